@@ -1,0 +1,84 @@
+//! Errors of allocation, release and fault marking.
+
+use thiserror::Error;
+
+use partalloc_topology::{NodeId, TopologyError};
+
+use crate::{GrantId, Request};
+
+/// Why a request was refused. A refused request leaves the allocator
+/// unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum AllocError {
+    /// The request is valid and supported, but no partition the strategy
+    /// can recognise is free now. Normal under load: the job waits.
+    #[error("no free partition for {request}: {free} of {total} nodes free")]
+    NoRoom {
+        /// The refused request.
+        request: Request,
+        /// Free nodes at the time of the refusal.
+        free: usize,
+        /// Nodes of the machine.
+        total: usize,
+    },
+    /// The strategy does not serve this kind of request.
+    #[error("{strategy} does not support a {request} request: {reason}")]
+    Unsupported {
+        /// The strategy's name.
+        strategy: &'static str,
+        /// The refused request.
+        request: Request,
+        /// Why, and what it accepts instead.
+        reason: &'static str,
+    },
+    /// The request can never be served on this machine (larger than the
+    /// machine, wrong number of dimensions, zero size, …).
+    #[error("invalid request {request}: {reason}")]
+    Invalid {
+        /// The refused request.
+        request: Request,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Why a release was refused. A refused release leaves the allocator
+/// unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ReleaseError {
+    /// The grant was issued by another allocator instance.
+    #[error("grant {id} was issued by another allocator")]
+    Foreign {
+        /// The grant's handle.
+        id: GrantId,
+    },
+    /// The grant was already released (or never issued by this allocator).
+    #[error("grant {id} is not live: it was already released")]
+    NotLive {
+        /// The grant's handle.
+        id: GrantId,
+    },
+}
+
+/// Why a node could not be marked faulty or repaired.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FaultError {
+    /// The node is not part of the machine.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// The node belongs to a live grant; release it first.
+    #[error("node {node} is allocated; release its grant before marking it faulty")]
+    Busy {
+        /// The node.
+        node: NodeId,
+    },
+    /// The strategy cannot work around faults.
+    #[error("{strategy} does not support faulty nodes")]
+    Unsupported {
+        /// The strategy's name.
+        strategy: &'static str,
+    },
+}

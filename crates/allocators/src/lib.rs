@@ -1,0 +1,53 @@
+//! Processor allocation strategies for partitionable parallel machines.
+//!
+//! Every strategy implements the object-safe [`Allocator`] trait: it grants
+//! a [`Partition`] for a [`Request`], takes it back on release, and can say
+//! which partitions it is able to recognise at all. The [`registry`] builds
+//! strategies by name, with parameters, for a given machine.
+//!
+//! # Quick start
+//!
+//! ```
+//! use partalloc_allocators::{registry, Request};
+//! use partalloc_topology::Topology;
+//!
+//! let machine: Topology = "hypercube:5".parse()?;
+//! let mut alloc = registry::build("paging", &machine)?;
+//! let grant = alloc.allocate(&Request::nodes(12))?;
+//! assert_eq!(alloc.free_nodes(), 20);
+//! alloc.release(&grant)?;
+//! assert_eq!(alloc.free_nodes(), 32);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Writing a strategy
+//!
+//! Implement [`Allocator`], keep live grants in a [`GrantLedger`] and, if the
+//! strategy is bitmap based, node state in an [`Occupancy`]; then run
+//! [`conformance::check_script`] from a property test.
+//!
+//! # Features
+//!
+//! - `serde`: `Serialize`/`Deserialize` for requests, grants and partitions.
+
+#![deny(missing_docs)]
+
+mod allocator;
+pub mod conformance;
+mod error;
+mod grant;
+mod ledger;
+mod occupancy;
+pub mod paging;
+pub mod registry;
+mod request;
+mod spec;
+
+pub use allocator::Allocator;
+pub use error::{AllocError, FaultError, ReleaseError};
+pub use grant::{Grant, GrantId, Partition};
+pub use ledger::GrantLedger;
+pub use occupancy::Occupancy;
+pub use registry::RegistryError;
+pub use request::Request;
+pub use spec::{SpecError, StrategySpec};

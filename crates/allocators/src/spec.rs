@@ -1,0 +1,264 @@
+//! Parsing of strategy names with parameters, e.g. `partner-ext[delta=2]`.
+
+use core::fmt;
+use core::str::FromStr;
+
+use thiserror::Error;
+
+/// A strategy name with its parameters: `name` or `name[key=value,…]`.
+///
+/// A value may itself contain commas when the next item has no `=`:
+/// `gray-code[g=2,3,1]` is one parameter `g` with value `2,3,1`.
+///
+/// ```
+/// use partalloc_allocators::StrategySpec;
+/// let s: StrategySpec = "gray-code[g=2,3,1]".parse()?;
+/// assert_eq!(s.name(), "gray-code");
+/// assert_eq!(s.get("g"), Some("2,3,1"));
+/// let p: StrategySpec = "partner-ext[delta=inf]".parse()?;
+/// assert_eq!(p.get("delta"), Some("inf"));
+/// # Ok::<(), partalloc_allocators::SpecError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct StrategySpec {
+    name: String,
+    params: Vec<(String, String)>,
+}
+
+/// A malformed or unacceptable strategy description.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The text is not of the form `name` or `name[key=value,…]`.
+    #[error("malformed strategy {text:?}: {reason}")]
+    Malformed {
+        /// The text given.
+        text: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A parameter the strategy does not have.
+    #[error("{strategy} has no parameter {param:?}; its parameters are: {known}")]
+    UnknownParameter {
+        /// The strategy.
+        strategy: String,
+        /// The parameter given.
+        param: String,
+        /// The parameters it has.
+        known: String,
+    },
+    /// A parameter value that does not parse or is out of range.
+    #[error("{strategy}: invalid value {value:?} for {param}: {reason}")]
+    InvalidValue {
+        /// The strategy.
+        strategy: String,
+        /// The parameter.
+        param: String,
+        /// The value given.
+        value: String,
+        /// What is expected.
+        reason: String,
+    },
+}
+
+impl StrategySpec {
+    /// A spec with no parameters.
+    #[must_use]
+    pub fn bare(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            params: Vec::new(),
+        }
+    }
+
+    /// The strategy name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The parameters in the order given.
+    #[must_use]
+    pub fn params(&self) -> &[(String, String)] {
+        &self.params
+    }
+
+    /// The value of parameter `key`, if given.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Fails on any parameter not in `known`.
+    ///
+    /// # Errors
+    /// [`SpecError::UnknownParameter`] naming the known ones.
+    pub fn check_known(&self, known: &[&str]) -> Result<(), SpecError> {
+        for (k, _) in &self.params {
+            if !known.contains(&k.as_str()) {
+                return Err(SpecError::UnknownParameter {
+                    strategy: self.name.clone(),
+                    param: k.clone(),
+                    known: if known.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        known.join(", ")
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Parameter `key` parsed as `T`, or `default` if absent.
+    ///
+    /// # Errors
+    /// [`SpecError::InvalidValue`] if present but unparsable.
+    pub fn parse_or<T: FromStr>(&self, key: &str, default: T) -> Result<T, SpecError>
+    where
+        T::Err: fmt::Display,
+    {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|e: T::Err| SpecError::InvalidValue {
+                    strategy: self.name.clone(),
+                    param: key.to_owned(),
+                    value: v.to_owned(),
+                    reason: e.to_string(),
+                }),
+        }
+    }
+
+    /// A [`SpecError::InvalidValue`] for parameter `key`.
+    #[must_use]
+    pub fn invalid(&self, key: &str, reason: impl Into<String>) -> SpecError {
+        SpecError::InvalidValue {
+            strategy: self.name.clone(),
+            param: key.to_owned(),
+            value: self.get(key).unwrap_or_default().to_owned(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl FromStr for StrategySpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let err = |reason| SpecError::Malformed {
+            text: s.to_owned(),
+            reason,
+        };
+        let s = s.trim();
+        let (name, rest) = match s.split_once('[') {
+            None => (s, None),
+            Some((n, r)) => (
+                n,
+                Some(
+                    r.strip_suffix(']')
+                        .ok_or_else(|| err("missing closing ']'"))?,
+                ),
+            ),
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(err("empty name"));
+        }
+        if name.contains([']', '=', ',', ' ']) {
+            return Err(err("the name may not contain ']', '=', ',' or spaces"));
+        }
+        let mut params: Vec<(String, String)> = Vec::new();
+        for item in rest.into_iter().flat_map(|r| r.split(',')) {
+            let item = item.trim();
+            match item.split_once('=') {
+                Some((k, v)) => {
+                    let k = k.trim();
+                    if k.is_empty() {
+                        return Err(err("a parameter has an empty name"));
+                    }
+                    if params.iter().any(|(p, _)| p == k) {
+                        return Err(err("a parameter is given twice"));
+                    }
+                    params.push((k.to_owned(), v.trim().to_owned()));
+                }
+                // A comma inside a value, as in g=2,3,1.
+                None => match params.last_mut() {
+                    Some((_, v)) if !item.is_empty() => {
+                        v.push(',');
+                        v.push_str(item);
+                    }
+                    _ if item.is_empty() && rest == Some("") => {}
+                    _ => return Err(err("expected key=value inside the brackets")),
+                },
+            }
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            params,
+        })
+    }
+}
+
+/// Printed in the form it parses from.
+impl fmt::Display for StrategySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if !self.params.is_empty() {
+            f.write_str("[")?;
+            for (i, (k, v)) in self.params.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                write!(f, "{k}={v}")?;
+            }
+            f.write_str("]")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for text in [
+            "buddy",
+            "partner-ext[delta=2]",
+            "gray-code[g=2,3,1]",
+            "x[a=1,b=c]",
+        ] {
+            let s: StrategySpec = text.parse().unwrap();
+            assert_eq!(s.to_string(), text);
+        }
+        let s: StrategySpec = "etc[]".parse().unwrap();
+        assert!(s.params().is_empty());
+    }
+
+    #[test]
+    fn malformed() {
+        for bad in ["", "[a=1]", "x[a=1", "x[1]", "x[a=1,a=2]", "x[=3]"] {
+            assert!(bad.parse::<StrategySpec>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn typed_values() {
+        let s: StrategySpec = "fsl[rf=yes]".parse().unwrap();
+        assert!(s.parse_or("rf", true).is_err());
+        assert_eq!(s.parse_or("other", 3u32), Ok(3));
+        let e = s.check_known(&["mode"]).unwrap_err().to_string();
+        assert!(
+            e.contains("no parameter \"rf\"") && e.contains("mode"),
+            "{e}"
+        );
+    }
+}

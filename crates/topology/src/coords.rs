@@ -1,0 +1,177 @@
+//! A small fixed-capacity coordinate vector, used for node coordinates, box
+//! bases and box extents without heap allocation.
+
+use core::fmt;
+use core::ops::{Deref, DerefMut};
+
+use crate::TopologyError;
+
+/// The largest number of dimensions a [`Grid`](crate::Grid) or
+/// [`GridBox`](crate::GridBox) may have.
+///
+/// Eight covers every machine in the literature this crate serves (the
+/// papers use two- and three-dimensional meshes and tori) while keeping
+/// coordinates `Copy` and allocation-free on the allocators' hot paths.
+pub const MAX_DIMS: usize = 8;
+
+/// Up to [`MAX_DIMS`] unsigned values, indexed by dimension (dimension 0
+/// first).
+///
+/// `Coords` dereferences to `[u32]`, so it can be used wherever a slice is
+/// expected.
+///
+/// ```
+/// use partalloc_topology::Coords;
+/// let c = Coords::new(&[3, 5])?;
+/// assert_eq!(c.len(), 2);
+/// assert_eq!(c[1], 5);
+/// assert_eq!(c.product(), 15);
+/// # Ok::<(), partalloc_topology::TopologyError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "Vec<u32>", try_from = "Vec<u32>")
+)]
+pub struct Coords {
+    len: u8,
+    values: [u32; MAX_DIMS],
+}
+
+impl Coords {
+    /// Copies `values` (dimension 0 first).
+    ///
+    /// # Errors
+    /// [`TopologyError::NoDimensions`] for an empty slice and
+    /// [`TopologyError::TooManyDimensions`] above [`MAX_DIMS`].
+    pub fn new(values: &[u32]) -> Result<Self, TopologyError> {
+        let mut c = Self::filled(values.len(), 0)?;
+        c.values[..values.len()].copy_from_slice(values);
+        Ok(c)
+    }
+
+    /// `len` copies of `value`.
+    ///
+    /// # Errors
+    /// As [`Coords::new`].
+    pub fn filled(len: usize, value: u32) -> Result<Self, TopologyError> {
+        if len == 0 {
+            return Err(TopologyError::NoDimensions);
+        }
+        if len > MAX_DIMS {
+            return Err(TopologyError::TooManyDimensions {
+                got: len,
+                max: MAX_DIMS,
+            });
+        }
+        let mut values = [0; MAX_DIMS];
+        values[..len].fill(value);
+        // `len <= MAX_DIMS` was checked above, so it fits in a u8.
+        Ok(Self {
+            len: len as u8,
+            values,
+        })
+    }
+
+    /// The values as a slice (dimension 0 first).
+    #[must_use]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.values[..usize::from(self.len)]
+    }
+
+    /// The values as a mutable slice (dimension 0 first).
+    pub fn as_mut_slice(&mut self) -> &mut [u32] {
+        &mut self.values[..usize::from(self.len)]
+    }
+
+    /// The product of the values, as the number of nodes of a box with these
+    /// extents.
+    #[must_use]
+    pub fn product(&self) -> u64 {
+        self.as_slice().iter().map(|&v| u64::from(v)).product()
+    }
+
+    /// The sum of the values.
+    #[must_use]
+    pub fn sum(&self) -> u64 {
+        self.as_slice().iter().map(|&v| u64::from(v)).sum()
+    }
+}
+
+impl Deref for Coords {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl DerefMut for Coords {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        self.as_mut_slice()
+    }
+}
+
+impl fmt::Debug for Coords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// Printed as `(v0,v1,…)`, dimension 0 first.
+impl fmt::Display for Coords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, v) in self.as_slice().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{v}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl From<Coords> for Vec<u32> {
+    fn from(c: Coords) -> Self {
+        c.as_slice().to_vec()
+    }
+}
+
+impl TryFrom<Vec<u32>> for Coords {
+    type Error = TopologyError;
+    fn try_from(v: Vec<u32>) -> Result<Self, TopologyError> {
+        Self::new(&v)
+    }
+}
+
+impl TryFrom<&[u32]> for Coords {
+    type Error = TopologyError;
+    fn try_from(v: &[u32]) -> Result<Self, TopologyError> {
+        Self::new(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_empty_and_oversized() {
+        assert_eq!(Coords::new(&[]), Err(TopologyError::NoDimensions));
+        assert!(matches!(
+            Coords::new(&[1; MAX_DIMS + 1]),
+            Err(TopologyError::TooManyDimensions { got: 9, .. })
+        ));
+    }
+
+    #[test]
+    fn equality_ignores_unused_slots() {
+        let mut a = Coords::new(&[1, 2, 3]).unwrap();
+        a.as_mut_slice()[2] = 3;
+        let b = Coords::new(&[1, 2, 3]).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.to_string(), "(1,2,3)");
+        assert_eq!(a.sum(), 6);
+    }
+}

@@ -1,0 +1,287 @@
+//! Axis-aligned boxes (submeshes, subtori without wrap, k-ary subcubes).
+
+use core::fmt;
+
+use crate::{Coords, TopologyError};
+
+/// An axis-aligned box of a grid: a base corner and an extent per
+/// dimension (dimension 0 first). Boxes never wrap around.
+///
+/// Kim & Yoon write a 2-D submesh as ⟨x1,y1⟩⟨x2,y2⟩ with inclusive
+/// corners; [`GridBox::from_corners`] accepts that form and the `Display`
+/// output uses it.
+///
+/// ```
+/// use partalloc_topology::GridBox;
+/// let a = GridBox::from_corners(&[0, 0], &[6, 4])?;
+/// assert_eq!(a.extents().as_slice(), &[7, 5]);
+/// assert_eq!(a.volume(), 35);
+/// assert_eq!(a.to_string(), "⟨0,0⟩⟨6,4⟩");
+/// let b = GridBox::new(&[4, 0], &[3, 10])?;
+/// assert!(a.overlaps(&b));
+/// assert_eq!(a.intersection(&b), Some(GridBox::new(&[4, 0], &[3, 5])?));
+/// # Ok::<(), partalloc_topology::TopologyError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GridBox {
+    base: Coords,
+    extents: Coords,
+}
+
+impl GridBox {
+    /// A box with lowest corner `base` and `extents` nodes per dimension.
+    ///
+    /// # Errors
+    /// Empty or mismatched lengths, or a zero extent.
+    pub fn new(base: &[u32], extents: &[u32]) -> Result<Self, TopologyError> {
+        let base = Coords::new(base)?;
+        let extents = Coords::new(extents)?;
+        if base.len() != extents.len() {
+            return Err(TopologyError::DimensionMismatch {
+                expected: base.len(),
+                got: extents.len(),
+            });
+        }
+        if let Some(dim) = extents.iter().position(|&e| e == 0) {
+            return Err(TopologyError::ZeroSide { dim });
+        }
+        if base
+            .iter()
+            .zip(extents.iter())
+            .any(|(&b, &e)| b.checked_add(e).is_none())
+        {
+            return Err(TopologyError::BoxOutOfBounds {
+                boxed: format!("base {base} extents {extents}"),
+                sides: vec![u32::MAX; base.len()],
+            });
+        }
+        Ok(Self { base, extents })
+    }
+
+    /// A box from its inclusive lowest and highest corners.
+    ///
+    /// # Errors
+    /// As [`GridBox::new`], or a `hi` coordinate below `lo`.
+    pub fn from_corners(lo: &[u32], hi: &[u32]) -> Result<Self, TopologyError> {
+        if lo.len() != hi.len() {
+            return Err(TopologyError::DimensionMismatch {
+                expected: lo.len(),
+                got: hi.len(),
+            });
+        }
+        let mut ext = Coords::new(hi)?;
+        for (dim, (e, &l)) in ext.iter_mut().zip(lo).enumerate() {
+            if *e < l {
+                return Err(TopologyError::CoordinateOutOfRange {
+                    dim,
+                    value: *e,
+                    side: l,
+                });
+            }
+            *e = *e - l + 1;
+        }
+        Self::new(lo, &ext)
+    }
+
+    /// Builds a box from parts already known to be valid.
+    pub(crate) fn from_parts(base: Coords, extents: Coords) -> Self {
+        Self { base, extents }
+    }
+
+    /// The lowest corner.
+    #[must_use]
+    pub fn base(&self) -> &Coords {
+        &self.base
+    }
+
+    /// The number of nodes along each dimension.
+    #[must_use]
+    pub fn extents(&self) -> &Coords {
+        &self.extents
+    }
+
+    /// The highest corner, inclusive.
+    #[must_use]
+    pub fn last(&self) -> Coords {
+        let mut hi = self.base;
+        for (h, &e) in hi.iter_mut().zip(self.extents.iter()) {
+            *h += e - 1;
+        }
+        hi
+    }
+
+    /// Number of dimensions.
+    #[must_use]
+    pub fn dims(&self) -> usize {
+        self.base.len()
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn volume(&self) -> u64 {
+        self.extents.product()
+    }
+
+    /// Whether the point lies in the box (false on a dimension mismatch).
+    #[must_use]
+    pub fn contains_point(&self, p: &[u32]) -> bool {
+        p.len() == self.dims()
+            && (0..self.dims())
+                .all(|i| p[i] >= self.base[i] && p[i] - self.base[i] < self.extents[i])
+    }
+
+    /// Whether `other` lies entirely inside this box.
+    #[must_use]
+    pub fn contains_box(&self, other: &GridBox) -> bool {
+        other.dims() == self.dims()
+            && (0..self.dims()).all(|i| {
+                other.base[i] >= self.base[i]
+                    && u64::from(other.base[i]) + u64::from(other.extents[i])
+                        <= u64::from(self.base[i]) + u64::from(self.extents[i])
+            })
+    }
+
+    /// Whether the two boxes share a node.
+    #[must_use]
+    pub fn overlaps(&self, other: &GridBox) -> bool {
+        other.dims() == self.dims()
+            && (0..self.dims()).all(|i| {
+                self.base[i] < other.base[i] + other.extents[i]
+                    && other.base[i] < self.base[i] + self.extents[i]
+            })
+    }
+
+    /// The common part of two boxes, if any.
+    #[must_use]
+    pub fn intersection(&self, other: &GridBox) -> Option<GridBox> {
+        if !self.overlaps(other) {
+            return None;
+        }
+        let mut base = self.base;
+        let mut ext = self.extents;
+        for i in 0..self.dims() {
+            let lo = self.base[i].max(other.base[i]);
+            let hi = (self.base[i] + self.extents[i]).min(other.base[i] + other.extents[i]);
+            base[i] = lo;
+            ext[i] = hi - lo;
+        }
+        Some(Self::from_parts(base, ext))
+    }
+
+    /// The same base with the extents permuted: extent `i` of the result is
+    /// extent `perm[i]` of `self`.
+    ///
+    /// # Errors
+    /// [`TopologyError::DimensionMismatch`] if `perm` is not a permutation of
+    /// `0..dims`.
+    pub fn permuted(&self, perm: &[usize]) -> Result<GridBox, TopologyError> {
+        let extents = permute(&self.extents, perm)?;
+        Ok(Self::from_parts(self.base, extents))
+    }
+
+    /// A 2-D box turned by 90° about its base (extents swapped).
+    ///
+    /// # Errors
+    /// [`TopologyError::DimensionMismatch`] unless the box is 2-D.
+    pub fn rotated(&self) -> Result<GridBox, TopologyError> {
+        if self.dims() != 2 {
+            return Err(TopologyError::DimensionMismatch {
+                expected: 2,
+                got: self.dims(),
+            });
+        }
+        self.permuted(&[1, 0])
+    }
+}
+
+/// `values` reordered so that entry `i` of the result is `values[perm[i]]`.
+///
+/// # Errors
+/// [`TopologyError::DimensionMismatch`] if `perm` is not a permutation of
+/// `0..values.len()`.
+pub fn permute(values: &Coords, perm: &[usize]) -> Result<Coords, TopologyError> {
+    let n = values.len();
+    let mut seen = [false; crate::MAX_DIMS];
+    let valid = perm.len() == n
+        && perm
+            .iter()
+            .all(|&p| p < n && !core::mem::replace(&mut seen[p], true));
+    if !valid {
+        return Err(TopologyError::DimensionMismatch {
+            expected: n,
+            got: perm.len(),
+        });
+    }
+    let mut out = *values;
+    for (o, &p) in out.iter_mut().zip(perm) {
+        *o = values[p];
+    }
+    Ok(out)
+}
+
+impl fmt::Debug for GridBox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "GridBox{{base: {}, extents: {}}}",
+            self.base, self.extents
+        )
+    }
+}
+
+/// Printed as inclusive corners, `⟨x1,y1⟩⟨x2,y2⟩`, dimension 0 first.
+impl fmt::Display for GridBox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let corner = |f: &mut fmt::Formatter<'_>, c: &Coords| -> fmt::Result {
+            f.write_str("⟨")?;
+            for (i, v) in c.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                write!(f, "{v}")?;
+            }
+            f.write_str("⟩")
+        };
+        corner(f, &self.base)?;
+        corner(f, &self.last())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corners_and_containment() {
+        let m = GridBox::from_corners(&[0, 0], &[9, 9]).unwrap();
+        let a = GridBox::from_corners(&[7, 0], &[9, 4]).unwrap();
+        assert!(m.contains_box(&a));
+        assert!(!a.contains_box(&m));
+        assert!(a.contains_point(&[9, 4]));
+        assert!(!a.contains_point(&[6, 4]));
+        assert_eq!(a.last().as_slice(), &[9, 4]);
+        assert!(GridBox::from_corners(&[3, 0], &[2, 0]).is_err());
+    }
+
+    #[test]
+    fn rotation_and_permutation() {
+        let b = GridBox::new(&[1, 1], &[3, 2]).unwrap();
+        assert_eq!(b.rotated().unwrap().extents().as_slice(), &[2, 3]);
+        let c = GridBox::new(&[0, 0, 0], &[4, 2, 1]).unwrap();
+        assert_eq!(
+            c.permuted(&[2, 0, 1]).unwrap().extents().as_slice(),
+            &[1, 4, 2]
+        );
+        assert!(c.permuted(&[0, 0, 1]).is_err());
+        assert!(c.rotated().is_err());
+    }
+
+    #[test]
+    fn zero_extent_is_rejected() {
+        assert_eq!(
+            GridBox::new(&[0, 0], &[1, 0]),
+            Err(TopologyError::ZeroSide { dim: 1 })
+        );
+    }
+}

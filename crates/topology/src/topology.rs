@@ -1,0 +1,239 @@
+//! The machine a strategy allocates on: a hypercube or a grid.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::{Grid, Hypercube, NodeId, TopologyError};
+
+/// A partitionable machine: a binary hypercube or an n-dimensional mesh or
+/// torus.
+///
+/// Parsed from and printed as `hypercube:10`, `mesh:64x64`, `torus:8x8x8`,
+/// `kary:16^3` (a 16-ary 3-cube mesh) or `kary-torus:4^3`; sides are given
+/// dimension 0 first.
+///
+/// ```
+/// use partalloc_topology::Topology;
+/// let t: Topology = "kary:16^3".parse()?;
+/// assert_eq!(t.num_nodes(), 4096);
+/// assert_eq!(t.to_string(), "mesh:16x16x16");
+/// let h: Topology = "hypercube:7".parse()?;
+/// assert_eq!(h.diameter(), 7);
+/// # Ok::<(), partalloc_topology::TopologyError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum Topology {
+    /// A binary hypercube.
+    Hypercube(Hypercube),
+    /// A mesh or torus.
+    Grid(Grid),
+}
+
+/// The family of a [`Topology`], for listing which machines a strategy
+/// accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum TopologyKind {
+    /// Binary hypercube.
+    Hypercube,
+    /// Mesh (no wrap-around), including k-ary n-cube meshes.
+    Mesh,
+    /// Torus (wrap-around in every dimension).
+    Torus,
+}
+
+impl fmt::Display for TopologyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Hypercube => "hypercube",
+            Self::Mesh => "mesh",
+            Self::Torus => "torus",
+        })
+    }
+}
+
+impl Topology {
+    /// The family of this machine.
+    #[must_use]
+    pub fn kind(&self) -> TopologyKind {
+        match self {
+            Self::Hypercube(_) => TopologyKind::Hypercube,
+            Self::Grid(g) if g.is_torus() => TopologyKind::Torus,
+            Self::Grid(_) => TopologyKind::Mesh,
+        }
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn num_nodes(&self) -> usize {
+        match self {
+            Self::Hypercube(h) => h.num_nodes(),
+            Self::Grid(g) => g.num_nodes(),
+        }
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn num_links(&self) -> u64 {
+        match self {
+            Self::Hypercube(h) => h.num_links(),
+            Self::Grid(g) => g.num_links(),
+        }
+    }
+
+    /// The diameter in hops.
+    #[must_use]
+    pub fn diameter(&self) -> u32 {
+        match self {
+            Self::Hypercube(h) => h.diameter(),
+            Self::Grid(g) => g.diameter(),
+        }
+    }
+
+    /// Hop distance (Hamming, Manhattan or Lee).
+    ///
+    /// # Errors
+    /// Either node outside the machine.
+    pub fn distance(&self, a: NodeId, b: NodeId) -> Result<u32, TopologyError> {
+        match self {
+            Self::Hypercube(h) => h.distance(a, b),
+            Self::Grid(g) => g.distance(a, b),
+        }
+    }
+
+    /// The distinct neighbours of a node.
+    ///
+    /// # Errors
+    /// The node is outside the machine.
+    pub fn neighbours(&self, node: NodeId) -> Result<Vec<NodeId>, TopologyError> {
+        match self {
+            Self::Hypercube(h) => h.neighbours(node),
+            Self::Grid(g) => g.neighbours(node),
+        }
+    }
+
+    /// The hypercube, if this is one.
+    #[must_use]
+    pub fn as_hypercube(&self) -> Option<&Hypercube> {
+        match self {
+            Self::Hypercube(h) => Some(h),
+            Self::Grid(_) => None,
+        }
+    }
+
+    /// The grid, if this is a mesh or torus.
+    #[must_use]
+    pub fn as_grid(&self) -> Option<&Grid> {
+        match self {
+            Self::Grid(g) => Some(g),
+            Self::Hypercube(_) => None,
+        }
+    }
+}
+
+impl From<Hypercube> for Topology {
+    fn from(h: Hypercube) -> Self {
+        Self::Hypercube(h)
+    }
+}
+
+impl From<Grid> for Topology {
+    fn from(g: Grid) -> Self {
+        Self::Grid(g)
+    }
+}
+
+impl fmt::Display for Topology {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Hypercube(h) => write!(f, "hypercube:{}", h.dim()),
+            Self::Grid(g) => {
+                f.write_str(if g.is_torus() { "torus:" } else { "mesh:" })?;
+                for (i, s) in g.sides().iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("x")?;
+                    }
+                    write!(f, "{s}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FromStr for Topology {
+    type Err = TopologyError;
+
+    fn from_str(s: &str) -> Result<Self, TopologyError> {
+        let err = |reason: &str| TopologyError::InvalidTopology {
+            text: s.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let (family, rest) = s
+            .trim()
+            .split_once(':')
+            .ok_or_else(|| err("missing ':' between family and size"))?;
+        let number = |t: &str| -> Result<u32, TopologyError> {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| err(&format!("{t:?} is not a non-negative integer")))
+        };
+        let sides = |t: &str| -> Result<Vec<u32>, TopologyError> {
+            t.split(['x', 'X', '×']).map(number).collect()
+        };
+        let kary = |t: &str| -> Result<Vec<u32>, TopologyError> {
+            let (k, n) = t
+                .split_once('^')
+                .ok_or_else(|| err("expected K^N, e.g. 16^3"))?;
+            let (k, n) = (number(k)?, number(n)?);
+            Ok(vec![k; n as usize])
+        };
+        match family.trim().to_ascii_lowercase().as_str() {
+            "hypercube" | "cube" => Ok(Hypercube::new(number(rest)?)?.into()),
+            "mesh" => Ok(Grid::mesh(&sides(rest)?)?.into()),
+            "torus" => Ok(Grid::torus(&sides(rest)?)?.into()),
+            "kary" | "kary-mesh" => Ok(Grid::mesh(&kary(rest)?)?.into()),
+            "kary-torus" => Ok(Grid::torus(&kary(rest)?)?.into()),
+            other => Err(err(&format!("unknown family {other:?}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print_round_trip() {
+        for text in ["hypercube:10", "mesh:64x64", "torus:8x8x8", "mesh:4x4x16"] {
+            let t: Topology = text.parse().unwrap();
+            assert_eq!(t.to_string(), text);
+        }
+        let t: Topology = "kary-torus:4^3".parse().unwrap();
+        assert_eq!(t.kind(), TopologyKind::Torus);
+        assert_eq!(t.num_links(), 3 * 64);
+    }
+
+    #[test]
+    fn malformed_descriptions_explain_themselves() {
+        for bad in [
+            "mesh",
+            "mesh:4xq",
+            "blob:4",
+            "kary:16",
+            "mesh:0x4",
+            "hypercube:40",
+        ] {
+            let e = bad.parse::<Topology>().unwrap_err();
+            assert!(!e.to_string().is_empty(), "{bad}");
+        }
+        let e = "blob:4".parse::<Topology>().unwrap_err().to_string();
+        assert!(
+            e.contains("unknown family") && e.contains("mesh:AxB"),
+            "{e}"
+        );
+    }
+}
