@@ -49,6 +49,8 @@ mod grid;
 mod gridbox;
 mod hypercube;
 mod nodeset;
+mod products;
+mod subtorus;
 mod topology;
 
 pub use coords::{Coords, MAX_DIMS};
@@ -57,6 +59,8 @@ pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIM, Subcube};
 pub use nodeset::NodeSet;
+pub use products::{MAX_GRAPH_DIMS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, TupleGraph};
+pub use subtorus::{Link, Span, Subtorus, SubtorusEdge, SubtorusFamily};
 pub use topology::{Topology, TopologyKind};
 
 /// A node's id within its machine (see the crate's conventions).
