@@ -2,6 +2,11 @@
 //! checked against the definitions applied literally (every pair of nodes)
 //! and against the mesh built directly as a `Grid`.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers unwrap values that are valid by construction"
+)]
+
 use std::collections::BTreeSet;
 
 use partalloc_topology::{Grid, TupleGraph};

@@ -2,6 +2,11 @@
 //! link-disjointness, checked against link sets computed by walking the
 //! torus for every small torus and every stride.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers unwrap values that are valid by construction"
+)]
+
 use std::collections::BTreeSet;
 
 use partalloc_topology::{Grid, Link, NodeId, Subtorus, SubtorusFamily, TopologyError};
