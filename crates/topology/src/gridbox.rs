@@ -23,10 +23,41 @@ use crate::{Coords, TopologyError};
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "GridBoxRepr", try_from = "GridBoxRepr")
+)]
 pub struct GridBox {
     base: Coords,
     extents: Coords,
+}
+
+/// The serialized form of a [`GridBox`]; deserializing validates it like
+/// [`GridBox::new`], so a file cannot produce a box with a zero extent.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct GridBoxRepr {
+    base: Coords,
+    extents: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<GridBox> for GridBoxRepr {
+    fn from(b: GridBox) -> Self {
+        Self {
+            base: b.base,
+            extents: b.extents,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GridBoxRepr> for GridBox {
+    type Error = TopologyError;
+    fn try_from(r: GridBoxRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.base, &r.extents)
+    }
 }
 
 impl GridBox {

@@ -524,10 +524,39 @@ impl ExactSizeIterator for Span {}
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "SubtorusFamilyRepr", try_from = "SubtorusFamilyRepr")
+)]
 pub struct SubtorusFamily {
     torus: Grid,
     strides: Coords,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SubtorusFamilyRepr {
+    torus: Grid,
+    strides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<SubtorusFamily> for SubtorusFamilyRepr {
+    fn from(f: SubtorusFamily) -> Self {
+        Self {
+            torus: f.torus,
+            strides: f.strides,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SubtorusFamilyRepr> for SubtorusFamily {
+    type Error = TopologyError;
+    fn try_from(r: SubtorusFamilyRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.torus, &r.strides)
+    }
 }
 
 impl SubtorusFamily {
