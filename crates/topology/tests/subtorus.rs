@@ -193,6 +193,17 @@ fn remark_1_fails_only_for_single_node_sides() {
     assert_eq!(l0.len(), 4);
     assert!(l0.is_disjoint(&l1));
     assert!(s0.is_link_disjoint(&s1).unwrap());
+    // T_{4×4}, K = (4, 2): the four subtori with b = 0 lie in four different
+    // rows, so more than min(K1, K2) = 2 of them are pairwise link-disjoint.
+    let t = Grid::torus(&[4, 4]).unwrap();
+    let f = SubtorusFamily::new(&t, &[4, 2]).unwrap();
+    let column: Vec<Subtorus> = (0..4).map(|a| f.subtorus(&[a, 0]).unwrap()).collect();
+    assert_eq!(max_disjoint_set(&f.iter().collect::<Vec<_>>()), 4);
+    for (i, s) in column.iter().enumerate() {
+        for u in &column[i + 1..] {
+            assert!(s.is_link_disjoint(u).unwrap());
+        }
+    }
 }
 
 /// The largest set of pairwise link-disjoint subtori, by exhaustive search.
