@@ -205,10 +205,11 @@ impl GridBox {
     ///
     /// # Errors
     /// [`TopologyError::DimensionMismatch`] if `perm` is not a permutation of
-    /// `0..dims`.
+    /// `0..dims`; [`TopologyError::BoxOutOfBounds`] if a permuted extent
+    /// would run past `u32::MAX` from the base.
     pub fn permuted(&self, perm: &[usize]) -> Result<GridBox, TopologyError> {
         let extents = permute(&self.extents, perm)?;
-        Ok(Self::from_parts(self.base, extents))
+        Self::new(&self.base, &extents)
     }
 
     /// A 2-D box turned by 90° about its base (extents swapped).
@@ -306,6 +307,13 @@ mod tests {
         );
         assert!(c.permuted(&[0, 0, 1]).is_err());
         assert!(c.rotated().is_err());
+        // A turn that would carry the box past the coordinate range is an
+        // error, not an overflow later in `overlaps`.
+        let edge = GridBox::new(&[u32::MAX - 1, 0], &[1, 5]).unwrap();
+        assert!(matches!(
+            edge.rotated(),
+            Err(TopologyError::BoxOutOfBounds { .. })
+        ));
     }
 
     #[test]

@@ -134,12 +134,8 @@ impl TryFrom<TupleGraphRepr> for TupleGraph {
     }
 }
 
-fn too_large(what: &'static str, value: u128, max: usize) -> TopologyError {
-    TopologyError::GraphTooLarge {
-        what,
-        value,
-        max: max as u128,
-    }
+fn too_large(what: &'static str, value: u128, max: u128) -> TopologyError {
+    TopologyError::GraphTooLarge { what, value, max }
 }
 
 /// Validates radices and returns the size of the label space.
@@ -157,15 +153,15 @@ fn label_space(radices: &[u32]) -> Result<u64, TopologyError> {
     for &r in radices {
         space = space.saturating_mul(u128::from(r));
     }
-    u64::try_from(space).map_err(|_| too_large("labels", space, u64::MAX as usize))
+    u64::try_from(space).map_err(|_| too_large("labels", space, u64::MAX.into()))
 }
 
 fn check_counts(nodes: u128, edges: u128) -> Result<(), TopologyError> {
     if nodes > MAX_GRAPH_NODES as u128 {
-        return Err(too_large("nodes", nodes, MAX_GRAPH_NODES));
+        return Err(too_large("nodes", nodes, MAX_GRAPH_NODES as u128));
     }
     if edges > MAX_GRAPH_EDGES as u128 {
-        return Err(too_large("edges", edges, MAX_GRAPH_EDGES));
+        return Err(too_large("edges", edges, MAX_GRAPH_EDGES as u128));
     }
     Ok(())
 }
@@ -458,7 +454,7 @@ impl TupleGraph {
         for (&ra, &rb) in self.radices.iter().zip(&other.radices) {
             let r = u64::from(ra) * u64::from(rb);
             radices.push(
-                u32::try_from(r).map_err(|_| too_large("labels", r.into(), u32::MAX as usize))?,
+                u32::try_from(r).map_err(|_| too_large("labels", r.into(), u32::MAX.into()))?,
             );
         }
         label_space(&radices)?;
@@ -494,7 +490,11 @@ impl TupleGraph {
                     && let Ok(j) = keys.binary_search(&(key + stride))
                 {
                     if edges.len() == MAX_GRAPH_EDGES {
-                        return Err(too_large("edges", edges.len() as u128 + 1, MAX_GRAPH_EDGES));
+                        return Err(too_large(
+                            "edges",
+                            edges.len() as u128 + 1,
+                            MAX_GRAPH_EDGES as u128,
+                        ));
                     }
                     edges.push((index_u32(i), index_u32(j)));
                 }

@@ -140,6 +140,12 @@ proptest! {
         for (b, &h) in hops.iter().enumerate() {
             prop_assert_eq!(t.distance(src, b as NodeId).unwrap(), h);
         }
+        // The diameter is the largest BFS eccentricity.
+        let ecc = (0..t.num_nodes() as NodeId)
+            .map(|s| bfs(&t, s).into_iter().max().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        prop_assert_eq!(t.diameter(), ecc);
     }
 }
 
