@@ -3,7 +3,10 @@
 //! This crate describes the machines that processor allocators carve into
 //! partitions — binary hypercubes, k-ary n-cubes, and meshes and tori with
 //! arbitrary sides — together with the partitions themselves: subcubes with
-//! ternary addresses, axis-aligned boxes, and flat node sets.
+//! ternary addresses, axis-aligned boxes, strided subtori of tori
+//! ([`Subtorus`], Gupta & Srimani §2.1), and flat node sets; and small
+//! explicit graphs with Kang et al.'s cross and dot products
+//! ([`TupleGraph`]).
 //!
 //! # Quick start
 //!
