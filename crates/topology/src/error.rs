@@ -84,6 +84,63 @@ pub enum TopologyError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A stride that is zero or does not divide its side (Gupta & Srimani
+    /// §2.1 need K_i to divide N_i).
+    #[error("stride {stride} along dimension {dim} must be a positive divisor of the side {side}")]
+    InvalidStride {
+        /// The dimension.
+        dim: usize,
+        /// The side length N along that dimension.
+        side: u32,
+        /// The stride K given.
+        stride: u32,
+    },
+    /// An operation that needs a torus was given a mesh.
+    #[error("a torus is needed, but the grid of sides {sides:?} has no wrap-around links")]
+    NotATorus {
+        /// The mesh's sides, dimension 0 first.
+        sides: Vec<u32>,
+    },
+    /// A subtorus edge that does not exist.
+    #[error(
+        "node {from} has no subtorus edge along dimension {dim}: it is not a subtorus node, or the subtorus has a single node along that dimension"
+    )]
+    NoSuchEdge {
+        /// The node the edge would start at.
+        from: u64,
+        /// The dimension.
+        dim: usize,
+    },
+    /// Two partitions of different machines were compared.
+    #[error("the partitions belong to different machines (sides {left:?} and {right:?})")]
+    MachineMismatch {
+        /// Sides of the first machine, dimension 0 first.
+        left: Vec<u32>,
+        /// Sides of the second machine, dimension 0 first.
+        right: Vec<u32>,
+    },
+    /// A graph listed the same node tuple twice.
+    #[error("node {tuple:?} is listed twice; node tuples must be distinct")]
+    DuplicateNode {
+        /// The repeated tuple, dimension 0 first.
+        tuple: Vec<u32>,
+    },
+    /// A graph edge joins a node to itself.
+    #[error("edge from node {node} to itself; loops are not allowed")]
+    SelfLoop {
+        /// Index of the node in the list given.
+        node: u64,
+    },
+    /// A graph that would exceed the sizes explicit graphs support.
+    #[error("the graph would have {value} {what}, more than the supported {max}")]
+    GraphTooLarge {
+        /// What overflows: `"nodes"`, `"edges"` or `"labels"`.
+        what: &'static str,
+        /// How many there would be.
+        value: u128,
+        /// The supported maximum.
+        max: u128,
+    },
     /// A topology description such as `mesh:64x64` that could not be parsed.
     #[error(
         "invalid topology {text:?}: {reason} (expected hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N or kary-torus:K^N)"

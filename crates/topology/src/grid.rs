@@ -22,11 +22,42 @@ use crate::{Coords, GridBox, MAX_NODES, NodeId, TopologyError};
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "GridRepr", try_from = "GridRepr")
+)]
 pub struct Grid {
     sides: Coords,
     wrap: bool,
     nodes: u32,
+}
+
+/// The serialized form of a [`Grid`]; deserializing validates it like
+/// [`Grid::new`], so a file cannot produce a grid with a zero side.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct GridRepr {
+    sides: Coords,
+    wrap: bool,
+}
+
+#[cfg(feature = "serde")]
+impl From<Grid> for GridRepr {
+    fn from(g: Grid) -> Self {
+        Self {
+            sides: g.sides,
+            wrap: g.wrap,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GridRepr> for Grid {
+    type Error = TopologyError;
+    fn try_from(r: GridRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.sides, r.wrap)
+    }
 }
 
 impl Grid {

@@ -23,10 +23,41 @@ use crate::{Coords, TopologyError};
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "GridBoxRepr", try_from = "GridBoxRepr")
+)]
 pub struct GridBox {
     base: Coords,
     extents: Coords,
+}
+
+/// The serialized form of a [`GridBox`]; deserializing validates it like
+/// [`GridBox::new`], so a file cannot produce a box with a zero extent.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct GridBoxRepr {
+    base: Coords,
+    extents: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<GridBox> for GridBoxRepr {
+    fn from(b: GridBox) -> Self {
+        Self {
+            base: b.base,
+            extents: b.extents,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GridBoxRepr> for GridBox {
+    type Error = TopologyError;
+    fn try_from(r: GridBoxRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.base, &r.extents)
+    }
 }
 
 impl GridBox {
@@ -174,10 +205,11 @@ impl GridBox {
     ///
     /// # Errors
     /// [`TopologyError::DimensionMismatch`] if `perm` is not a permutation of
-    /// `0..dims`.
+    /// `0..dims`; [`TopologyError::BoxOutOfBounds`] if a permuted extent
+    /// would run past `u32::MAX` from the base.
     pub fn permuted(&self, perm: &[usize]) -> Result<GridBox, TopologyError> {
         let extents = permute(&self.extents, perm)?;
-        Ok(Self::from_parts(self.base, extents))
+        Self::new(&self.base, &extents)
     }
 
     /// A 2-D box turned by 90° about its base (extents swapped).
@@ -275,6 +307,13 @@ mod tests {
         );
         assert!(c.permuted(&[0, 0, 1]).is_err());
         assert!(c.rotated().is_err());
+        // A turn that would carry the box past the coordinate range is an
+        // error, not an overflow later in `overlaps`.
+        let edge = GridBox::new(&[u32::MAX - 1, 0], &[1, 5]).unwrap();
+        assert!(matches!(
+            edge.rotated(),
+            Err(TopologyError::BoxOutOfBounds { .. })
+        ));
     }
 
     #[test]

@@ -20,9 +20,36 @@ pub const MAX_HYPERCUBE_DIM: u32 = 30;
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "HypercubeRepr", try_from = "HypercubeRepr")
+)]
 pub struct Hypercube {
     dim: u32,
+}
+
+/// The serialized form of a [`Hypercube`]; deserializing validates the
+/// dimension.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct HypercubeRepr {
+    dim: u32,
+}
+
+#[cfg(feature = "serde")]
+impl From<Hypercube> for HypercubeRepr {
+    fn from(h: Hypercube) -> Self {
+        Self { dim: h.dim }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<HypercubeRepr> for Hypercube {
+    type Error = TopologyError;
+    fn try_from(r: HypercubeRepr) -> Result<Self, TopologyError> {
+        Self::new(r.dim)
+    }
 }
 
 impl Hypercube {
@@ -133,11 +160,44 @@ fn mask(bits: u32) -> u32 {
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "SubcubeRepr", try_from = "SubcubeRepr")
+)]
 pub struct Subcube {
     n: u32,
     free: u32,
     fixed: u32,
+}
+
+/// The serialized form of a [`Subcube`]; deserializing validates it like
+/// [`Subcube::new`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SubcubeRepr {
+    n: u32,
+    free: u32,
+    fixed: u32,
+}
+
+#[cfg(feature = "serde")]
+impl From<Subcube> for SubcubeRepr {
+    fn from(s: Subcube) -> Self {
+        Self {
+            n: s.n,
+            free: s.free,
+            fixed: s.fixed,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SubcubeRepr> for Subcube {
+    type Error = TopologyError;
+    fn try_from(r: SubcubeRepr) -> Result<Self, TopologyError> {
+        Self::new(r.n, r.free, r.fixed)
+    }
 }
 
 impl Subcube {

@@ -3,7 +3,10 @@
 //! This crate describes the machines that processor allocators carve into
 //! partitions — binary hypercubes, k-ary n-cubes, and meshes and tori with
 //! arbitrary sides — together with the partitions themselves: subcubes with
-//! ternary addresses, axis-aligned boxes, and flat node sets.
+//! ternary addresses, axis-aligned boxes, strided subtori of tori
+//! ([`Subtorus`], Gupta & Srimani §2.1), and flat node sets; and small
+//! explicit graphs with Kang et al.'s cross and dot products
+//! ([`TupleGraph`]).
 //!
 //! # Quick start
 //!
@@ -49,6 +52,8 @@ mod grid;
 mod gridbox;
 mod hypercube;
 mod nodeset;
+mod products;
+mod subtorus;
 mod topology;
 
 pub use coords::{Coords, MAX_DIMS};
@@ -57,6 +62,8 @@ pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIM, Subcube};
 pub use nodeset::NodeSet;
+pub use products::{MAX_GRAPH_DIMS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, TupleGraph};
+pub use subtorus::{Link, Span, Subtorus, SubtorusEdge, SubtorusFamily};
 pub use topology::{Topology, TopologyKind};
 
 /// A node's id within its machine (see the crate's conventions).

@@ -17,10 +17,61 @@ use crate::{NodeId, TopologyError};
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "NodeSetRepr", try_from = "NodeSetRepr")
+)]
 pub struct NodeSet {
     words: Vec<u64>,
     len: usize,
+}
+
+/// The serialized form of a [`NodeSet`]; deserializing checks that the
+/// words match the universe and that no bit lies past it.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct NodeSetRepr {
+    words: Vec<u64>,
+    len: usize,
+}
+
+#[cfg(feature = "serde")]
+impl From<NodeSet> for NodeSetRepr {
+    fn from(s: NodeSet) -> Self {
+        Self {
+            words: s.words,
+            len: s.len,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<NodeSetRepr> for NodeSet {
+    type Error = TopologyError;
+    fn try_from(r: NodeSetRepr) -> Result<Self, TopologyError> {
+        if r.len as u64 > crate::MAX_NODES {
+            return Err(TopologyError::TooManyNodes {
+                nodes: r.len as u128,
+                max: crate::MAX_NODES,
+            });
+        }
+        // The first member at or past the universe, if any.
+        let stray = r.words.iter().enumerate().find_map(|(wi, &w)| {
+            let keep = r.len.saturating_sub(wi * 64);
+            let outside = if keep >= 64 { 0 } else { w >> keep << keep };
+            (outside != 0).then(|| wi as u64 * 64 + u64::from(outside.trailing_zeros()))
+        });
+        if let Some(node) = stray {
+            return Err(TopologyError::NodeOutOfRange {
+                node,
+                nodes: r.len as u64,
+            });
+        }
+        let mut words = r.words;
+        words.resize(r.len.div_ceil(64), 0);
+        Ok(NodeSet { words, len: r.len })
+    }
 }
 
 impl NodeSet {

@@ -189,6 +189,12 @@ impl FromStr for Topology {
                 .split_once('^')
                 .ok_or_else(|| err("expected K^N, e.g. 16^3"))?;
             let (k, n) = (number(k)?, number(n)?);
+            if n as usize > crate::MAX_DIMS {
+                return Err(TopologyError::TooManyDimensions {
+                    got: n as usize,
+                    max: crate::MAX_DIMS,
+                });
+            }
             Ok(vec![k; n as usize])
         };
         match family.trim().to_ascii_lowercase().as_str() {
@@ -226,6 +232,7 @@ mod tests {
             "kary:16",
             "mesh:0x4",
             "hypercube:40",
+            "kary:2^4000000000",
         ] {
             let e = bad.parse::<Topology>().unwrap_err();
             assert!(!e.to_string().is_empty(), "{bad}");

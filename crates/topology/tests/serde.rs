@@ -1,0 +1,83 @@
+//! With the `serde` feature: every public data type round-trips through
+//! JSON, and deserializing validates like the constructors, so a file can
+//! never produce a value that would later panic.
+
+#![cfg(feature = "serde")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers unwrap values that are valid by construction"
+)]
+
+use partalloc_topology::{
+    Coords, Grid, GridBox, Hypercube, Link, NodeSet, Subcube, Subtorus, SubtorusFamily, Topology,
+    TupleGraph,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + core::fmt::Debug>(value: &T) {
+    let text = serde_json::to_string(value).unwrap();
+    let back: T = serde_json::from_str(&text).unwrap();
+    assert_eq!(&back, value, "{text}");
+}
+
+fn rejects<T: DeserializeOwned + core::fmt::Debug>(text: &str) {
+    let r = serde_json::from_str::<T>(text);
+    assert!(r.is_err(), "{text} gave {r:?}");
+}
+
+#[test]
+fn public_types_round_trip() {
+    let torus = Grid::torus(&[8, 6]).unwrap();
+    round_trip(&Coords::new(&[1, 2, 3]).unwrap());
+    round_trip(&torus);
+    round_trip(&Grid::mesh(&[4, 4, 16]).unwrap());
+    round_trip(&Hypercube::new(7).unwrap());
+    round_trip(&"0X1X".parse::<Subcube>().unwrap());
+    round_trip(&GridBox::new(&[1, 2], &[3, 4]).unwrap());
+    let mut set = NodeSet::new(70);
+    set.insert_range(3, 69).unwrap();
+    round_trip(&set);
+    round_trip(&"torus:4x4".parse::<Topology>().unwrap());
+    round_trip(&TupleGraph::hypercube(3).unwrap());
+    round_trip(
+        &TupleGraph::cycle(5)
+            .unwrap()
+            .cross(&TupleGraph::linear_array(2).unwrap())
+            .unwrap(),
+    );
+    round_trip(&Subtorus::new(&torus, &[2, 3], &[1, 2]).unwrap());
+    round_trip(&SubtorusFamily::new(&torus, &[4, 2]).unwrap());
+    round_trip(&Link::new(5, 2));
+}
+
+#[test]
+fn invalid_files_are_rejected() {
+    rejects::<Coords>("[]");
+    rejects::<Grid>(r#"{"sides":[4,0],"wrap":false}"#);
+    rejects::<Grid>(r#"{"sides":[65536,65536,4],"wrap":true}"#);
+    rejects::<Hypercube>(r#"{"dim":40}"#);
+    rejects::<Subcube>(r#"{"n":3,"free":8,"fixed":0}"#);
+    rejects::<GridBox>(r#"{"base":[0,0],"extents":[1,0]}"#);
+    rejects::<GridBox>(r#"{"base":[0],"extents":[1,1]}"#);
+    rejects::<NodeSet>(r#"{"words":[1024],"len":10}"#);
+    rejects::<NodeSet>(r#"{"words":[0,1],"len":64}"#);
+    rejects::<NodeSet>(r#"{"words":[],"len":18446744073709551615}"#);
+    rejects::<TupleGraph>(r#"{"radices":[2],"nodes":[[1],[1]],"edges":[]}"#);
+    rejects::<TupleGraph>(r#"{"radices":[2],"nodes":[[0],[1]],"edges":[[0,5]]}"#);
+    rejects::<Subtorus>(r#"{"torus":{"sides":[8,6],"wrap":true},"strides":[3,3],"offset":[0,0]}"#);
+    rejects::<Subtorus>(r#"{"torus":{"sides":[8,6],"wrap":false},"strides":[2,3],"offset":[0,0]}"#);
+    rejects::<SubtorusFamily>(r#"{"torus":{"sides":[8,6],"wrap":true},"strides":[0,0]}"#);
+}
+
+#[test]
+fn short_node_set_words_are_padded() {
+    let s: NodeSet = serde_json::from_str(r#"{"words":[5],"len":130}"#).unwrap();
+    assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 2]);
+    assert_eq!(s, {
+        let mut t = NodeSet::new(130);
+        t.insert(0).unwrap();
+        t.insert(2).unwrap();
+        t
+    });
+}
