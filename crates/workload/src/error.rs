@@ -73,6 +73,16 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
+    /// A request needs more nodes than the machine has, or none.
+    #[error(
+        "a request of {nodes} nodes cannot be served by a machine of {machine} nodes; requests need 1 to {machine} nodes"
+    )]
+    BadSize {
+        /// The requested nodes.
+        nodes: u64,
+        /// The machine's nodes.
+        machine: u64,
+    },
     /// A topology value was rejected.
     #[error(transparent)]
     Topology(#[from] TopologyError),

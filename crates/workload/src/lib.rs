@@ -48,8 +48,10 @@ mod arrivals;
 mod demand;
 mod error;
 mod job;
+mod mapping;
 mod shapes;
 mod stream;
+pub mod swf;
 
 pub use arrivals::{OfferedLoad, PoissonArrivals};
 pub use demand::{
