@@ -142,7 +142,7 @@ impl HyperExponential {
     ///
     /// Derivation. Write m₁ = μ(1 + x), m₂ = μ(1 + y). The mean condition
     /// α·m₁ + (1 − α)·m₂ = μ gives y = −α·x/(1 − α). An exponential of mean
-    /// m has E[X²] = 2m², so E[X²] = 2(α·m₁² + (1 − α)·m₂²) must equal
+    /// m has E\[X²\] = 2m², so E\[X²\] = 2(α·m₁² + (1 − α)·m₂²) must equal
     /// (1 + C²)·μ²; expanding with the mean condition leaves
     /// α·x²/(1 − α) = (C² − 1)/2, i.e.
     ///

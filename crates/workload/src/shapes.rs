@@ -123,7 +123,7 @@ impl Distribution<JobShape> for CubicShapes {
 }
 
 impl ShapeDistribution for CubicShapes {
-    /// Π_i E[2^{a_i}] = Π_i (2^{k_i+1} − 1)/(k_i + 1).
+    /// Π_i E\[2^{a_i}\] = Π_i (2^{k_i+1} − 1)/(k_i + 1).
     fn mean_nodes(&self) -> f64 {
         self.max_exponents
             .iter()
@@ -493,7 +493,7 @@ impl Distribution<JobShape> for MeshSides {
 }
 
 impl ShapeDistribution for MeshSides {
-    /// Π_i E[side_i], from the exact side distributions.
+    /// Π_i E\[side_i\], from the exact side distributions.
     fn mean_nodes(&self) -> f64 {
         self.mean_nodes
     }

@@ -7,8 +7,8 @@
 //! endless: bound it with `take(n)` (Kang §5.1: 1000 jobs per seed) or
 //! `take_while(|j| j.arrival < t)` (Mohapatra §4: T = 10000).
 //!
-//! [`Workload::with_load`] sets λ from an offered load ρ = λ·E[D]/N with
-//! E[D] the mean node·time demand of a job: m·r under
+//! [`Workload::with_load`] sets λ from an offered load ρ = λ·E\[D\]/N with
+//! E\[D\] the mean node·time demand of a job: m·r under
 //! [`Dependence::Dependent`] (Kim–Yoon §IV.1's λ = ρN/(m·r)), the
 //! distribution's mean under [`Dependence::Independent`] (Mohapatra §4.1:
 //! "the mean of the total service demand is computed by multiplying the
@@ -151,7 +151,7 @@ impl<S: ShapeDistribution, D: MeanDistribution> Workload<S, D> {
         self.dependence
     }
 
-    /// E[D], the mean node·time a job asks for.
+    /// E\[D\], the mean node·time a job asks for.
     #[must_use]
     pub fn mean_demand(&self) -> f64 {
         match self.dependence {
@@ -160,7 +160,7 @@ impl<S: ShapeDistribution, D: MeanDistribution> Workload<S, D> {
         }
     }
 
-    /// The offered load λ·E[D]/N on a machine of `machine_nodes` nodes.
+    /// The offered load λ·E\[D\]/N on a machine of `machine_nodes` nodes.
     #[must_use]
     pub fn offered_load(&self, machine_nodes: u64) -> f64 {
         #[expect(
