@@ -71,4 +71,4 @@ pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thread_pool};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
-pub use sweep::{Sweep, SweepError};
+pub use sweep::{Sweep, SweepError, SweepRunError};

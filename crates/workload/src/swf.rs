@@ -13,8 +13,9 @@
 //! malformed line is an [`SwfError`] naming the line and the field; with
 //! [`SwfReader::lenient`] such lines are skipped and counted instead.
 //! [`SwfWriter`] writes a header and records back; reading what it wrote
-//! gives the same records. [`SwfRecord::to_job`] turns a record into a
-//! [`Job`] on a machine through a [`ShapeMapping`].
+//! gives the same records. [`SwfRecord::to_job`] (or [`SwfReader::jobs`]
+//! for a whole trace) turns a record into a [`Job`] on a machine through a
+//! [`ShapeMapping`].
 //!
 //! ```
 //! use partalloc_workload::swf::{ShapeMapping, SwfReader};
@@ -689,6 +690,51 @@ impl<R: BufRead> SwfReader<R> {
     }
 }
 
+impl<R: BufRead> SwfReader<R> {
+    /// The records as jobs on a machine (see [`SwfRecord::to_job`]); a
+    /// record that cannot become a job is an error item (or, in lenient
+    /// mode, skipped and counted like a malformed line).
+    pub fn jobs(self, mapping: ShapeMapping) -> SwfJobs<R> {
+        SwfJobs {
+            reader: self,
+            mapping,
+        }
+    }
+}
+
+/// The jobs of a trace; see [`SwfReader::jobs`].
+#[derive(Debug)]
+pub struct SwfJobs<R> {
+    reader: SwfReader<R>,
+    mapping: ShapeMapping,
+}
+
+impl<R> SwfJobs<R> {
+    /// The underlying reader (header, line, skipped count).
+    #[must_use]
+    pub fn reader(&self) -> &SwfReader<R> {
+        &self.reader
+    }
+}
+
+impl<R: BufRead> Iterator for SwfJobs<R> {
+    type Item = Result<Job, SwfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let rec = match self.reader.next()? {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            match rec.to_job(&self.mapping) {
+                Ok(j) => return Some(Ok(j)),
+                Err(_) if self.reader.lenient => self.reader.skipped += 1,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
 impl<R: BufRead> Iterator for SwfReader<R> {
     type Item = Result<SwfRecord, SwfError>;
 
@@ -867,6 +913,30 @@ mod tests {
         let jobs: Vec<u64> = r.by_ref().map(|x| x.unwrap().job_number).collect();
         assert_eq!(jobs, vec![1, 2, 3, 10]);
         assert_eq!(r.skipped(), 6);
+    }
+
+    #[test]
+    fn jobs_adaptor() {
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let m = ShapeMapping::for_topology(&cube);
+        let r = SwfReader::new(SAMPLE.as_bytes()).unwrap();
+        let out: Vec<Result<Job, SwfError>> = r.jobs(m).collect();
+        assert_eq!(out.len(), 10);
+        assert_eq!(
+            out[0].as_ref().unwrap().shape,
+            crate::JobShape::Cube { dim: 6 }
+        );
+        assert_eq!(
+            out[2].as_ref().unwrap_err().to_string(),
+            "job 3: the run time is unknown"
+        );
+        let mut lenient = SwfReader::new(SAMPLE.as_bytes())
+            .unwrap()
+            .lenient(true)
+            .jobs(m);
+        let ids: Vec<u64> = lenient.by_ref().map(|j| j.unwrap().id).collect();
+        assert_eq!(ids, vec![1, 2, 10]);
+        assert_eq!(lenient.reader().skipped(), 7);
     }
 
     #[test]
