@@ -48,7 +48,9 @@ mod error;
 mod grid;
 mod gridbox;
 mod hypercube;
+mod kary_gray;
 mod nodeset;
+mod partition_step;
 mod topology;
 
 pub use coords::{Coords, MAX_DIMS};
@@ -56,7 +58,9 @@ pub use error::TopologyError;
 pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIM, Subcube};
+pub use kary_gray::KaryGray;
 pub use nodeset::NodeSet;
+pub use partition_step::{PartitionSteps, StepAddress};
 pub use topology::{Topology, TopologyKind};
 
 /// A node's id within its machine (see the crate's conventions).
