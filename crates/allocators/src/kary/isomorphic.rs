@@ -1,0 +1,828 @@
+//! Isomorphic allocation (Kang, Yu, Youn, Lee & Kim, IEEE TC 2003, §4).
+//!
+//! A 2^K-ary n-cube is partitioned recursively into 2^n isomorphic
+//! 2^{K−1}-ary n-cubes (§3, the dot product Q_n^{2^K} = Q_n^{2^{K−1}} ⊙ H_n).
+//! The strategy keeps, as in Fig. 4, one free list F per subcube size and,
+//! for every subcube that has been split, a 2^n-bit *status bitmap* of its
+//! free children; the bitmaps are linked as the 2^n-ary tree of Fig. 3b.
+//! Blocks are addressed by their partition-step address
+//! ([`PartitionSteps`]); [`Isomorphic::addresses_of`] reports it for a live
+//! grant.
+//!
+//! - **Algorithm 1** (Fig. 5), isomorphic jobs Q_n^{2^a}: take the lowest
+//!   free block of F_a; otherwise the lowest free block of the first
+//!   non-empty larger list, decomposed down to size 2^a (always into child 0).
+//! - **Algorithm 2** (Fig. 7), cubic jobs 2^{a_{n−1}}×…×2^{a_0}: with
+//!   A = Σ a_i, a = A div n, l = A mod n, the job is folded into the
+//!   semi-isomorphic shape with 2^{a+1} along dimensions 0 … l−1 and 2^a
+//!   along the others, i.e. 2^l sibling Q_n^{2^a} blocks found by the Buddy
+//!   scheme in their parent's status bitmap (Hypercube_Request: the lowest
+//!   aligned run of 2^l free bits, Al-Dhelaan Alg. 1). Step 2 searches the
+//!   split parents of size 2^{a+1} (lowest address first); step 3 searches
+//!   F_{a+1}, F_{a+2}, … and decomposes. Release (Hypercube_Release) sets
+//!   the bits back and merges 2^n free buddies up the levels.
+//! - **Noncubic jobs** (§4.2): an l_{n−1}×…×l_0 job is served as the cubic
+//!   job 2^{⌈log2 l_i⌉}; inside the granted box exactly Π l_i nodes are kept
+//!   and the rest is released at once. The kept nodes are the requested box
+//!   at the granted box's base corner in the first orientation that fits
+//!   (the given one, then the other permutations of the sides in
+//!   lexicographic order); when no orientation fits (e.g. 3×1 folded into
+//!   2×2), the requested box is folded like the cubic shape (see
+//!   `docs/errata/kary.md`) and the grant is a node set.
+//! - **Cubic systems** 2^{k_{n−1}}×…×2^{k_0} with unequal sides (§4.3): the
+//!   longest dimensions are partitioned first (1-bit bitmaps while a single
+//!   dimension is longest, 2^n-bit bitmaps once all take part). A job of
+//!   2^A nodes takes 2^l sibling blocks of the largest level whose block
+//!   size 2^B satisfies B ≤ A, with l = A − B (for equal sides this is
+//!   exactly Algorithm 2).
+//!
+//! What is granted: the *shape* depends only on the node count, so the
+//! granted box's orientation may differ from the request (Kang's folding,
+//! footnote 2); [`Request::Box`]'s `rotate` flag is therefore ignored.
+//! Ties are broken by the lowest partition-step address (the order of the
+//! tree of Fig. 3b), which is the paper's free-list order made
+//! deterministic. Machines whose steps split more than six dimensions at
+//! once (status bitmaps wider than 64 bits) are refused. Faulty nodes are
+//! supported: marking a node faulty carves it out of the tree as a busy
+//! single-node block.
+//!
+//! ```
+//! use partalloc_allocators::kary::Isomorphic;
+//! use partalloc_allocators::{Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! let mut iso = Isomorphic::new("kary:8^3".parse()?)?;
+//! // Kang §4.2: a 2×2×4 job takes two 2×2×2 subpartitions of a 4×4×4.
+//! let g = iso.allocate(&Request::boxed(&[4, 2, 2])?)?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[0, 0, 0], &[4, 2, 2])?));
+//! assert_eq!(iso.addresses_of(&g)?.len(), 2);
+//! // A 3×5 job on an 8×8 mesh: a 4×8 partition, 15 nodes kept, 17 released.
+//! let mut m = Isomorphic::new("kary:8^2".parse()?)?;
+//! let j = m.allocate(&Request::boxed(&[5, 3])?)?;
+//! assert_eq!(j.granted_nodes(), 15);
+//! assert_eq!(m.free_nodes(), 64 - 15);
+//! iso.release(&g)?;
+//! assert_eq!(iso.free_list_lengths(), vec![1, 0, 0, 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{
+    Grid, GridBox, NodeId, NodeSet, PartitionSteps, StepAddress, Topology, TopologyKind,
+};
+
+use super::{FirstSet, any_grid, box_sides};
+use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::{
+    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+};
+
+const NONE: u8 = 0;
+const FREE: u8 = 1;
+const SPLIT: u8 = 2;
+const BUSY: u8 = 3;
+
+/// Widest status bitmap supported: 2^6 = 64 children.
+const MAX_FAN_BITS: u32 = 6;
+
+/// What a live grant holds in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Hold {
+    /// `mask` children of block `parent` at level `level − 1` (for level 0,
+    /// the root: parent 0, mask 1).
+    Siblings { level: u32, parent: u64, mask: u64 },
+    /// Busy blocks (level, index), after a noncubic job's surplus was
+    /// released.
+    Blocks(Vec<(u32, u64)>),
+}
+
+/// Kang's isomorphic allocation strategy. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Isomorphic {
+    topology: Topology,
+    grid: Grid,
+    steps: PartitionSteps,
+    k: u32,
+    /// fan[s]: number of dimensions split at step s (fan[0] = 0).
+    fan: Vec<u32>,
+    /// bits[j]: address bits of a level-j block (2^bits[j] blocks).
+    bits: Vec<u32>,
+    state: Vec<Vec<u8>>,
+    bitmap: Vec<Vec<u64>>,
+    free: Vec<FirstSet>,
+    /// avail[p][l]: split level-p blocks whose bitmap holds an aligned run
+    /// of 2^l free children.
+    avail: Vec<Vec<FirstSet>>,
+    free_count: usize,
+    faulty: NodeSet,
+    ledger: GrantLedger<Hold>,
+}
+
+fn full_mask(f: u32) -> u64 {
+    if f >= MAX_FAN_BITS {
+        u64::MAX
+    } else {
+        (1u64 << (1u32 << f)) - 1
+    }
+}
+
+/// Start bits of aligned runs of 2^l set bits in a 2^f-bit bitmap.
+fn aligned_runs(bm: u64, f: u32, l: u32) -> u64 {
+    let mut m = bm;
+    for t in 0..l {
+        m &= m >> (1u32 << t);
+    }
+    let mut align = 0u64;
+    let mut i = 0u32;
+    while i < (1u32 << f) {
+        align |= 1u64 << i;
+        i += 1u32 << l;
+    }
+    m & align & full_mask(f)
+}
+
+fn run_mask(l: u32) -> u64 {
+    full_mask(l)
+}
+
+impl Isomorphic {
+    /// Isomorphic allocation on a mesh or torus whose sides are powers of
+    /// two.
+    ///
+    /// # Errors
+    /// [`RegistryError`] for a hypercube, sides that are not powers of two,
+    /// or a step that splits more than six dimensions.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        let grid = any_grid("isomorphic", &topology)?;
+        let unsuitable = |reason: String| RegistryError::UnsuitableTopology {
+            strategy: "isomorphic",
+            topology: topology.to_string(),
+            reason,
+        };
+        let steps = PartitionSteps::new(grid.sides()).map_err(|e| unsuitable(e.to_string()))?;
+        let k = steps.steps();
+        let fan: Vec<u32> = (0..=k).map(|s| steps.step_dims(s).count_ones()).collect();
+        if fan.iter().any(|&f| f > MAX_FAN_BITS) {
+            return Err(unsuitable(format!(
+                "a partition step splits more than {MAX_FAN_BITS} dimensions (status bitmaps are at most 64 bits)"
+            )));
+        }
+        let bits: Vec<u32> = (0..=k).map(|j| steps.level_bits(j)).collect();
+        let state: Vec<Vec<u8>> = bits.iter().map(|&b| vec![NONE; 1usize << b]).collect();
+        let bitmap = bits[..k as usize]
+            .iter()
+            .map(|&b| vec![0u64; 1usize << b])
+            .collect();
+        let free = bits.iter().map(|&b| FirstSet::new(1usize << b)).collect();
+        let avail = (0..k as usize)
+            .map(|p| {
+                (0..fan[p + 1])
+                    .map(|_| FirstSet::new(1usize << bits[p]))
+                    .collect()
+            })
+            .collect();
+        let mut s = Self {
+            topology,
+            grid,
+            steps,
+            k,
+            fan,
+            bits,
+            state,
+            bitmap,
+            free,
+            avail,
+            free_count: grid.num_nodes(),
+            faulty: NodeSet::new(grid.num_nodes()),
+            ledger: GrantLedger::new(),
+        };
+        s.state[0][0] = FREE;
+        s.free[0].insert(0);
+        Ok(s)
+    }
+
+    /// The partition-step structure of the machine.
+    #[must_use]
+    pub fn partition_steps(&self) -> &PartitionSteps {
+        &self.steps
+    }
+
+    /// The number of free blocks at each level (level 0 = the whole
+    /// machine; on a 2^K-ary n-cube level j holds Kang's F_{(K−j)·n}).
+    #[must_use]
+    pub fn free_list_lengths(&self) -> Vec<usize> {
+        self.free.iter().map(FirstSet::len).collect()
+    }
+
+    /// The free blocks of level `level`, lowest address first.
+    #[must_use]
+    pub fn free_list(&self, level: u32) -> Vec<StepAddress> {
+        self.free.get(level as usize).map_or_else(Vec::new, |f| {
+            f.iter()
+                .map(|i| self.steps.address_of_block(level, i as u64))
+                .collect()
+        })
+    }
+
+    /// The partition-step addresses of the blocks a live grant occupies
+    /// (2^l sibling blocks for a cubic job; for a noncubic job the blocks
+    /// left after the surplus was released), in increasing address order.
+    ///
+    /// # Errors
+    /// As [`GrantLedger::get`].
+    pub fn addresses_of(&self, grant: &Grant) -> Result<Vec<StepAddress>, ReleaseError> {
+        let hold = self.ledger.get(grant.id())?;
+        Ok(self
+            .hold_blocks(hold)
+            .into_iter()
+            .map(|(l, i)| self.steps.address_of_block(l, i))
+            .collect())
+    }
+
+    fn hold_blocks(&self, hold: &Hold) -> Vec<(u32, u64)> {
+        match hold {
+            Hold::Siblings {
+                level,
+                parent,
+                mask,
+            } => {
+                let f = self.fan[*level as usize];
+                (0..64u64)
+                    .filter(|c| mask & (1 << c) != 0)
+                    .map(|c| (*level, (parent << f) | c))
+                    .collect()
+            }
+            Hold::Blocks(v) => v.clone(),
+        }
+    }
+
+    fn refresh(&mut self, p: u32, idx: u64) {
+        let pu = p as usize;
+        let f = self.fan[pu + 1];
+        let split = self.state[pu][idx as usize] == SPLIT;
+        let bm = self.bitmap[pu][idx as usize];
+        for l in 0..f {
+            if split && aligned_runs(bm, f, l) != 0 {
+                self.avail[pu][l as usize].insert(idx as usize);
+            } else {
+                self.avail[pu][l as usize].remove(idx as usize);
+            }
+        }
+    }
+
+    /// A free block stops being free (taken or split): leave F and clear
+    /// its bit in the parent's bitmap.
+    fn leave_free(&mut self, level: u32, idx: u64) {
+        self.free[level as usize].remove(idx as usize);
+        if level > 0 {
+            let f = self.fan[level as usize];
+            let p = idx >> f;
+            let c = idx & ((1 << f) - 1);
+            self.bitmap[level as usize - 1][p as usize] &= !(1u64 << c);
+            self.refresh(level - 1, p);
+        }
+    }
+
+    fn split_free(&mut self, level: u32, idx: u64) {
+        self.leave_free(level, idx);
+        let lu = level as usize;
+        let f = self.fan[lu + 1];
+        self.state[lu][idx as usize] = SPLIT;
+        self.bitmap[lu][idx as usize] = full_mask(f);
+        for c in 0..(1u64 << f) {
+            let ch = ((idx << f) | c) as usize;
+            self.state[lu + 1][ch] = FREE;
+            self.free[lu + 1].insert(ch);
+        }
+        self.refresh(level, idx);
+    }
+
+    /// Takes the `mask` children of `parent` (free) at `level`.
+    fn take(&mut self, level: u32, parent: u64, mask: u64) {
+        let lu = level as usize;
+        let f = self.fan[lu];
+        for c in 0..(1u64 << f) {
+            if mask & (1 << c) != 0 {
+                let ch = ((parent << f) | c) as usize;
+                self.state[lu][ch] = BUSY;
+                self.free[lu].remove(ch);
+            }
+        }
+        if level > 0 {
+            self.bitmap[lu - 1][parent as usize] &= !mask;
+            self.refresh(level - 1, parent);
+        }
+    }
+
+    /// Returns the busy `mask` children of `parent` at `level`, merging
+    /// buddies up the levels (Release steps 1–3).
+    fn give(&mut self, mut level: u32, mut parent: u64, mut mask: u64) {
+        loop {
+            let lu = level as usize;
+            let f = self.fan[lu];
+            if level == 0 {
+                self.state[0][0] = FREE;
+                self.free[0].insert(0);
+                return;
+            }
+            let bm = self.bitmap[lu - 1][parent as usize] | mask;
+            if bm == full_mask(f) {
+                // All 2^f buddies free: merge into the parent.
+                for c in 0..(1u64 << f) {
+                    let ch = ((parent << f) | c) as usize;
+                    self.state[lu][ch] = NONE;
+                    self.free[lu].remove(ch);
+                }
+                self.bitmap[lu - 1][parent as usize] = 0;
+                self.state[lu - 1][parent as usize] = BUSY;
+                self.refresh(level - 1, parent);
+                let pf = self.fan[lu - 1];
+                mask = 1u64 << (parent & ((1u64 << pf) - 1));
+                parent >>= pf;
+                level -= 1;
+            } else {
+                for c in 0..(1u64 << f) {
+                    if mask & (1 << c) != 0 {
+                        let ch = ((parent << f) | c) as usize;
+                        self.state[lu][ch] = FREE;
+                        self.free[lu].insert(ch);
+                    }
+                }
+                self.bitmap[lu - 1][parent as usize] = bm;
+                self.refresh(level - 1, parent);
+                return;
+            }
+        }
+    }
+
+    fn give_block(&mut self, level: u32, idx: u64) {
+        let f = self.fan[level as usize];
+        self.give(level, idx >> f, 1u64 << (idx & ((1u64 << f) - 1)));
+    }
+
+    /// Level c and run length l for a job of 2^a_total nodes.
+    fn level_for(&self, a_total: u32) -> Option<(u32, u32)> {
+        let total = self.bits[self.k as usize];
+        if a_total > total {
+            return None;
+        }
+        (0..=self.k)
+            .find(|&c| total - self.bits[c as usize] <= a_total)
+            .map(|c| (c, a_total - (total - self.bits[c as usize])))
+    }
+
+    /// Algorithm 2 (Algorithm 1 when l = 0): the (level, parent, mask) to
+    /// take, without changing anything.
+    fn find(&self, c: u32, l: u32) -> Option<(Vec<(u32, u64)>, u32, u64, u64)> {
+        if c == 0 {
+            return (self.state[0][0] == FREE).then(|| (Vec::new(), 0, 0, 1));
+        }
+        let p = c - 1;
+        let f = self.fan[c as usize];
+        // Step 2: 2^l free siblings in a split parent of size 2^{a+1}.
+        if l == 0 {
+            if let Some(i) = self.free[c as usize].first() {
+                let i = i as u64;
+                return Some((Vec::new(), c, i >> f, 1u64 << (i & ((1u64 << f) - 1))));
+            }
+        } else if let Some(pi) = self.avail[p as usize][l as usize].first() {
+            let bm = self.bitmap[p as usize][pi];
+            let start = aligned_runs(bm, f, l).trailing_zeros();
+            return Some((Vec::new(), c, pi as u64, run_mask(l) << start));
+        }
+        // Step 3: the smallest larger free block, decomposed through child 0.
+        for j in (0..=p).rev() {
+            if let Some(i) = self.free[j as usize].first() {
+                let mut path = Vec::with_capacity((p - j + 1) as usize);
+                let mut cur = i as u64;
+                for lv in j..=p {
+                    path.push((lv, cur));
+                    cur <<= self.fan[lv as usize + 1];
+                }
+                return Some((path, c, cur >> f, run_mask(l)));
+            }
+        }
+        None
+    }
+
+    fn siblings_box(&self, level: u32, parent: u64, mask: u64) -> Option<GridBox> {
+        let f = self.fan[level as usize];
+        let start = u64::from(mask.trailing_zeros());
+        let l = mask.count_ones().trailing_zeros();
+        let first = self.steps.block_box(level, (parent << f) | start);
+        let mut ext = *first.extents();
+        let dims = self.steps.step_dims(level);
+        let mut t = 0;
+        for (i, e) in ext.iter_mut().enumerate() {
+            if dims & (1 << i) != 0 {
+                if t < l {
+                    *e *= 2;
+                }
+                t += 1;
+            }
+        }
+        GridBox::new(first.base(), &ext).ok()
+    }
+
+    fn cubic_exponents(sides: &[u32]) -> (u32, bool) {
+        let mut total = 0;
+        let mut cubic = true;
+        for &s in sides {
+            let c = s.next_power_of_two().trailing_zeros();
+            cubic &= s.is_power_of_two();
+            total += c;
+        }
+        (total, cubic)
+    }
+
+    /// The nodes a noncubic job keeps inside the granted box `g`.
+    fn kept(&self, g: &GridBox, sides: &[u32]) -> Partition {
+        let n = sides.len();
+        let ext = g.extents();
+        // The given orientation, then the other permutations in
+        // lexicographic order.
+        let mut perm: Vec<usize> = (0..n).collect();
+        loop {
+            if (0..n).all(|i| sides[perm[i]] <= ext[i]) {
+                let e: Vec<u32> = (0..n).map(|i| sides[perm[i]]).collect();
+                if let Ok(b) = GridBox::new(g.base(), &e) {
+                    return Partition::Box(b);
+                }
+            }
+            if !next_permutation(&mut perm) {
+                break;
+            }
+        }
+        self.folded(g, sides)
+    }
+
+    /// Kang's folding (§4.2, footnote 2) of the job box into `g`: the
+    /// 2^{⌈log2 l_i⌉} box is folded along its longest dimension onto its
+    /// shortest (second half mirrored) until its sides match `g`'s, and the
+    /// job's nodes are carried along.
+    fn folded(&self, g: &GridBox, sides: &[u32]) -> Partition {
+        let n = sides.len();
+        let mut ext: Vec<u32> = sides.iter().map(|s| s.next_power_of_two()).collect();
+        let mut want: Vec<u32> = g.extents().to_vec();
+        want.sort_unstable();
+        let mut folds = Vec::new();
+        for _ in 0..64 {
+            let mut cur = ext.clone();
+            cur.sort_unstable();
+            if cur == want {
+                break;
+            }
+            let p = (0..n).max_by_key(|&i| (ext[i], n - i)).unwrap_or(0);
+            let q = (0..n).min_by_key(|&i| (ext[i], i)).unwrap_or(0);
+            if p == q || ext[p] < 2 {
+                break;
+            }
+            folds.push((p, q, ext[p] / 2, ext[q]));
+            ext[p] /= 2;
+            ext[q] *= 2;
+        }
+        let mut sorted = ext.clone();
+        sorted.sort_unstable();
+        // Map folded dimensions onto g's: equal extents in increasing order.
+        let mut target = vec![usize::MAX; n];
+        let mut used = vec![false; n];
+        for (i, &e) in ext.iter().enumerate() {
+            if let Some(j) = (0..n).find(|&j| !used[j] && g.extents()[j] == e) {
+                used[j] = true;
+                target[i] = j;
+            }
+        }
+        let mut nodes = Vec::new();
+        let total: u64 = sides.iter().map(|&s| u64::from(s)).product();
+        let mut x = vec![0u32; n];
+        if sorted == want && target.iter().all(|&t| t < n) {
+            for _ in 0..total {
+                let mut y = x.clone();
+                for &(p, q, half, eq) in &folds {
+                    if y[p] >= half {
+                        y[p] = 2 * half - 1 - y[p];
+                        y[q] = 2 * eq - 1 - y[q];
+                    }
+                }
+                let mut c = *g.base();
+                for i in 0..n {
+                    c[target[i]] += y[i];
+                }
+                if let Ok(id) = self.grid.id_of(&c) {
+                    nodes.push(id);
+                }
+                odometer(&mut x, sides);
+            }
+        } else {
+            // Shapes folding cannot reach: the first nodes of g by id.
+            if let Ok(it) = self.grid.box_nodes(g) {
+                nodes.extend(it.take(total as usize));
+            }
+        }
+        nodes.sort_unstable();
+        as_box_if_box(&self.grid, nodes)
+    }
+
+    /// Splits busy blocks so that only nodes of `keep` stay busy; returns
+    /// the busy blocks.
+    fn carve(&mut self, level: u32, idx: u64, keep: &NodeSet, out: &mut Vec<(u32, u64)>) {
+        let b = self.steps.block_box(level, idx);
+        let mut inside = 0u64;
+        if let Ok(it) = self.grid.box_nodes(&b) {
+            for nd in it {
+                if keep.contains(nd) {
+                    inside += 1;
+                }
+            }
+        }
+        if inside == b.volume() {
+            out.push((level, idx));
+        } else if inside == 0 {
+            self.give_block(level, idx);
+        } else {
+            let lu = level as usize;
+            let f = self.fan[lu + 1];
+            self.state[lu][idx as usize] = SPLIT;
+            self.bitmap[lu][idx as usize] = 0;
+            for c in 0..(1u64 << f) {
+                self.state[lu + 1][((idx << f) | c) as usize] = BUSY;
+            }
+            self.refresh(level, idx);
+            for c in 0..(1u64 << f) {
+                self.carve(level + 1, (idx << f) | c, keep, out);
+            }
+        }
+    }
+
+    fn node_path(&self, node: NodeId) -> Option<(u32, u64, u8)> {
+        let coords = self.grid.coords_of(node).ok()?;
+        let full = self.steps.block_index(self.k, &coords);
+        let total = self.bits[self.k as usize];
+        for j in 0..=self.k {
+            let idx = full >> (total - self.bits[j as usize]);
+            let s = self.state[j as usize][idx as usize];
+            if s != SPLIT {
+                return Some((j, idx, s));
+            }
+        }
+        None
+    }
+
+    fn no_room(&self, request: &Request) -> AllocError {
+        AllocError::NoRoom {
+            request: *request,
+            free: self.free_count,
+            total: self.grid.num_nodes(),
+        }
+    }
+}
+
+/// Advances a mixed-radix counter, dimension 0 fastest.
+pub(crate) fn odometer(x: &mut [u32], sides: &[u32]) {
+    for i in 0..x.len() {
+        x[i] += 1;
+        if x[i] < sides[i] {
+            return;
+        }
+        x[i] = 0;
+    }
+}
+
+/// The next permutation in lexicographic order; false after the last.
+pub(crate) fn next_permutation(p: &mut [usize]) -> bool {
+    let n = p.len();
+    if n < 2 {
+        return false;
+    }
+    let mut i = n - 1;
+    while i > 0 && p[i - 1] >= p[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = n - 1;
+    while p[j] <= p[i - 1] {
+        j -= 1;
+    }
+    p.swap(i - 1, j);
+    p[i..].reverse();
+    true
+}
+
+/// `Partition::Box` if the sorted node list is exactly a box, else
+/// `Partition::Nodes`.
+pub(crate) fn as_box_if_box(grid: &Grid, nodes: Vec<NodeId>) -> Partition {
+    let n = grid.dims();
+    let mut lo = [u32::MAX; partalloc_topology::MAX_DIMS];
+    let mut hi = [0u32; partalloc_topology::MAX_DIMS];
+    for &nd in &nodes {
+        if let Ok(c) = grid.coords_of(nd) {
+            for i in 0..n {
+                lo[i] = lo[i].min(c[i]);
+                hi[i] = hi[i].max(c[i]);
+            }
+        }
+    }
+    if let Ok(b) = GridBox::from_corners(&lo[..n], &hi[..n]) {
+        if b.volume() == nodes.len() as u64 {
+            return Partition::Box(b);
+        }
+    }
+    Partition::Nodes(nodes)
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: "isomorphic",
+        summary: "isomorphic partitioning into 2^n-ary trees of subcubes with free lists and status bitmaps; cubic jobs folded to semi-isomorphic shapes",
+        source: "Kang, Yu, Youn, Lee & Kim, IEEE TC 2003, §4 (Alg. 1, Alg. 2, §4.2, §4.3)",
+        params: &[],
+        topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
+    },
+    build: |t, _| Ok(Box::new(Isomorphic::new(*t)?)),
+};
+
+impl Allocator for Isomorphic {
+    fn name(&self) -> String {
+        "isomorphic".to_owned()
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let (sides, _) = box_sides("isomorphic", &self.grid, request)?;
+        let (a_total, cubic) = Self::cubic_exponents(sides);
+        let (c, l) = self.level_for(a_total).ok_or_else(|| AllocError::Invalid {
+            request: *request,
+            reason: format!(
+                "it needs 2^{a_total} nodes after rounding sides up to powers of two; the machine has {}",
+                self.grid.num_nodes()
+            ),
+        })?;
+        let (path, level, parent, mask) = self.find(c, l).ok_or_else(|| self.no_room(request))?;
+        for &(lv, idx) in &path {
+            self.split_free(lv, idx);
+        }
+        self.take(level, parent, mask);
+        let want = request.node_count();
+        let granted = self
+            .siblings_box(level, parent, mask)
+            .ok_or_else(|| self.no_room(request))?;
+        if cubic {
+            self.free_count -= granted.volume() as usize;
+            let id = self.ledger.issue(Hold::Siblings {
+                level,
+                parent,
+                mask,
+            });
+            return Ok(Grant::new(id, Partition::Box(granted), want));
+        }
+        // Noncubic: keep the job's nodes, release the rest at once.
+        let part = self.kept(&granted, sides);
+        let mut keep = NodeSet::new(self.grid.num_nodes());
+        let _ = part.for_each_node(&self.topology, |nd| {
+            let _ = keep.insert(nd);
+        });
+        let mut blocks = Vec::new();
+        let f = self.fan[level as usize];
+        for ch in 0..64u64 {
+            if mask & (1 << ch) != 0 {
+                self.carve(level, (parent << f) | ch, &keep, &mut blocks);
+            }
+        }
+        blocks.sort_unstable();
+        self.free_count -= part.len() as usize;
+        let id = self.ledger.issue(Hold::Blocks(blocks));
+        Ok(Grant::new(id, part, want))
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let hold = self.ledger.take(grant.id())?;
+        match hold {
+            Hold::Siblings {
+                level,
+                parent,
+                mask,
+            } => {
+                let vol = self.steps.block_box(level, 0).volume() * u64::from(mask.count_ones());
+                self.free_count += vol as usize;
+                self.give(level, parent, mask);
+            }
+            Hold::Blocks(v) => {
+                for (level, idx) in v {
+                    self.free_count += self.steps.block_box(level, 0).volume() as usize;
+                    self.give_block(level, idx);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn free_nodes(&self) -> usize {
+        self.free_count
+    }
+
+    fn live_grants(&self) -> usize {
+        self.ledger.len()
+    }
+
+    fn is_available(&self, node: NodeId) -> bool {
+        matches!(self.node_path(node), Some((_, _, FREE)))
+    }
+
+    fn busy_nodes(&self) -> NodeSet {
+        let mut set = NodeSet::new(self.grid.num_nodes());
+        for (_, hold) in self.ledger.iter() {
+            for (l, i) in self.hold_blocks(hold) {
+                if let Ok(it) = self.grid.box_nodes(&self.steps.block_box(l, i)) {
+                    for nd in it {
+                        let _ = set.insert(nd);
+                    }
+                }
+            }
+        }
+        set
+    }
+
+    fn faulty_nodes(&self) -> NodeSet {
+        self.faulty.clone()
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.grid.check_node(node)?;
+        if self.faulty.contains(node) {
+            return Ok(());
+        }
+        let (mut level, mut idx, s) = self.node_path(node).ok_or(FaultError::Busy { node })?;
+        if s != FREE {
+            return Err(FaultError::Busy { node });
+        }
+        let coords = self.grid.coords_of(node)?;
+        while level < self.k {
+            self.split_free(level, idx);
+            level += 1;
+            idx = self.steps.block_index(level, &coords);
+        }
+        let f = self.fan[level as usize];
+        self.take(level, idx >> f, 1u64 << (idx & ((1u64 << f) - 1)));
+        self.faulty.insert(node)?;
+        self.free_count -= 1;
+        Ok(())
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.grid.check_node(node)?;
+        if !self.faulty.remove(node)? {
+            return Ok(());
+        }
+        let coords = self.grid.coords_of(node)?;
+        let idx = self.steps.block_index(self.k, &coords);
+        self.give_block(self.k, idx);
+        self.free_count += 1;
+        Ok(())
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (sides, _) = box_sides("isomorphic", &self.grid, request)?;
+        let (a_total, cubic) = Self::cubic_exponents(sides);
+        let (c, l) = self.level_for(a_total).ok_or_else(|| AllocError::Invalid {
+            request: *request,
+            reason: "larger than the machine".to_owned(),
+        })?;
+        let mut out = Vec::new();
+        let parents = if c == 0 {
+            1
+        } else {
+            1u64 << self.bits[c as usize - 1]
+        };
+        let f = self.fan[c as usize];
+        let runs = if c == 0 { 1 } else { (1u64 << f) >> l };
+        for p in 0..parents {
+            for r in 0..runs {
+                let mask = if c == 0 { 1 } else { run_mask(l) << (r << l) };
+                if let Some(b) = self.siblings_box(c, p, mask) {
+                    out.push(if cubic {
+                        Partition::Box(b)
+                    } else {
+                        self.kept(&b, sides)
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs() {
+        assert_eq!(aligned_runs(0b1111_0110, 3, 1), 0b0101_0000);
+        assert_eq!(aligned_runs(0b1111_0110, 3, 2), 0b0001_0000);
+        assert_eq!(aligned_runs(u64::MAX, 6, 5), 1 | (1 << 32));
+        assert_eq!(full_mask(2), 0b1111);
+    }
+}
