@@ -1,5 +1,9 @@
 //! k-ary n-cube strategies: Kang et al. (IEEE TC 2003) worked examples,
 //! BASELINES.md §A.8 vectors, brute-force oracles and invariants.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers and oracles outside #[test] functions unwrap on fixed, valid inputs"
+)]
 
 use partalloc_allocators::conformance::{Step, check_script};
 use partalloc_allocators::kary::{

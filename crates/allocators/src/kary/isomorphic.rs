@@ -94,6 +94,16 @@ enum Hold {
     Blocks(Vec<(u32, u64)>),
 }
 
+/// Where Algorithm 2 places a job: optionally a free block (level, index)
+/// to decompose through child 0, then `mask` children of `parent`.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    split_from: Option<(u32, u64)>,
+    level: u32,
+    parent: u64,
+    mask: u64,
+}
+
 /// Kang's isomorphic allocation strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Isomorphic {
@@ -371,9 +381,14 @@ impl Isomorphic {
 
     /// Algorithm 2 (Algorithm 1 when l = 0): the (level, parent, mask) to
     /// take, without changing anything.
-    fn find(&self, c: u32, l: u32) -> Option<(Vec<(u32, u64)>, u32, u64, u64)> {
+    fn find(&self, c: u32, l: u32) -> Option<Found> {
         if c == 0 {
-            return (self.state[0][0] == FREE).then(|| (Vec::new(), 0, 0, 1));
+            return (self.state[0][0] == FREE).then_some(Found {
+                split_from: None,
+                level: 0,
+                parent: 0,
+                mask: 1,
+            });
         }
         let p = c - 1;
         let f = self.fan[c as usize];
@@ -381,23 +396,36 @@ impl Isomorphic {
         if l == 0 {
             if let Some(i) = self.free[c as usize].first() {
                 let i = i as u64;
-                return Some((Vec::new(), c, i >> f, 1u64 << (i & ((1u64 << f) - 1))));
+                return Some(Found {
+                    split_from: None,
+                    level: c,
+                    parent: i >> f,
+                    mask: 1u64 << (i & ((1u64 << f) - 1)),
+                });
             }
         } else if let Some(pi) = self.avail[p as usize][l as usize].first() {
             let bm = self.bitmap[p as usize][pi];
             let start = aligned_runs(bm, f, l).trailing_zeros();
-            return Some((Vec::new(), c, pi as u64, run_mask(l) << start));
+            return Some(Found {
+                split_from: None,
+                level: c,
+                parent: pi as u64,
+                mask: run_mask(l) << start,
+            });
         }
         // Step 3: the smallest larger free block, decomposed through child 0.
         for j in (0..=p).rev() {
             if let Some(i) = self.free[j as usize].first() {
-                let mut path = Vec::with_capacity((p - j + 1) as usize);
                 let mut cur = i as u64;
                 for lv in j..=p {
-                    path.push((lv, cur));
                     cur <<= self.fan[lv as usize + 1];
                 }
-                return Some((path, c, cur >> f, run_mask(l)));
+                return Some(Found {
+                    split_from: Some((j, i as u64)),
+                    level: c,
+                    parent: cur >> f,
+                    mask: run_mask(l),
+                });
             }
         }
         None
@@ -660,15 +688,24 @@ impl Allocator for Isomorphic {
                 self.grid.num_nodes()
             ),
         })?;
-        let (path, level, parent, mask) = self.find(c, l).ok_or_else(|| self.no_room(request))?;
-        for &(lv, idx) in &path {
-            self.split_free(lv, idx);
-        }
-        self.take(level, parent, mask);
-        let want = request.node_count();
+        let Found {
+            split_from,
+            level,
+            parent,
+            mask,
+        } = self.find(c, l).ok_or_else(|| self.no_room(request))?;
         let granted = self
             .siblings_box(level, parent, mask)
             .ok_or_else(|| self.no_room(request))?;
+        // Step 3/4: decompose the free block found through child 0.
+        if let Some((j, mut idx)) = split_from {
+            for lv in j..level {
+                self.split_free(lv, idx);
+                idx <<= self.fan[lv as usize + 1];
+            }
+        }
+        self.take(level, parent, mask);
+        let want = request.node_count();
         if cubic {
             self.free_count -= granted.volume() as usize;
             let id = self.ledger.issue(Hold::Siblings {

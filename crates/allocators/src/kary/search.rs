@@ -49,10 +49,11 @@ impl PrefixSums {
         let nodes = occ.len();
         for id in 0..nodes {
             if !occ.is_available(id as NodeId) {
-                let mut p = 0;
-                for i in 0..n {
-                    p += (c[i] as usize + 1) * self.strides[i];
-                }
+                let p: usize = c[..n]
+                    .iter()
+                    .zip(&self.strides[..n])
+                    .map(|(&ci, &st)| (ci as usize + 1) * st)
+                    .sum();
                 self.sums[p] = 1;
             }
             odometer(&mut c[..n], &self.sides[..n]);
