@@ -499,7 +499,7 @@ fn etc_is_recognition_complete_against_brute_force() {
 fn fast_and_literal_etc_choose_identical_boxes() {
     let mut rng = SplitMix(11);
     let mut compared = 0;
-    for sys in ["kary:4^3", "kary:8^3", "mesh:6x5x4"] {
+    for sys in ["kary:4^3", "kary:8^3", "mesh:6x5x4", "mesh:70x3x2"] {
         let t = topo(sys);
         let grid = *t.as_grid().unwrap();
         let mut fast = Etc::with_mode(t, SearchMode::Fast).unwrap();

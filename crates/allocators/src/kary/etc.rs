@@ -14,8 +14,11 @@
 //! [`any_orientation`](Request::any_orientation). Windows never wrap
 //! around a torus.
 //!
-//! [`SearchMode::Fast`] (the default) answers each window in O(2^n) from
-//! N-dimensional prefix sums; [`SearchMode::Literal`] checks every node of
+//! [`SearchMode::Fast`] (the default) keeps the free nodes as one bit word
+//! per row along dimension 0 and tests a whole row of bases with a few
+//! word operations (runs along dimension 0 by shifts, windows along the
+//! other dimensions by AND-ing rows); machines longer than 64 along
+//! dimension 0 use N-dimensional prefix sums instead (O(2^n) per window); [`SearchMode::Literal`] checks every node of
 //! every window as in Kang's O(C(n,m)·k^n·l^m) analysis. Both pick the same
 //! box; the literal search stays as the test oracle and as the
 //! `etc[search=literal]` variant for benchmarks.
@@ -54,7 +57,8 @@ use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, R
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum SearchMode {
-    /// N-dimensional prefix sums: O(2^n) per window.
+    /// Row bit words (or N-dimensional prefix sums when dimension 0 is
+    /// longer than 64).
     #[default]
     Fast,
     /// Every node of every window, as analysed by Kang (§2).
@@ -85,7 +89,7 @@ impl FromStr for SearchMode {
 pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     name: "search",
     default: "fast",
-    doc: "fast (N-D prefix sums) or literal (check every node of every window); both choose the same box",
+    doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
 };
 
 pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {

@@ -9,7 +9,7 @@
 //!   nodes (visible as the grant's internal fragmentation).
 //! - Job-based partitioning (Kang §2): [`Sniffing`] (fixed orientation) and
 //!   [`Etc`] (every orientation, recognition-complete), both exact searches
-//!   made fast with N-dimensional prefix sums.
+//!   made fast with row bit words (or N-dimensional prefix sums).
 //!
 //! The baselines follow the reconstructions of `BASELINES.md` part A; the
 //! request → slice-dimension mapping of its §A.0 is the [`SliceMapping`]

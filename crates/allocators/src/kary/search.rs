@@ -95,6 +95,103 @@ impl PrefixSums {
     }
 }
 
+/// Free nodes as one word per row along dimension 0 (side ≤ 64): a window
+/// test for a whole row of bases is a few word operations, so one
+/// orientation is searched in O(rows · Σ s_i) with early exits.
+#[derive(Debug, Clone)]
+pub(crate) struct RowSearch {
+    n: usize,
+    sides: [u32; MAX_DIMS],
+    free: Vec<u64>,
+    work: Vec<u64>,
+}
+
+impl RowSearch {
+    /// `None` if dimension 0 is longer than 64.
+    pub(crate) fn new(grid: &Grid) -> Option<Self> {
+        let n = grid.dims();
+        if grid.sides()[0] > 64 {
+            return None;
+        }
+        let mut sides = [1u32; MAX_DIMS];
+        sides[..n].copy_from_slice(grid.sides());
+        let rows = grid.num_nodes() / sides[0] as usize;
+        Some(Self {
+            n,
+            sides,
+            free: vec![0; rows],
+            work: vec![0; rows],
+        })
+    }
+
+    pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
+        let k0 = self.sides[0] as usize;
+        let busy = occ.busy().words();
+        let faulty = occ.faulty().words();
+        let mask = if k0 == 64 { u64::MAX } else { (1u64 << k0) - 1 };
+        let bits = |w: &[u64], lo: usize| -> u64 {
+            let (i, off) = (lo / 64, lo % 64);
+            let mut v = w.get(i).copied().unwrap_or(0) >> off;
+            if off + k0 > 64 && off > 0 {
+                v |= w.get(i + 1).copied().unwrap_or(0) << (64 - off);
+            }
+            v
+        };
+        for (r, f) in self.free.iter_mut().enumerate() {
+            let lo = r * k0;
+            *f = !(bits(busy, lo) | bits(faulty, lo)) & mask;
+        }
+    }
+
+    /// The first all-free base (node-id order) for extents `ext`.
+    pub(crate) fn first(&mut self, ext: &[u32]) -> Option<[u32; MAX_DIMS]> {
+        let n = self.n;
+        let s0 = ext[0];
+        // Runs of s0 free nodes along dimension 0.
+        for (w, &f) in self.work.iter_mut().zip(&self.free) {
+            let mut r = f;
+            let mut t = 1;
+            while t < s0 && r != 0 {
+                r &= f >> t;
+                t += 1;
+            }
+            *w = r;
+        }
+        // Windows along dimensions 1.., in place (row i only reads rows ≥ i).
+        let mut stride = 1usize;
+        for d in 1..n {
+            let side = self.sides[d] as usize;
+            let s = ext[d] as usize;
+            let rows = self.work.len();
+            for i in 0..rows {
+                let coord = (i / stride) % side;
+                if coord + s > side {
+                    self.work[i] = 0;
+                    continue;
+                }
+                let mut v = self.work[i];
+                let mut t = 1;
+                while t < s && v != 0 {
+                    v &= self.work[i + t * stride];
+                    t += 1;
+                }
+                self.work[i] = v;
+            }
+            stride *= side;
+        }
+        let (row, &w) = self.work.iter().enumerate().find(|&(_, &w)| w != 0)?;
+        let mut base = [0u32; MAX_DIMS];
+        base[0] = w.trailing_zeros();
+        let mut r = row;
+        for (d, b) in base.iter_mut().enumerate().take(n).skip(1) {
+            let side = self.sides[d] as usize;
+            *b = (r % side) as u32;
+            r /= side;
+        }
+        Some(base)
+    }
+}
+
 /// Whether `perm` is the first permutation (in lexicographic order)
 /// producing its orientation: equal sides keep their relative order.
 pub(crate) fn first_of_orientation(sides: &[u32], perm: &[usize]) -> bool {
@@ -169,6 +266,7 @@ pub(crate) struct JobSearch {
     pub(crate) ledger: GrantLedger<GridBox>,
     pub(crate) mode: SearchMode,
     sums: PrefixSums,
+    rows: Option<RowSearch>,
     dirty: bool,
 }
 
@@ -178,6 +276,7 @@ impl JobSearch {
             topology,
             occ: Occupancy::new(grid.num_nodes()),
             sums: PrefixSums::new(&grid),
+            rows: RowSearch::new(&grid),
             grid,
             ledger: GrantLedger::new(),
             mode,
@@ -202,9 +301,26 @@ impl JobSearch {
 
     /// The first free box in the strategy's order.
     pub(crate) fn search(&mut self, sides: &[u32], all: bool) -> Option<GridBox> {
-        if self.mode == SearchMode::Fast && self.dirty {
-            self.sums.rebuild(&self.occ);
-            self.dirty = false;
+        if self.mode == SearchMode::Fast {
+            if let Some(rows) = self.rows.as_mut() {
+                if self.dirty {
+                    rows.rebuild(&self.occ);
+                    self.dirty = false;
+                }
+                let n = sides.len();
+                let gs = self.grid.sides();
+                return for_orientations(sides, all, |ext| {
+                    if ext.iter().zip(gs.iter()).any(|(e, g)| e > g) {
+                        return None;
+                    }
+                    rows.first(ext)
+                        .and_then(|b| GridBox::new(&b[..n], ext).ok())
+                });
+            }
+            if self.dirty {
+                self.sums.rebuild(&self.occ);
+                self.dirty = false;
+            }
         }
         let this = &*self;
         for_orientations(sides, all, |ext| {
