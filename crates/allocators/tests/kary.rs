@@ -614,3 +614,20 @@ fn strategies_refuse_what_they_cannot_serve() {
     assert!(registry::build("kary-partner[mapping=x]", &t).is_err());
     let _ = ids;
 }
+
+#[test]
+fn jobs_below_q_n_2_are_served() {
+    // a = Σ a_i div n = 0 (docs/errata/kary.md §3): 2×1×1 and 1×2×2 jobs.
+    let mut iso = Isomorphic::new(topo("kary:4^3")).unwrap();
+    let g = iso.allocate(&boxed(&[1, 2, 1])).unwrap();
+    // l = 1: two single nodes along dimension 0 (the fold ignores the
+    // requested orientation).
+    assert_eq!(g.partition(), &gbox(&[0, 0, 0], &[2, 1, 1]));
+    // l = 2: the Buddy run of four free bits in the first 2×2×2's bitmap
+    // 0b1111_1100 starts at child 4 (dimension-2 bit set).
+    let h = iso.allocate(&boxed(&[1, 2, 2])).unwrap();
+    assert_eq!(h.partition(), &gbox(&[0, 0, 1], &[2, 2, 1]));
+    iso.release(&g).unwrap();
+    iso.release(&h).unwrap();
+    assert_eq!(iso.free_list_lengths(), vec![1, 0, 0]);
+}
