@@ -29,14 +29,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub(crate) mod etc;
-pub(crate) mod extended_buddy;
-pub(crate) mod extended_gray_code;
-pub(crate) mod isomorphic;
-pub(crate) mod kary_partner;
+pub mod etc;
+pub mod extended_buddy;
+pub mod extended_gray_code;
+pub mod isomorphic;
+pub mod kary_partner;
 mod search;
 mod slice;
-pub(crate) mod sniffing;
+pub mod sniffing;
 
 pub use etc::{Etc, SearchMode};
 pub use extended_buddy::ExtendedBuddy;

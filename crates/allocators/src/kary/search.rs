@@ -159,9 +159,9 @@ impl RowSearch {
         }
         // Windows along dimensions 1.., in place (row i only reads rows ≥ i).
         let mut stride = 1usize;
-        for d in 1..n {
+        for (d, &e) in ext.iter().enumerate().take(n).skip(1) {
             let side = self.sides[d] as usize;
-            let s = ext[d] as usize;
+            let s = e as usize;
             let rows = self.work.len();
             for i in 0..rows {
                 let coord = (i / stride) % side;
