@@ -185,11 +185,12 @@ proptest! {
     #[test]
     fn grants_are_semi_isomorphic_and_release_restores_free_lists(
         sys in iso_systems(),
+        split in any::<bool>(),
         ops in proptest::collection::vec((0u32..5, 0u32..5, 0u32..5, any::<bool>(), 0usize..8), 1..60),
     ) {
         let t = topo(sys);
         let grid = *t.as_grid().unwrap();
-        let mut iso = Isomorphic::new(t).unwrap();
+        let mut iso = Isomorphic::new(t).unwrap().with_split(split);
         let initial = iso.free_list_lengths();
         let mut live: Vec<Grant> = Vec::new();
         for (x, y, z, cubic, rel) in ops {
@@ -558,7 +559,7 @@ proptest! {
     #[test]
     fn every_kary_strategy_conforms(
         name in prop_oneof![
-            Just("isomorphic"), Just("extended-buddy"), Just("extended-gray-code"),
+            Just("isomorphic"), Just("isomorphic[split=true]"), Just("extended-buddy"), Just("extended-gray-code"),
             Just("kary-partner"), Just("etc"), Just("etc[search=literal]"), Just("sniffing"),
             Just("extended-buddy[mapping=topological]"), Just("kary-partner[mapping=topological]"),
         ],
@@ -630,4 +631,28 @@ fn jobs_below_q_n_2_are_served() {
     iso.release(&g).unwrap();
     iso.release(&h).unwrap();
     assert_eq!(iso.free_list_lengths(), vec![1, 0, 0]);
+}
+
+#[test]
+fn split_option_packs_3x5_into_a_4x4() {
+    // Kang §4.2, last paragraph: 3×5 = 2×4 + 2×1 + 1×4 + 1×1; with the
+    // pieces made semi-isomorphic the job fits a 4×4 subcube.
+    let mut iso = registry::build("isomorphic[split=true]", &topo("kary:8^2")).unwrap();
+    assert_eq!(iso.name(), "isomorphic[split=true]");
+    let g = iso.allocate(&boxed(&[5, 3])).unwrap();
+    assert_eq!(g.granted_nodes(), 15);
+    let Partition::Boxes(bs) = g.partition() else {
+        panic!("{:?}", g.partition())
+    };
+    let mut vols: Vec<u64> = bs.iter().map(GridBox::volume).collect();
+    vols.sort_unstable();
+    assert_eq!(vols, vec![1, 2, 4, 8]);
+    let region = GridBox::new(&[0, 0], &[4, 4]).unwrap();
+    assert!(bs.iter().all(|b| region.contains_box(b)), "{bs:?}");
+    assert_eq!(iso.free_nodes(), 64 - 15);
+    iso.release(&g).unwrap();
+    assert_eq!(iso.free_nodes(), 64);
+    // The 4×4 leaves room: after 3×5 (split) a 4×8 job still fits.
+    let _g = iso.allocate(&boxed(&[5, 3])).unwrap();
+    assert!(iso.allocate(&boxed(&[8, 4])).is_ok());
 }

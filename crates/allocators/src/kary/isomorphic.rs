@@ -29,6 +29,13 @@
 //!   lexicographic order); when no orientation fits (e.g. 3×1 folded into
 //!   2×2), the requested box is folded like the cubic shape (see
 //!   `docs/errata/kary.md`) and the grant is a node set.
+//! - **Split option** (`isomorphic[split=true]`, [`Isomorphic::with_split`];
+//!   Kang §4.2, last paragraph, future work): a noncubic job is split into
+//!   cubic pieces (each side written as a sum of powers of two: 3×5 →
+//!   2×4, 2×1, 1×4, 1×1) that are placed, largest first, by Algorithm 2
+//!   inside one 2^{⌈log2 Π l_i⌉}-node region (a 4×4 for 3×5 instead of a
+//!   4×8); the grant is the union of the pieces' boxes
+//!   (`Partition::Boxes`), the rest of the region is released at once.
 //! - **Cubic systems** 2^{k_{n−1}}×…×2^{k_0} with unequal sides (§4.3): the
 //!   longest dimensions are partitioned first (1-bit bitmaps while a single
 //!   dimension is longest, 2^n-bit bitmaps once all take part). A job of
@@ -70,7 +77,7 @@ use partalloc_topology::{
 };
 
 use super::{FirstSet, any_grid, box_sides};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };
@@ -124,6 +131,7 @@ pub struct Isomorphic {
     free_count: usize,
     faulty: NodeSet,
     ledger: GrantLedger<Hold>,
+    split: bool,
 }
 
 fn full_mask(f: u32) -> u64 {
@@ -203,10 +211,21 @@ impl Isomorphic {
             free_count: grid.num_nodes(),
             faulty: NodeSet::new(grid.num_nodes()),
             ledger: GrantLedger::new(),
+            split: false,
         };
         s.state[0][0] = FREE;
         s.free[0].insert(0);
         Ok(s)
+    }
+
+    /// The same strategy with the split option of Kang §4.2 (last
+    /// paragraph, left there as future work): a noncubic job is split into
+    /// cubic pieces placed together in a 2^{⌈log2 Π l_i⌉}-node region, and
+    /// the grant is the union of the pieces' boxes (`Partition::Boxes`).
+    #[must_use]
+    pub fn with_split(mut self, split: bool) -> Self {
+        self.split = split;
+        self
     }
 
     /// The partition-step structure of the machine.
@@ -461,6 +480,62 @@ impl Isomorphic {
         (total, cubic)
     }
 
+    /// log2 of the nodes a job is searched for, and whether it is cubic:
+    /// Σ ⌈log2 l_i⌉, or with `split` for a noncubic job ⌈log2 Π l_i⌉.
+    fn job_exponent(&self, sides: &[u32]) -> (u32, bool) {
+        let (total, cubic) = Self::cubic_exponents(sides);
+        if cubic || !self.split {
+            return (total, cubic);
+        }
+        let vol: u64 = sides.iter().map(|&s| u64::from(s)).product();
+        (vol.next_power_of_two().trailing_zeros(), false)
+    }
+
+    /// The split option (Kang §4.2, last paragraph): the job's sides are
+    /// written as sums of powers of two, the job as the product of those
+    /// parts (3×5 = (2+1)×(4+1) → 2×4, 2×1, 1×4, 1×1), and the cubic pieces
+    /// are placed, largest first, by Algorithm 2 inside the 2^{⌈log2 Π l_i⌉}
+    /// region `g` (for 3×5 a 4×4 instead of a 4×8). Placing decreasing
+    /// power-of-two sizes in a power-of-two region always succeeds.
+    fn split_pieces(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
+        let mut pieces: Vec<Vec<u32>> = vec![Vec::new()];
+        for &s in sides {
+            let parts: Vec<u32> = (0..32u32)
+                .rev()
+                .filter(|b| s & (1 << b) != 0)
+                .map(|b| 1u32 << b)
+                .collect();
+            pieces = pieces
+                .iter()
+                .flat_map(|p| {
+                    parts.iter().map(move |&q| {
+                        let mut v = p.clone();
+                        v.push(q);
+                        v
+                    })
+                })
+                .collect();
+        }
+        pieces
+            .sort_by_key(|p| core::cmp::Reverse(p.iter().map(|&x| u64::from(x)).product::<u64>()));
+        let region = Grid::mesh(g.extents()).ok()?;
+        let mut mini = Self::new(region.into()).ok()?;
+        let mut boxes = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let gr = mini.allocate(&Request::boxed(&p).ok()?).ok()?;
+            let Partition::Box(b) = gr.partition() else {
+                return None;
+            };
+            let mut base = *b.base();
+            for (x, &o) in base.iter_mut().zip(g.base().iter()) {
+                *x += o;
+            }
+            boxes.push(GridBox::new(&base, b.extents()).ok()?);
+        }
+        boxes.sort_unstable();
+        Some(Partition::Boxes(boxes))
+    }
+
     /// The nodes a noncubic job keeps inside the granted box `g`.
     fn kept(&self, g: &GridBox, sides: &[u32]) -> Partition {
         let n = sides.len();
@@ -663,15 +738,26 @@ pub(crate) const ENTRY: Entry = Entry {
         name: "isomorphic",
         summary: "isomorphic partitioning into 2^n-ary trees of subcubes with free lists and status bitmaps; cubic jobs folded to semi-isomorphic shapes",
         source: "Kang, Yu, Youn, Lee & Kim, IEEE TC 2003, §4 (Alg. 1, Alg. 2, §4.2, §4.3)",
-        params: &[],
+        params: &[ParamInfo {
+            name: "split",
+            default: "false",
+            doc: "true: split a noncubic job into cubic pieces placed in a 2^⌈log2 nodes⌉ region (Kang §4.2 future work), granted as a union of boxes",
+        }],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },
-    build: |t, _| Ok(Box::new(Isomorphic::new(*t)?)),
+    build: |t, s| {
+        let split = s.parse_or("split", false)?;
+        Ok(Box::new(Isomorphic::new(*t)?.with_split(split)))
+    },
 };
 
 impl Allocator for Isomorphic {
     fn name(&self) -> String {
-        "isomorphic".to_owned()
+        if self.split {
+            "isomorphic[split=true]".to_owned()
+        } else {
+            "isomorphic".to_owned()
+        }
     }
 
     fn topology(&self) -> &Topology {
@@ -680,11 +766,11 @@ impl Allocator for Isomorphic {
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let (sides, _) = box_sides("isomorphic", &self.grid, request)?;
-        let (a_total, cubic) = Self::cubic_exponents(sides);
+        let (a_total, cubic) = self.job_exponent(sides);
         let (c, l) = self.level_for(a_total).ok_or_else(|| AllocError::Invalid {
             request: *request,
             reason: format!(
-                "it needs 2^{a_total} nodes after rounding sides up to powers of two; the machine has {}",
+                "it needs 2^{a_total} nodes after rounding up to powers of two; the machine has {}",
                 self.grid.num_nodes()
             ),
         })?;
@@ -697,6 +783,16 @@ impl Allocator for Isomorphic {
         let granted = self
             .siblings_box(level, parent, mask)
             .ok_or_else(|| self.no_room(request))?;
+        let part = if cubic {
+            None
+        } else if self.split {
+            Some(
+                self.split_pieces(&granted, sides)
+                    .ok_or_else(|| self.no_room(request))?,
+            )
+        } else {
+            Some(self.kept(&granted, sides))
+        };
         // Step 3/4: decompose the free block found through child 0.
         if let Some((j, mut idx)) = split_from {
             for lv in j..level {
@@ -706,7 +802,7 @@ impl Allocator for Isomorphic {
         }
         self.take(level, parent, mask);
         let want = request.node_count();
-        if cubic {
+        let Some(part) = part else {
             self.free_count -= granted.volume() as usize;
             let id = self.ledger.issue(Hold::Siblings {
                 level,
@@ -714,9 +810,8 @@ impl Allocator for Isomorphic {
                 mask,
             });
             return Ok(Grant::new(id, Partition::Box(granted), want));
-        }
+        };
         // Noncubic: keep the job's nodes, release the rest at once.
-        let part = self.kept(&granted, sides);
         let mut keep = NodeSet::new(self.grid.num_nodes());
         let _ = part.for_each_node(&self.topology, |nd| {
             let _ = keep.insert(nd);
@@ -822,7 +917,7 @@ impl Allocator for Isomorphic {
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let (sides, _) = box_sides("isomorphic", &self.grid, request)?;
-        let (a_total, cubic) = Self::cubic_exponents(sides);
+        let (a_total, cubic) = self.job_exponent(sides);
         let (c, l) = self.level_for(a_total).ok_or_else(|| AllocError::Invalid {
             request: *request,
             reason: "larger than the machine".to_owned(),
@@ -839,11 +934,13 @@ impl Allocator for Isomorphic {
             for r in 0..runs {
                 let mask = if c == 0 { 1 } else { run_mask(l) << (r << l) };
                 if let Some(b) = self.siblings_box(c, p, mask) {
-                    out.push(if cubic {
-                        Partition::Box(b)
+                    if cubic {
+                        out.push(Partition::Box(b));
+                    } else if self.split {
+                        out.extend(self.split_pieces(&b, sides));
                     } else {
-                        self.kept(&b, sides)
-                    });
+                        out.push(self.kept(&b, sides));
+                    }
                 }
             }
         }
