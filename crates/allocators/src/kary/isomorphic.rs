@@ -73,7 +73,7 @@
 //! ```
 
 use partalloc_topology::{
-    Grid, GridBox, NodeId, NodeSet, PartitionSteps, StepAddress, Topology, TopologyKind,
+    Grid, GridBox, MAX_DIMS, NodeId, NodeSet, PartitionSteps, StepAddress, Topology, TopologyKind,
 };
 
 use super::{FirstSet, any_grid, box_sides};
@@ -132,6 +132,13 @@ pub struct Isomorphic {
     faulty: NodeSet,
     ledger: GrantLedger<Hold>,
     split: bool,
+    /// Cached geometry: dimensions split at each step, extents and volume
+    /// of a block at each level.
+    step_mask: Vec<u32>,
+    level_ext: Vec<[u32; MAX_DIMS]>,
+    vol: Vec<u64>,
+    /// align[f][l]: start bits of aligned 2^l runs in a 2^f-bit bitmap.
+    align: [[u64; 7]; 7],
 }
 
 fn full_mask(f: u32) -> u64 {
@@ -142,19 +149,26 @@ fn full_mask(f: u32) -> u64 {
     }
 }
 
-/// Start bits of aligned runs of 2^l set bits in a 2^f-bit bitmap.
-fn aligned_runs(bm: u64, f: u32, l: u32) -> u64 {
+/// Start bits of aligned runs of 2^l set bits in a 2^f-bit bitmap
+/// (`align` = bits at multiples of 2^l below 2^f).
+#[inline]
+fn runs_with(bm: u64, f: u32, l: u32, align: u64) -> u64 {
     let mut m = bm;
     for t in 0..l {
         m &= m >> (1u32 << t);
     }
+    m & align & full_mask(f)
+}
+
+#[cfg(test)]
+fn aligned_runs(bm: u64, f: u32, l: u32) -> u64 {
     let mut align = 0u64;
     let mut i = 0u32;
     while i < (1u32 << f) {
         align |= 1u64 << i;
         i += 1u32 << l;
     }
-    m & align & full_mask(f)
+    runs_with(bm, f, l, align)
 }
 
 fn run_mask(l: u32) -> u64 {
@@ -212,6 +226,30 @@ impl Isomorphic {
             faulty: NodeSet::new(grid.num_nodes()),
             ledger: GrantLedger::new(),
             split: false,
+            step_mask: (0..=k).map(|st| steps.step_dims(st)).collect(),
+            level_ext: (0..=k)
+                .map(|j| {
+                    let mut e = [1u32; MAX_DIMS];
+                    for (x, &lg) in e.iter_mut().zip(steps.level_extent_logs(j).iter()) {
+                        *x = 1 << lg;
+                    }
+                    e
+                })
+                .collect(),
+            vol: (0..=k).map(|j| steps.block_box(j, 0).volume()).collect(),
+            align: {
+                let mut a = [[0u64; 7]; 7];
+                for (f, row) in a.iter_mut().enumerate() {
+                    for (l, cell) in row.iter_mut().enumerate().take(f + 1) {
+                        let mut i = 0u32;
+                        while i < (1u32 << f) {
+                            *cell |= 1u64 << i;
+                            i += 1u32 << l;
+                        }
+                    }
+                }
+                a
+            },
         };
         s.state[0][0] = FREE;
         s.free[0].insert(0);
@@ -289,7 +327,7 @@ impl Isomorphic {
         let split = self.state[pu][idx as usize] == SPLIT;
         let bm = self.bitmap[pu][idx as usize];
         for l in 0..f {
-            if split && aligned_runs(bm, f, l) != 0 {
+            if split && runs_with(bm, f, l, self.align[f as usize][l as usize]) != 0 {
                 self.avail[pu][l as usize].insert(idx as usize);
             } else {
                 self.avail[pu][l as usize].remove(idx as usize);
@@ -424,7 +462,7 @@ impl Isomorphic {
             }
         } else if let Some(pi) = self.avail[p as usize][l as usize].first() {
             let bm = self.bitmap[p as usize][pi];
-            let start = aligned_runs(bm, f, l).trailing_zeros();
+            let start = runs_with(bm, f, l, self.align[f as usize][l as usize]).trailing_zeros();
             return Some(Found {
                 split_from: None,
                 level: c,
@@ -454,11 +492,29 @@ impl Isomorphic {
         let f = self.fan[level as usize];
         let start = u64::from(mask.trailing_zeros());
         let l = mask.count_ones().trailing_zeros();
-        let first = self.steps.block_box(level, (parent << f) | start);
-        let mut ext = *first.extents();
-        let dims = self.steps.step_dims(level);
+        let n = self.grid.dims();
+        // Base corner: the digits of the first `level` steps, first step
+        // most significant (PartitionSteps::block_base, with cached masks).
+        let idx = (parent << f) | start;
+        let mut base = [0u32; MAX_DIMS];
+        let mut shift = self.bits[level as usize];
+        for st in 1..=level as usize {
+            let dims = self.step_mask[st];
+            shift -= self.fan[st];
+            let d = (idx >> shift) as u32;
+            let bit = self.k - st as u32;
+            let mut t = 0;
+            for (i, b) in base.iter_mut().enumerate().take(n) {
+                if dims & (1 << i) != 0 {
+                    *b |= ((d >> t) & 1) << bit;
+                    t += 1;
+                }
+            }
+        }
+        let mut ext = self.level_ext[level as usize];
+        let dims = self.step_mask[level as usize];
         let mut t = 0;
-        for (i, e) in ext.iter_mut().enumerate() {
+        for (i, e) in ext.iter_mut().enumerate().take(n) {
             if dims & (1 << i) != 0 {
                 if t < l {
                     *e *= 2;
@@ -466,7 +522,7 @@ impl Isomorphic {
                 t += 1;
             }
         }
-        GridBox::new(first.base(), &ext).ok()
+        GridBox::new(&base[..n], &ext[..n]).ok()
     }
 
     fn cubic_exponents(sides: &[u32]) -> (u32, bool) {
@@ -837,13 +893,13 @@ impl Allocator for Isomorphic {
                 parent,
                 mask,
             } => {
-                let vol = self.steps.block_box(level, 0).volume() * u64::from(mask.count_ones());
+                let vol = self.vol[level as usize] * u64::from(mask.count_ones());
                 self.free_count += vol as usize;
                 self.give(level, parent, mask);
             }
             Hold::Blocks(v) => {
                 for (level, idx) in v {
-                    self.free_count += self.steps.block_box(level, 0).volume() as usize;
+                    self.free_count += self.vol[level as usize] as usize;
                     self.give_block(level, idx);
                 }
             }
