@@ -217,9 +217,15 @@ proptest! {
                             return Err(TestCaseError::fail("cubic grant is not a box"));
                         };
                         if grid.radix().is_some() {
-                            let mx = b.extents().iter().max().unwrap();
-                            let mn = b.extents().iter().min().unwrap();
-                            prop_assert!(*mx <= 2 * *mn, "not semi-isomorphic: {}", b);
+                            // Kang §4.2: n − l sides 2^a and l sides 2^{a+1}
+                            // on dimensions 0 … l−1, a = A div n, l = A mod n.
+                            let n = grid.dims() as u32;
+                            let a_total: u32 = sides.iter().map(|s| s.trailing_zeros()).sum();
+                            let (a, l) = (a_total / n, a_total % n);
+                            let want: Vec<u32> = (0..n)
+                                .map(|i| if i < l { 2 << a } else { 1 << a })
+                                .collect();
+                            prop_assert_eq!(b.extents().as_slice(), want.as_slice());
                         }
                     }
                     live.push(g);
