@@ -612,6 +612,16 @@ fn strategies_refuse_what_they_cannot_serve() {
         assert!(a.allocate(&Request::subcube(2)).is_err(), "{name}");
         assert!(a.allocate(&boxed(&[2, 2])).is_err(), "{name}");
         assert!(a.allocate(&boxed(&[16, 16, 16])).is_err(), "{name}");
+        // Absurd sides are refused, never overflow.
+        assert!(
+            a.allocate(&boxed(&[u32::MAX, u32::MAX, 3])).is_err(),
+            "{name}"
+        );
+        assert!(
+            a.allocate(&boxed(&[u32::MAX, 1, 1]).any_orientation())
+                .is_err(),
+            "{name}"
+        );
         assert_eq!(a.free_nodes(), 512);
         assert!(registry::build(name, &topo("hypercube:4")).is_err());
     }

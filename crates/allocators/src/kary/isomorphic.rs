@@ -529,7 +529,10 @@ impl Isomorphic {
         let mut total = 0;
         let mut cubic = true;
         for &s in sides {
-            let c = s.next_power_of_two().trailing_zeros();
+            // Sides above 2^31 round to 2^32, far beyond any machine.
+            let c = s
+                .checked_next_power_of_two()
+                .map_or(32, u32::trailing_zeros);
             cubic &= s.is_power_of_two();
             total += c;
         }
@@ -543,8 +546,14 @@ impl Isomorphic {
         if cubic || !self.split {
             return (total, cubic);
         }
-        let vol: u64 = sides.iter().map(|&s| u64::from(s)).product();
-        (vol.next_power_of_two().trailing_zeros(), false)
+        let vol = sides
+            .iter()
+            .fold(1u64, |acc, &s| acc.saturating_mul(u64::from(s)));
+        (
+            vol.checked_next_power_of_two()
+                .map_or(64, u64::trailing_zeros),
+            false,
+        )
     }
 
     /// The split option (Kang §4.2, last paragraph): the job's sides are

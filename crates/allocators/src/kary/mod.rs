@@ -169,7 +169,9 @@ pub(crate) fn slice_dim(
     let n = grid.dims() as u32;
     let r = match mapping {
         SliceMapping::NodeCount => {
-            let want: u64 = sides.iter().map(|&s| u64::from(s)).product();
+            let want = sides
+                .iter()
+                .fold(1u64, |acc, &s| acc.saturating_mul(u64::from(s)));
             let mut r = 0;
             let mut cap = 1u64;
             while cap < want && r <= n {
