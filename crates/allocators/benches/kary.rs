@@ -83,7 +83,9 @@ fn table1(c: &mut Criterion) {
             "etc",
             "etc[search=literal]",
             "extended-buddy",
+            "extended-gray-code",
             "kary-partner",
+            "sniffing",
         ] {
             if name == "etc[search=literal]" && logk > 4 {
                 continue; // intolerable beyond Q_3^16

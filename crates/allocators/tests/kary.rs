@@ -672,3 +672,33 @@ fn split_option_packs_3x5_into_a_4x4() {
     let _g = iso.allocate(&boxed(&[5, 3])).unwrap();
     assert!(iso.allocate(&boxed(&[8, 4])).is_ok());
 }
+
+#[test]
+fn grant_addresses_use_kang_notation() {
+    // Kang Fig. 3 (Q_2^8): a one-node job at (a1, a0) = (3, 5) would be
+    // ((0,1),(1,0),(1,1)); the whole machine is the empty address.
+    let mut iso = Isomorphic::new(topo("kary:8^2")).unwrap();
+    let all = iso.allocate(&boxed(&[8, 8])).unwrap();
+    let a = iso.addresses_of(&all).unwrap();
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].to_string(), "()");
+    assert_eq!(a[0].to_star_string(), "(***,***)");
+    iso.release(&all).unwrap();
+    // Two 4×4 jobs take the first-step children (0,0) and (0,1) (tuples
+    // printed a1 first); a 2×2 job then decomposes child (1,0) and takes
+    // its first second-step child.
+    let q: Vec<Grant> = (0..2)
+        .map(|_| iso.allocate(&boxed(&[4, 4])).unwrap())
+        .collect();
+    let addr: Vec<String> = q
+        .iter()
+        .map(|g| iso.addresses_of(g).unwrap()[0].to_star_string())
+        .collect();
+    assert_eq!(addr, vec!["(0**,0**)", "(0**,1**)"]);
+    let b = iso.allocate(&boxed(&[2, 2])).unwrap();
+    assert_eq!(
+        iso.addresses_of(&b).unwrap()[0].to_string(),
+        "((1,0),(0,0))"
+    );
+    assert!(iso.addresses_of(&all).is_err());
+}
