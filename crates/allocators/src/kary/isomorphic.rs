@@ -39,9 +39,9 @@
 //! - **Cubic systems** 2^{k_{n−1}}×…×2^{k_0} with unequal sides (§4.3): the
 //!   longest dimensions are partitioned first (1-bit bitmaps while a single
 //!   dimension is longest, 2^n-bit bitmaps once all take part). A job of
-//!   2^A nodes takes 2^l sibling blocks of the largest level whose block
-//!   size 2^B satisfies B ≤ A, with l = A − B (for equal sides this is
-//!   exactly Algorithm 2).
+//!   2^A nodes takes 2^l sibling blocks of the largest block size 2^B not
+//!   above the job (B ≤ A), with l = A − B, by Buddy in their parent's
+//!   bitmap (for equal sides this is exactly Algorithm 2).
 //!
 //! What is granted: the *shape* depends only on the node count, so the
 //! granted box's orientation may differ from the request (Kang's folding,
