@@ -702,3 +702,35 @@ fn grant_addresses_use_kang_notation() {
     );
     assert!(iso.addresses_of(&all).is_err());
 }
+
+#[test]
+fn fast_and_literal_sniffing_choose_identical_windows() {
+    let mut rng = SplitMix(13);
+    let t = topo("kary:8^3");
+    let mut fast = Sniffing::with_mode(t, SearchMode::Fast).unwrap();
+    let mut lit = Sniffing::with_mode(t, SearchMode::Literal).unwrap();
+    let mut live: Vec<(Grant, Grant)> = Vec::new();
+    for _ in 0..3000 {
+        if !live.is_empty() && rng.below(100) < 45 {
+            let (a, b) = live.swap_remove(rng.below(live.len() as u64) as usize);
+            fast.release(&a).unwrap();
+            lit.release(&b).unwrap();
+            continue;
+        }
+        let sides: Vec<u32> = (0..3).map(|_| 1 + rng.below(5) as u32).collect();
+        let r = boxed(&sides).any_orientation();
+        match (fast.allocate(&r), lit.allocate(&r)) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.partition(), b.partition());
+                // Sniffing never turns the job.
+                let Partition::Box(bx) = a.partition() else {
+                    panic!("not a box")
+                };
+                assert_eq!(bx.extents().as_slice(), sides.as_slice());
+                live.push((a, b));
+            }
+            (Err(x), Err(y)) => assert_eq!(x, y),
+            (x, y) => panic!("fast {x:?} vs literal {y:?}"),
+        }
+    }
+}
