@@ -94,7 +94,15 @@ pub enum RegistryError {
 }
 
 /// Every registered strategy, in listing order.
-pub const ENTRIES: &[Entry] = &[crate::paging::ENTRY];
+pub const ENTRIES: &[Entry] = &[
+    crate::paging::ENTRY,
+    crate::kary::isomorphic::ENTRY,
+    crate::kary::extended_buddy::ENTRY,
+    crate::kary::extended_gray_code::ENTRY,
+    crate::kary::kary_partner::ENTRY,
+    crate::kary::etc::ENTRY,
+    crate::kary::sniffing::ENTRY,
+];
 
 /// The registered strategies.
 pub fn strategies() -> impl Iterator<Item = &'static StrategyInfo> {

@@ -1,0 +1,199 @@
+//! Extended Tree Collapsing (ETC; Chuang & Wu, IEEE TPDS 11(5), 2000), the
+//! recognition-complete job-based baseline of Kang et al. (IEEE TC 2003,
+//! §2 and Table 1), as reconstructed in `BASELINES.md` §A.6.
+//!
+//! For a box job the orientations are the distinct assignments of its sides
+//! to the dimensions, in lexicographic order of the dimension permutation
+//! (identity first); the search is orientation-major (one collapsed tree is
+//! examined completely before the next), and inside an orientation the
+//! window base takes every position in node-id order. The first window
+//! whose nodes are all free is granted: exactly the job's nodes, no
+//! internal fragmentation. A request with `rotate = false` is searched in
+//! its given orientation only (the [`Request::Box`] contract); Kang's ETC
+//! corresponds to requests made with
+//! [`any_orientation`](Request::any_orientation). Windows never wrap
+//! around a torus.
+//!
+//! [`SearchMode::Fast`] (the default) keeps the free nodes as one bit word
+//! per row along dimension 0 and tests a whole row of bases with a few
+//! word operations (runs along dimension 0 by shifts, windows along the
+//! other dimensions by AND-ing rows); machines longer than 64 along
+//! dimension 0 use N-dimensional prefix sums instead (O(2^n) per window); [`SearchMode::Literal`] checks every node of
+//! every window as in Kang's O(C(n,m)·k^n·l^m) analysis. Both pick the same
+//! box; the literal search stays as the test oracle and as the
+//! `etc[search=literal]` variant for benchmarks.
+//!
+//! ```
+//! use partalloc_allocators::kary::{Etc, SearchMode};
+//! use partalloc_allocators::{Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! // BASELINES §A.8 example 6: 4×4×4 mesh, every node with d1 odd out of
+//! // service; a 2×2×1 job only fits turned to (2,1,2).
+//! let mut etc = Etc::with_mode("kary:4^3".parse()?, SearchMode::Fast)?;
+//! for id in 0..64u32 {
+//!     if (id / 4) % 2 == 1 {
+//!         etc.mark_faulty(id)?;
+//!     }
+//! }
+//! let job = Request::boxed(&[2, 2, 1])?;
+//! assert!(etc.allocate(&job).is_err()); // given orientation only
+//! let g = etc.allocate(&job.any_orientation())?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[0, 0, 0], &[2, 1, 2])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+use core::str::FromStr;
+
+use partalloc_topology::{NodeId, NodeSet, Topology, TopologyKind};
+
+use super::any_grid;
+use super::search::JobSearch;
+use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
+use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+
+/// How a job-based search checks windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum SearchMode {
+    /// Row bit words (or N-dimensional prefix sums when dimension 0 is
+    /// longer than 64).
+    #[default]
+    Fast,
+    /// Every node of every window, as analysed by Kang (§2).
+    Literal,
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Fast => "fast",
+            Self::Literal => "literal",
+        })
+    }
+}
+
+impl FromStr for SearchMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fast" => Ok(Self::Fast),
+            "literal" => Ok(Self::Literal),
+            _ => Err("expected fast or literal".to_owned()),
+        }
+    }
+}
+
+pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
+    name: "search",
+    default: "fast",
+    doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
+};
+
+pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
+    match spec.get("search") {
+        None => Ok(SearchMode::default()),
+        Some(v) => v
+            .parse()
+            .map_err(|e: String| RegistryError::Spec(spec.invalid("search", e))),
+    }
+}
+
+/// The ETC strategy. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Etc {
+    core: JobSearch,
+}
+
+impl Etc {
+    /// ETC with the fast search on any mesh or torus.
+    ///
+    /// # Errors
+    /// [`RegistryError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Self::with_mode(topology, SearchMode::Fast)
+    }
+
+    /// ETC with the given search mode.
+    ///
+    /// # Errors
+    /// As [`Etc::new`].
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+        let grid = any_grid("etc", &topology)?;
+        Ok(Self {
+            core: JobSearch::new(topology, grid, mode),
+        })
+    }
+
+    /// The search mode.
+    #[must_use]
+    pub fn mode(&self) -> SearchMode {
+        self.core.mode
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: "etc",
+        summary: "extended tree collapsing: first free box of the job in any orientation (orientation-major, node-id order), recognition-complete",
+        source: "Chuang & Wu, IEEE TPDS 2000, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.6",
+        params: &[SEARCH_PARAM],
+        topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
+    },
+    build: |t, s| Ok(Box::new(Etc::with_mode(*t, search_param(s)?)?)),
+};
+
+impl Allocator for Etc {
+    fn name(&self) -> String {
+        match self.core.mode {
+            SearchMode::Fast => "etc".to_owned(),
+            SearchMode::Literal => "etc[search=literal]".to_owned(),
+        }
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.core.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        self.core.allocate("etc", request, true)
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.core.release(grant)
+    }
+
+    fn free_nodes(&self) -> usize {
+        self.core.occ.free_count()
+    }
+
+    fn live_grants(&self) -> usize {
+        self.core.ledger.len()
+    }
+
+    fn is_available(&self, node: NodeId) -> bool {
+        self.core.occ.is_available(node)
+    }
+
+    fn busy_nodes(&self) -> NodeSet {
+        self.core.busy()
+    }
+
+    fn faulty_nodes(&self) -> NodeSet {
+        self.core.occ.faulty().clone()
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.mark_faulty(node)
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.repair(node)
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.core.recognizable("etc", request, true)
+    }
+}

@@ -1,0 +1,122 @@
+//! Sniffing (Gautam & Chaudhary, PDCS 1993), the first job-based baseline
+//! of Kang et al. (IEEE TC 2003, §2), as reconstructed in `BASELINES.md`
+//! §A.4.
+//!
+//! The job is placed in its given orientation only: its sides lie on the
+//! dimensions in the order given. Window bases are scanned in node-id order
+//! (the k-ary m-planes in address order, and inside a plane every position
+//! with 0 ≤ base_i ≤ k − l_i); the first all-free window is granted. A
+//! plane therefore holds (k − l + 1)^m positions, not Kang's (k − l)^m (see
+//! `docs/errata/kary.md`). The search is the exact fast search of
+//! [`Etc`](super::Etc) restricted to the identity orientation.
+//!
+//! ```
+//! use partalloc_allocators::kary::Sniffing;
+//! use partalloc_allocators::{Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! // BASELINES §A.8 example 6: node 0 busy, a 2×2×1 job → base (1,0,0).
+//! let mut s = Sniffing::new("kary:4^3".parse()?)?;
+//! s.mark_faulty(0)?;
+//! let g = s.allocate(&Request::boxed(&[2, 2, 1])?)?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[1, 0, 0], &[2, 2, 1])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{NodeId, NodeSet, Topology, TopologyKind};
+
+use super::etc::{SEARCH_PARAM, search_param};
+use super::search::JobSearch;
+use super::{SearchMode, any_grid};
+use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+
+/// The Sniffing strategy. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Sniffing {
+    core: JobSearch,
+}
+
+impl Sniffing {
+    /// Sniffing with the fast search on any mesh or torus.
+    ///
+    /// # Errors
+    /// [`RegistryError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Self::with_mode(topology, SearchMode::Fast)
+    }
+
+    /// Sniffing with the given search mode.
+    ///
+    /// # Errors
+    /// As [`Sniffing::new`].
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+        let grid = any_grid("sniffing", &topology)?;
+        Ok(Self {
+            core: JobSearch::new(topology, grid, mode),
+        })
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: "sniffing",
+        summary: "first free window of the job in its given orientation, planes and bases in node-id order",
+        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.4",
+        params: &[SEARCH_PARAM],
+        topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
+    },
+    build: |t, s| Ok(Box::new(Sniffing::with_mode(*t, search_param(s)?)?)),
+};
+
+impl Allocator for Sniffing {
+    fn name(&self) -> String {
+        match self.core.mode {
+            SearchMode::Fast => "sniffing".to_owned(),
+            SearchMode::Literal => "sniffing[search=literal]".to_owned(),
+        }
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.core.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        self.core.allocate("sniffing", request, false)
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.core.release(grant)
+    }
+
+    fn free_nodes(&self) -> usize {
+        self.core.occ.free_count()
+    }
+
+    fn live_grants(&self) -> usize {
+        self.core.ledger.len()
+    }
+
+    fn is_available(&self, node: NodeId) -> bool {
+        self.core.occ.is_available(node)
+    }
+
+    fn busy_nodes(&self) -> NodeSet {
+        self.core.busy()
+    }
+
+    fn faulty_nodes(&self) -> NodeSet {
+        self.core.occ.faulty().clone()
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.mark_faulty(node)
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.repair(node)
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.core.recognizable("sniffing", request, false)
+    }
+}
