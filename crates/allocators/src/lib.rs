@@ -36,6 +36,7 @@ mod allocator;
 pub mod conformance;
 mod error;
 mod grant;
+pub mod hypercube;
 mod ledger;
 mod occupancy;
 pub mod paging;

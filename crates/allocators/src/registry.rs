@@ -94,7 +94,15 @@ pub enum RegistryError {
 }
 
 /// Every registered strategy, in listing order.
-pub const ENTRIES: &[Entry] = &[crate::paging::ENTRY];
+pub const ENTRIES: &[Entry] = &[
+    crate::paging::ENTRY,
+    crate::hypercube::BUDDY,
+    crate::hypercube::BUDDY_FREE_LIST,
+    crate::hypercube::GRAY_CODE,
+    crate::hypercube::MULTIPLE_GRAY_CODE,
+    crate::hypercube::PARTNER,
+    crate::hypercube::PARTNER_EXT,
+];
 
 /// The registered strategies.
 pub fn strategies() -> impl Iterator<Item = &'static StrategyInfo> {
