@@ -2,6 +2,12 @@
 //! (5, 10, 13, 15, 16, 18 / Fig. 12), their recognition counts (Lemmas 3–6,
 //! Theorem 8) and a brute-force oracle over all 3^n subcubes.
 
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers outside #[test] functions fail loudly on broken fixtures"
+)]
+
 use std::collections::HashSet;
 
 use partalloc_allocators::hypercube::{
