@@ -352,7 +352,7 @@ fn brute_force_oracle_over_all_subcubes() {
     for n in 1..=8u32 {
         let subs = all_subcubes(n);
         assert_eq!(subs.len(), 3usize.pow(n));
-        let trials = if n <= 6 { 12 } else { 4 };
+        let trials = if n <= 6 { 24 } else { 10 };
         for t in 0..trials {
             // An arbitrary occupancy, made with faults (density varies).
             let density = 2 + t % 6;

@@ -232,8 +232,16 @@ impl Allocator for BuddyFreeList {
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let found = (k..=self.cube.dim())
-            .find_map(|i| self.lists[i as usize].first().map(|a| (i, a as u32)));
+        // The counts sit in one array, so empty lists cost no memory access
+        // beyond it.
+        let found = (k..=self.cube.dim()).find_map(|i| {
+            let list = &self.lists[i as usize];
+            if list.count == 0 {
+                None
+            } else {
+                list.first().map(|a| (i, a as u32))
+            }
+        });
         let Some((mut i, mut a)) = found else {
             return Err(AllocError::NoRoom {
                 request: *request,

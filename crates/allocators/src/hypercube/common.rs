@@ -62,12 +62,21 @@ pub(crate) fn sub(cube: &Hypercube, free: u32, fixed: u32) -> Subcube {
 /// dimensions are enumerated. Stops early when `f` returns false; returns
 /// whether it ran to the end.
 #[inline]
-pub(crate) fn for_ranges(s: &Subcube, mut f: impl FnMut(usize, usize) -> bool) -> bool {
-    let free = s.free_mask();
+pub(crate) fn for_ranges(s: &Subcube, f: impl FnMut(usize, usize) -> bool) -> bool {
+    for_mask_ranges(s.free_mask(), s.base(), f)
+}
+
+/// As [`for_ranges`], for the subcube with free mask `free` and lowest node
+/// `base` (no bit of `base` under `free`).
+#[inline]
+pub(crate) fn for_mask_ranges(
+    free: u32,
+    base: u32,
+    mut f: impl FnMut(usize, usize) -> bool,
+) -> bool {
     let run = free.trailing_ones();
     let len = 1usize << run;
     let high = free & !low(run);
-    let base = s.base();
     let mut x = 0u32;
     loop {
         let lo = (base | x) as usize;
@@ -79,6 +88,29 @@ pub(crate) fn for_ranges(s: &Subcube, mut f: impl FnMut(usize, usize) -> bool) -
         }
         x = x.wrapping_sub(high) & high;
     }
+}
+
+/// Bits at the starts of the aligned 2^k-bit blocks of a word (k < 6).
+#[inline]
+pub(crate) fn block_starts(k: u32) -> u64 {
+    let mut starts = 0u64;
+    let mut b = 0;
+    while b < 64 {
+        starts |= 1 << b;
+        b += 1 << k;
+    }
+    starts
+}
+
+/// For k < 6: the block-start bits of the aligned 2^k-bit blocks of `w`
+/// that are all clear.
+#[inline]
+pub(crate) fn clear_block_starts(w: u64, k: u32) -> u64 {
+    let mut m = w;
+    for s in 0..k {
+        m |= m >> (1u32 << s);
+    }
+    !m & block_starts(k)
 }
 
 /// A flat bitset with word-level range operations (no bounds errors:
@@ -187,20 +219,8 @@ impl Bits {
                     .is_some_and(|ws| ws.iter().all(|&w| w == 0))
             });
         }
-        let size = 1usize << k;
-        // Bits at block starts within a word.
-        let mut starts = 0u64;
-        let mut b = 0;
-        while b < 64 {
-            starts |= 1 << b;
-            b += size;
-        }
         for (wi, &w) in self.words.iter().enumerate() {
-            let mut m = w;
-            for s in 0..k {
-                m |= m >> (1u32 << s);
-            }
-            let free = !m & starts;
+            let free = clear_block_starts(w, k);
             if free != 0 {
                 let a = (wi * 64 + free.trailing_zeros() as usize) >> k;
                 return (a < blocks).then_some(a);
@@ -263,6 +283,12 @@ impl Nodes {
     #[inline]
     pub(crate) fn subcube_available(&self, s: &Subcube) -> bool {
         for_ranges(s, |lo, hi| self.range_available(lo, hi))
+    }
+
+    /// Whether every node of the subcube (`free`, `base`) is available.
+    #[inline]
+    pub(crate) fn masks_available(&self, free: u32, base: u32) -> bool {
+        for_mask_ranges(free, base, |lo, hi| self.range_available(lo, hi))
     }
 
     /// The lowest available node.

@@ -41,7 +41,7 @@ use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::HypercubeError;
-use super::common::{Bits, Nodes, cube_of, low, requested_dim, sub};
+use super::common::{Bits, Nodes, clear_block_starts, cube_of, low, requested_dim, sub};
 use super::node_state_methods;
 use crate::registry::{Entry, ParamInfo, StrategyInfo};
 use crate::{
@@ -158,6 +158,9 @@ impl GrayCode {
     fn search(&self, k: u32) -> Option<u32> {
         let size = 1usize << (k - 1);
         let count = 1usize << (self.cube.dim() - k + 1);
+        if k <= 6 && self.cube.dim() >= 6 {
+            return self.search_words(k);
+        }
         let free = |q: usize| self.positions.range_clear(q * size, (q + 1) * size);
         let first = free(0);
         let mut here = first;
@@ -165,6 +168,36 @@ impl GrayCode {
             let next = if a + 1 == count { first } else { free(a + 1) };
             if here && next {
                 return Some(a as u32);
+            }
+            here = next;
+        }
+        None
+    }
+}
+
+impl GrayCode {
+    /// [`GrayCode::search`] a word at a time when blocks of 2^{k−1}
+    /// positions are smaller than a word: mark the free blocks of each word,
+    /// then a window is free where a free block is followed by a free one
+    /// (the block after the last word's last block is block 0).
+    fn search_words(&self, k: u32) -> Option<u32> {
+        let b = k - 1;
+        let size = 1u32 << b;
+        let words = self.positions.words();
+        let free_of = |w: Option<&u64>| w.map_or(0, |&w| clear_block_starts(w, b));
+        let first = free_of(words.first());
+        let mut here = first;
+        for wi in 0..words.len() {
+            let next = if wi + 1 == words.len() {
+                first
+            } else {
+                free_of(words.get(wi + 1))
+            };
+            let follow = (here >> size) | ((next & 1) << (64 - size));
+            let both = here & follow;
+            if both != 0 {
+                let pos = wi as u32 * 64 + both.trailing_zeros();
+                return Some(pos >> b);
             }
             here = next;
         }
@@ -241,14 +274,55 @@ impl Allocator for GrayCode {
                 .map(|v| Partition::Subcube(sub(&self.cube, 0, v)))
                 .collect());
         }
-        let mut out: Vec<Subcube> = Vec::new();
-        for a in 0..1u32 << (self.cube.dim() - k + 1) {
-            let w = window(&self.cube, &self.code, k, a);
-            // Only k = n repeats a window (α = 0 and 1 are both the machine).
-            if !out.contains(&w) {
-                out.push(w);
+        // Only k = n repeats a window (α = 0 and 1 are both the machine).
+        let mut seen = std::collections::HashSet::new();
+        Ok((0..1u32 << (self.cube.dim() - k + 1))
+            .map(|a| window(&self.cube, &self.code, k, a))
+            .filter(|w| seen.insert(*w))
+            .map(Partition::Subcube)
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Algorithm 2, step 3, literally: the nodes G_n(β mod 2^n) for
+    /// α·2^{k−1} ≤ β ≤ (α+2)·2^{k−1} − 1.
+    fn literal_window(code: &gray::GrayCode, k: u32, alpha: u64) -> Vec<NodeId> {
+        let lo = alpha << (k - 1);
+        let hi = (alpha + 2) << (k - 1);
+        let mut v: Vec<NodeId> = (lo..hi).map(|b| code.codeword(b)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn windows_are_the_literal_position_ranges_for_many_codes() {
+        let perms: [&[u32]; 6] = [
+            &[1, 2, 3, 4, 5, 6],
+            &[2, 3, 1],
+            &[3, 1, 2],
+            &[4, 2, 1, 3],
+            &[5, 3, 1, 2, 4],
+            &[6, 1, 5, 2, 4, 3],
+        ];
+        for p in perms {
+            let code = gray::GrayCode::new(p).unwrap();
+            let n = code.width();
+            let cube = Hypercube::new(n).unwrap();
+            for k in 1..=n {
+                for a in 0..1u32 << (n - k + 1) {
+                    let w = window(&cube, &code, k, a);
+                    assert_eq!(w.dim(), k);
+                    assert_eq!(
+                        w.nodes().collect::<Vec<_>>(),
+                        literal_window(&code, k, u64::from(a)),
+                        "g={p:?} k={k} alpha={a}"
+                    );
+                }
             }
         }
-        Ok(out.into_iter().map(Partition::Subcube).collect())
     }
 }

@@ -121,6 +121,38 @@ fn chain_of(n: u32, set: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Algorithm 2 for one code: the least α whose window is available.
+///
+/// Walks the windows incrementally instead of scattering each one: window
+/// α has free bits S_{k−1} ∪ {bit k−1+t} and fixed bits
+/// scatter(brgc(α) ≪ (k−1)), where t is the bit in which brgc(α) and
+/// brgc(α+1 mod 2^{n−k+1}) differ; moving to α + 1 flips exactly that bit.
+fn first_window(nodes: &Nodes, cube: &Hypercube, code: &gray::GrayCode, k: u32) -> Option<Subcube> {
+    let n = cube.dim();
+    let m = n - k + 1;
+    let count = 1u32 << m;
+    let mut dims = [0u32; 32];
+    for (d, &g) in dims.iter_mut().zip(code.params()) {
+        *d = 1 << (g - 1);
+    }
+    let base_free = dims[..(k - 1) as usize].iter().fold(0, |a, &d| a | d);
+    let mut fixed = 0u32;
+    for a in 0..count {
+        let t = if a + 1 == count {
+            m - 1
+        } else {
+            (a + 1).trailing_zeros()
+        };
+        let flip = dims[(k - 1 + t) as usize];
+        let free = base_free | flip;
+        if nodes.masks_available(free, fixed & !free) {
+            return Some(sub(cube, free, fixed));
+        }
+        fixed ^= flip;
+    }
+    None
+}
+
 /// Multiple Gray code allocation with complete recognition.
 #[derive(Debug, Clone)]
 pub struct MultipleGrayCode {
@@ -204,7 +236,9 @@ impl Allocator for MultipleGrayCode {
         let found = if k == 0 {
             self.nodes.lowest_available().map(|v| sub(&self.cube, 0, v))
         } else {
-            self.windows(k).find(|w| self.nodes.subcube_available(w))
+            self.codes
+                .iter()
+                .find_map(|c| first_window(&self.nodes, &self.cube, c, k))
         };
         let s = found.ok_or(AllocError::NoRoom {
             request: *request,
