@@ -55,35 +55,49 @@ use crate::{
 
 const NAME: &str = "buddy-free-list";
 
-/// A set of block indices with O(log_64) insert, remove and minimum.
+/// A set of block indices with O(log_64) insert, remove and minimum: a
+/// bitset plus summary layers (bit w of layer i+1 says word w of layer i is
+/// non-zero), all in one array so a walk touches one allocation.
 #[derive(Debug, Clone)]
 struct Summary {
-    layers: Vec<Vec<u64>>,
+    words: Vec<u64>,
+    /// Start of each layer in `words`, bottom (the bitset) first.
+    starts: Vec<usize>,
     count: usize,
 }
 
 impl Summary {
     fn new(len: usize) -> Self {
-        let mut layers = vec![vec![0u64; len.div_ceil(64).max(1)]];
-        while layers.last().is_some_and(|l| l.len() > 1) {
-            let below = layers.last().map_or(1, Vec::len);
-            layers.push(vec![0u64; below.div_ceil(64)]);
+        let mut starts = vec![0];
+        let mut size = len.div_ceil(64).max(1);
+        let mut total = size;
+        while size > 1 {
+            starts.push(total);
+            size = size.div_ceil(64);
+            total += size;
         }
-        Self { layers, count: 0 }
+        Self {
+            words: vec![0; total],
+            starts,
+            count: 0,
+        }
     }
 
     #[inline]
     fn contains(&self, i: usize) -> bool {
-        self.layers[0]
-            .get(i / 64)
-            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+        let end = self.starts.get(1).copied().unwrap_or(self.words.len());
+        i / 64 < end
+            && self
+                .words
+                .get(i / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 == 1)
     }
 
     #[inline]
     fn insert(&mut self, i: usize) {
         let mut i = i;
-        for layer in &mut self.layers {
-            let Some(w) = layer.get_mut(i / 64) else {
+        for &start in &self.starts {
+            let Some(w) = self.words.get_mut(start + i / 64) else {
                 return;
             };
             let was_empty = *w == 0;
@@ -99,8 +113,8 @@ impl Summary {
     #[inline]
     fn remove(&mut self, i: usize) {
         let mut i = i;
-        for layer in &mut self.layers {
-            let Some(w) = layer.get_mut(i / 64) else {
+        for &start in &self.starts {
+            let Some(w) = self.words.get_mut(start + i / 64) else {
                 return;
             };
             *w &= !(1 << (i % 64));
@@ -115,8 +129,8 @@ impl Summary {
     #[inline]
     fn first(&self) -> Option<usize> {
         let mut i = 0usize;
-        for layer in self.layers.iter().rev() {
-            let w = *layer.get(i)?;
+        for &start in self.starts.iter().rev() {
+            let w = *self.words.get(start + i)?;
             if w == 0 {
                 return None;
             }
@@ -126,7 +140,8 @@ impl Summary {
     }
 
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.layers[0].iter().enumerate().flat_map(|(wi, &w)| {
+        let end = self.starts.get(1).copied().unwrap_or(self.words.len());
+        self.words[..end].iter().enumerate().flat_map(|(wi, &w)| {
             let mut w = w;
             core::iter::from_fn(move || {
                 (w != 0).then(|| {

@@ -103,14 +103,14 @@ pub(crate) fn block_starts(k: u32) -> u64 {
 }
 
 /// For k < 6: the block-start bits of the aligned 2^k-bit blocks of `w`
-/// that are all clear.
+/// that are all clear; `starts` is [`block_starts`]`(k)`.
 #[inline]
-pub(crate) fn clear_block_starts(w: u64, k: u32) -> u64 {
+pub(crate) fn clear_block_starts(w: u64, k: u32, starts: u64) -> u64 {
     let mut m = w;
     for s in 0..k {
         m |= m >> (1u32 << s);
     }
-    !m & block_starts(k)
+    !m & starts
 }
 
 /// A flat bitset with word-level range operations (no bounds errors:
@@ -219,8 +219,9 @@ impl Bits {
                     .is_some_and(|ws| ws.iter().all(|&w| w == 0))
             });
         }
+        let starts = block_starts(k);
         for (wi, &w) in self.words.iter().enumerate() {
-            let free = clear_block_starts(w, k);
+            let free = clear_block_starts(w, k, starts);
             if free != 0 {
                 let a = (wi * 64 + free.trailing_zeros() as usize) >> k;
                 return (a < blocks).then_some(a);

@@ -41,7 +41,9 @@ use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::HypercubeError;
-use super::common::{Bits, Nodes, clear_block_starts, cube_of, low, requested_dim, sub};
+use super::common::{
+    Bits, Nodes, block_starts, clear_block_starts, cube_of, low, requested_dim, sub,
+};
 use super::node_state_methods;
 use crate::registry::{Entry, ParamInfo, StrategyInfo};
 use crate::{
@@ -184,7 +186,8 @@ impl GrayCode {
         let b = k - 1;
         let size = 1u32 << b;
         let words = self.positions.words();
-        let free_of = |w: Option<&u64>| w.map_or(0, |&w| clear_block_starts(w, b));
+        let starts = block_starts(b);
+        let free_of = |w: Option<&u64>| w.map_or(0, |&w| clear_block_starts(w, b, starts));
         let first = free_of(words.first());
         let mut here = first;
         for wi in 0..words.len() {

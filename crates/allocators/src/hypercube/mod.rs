@@ -50,7 +50,7 @@ pub use buddy_free_list::BuddyFreeList;
 pub use gray_code::GrayCode;
 pub use multiple_gray_code::{MAX_MULTIPLE_GRAY_DIM, MultipleGrayCode, chain_codes};
 pub use partner::Partner;
-pub use partner_ext::{Delta, PartnerExt};
+pub use partner_ext::{Delta, ParseDeltaError, PartnerExt};
 
 pub(crate) use buddy::ENTRY as BUDDY;
 pub(crate) use buddy_free_list::ENTRY as BUDDY_FREE_LIST;

@@ -44,6 +44,8 @@ use core::fmt;
 use core::str::FromStr;
 use std::collections::HashSet;
 
+use thiserror::Error;
+
 use partalloc_topology::{Hypercube, NodeId, Subcube, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
@@ -85,17 +87,24 @@ impl fmt::Display for Delta {
     }
 }
 
+/// A search depth that is neither a non-negative integer nor infinite.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("expected a non-negative integer or inf, got {text:?}")]
+pub struct ParseDeltaError {
+    text: String,
+}
+
 /// Parses a non-negative integer or `inf` / `infinite` / `∞`.
 impl FromStr for Delta {
-    type Err = String;
+    type Err = ParseDeltaError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ParseDeltaError> {
         match s.trim() {
             "inf" | "infinite" | "∞" => Ok(Self::Infinite),
             t => t
                 .parse()
                 .map(Self::Finite)
-                .map_err(|_| "expected a non-negative integer or inf".to_owned()),
+                .map_err(|_| ParseDeltaError { text: s.to_owned() }),
         }
     }
 }
