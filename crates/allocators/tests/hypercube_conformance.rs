@@ -50,3 +50,83 @@ proptest! {
         }
     }
 }
+
+#[derive(Debug, Clone)]
+enum Op {
+    Allocate(u32),
+    Release(usize),
+    Fault(u32),
+    Repair(u32),
+}
+
+fn ops() -> impl Strategy<Value = (u32, Vec<Op>)> {
+    (1u32..=6).prop_flat_map(|n| {
+        let nodes = 1u32 << n;
+        let op = prop_oneof![
+            5 => (0..=n).prop_map(Op::Allocate),
+            4 => any::<usize>().prop_map(Op::Release),
+            1 => (0..nodes).prop_map(Op::Fault),
+            1 => (0..nodes).prop_map(Op::Repair),
+        ];
+        (Just(n), prop::collection::vec(op, 1..80))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// After any history of grants, releases and faults, each strategy
+    /// grants exactly the first cube of its search order (`recognizable`)
+    /// whose nodes are all available, and refuses only when there is none.
+    /// The free-list buddy may pick another block, but succeeds exactly
+    /// when an aligned block is free.
+    #[test]
+    fn grants_follow_the_literal_search_after_any_history((n, steps) in ops()) {
+        for name in &NAMES[..] {
+            if name.contains("g=") {
+                continue;
+            }
+            let t: Topology = format!("hypercube:{n}").parse().unwrap();
+            let mut a = registry::build(name, &t).unwrap();
+            let mut live = Vec::new();
+            for op in &steps {
+                match *op {
+                    Op::Allocate(k) => {
+                        let busy = a.busy_nodes();
+                        let faulty = a.faulty_nodes();
+                        let free = |p: &partalloc_allocators::Partition| {
+                            p.node_list(&t)
+                                .unwrap()
+                                .iter()
+                                .all(|&v| !busy.contains(v) && !faulty.contains(v))
+                        };
+                        let order = a.recognizable(&Request::subcube(k)).unwrap();
+                        let first = order.iter().find(|p| free(p)).cloned();
+                        match a.allocate(&Request::subcube(k)) {
+                            Ok(g) => {
+                                prop_assert!(first.is_some(), "{} granted nothing listed", name);
+                                if *name != "buddy-free-list" {
+                                    prop_assert_eq!(Some(g.partition().clone()), first, "{}", name);
+                                } else {
+                                    prop_assert!(free(g.partition()));
+                                }
+                                live.push(g);
+                            }
+                            Err(e) => prop_assert!(first.is_none(), "{} refused: {}", name, e),
+                        }
+                    }
+                    Op::Release(i) => {
+                        if !live.is_empty() {
+                            let g = live.swap_remove(i % live.len());
+                            a.release(&g).unwrap();
+                        }
+                    }
+                    Op::Fault(v) => {
+                        let _ = a.mark_faulty(v);
+                    }
+                    Op::Repair(v) => a.repair(v).unwrap(),
+                }
+            }
+        }
+    }
+}
