@@ -283,11 +283,38 @@ mod tests {
         assert_eq!(p.recognizable(&Request::subcube(3)).unwrap().len(), 28);
     }
 
+    /// Errata entry 10: every j = 0 cube of step 2 is met earlier in the
+    /// search (in Algorithm 3 or in step 2), so keeping it cannot change
+    /// the result.
+    #[test]
+    fn step_2_j0_cubes_repeat_earlier_ones() {
+        for n in 1..=8u32 {
+            let cube = Hypercube::new(n).unwrap();
+            let p = PartnerExt::new(cube, Delta::Infinite);
+            for k in 2..=n {
+                let level = n - k + 1;
+                let mut order: Vec<Subcube> = p.core.alg3_cubes(k);
+                for i in 0..(1u32 << level) - 1 {
+                    for d in 1..=p.delta.depth(k) {
+                        for j in (0..level).filter(|j| i >> j & 1 == 0) {
+                            let c = shifted(&cube, k, i, d, j);
+                            if j == 0 {
+                                assert!(order.contains(&c), "n={n} k={k} i={i} d={d}");
+                            }
+                            order.push(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn delta_parses() {
         assert_eq!("inf".parse::<Delta>(), Ok(Delta::Infinite));
         assert_eq!(" 2 ".parse::<Delta>(), Ok(Delta::Finite(2)));
-        assert!("-1".parse::<Delta>().is_err());
+        let e = "-1".parse::<Delta>().unwrap_err().to_string();
+        assert!(e.contains("non-negative") && e.contains("-1"), "{e}");
         assert_eq!(Delta::Finite(5).depth(3), 2);
         assert_eq!(Delta::Infinite.depth(0), 0);
     }
