@@ -36,6 +36,7 @@ mod allocator;
 pub mod conformance;
 mod error;
 mod grant;
+pub mod hypercube;
 pub mod kary;
 mod ledger;
 mod occupancy;

@@ -96,6 +96,12 @@ pub enum RegistryError {
 /// Every registered strategy, in listing order.
 pub const ENTRIES: &[Entry] = &[
     crate::paging::ENTRY,
+    crate::hypercube::BUDDY,
+    crate::hypercube::BUDDY_FREE_LIST,
+    crate::hypercube::GRAY_CODE,
+    crate::hypercube::MULTIPLE_GRAY_CODE,
+    crate::hypercube::PARTNER,
+    crate::hypercube::PARTNER_EXT,
     crate::kary::isomorphic::ENTRY,
     crate::kary::extended_buddy::ENTRY,
     crate::kary::extended_gray_code::ENTRY,

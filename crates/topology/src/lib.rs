@@ -48,6 +48,7 @@
 
 mod coords;
 mod error;
+pub mod gray;
 mod grid;
 mod gridbox;
 mod hypercube;

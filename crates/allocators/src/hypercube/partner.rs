@@ -1,0 +1,181 @@
+//! The partner strategy (Al-Dhelaan & Bose §III.C, Algorithm 3; the
+//! "modified buddy" of Mohapatra et al. §2.1), on the tree array of §IV.
+//!
+//! A Q_k request (k ≥ 1) searches level n − k + 1 of the buddy tree, whose
+//! nodes B_{n−k+1}(α) are the Q_{k−1} blocks, for the least α such that
+//! B(α) is free and has a free p-th partner B^p(α) (α with bit p set, only
+//! when bit p of α is 0), 0 ≤ p ≤ n − k, taking p as small as possible. The
+//! grant is the union: the low k − 1 address bits and bit k − 1 + p free,
+//! the others those of α. It recognises (n − k + 1)·2^{n−k} subcubes
+//! (Lemma 3), all distinct (Lemma 4).
+//!
+//! Mohapatra et al. print the partner range as 1 ≤ p ≤ n − k + 1; this is
+//! Al-Dhelaan's 0 ≤ p ≤ n − k shifted by one and the same search.
+//!
+//! **Q_0**: level n + 1 does not exist, so Algorithm 3 does not cover it;
+//! the strategy grants the lowest available node (a scan of the leaves).
+//!
+//! Cost: the search reads the level's 2^{n−k+1} bits and their partners,
+//! O((n − k + 1)·2^{n−k+1}) in the worst case; allocation and release
+//! update the 2^{k+1} − 1 bits of the two subtrees plus the fathers. Faulty
+//! processors are leaves set to 1, so every cube holding one reads busy.
+//!
+//! ```
+//! use partalloc_allocators::hypercube::Partner;
+//! use partalloc_allocators::{Allocator, Request};
+//! use partalloc_topology::Hypercube;
+//!
+//! // Example 15: one faulty node in 000X and one in 100X; Q3 then Q2
+//! // still fit.
+//! let mut p = Partner::new(Hypercube::new(4)?);
+//! p.mark_faulty(0b0001)?;
+//! p.mark_faulty(0b1000)?;
+//! let g3 = p.allocate(&Request::subcube(3))?;
+//! let g2 = p.allocate(&Request::subcube(2))?;
+//! assert_eq!((g3.partition().to_string(), g2.partition().to_string()),
+//!            ("X1XX".to_owned(), "X01X".to_owned()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
+
+use super::common::{Nodes, cube_of, requested_dim, sub};
+use super::node_state_methods;
+use super::tree::{Tree, partner_cubes};
+use crate::registry::{Entry, StrategyInfo};
+use crate::{
+    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+};
+
+const NAME: &str = "partner";
+
+/// Partner allocation (Algorithm 3) on the tree array.
+#[derive(Debug, Clone)]
+pub struct Partner {
+    pub(super) cube: Hypercube,
+    pub(super) topology: Topology,
+    pub(super) tree: Tree,
+    pub(super) nodes: Nodes,
+    pub(super) ledger: GrantLedger<Subcube>,
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "partner strategy: a free Q_{k-1} tree node and its least free partner",
+        source: "Al-Dhelaan & Bose 1988, §III.C Algorithm 3 and §IV (Mohapatra's modified buddy)",
+        params: &[],
+        topologies: &[TopologyKind::Hypercube],
+    },
+    build: |t, _| Ok(Box::new(Partner::new(cube_of(NAME, t)?))),
+};
+
+impl Partner {
+    /// A partner allocator for `cube`, all nodes free.
+    #[must_use]
+    pub fn new(cube: Hypercube) -> Self {
+        Self {
+            cube,
+            topology: Topology::Hypercube(cube),
+            tree: Tree::new(cube.dim()),
+            nodes: Nodes::new(cube.dim()),
+            ledger: GrantLedger::new(),
+        }
+    }
+
+    /// Algorithm 3 (and the Q_0 rule) without changing state.
+    pub(super) fn find(&self, k: u32) -> Option<Subcube> {
+        if k == 0 {
+            self.nodes
+                .lowest_available()
+                .map(|node| sub(&self.cube, 0, node))
+        } else {
+            self.tree.partner_search(&self.cube, k)
+        }
+    }
+
+    pub(super) fn take(&mut self, s: Subcube, request: &Request) -> Grant {
+        self.tree.mark(&s);
+        self.nodes.occupy(&s);
+        let id = self.ledger.issue(s);
+        Grant::new(id, Partition::Subcube(s), request.node_count())
+    }
+
+    pub(super) fn no_room(&self, request: &Request) -> AllocError {
+        AllocError::NoRoom {
+            request: *request,
+            free: self.nodes.free(),
+            total: self.nodes.len(),
+        }
+    }
+
+    pub(super) fn give_back(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let s = self.ledger.take(grant.id())?;
+        self.tree.unmark(&s);
+        self.nodes.vacate(&s);
+        Ok(())
+    }
+
+    pub(super) fn fault(&mut self, node: NodeId) -> Result<(), FaultError> {
+        if self.nodes.check_fault(node)? {
+            self.nodes.set_faulty(node);
+            self.tree.set_leaf(node, true);
+        }
+        Ok(())
+    }
+
+    pub(super) fn mend(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.nodes.check_node(node)?;
+        if self.nodes.is_faulty(node) {
+            self.nodes.clear_faulty(node);
+            self.tree.set_leaf(node, false);
+        }
+        Ok(())
+    }
+
+    /// Algorithm 3's cubes (or the single nodes for k = 0), search order.
+    pub(super) fn alg3_cubes(&self, k: u32) -> Vec<Subcube> {
+        if k == 0 {
+            (0..self.cube.num_nodes() as NodeId)
+                .map(|v| sub(&self.cube, 0, v))
+                .collect()
+        } else {
+            partner_cubes(&self.cube, k).collect()
+        }
+    }
+}
+
+impl Allocator for Partner {
+    fn name(&self) -> String {
+        NAME.to_owned()
+    }
+
+    node_state_methods!();
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let k = requested_dim(NAME, request, self.cube.dim())?;
+        let s = self.find(k).ok_or_else(|| self.no_room(request))?;
+        Ok(self.take(s, request))
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.give_back(grant)
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.fault(node)
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.mend(node)
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let k = requested_dim(NAME, request, self.cube.dim())?;
+        Ok(self
+            .alg3_cubes(k)
+            .into_iter()
+            .map(Partition::Subcube)
+            .collect())
+    }
+}
