@@ -235,6 +235,8 @@ impl Scheduler for Lazy {
     }
 
     fn head(&self) -> Option<&Job> {
-        self.queues.iter().fold(None, |acc, q| older(acc, q.front()))
+        self.queues
+            .iter()
+            .fold(None, |acc, q| older(acc, q.front()))
     }
 }

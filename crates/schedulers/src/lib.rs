@@ -60,6 +60,4 @@ pub mod testing;
 mod tests;
 
 pub use registry::RegistryError;
-pub use scheduler::{
-    RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class,
-};
+pub use scheduler::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};

@@ -198,7 +198,9 @@ mod tests {
         }
         let e = build("lazy[bogus=1]", &topo).unwrap_err().to_string();
         assert!(e.contains("bogus") && e.contains("threshold"), "{e}");
-        let e = build("m-fcfs[threshold=-2]", &topo).unwrap_err().to_string();
+        let e = build("m-fcfs[threshold=-2]", &topo)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("threshold"), "{e}");
         let e = build("scan[direction=sideways]", &topo)
             .unwrap_err()

@@ -149,6 +149,8 @@ impl Scheduler for StaticPartitioning {
     }
 
     fn head(&self) -> Option<&Job> {
-        self.queues.iter().fold(None, |acc, q| older(acc, q.front()))
+        self.queues
+            .iter()
+            .fold(None, |acc, q| older(acc, q.front()))
     }
 }

@@ -82,7 +82,8 @@ impl TestAlloc {
                 for alpha in 0..(1u32 << (n - k)) {
                     let lo = alpha as usize * size;
                     if block_free(words, lo, size) {
-                        let s = Subcube::aligned(n, k, alpha).map_err(|e| invalid(&e.to_string()))?;
+                        let s =
+                            Subcube::aligned(n, k, alpha).map_err(|e| invalid(&e.to_string()))?;
                         return Ok(Some(Partition::Subcube(s)));
                     }
                 }

@@ -89,7 +89,6 @@ fn scan_down_and_pass_rules() {
     let started = run_once(scan.as_mut(), &mut alloc, &trace());
     assert_eq!(placed(&started), vec![(6, "XXX".to_owned())]);
     assert_eq!(scan.head().map(|j| j.id), Some(1));
-
 }
 
 #[test]
@@ -100,7 +99,11 @@ fn scan_same_pass_lets_arrivals_join_the_open_visit() {
         let mut alloc = TestAlloc::buddy(1).unwrap();
         let mut scan = registry::build(spec, alloc.topology()).unwrap();
         let mut started = Vec::new();
-        for j in [cube(1, 0, 0.0, 1.0), cube(3, 0, 0.0, 1.0), cube(9, 0, 0.0, 1.0)] {
+        for j in [
+            cube(1, 0, 0.0, 1.0),
+            cube(3, 0, 0.0, 1.0),
+            cube(9, 0, 0.0, 1.0),
+        ] {
             scan.submit(j, 0.0).unwrap();
         }
         scan.submit(cube(4, 1, 0.0, 1.0), 0.0).unwrap();
@@ -190,7 +193,11 @@ fn lazy_threshold_sets_stop_alloc() {
     let mut lazy = registry::build("lazy[threshold=2]", alloc.topology()).unwrap();
     let mut started = Vec::new();
     // J1 (Q_1) and J2 (Q_0) run; J3 (Q_2) cannot fit.
-    for j in [cube(1, 1, 0.0, 10.0), cube(2, 0, 0.0, 4.0), cube(3, 2, 0.0, 1.0)] {
+    for j in [
+        cube(1, 1, 0.0, 10.0),
+        cube(2, 0, 0.0, 4.0),
+        cube(3, 2, 0.0, 1.0),
+    ] {
         lazy.submit(j, 0.0).unwrap();
     }
     lazy.schedule(0.0, &mut alloc, &mut started).unwrap();

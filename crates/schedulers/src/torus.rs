@@ -545,8 +545,8 @@ pub fn preemptive_feasibility(
             next.extend_from_slice(&profile[j + 1..]);
         } else {
             // Step 4.
-            let Some(j) = (0..k - 1)
-                .find(|&j| t > rpt(&profile[j]) && t <= rpt(&profile[j + 1]) + eps)
+            let Some(j) =
+                (0..k - 1).find(|&j| t > rpt(&profile[j]) && t <= rpt(&profile[j + 1]) + eps)
             else {
                 return Ok(Feasibility::Infeasible {
                     job: Some(ji),
@@ -629,11 +629,7 @@ pub fn min_finish_time(
         });
     }
     let t_max = jobs.iter().map(|j| j.time).fold(0.0, f64::max);
-    let width: f64 = jobs
-        .iter()
-        .map(|j| j.time * f64::from(j.size))
-        .sum::<f64>()
-        / f64::from(m);
+    let width: f64 = jobs.iter().map(|j| j.time * f64::from(j.size)).sum::<f64>() / f64::from(m);
     let mut lo = t_max.max(width);
     let mut hi: f64 = jobs.iter().map(|j| j.time).sum();
     let mut best = match preemptive_feasibility(m, jobs, hi)? {
@@ -804,7 +800,10 @@ mod tests {
     fn infeasible_deadlines_are_reported() {
         // Below the longest job.
         let r = preemptive_feasibility(16, &section3_jobs(), 3.9).unwrap();
-        assert!(matches!(r, Feasibility::Infeasible { job: Some(1), .. }), "{r:?}");
+        assert!(
+            matches!(r, Feasibility::Infeasible { job: Some(1), .. }),
+            "{r:?}"
+        );
         // Long enough for every job alone, but not together: two 16×16
         // jobs of 1 each cannot finish by 1.5.
         let r = preemptive_feasibility(16, &jobs(&[(16, 1.0), (16, 1.0)]), 1.5).unwrap();
@@ -813,9 +812,11 @@ mod tests {
         // (2, 1) and (1, 1) need 2 (the 1×1 job cannot run beside the 2×2).
         let r = preemptive_feasibility(2, &jobs(&[(2, 1.0), (1, 1.0)]), 1.5).unwrap();
         assert!(!r.is_feasible());
-        assert!(preemptive_feasibility(2, &jobs(&[(2, 1.0), (1, 1.0)]), 2.0)
-            .unwrap()
-            .is_feasible());
+        assert!(
+            preemptive_feasibility(2, &jobs(&[(2, 1.0), (1, 1.0)]), 2.0)
+                .unwrap()
+                .is_feasible()
+        );
     }
 
     /// Every job runs exactly its time, within [0, T], never on two
@@ -825,7 +826,11 @@ mod tests {
         for (i, j) in js.iter().enumerate() {
             let mine: Vec<&Piece> = s.pieces.iter().filter(|p| p.job == i).collect();
             let total: f64 = mine.iter().map(|p| p.end - p.start).sum();
-            assert!((total - j.time).abs() < tol, "job {i}: {total} vs {}", j.time);
+            assert!(
+                (total - j.time).abs() < tol,
+                "job {i}: {total} vs {}",
+                j.time
+            );
             for a in &mine {
                 assert_eq!(a.size, j.size);
                 assert!(a.start >= -tol && a.end <= s.deadline + tol);
@@ -890,15 +895,21 @@ mod tests {
             let js = jobs(list);
             let (t, s) = min_finish_time(m, &js, 1e-9).unwrap();
             check_schedule(m, &js, &s);
-            let lower = js.iter().map(|j| j.time).fold(0.0, f64::max).max(
-                js.iter().map(|j| j.time * f64::from(j.size)).sum::<f64>() / f64::from(m),
-            );
+            let lower = js
+                .iter()
+                .map(|j| j.time)
+                .fold(0.0, f64::max)
+                .max(js.iter().map(|j| j.time * f64::from(j.size)).sum::<f64>() / f64::from(m));
             let upper = brute_force_non_preemptive(m, &js);
             assert!(t >= lower - 1e-9, "{t} < {lower}");
             assert!(t <= upper + 1e-9, "{t} > {upper}");
             // And the search is tight: a little less is infeasible.
             if t - 1e-6 > 0.0 {
-                assert!(!preemptive_feasibility(m, &js, t - 1e-6).unwrap().is_feasible());
+                assert!(
+                    !preemptive_feasibility(m, &js, t - 1e-6)
+                        .unwrap()
+                        .is_feasible()
+                );
             }
         }
     }
@@ -928,6 +939,11 @@ mod tests {
             }
             best
         }
-        go(m, js, &mut vec![false; js.len()], &mut vec![0.0; m as usize])
+        go(
+            m,
+            js,
+            &mut vec![false; js.len()],
+            &mut vec![0.0; m as usize],
+        )
     }
 }
