@@ -38,7 +38,7 @@
 //! # Features
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public data types.
-//! - `test-support`: [`testing`], two tiny reference allocators for tests
+//! - `test-support`: the `testing` module, two tiny reference allocators for tests
 //!   and benches of schedulers and run loops.
 
 #![deny(missing_docs)]

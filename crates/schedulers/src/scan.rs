@@ -18,7 +18,7 @@
 //!   reaching the queue it just left last. The very first visit starts at
 //!   class 0 (Up) or the largest class (Down).
 //!
-//! A job's class is [`size_class`](crate::size_class).
+//! A job's class is [`crate::size_class`].
 //!
 //! ```
 //! use partalloc_schedulers::{registry, Scheduler};

@@ -230,7 +230,7 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
         .enumerate()
         .map(|(i, j)| (j.size.trailing_zeros(), j.time, Some(i)))
         .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0));
+    order.sort_by_key(|x| core::cmp::Reverse(x.0));
     let mut list: Vec<(u32, f64, Option<usize>)> = Vec::with_capacity(order.len() + p as usize);
     for &item in &order {
         if let Some(&(prev, _, _)) = list.last() {
@@ -437,7 +437,7 @@ impl Feasibility {
 /// T_{m×m} and deadline `deadline`.
 ///
 /// Jobs are taken in non-increasing order of side (ties keep input order).
-/// With the profile P(i−1) = ([a_1,b_1],f_1), …, ([a_k,b_k],f_k) ordered by
+/// With the profile P(i−1) = (\[a_1, b_1\], f_1), …, (\[a_k, b_k\], f_k) ordered by
 /// increasing remaining time r_j = T − f_j:
 /// Step 1, t > r_k: infeasible; Step 2, t < r_1: run on [a_1, a_1+d−1] from
 /// f_1; Step 3, t = r_j: run on [a_j, a_j+d−1] from f_j to T; Step 4,
@@ -482,7 +482,7 @@ pub fn preemptive_feasibility(
         });
     }
     let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by(|&a, &b| jobs[b].size.cmp(&jobs[a].size));
+    order.sort_by_key(|&i| core::cmp::Reverse(jobs[i].size));
     let mut profile = vec![ProfileEntry {
         first: 0,
         last: m - 1,

@@ -327,7 +327,15 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                     source: &mut I|
          -> Result<(), SimError> {
             if let Some(job) = source.next() {
-                if !(job.arrival >= *previous) {
+                if !job.arrival.is_finite() || job.arrival < 0.0 {
+                    return Err(ScheduleError::BadJob {
+                        job: job.id,
+                        what: "arrival time",
+                        value: job.arrival,
+                    }
+                    .into());
+                }
+                if job.arrival < *previous {
                     return Err(SimError::Unordered {
                         id: job.id,
                         arrival: job.arrival,

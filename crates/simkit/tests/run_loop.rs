@@ -1,6 +1,11 @@
 //! Hand-computed runs of the simulation loop, and statistical checks
 //! (Little's law, utilization = offered load) on long runs.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers building fixtures sit outside #[test] functions"
+)]
+
 use partalloc_allocators::Allocator;
 use partalloc_schedulers::registry;
 use partalloc_schedulers::testing::TestAlloc;
