@@ -349,3 +349,115 @@ fn unservable_jobs_are_dropped_with_an_error() {
         assert_eq!(a.free_nodes(), 4);
     }
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A minimal event loop: all events at one time, then one decision.
+    /// Returns (job id, start, end) in start order.
+    fn simulate(policy: &str, n: u32, jobs: &[Job]) -> Vec<(u64, f64, f64)> {
+        let mut alloc = TestAlloc::buddy(n).unwrap();
+        let mut s = registry::build(policy, alloc.topology()).unwrap();
+        let mut running: Vec<(f64, Started)> = Vec::new();
+        let mut out = Vec::new();
+        let mut next = 0;
+        let mut started = Vec::new();
+        loop {
+            let t_arr = jobs.get(next).map(|j| j.arrival);
+            let t_dep = running.iter().map(|r| r.0).reduce(f64::min);
+            let t = match (t_arr, t_dep) {
+                (None, None) => break,
+                (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
+            };
+            running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.job.id.cmp(&b.1.job.id)));
+            while running.first().is_some_and(|r| r.0 == t) {
+                let (_, r) = running.remove(0);
+                alloc.release(&r.grant).unwrap();
+                s.departed(&r.job, t);
+            }
+            while jobs.get(next).is_some_and(|j| j.arrival == t) {
+                s.submit(jobs[next], t).unwrap();
+                next += 1;
+            }
+            started.clear();
+            s.schedule(t, &mut alloc, &mut started).unwrap();
+            for st in started.drain(..) {
+                assert!(st.job.arrival <= t);
+                out.push((st.job.id, t, t + st.job.service));
+                running.push((t + st.job.service, st));
+            }
+            // The allocator's free count matches the live grants.
+            let held: u64 = running.iter().map(|r| r.1.grant.granted_nodes()).sum();
+            assert_eq!(alloc.free_nodes() as u64 + held, 1 << n);
+            assert_eq!(s.queue_len() + out.len(), next);
+        }
+        out
+    }
+
+    fn workload() -> impl Strategy<Value = Vec<Job>> {
+        proptest::collection::vec((0u32..4, 0u32..3, 1u32..6), 1..40).prop_map(|v| {
+            let mut t = 0.0;
+            v.into_iter()
+                .enumerate()
+                .map(|(i, (dt, dim, service))| {
+                    t += f64::from(dt) * 0.5;
+                    cube(i as u64, dim, t, f64::from(service))
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every policy starts every job exactly once, never before its
+        /// arrival, and never over-commits the machine (checked inside).
+        #[test]
+        fn every_policy_serves_every_job_once(jobs in workload()) {
+            for p in crate::registry::policies() {
+                let out = simulate(p.name, 3, &jobs);
+                let mut ids: Vec<u64> = out.iter().map(|o| o.0).collect();
+                ids.sort_unstable();
+                let expect: Vec<u64> = (0..jobs.len() as u64).collect();
+                prop_assert_eq!(ids, expect, "{}", p.name);
+            }
+        }
+
+        /// FCFS starts jobs in arrival order; M-FCFS with threshold 0 gives
+        /// the head priority at once and so is FCFS; Scan with a single
+        /// size class is FCFS too.
+        #[test]
+        fn fcfs_order_and_equivalences(jobs in workload()) {
+            let fcfs = simulate("fcfs", 3, &jobs);
+            prop_assert!(fcfs.windows(2).all(|w| w[0].0 < w[1].0));
+            prop_assert_eq!(&simulate("m-fcfs[threshold=0]", 3, &jobs), &fcfs);
+            let one_class: Vec<Job> = jobs
+                .iter()
+                .map(|j| Job { shape: JobShape::Cube { dim: 1 }, ..*j })
+                .collect();
+            prop_assert_eq!(
+                simulate("scan", 3, &one_class),
+                simulate("fcfs", 3, &one_class)
+            );
+        }
+
+        /// A work-conserving policy never lets a job wait on an idle
+        /// machine: every job that did not start at its arrival found the
+        /// machine busy then.
+        #[test]
+        fn no_policy_idles_with_a_fitting_head(jobs in workload()) {
+            for p in ["fcfs", "m-fcfs[threshold=never]", "easy-backfilling", "scan"] {
+                let out = simulate(p, 3, &jobs);
+                for &(id, start, _) in &out {
+                    let arrival = jobs[id as usize].arrival;
+                    if start > arrival {
+                        let busy_at = |t: f64| out.iter().any(|&(_, s, e)| s <= t && t < e);
+                        prop_assert!(busy_at(arrival), "{p}: job {id} waited on an idle machine");
+                    }
+                }
+            }
+        }
+    }
+}
