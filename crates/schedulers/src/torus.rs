@@ -253,6 +253,8 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
     ];
     let mut finish = vec![0.0f64; list.len()];
     let mut touched_by = vec![usize::MAX; list.len()];
+    let mut increment = vec![0.0f64; list.len()];
+    let (mut row_sum, mut col_sum) = (Vec::new(), Vec::new());
     let mut level = list[0].0;
     let mut width = 1usize << (p - level);
     let mut a = vec![Cell { tm: 0.0, id: None }; width * width];
@@ -277,22 +279,29 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
             c.tm -= min;
         }
         time += min;
-        // Lines 16–17: the least loaded one, first in row-major order.
+        // Lines 16–17: the least loaded one, first in row-major order. The
+        // load of (i, j) sums min(t_k, tm) over column j and row i (A[i,j]
+        // itself is 0), so per-row and per-column sums give every load in
+        // O(σ²).
         let sigma = width as f64;
+        row_sum.clear();
+        row_sum.resize(width, 0.0);
+        col_sum.clear();
+        col_sum.resize(width, 0.0);
+        for i in 0..width {
+            for j in 0..width {
+                let o = t_k.min(a[i * width + j].tm);
+                row_sum[i] += o;
+                col_sum[j] += o;
+            }
+        }
         let mut best: Option<(usize, usize, f64)> = None;
         for i in 0..width {
             for j in 0..width {
                 if a[i * width + j].tm != 0.0 {
                     continue;
                 }
-                let mut load = 0.0;
-                for r in 0..width {
-                    load += t_k.min(a[r * width + j].tm);
-                }
-                for c in 0..width {
-                    load += t_k.min(a[i * width + c].tm);
-                }
-                load /= sigma;
+                let load = (col_sum[j] + row_sum[i]) / sigma;
                 if best.is_none_or(|(_, _, l)| load < l) {
                     best = Some((i, j, load));
                 }
@@ -329,13 +338,17 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
                 continue;
             }
             touched_by[other] = k;
-            let inc = t_k.min(tm) / sigma;
-            for c in &mut a {
-                if c.id == Some(other) && c.tm > 0.0 {
-                    c.tm += inc;
-                }
+            increment[other] = t_k.min(tm) / sigma;
+            finish[other] += increment[other];
+        }
+        for c in &mut a {
+            if let Some(other) = c.id
+                && other != k
+                && touched_by[other] == k
+                && c.tm > 0.0
+            {
+                c.tm += increment[other];
             }
-            finish[other] += inc;
         }
     }
     for (k, &(_, _, input)) in list.iter().enumerate() {
@@ -751,6 +764,126 @@ mod tests {
         assert!(preemptive_feasibility(8, &jobs(&[(2, 1.0)]), f64::INFINITY).is_err());
         assert!(min_finish_time(8, &jobs(&[(2, 1.0)]), 0.0).is_err());
         assert_eq!(cnp_alloc(8, &[]), Err(TorusError::NoJobs));
+    }
+
+    /// The literal Fig. 2: per-entry load loops (lines 1–8 of §2.4.2) and a
+    /// whole-matrix propagation per competing job. Returns (start, finish,
+    /// row, col) per input job and the makespan.
+    fn cnp_literal(m: u32, js: &[TorusJob]) -> (Vec<(f64, f64, usize, usize)>, f64) {
+        let p = m.trailing_zeros();
+        let mut order: Vec<usize> = (0..js.len()).collect();
+        order.sort_by_key(|&i| core::cmp::Reverse(js[i].size));
+        let mut list: Vec<(u32, f64, Option<usize>)> = Vec::new();
+        for &i in &order {
+            let s = js[i].size.trailing_zeros();
+            if let Some(&(prev, _, _)) = list.last() {
+                for d in (s + 1..prev).rev() {
+                    list.push((d, 0.0, None));
+                }
+            }
+            list.push((s, js[i].time, Some(i)));
+        }
+        let mut w = 1usize << (p - list[0].0);
+        let mut tm = vec![vec![0.0f64; w]; w];
+        let mut id = vec![vec![usize::MAX; w]; w];
+        let mut fin = vec![0.0; list.len()];
+        let mut out = vec![(0.0, 0.0, 0, 0); js.len()];
+        let mut time = 0.0;
+        for (k, &(s, t, input)) in list.iter().enumerate() {
+            while w < 1 << (p - s) {
+                let w2 = 2 * w;
+                tm = (0..w2)
+                    .map(|i| (0..w2).map(|j| tm[i % w][j % w]).collect())
+                    .collect();
+                id = (0..w2)
+                    .map(|i| (0..w2).map(|j| id[i % w][j % w]).collect())
+                    .collect();
+                w = w2;
+            }
+            let min = tm.iter().flatten().copied().fold(f64::INFINITY, f64::min);
+            tm.iter_mut().flatten().for_each(|x| *x -= min);
+            time += min;
+            let mut best = (0, 0, f64::INFINITY);
+            for i in 0..w {
+                for j in 0..w {
+                    if tm[i][j] != 0.0 {
+                        continue;
+                    }
+                    let mut load = 0.0;
+                    for r in 0..w {
+                        load += t.min(tm[r][j]);
+                    }
+                    let mut row = 0.0;
+                    for c in 0..w {
+                        row += t.min(tm[i][c]);
+                    }
+                    let load = (load + row) / w as f64;
+                    if load < best.2 {
+                        best = (i, j, load);
+                    }
+                }
+            }
+            let (i, j, load) = best;
+            tm[i][j] = t + load;
+            id[i][j] = k;
+            fin[k] = time + t + load;
+            if let Some(x) = input {
+                out[x] = (time, 0.0, i, j);
+            }
+            let mut done = Vec::new();
+            let cells: Vec<(usize, usize)> = (0..w)
+                .map(|c| (i, c))
+                .chain((0..w).map(|r| (r, j)))
+                .collect();
+            for (r, c) in cells {
+                let other = id[r][c];
+                if other == k || other == usize::MAX || tm[r][c] <= 0.0 || done.contains(&other) {
+                    continue;
+                }
+                done.push(other);
+                let inc = t.min(tm[r][c]) / w as f64;
+                for x in 0..w {
+                    for y in 0..w {
+                        if id[x][y] == other && tm[x][y] > 0.0 {
+                            tm[x][y] += inc;
+                        }
+                    }
+                }
+                fin[other] += inc;
+            }
+        }
+        for (k, &(_, _, input)) in list.iter().enumerate() {
+            if let Some(x) = input {
+                out[x].1 = fin[k];
+            }
+        }
+        let makespan = time + tm.iter().flatten().copied().fold(0.0, f64::max);
+        (out, makespan)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The row/column-sum implementation chooses exactly what the
+        /// literal loops of Fig. 2 choose (dyadic times keep sums exact).
+        #[test]
+        fn cnp_alloc_equals_the_literal_algorithm(
+            raw in proptest::collection::vec((0u32..4, 1u32..17), 1..14)
+        ) {
+            let js: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e, f64::from(q) / 4.0))
+                .collect();
+            let fast = cnp_alloc(8, &js).unwrap();
+            let (lit, makespan) = cnp_literal(8, &js);
+            proptest::prop_assert_eq!(fast.makespan, makespan);
+            for (f, l) in fast.jobs.iter().zip(&lit) {
+                proptest::prop_assert_eq!(
+                    (f.start, f.finish, f.row as usize, f.col as usize),
+                    *l
+                );
+            }
+        }
     }
 
     /// Gupta & Srimani §3 example: T16, deadline 4.
