@@ -810,12 +810,12 @@ mod tests {
                         continue;
                     }
                     let mut load = 0.0;
-                    for r in 0..w {
-                        load += t.min(tm[r][j]);
+                    for tm_row in &tm {
+                        load += t.min(tm_row[j]);
                     }
                     let mut row = 0.0;
-                    for c in 0..w {
-                        row += t.min(tm[i][c]);
+                    for &x in &tm[i] {
+                        row += t.min(x);
                     }
                     let load = (load + row) / w as f64;
                     if load < best.2 {
