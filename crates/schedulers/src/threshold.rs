@@ -14,9 +14,11 @@ use core::str::FromStr;
 /// - [`Threshold::DynamicSquare`]: `d² · λ` (Mohapatra §3.2: the waiting job
 ///   "sees" `d · λ` arrivals and tolerates their processing, `d · λ · d`).
 ///
-/// The formulas are used literally, as times. The threshold is reached when
-/// the waiting time is at least the threshold, so a dynamic threshold of 0
-/// (before any job has waited) gives the blocked job priority at once.
+/// The formulas are used literally, as times. Each policy states how it
+/// compares: M-FCFS gives the head priority once its time at the head
+/// *reaches* the threshold (≥), lazy scheduling once the oldest job's
+/// waiting time *exceeds* it (>). A dynamic threshold is 0 until some job
+/// has waited, so early on the blocked job gets priority at once.
 ///
 /// ```
 /// use partalloc_schedulers::threshold::Threshold;
@@ -54,9 +56,9 @@ impl Threshold {
     }
 }
 
-/// Parses `never`, a non-negative number, `dynamic` (which the policy
-/// resolves to its paper's formula) — here `dynamic` reads as
-/// [`Threshold::DynamicLinear`] — `dynamic-linear` or `dynamic-square`.
+/// Parses `never`, a non-negative number, `dynamic-linear`,
+/// `dynamic-square`, or `dynamic` (= `dynamic-linear`; the lazy policy's
+/// registry entry reads `dynamic` as its own formula, `dynamic-square`).
 impl FromStr for Threshold {
     type Err = String;
 

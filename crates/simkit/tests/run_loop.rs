@@ -325,3 +325,73 @@ fn drained_runs_satisfy_littles_law_exactly_and_are_deterministic() {
         assert!((l - xr).abs() < 1e-9 * l.max(1.0), "{l} vs {xr}");
     }
 }
+
+fn run_cfg(policy: &str, jobs: Vec<Job>, cfg: SimConfig) -> partalloc_simkit::Report {
+    let alloc = TestAlloc::buddy(2).unwrap();
+    let topo = *alloc.topology();
+    let sched = registry::build(policy, &topo).unwrap();
+    Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
+        .unwrap()
+        .run()
+        .unwrap()
+}
+
+#[test]
+fn warmup_excludes_the_first_completions() {
+    // FCFS on the Q_2 jobs completes J3 (1), J2 (2), J4 (6.5), J5 and J6
+    // (7.5), J1 (10). With two warm-up jobs the window is [2, 10].
+    let cfg = SimConfig {
+        warmup: 2,
+        ..SimConfig::default()
+    };
+    let s = run_cfg("fcfs", q2_jobs(), cfg).results;
+    assert_eq!(s.completed, 4);
+    close(s.span, 8.0);
+    // Responses of J4, J5, J6, J1: 5, 5, 4.5, 10.
+    close(s.mean_response, 24.5 / 4.0);
+    // Busy node·time in [2, 10]: J1 8, J4 4.5, J5 2, J6 1.
+    close(s.utilization, 15.5 / 32.0);
+    // Attempts from t = 2: J5 fails at 2.5 and 3, then J5 and J6 start.
+    assert_eq!((s.attempts, s.misses), (4, 2));
+}
+
+#[test]
+fn stop_rules() {
+    // At T = 5 only J3 and J2 have completed.
+    let cfg = SimConfig {
+        stop: Stop {
+            jobs: None,
+            time: Some(5.0),
+        },
+        ..SimConfig::default()
+    };
+    let s = run_cfg("fcfs", q2_jobs(), cfg).results;
+    assert_eq!(s.completed, 2);
+    close(s.span, 5.0);
+    close(s.mean_response, 1.5);
+    // Busy node·time in [0, 5]: J1 5, J2 2, J3 2, J4 3.5.
+    close(s.utilization, 12.5 / 20.0);
+    // After three completions (J4 at 6.5).
+    let cfg = SimConfig {
+        stop: Stop {
+            jobs: Some(3),
+            time: None,
+        },
+        ..SimConfig::default()
+    };
+    let s = run_cfg("fcfs", q2_jobs(), cfg).results;
+    assert_eq!(s.completed, 3);
+    close(s.span, 6.5);
+    close(s.mean_response, 8.0 / 3.0);
+    let bad = SimConfig {
+        stop: Stop {
+            jobs: None,
+            time: Some(f64::NAN),
+        },
+        ..SimConfig::default()
+    };
+    let alloc = TestAlloc::buddy(2).unwrap();
+    let topo = *alloc.topology();
+    let sched = registry::build("fcfs", &topo).unwrap();
+    assert!(Simulation::new(topo, Box::new(alloc), sched, q2_jobs(), bad).is_err());
+}
