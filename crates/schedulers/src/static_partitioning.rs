@@ -7,7 +7,8 @@
 //! 0 ≤ i ≤ n − 1" (§3.1). At most one job of each class runs at a time;
 //! each queue is FCFS. A job of class n (the whole machine) has no
 //! partition and is refused as unservable; the second 0-cube stays idle, as
-//! the paper assigns one partition per class.
+//! the paper assigns one partition per class. At each decision the idle
+//! classes are served smallest first.
 //!
 //! The partitions are obtained through the allocator: a class-k job asks
 //! it for a Q_k while no other class-k job runs. With a buddy allocator

@@ -202,16 +202,16 @@ fn lazy_threshold_sets_stop_alloc() {
     }
     lazy.schedule(0.0, &mut alloc, &mut started).unwrap();
     assert_eq!(started.iter().map(|s| s.job.id).collect::<Vec<_>>(), [2, 1]);
+    let j2 = started.remove(0);
+    let j1 = started.remove(0);
     // J4 (Q_0) arrives: |Q_0| = 1 = N_0, it waits for J2's node.
     lazy.submit(cube(4, 0, 3.0, 1.0), 3.0).unwrap();
     lazy.schedule(3.0, &mut alloc, &mut started).unwrap();
-    assert_eq!(started.len(), 2);
+    assert!(started.is_empty());
     // J2 departs at 4: J3 has waited 4 > 2, stop_alloc is set, the
     // released node is not handed to J4, and J3 still does not fit.
-    let j2 = started.remove(0);
     alloc.release(&j2.grant).unwrap();
     lazy.departed(&j2.job, 4.0);
-    started.clear();
     lazy.schedule(4.0, &mut alloc, &mut started).unwrap();
     assert!(started.is_empty());
     assert_eq!(lazy.queue_len(), 2);
@@ -220,6 +220,38 @@ fn lazy_threshold_sets_stop_alloc() {
     lazy.schedule(5.0, &mut alloc, &mut started).unwrap();
     assert!(started.is_empty());
     assert_eq!(lazy.head().map(|j| j.id), Some(3));
+    // J1 departs at 10: J3 gets the whole cube and stop_alloc clears; the
+    // Q_0 jobs wait for it.
+    alloc.release(&j1.grant).unwrap();
+    lazy.departed(&j1.job, 10.0);
+    lazy.schedule(10.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(placed(&started), vec![(3, "XX".to_owned())]);
+    // J3 departs at 11: Q_2 is empty; Q_0 holds 2 jobs and N_0 = 0, so
+    // J4 gets a server; then |Q_0| = 1 = N_0 and J5 waits for J4's node
+    // although three nodes are free.
+    let j3 = started.remove(0);
+    alloc.release(&j3.grant).unwrap();
+    lazy.departed(&j3.job, 11.0);
+    lazy.schedule(11.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(placed(&started), vec![(4, "00".to_owned())]);
+    assert_eq!(lazy.head().map(|j| j.id), Some(5));
+}
+
+#[test]
+fn static_partition_passes_to_the_next_job_of_its_class() {
+    let mut alloc = TestAlloc::buddy(2).unwrap();
+    let mut s = registry::build("static", alloc.topology()).unwrap();
+    let mut started = Vec::new();
+    for j in [cube(1, 1, 0.0, 2.0), cube(2, 1, 0.0, 2.0)] {
+        s.submit(j, 0.0).unwrap();
+    }
+    s.schedule(0.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(placed(&started), vec![(1, "0X".to_owned())]);
+    let j1 = started.remove(0);
+    alloc.release(&j1.grant).unwrap();
+    s.departed(&j1.job, 2.0);
+    s.schedule(2.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(placed(&started), vec![(2, "0X".to_owned())]);
 }
 
 #[test]

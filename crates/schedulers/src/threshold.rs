@@ -128,3 +128,27 @@ impl DelayMonitor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_values() {
+        let mut m = DelayMonitor::default();
+        for _ in 0..4 {
+            m.arrived();
+        }
+        m.allocated(0.0, 1.0);
+        m.allocated(1.0, 4.0);
+        // d = (1 + 3) / 2 = 2, λ = 4 / 2 = 2 at t = 2.
+        assert_eq!(Threshold::DynamicLinear.value(&m, 2.0), 4.0);
+        assert_eq!(Threshold::DynamicSquare.value(&m, 2.0), 8.0);
+        assert_eq!(Threshold::Fixed(3.0).value(&m, 2.0), 3.0);
+        assert_eq!(Threshold::Never.value(&m, 2.0), f64::INFINITY);
+        assert_eq!(
+            Threshold::DynamicSquare.value(&DelayMonitor::default(), 0.0),
+            0.0
+        );
+    }
+}
