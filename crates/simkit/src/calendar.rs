@@ -82,12 +82,22 @@ fn time_key(time: f64) -> u64 {
     }
 }
 
-/// A pending event: its ordering key and payload.
+/// Inverse of [`time_key`].
+#[inline]
+fn key_time(key: u64) -> f64 {
+    if key >> 63 == 1 {
+        f64::from_bits(key ^ (1 << 63))
+    } else {
+        f64::from_bits(!key)
+    }
+}
+
+/// A pending event: its ordering key (the time is recovered from it, which
+/// keeps heap entries small) and payload.
 #[derive(Debug, Clone)]
 struct Entry<E> {
     key: u64,
     seq: u64,
-    time: f64,
     event: E,
 }
 
@@ -211,7 +221,6 @@ impl<E> Calendar<E> {
         self.heap.push(Entry {
             key: time_key(time),
             seq,
-            time: time + 0.0,
             event,
         });
         Ok(seq)
@@ -234,13 +243,13 @@ impl<E> Calendar<E> {
     #[must_use]
     #[inline]
     pub fn peek_time(&self) -> Option<f64> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| key_time(e.key))
     }
 
     /// The earliest pending event, without removing it.
     #[must_use]
     pub fn peek(&self) -> Option<(f64, &E)> {
-        self.heap.peek().map(|e| (e.time, &e.event))
+        self.heap.peek().map(|e| (key_time(e.key), &e.event))
     }
 
     /// Removes the earliest pending event (ties: first scheduled first) and
@@ -248,8 +257,9 @@ impl<E> Calendar<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(f64, E)> {
         let e = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        let time = key_time(e.key);
+        self.now = time;
+        Some((time, e.event))
     }
 
     /// Removes the earliest pending event only if its time is at most
@@ -257,7 +267,7 @@ impl<E> Calendar<E> {
     #[inline]
     pub fn pop_until(&mut self, until: f64) -> Option<(f64, E)> {
         match self.heap.peek() {
-            Some(e) if e.time <= until => self.pop(),
+            Some(e) if key_time(e.key) <= until => self.pop(),
             _ => None,
         }
     }
@@ -272,7 +282,7 @@ impl<E> Calendar<E> {
 
     /// Iterates over the pending events in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (f64, &E)> + '_ {
-        self.heap.iter().map(|e| (e.time, &e.event))
+        self.heap.iter().map(|e| (key_time(e.key), &e.event))
     }
 }
 
@@ -361,6 +371,9 @@ mod tests {
             assert!(time_key(w[0]) <= time_key(w[1]), "{} vs {}", w[0], w[1]);
         }
         assert_eq!(time_key(-0.0), time_key(0.0));
+        for &x in &xs {
+            assert_eq!(key_time(time_key(x)).to_bits(), (x + 0.0).to_bits());
+        }
     }
 
     #[test]

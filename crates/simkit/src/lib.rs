@@ -75,4 +75,4 @@ pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thr
 pub use report::{JobRecord, Report, ReportError, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
-pub use sweep::{Sweep, SweepError};
+pub use sweep::{Sweep, SweepError, SweepRunError};

@@ -339,18 +339,24 @@ impl Histogram {
     /// `bins` equal bins covering [lo, hi).
     ///
     /// # Errors
-    /// [`StatsError::BadHistogram`] unless lo < hi are finite and bins ≥ 1.
+    /// [`StatsError::BadHistogram`] unless lo < hi are finite and bins ≥ 1,
+    /// or if the bins cannot be allocated.
     pub fn new(lo: f64, hi: f64, bins: usize) -> Result<Self, StatsError> {
         #[expect(clippy::cast_precision_loss, reason = "bin counts are small")]
         let width = (hi - lo) / bins as f64;
         if !(lo.is_finite() && hi.is_finite() && lo < hi && bins > 0 && width > 0.0) {
             return Err(StatsError::BadHistogram { lo, hi, bins });
         }
+        let mut counts = Vec::new();
+        counts
+            .try_reserve_exact(bins)
+            .map_err(|_| StatsError::BadHistogram { lo, hi, bins })?;
+        counts.resize(bins, 0);
         Ok(Self {
             lo,
             hi,
             width,
-            bins: vec![0; bins],
+            bins: counts,
             underflow: 0,
             overflow: 0,
             total: 0,
@@ -588,6 +594,8 @@ mod tests {
         assert!(Histogram::new(1.0, 1.0, 3).is_err());
         assert!(Histogram::new(0.0, 1.0, 0).is_err());
         assert!(Histogram::new(0.0, f64::INFINITY, 3).is_err());
+        // Absurd bin counts are refused, not an allocation failure.
+        assert!(Histogram::new(0.0, 1.0, usize::MAX).is_err());
         assert_eq!(
             Histogram::new(0.0, 1.0, 2).unwrap().quantile(0.5),
             Err(StatsError::Empty)

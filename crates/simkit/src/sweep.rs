@@ -574,6 +574,69 @@ impl<P: Serialize> Sweep<P> {
     }
 }
 
+/// Why [`Sweep::run_pending`] stopped.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SweepRunError<E> {
+    /// Computing a point failed.
+    #[error("point {index}: {error}")]
+    Point {
+        /// The point's index in the declaration.
+        index: usize,
+        /// The computation's error.
+        error: E,
+    },
+    /// Recording a result failed.
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+}
+
+impl<P: Serialize + Send + Sync> Sweep<P> {
+    /// Computes every pending point with `f` in parallel on rayon's current
+    /// pool, appending each result (flushed) as soon as it is ready. Does
+    /// not [`finish`](Self::finish) the sweep.
+    ///
+    /// On the first error no new points are started; the points already
+    /// appended stay on disk, so running again resumes. Which error is
+    /// reported when several points fail at once depends on timing; the
+    /// file's content does not.
+    ///
+    /// # Errors
+    /// [`SweepRunError::Point`] if `f` fails, [`SweepRunError::Sweep`] if a
+    /// result cannot be recorded.
+    pub fn run_pending<M, E, F>(&mut self, f: F) -> Result<(), SweepRunError<E>>
+    where
+        M: Serialize,
+        E: Send,
+        F: Fn(usize, &P) -> Result<M, E> + Sync,
+    {
+        use rayon::prelude::*;
+        use std::sync::Mutex;
+
+        let pending: Vec<usize> = self.pending().collect();
+        // The points are read by the workers while results are appended,
+        // so they are moved out for the run and put back afterwards.
+        let points = std::mem::take(&mut self.points);
+        let sink = Mutex::new(&mut *self);
+        let result = pending.par_iter().try_for_each(|&i| {
+            let Some(point) = points.get(i) else {
+                return Ok(());
+            };
+            let m = f(i, point).map_err(|error| SweepRunError::Point { index: i, error })?;
+            let mut sweep = sink.lock().map_err(|_| {
+                SweepRunError::Sweep(SweepError::Io {
+                    path: PathBuf::new(),
+                    source: io::Error::other("a worker panicked while appending"),
+                })
+            })?;
+            sweep.append_index(i, &m)?;
+            Ok(())
+        });
+        self.points = points;
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -670,6 +733,30 @@ mod tests {
         assert_eq!(s.pending().count(), 0);
         s.finish().unwrap();
         assert_eq!(fs::read(&b).unwrap(), want);
+    }
+
+    #[test]
+    fn parallel_run_with_failure_then_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = dir.path().join("w.csv");
+        run_all(&want, None, false).unwrap();
+        let p = dir.path().join("par.csv");
+        let pool = crate::thread_pool(3).unwrap();
+        // First run: point 7 fails; the others may or may not have run.
+        let mut s = Sweep::open(&p, points()).unwrap();
+        let e = pool
+            .install(|| s.run_pending(|i, q| if i == 7 { Err("boom") } else { Ok(compute(q)) }))
+            .unwrap_err();
+        assert_eq!(e.to_string(), "point 7: boom");
+        assert!(!s.is_done(7));
+        assert_eq!(s.points().len(), 18);
+        drop(s);
+        // Second run completes; the file equals the sequential one.
+        let mut s = Sweep::open(&p, points()).unwrap();
+        pool.install(|| s.run_pending(|_, q| Ok::<_, String>(compute(q))))
+            .unwrap();
+        s.finish().unwrap();
+        assert_eq!(fs::read(&p).unwrap(), fs::read(&want).unwrap());
     }
 
     #[test]

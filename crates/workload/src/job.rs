@@ -72,3 +72,44 @@ pub struct Job {
     /// The user's runtime estimate, if known (used by backfilling).
     pub estimate: Option<f64>,
 }
+
+impl Job {
+    /// The number of nodes the job asks for.
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.shape.node_count()
+    }
+
+    /// The job's total service demand in node·time: residence × nodes
+    /// (Mohapatra §4.1's "total service demand").
+    #[must_use]
+    pub fn demand(&self) -> f64 {
+        #[expect(clippy::cast_precision_loss, reason = "node counts are far below 2^53")]
+        let n = self.nodes() as f64;
+        self.service * n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_and_demand() {
+        let j = Job {
+            id: 3,
+            arrival: 1.0,
+            shape: JobShape::Box {
+                sides: Coords::new(&[2, 3]).unwrap(),
+            },
+            service: 1.5,
+            estimate: None,
+        };
+        assert_eq!(j.nodes(), 6);
+        assert_eq!(j.demand(), 9.0);
+        assert_eq!(j.shape.to_string(), "2x3");
+        assert_eq!(JobShape::Cube { dim: 40 }.node_count(), 1 << 40);
+        assert_eq!(JobShape::Cube { dim: 64 }.node_count(), u64::MAX);
+        assert_eq!(JobShape::Nodes { count: 5 }.to_string(), "5 nodes");
+    }
+}

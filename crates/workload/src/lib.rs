@@ -1,17 +1,41 @@
 //! Job streams for processor allocation and scheduling studies.
 //!
+//! The workloads of the papers, as composable generators seeded from the
+//! caller's RNG (use `rand::rngs::ChaCha8Rng` for anything reproducible):
+//!
+//! - arrivals: [`PoissonArrivals`], with λ from an [`OfferedLoad`]
+//!   ρ = λ·m·r/N (Kim–Yoon §IV.1);
+//! - shapes: [`CubicShapes`] (Kang §5.1), [`NoncubicShapes`] (Kang §5.3),
+//!   [`CubeDims`] (Mohapatra §4.1, uniform or "normal" or any table),
+//!   [`MeshSides`] (Kim–Yoon §IV.1: uniform, truncated normal, truncated
+//!   exponential sides);
+//! - service: [`Exponential`], [`UniformDemand`], [`HyperExponential`]
+//!   (mean, α, C; Mohapatra §4.1), with [`Dependence`] choosing between
+//!   Mohapatra's dependent and independent size/demand models;
+//! - [`Workload`]: all three combined into an iterator of [`Job`]s;
+//! - [`swf`]: reading and writing Standard Workload Format traces, and
+//!   mapping their processor counts onto shapes for a machine.
+//!
 //! # Quick start
 //!
 //! ```
-//! use partalloc_workload::{Job, JobShape};
-//! let job = Job {
-//!     id: 1,
-//!     arrival: 0.5,
-//!     shape: JobShape::Cube { dim: 3 },
-//!     service: 2.0,
-//!     estimate: None,
-//! };
-//! assert_eq!(job.shape.node_count(), 8);
+//! use partalloc_workload::{CubeDims, Dependence, HyperExponential, Job, JobShape, Workload};
+//! use rand::SeedableRng;
+//! use rand::rngs::ChaCha8Rng;
+//!
+//! // Mohapatra §4: 10-cube, "normal" sizes, hyper-exponential residence
+//! // (mean 5, α = 0.95, C = 4), dependent model, load 0.4.
+//! let w = Workload::with_load(
+//!     0.4,
+//!     1024,
+//!     CubeDims::mohapatra_normal(),
+//!     HyperExponential::new(5.0, 0.95, 4.0)?,
+//!     Dependence::Dependent,
+//! )?;
+//! let mut rng = ChaCha8Rng::seed_from_u64(7);
+//! let jobs: Vec<Job> = w.jobs(&mut rng).take_while(|j| j.arrival < 100.0).collect();
+//! assert!(jobs.iter().all(|j| matches!(j.shape, JobShape::Cube { dim } if dim <= 9)));
+//! # Ok::<(), partalloc_workload::WorkloadError>(())
 //! ```
 //!
 //! # Features
@@ -20,6 +44,24 @@
 
 #![deny(missing_docs)]
 
+mod arrivals;
+mod demand;
+mod error;
 mod job;
+mod mapping;
+mod shapes;
+mod stream;
+pub mod swf;
 
+pub use arrivals::{OfferedLoad, PoissonArrivals};
+pub use demand::{
+    Constant, DemandDist, Dependence, Exponential, HyperExponential, MeanDistribution,
+    UniformDemand,
+};
+pub use error::WorkloadError;
 pub use job::{Job, JobShape};
+pub use shapes::{
+    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
+    ShapeDistribution, SideLaw,
+};
+pub use stream::{JobStream, Workload};

@@ -1,0 +1,119 @@
+//! Generator throughput: draws per second of each distribution and of a
+//! whole job stream, with the reproducible ChaCha8 generator.
+
+use std::hint::black_box;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use partalloc_workload::swf::SwfReader;
+use partalloc_workload::{
+    CubeDims, CubicShapes, Dependence, Exponential, HyperExponential, JobShape, MeshSides,
+    NoncubicShapes, PoissonArrivals, SideLaw, Workload,
+};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use rand_distr::Distribution;
+
+const N: u64 = 10_000;
+
+fn bench_f64<D: Distribution<f64>>(c: &mut BenchmarkGroup<'_, WallTime>, name: &str, d: &D) {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            let mut s = 0.0;
+            for _ in 0..N {
+                s += d.sample(&mut rng);
+            }
+            black_box(s)
+        });
+    });
+}
+
+fn bench_shape<D: Distribution<JobShape>>(c: &mut BenchmarkGroup<'_, WallTime>, name: &str, d: &D) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            let mut s = 0u64;
+            for _ in 0..N {
+                s += d.sample(&mut rng).node_count();
+            }
+            black_box(s)
+        });
+    });
+}
+
+fn generators(c: &mut Criterion) {
+    let mut g = c.benchmark_group("generators");
+    g.throughput(Throughput::Elements(N));
+    let c = &mut g;
+    bench_f64(c, "poisson_gap", &ok(PoissonArrivals::new(1.0)));
+    bench_f64(c, "exponential", &ok(Exponential::new(1.0)));
+    bench_f64(
+        c,
+        "hyperexponential",
+        &ok(HyperExponential::new(5.0, 0.95, 4.0)),
+    );
+    bench_shape(c, "kang_cubic_3d", &ok(CubicShapes::new(&[4, 4, 4])));
+    bench_shape(
+        c,
+        "kang_noncubic_3d",
+        &ok(NoncubicShapes::new(&[16, 16, 16])),
+    );
+    bench_shape(c, "mohapatra_normal", &CubeDims::mohapatra_normal());
+    bench_shape(
+        c,
+        "kimyoon_normal_64x64",
+        &ok(MeshSides::new(SideLaw::TruncatedNormal, &[64, 64])),
+    );
+    bench_shape(
+        c,
+        "kimyoon_exponential_64x64",
+        &ok(MeshSides::new(SideLaw::TruncatedExponential, &[64, 64])),
+    );
+    let w = ok(Workload::with_load(
+        0.5,
+        4096,
+        ok(CubicShapes::new(&[4, 4, 4])),
+        ok(HyperExponential::new(1.0, 0.95, 4.0)),
+        Dependence::Dependent,
+    ));
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    c.bench_function("job_stream", |b| {
+        b.iter(|| {
+            black_box(
+                w.jobs(&mut rng)
+                    .take(N as usize)
+                    .map(|j| j.service)
+                    .sum::<f64>(),
+            )
+        });
+    });
+    g.finish();
+}
+
+/// Builders cannot fail on these constants.
+fn ok<T>(r: Result<T, partalloc_workload::WorkloadError>) -> T {
+    r.unwrap_or_else(|e| unreachable!("{e}"))
+}
+
+fn swf(c: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/traces/NASA-iPSC-1993-3.1-cln.swf"
+    );
+    let Ok(text) = std::fs::read(path) else {
+        return;
+    };
+    let mut g = c.benchmark_group("swf");
+    g.throughput(Throughput::Elements(18_239));
+    g.bench_function("parse_nasa_ipsc", |b| {
+        b.iter(|| {
+            let r = SwfReader::new(text.as_slice()).unwrap_or_else(|e| unreachable!("{e}"));
+            black_box(r.filter(Result::is_ok).count())
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, generators, swf);
+criterion_main!(benches);

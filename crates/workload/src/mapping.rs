@@ -1,0 +1,276 @@
+//! Mapping a processor count onto a shape for a target machine.
+//!
+//! Traces such as the Parallel Workloads Archive's record only how many
+//! processors a job used. To replay them on a partitionable machine each
+//! count p becomes a shape:
+//!
+//! - hypercube Q_n: the subcube Q_⌈log₂ p⌉ (the smallest that holds p);
+//! - mesh or torus with sides L_0, …, L_{d−1}: the *most square box that
+//!   fits* — among boxes with s_i ≤ L_i and Π s_i ≥ p, the one with the
+//!   shortest longest side; ties by fewest nodes (least internal
+//!   fragmentation); remaining ties by the longer sides in the lower
+//!   dimensions (lexicographically largest (s_0, s_1, …)). For example on
+//!   a 16×16 mesh: 7 → 3×3, 8 → 3×3, 6 → 3×2, 12 → 4×3, 17 → 5×4;
+//! - any machine, non-contiguous: the plain count.
+//!
+//! ```
+//! use partalloc_workload::{JobShape, swf::ShapeMapping};
+//! use partalloc_topology::Topology;
+//!
+//! let mesh = ShapeMapping::for_topology(&"mesh:16x16".parse::<Topology>()?);
+//! assert_eq!(mesh.shape_for(12)?.to_string(), "4x3");
+//! let cube = ShapeMapping::for_topology(&"hypercube:7".parse::<Topology>()?);
+//! assert_eq!(cube.shape_for(33)?, JobShape::Cube { dim: 6 });
+//! assert!(cube.shape_for(129).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{Coords, MAX_DIMS, Topology};
+
+use crate::{JobShape, WorkloadError};
+
+/// How processor counts become shapes on one machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum ShapeMapping {
+    /// Subcubes of an n-cube.
+    Hypercube {
+        /// n.
+        dim: u32,
+    },
+    /// Boxes of a mesh or torus with these sides.
+    Grid {
+        /// The machine's sides, dimension 0 first.
+        sides: Coords,
+    },
+    /// Plain node counts on a machine of `total` nodes.
+    Nodes {
+        /// The machine's nodes.
+        total: u64,
+    },
+}
+
+impl ShapeMapping {
+    /// Subcubes for a hypercube, boxes for a mesh or torus.
+    #[must_use]
+    pub fn for_topology(topology: &Topology) -> Self {
+        if let Some(h) = topology.as_hypercube() {
+            Self::Hypercube { dim: h.dim() }
+        } else if let Some(g) = topology.as_grid() {
+            Self::Grid { sides: *g.sides() }
+        } else {
+            Self::Nodes {
+                total: topology.num_nodes() as u64,
+            }
+        }
+    }
+
+    /// Plain node counts on any machine (for non-contiguous allocation).
+    #[must_use]
+    pub fn nodes_of(topology: &Topology) -> Self {
+        Self::Nodes {
+            total: topology.num_nodes() as u64,
+        }
+    }
+
+    /// The machine's nodes.
+    #[must_use]
+    pub fn machine_nodes(&self) -> u64 {
+        match self {
+            Self::Hypercube { dim } => 1u64.checked_shl(*dim).unwrap_or(u64::MAX),
+            Self::Grid { sides } => sides.product(),
+            Self::Nodes { total } => *total,
+        }
+    }
+
+    /// The shape for a job of `processors` processors.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadSize`] for 0 processors or more than the machine
+    /// has.
+    pub fn shape_for(&self, processors: u64) -> Result<JobShape, WorkloadError> {
+        let machine = self.machine_nodes();
+        if processors == 0 || processors > machine {
+            return Err(WorkloadError::BadSize {
+                nodes: processors,
+                machine,
+            });
+        }
+        match self {
+            Self::Hypercube { .. } => Ok(JobShape::Cube {
+                dim: processors.next_power_of_two().trailing_zeros(),
+            }),
+            Self::Grid { sides } => Ok(JobShape::Box {
+                sides: most_square_box(sides, processors).ok_or(WorkloadError::BadSize {
+                    nodes: processors,
+                    machine,
+                })?,
+            }),
+            Self::Nodes { .. } => Ok(JobShape::Nodes {
+                count: u32::try_from(processors).map_err(|_| WorkloadError::BadSize {
+                    nodes: processors,
+                    machine,
+                })?,
+            }),
+        }
+    }
+}
+
+/// The most square box of at least `p` nodes within `limits` (see the
+/// module docs for the order), or `None` if none fits.
+fn most_square_box(limits: &Coords, p: u64) -> Option<Coords> {
+    let max_side = limits.iter().copied().max()?;
+    let d = limits.len();
+    // The longest side is at least ⌈p^{1/d}⌉.
+    let mut cap = 1u32;
+    while cap < max_side && u64::from(cap).checked_pow(d as u32).is_some_and(|v| v < p) {
+        cap += 1;
+    }
+    let mut caps = [0u32; MAX_DIMS];
+    let mut cur = [1u32; MAX_DIMS];
+    while cap <= max_side {
+        for (c, &l) in caps.iter_mut().zip(limits.iter()) {
+            *c = l.min(cap);
+        }
+        let mut best: Option<(u64, [u32; MAX_DIMS])> = None;
+        search(&caps[..d], p, 0, 1, &mut cur, &mut best);
+        if let Some((_, sides)) = best {
+            return Coords::new(sides.get(..d)?).ok();
+        }
+        cap += 1;
+    }
+    None
+}
+
+/// Depth-first over sides in descending order; the last side is the
+/// smallest that reaches `p`. Keeps the first box of least area, which in
+/// this order is the lexicographically largest among them.
+fn search(
+    caps: &[u32],
+    p: u64,
+    i: usize,
+    prod: u64,
+    cur: &mut [u32; MAX_DIMS],
+    best: &mut Option<(u64, [u32; MAX_DIMS])>,
+) {
+    let Some(&cap) = caps.get(i) else {
+        return;
+    };
+    if i + 1 == caps.len() {
+        let need = p.div_ceil(prod).max(1);
+        if need <= u64::from(cap) {
+            let area = prod * need;
+            if best.is_none_or(|(a, _)| area < a) {
+                if let (Some(slot), Ok(n)) = (cur.get_mut(i), u32::try_from(need)) {
+                    *slot = n;
+                    *best = Some((area, *cur));
+                }
+            }
+        }
+        return;
+    }
+    // The remaining dimensions can multiply by at most this much.
+    let rest: u64 = caps.iter().skip(i + 1).map(|&c| u64::from(c)).product();
+    for s in (1..=cap).rev() {
+        let prod = prod * u64::from(s);
+        if prod.saturating_mul(rest) < p {
+            break; // smaller s cannot reach p either
+        }
+        if let Some(slot) = cur.get_mut(i) {
+            *slot = s;
+        }
+        search(caps, p, i + 1, prod, cur, best);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn mesh(sides: &[u32]) -> ShapeMapping {
+        ShapeMapping::Grid {
+            sides: Coords::new(sides).unwrap(),
+        }
+    }
+
+    fn sides(m: &ShapeMapping, p: u64) -> Vec<u32> {
+        match m.shape_for(p).unwrap() {
+            JobShape::Box { sides } => sides.to_vec(),
+            other => panic!("{other}"),
+        }
+    }
+
+    /// The literal definition: every box, sorted by the documented keys.
+    fn brute(limits: &[u32], p: u64) -> Option<Vec<u32>> {
+        let mut all: Vec<Vec<u32>> = vec![vec![]];
+        for &l in limits {
+            all = all
+                .into_iter()
+                .flat_map(|b| {
+                    (1..=l).map(move |s| {
+                        let mut b = b.clone();
+                        b.push(s);
+                        b
+                    })
+                })
+                .collect();
+        }
+        all.into_iter()
+            .filter(|b| b.iter().map(|&s| u64::from(s)).product::<u64>() >= p)
+            .min_by(|a, b| {
+                let key = |x: &Vec<u32>| {
+                    (
+                        *x.iter().max().unwrap(),
+                        x.iter().map(|&s| u64::from(s)).product::<u64>(),
+                    )
+                };
+                key(a).cmp(&key(b)).then_with(|| b.cmp(a))
+            })
+    }
+
+    #[test]
+    fn documented_examples() {
+        let m = mesh(&[16, 16]);
+        assert_eq!(sides(&m, 1), vec![1, 1]);
+        assert_eq!(sides(&m, 7), vec![3, 3]);
+        assert_eq!(sides(&m, 8), vec![3, 3]);
+        assert_eq!(sides(&m, 6), vec![3, 2]);
+        assert_eq!(sides(&m, 12), vec![4, 3]);
+        assert_eq!(sides(&m, 17), vec![5, 4]);
+        assert_eq!(sides(&m, 256), vec![16, 16]);
+        // A thin machine forces long boxes.
+        let thin = mesh(&[2, 64]);
+        assert_eq!(sides(&thin, 20), vec![2, 10]);
+        assert!(matches!(
+            m.shape_for(257),
+            Err(WorkloadError::BadSize {
+                nodes: 257,
+                machine: 256
+            })
+        ));
+        assert!(m.shape_for(0).is_err());
+        let c = ShapeMapping::Hypercube { dim: 7 };
+        assert_eq!(c.shape_for(1).unwrap(), JobShape::Cube { dim: 0 });
+        assert_eq!(c.shape_for(64).unwrap(), JobShape::Cube { dim: 6 });
+        assert_eq!(c.shape_for(65).unwrap(), JobShape::Cube { dim: 7 });
+        let n = ShapeMapping::Nodes { total: 10 };
+        assert_eq!(n.shape_for(7).unwrap(), JobShape::Nodes { count: 7 });
+        assert!(n.shape_for(11).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn matches_brute_force(
+            limits in proptest::collection::vec(1u32..9, 1..4),
+            frac in 0.0f64..1.0,
+        ) {
+            let total: u64 = limits.iter().map(|&l| u64::from(l)).product();
+            let p = 1 + ((total - 1) as f64 * frac) as u64;
+            let m = mesh(&limits);
+            prop_assert_eq!(Some(sides(&m, p)), brute(&limits, p));
+        }
+    }
+}
