@@ -395,3 +395,70 @@ fn stop_rules() {
     let sched = registry::build("fcfs", &topo).unwrap();
     assert!(Simulation::new(topo, Box::new(alloc), sched, q2_jobs(), bad).is_err());
 }
+
+/// The first 3000 jobs of the NASA Ames iPSC/860 trace (Parallel Workloads
+/// Archive, NASA-iPSC-1993-3.1-cln) on its own machine, a 7-cube.
+fn nasa(
+    mapping: fn(&partalloc_topology::Topology) -> partalloc_workload::swf::ShapeMapping,
+) -> Vec<Job> {
+    use partalloc_workload::swf::SwfReader;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/traces/NASA-iPSC-1993-3.1-cln.swf"
+    );
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let topo: partalloc_topology::Topology = "hypercube:7".parse().unwrap();
+    SwfReader::new(file)
+        .unwrap()
+        .jobs(mapping(&topo))
+        .take(3000)
+        .collect::<Result<Vec<Job>, _>>()
+        .unwrap()
+}
+
+#[test]
+fn nasa_trace_replay() {
+    use partalloc_workload::swf::ShapeMapping;
+    let cubes = nasa(ShapeMapping::for_topology);
+    let counts = nasa(ShapeMapping::nodes_of);
+    let topo: partalloc_topology::Topology = "hypercube:7".parse().unwrap();
+    let cfg = SimConfig {
+        record_jobs: true,
+        ..SimConfig::default()
+    };
+    for (alloc, jobs, policy) in [
+        ("buddy", &cubes, "fcfs"),
+        ("buddy", &cubes, "easy-backfilling"),
+        ("paging", &counts, "fcfs"),
+    ] {
+        let a: Box<dyn Allocator> = if alloc == "buddy" {
+            Box::new(TestAlloc::buddy(7).unwrap())
+        } else {
+            partalloc_allocators::registry::build("paging", &topo).unwrap()
+        };
+        let sched = registry::build(policy, &topo).unwrap();
+        let r = Simulation::new(topo, a, sched, jobs.clone(), cfg)
+            .unwrap()
+            .run()
+            .unwrap();
+        let s = &r.results;
+        assert_eq!(s.completed, 3000, "{alloc}/{policy}");
+        // Utilization from the time integral equals the job records' sum.
+        let node_time: f64 = r
+            .jobs
+            .iter()
+            .map(|j| j.granted as f64 * (j.end - j.start))
+            .sum();
+        let from_records = node_time / (128.0 * s.span);
+        assert!(
+            (s.utilization - from_records).abs() < 1e-9,
+            "{alloc}/{policy}: {} vs {from_records}",
+            s.utilization
+        );
+        if alloc == "paging" {
+            // Without contiguity a head never waits with enough nodes free.
+            assert_eq!(s.misses, 0);
+            assert!(s.mean_topological_delay.abs() < 1e-9 * s.mean_wait.max(1.0));
+        }
+    }
+}
