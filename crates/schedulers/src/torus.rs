@@ -886,6 +886,34 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// At the minimum finish time every profile is stair-like, the
+        /// schedule is valid, it has at most n − 1 preemptions (Theorem 2),
+        /// and any larger deadline stays feasible.
+        #[test]
+        fn feasibility_invariants(
+            raw in proptest::collection::vec((0u32..4, 1u32..17), 1..12)
+        ) {
+            let js: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e, f64::from(q) / 4.0))
+                .collect();
+            let (t, s) = min_finish_time(8, &js, 1e-9).unwrap();
+            check_schedule(8, &js, &s);
+            proptest::prop_assert!(s.preemptions() < js.len().max(1));
+            for p in &s.profiles {
+                proptest::prop_assert!(p.windows(2).all(|w| w[1].finish < w[0].finish));
+            }
+            for factor in [1.01, 1.5, 3.0] {
+                proptest::prop_assert!(
+                    preemptive_feasibility(8, &js, t * factor).unwrap().is_feasible()
+                );
+            }
+        }
+    }
+
     /// Gupta & Srimani §3 example: T16, deadline 4.
     fn section3_jobs() -> Vec<TorusJob> {
         jobs(&[(8, 2.0), (4, 4.0), (4, 3.0), (2, 2.0), (2, 2.5)])
