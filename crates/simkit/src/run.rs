@@ -15,6 +15,12 @@
 //! them before deciding (a batch of jobs arriving at t = 0 is queued
 //! before any is started).
 //!
+//! A Standard Workload Format trace becomes a source through
+//! `partalloc_workload::swf::SwfReader::jobs`, whose items are
+//! `Result<Job, SwfError>`: collect them first (`collect::<Result<Vec<_>,
+//! _>>()?`, so a malformed line is reported with its number) or stream them
+//! with `map_while(Result::ok)`.
+//!
 //! The run stops when the stop rule is met ([`Stop`]) or when the source is
 //! exhausted and the machine is empty. The first [`SimConfig::warmup`]
 //! completed jobs are excluded from every statistic, and the time averages
@@ -104,6 +110,12 @@ pub enum SimError {
     /// The stop time is not a finite non-negative number.
     #[error("stop time {0} must be finite and non-negative")]
     BadStopTime(f64),
+    /// The allocator could not be built by name.
+    #[error(transparent)]
+    Allocator(#[from] partalloc_allocators::RegistryError),
+    /// The scheduler could not be built by name.
+    #[error(transparent)]
+    Scheduler(#[from] partalloc_schedulers::RegistryError),
     /// A job arrived before the previous one.
     #[error(
         "job {id} arrives at {arrival}, before the previous job ({previous}); sort the source by arrival"
@@ -282,6 +294,33 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             source: source.into_iter(),
             config,
         })
+    }
+
+    /// A simulation with the allocator and the scheduler built by name
+    /// through their registries (e.g. `"buddy"`, `"m-fcfs[threshold=dynamic]"`).
+    ///
+    /// ```
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let jobs = vec![Job { id: 1, arrival: 0.0, shape: JobShape::Nodes { count: 4 }, service: 1.0, estimate: None }];
+    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?.run()?;
+    /// assert_eq!(r.results.utilization, 0.25);
+    /// assert_eq!(r.scheduler, "fcfs");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown or invalid strategy or policy, and as [`Simulation::new`].
+    pub fn by_name(
+        topology: Topology,
+        allocator: &str,
+        scheduler: &str,
+        source: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Self, SimError> {
+        let alloc = partalloc_allocators::registry::build(allocator, &topology)?;
+        let sched = partalloc_schedulers::registry::build(scheduler, &topology)?;
+        Self::new(topology, alloc, sched, source, config)
     }
 
     /// Runs the simulation to its stop rule and reports.
