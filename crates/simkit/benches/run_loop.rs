@@ -1,7 +1,7 @@
-//! Simulated jobs per second of the run loop: FCFS with a bitmap buddy
-//! allocator (`partalloc_schedulers::testing::TestAlloc`) on a 10-cube,
-//! Poisson arrivals at offered load 0.5, cube dimensions uniform in 0..=9,
-//! exponential service with mean 1.
+//! Simulated jobs per second of the run loop with a bitmap buddy allocator
+//! (`partalloc_schedulers::testing::TestAlloc`) on a 10-cube, Poisson
+//! arrivals, cube dimensions uniform in 0..=9, exponential service with
+//! mean 1: FCFS at offered load 0.5, and every policy at load 0.3.
 
 use std::hint::black_box;
 
@@ -16,10 +16,10 @@ use rand_distr::{Distribution, Exp};
 
 const JOBS: u64 = 100_000;
 
-fn workload() -> Vec<Job> {
+fn workload(load: f64) -> Vec<Job> {
     let mut rng = replication_rng(1, 0);
     // E[2^d] for d uniform in 0..=9 is 1023/10.
-    let lambda = 0.5 * 1024.0 / (1023.0 / 10.0);
+    let lambda = load * 1024.0 / (1023.0 / 10.0);
     let inter = Exp::new(lambda).unwrap_or_else(|_| unreachable!());
     let service = Exp::new(1.0).unwrap_or_else(|_| unreachable!());
     let mut t = 0.0;
@@ -40,7 +40,7 @@ fn workload() -> Vec<Job> {
 }
 
 fn bench(c: &mut Criterion) {
-    let jobs = workload();
+    let jobs = workload(0.5);
     let mut g = c.benchmark_group("run_loop");
     g.throughput(Throughput::Elements(JOBS));
     g.sample_size(10);
@@ -59,6 +59,40 @@ fn bench(c: &mut Criterion) {
                     let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
                         .unwrap_or_else(|_| unreachable!());
                     black_box(sim.run().map(|r| r.results.completed))
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+
+    // Every policy at offered load 0.3, search-time measurement off.
+    let jobs = workload(0.3);
+    let mut g = c.benchmark_group("policies_q10");
+    g.throughput(Throughput::Elements(JOBS));
+    g.sample_size(10);
+    for policy in [
+        "fcfs",
+        "scan",
+        "static",
+        "lazy",
+        "m-fcfs",
+        "easy-backfilling",
+    ] {
+        g.bench_function(policy, |b| {
+            b.iter_batched(
+                || jobs.clone(),
+                |jobs| {
+                    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
+                    let topo = *alloc.topology();
+                    let sched = registry::build(policy, &topo).unwrap_or_else(|_| unreachable!());
+                    let cfg = SimConfig {
+                        measure_search_time: false,
+                        ..SimConfig::default()
+                    };
+                    let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
+                        .unwrap_or_else(|_| unreachable!());
+                    black_box(sim.run().map(|r| r.results.mean_response))
                 },
                 BatchSize::LargeInput,
             );
