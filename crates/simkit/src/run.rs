@@ -391,6 +391,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         pull(&mut cal, &mut previous_arrival, &mut self.source)?;
 
         let mut end = 0.0f64;
+        let mut stopped_by_jobs = false;
         'run: while let Some(t) = cal.peek_time() {
             if t > stop_time {
                 break;
@@ -513,10 +514,13 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 in_system.reset_at(t)?;
             }
             if cfg.stop.jobs.is_some_and(|n| sums.completed >= n) {
+                stopped_by_jobs = true;
                 break 'run;
             }
         }
+        // Stopped by the clock with work left: the window ends at T.
         if let Some(t) = cfg.stop.time
+            && !stopped_by_jobs
             && cal.peek_time().is_some()
         {
             end = end.max(t);

@@ -462,3 +462,17 @@ fn nasa_trace_replay() {
         }
     }
 }
+
+#[test]
+fn the_job_rule_ends_the_window_before_a_later_time_limit() {
+    let cfg = SimConfig {
+        stop: Stop {
+            jobs: Some(3),
+            time: Some(100.0),
+        },
+        ..SimConfig::default()
+    };
+    let s = run_cfg("fcfs", q2_jobs(), cfg).results;
+    assert_eq!(s.completed, 3);
+    close(s.span, 6.5);
+}
