@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | `fcfs` | [`fcfs`] | Mohapatra et al. §1; Kim & Yoon §IV.1 |
 //! | `scan` | [`scan`] | Krueger et al. via Mohapatra et al. §2.3 |
-//! | `static` | [`static_partitioning`] | Mohapatra et al. §3.1 |
+//! | `static-partitioning` | [`static_partitioning`] | Mohapatra et al. §3.1 |
 //! | `lazy` | [`lazy`] | Mohapatra et al. §3.2 |
 //! | `m-fcfs` | [`mfcfs`] | Kim & Yoon §IV.1 |
 //! | `easy-backfilling` | [`easy`] | beyond the papers |

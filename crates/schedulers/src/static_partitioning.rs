@@ -23,7 +23,7 @@
 //!
 //! let machine: Topology = "hypercube:3".parse()?;
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
-//! let mut s = registry::build("static", &machine)?;
+//! let mut s = registry::build("static-partitioning", &machine)?;
 //! for id in 1..=2 {
 //!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim: 1 }, service: 1.0, estimate: None };
 //!     s.submit(job, 0.0)?;
@@ -71,7 +71,7 @@ impl StaticPartitioning {
 
 pub(crate) const ENTRY: Entry = Entry {
     info: SchedulerInfo {
-        name: "static",
+        name: "static-partitioning",
         summary: "one partition per size class (an (n−1)-cube, …, a 1-cube, a 0-cube), each with a FIFO queue",
         source: "Mohapatra et al. §3.1",
         params: &[ROTATE],
@@ -86,7 +86,7 @@ pub(crate) const ENTRY: Entry = Entry {
 
 impl Scheduler for StaticPartitioning {
     fn name(&self) -> String {
-        crate::registry::with_rotate("static", self.mapping, String::new())
+        crate::registry::with_rotate("static-partitioning", self.mapping, String::new())
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

@@ -134,7 +134,7 @@ fn scan_same_pass_lets_arrivals_join_the_open_visit() {
 #[test]
 fn static_partitioning_one_server_per_class_and_buddy_layout() {
     let mut alloc = TestAlloc::buddy(3).unwrap();
-    let mut s = registry::build("static", alloc.topology()).unwrap();
+    let mut s = registry::build("static-partitioning", alloc.topology()).unwrap();
     let jobs = [
         cube(1, 0, 0.0, 1.0),
         cube(2, 2, 0.0, 1.0),
@@ -240,7 +240,7 @@ fn lazy_threshold_sets_stop_alloc() {
 #[test]
 fn static_partition_passes_to_the_next_job_of_its_class() {
     let mut alloc = TestAlloc::buddy(2).unwrap();
-    let mut s = registry::build("static", alloc.topology()).unwrap();
+    let mut s = registry::build("static-partitioning", alloc.topology()).unwrap();
     let mut started = Vec::new();
     for j in [cube(1, 1, 0.0, 2.0), cube(2, 1, 0.0, 2.0)] {
         s.submit(j, 0.0).unwrap();

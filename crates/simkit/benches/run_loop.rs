@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
     for policy in [
         "fcfs",
         "scan",
-        "static",
+        "static-partitioning",
         "lazy",
         "m-fcfs",
         "easy-backfilling",

@@ -18,7 +18,13 @@ use partalloc_simkit::{SimConfig, Simulation, Stop, replication_rng};
 use partalloc_topology::Hypercube;
 use partalloc_workload::{CubeDims, Dependence, HyperExponential, Job, UniformDemand, Workload};
 
-const POLICIES: [&str; 5] = ["fcfs", "scan", "scan[arrivals=same-pass]", "lazy", "static"];
+const POLICIES: [&str; 5] = [
+    "fcfs",
+    "scan",
+    "scan[arrivals=same-pass]",
+    "lazy",
+    "static-partitioning",
+];
 
 /// Mean queueing delay per policy over 4 replications of 20,000 jobs
 /// (2,000 warm-up), dependent model, mean residence 5 (§4.1).
