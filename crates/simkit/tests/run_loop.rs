@@ -476,3 +476,56 @@ fn the_job_rule_ends_the_window_before_a_later_time_limit() {
     assert_eq!(s.completed, 3);
     close(s.span, 6.5);
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn workload() -> impl Strategy<Value = Vec<Job>> {
+        proptest::collection::vec((0u32..4, 0u32..3, 1u32..8), 1..60).prop_map(|v| {
+            let mut t = 0.0;
+            v.into_iter()
+                .enumerate()
+                .map(|(i, (dt, dim, service))| {
+                    t += f64::from(dt) * 0.25;
+                    cube(i as u64, t, dim, f64::from(service) * 0.5)
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 32,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// On drained runs (every job arrives and leaves in the window), for
+        /// every policy: each job's wait splits into numerical and
+        /// topological delay, the time-integral statistics equal the sums
+        /// over the job records, and Little's law holds exactly.
+        #[test]
+        fn drained_run_identities(jobs in workload()) {
+            for p in partalloc_schedulers::registry::policies() {
+                let r = run(TestAlloc::buddy(3).unwrap(), p.name, jobs.clone());
+                let s = &r.results;
+                prop_assert_eq!(s.completed as usize, jobs.len());
+                let n = jobs.len() as f64;
+                let tol = 1e-9;
+                let wait: f64 = r.jobs.iter().map(|j| j.wait).sum::<f64>() / n;
+                prop_assert!((wait - s.mean_wait).abs() < tol);
+                for j in &r.jobs {
+                    prop_assert!(j.numerical_delay >= -tol && j.numerical_delay <= j.wait + tol);
+                    prop_assert!(j.start >= j.arrival);
+                }
+                let node_time: f64 = r.jobs.iter().map(|j| j.granted as f64 * (j.end - j.start)).sum();
+                prop_assert!((s.utilization - node_time / (8.0 * s.span)).abs() < tol);
+                let sum_response: f64 = r.jobs.iter().map(|j| j.response).sum();
+                prop_assert!((s.mean_in_system * s.span - sum_response).abs() < 1e-6);
+                prop_assert!(s.misses <= s.valid_attempts && s.valid_attempts <= s.attempts);
+            }
+        }
+    }
+}
