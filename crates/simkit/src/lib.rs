@@ -64,11 +64,15 @@
 pub mod calendar;
 pub mod ci;
 pub mod replicate;
+pub mod report;
+pub mod run;
 pub mod stats;
 pub mod sweep;
 
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thread_pool};
+pub use report::{JobRecord, Report, ReportError, Results, SearchTime};
+pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use sweep::{Sweep, SweepError, SweepRunError};

@@ -1,0 +1,109 @@
+//! First-come, first-served: only the head of the queue may start.
+//!
+//! The discipline every paper compares against (Mohapatra §1: its
+//! "blocking" property; Kim & Yoon §IV.1: "only the job at the head of
+//! queue (head job) has the chance to be allocated"). Jobs start in arrival
+//! order while the allocator grants the head's request; the first refusal
+//! blocks the whole queue until a departure.
+//!
+//! ```
+//! use partalloc_allocators::registry;
+//! use partalloc_schedulers::{fcfs::Fcfs, Scheduler};
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::{Job, JobShape};
+//!
+//! let machine: Topology = "hypercube:2".parse()?;
+//! let mut alloc = registry::build("paging", &machine)?;
+//! let mut fcfs = Fcfs::default();
+//! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
+//!     let shape = JobShape::Nodes { count };
+//!     fcfs.submit(Job { id, arrival: 0.0, shape, service: 1.0, estimate: None }, 0.0)?;
+//! }
+//! let mut started = Vec::new();
+//! fcfs.schedule(0.0, alloc.as_mut(), &mut started)?;
+//! // Job 2 blocks the head; job 3 would fit but may not pass it.
+//! assert_eq!(started.len(), 1);
+//! assert_eq!(fcfs.head().map(|j| j.id), Some(2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::VecDeque;
+
+use partalloc_allocators::Allocator;
+use partalloc_workload::Job;
+
+use crate::registry::{Entry, SchedulerInfo};
+use crate::scheduler::{Attempt, check_job, try_start};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started};
+
+/// First-come, first-served.
+#[derive(Debug, Clone, Default)]
+pub struct Fcfs {
+    queue: VecDeque<Job>,
+    mapping: RequestMapping,
+}
+
+impl Fcfs {
+    /// FCFS with this job → request mapping.
+    #[must_use]
+    pub fn new(mapping: RequestMapping) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            mapping,
+        }
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: SchedulerInfo {
+        name: "fcfs",
+        summary: "first-come first-served; a blocked head blocks the queue",
+        source: "Mohapatra et al. §1; Kim & Yoon §IV.1",
+        params: &[crate::registry::ROTATE],
+    },
+    build: |_, spec| Ok(Box::new(Fcfs::new(crate::registry::mapping(spec)?))),
+};
+
+impl Scheduler for Fcfs {
+    fn name(&self) -> String {
+        crate::registry::with_rotate("fcfs", self.mapping, String::new())
+    }
+
+    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
+        check_job(&job)?;
+        self.queue.push_back(job);
+        Ok(())
+    }
+
+    fn schedule(
+        &mut self,
+        _now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        while let Some(head) = self.queue.front() {
+            let attempt = try_start(head, self.mapping, alloc, started);
+            match attempt {
+                Ok(Attempt::Started) => {
+                    self.queue.pop_front();
+                }
+                Ok(Attempt::Blocked) => return Ok(()),
+                Err(e) => {
+                    self.queue.pop_front();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn departed(&mut self, _job: &Job, _now: f64) {}
+
+    fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn head(&self) -> Option<&Job> {
+        self.queue.front()
+    }
+}

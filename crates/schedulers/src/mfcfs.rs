@@ -1,0 +1,175 @@
+//! Modified FCFS (Kim & Yoon §IV.1).
+//!
+//! "When the head job is blocked, that is, it is failed to be allocated,
+//! subsequent jobs are considered in arrived sequence and allocated if
+//! suitable submeshes are found." A threshold ends indefinite postponement:
+//! "when the threshold of the head job is reached, it gets priority over
+//! all other jobs. No jobs are allocated until the head job is allocated."
+//! The threshold is "maximum queuing delay that a job can tolerate at the
+//! head of queue", so the head's waiting time is counted from the moment
+//! it became the head; it is reached when that time is at least the
+//! threshold. It is fixed or dynamic, `d · λ` ([`Threshold`]), with `d` the
+//! mean queueing delay of the jobs allocated so far.
+//!
+//! ```
+//! use partalloc_schedulers::{registry, Scheduler};
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::{Job, JobShape};
+//!
+//! let machine: Topology = "hypercube:2".parse()?;
+//! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
+//! let mut m = registry::build("m-fcfs[threshold=never]", &machine)?;
+//! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
+//!     let job = Job { id, arrival: 0.0, shape: JobShape::Nodes { count }, service: 1.0, estimate: None };
+//!     m.submit(job, 0.0)?;
+//! }
+//! let mut started = Vec::new();
+//! m.schedule(0.0, alloc.as_mut(), &mut started)?;
+//! // Job 2 is blocked, job 3 passes it.
+//! let ids: Vec<u64> = started.iter().map(|s| s.job.id).collect();
+//! assert_eq!(ids, [1, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::VecDeque;
+
+use partalloc_allocators::Allocator;
+use partalloc_allocators::registry::ParamInfo;
+use partalloc_workload::Job;
+
+use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::scheduler::{Attempt, check_job, try_start};
+use crate::threshold::{DelayMonitor, Threshold};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started};
+
+/// The M-FCFS policy.
+#[derive(Debug, Clone)]
+pub struct ModifiedFcfs {
+    queue: VecDeque<Job>,
+    head_since: f64,
+    threshold: Threshold,
+    monitor: DelayMonitor,
+    mapping: RequestMapping,
+}
+
+impl ModifiedFcfs {
+    /// M-FCFS with this threshold.
+    #[must_use]
+    pub fn new(threshold: Threshold, mapping: RequestMapping) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            head_since: 0.0,
+            threshold,
+            monitor: DelayMonitor::default(),
+            mapping,
+        }
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: SchedulerInfo {
+        name: "m-fcfs",
+        summary: "FCFS that lets later jobs pass a blocked head until the head has waited a threshold",
+        source: "Kim & Yoon §IV.1",
+        params: &[
+            ParamInfo {
+                name: "threshold",
+                default: "dynamic",
+                doc: "time at the head after which the head gets priority: a non-negative time, never, or dynamic (d·λ)",
+            },
+            ROTATE,
+        ],
+    },
+    build: |_, spec| {
+        let threshold = match spec.get("threshold") {
+            None => Threshold::DynamicLinear,
+            Some(v) => v
+                .parse::<Threshold>()
+                .map_err(|reason| spec.invalid("threshold", reason))?,
+        };
+        Ok(Box::new(ModifiedFcfs::new(
+            threshold,
+            crate::registry::mapping(spec)?,
+        )))
+    },
+};
+
+impl Scheduler for ModifiedFcfs {
+    fn name(&self) -> String {
+        crate::registry::with_rotate(
+            "m-fcfs",
+            self.mapping,
+            format!("threshold={}", self.threshold),
+        )
+    }
+
+    fn submit(&mut self, job: Job, now: f64) -> Result<(), ScheduleError> {
+        check_job(&job)?;
+        if self.queue.is_empty() {
+            self.head_since = now;
+        }
+        self.queue.push_back(job);
+        self.monitor.arrived();
+        Ok(())
+    }
+
+    fn schedule(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        // The head, as in FCFS.
+        while let Some(head) = self.queue.front() {
+            let attempt = try_start(head, self.mapping, alloc, started);
+            let arrival = head.arrival;
+            match attempt {
+                Ok(Attempt::Started) => {
+                    self.queue.pop_front();
+                    self.head_since = now;
+                    self.monitor.allocated(arrival, now);
+                }
+                Ok(Attempt::Blocked) => break,
+                Err(e) => {
+                    self.queue.pop_front();
+                    self.head_since = now;
+                    return Err(e);
+                }
+            }
+        }
+        if self.queue.is_empty()
+            || now - self.head_since >= self.threshold.value(&self.monitor, now)
+        {
+            return Ok(());
+        }
+        // The head is blocked but has not reached the threshold.
+        let mut i = 1;
+        while i < self.queue.len() {
+            let job = &self.queue[i];
+            let arrival = job.arrival;
+            let attempt = try_start(job, self.mapping, alloc, started);
+            match attempt {
+                Ok(Attempt::Started) => {
+                    self.queue.remove(i);
+                    self.monitor.allocated(arrival, now);
+                }
+                Ok(Attempt::Blocked) => i += 1,
+                Err(e) => {
+                    self.queue.remove(i);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn departed(&mut self, _job: &Job, _now: f64) {}
+
+    fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn head(&self) -> Option<&Job> {
+        self.queue.front()
+    }
+}

@@ -1,0 +1,271 @@
+//! Scan: one queue per size class, served like the C-SCAN disk discipline
+//! (Krueger, Lai & Radiya, summarised by Mohapatra et al. §2.3).
+//!
+//! "The algorithm maintains (n + 1) separate queues, one for each possible
+//! cube dimension. A new job joins the end of a queue corresponding to its
+//! subcube dimension. All jobs of a given dimension are allocated before
+//! the scheduler move on to the jobs of next dimension" (Mohapatra §2.3).
+//! The exact rules follow BASELINES part C:
+//!
+//! - a *visit* of queue `c` serves, in FIFO order, the jobs that were in the
+//!   queue when the visit began ([`Arrivals::NextPass`], the default and the
+//!   C-SCAN reading) or also those that arrive during the visit
+//!   ([`Arrivals::SamePass`]);
+//! - the head of the visited queue never is skipped: when the allocator
+//!   refuses it, nothing starts until a departure;
+//! - when a visit ends the scan moves to the next non-empty queue in the
+//!   [`Direction`] (Up: 0 → n then back to 0; Down: n → 0 then back to n),
+//!   reaching the queue it just left last. The very first visit starts at
+//!   class 0 (Up) or the largest class (Down).
+//!
+//! A job's class is [`crate::size_class`].
+//!
+//! ```
+//! use partalloc_schedulers::{registry, Scheduler};
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::{Job, JobShape};
+//!
+//! let machine: Topology = "hypercube:3".parse()?;
+//! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
+//! let mut scan = registry::build("scan", &machine)?;
+//! for (id, dim) in [(1, 2), (2, 0), (3, 2)] {
+//!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim }, service: 1.0, estimate: None };
+//!     scan.submit(job, 0.0)?;
+//! }
+//! let mut started = Vec::new();
+//! scan.schedule(0.0, alloc.as_mut(), &mut started)?;
+//! // Class 0 is visited first, then class 2.
+//! let order: Vec<u64> = started.iter().map(|s| s.job.id).collect();
+//! assert_eq!(order, [2, 1]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+use std::collections::VecDeque;
+
+use partalloc_allocators::Allocator;
+use partalloc_allocators::registry::ParamInfo;
+use partalloc_workload::Job;
+
+use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::scheduler::{Attempt, check_job, try_start};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};
+
+/// The order in which Scan visits the size classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Direction {
+    /// Smallest class first, wrapping from the largest back to 0.
+    #[default]
+    Up,
+    /// Largest class first, wrapping from 0 back to the largest.
+    Down,
+}
+
+/// Whether jobs arriving at the queue being visited join the visit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Arrivals {
+    /// They wait for the next visit (C-SCAN; bounded waiting).
+    #[default]
+    NextPass,
+    /// They are served in the current visit.
+    SamePass,
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Up => "up",
+            Self::Down => "down",
+        })
+    }
+}
+
+impl fmt::Display for Arrivals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NextPass => "next-pass",
+            Self::SamePass => "same-pass",
+        })
+    }
+}
+
+/// The Scan policy.
+#[derive(Debug, Clone)]
+pub struct Scan {
+    queues: Vec<VecDeque<Job>>,
+    waiting: usize,
+    // The class being visited (None before the first visit).
+    current: Option<usize>,
+    // The jobs of the visit form a prefix of `queues[current]` of this length.
+    eligible: usize,
+    direction: Direction,
+    arrivals: Arrivals,
+    mapping: RequestMapping,
+}
+
+impl Scan {
+    /// Scan over `classes` size classes (0 ..= ⌈log₂ N⌉ for an N-node
+    /// machine: see [`class_count`]). Jobs of a larger class are queued in
+    /// the largest one.
+    #[must_use]
+    pub fn new(
+        classes: usize,
+        direction: Direction,
+        arrivals: Arrivals,
+        mapping: RequestMapping,
+    ) -> Self {
+        Self {
+            queues: vec![VecDeque::new(); classes.max(1)],
+            waiting: 0,
+            current: None,
+            eligible: 0,
+            direction,
+            arrivals,
+            mapping,
+        }
+    }
+
+    fn class_of(&self, job: &Job) -> usize {
+        size_class(&job.shape).min(self.queues.len() - 1)
+    }
+
+    /// The class the next visit goes to: the first non-empty queue after
+    /// the current one in the direction, the current one last.
+    fn next_class(&self) -> Option<usize> {
+        let n = self.queues.len();
+        let start = match (self.current, self.direction) {
+            (None, Direction::Up) => 0,
+            (None, Direction::Down) => n - 1,
+            (Some(c), Direction::Up) => (c + 1) % n,
+            (Some(c), Direction::Down) => (c + n - 1) % n,
+        };
+        (0..n)
+            .map(|step| match self.direction {
+                Direction::Up => (start + step) % n,
+                Direction::Down => (start + n - step) % n,
+            })
+            .find(|&k| !self.queues[k].is_empty())
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: SchedulerInfo {
+        name: "scan",
+        summary: "one FIFO queue per size class, visited in C-SCAN order; the visited head never is skipped",
+        source: "Krueger, Lai & Radiya (ICDCS'91) as summarised in Mohapatra et al. §2.3; BASELINES C",
+        params: &[
+            ParamInfo {
+                name: "direction",
+                default: "up",
+                doc: "visit order of the size classes: up (0 → n, wrap) or down (n → 0, wrap)",
+            },
+            ParamInfo {
+                name: "arrivals",
+                default: "next-pass",
+                doc: "jobs arriving at the visited queue join the next visit (next-pass) or this one (same-pass)",
+            },
+            ROTATE,
+        ],
+    },
+    build: |t, spec| {
+        let direction = match spec.get("direction").unwrap_or("up") {
+            "up" => Direction::Up,
+            "down" => Direction::Down,
+            _ => return Err(spec.invalid("direction", "expected up or down").into()),
+        };
+        let arrivals = match spec.get("arrivals").unwrap_or("next-pass") {
+            "next-pass" => Arrivals::NextPass,
+            "same-pass" => Arrivals::SamePass,
+            _ => {
+                return Err(spec
+                    .invalid("arrivals", "expected next-pass or same-pass")
+                    .into());
+            }
+        };
+        Ok(Box::new(Scan::new(
+            class_count(t.num_nodes()),
+            direction,
+            arrivals,
+            crate::registry::mapping(spec)?,
+        )))
+    },
+};
+
+impl Scheduler for Scan {
+    fn name(&self) -> String {
+        let mut params = Vec::new();
+        if self.direction != Direction::Up {
+            params.push(format!("direction={}", self.direction));
+        }
+        if self.arrivals != Arrivals::NextPass {
+            params.push(format!("arrivals={}", self.arrivals));
+        }
+        crate::registry::with_rotate("scan", self.mapping, params.join(","))
+    }
+
+    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
+        check_job(&job)?;
+        let k = self.class_of(&job);
+        self.queues[k].push_back(job);
+        self.waiting += 1;
+        if self.arrivals == Arrivals::SamePass && self.current == Some(k) && self.eligible > 0 {
+            self.eligible += 1;
+        }
+        Ok(())
+    }
+
+    fn schedule(
+        &mut self,
+        _now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        loop {
+            if self.waiting == 0 {
+                return Ok(());
+            }
+            if self.eligible == 0 {
+                let Some(c) = self.next_class() else {
+                    return Ok(());
+                };
+                self.current = Some(c);
+                self.eligible = self.queues[c].len();
+            }
+            let c = self.current.unwrap_or_default();
+            let Some(job) = self.queues[c].front() else {
+                self.eligible = 0;
+                continue;
+            };
+            let attempt = try_start(job, self.mapping, alloc, started);
+            match attempt {
+                Ok(Attempt::Started) => {
+                    self.queues[c].pop_front();
+                    self.waiting -= 1;
+                    self.eligible -= 1;
+                }
+                Ok(Attempt::Blocked) => return Ok(()),
+                Err(e) => {
+                    self.queues[c].pop_front();
+                    self.waiting -= 1;
+                    self.eligible -= 1;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn departed(&mut self, _job: &Job, _now: f64) {}
+
+    fn queue_len(&self) -> usize {
+        self.waiting
+    }
+
+    fn head(&self) -> Option<&Job> {
+        match self.current {
+            Some(c) if self.eligible > 0 => self.queues[c].front(),
+            _ => self.next_class().and_then(|k| self.queues[k].front()),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! The `Scheduler` trait, the job → request mapping and the shared types.
+
+use core::fmt;
+
+use partalloc_allocators::{AllocError, Allocator, Grant, Request};
+use partalloc_workload::{Job, JobShape};
+use thiserror::Error;
+
+/// A job that a scheduler has just started, with the partition it holds.
+///
+/// The run loop keeps the grant and hands it back to the allocator when the
+/// job departs; then it calls [`Scheduler::departed`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Started {
+    /// The job.
+    pub job: Job,
+    /// What the allocator granted it.
+    pub grant: Grant,
+}
+
+/// Why a scheduler could not serve a job at all.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ScheduleError {
+    /// The allocator refused the job's request as unsupported or invalid
+    /// (for example larger than the machine, or a box on a hypercube). The
+    /// job has been removed from the queue; fix the workload or the
+    /// strategy and resubmit.
+    #[error("job {job} can never be started: {source}")]
+    Unservable {
+        /// The job's id.
+        job: u64,
+        /// The allocator's refusal.
+        source: AllocError,
+    },
+    /// A submitted job has a non-finite or negative arrival time or service
+    /// demand. It was not queued.
+    #[error("job {job}: {what} must be finite and non-negative, got {value}")]
+    BadJob {
+        /// The job's id.
+        job: u64,
+        /// Which field.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
+/// How a job's shape becomes an allocator request.
+///
+/// | shape | request |
+/// |---|---|
+/// | `JobShape::Cube { dim }` | `Request::Subcube { dim }` |
+/// | `JobShape::Box { sides }` | `Request::Box { sides, rotate }` with the mapping's `rotate` |
+/// | `JobShape::Nodes { count }` | `Request::Nodes { count }` |
+///
+/// ```
+/// use partalloc_allocators::Request;
+/// use partalloc_schedulers::RequestMapping;
+/// use partalloc_topology::Coords;
+/// use partalloc_workload::JobShape;
+/// let m = RequestMapping { rotate: true };
+/// let shape = JobShape::Box { sides: Coords::new(&[3, 2])? };
+/// assert_eq!(m.request(&shape), Request::boxed(&[3, 2])?.any_orientation());
+/// assert_eq!(m.request(&JobShape::Cube { dim: 2 }), Request::subcube(2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RequestMapping {
+    /// Whether box requests accept any orientation (default: no).
+    pub rotate: bool,
+}
+
+impl RequestMapping {
+    /// The request for a job shape.
+    #[must_use]
+    pub fn request(&self, shape: &JobShape) -> Request {
+        match *shape {
+            JobShape::Cube { dim } => Request::Subcube { dim },
+            JobShape::Box { sides } => Request::Box {
+                sides,
+                rotate: self.rotate,
+            },
+            JobShape::Nodes { count } => Request::Nodes { count },
+            // `JobShape` is non-exhaustive; any future shape is served as
+            // a plain node count.
+            _ => Request::Nodes {
+                count: u32::try_from(shape.node_count()).unwrap_or(u32::MAX),
+            },
+        }
+    }
+}
+
+/// The size class of a job for the policies that keep one queue per size
+/// (Scan, static partitioning, lazy).
+///
+/// A cube job's class is its dimension (Mohapatra §2.3: "one for each
+/// possible cube dimension"); any other shape's class is ⌈log₂ nodes⌉, the
+/// dimension of the smallest subcube that would hold it (BASELINES C: "the
+/// dimension becomes the size class").
+///
+/// ```
+/// use partalloc_schedulers::size_class;
+/// use partalloc_workload::JobShape;
+/// assert_eq!(size_class(&JobShape::Cube { dim: 3 }), 3);
+/// assert_eq!(size_class(&JobShape::Nodes { count: 5 }), 3);
+/// assert_eq!(size_class(&JobShape::Nodes { count: 1 }), 0);
+/// ```
+#[must_use]
+pub fn size_class(shape: &JobShape) -> usize {
+    match *shape {
+        JobShape::Cube { dim } => dim as usize,
+        _ => {
+            let n = shape.node_count().max(1);
+            (u64::BITS - (n - 1).leading_zeros()) as usize
+        }
+    }
+}
+
+/// The number of size classes on a machine of `nodes` nodes: classes
+/// 0 ..= ⌈log₂ nodes⌉.
+#[must_use]
+pub fn class_count(nodes: usize) -> usize {
+    let n = (nodes.max(1) - 1) as u64;
+    (u64::BITS - n.leading_zeros()) as usize + 1
+}
+
+/// A job scheduling policy: owns the waiting queue(s) and decides which
+/// waiting jobs to start.
+///
+/// The trait is object safe, so a policy can be chosen by name at run time
+/// ([`registry::build`](crate::registry::build)).
+///
+/// # Protocol
+///
+/// A run loop calls, per event:
+/// - on an arrival: [`submit`](Scheduler::submit), then
+///   [`schedule`](Scheduler::schedule);
+/// - on a departure: release the job's grant to the allocator, call
+///   [`departed`](Scheduler::departed), then
+///   [`schedule`](Scheduler::schedule).
+///
+/// `schedule` appends every job it starts to `started` (which the caller
+/// clears and reuses, so a steady run does not allocate). A policy never
+/// starts a job except through the allocator it is given, and never keeps a
+/// job in its queue after starting it.
+pub trait Scheduler: Send + fmt::Debug {
+    /// The policy's canonical name with its parameters, as the registry
+    /// parses it (e.g. `m-fcfs[threshold=dynamic]`).
+    fn name(&self) -> String;
+
+    /// Queues a job that arrived at `now`.
+    ///
+    /// # Errors
+    /// [`ScheduleError::BadJob`] for a non-finite or negative arrival or
+    /// service time; the job is not queued.
+    fn submit(&mut self, job: Job, now: f64) -> Result<(), ScheduleError>;
+
+    /// Starts the waiting jobs the policy chooses at time `now`, appending
+    /// them to `started`.
+    ///
+    /// # Errors
+    /// [`ScheduleError::Unservable`] if the allocator refuses a job as
+    /// unsupported or invalid; that job is dropped from the queue, the jobs
+    /// started before it stay started (they are in `started`).
+    fn schedule(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError>;
+
+    /// Tells the policy that `job` finished at `now` (its grant has already
+    /// been released).
+    fn departed(&mut self, job: &Job, now: f64);
+
+    /// Number of waiting jobs.
+    fn queue_len(&self) -> usize;
+
+    /// The job at the head of the queue: the one the policy would serve
+    /// next. For policies with one queue per size class it is the oldest
+    /// waiting job (lowest arrival time, then lowest id).
+    fn head(&self) -> Option<&Job>;
+}
+
+/// Checks a submitted job's times.
+pub(crate) fn check_job(job: &Job) -> Result<(), ScheduleError> {
+    for (what, value) in [("arrival time", job.arrival), ("service time", job.service)] {
+        if !value.is_finite() || value < 0.0 {
+            return Err(ScheduleError::BadJob {
+                job: job.id,
+                what,
+                value,
+            });
+        }
+    }
+    if let Some(e) = job.estimate
+        && (!e.is_finite() || e < 0.0)
+    {
+        return Err(ScheduleError::BadJob {
+            job: job.id,
+            what: "runtime estimate",
+            value: e,
+        });
+    }
+    Ok(())
+}
+
+/// The outcome of one allocation attempt.
+pub(crate) enum Attempt {
+    /// Started; the grant is in `started`.
+    Started,
+    /// No room now; the job waits.
+    Blocked,
+}
+
+/// Tries to start `job`: on success pushes it to `started`.
+pub(crate) fn try_start(
+    job: &Job,
+    mapping: RequestMapping,
+    alloc: &mut dyn Allocator,
+    started: &mut Vec<Started>,
+) -> Result<Attempt, ScheduleError> {
+    match alloc.allocate(&mapping.request(&job.shape)) {
+        Ok(grant) => {
+            started.push(Started { job: *job, grant });
+            Ok(Attempt::Started)
+        }
+        Err(AllocError::NoRoom { .. }) => Ok(Attempt::Blocked),
+        Err(source) => Err(ScheduleError::Unservable {
+            job: job.id,
+            source,
+        }),
+    }
+}
+
+/// The older of two optional jobs (arrival, then id).
+pub(crate) fn older<'a>(a: Option<&'a Job>, b: Option<&'a Job>) -> Option<&'a Job> {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            if (y.arrival, y.id) < (x.arrival, x.id) {
+                Some(y)
+            } else {
+                Some(x)
+            }
+        }
+        (x, None) => x,
+        (None, y) => y,
+    }
+}

@@ -1,0 +1,105 @@
+//! Simulated jobs per second of the run loop with a bitmap buddy allocator
+//! (`partalloc_schedulers::testing::TestAlloc`) on a 10-cube, Poisson
+//! arrivals, cube dimensions uniform in 0..=9, exponential service with
+//! mean 1: FCFS at offered load 0.5, and every policy at load 0.3.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use partalloc_allocators::Allocator;
+use partalloc_schedulers::registry;
+use partalloc_schedulers::testing::TestAlloc;
+use partalloc_simkit::{SimConfig, Simulation, replication_rng};
+use partalloc_workload::{Job, JobShape};
+use rand::RngExt;
+use rand_distr::{Distribution, Exp};
+
+const JOBS: u64 = 100_000;
+
+fn workload(load: f64) -> Vec<Job> {
+    let mut rng = replication_rng(1, 0);
+    // E[2^d] for d uniform in 0..=9 is 1023/10.
+    let lambda = load * 1024.0 / (1023.0 / 10.0);
+    let inter = Exp::new(lambda).unwrap_or_else(|_| unreachable!());
+    let service = Exp::new(1.0).unwrap_or_else(|_| unreachable!());
+    let mut t = 0.0;
+    (0..JOBS)
+        .map(|id| {
+            t += inter.sample(&mut rng);
+            Job {
+                id,
+                arrival: t,
+                shape: JobShape::Cube {
+                    dim: rng.random_range(0..=9u32),
+                },
+                service: service.sample(&mut rng),
+                estimate: None,
+            }
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let jobs = workload(0.5);
+    let mut g = c.benchmark_group("run_loop");
+    g.throughput(Throughput::Elements(JOBS));
+    g.sample_size(10);
+    for (name, timing) in [("fcfs_buddy_q10", false), ("fcfs_buddy_q10_timed", true)] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || jobs.clone(),
+                |jobs| {
+                    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
+                    let topo = *alloc.topology();
+                    let sched = registry::build("fcfs", &topo).unwrap_or_else(|_| unreachable!());
+                    let cfg = SimConfig {
+                        measure_search_time: timing,
+                        ..SimConfig::default()
+                    };
+                    let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
+                        .unwrap_or_else(|_| unreachable!());
+                    black_box(sim.run().map(|r| r.results.completed))
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+
+    // Every policy at offered load 0.3, search-time measurement off.
+    let jobs = workload(0.3);
+    let mut g = c.benchmark_group("policies_q10");
+    g.throughput(Throughput::Elements(JOBS));
+    g.sample_size(10);
+    for policy in [
+        "fcfs",
+        "scan",
+        "static-partitioning",
+        "lazy",
+        "m-fcfs",
+        "easy-backfilling",
+    ] {
+        g.bench_function(policy, |b| {
+            b.iter_batched(
+                || jobs.clone(),
+                |jobs| {
+                    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
+                    let topo = *alloc.topology();
+                    let sched = registry::build(policy, &topo).unwrap_or_else(|_| unreachable!());
+                    let cfg = SimConfig {
+                        measure_search_time: false,
+                        ..SimConfig::default()
+                    };
+                    let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
+                        .unwrap_or_else(|_| unreachable!());
+                    black_box(sim.run().map(|r| r.results.mean_response))
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

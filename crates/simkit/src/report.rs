@@ -1,0 +1,228 @@
+//! What a run reports (SPEC §4, simkit).
+//!
+//! Definitions, over the measured jobs (those completing after the warm-up)
+//! and the measurement window (from the warm-up's last completion to the
+//! end of the run, of length `span`):
+//!
+//! - **response** = end − arrival, **wait** = start − arrival,
+//!   **service** = end − start (means over measured jobs);
+//! - **numerical and topological delay** (Kang et al. §5.1): at every
+//!   instant the head of the queue ([`Scheduler::head`]) waits, the instant
+//!   is *numerical* if fewer nodes are free than the head requests and
+//!   *topological* otherwise (enough nodes are free but no partition is
+//!   granted — for the policies that hold jobs back on purpose, such as
+//!   lazy or static partitioning, that includes the policy's own waiting).
+//!   Every waiting job accrues each instant under the head's category, so
+//!   a job's wait is exactly its numerical plus its topological delay and
+//!   mean response = mean service + mean numerical + mean topological
+//!   delay, the decomposition of Kang's Figs. 11–13;
+//! - **utilization** = busy node·time / (N · span), busy meaning granted
+//!   nodes; **useful utilization** counts requested nodes instead;
+//! - **allocation miss rate** (Kim & Yoon §IV.2): among allocation attempts
+//!   made while at least the requested number of nodes was free ("valid
+//!   requests"), the fraction refused;
+//! - **internal fragmentation**: mean granted − requested nodes per job;
+//! - **queue length** and **number in system**: time averages;
+//! - **throughput**: measured jobs / span;
+//! - **search time**: wall-clock (monotonic) time spent in the allocator's
+//!   allocate (every attempt) and release calls, per measured job. It is
+//!   kept in [`Report::search_time`], outside [`Results`], so it never takes
+//!   part in determinism comparisons.
+//!
+//! [`Scheduler::head`]: partalloc_schedulers::Scheduler::head
+//!
+//! ```
+//! use partalloc_simkit::report::Results;
+//! let r = Results::default();
+//! assert_eq!(r.completed, 0);
+//! assert!(r.to_string().contains("mean response"));
+//! ```
+
+use core::fmt;
+use std::io::Write;
+
+use thiserror::Error;
+
+/// The deterministic results of a run: the same seed and configuration give
+/// bit-identical values.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Results {
+    /// Measured (post-warm-up) completed jobs.
+    pub completed: u64,
+    /// Length of the measurement window.
+    pub span: f64,
+    /// Mean response time.
+    pub mean_response: f64,
+    /// Mean waiting time.
+    pub mean_wait: f64,
+    /// Mean service time.
+    pub mean_service: f64,
+    /// Mean numerical delay.
+    pub mean_numerical_delay: f64,
+    /// Mean topological delay.
+    pub mean_topological_delay: f64,
+    /// Granted node·time over N · span.
+    pub utilization: f64,
+    /// Requested node·time over N · span.
+    pub useful_utilization: f64,
+    /// Allocation attempts in the window.
+    pub attempts: u64,
+    /// Attempts made while enough nodes were free.
+    pub valid_attempts: u64,
+    /// Valid attempts that failed.
+    pub misses: u64,
+    /// `misses / valid_attempts` (0 without valid attempts).
+    pub miss_rate: f64,
+    /// Mean requested nodes per job.
+    pub mean_requested: f64,
+    /// Mean granted nodes per job.
+    pub mean_granted: f64,
+    /// Mean granted − requested nodes per job.
+    pub mean_internal_fragmentation: f64,
+    /// Time-average number of waiting jobs.
+    pub mean_queue_length: f64,
+    /// Time-average number of jobs waiting or running.
+    pub mean_in_system: f64,
+    /// Completed jobs per time unit.
+    pub throughput: f64,
+}
+
+/// Time spent in the allocator (not deterministic).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SearchTime {
+    /// Whether it was measured.
+    pub measured: bool,
+    /// Seconds in allocate + release per measured job.
+    pub mean_seconds_per_job: f64,
+}
+
+/// One measured job.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct JobRecord {
+    /// Job id.
+    pub id: u64,
+    /// Arrival time.
+    pub arrival: f64,
+    /// Start time.
+    pub start: f64,
+    /// End time.
+    pub end: f64,
+    /// start − arrival.
+    pub wait: f64,
+    /// end − arrival.
+    pub response: f64,
+    /// The part of the wait that was numerical delay.
+    pub numerical_delay: f64,
+    /// Requested nodes.
+    pub requested: u64,
+    /// Granted nodes.
+    pub granted: u64,
+    /// The granted partition, as the allocator prints it.
+    pub partition: String,
+}
+
+/// The report of one run.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Report {
+    /// The allocator's canonical name.
+    pub allocator: String,
+    /// The scheduler's canonical name.
+    pub scheduler: String,
+    /// The machine.
+    pub topology: String,
+    /// The deterministic statistics.
+    pub results: Results,
+    /// Time spent in the allocator.
+    pub search_time: SearchTime,
+    /// Per-job records, if requested.
+    pub jobs: Vec<JobRecord>,
+}
+
+/// Writing a report failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The CSV writer failed (usually an I/O error of the destination).
+    #[error("cannot write the job records: {0}")]
+    Csv(#[from] csv::Error),
+    /// The destination failed.
+    #[error("cannot write the job records: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Report {
+    /// Writes the per-job records as CSV with a header line.
+    ///
+    /// # Errors
+    /// The destination fails.
+    pub fn write_jobs_csv<W: Write>(&self, out: W) -> Result<(), ReportError> {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record([
+            "id",
+            "arrival",
+            "start",
+            "end",
+            "wait",
+            "response",
+            "numerical_delay",
+            "topological_delay",
+            "requested",
+            "granted",
+            "partition",
+        ])?;
+        for j in &self.jobs {
+            w.write_record([
+                j.id.to_string(),
+                j.arrival.to_string(),
+                j.start.to_string(),
+                j.end.to_string(),
+                j.wait.to_string(),
+                j.response.to_string(),
+                j.numerical_delay.to_string(),
+                (j.wait - j.numerical_delay).to_string(),
+                j.requested.to_string(),
+                j.granted.to_string(),
+                j.partition.clone(),
+            ])?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+}
+
+impl fmt::Display for Results {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "completed jobs          {}", self.completed)?;
+        writeln!(f, "mean response           {:.6}", self.mean_response)?;
+        writeln!(f, "mean wait               {:.6}", self.mean_wait)?;
+        writeln!(
+            f,
+            "  numerical delay       {:.6}",
+            self.mean_numerical_delay
+        )?;
+        writeln!(
+            f,
+            "  topological delay     {:.6}",
+            self.mean_topological_delay
+        )?;
+        writeln!(f, "mean service            {:.6}", self.mean_service)?;
+        writeln!(f, "utilization             {:.6}", self.utilization)?;
+        writeln!(f, "useful utilization      {:.6}", self.useful_utilization)?;
+        writeln!(
+            f,
+            "allocation miss rate    {:.6} ({} of {} valid attempts)",
+            self.miss_rate, self.misses, self.valid_attempts
+        )?;
+        writeln!(
+            f,
+            "internal fragmentation  {:.6}",
+            self.mean_internal_fragmentation
+        )?;
+        writeln!(f, "mean queue length       {:.6}", self.mean_queue_length)?;
+        write!(f, "throughput              {:.6}", self.throughput)
+    }
+}

@@ -1,0 +1,580 @@
+//! The run loop: workload → scheduler → allocator.
+//!
+//! A [`Simulation`] owns an allocator, a scheduler and a job source (any
+//! iterator of [`Job`]s in non-decreasing arrival order: a generator or a
+//! replayed trace). It pulls one arrival at a time into the event
+//! [`Calendar`], and at every event time
+//!
+//! 1. processes every event at that time, in calendar order: an arrival is
+//!    submitted to the scheduler; a departure releases the job's grant and
+//!    tells the scheduler ([`Scheduler::departed`]);
+//! 2. asks the scheduler once to start jobs ([`Scheduler::schedule`]) and
+//!    schedules each started job's departure at start + service.
+//!
+//! Events at the same time are simultaneous: the scheduler sees all of
+//! them before deciding (a batch of jobs arriving at t = 0 is queued
+//! before any is started).
+//!
+//! A Standard Workload Format trace becomes a source through
+//! `partalloc_workload::swf::SwfReader::jobs`, whose items are
+//! `Result<Job, SwfError>`: collect them first (`collect::<Result<Vec<_>,
+//! _>>()?`, so a malformed line is reported with its number) or stream them
+//! with `map_while(Result::ok)`.
+//!
+//! The run stops when the stop rule is met ([`Stop`]) or when the source is
+//! exhausted and the machine is empty. The first [`SimConfig::warmup`]
+//! completed jobs are excluded from every statistic, and the time averages
+//! start when the last of them completes. The statistics are defined in
+//! [`report`](crate::report).
+//!
+//! ```
+//! use partalloc_simkit::run::{SimConfig, Simulation, Stop};
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::{Job, JobShape};
+//!
+//! let machine: Topology = "hypercube:2".parse()?;
+//! let alloc = partalloc_allocators::registry::build("paging", &machine)?;
+//! let sched = partalloc_schedulers::registry::build("fcfs", &machine)?;
+//! let jobs = [(1, 0.0, 3, 2.0), (2, 0.0, 2, 1.0), (3, 1.0, 1, 1.0)].map(|(id, arrival, count, service)| {
+//!     Job { id, arrival, shape: JobShape::Nodes { count }, service, estimate: None }
+//! });
+//! let report = Simulation::new(machine, alloc, sched, jobs, SimConfig::default())?.run()?;
+//! // J1 runs 0–2; J2 (2 nodes) waits for it and blocks J3 (FCFS): 2–3 both.
+//! assert_eq!(report.results.completed, 3);
+//! assert_eq!(report.results.mean_response, (2.0 + 3.0 + 2.0) / 3.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use partalloc_allocators::{
+    AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request,
+};
+use partalloc_schedulers::{ScheduleError, Scheduler, Started};
+use partalloc_topology::{NodeId, NodeSet, Topology};
+use partalloc_workload::Job;
+use thiserror::Error;
+
+use crate::report::{JobRecord, Report, Results, SearchTime};
+use crate::{Calendar, CalendarError, StatsError, TimeWeighted};
+
+/// When a run stops (whichever comes first; with neither, it runs until the
+/// source is exhausted and every job has completed).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Stop {
+    /// Stop once this many jobs have completed after the warm-up.
+    pub jobs: Option<u64>,
+    /// Stop at this simulated time (events after it are not processed).
+    pub time: Option<f64>,
+}
+
+/// Options of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SimConfig {
+    /// When to stop.
+    pub stop: Stop,
+    /// Number of first completed jobs excluded from the statistics.
+    pub warmup: u64,
+    /// Keep a [`JobRecord`] per measured job.
+    pub record_jobs: bool,
+    /// Measure the wall-clock time spent in allocate and release.
+    pub measure_search_time: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            stop: Stop::default(),
+            warmup: 0,
+            record_jobs: false,
+            measure_search_time: true,
+        }
+    }
+}
+
+/// Why a run could not be set up or failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The allocator manages another machine than the one given.
+    #[error("the allocator manages {allocator}, but the simulation is for {machine}")]
+    TopologyMismatch {
+        /// The allocator's machine.
+        allocator: String,
+        /// The machine given.
+        machine: String,
+    },
+    /// The stop time is not a finite non-negative number.
+    #[error("stop time {0} must be finite and non-negative")]
+    BadStopTime(f64),
+    /// The allocator could not be built by name.
+    #[error(transparent)]
+    Allocator(#[from] partalloc_allocators::RegistryError),
+    /// The scheduler could not be built by name.
+    #[error(transparent)]
+    Scheduler(#[from] partalloc_schedulers::RegistryError),
+    /// A job arrived before the previous one.
+    #[error(
+        "job {id} arrives at {arrival}, before the previous job ({previous}); sort the source by arrival"
+    )]
+    Unordered {
+        /// The job's id.
+        id: u64,
+        /// Its arrival time.
+        arrival: f64,
+        /// The previous arrival time.
+        previous: f64,
+    },
+    /// Two jobs share an id.
+    #[error("job id {0} is used twice; job ids must be unique")]
+    DuplicateId(u64),
+    /// A job has a non-finite or negative arrival or service time, or the
+    /// scheduler could not serve a job.
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    /// An event time was refused.
+    #[error(transparent)]
+    Calendar(#[from] CalendarError),
+    /// A statistic refused an observation.
+    #[error(transparent)]
+    Stats(#[from] StatsError),
+    /// The allocator refused to take back a grant it issued.
+    #[error("the allocator refused a release: {0}")]
+    Release(#[from] ReleaseError),
+}
+
+enum Event {
+    Arrival(Job),
+    Departure(u32),
+}
+
+#[derive(Debug)]
+struct Running {
+    job: Job,
+    grant: Grant,
+    start: f64,
+    numerical: f64,
+}
+
+/// Counts allocation attempts and misses and times allocator calls.
+#[derive(Debug, Default, Clone, Copy)]
+struct Meter {
+    measuring: bool,
+    timing: bool,
+    attempts: u64,
+    valid: u64,
+    misses: u64,
+    calls: Duration,
+}
+
+/// The allocator as the scheduler sees it during a run: every call is
+/// forwarded; `allocate` and `release` are counted and timed.
+#[derive(Debug)]
+struct Metered<'a> {
+    inner: &'a mut dyn Allocator,
+    meter: &'a mut Meter,
+}
+
+impl Allocator for Metered<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn topology(&self) -> &Topology {
+        self.inner.topology()
+    }
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let free = self.inner.free_nodes() as u64;
+        let t0 = self.meter.timing.then(Instant::now);
+        let r = self.inner.allocate(request);
+        if let Some(t0) = t0
+            && self.meter.measuring
+        {
+            self.meter.calls += t0.elapsed();
+        }
+        if self.meter.measuring {
+            self.meter.attempts += 1;
+            if free >= request.node_count() {
+                self.meter.valid += 1;
+                if matches!(r, Err(AllocError::NoRoom { .. })) {
+                    self.meter.misses += 1;
+                }
+            }
+        }
+        r
+    }
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.inner.release(grant)
+    }
+    fn free_nodes(&self) -> usize {
+        self.inner.free_nodes()
+    }
+    fn total_nodes(&self) -> usize {
+        self.inner.total_nodes()
+    }
+    fn live_grants(&self) -> usize {
+        self.inner.live_grants()
+    }
+    fn is_available(&self, node: NodeId) -> bool {
+        self.inner.is_available(node)
+    }
+    fn busy_nodes(&self) -> NodeSet {
+        self.inner.busy_nodes()
+    }
+    fn faulty_nodes(&self) -> NodeSet {
+        self.inner.faulty_nodes()
+    }
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner.mark_faulty(node)
+    }
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner.repair(node)
+    }
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.inner.recognizable(request)
+    }
+}
+
+/// A simulation of one machine, one allocator, one scheduler and one job
+/// stream.
+#[derive(Debug)]
+pub struct Simulation<I> {
+    topology: Topology,
+    alloc: Box<dyn Allocator>,
+    sched: Box<dyn Scheduler>,
+    source: I,
+    config: SimConfig,
+}
+
+/// Running sums of the measured jobs.
+#[derive(Debug, Default, Clone, Copy)]
+struct Sums {
+    completed: u64,
+    response: f64,
+    wait: f64,
+    service: f64,
+    numerical: f64,
+    topological: f64,
+    requested: f64,
+    granted: f64,
+    fragmentation: f64,
+}
+
+impl<I: Iterator<Item = Job>> Simulation<I> {
+    /// A simulation of `topology` with this allocator (which must manage
+    /// `topology`), scheduler and job source.
+    ///
+    /// # Errors
+    /// [`SimError::TopologyMismatch`], or a stop time that is not finite and
+    /// non-negative.
+    pub fn new(
+        topology: Topology,
+        alloc: Box<dyn Allocator>,
+        sched: Box<dyn Scheduler>,
+        source: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Self, SimError> {
+        if *alloc.topology() != topology {
+            return Err(SimError::TopologyMismatch {
+                allocator: alloc.topology().to_string(),
+                machine: topology.to_string(),
+            });
+        }
+        if let Some(t) = config.stop.time
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(SimError::BadStopTime(t));
+        }
+        Ok(Self {
+            topology,
+            alloc,
+            sched,
+            source: source.into_iter(),
+            config,
+        })
+    }
+
+    /// A simulation with the allocator and the scheduler built by name
+    /// through their registries (e.g. `"buddy"`, `"m-fcfs[threshold=dynamic]"`).
+    ///
+    /// ```
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let jobs = vec![Job { id: 1, arrival: 0.0, shape: JobShape::Nodes { count: 4 }, service: 1.0, estimate: None }];
+    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?.run()?;
+    /// assert_eq!(r.results.utilization, 0.25);
+    /// assert_eq!(r.scheduler, "fcfs");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown or invalid strategy or policy, and as [`Simulation::new`].
+    pub fn by_name(
+        topology: Topology,
+        allocator: &str,
+        scheduler: &str,
+        source: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Self, SimError> {
+        let alloc = partalloc_allocators::registry::build(allocator, &topology)?;
+        let sched = partalloc_schedulers::registry::build(scheduler, &topology)?;
+        Self::new(topology, alloc, sched, source, config)
+    }
+
+    /// Runs the simulation to its stop rule and reports.
+    ///
+    /// # Errors
+    /// A job out of arrival order, a duplicate id, a job with bad times or
+    /// one the allocator can never serve, or an allocator that refuses to
+    /// take back its own grant.
+    pub fn run(mut self) -> Result<Report, SimError> {
+        let nodes = self.topology.num_nodes() as f64;
+        let cfg = self.config;
+        let mut cal: Calendar<Event> = Calendar::with_capacity(1024);
+        let mut slots: Vec<Option<Running>> = Vec::new();
+        let mut vacant: Vec<u32> = Vec::new();
+        let mut started: Vec<Started> = Vec::new();
+        // The numerical-delay clock: time during which the head of the
+        // queue needed more nodes than were free.
+        let mut num_clock = 0.0f64;
+        let mut num_at_arrival: HashMap<u64, f64> = HashMap::new();
+        let mut head_numerical = false;
+        let mut last_t = 0.0f64;
+        let mut busy = TimeWeighted::new(0.0, 0.0)?;
+        let mut useful = TimeWeighted::new(0.0, 0.0)?;
+        let mut queue = TimeWeighted::new(0.0, 0.0)?;
+        let mut in_system = TimeWeighted::new(0.0, 0.0)?;
+        let (mut busy_now, mut useful_now, mut running_now) = (0u64, 0u64, 0u64);
+        let mut meter = Meter {
+            measuring: cfg.warmup == 0,
+            timing: cfg.measure_search_time,
+            ..Meter::default()
+        };
+        let mut release_time = Duration::ZERO;
+        let mut window_start = 0.0f64;
+        let mut reset_pending = false;
+        let mut completions = 0u64;
+        let mut sums = Sums::default();
+        let mut records = Vec::new();
+        let mut previous_arrival = f64::NEG_INFINITY;
+        let stop_time = cfg.stop.time.unwrap_or(f64::INFINITY);
+
+        let pull = |cal: &mut Calendar<Event>,
+                    previous: &mut f64,
+                    source: &mut I|
+         -> Result<(), SimError> {
+            if let Some(job) = source.next() {
+                if !job.arrival.is_finite() || job.arrival < 0.0 {
+                    return Err(ScheduleError::BadJob {
+                        job: job.id,
+                        what: "arrival time",
+                        value: job.arrival,
+                    }
+                    .into());
+                }
+                if job.arrival < *previous {
+                    return Err(SimError::Unordered {
+                        id: job.id,
+                        arrival: job.arrival,
+                        previous: *previous,
+                    });
+                }
+                *previous = job.arrival;
+                if job.arrival <= stop_time {
+                    cal.schedule(job.arrival, Event::Arrival(job))?;
+                }
+            }
+            Ok(())
+        };
+        pull(&mut cal, &mut previous_arrival, &mut self.source)?;
+
+        let mut end = 0.0f64;
+        let mut stopped_by_jobs = false;
+        'run: while let Some(t) = cal.peek_time() {
+            if t > stop_time {
+                break;
+            }
+            if head_numerical {
+                num_clock += t - last_t;
+            }
+            last_t = t;
+            end = t;
+            // 1. Every event at time t.
+            while cal.peek_time() == Some(t) {
+                let Some((_, ev)) = cal.pop() else { break };
+                match ev {
+                    Event::Arrival(job) => {
+                        self.sched.submit(job, t)?;
+                        if num_at_arrival.insert(job.id, num_clock).is_some() {
+                            return Err(SimError::DuplicateId(job.id));
+                        }
+                        pull(&mut cal, &mut previous_arrival, &mut self.source)?;
+                    }
+                    Event::Departure(slot) => {
+                        let Some(r) = slots.get_mut(slot as usize).and_then(Option::take) else {
+                            continue;
+                        };
+                        vacant.push(slot);
+                        let t0 = meter.timing.then(Instant::now);
+                        self.alloc.release(&r.grant)?;
+                        if let Some(t0) = t0
+                            && meter.measuring
+                        {
+                            release_time += t0.elapsed();
+                        }
+                        self.sched.departed(&r.job, t);
+                        busy_now -= r.grant.granted_nodes();
+                        useful_now -= r.grant.requested_nodes();
+                        running_now -= 1;
+                        completions += 1;
+                        if completions > cfg.warmup {
+                            let wait = r.start - r.job.arrival;
+                            let granted = r.grant.granted_nodes();
+                            let requested = r.grant.requested_nodes();
+                            sums.completed += 1;
+                            sums.response += t - r.job.arrival;
+                            sums.wait += wait;
+                            sums.service += t - r.start;
+                            sums.numerical += r.numerical;
+                            sums.topological += (wait - r.numerical).max(0.0);
+                            sums.requested += requested as f64;
+                            sums.granted += granted as f64;
+                            sums.fragmentation += r.grant.internal_fragmentation() as f64;
+                            if cfg.record_jobs {
+                                records.push(JobRecord {
+                                    id: r.job.id,
+                                    arrival: r.job.arrival,
+                                    start: r.start,
+                                    end: t,
+                                    wait,
+                                    response: t - r.job.arrival,
+                                    numerical_delay: r.numerical,
+                                    requested,
+                                    granted,
+                                    partition: r.grant.partition().to_string(),
+                                });
+                            }
+                        } else if completions == cfg.warmup {
+                            // The measurement window opens now.
+                            window_start = t;
+                            meter.measuring = true;
+                            reset_pending = true;
+                        }
+                    }
+                }
+            }
+            // 2. One scheduling decision for the batch.
+            started.clear();
+            let mut metered = Metered {
+                inner: self.alloc.as_mut(),
+                meter: &mut meter,
+            };
+            self.sched.schedule(t, &mut metered, &mut started)?;
+            for s in started.drain(..) {
+                let numerical = num_clock - num_at_arrival.remove(&s.job.id).unwrap_or(num_clock);
+                busy_now += s.grant.granted_nodes();
+                useful_now += s.grant.requested_nodes();
+                running_now += 1;
+                let depart = t + s.job.service;
+                let run = Running {
+                    job: s.job,
+                    grant: s.grant,
+                    start: t,
+                    numerical,
+                };
+                let slot = match vacant.pop() {
+                    Some(i) => {
+                        slots[i as usize] = Some(run);
+                        i
+                    }
+                    None => {
+                        slots.push(Some(run));
+                        (slots.len() - 1) as u32
+                    }
+                };
+                cal.schedule(depart, Event::Departure(slot))?;
+            }
+            // The head's state until the next event.
+            head_numerical = self
+                .sched
+                .head()
+                .is_some_and(|h| h.shape.node_count() > self.alloc.free_nodes() as u64);
+            let waiting = self.sched.queue_len() as u64;
+            busy.update(t, busy_now as f64)?;
+            useful.update(t, useful_now as f64)?;
+            queue.update(t, waiting as f64)?;
+            in_system.update(t, (waiting + running_now) as f64)?;
+            if reset_pending {
+                reset_pending = false;
+                busy.reset_at(t)?;
+                useful.reset_at(t)?;
+                queue.reset_at(t)?;
+                in_system.reset_at(t)?;
+            }
+            if cfg.stop.jobs.is_some_and(|n| sums.completed >= n) {
+                stopped_by_jobs = true;
+                break 'run;
+            }
+        }
+        // Stopped by the clock with work left: the window ends at T.
+        if let Some(t) = cfg.stop.time
+            && !stopped_by_jobs
+            && cal.peek_time().is_some()
+        {
+            end = end.max(t);
+        }
+        let span = (end - window_start).max(0.0);
+        let n = sums.completed as f64;
+        let per_job = |x: f64| if n > 0.0 { x / n } else { 0.0 };
+        let mean_over = |tw: &TimeWeighted| -> Result<f64, StatsError> {
+            if span > 0.0 {
+                Ok(tw.integral_until(end)? / span)
+            } else {
+                Ok(0.0)
+            }
+        };
+        let results = Results {
+            completed: sums.completed,
+            span,
+            mean_response: per_job(sums.response),
+            mean_wait: per_job(sums.wait),
+            mean_service: per_job(sums.service),
+            mean_numerical_delay: per_job(sums.numerical),
+            mean_topological_delay: per_job(sums.topological),
+            utilization: mean_over(&busy)? / nodes,
+            useful_utilization: mean_over(&useful)? / nodes,
+            attempts: meter.attempts,
+            valid_attempts: meter.valid,
+            misses: meter.misses,
+            miss_rate: if meter.valid > 0 {
+                meter.misses as f64 / meter.valid as f64
+            } else {
+                0.0
+            },
+            mean_requested: per_job(sums.requested),
+            mean_granted: per_job(sums.granted),
+            mean_internal_fragmentation: per_job(sums.fragmentation),
+            mean_queue_length: mean_over(&queue)?,
+            mean_in_system: mean_over(&in_system)?,
+            throughput: if span > 0.0 { n / span } else { 0.0 },
+        };
+        let search = SearchTime {
+            measured: cfg.measure_search_time,
+            mean_seconds_per_job: if n > 0.0 {
+                (meter.calls + release_time).as_secs_f64() / n
+            } else {
+                0.0
+            },
+        };
+        Ok(Report {
+            allocator: self.alloc.name(),
+            scheduler: self.sched.name(),
+            topology: self.topology.to_string(),
+            results,
+            search_time: search,
+            jobs: records,
+        })
+    }
+}
