@@ -37,6 +37,7 @@ pub mod conformance;
 mod error;
 mod grant;
 mod ledger;
+pub mod mesh;
 mod occupancy;
 pub mod paging;
 pub mod registry;

@@ -94,7 +94,16 @@ pub enum RegistryError {
 }
 
 /// Every registered strategy, in listing order.
-pub const ENTRIES: &[Entry] = &[crate::paging::ENTRY];
+pub const ENTRIES: &[Entry] = &[
+    crate::paging::ENTRY,
+    crate::mesh::FSL_ENTRY,
+    crate::mesh::ADAPTIVE_SCAN_ENTRY,
+    crate::mesh::BUSY_LIST_ENTRY,
+    crate::mesh::FRAME_SLIDING_ENTRY,
+    crate::mesh::FIRST_FIT_ENTRY,
+    crate::mesh::BEST_FIT_ENTRY,
+    crate::mesh::BUDDY_2D_ENTRY,
+];
 
 /// The registered strategies.
 pub fn strategies() -> impl Iterator<Item = &'static StrategyInfo> {
