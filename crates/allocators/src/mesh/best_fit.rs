@@ -92,7 +92,11 @@ pub(crate) const ENTRY: Entry = Entry {
         let score = match spec.get("score").map(str::trim) {
             None | Some("neighbours") => BfScore::Neighbours,
             Some("coverage") => BfScore::Coverage,
-            Some(_) => return Err(spec.invalid("score", "expected neighbours or coverage").into()),
+            Some(_) => {
+                return Err(spec
+                    .invalid("score", "expected neighbours or coverage")
+                    .into());
+            }
         };
         Ok(Box::new(BestFit::new(*t, score)?))
     },

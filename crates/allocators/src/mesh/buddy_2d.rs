@@ -151,7 +151,11 @@ pub(crate) const ENTRY: Entry = Entry {
         let order = match spec.get("order").map(str::trim) {
             None | Some("row-major") => BuddyOrder::RowMajor,
             Some("z-order") => BuddyOrder::ZOrder,
-            Some(_) => return Err(spec.invalid("order", "expected row-major or z-order").into()),
+            Some(_) => {
+                return Err(spec
+                    .invalid("order", "expected row-major or z-order")
+                    .into());
+            }
         };
         Ok(Box::new(Buddy2d::new(*t, order)?))
     },

@@ -210,7 +210,11 @@ impl MeshCore {
                 request: *request,
                 reason: format!(
                     "a {a}x{b} box{} does not fit the {}x{} mesh",
-                    if rotate { " (in either orientation)" } else { "" },
+                    if rotate {
+                        " (in either orientation)"
+                    } else {
+                        ""
+                    },
                     self.width,
                     self.height
                 ),
@@ -478,7 +482,10 @@ macro_rules! mesh_allocator {
                 Ok(())
             }
 
-            fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), $crate::FaultError> {
+            fn repair(
+                &mut self,
+                node: partalloc_topology::NodeId,
+            ) -> Result<(), $crate::FaultError> {
                 self.check_faults_supported()?;
                 if let Some((x, y)) = self.core.repair(node)? {
                     self.repaired(x, y);

@@ -1,0 +1,468 @@
+//! Paper examples, BASELINES vectors, oracles and properties of the mesh
+//! strategies.
+
+use partalloc_topology::{GridBox, Topology};
+use proptest::prelude::*;
+
+use super::oracle::Mesh;
+use super::*;
+use crate::{Allocator, Grant, Partition};
+
+trait HasCore: MeshHooks + Allocator {
+    fn core_mut(&mut self) -> &mut MeshCore;
+}
+
+macro_rules! has_core {
+    ($($t:ty),*) => {$(
+        impl HasCore for $t {
+            fn core_mut(&mut self) -> &mut MeshCore {
+                &mut self.core
+            }
+        }
+    )*};
+}
+has_core!(
+    Fsl,
+    AdaptiveScan,
+    BusyList,
+    FrameSliding,
+    FirstFit,
+    BestFit,
+    Buddy2d
+);
+
+fn topo(w: u32, h: u32) -> Topology {
+    format!("mesh:{w}x{h}").parse().unwrap()
+}
+
+fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> Rect {
+    Rect::new(x1, y1, x2 - x1 + 1, y2 - y1 + 1)
+}
+
+/// Makes `r` a live allocated submesh as if the strategy had chosen it.
+fn place<T: HasCore>(t: &mut T, r: Rect) -> Grant {
+    assert!(t.core_mut().rect_free(r));
+    t.granted(r);
+    let b = r.to_box().unwrap();
+    t.core_mut().commit(r, b, r.area())
+}
+
+fn place_all<T: HasCore>(t: &mut T, busy: &[(u32, u32, u32, u32)]) -> Vec<Grant> {
+    busy.iter()
+        .map(|&(x1, y1, x2, y2)| place(t, corners(x1, y1, x2, y2)))
+        .collect()
+}
+
+fn boxed(a: u32, b: u32, rotate: bool) -> Request {
+    let r = Request::boxed(&[a, b]).unwrap();
+    if rotate { r.any_orientation() } else { r }
+}
+
+fn granted_rect(g: &Grant) -> Rect {
+    match g.partition() {
+        Partition::Box(b) => Rect::of_box(b).unwrap(),
+        other => panic!("not a box: {other:?}"),
+    }
+}
+
+fn try_alloc<T: HasCore>(t: &mut T, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    t.allocate(&boxed(a, b, rotate))
+        .ok()
+        .map(|g| granted_rect(&g))
+}
+
+fn fsl_list(f: &Fsl) -> Vec<String> {
+    f.free_submeshes().iter().map(ToString::to_string).collect()
+}
+
+/// Kim & Yoon Fig. 2 busy set, reconstructed in BASELINES B.10.1.
+const FIG2: [(u32, u32, u32, u32); 3] = [(7, 0, 9, 4), (7, 8, 9, 9), (0, 5, 3, 9)];
+
+// ---------------------------------------------------------------- Kim & Yoon
+
+#[test]
+fn reservation_factor_examples_of_definition_2() {
+    let s1 = corners(0, 0, 6, 4);
+    let s2 = corners(4, 0, 6, 9);
+    let s3 = corners(4, 5, 9, 7);
+    assert_eq!(fsl::rf(s2, s1), 20);
+    assert_eq!(fsl::rf(s3, s2), 15);
+    // Example 1's values: C_3^2 = ⟨8,5⟩⟨9,7⟩ does not overlap S2.
+    assert_eq!(fsl::rf(corners(8, 5, 9, 7), s2), 30);
+    assert_eq!(fsl::rf(corners(4, 5, 5, 7), s2), 15);
+    assert_eq!(fsl::rf(corners(4, 8, 6, 9), s2), 24);
+    assert_eq!(fsl::rf(corners(4, 0, 6, 1), s1), 21);
+    assert_eq!(fsl::rf(corners(0, 0, 1, 2), s1), 25);
+    assert_eq!(fsl::rf(corners(5, 0, 6, 2), s1), 25);
+}
+
+#[test]
+fn fig2_free_submesh_list_is_s1_s2_s3() {
+    let mut f = Fsl::new(topo(10, 10)).unwrap();
+    place_all(&mut f, &FIG2);
+    assert_eq!(fsl_list(&f), ["⟨0,0⟩⟨6,4⟩", "⟨4,0⟩⟨6,9⟩", "⟨4,5⟩⟨9,7⟩"]);
+}
+
+#[test]
+fn example_1_allocates_c32_and_leaves_s_prime() {
+    let mut f = Fsl::new(topo(10, 10)).unwrap();
+    place_all(&mut f, &FIG2);
+    let g = f.allocate(&boxed(3, 2, true)).unwrap();
+    assert_eq!(granted_rect(&g), corners(8, 5, 9, 7));
+    assert_eq!(fsl_list(&f), ["⟨0,0⟩⟨6,4⟩", "⟨4,0⟩⟨6,9⟩", "⟨4,5⟩⟨7,7⟩"]);
+}
+
+#[test]
+fn example_2_release_of_a3_rebuilds_the_list() {
+    let mut f = Fsl::new(topo(10, 10)).unwrap();
+    let g = place_all(&mut f, &FIG2);
+    f.release(&g[2]).unwrap();
+    assert_eq!(fsl_list(&f), ["⟨0,0⟩⟨6,9⟩", "⟨0,5⟩⟨9,7⟩"]);
+}
+
+#[test]
+fn fig1_boundary_value_is_9() {
+    let mut bl = BusyList::new(topo(7, 5)).unwrap();
+    place_all(&mut bl, &[(4, 0, 6, 3)]);
+    let s = GridBox::from_corners(&[0, 2], &[3, 4]).unwrap();
+    assert_eq!(bl.boundary_value(&s), Some(9));
+    // B.10.4: request (4,3) → (0,0,4,3) with BV 10.
+    let r = try_alloc(&mut bl, 4, 3, true).unwrap();
+    assert_eq!(r, Rect::new(0, 0, 4, 3));
+    assert_eq!(Mesh::corners(7, 5, &[(4, 0, 6, 3)]).bv(r), 10);
+}
+
+#[test]
+fn theorem_1_bound_fails_for_three_unit_submeshes() {
+    // Three allocated 1×1 submeshes of a 7×7 mesh leave 13 > 4·3 dominant
+    // free submeshes (docs/errata/mesh.md).
+    let busy = [(1, 1, 1, 1), (3, 5, 3, 5), (5, 3, 5, 3)];
+    let mut f = Fsl::new(topo(7, 7)).unwrap();
+    place_all(&mut f, &busy);
+    assert_eq!(f.free.len(), 13);
+    assert_eq!(Mesh::corners(7, 7, &busy).maximal_free().len(), 13);
+}
+
+// ------------------------------------------------------------ BASELINES B.10
+
+#[test]
+fn b10_1_fig2_request_3_2() {
+    let mut s = AdaptiveScan::new(topo(10, 10)).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    let mut s = FirstFit::new(topo(10, 10)).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    let mut s = FrameSliding::new(topo(10, 10), FsVariant::A).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    let mut s = BestFit::new(topo(10, 10), BfScore::Neighbours).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    let mut s = BusyList::new(topo(10, 10)).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(8, 5, 2, 3)));
+    // Two candidates share the top BV 7; the next best is 5.
+    let (_, bv, all) = Mesh::corners(10, 10, &FIG2).busy_list(3, 2, true).unwrap();
+    assert_eq!(bv, 7);
+    assert_eq!(all[0], (Rect::new(8, 5, 2, 3), 7));
+    assert_eq!(all[1], (Rect::new(4, 8, 3, 2), 7));
+    assert_eq!(all[2].1, 5);
+}
+
+const B10_2: [(u32, u32, u32, u32); 3] = [(3, 2, 5, 4), (0, 3, 2, 3), (0, 1, 0, 1)];
+
+#[test]
+fn b10_2_six_by_six_request_2_2() {
+    let mut ff = FirstFit::new(topo(6, 6)).unwrap();
+    place_all(&mut ff, &B10_2);
+    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(Rect::new(1, 0, 2, 2)));
+    let mut asx = AdaptiveScan::new(topo(6, 6)).unwrap();
+    place_all(&mut asx, &B10_2);
+    assert_eq!(try_alloc(&mut asx, 2, 2, true), Some(Rect::new(1, 0, 2, 2)));
+    let mut fs = FrameSliding::new(topo(6, 6), FsVariant::A).unwrap();
+    place_all(&mut fs, &B10_2);
+    assert_eq!(try_alloc(&mut fs, 2, 2, true), Some(Rect::new(2, 0, 2, 2)));
+    let mut bf = BestFit::new(topo(6, 6), BfScore::Neighbours).unwrap();
+    place_all(&mut bf, &B10_2);
+    assert_eq!(try_alloc(&mut bf, 2, 2, true), Some(Rect::new(0, 4, 2, 2)));
+    assert_eq!(
+        Mesh::corners(6, 6, &B10_2).bf(2, 2, false),
+        Some((Rect::new(0, 4, 2, 2), 2))
+    );
+    let mut bfc = BestFit::new(topo(6, 6), BfScore::Coverage).unwrap();
+    place_all(&mut bfc, &B10_2);
+    assert_eq!(try_alloc(&mut bfc, 2, 2, true), Some(Rect::new(4, 0, 2, 2)));
+    let mut bl = BusyList::new(topo(6, 6)).unwrap();
+    place_all(&mut bl, &B10_2);
+    assert_eq!(try_alloc(&mut bl, 2, 2, true), Some(Rect::new(4, 0, 2, 2)));
+    let (_, bv, all) = Mesh::corners(6, 6, &B10_2).busy_list(2, 2, true).unwrap();
+    assert_eq!(bv, 6);
+    assert_eq!(all[1], (Rect::new(0, 4, 2, 2), 6));
+}
+
+const B10_3: [(u32, u32, u32, u32); 3] = [(0, 0, 1, 2), (4, 0, 5, 1), (2, 4, 4, 5)];
+
+fn b10_3_all(a: u32, b: u32) -> [Option<Rect>; 5] {
+    let mut fs = FrameSliding::new(topo(8, 8), FsVariant::A).unwrap();
+    place_all(&mut fs, &B10_3);
+    let mut ff = FirstFit::new(topo(8, 8)).unwrap();
+    place_all(&mut ff, &B10_3);
+    let mut asx = AdaptiveScan::new(topo(8, 8)).unwrap();
+    place_all(&mut asx, &B10_3);
+    let mut bf = BestFit::new(topo(8, 8), BfScore::Neighbours).unwrap();
+    place_all(&mut bf, &B10_3);
+    let mut bl = BusyList::new(topo(8, 8)).unwrap();
+    place_all(&mut bl, &B10_3);
+    [
+        try_alloc(&mut fs, a, b, true),
+        try_alloc(&mut ff, a, b, true),
+        try_alloc(&mut asx, a, b, true),
+        try_alloc(&mut bf, a, b, true),
+        try_alloc(&mut bl, a, b, true),
+    ]
+}
+
+#[test]
+fn b10_3_eight_by_eight() {
+    let m = Mesh::corners(8, 8, &B10_3);
+    let [fs, ff, asx, bf, bl] = b10_3_all(3, 3);
+    assert_eq!(fs, Some(Rect::new(5, 3, 3, 3)));
+    assert_eq!((ff, asx, bf), (Some(Rect::new(5, 2, 3, 3)), ff, ff));
+    assert_eq!(bl, Some(Rect::new(5, 5, 3, 3)));
+    assert_eq!(m.bv(Rect::new(5, 5, 3, 3)), 7);
+    let [fs, ff, asx, _, bl] = b10_3_all(4, 2);
+    let r = Some(Rect::new(2, 2, 4, 2));
+    assert_eq!((fs, ff, asx), (r, r, r));
+    assert_eq!(bl, Some(Rect::new(2, 0, 2, 4)));
+    assert_eq!(m.bv(Rect::new(2, 0, 2, 4)), 9);
+    let [fs, ff, asx, bf, bl] = b10_3_all(2, 3);
+    let r = Some(Rect::new(2, 0, 2, 3));
+    assert_eq!((fs, ff, asx, bf, bl), (r, r, r, r, r));
+    assert_eq!(m.bv(Rect::new(2, 0, 2, 3)), 7);
+}
+
+#[test]
+fn b5_adaptive_scan_rotates_first_fit_does_not() {
+    let col = [(2, 0, 2, 3)];
+    let mut asx = AdaptiveScan::new(topo(4, 4)).unwrap();
+    place_all(&mut asx, &col);
+    assert_eq!(try_alloc(&mut asx, 4, 2, true), Some(Rect::new(0, 0, 2, 4)));
+    let mut asn = AdaptiveScan::new(topo(4, 4)).unwrap();
+    place_all(&mut asn, &col);
+    assert_eq!(try_alloc(&mut asn, 4, 2, false), None);
+    // FF and BF are incomplete: a 2×4 submesh is free, they miss it.
+    let mut ff = FirstFit::new(topo(4, 4)).unwrap();
+    place_all(&mut ff, &col);
+    assert_eq!(try_alloc(&mut ff, 4, 2, true), None);
+    let mut bf = BestFit::new(topo(4, 4), BfScore::Neighbours).unwrap();
+    place_all(&mut bf, &col);
+    assert_eq!(try_alloc(&mut bf, 4, 2, true), None);
+    assert!(Mesh::corners(4, 4, &col).any_free(4, 2, true));
+}
+
+#[test]
+fn b7_frame_sliding_variants() {
+    let row = [(0, 0, 6, 0)];
+    let mut a = FrameSliding::new(topo(8, 8), FsVariant::A).unwrap();
+    place_all(&mut a, &row);
+    assert_eq!(try_alloc(&mut a, 2, 2, false), Some(Rect::new(1, 2, 2, 2)));
+    let mut b = FrameSliding::new(topo(8, 8), FsVariant::B).unwrap();
+    place_all(&mut b, &row);
+    assert_eq!(try_alloc(&mut b, 2, 2, false), None);
+}
+
+#[test]
+fn frame_sliding_is_incomplete() {
+    // 4×3 mesh, busy ⟨0,0⟩, ⟨1,0⟩, ⟨3,1⟩: a 2×2 is free at ⟨0,1⟩ but not
+    // on FS's stride grid from x0 = 2.
+    let busy = [(0, 0, 1, 0), (3, 1, 3, 1)];
+    let mut fs = FrameSliding::new(topo(4, 3), FsVariant::A).unwrap();
+    place_all(&mut fs, &busy);
+    assert_eq!(try_alloc(&mut fs, 2, 2, true), None);
+    let mut ff = FirstFit::new(topo(4, 3)).unwrap();
+    place_all(&mut ff, &busy);
+    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(Rect::new(0, 1, 2, 2)));
+}
+
+#[test]
+fn b9_buddy_2d_vector() {
+    let mut b = Buddy2d::new(topo(8, 8), BuddyOrder::RowMajor).unwrap();
+    let r1 = b.allocate(&boxed(3, 3, false)).unwrap();
+    let r2 = b.allocate(&boxed(2, 1, false)).unwrap();
+    let r3 = b.allocate(&boxed(1, 1, false)).unwrap();
+    assert_eq!(granted_rect(&r1), Rect::new(0, 0, 4, 4));
+    assert_eq!(granted_rect(&r2), Rect::new(4, 0, 2, 2));
+    assert_eq!(granted_rect(&r3), Rect::new(6, 0, 1, 1));
+    assert!(b.allocate(&boxed(5, 2, false)).is_err());
+    let list = |b: &Buddy2d, s: u32| -> Vec<(u32, u32)> {
+        b.free_blocks(s)
+            .iter()
+            .map(|g| (g.base()[0], g.base()[1]))
+            .collect()
+    };
+    assert_eq!(list(&b, 1), [(7, 0), (6, 1), (7, 1)]);
+    assert_eq!(list(&b, 2), [(4, 2), (6, 2)]);
+    assert_eq!(list(&b, 4), [(0, 4), (4, 4)]);
+    b.release(&r2).unwrap();
+    b.release(&r3).unwrap();
+    assert_eq!(list(&b, 4), [(4, 0), (0, 4), (4, 4)]);
+    assert!(list(&b, 1).is_empty() && list(&b, 2).is_empty());
+    assert_eq!(r1.internal_fragmentation(), 7);
+}
+
+#[test]
+fn buddy_address_order_parameter() {
+    // Fill the lower-left 4×4 quadrant with 2×2 blocks, split ⟨4,0⟩ with a
+    // fifth, release ⟨2,2⟩: side-2 list {⟨2,2⟩, ⟨6,0⟩, ⟨4,2⟩, ⟨6,2⟩}.
+    let next = |order| {
+        let mut b = Buddy2d::new(topo(8, 8), order).unwrap();
+        let g: Vec<Grant> = (0..5)
+            .map(|_| b.allocate(&boxed(2, 2, false)).unwrap())
+            .collect();
+        let firsts: Vec<Rect> = g.iter().map(granted_rect).collect();
+        assert_eq!(firsts[3], Rect::new(2, 2, 2, 2));
+        assert_eq!(firsts[4], Rect::new(4, 0, 2, 2));
+        b.release(&g[3]).unwrap();
+        granted_rect(&b.allocate(&boxed(2, 2, false)).unwrap())
+    };
+    // Row-major: ⟨6,0⟩ has id 6 < 18; Z-order: ⟨2,2⟩ has index 12 < 20.
+    assert_eq!(next(BuddyOrder::RowMajor), Rect::new(6, 0, 2, 2));
+    assert_eq!(next(BuddyOrder::ZOrder), Rect::new(2, 2, 2, 2));
+}
+
+// ----------------------------------------------------------------- properties
+
+/// A random sequence of operations: allocations (sides, rotate) and
+/// releases (index into the live list).
+fn ops(max_side: u32) -> impl Strategy<Value = Vec<(bool, u32, u32, bool, usize)>> {
+    prop::collection::vec(
+        (
+            prop::bool::weighted(0.65),
+            1..=max_side,
+            1..=max_side,
+            any::<bool>(),
+            0usize..64,
+        ),
+        1..40,
+    )
+}
+
+fn mesh_of(core: &MeshCore) -> Mesh {
+    Mesh::new(core.width, core.height, &core.obstacles)
+}
+
+/// Drives `t` through `ops`, checking `check` after every step and that a
+/// refusal happens only when `complete` allows it.
+fn drive<T: HasCore>(
+    t: &mut T,
+    ops: &[(bool, u32, u32, bool, usize)],
+    complete: bool,
+    mut check: impl FnMut(&mut T),
+) {
+    let mut live: Vec<Grant> = Vec::new();
+    for &(alloc, a, b, rot, k) in ops {
+        if alloc || live.is_empty() {
+            let m = mesh_of(t.core_mut());
+            let before = m.any_free(a, b, rot);
+            match t.allocate(&boxed(a, b, rot)) {
+                Ok(g) => {
+                    let r = granted_rect(&g);
+                    assert!(m.free(i64::from(r.x), i64::from(r.y), r.w, r.h));
+                    live.push(g);
+                }
+                Err(_) => {
+                    if complete {
+                        assert!(!before, "refused {a}x{b} rot={rot} though one is free");
+                    }
+                }
+            }
+        } else {
+            let g = live.swap_remove(k % live.len());
+            t.release(&g).unwrap();
+        }
+        check(t);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The list always equals the brute-force set of maximal free
+    /// rectangles, in Definition 1 order, and FSL never refuses a request
+    /// that fits somewhere.
+    #[test]
+    fn fsl_list_is_the_set_of_maximal_free_rectangles(
+        w in 1u32..=12, h in 1u32..=12, ops in ops(6),
+        faults in prop::collection::vec((0u32..12, 0u32..12), 0..4),
+    ) {
+        let mut f = Fsl::new(topo(w, h)).unwrap();
+        for (x, y) in faults {
+            if x < w && y < h {
+                f.mark_faulty(x + w * y).unwrap();
+            }
+        }
+        drive(&mut f, &ops, true, |f| {
+            let mut got = f.free.clone();
+            let sorted = {
+                let mut s = got.clone();
+                s.sort_by_key(|r| (core::cmp::Reverse(r.area()), r.w.abs_diff(r.h)));
+                s
+            };
+            let areas = |v: &[Rect]| v.iter().map(|r| (r.area(), r.w.abs_diff(r.h))).collect::<Vec<_>>();
+            assert_eq!(areas(&got), areas(&sorted), "list not in Definition 1 order");
+            got.sort_unstable();
+            assert_eq!(got, mesh_of(&f.core).maximal_free());
+        });
+    }
+
+    /// Recognition completeness on random occupancies up to 32×32 for the
+    /// three complete strategies, and agreement of AS with its literal scan.
+    #[test]
+    fn complete_strategies_grant_whenever_a_submesh_is_free(
+        w in 1u32..=32, h in 1u32..=32, ops in ops(12),
+    ) {
+        let mut f = Fsl::new(topo(w, h)).unwrap();
+        drive(&mut f, &ops, true, |_| {});
+        let mut b = BusyList::new(topo(w, h)).unwrap();
+        drive(&mut b, &ops, true, |_| {});
+        let mut s = AdaptiveScan::new(topo(w, h)).unwrap();
+        drive(&mut s, &ops, true, |_| {});
+    }
+
+    /// The fast searches choose exactly what the literal searches choose.
+    #[test]
+    fn fast_searches_equal_literal_oracles(
+        w in 1u32..=16, h in 1u32..=16, ops in ops(8),
+        a in 1u32..=8, b in 1u32..=8, rot in any::<bool>(),
+    ) {
+        // Build a random occupancy with First Fit, then ask every strategy
+        // the same question on the same busy set.
+        let mut ff = FirstFit::new(topo(w, h)).unwrap();
+        drive(&mut ff, &ops, false, |_| {});
+        let busy: Vec<Rect> = ff.core.obstacles.clone();
+        let m = Mesh::new(w, h, &busy);
+        let fix = |t: &mut dyn FnMut(Rect)| for &r in &busy { t(r) };
+        macro_rules! fresh {
+            ($e:expr) => {{
+                let mut s = $e;
+                fix(&mut |r| { place(&mut s, r); });
+                s
+            }};
+        }
+        let mut s = fresh!(FirstFit::new(topo(w, h)).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.ff(a, b));
+        let mut s = fresh!(AdaptiveScan::new(topo(w, h)).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.adaptive_scan(a, b, rot));
+        let mut s = fresh!(BestFit::new(topo(w, h), BfScore::Neighbours).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.bf(a, b, false).map(|t| t.0));
+        let mut s = fresh!(BestFit::new(topo(w, h), BfScore::Coverage).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.bf(a, b, true).map(|t| t.0));
+        let mut s = fresh!(FrameSliding::new(topo(w, h), FsVariant::A).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.fs(a, b, false));
+        let mut s = fresh!(FrameSliding::new(topo(w, h), FsVariant::B).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.fs(a, b, true));
+        let mut s = fresh!(BusyList::new(topo(w, h)).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.busy_list(a, b, rot).map(|t| t.0));
+    }
+}
