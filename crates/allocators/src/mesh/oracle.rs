@@ -3,6 +3,10 @@
 
 use super::Rect;
 
+/// Busy-List's choice, its BV, and all candidates with their BV in
+/// selection order.
+pub(super) type BlChoice = (Rect, u32, Vec<(Rect, u32)>);
+
 /// A mesh state for the oracles: a W×H blocked array and the busy list.
 #[derive(Debug, Clone)]
 pub(super) struct Mesh {
@@ -159,12 +163,7 @@ impl Mesh {
 
     /// Busy-List as `mesh.py`'s `BL`: the chosen candidate, its BV, and
     /// all candidates sorted by the selection key.
-    pub(super) fn busy_list(
-        &self,
-        a: u32,
-        b: u32,
-        rotate: bool,
-    ) -> Option<(Rect, u32, Vec<(Rect, u32)>)> {
+    pub(super) fn busy_list(&self, a: u32, b: u32, rotate: bool) -> Option<BlChoice> {
         let mut ors = vec![(a, b)];
         if rotate && a != b {
             ors.push((b, a));
