@@ -50,7 +50,7 @@ impl BusyList {
     /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, RegistryError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+            core: MeshCore::new(NAME, topology, false)?,
         })
     }
 

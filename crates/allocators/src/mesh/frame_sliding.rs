@@ -55,7 +55,7 @@ impl FrameSliding {
     /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, RegistryError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+            core: MeshCore::new(NAME, topology, true)?,
             variant,
         })
     }

@@ -169,7 +169,7 @@ impl Fsl {
     /// # Errors
     /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, RegistryError> {
-        let core = MeshCore::new(NAME, topology)?;
+        let core = MeshCore::new(NAME, topology, false)?;
         let whole = core.whole();
         Ok(Self {
             core,

@@ -141,7 +141,9 @@ pub(crate) struct MeshCore {
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) occupancy: Occupancy,
-    /// `blocked[x + W·y]`: busy or faulty.
+    /// `blocked[x + W·y]`: busy or faulty. Kept only by the strategies
+    /// that scan the whole mesh (empty otherwise, so that the list-based
+    /// strategies pay nothing per node on allocate and release).
     pub(crate) blocked: Vec<bool>,
     /// Allocated submeshes and faulty nodes (as 1×1), in no particular
     /// order: the "busy list" / "allocation list" of the papers.
@@ -150,8 +152,13 @@ pub(crate) struct MeshCore {
 }
 
 impl MeshCore {
-    /// Checks that `topology` is a 2-D mesh or torus.
-    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, RegistryError> {
+    /// Checks that `topology` is a 2-D mesh or torus; `cells` keeps the
+    /// flat blocked array.
+    pub(crate) fn new(
+        strategy: &'static str,
+        topology: Topology,
+        cells: bool,
+    ) -> Result<Self, RegistryError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
@@ -169,7 +176,7 @@ impl MeshCore {
             width,
             height,
             occupancy: Occupancy::new(n),
-            blocked: vec![false; n],
+            blocked: if cells { vec![false; n] } else { Vec::new() },
             obstacles: Vec::new(),
             ledger: GrantLedger::new(),
         })
@@ -245,21 +252,29 @@ impl MeshCore {
             || y < 0
             || x >= i64::from(self.width)
             || y >= i64::from(self.height)
-            || self.blocked[x as usize + self.width as usize * y as usize]
+            || !self
+                .occupancy
+                .is_available((x + i64::from(self.width) * y) as NodeId)
     }
 
     /// Whether every node of `r` is available (r must lie in the mesh).
+    /// Word-parallel on the occupancy bitsets.
     pub(crate) fn rect_free(&self, r: Rect) -> bool {
         (r.y..r.y + r.h).all(|y| {
-            let row = self.idx(r.x, y);
-            self.blocked[row..row + r.w as usize].iter().all(|&b| !b)
+            let lo = self.idx(r.x, y);
+            let hi = lo + r.w as usize;
+            self.occupancy.busy().count_range(lo, hi) == Ok(0)
+                && self.occupancy.faulty().count_range(lo, hi) == Ok(0)
         })
     }
 
     fn set_rect(&mut self, r: Rect, value: bool) {
+        let cells = !self.blocked.is_empty();
         for y in r.y..r.y + r.h {
             let row = self.idx(r.x, y);
-            self.blocked[row..row + r.w as usize].fill(value);
+            if cells {
+                self.blocked[row..row + r.w as usize].fill(value);
+            }
             let lo = row;
             let hi = row + r.w as usize;
             if value {
@@ -298,7 +313,9 @@ impl MeshCore {
             return Ok(None);
         }
         let (x, y) = (node % self.width, node / self.width);
-        self.blocked[node as usize] = true;
+        if let Some(b) = self.blocked.get_mut(node as usize) {
+            *b = true;
+        }
         self.obstacles.push(Rect::new(x, y, 1, 1));
         Ok(Some((x, y)))
     }
@@ -311,7 +328,9 @@ impl MeshCore {
             return Ok(None);
         }
         let (x, y) = (node % self.width, node / self.width);
-        self.blocked[node as usize] = false;
+        if let Some(b) = self.blocked.get_mut(node as usize) {
+            *b = false;
+        }
         let r = Rect::new(x, y, 1, 1);
         if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
             self.obstacles.swap_remove(i);
