@@ -9,8 +9,9 @@ use partalloc_allocators::{AllocError, Allocator, FaultError, RegistryError, Req
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 11] = [
     "fsl",
+    "fsl[dealloc=incremental]",
     "adaptive-scan",
     "busy-list",
     "frame-sliding",
@@ -77,6 +78,7 @@ fn registry_lists_the_mesh_strategies_with_parameters() {
         "best-fit[score=area]",
         "buddy-2d[order=hilbert]",
         "fsl[rf=1]",
+        "fsl[dealloc=never]",
     ] {
         let e = registry::build(bad, &t).unwrap_err();
         assert!(matches!(e, RegistryError::Spec(_)), "{bad}: {e}");
@@ -155,4 +157,12 @@ fn recognizable_sets_show_who_is_complete() {
     assert_eq!(count("best-fit"), 12);
     // Strides (3, 2) from ⟨0,0⟩: x ∈ {0, 3}, y ∈ {0, 2}.
     assert_eq!(count("frame-sliding"), 4);
+}
+
+#[test]
+fn fsl_dealloc_parameter_builds_both_procedures() {
+    let t = topo("mesh:8x8");
+    let a = registry::build("fsl[dealloc=incremental]", &t).unwrap();
+    assert_eq!(a.name(), "fsl[dealloc=incremental]");
+    assert!(registry::build("fsl[dealloc=lazy]", &t).is_err());
 }

@@ -27,6 +27,9 @@
 //! Release follows Fig. 8: an empty list becomes {R}; an empty allocation
 //! list gives the whole mesh; otherwise the list is rebuilt from the whole
 //! mesh by applying the step-3 decomposition for every allocated submesh.
+//! The `dealloc=incremental` option ([`FslDealloc::Incremental`], beyond
+//! the paper) gives the same list by recomputing only the free submeshes
+//! that meet the released one.
 //!
 //! The reservation factor rf(S, S′) is the size of the largest submesh of
 //! S′ left of, right of, below or above S when they overlap, and the size
@@ -66,7 +69,7 @@ use core::cmp::Reverse;
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{Entry, ParamInfo, StrategyInfo};
 use crate::{Partition, RegistryError};
 
 const NAME: &str = "fsl";
@@ -77,8 +80,27 @@ pub struct Fsl {
     pub(super) core: MeshCore,
     /// The dominant free submeshes, sorted by [`fsl_key`].
     pub(super) free: Vec<Rect>,
+    dealloc: FslDealloc,
     cands: Vec<Rect>,
     pieces: Vec<Rect>,
+    near: Vec<Rect>,
+}
+
+/// How [`Fsl`] rebuilds its list after a release. Both give the same list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum FslDealloc {
+    /// Kim & Yoon's Fig. 8: rebuild from the whole mesh by decomposing it
+    /// for every allocated submesh.
+    #[default]
+    Rebuild,
+    /// Beyond the paper: recompute only the dominant free submeshes that
+    /// meet the released submesh R (the same decomposition, discarding at
+    /// every stage the parts that miss R), then drop the old entries they
+    /// contain. Old entries that miss R stay dominant unless a new one
+    /// contains them, so the result equals the rebuilt list.
+    Incremental,
 }
 
 /// Definition 1 order: larger first, then closer to square, then (our
@@ -169,14 +191,30 @@ impl Fsl {
     /// # Errors
     /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Self::with_dealloc(topology, FslDealloc::Rebuild)
+    }
+
+    /// FSL with a choice of deallocation procedure.
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, RegistryError> {
         let core = MeshCore::new(NAME, topology, false)?;
         let whole = core.whole();
         Ok(Self {
             core,
             free: vec![whole],
+            dealloc,
             cands: Vec::new(),
             pieces: Vec::new(),
+            near: Vec::new(),
         })
+    }
+
+    /// The deallocation procedure.
+    #[must_use]
+    pub fn dealloc(&self) -> FslDealloc {
+        self.dealloc
     }
 
     /// The free submesh list, in list order (Definition 1).
@@ -200,6 +238,22 @@ impl Fsl {
         }
         self.sort();
     }
+
+    /// [`FslDealloc::Incremental`]: the dominant free submeshes meeting
+    /// the released `r` replace the old entries they contain.
+    fn release_incremental(&mut self, r: Rect) {
+        self.near.clear();
+        self.near.push(self.core.whole());
+        for i in 0..self.core.obstacles.len() {
+            let o = self.core.obstacles[i];
+            decompose(&mut self.near, o, &mut self.pieces);
+            self.near.retain(|n| n.overlaps(r));
+        }
+        let near = &self.near;
+        self.free.retain(|m| !near.iter().any(|n| n.contains(*m)));
+        self.free.extend_from_slice(near);
+        self.sort();
+    }
 }
 
 pub(crate) const ENTRY: Entry = Entry {
@@ -208,15 +262,35 @@ pub(crate) const ENTRY: Entry = Entry {
         summary: "free submesh list best fit by reservation factor (complete recognition)",
         source: "Kim & Yoon, A Dynamic Processor Allocation Strategy for Mesh-Connected \
                  Multicomputers, §III (Figs. 6 and 8)",
-        params: &[],
+        params: &[ParamInfo {
+            name: "dealloc",
+            default: "rebuild",
+            doc: "rebuild: Fig. 8, rebuild the list from the allocation list; \
+                  incremental: recompute only the free submeshes meeting the released one \
+                  (same list, faster with many jobs)",
+        }],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(Fsl::new(*t)?)),
+    build: |t, spec| {
+        let dealloc = match spec.get("dealloc").map(str::trim) {
+            None | Some("rebuild") => FslDealloc::Rebuild,
+            Some("incremental") => FslDealloc::Incremental,
+            Some(_) => {
+                return Err(spec
+                    .invalid("dealloc", "expected rebuild or incremental")
+                    .into());
+            }
+        };
+        Ok(Box::new(Fsl::with_dealloc(*t, dealloc)?))
+    },
 };
 
 impl MeshHooks for Fsl {
     fn strategy_name(&self) -> String {
-        NAME.to_owned()
+        match self.dealloc {
+            FslDealloc::Rebuild => NAME.to_owned(),
+            FslDealloc::Incremental => format!("{NAME}[dealloc=incremental]"),
+        }
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
@@ -281,6 +355,8 @@ impl MeshHooks for Fsl {
         } else if self.core.obstacles.is_empty() {
             self.free.clear();
             self.free.push(self.core.whole());
+        } else if self.dealloc == FslDealloc::Incremental {
+            self.release_incremental(r);
         } else {
             self.rebuild();
         }

@@ -59,7 +59,7 @@ pub use buddy_2d::{Buddy2d, BuddyOrder};
 pub use busy_list::BusyList;
 pub use first_fit::FirstFit;
 pub use frame_sliding::{FrameSliding, FsVariant};
-pub use fsl::{Fsl, reservation_factor};
+pub use fsl::{Fsl, FslDealloc, reservation_factor};
 
 pub(crate) use adaptive_scan::ENTRY as ADAPTIVE_SCAN_ENTRY;
 pub(crate) use best_fit::ENTRY as BEST_FIT_ENTRY;
