@@ -121,6 +121,12 @@ fn bad_requests_are_typed_errors_and_change_nothing() {
     assert_eq!(g.granted_nodes(), 16);
     let full = f.allocate(&Request::boxed(&[8, 3]).unwrap()).unwrap_err();
     assert!(matches!(full, AllocError::NoRoom { .. }));
+    // A strategy that never rotates calls a request that fits only rotated
+    // invalid rather than waiting for room forever.
+    let mut ff = registry::build("first-fit", &topo("mesh:8x4")).unwrap();
+    let e = ff.allocate(&tall.any_orientation()).unwrap_err();
+    assert!(matches!(e, AllocError::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("never rotates"), "{e}");
 }
 
 #[test]

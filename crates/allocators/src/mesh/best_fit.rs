@@ -139,6 +139,10 @@ impl MeshHooks for BestFit {
         best.map(|(_, r)| r)
     }
 
+    fn rotates(&self) -> bool {
+        false
+    }
+
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let mut v = Vec::new();
         self.core.all_placements(a, b, &mut v);

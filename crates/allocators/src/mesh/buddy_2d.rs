@@ -227,6 +227,10 @@ impl MeshHooks for Buddy2d {
         Err(FaultError::Unsupported { strategy: NAME })
     }
 
+    fn rotates(&self) -> bool {
+        false
+    }
+
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let side = 1u32 << Self::level_for(a, b);
         let mut v: Vec<(u64, Partition)> = Vec::new();

@@ -71,6 +71,10 @@ impl MeshHooks for FirstFit {
             .map(|(x, y)| Rect::new(x, y, a, b))
     }
 
+    fn rotates(&self) -> bool {
+        false
+    }
+
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let mut v = Vec::new();
         self.core.all_placements(a, b, &mut v);

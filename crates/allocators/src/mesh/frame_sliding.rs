@@ -135,6 +135,10 @@ impl MeshHooks for FrameSliding {
         found
     }
 
+    fn rotates(&self) -> bool {
+        false
+    }
+
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let mut v = Vec::new();
         self.frames(0, 0, a, b, |r| {

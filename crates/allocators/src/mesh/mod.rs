@@ -17,6 +17,9 @@
 //! strategies that rotate may grant b×a instead. A granted submesh is a
 //! [`Partition::Box`](crate::Partition::Box) whose `Display` form is Kim &
 //! Yoon's ⟨x1,y1⟩⟨x2,y2⟩. "Lowest address" means lowest y, then lowest x.
+//! Strategies that never rotate ([`FirstFit`], [`BestFit`],
+//! [`FrameSliding`], [`Buddy2d`]) refuse as invalid a request that fits the
+//! mesh only as b×a, since no state could serve it.
 //!
 //! Every strategy here accepts 2-D meshes and 2-D tori; on a torus the
 //! wrap-around links are ignored (submeshes never wrap), so a torus is
@@ -188,11 +191,13 @@ impl MeshCore {
     }
 
     /// Validates a request: a 2-D box that fits the mesh in at least one
-    /// allowed orientation. Returns (a, b, rotate).
+    /// orientation the strategy may use (`rotates`: whether it ever tries
+    /// b×a). Returns (a, b, rotate).
     pub(crate) fn parse(
         &self,
         strategy: &'static str,
         request: &Request,
+        rotates: bool,
     ) -> Result<(u32, u32, bool), AllocError> {
         let Request::Box { sides, rotate } = *request else {
             return Err(AllocError::Unsupported {
@@ -212,13 +217,16 @@ impl MeshCore {
         }
         let (a, b) = (sides[0], sides[1]);
         let fits = |w: u32, h: u32| w >= 1 && h >= 1 && w <= self.width && h <= self.height;
-        if !(fits(a, b) || (rotate && fits(b, a))) {
+        let either = rotate && rotates;
+        if !(fits(a, b) || (either && fits(b, a))) {
             return Err(AllocError::Invalid {
                 request: *request,
                 reason: format!(
                     "a {a}x{b} box{} does not fit the {}x{} mesh",
-                    if rotate {
+                    if either {
                         " (in either orientation)"
+                    } else if rotate {
+                        " (this strategy never rotates requests)"
                     } else {
                         ""
                     },
@@ -452,7 +460,7 @@ macro_rules! mesh_allocator {
                 &mut self,
                 request: &$crate::Request,
             ) -> Result<$crate::Grant, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request)?;
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
                 let r = self
                     .choose(a, b, rotate)
                     .ok_or_else(|| self.core.no_room(request))?;
@@ -516,7 +524,7 @@ macro_rules! mesh_allocator {
                 &self,
                 request: &$crate::Request,
             ) -> Result<Vec<$crate::Partition>, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request)?;
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
                 Ok(self.recognizable_rects(a, b, rotate))
             }
         }
@@ -550,6 +558,10 @@ pub(crate) trait MeshHooks {
     fn faulted(&mut self, _x: u32, _y: u32) {}
     /// Called after node ⟨x,y⟩ was repaired.
     fn repaired(&mut self, _x: u32, _y: u32) {}
+    /// Whether the strategy ever grants b×a for a request (a, b).
+    fn rotates(&self) -> bool {
+        true
+    }
     /// Whether faults can be marked.
     fn check_faults_supported(&self) -> Result<(), FaultError> {
         Ok(())
