@@ -9,6 +9,9 @@
 //! releases balance, so the time per iteration is the mean cost of one
 //! allocate plus one release (Kim & Yoon's "mean search time").
 //!
+//! A second group runs many small jobs (sides 1..=16 on 128×128) to show
+//! the cost of long free and allocation lists.
+//!
 //! Run: `cargo bench -p partalloc-allocators --bench mesh -- --warm-up-time 1 --measurement-time 2`
 
 #![expect(
@@ -54,14 +57,14 @@ struct Run {
 }
 
 impl Run {
-    fn new(name: &str, side: u32) -> Self {
+    fn new(name: &str, side: u32, max_side: u32) -> Self {
         let topo: Topology = format!("mesh:{side}x{side}").parse().unwrap();
         let alloc = registry::build(name, &topo).unwrap();
         let mut rng = SplitMix(0x5EED ^ u64::from(side));
         let requests = (0..SEQ)
             .map(|_| {
-                let a = 1 + rng.below(u64::from(side)) as u32;
-                let b = 1 + rng.below(u64::from(side)) as u32;
+                let a = 1 + rng.below(u64::from(max_side)) as u32;
+                let b = 1 + rng.below(u64::from(max_side)) as u32;
                 Request::boxed(&[a, b]).unwrap().any_orientation()
             })
             .collect();
@@ -99,8 +102,13 @@ impl Run {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mesh_alloc_release_load047");
     for side in [16u32, 32, 64, 128, 256, 512] {
-        for name in ["fsl", "adaptive-scan", "busy-list"] {
-            let mut run = Run::new(name, side);
+        for name in [
+            "fsl",
+            "fsl[dealloc=incremental]",
+            "adaptive-scan",
+            "busy-list",
+        ] {
+            let mut run = Run::new(name, side, side);
             group.bench_with_input(BenchmarkId::new(name, side), &side, |b, _| {
                 b.iter_custom(|iters| {
                     let start = Instant::now();
@@ -111,6 +119,27 @@ fn bench(c: &mut Criterion) {
                 });
             });
         }
+    }
+    group.finish();
+    // Many small jobs: 128×128 mesh, sides uniform in 1..=16 (about a
+    // hundred live jobs), where the list lengths N_f and N_a matter.
+    let mut group = c.benchmark_group("mesh_small_jobs_128_load047");
+    for name in [
+        "fsl",
+        "fsl[dealloc=incremental]",
+        "adaptive-scan",
+        "busy-list",
+    ] {
+        let mut run = Run::new(name, 128, 16);
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    run.step();
+                }
+                start.elapsed()
+            });
+        });
     }
     group.finish();
 }
