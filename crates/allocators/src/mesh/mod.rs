@@ -15,7 +15,7 @@
 //! x + W·y; a request (a, b) is a box of a columns (x extent) by b rows
 //! (`Request::Box { sides: [a, b], rotate }`); with `rotate == true` the
 //! strategies that rotate may grant b×a instead. A granted submesh is a
-//! [`Partition::Box`](crate::Partition::Box) whose `Display` form is Kim &
+//! [`Partition::Box`] whose `Display` form is Kim &
 //! Yoon's ⟨x1,y1⟩⟨x2,y2⟩. "Lowest address" means lowest y, then lowest x.
 //! Strategies that never rotate ([`FirstFit`], [`BestFit`],
 //! [`FrameSliding`], [`Buddy2d`]) refuse as invalid a request that fits the
