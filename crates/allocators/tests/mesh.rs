@@ -9,11 +9,12 @@ use partalloc_allocators::{AllocError, Allocator, FaultError, RegistryError, Req
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     "fsl",
     "fsl[dealloc=incremental]",
     "adaptive-scan",
     "busy-list",
+    "busy-list[candidates=aligned]",
     "frame-sliding",
     "frame-sliding[variant=b]",
     "first-fit",
@@ -79,6 +80,7 @@ fn registry_lists_the_mesh_strategies_with_parameters() {
         "buddy-2d[order=hilbert]",
         "fsl[rf=1]",
         "fsl[dealloc=never]",
+        "busy-list[candidates=corners]",
     ] {
         let e = registry::build(bad, &t).unwrap_err();
         assert!(matches!(e, RegistryError::Spec(_)), "{bad}: {e}");

@@ -10,13 +10,19 @@
 //! Candidate generation (BASELINES B.6, reconstructed): for each allowed
 //! orientation w×h (a×b first) and each busy submesh B = ⟨x1,y1⟩⟨x2,y2⟩,
 //! the 8 placements that share a side with B and align a corner with one
-//! of B's corners, plus the 4 corners of the mesh; placements leaving the
-//! mesh or overlapping a busy submesh are dropped. Faulty nodes count as
-//! busy 1×1 submeshes. The candidate with the largest BV wins; ties go to
-//! the lowest base address (lowest y, then lowest x), then to the
-//! requested orientation a×b. Complete recognition: sliding any free
-//! placement left and then down stops at one of these candidates.
-//! O(n_b²) per request for n_b busy submeshes; release O(n_b).
+//! of B's corners, plus the 4 corners of the mesh. These alone are not
+//! complete (a free placement can touch busy submeshes on the left and
+//! below without being aligned with a corner of either; see
+//! `docs/errata/mesh.md`), so by default ([`BlCandidates::Complete`]) the
+//! placements with base x in {0} ∪ {x2 + 1} and base y in {0} ∪ {y2 + 1}
+//! over the busy list are added: sliding any free placement left and then
+//! down stops at one of them, which restores the complete recognition Kim
+//! & Yoon state (Table 1), at their O(n_b³) cost. `candidates=aligned`
+//! keeps B.6's set only. Placements leaving the mesh or overlapping a busy
+//! submesh are dropped; faulty nodes count as busy 1×1 submeshes. The
+//! candidate with the largest BV wins; ties go to the lowest base address
+//! (lowest y, then lowest x), then to the requested orientation a×b.
+//! Release O(n_b).
 //!
 //! ```
 //! use partalloc_allocators::{mesh::BusyList, Allocator, Partition, Request};
@@ -31,7 +37,7 @@
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{Entry, ParamInfo, StrategyInfo};
 use crate::{Partition, RegistryError};
 
 const NAME: &str = "busy-list";
@@ -41,6 +47,24 @@ const NAME: &str = "busy-list";
 #[derive(Debug, Clone)]
 pub struct BusyList {
     pub(super) core: MeshCore,
+    candidates: BlCandidates,
+}
+
+/// Which placements Busy-List evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum BlCandidates {
+    /// The corner-aligned placements next to every busy submesh and the
+    /// mesh corners, plus every placement whose left side touches a busy
+    /// submesh or the mesh edge and whose bottom does too (base x in
+    /// {0} ∪ {x2 + 1}, base y in {0} ∪ {y2 + 1} over the busy list).
+    /// Complete recognition, as Kim & Yoon state; O(n_b³) per request.
+    #[default]
+    Complete,
+    /// Only the corner-aligned placements and the mesh corners (BASELINES
+    /// B.6 as written). Not complete: see `docs/errata/mesh.md`.
+    Aligned,
 }
 
 impl BusyList {
@@ -49,9 +73,27 @@ impl BusyList {
     /// # Errors
     /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Self::with_candidates(topology, BlCandidates::Complete)
+    }
+
+    /// Busy-List with a choice of candidate set.
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn with_candidates(
+        topology: Topology,
+        candidates: BlCandidates,
+    ) -> Result<Self, RegistryError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology, false)?,
+            candidates,
         })
+    }
+
+    /// The candidate set.
+    #[must_use]
+    pub fn candidates(&self) -> BlCandidates {
+        self.candidates
     }
 
     /// The boundary value of a 2-D box lying in the mesh in the current
@@ -100,15 +142,35 @@ pub(crate) const ENTRY: Entry = Entry {
         name: NAME,
         summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
         source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; BASELINES B.6",
-        params: &[],
+        params: &[ParamInfo {
+            name: "candidates",
+            default: "complete",
+            doc: "complete: corner-aligned placements plus every placement blocked on the \
+                  left and below (complete recognition); aligned: corner-aligned placements \
+                  and mesh corners only (BASELINES B.6, incomplete)",
+        }],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(BusyList::new(*t)?)),
+    build: |t, spec| {
+        let c = match spec.get("candidates").map(str::trim) {
+            None | Some("complete") => BlCandidates::Complete,
+            Some("aligned") => BlCandidates::Aligned,
+            Some(_) => {
+                return Err(spec
+                    .invalid("candidates", "expected complete or aligned")
+                    .into());
+            }
+        };
+        Ok(Box::new(BusyList::with_candidates(*t, c)?))
+    },
 };
 
 impl MeshHooks for BusyList {
     fn strategy_name(&self) -> String {
-        NAME.to_owned()
+        match self.candidates {
+            BlCandidates::Complete => NAME.to_owned(),
+            BlCandidates::Aligned => format!("{NAME}[candidates=aligned]"),
+        }
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
@@ -147,7 +209,20 @@ impl MeshHooks for BusyList {
                     (x2 - wi + 1, y1 - hi),
                 ]
             });
-            for (x, y) in per_busy.chain(corners) {
+            let obstacles = &self.core.obstacles;
+            let lower_left = (self.candidates == BlCandidates::Complete)
+                .then(|| {
+                    let xs =
+                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.x2()) + 1));
+                    xs.flat_map(move |x| {
+                        core::iter::once(0)
+                            .chain(obstacles.iter().map(|b| i64::from(b.y2()) + 1))
+                            .map(move |y| (x, y))
+                    })
+                })
+                .into_iter()
+                .flatten();
+            for (x, y) in per_busy.chain(corners).chain(lower_left) {
                 if let Some(r) = self.placeable(x, y, w, h) {
                     let bv = self.bv(r);
                     if better(bv, r, o, &best) {

@@ -185,6 +185,35 @@ pub(super) fn decompose(free: &mut Vec<Rect>, best: Rect, pieces: &mut Vec<Rect>
     }
 }
 
+/// Fig. 6 step 1: the dominant-type candidates at the four corners of every
+/// free submesh that accommodates one of the orientations `or`, without
+/// duplicates, in tie-break order (lowest y, then x, then a×b before b×a).
+pub(super) fn candidates(free: &[Rect], a: u32, b: u32, or: &[(u32, u32)], out: &mut Vec<Rect>) {
+    out.clear();
+    for &s in free {
+        let type_rf = |(w, h): (u32, u32)| {
+            (w <= s.w && h <= s.h).then(|| {
+                let (sw, sh) = (u64::from(s.w), u64::from(s.h));
+                ((sw - u64::from(w)) * sh).max(sw * (sh - u64::from(h)))
+            })
+        };
+        let Some(top) = or.iter().filter_map(|&t| type_rf(t)).max() else {
+            continue;
+        };
+        for &(w, h) in or {
+            if type_rf((w, h)) != Some(top) {
+                continue;
+            }
+            let (xr, yt) = (s.x2() + 1 - w, s.y2() + 1 - h);
+            for (x, y) in [(s.x, s.y), (s.x, yt), (xr, s.y), (xr, yt)] {
+                out.push(Rect::new(x, y, w, h));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|c| (c.y, c.x, u8::from((c.w, c.h) != (a, b))));
+    out.dedup();
+}
+
 impl Fsl {
     /// FSL on a 2-D mesh (or torus, wrap ignored).
     ///
@@ -297,35 +326,10 @@ impl MeshHooks for Fsl {
         let (or, n) = orientations(a, b, rotate);
         let or = &or[..n];
         // Step 1: candidates at the four corners of each accommodating S.
-        self.cands.clear();
-        for &s in &self.free {
-            let type_rf = |(w, h): (u32, u32)| {
-                (w <= s.w && h <= s.h).then(|| {
-                    let (sw, sh) = (u64::from(s.w), u64::from(s.h));
-                    ((sw - u64::from(w)) * sh).max(sw * (sh - u64::from(h)))
-                })
-            };
-            let Some(top) = or.iter().filter_map(|&t| type_rf(t)).max() else {
-                continue;
-            };
-            for &(w, h) in or {
-                if type_rf((w, h)) != Some(top) {
-                    continue;
-                }
-                let (xr, yt) = (s.x2() + 1 - w, s.y2() + 1 - h);
-                for (x, y) in [(s.x, s.y), (s.x, yt), (xr, s.y), (xr, yt)] {
-                    self.cands.push(Rect::new(x, y, w, h));
-                }
-            }
-        }
+        candidates(&self.free, a, b, or, &mut self.cands);
         if self.cands.is_empty() {
             return None;
         }
-        // Final tie-break order: lowest (y, x), then the requested
-        // orientation.
-        let rank = |c: &Rect| (c.y, c.x, u8::from((c.w, c.h) != (a, b)));
-        self.cands.sort_unstable_by_key(rank);
-        self.cands.dedup();
         // Step 2: eliminate against each free submesh in list order.
         let keep_best = |cands: &mut Vec<Rect>, against: Rect| {
             let top = cands.iter().map(|&c| rf(c, against)).max().unwrap_or(0);

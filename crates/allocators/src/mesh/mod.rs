@@ -59,7 +59,7 @@ mod tests;
 pub use adaptive_scan::AdaptiveScan;
 pub use best_fit::{BestFit, BfScore};
 pub use buddy_2d::{Buddy2d, BuddyOrder};
-pub use busy_list::BusyList;
+pub use busy_list::{BlCandidates, BusyList};
 pub use first_fit::FirstFit;
 pub use frame_sliding::{FrameSliding, FsVariant};
 pub use fsl::{Fsl, FslDealloc, reservation_factor};

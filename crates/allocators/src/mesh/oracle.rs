@@ -161,9 +161,16 @@ impl Mesh {
         None
     }
 
-    /// Busy-List as `mesh.py`'s `BL`: the chosen candidate, its BV, and
+    /// Busy-List as `mesh.py`'s `BL` (plus, with `complete`, the
+    /// lower-left blocked placements): the chosen candidate, its BV, and
     /// all candidates sorted by the selection key.
-    pub(super) fn busy_list(&self, a: u32, b: u32, rotate: bool) -> Option<BlChoice> {
+    pub(super) fn busy_list(
+        &self,
+        a: u32,
+        b: u32,
+        rotate: bool,
+        complete: bool,
+    ) -> Option<BlChoice> {
         let mut ors = vec![(a, b)];
         if rotate && a != b {
             ors.push((b, a));
@@ -192,6 +199,19 @@ impl Mesh {
             }
             let (mw, mh) = (i64::from(self.w), i64::from(self.h));
             pts.extend([(0, 0), (mw - wi, 0), (0, mh - hi), (mw - wi, mh - hi)]);
+            if complete {
+                let xs: Vec<i64> = core::iter::once(0)
+                    .chain(self.busy.iter().map(|bz| i64::from(bz.x2()) + 1))
+                    .collect();
+                let ys: Vec<i64> = core::iter::once(0)
+                    .chain(self.busy.iter().map(|bz| i64::from(bz.y2()) + 1))
+                    .collect();
+                for &x in &xs {
+                    for &y in &ys {
+                        pts.push((x, y));
+                    }
+                }
+            }
             for (x, y) in pts {
                 if self.free(x, y, w, h) {
                     let r = Rect::new(x as u32, y as u32, w, h);

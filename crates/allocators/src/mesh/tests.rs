@@ -113,6 +113,66 @@ fn example_1_allocates_c32_and_leaves_s_prime() {
 }
 
 #[test]
+fn example_1_candidates_and_first_elimination() {
+    let mut f = Fsl::new(topo(10, 10)).unwrap();
+    place_all(&mut f, &FIG2);
+    let mut c = Vec::new();
+    fsl::candidates(&f.free, 3, 2, &[(3, 2), (2, 3)], &mut c);
+    c.sort_unstable();
+    // Fig. 5's eight candidates: four 2×3 at S1's corners (2×3 is S1's
+    // dominant type, rf 25 > 21), two 3×2 in S2 (24 > 21; left and right
+    // corners coincide), two 2×3 in S3 (12 > 9).
+    let mut want = vec![
+        corners(0, 0, 1, 2),
+        corners(0, 2, 1, 4),
+        corners(5, 0, 6, 2),
+        corners(5, 2, 6, 4),
+        corners(4, 0, 6, 1),
+        corners(4, 8, 6, 9),
+        corners(4, 5, 5, 7),
+        corners(8, 5, 9, 7),
+    ];
+    want.sort_unstable();
+    assert_eq!(c, want);
+    // Against S1 the three candidates outside S1 keep rf 35.
+    let s1 = corners(0, 0, 6, 4);
+    let mut kept: Vec<Rect> = c
+        .iter()
+        .copied()
+        .filter(|&x| fsl::rf(x, s1) == 35)
+        .collect();
+    kept.sort_unstable();
+    assert_eq!(
+        kept,
+        [
+            corners(4, 5, 5, 7),
+            corners(4, 8, 6, 9),
+            corners(8, 5, 9, 7)
+        ]
+    );
+    let others: Vec<u64> = c
+        .iter()
+        .map(|&x| fsl::rf(x, s1))
+        .filter(|&v| v != 35)
+        .collect();
+    assert!(others.iter().all(|&v| v == 25 || v == 21), "{others:?}");
+}
+
+#[test]
+fn fsl_keeps_room_for_the_7x5_job_that_adaptive_scan_blocks() {
+    // §III.2: after t1 = (3,2), FSL can still place t2 = (7,5) in
+    // ⟨0,0⟩⟨6,4⟩; AS's first-fit choice ⟨0,0⟩⟨2,1⟩ fragments it.
+    let mut f = Fsl::new(topo(10, 10)).unwrap();
+    place_all(&mut f, &FIG2);
+    try_alloc(&mut f, 3, 2, true).unwrap();
+    assert_eq!(try_alloc(&mut f, 7, 5, true), Some(corners(0, 0, 6, 4)));
+    let mut s = AdaptiveScan::new(topo(10, 10)).unwrap();
+    place_all(&mut s, &FIG2);
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(corners(0, 0, 2, 1)));
+    assert_eq!(try_alloc(&mut s, 7, 5, true), None);
+}
+
+#[test]
 fn example_2_release_of_a3_rebuilds_the_list() {
     let mut f = Fsl::new(topo(10, 10)).unwrap();
     let g = place_all(&mut f, &FIG2);
@@ -163,7 +223,9 @@ fn b10_1_fig2_request_3_2() {
     place_all(&mut s, &FIG2);
     assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(8, 5, 2, 3)));
     // Two candidates share the top BV 7; the next best is 5.
-    let (_, bv, all) = Mesh::corners(10, 10, &FIG2).busy_list(3, 2, true).unwrap();
+    let (_, bv, all) = Mesh::corners(10, 10, &FIG2)
+        .busy_list(3, 2, true, true)
+        .unwrap();
     assert_eq!(bv, 7);
     assert_eq!(all[0], (Rect::new(8, 5, 2, 3), 7));
     assert_eq!(all[1], (Rect::new(4, 8, 3, 2), 7));
@@ -196,7 +258,9 @@ fn b10_2_six_by_six_request_2_2() {
     let mut bl = BusyList::new(topo(6, 6)).unwrap();
     place_all(&mut bl, &B10_2);
     assert_eq!(try_alloc(&mut bl, 2, 2, true), Some(Rect::new(4, 0, 2, 2)));
-    let (_, bv, all) = Mesh::corners(6, 6, &B10_2).busy_list(2, 2, true).unwrap();
+    let (_, bv, all) = Mesh::corners(6, 6, &B10_2)
+        .busy_list(2, 2, true, true)
+        .unwrap();
     assert_eq!(bv, 6);
     assert_eq!(all[1], (Rect::new(0, 4, 2, 2), 6));
 }
@@ -472,6 +536,38 @@ proptest! {
         let mut s = fresh!(FrameSliding::new(topo(w, h), FsVariant::B).unwrap());
         prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.fs(a, b, true));
         let mut s = fresh!(BusyList::new(topo(w, h)).unwrap());
-        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.busy_list(a, b, rot).map(|t| t.0));
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.busy_list(a, b, rot, true).map(|t| t.0));
+        let mut s = fresh!(BusyList::with_candidates(topo(w, h), BlCandidates::Aligned).unwrap());
+        prop_assert_eq!(try_alloc(&mut s, a, b, rot), m.busy_list(a, b, rot, false).map(|t| t.0));
     }
+}
+
+#[test]
+fn busy_list_aligned_candidates_are_incomplete() {
+    // Found by the recognition proptest: a free 9×5 at ⟨2,2⟩ touches
+    // ⟨0,0⟩⟨1,5⟩ on the left and ⟨10,0⟩⟨14,1⟩ below without being aligned
+    // with a corner of either, and no corner-aligned placement is free.
+    let busy = [
+        (12, 10, 19, 20),
+        (15, 0, 18, 3),
+        (2, 0, 2, 0),
+        (10, 0, 14, 1),
+        (19, 0, 19, 8),
+        (0, 11, 8, 20),
+        (0, 0, 1, 5),
+        (13, 4, 18, 9),
+        (0, 7, 9, 10),
+    ];
+    let m = Mesh::corners(20, 21, &busy);
+    assert_eq!(m.ff(9, 5), Some(Rect::new(2, 2, 9, 5)));
+    assert_eq!(m.busy_list(9, 5, false, false), None);
+    let mut aligned = BusyList::with_candidates(topo(20, 21), BlCandidates::Aligned).unwrap();
+    place_all(&mut aligned, &busy);
+    assert_eq!(try_alloc(&mut aligned, 9, 5, false), None);
+    let mut complete = BusyList::new(topo(20, 21)).unwrap();
+    place_all(&mut complete, &busy);
+    assert_eq!(
+        try_alloc(&mut complete, 9, 5, false),
+        Some(Rect::new(2, 2, 9, 5))
+    );
 }
