@@ -103,6 +103,7 @@ pub const ENTRIES: &[Entry] = &[
     crate::mesh::FIRST_FIT_ENTRY,
     crate::mesh::BEST_FIT_ENTRY,
     crate::mesh::BUDDY_2D_ENTRY,
+    crate::mesh::FSL_3D_ENTRY,
 ];
 
 /// The registered strategies.

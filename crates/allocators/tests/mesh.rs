@@ -9,7 +9,7 @@ use partalloc_allocators::{AllocError, Allocator, FaultError, RegistryError, Req
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "fsl",
     "fsl[dealloc=incremental]",
     "adaptive-scan",
@@ -22,6 +22,7 @@ const NAMES: [&str; 12] = [
     "best-fit[score=coverage]",
     "buddy-2d",
     "buddy-2d[order=z-order]",
+    "fsl-3d",
 ];
 
 fn topo(s: &str) -> Topology {
@@ -61,6 +62,34 @@ proptest! {
                 if let Err(v) = check_script(a.as_mut(), &script) {
                     prop_assert!(false, "{name} on {machine}: {v}");
                 }
+            }
+        }
+    }
+}
+
+fn step_3d() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => ([1u32..=5, 1u32..=5, 1u32..=5], any::<bool>()).prop_map(|(s, r)| {
+            let q = Request::boxed(&s).unwrap();
+            Step::Allocate(if r { q.any_orientation() } else { q })
+        }),
+        1 => Just(Step::Allocate(Request::boxed(&[2, 2]).unwrap())),
+        4 => (0usize..16).prop_map(Step::Release),
+        1 => (0usize..16).prop_map(Step::ReleaseTwice),
+        1 => (0u32..70).prop_map(Step::MarkFaulty),
+        1 => (0u32..70).prop_map(Step::Repair),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn fsl_3d_keeps_the_allocator_contract(script in prop::collection::vec(step_3d(), 1..50)) {
+        for machine in ["mesh:4x4x4", "mesh:5x3x2", "torus:4x4x4"] {
+            let mut a = registry::build("fsl-3d", &topo(machine)).unwrap();
+            if let Err(v) = check_script(a.as_mut(), &script) {
+                prop_assert!(false, "fsl-3d on {machine}: {v}");
             }
         }
     }

@@ -48,10 +48,10 @@
 //! (`docs/errata/mesh.md`); the number of maximal free rectangles can grow
 //! quadratically in N_a.
 //!
-//! The design is dimension-independent except for [`Rect`]: the
-//! decomposition and the reservation factor generalise to boxes of any
-//! dimension (2·d parts per decomposed box), but only 2-D meshes are
-//! implemented here.
+//! The design does not depend on the dimension: the decomposition and the
+//! reservation factor generalise to boxes of any dimension (2·d parts per
+//! decomposed box, one rf term per side). [`Fsl3d`](super::Fsl3d) is that
+//! generalisation for 3-D meshes.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::Fsl, Allocator, Partition, Request};

@@ -10,6 +10,7 @@
 //! | [`FirstFit`] | `first-fit` | Zhu, as in Kim & Yoon §II.3 |
 //! | [`BestFit`] | `best-fit` | Zhu, as in Kim & Yoon §II.3 |
 //! | [`Buddy2d`] | `buddy-2d` | Li & Cheng, as in Kim & Yoon §II.1 |
+//! | [`Fsl3d`] | `fsl-3d` | FSL extended to 3-D meshes (not in the paper) |
 //!
 //! Conventions (Kim & Yoon §II): node ⟨x,y⟩ of a W×H mesh has id
 //! x + W·y; a request (a, b) is a box of a columns (x extent) by b rows
@@ -51,6 +52,7 @@ mod busy_list;
 mod first_fit;
 mod frame_sliding;
 mod fsl;
+mod fsl3d;
 #[cfg(test)]
 mod oracle;
 #[cfg(test)]
@@ -63,6 +65,7 @@ pub use busy_list::{BlCandidates, BusyList};
 pub use first_fit::FirstFit;
 pub use frame_sliding::{FrameSliding, FsVariant};
 pub use fsl::{Fsl, FslDealloc, reservation_factor};
+pub use fsl3d::Fsl3d;
 
 pub(crate) use adaptive_scan::ENTRY as ADAPTIVE_SCAN_ENTRY;
 pub(crate) use best_fit::ENTRY as BEST_FIT_ENTRY;
@@ -71,6 +74,7 @@ pub(crate) use busy_list::ENTRY as BUSY_LIST_ENTRY;
 pub(crate) use first_fit::ENTRY as FIRST_FIT_ENTRY;
 pub(crate) use frame_sliding::ENTRY as FRAME_SLIDING_ENTRY;
 pub(crate) use fsl::ENTRY as FSL_ENTRY;
+pub(crate) use fsl3d::ENTRY as FSL_3D_ENTRY;
 
 /// The machine families every mesh strategy accepts (2-D only; checked by
 /// the constructors).

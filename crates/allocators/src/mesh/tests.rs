@@ -571,3 +571,184 @@ fn busy_list_aligned_candidates_are_incomplete() {
         Some(Rect::new(2, 2, 9, 5))
     );
 }
+
+// ---------------------------------------------------------------- 3-D FSL
+
+/// Brute-force maximal free boxes of a 3-D mesh (3-D prefix sums).
+fn maximal_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid]) -> Vec<fsl3d::Cuboid> {
+    let [w, h, d] = sides.map(|s| s as usize);
+    let mut cell = vec![0u32; w * h * d];
+    for c in busy {
+        for z in c.lo[2]..c.lo[2] + c.ext[2] {
+            for y in c.lo[1]..c.lo[1] + c.ext[1] {
+                for x in c.lo[0]..c.lo[0] + c.ext[0] {
+                    cell[x as usize + w * (y as usize + h * z as usize)] = 1;
+                }
+            }
+        }
+    }
+    // p[(x, y, z)] = busy cells in [0, x) × [0, y) × [0, z).
+    let pi = |x: usize, y: usize, z: usize| x + (w + 1) * (y + (h + 1) * z);
+    let mut p = vec![0i64; (w + 1) * (h + 1) * (d + 1)];
+    for z in 1..=d {
+        for y in 1..=h {
+            for x in 1..=w {
+                p[pi(x, y, z)] = i64::from(cell[(x - 1) + w * ((y - 1) + h * (z - 1))])
+                    + p[pi(x - 1, y, z)]
+                    + p[pi(x, y - 1, z)]
+                    + p[pi(x, y, z - 1)]
+                    - p[pi(x - 1, y - 1, z)]
+                    - p[pi(x - 1, y, z - 1)]
+                    - p[pi(x, y - 1, z - 1)]
+                    + p[pi(x - 1, y - 1, z - 1)];
+            }
+        }
+    }
+    let free = |lo: [i64; 3], ext: [i64; 3]| -> bool {
+        if (0..3).any(|k| lo[k] < 0 || lo[k] + ext[k] > i64::from(sides[k])) {
+            return false;
+        }
+        let (x0, y0, z0) = (lo[0] as usize, lo[1] as usize, lo[2] as usize);
+        let (x1, y1, z1) = (
+            x0 + ext[0] as usize,
+            y0 + ext[1] as usize,
+            z0 + ext[2] as usize,
+        );
+        p[pi(x1, y1, z1)] - p[pi(x0, y1, z1)] - p[pi(x1, y0, z1)] - p[pi(x1, y1, z0)]
+            + p[pi(x0, y0, z1)]
+            + p[pi(x0, y1, z0)]
+            + p[pi(x1, y0, z0)]
+            - p[pi(x0, y0, z0)]
+            == 0
+    };
+    let mut out = Vec::new();
+    for z in 0..d as i64 {
+        for y in 0..h as i64 {
+            for x in 0..w as i64 {
+                for ez in 1..=d as i64 - z {
+                    for ey in 1..=h as i64 - y {
+                        for ex in 1..=w as i64 - x {
+                            let (lo, ext) = ([x, y, z], [ex, ey, ez]);
+                            if !free(lo, ext) {
+                                continue;
+                            }
+                            let grows = (0..3).any(|k| {
+                                let mut l2 = lo;
+                                let mut e2 = ext;
+                                e2[k] += 1;
+                                let up = free(l2, e2);
+                                l2[k] -= 1;
+                                up || free(l2, e2)
+                            });
+                            if !grows {
+                                out.push(fsl3d::Cuboid::new(
+                                    lo.map(|v| v as u32),
+                                    ext.map(|v| v as u32),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn any_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid], req: [u32; 3], rotate: bool) -> bool {
+    let mut ors = Vec::new();
+    fsl3d::orientations3(req, rotate, &mut ors);
+    ors.iter().any(|o| {
+        (0..3).all(|k| o[k] <= sides[k])
+            && (0..=sides[2] - o[2]).any(|z| {
+                (0..=sides[1] - o[1]).any(|y| {
+                    (0..=sides[0] - o[0]).any(|x| {
+                        let c = fsl3d::Cuboid::new([x, y, z], *o);
+                        !busy.iter().any(|b| b.overlaps(c))
+                    })
+                })
+            })
+    })
+}
+
+#[test]
+fn fsl_3d_rf_and_first_grant() {
+    let s = fsl3d::Cuboid::new([0, 0, 0], [4, 4, 4]);
+    // A 2×4×4 slab at x = 1..2 leaves 1×4×4 and 1×4×4: rf 16.
+    assert_eq!(fsl3d::rf3(fsl3d::Cuboid::new([1, 0, 0], [2, 4, 4]), s), 16);
+    // A corner 1×1×1 leaves a 3×4×4 slab: rf 48.
+    assert_eq!(fsl3d::rf3(fsl3d::Cuboid::new([0, 0, 0], [1, 1, 1]), s), 48);
+    let mut f = Fsl3d::new("mesh:4x4x4".parse().unwrap()).unwrap();
+    let g = f.allocate(&Request::boxed(&[1, 1, 1]).unwrap()).unwrap();
+    assert_eq!(
+        g.partition(),
+        &Partition::Box(GridBox::new(&[0, 0, 0], &[1, 1, 1]).unwrap())
+    );
+    // Three maximal 3×4×4, 4×3×4, 4×4×3 slabs remain.
+    assert_eq!(f.free.len(), 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The 3-D list is the set of maximal free boxes after every step, and
+    /// a request is refused only if no allowed orientation fits anywhere.
+    #[test]
+    fn fsl_3d_list_is_the_set_of_maximal_free_boxes(
+        sides in [1u32..=4, 1u32..=4, 1u32..=4],
+        ops in prop::collection::vec(
+            (prop::bool::weighted(0.65), [1u32..=3, 1u32..=3, 1u32..=3], any::<bool>(), 0usize..64),
+            1..30,
+        ),
+        fault in prop::option::of(0u32..64),
+    ) {
+        let t: Topology = format!("mesh:{}x{}x{}", sides[0], sides[1], sides[2]).parse().unwrap();
+        let mut f = Fsl3d::new(t).unwrap();
+        if let Some(n) = fault {
+            let _ = f.mark_faulty(n);
+        }
+        let mut live = Vec::new();
+        for (alloc, req, rot, k) in ops {
+            if alloc || live.is_empty() {
+                let before = any_free_3d(sides, &f.obstacles, req, rot);
+                match f.allocate(&Request::Box { sides: partalloc_topology::Coords::new(&req).unwrap(), rotate: rot }) {
+                    Ok(g) => live.push(g),
+                    Err(_) => prop_assert!(!before, "refused {req:?} rot={rot} though one fits"),
+                }
+            } else {
+                let g = live.swap_remove(k % live.len());
+                f.release(&g).unwrap();
+            }
+            let mut got = f.free.clone();
+            got.sort_unstable();
+            prop_assert_eq!(got, maximal_free_3d(sides, &f.obstacles));
+        }
+    }
+
+    /// On a 2-D mesh the 3-D strategy makes exactly the 2-D FSL's choices.
+    #[test]
+    fn fsl_3d_on_a_flat_mesh_matches_fsl(w in 1u32..=12, h in 1u32..=12, ops in ops(6)) {
+        let mut f2 = Fsl::new(topo(w, h)).unwrap();
+        let mut f3 = Fsl3d::new(topo(w, h)).unwrap();
+        let mut live: Vec<(Grant, Grant)> = Vec::new();
+        for &(alloc, a, b, rot, k) in &ops {
+            if alloc || live.is_empty() {
+                let q = boxed(a, b, rot);
+                match (f2.allocate(&q), f3.allocate(&q)) {
+                    (Ok(g2), Ok(g3)) => {
+                        prop_assert_eq!(g2.partition(), g3.partition());
+                        live.push((g2, g3));
+                    }
+                    (Err(_), Err(_)) => {}
+                    (r2, r3) => prop_assert!(false, "2-D {r2:?} vs 3-D {r3:?}"),
+                }
+            } else {
+                let (g2, g3) = live.swap_remove(k % live.len());
+                f2.release(&g2).unwrap();
+                f3.release(&g3).unwrap();
+            }
+            prop_assert_eq!(f2.free_submeshes(), f3.free_submeshes());
+        }
+    }
+}
