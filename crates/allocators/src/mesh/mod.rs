@@ -22,7 +22,8 @@
 //! [`FrameSliding`], [`Buddy2d`]) refuse as invalid a request that fits the
 //! mesh only as b×a, since no state could serve it.
 //!
-//! Every strategy here accepts 2-D meshes and 2-D tori; on a torus the
+//! Every strategy here accepts 2-D meshes and 2-D tori ([`Fsl3d`] also
+//! 3-D ones); on a torus the
 //! wrap-around links are ignored (submeshes never wrap), so a torus is
 //! treated as the mesh of the same sides. Faulty nodes are treated as busy
 //! 1×1 submeshes by every strategy except [`Buddy2d`], which refuses them.
