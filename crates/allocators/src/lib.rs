@@ -39,6 +39,7 @@ mod grant;
 pub mod hypercube;
 pub mod kary;
 mod ledger;
+pub mod mesh;
 mod occupancy;
 pub mod paging;
 pub mod registry;

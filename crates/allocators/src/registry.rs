@@ -95,7 +95,6 @@ pub enum RegistryError {
 
 /// Every registered strategy, in listing order.
 pub const ENTRIES: &[Entry] = &[
-    crate::paging::ENTRY,
     crate::hypercube::BUDDY,
     crate::hypercube::BUDDY_FREE_LIST,
     crate::hypercube::GRAY_CODE,
@@ -108,6 +107,15 @@ pub const ENTRIES: &[Entry] = &[
     crate::kary::kary_partner::ENTRY,
     crate::kary::etc::ENTRY,
     crate::kary::sniffing::ENTRY,
+    crate::mesh::FSL_ENTRY,
+    crate::mesh::ADAPTIVE_SCAN_ENTRY,
+    crate::mesh::BUSY_LIST_ENTRY,
+    crate::mesh::FRAME_SLIDING_ENTRY,
+    crate::mesh::FIRST_FIT_ENTRY,
+    crate::mesh::BEST_FIT_ENTRY,
+    crate::mesh::BUDDY_2D_ENTRY,
+    crate::mesh::FSL_3D_ENTRY,
+    crate::paging::ENTRY,
 ];
 
 /// The registered strategies.

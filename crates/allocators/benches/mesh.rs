@@ -1,0 +1,155 @@
+//! Mean allocate + release time of FSL, Adaptive Scan and Busy-List versus
+//! mesh size under Kim & Yoon's workload (§IV.1): square L×L meshes, request
+//! sides uniform in 1..=L, a steady population of live jobs holding about
+//! 47% of the nodes (load 0.47).
+//!
+//! One measured iteration = one allocation attempt for the next
+//! pre-generated request, then, if more than 47% of the nodes are busy, the
+//! release of a pre-chosen live job. In the steady state allocations and
+//! releases balance, so the time per iteration is the mean cost of one
+//! allocate plus one release (Kim & Yoon's "mean search time").
+//!
+//! A second group runs many small jobs (sides 1..=16 on 128×128) to show
+//! the cost of long free and allocation lists.
+//!
+//! Run: `cargo bench -p partalloc-allocators --bench mesh -- --warm-up-time 1 --measurement-time 2`
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
+)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_topology::Topology;
+
+const LOAD: f64 = 0.47;
+const SEQ: usize = 1 << 14;
+
+/// SplitMix64: a fixed, dependency-free stream so every run replays the
+/// same requests.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+struct Run {
+    alloc: Box<dyn Allocator>,
+    requests: Vec<Request>,
+    picks: Vec<usize>,
+    live: Vec<Grant>,
+    target: usize,
+    i: usize,
+}
+
+impl Run {
+    fn new(name: &str, side: u32, max_side: u32) -> Self {
+        let topo: Topology = format!("mesh:{side}x{side}").parse().unwrap();
+        let alloc = registry::build(name, &topo).unwrap();
+        let mut rng = SplitMix(0x5EED ^ u64::from(side));
+        let requests = (0..SEQ)
+            .map(|_| {
+                let a = 1 + rng.below(u64::from(max_side)) as u32;
+                let b = 1 + rng.below(u64::from(max_side)) as u32;
+                Request::boxed(&[a, b]).unwrap().any_orientation()
+            })
+            .collect();
+        let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
+        let target = (LOAD * topo.num_nodes() as f64) as usize;
+        let mut run = Self {
+            alloc,
+            requests,
+            picks,
+            live: Vec::new(),
+            target,
+            i: 0,
+        };
+        for _ in 0..2000 {
+            run.step();
+        }
+        run
+    }
+
+    fn step(&mut self) {
+        let k = self.i % SEQ;
+        self.i += 1;
+        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
+            self.live.push(g);
+        }
+        let busy = self.alloc.total_nodes() - self.alloc.free_nodes();
+        if busy > self.target && !self.live.is_empty() {
+            let g = self.live.swap_remove(self.picks[k] % self.live.len());
+            self.alloc.release(&g).unwrap();
+        }
+        black_box(&self.live);
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mesh_alloc_release_load047");
+    for side in [16u32, 32, 64, 128, 256, 512] {
+        for name in [
+            "fsl",
+            "fsl[dealloc=incremental]",
+            "adaptive-scan",
+            "busy-list",
+        ] {
+            let mut run = Run::new(name, side, side);
+            group.bench_with_input(BenchmarkId::new(name, side), &side, |b, _| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        run.step();
+                    }
+                    start.elapsed()
+                });
+            });
+        }
+    }
+    group.finish();
+    // Many small jobs: 128×128 mesh, sides uniform in 1..=16 (about a
+    // hundred live jobs), where the list lengths N_f and N_a matter.
+    let mut group = c.benchmark_group("mesh_small_jobs_128_load047");
+    for name in [
+        "fsl",
+        "fsl[dealloc=incremental]",
+        "adaptive-scan",
+        "busy-list",
+    ] {
+        let mut run = Run::new(name, 128, 16);
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    run.step();
+                }
+                start.elapsed()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,90 @@
+//! Adaptive Scan (Ding & Bhuyan 1993, as summarised by Kim & Yoon §II.4).
+//!
+//! "For an allocation request (a, b), this strategy first finds an a×b
+//! free submesh from the coordinate ⟨0,0⟩ to ⟨Lx−1, Ly−1⟩ by increasing
+//! x-coordinate prior to y-coordinate. If an a×b free submesh does not
+//! exist, the strategy tries to find a b×a free submesh" (Kim & Yoon
+//! §II.4). The adaptive horizontal stride (jump past the busy submesh that
+//! blocks a frame) never skips a feasible base, so the result is exactly
+//! the first free a×b frame in row-major order and, only if none exists
+//! anywhere, the first free b×a frame (BASELINES B.5). It is therefore
+//! computed with the same one-pass coverage search as
+//! [`FirstFit`](super::FirstFit); the literal scan is kept as a test
+//! oracle. Complete recognition; with `rotate == false` only a×b is tried.
+//!
+//! ```
+//! use partalloc_allocators::{mesh::AdaptiveScan, Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! // BASELINES B.5: 4×4 mesh, busy column x = 2; no 4×2 fits, so 2×4.
+//! let mut a = AdaptiveScan::new("mesh:4x4".parse()?)?;
+//! a.mark_faulty(2)?; a.mark_faulty(6)?; a.mark_faulty(10)?; a.mark_faulty(14)?;
+//! let g = a.allocate(&Request::boxed(&[4, 2])?.any_orientation())?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[0, 0], &[2, 4])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::Topology;
+
+use super::{MeshCore, MeshHooks, Rect, first_free_base, mesh_allocator, orientations};
+use crate::registry::{Entry, StrategyInfo};
+use crate::{Partition, RegistryError};
+
+const NAME: &str = "adaptive-scan";
+
+/// Adaptive Scan: first fit over a×b, then over b×a.
+#[derive(Debug, Clone)]
+pub struct AdaptiveScan {
+    pub(super) core: MeshCore,
+    run: Vec<u32>,
+    cnt: Vec<u32>,
+}
+
+impl AdaptiveScan {
+    /// Adaptive Scan on a 2-D mesh (or torus, wrap ignored).
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Ok(Self {
+            core: MeshCore::new(NAME, topology, true)?,
+            run: Vec::new(),
+            cnt: Vec::new(),
+        })
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "first free a×b submesh in row-major order, else the first b×a (complete)",
+        source: "Ding & Bhuyan 1993, as described by Kim & Yoon §II.4; BASELINES B.5",
+        params: &[],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, _| Ok(Box::new(AdaptiveScan::new(*t)?)),
+};
+
+impl MeshHooks for AdaptiveScan {
+    fn strategy_name(&self) -> String {
+        NAME.to_owned()
+    }
+
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+        let (or, n) = orientations(a, b, rotate);
+        or[..n].iter().find_map(|&(w, h)| {
+            first_free_base(&self.core, w, h, &mut self.run, &mut self.cnt)
+                .map(|(x, y)| Rect::new(x, y, w, h))
+        })
+    }
+
+    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
+        let mut v = Vec::new();
+        let (or, n) = orientations(a, b, rotate);
+        for &(w, h) in &or[..n] {
+            self.core.all_placements(w, h, &mut v);
+        }
+        v
+    }
+}
+
+mesh_allocator!(AdaptiveScan, NAME);

@@ -1,0 +1,153 @@
+//! Best Fit (Zhu 1992, as summarised by Kim & Yoon §II.3).
+//!
+//! "The BF strategy selects a submesh whose base node, the lower-leftmost
+//! node of the submesh, has the largest number of busy (allocated)
+//! neighbors (a boundary node of mesh is considered as having a busy
+//! neighbor beyond that boundary)" (Kim & Yoon §II.3). Fixed orientation
+//! a×b. Among the free bases (Zhu's coverage array, built in O(W·H)) BF
+//! maximises the score; ties go to the first base in row-major order
+//! (lowest y, then lowest x).
+//!
+//! The score is an open choice (BASELINES B.8), the `score` parameter:
+//! - `neighbours` (default, Kim & Yoon's wording): how many of the base
+//!   node's 4 neighbours are busy, faulty or off the mesh;
+//! - `coverage`: how many of the base's 4 neighbouring positions in the
+//!   coverage array are not free bases (off-grid counts).
+//!
+//! ```
+//! use partalloc_allocators::{mesh::{BestFit, BfScore}, Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! let mut bf = BestFit::new("mesh:6x6".parse()?, BfScore::Neighbours)?;
+//! let g = bf.allocate(&Request::boxed(&[2, 2])?)?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[0, 0], &[2, 2])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::Topology;
+
+use super::{MeshCore, MeshHooks, Rect, free_bases, mesh_allocator};
+use crate::registry::{Entry, ParamInfo, StrategyInfo};
+use crate::{Partition, RegistryError};
+
+const NAME: &str = "best-fit";
+
+/// How Best Fit scores a free base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum BfScore {
+    /// Busy or off-mesh neighbours of the base node (Kim & Yoon §II.3).
+    #[default]
+    Neighbours,
+    /// Neighbouring positions in the coverage array that are not free
+    /// bases (off-grid counts).
+    Coverage,
+}
+
+/// Best Fit: the free a×b base with the highest score, first in row-major
+/// order on ties.
+#[derive(Debug, Clone)]
+pub struct BestFit {
+    pub(super) core: MeshCore,
+    score: BfScore,
+    cov: Vec<bool>,
+    runs: Vec<u32>,
+}
+
+impl BestFit {
+    /// Best Fit on a 2-D mesh (or torus, wrap ignored).
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, score: BfScore) -> Result<Self, RegistryError> {
+        Ok(Self {
+            core: MeshCore::new(NAME, topology, true)?,
+            score,
+            cov: Vec::new(),
+            runs: Vec::new(),
+        })
+    }
+
+    /// The scoring rule.
+    #[must_use]
+    pub fn score(&self) -> BfScore {
+        self.score
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "free a×b base with the most blocked neighbours, fixed orientation",
+        source: "Zhu 1992, as described by Kim & Yoon §II.3; BASELINES B.8",
+        params: &[ParamInfo {
+            name: "score",
+            default: "neighbours",
+            doc: "neighbours: busy/off-mesh neighbours of the base node (Kim & Yoon); \
+                  coverage: neighbouring positions that are not free bases",
+        }],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, spec| {
+        let score = match spec.get("score").map(str::trim) {
+            None | Some("neighbours") => BfScore::Neighbours,
+            Some("coverage") => BfScore::Coverage,
+            Some(_) => {
+                return Err(spec
+                    .invalid("score", "expected neighbours or coverage")
+                    .into());
+            }
+        };
+        Ok(Box::new(BestFit::new(*t, score)?))
+    },
+};
+
+impl MeshHooks for BestFit {
+    fn strategy_name(&self) -> String {
+        match self.score {
+            BfScore::Neighbours => NAME.to_owned(),
+            BfScore::Coverage => format!("{NAME}[score=coverage]"),
+        }
+    }
+
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+        free_bases(&self.core, a, b, &mut self.cov, &mut self.runs);
+        let (width, height) = (self.core.width as i64, self.core.height as i64);
+        let cov = &self.cov;
+        let is_base = |x: i64, y: i64| {
+            x >= 0 && y >= 0 && x < width && y < height && cov[(x + width * y) as usize]
+        };
+        let mut best: Option<(u32, Rect)> = None;
+        for y in 0..=(height - i64::from(b)) {
+            for x in 0..=(width - i64::from(a)) {
+                if !is_base(x, y) {
+                    continue;
+                }
+                let nb = [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)];
+                let s = match self.score {
+                    BfScore::Neighbours => nb
+                        .iter()
+                        .filter(|&&(i, j)| self.core.blocked_at(i, j))
+                        .count(),
+                    BfScore::Coverage => nb.iter().filter(|&&(i, j)| !is_base(i, j)).count(),
+                } as u32;
+                if best.is_none_or(|(bs, _)| s > bs) {
+                    best = Some((s, Rect::new(x as u32, y as u32, a, b)));
+                }
+            }
+        }
+        best.map(|(_, r)| r)
+    }
+
+    fn rotates(&self) -> bool {
+        false
+    }
+
+    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
+        let mut v = Vec::new();
+        self.core.all_placements(a, b, &mut v);
+        v
+    }
+}
+
+mesh_allocator!(BestFit, NAME);

@@ -1,0 +1,247 @@
+//! Busy-List (Das Sharma & Pradhan 1993, as summarised by Kim & Yoon §II.5).
+//!
+//! Candidates are searched "on the corners of allocated (busy) submeshes
+//! along with the four corners of the mesh" and the one with the largest
+//! *boundary value* is granted (Kim & Yoon §II.5). The boundary value
+//! BV(S) is the number of unit edges on the perimeter of S whose outside
+//! neighbour is busy or beyond the mesh boundary; a corner node off two
+//! mesh sides counts twice (Kim & Yoon's Fig. 1 example gives 9).
+//!
+//! Candidate generation (BASELINES B.6, reconstructed): for each allowed
+//! orientation w×h (a×b first) and each busy submesh B = ⟨x1,y1⟩⟨x2,y2⟩,
+//! the 8 placements that share a side with B and align a corner with one
+//! of B's corners, plus the 4 corners of the mesh. These alone are not
+//! complete (a free placement can touch busy submeshes on the left and
+//! below without being aligned with a corner of either; see
+//! `docs/errata/mesh.md`), so by default ([`BlCandidates::Complete`]) the
+//! placements with base x in {0} ∪ {x2 + 1} and base y in {0} ∪ {y2 + 1}
+//! over the busy list are added: sliding any free placement left and then
+//! down stops at one of them, which restores the complete recognition Kim
+//! & Yoon state (Table 1), at their O(n_b³) cost. `candidates=aligned`
+//! keeps B.6's set only. Placements leaving the mesh or overlapping a busy
+//! submesh are dropped; faulty nodes count as busy 1×1 submeshes. The
+//! candidate with the largest BV wins; ties go to the lowest base address
+//! (lowest y, then lowest x), then to the requested orientation a×b.
+//! Release O(n_b).
+//!
+//! ```
+//! use partalloc_allocators::{mesh::BusyList, Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! // Kim & Yoon Fig. 1: 7×5 mesh with ⟨4,0⟩⟨6,3⟩ allocated.
+//! let mut bl = BusyList::new("mesh:7x5".parse()?)?;
+//! let a = bl.allocate(&Request::boxed(&[3, 4])?)?;
+//! assert_eq!(a.partition(), &Partition::Box(GridBox::new(&[0, 0], &[3, 4])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{GridBox, Topology};
+
+use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
+use crate::registry::{Entry, ParamInfo, StrategyInfo};
+use crate::{Partition, RegistryError};
+
+const NAME: &str = "busy-list";
+
+/// Busy-List: the candidate next to a busy submesh or a mesh corner with
+/// the largest boundary value.
+#[derive(Debug, Clone)]
+pub struct BusyList {
+    pub(super) core: MeshCore,
+    candidates: BlCandidates,
+}
+
+/// Which placements Busy-List evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum BlCandidates {
+    /// The corner-aligned placements next to every busy submesh and the
+    /// mesh corners, plus every placement whose left side touches a busy
+    /// submesh or the mesh edge and whose bottom does too (base x in
+    /// {0} ∪ {x2 + 1}, base y in {0} ∪ {y2 + 1} over the busy list).
+    /// Complete recognition, as Kim & Yoon state; O(n_b³) per request.
+    #[default]
+    Complete,
+    /// Only the corner-aligned placements and the mesh corners (BASELINES
+    /// B.6 as written). Not complete: see `docs/errata/mesh.md`.
+    Aligned,
+}
+
+impl BusyList {
+    /// Busy-List on a 2-D mesh (or torus, wrap ignored).
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Self::with_candidates(topology, BlCandidates::Complete)
+    }
+
+    /// Busy-List with a choice of candidate set.
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn with_candidates(
+        topology: Topology,
+        candidates: BlCandidates,
+    ) -> Result<Self, RegistryError> {
+        Ok(Self {
+            core: MeshCore::new(NAME, topology, false)?,
+            candidates,
+        })
+    }
+
+    /// The candidate set.
+    #[must_use]
+    pub fn candidates(&self) -> BlCandidates {
+        self.candidates
+    }
+
+    /// The boundary value of a 2-D box lying in the mesh in the current
+    /// state (None for other boxes).
+    #[must_use]
+    pub fn boundary_value(&self, submesh: &GridBox) -> Option<u32> {
+        let r = Rect::of_box(submesh)?;
+        (self.core.whole().contains(r)).then(|| self.bv(r))
+    }
+
+    fn bv(&self, r: Rect) -> u32 {
+        let c = &self.core;
+        let (x, y, x2, y2) = (
+            i64::from(r.x),
+            i64::from(r.y),
+            i64::from(r.x2()),
+            i64::from(r.y2()),
+        );
+        let mut v = 0;
+        for i in x..=x2 {
+            v += u32::from(c.blocked_at(i, y - 1)) + u32::from(c.blocked_at(i, y2 + 1));
+        }
+        for j in y..=y2 {
+            v += u32::from(c.blocked_at(x - 1, j)) + u32::from(c.blocked_at(x2 + 1, j));
+        }
+        v
+    }
+
+    /// Whether the placement lies in the mesh and meets no busy submesh.
+    fn placeable(&self, x: i64, y: i64, w: u32, h: u32) -> Option<Rect> {
+        let c = &self.core;
+        if x < 0
+            || y < 0
+            || x + i64::from(w) > i64::from(c.width)
+            || y + i64::from(h) > i64::from(c.height)
+        {
+            return None;
+        }
+        let r = Rect::new(x as u32, y as u32, w, h);
+        (!c.obstacles.iter().any(|o| o.overlaps(r))).then_some(r)
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
+        source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; BASELINES B.6",
+        params: &[ParamInfo {
+            name: "candidates",
+            default: "complete",
+            doc: "complete: corner-aligned placements plus every placement blocked on the \
+                  left and below (complete recognition); aligned: corner-aligned placements \
+                  and mesh corners only (BASELINES B.6, incomplete)",
+        }],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, spec| {
+        let c = match spec.get("candidates").map(str::trim) {
+            None | Some("complete") => BlCandidates::Complete,
+            Some("aligned") => BlCandidates::Aligned,
+            Some(_) => {
+                return Err(spec
+                    .invalid("candidates", "expected complete or aligned")
+                    .into());
+            }
+        };
+        Ok(Box::new(BusyList::with_candidates(*t, c)?))
+    },
+};
+
+impl MeshHooks for BusyList {
+    fn strategy_name(&self) -> String {
+        match self.candidates {
+            BlCandidates::Complete => NAME.to_owned(),
+            BlCandidates::Aligned => format!("{NAME}[candidates=aligned]"),
+        }
+    }
+
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+        let (or, n) = orientations(a, b, rotate);
+        let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
+        // Key: larger BV, then lower (y, x), then the requested orientation.
+        let mut best: Option<(u32, u32, u32, usize, Rect)> = None;
+        let better = |bv: u32, r: Rect, o: usize, best: &Option<(u32, u32, u32, usize, Rect)>| {
+            best.is_none_or(|(bbv, by, bx, bo, _)| {
+                (bv, std::cmp::Reverse((r.y, r.x, o))) > (bbv, std::cmp::Reverse((by, bx, bo)))
+            })
+        };
+        for (o, &(w, h)) in or[..n].iter().enumerate() {
+            let (wi, hi) = (i64::from(w), i64::from(h));
+            let corners = [
+                (0, 0),
+                (width - wi, 0),
+                (0, height - hi),
+                (width - wi, height - hi),
+            ];
+            let per_busy = self.core.obstacles.iter().flat_map(|b| {
+                let (x1, y1, x2, y2) = (
+                    i64::from(b.x),
+                    i64::from(b.y),
+                    i64::from(b.x2()),
+                    i64::from(b.y2()),
+                );
+                [
+                    (x2 + 1, y1),
+                    (x2 + 1, y2 - hi + 1),
+                    (x1 - wi, y1),
+                    (x1 - wi, y2 - hi + 1),
+                    (x1, y2 + 1),
+                    (x2 - wi + 1, y2 + 1),
+                    (x1, y1 - hi),
+                    (x2 - wi + 1, y1 - hi),
+                ]
+            });
+            let obstacles = &self.core.obstacles;
+            let lower_left = (self.candidates == BlCandidates::Complete)
+                .then(|| {
+                    let xs =
+                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.x2()) + 1));
+                    xs.flat_map(move |x| {
+                        core::iter::once(0)
+                            .chain(obstacles.iter().map(|b| i64::from(b.y2()) + 1))
+                            .map(move |y| (x, y))
+                    })
+                })
+                .into_iter()
+                .flatten();
+            for (x, y) in per_busy.chain(corners).chain(lower_left) {
+                if let Some(r) = self.placeable(x, y, w, h) {
+                    let bv = self.bv(r);
+                    if better(bv, r, o, &best) {
+                        best = Some((bv, r.y, r.x, o, r));
+                    }
+                }
+            }
+        }
+        best.map(|t| t.4)
+    }
+
+    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
+        let mut v = Vec::new();
+        let (or, n) = orientations(a, b, rotate);
+        for &(w, h) in &or[..n] {
+            self.core.all_placements(w, h, &mut v);
+        }
+        v
+    }
+}
+
+mesh_allocator!(BusyList, NAME);

@@ -1,0 +1,85 @@
+//! First Fit (Zhu 1992, as summarised by Kim & Yoon §II.3).
+//!
+//! For a request (a, b) FF grants the first free a×b submesh in row-major
+//! base order (lowest y, then lowest x) and never tries b×a, whatever the
+//! request's `rotate` flag says. It recognises every a×b submesh but no
+//! b×a one, so it is not complete (BASELINES B.8).
+//!
+//! The search is Zhu's coverage technique in one pass: per row the run of
+//! free nodes to the right of each column, per column the number of
+//! consecutive rows whose run is at least a; the first base whose count
+//! reaches b is the answer. O(W·H) time, no allocation on the hot path.
+//!
+//! ```
+//! use partalloc_allocators::{mesh::FirstFit, Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! let mut ff = FirstFit::new("mesh:4x4".parse()?)?;
+//! let col = ff.allocate(&Request::boxed(&[1, 4])?)?; // column x = 0
+//! let g = ff.allocate(&Request::boxed(&[2, 2])?.any_orientation())?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[1, 0], &[2, 2])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::Topology;
+
+use super::{MeshCore, MeshHooks, Rect, first_free_base, mesh_allocator};
+use crate::registry::{Entry, StrategyInfo};
+use crate::{Partition, RegistryError};
+
+const NAME: &str = "first-fit";
+
+/// First Fit: the first free a×b submesh in row-major order, no rotation.
+#[derive(Debug, Clone)]
+pub struct FirstFit {
+    pub(super) core: MeshCore,
+    run: Vec<u32>,
+    cnt: Vec<u32>,
+}
+
+impl FirstFit {
+    /// First Fit on a 2-D mesh (or torus, wrap ignored).
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+        Ok(Self {
+            core: MeshCore::new(NAME, topology, true)?,
+            run: Vec::new(),
+            cnt: Vec::new(),
+        })
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "first free a×b submesh in row-major order, fixed orientation",
+        source: "Zhu 1992, as described by Kim & Yoon §II.3; BASELINES B.8",
+        params: &[],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, _| Ok(Box::new(FirstFit::new(*t)?)),
+};
+
+impl MeshHooks for FirstFit {
+    fn strategy_name(&self) -> String {
+        NAME.to_owned()
+    }
+
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+        first_free_base(&self.core, a, b, &mut self.run, &mut self.cnt)
+            .map(|(x, y)| Rect::new(x, y, a, b))
+    }
+
+    fn rotates(&self) -> bool {
+        false
+    }
+
+    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
+        let mut v = Vec::new();
+        self.core.all_placements(a, b, &mut v);
+        v
+    }
+}
+
+mesh_allocator!(FirstFit, NAME);

@@ -1,0 +1,154 @@
+//! Frame Sliding (Chuang & Tzeng 1991, as summarised by Kim & Yoon §II.2).
+//!
+//! "For a request (a, b), it searches a first free submesh of a×b but not
+//! b×a with horizontal stride a and vertical stride b from the first
+//! (lower-leftmost) free processor" (Kim & Yoon §II.2). With ⟨x0,y0⟩ the
+//! first free node in row-major order, frames are tried at rows y0, y0+b,
+//! … and, in each row, at columns x0 mod a, x0 mod a + a, … (variant A,
+//! the default) or x0, x0 + a, … (variant B), the first entirely free
+//! frame winning (BASELINES B.7). Variant B can fail on an almost empty
+//! mesh (8×8, busy ⟨0,0⟩–⟨6,0⟩, request 2×2), which contradicts Chuang &
+//! Tzeng's claim that a frame may start anywhere; hence A is the default.
+//! Not complete (fixed strides and orientation). O(W·H) per request.
+//!
+//! ```
+//! use partalloc_allocators::{mesh::{FrameSliding, FsVariant}, Allocator, Partition, Request};
+//! use partalloc_topology::GridBox;
+//! let mut fs = FrameSliding::new("mesh:8x8".parse()?, FsVariant::A)?;
+//! for x in 0..7 { fs.mark_faulty(x)?; }
+//! let g = fs.allocate(&Request::boxed(&[2, 2])?)?;
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::new(&[1, 2], &[2, 2])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::Topology;
+
+use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
+use crate::registry::{Entry, ParamInfo, StrategyInfo};
+use crate::{Partition, RegistryError};
+
+const NAME: &str = "frame-sliding";
+
+/// Where each row of frames starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum FsVariant {
+    /// FS-A: every row of frames starts at column x0 mod a.
+    #[default]
+    A,
+    /// FS-B: every row of frames starts at column x0.
+    B,
+}
+
+/// Frame Sliding with strides (a, b) from the first free node.
+#[derive(Debug, Clone)]
+pub struct FrameSliding {
+    pub(super) core: MeshCore,
+    variant: FsVariant,
+}
+
+impl FrameSliding {
+    /// Frame Sliding on a 2-D mesh (or torus, wrap ignored).
+    ///
+    /// # Errors
+    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, RegistryError> {
+        Ok(Self {
+            core: MeshCore::new(NAME, topology, true)?,
+            variant,
+        })
+    }
+
+    /// The variant.
+    #[must_use]
+    pub fn variant(&self) -> FsVariant {
+        self.variant
+    }
+
+    fn frames(&self, x0: u32, y0: u32, a: u32, b: u32, mut f: impl FnMut(Rect) -> bool) {
+        let (width, height) = (self.core.width, self.core.height);
+        if a > width || b > height {
+            return;
+        }
+        let xs = match self.variant {
+            FsVariant::A => x0 % a,
+            FsVariant::B => x0,
+        };
+        let mut y = y0;
+        while y + b <= height {
+            let mut x = xs;
+            while x + a <= width {
+                if f(Rect::new(x, y, a, b)) {
+                    return;
+                }
+                x += a;
+            }
+            y += b;
+        }
+    }
+}
+
+pub(crate) const ENTRY: Entry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "a×b frames with strides (a, b) from the first free node, fixed orientation",
+        source: "Chuang & Tzeng 1991, as described by Kim & Yoon §II.2; BASELINES B.7",
+        params: &[ParamInfo {
+            name: "variant",
+            default: "a",
+            doc: "a: rows of frames start at x0 mod a (FS-A); b: they start at x0 (FS-B)",
+        }],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, spec| {
+        let variant = match spec.get("variant").map(str::trim) {
+            None | Some("a" | "A") => FsVariant::A,
+            Some("b" | "B") => FsVariant::B,
+            Some(_) => return Err(spec.invalid("variant", "expected a or b").into()),
+        };
+        Ok(Box::new(FrameSliding::new(*t, variant)?))
+    },
+};
+
+impl MeshHooks for FrameSliding {
+    fn strategy_name(&self) -> String {
+        match self.variant {
+            FsVariant::A => NAME.to_owned(),
+            FsVariant::B => format!("{NAME}[variant=b]"),
+        }
+    }
+
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+        let first = self.core.blocked.iter().position(|&bl| !bl)?;
+        let w = self.core.width as usize;
+        let (x0, y0) = ((first % w) as u32, (first / w) as u32);
+        let mut found = None;
+        self.frames(x0, y0, a, b, |r| {
+            if self.core.rect_free(r) {
+                found = Some(r);
+                true
+            } else {
+                false
+            }
+        });
+        found
+    }
+
+    fn rotates(&self) -> bool {
+        false
+    }
+
+    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
+        let mut v = Vec::new();
+        self.frames(0, 0, a, b, |r| {
+            if let Ok(gb) = r.to_box() {
+                v.push(Partition::Box(gb));
+            }
+            false
+        });
+        v
+    }
+}
+
+mesh_allocator!(FrameSliding, NAME);

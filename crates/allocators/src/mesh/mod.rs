@@ -1,0 +1,576 @@
+//! Submesh allocation on 2-D meshes: the Free Submesh List strategy of Kim
+//! & Yoon and the baselines they compare against.
+//!
+//! | type | registry name | source |
+//! |---|---|---|
+//! | [`Fsl`] | `fsl` | Kim & Yoon §III (Figs. 6 and 8) |
+//! | [`AdaptiveScan`] | `adaptive-scan` | Ding & Bhuyan, as in Kim & Yoon §II.4 |
+//! | [`BusyList`] | `busy-list` | Das Sharma & Pradhan, as in Kim & Yoon §II.5 |
+//! | [`FrameSliding`] | `frame-sliding` | Chuang & Tzeng, as in Kim & Yoon §II.2 |
+//! | [`FirstFit`] | `first-fit` | Zhu, as in Kim & Yoon §II.3 |
+//! | [`BestFit`] | `best-fit` | Zhu, as in Kim & Yoon §II.3 |
+//! | [`Buddy2d`] | `buddy-2d` | Li & Cheng, as in Kim & Yoon §II.1 |
+//! | [`Fsl3d`] | `fsl-3d` | FSL extended to 3-D meshes (not in the paper) |
+//!
+//! Conventions (Kim & Yoon §II): node ⟨x,y⟩ of a W×H mesh has id
+//! x + W·y; a request (a, b) is a box of a columns (x extent) by b rows
+//! (`Request::Box { sides: [a, b], rotate }`); with `rotate == true` the
+//! strategies that rotate may grant b×a instead. A granted submesh is a
+//! [`Partition::Box`] whose `Display` form is Kim &
+//! Yoon's ⟨x1,y1⟩⟨x2,y2⟩. "Lowest address" means lowest y, then lowest x.
+//! Strategies that never rotate ([`FirstFit`], [`BestFit`],
+//! [`FrameSliding`], [`Buddy2d`]) refuse as invalid a request that fits the
+//! mesh only as b×a, since no state could serve it.
+//!
+//! Every strategy here accepts 2-D meshes and 2-D tori ([`Fsl3d`] also
+//! 3-D ones); on a torus the
+//! wrap-around links are ignored (submeshes never wrap), so a torus is
+//! treated as the mesh of the same sides. Faulty nodes are treated as busy
+//! 1×1 submeshes by every strategy except [`Buddy2d`], which refuses them.
+//!
+//! ```
+//! use partalloc_allocators::{registry, Partition, Request};
+//! use partalloc_topology::{GridBox, Topology};
+//! let machine: Topology = "mesh:10x10".parse()?;
+//! let mut fsl = registry::build("fsl", &machine)?;
+//! let g = fsl.allocate(&Request::boxed(&[3, 2])?.any_orientation())?;
+//! // On an empty mesh every corner is equally good; the lowest address wins.
+//! assert_eq!(g.partition(), &Partition::Box(GridBox::from_corners(&[0, 0], &[2, 1])?));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::{GridBox, NodeId, NodeSet, Topology, TopologyError};
+
+use crate::{
+    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
+    Request,
+};
+
+mod adaptive_scan;
+mod best_fit;
+mod buddy_2d;
+mod busy_list;
+mod first_fit;
+mod frame_sliding;
+mod fsl;
+mod fsl3d;
+#[cfg(test)]
+mod oracle;
+#[cfg(test)]
+mod tests;
+
+pub use adaptive_scan::AdaptiveScan;
+pub use best_fit::{BestFit, BfScore};
+pub use buddy_2d::{Buddy2d, BuddyOrder};
+pub use busy_list::{BlCandidates, BusyList};
+pub use first_fit::FirstFit;
+pub use frame_sliding::{FrameSliding, FsVariant};
+pub use fsl::{Fsl, FslDealloc, reservation_factor};
+pub use fsl3d::Fsl3d;
+
+pub(crate) use adaptive_scan::ENTRY as ADAPTIVE_SCAN_ENTRY;
+pub(crate) use best_fit::ENTRY as BEST_FIT_ENTRY;
+pub(crate) use buddy_2d::ENTRY as BUDDY_2D_ENTRY;
+pub(crate) use busy_list::ENTRY as BUSY_LIST_ENTRY;
+pub(crate) use first_fit::ENTRY as FIRST_FIT_ENTRY;
+pub(crate) use frame_sliding::ENTRY as FRAME_SLIDING_ENTRY;
+pub(crate) use fsl::ENTRY as FSL_ENTRY;
+pub(crate) use fsl3d::ENTRY as FSL_3D_ENTRY;
+
+/// The machine families every mesh strategy accepts (2-D only; checked by
+/// the constructors).
+pub(crate) const MESH_KINDS: &[partalloc_topology::TopologyKind] = &[
+    partalloc_topology::TopologyKind::Mesh,
+    partalloc_topology::TopologyKind::Torus,
+];
+
+/// A rectangle of the mesh: base ⟨x, y⟩ and extents w × h (all in nodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Rect {
+    pub(crate) x: u32,
+    pub(crate) y: u32,
+    pub(crate) w: u32,
+    pub(crate) h: u32,
+}
+
+impl Rect {
+    pub(crate) const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
+        Self { x, y, w, h }
+    }
+
+    /// Highest x, inclusive.
+    pub(crate) const fn x2(self) -> u32 {
+        self.x + self.w - 1
+    }
+
+    /// Highest y, inclusive.
+    pub(crate) const fn y2(self) -> u32 {
+        self.y + self.h - 1
+    }
+
+    pub(crate) const fn area(self) -> u64 {
+        self.w as u64 * self.h as u64
+    }
+
+    pub(crate) const fn overlaps(self, o: Self) -> bool {
+        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+    }
+
+    pub(crate) const fn contains(self, o: Self) -> bool {
+        o.x >= self.x
+            && o.y >= self.y
+            && o.x + o.w <= self.x + self.w
+            && o.y + o.h <= self.y + self.h
+    }
+
+    pub(crate) fn to_box(self) -> Result<GridBox, TopologyError> {
+        GridBox::new(&[self.x, self.y], &[self.w, self.h])
+    }
+
+    /// The rectangle of a 2-D box (None for other dimensions).
+    pub(crate) fn of_box(b: &GridBox) -> Option<Self> {
+        if b.dims() != 2 {
+            return None;
+        }
+        Some(Self::new(
+            b.base()[0],
+            b.base()[1],
+            b.extents()[0],
+            b.extents()[1],
+        ))
+    }
+}
+
+/// The state every mesh strategy shares: the machine, node states, a flat
+/// blocked array (busy or faulty) and the live grants.
+#[derive(Debug, Clone)]
+pub(crate) struct MeshCore {
+    pub(crate) topology: Topology,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) occupancy: Occupancy,
+    /// `blocked[x + W·y]`: busy or faulty. Kept only by the strategies
+    /// that scan the whole mesh (empty otherwise, so that the list-based
+    /// strategies pay nothing per node on allocate and release).
+    pub(crate) blocked: Vec<bool>,
+    /// Allocated submeshes and faulty nodes (as 1×1), in no particular
+    /// order: the "busy list" / "allocation list" of the papers.
+    pub(crate) obstacles: Vec<Rect>,
+    pub(crate) ledger: GrantLedger<Rect>,
+}
+
+impl MeshCore {
+    /// Checks that `topology` is a 2-D mesh or torus; `cells` keeps the
+    /// flat blocked array.
+    pub(crate) fn new(
+        strategy: &'static str,
+        topology: Topology,
+        cells: bool,
+    ) -> Result<Self, RegistryError> {
+        let grid = match topology.as_grid() {
+            Some(g) if g.dims() == 2 => g,
+            _ => {
+                return Err(RegistryError::UnsuitableTopology {
+                    strategy,
+                    topology: topology.to_string(),
+                    reason: "needs a 2-D mesh or torus, e.g. mesh:16x16".to_owned(),
+                });
+            }
+        };
+        let (width, height) = (grid.sides()[0], grid.sides()[1]);
+        let n = topology.num_nodes();
+        Ok(Self {
+            topology,
+            width,
+            height,
+            occupancy: Occupancy::new(n),
+            blocked: if cells { vec![false; n] } else { Vec::new() },
+            obstacles: Vec::new(),
+            ledger: GrantLedger::new(),
+        })
+    }
+
+    /// The whole mesh as a rectangle.
+    pub(crate) fn whole(&self) -> Rect {
+        Rect::new(0, 0, self.width, self.height)
+    }
+
+    /// Validates a request: a 2-D box that fits the mesh in at least one
+    /// orientation the strategy may use (`rotates`: whether it ever tries
+    /// b×a). Returns (a, b, rotate).
+    pub(crate) fn parse(
+        &self,
+        strategy: &'static str,
+        request: &Request,
+        rotates: bool,
+    ) -> Result<(u32, u32, bool), AllocError> {
+        let Request::Box { sides, rotate } = *request else {
+            return Err(AllocError::Unsupported {
+                strategy,
+                request: *request,
+                reason: "mesh strategies take 2-D box requests (Request::boxed(&[a, b]))",
+            });
+        };
+        if sides.len() != 2 {
+            return Err(AllocError::Invalid {
+                request: *request,
+                reason: format!(
+                    "a {}-D box on a 2-D mesh; give two sides (a columns, b rows)",
+                    sides.len()
+                ),
+            });
+        }
+        let (a, b) = (sides[0], sides[1]);
+        let fits = |w: u32, h: u32| w >= 1 && h >= 1 && w <= self.width && h <= self.height;
+        let either = rotate && rotates;
+        if !(fits(a, b) || (either && fits(b, a))) {
+            return Err(AllocError::Invalid {
+                request: *request,
+                reason: format!(
+                    "a {a}x{b} box{} does not fit the {}x{} mesh",
+                    if either {
+                        " (in either orientation)"
+                    } else if rotate {
+                        " (this strategy never rotates requests)"
+                    } else {
+                        ""
+                    },
+                    self.width,
+                    self.height
+                ),
+            });
+        }
+        Ok((a, b, rotate))
+    }
+
+    /// The refusal for a valid request that finds no room now.
+    pub(crate) fn no_room(&self, request: &Request) -> AllocError {
+        AllocError::NoRoom {
+            request: *request,
+            free: self.occupancy.free_count(),
+            total: self.topology.num_nodes(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn idx(&self, x: u32, y: u32) -> usize {
+        x as usize + self.width as usize * y as usize
+    }
+
+    /// Whether ⟨x,y⟩ is busy, faulty or outside the mesh (signed
+    /// coordinates so callers can look past the edges).
+    #[inline]
+    pub(crate) fn blocked_at(&self, x: i64, y: i64) -> bool {
+        x < 0
+            || y < 0
+            || x >= i64::from(self.width)
+            || y >= i64::from(self.height)
+            || !self
+                .occupancy
+                .is_available((x + i64::from(self.width) * y) as NodeId)
+    }
+
+    /// Whether every node of `r` is available (r must lie in the mesh).
+    /// Word-parallel on the occupancy bitsets.
+    pub(crate) fn rect_free(&self, r: Rect) -> bool {
+        (r.y..r.y + r.h).all(|y| {
+            let lo = self.idx(r.x, y);
+            let hi = lo + r.w as usize;
+            self.occupancy.busy().count_range(lo, hi) == Ok(0)
+                && self.occupancy.faulty().count_range(lo, hi) == Ok(0)
+        })
+    }
+
+    fn set_rect(&mut self, r: Rect, value: bool) {
+        let cells = !self.blocked.is_empty();
+        for y in r.y..r.y + r.h {
+            let row = self.idx(r.x, y);
+            if cells {
+                self.blocked[row..row + r.w as usize].fill(value);
+            }
+            let lo = row;
+            let hi = row + r.w as usize;
+            if value {
+                self.occupancy.occupy_range(lo, hi);
+            } else {
+                self.occupancy.vacate_range(lo, hi);
+            }
+        }
+    }
+
+    /// Records a grant of `r` (free, inside the mesh) for a job of
+    /// `requested` nodes.
+    pub(crate) fn commit(&mut self, r: Rect, b: GridBox, requested: u64) -> Grant {
+        self.set_rect(r, true);
+        self.obstacles.push(r);
+        let id = self.ledger.issue(r);
+        Grant::new(id, Partition::Box(b), requested)
+    }
+
+    /// Takes back a grant, returning its rectangle from our own record.
+    pub(crate) fn take(&mut self, grant: &Grant) -> Result<Rect, ReleaseError> {
+        let r = self.ledger.take(grant.id())?;
+        self.set_rect(r, false);
+        if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
+            self.obstacles.swap_remove(i);
+        }
+        Ok(r)
+    }
+
+    /// Marks a free node faulty; returns its position if it was not faulty
+    /// already.
+    pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
+        let was = self.occupancy.faulty().contains(node);
+        self.occupancy.mark_faulty(node)?;
+        if was {
+            return Ok(None);
+        }
+        let (x, y) = (node % self.width, node / self.width);
+        if let Some(b) = self.blocked.get_mut(node as usize) {
+            *b = true;
+        }
+        self.obstacles.push(Rect::new(x, y, 1, 1));
+        Ok(Some((x, y)))
+    }
+
+    /// Repairs a faulty node; returns its position if it was faulty.
+    pub(crate) fn repair(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
+        let was = self.occupancy.faulty().contains(node);
+        self.occupancy.repair(node)?;
+        if !was {
+            return Ok(None);
+        }
+        let (x, y) = (node % self.width, node / self.width);
+        if let Some(b) = self.blocked.get_mut(node as usize) {
+            *b = false;
+        }
+        let r = Rect::new(x, y, 1, 1);
+        if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
+            self.obstacles.swap_remove(i);
+        }
+        Ok(Some((x, y)))
+    }
+
+    /// Every w×h placement in row-major base order (for `recognizable`).
+    pub(crate) fn all_placements(&self, w: u32, h: u32, out: &mut Vec<Partition>) {
+        if w > self.width || h > self.height {
+            return;
+        }
+        for y in 0..=self.height - h {
+            for x in 0..=self.width - w {
+                if let Ok(b) = Rect::new(x, y, w, h).to_box() {
+                    out.push(Partition::Box(b));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn busy(&self) -> NodeSet {
+        self.occupancy.busy().clone()
+    }
+}
+
+/// Row-major first fit of a w×h frame on the blocked array: the free base
+/// with the lowest y, then the lowest x. O(W·H) with two row-length scratch
+/// buffers; stops at the first row that completes a free frame.
+pub(crate) fn first_free_base(
+    core: &MeshCore,
+    w: u32,
+    h: u32,
+    run: &mut Vec<u32>,
+    cnt: &mut Vec<u32>,
+) -> Option<(u32, u32)> {
+    let (width, height) = (core.width as usize, core.height as usize);
+    let (w, h) = (w as usize, h as usize);
+    if w > width || h > height {
+        return None;
+    }
+    run.clear();
+    run.resize(width + 1, 0);
+    cnt.clear();
+    cnt.resize(width, 0);
+    for r in 0..height {
+        let row = &core.blocked[r * width..(r + 1) * width];
+        // run[x] = free nodes from x rightwards in this row.
+        for x in (0..width).rev() {
+            run[x] = if row[x] { 0 } else { run[x + 1] + 1 };
+        }
+        for x in 0..=width - w {
+            cnt[x] = if run[x] as usize >= w { cnt[x] + 1 } else { 0 };
+        }
+        if r + 1 >= h
+            && let Some(x) = (0..=width - w).find(|&x| cnt[x] as usize >= h)
+        {
+            return Some((x as u32, (r + 1 - h) as u32));
+        }
+    }
+    None
+}
+
+/// The coverage array of Zhu's technique: `out[x + W·y]` is true iff the
+/// w×h frame based at ⟨x,y⟩ lies in the mesh and is entirely free. O(W·H).
+pub(crate) fn free_bases(
+    core: &MeshCore,
+    w: u32,
+    h: u32,
+    out: &mut Vec<bool>,
+    runs: &mut Vec<u32>,
+) {
+    let (width, height) = (core.width as usize, core.height as usize);
+    let n = width * height;
+    out.clear();
+    out.resize(n, false);
+    runs.clear();
+    runs.resize(n, 0);
+    let (w, h) = (w as usize, h as usize);
+    if w > width || h > height {
+        return;
+    }
+    for y in 0..height {
+        let mut run = 0u32;
+        for x in (0..width).rev() {
+            let i = x + width * y;
+            run = if core.blocked[i] { 0 } else { run + 1 };
+            runs[i] = run;
+        }
+    }
+    // Vertical pass: runs[i] becomes the number of consecutive rows upwards
+    // from y whose horizontal run at x is at least w.
+    for x in 0..=width - w {
+        let mut up = 0usize;
+        for y in (0..height).rev() {
+            let i = x + width * y;
+            up = if runs[i] as usize >= w { up + 1 } else { 0 };
+            out[i] = up >= h;
+        }
+    }
+}
+
+/// Implements [`Allocator`](crate::Allocator) for a mesh strategy with a
+/// `core: MeshCore` field and the inherent methods `choose`, `granted`,
+/// `released`, `faulted`, `repaired`, `recognizable_rects` and
+/// `strategy_name`.
+macro_rules! mesh_allocator {
+    ($ty:ty, $name:expr) => {
+        impl $crate::Allocator for $ty {
+            fn name(&self) -> String {
+                self.strategy_name()
+            }
+
+            fn topology(&self) -> &partalloc_topology::Topology {
+                &self.core.topology
+            }
+
+            fn allocate(
+                &mut self,
+                request: &$crate::Request,
+            ) -> Result<$crate::Grant, $crate::AllocError> {
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
+                let r = self
+                    .choose(a, b, rotate)
+                    .ok_or_else(|| self.core.no_room(request))?;
+                let gb = r.to_box().map_err(|e| $crate::AllocError::Invalid {
+                    request: *request,
+                    reason: e.to_string(),
+                })?;
+                self.granted(r);
+                Ok(self.core.commit(r, gb, request.node_count()))
+            }
+
+            fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
+                let r = self.core.take(grant)?;
+                self.released(r);
+                Ok(())
+            }
+
+            fn free_nodes(&self) -> usize {
+                self.core.occupancy.free_count()
+            }
+
+            fn live_grants(&self) -> usize {
+                self.core.ledger.len()
+            }
+
+            fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
+                self.core.occupancy.is_available(node)
+            }
+
+            fn busy_nodes(&self) -> partalloc_topology::NodeSet {
+                self.core.busy()
+            }
+
+            fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
+                self.core.occupancy.faulty().clone()
+            }
+
+            fn mark_faulty(
+                &mut self,
+                node: partalloc_topology::NodeId,
+            ) -> Result<(), $crate::FaultError> {
+                self.check_faults_supported()?;
+                if let Some((x, y)) = self.core.mark_faulty(node)? {
+                    self.faulted(x, y);
+                }
+                Ok(())
+            }
+
+            fn repair(
+                &mut self,
+                node: partalloc_topology::NodeId,
+            ) -> Result<(), $crate::FaultError> {
+                self.check_faults_supported()?;
+                if let Some((x, y)) = self.core.repair(node)? {
+                    self.repaired(x, y);
+                }
+                Ok(())
+            }
+
+            fn recognizable(
+                &self,
+                request: &$crate::Request,
+            ) -> Result<Vec<$crate::Partition>, $crate::AllocError> {
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
+                Ok(self.recognizable_rects(a, b, rotate))
+            }
+        }
+    };
+}
+pub(crate) use mesh_allocator;
+
+/// The orientations a request allows, requested one first, without
+/// duplicates.
+pub(crate) fn orientations(a: u32, b: u32, rotate: bool) -> ([(u32, u32); 2], usize) {
+    if rotate && a != b {
+        ([(a, b), (b, a)], 2)
+    } else {
+        ([(a, b), (a, b)], 1)
+    }
+}
+
+/// The strategy-specific parts the [`mesh_allocator!`] implementation calls.
+pub(crate) trait MeshHooks {
+    /// The canonical name with parameters.
+    fn strategy_name(&self) -> String;
+    /// The submesh to grant for (a, b), or None if nothing recognisable is
+    /// free. Must not change state visible to the trait (it may fill
+    /// scratch buffers or remember its choice for `granted`).
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect>;
+    /// Called with the chosen submesh just before it is committed.
+    fn granted(&mut self, _r: Rect) {}
+    /// Called after a submesh has been taken back.
+    fn released(&mut self, _r: Rect) {}
+    /// Called after node ⟨x,y⟩ became faulty.
+    fn faulted(&mut self, _x: u32, _y: u32) {}
+    /// Called after node ⟨x,y⟩ was repaired.
+    fn repaired(&mut self, _x: u32, _y: u32) {}
+    /// Whether the strategy ever grants b×a for a request (a, b).
+    fn rotates(&self) -> bool {
+        true
+    }
+    /// Whether faults can be marked.
+    fn check_faults_supported(&self) -> Result<(), FaultError> {
+        Ok(())
+    }
+    /// What `recognizable` returns for a validated request.
+    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition>;
+}
