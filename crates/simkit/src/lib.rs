@@ -58,11 +58,14 @@
 //! # Features
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public data types.
+//! - `plot`: [`plot`], SVG line charts with confidence-interval error bars.
 
 #![deny(missing_docs)]
 
 pub mod calendar;
 pub mod ci;
+#[cfg(feature = "plot")]
+pub mod plot;
 pub mod replicate;
 pub mod report;
 pub mod run;
