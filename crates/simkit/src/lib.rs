@@ -58,7 +58,7 @@
 //! # Features
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public data types.
-//! - `plot`: [`plot`], SVG line charts with confidence-interval error bars.
+//! - `plot`: the `plot` module, SVG line charts with confidence-interval error bars.
 
 #![deny(missing_docs)]
 
