@@ -45,7 +45,7 @@ use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, try_start};
+use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 #[derive(Debug, Clone, Copy)]
@@ -136,18 +136,10 @@ impl Scheduler for EasyBackfilling {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        while let Some(head) = self.queue.front() {
-            let attempt = try_start(head, self.mapping, alloc, started);
-            match attempt {
-                Ok(Attempt::Started) => {
-                    self.queue.pop_front();
-                    self.record(started, now);
-                }
-                Ok(Attempt::Blocked) => break,
-                Err(e) => {
-                    self.queue.pop_front();
-                    return Err(e);
-                }
+        while !self.queue.is_empty() {
+            match start_queued(&mut self.queue, 0, self.mapping, alloc, started)? {
+                Attempt::Started => self.record(started, now),
+                Attempt::Blocked => break,
             }
         }
         let Some(head) = self.queue.front() else {
@@ -164,20 +156,15 @@ impl Scheduler for EasyBackfilling {
                 i += 1;
                 continue;
             }
-            match try_start(&job, self.mapping, alloc, started) {
-                Ok(Attempt::Started) => {
-                    self.queue.remove(i);
+            match start_queued(&mut self.queue, i, self.mapping, alloc, started)? {
+                Attempt::Started => {
                     self.record(started, now);
                     if !ends_in_time {
                         let granted = started.last().map_or(nodes, |s| s.grant.granted_nodes());
                         extra = extra.saturating_sub(granted);
                     }
                 }
-                Ok(Attempt::Blocked) => i += 1,
-                Err(e) => {
-                    self.queue.remove(i);
-                    return Err(e);
-                }
+                Attempt::Blocked => i += 1,
             }
         }
         Ok(())

@@ -33,7 +33,7 @@ use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, try_start};
+use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 /// First-come, first-served.
@@ -81,17 +81,11 @@ impl Scheduler for Fcfs {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        while let Some(head) = self.queue.front() {
-            let attempt = try_start(head, self.mapping, alloc, started);
-            match attempt {
-                Ok(Attempt::Started) => {
-                    self.queue.pop_front();
-                }
-                Ok(Attempt::Blocked) => return Ok(()),
-                Err(e) => {
-                    self.queue.pop_front();
-                    return Err(e);
-                }
+        while !self.queue.is_empty() {
+            if let Attempt::Blocked =
+                start_queued(&mut self.queue, 0, self.mapping, alloc, started)?
+            {
+                return Ok(());
             }
         }
         Ok(())

@@ -45,27 +45,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::VecDeque;
-
 use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, older, try_start};
+use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::threshold::{DelayMonitor, Threshold};
-use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
 /// The lazy scheduling policy.
 #[derive(Debug, Clone)]
 pub struct Lazy {
-    queues: Vec<VecDeque<Job>>,
+    queues: ClassQueues,
     running: Vec<usize>,
     // Classes whose jobs departed since the last `schedule`, in order.
     handovers: Vec<usize>,
     departed_since: bool,
     stop_alloc: Option<usize>,
-    waiting: usize,
     threshold: Threshold,
     monitor: DelayMonitor,
     mapping: RequestMapping,
@@ -77,20 +74,15 @@ impl Lazy {
     pub fn new(classes: usize, threshold: Threshold, mapping: RequestMapping) -> Self {
         let classes = classes.max(1);
         Self {
-            queues: vec![VecDeque::new(); classes],
+            queues: ClassQueues::new(classes),
             running: vec![0; classes],
             handovers: Vec::with_capacity(8),
             departed_since: false,
             stop_alloc: None,
-            waiting: 0,
             threshold,
             monitor: DelayMonitor::default(),
             mapping,
         }
-    }
-
-    fn class_of(&self, job: &Job) -> usize {
-        size_class(&job.shape).min(self.queues.len() - 1)
     }
 
     /// Tries the head of `Q_k`; `Ok(true)` if it started.
@@ -101,25 +93,16 @@ impl Lazy {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<bool, ScheduleError> {
-        let Some(job) = self.queues[k].front() else {
+        let Some(arrival) = self.queues[k].front().map(|job| job.arrival) else {
             return Ok(false);
         };
-        let attempt = try_start(job, self.mapping, alloc, started);
-        match attempt {
-            Ok(Attempt::Started) => {
-                let arrival = job.arrival;
-                self.queues[k].pop_front();
-                self.waiting -= 1;
+        match self.queues.start_front(k, self.mapping, alloc, started)? {
+            Attempt::Started => {
                 self.running[k] += 1;
                 self.monitor.allocated(arrival, now);
                 Ok(true)
             }
-            Ok(Attempt::Blocked) => Ok(false),
-            Err(e) => {
-                self.queues[k].pop_front();
-                self.waiting -= 1;
-                Err(e)
-            }
+            Attempt::Blocked => Ok(false),
         }
     }
 
@@ -171,9 +154,7 @@ impl Scheduler for Lazy {
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
         check_job(&job)?;
-        let k = self.class_of(&job);
-        self.queues[k].push_back(job);
-        self.waiting += 1;
+        self.queues.push(job);
         self.monitor.arrived();
         Ok(())
     }
@@ -191,7 +172,7 @@ impl Scheduler for Lazy {
                 && let Some(oldest) = self.head()
                 && now - oldest.arrival > self.threshold.value(&self.monitor, now)
             {
-                self.stop_alloc = Some(self.class_of(oldest));
+                self.stop_alloc = Some(self.queues.class_of(oldest));
             }
             // Step 2: hand each released partition to the head of its queue.
             let mut i = 0;
@@ -213,7 +194,7 @@ impl Scheduler for Lazy {
             }
         }
         // Lazy_Request: more servers for queues longer than their server count.
-        for k in 0..self.queues.len() {
+        for k in 0..self.queues.classes() {
             while self.queues[k].len() > self.running[k] {
                 if !self.try_head(k, now, alloc, started)? {
                     break;
@@ -224,19 +205,17 @@ impl Scheduler for Lazy {
     }
 
     fn departed(&mut self, job: &Job, _now: f64) {
-        let k = self.class_of(job);
+        let k = self.queues.class_of(job);
         self.running[k] = self.running[k].saturating_sub(1);
         self.handovers.push(k);
         self.departed_since = true;
     }
 
     fn queue_len(&self) -> usize {
-        self.waiting
+        self.queues.waiting()
     }
 
     fn head(&self) -> Option<&Job> {
-        self.queues
-            .iter()
-            .fold(None, |acc, q| older(acc, q.front()))
+        self.queues.oldest()
     }
 }

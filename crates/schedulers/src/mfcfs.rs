@@ -38,7 +38,7 @@ use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, try_start};
+use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -121,17 +121,14 @@ impl Scheduler for ModifiedFcfs {
     ) -> Result<(), ScheduleError> {
         // The head, as in FCFS.
         while let Some(head) = self.queue.front() {
-            let attempt = try_start(head, self.mapping, alloc, started);
             let arrival = head.arrival;
-            match attempt {
+            match start_queued(&mut self.queue, 0, self.mapping, alloc, started) {
                 Ok(Attempt::Started) => {
-                    self.queue.pop_front();
                     self.head_since = now;
                     self.monitor.allocated(arrival, now);
                 }
                 Ok(Attempt::Blocked) => break,
                 Err(e) => {
-                    self.queue.pop_front();
                     self.head_since = now;
                     return Err(e);
                 }
@@ -145,19 +142,10 @@ impl Scheduler for ModifiedFcfs {
         // The head is blocked but has not reached the threshold.
         let mut i = 1;
         while i < self.queue.len() {
-            let job = &self.queue[i];
-            let arrival = job.arrival;
-            let attempt = try_start(job, self.mapping, alloc, started);
-            match attempt {
-                Ok(Attempt::Started) => {
-                    self.queue.remove(i);
-                    self.monitor.allocated(arrival, now);
-                }
-                Ok(Attempt::Blocked) => i += 1,
-                Err(e) => {
-                    self.queue.remove(i);
-                    return Err(e);
-                }
+            let arrival = self.queue[i].arrival;
+            match start_queued(&mut self.queue, i, self.mapping, alloc, started)? {
+                Attempt::Started => self.monitor.allocated(arrival, now),
+                Attempt::Blocked => i += 1,
             }
         }
         Ok(())

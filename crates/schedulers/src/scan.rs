@@ -41,15 +41,14 @@
 //! ```
 
 use core::fmt;
-use std::collections::VecDeque;
 
 use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, try_start};
-use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};
+use crate::scheduler::{Attempt, ClassQueues, check_job};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
 /// The order in which Scan visits the size classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -94,8 +93,7 @@ impl fmt::Display for Arrivals {
 /// The Scan policy.
 #[derive(Debug, Clone)]
 pub struct Scan {
-    queues: Vec<VecDeque<Job>>,
-    waiting: usize,
+    queues: ClassQueues,
     // The class being visited (None before the first visit).
     current: Option<usize>,
     // The jobs of the visit form a prefix of `queues[current]` of this length.
@@ -117,8 +115,7 @@ impl Scan {
         mapping: RequestMapping,
     ) -> Self {
         Self {
-            queues: vec![VecDeque::new(); classes.max(1)],
-            waiting: 0,
+            queues: ClassQueues::new(classes),
             current: None,
             eligible: 0,
             direction,
@@ -127,14 +124,10 @@ impl Scan {
         }
     }
 
-    fn class_of(&self, job: &Job) -> usize {
-        size_class(&job.shape).min(self.queues.len() - 1)
-    }
-
     /// The class the next visit goes to: the first non-empty queue after
     /// the current one in the direction, the current one last.
     fn next_class(&self) -> Option<usize> {
-        let n = self.queues.len();
+        let n = self.queues.classes();
         let start = match (self.current, self.direction) {
             (None, Direction::Up) => 0,
             (None, Direction::Down) => n - 1,
@@ -207,9 +200,7 @@ impl Scheduler for Scan {
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
         check_job(&job)?;
-        let k = self.class_of(&job);
-        self.queues[k].push_back(job);
-        self.waiting += 1;
+        let k = self.queues.push(job);
         if self.arrivals == Arrivals::SamePass && self.current == Some(k) && self.eligible > 0 {
             self.eligible += 1;
         }
@@ -223,7 +214,7 @@ impl Scheduler for Scan {
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
         loop {
-            if self.waiting == 0 {
+            if self.queues.waiting() == 0 {
                 return Ok(());
             }
             if self.eligible == 0 {
@@ -234,21 +225,14 @@ impl Scheduler for Scan {
                 self.eligible = self.queues[c].len();
             }
             let c = self.current.unwrap_or_default();
-            let Some(job) = self.queues[c].front() else {
+            if self.queues[c].is_empty() {
                 self.eligible = 0;
                 continue;
-            };
-            let attempt = try_start(job, self.mapping, alloc, started);
-            match attempt {
-                Ok(Attempt::Started) => {
-                    self.queues[c].pop_front();
-                    self.waiting -= 1;
-                    self.eligible -= 1;
-                }
+            }
+            match self.queues.start_front(c, self.mapping, alloc, started) {
+                Ok(Attempt::Started) => self.eligible -= 1,
                 Ok(Attempt::Blocked) => return Ok(()),
                 Err(e) => {
-                    self.queues[c].pop_front();
-                    self.waiting -= 1;
                     self.eligible -= 1;
                     return Err(e);
                 }
@@ -259,7 +243,7 @@ impl Scheduler for Scan {
     fn departed(&mut self, _job: &Job, _now: f64) {}
 
     fn queue_len(&self) -> usize {
-        self.waiting
+        self.queues.waiting()
     }
 
     fn head(&self) -> Option<&Job> {

@@ -1,6 +1,8 @@
 //! The `Scheduler` trait, the job → request mapping and the shared types.
 
 use core::fmt;
+use core::ops::Index;
+use std::collections::VecDeque;
 
 use partalloc_allocators::{AllocError, Allocator, Grant, Request};
 use partalloc_workload::{Job, JobShape};
@@ -233,6 +235,106 @@ pub(crate) fn try_start(
             job: job.id,
             source,
         }),
+    }
+}
+
+/// Tries to start `queue[i]` as [`try_start`] does. The job leaves the
+/// queue unless it is blocked: when it started and when the allocator
+/// refused it. An index past the end starts nothing (`Blocked`).
+pub(crate) fn start_queued(
+    queue: &mut VecDeque<Job>,
+    i: usize,
+    mapping: RequestMapping,
+    alloc: &mut dyn Allocator,
+    started: &mut Vec<Started>,
+) -> Result<Attempt, ScheduleError> {
+    let Some(job) = queue.get(i) else {
+        return Ok(Attempt::Blocked);
+    };
+    let attempt = try_start(job, mapping, alloc, started);
+    if !matches!(attempt, Ok(Attempt::Blocked)) {
+        queue.remove(i);
+    }
+    attempt
+}
+
+/// One FIFO queue per size class, with the number of jobs waiting in all of
+/// them. Jobs of a class past the last are queued in the last.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassQueues {
+    queues: Vec<VecDeque<Job>>,
+    waiting: usize,
+}
+
+impl ClassQueues {
+    /// `classes` empty queues (at least one).
+    pub(crate) fn new(classes: usize) -> Self {
+        Self {
+            queues: vec![VecDeque::new(); classes.max(1)],
+            waiting: 0,
+        }
+    }
+
+    /// The number of classes.
+    pub(crate) fn classes(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// The class whose queue `job` waits in.
+    pub(crate) fn class_of(&self, job: &Job) -> usize {
+        size_class(&job.shape).min(self.queues.len() - 1)
+    }
+
+    /// Queues `job` in its class; returns the class.
+    pub(crate) fn push(&mut self, job: Job) -> usize {
+        let k = self.class_of(&job);
+        self.queues[k].push_back(job);
+        self.waiting += 1;
+        k
+    }
+
+    /// Removes and returns the head of class `k`'s queue.
+    pub(crate) fn pop_front(&mut self, k: usize) -> Option<Job> {
+        let job = self.queues[k].pop_front();
+        if job.is_some() {
+            self.waiting -= 1;
+        }
+        job
+    }
+
+    /// Tries to start the head of class `k`'s queue, as [`start_queued`].
+    pub(crate) fn start_front(
+        &mut self,
+        k: usize,
+        mapping: RequestMapping,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<Attempt, ScheduleError> {
+        let attempt = start_queued(&mut self.queues[k], 0, mapping, alloc, started);
+        if !matches!(attempt, Ok(Attempt::Blocked)) {
+            self.waiting -= 1;
+        }
+        attempt
+    }
+
+    /// The number of waiting jobs.
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    /// The oldest head of all the queues (arrival, then id).
+    pub(crate) fn oldest(&self) -> Option<&Job> {
+        self.queues
+            .iter()
+            .fold(None, |acc, q| older(acc, q.front()))
+    }
+}
+
+impl Index<usize> for ClassQueues {
+    type Output = VecDeque<Job>;
+
+    fn index(&self, k: usize) -> &VecDeque<Job> {
+        &self.queues[k]
     }
 }
 

@@ -36,21 +36,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::VecDeque;
-
 use partalloc_allocators::{AllocError, Allocator};
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, older, try_start};
-use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};
+use crate::scheduler::{Attempt, ClassQueues, check_job};
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
 /// The static partitioning policy.
 #[derive(Debug, Clone)]
 pub struct StaticPartitioning {
-    queues: Vec<VecDeque<Job>>,
+    queues: ClassQueues,
     running: Vec<bool>,
-    waiting: usize,
     mapping: RequestMapping,
 }
 
@@ -61,9 +58,8 @@ impl StaticPartitioning {
     pub fn new(classes: usize, mapping: RequestMapping) -> Self {
         let classes = classes.max(2);
         Self {
-            queues: vec![VecDeque::new(); classes],
+            queues: ClassQueues::new(classes),
             running: vec![false; classes],
-            waiting: 0,
             mapping,
         }
     }
@@ -91,9 +87,7 @@ impl Scheduler for StaticPartitioning {
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
         check_job(&job)?;
-        let k = size_class(&job.shape).min(self.queues.len() - 1);
-        self.queues[k].push_back(job);
-        self.waiting += 1;
+        self.queues.push(job);
         Ok(())
     }
 
@@ -103,10 +97,9 @@ impl Scheduler for StaticPartitioning {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        let top = self.queues.len() - 1;
-        if let Some(job) = self.queues[top].pop_front() {
+        let top = self.queues.classes() - 1;
+        if let Some(job) = self.queues.pop_front(top) {
             // The whole machine is never a static partition.
-            self.waiting -= 1;
             return Err(ScheduleError::Unservable {
                 job: job.id,
                 source: AllocError::Invalid {
@@ -116,42 +109,26 @@ impl Scheduler for StaticPartitioning {
             });
         }
         for k in 0..top {
-            if self.running[k] {
-                continue;
-            }
-            let Some(job) = self.queues[k].front() else {
-                continue;
-            };
-            let attempt = try_start(job, self.mapping, alloc, started);
-            match attempt {
-                Ok(Attempt::Started) => {
-                    self.queues[k].pop_front();
-                    self.waiting -= 1;
-                    self.running[k] = true;
-                }
-                Ok(Attempt::Blocked) => {}
-                Err(e) => {
-                    self.queues[k].pop_front();
-                    self.waiting -= 1;
-                    return Err(e);
-                }
+            if !self.running[k]
+                && let Attempt::Started =
+                    self.queues.start_front(k, self.mapping, alloc, started)?
+            {
+                self.running[k] = true;
             }
         }
         Ok(())
     }
 
     fn departed(&mut self, job: &Job, _now: f64) {
-        let k = size_class(&job.shape).min(self.queues.len() - 1);
+        let k = self.queues.class_of(job);
         self.running[k] = false;
     }
 
     fn queue_len(&self) -> usize {
-        self.waiting
+        self.queues.waiting()
     }
 
     fn head(&self) -> Option<&Job> {
-        self.queues
-            .iter()
-            .fold(None, |acc, q| older(acc, q.front()))
+        self.queues.oldest()
     }
 }

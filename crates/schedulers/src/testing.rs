@@ -21,6 +21,19 @@ use partalloc_allocators::{
 use partalloc_topology::{
     Grid, GridBox, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyError,
 };
+use partalloc_workload::{Job, JobShape};
+
+/// A job asking for a `dim`-cube, with no runtime estimate.
+#[must_use]
+pub fn cube_job(id: u64, dim: u32, arrival: f64, service: f64) -> Job {
+    Job {
+        id,
+        arrival,
+        shape: JobShape::Cube { dim },
+        service,
+        estimate: None,
+    }
+}
 
 /// A bitmap buddy (hypercubes) or first-fit (2-D meshes) allocator.
 #[derive(Debug, Clone)]

@@ -3,18 +3,8 @@
 use partalloc_allocators::{Allocator, Partition};
 use partalloc_workload::{Job, JobShape};
 
-use crate::testing::TestAlloc;
+use crate::testing::{TestAlloc, cube_job};
 use crate::{Scheduler, Started, registry};
-
-fn cube(id: u64, dim: u32, arrival: f64, service: f64) -> Job {
-    Job {
-        id,
-        arrival,
-        shape: JobShape::Cube { dim },
-        service,
-        estimate: None,
-    }
-}
 
 fn run_once(s: &mut dyn Scheduler, alloc: &mut dyn Allocator, jobs: &[Job]) -> Vec<Started> {
     for j in jobs {
@@ -44,7 +34,7 @@ fn nodes(s: &Started) -> Vec<u32> {
 fn trace() -> Vec<Job> {
     [(1, 2), (2, 0), (3, 2), (4, 1), (5, 0), (6, 3)]
         .iter()
-        .map(|&(id, d)| cube(id, d, 0.0, 1.0))
+        .map(|&(id, d)| cube_job(id, d, 0.0, 1.0))
         .collect()
 }
 
@@ -100,19 +90,19 @@ fn scan_same_pass_lets_arrivals_join_the_open_visit() {
         let mut scan = registry::build(spec, alloc.topology()).unwrap();
         let mut started = Vec::new();
         for j in [
-            cube(1, 0, 0.0, 1.0),
-            cube(3, 0, 0.0, 1.0),
-            cube(9, 0, 0.0, 1.0),
+            cube_job(1, 0, 0.0, 1.0),
+            cube_job(3, 0, 0.0, 1.0),
+            cube_job(9, 0, 0.0, 1.0),
         ] {
             scan.submit(j, 0.0).unwrap();
         }
-        scan.submit(cube(4, 1, 0.0, 1.0), 0.0).unwrap();
+        scan.submit(cube_job(4, 1, 0.0, 1.0), 0.0).unwrap();
         scan.schedule(0.0, &mut alloc, &mut started).unwrap();
         // J1 and J3 fill Q_1; the class-0 visit is blocked on J9.
         assert_eq!(placed(&started).len(), 2);
         assert_eq!(scan.head().map(|j| j.id), Some(9));
         // J2 (class 0) arrives during the open visit.
-        scan.submit(cube(2, 0, 0.5, 1.0), 0.5).unwrap();
+        scan.submit(cube_job(2, 0, 0.5, 1.0), 0.5).unwrap();
         for s in std::mem::take(&mut started) {
             alloc.release(&s.grant).unwrap();
             scan.departed(&s.job, 1.0);
@@ -136,11 +126,11 @@ fn static_partitioning_one_server_per_class_and_buddy_layout() {
     let mut alloc = TestAlloc::buddy(3).unwrap();
     let mut s = registry::build("static-partitioning", alloc.topology()).unwrap();
     let jobs = [
-        cube(1, 0, 0.0, 1.0),
-        cube(2, 2, 0.0, 1.0),
-        cube(3, 1, 0.0, 1.0),
-        cube(4, 2, 0.0, 1.0),
-        cube(5, 0, 0.0, 1.0),
+        cube_job(1, 0, 0.0, 1.0),
+        cube_job(2, 2, 0.0, 1.0),
+        cube_job(3, 1, 0.0, 1.0),
+        cube_job(4, 2, 0.0, 1.0),
+        cube_job(5, 0, 0.0, 1.0),
     ];
     let started = run_once(s.as_mut(), &mut alloc, &jobs);
     // One job per class, classes served 0, 1, 2 (first-fit buddy blocks).
@@ -154,7 +144,7 @@ fn static_partitioning_one_server_per_class_and_buddy_layout() {
     );
     assert_eq!(s.queue_len(), 2);
     // The whole machine has no static partition.
-    s.submit(cube(6, 3, 0.0, 1.0), 0.0).unwrap();
+    s.submit(cube_job(6, 3, 0.0, 1.0), 0.0).unwrap();
     let mut more = Vec::new();
     assert!(s.schedule(0.0, &mut alloc, &mut more).is_err());
     assert_eq!(s.queue_len(), 2);
@@ -166,14 +156,14 @@ fn lazy_waits_for_a_running_subcube_then_adds_servers() {
     let mut lazy = registry::build("lazy[threshold=100]", alloc.topology()).unwrap();
     let mut started = Vec::new();
     // J1 (Q_1) starts: |Q_1| = 1 > N_1 = 0.
-    lazy.submit(cube(1, 1, 0.0, 5.0), 0.0).unwrap();
+    lazy.submit(cube_job(1, 1, 0.0, 5.0), 0.0).unwrap();
     lazy.schedule(0.0, &mut alloc, &mut started).unwrap();
     // J2: |Q_1| = 1, N_1 = 1: waits although 6 nodes are free.
-    lazy.submit(cube(2, 1, 1.0, 5.0), 1.0).unwrap();
+    lazy.submit(cube_job(2, 1, 1.0, 5.0), 1.0).unwrap();
     lazy.schedule(1.0, &mut alloc, &mut started).unwrap();
     assert_eq!(started.len(), 1);
     // J3: |Q_1| = 2 > N_1 = 1: the head (J2) gets a new subcube.
-    lazy.submit(cube(3, 1, 2.0, 5.0), 2.0).unwrap();
+    lazy.submit(cube_job(3, 1, 2.0, 5.0), 2.0).unwrap();
     lazy.schedule(2.0, &mut alloc, &mut started).unwrap();
     let ids: Vec<u64> = started.iter().map(|s| s.job.id).collect();
     assert_eq!(ids, [1, 2]);
@@ -194,9 +184,9 @@ fn lazy_threshold_sets_stop_alloc() {
     let mut started = Vec::new();
     // J1 (Q_1) and J2 (Q_0) run; J3 (Q_2) cannot fit.
     for j in [
-        cube(1, 1, 0.0, 10.0),
-        cube(2, 0, 0.0, 4.0),
-        cube(3, 2, 0.0, 1.0),
+        cube_job(1, 1, 0.0, 10.0),
+        cube_job(2, 0, 0.0, 4.0),
+        cube_job(3, 2, 0.0, 1.0),
     ] {
         lazy.submit(j, 0.0).unwrap();
     }
@@ -205,7 +195,7 @@ fn lazy_threshold_sets_stop_alloc() {
     let j2 = started.remove(0);
     let j1 = started.remove(0);
     // J4 (Q_0) arrives: |Q_0| = 1 = N_0, it waits for J2's node.
-    lazy.submit(cube(4, 0, 3.0, 1.0), 3.0).unwrap();
+    lazy.submit(cube_job(4, 0, 3.0, 1.0), 3.0).unwrap();
     lazy.schedule(3.0, &mut alloc, &mut started).unwrap();
     assert!(started.is_empty());
     // J2 departs at 4: J3 has waited 4 > 2, stop_alloc is set, the
@@ -216,7 +206,7 @@ fn lazy_threshold_sets_stop_alloc() {
     assert!(started.is_empty());
     assert_eq!(lazy.queue_len(), 2);
     // A Q_0 arrival does not pass the job with priority either.
-    lazy.submit(cube(5, 0, 5.0, 1.0), 5.0).unwrap();
+    lazy.submit(cube_job(5, 0, 5.0, 1.0), 5.0).unwrap();
     lazy.schedule(5.0, &mut alloc, &mut started).unwrap();
     assert!(started.is_empty());
     assert_eq!(lazy.head().map(|j| j.id), Some(3));
@@ -242,7 +232,7 @@ fn static_partition_passes_to_the_next_job_of_its_class() {
     let mut alloc = TestAlloc::buddy(2).unwrap();
     let mut s = registry::build("static-partitioning", alloc.topology()).unwrap();
     let mut started = Vec::new();
-    for j in [cube(1, 1, 0.0, 2.0), cube(2, 1, 0.0, 2.0)] {
+    for j in [cube_job(1, 1, 0.0, 2.0), cube_job(2, 1, 0.0, 2.0)] {
         s.submit(j, 0.0).unwrap();
     }
     s.schedule(0.0, &mut alloc, &mut started).unwrap();
@@ -269,10 +259,10 @@ fn mfcfs_skips_a_blocked_head_until_the_threshold() {
     ] {
         let (mut alloc, mut s) = build(spec);
         let mut started = Vec::new();
-        s.submit(cube(1, 1, 0.0, 10.0), 0.0).unwrap();
-        s.submit(cube(2, 2, 0.0, 1.0), 0.0).unwrap();
+        s.submit(cube_job(1, 1, 0.0, 10.0), 0.0).unwrap();
+        s.submit(cube_job(2, 2, 0.0, 1.0), 0.0).unwrap();
         s.schedule(0.0, &mut alloc, &mut started).unwrap();
-        s.submit(cube(3, 0, 1.0, 1.0), 1.0).unwrap();
+        s.submit(cube_job(3, 0, 1.0, 1.0), 1.0).unwrap();
         s.schedule(1.0, &mut alloc, &mut started).unwrap();
         let ids: Vec<u64> = started.iter().map(|s| s.job.id).collect();
         if passes {
@@ -293,9 +283,9 @@ fn mfcfs_dynamic_threshold_is_mean_delay_times_rate() {
     assert_eq!(s.name(), "m-fcfs[threshold=dynamic]");
     let mut started = Vec::new();
     // J1 takes Q_1 until 2; J2 (Q_0) waits 2 units: d = (0 + 2) / 2 = 1.
-    s.submit(cube(1, 1, 0.0, 2.0), 0.0).unwrap();
+    s.submit(cube_job(1, 1, 0.0, 2.0), 0.0).unwrap();
     s.schedule(0.0, &mut alloc, &mut started).unwrap();
-    s.submit(cube(2, 0, 0.0, 9.0), 0.0).unwrap();
+    s.submit(cube_job(2, 0, 0.0, 9.0), 0.0).unwrap();
     s.schedule(0.0, &mut alloc, &mut started).unwrap();
     let j1 = started.remove(0);
     alloc.release(&j1.grant).unwrap();
@@ -305,8 +295,8 @@ fn mfcfs_dynamic_threshold_is_mean_delay_times_rate() {
     // J3 (Q_1) becomes the blocked head at t = 2; J4 (Q_0) would fit.
     // 4 arrivals: λ = 4/t, threshold d·λ = 4/t. At t = 3 the head has
     // waited 1 < 4/3 and J4 passes; at t = 4 it has waited 2 ≥ 1.
-    s.submit(cube(3, 1, 2.0, 9.0), 2.0).unwrap();
-    s.submit(cube(4, 0, 2.0, 9.0), 2.0).unwrap();
+    s.submit(cube_job(3, 1, 2.0, 9.0), 2.0).unwrap();
+    s.submit(cube_job(4, 0, 2.0, 9.0), 2.0).unwrap();
     for (now, passes) in [(3.0, true), (4.0, false)] {
         let (mut a, mut s2, mut q) = (alloc.clone(), s.clone(), Vec::new());
         s2.schedule(now, &mut a, &mut q).unwrap();
@@ -327,11 +317,11 @@ fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     // no extra nodes. J3 (Q_1, 5 units) ends in time; J4 (Q_0, 20) would
     // delay J2; J5 (Q_0, 10) ends exactly at the shadow time.
     for j in [
-        cube(1, 1, 0.0, 10.0),
-        cube(2, 2, 0.0, 1.0),
-        cube(3, 1, 0.0, 5.0),
-        cube(4, 0, 0.0, 20.0),
-        cube(5, 0, 0.0, 10.0),
+        cube_job(1, 1, 0.0, 10.0),
+        cube_job(2, 2, 0.0, 1.0),
+        cube_job(3, 1, 0.0, 5.0),
+        cube_job(4, 0, 0.0, 20.0),
+        cube_job(5, 0, 0.0, 10.0),
     ] {
         s.submit(j, 0.0).unwrap();
     }
@@ -343,9 +333,9 @@ fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     let mut alloc = TestAlloc::buddy(2).unwrap();
     let mut s = registry::build("easy-backfilling", alloc.topology()).unwrap();
     let mut started = Vec::new();
-    let mut j1 = cube(1, 1, 0.0, 10.0);
+    let mut j1 = cube_job(1, 1, 0.0, 10.0);
     j1.estimate = Some(30.0);
-    for j in [j1, cube(2, 2, 0.0, 1.0), cube(4, 0, 0.0, 20.0)] {
+    for j in [j1, cube_job(2, 2, 0.0, 1.0), cube_job(4, 0, 0.0, 20.0)] {
         s.submit(j, 0.0).unwrap();
     }
     s.schedule(0.0, &mut alloc, &mut started).unwrap();
@@ -358,7 +348,7 @@ fn bad_jobs_are_refused_and_not_queued() {
     let alloc = TestAlloc::buddy(2).unwrap();
     for p in crate::registry::policies() {
         let mut s = registry::build(p.name, alloc.topology()).unwrap();
-        let mut j = cube(1, 0, f64::NAN, 1.0);
+        let mut j = cube_job(1, 0, f64::NAN, 1.0);
         assert!(s.submit(j, 0.0).is_err(), "{}", p.name);
         j.arrival = 0.0;
         j.service = -1.0;
@@ -373,7 +363,7 @@ fn unservable_jobs_are_dropped_with_an_error() {
     for p in crate::registry::policies() {
         let mut a = alloc.clone();
         let mut s = registry::build(p.name, a.topology()).unwrap();
-        s.submit(cube(1, 5, 0.0, 1.0), 0.0).unwrap();
+        s.submit(cube_job(1, 5, 0.0, 1.0), 0.0).unwrap();
         let mut started = Vec::new();
         let e = s.schedule(0.0, &mut a, &mut started).unwrap_err();
         assert!(e.to_string().contains("job 1"), "{}: {e}", p.name);
@@ -435,7 +425,7 @@ mod properties {
                 .enumerate()
                 .map(|(i, (dt, dim, service))| {
                     t += f64::from(dt) * 0.5;
-                    cube(i as u64, dim, t, f64::from(service))
+                    cube_job(i as u64, dim, t, f64::from(service))
                 })
                 .collect()
         })

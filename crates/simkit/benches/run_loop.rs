@@ -9,7 +9,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use partalloc_allocators::Allocator;
 use partalloc_schedulers::registry;
 use partalloc_schedulers::testing::TestAlloc;
-use partalloc_simkit::{SimConfig, Simulation, replication_rng};
+use partalloc_simkit::{Report, SimConfig, SimError, Simulation, replication_rng};
 use partalloc_workload::{Job, JobShape};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
@@ -39,6 +39,20 @@ fn workload(load: f64) -> Vec<Job> {
         .collect()
 }
 
+/// One run of `jobs` under `policy` with the buddy allocator on Q_10.
+fn simulate(policy: &str, jobs: Vec<Job>, measure_search_time: bool) -> Result<Report, SimError> {
+    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
+    let topo = *alloc.topology();
+    let sched = registry::build(policy, &topo).unwrap_or_else(|_| unreachable!());
+    let cfg = SimConfig {
+        measure_search_time,
+        ..SimConfig::default()
+    };
+    Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
+        .unwrap_or_else(|_| unreachable!())
+        .run()
+}
+
 fn bench(c: &mut Criterion) {
     let jobs = workload(0.5);
     let mut g = c.benchmark_group("run_loop");
@@ -48,18 +62,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter_batched(
                 || jobs.clone(),
-                |jobs| {
-                    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
-                    let topo = *alloc.topology();
-                    let sched = registry::build("fcfs", &topo).unwrap_or_else(|_| unreachable!());
-                    let cfg = SimConfig {
-                        measure_search_time: timing,
-                        ..SimConfig::default()
-                    };
-                    let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
-                        .unwrap_or_else(|_| unreachable!());
-                    black_box(sim.run().map(|r| r.results.completed))
-                },
+                |jobs| black_box(simulate("fcfs", jobs, timing).map(|r| r.results.completed)),
                 BatchSize::LargeInput,
             );
         });
@@ -82,18 +85,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(policy, |b| {
             b.iter_batched(
                 || jobs.clone(),
-                |jobs| {
-                    let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
-                    let topo = *alloc.topology();
-                    let sched = registry::build(policy, &topo).unwrap_or_else(|_| unreachable!());
-                    let cfg = SimConfig {
-                        measure_search_time: false,
-                        ..SimConfig::default()
-                    };
-                    let sim = Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
-                        .unwrap_or_else(|_| unreachable!());
-                    black_box(sim.run().map(|r| r.results.mean_response))
-                },
+                |jobs| black_box(simulate(policy, jobs, false).map(|r| r.results.mean_response)),
                 BatchSize::LargeInput,
             );
         });

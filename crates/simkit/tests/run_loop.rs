@@ -8,22 +8,12 @@
 
 use partalloc_allocators::Allocator;
 use partalloc_schedulers::registry;
-use partalloc_schedulers::testing::TestAlloc;
+use partalloc_schedulers::testing::{TestAlloc, cube_job};
 use partalloc_simkit::{ConfidenceInterval, Replications, SimConfig, Simulation, Stop};
 use partalloc_topology::Coords;
 use partalloc_workload::{Job, JobShape};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
-
-fn cube(id: u64, arrival: f64, dim: u32, service: f64) -> Job {
-    Job {
-        id,
-        arrival,
-        shape: JobShape::Cube { dim },
-        service,
-        estimate: None,
-    }
-}
 
 fn boxed(id: u64, arrival: f64, w: u32, h: u32, service: f64) -> Job {
     Job {
@@ -66,12 +56,12 @@ fn close(a: f64, b: f64) {
 /// topologically until J4 leaves at 6.5. J6 (Q_0) arrives at 3.
 fn q2_jobs() -> Vec<Job> {
     vec![
-        cube(1, 0.0, 0, 10.0),
-        cube(2, 0.0, 0, 2.0),
-        cube(3, 0.0, 1, 1.0),
-        cube(4, 1.5, 0, 5.0),
-        cube(5, 2.5, 1, 1.0),
-        cube(6, 3.0, 0, 1.0),
+        cube_job(1, 0, 0.0, 10.0),
+        cube_job(2, 0, 0.0, 2.0),
+        cube_job(3, 1, 0.0, 1.0),
+        cube_job(4, 0, 1.5, 5.0),
+        cube_job(5, 1, 2.5, 1.0),
+        cube_job(6, 0, 3.0, 1.0),
     ]
 }
 
@@ -215,7 +205,7 @@ fn bad_input_is_refused() {
     let alloc = TestAlloc::buddy(2).unwrap();
     let topo = *alloc.topology();
     let sched = registry::build("fcfs", &topo).unwrap();
-    let jobs = vec![cube(1, 2.0, 0, 1.0), cube(2, 1.0, 0, 1.0)];
+    let jobs = vec![cube_job(1, 0, 2.0, 1.0), cube_job(2, 0, 1.0, 1.0)];
     let e = Simulation::new(topo, Box::new(alloc), sched, jobs, SimConfig::default())
         .unwrap()
         .run()
@@ -228,7 +218,7 @@ fn bad_input_is_refused() {
         topo,
         Box::new(alloc),
         sched,
-        vec![cube(1, 0.0, 3, 1.0)],
+        vec![cube_job(1, 3, 0.0, 1.0)],
         SimConfig::default(),
     )
     .unwrap()
@@ -247,7 +237,7 @@ fn poisson(rng: &mut impl rand::Rng, lambda: f64, n: u64) -> Vec<Job> {
         .map(|id| {
             t += inter.sample(rng);
             let dim = rng.random_range(0..=3u32);
-            cube(id, t, dim, service.sample(rng))
+            cube_job(id, dim, t, service.sample(rng))
         })
         .collect()
 }
@@ -489,7 +479,7 @@ mod properties {
                 .enumerate()
                 .map(|(i, (dt, dim, service))| {
                     t += f64::from(dt) * 0.25;
-                    cube(i as u64, t, dim, f64::from(service) * 0.5)
+                    cube_job(i as u64, dim, t, f64::from(service) * 0.5)
                 })
                 .collect()
         })

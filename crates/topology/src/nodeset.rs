@@ -184,18 +184,8 @@ impl NodeSet {
 
     /// Applies `f(word, mask)` to every word overlapping `lo..hi`.
     fn for_range(&mut self, lo: usize, hi: usize, mut f: impl FnMut(&mut u64, u64)) {
-        let mut i = lo;
-        while i < hi {
-            let w = i / 64;
-            let start = i % 64;
-            let end = (hi - w * 64).min(64);
-            let mask = if end - start == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (end - start)) - 1) << start
-            };
+        for (w, mask) in range_masks(lo, hi) {
             f(&mut self.words[w], mask);
-            i = w * 64 + end;
         }
     }
 
@@ -226,21 +216,9 @@ impl NodeSet {
     /// As [`NodeSet::insert_range`].
     pub fn count_range(&self, lo: usize, hi: usize) -> Result<usize, TopologyError> {
         self.check_range(lo, hi)?;
-        let mut n = 0;
-        let mut i = lo;
-        while i < hi {
-            let w = i / 64;
-            let start = i % 64;
-            let end = (hi - w * 64).min(64);
-            let mask = if end - start == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (end - start)) - 1) << start
-            };
-            n += (self.words[w] & mask).count_ones() as usize;
-            i = w * 64 + end;
-        }
-        Ok(n)
+        Ok(range_masks(lo, hi)
+            .map(|(w, mask)| (self.words[w] & mask).count_ones() as usize)
+            .sum())
     }
 
     /// Removes every member.
@@ -283,6 +261,27 @@ impl NodeSet {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+}
+
+/// The words overlapping `lo..hi`, each with the mask of its bits that lie
+/// in the range.
+fn range_masks(lo: usize, hi: usize) -> impl Iterator<Item = (usize, u64)> {
+    let mut i = lo;
+    core::iter::from_fn(move || {
+        if i >= hi {
+            return None;
+        }
+        let w = i / 64;
+        let start = i % 64;
+        let end = (hi - w * 64).min(64);
+        let mask = if end - start == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << (end - start)) - 1) << start
+        };
+        i = w * 64 + end;
+        Some((w, mask))
+    })
 }
 
 impl fmt::Debug for NodeSet {

@@ -76,13 +76,7 @@ impl<S: ShapeDistribution, D: MeanDistribution> Workload<S, D> {
         demand: D,
         dependence: Dependence,
     ) -> Result<Self, WorkloadError> {
-        let l = Self::load_of(load, machine_nodes, &shapes, &demand, dependence, false)?;
-        Ok(Self::new(
-            PoissonArrivals::from_load(&l)?,
-            shapes,
-            demand,
-            dependence,
-        ))
+        Self::at_load(load, machine_nodes, shapes, demand, dependence, false)
     }
 
     /// As [`with_load`](Self::with_load) but accepting loads ≥ 1, for
@@ -97,34 +91,36 @@ impl<S: ShapeDistribution, D: MeanDistribution> Workload<S, D> {
         demand: D,
         dependence: Dependence,
     ) -> Result<Self, WorkloadError> {
-        let l = Self::load_of(load, machine_nodes, &shapes, &demand, dependence, true)?;
-        Ok(Self::new(
-            PoissonArrivals::from_load(&l)?,
-            shapes,
-            demand,
-            dependence,
-        ))
+        Self::at_load(load, machine_nodes, shapes, demand, dependence, true)
     }
 
-    fn load_of(
+    /// The stream whose λ gives `load` on `machine_nodes` nodes; `saturating`
+    /// accepts loads ≥ 1.
+    fn at_load(
         load: f64,
         machine_nodes: u64,
-        shapes: &S,
-        demand: &D,
+        shapes: S,
+        demand: D,
         dependence: Dependence,
         saturating: bool,
-    ) -> Result<OfferedLoad, WorkloadError> {
+    ) -> Result<Self, WorkloadError> {
         let m = shapes.mean_nodes();
         let r = match dependence {
             Dependence::Dependent => demand.mean(),
             // E[x] = m · r: the residence r that gives the same node·time.
             Dependence::Independent => demand.mean() / m,
         };
-        if saturating {
+        let l = if saturating {
             OfferedLoad::saturating(load, machine_nodes, m, r)
         } else {
             OfferedLoad::new(load, machine_nodes, m, r)
-        }
+        }?;
+        Ok(Self::new(
+            PoissonArrivals::from_load(&l)?,
+            shapes,
+            demand,
+            dependence,
+        ))
     }
 
     /// The arrival process.
