@@ -308,6 +308,54 @@ impl FirstSet {
     }
 }
 
+/// Implements the `Allocator` methods every k-ary strategy built on a core
+/// shares: they forward to `self.core` (a `slice::SliceCore` or a
+/// `search::JobSearch`), which has `topology`, `occ`, `ledger`, `busy`,
+/// `release`, `mark_faulty` and `repair`.
+macro_rules! core_methods {
+    () => {
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.core.topology
+        }
+
+        fn release(&mut self, grant: &crate::Grant) -> Result<(), crate::ReleaseError> {
+            self.core.release(grant)
+        }
+
+        fn free_nodes(&self) -> usize {
+            self.core.occ.free_count()
+        }
+
+        fn live_grants(&self) -> usize {
+            self.core.ledger.len()
+        }
+
+        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
+            self.core.occ.is_available(node)
+        }
+
+        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
+            self.core.busy()
+        }
+
+        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
+            self.core.occ.faulty().clone()
+        }
+
+        fn mark_faulty(
+            &mut self,
+            node: partalloc_topology::NodeId,
+        ) -> Result<(), crate::FaultError> {
+            self.core.mark_faulty(node)
+        }
+
+        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), crate::FaultError> {
+            self.core.repair(node)
+        }
+    };
+}
+pub(crate) use core_methods;
+
 #[cfg(test)]
 mod tests {
     use super::*;
