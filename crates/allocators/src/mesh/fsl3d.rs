@@ -41,6 +41,7 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
 
+use super::fsl::{Region, decompose};
 use crate::registry::{Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
@@ -124,42 +125,29 @@ fn key(c: &Cuboid) -> (Reverse<u64>, u64, [u32; 3], Reverse<[u32; 3]>) {
     )
 }
 
-/// Replaces every free box overlapping `best` by its dominant parts.
-pub(super) fn decompose3(free: &mut Vec<Cuboid>, best: Cuboid, pieces: &mut Vec<Cuboid>) {
-    pieces.clear();
-    let mut i = 0;
-    while i < free.len() {
-        let s = free[i];
-        if !s.overlaps(best) {
-            i += 1;
-            continue;
-        }
-        free.swap_remove(i);
+impl Region for Cuboid {
+    fn overlaps(self, o: Self) -> bool {
+        Self::overlaps(self, o)
+    }
+
+    fn contains(self, o: Self) -> bool {
+        Self::contains(self, o)
+    }
+
+    fn parts_outside(self, best: Self, out: &mut Vec<Self>) {
+        let s = self;
         for d in 0..3 {
             if best.lo[d] > s.lo[d] {
                 let mut p = s;
                 p.ext[d] = best.lo[d] - s.lo[d];
-                pieces.push(p);
+                out.push(p);
             }
             if best.hi(d) < s.hi(d) {
                 let mut p = s;
                 p.lo[d] = best.hi(d) + 1;
                 p.ext[d] = s.hi(d) - best.hi(d);
-                pieces.push(p);
+                out.push(p);
             }
-        }
-    }
-    pieces.sort_unstable();
-    pieces.dedup();
-    let survivors = free.len();
-    for (k, &p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.contains(p))
-            || pieces
-                .iter()
-                .enumerate()
-                .any(|(j, &q)| j != k && q.contains(p));
-        if !covered {
-            free.push(p);
         }
     }
 }
@@ -358,7 +346,7 @@ impl Fsl3d {
     }
 
     fn block(&mut self, c: Cuboid) {
-        decompose3(&mut self.free, c, &mut self.pieces);
+        decompose(&mut self.free, c, &mut self.pieces);
         self.sort();
     }
 
@@ -371,7 +359,7 @@ impl Fsl3d {
         self.free.push(self.whole());
         for i in 0..self.obstacles.len() {
             let o = self.obstacles[i];
-            decompose3(&mut self.free, o, &mut self.pieces);
+            decompose(&mut self.free, o, &mut self.pieces);
         }
         self.sort();
     }
