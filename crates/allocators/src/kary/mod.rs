@@ -310,7 +310,7 @@ impl FirstSet {
 
 /// Implements the `Allocator` methods every k-ary strategy built on a core
 /// shares: they forward to `self.core` (a `slice::SliceCore` or a
-/// `search::JobSearch`), which has `topology`, `occ`, `ledger`, `busy`,
+/// `search::JobSearch`), which has `topology`, `occ`, `ledger`,
 /// `release`, `mark_faulty` and `repair`.
 macro_rules! core_methods {
     () => {
@@ -322,25 +322,7 @@ macro_rules! core_methods {
             self.core.release(grant)
         }
 
-        fn free_nodes(&self) -> usize {
-            self.core.occ.free_count()
-        }
-
-        fn live_grants(&self) -> usize {
-            self.core.ledger.len()
-        }
-
-        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-            self.core.occ.is_available(node)
-        }
-
-        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.core.busy()
-        }
-
-        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-            self.core.occ.faulty().clone()
-        }
+        crate::occupancy::occupancy_methods!(core.occ, core.ledger);
 
         fn mark_faulty(
             &mut self,

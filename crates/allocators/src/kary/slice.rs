@@ -2,7 +2,7 @@
 //! k-ary Partner): a node bitmap, the request → slice-dimension mapping
 //! and grants recorded as partitions.
 
-use partalloc_topology::{Grid, GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{Grid, GridBox, NodeId, Topology};
 
 use super::{SliceMapping, kary_grid, slice_dim};
 use crate::registry::RegistryError;
@@ -98,9 +98,5 @@ impl SliceCore {
     pub(crate) fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.grid.check_node(node)?;
         self.occ.repair(node)
-    }
-
-    pub(crate) fn busy(&self) -> NodeSet {
-        self.occ.busy().clone()
     }
 }

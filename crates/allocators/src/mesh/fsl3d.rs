@@ -39,9 +39,10 @@
 
 use core::cmp::Reverse;
 
-use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{GridBox, NodeId, Topology};
 
 use super::fsl::{Region, decompose};
+use crate::occupancy::occupancy_methods;
 use crate::registry::{Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
@@ -420,25 +421,7 @@ impl Allocator for Fsl3d {
         Ok(())
     }
 
-    fn free_nodes(&self) -> usize {
-        self.occupancy.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.occupancy.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.occupancy.busy().clone()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occupancy.faulty().clone()
-    }
+    occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         let was = self.occupancy.faulty().contains(node);

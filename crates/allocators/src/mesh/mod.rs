@@ -39,7 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, NodeId, NodeSet, Topology, TopologyError};
+use partalloc_topology::{GridBox, NodeId, Topology, TopologyError};
 
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
@@ -370,10 +370,6 @@ impl MeshCore {
         }
         out
     }
-
-    pub(crate) fn busy(&self) -> NodeSet {
-        self.occupancy.busy().clone()
-    }
 }
 
 /// The first free a×b submesh in row-major order, then (with `rotate` and
@@ -505,25 +501,7 @@ macro_rules! mesh_allocator {
                 Ok(())
             }
 
-            fn free_nodes(&self) -> usize {
-                self.core.occupancy.free_count()
-            }
-
-            fn live_grants(&self) -> usize {
-                self.core.ledger.len()
-            }
-
-            fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-                self.core.occupancy.is_available(node)
-            }
-
-            fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-                self.core.busy()
-            }
-
-            fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-                self.core.occupancy.faulty().clone()
-            }
+            $crate::occupancy::occupancy_methods!(core.occupancy, core.ledger);
 
             fn mark_faulty(
                 &mut self,
