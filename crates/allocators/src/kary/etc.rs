@@ -93,12 +93,7 @@ pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
 };
 
 pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
-    match spec.get("search") {
-        None => Ok(SearchMode::default()),
-        Some(v) => v
-            .parse()
-            .map_err(|e: String| RegistryError::Spec(spec.invalid("search", e))),
-    }
+    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 
 /// The ETC strategy. See the [module docs](self).

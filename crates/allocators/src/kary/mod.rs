@@ -204,12 +204,7 @@ pub(crate) fn slice_dim(
 
 /// Parses the `mapping` parameter.
 pub(crate) fn mapping_param(spec: &crate::StrategySpec) -> Result<SliceMapping, RegistryError> {
-    match spec.get("mapping") {
-        None => Ok(SliceMapping::default()),
-        Some(v) => v
-            .parse()
-            .map_err(|e: String| RegistryError::Spec(spec.invalid("mapping", e))),
-    }
+    Ok(spec.parse_or(MAPPING_PARAM.name, SliceMapping::default())?)
 }
 
 pub(crate) const MAPPING_PARAM: crate::registry::ParamInfo = crate::registry::ParamInfo {
