@@ -52,51 +52,51 @@ fn warm(a: &mut dyn Allocator, m: &Mix) -> Vec<Grant> {
     live
 }
 
-fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("hypercube_alloc_release");
-    group.sample_size(10);
-    for n in [10u32, 16, 20] {
-        let topo: Topology = match format!("hypercube:{n}").parse() {
-            Ok(t) => t,
-            Err(_) => continue,
-        };
-        for name in [
+/// Every strategy on each benchmarked machine Q_n, n ∈ {10, 16, 20};
+/// `multiple-gray-code` at n = 10 only.
+fn strategies() -> impl Iterator<Item = (u32, &'static str, Box<dyn Allocator>)> {
+    [10u32, 16, 20].into_iter().flat_map(|n| {
+        let topo: Option<Topology> = format!("hypercube:{n}").parse().ok();
+        [
             "buddy",
             "buddy-free-list",
             "gray-code",
             "multiple-gray-code",
             "partner",
             "partner-ext",
-        ] {
-            if name == "multiple-gray-code" && n > 10 {
-                continue;
-            }
-            let Ok(mut a) = registry::build(name, &topo) else {
-                continue;
-            };
-            let m = mix(n, 0x9E37_79B9_7F4A_7C15 ^ u64::from(n));
-            let mut live = warm(a.as_mut(), &m);
-            let mut i = 0usize;
-            let before = live.len();
-            group.bench_function(BenchmarkId::new(name, n), |b| {
-                b.iter(|| {
-                    let k = m.dims[i & (OPS - 1)];
-                    if let Ok(g) = a.allocate(black_box(&Request::subcube(k))) {
-                        live.push(g);
-                    }
-                    if !live.is_empty() {
-                        let g = live.swap_remove(m.picks[i & (OPS - 1)] % live.len());
-                        let _ = black_box(a.release(&g));
-                    }
-                    i += 1;
-                });
+        ]
+        .into_iter()
+        .filter(move |&name| name != "multiple-gray-code" || n <= 10)
+        .filter_map(move |name| Some((n, name, registry::build(name, topo.as_ref()?).ok()?)))
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hypercube_alloc_release");
+    group.sample_size(10);
+    for (n, name, mut a) in strategies() {
+        let m = mix(n, 0x9E37_79B9_7F4A_7C15 ^ u64::from(n));
+        let mut live = warm(a.as_mut(), &m);
+        let mut i = 0usize;
+        let before = live.len();
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| {
+                let k = m.dims[i & (OPS - 1)];
+                if let Ok(g) = a.allocate(black_box(&Request::subcube(k))) {
+                    live.push(g);
+                }
+                if !live.is_empty() {
+                    let g = live.swap_remove(m.picks[i & (OPS - 1)] % live.len());
+                    let _ = black_box(a.release(&g));
+                }
+                i += 1;
             });
-            eprintln!(
-                "{name}/{n}: occupancy {:.1}% after the run ({} live grants, {before} at the start)",
-                100.0 * (1.0 - a.free_nodes() as f64 / a.total_nodes() as f64),
-                live.len()
-            );
-        }
+        });
+        eprintln!(
+            "{name}/{n}: occupancy {:.1}% after the run ({} live grants, {before} at the start)",
+            100.0 * (1.0 - a.free_nodes() as f64 / a.total_nodes() as f64),
+            live.len()
+        );
     }
     group.finish();
 }
@@ -107,34 +107,15 @@ fn bench(c: &mut Criterion) {
 fn refused(c: &mut Criterion) {
     let mut group = c.benchmark_group("hypercube_refused_q1");
     group.sample_size(10);
-    for n in [10u32, 16, 20] {
-        let topo: Topology = match format!("hypercube:{n}").parse() {
-            Ok(t) => t,
-            Err(_) => continue,
-        };
-        for name in [
-            "buddy",
-            "buddy-free-list",
-            "gray-code",
-            "multiple-gray-code",
-            "partner",
-            "partner-ext",
-        ] {
-            if name == "multiple-gray-code" && n > 10 {
-                continue;
-            }
-            let Ok(mut a) = registry::build(name, &topo) else {
-                continue;
-            };
-            // Every Q_1 joins nodes of odd and even weight, so with the
-            // even-weight nodes faulty every Q_1 request is refused.
-            for v in (0..1u32 << n).filter(|v| v.count_ones() % 2 == 0) {
-                let _ = a.mark_faulty(v);
-            }
-            group.bench_function(BenchmarkId::new(name, n), |b| {
-                b.iter(|| black_box(a.allocate(black_box(&Request::subcube(1)))).is_err());
-            });
+    for (n, name, mut a) in strategies() {
+        // Every Q_1 joins nodes of odd and even weight, so with the
+        // even-weight nodes faulty every Q_1 request is refused.
+        for v in (0..1u32 << n).filter(|v| v.count_ones() % 2 == 0) {
+            let _ = a.mark_faulty(v);
         }
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| black_box(a.allocate(black_box(&Request::subcube(1)))).is_err());
+        });
     }
     group.finish();
 }

@@ -12,19 +12,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use partalloc_allocators::{Allocator, Grant, Request, registry};
 use partalloc_topology::{Grid, Topology};
 
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::SplitMix;
 
 fn job(rng: &mut SplitMix, logk: u32) -> Option<Request> {
     let s: Vec<u32> = (0..3)

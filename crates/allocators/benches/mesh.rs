@@ -28,24 +28,16 @@ use partalloc_topology::Topology;
 
 const LOAD: f64 = 0.47;
 const SEQ: usize = 1 << 14;
+const NAMES: [&str; 4] = [
+    "fsl",
+    "fsl[dealloc=incremental]",
+    "adaptive-scan",
+    "busy-list",
+];
 
-/// SplitMix64: a fixed, dependency-free stream so every run replays the
-/// same requests.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::SplitMix;
 
 struct Run {
     alloc: Box<dyn Allocator>,
@@ -97,26 +89,24 @@ impl Run {
         }
         black_box(&self.live);
     }
+
+    /// The time of `iters` steps.
+    fn time(&mut self, iters: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..iters {
+            self.step();
+        }
+        start.elapsed()
+    }
 }
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mesh_alloc_release_load047");
     for side in [16u32, 32, 64, 128, 256, 512] {
-        for name in [
-            "fsl",
-            "fsl[dealloc=incremental]",
-            "adaptive-scan",
-            "busy-list",
-        ] {
+        for name in NAMES {
             let mut run = Run::new(name, side, side);
             group.bench_with_input(BenchmarkId::new(name, side), &side, |b, _| {
-                b.iter_custom(|iters| {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        run.step();
-                    }
-                    start.elapsed()
-                });
+                b.iter_custom(|iters| run.time(iters));
             });
         }
     }
@@ -124,22 +114,9 @@ fn bench(c: &mut Criterion) {
     // Many small jobs: 128×128 mesh, sides uniform in 1..=16 (about a
     // hundred live jobs), where the list lengths N_f and N_a matter.
     let mut group = c.benchmark_group("mesh_small_jobs_128_load047");
-    for name in [
-        "fsl",
-        "fsl[dealloc=incremental]",
-        "adaptive-scan",
-        "busy-list",
-    ] {
+    for name in NAMES {
         let mut run = Run::new(name, 128, 16);
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    run.step();
-                }
-                start.elapsed()
-            });
-        });
+        group.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
     }
     group.finish();
 }

@@ -134,3 +134,32 @@ impl Occupancy {
         Ok(())
     }
 }
+
+/// Implements the `Allocator` methods that only read an [`Occupancy`] and a
+/// [`GrantLedger`](crate::GrantLedger): `free_nodes`, `live_grants`,
+/// `is_available`, `busy_nodes` and `faulty_nodes`. Give the field paths
+/// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`.
+macro_rules! occupancy_methods {
+    ($($occ:ident).+, $($ledger:ident).+) => {
+        fn free_nodes(&self) -> usize {
+            self.$($occ).+.free_count()
+        }
+
+        fn live_grants(&self) -> usize {
+            self.$($ledger).+.len()
+        }
+
+        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
+            self.$($occ).+.is_available(node)
+        }
+
+        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
+            self.$($occ).+.busy().clone()
+        }
+
+        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
+            self.$($occ).+.faulty().clone()
+        }
+    };
+}
+pub(crate) use occupancy_methods;

@@ -15,8 +15,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{NodeId, NodeSet, Topology, TopologyKind};
+use partalloc_topology::{NodeId, Topology, TopologyKind};
 
+use crate::occupancy::occupancy_methods;
 use crate::registry::{Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
@@ -105,25 +106,7 @@ impl Allocator for Paging {
         Ok(())
     }
 
-    fn free_nodes(&self) -> usize {
-        self.occupancy.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.occupancy.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.occupancy.busy().clone()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occupancy.faulty().clone()
-    }
+    occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.occupancy.mark_faulty(node)

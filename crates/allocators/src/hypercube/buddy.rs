@@ -91,34 +91,21 @@ impl Allocator for Buddy {
             .nodes
             .blocked()
             .first_clear_block(k, self.nodes.len())
-            .ok_or(AllocError::NoRoom {
-                request: *request,
-                free: self.nodes.free(),
-                total: self.nodes.len(),
-            })?;
+            .ok_or_else(|| self.nodes.no_room(request))?;
         let s = self.block(k, alpha);
-        self.nodes.occupy(&s);
-        let id = self.ledger.issue(s);
-        Ok(Grant::new(id, Partition::Subcube(s), request.node_count()))
+        Ok(self.nodes.grant(&mut self.ledger, s, request))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let s = self.ledger.take(grant.id())?;
-        self.nodes.vacate(&s);
-        Ok(())
+        self.nodes.release(&mut self.ledger, grant).map(drop)
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.check_fault(node)? {
-            self.nodes.set_faulty(node);
-        }
-        Ok(())
+        self.nodes.fault(node).map(drop)
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.check_node(node)?;
-        self.nodes.clear_faulty(node);
-        Ok(())
+        self.nodes.mend(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

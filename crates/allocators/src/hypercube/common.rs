@@ -5,7 +5,7 @@
 use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology};
 
 use crate::registry::RegistryError;
-use crate::{AllocError, FaultError, Request};
+use crate::{AllocError, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request};
 
 /// The dimension k of a subcube request on Q_n.
 pub(crate) fn requested_dim(
@@ -315,8 +315,8 @@ impl Nodes {
         self.free += s.len() as usize;
     }
 
-    /// Checks a node can be marked faulty; `Ok(false)` if it already is.
-    pub(crate) fn check_fault(&self, node: NodeId) -> Result<bool, FaultError> {
+    /// Marks a free node faulty; `Ok(false)` if it already is.
+    pub(crate) fn fault(&mut self, node: NodeId) -> Result<bool, FaultError> {
         self.check_node(node)?;
         if self.faulty.get(node as usize) {
             return Ok(false);
@@ -324,35 +324,61 @@ impl Nodes {
         if self.blocked.get(node as usize) {
             return Err(FaultError::Busy { node });
         }
+        self.faulty.set(node as usize, true);
+        self.blocked.set(node as usize, true);
+        self.free -= 1;
         Ok(true)
     }
 
-    pub(crate) fn check_node(&self, node: NodeId) -> Result<(), FaultError> {
+    /// Returns a faulty node to service; `Ok(false)` if it was not faulty.
+    pub(crate) fn mend(&mut self, node: NodeId) -> Result<bool, FaultError> {
+        self.check_node(node)?;
+        if !self.faulty.get(node as usize) {
+            return Ok(false);
+        }
+        self.faulty.set(node as usize, false);
+        self.blocked.set(node as usize, false);
+        self.free += 1;
+        Ok(true)
+    }
+
+    fn check_node(&self, node: NodeId) -> Result<(), FaultError> {
         Hypercube::new(self.n)
             .and_then(|h| h.check_node(node))
             .map_err(FaultError::from)
     }
 
-    pub(crate) fn is_faulty(&self, node: NodeId) -> bool {
-        self.faulty.get(node as usize)
-    }
-
-    /// Marks a free node faulty (call after [`Nodes::check_fault`]).
-    pub(crate) fn set_faulty(&mut self, node: NodeId) {
-        if !self.faulty.get(node as usize) {
-            self.faulty.set(node as usize, true);
-            self.blocked.set(node as usize, true);
-            self.free -= 1;
+    /// Why `request` was refused: no room among the available nodes.
+    pub(crate) fn no_room(&self, request: &Request) -> AllocError {
+        AllocError::NoRoom {
+            request: *request,
+            free: self.free,
+            total: self.len(),
         }
     }
 
-    /// Returns a faulty node to service.
-    pub(crate) fn clear_faulty(&mut self, node: NodeId) {
-        if self.faulty.get(node as usize) {
-            self.faulty.set(node as usize, false);
-            self.blocked.set(node as usize, false);
-            self.free += 1;
-        }
+    /// Occupies the available subcube `s`, records it in `ledger` and
+    /// returns its grant.
+    pub(crate) fn grant(
+        &mut self,
+        ledger: &mut GrantLedger<Subcube>,
+        s: Subcube,
+        request: &Request,
+    ) -> Grant {
+        self.occupy(&s);
+        let id = ledger.issue(s);
+        Grant::new(id, Partition::Subcube(s), request.node_count())
+    }
+
+    /// Takes the grant's subcube out of `ledger` and frees its nodes.
+    pub(crate) fn release(
+        &mut self,
+        ledger: &mut GrantLedger<Subcube>,
+        grant: &Grant,
+    ) -> Result<Subcube, ReleaseError> {
+        let s = ledger.take(grant.id())?;
+        self.vacate(&s);
+        Ok(s)
     }
 
     pub(crate) fn busy_set(&self) -> NodeSet {

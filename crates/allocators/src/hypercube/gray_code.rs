@@ -218,11 +218,7 @@ impl Allocator for GrayCode {
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let no_room = AllocError::NoRoom {
-            request: *request,
-            free: self.nodes.free(),
-            total: self.nodes.len(),
-        };
+        let no_room = self.nodes.no_room(request);
         let (s, alpha) = if k == 0 {
             let node = self.nodes.lowest_available().ok_or(no_room)?;
             self.positions.set(self.code.position(node) as usize, true);
@@ -254,17 +250,14 @@ impl Allocator for GrayCode {
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.check_fault(node)? {
-            self.nodes.set_faulty(node);
+        if self.nodes.fault(node)? {
             self.positions.set(self.code.position(node) as usize, true);
         }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.check_node(node)?;
-        if self.nodes.is_faulty(node) {
-            self.nodes.clear_faulty(node);
+        if self.nodes.mend(node)? {
             self.positions.set(self.code.position(node) as usize, false);
         }
         Ok(())

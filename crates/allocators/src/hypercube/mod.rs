@@ -84,31 +84,33 @@ pub enum HypercubeError {
 }
 
 /// The `Allocator` methods every node-bitmap strategy shares: they read
-/// `self.nodes` (a `common::Nodes`), `self.ledger` and `self.topology`.
+/// `self.nodes` (a `common::Nodes`), `self.ledger` and `self.topology`, or
+/// the same fields of the struct at a path given as `core.` (with the
+/// trailing dot).
 macro_rules! node_state_methods {
-    () => {
+    ($($path:ident .)*) => {
         fn topology(&self) -> &partalloc_topology::Topology {
-            &self.topology
+            &self.$($path.)*topology
         }
 
         fn free_nodes(&self) -> usize {
-            self.nodes.free()
+            self.$($path.)*nodes.free()
         }
 
         fn live_grants(&self) -> usize {
-            self.ledger.len()
+            self.$($path.)*ledger.len()
         }
 
         fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-            self.nodes.is_available(node)
+            self.$($path.)*nodes.is_available(node)
         }
 
         fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.nodes.busy_set()
+            self.$($path.)*nodes.busy_set()
         }
 
         fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-            self.nodes.faulty_set()
+            self.$($path.)*nodes.faulty_set()
         }
     };
 }

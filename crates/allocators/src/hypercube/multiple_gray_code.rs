@@ -240,33 +240,20 @@ impl Allocator for MultipleGrayCode {
                 .iter()
                 .find_map(|c| first_window(&self.nodes, &self.cube, c, k))
         };
-        let s = found.ok_or(AllocError::NoRoom {
-            request: *request,
-            free: self.nodes.free(),
-            total: self.nodes.len(),
-        })?;
-        self.nodes.occupy(&s);
-        let id = self.ledger.issue(s);
-        Ok(Grant::new(id, Partition::Subcube(s), request.node_count()))
+        let s = found.ok_or_else(|| self.nodes.no_room(request))?;
+        Ok(self.nodes.grant(&mut self.ledger, s, request))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let s = self.ledger.take(grant.id())?;
-        self.nodes.vacate(&s);
-        Ok(())
+        self.nodes.release(&mut self.ledger, grant).map(drop)
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.check_fault(node)? {
-            self.nodes.set_faulty(node);
-        }
-        Ok(())
+        self.nodes.fault(node).map(drop)
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.check_node(node)?;
-        self.nodes.clear_faulty(node);
-        Ok(())
+        self.nodes.mend(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

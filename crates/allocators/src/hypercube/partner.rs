@@ -96,38 +96,28 @@ impl Partner {
 
     pub(super) fn take(&mut self, s: Subcube, request: &Request) -> Grant {
         self.tree.mark(&s);
-        self.nodes.occupy(&s);
-        let id = self.ledger.issue(s);
-        Grant::new(id, Partition::Subcube(s), request.node_count())
+        self.nodes.grant(&mut self.ledger, s, request)
     }
 
     pub(super) fn no_room(&self, request: &Request) -> AllocError {
-        AllocError::NoRoom {
-            request: *request,
-            free: self.nodes.free(),
-            total: self.nodes.len(),
-        }
+        self.nodes.no_room(request)
     }
 
     pub(super) fn give_back(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let s = self.ledger.take(grant.id())?;
+        let s = self.nodes.release(&mut self.ledger, grant)?;
         self.tree.unmark(&s);
-        self.nodes.vacate(&s);
         Ok(())
     }
 
     pub(super) fn fault(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.check_fault(node)? {
-            self.nodes.set_faulty(node);
+        if self.nodes.fault(node)? {
             self.tree.set_leaf(node, true);
         }
         Ok(())
     }
 
     pub(super) fn mend(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.check_node(node)?;
-        if self.nodes.is_faulty(node) {
-            self.nodes.clear_faulty(node);
+        if self.nodes.mend(node)? {
             self.tree.set_leaf(node, false);
         }
         Ok(())

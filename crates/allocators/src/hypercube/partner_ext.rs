@@ -49,6 +49,7 @@ use thiserror::Error;
 use partalloc_topology::{Hypercube, NodeId, Subcube, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
+use super::node_state_methods;
 use super::partner::Partner;
 use super::tree::partner_cube;
 use crate::registry::{Entry, ParamInfo, StrategyInfo};
@@ -185,9 +186,7 @@ impl Allocator for PartnerExt {
         format!("{NAME}[delta={}]", self.delta)
     }
 
-    fn topology(&self) -> &partalloc_topology::Topology {
-        self.core.topology()
-    }
+    node_state_methods!(core.);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;
@@ -201,26 +200,6 @@ impl Allocator for PartnerExt {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.core.give_back(grant)
-    }
-
-    fn free_nodes(&self) -> usize {
-        self.core.free_nodes()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.core.live_grants()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.core.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-        self.core.busy_nodes()
-    }
-
-    fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-        self.core.faulty_nodes()
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {

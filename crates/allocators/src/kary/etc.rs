@@ -45,12 +45,12 @@
 use core::fmt;
 use core::str::FromStr;
 
-use partalloc_topology::{NodeId, NodeSet, Topology, TopologyKind};
+use partalloc_topology::{Topology, TopologyKind};
 
-use super::any_grid;
 use super::search::JobSearch;
+use super::{any_grid, core_methods};
 use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
-use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// How a job-based search checks windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -93,12 +93,7 @@ pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
 };
 
 pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
-    match spec.get("search") {
-        None => Ok(SearchMode::default()),
-        Some(v) => v
-            .parse()
-            .map_err(|e: String| RegistryError::Spec(spec.invalid("search", e))),
-    }
+    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 
 /// The ETC strategy. See the [module docs](self).
@@ -153,47 +148,13 @@ impl Allocator for Etc {
         }
     }
 
-    fn topology(&self) -> &Topology {
-        &self.core.topology
-    }
-
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         self.core.allocate("etc", request, true)
-    }
-
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.core.release(grant)
-    }
-
-    fn free_nodes(&self) -> usize {
-        self.core.occ.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.core.ledger.len()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.core.occ.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.core.busy()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.core.occ.faulty().clone()
-    }
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.mark_faulty(node)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.repair(node)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.core.recognizable("etc", request, true)
     }
+
+    core_methods!();
 }

@@ -23,8 +23,8 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
-use super::slice::{SliceCore, slice_common};
-use super::{MAPPING_PARAM, SliceMapping, mapping_param};
+use super::slice::SliceCore;
+use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
 use crate::registry::{Entry, RegistryError, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
@@ -104,5 +104,5 @@ impl Allocator for ExtendedBuddy {
             .collect())
     }
 
-    slice_common!();
+    core_methods!();
 }

@@ -28,8 +28,8 @@
 use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 
 use super::isomorphic::as_box_if_box;
-use super::slice::{SliceCore, slice_common};
-use super::{MAPPING_PARAM, SliceMapping, mapping_param};
+use super::slice::SliceCore;
+use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
 use crate::registry::{Entry, RegistryError, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
@@ -155,5 +155,5 @@ impl Allocator for ExtendedGrayCode {
         Ok(self.windows(r).map(|s| self.window(r, s)).collect())
     }
 
-    slice_common!();
+    core_methods!();
 }

@@ -204,12 +204,7 @@ pub(crate) fn slice_dim(
 
 /// Parses the `mapping` parameter.
 pub(crate) fn mapping_param(spec: &crate::StrategySpec) -> Result<SliceMapping, RegistryError> {
-    match spec.get("mapping") {
-        None => Ok(SliceMapping::default()),
-        Some(v) => v
-            .parse()
-            .map_err(|e: String| RegistryError::Spec(spec.invalid("mapping", e))),
-    }
+    Ok(spec.parse_or(MAPPING_PARAM.name, SliceMapping::default())?)
 }
 
 pub(crate) const MAPPING_PARAM: crate::registry::ParamInfo = crate::registry::ParamInfo {
@@ -307,6 +302,36 @@ impl FirstSet {
         })
     }
 }
+
+/// Implements the `Allocator` methods every k-ary strategy built on a core
+/// shares: they forward to `self.core` (a `slice::SliceCore` or a
+/// `search::JobSearch`), which has `topology`, `occ`, `ledger`,
+/// `release`, `mark_faulty` and `repair`.
+macro_rules! core_methods {
+    () => {
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.core.topology
+        }
+
+        fn release(&mut self, grant: &crate::Grant) -> Result<(), crate::ReleaseError> {
+            self.core.release(grant)
+        }
+
+        crate::occupancy::occupancy_methods!(core.occ, core.ledger);
+
+        fn mark_faulty(
+            &mut self,
+            node: partalloc_topology::NodeId,
+        ) -> Result<(), crate::FaultError> {
+            self.core.mark_faulty(node)
+        }
+
+        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), crate::FaultError> {
+            self.core.repair(node)
+        }
+    };
+}
+pub(crate) use core_methods;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! orientations in the same order and bases in node-id order, so they
 //! choose the same box.
 
-use partalloc_topology::{Grid, GridBox, MAX_DIMS, NodeId, NodeSet, Topology};
+use partalloc_topology::{Grid, GridBox, MAX_DIMS, NodeId, Topology};
 
 use super::isomorphic::{next_permutation, odometer};
 use super::{SearchMode, box_sides};
@@ -418,9 +418,5 @@ impl JobSearch {
             });
         }
         Ok(out)
-    }
-
-    pub(crate) fn busy(&self) -> NodeSet {
-        self.occ.busy().clone()
     }
 }

@@ -2,7 +2,7 @@
 //! k-ary Partner): a node bitmap, the request → slice-dimension mapping
 //! and grants recorded as partitions.
 
-use partalloc_topology::{Grid, GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{Grid, GridBox, NodeId, Topology};
 
 use super::{SliceMapping, kary_grid, slice_dim};
 use crate::registry::RegistryError;
@@ -99,53 +99,4 @@ impl SliceCore {
         self.grid.check_node(node)?;
         self.occ.repair(node)
     }
-
-    pub(crate) fn busy(&self) -> NodeSet {
-        self.occ.busy().clone()
-    }
 }
-
-/// Implements the `Allocator` methods every slice strategy shares.
-macro_rules! slice_common {
-    () => {
-        fn topology(&self) -> &partalloc_topology::Topology {
-            &self.core.topology
-        }
-
-        fn release(&mut self, grant: &crate::Grant) -> Result<(), crate::ReleaseError> {
-            self.core.release(grant)
-        }
-
-        fn free_nodes(&self) -> usize {
-            self.core.occ.free_count()
-        }
-
-        fn live_grants(&self) -> usize {
-            self.core.ledger.len()
-        }
-
-        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-            self.core.occ.is_available(node)
-        }
-
-        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.core.busy()
-        }
-
-        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-            self.core.occ.faulty().clone()
-        }
-
-        fn mark_faulty(
-            &mut self,
-            node: partalloc_topology::NodeId,
-        ) -> Result<(), crate::FaultError> {
-            self.core.mark_faulty(node)
-        }
-
-        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), crate::FaultError> {
-            self.core.repair(node)
-        }
-    };
-}
-pub(crate) use slice_common;

@@ -22,13 +22,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{NodeId, NodeSet, Topology, TopologyKind};
+use partalloc_topology::{Topology, TopologyKind};
 
 use super::etc::{SEARCH_PARAM, search_param};
 use super::search::JobSearch;
-use super::{SearchMode, any_grid};
+use super::{SearchMode, any_grid, core_methods};
 use crate::registry::{Entry, RegistryError, StrategyInfo};
-use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Sniffing strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -76,47 +76,13 @@ impl Allocator for Sniffing {
         }
     }
 
-    fn topology(&self) -> &Topology {
-        &self.core.topology
-    }
-
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         self.core.allocate("sniffing", request, false)
-    }
-
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.core.release(grant)
-    }
-
-    fn free_nodes(&self) -> usize {
-        self.core.occ.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.core.ledger.len()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.core.occ.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.core.busy()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.core.occ.faulty().clone()
-    }
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.mark_faulty(node)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.repair(node)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.core.recognizable("sniffing", request, false)
     }
+
+    core_methods!();
 }

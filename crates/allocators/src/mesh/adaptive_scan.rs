@@ -25,7 +25,7 @@
 
 use partalloc_topology::Topology;
 
-use super::{MeshCore, MeshHooks, Rect, first_free_base, mesh_allocator, orientations};
+use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
 use crate::registry::{Entry, StrategyInfo};
 use crate::{Partition, RegistryError};
 
@@ -70,20 +70,11 @@ impl MeshHooks for AdaptiveScan {
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
-        let (or, n) = orientations(a, b, rotate);
-        or[..n].iter().find_map(|&(w, h)| {
-            first_free_base(&self.core, w, h, &mut self.run, &mut self.cnt)
-                .map(|(x, y)| Rect::new(x, y, w, h))
-        })
+        first_fit(&self.core, a, b, rotate, &mut self.run, &mut self.cnt)
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        let mut v = Vec::new();
-        let (or, n) = orientations(a, b, rotate);
-        for &(w, h) in &or[..n] {
-            self.core.all_placements(w, h, &mut v);
-        }
-        v
+        self.core.placements(a, b, rotate)
     }
 }
 

@@ -144,9 +144,7 @@ impl MeshHooks for BestFit {
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
-        let mut v = Vec::new();
-        self.core.all_placements(a, b, &mut v);
-        v
+        self.core.placements(a, b, false)
     }
 }
 

@@ -235,12 +235,7 @@ impl MeshHooks for BusyList {
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        let mut v = Vec::new();
-        let (or, n) = orientations(a, b, rotate);
-        for &(w, h) in &or[..n] {
-            self.core.all_placements(w, h, &mut v);
-        }
-        v
+        self.core.placements(a, b, rotate)
     }
 }
 

@@ -22,7 +22,7 @@
 
 use partalloc_topology::Topology;
 
-use super::{MeshCore, MeshHooks, Rect, first_free_base, mesh_allocator};
+use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
 use crate::registry::{Entry, StrategyInfo};
 use crate::{Partition, RegistryError};
 
@@ -67,8 +67,7 @@ impl MeshHooks for FirstFit {
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
-        first_free_base(&self.core, a, b, &mut self.run, &mut self.cnt)
-            .map(|(x, y)| Rect::new(x, y, a, b))
+        first_fit(&self.core, a, b, false, &mut self.run, &mut self.cnt)
     }
 
     fn rotates(&self) -> bool {
@@ -76,9 +75,7 @@ impl MeshHooks for FirstFit {
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
-        let mut v = Vec::new();
-        self.core.all_placements(a, b, &mut v);
-        v
+        self.core.placements(a, b, false)
     }
 }
 

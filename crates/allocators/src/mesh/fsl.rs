@@ -144,10 +144,46 @@ pub fn reservation_factor(s: &GridBox, against: &GridBox) -> Option<u64> {
     Some(rf(Rect::of_box(s)?, Rect::of_box(against)?))
 }
 
-/// Replaces every free submesh overlapping `best` by its dominant parts
-/// (Fig. 6 step 3). `free` stays a set of maximal free rectangles if it was
+/// A free region of a free submesh list: a [`Rect`] here, a cuboid in
+/// [`Fsl3d`](super::Fsl3d).
+pub(super) trait Region: Copy + Ord {
+    fn overlaps(self, o: Self) -> bool;
+    fn contains(self, o: Self) -> bool;
+    /// Pushes the dominant parts of `self` that lie outside `best` (one
+    /// per side of `best` inside `self`).
+    fn parts_outside(self, best: Self, out: &mut Vec<Self>);
+}
+
+impl Region for Rect {
+    fn overlaps(self, o: Self) -> bool {
+        Self::overlaps(self, o)
+    }
+
+    fn contains(self, o: Self) -> bool {
+        Self::contains(self, o)
+    }
+
+    fn parts_outside(self, best: Self, out: &mut Vec<Self>) {
+        let s = self;
+        if best.x > s.x {
+            out.push(Rect::new(s.x, s.y, best.x - s.x, s.h));
+        }
+        if best.x2() < s.x2() {
+            out.push(Rect::new(best.x2() + 1, s.y, s.x2() - best.x2(), s.h));
+        }
+        if best.y > s.y {
+            out.push(Rect::new(s.x, s.y, s.w, best.y - s.y));
+        }
+        if best.y2() < s.y2() {
+            out.push(Rect::new(s.x, best.y2() + 1, s.w, s.y2() - best.y2()));
+        }
+    }
+}
+
+/// Replaces every free region overlapping `best` by its dominant parts
+/// (Fig. 6 step 3). `free` stays a set of maximal free regions if it was
 /// one and `best` was free or is being blocked now.
-pub(super) fn decompose(free: &mut Vec<Rect>, best: Rect, pieces: &mut Vec<Rect>) {
+pub(super) fn decompose<R: Region>(free: &mut Vec<R>, best: R, pieces: &mut Vec<R>) {
     pieces.clear();
     let mut i = 0;
     while i < free.len() {
@@ -157,18 +193,7 @@ pub(super) fn decompose(free: &mut Vec<Rect>, best: Rect, pieces: &mut Vec<Rect>
             continue;
         }
         free.swap_remove(i);
-        if best.x > s.x {
-            pieces.push(Rect::new(s.x, s.y, best.x - s.x, s.h));
-        }
-        if best.x2() < s.x2() {
-            pieces.push(Rect::new(best.x2() + 1, s.y, s.x2() - best.x2(), s.h));
-        }
-        if best.y > s.y {
-            pieces.push(Rect::new(s.x, s.y, s.w, best.y - s.y));
-        }
-        if best.y2() < s.y2() {
-            pieces.push(Rect::new(s.x, best.y2() + 1, s.w, s.y2() - best.y2()));
-        }
+        s.parts_outside(best, pieces);
     }
     pieces.sort_unstable();
     pieces.dedup();
@@ -377,12 +402,7 @@ impl MeshHooks for Fsl {
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        let mut v = Vec::new();
-        let (or, n) = orientations(a, b, rotate);
-        for &(w, h) in &or[..n] {
-            self.core.all_placements(w, h, &mut v);
-        }
-        v
+        self.core.placements(a, b, rotate)
     }
 }
 

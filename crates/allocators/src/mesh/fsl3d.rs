@@ -39,8 +39,10 @@
 
 use core::cmp::Reverse;
 
-use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{GridBox, NodeId, Topology};
 
+use super::fsl::{Region, decompose};
+use crate::occupancy::occupancy_methods;
 use crate::registry::{Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
@@ -124,42 +126,29 @@ fn key(c: &Cuboid) -> (Reverse<u64>, u64, [u32; 3], Reverse<[u32; 3]>) {
     )
 }
 
-/// Replaces every free box overlapping `best` by its dominant parts.
-pub(super) fn decompose3(free: &mut Vec<Cuboid>, best: Cuboid, pieces: &mut Vec<Cuboid>) {
-    pieces.clear();
-    let mut i = 0;
-    while i < free.len() {
-        let s = free[i];
-        if !s.overlaps(best) {
-            i += 1;
-            continue;
-        }
-        free.swap_remove(i);
+impl Region for Cuboid {
+    fn overlaps(self, o: Self) -> bool {
+        Self::overlaps(self, o)
+    }
+
+    fn contains(self, o: Self) -> bool {
+        Self::contains(self, o)
+    }
+
+    fn parts_outside(self, best: Self, out: &mut Vec<Self>) {
+        let s = self;
         for d in 0..3 {
             if best.lo[d] > s.lo[d] {
                 let mut p = s;
                 p.ext[d] = best.lo[d] - s.lo[d];
-                pieces.push(p);
+                out.push(p);
             }
             if best.hi(d) < s.hi(d) {
                 let mut p = s;
                 p.lo[d] = best.hi(d) + 1;
                 p.ext[d] = s.hi(d) - best.hi(d);
-                pieces.push(p);
+                out.push(p);
             }
-        }
-    }
-    pieces.sort_unstable();
-    pieces.dedup();
-    let survivors = free.len();
-    for (k, &p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.contains(p))
-            || pieces
-                .iter()
-                .enumerate()
-                .any(|(j, &q)| j != k && q.contains(p));
-        if !covered {
-            free.push(p);
         }
     }
 }
@@ -358,7 +347,7 @@ impl Fsl3d {
     }
 
     fn block(&mut self, c: Cuboid) {
-        decompose3(&mut self.free, c, &mut self.pieces);
+        decompose(&mut self.free, c, &mut self.pieces);
         self.sort();
     }
 
@@ -371,7 +360,7 @@ impl Fsl3d {
         self.free.push(self.whole());
         for i in 0..self.obstacles.len() {
             let o = self.obstacles[i];
-            decompose3(&mut self.free, o, &mut self.pieces);
+            decompose(&mut self.free, o, &mut self.pieces);
         }
         self.sort();
     }
@@ -432,25 +421,7 @@ impl Allocator for Fsl3d {
         Ok(())
     }
 
-    fn free_nodes(&self) -> usize {
-        self.occupancy.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.occupancy.is_available(node)
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.occupancy.busy().clone()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occupancy.faulty().clone()
-    }
+    occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         let was = self.occupancy.faulty().contains(node);

@@ -39,7 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, NodeId, NodeSet, Topology, TopologyError};
+use partalloc_topology::{GridBox, NodeId, Topology, TopologyError};
 
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
@@ -351,23 +351,41 @@ impl MeshCore {
         Ok(Some((x, y)))
     }
 
-    /// Every w×h placement in row-major base order (for `recognizable`).
-    pub(crate) fn all_placements(&self, w: u32, h: u32, out: &mut Vec<Partition>) {
-        if w > self.width || h > self.height {
-            return;
-        }
-        for y in 0..=self.height - h {
-            for x in 0..=self.width - w {
-                if let Ok(b) = Rect::new(x, y, w, h).to_box() {
-                    out.push(Partition::Box(b));
+    /// Every a×b placement in row-major base order, then (with `rotate`
+    /// and a ≠ b) every b×a one (for `recognizable`).
+    pub(crate) fn placements(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
+        let mut out = Vec::new();
+        let (or, n) = orientations(a, b, rotate);
+        for &(w, h) in &or[..n] {
+            if w > self.width || h > self.height {
+                continue;
+            }
+            for y in 0..=self.height - h {
+                for x in 0..=self.width - w {
+                    if let Ok(gb) = Rect::new(x, y, w, h).to_box() {
+                        out.push(Partition::Box(gb));
+                    }
                 }
             }
         }
+        out
     }
+}
 
-    pub(crate) fn busy(&self) -> NodeSet {
-        self.occupancy.busy().clone()
-    }
+/// The first free a×b submesh in row-major order, then (with `rotate` and
+/// a ≠ b) the first free b×a one; `run` and `cnt` are scratch buffers.
+pub(crate) fn first_fit(
+    core: &MeshCore,
+    a: u32,
+    b: u32,
+    rotate: bool,
+    run: &mut Vec<u32>,
+    cnt: &mut Vec<u32>,
+) -> Option<Rect> {
+    let (or, n) = orientations(a, b, rotate);
+    or[..n].iter().find_map(|&(w, h)| {
+        first_free_base(core, w, h, run, cnt).map(|(x, y)| Rect::new(x, y, w, h))
+    })
 }
 
 /// Row-major first fit of a w×h frame on the blocked array: the free base
@@ -483,25 +501,7 @@ macro_rules! mesh_allocator {
                 Ok(())
             }
 
-            fn free_nodes(&self) -> usize {
-                self.core.occupancy.free_count()
-            }
-
-            fn live_grants(&self) -> usize {
-                self.core.ledger.len()
-            }
-
-            fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-                self.core.occupancy.is_available(node)
-            }
-
-            fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-                self.core.busy()
-            }
-
-            fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-                self.core.occupancy.faulty().clone()
-            }
+            $crate::occupancy::occupancy_methods!(core.occupancy, core.ledger);
 
             fn mark_faulty(
                 &mut self,

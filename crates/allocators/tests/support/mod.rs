@@ -1,0 +1,21 @@
+//! Support shared by the integration tests and the benchmarks (the benches
+//! include this file by path).
+
+/// SplitMix64: a fixed, dependency-free stream, so every run of a
+/// randomised oracle or benchmark replays the same requests.
+pub(crate) struct SplitMix(pub(crate) u64);
+
+impl SplitMix {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform-ish in 0..n (modulo bias is part of the replayed stream).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
