@@ -455,6 +455,14 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn bad_address_message_names_partition_steps() {
+        let q = PartitionSteps::new(&[8, 8]).unwrap();
+        let e = q.parse_address("((1,0),(2,1))").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("partition-step address"), "{msg}");
+    }
+
+    #[test]
     fn kang_fig3_node_and_subcube() {
         let q = PartitionSteps::new(&[8, 8]).unwrap();
         let a = q.node_address(&[5, 3]).unwrap();
