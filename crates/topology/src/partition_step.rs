@@ -33,7 +33,7 @@
 
 use core::fmt;
 
-use crate::{Coords, GridBox, TopologyError};
+use crate::{Coords, GridBox, MAX_NODES, TopologyError};
 
 /// The partition-step structure of a machine whose sides are powers of two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,8 +67,10 @@ impl PartitionSteps {
     /// each a power of two.
     ///
     /// # Errors
-    /// No or too many dimensions, or a side that is not a power of two
-    /// ([`TopologyError::InvalidTopology`]).
+    /// No or too many dimensions, a side that is not a power of two
+    /// ([`TopologyError::InvalidTopology`]), or more than [`MAX_NODES`]
+    /// nodes ([`TopologyError::TooManyNodes`]), so that every block index
+    /// and address fits the 31 bits of a node id.
     pub fn new(sides: &[u32]) -> Result<Self, TopologyError> {
         let mut logs = Coords::new(sides)?;
         for (dim, l) in logs.iter_mut().enumerate() {
@@ -84,6 +86,16 @@ impl PartitionSteps {
                 });
             }
             *l = l.trailing_zeros();
+        }
+        let bits = logs.sum();
+        if bits > u64::from(MAX_NODES.trailing_zeros()) {
+            return Err(TopologyError::TooManyNodes {
+                nodes: u32::try_from(bits)
+                    .ok()
+                    .and_then(|b| 1u128.checked_shl(b))
+                    .unwrap_or(u128::MAX),
+                max: MAX_NODES,
+            });
         }
         let steps = logs.iter().copied().max().unwrap_or(0);
         Ok(Self { logs, steps })
@@ -453,6 +465,25 @@ impl fmt::Display for StepAddress {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn refuses_shapes_wider_than_node_ids() {
+        let huge = PartitionSteps::new(&[1 << 31; 8]);
+        assert!(
+            matches!(huge, Err(TopologyError::TooManyNodes { .. })),
+            "{huge:?}"
+        );
+        assert!(matches!(
+            PartitionSteps::new(&[1 << 16, 1 << 16]),
+            Err(TopologyError::TooManyNodes { .. })
+        ));
+        // 2^31 nodes is the largest machine; its last block is addressable.
+        let q = PartitionSteps::new(&[1 << 16, 1 << 15]).unwrap();
+        let last = (1u64 << 31) - 1;
+        let a = q.address_of_block(q.steps(), last);
+        assert_eq!(a.index(), last);
+        assert_eq!(q.box_of(&a).volume(), 1);
+    }
 
     #[test]
     fn bad_address_message_names_partition_steps() {
