@@ -150,13 +150,20 @@ impl fmt::Display for SwfField {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SwfError {
-    /// The input could not be read (including text that is not UTF-8).
+    /// The input could not be read.
     #[error("line {line}: cannot read the trace: {source}")]
     Io {
         /// 1-based line number being read.
         line: u64,
         /// The underlying error.
         source: io::Error,
+    },
+    /// A job line that is not UTF-8 text (a malformed line: skipped and
+    /// counted in lenient mode).
+    #[error("line {line}: not UTF-8 text")]
+    NotUtf8 {
+        /// 1-based line number.
+        line: u64,
     },
     /// A job line does not have 18 fields.
     #[error("line {line}: {found} fields, an SWF job line has 18")]
@@ -603,6 +610,7 @@ impl SwfHeader {
 pub struct SwfReader<R> {
     input: R,
     header: SwfHeader,
+    bytes: Vec<u8>,
     buf: String,
     // A job line read while scanning the header, not yet returned.
     pending: bool,
@@ -610,6 +618,8 @@ pub struct SwfReader<R> {
     lenient: bool,
     skipped: u64,
     done: bool,
+    // The last line read is not UTF-8.
+    invalid_utf8: bool,
 }
 
 impl<R: BufRead> SwfReader<R> {
@@ -622,12 +632,14 @@ impl<R: BufRead> SwfReader<R> {
         let mut r = Self {
             input,
             header: SwfHeader::new(),
+            bytes: Vec::new(),
             buf: String::new(),
             pending: false,
             line: 0,
             lenient: false,
             skipped: 0,
             done: false,
+            invalid_utf8: false,
         };
         loop {
             if !r.read_line()? {
@@ -638,7 +650,7 @@ impl<R: BufRead> SwfReader<R> {
             if let Some(rest) = t.strip_prefix(';') {
                 let rest = rest.to_owned();
                 r.header.push_line(&rest, r.line);
-            } else if !t.trim().is_empty() {
+            } else if !t.trim().is_empty() || r.invalid_utf8 {
                 r.pending = true;
                 break;
             }
@@ -673,11 +685,16 @@ impl<R: BufRead> SwfReader<R> {
         self.line
     }
 
+    /// Reads the next line into `buf`; `Ok(false)` at the end. A line that
+    /// is not UTF-8 is decoded lossily and sets `invalid_utf8`: a comment
+    /// keeps its readable part, a job line is malformed (not a read error).
     fn read_line(&mut self) -> Result<bool, SwfError> {
         self.buf.clear();
+        self.bytes.clear();
+        self.invalid_utf8 = false;
         let n = self
             .input
-            .read_line(&mut self.buf)
+            .read_until(b'\n', &mut self.bytes)
             .map_err(|source| SwfError::Io {
                 line: self.line + 1,
                 source,
@@ -686,6 +703,13 @@ impl<R: BufRead> SwfReader<R> {
             return Ok(false);
         }
         self.line += 1;
+        match core::str::from_utf8(&self.bytes) {
+            Ok(s) => self.buf.push_str(s),
+            Err(_) => {
+                self.invalid_utf8 = true;
+                self.buf.push_str(&String::from_utf8_lossy(&self.bytes));
+            }
+        }
         Ok(true)
     }
 }
@@ -759,10 +783,15 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 }
             }
             let t = self.buf.trim();
-            if t.is_empty() || t.starts_with(';') {
+            if t.starts_with(';') || (t.is_empty() && !self.invalid_utf8) {
                 continue;
             }
-            match SwfRecord::parse_line(t, self.line) {
+            let parsed = if self.invalid_utf8 {
+                Err(SwfError::NotUtf8 { line: self.line })
+            } else {
+                SwfRecord::parse_line(t, self.line)
+            };
+            match parsed {
                 Ok(r) => return Some(Ok(r)),
                 Err(_) if self.lenient => self.skipped += 1,
                 Err(e) => return Some(Err(e)),
@@ -960,10 +989,13 @@ mod tests {
         assert_eq!(r.header().max_nodes().unwrap(), Some(4));
         assert_eq!(r.next().unwrap().unwrap().run_time, Some(5.0));
         assert!(r.next().is_none());
-        // Not UTF-8.
+        // Not UTF-8: a malformed line, not a read error.
         let bad: &[u8] = b"1 0 -1 5 4 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 \xff\n";
         let e = SwfReader::new(bad).map(|mut r| r.next());
-        assert!(matches!(e, Err(SwfError::Io { line: 1, .. })), "{e:?}");
+        assert!(
+            matches!(e, Ok(Some(Err(SwfError::NotUtf8 { line: 1 })))),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -1142,6 +1174,47 @@ mod tests {
                 think_time: reals[7],
             }
         }
+    }
+
+    #[test]
+    fn non_utf8_lines_are_malformed_lines() {
+        let good = "1 0 -1 10 4 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n";
+        let mut text = b"; Computer: M\xfcller\n".to_vec();
+        text.extend_from_slice(good.as_bytes());
+        text.extend_from_slice(b"2 0 -1 1\xff 4 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n");
+        text.extend_from_slice(good.replace("1 0", "3 0").as_bytes());
+        text.extend_from_slice(b"; M\xfcller again\n");
+        text.extend_from_slice(good.replace("1 0", "4 0").as_bytes());
+
+        // Strict: an error naming line 3, then reading goes on.
+        let mut strict = SwfReader::new(text.as_slice()).unwrap();
+        assert!(strict.header().get("Computer").is_some());
+        let out: Vec<_> = strict.by_ref().collect();
+        assert_eq!(out.len(), 4);
+        assert!(matches!(out[1], Err(SwfError::NotUtf8 { line: 3 })));
+        let jobs: Vec<u64> = out
+            .iter()
+            .filter_map(|r| r.as_ref().ok().map(|r| r.job_number))
+            .collect();
+        assert_eq!(jobs, vec![1, 3, 4]);
+
+        // Lenient: skipped and counted.
+        let mut lenient = SwfReader::new(text.as_slice()).unwrap().lenient(true);
+        let jobs: Vec<u64> = lenient.by_ref().map(|r| r.unwrap().job_number).collect();
+        assert_eq!(jobs, vec![1, 3, 4]);
+        assert_eq!(lenient.skipped(), 1);
+
+        // A first job line that is not UTF-8 ends the header.
+        let mut first = b"\xff\xfe 0 -1\n".to_vec();
+        first.extend_from_slice(good.as_bytes());
+        let mut r = SwfReader::new(first.as_slice()).unwrap().lenient(true);
+        assert_eq!(
+            r.by_ref()
+                .map(|x| x.unwrap().job_number)
+                .collect::<Vec<_>>(),
+            vec![1]
+        );
+        assert_eq!(r.skipped(), 1);
     }
 
     proptest! {
