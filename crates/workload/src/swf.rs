@@ -203,6 +203,25 @@ pub enum SwfError {
         /// What is missing.
         reason: String,
     },
+    /// A record value that the format cannot hold: a negative, NaN or
+    /// infinite time or amount (only a missing value is written as −1).
+    #[error("job {job}: {field}: {value} cannot be written; {reason}")]
+    Unwritable {
+        /// The record's job number.
+        job: u64,
+        /// The field.
+        field: SwfField,
+        /// The value given.
+        value: f64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A header line that would not stay one comment line.
+    #[error("header line {text:?} contains a line break; it would be read back as more lines")]
+    HeaderLineBreak {
+        /// The header line.
+        text: String,
+    },
     /// The mapping onto the machine failed.
     #[error("job {job}: {source}")]
     Mapping {
@@ -428,6 +447,47 @@ impl SwfRecord {
         int(out, self.partition)?;
         int(out, self.preceding_job)?;
         real(out, self.think_time)
+    }
+}
+
+impl SwfRecord {
+    /// The real-valued fields with their values, in file order.
+    fn reals(&self) -> [(SwfField, Option<f64>); 8] {
+        [
+            (SwfField::SubmitTime, self.submit_time),
+            (SwfField::WaitTime, self.wait_time),
+            (SwfField::RunTime, self.run_time),
+            (SwfField::AverageCpuTime, self.average_cpu_time),
+            (SwfField::UsedMemory, self.used_memory),
+            (SwfField::RequestedTime, self.requested_time),
+            (SwfField::RequestedMemory, self.requested_memory),
+            (SwfField::ThinkTime, self.think_time),
+        ]
+    }
+
+    /// Checks that [`write_line`](Self::write_line) gives a line that reads
+    /// back as this record: every known real value finite and at least 0.
+    ///
+    /// # Errors
+    /// [`SwfError::Unwritable`] for the first value that is not.
+    pub fn check_writable(&self) -> Result<(), SwfError> {
+        for (field, value) in self.reals() {
+            let Some(v) = value else { continue };
+            let reason = if v.is_nan() || v.is_infinite() {
+                "only finite numbers can be written"
+            } else if v < 0.0 {
+                "a negative value would read back as unknown (-1) or be refused; use None for unknown"
+            } else {
+                continue;
+            };
+            return Err(SwfError::Unwritable {
+                job: self.job_number,
+                field,
+                value: v,
+                reason,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -805,34 +865,56 @@ impl<R: BufRead> Iterator for SwfReader<R> {
 pub struct SwfWriter<W: Write> {
     out: W,
     line: String,
+    /// Lines written so far.
+    written: u64,
 }
 
 impl<W: Write> SwfWriter<W> {
     /// Writes `header`'s lines (each prefixed with `;`) to `out`.
     ///
     /// # Errors
-    /// Any error of `out`.
-    pub fn new(mut out: W, header: &SwfHeader) -> io::Result<Self> {
-        for l in header.lines() {
-            writeln!(out, ";{l}")?;
+    /// [`SwfError::HeaderLineBreak`] for a header line holding a line
+    /// break (nothing is written then); [`SwfError::Io`] for an error of
+    /// `out`.
+    pub fn new(mut out: W, header: &SwfHeader) -> Result<Self, SwfError> {
+        if let Some(l) = header.lines().iter().find(|l| l.contains(['\n', '\r'])) {
+            return Err(SwfError::HeaderLineBreak { text: l.clone() });
+        }
+        for (i, l) in header.lines().iter().enumerate() {
+            writeln!(out, ";{l}").map_err(|source| SwfError::Io {
+                line: i as u64 + 1,
+                source,
+            })?;
         }
         Ok(Self {
             out,
             line: String::new(),
+            written: header.lines().len() as u64,
         })
     }
 
     /// Writes one record line.
     ///
     /// # Errors
-    /// Any error of the output.
-    pub fn write(&mut self, record: &SwfRecord) -> io::Result<()> {
+    /// [`SwfError::Unwritable`] for a record that would not read back as
+    /// itself (see [`SwfRecord::check_writable`]; nothing is written
+    /// then); [`SwfError::Io`] for an error of the output.
+    pub fn write(&mut self, record: &SwfRecord) -> Result<(), SwfError> {
+        record.check_writable()?;
         self.line.clear();
+        let line = self.written + 1;
         record
             .write_line(&mut self.line)
-            .map_err(|_| io::Error::other("cannot format an SWF record"))?;
+            .map_err(|_| SwfError::Io {
+                line,
+                source: io::Error::other("cannot format an SWF record"),
+            })?;
         self.line.push('\n');
-        self.out.write_all(self.line.as_bytes())
+        self.out
+            .write_all(self.line.as_bytes())
+            .map_err(|source| SwfError::Io { line, source })?;
+        self.written = line;
+        Ok(())
     }
 
     /// Flushes and returns the output.
@@ -1174,6 +1256,63 @@ mod tests {
                 think_time: reals[7],
             }
         }
+    }
+
+    #[test]
+    fn writer_refuses_values_that_would_not_read_back() {
+        let mut w = SwfWriter::new(Vec::new(), &SwfHeader::new()).unwrap();
+        for (value, field) in [
+            (-1.0, SwfField::RunTime),
+            (-0.5, SwfField::RunTime),
+            (f64::NAN, SwfField::RunTime),
+            (f64::INFINITY, SwfField::RunTime),
+        ] {
+            let mut r = SwfRecord::unknown(7);
+            r.run_time = Some(value);
+            match w.write(&r) {
+                Err(SwfError::Unwritable {
+                    job: 7, field: f, ..
+                }) => assert_eq!(f, field),
+                other => panic!("{value}: {other:?}"),
+            }
+        }
+        let mut r = SwfRecord::unknown(8);
+        r.think_time = Some(-2.0);
+        assert!(matches!(
+            w.write(&r),
+            Err(SwfError::Unwritable {
+                field: SwfField::ThinkTime,
+                ..
+            })
+        ));
+        // Nothing was written for the refused records.
+        let ok = SwfRecord::unknown(9);
+        w.write(&ok).unwrap();
+        let bytes = w.finish().unwrap();
+        let back: Vec<SwfRecord> = SwfReader::new(bytes.as_slice())
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(back, vec![ok]);
+    }
+
+    #[test]
+    fn writer_refuses_header_lines_with_line_breaks() {
+        let mut h = SwfHeader::new();
+        h.push_field(
+            "Note",
+            "x\n1 0 -1 1 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1",
+        );
+        assert!(matches!(
+            SwfWriter::new(Vec::new(), &h),
+            Err(SwfError::HeaderLineBreak { .. })
+        ));
+        let mut h = SwfHeader::new();
+        h.push_line(" Note: a\rb", 0);
+        assert!(matches!(
+            SwfWriter::new(Vec::new(), &h),
+            Err(SwfError::HeaderLineBreak { .. })
+        ));
     }
 
     #[test]
