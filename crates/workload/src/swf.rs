@@ -1111,14 +1111,26 @@ mod tests {
         ));
     }
 
-    /// The Parallel Workloads Archive trace shipped in `data/traces/`.
+    /// The Parallel Workloads Archive trace shipped in the repository's
+    /// `data/traces/` (not in the published crate: the test is skipped
+    /// there, and fails in the repository if the file is missing).
     #[test]
     fn nasa_ipsc_trace_parses_completely() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/traces/NASA-iPSC-1993-3.1-cln.swf"
-        );
-        let file = std::fs::File::open(path).unwrap();
+        let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces");
+        let path = format!("{traces}/NASA-iPSC-1993-3.1-cln.swf");
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if std::path::Path::new(traces).is_dir() => {
+                panic!("{path}: {e}")
+            }
+            Err(_) => {
+                eprintln!(
+                    "skipping nasa_ipsc_trace_parses_completely: {path} is not here \
+                     (the trace ships with the repository, not the crate)"
+                );
+                return;
+            }
+        };
         let mut r = SwfReader::new(BufReader::new(file)).unwrap();
         let h = r.header().clone();
         assert_eq!(h.max_nodes().unwrap(), Some(128));
