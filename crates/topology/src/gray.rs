@@ -139,9 +139,36 @@ pub fn partner(address: u32, width: u32, alpha: u32) -> Result<Option<u32>, Gray
 /// With g_i = i it is the binary reflected Gray code. Every such code is
 /// cyclic and visits each n-bit word once with single-bit steps.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "GrayCodeRepr", try_from = "GrayCodeRepr")
+)]
 pub struct GrayCode {
     params: Vec<u32>,
+}
+
+/// The serialized form of a [`GrayCode`]; deserializing validates it like
+/// [`GrayCode::new`], so a file cannot hold repeated or zero parameters.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct GrayCodeRepr {
+    params: Vec<u32>,
+}
+
+#[cfg(feature = "serde")]
+impl From<GrayCode> for GrayCodeRepr {
+    fn from(g: GrayCode) -> Self {
+        Self { params: g.params }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GrayCodeRepr> for GrayCode {
+    type Error = GrayError;
+    fn try_from(r: GrayCodeRepr) -> Result<Self, GrayError> {
+        Self::new(&r.params)
+    }
 }
 
 impl GrayCode {

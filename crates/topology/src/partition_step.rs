@@ -37,7 +37,11 @@ use crate::{Coords, GridBox, MAX_NODES, TopologyError};
 
 /// The partition-step structure of a machine whose sides are powers of two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "PartitionStepsRepr", try_from = "PartitionStepsRepr")
+)]
 pub struct PartitionSteps {
     /// log2 of each side, dimension 0 first.
     logs: Coords,
@@ -49,10 +53,87 @@ pub struct PartitionSteps {
 /// [`len`](StepAddress::len) steps. Digit bit t is the bit of the t-th
 /// dimension (in increasing dimension order) taking part in that step.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "StepAddressRepr", try_from = "StepAddressRepr")
+)]
 pub struct StepAddress {
     shape: PartitionSteps,
     digits: Vec<u32>,
+}
+
+/// The serialized form of a [`PartitionSteps`]: the sides, validated by
+/// [`PartitionSteps::new`] on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PartitionStepsRepr {
+    sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<PartitionSteps> for PartitionStepsRepr {
+    fn from(p: PartitionSteps) -> Self {
+        let mut sides = p.logs;
+        for s in sides.iter_mut() {
+            *s = 1 << *s;
+        }
+        Self { sides }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<PartitionStepsRepr> for PartitionSteps {
+    type Error = TopologyError;
+    fn try_from(r: PartitionStepsRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.sides)
+    }
+}
+
+/// The serialized form of a [`StepAddress`]; deserializing checks the
+/// machine and that there are at most K digits, each within its step.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StepAddressRepr {
+    shape: PartitionSteps,
+    digits: Vec<u32>,
+}
+
+#[cfg(feature = "serde")]
+impl From<StepAddress> for StepAddressRepr {
+    fn from(a: StepAddress) -> Self {
+        Self {
+            shape: a.shape,
+            digits: a.digits,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<StepAddressRepr> for StepAddress {
+    type Error = TopologyError;
+    fn try_from(r: StepAddressRepr) -> Result<Self, TopologyError> {
+        let text = || format!("{:?}", r.digits);
+        if r.digits.len() > r.shape.steps as usize {
+            return Err(TopologyError::InvalidAddress {
+                text: text(),
+                reason: "more steps than the machine has",
+            });
+        }
+        for (k, &d) in r.digits.iter().enumerate() {
+            let w = r.shape.step_dims(k as u32 + 1).count_ones();
+            if u64::from(d) >> w != 0 {
+                return Err(TopologyError::InvalidAddress {
+                    text: text(),
+                    reason: "a step digit has more bits than dimensions take part in that step",
+                });
+            }
+        }
+        Ok(Self {
+            shape: r.shape,
+            digits: r.digits,
+        })
+    }
 }
 
 fn bad(text: &str, reason: &'static str) -> TopologyError {

@@ -54,9 +54,38 @@ fn coords(values: &[u32]) -> Result<Coords, WorkloadError> {
 
 /// Kang's cubic requests: side 2^{a_i} with a_i uniform in 0..=k_i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "CubicShapesRepr", try_from = "CubicShapesRepr")
+)]
 pub struct CubicShapes {
     max_exponents: Coords,
+}
+
+/// The serialized form of a [`CubicShapes`]; deserializing goes through
+/// [`CubicShapes::new`], so no exponent is above 31.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CubicShapesRepr {
+    max_exponents: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<CubicShapes> for CubicShapesRepr {
+    fn from(v: CubicShapes) -> Self {
+        Self {
+            max_exponents: v.max_exponents,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<CubicShapesRepr> for CubicShapes {
+    type Error = WorkloadError;
+    fn try_from(r: CubicShapesRepr) -> Result<Self, WorkloadError> {
+        Self::new(&r.max_exponents)
+    }
 }
 
 impl CubicShapes {
@@ -134,9 +163,38 @@ impl ShapeDistribution for CubicShapes {
 
 /// Kang's noncubic requests: side l_i uniform in 1..=L_i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "NoncubicShapesRepr", try_from = "NoncubicShapesRepr")
+)]
 pub struct NoncubicShapes {
     max_sides: Coords,
+}
+
+/// The serialized form of a [`NoncubicShapes`]; deserializing goes through
+/// [`NoncubicShapes::new`], so no side is 0.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct NoncubicShapesRepr {
+    max_sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<NoncubicShapes> for NoncubicShapesRepr {
+    fn from(v: NoncubicShapes) -> Self {
+        Self {
+            max_sides: v.max_sides,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<NoncubicShapesRepr> for NoncubicShapes {
+    type Error = WorkloadError;
+    fn try_from(r: NoncubicShapesRepr) -> Result<Self, WorkloadError> {
+        Self::new(&r.max_sides)
+    }
 }
 
 impl NoncubicShapes {
@@ -195,7 +253,11 @@ const CUBE_TABLE: usize = MAX_HYPERCUBE_DIM as usize + 1;
 
 /// A hypercube request dimension drawn from a table p_0, p_1, ….
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "CubeDimsRepr", try_from = "CubeDimsRepr")
+)]
 pub struct CubeDims {
     // cumulative[i] = p_0 + … + p_i, normalized so the last is 1.
     cumulative: [f64; CUBE_TABLE],
@@ -206,6 +268,33 @@ pub struct CubeDims {
 pub const MOHAPATRA_NORMAL_10: [f64; 10] = [
     0.017, 0.044, 0.093, 0.152, 0.194, 0.194, 0.152, 0.093, 0.044, 0.017,
 ];
+
+/// The serialized form of a [`CubeDims`]: the cumulative probabilities
+/// p_0, p_0 + p_1, …, kept exactly. Deserializing goes through
+/// [`CubeDims::from_cumulative`], so a file cannot hold an empty,
+/// decreasing or unnormalized table.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CubeDimsRepr {
+    cumulative: Vec<f64>,
+}
+
+#[cfg(feature = "serde")]
+impl From<CubeDims> for CubeDimsRepr {
+    fn from(v: CubeDims) -> Self {
+        Self {
+            cumulative: v.cumulative.get(..v.len).unwrap_or_default().to_vec(),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<CubeDimsRepr> for CubeDims {
+    type Error = WorkloadError;
+    fn try_from(r: CubeDimsRepr) -> Result<Self, WorkloadError> {
+        Self::from_cumulative(&r.cumulative)
+    }
+}
 
 impl CubeDims {
     /// Dimension i with probability proportional to `weights[i]`
@@ -251,6 +340,35 @@ impl CubeDims {
         Ok(Self {
             cumulative,
             len: weights.len(),
+        })
+    }
+
+    /// The table with these cumulative probabilities: 1 to
+    /// `MAX_HYPERCUBE_DIM + 1` finite, non-decreasing values from at least
+    /// 0 up to exactly 1.
+    #[cfg(feature = "serde")]
+    fn from_cumulative(values: &[f64]) -> Result<Self, WorkloadError> {
+        let bad = |reason: &str| WorkloadError::BadTable {
+            reason: format!("cumulative probabilities {values:?}: {reason}"),
+        };
+        if values.is_empty() || values.len() > CUBE_TABLE {
+            return Err(bad(&format!("needs 1 to {CUBE_TABLE} entries")));
+        }
+        let mut prev = 0.0;
+        for &c in values {
+            if !(c.is_finite() && c >= prev) {
+                return Err(bad("must be finite and non-decreasing from 0"));
+            }
+            prev = c;
+        }
+        if prev != 1.0 {
+            return Err(bad("the last must be 1"));
+        }
+        let mut cumulative = [1.0; CUBE_TABLE];
+        cumulative.iter_mut().zip(values).for_each(|(c, &v)| *c = v);
+        Ok(Self {
+            cumulative,
+            len: values.len(),
         })
     }
 
@@ -363,11 +481,42 @@ pub enum SideLaw {
 
 /// Kim–Yoon's mesh requests: independent sides drawn by a [`SideLaw`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "MeshSidesRepr", try_from = "MeshSidesRepr")
+)]
 pub struct MeshSides {
     law: SideLaw,
     max_sides: Coords,
     mean_nodes: f64,
+}
+
+/// The serialized form of a [`MeshSides`]: the law and the sides. The mean
+/// is recomputed by [`MeshSides::new`] rather than read from the file.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct MeshSidesRepr {
+    law: SideLaw,
+    max_sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<MeshSides> for MeshSidesRepr {
+    fn from(v: MeshSides) -> Self {
+        Self {
+            law: v.law,
+            max_sides: v.max_sides,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<MeshSidesRepr> for MeshSides {
+    type Error = WorkloadError;
+    fn try_from(r: MeshSidesRepr) -> Result<Self, WorkloadError> {
+        Self::new(r.law, &r.max_sides)
+    }
 }
 
 impl MeshSides {
