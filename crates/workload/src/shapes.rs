@@ -537,16 +537,7 @@ impl MeshSides {
             max_sides,
             mean_nodes: 1.0,
         };
-        s.mean_nodes = max_sides
-            .iter()
-            .map(|&l| {
-                s.side_pmf(l)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| p * (i as f64 + 1.0))
-                    .sum::<f64>()
-            })
-            .product();
+        s.mean_nodes = max_sides.iter().map(|&l| s.side_mean(l)).product();
         Ok(s)
     }
 
@@ -578,23 +569,65 @@ impl MeshSides {
         self.max_sides.get(dim).map(|&l| self.side_pmf(l))
     }
 
+    /// The table of [`pmf`](Self::pmf): one entry per side length, so only
+    /// built when a caller asks for it.
     fn side_pmf(&self, l: u32) -> Vec<f64> {
-        let mean = (1.0 + f64::from(l)) / 2.0;
-        let raw: Vec<f64> = (1..=l)
-            .map(|s| {
-                let (a, b) = (f64::from(s) - 0.5, f64::from(s) + 0.5);
-                match self.law {
-                    SideLaw::Uniform => 1.0,
-                    SideLaw::TruncatedNormal => {
-                        let sd = (mean / 2.0).sqrt();
-                        normal_cdf((b - mean) / sd) - normal_cdf((a - mean) / sd)
-                    }
-                    SideLaw::TruncatedExponential => (-a / mean).exp() - (-b / mean).exp(),
-                }
-            })
-            .collect();
+        let raw: Vec<f64> = (1..=l).map(|s| self.side_weight(l, s)).collect();
         let total: f64 = raw.iter().sum();
         raw.into_iter().map(|p| p / total).collect()
+    }
+
+    /// P(round(X) = s) for the untruncated law of a side bounded by `l`.
+    fn side_weight(&self, l: u32, s: u32) -> f64 {
+        let mean = (1.0 + f64::from(l)) / 2.0;
+        let (a, b) = (f64::from(s) - 0.5, f64::from(s) + 0.5);
+        match self.law {
+            SideLaw::Uniform => 1.0,
+            SideLaw::TruncatedNormal => {
+                let sd = (mean / 2.0).sqrt();
+                normal_cdf((b - mean) / sd) - normal_cdf((a - mean) / sd)
+            }
+            SideLaw::TruncatedExponential => (-a / mean).exp() - (-b / mean).exp(),
+        }
+    }
+
+    /// E[side] for a side bounded by `l`, in O(1) memory: closed forms for
+    /// the uniform and exponential laws; for the normal law a sum over
+    /// mean ± 40 standard deviations, outside which every weight is 0 in
+    /// `f64` (Φ(−38.5) underflows).
+    fn side_mean(&self, l: u32) -> f64 {
+        let hi = f64::from(l);
+        let mean = (1.0 + hi) / 2.0;
+        match self.law {
+            SideLaw::Uniform => mean,
+            SideLaw::TruncatedExponential => {
+                // P(s) ∝ q^s with q = e^{−1/mean}, s = 1..=L:
+                // E = (1 − (L+1)q^L + L·q^{L+1}) / ((1 − q)(1 − q^L)).
+                let one_minus_q = -(-1.0 / mean).exp_m1();
+                let q_l = (-hi / mean).exp();
+                let one_minus_q_l = -(-hi / mean).exp_m1();
+                (one_minus_q_l - hi * q_l * one_minus_q) / (one_minus_q * one_minus_q_l)
+            }
+            SideLaw::TruncatedNormal => {
+                let reach = 40.0 * (mean / 2.0).sqrt() + 1.0;
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "clamped to 1..=L before the cast"
+                )]
+                let (lo, up) = (
+                    (mean - reach).floor().clamp(1.0, hi) as u32,
+                    (mean + reach).ceil().clamp(1.0, hi) as u32,
+                );
+                let (mut total, mut first) = (0.0, 0.0);
+                for s in lo..=up {
+                    let w = self.side_weight(l, s);
+                    total += w;
+                    first += w * f64::from(s);
+                }
+                first / total
+            }
+        }
     }
 
     fn sample_side<R: Rng + ?Sized>(&self, l: u32, rng: &mut R) -> u32 {
@@ -864,6 +897,41 @@ mod tests {
             let s = sides_of(tiny.sample(&mut rng));
             assert!((1..=2).contains(&s[0]) && s[1] == 1);
         }
+    }
+
+    #[test]
+    fn side_means_match_the_tables_and_need_no_table() {
+        for law in [
+            SideLaw::Uniform,
+            SideLaw::TruncatedNormal,
+            SideLaw::TruncatedExponential,
+        ] {
+            for l in [1u32, 2, 3, 7, 16, 100, 1000, 5000] {
+                let m = MeshSides::new(law, &[l]).unwrap();
+                let from_table: f64 = m
+                    .pmf(0)
+                    .unwrap()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| p * (i as f64 + 1.0))
+                    .sum();
+                let got = m.mean_nodes();
+                assert!(
+                    (got - from_table).abs() <= 1e-9 * from_table,
+                    "{law:?} L={l}: {got} vs {from_table}"
+                );
+            }
+            // A side of 2^30 would need an 8 GB table of probabilities.
+            let big = MeshSides::new(law, &[1 << 30, 1 << 30]).unwrap();
+            let m = big.mean_nodes();
+            assert!(
+                m.is_finite() && m > 1.0 && m <= 2f64.powi(60),
+                "{law:?}: {m}"
+            );
+        }
+        let half = (1.0 + 2f64.powi(30)) / 2.0;
+        let normal = MeshSides::new(SideLaw::TruncatedNormal, &[1 << 30]).unwrap();
+        assert!((normal.mean_nodes() - half).abs() < 1e-6 * half);
     }
 
     #[test]
