@@ -42,10 +42,10 @@ fn steady(alloc: &mut dyn Allocator, logk: u32, iters: u64, seed: u64) -> Durati
         let mut tries = 0;
         while alloc.free_nodes() * 2 > total && tries < 10_000 {
             tries += 1;
-            if let Some(r) = job(rng, logk) {
-                if let Ok(g) = alloc.allocate(&r) {
-                    live.push(g);
-                }
+            if let Some(r) = job(rng, logk)
+                && let Ok(g) = alloc.allocate(&r)
+            {
+                live.push(g);
             }
         }
     };

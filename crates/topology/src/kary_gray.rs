@@ -131,7 +131,7 @@ impl KaryGray {
     /// wrap-around link: k even, or a single digit (a ring).
     #[must_use]
     pub fn is_cyclic(&self) -> bool {
-        self.k % 2 == 0 || self.n == 1
+        self.k.is_multiple_of(2) || self.n == 1
     }
 
     /// The codeword at position `i mod k^n`, digit 0 first.
@@ -142,7 +142,11 @@ impl KaryGray {
         for d in g.iter_mut() {
             let b = i % self.k;
             i /= self.k;
-            *d = if i % 2 == 0 { b } else { self.k - 1 - b };
+            *d = if i.is_multiple_of(2) {
+                b
+            } else {
+                self.k - 1 - b
+            };
         }
         g
     }
@@ -156,7 +160,11 @@ impl KaryGray {
         for _ in 0..self.n {
             let b = i % self.k;
             i /= self.k;
-            let g = if i % 2 == 0 { b } else { self.k - 1 - b };
+            let g = if i.is_multiple_of(2) {
+                b
+            } else {
+                self.k - 1 - b
+            };
             id += g * w;
             w = w.wrapping_mul(self.k);
         }
@@ -179,7 +187,7 @@ impl KaryGray {
         let mut pos = 0u32;
         for j in (0..self.n).rev() {
             // pos so far = ⌊i / k^{j+1}⌋.
-            let b = if pos % 2 == 0 {
+            let b = if pos.is_multiple_of(2) {
                 g[j]
             } else {
                 self.k - 1 - g[j]

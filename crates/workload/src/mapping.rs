@@ -161,11 +161,11 @@ fn search(
         let need = p.div_ceil(prod).max(1);
         if need <= u64::from(cap) {
             let area = prod * need;
-            if best.is_none_or(|(a, _)| area < a) {
-                if let (Some(slot), Ok(n)) = (cur.get_mut(i), u32::try_from(need)) {
-                    *slot = n;
-                    *best = Some((area, *cur));
-                }
+            if best.is_none_or(|(a, _)| area < a)
+                && let (Some(slot), Ok(n)) = (cur.get_mut(i), u32::try_from(need))
+            {
+                *slot = n;
+                *best = Some((area, *cur));
             }
         }
         return;

@@ -585,12 +585,13 @@ impl SwfHeader {
             }
             _ => {
                 // An indented continuation of the previous value.
-                if !body.is_empty() && text.starts_with([' ', '\t']) && text.len() > body.len() + 1
+                if !body.is_empty()
+                    && text.starts_with([' ', '\t'])
+                    && text.len() > body.len() + 1
+                    && let Some((_, v, _)) = self.fields.last_mut()
                 {
-                    if let Some((_, v, _)) = self.fields.last_mut() {
-                        v.push('\n');
-                        v.push_str(body);
-                    }
+                    v.push('\n');
+                    v.push_str(body);
                 }
             }
         }
