@@ -13,6 +13,10 @@ static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
 /// so a foreign or already-released grant is recognised in O(1). Slots are
 /// reused, so a steady allocate/release mix does not allocate memory.
 ///
+/// A clone is a new owner: the grants it issues are foreign to the original
+/// and the other way round. Both still accept the grants that were live
+/// when the clone was made, each releasing its own copy of them.
+///
 /// ```
 /// use partalloc_allocators::{GrantLedger, ReleaseError};
 /// let mut ledger = GrantLedger::new();
@@ -22,7 +26,7 @@ static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
 /// let other: GrantLedger<()> = GrantLedger::new();
 /// assert!(matches!(other.get(id), Err(ReleaseError::Foreign { .. })));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct GrantLedger<T> {
     owner: u32,
     slots: Vec<Slot<T>>,
@@ -32,8 +36,26 @@ pub struct GrantLedger<T> {
 
 #[derive(Debug, Clone)]
 struct Slot<T> {
+    /// The owner number of the handle issued for this slot: this ledger's,
+    /// or, for a grant live when the ledger was cloned, the original's.
+    owner: u32,
     generation: u32,
     data: Option<T>,
+}
+
+impl<T: Clone> Clone for GrantLedger<T> {
+    /// A copy with a fresh owner number. Slots keep the owner of the handle
+    /// issued for them, so the grants live now stay releasable in both
+    /// ledgers, while grants issued later by either are foreign to the
+    /// other: reissuing a slot stamps it with the issuer's own number.
+    fn clone(&self) -> Self {
+        Self {
+            owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
+            slots: self.slots.clone(),
+            vacant: self.vacant.clone(),
+            live: self.live,
+        }
+    }
 }
 
 impl<T> Default for GrantLedger<T> {
@@ -59,6 +81,7 @@ impl<T> GrantLedger<T> {
         self.live += 1;
         if let Some(slot) = self.vacant.pop() {
             let s = &mut self.slots[slot as usize];
+            s.owner = self.owner;
             s.generation = s.generation.wrapping_add(1);
             s.data = Some(data);
             GrantId {
@@ -71,6 +94,7 @@ impl<T> GrantLedger<T> {
             // have at most 2^31 nodes.
             let slot = self.slots.len() as u32;
             self.slots.push(Slot {
+                owner: self.owner,
                 generation: 0,
                 data: Some(data),
             });
@@ -87,14 +111,16 @@ impl<T> GrantLedger<T> {
     /// # Errors
     /// [`ReleaseError::Foreign`] or [`ReleaseError::NotLive`].
     pub fn get(&self, id: GrantId) -> Result<&T, ReleaseError> {
-        if id.owner != self.owner {
+        let slot = self.slots.get(id.slot as usize);
+        if id.owner != self.owner && slot.is_none_or(|s| s.owner != id.owner) {
             return Err(ReleaseError::Foreign { id });
         }
-        match self.slots.get(id.slot as usize) {
+        match slot {
             Some(Slot {
+                owner,
                 generation,
                 data: Some(d),
-            }) if *generation == id.generation => Ok(d),
+            }) if *owner == id.owner && *generation == id.generation => Ok(d),
             _ => Err(ReleaseError::NotLive { id }),
         }
     }
@@ -125,12 +151,11 @@ impl<T> GrantLedger<T> {
 
     /// The live grants with their data, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (GrantId, &T)> {
-        let owner = self.owner;
         self.slots.iter().enumerate().filter_map(move |(i, s)| {
             s.data.as_ref().map(|d| {
                 (
                     GrantId {
-                        owner,
+                        owner: s.owner,
                         slot: i as u32,
                         generation: s.generation,
                     },

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use partalloc_topology::{Coords, TopologyError};
+use partalloc_topology::{Coords, MAX_NODES, TopologyError};
 
 /// A request for a partition.
 ///
@@ -20,7 +20,11 @@ use partalloc_topology::{Coords, TopologyError};
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "RequestRepr", try_from = "RequestRepr")
+)]
 #[non_exhaustive]
 pub enum Request {
     /// A subcube Q_dim of a hypercube (2^dim nodes).
@@ -46,6 +50,42 @@ pub enum Request {
     },
 }
 
+/// The serialized form of a [`Request`]; deserializing a box goes through
+/// [`Request::boxed`], so a file cannot hold a box no machine can serve.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+enum RequestRepr {
+    Subcube { dim: u32 },
+    Box { sides: Coords, rotate: bool },
+    Nodes { count: u32 },
+}
+
+#[cfg(feature = "serde")]
+impl From<Request> for RequestRepr {
+    fn from(r: Request) -> Self {
+        match r {
+            Request::Subcube { dim } => Self::Subcube { dim },
+            Request::Box { sides, rotate } => Self::Box { sides, rotate },
+            Request::Nodes { count } => Self::Nodes { count },
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<RequestRepr> for Request {
+    type Error = TopologyError;
+    fn try_from(r: RequestRepr) -> Result<Self, TopologyError> {
+        Ok(match r {
+            RequestRepr::Subcube { dim } => Self::Subcube { dim },
+            RequestRepr::Box { sides, rotate } => {
+                let b = Self::boxed(&sides)?;
+                if rotate { b.any_orientation() } else { b }
+            }
+            RequestRepr::Nodes { count } => Self::Nodes { count },
+        })
+    }
+}
+
 impl Request {
     /// A request for a Q_`dim` subcube.
     #[must_use]
@@ -56,11 +96,20 @@ impl Request {
     /// A request for a box with these sides in this orientation.
     ///
     /// # Errors
-    /// An empty or over-long side list, or a zero side.
+    /// An empty or over-long side list, a zero side, or more than
+    /// [`MAX_NODES`] nodes ([`TopologyError::TooManyNodes`]: no machine has
+    /// that many).
     pub fn boxed(sides: &[u32]) -> Result<Self, TopologyError> {
         let sides = Coords::new(sides)?;
         if let Some(dim) = sides.iter().position(|&s| s == 0) {
             return Err(TopologyError::ZeroSide { dim });
+        }
+        let nodes: u128 = sides.iter().map(|&s| u128::from(s)).product();
+        if nodes > u128::from(MAX_NODES) {
+            return Err(TopologyError::TooManyNodes {
+                nodes,
+                max: MAX_NODES,
+            });
         }
         Ok(Self::Box {
             sides,
@@ -115,6 +164,46 @@ impl fmt::Display for Request {
                 Ok(())
             }
             Self::Nodes { count } => write!(f, "{count} nodes"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_above_max_nodes_are_refused() {
+        assert!(matches!(
+            Request::boxed(&[65536; 5]),
+            Err(TopologyError::TooManyNodes { .. })
+        ));
+        assert!(matches!(
+            Request::boxed(&[1 << 16, 1 << 15, 2]),
+            Err(TopologyError::TooManyNodes { .. })
+        ));
+        let largest = Request::boxed(&[1 << 16, 1 << 15]);
+        assert_eq!(largest.map(|r| r.node_count()), Ok(MAX_NODES));
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn deserializing_validates_boxes() {
+        for r in [
+            Request::subcube(3),
+            Request::nodes(5),
+            Request::boxed(&[3, 2]).unwrap().any_orientation(),
+        ] {
+            let text = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), r, "{text}");
+        }
+        for bad in [
+            r#"{"Box":{"sides":[65536,65536,65536,65536,65536],"rotate":false}}"#,
+            r#"{"Box":{"sides":[3,0],"rotate":true}}"#,
+            r#"{"Box":{"sides":[],"rotate":true}}"#,
+        ] {
+            let r = serde_json::from_str::<Request>(bad);
+            assert!(r.is_err(), "{bad} gave {r:?}");
         }
     }
 }

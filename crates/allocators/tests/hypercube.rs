@@ -413,6 +413,62 @@ fn brute_force_oracle_over_all_subcubes() {
 }
 
 #[test]
+fn buddy_free_list_grants_the_lowest_free_node_for_q0() {
+    let mut b = BuddyFreeList::new(q(3));
+    let grant = |b: &mut BuddyFreeList, k| b.allocate(&Request::subcube(k)).unwrap();
+    let q1 = grant(&mut b, 1);
+    assert_eq!(q1.partition().to_string(), "00X");
+    assert_eq!(grant(&mut b, 0).partition().to_string(), "010");
+    assert_eq!(grant(&mut b, 1).partition().to_string(), "10X");
+    b.release(&q1).unwrap();
+    // Node 000 is free in F_1's block 00X, below 011 on F_0.
+    assert_eq!(grant(&mut b, 0).partition().to_string(), "000");
+    assert_eq!(grant(&mut b, 0).partition().to_string(), "001");
+    assert_eq!(grant(&mut b, 0).partition().to_string(), "011");
+}
+
+#[test]
+fn buddy_free_list_q0_matches_the_bitmap_buddy_on_random_histories() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for n in 1..=7u32 {
+        for _ in 0..20 {
+            let mut b = BuddyFreeList::new(q(n));
+            let mut live = Vec::new();
+            for _ in 0..200 {
+                if !live.is_empty() && rng.next().is_multiple_of(3) {
+                    let i = (rng.next() % live.len() as u64) as usize;
+                    let g = live.swap_remove(i);
+                    b.release(&g).unwrap();
+                    continue;
+                }
+                let k = if rng.next().is_multiple_of(2) {
+                    0
+                } else {
+                    (rng.next() % u64::from(n + 1)) as u32
+                };
+                // The bitmap buddy on the same occupancy.
+                let mut bitmap = Buddy::new(q(n));
+                for v in b.busy_nodes().iter() {
+                    bitmap.mark_faulty(v).unwrap();
+                }
+                let want = bitmap.allocate(&Request::subcube(k));
+                match b.allocate(&Request::subcube(k)) {
+                    Ok(g) => {
+                        let want = want.unwrap();
+                        if k == 0 {
+                            assert_eq!(g.partition(), want.partition(), "n={n}");
+                        }
+                        live.push(g);
+                    }
+                    Err(AllocError::NoRoom { .. }) => assert!(want.is_err()),
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn request_kinds_and_sizes_are_checked() {
     for name in NAMES {
         let mut a = build(name, 3);

@@ -600,13 +600,16 @@ fn strategies_refuse_what_they_cannot_serve() {
         assert!(a.allocate(&Request::subcube(2)).is_err(), "{name}");
         assert!(a.allocate(&boxed(&[2, 2])).is_err(), "{name}");
         assert!(a.allocate(&boxed(&[16, 16, 16])).is_err(), "{name}");
-        // Absurd sides are refused, never overflow.
+        // Absurd sides are refused, never overflow: above MAX_NODES
+        // nodes by the request itself, up to it by the strategy.
+        assert!(Request::boxed(&[u32::MAX, u32::MAX, 3]).is_err());
+        assert!(Request::boxed(&[u32::MAX, 1, 1]).is_err());
         assert!(
-            a.allocate(&boxed(&[u32::MAX, u32::MAX, 3])).is_err(),
+            a.allocate(&boxed(&[1 << 16, 1 << 15, 1])).is_err(),
             "{name}"
         );
         assert!(
-            a.allocate(&boxed(&[u32::MAX, 1, 1]).any_orientation())
+            a.allocate(&boxed(&[1 << 31, 1, 1]).any_orientation())
                 .is_err(),
             "{name}"
         );

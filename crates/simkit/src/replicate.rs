@@ -198,9 +198,17 @@ mod tests {
             assert_eq!(x.0.to_bits(), y.0.to_bits());
             assert_eq!(x.1, y.1);
         }
+        // The default global pool, outside any `install`.
+        let global = reps.run(body);
+        for (x, y) in a.iter().zip(&global) {
+            assert_eq!(x.0.to_bits(), y.0.to_bits());
+            assert_eq!(x.1, y.1);
+        }
         let sum =
             |p: &rayon::ThreadPool| p.install(|| reps.run_reduce(body, 0.0, |acc, (s, _)| acc + s));
         assert_eq!(sum(&one).to_bits(), sum(&four).to_bits());
+        let global_sum = reps.run_reduce(body, 0.0, |acc, (s, _)| acc + s);
+        assert_eq!(sum(&one).to_bits(), global_sum.to_bits());
     }
 
     #[test]

@@ -324,7 +324,11 @@ impl TimeWeighted {
 
 /// Fixed-width histogram over [lo, hi) with underflow and overflow counts.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "HistogramRepr", try_from = "HistogramRepr")
+)]
 pub struct Histogram {
     lo: f64,
     hi: f64,
@@ -333,6 +337,56 @@ pub struct Histogram {
     underflow: u64,
     overflow: u64,
     total: u64,
+}
+
+/// The serialized form of a [`Histogram`]: range, counts and the counts
+/// outside the range. Deserializing goes through [`Histogram::new`], so a
+/// file cannot hold an empty or reversed range, and the total is
+/// recomputed.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct HistogramRepr {
+    lo: f64,
+    hi: f64,
+    bins: Vec<u64>,
+    underflow: u64,
+    overflow: u64,
+}
+
+#[cfg(feature = "serde")]
+impl From<Histogram> for HistogramRepr {
+    fn from(h: Histogram) -> Self {
+        Self {
+            lo: h.lo,
+            hi: h.hi,
+            bins: h.bins,
+            underflow: h.underflow,
+            overflow: h.overflow,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<HistogramRepr> for Histogram {
+    type Error = StatsError;
+    fn try_from(r: HistogramRepr) -> Result<Self, StatsError> {
+        let mut h = Self::new(r.lo, r.hi, r.bins.len())?;
+        let total = r
+            .bins
+            .iter()
+            .try_fold(r.underflow, |acc, &c| acc.checked_add(c))
+            .and_then(|t| t.checked_add(r.overflow))
+            .ok_or(StatsError::BadHistogram {
+                lo: r.lo,
+                hi: r.hi,
+                bins: r.bins.len(),
+            })?;
+        h.bins = r.bins;
+        h.underflow = r.underflow;
+        h.overflow = r.overflow;
+        h.total = total;
+        Ok(h)
+    }
 }
 
 impl Histogram {
@@ -501,6 +555,27 @@ pub fn quantile(data: &mut [f64], p: f64) -> Result<f64, StatsError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn histogram_files_are_validated() {
+        let mut h = Histogram::new(0.0, 10.0, 5).unwrap();
+        for x in [-1.0, 0.5, 3.0, 9.9, 12.0] {
+            h.push(x).unwrap();
+        }
+        let text = serde_json::to_string(&h).unwrap();
+        let back: Histogram = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(back.total(), 5);
+        for bad in [
+            r#"{"lo":0.0,"hi":1.0,"bins":[],"underflow":0,"overflow":0}"#,
+            r#"{"lo":1.0,"hi":0.0,"bins":[1],"underflow":0,"overflow":0}"#,
+            r#"{"lo":0.0,"hi":1.0,"bins":[18446744073709551615],"underflow":1,"overflow":0}"#,
+        ] {
+            let r = serde_json::from_str::<Histogram>(bad);
+            assert!(r.is_err(), "{bad} gave {r:?}");
+        }
+    }
 
     #[test]
     fn welford_matches_two_pass_on_known_data() {

@@ -1,6 +1,6 @@
 //! End to end: replications that generate a paper workload and push it
-//! through the event calendar give bit-identical statistics on one thread
-//! and on several.
+//! through the event calendar give bit-identical statistics on one thread,
+//! on several, and on rayon's default global pool.
 
 use partalloc_simkit::{
     Calendar, ConfidenceInterval, Replications, SimRng, TimeWeighted, Welford, thread_pool,
@@ -53,7 +53,7 @@ fn replication(_r: u64, rng: &mut SimRng) -> Result<(f64, f64, u64), Box<dyn Err
 }
 
 #[test]
-fn one_thread_and_four_threads_agree_bit_for_bit() {
+fn one_thread_four_threads_and_the_global_pool_agree_bit_for_bit() {
     let reps = Replications::new(20_260_101, 20).unwrap();
     let run = |threads| -> Vec<(f64, f64, u64)> {
         reps.run_in(&thread_pool(threads).unwrap(), replication)
@@ -62,11 +62,21 @@ fn one_thread_and_four_threads_agree_bit_for_bit() {
             .collect()
     };
     let (a, b) = (run(1), run(4));
+    // `run` outside any pool uses the global pool, sized by rayon's default
+    // (the machine's cores or RAYON_NUM_THREADS).
+    let global: Vec<(f64, f64, u64)> = reps
+        .run(replication)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(a.len(), 20);
-    for (x, y) in a.iter().zip(&b) {
-        assert_eq!(x.0.to_bits(), y.0.to_bits());
-        assert_eq!(x.1.to_bits(), y.1.to_bits());
-        assert_eq!(x.2, y.2);
+    assert_eq!(global.len(), 20);
+    for ((x, y), z) in a.iter().zip(&b).zip(&global) {
+        for other in [y, z] {
+            assert_eq!(x.0.to_bits(), other.0.to_bits());
+            assert_eq!(x.1.to_bits(), other.1.to_bits());
+            assert_eq!(x.2, other.2);
+        }
         assert_eq!(x.2, 2000);
     }
     let means: Vec<f64> = a.iter().map(|x| x.0).collect();

@@ -86,10 +86,13 @@ impl Coords {
     }
 
     /// The product of the values, as the number of nodes of a box with these
-    /// extents.
+    /// extents; `u64::MAX` if it does not fit (eight values of up to 2^32
+    /// can reach 2^256).
     #[must_use]
     pub fn product(&self) -> u64 {
-        self.as_slice().iter().map(|&v| u64::from(v)).product()
+        self.as_slice()
+            .iter()
+            .fold(1u64, |acc, &v| acc.saturating_mul(u64::from(v)))
     }
 
     /// The sum of the values.
@@ -163,6 +166,21 @@ mod tests {
             Coords::new(&[1; MAX_DIMS + 1]),
             Err(TopologyError::TooManyDimensions { got: 9, .. })
         ));
+    }
+
+    #[test]
+    fn product_saturates_instead_of_overflowing() {
+        assert_eq!(Coords::new(&[65536; 5]).unwrap().product(), u64::MAX);
+        assert_eq!(Coords::new(&[1 << 22; 3]).unwrap().product(), u64::MAX);
+        assert_eq!(Coords::new(&[u32::MAX; 8]).unwrap().product(), u64::MAX);
+        assert_eq!(Coords::new(&[1 << 21; 3]).unwrap().product(), 1 << 63);
+        // A zero value gives zero wherever it stands.
+        assert_eq!(
+            Coords::new(&[u32::MAX, u32::MAX, u32::MAX, 0])
+                .unwrap()
+                .product(),
+            0
+        );
     }
 
     #[test]

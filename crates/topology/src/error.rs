@@ -76,8 +76,10 @@ pub enum TopologyError {
         /// The machine's sides, dimension 0 first.
         sides: Vec<u32>,
     },
-    /// A ternary subcube address that could not be parsed or does not fit.
-    #[error("invalid subcube address {text:?}: {reason}")]
+    /// An address that could not be parsed or does not fit: a ternary
+    /// subcube address such as `0X1X`, or a partition-step address such as
+    /// `((1,0),(1,1))` or `(11*,01*)`.
+    #[error("invalid subcube or partition-step address {text:?}: {reason}")]
     InvalidAddress {
         /// The text given.
         text: String,

@@ -6,6 +6,8 @@
 //! - [`GrayCode`]: the generalised code G_n{g_1, …, g_n} of §III.B, built
 //!   from partial ranks (Examples 6–8).
 //! - [`partner`]: the α-th partner of a binary address (§III.C, Fig. 7).
+//! - [`insert_bit`]: the insertion A^{α\β} of §II (Example 1), from which
+//!   the recursive definition of G_n is built.
 //!
 //! # Conventions
 //!
@@ -73,6 +75,14 @@ pub enum GrayError {
         /// The width.
         width: u32,
     },
+    /// An inserted bit that would not fit in a `u32` address.
+    #[error("inserting a bit at position {position} into {word:#b} needs more than 32 bits")]
+    InsertTooWide {
+        /// The word inserted into.
+        word: u32,
+        /// The position asked for.
+        position: u32,
+    },
     /// A partner index outside 0..width.
     #[error("partner index {alpha} is outside 0..{width}; a {width}-bit address has partners 0..={last}", last = width.saturating_sub(1))]
     PartnerOutOfRange {
@@ -112,6 +122,35 @@ pub fn partial_ranks(params: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// A^{α\β} of §II, on one element: `word` with the bit `alpha` inserted
+/// at position `beta` (counted from a_0), giving a_{k−1} … a_β α a_{β−1}
+/// … a_0. Example 1: inserting 1 at position 1 of 01 gives 011, at
+/// position 2 gives 101.
+///
+/// ```
+/// use partalloc_topology::gray::insert_bit;
+/// assert_eq!(insert_bit(0b01, true, 1)?, 0b011);
+/// assert_eq!(insert_bit(0b01, true, 2)?, 0b101);
+/// assert_eq!(insert_bit(0b10, false, 0)?, 0b100);
+/// # Ok::<(), partalloc_topology::gray::GrayError>(())
+/// ```
+///
+/// # Errors
+/// [`GrayError::InsertTooWide`] if the result needs more than 32 bits.
+pub fn insert_bit(word: u32, alpha: bool, beta: u32) -> Result<u32, GrayError> {
+    let too_wide = GrayError::InsertTooWide {
+        word,
+        position: beta,
+    };
+    if beta >= u32::BITS {
+        return Err(too_wide);
+    }
+    let w = u64::from(word);
+    let low = w & ((1u64 << beta) - 1);
+    let inserted = ((w >> beta) << (beta + 1)) | (u64::from(alpha) << beta) | low;
+    u32::try_from(inserted).map_err(|_| too_wide)
+}
+
 /// The α-th partner of the `width`-bit address `address` (§III.C): the
 /// address with bit α set, if bit α is 0; `None` ("undefined") if it is 1.
 ///
@@ -139,9 +178,36 @@ pub fn partner(address: u32, width: u32, alpha: u32) -> Result<Option<u32>, Gray
 /// With g_i = i it is the binary reflected Gray code. Every such code is
 /// cyclic and visits each n-bit word once with single-bit steps.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "GrayCodeRepr", try_from = "GrayCodeRepr")
+)]
 pub struct GrayCode {
     params: Vec<u32>,
+}
+
+/// The serialized form of a [`GrayCode`]; deserializing validates it like
+/// [`GrayCode::new`], so a file cannot hold repeated or zero parameters.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct GrayCodeRepr {
+    params: Vec<u32>,
+}
+
+#[cfg(feature = "serde")]
+impl From<GrayCode> for GrayCodeRepr {
+    fn from(g: GrayCode) -> Self {
+        Self { params: g.params }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GrayCodeRepr> for GrayCode {
+    type Error = GrayError;
+    fn try_from(r: GrayCodeRepr) -> Result<Self, GrayError> {
+        Self::new(&r.params)
+    }
 }
 
 impl GrayCode {
@@ -295,15 +361,12 @@ mod tests {
     /// position r_k − 1 of G_{k−1} and of its reverse.
     fn recursive(params: &[u32]) -> Vec<u32> {
         let r = partial_ranks(params);
-        let insert = |w: u32, pos: u32, bit: u32| {
-            let low = w & ((1 << pos) - 1);
-            ((w >> pos) << (pos + 1)) | (bit << pos) | low
-        };
+        let insert = |w: u32, pos: u32, bit: bool| insert_bit(w, bit, pos).unwrap();
         let mut g = vec![0u32, 1];
         for k in 2..=params.len() {
             let pos = r[k - 1] - 1;
-            let mut next: Vec<u32> = g.iter().map(|&w| insert(w, pos, 0)).collect();
-            next.extend(g.iter().rev().map(|&w| insert(w, pos, 1)));
+            let mut next: Vec<u32> = g.iter().map(|&w| insert(w, pos, false)).collect();
+            next.extend(g.iter().rev().map(|&w| insert(w, pos, true)));
             g = next;
         }
         g

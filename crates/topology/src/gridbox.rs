@@ -285,6 +285,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn volume_saturates() {
+        let b = GridBox::new(&[0, 0, 0], &[1 << 22; 3]).unwrap();
+        assert_eq!(b.volume(), u64::MAX);
+    }
+
+    #[test]
     fn corners_and_containment() {
         let m = GridBox::from_corners(&[0, 0], &[9, 9]).unwrap();
         let a = GridBox::from_corners(&[7, 0], &[9, 4]).unwrap();

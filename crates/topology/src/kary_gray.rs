@@ -28,12 +28,40 @@ use crate::{Coords, MAX_DIMS, MAX_NODES, NodeId, TopologyError};
 
 /// The reflected k-ary Gray code of length n (dimension 0 = lowest digit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "KaryGrayRepr", try_from = "KaryGrayRepr")
+)]
 pub struct KaryGray {
     k: u32,
     n: usize,
     len: u32,
     zero: Coords,
+}
+
+/// The serialized form of a [`KaryGray`]; deserializing goes through
+/// [`KaryGray::new`], so a file cannot hold k < 2 or a wrong length.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KaryGrayRepr {
+    k: u32,
+    n: usize,
+}
+
+#[cfg(feature = "serde")]
+impl From<KaryGray> for KaryGrayRepr {
+    fn from(g: KaryGray) -> Self {
+        Self { k: g.k, n: g.n }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<KaryGrayRepr> for KaryGray {
+    type Error = TopologyError;
+    fn try_from(r: KaryGrayRepr) -> Result<Self, TopologyError> {
+        Self::new(r.k, r.n)
+    }
 }
 
 impl KaryGray {

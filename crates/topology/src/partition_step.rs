@@ -33,11 +33,15 @@
 
 use core::fmt;
 
-use crate::{Coords, GridBox, TopologyError};
+use crate::{Coords, GridBox, MAX_NODES, TopologyError};
 
 /// The partition-step structure of a machine whose sides are powers of two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "PartitionStepsRepr", try_from = "PartitionStepsRepr")
+)]
 pub struct PartitionSteps {
     /// log2 of each side, dimension 0 first.
     logs: Coords,
@@ -49,10 +53,87 @@ pub struct PartitionSteps {
 /// [`len`](StepAddress::len) steps. Digit bit t is the bit of the t-th
 /// dimension (in increasing dimension order) taking part in that step.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "StepAddressRepr", try_from = "StepAddressRepr")
+)]
 pub struct StepAddress {
     shape: PartitionSteps,
     digits: Vec<u32>,
+}
+
+/// The serialized form of a [`PartitionSteps`]: the sides, validated by
+/// [`PartitionSteps::new`] on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PartitionStepsRepr {
+    sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<PartitionSteps> for PartitionStepsRepr {
+    fn from(p: PartitionSteps) -> Self {
+        let mut sides = p.logs;
+        for s in sides.iter_mut() {
+            *s = 1 << *s;
+        }
+        Self { sides }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<PartitionStepsRepr> for PartitionSteps {
+    type Error = TopologyError;
+    fn try_from(r: PartitionStepsRepr) -> Result<Self, TopologyError> {
+        Self::new(&r.sides)
+    }
+}
+
+/// The serialized form of a [`StepAddress`]; deserializing checks the
+/// machine and that there are at most K digits, each within its step.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StepAddressRepr {
+    shape: PartitionSteps,
+    digits: Vec<u32>,
+}
+
+#[cfg(feature = "serde")]
+impl From<StepAddress> for StepAddressRepr {
+    fn from(a: StepAddress) -> Self {
+        Self {
+            shape: a.shape,
+            digits: a.digits,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<StepAddressRepr> for StepAddress {
+    type Error = TopologyError;
+    fn try_from(r: StepAddressRepr) -> Result<Self, TopologyError> {
+        let text = || format!("{:?}", r.digits);
+        if r.digits.len() > r.shape.steps as usize {
+            return Err(TopologyError::InvalidAddress {
+                text: text(),
+                reason: "more steps than the machine has",
+            });
+        }
+        for (k, &d) in r.digits.iter().enumerate() {
+            let w = r.shape.step_dims(k as u32 + 1).count_ones();
+            if u64::from(d) >> w != 0 {
+                return Err(TopologyError::InvalidAddress {
+                    text: text(),
+                    reason: "a step digit has more bits than dimensions take part in that step",
+                });
+            }
+        }
+        Ok(Self {
+            shape: r.shape,
+            digits: r.digits,
+        })
+    }
 }
 
 fn bad(text: &str, reason: &'static str) -> TopologyError {
@@ -67,8 +148,10 @@ impl PartitionSteps {
     /// each a power of two.
     ///
     /// # Errors
-    /// No or too many dimensions, or a side that is not a power of two
-    /// ([`TopologyError::InvalidTopology`]).
+    /// No or too many dimensions, a side that is not a power of two
+    /// ([`TopologyError::InvalidTopology`]), or more than [`MAX_NODES`]
+    /// nodes ([`TopologyError::TooManyNodes`]), so that every block index
+    /// and address fits the 31 bits of a node id.
     pub fn new(sides: &[u32]) -> Result<Self, TopologyError> {
         let mut logs = Coords::new(sides)?;
         for (dim, l) in logs.iter_mut().enumerate() {
@@ -84,6 +167,16 @@ impl PartitionSteps {
                 });
             }
             *l = l.trailing_zeros();
+        }
+        let bits = logs.sum();
+        if bits > u64::from(MAX_NODES.trailing_zeros()) {
+            return Err(TopologyError::TooManyNodes {
+                nodes: u32::try_from(bits)
+                    .ok()
+                    .and_then(|b| 1u128.checked_shl(b))
+                    .unwrap_or(u128::MAX),
+                max: MAX_NODES,
+            });
         }
         let steps = logs.iter().copied().max().unwrap_or(0);
         Ok(Self { logs, steps })
@@ -453,6 +546,33 @@ impl fmt::Display for StepAddress {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn refuses_shapes_wider_than_node_ids() {
+        let huge = PartitionSteps::new(&[1 << 31; 8]);
+        assert!(
+            matches!(huge, Err(TopologyError::TooManyNodes { .. })),
+            "{huge:?}"
+        );
+        assert!(matches!(
+            PartitionSteps::new(&[1 << 16, 1 << 16]),
+            Err(TopologyError::TooManyNodes { .. })
+        ));
+        // 2^31 nodes is the largest machine; its last block is addressable.
+        let q = PartitionSteps::new(&[1 << 16, 1 << 15]).unwrap();
+        let last = (1u64 << 31) - 1;
+        let a = q.address_of_block(q.steps(), last);
+        assert_eq!(a.index(), last);
+        assert_eq!(q.box_of(&a).volume(), 1);
+    }
+
+    #[test]
+    fn bad_address_message_names_partition_steps() {
+        let q = PartitionSteps::new(&[8, 8]).unwrap();
+        let e = q.parse_address("((1,0),(2,1))").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("partition-step address"), "{msg}");
+    }
 
     #[test]
     fn kang_fig3_node_and_subcube() {

@@ -78,10 +78,37 @@ use crate::{Coords, Grid, NodeId, TopologyError};
 /// assert_eq!(Link::new(7, 3).endpoints(), (3, 7));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "LinkRepr", from = "LinkRepr")
+)]
 pub struct Link {
     lo: NodeId,
     hi: NodeId,
+}
+
+/// The serialized form of a [`Link`]; deserializing goes through
+/// [`Link::new`], so a file in either order gives the canonical link.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LinkRepr {
+    lo: NodeId,
+    hi: NodeId,
+}
+
+#[cfg(feature = "serde")]
+impl From<Link> for LinkRepr {
+    fn from(l: Link) -> Self {
+        Self { lo: l.lo, hi: l.hi }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<LinkRepr> for Link {
+    fn from(r: LinkRepr) -> Self {
+        Self::new(r.lo, r.hi)
+    }
 }
 
 impl Link {

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use partalloc_topology::gray::{GrayError, insert_bit};
 use partalloc_topology::{Hypercube, NodeId, Subcube};
 
 /// A binary address as printed in the paper (most significant bit first).
@@ -19,15 +20,10 @@ fn bins(list: &[&str]) -> Vec<NodeId> {
     list.iter().map(|s| bin(s)).collect()
 }
 
-/// A^{α\β}: insert bit α at position β (counted from a_0) of every k-bit
-/// element, giving a_{k−1} … a_β α a_{β−1} … a_0.
+/// A^{α\β}: the library's insertion applied to every element of `a`.
 fn insert(a: &[NodeId], alpha: u32, beta: u32) -> Vec<NodeId> {
     a.iter()
-        .map(|&x| {
-            let low = x & ((1 << beta) - 1);
-            let high = x >> beta;
-            (high << (beta + 1)) | (alpha << beta) | low
-        })
+        .map(|&x| insert_bit(x, alpha == 1, beta).unwrap())
         .collect()
 }
 
@@ -58,6 +54,19 @@ fn example_1_insertion_fixes_one_address_bit() {
             assert_eq!(as_set(insert(&a, alpha, beta)), s.nodes().collect());
         }
     }
+}
+
+#[test]
+fn insertion_refuses_words_that_would_not_fit() {
+    assert_eq!(insert_bit(1 << 30, true, 31), Ok((1 << 31) | (1 << 30)));
+    assert!(matches!(
+        insert_bit(1 << 31, false, 0),
+        Err(GrayError::InsertTooWide { .. })
+    ));
+    assert!(matches!(
+        insert_bit(0, true, 32),
+        Err(GrayError::InsertTooWide { .. })
+    ));
 }
 
 #[test]

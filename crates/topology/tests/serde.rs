@@ -1,6 +1,9 @@
 //! With the `serde` feature: every public data type round-trips through
 //! JSON, and deserializing validates like the constructors, so a file can
-//! never produce a value that would later panic.
+//! never produce a value that would later panic. (A [`SubtorusEdge`] is
+//! three plain numbers tied to no machine; it is read as written.)
+//!
+//! [`SubtorusEdge`]: partalloc_topology::SubtorusEdge
 
 #![cfg(feature = "serde")]
 #![expect(
@@ -8,9 +11,10 @@
     reason = "test helpers unwrap values that are valid by construction"
 )]
 
+use partalloc_topology::gray::GrayCode;
 use partalloc_topology::{
-    Coords, Grid, GridBox, Hypercube, Link, NodeSet, Subcube, Subtorus, SubtorusFamily, Topology,
-    TupleGraph,
+    Coords, Grid, GridBox, Hypercube, KaryGray, Link, NodeSet, PartitionSteps, StepAddress,
+    Subcube, Subtorus, SubtorusFamily, Topology, TupleGraph,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -49,6 +53,17 @@ fn public_types_round_trip() {
     round_trip(&Subtorus::new(&torus, &[2, 3], &[1, 2]).unwrap());
     round_trip(&SubtorusFamily::new(&torus, &[4, 2]).unwrap());
     round_trip(&Link::new(5, 2));
+    round_trip(&GrayCode::new(&[2, 3, 1]).unwrap());
+    round_trip(&KaryGray::new(3, 2).unwrap());
+    let steps = PartitionSteps::new(&[8, 4]).unwrap();
+    round_trip(&steps);
+    round_trip(&steps.parse_address("((1),(1,0))").unwrap());
+}
+
+#[test]
+fn links_are_read_in_canonical_form() {
+    let l: Link = serde_json::from_str(r#"{"lo":7,"hi":3}"#).unwrap();
+    assert_eq!(l, Link::new(3, 7));
 }
 
 #[test]
@@ -68,6 +83,18 @@ fn invalid_files_are_rejected() {
     rejects::<Subtorus>(r#"{"torus":{"sides":[8,6],"wrap":true},"strides":[3,3],"offset":[0,0]}"#);
     rejects::<Subtorus>(r#"{"torus":{"sides":[8,6],"wrap":false},"strides":[2,3],"offset":[0,0]}"#);
     rejects::<SubtorusFamily>(r#"{"torus":{"sides":[8,6],"wrap":true},"strides":[0,0]}"#);
+    rejects::<GrayCode>(r#"{"params":[3,3,3]}"#);
+    rejects::<GrayCode>(r#"{"params":[0]}"#);
+    rejects::<GrayCode>(r#"{"params":[2]}"#);
+    rejects::<KaryGray>(r#"{"k":0,"n":2}"#);
+    rejects::<KaryGray>(r#"{"k":3,"n":0}"#);
+    rejects::<KaryGray>(r#"{"k":65536,"n":3}"#);
+    rejects::<PartitionSteps>(r#"{"sides":[8,6]}"#);
+    rejects::<PartitionSteps>(r#"{"sides":[2147483648,2147483648]}"#);
+    rejects::<PartitionSteps>(r#"{"sides":[]}"#);
+    rejects::<StepAddress>(r#"{"shape":{"sides":[8,4]},"digits":[1,3,3,0]}"#);
+    rejects::<StepAddress>(r#"{"shape":{"sides":[8,4]},"digits":[2]}"#);
+    rejects::<StepAddress>(r#"{"shape":{"sides":[8,7]},"digits":[]}"#);
 }
 
 #[test]

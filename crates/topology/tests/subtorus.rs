@@ -17,7 +17,7 @@ fn tori(max: u32) -> impl Iterator<Item = Grid> {
 }
 
 fn divisors(n: u32) -> Vec<u32> {
-    (1..=n).filter(|k| n.is_multiple_of(*k)).collect()
+    (1..=n).filter(|&k| n.is_multiple_of(k)).collect()
 }
 
 fn all_strides(t: &Grid) -> Vec<Vec<u32>> {

@@ -41,13 +41,54 @@ use crate::error::positive;
 
 /// The offered load ρ = λ·m·r/N and its parameters (Kim–Yoon §IV.1).
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "OfferedLoadRepr", try_from = "OfferedLoadRepr")
+)]
 pub struct OfferedLoad {
     load: f64,
     machine_nodes: u64,
     mean_nodes: f64,
     mean_residence: f64,
     saturation_allowed: bool,
+}
+
+/// The serialized form of a [`OfferedLoad`]; deserializing goes through
+/// [`OfferedLoad::new`] or [`OfferedLoad::saturating`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct OfferedLoadRepr {
+    load: f64,
+    machine_nodes: u64,
+    mean_nodes: f64,
+    mean_residence: f64,
+    saturation_allowed: bool,
+}
+
+#[cfg(feature = "serde")]
+impl From<OfferedLoad> for OfferedLoadRepr {
+    fn from(v: OfferedLoad) -> Self {
+        Self {
+            load: v.load,
+            machine_nodes: v.machine_nodes,
+            mean_nodes: v.mean_nodes,
+            mean_residence: v.mean_residence,
+            saturation_allowed: v.saturation_allowed,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<OfferedLoadRepr> for OfferedLoad {
+    type Error = WorkloadError;
+    fn try_from(r: OfferedLoadRepr) -> Result<Self, WorkloadError> {
+        if r.saturation_allowed {
+            Self::saturating(r.load, r.machine_nodes, r.mean_nodes, r.mean_residence)
+        } else {
+            Self::new(r.load, r.machine_nodes, r.mean_nodes, r.mean_residence)
+        }
+    }
 }
 
 impl OfferedLoad {

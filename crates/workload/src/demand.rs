@@ -38,9 +38,36 @@ pub trait MeanDistribution: Distribution<f64> {
 
 /// Exponential times with the given mean.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "ExponentialRepr", try_from = "ExponentialRepr")
+)]
 pub struct Exponential {
     mean: f64,
+}
+
+/// The serialized form of a [`Exponential`]; deserializing goes through
+/// [`Exponential::new`], so a file cannot give a negative mean.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ExponentialRepr {
+    mean: f64,
+}
+
+#[cfg(feature = "serde")]
+impl From<Exponential> for ExponentialRepr {
+    fn from(v: Exponential) -> Self {
+        Self { mean: v.mean }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<ExponentialRepr> for Exponential {
+    type Error = WorkloadError;
+    fn try_from(r: ExponentialRepr) -> Result<Self, WorkloadError> {
+        Self::new(r.mean)
+    }
 }
 
 impl Exponential {
@@ -71,10 +98,38 @@ impl MeanDistribution for Exponential {
 
 /// Uniform times on [lo, hi].
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "UniformDemandRepr", try_from = "UniformDemandRepr")
+)]
 pub struct UniformDemand {
     lo: f64,
     hi: f64,
+}
+
+/// The serialized form of a [`UniformDemand`]; deserializing goes through
+/// [`UniformDemand::new`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct UniformDemandRepr {
+    lo: f64,
+    hi: f64,
+}
+
+#[cfg(feature = "serde")]
+impl From<UniformDemand> for UniformDemandRepr {
+    fn from(v: UniformDemand) -> Self {
+        Self { lo: v.lo, hi: v.hi }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<UniformDemandRepr> for UniformDemand {
+    type Error = WorkloadError;
+    fn try_from(r: UniformDemandRepr) -> Result<Self, WorkloadError> {
+        Self::new(r.lo, r.hi)
+    }
 }
 
 impl UniformDemand {
@@ -128,11 +183,44 @@ impl MeanDistribution for UniformDemand {
 /// Bimodal hyper-exponential: with probability α an exponential of mean
 /// m₁, otherwise an exponential of mean m₂.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "HyperExponentialRepr", try_from = "HyperExponentialRepr")
+)]
 pub struct HyperExponential {
     alpha: f64,
     mean1: f64,
     mean2: f64,
+}
+
+/// The serialized form of a [`HyperExponential`]; deserializing goes
+/// through [`HyperExponential::from_branches`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct HyperExponentialRepr {
+    alpha: f64,
+    mean1: f64,
+    mean2: f64,
+}
+
+#[cfg(feature = "serde")]
+impl From<HyperExponential> for HyperExponentialRepr {
+    fn from(v: HyperExponential) -> Self {
+        Self {
+            alpha: v.alpha,
+            mean1: v.mean1,
+            mean2: v.mean2,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<HyperExponentialRepr> for HyperExponential {
+    type Error = WorkloadError;
+    fn try_from(r: HyperExponentialRepr) -> Result<Self, WorkloadError> {
+        Self::from_branches(r.alpha, r.mean1, r.mean2)
+    }
 }
 
 impl HyperExponential {
@@ -260,9 +348,36 @@ impl MeanDistribution for HyperExponential {
 
 /// A constant time (for tests and deterministic experiments).
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "ConstantRepr", try_from = "ConstantRepr")
+)]
 pub struct Constant {
     value: f64,
+}
+
+/// The serialized form of a [`Constant`]; deserializing goes through
+/// [`Constant::new`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ConstantRepr {
+    value: f64,
+}
+
+#[cfg(feature = "serde")]
+impl From<Constant> for ConstantRepr {
+    fn from(v: Constant) -> Self {
+        Self { value: v.value }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<ConstantRepr> for Constant {
+    type Error = WorkloadError;
+    fn try_from(r: ConstantRepr) -> Result<Self, WorkloadError> {
+        Self::new(r.value)
+    }
 }
 
 impl Constant {

@@ -112,4 +112,12 @@ mod tests {
         assert_eq!(JobShape::Cube { dim: 64 }.node_count(), u64::MAX);
         assert_eq!(JobShape::Nodes { count: 5 }.to_string(), "5 nodes");
     }
+
+    #[test]
+    fn huge_boxes_saturate() {
+        let shape = JobShape::Box {
+            sides: Coords::new(&[65536; 5]).unwrap(),
+        };
+        assert_eq!(shape.node_count(), u64::MAX);
+    }
 }

@@ -195,6 +195,11 @@ mod tests {
         }
     }
 
+    #[test]
+    fn huge_machines_saturate() {
+        assert_eq!(mesh(&[65536; 5]).machine_nodes(), u64::MAX);
+    }
+
     fn sides(m: &ShapeMapping, p: u64) -> Vec<u32> {
         match m.shape_for(p).unwrap() {
             JobShape::Box { sides } => sides.to_vec(),

@@ -54,9 +54,38 @@ fn coords(values: &[u32]) -> Result<Coords, WorkloadError> {
 
 /// Kang's cubic requests: side 2^{a_i} with a_i uniform in 0..=k_i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "CubicShapesRepr", try_from = "CubicShapesRepr")
+)]
 pub struct CubicShapes {
     max_exponents: Coords,
+}
+
+/// The serialized form of a [`CubicShapes`]; deserializing goes through
+/// [`CubicShapes::new`], so no exponent is above 31.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CubicShapesRepr {
+    max_exponents: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<CubicShapes> for CubicShapesRepr {
+    fn from(v: CubicShapes) -> Self {
+        Self {
+            max_exponents: v.max_exponents,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<CubicShapesRepr> for CubicShapes {
+    type Error = WorkloadError;
+    fn try_from(r: CubicShapesRepr) -> Result<Self, WorkloadError> {
+        Self::new(&r.max_exponents)
+    }
 }
 
 impl CubicShapes {
@@ -134,9 +163,38 @@ impl ShapeDistribution for CubicShapes {
 
 /// Kang's noncubic requests: side l_i uniform in 1..=L_i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "NoncubicShapesRepr", try_from = "NoncubicShapesRepr")
+)]
 pub struct NoncubicShapes {
     max_sides: Coords,
+}
+
+/// The serialized form of a [`NoncubicShapes`]; deserializing goes through
+/// [`NoncubicShapes::new`], so no side is 0.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct NoncubicShapesRepr {
+    max_sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<NoncubicShapes> for NoncubicShapesRepr {
+    fn from(v: NoncubicShapes) -> Self {
+        Self {
+            max_sides: v.max_sides,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<NoncubicShapesRepr> for NoncubicShapes {
+    type Error = WorkloadError;
+    fn try_from(r: NoncubicShapesRepr) -> Result<Self, WorkloadError> {
+        Self::new(&r.max_sides)
+    }
 }
 
 impl NoncubicShapes {
@@ -195,7 +253,11 @@ const CUBE_TABLE: usize = MAX_HYPERCUBE_DIM as usize + 1;
 
 /// A hypercube request dimension drawn from a table p_0, p_1, ….
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "CubeDimsRepr", try_from = "CubeDimsRepr")
+)]
 pub struct CubeDims {
     // cumulative[i] = p_0 + … + p_i, normalized so the last is 1.
     cumulative: [f64; CUBE_TABLE],
@@ -206,6 +268,33 @@ pub struct CubeDims {
 pub const MOHAPATRA_NORMAL_10: [f64; 10] = [
     0.017, 0.044, 0.093, 0.152, 0.194, 0.194, 0.152, 0.093, 0.044, 0.017,
 ];
+
+/// The serialized form of a [`CubeDims`]: the cumulative probabilities
+/// p_0, p_0 + p_1, …, kept exactly. Deserializing goes through
+/// [`CubeDims::from_cumulative`], so a file cannot hold an empty,
+/// decreasing or unnormalized table.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CubeDimsRepr {
+    cumulative: Vec<f64>,
+}
+
+#[cfg(feature = "serde")]
+impl From<CubeDims> for CubeDimsRepr {
+    fn from(v: CubeDims) -> Self {
+        Self {
+            cumulative: v.cumulative.get(..v.len).unwrap_or_default().to_vec(),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<CubeDimsRepr> for CubeDims {
+    type Error = WorkloadError;
+    fn try_from(r: CubeDimsRepr) -> Result<Self, WorkloadError> {
+        Self::from_cumulative(&r.cumulative)
+    }
+}
 
 impl CubeDims {
     /// Dimension i with probability proportional to `weights[i]`
@@ -251,6 +340,35 @@ impl CubeDims {
         Ok(Self {
             cumulative,
             len: weights.len(),
+        })
+    }
+
+    /// The table with these cumulative probabilities: 1 to
+    /// `MAX_HYPERCUBE_DIM + 1` finite, non-decreasing values from at least
+    /// 0 up to exactly 1.
+    #[cfg(feature = "serde")]
+    fn from_cumulative(values: &[f64]) -> Result<Self, WorkloadError> {
+        let bad = |reason: &str| WorkloadError::BadTable {
+            reason: format!("cumulative probabilities {values:?}: {reason}"),
+        };
+        if values.is_empty() || values.len() > CUBE_TABLE {
+            return Err(bad(&format!("needs 1 to {CUBE_TABLE} entries")));
+        }
+        let mut prev = 0.0;
+        for &c in values {
+            if !(c.is_finite() && c >= prev) {
+                return Err(bad("must be finite and non-decreasing from 0"));
+            }
+            prev = c;
+        }
+        if prev != 1.0 {
+            return Err(bad("the last must be 1"));
+        }
+        let mut cumulative = [1.0; CUBE_TABLE];
+        cumulative.iter_mut().zip(values).for_each(|(c, &v)| *c = v);
+        Ok(Self {
+            cumulative,
+            len: values.len(),
         })
     }
 
@@ -363,11 +481,42 @@ pub enum SideLaw {
 
 /// Kim–Yoon's mesh requests: independent sides drawn by a [`SideLaw`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "MeshSidesRepr", try_from = "MeshSidesRepr")
+)]
 pub struct MeshSides {
     law: SideLaw,
     max_sides: Coords,
     mean_nodes: f64,
+}
+
+/// The serialized form of a [`MeshSides`]: the law and the sides. The mean
+/// is recomputed by [`MeshSides::new`] rather than read from the file.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct MeshSidesRepr {
+    law: SideLaw,
+    max_sides: Coords,
+}
+
+#[cfg(feature = "serde")]
+impl From<MeshSides> for MeshSidesRepr {
+    fn from(v: MeshSides) -> Self {
+        Self {
+            law: v.law,
+            max_sides: v.max_sides,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<MeshSidesRepr> for MeshSides {
+    type Error = WorkloadError;
+    fn try_from(r: MeshSidesRepr) -> Result<Self, WorkloadError> {
+        Self::new(r.law, &r.max_sides)
+    }
 }
 
 impl MeshSides {
@@ -388,16 +537,7 @@ impl MeshSides {
             max_sides,
             mean_nodes: 1.0,
         };
-        s.mean_nodes = max_sides
-            .iter()
-            .map(|&l| {
-                s.side_pmf(l)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| p * (i as f64 + 1.0))
-                    .sum::<f64>()
-            })
-            .product();
+        s.mean_nodes = max_sides.iter().map(|&l| s.side_mean(l)).product();
         Ok(s)
     }
 
@@ -429,23 +569,65 @@ impl MeshSides {
         self.max_sides.get(dim).map(|&l| self.side_pmf(l))
     }
 
+    /// The table of [`pmf`](Self::pmf): one entry per side length, so only
+    /// built when a caller asks for it.
     fn side_pmf(&self, l: u32) -> Vec<f64> {
-        let mean = (1.0 + f64::from(l)) / 2.0;
-        let raw: Vec<f64> = (1..=l)
-            .map(|s| {
-                let (a, b) = (f64::from(s) - 0.5, f64::from(s) + 0.5);
-                match self.law {
-                    SideLaw::Uniform => 1.0,
-                    SideLaw::TruncatedNormal => {
-                        let sd = (mean / 2.0).sqrt();
-                        normal_cdf((b - mean) / sd) - normal_cdf((a - mean) / sd)
-                    }
-                    SideLaw::TruncatedExponential => (-a / mean).exp() - (-b / mean).exp(),
-                }
-            })
-            .collect();
+        let raw: Vec<f64> = (1..=l).map(|s| self.side_weight(l, s)).collect();
         let total: f64 = raw.iter().sum();
         raw.into_iter().map(|p| p / total).collect()
+    }
+
+    /// P(round(X) = s) for the untruncated law of a side bounded by `l`.
+    fn side_weight(&self, l: u32, s: u32) -> f64 {
+        let mean = (1.0 + f64::from(l)) / 2.0;
+        let (a, b) = (f64::from(s) - 0.5, f64::from(s) + 0.5);
+        match self.law {
+            SideLaw::Uniform => 1.0,
+            SideLaw::TruncatedNormal => {
+                let sd = (mean / 2.0).sqrt();
+                normal_cdf((b - mean) / sd) - normal_cdf((a - mean) / sd)
+            }
+            SideLaw::TruncatedExponential => (-a / mean).exp() - (-b / mean).exp(),
+        }
+    }
+
+    /// E[side] for a side bounded by `l`, in O(1) memory: closed forms for
+    /// the uniform and exponential laws; for the normal law a sum over
+    /// mean ± 40 standard deviations, outside which every weight is 0 in
+    /// `f64` (Φ(−38.5) underflows).
+    fn side_mean(&self, l: u32) -> f64 {
+        let hi = f64::from(l);
+        let mean = (1.0 + hi) / 2.0;
+        match self.law {
+            SideLaw::Uniform => mean,
+            SideLaw::TruncatedExponential => {
+                // P(s) ∝ q^s with q = e^{−1/mean}, s = 1..=L:
+                // E = (1 − (L+1)q^L + L·q^{L+1}) / ((1 − q)(1 − q^L)).
+                let one_minus_q = -(-1.0 / mean).exp_m1();
+                let q_l = (-hi / mean).exp();
+                let one_minus_q_l = -(-hi / mean).exp_m1();
+                (one_minus_q_l - hi * q_l * one_minus_q) / (one_minus_q * one_minus_q_l)
+            }
+            SideLaw::TruncatedNormal => {
+                let reach = 40.0 * (mean / 2.0).sqrt() + 1.0;
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "clamped to 1..=L before the cast"
+                )]
+                let (lo, up) = (
+                    (mean - reach).floor().clamp(1.0, hi) as u32,
+                    (mean + reach).ceil().clamp(1.0, hi) as u32,
+                );
+                let (mut total, mut first) = (0.0, 0.0);
+                for s in lo..=up {
+                    let w = self.side_weight(l, s);
+                    total += w;
+                    first += w * f64::from(s);
+                }
+                first / total
+            }
+        }
     }
 
     fn sample_side<R: Rng + ?Sized>(&self, l: u32, rng: &mut R) -> u32 {
@@ -645,6 +827,8 @@ mod tests {
         assert!(u.probabilities().iter().all(|&p| (p - 0.1).abs() < 1e-12));
         // Mean size Σ 2^i / 10 = 1023/10.
         assert!((u.mean_nodes() - 102.3).abs() < 1e-9);
+        // Mean size of the normal table, Σ p_i 2^i (docs/errata/workload.md).
+        assert!((n.mean_nodes() - 52.605).abs() < 1e-9);
         // Empirical frequencies of the normal table, 3σ per dimension.
         let mut rng = ChaCha8Rng::seed_from_u64(10);
         let draws = 200_000u32;
@@ -713,6 +897,41 @@ mod tests {
             let s = sides_of(tiny.sample(&mut rng));
             assert!((1..=2).contains(&s[0]) && s[1] == 1);
         }
+    }
+
+    #[test]
+    fn side_means_match_the_tables_and_need_no_table() {
+        for law in [
+            SideLaw::Uniform,
+            SideLaw::TruncatedNormal,
+            SideLaw::TruncatedExponential,
+        ] {
+            for l in [1u32, 2, 3, 7, 16, 100, 1000, 5000] {
+                let m = MeshSides::new(law, &[l]).unwrap();
+                let from_table: f64 = m
+                    .pmf(0)
+                    .unwrap()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| p * (i as f64 + 1.0))
+                    .sum();
+                let got = m.mean_nodes();
+                assert!(
+                    (got - from_table).abs() <= 1e-9 * from_table,
+                    "{law:?} L={l}: {got} vs {from_table}"
+                );
+            }
+            // A side of 2^30 would need an 8 GB table of probabilities.
+            let big = MeshSides::new(law, &[1 << 30, 1 << 30]).unwrap();
+            let m = big.mean_nodes();
+            assert!(
+                m.is_finite() && m > 1.0 && m <= 2f64.powi(60),
+                "{law:?}: {m}"
+            );
+        }
+        let half = (1.0 + 2f64.powi(30)) / 2.0;
+        let normal = MeshSides::new(SideLaw::TruncatedNormal, &[1 << 30]).unwrap();
+        assert!((normal.mean_nodes() - half).abs() < 1e-6 * half);
     }
 
     #[test]

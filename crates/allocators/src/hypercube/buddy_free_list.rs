@@ -23,8 +23,11 @@
 //! different block (a block of the smallest sufficient size, not the least
 //! address overall).
 //!
-//! **Q_0**: the lowest block on the first non-empty list, split down to one
-//! node — not necessarily the lowest available node.
+//! **Q_0**: the lowest available node, as for every hypercube strategy: of
+//! the first block on each list the one with the lowest address, split
+//! down to its first node (O(n) list heads). This is added to Knuth's rule,
+//! which would take F_0's first block even when a lower node sits in a
+//! larger free block; requests of size k ≥ 1 follow the rule unchanged.
 //!
 //! **Faults** (Al-Dhelaan & Bose, Example 15): the free block holding the
 //! node is split so that every node except the faulty one stays on a list;
@@ -249,14 +252,23 @@ impl Allocator for BuddyFreeList {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         // The counts sit in one array, so empty lists cost no memory access
         // beyond it.
-        let found = (k..=self.cube.dim()).find_map(|i| {
+        let head = |i: u32| {
             let list = &self.lists[i as usize];
             if list.count == 0 {
                 None
             } else {
                 list.first().map(|a| (i, a as u32))
             }
-        });
+        };
+        let found = if k == 0 {
+            // Free blocks are disjoint, so the lowest available node is the
+            // lowest first node of a list head.
+            (0..=self.cube.dim())
+                .filter_map(head)
+                .min_by_key(|&(i, a)| a << i)
+        } else {
+            (k..=self.cube.dim()).find_map(head)
+        };
         let Some((mut i, mut a)) = found else {
             return Err(AllocError::NoRoom {
                 request: *request,
