@@ -614,10 +614,14 @@ pub fn preemptive_feasibility(
     }))
 }
 
+/// Upper bound on the halvings of [`min_finish_time`]'s search.
+const MAX_BISECTIONS: u32 = 200;
+
 /// The minimum finish time of a preemptive schedule, by binary search on
 /// the deadline with [`preemptive_feasibility`], to within `tolerance`
-/// (absolute). Returns the smallest feasible deadline found and its
-/// schedule.
+/// (absolute; a tolerance below a few ulps of the search interval's upper
+/// end is raised to that, since no float lies strictly between). Returns
+/// the smallest feasible deadline found and its schedule.
 ///
 /// The search interval is [max(t_max, Σ d_i·t_i / m), Σ t_i]: the lower end
 /// is a lower bound (the longest job; the m diagonal units of the
@@ -658,8 +662,19 @@ pub fn min_finish_time(
     if let Feasibility::Feasible(s) = preemptive_feasibility(m, jobs, lo)? {
         return Ok((lo, s));
     }
-    while hi - lo > tolerance {
+    // Below a few ulps of `hi` the midpoint stops moving, so the tolerance
+    // is clamped there; the midpoint test and the iteration cap keep the
+    // loop finite whatever the inputs (bisection of a positive interval
+    // reaches adjacent floats within about 64 halvings).
+    let tolerance = tolerance.max(4.0 * f64::EPSILON * hi);
+    for _ in 0..MAX_BISECTIONS {
+        if hi - lo <= tolerance {
+            break;
+        }
         let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
         match preemptive_feasibility(m, jobs, mid)? {
             Feasibility::Feasible(s) => {
                 hi = mid;
@@ -1010,6 +1025,27 @@ mod tests {
                 assert!(!(space && time), "{a:?} overlaps {b:?}");
             }
         }
+    }
+
+    /// A tolerance below the float spacing of the deadlines must still end
+    /// the search (the midpoint stops moving at adjacent floats).
+    #[test]
+    fn min_finish_time_ends_with_a_tolerance_below_the_float_spacing() {
+        let js = jobs(&[(2, 1e6), (1, 1e6)]);
+        let (t, s) = min_finish_time(2, &js, 1e-12).unwrap();
+        assert!((t - 2e6).abs() <= 1e-6 * 2e6, "{t}");
+        // Times are compared relative to the deadline (1e-12 · T).
+        for (i, j) in js.iter().enumerate() {
+            let run: f64 = s
+                .pieces
+                .iter()
+                .filter(|p| p.job == i)
+                .map(|p| p.end - p.start)
+                .sum();
+            assert!((run - j.time).abs() <= 1e-11 * t, "job {i}: {run}");
+        }
+        let (t, _) = min_finish_time(8, &jobs(&[(4, 3.0), (2, 0.1), (1, 0.7)]), 1e-300).unwrap();
+        assert!(t >= 3.0);
     }
 
     #[test]
