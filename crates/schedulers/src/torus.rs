@@ -86,6 +86,40 @@ pub enum TorusError {
     /// No job was given.
     #[error("the job set is empty")]
     NoJobs,
+    /// CNP_Alloc's availability matrix would exceed [`MAX_CNP_CELLS`]
+    /// entries: (m / d_min)² with d_min the smallest job side.
+    #[error(
+        "the availability matrix of {width}×{width} entries (torus side / smallest job side) exceeds the limit of {limit} entries"
+    )]
+    MatrixTooLarge {
+        /// m / d_min, the side of the final matrix.
+        width: u64,
+        /// The largest number of entries accepted.
+        limit: u64,
+    },
+    /// Memory for the availability matrix could not be reserved.
+    #[error("could not reserve memory for {cells} availability matrix entries")]
+    OutOfMemory {
+        /// The number of entries asked for.
+        cells: u64,
+    },
+}
+
+/// The largest availability matrix [`cnp_alloc`] builds: 2^22 entries
+/// (a 2048×2048 matrix, 64 MiB), i.e. m / d_min ≤ 2048. Each job scans the
+/// whole matrix, so larger ratios are also impractically slow.
+pub const MAX_CNP_CELLS: u64 = 1 << 22;
+
+/// A matrix of `cells` entries, all `fill`, or a typed error when the
+/// memory cannot be reserved.
+fn matrix(cells: usize, fill: Cell) -> Result<Vec<Cell>, TorusError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(cells)
+        .map_err(|_| TorusError::OutOfMemory {
+            cells: cells as u64,
+        })?;
+    v.resize(cells, fill);
+    Ok(v)
 }
 
 fn check(m: u32, jobs: &[TorusJob]) -> Result<(), TorusError> {
@@ -218,12 +252,28 @@ struct Cell {
 /// its remaining time increased once by min(t_k, A.tm)/σ, propagated to all
 /// of that job's entries (lines 23–33).
 ///
+/// The matrix grows to (m / d_min)² entries for the smallest job side
+/// d_min; above [`MAX_CNP_CELLS`] the input is refused.
+///
 /// # Errors
 /// A side of the torus or of a job that is not a power of two, a job
-/// larger than the torus, a time that is not positive and finite, no jobs.
+/// larger than the torus, a time that is not positive and finite, no jobs,
+/// a matrix above [`MAX_CNP_CELLS`] entries
+/// ([`TorusError::MatrixTooLarge`]) or one whose memory cannot be reserved.
 pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
     check(m, jobs)?;
     let p = m.trailing_zeros();
+    let d_min = jobs.iter().map(|j| j.size).min().unwrap_or(m);
+    let final_width = u64::from(m / d_min);
+    if final_width
+        .checked_mul(final_width)
+        .is_none_or(|cells| cells > MAX_CNP_CELLS)
+    {
+        return Err(TorusError::MatrixTooLarge {
+            width: final_width,
+            limit: MAX_CNP_CELLS,
+        });
+    }
     // Sorted order with dummies: (level s, time, input index).
     let mut order: Vec<(u32, f64, Option<usize>)> = jobs
         .iter()
@@ -257,13 +307,14 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
     let (mut row_sum, mut col_sum) = (Vec::new(), Vec::new());
     let mut level = list[0].0;
     let mut width = 1usize << (p - level);
-    let mut a = vec![Cell { tm: 0.0, id: None }; width * width];
+    const FREE: Cell = Cell { tm: 0.0, id: None };
+    let mut a = matrix(width * width, FREE)?;
     let mut time = 0.0f64;
     for (k, &(s_k, t_k, input)) in list.iter().enumerate() {
         // Lines 5–9: expand the matrix to this job's level.
         while level > s_k {
             let w2 = width * 2;
-            let mut b = vec![Cell { tm: 0.0, id: None }; w2 * w2];
+            let mut b = matrix(w2 * w2, FREE)?;
             for i in 0..w2 {
                 for j in 0..w2 {
                     b[i * w2 + j] = a[(i % width) * width + (j % width)];
@@ -779,6 +830,26 @@ mod tests {
         assert!(preemptive_feasibility(8, &jobs(&[(2, 1.0)]), f64::INFINITY).is_err());
         assert!(min_finish_time(8, &jobs(&[(2, 1.0)]), 0.0).is_err());
         assert_eq!(cnp_alloc(8, &[]), Err(TorusError::NoJobs));
+    }
+
+    /// The (m / d_min)² availability matrix is bounded: huge ratios are
+    /// refused with a typed error instead of a capacity overflow or
+    /// gigabytes of memory; the limit itself is accepted.
+    #[test]
+    fn cnp_alloc_refuses_matrices_above_the_limit() {
+        for m in [1u32 << 31, 1 << 14, 4096] {
+            assert_eq!(
+                cnp_alloc(m, &jobs(&[(m, 1.0), (1, 1.0)])),
+                Err(TorusError::MatrixTooLarge {
+                    width: u64::from(m),
+                    limit: MAX_CNP_CELLS,
+                })
+            );
+        }
+        // Large tori are fine while the smallest job keeps the ratio small.
+        assert!(cnp_alloc(1 << 31, &jobs(&[(1 << 31, 1.0), (1 << 21, 1.0)])).is_ok());
+        let s = cnp_alloc(2048, &jobs(&[(1, 1.0)])).unwrap();
+        assert_eq!(s.makespan, 1.0);
     }
 
     /// The literal Fig. 2: per-entry load loops (lines 1–8 of §2.4.2) and a
