@@ -110,6 +110,11 @@ pub enum TorusError {
 /// whole matrix, so larger ratios are also impractically slow.
 pub const MAX_CNP_CELLS: u64 = 1 << 22;
 
+/// Relative tolerance of CNP_Alloc's time comparisons: remaining times
+/// within this fraction of the largest remaining time (at least 1) of the
+/// minimum are taken as equal, and loads within it of each other as tied.
+const ZERO_TOLERANCE: f64 = 1e-12;
+
 /// A matrix of `cells` entries, all `fill`, or a typed error when the
 /// memory cannot be reserved.
 fn matrix(cells: usize, fill: Cell) -> Result<Vec<Cell>, TorusError> {
@@ -250,7 +255,10 @@ struct Cell {
 /// code's `min`, see the errata), ties to the first in row-major order; its
 /// entry becomes t_k + load, and every job sharing its row or column has
 /// its remaining time increased once by min(t_k, A.tm)/σ, propagated to all
-/// of that job's entries (lines 23–33).
+/// of that job's entries (lines 23–33). Remaining times and loads are
+/// compared with a relative tolerance of 1e-12 of the largest remaining
+/// time (at least 1), so subtori freeing at the same moment through
+/// differently rounded sums (0.1 + 0.2 and 0.3) are all available.
 ///
 /// The matrix grows to (m / d_min)² entries for the smallest job side
 /// d_min; above [`MAX_CNP_CELLS`] the input is refused.
@@ -325,9 +333,16 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
             level -= 1;
         }
         // Lines 12–15: the earliest available subtori.
+        // Remaining times that differ from the minimum only by rounding
+        // (0.1 + 0.2 against 0.3) are snapped to 0, relative to the largest
+        // remaining time, so subtori freeing together are all in B.
         let min = a.iter().map(|c| c.tm).fold(f64::INFINITY, f64::min);
+        let tol = ZERO_TOLERANCE * a.iter().map(|c| c.tm).fold(1.0, f64::max);
         for c in &mut a {
             c.tm -= min;
+            if c.tm <= tol {
+                c.tm = 0.0;
+            }
         }
         time += min;
         // Lines 16–17: the least loaded one, first in row-major order. The
@@ -353,7 +368,8 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
                     continue;
                 }
                 let load = (col_sum[j] + row_sum[i]) / sigma;
-                if best.is_none_or(|(_, _, l)| load < l) {
+                // Loads equal up to rounding tie to the first entry.
+                if best.is_none_or(|(_, _, l)| load < l - tol) {
                     best = Some((i, j, load));
                 }
             }
@@ -970,6 +986,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// CNP_Alloc is scale-invariant (every quantity is a sum, minimum or
+        /// quotient of times): times of a tenth, which are not dyadic and
+        /// round, choose the same subtori as the integers, and subtori that
+        /// free at the same moment are both seen as free.
+        #[test]
+        fn cnp_alloc_is_scale_invariant_with_non_dyadic_times(
+            raw in proptest::collection::vec((0u32..3, 1u32..8), 1..12)
+        ) {
+            let whole: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e, f64::from(q)))
+                .collect();
+            let tenth: Vec<TorusJob> = whole
+                .iter()
+                .map(|j| TorusJob::new(j.size, j.time / 10.0))
+                .collect();
+            let a = cnp_alloc(4, &whole).unwrap();
+            let b = cnp_alloc(4, &tenth).unwrap();
+            for (x, y) in a.jobs.iter().zip(&b.jobs) {
+                proptest::prop_assert_eq!((x.row, x.col), (y.row, y.col));
+                proptest::prop_assert!((x.start / 10.0 - y.start).abs() < 1e-9);
+                proptest::prop_assert!((x.finish / 10.0 - y.finish).abs() < 1e-9);
+            }
+        }
+    }
+
+    /// Subtori freeing at the same moment through differently rounded
+    /// sums (here remaining times of a tenth) are all free together.
+    #[test]
+    fn cnp_alloc_sees_subtori_freeing_at_rounded_equal_times() {
+        let q = [(1, 1), (1, 3), (1, 4), (2, 2), (2, 1), (2, 2)];
+        let whole = jobs(&q.map(|(d, t)| (d, f64::from(t))));
+        let tenth = jobs(&q.map(|(d, t)| (d, f64::from(t) / 10.0)));
+        let (a, b) = (cnp_alloc(4, &whole).unwrap(), cnp_alloc(4, &tenth).unwrap());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            assert_eq!((x.row, x.col), (y.row, y.col));
+            assert!((x.start / 10.0 - y.start).abs() < 1e-12);
+        }
+        assert!((a.makespan / 10.0 - b.makespan).abs() < 1e-12);
     }
 
     proptest::proptest! {
