@@ -1242,6 +1242,120 @@ mod tests {
         }
     }
 
+    /// The exact preemptive optimum of a tiny instance. A set of jobs can
+    /// run at once iff its sides sum to at most m (powers of two pack into
+    /// aligned intervals), so the optimum is the linear program
+    /// min Σ x_C subject to Σ_{C ∋ i} x_C ≥ t_i, x ≥ 0, over the maximal
+    /// such sets C (any order of the x_C is a schedule). By duality it is
+    /// max Σ t_i y_i subject to Σ_{i ∈ C} y_i ≤ 1, y ≥ 0, whose optimum is
+    /// a vertex: every choice of n tight constraints is solved and the best
+    /// feasible one kept.
+    fn lp_optimum(m: u32, js: &[TorusJob]) -> f64 {
+        let n = js.len();
+        let fits = |set: usize| {
+            (0..n)
+                .filter(|&i| set >> i & 1 == 1)
+                .map(|i| js[i].size)
+                .sum::<u32>()
+                <= m
+        };
+        // Rows (a, b) meaning a · y ≤ b.
+        let mut rows: Vec<(Vec<f64>, f64)> = (0..n)
+            .map(|i| {
+                (
+                    (0..n).map(|k| if k == i { -1.0 } else { 0.0 }).collect(),
+                    0.0,
+                )
+            })
+            .collect();
+        for set in 1..1usize << n {
+            let maximal = (0..n).all(|i| set >> i & 1 == 1 || !fits(set | 1 << i));
+            if fits(set) && maximal {
+                rows.push((
+                    (0..n).map(|i| f64::from((set >> i & 1) as u8)).collect(),
+                    1.0,
+                ));
+            }
+        }
+        let mut best = 0.0f64;
+        let mut pick: Vec<usize> = (0..n).collect();
+        loop {
+            if let Some(y) = solve(&pick.iter().map(|&r| rows[r].clone()).collect::<Vec<_>>()) {
+                let ok = rows
+                    .iter()
+                    .all(|(a, b)| a.iter().zip(&y).map(|(p, q)| p * q).sum::<f64>() <= b + 1e-9);
+                if ok {
+                    best = best.max(js.iter().zip(&y).map(|(j, v)| j.time * v).sum());
+                }
+            }
+            // Next n-combination of the rows.
+            let Some(i) = (0..n).rev().find(|&i| pick[i] < rows.len() - n + i) else {
+                return best;
+            };
+            pick[i] += 1;
+            for k in i + 1..n {
+                pick[k] = pick[k - 1] + 1;
+            }
+        }
+    }
+
+    /// Gaussian elimination with partial pivoting; `None` when singular.
+    fn solve(rows: &[(Vec<f64>, f64)]) -> Option<Vec<f64>> {
+        let n = rows.len();
+        let mut a: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|(r, b)| r.iter().copied().chain([*b]).collect())
+            .collect();
+        for c in 0..n {
+            let p = (c..n).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
+            if a[p][c].abs() < 1e-12 {
+                return None;
+            }
+            a.swap(c, p);
+            for r in 0..n {
+                if r != c {
+                    let f = a[r][c] / a[c][c];
+                    for k in c..=n {
+                        a[r][k] -= f * a[c][k];
+                    }
+                }
+            }
+        }
+        Some((0..n).map(|r| a[r][n] / a[r][r]).collect())
+    }
+
+    #[test]
+    fn lp_oracle_on_known_instances() {
+        // m = 2: (2, 1) and (1, 1) cannot overlap.
+        assert!((lp_optimum(2, &jobs(&[(2, 1.0), (1, 1.0)])) - 2.0).abs() < 1e-12);
+        // McNaughton: three 1×1 jobs of 2, 1, 1 on two units.
+        assert!((lp_optimum(2, &jobs(&[(1, 2.0), (1, 1.0), (1, 1.0)])) - 2.0).abs() < 1e-12);
+        // Three 1×1 jobs of 1 on two units: 1.5.
+        assert!((lp_optimum(2, &jobs(&[(1, 1.0); 3])) - 1.5).abs() < 1e-12);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// The binary search finds the exact preemptive optimum of the LP
+        /// oracle on tiny instances (m ≤ 8, at most five jobs).
+        #[test]
+        fn min_finish_time_equals_the_lp_optimum(
+            p in 1u32..4,
+            raw in proptest::collection::vec((0u32..4, 1u32..9), 1..6)
+        ) {
+            let m = 1u32 << p;
+            let js: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e.min(p), f64::from(q) / 2.0))
+                .collect();
+            let exact = lp_optimum(m, &js);
+            let (t, s) = min_finish_time(m, &js, 1e-9).unwrap();
+            check_schedule(m, &js, &s);
+            proptest::prop_assert!((t - exact).abs() <= 1e-6, "m={} {:?}: {} vs LP {}", m, js, t, exact);
+        }
+    }
+
     fn brute_force_non_preemptive(m: u32, js: &[TorusJob]) -> f64 {
         fn go(m: u32, js: &[TorusJob], used: &mut Vec<bool>, free_at: &mut Vec<f64>) -> f64 {
             if used.iter().all(|&u| u) {
