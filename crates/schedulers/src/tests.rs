@@ -308,6 +308,28 @@ fn mfcfs_dynamic_threshold_is_mean_delay_times_rate() {
     }
 }
 
+/// Before any job has waited the dynamic threshold is no threshold:
+/// M-FCFS lets a fitting job pass the blocked head from the start instead
+/// of behaving as FCFS.
+#[test]
+fn mfcfs_dynamic_threshold_is_never_before_a_delay_is_measured() {
+    use crate::mfcfs::ModifiedFcfs;
+    use crate::threshold::Threshold;
+    let mut alloc = TestAlloc::buddy(1).unwrap();
+    let mut s = ModifiedFcfs::new(Threshold::DynamicLinear, Default::default());
+    let mut started = Vec::new();
+    // J1 (Q_0) starts at once (no delay); J2 (Q_1) is blocked at t = 1;
+    // J3 (Q_0) fits in the other node and passes.
+    s.submit(cube_job(1, 0, 0.0, 5.0), 0.0).unwrap();
+    s.schedule(0.0, &mut alloc, &mut started).unwrap();
+    s.submit(cube_job(2, 1, 1.0, 1.0), 1.0).unwrap();
+    s.submit(cube_job(3, 0, 1.0, 1.0), 1.0).unwrap();
+    s.schedule(1.0, &mut alloc, &mut started).unwrap();
+    let ids: Vec<u64> = started.iter().map(|x| x.job.id).collect();
+    assert_eq!(ids, [1, 3]);
+    assert_eq!(s.head().map(|j| j.id), Some(2));
+}
+
 #[test]
 fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     let mut alloc = TestAlloc::buddy(2).unwrap();
