@@ -365,6 +365,41 @@ fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     assert_eq!(ids, [1, 4]);
 }
 
+/// With a rounding allocator a backfilled job is admitted by its grant: a
+/// 5-node request fits the 7 extra nodes but the buddy grants 8, which
+/// would hold half of Q_4 past the head's shadow time; it is handed back
+/// and waits.
+#[test]
+fn easy_admits_backfilled_jobs_by_their_grant() {
+    let mut alloc = TestAlloc::buddy(4).unwrap();
+    let mut s = registry::build("easy-backfilling", alloc.topology()).unwrap();
+    let nodes = |id, count, service| Job {
+        id,
+        arrival: 0.0,
+        shape: JobShape::Nodes { count },
+        service,
+        estimate: None,
+    };
+    // J1 holds [0, 8) until 10. J2 (9 nodes, a whole Q_4 for the buddy) is
+    // the blocked head: shadow time 10, extra 16 − 9 = 7 nodes. J3 asks
+    // for 5 nodes for 50 units and would be granted [8, 16).
+    for j in [nodes(1, 8, 10.0), nodes(2, 9, 1.0), nodes(3, 5, 50.0)] {
+        s.submit(j, 0.0).unwrap();
+    }
+    let mut started = Vec::new();
+    s.schedule(0.0, &mut alloc, &mut started).unwrap();
+    let ids: Vec<u64> = started.iter().map(|x| x.job.id).collect();
+    assert_eq!(ids, [1]);
+    assert_eq!(s.queue_len(), 2);
+    assert_eq!(alloc.free_nodes(), 8, "the refused grant was released");
+    // At the shadow time the head starts as reserved.
+    let j1 = started.remove(0);
+    alloc.release(&j1.grant).unwrap();
+    s.departed(&j1.job, 10.0);
+    s.schedule(10.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(started.first().map(|x| x.job.id), Some(2));
+}
+
 #[test]
 fn bad_jobs_are_refused_and_not_queued() {
     let alloc = TestAlloc::buddy(2).unwrap();
