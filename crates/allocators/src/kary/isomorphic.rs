@@ -27,8 +27,9 @@
 //!   at the granted box's base corner in the first orientation that fits
 //!   (the given one, then the other permutations of the sides in
 //!   lexicographic order); when no orientation fits (e.g. 3×1 folded into
-//!   2×2), the requested box is folded like the cubic shape (see
-//!   `docs/errata/kary.md`) and the grant is a node set.
+//!   2×2), the requested box is folded zig-zag onto the granted block's own
+//!   sides, which keeps it connected inside the block (see
+//!   `docs/errata/kary.md`), and the grant is a node set.
 //! - **Split option** (`isomorphic[split=true]`, [`Isomorphic::with_split`];
 //!   Kang §4.2, last paragraph, future work): a noncubic job is split into
 //!   cubic pieces (each side written as a sum of powers of two: 3×5 →
@@ -601,8 +602,10 @@ impl Isomorphic {
         Some(Partition::Boxes(boxes))
     }
 
-    /// The nodes a noncubic job keeps inside the granted box `g`.
-    fn kept(&self, g: &GridBox, sides: &[u32]) -> Partition {
+    /// The nodes a noncubic job keeps inside the granted box `g`: the
+    /// requested box at `g`'s base in the first orientation that fits, else
+    /// a fold of it ([`Self::folded`]).
+    fn kept(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let n = sides.len();
         let ext = g.extents();
         // The given orientation, then the other permutations in
@@ -612,7 +615,7 @@ impl Isomorphic {
             if (0..n).all(|i| sides[perm[i]] <= ext[i]) {
                 let e: Vec<u32> = (0..n).map(|i| sides[perm[i]]).collect();
                 if let Ok(b) = GridBox::new(g.base(), &e) {
-                    return Partition::Box(b);
+                    return Some(Partition::Box(b));
                 }
             }
             if !next_permutation(&mut perm) {
@@ -622,71 +625,93 @@ impl Isomorphic {
         self.folded(g, sides)
     }
 
-    /// Kang's folding (§4.2, footnote 2) of the job box into `g`: the
-    /// 2^{⌈log2 l_i⌉} box is folded along its longest dimension onto its
-    /// shortest (second half mirrored) until its sides match `g`'s, and the
-    /// job's nodes are carried along.
-    fn folded(&self, g: &GridBox, sides: &[u32]) -> Partition {
+    /// Kang's folding (§4.2, footnote 2) of the job into the block `g`
+    /// when the requested box fits it in no orientation (`None` only if the
+    /// shapes cannot be matched, which equal power-of-two volumes exclude).
+    ///
+    /// The job's 2^{⌈log2 l_i⌉} box has the volume of `g`. Job dimension i
+    /// goes to `g`'s dimension i, unless swapping two dimensions' targets
+    /// needs fewer folds. Then, while some job dimension p is longer than
+    /// its target t, it is folded zig-zag (an accordion fold) onto the
+    /// first dimension q shorter than its target: p is cut into segments
+    /// of length t, segment u keeps p (u even) or mirrors it (u odd), and
+    /// the segments are laid side by side along q, each as wide as the
+    /// job's occupied range [0, H) of q, mirrored in q when u is odd. A q
+    /// that grows past its target is folded on in turn. Consecutive
+    /// segments meet at a node pair that differs in q only, so the kept
+    /// nodes — the image of the requested box, all inside `g` — stay
+    /// connected.
+    fn folded(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let n = sides.len();
-        let mut ext: Vec<u32> = sides.iter().map(|s| s.next_power_of_two()).collect();
-        let mut want: Vec<u32> = g.extents().to_vec();
-        want.sort_unstable();
-        let mut folds = Vec::new();
-        for _ in 0..64 {
-            let mut cur = ext.clone();
-            cur.sort_unstable();
-            if cur == want {
-                break;
-            }
-            let p = (0..n).max_by_key(|&i| (ext[i], n - i)).unwrap_or(0);
-            let q = (0..n).min_by_key(|&i| (ext[i], i)).unwrap_or(0);
-            if p == q || ext[p] < 2 {
-                break;
-            }
-            folds.push((p, q, ext[p] / 2, ext[q]));
-            ext[p] /= 2;
-            ext[q] *= 2;
+        let target = g.extents();
+        let mut ext = [1u32; MAX_DIMS];
+        let mut hi = [1u32; MAX_DIMS];
+        for i in 0..n {
+            ext[i] = sides[i].checked_next_power_of_two()?;
+            hi[i] = sides[i];
         }
-        let mut sorted = ext.clone();
-        sorted.sort_unstable();
-        // Map folded dimensions onto g's: equal extents in increasing order.
-        let mut target = vec![usize::MAX; n];
-        let mut used = vec![false; n];
-        for (i, &e) in ext.iter().enumerate() {
-            if let Some(j) = (0..n).find(|&j| !used[j] && g.extents()[j] == e) {
-                used[j] = true;
-                target[i] = j;
-            }
+        let mut sigma = [0usize; MAX_DIMS];
+        for (i, x) in sigma.iter_mut().enumerate() {
+            *x = i;
         }
-        let mut nodes = Vec::new();
-        let total: u64 = sides.iter().map(|&s| u64::from(s)).product();
-        let mut x = vec![0u32; n];
-        if sorted == want && target.iter().all(|&t| t < n) {
-            for _ in 0..total {
-                let mut y = x.clone();
-                for &(p, q, half, eq) in &folds {
-                    if y[p] >= half {
-                        y[p] = 2 * half - 1 - y[p];
-                        y[q] = 2 * eq - 1 - y[q];
+        let cost = |e: u32, t: u32| e.trailing_zeros().abs_diff(t.trailing_zeros());
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..n {
+                for j in i + 1..n {
+                    let now = cost(ext[i], target[sigma[i]]) + cost(ext[j], target[sigma[j]]);
+                    let swapped = cost(ext[i], target[sigma[j]]) + cost(ext[j], target[sigma[i]]);
+                    if swapped < now {
+                        sigma.swap(i, j);
+                        improved = true;
                     }
                 }
-                let mut c = *g.base();
-                for i in 0..n {
-                    c[target[i]] += y[i];
-                }
-                if let Ok(id) = self.grid.id_of(&c) {
-                    nodes.push(id);
-                }
-                odometer(&mut x, sides);
-            }
-        } else {
-            // Shapes folding cannot reach: the first nodes of g by id.
-            if let Ok(it) = self.grid.box_nodes(g) {
-                nodes.extend(it.take(total as usize));
             }
         }
+        let want: [u32; MAX_DIMS] =
+            core::array::from_fn(|i| if i < n { target[sigma[i]] } else { 1 });
+        // Folds (p, q, segment length t, occupied width H of q).
+        let mut folds = [(0usize, 0usize, 0u32, 0u32); MAX_DIMS];
+        let mut count = 0;
+        while let Some(p) = (0..n).find(|&i| ext[i] > want[i]) {
+            let q = (0..n).find(|&i| ext[i] < want[i])?;
+            let t = want[p];
+            let width = hi[q];
+            *folds.get_mut(count)? = (p, q, t, width);
+            count += 1;
+            hi[q] = hi[p].div_ceil(t) * width;
+            hi[p] = hi[p].min(t);
+            ext[q] *= ext[p] / t;
+            ext[p] = t;
+        }
+        if ext[..n] != want[..n] {
+            return None;
+        }
+        let total: u64 = sides.iter().map(|&s| u64::from(s)).product();
+        let mut nodes = Vec::with_capacity(usize::try_from(total).ok()?);
+        let mut x = [0u32; MAX_DIMS];
+        for _ in 0..total {
+            let mut y = x;
+            for &(p, q, t, width) in &folds[..count] {
+                let (u, v) = (y[p] / t, y[p] % t);
+                if u.is_multiple_of(2) {
+                    y[p] = v;
+                    y[q] += u * width;
+                } else {
+                    y[p] = t - 1 - v;
+                    y[q] = u * width + width - 1 - y[q];
+                }
+            }
+            let mut c = *g.base();
+            for i in 0..n {
+                c[sigma[i]] += y[i];
+            }
+            nodes.push(self.grid.id_of(&c).ok()?);
+            odometer(&mut x[..n], sides);
+        }
         nodes.sort_unstable();
-        as_box_if_box(&self.grid, nodes)
+        Some(as_box_if_box(&self.grid, nodes))
     }
 
     /// Splits busy blocks so that only nodes of `keep` stay busy; returns
@@ -856,7 +881,11 @@ impl Allocator for Isomorphic {
                     .ok_or_else(|| self.no_room(request))?,
             )
         } else {
-            Some(self.kept(&granted, sides))
+            Some(self.kept(&granted, sides).ok_or(AllocError::Unsupported {
+                strategy: "isomorphic",
+                request: *request,
+                reason: "the job box cannot be folded into its block",
+            })?)
         };
         // Step 3/4: decompose the free block found through child 0.
         if let Some((j, mut idx)) = split_from {
@@ -1004,7 +1033,7 @@ impl Allocator for Isomorphic {
                     } else if self.split {
                         out.extend(self.split_pieces(&b, sides));
                     } else {
-                        out.push(self.kept(&b, sides));
+                        out.extend(self.kept(&b, sides));
                     }
                 }
             }
