@@ -132,6 +132,32 @@ fn noncubic_on_unequal_sides_folds_into_its_block() {
     assert_eq!(iso.free_nodes(), 64 - 18);
 }
 
+/// The noncubic path reuses its scratch state (the kept-node bitmap and the
+/// split option's region strategies): the same request after a release gets
+/// the same grant, with and without the split option, and everything is
+/// free again after the releases.
+#[test]
+fn noncubic_grants_repeat_after_release() {
+    for split in [false, true] {
+        for (machine, sides) in [("kary:8^2", &[5u32, 3][..]), ("mesh:16x2x2", &[3, 3, 2])] {
+            let mut iso = Isomorphic::new(topo(machine)).unwrap().with_split(split);
+            let first = iso.allocate(&boxed(sides)).unwrap();
+            let other = iso.allocate(&boxed(sides)).unwrap();
+            iso.release(&first).unwrap();
+            let again = iso.allocate(&boxed(sides)).unwrap();
+            assert_eq!(
+                again.partition(),
+                first.partition(),
+                "{machine} split={split}"
+            );
+            iso.release(&again).unwrap();
+            iso.release(&other).unwrap();
+            assert_eq!(iso.free_nodes(), iso.total_nodes());
+            assert_eq!(iso.free_list_lengths()[0], 1);
+        }
+    }
+}
+
 #[test]
 fn unequal_sides_partition_longest_first() {
     // §4.3 / Fig. 8: 2^2 × 2^2 × 2^4 (dimension 0 is the 16-long one).

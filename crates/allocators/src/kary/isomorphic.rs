@@ -140,6 +140,12 @@ pub struct Isomorphic {
     vol: Vec<u64>,
     /// align[f][l]: start bits of aligned 2^l runs in a 2^f-bit bitmap.
     align: [[u64; 7]; 7],
+    /// Reusable bitmap of the nodes a noncubic job keeps, indexed by
+    /// position inside its granted block.
+    scratch: Vec<u64>,
+    /// Reusable empty strategies on the split option's regions, one per
+    /// region shape met so far (left empty after each use).
+    minis: Vec<Isomorphic>,
 }
 
 fn full_mask(f: u32) -> u64 {
@@ -251,6 +257,8 @@ impl Isomorphic {
                 }
                 a
             },
+            scratch: Vec::new(),
+            minis: Vec::new(),
         };
         s.state[0][0] = FREE;
         s.free[0].insert(0);
@@ -561,9 +569,11 @@ impl Isomorphic {
     /// written as sums of powers of two, the job as the product of those
     /// parts (3×5 = (2+1)×(4+1) → 2×4, 2×1, 1×4, 1×1), and the cubic pieces
     /// are placed, largest first, by Algorithm 2 inside the 2^{⌈log2 Π l_i⌉}
-    /// region `g` (for 3×5 a 4×4 instead of a 4×8). Placing decreasing
-    /// power-of-two sizes in a power-of-two region always succeeds.
-    fn split_pieces(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
+    /// region `g` (for 3×5 a 4×4 instead of a 4×8), using `mini`, an empty
+    /// strategy on a mesh of `g`'s shape, which is left empty again.
+    /// Placing decreasing power-of-two sizes in a power-of-two region
+    /// always succeeds.
+    fn split_pieces(mini: &mut Self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let mut pieces: Vec<Vec<u32>> = vec![Vec::new()];
         for &s in sides {
             let parts: Vec<u32> = (0..32u32)
@@ -584,22 +594,40 @@ impl Isomorphic {
         }
         pieces
             .sort_by_key(|p| core::cmp::Reverse(p.iter().map(|&x| u64::from(x)).product::<u64>()));
-        let region = Grid::mesh(g.extents()).ok()?;
-        let mut mini = Self::new(region.into()).ok()?;
+        let mut grants = Vec::with_capacity(pieces.len());
         let mut boxes = Vec::with_capacity(pieces.len());
+        let mut ok = true;
         for p in pieces {
-            let gr = mini.allocate(&Request::boxed(&p).ok()?).ok()?;
-            let Partition::Box(b) = gr.partition() else {
-                return None;
+            let Some(gr) = Request::boxed(&p).ok().and_then(|r| mini.allocate(&r).ok()) else {
+                ok = false;
+                break;
             };
-            let mut base = *b.base();
-            for (x, &o) in base.iter_mut().zip(g.base().iter()) {
-                *x += o;
+            if let Partition::Box(b) = gr.partition() {
+                let mut base = *b.base();
+                for (x, &o) in base.iter_mut().zip(g.base().iter()) {
+                    *x += o;
+                }
+                boxes.extend(GridBox::new(&base, b.extents()).ok());
+            } else {
+                ok = false;
             }
-            boxes.push(GridBox::new(&base, b.extents()).ok()?);
+            grants.push(gr);
+        }
+        for gr in &grants {
+            // Grants of `mini` itself: releasing them cannot fail.
+            let _ = mini.release(gr);
+        }
+        if !ok || boxes.len() != grants.len() {
+            return None;
         }
         boxes.sort_unstable();
         Some(Partition::Boxes(boxes))
+    }
+
+    /// An empty strategy on a mesh of `g`'s shape for the split option.
+    fn mini_for(g: &GridBox) -> Option<Self> {
+        let region = Grid::mesh(g.extents()).ok()?;
+        Self::new(region.into()).ok()
     }
 
     /// The nodes a noncubic job keeps inside the granted box `g`: the
@@ -714,18 +742,19 @@ impl Isomorphic {
         Some(as_box_if_box(&self.grid, nodes))
     }
 
-    /// Splits busy blocks so that only nodes of `keep` stay busy; returns
-    /// the busy blocks.
-    fn carve(&mut self, level: u32, idx: u64, keep: &NodeSet, out: &mut Vec<(u32, u64)>) {
+    /// Splits busy blocks so that only the kept nodes stay busy; returns
+    /// the busy blocks. `keep` is a bitmap of the nodes of the granted block
+    /// `g`, by position inside it (dimension 0 fastest).
+    fn carve(
+        &mut self,
+        level: u32,
+        idx: u64,
+        g: &GridBox,
+        keep: &[u64],
+        out: &mut Vec<(u32, u64)>,
+    ) {
         let b = self.steps.block_box(level, idx);
-        let mut inside = 0u64;
-        if let Ok(it) = self.grid.box_nodes(&b) {
-            for nd in it {
-                if keep.contains(nd) {
-                    inside += 1;
-                }
-            }
-        }
+        let inside = kept_count(&b, g, keep);
         if inside == b.volume() {
             out.push((level, idx));
         } else if inside == 0 {
@@ -740,7 +769,7 @@ impl Isomorphic {
             }
             self.refresh(level, idx);
             for c in 0..(1u64 << f) {
-                self.carve(level + 1, (idx << f) | c, keep, out);
+                self.carve(level + 1, (idx << f) | c, g, keep, out);
             }
         }
     }
@@ -766,6 +795,42 @@ impl Isomorphic {
             total: self.grid.num_nodes(),
         }
     }
+}
+
+/// Position of `c` inside the box `g` (dimension 0 fastest), or `None`
+/// outside it.
+fn local_index(g: &GridBox, c: &[u32]) -> Option<usize> {
+    let (base, ext) = (g.base(), g.extents());
+    let mut idx = 0usize;
+    let mut stride = 1usize;
+    for i in 0..c.len() {
+        let d = c[i].checked_sub(base[i]).filter(|&d| d < ext[i])?;
+        idx += d as usize * stride;
+        stride *= ext[i] as usize;
+    }
+    Some(idx)
+}
+
+/// How many nodes of the box `b` (inside `g`) are set in `keep`, a bitmap
+/// of `g`'s nodes by [`local_index`].
+fn kept_count(b: &GridBox, g: &GridBox, keep: &[u64]) -> u64 {
+    let n = b.base().len();
+    let ext = b.extents();
+    let mut x = [0u32; MAX_DIMS];
+    let mut c = [0u32; MAX_DIMS];
+    let mut count = 0;
+    for _ in 0..b.volume() {
+        for i in 0..n {
+            c[i] = b.base()[i] + x[i];
+        }
+        if let Some(i) = local_index(g, &c[..n])
+            && keep.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+        {
+            count += 1;
+        }
+        odometer(&mut x[..n], ext);
+    }
+    count
 }
 
 /// Advances a mixed-radix counter, dimension 0 fastest.
@@ -876,10 +941,17 @@ impl Allocator for Isomorphic {
         let part = if cubic {
             None
         } else if self.split {
-            Some(
-                self.split_pieces(&granted, sides)
-                    .ok_or_else(|| self.no_room(request))?,
-            )
+            let pos = self
+                .minis
+                .iter()
+                .position(|m| m.grid.sides() == granted.extents());
+            let mut mini = match pos {
+                Some(i) => self.minis.swap_remove(i),
+                None => Self::mini_for(&granted).ok_or_else(|| self.no_room(request))?,
+            };
+            let pieces = Self::split_pieces(&mut mini, &granted, sides);
+            self.minis.push(mini);
+            Some(pieces.ok_or_else(|| self.no_room(request))?)
         } else {
             Some(self.kept(&granted, sides).ok_or(AllocError::Unsupported {
                 strategy: "isomorphic",
@@ -905,18 +977,28 @@ impl Allocator for Isomorphic {
             });
             return Ok(Grant::new(id, Partition::Box(granted), want));
         };
-        // Noncubic: keep the job's nodes, release the rest at once.
-        let mut keep = NodeSet::new(self.grid.num_nodes());
+        // Noncubic: keep the job's nodes, release the rest at once. The
+        // kept nodes are marked in a reusable bitmap of the granted block,
+        // so the work is O(block), not O(machine).
+        let mut keep = core::mem::take(&mut self.scratch);
+        keep.clear();
+        keep.resize((granted.volume() as usize).div_ceil(64), 0);
+        let grid = self.grid;
         let _ = part.for_each_node(&self.topology, |nd| {
-            let _ = keep.insert(nd);
+            if let Ok(c) = grid.coords_of(nd)
+                && let Some(i) = local_index(&granted, c.as_slice())
+            {
+                keep[i / 64] |= 1 << (i % 64);
+            }
         });
         let mut blocks = Vec::new();
         let f = self.fan[level as usize];
         for ch in 0..64u64 {
             if mask & (1 << ch) != 0 {
-                self.carve(level, (parent << f) | ch, &keep, &mut blocks);
+                self.carve(level, (parent << f) | ch, &granted, &keep, &mut blocks);
             }
         }
+        self.scratch = keep;
         blocks.sort_unstable();
         self.free_count -= part.len() as usize;
         let id = self.ledger.issue(Hold::Blocks(blocks));
@@ -1031,7 +1113,9 @@ impl Allocator for Isomorphic {
                     if cubic {
                         out.push(Partition::Box(b));
                     } else if self.split {
-                        out.extend(self.split_pieces(&b, sides));
+                        if let Some(mut mini) = Self::mini_for(&b) {
+                            out.extend(Self::split_pieces(&mut mini, &b, sides));
+                        }
                     } else {
                         out.extend(self.kept(&b, sides));
                     }
