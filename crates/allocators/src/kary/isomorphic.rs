@@ -811,25 +811,72 @@ fn local_index(g: &GridBox, c: &[u32]) -> Option<usize> {
     Some(idx)
 }
 
-/// How many nodes of the box `b` (inside `g`) are set in `keep`, a bitmap
-/// of `g`'s nodes by [`local_index`].
-fn kept_count(b: &GridBox, g: &GridBox, keep: &[u64]) -> u64 {
+/// Calls `f(start, len)` for each row of the box `b` along dimension 0:
+/// the run of positions inside `g` ([`local_index`]) it covers. Parts of
+/// `b` outside `g` are skipped.
+fn rows_in(b: &GridBox, g: &GridBox, mut f: impl FnMut(usize, usize)) {
     let n = b.base().len();
     let ext = b.extents();
+    if n == 0 || ext[0] == 0 {
+        return;
+    }
+    let rows = b.volume() / u64::from(ext[0]);
     let mut x = [0u32; MAX_DIMS];
     let mut c = [0u32; MAX_DIMS];
-    let mut count = 0;
-    for _ in 0..b.volume() {
+    for _ in 0..rows {
         for i in 0..n {
             c[i] = b.base()[i] + x[i];
         }
-        if let Some(i) = local_index(g, &c[..n])
-            && keep.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
-        {
-            count += 1;
+        if let Some(start) = local_index(g, &c[..n]) {
+            f(start, ext[0] as usize);
         }
-        odometer(&mut x[..n], ext);
+        odometer(&mut x[1..n], &ext[1..n]);
     }
+}
+
+/// Sets bits `start .. start + len` of `bits`.
+fn set_range(bits: &mut [u64], start: usize, len: usize) {
+    let mut i = start;
+    let end = start + len;
+    while i < end {
+        let (w, o) = (i / 64, i % 64);
+        let take = (64 - o).min(end - i);
+        let m = if take == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << take) - 1) << o
+        };
+        if let Some(word) = bits.get_mut(w) {
+            *word |= m;
+        }
+        i += take;
+    }
+}
+
+/// How many of bits `start .. start + len` of `bits` are set.
+fn count_range(bits: &[u64], start: usize, len: usize) -> u64 {
+    let mut i = start;
+    let end = start + len;
+    let mut count = 0;
+    while i < end {
+        let (w, o) = (i / 64, i % 64);
+        let take = (64 - o).min(end - i);
+        let m = if take == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << take) - 1) << o
+        };
+        count += u64::from((bits.get(w).copied().unwrap_or(0) & m).count_ones());
+        i += take;
+    }
+    count
+}
+
+/// How many nodes of the box `b` (inside `g`) are set in `keep`, a bitmap
+/// of `g`'s nodes by [`local_index`]: one masked popcount per row.
+fn kept_count(b: &GridBox, g: &GridBox, keep: &[u64]) -> u64 {
+    let mut count = 0;
+    rows_in(b, g, |start, len| count += count_range(keep, start, len));
     count
 }
 
@@ -983,14 +1030,24 @@ impl Allocator for Isomorphic {
         let mut keep = core::mem::take(&mut self.scratch);
         keep.clear();
         keep.resize((granted.volume() as usize).div_ceil(64), 0);
-        let grid = self.grid;
-        let _ = part.for_each_node(&self.topology, |nd| {
-            if let Ok(c) = grid.coords_of(nd)
-                && let Some(i) = local_index(&granted, c.as_slice())
-            {
-                keep[i / 64] |= 1 << (i % 64);
+        match &part {
+            Partition::Box(b) => rows_in(b, &granted, |st, len| set_range(&mut keep, st, len)),
+            Partition::Boxes(v) => {
+                for b in v {
+                    rows_in(b, &granted, |st, len| set_range(&mut keep, st, len));
+                }
             }
-        });
+            other => {
+                let grid = self.grid;
+                let _ = other.for_each_node(&self.topology, |nd| {
+                    if let Ok(c) = grid.coords_of(nd)
+                        && let Some(i) = local_index(&granted, c.as_slice())
+                    {
+                        set_range(&mut keep, i, 1);
+                    }
+                });
+            }
+        }
         let mut blocks = Vec::new();
         let f = self.fan[level as usize];
         for ch in 0..64u64 {
