@@ -116,8 +116,18 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(JOBS));
     g.sample_size(10);
     for (name, machine, alloc, jobs) in [
-        ("hypercube10_buddy_fcfs", "hypercube:10", "buddy", workload(0.5)),
-        ("mesh64x64_fsl_fcfs", "mesh:64x64", "fsl", mesh_workload(0.5)),
+        (
+            "hypercube10_buddy_fcfs",
+            "hypercube:10",
+            "buddy",
+            workload(0.5),
+        ),
+        (
+            "mesh64x64_fsl_fcfs",
+            "mesh:64x64",
+            "fsl",
+            mesh_workload(0.5),
+        ),
     ] {
         let topo: Topology = machine.parse().unwrap_or_else(|_| unreachable!());
         let cfg = SimConfig {
