@@ -1312,11 +1312,12 @@ mod tests {
                 return None;
             }
             a.swap(c, p);
-            for r in 0..n {
+            let pivot = a[c].clone();
+            for (r, row) in a.iter_mut().enumerate() {
                 if r != c {
-                    let f = a[r][c] / a[c][c];
-                    for k in c..=n {
-                        a[r][k] -= f * a[c][k];
+                    let f = row[c] / pivot[c];
+                    for (x, y) in row.iter_mut().zip(&pivot).skip(c) {
+                        *x -= f * y;
                     }
                 }
             }

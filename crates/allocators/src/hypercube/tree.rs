@@ -102,7 +102,7 @@ impl Tree {
         let mut a = 0u32;
         while a < count {
             let idx = base + a as usize;
-            if idx % 64 == 0 && a + 64 <= count && words.get(idx / 64) == Some(&u64::MAX) {
+            if idx.is_multiple_of(64) && a + 64 <= count && words.get(idx / 64) == Some(&u64::MAX) {
                 a += 64;
                 continue;
             }

@@ -927,10 +927,10 @@ pub(crate) fn as_box_if_box(grid: &Grid, nodes: Vec<NodeId>) -> Partition {
             }
         }
     }
-    if let Ok(b) = GridBox::from_corners(&lo[..n], &hi[..n]) {
-        if b.volume() == nodes.len() as u64 {
-            return Partition::Box(b);
-        }
+    if let Ok(b) = GridBox::from_corners(&lo[..n], &hi[..n])
+        && b.volume() == nodes.len() as u64
+    {
+        return Partition::Box(b);
     }
     Partition::Nodes(nodes)
 }

@@ -62,7 +62,7 @@ impl PrefixSums {
             let stride = self.strides[d];
             let ext = self.sides[d] as usize + 1;
             for idx in 0..self.sums.len() {
-                if (idx / stride) % ext != 0 {
+                if !(idx / stride).is_multiple_of(ext) {
                     self.sums[idx] += self.sums[idx - stride];
                 }
             }
@@ -85,7 +85,7 @@ impl PrefixSums {
                 p += v as usize * self.strides[i];
             }
             let s = i64::from(self.sums[p]);
-            if (n as u32 - mask.count_ones()) % 2 == 0 {
+            if (n as u32 - mask.count_ones()).is_multiple_of(2) {
                 total += s;
             } else {
                 total -= s;
@@ -287,12 +287,12 @@ impl JobSearch {
     fn window_free_literal(&self, base: &[u32], ext: &[u32]) -> bool {
         // Every node is checked, as in the paper's complexity analysis.
         let mut busy = 0u64;
-        if let Ok(b) = GridBox::new(base, ext) {
-            if let Ok(it) = self.grid.box_nodes(&b) {
-                for nd in it {
-                    if !self.occ.is_available(nd) {
-                        busy += 1;
-                    }
+        if let Ok(b) = GridBox::new(base, ext)
+            && let Ok(it) = self.grid.box_nodes(&b)
+        {
+            for nd in it {
+                if !self.occ.is_available(nd) {
+                    busy += 1;
                 }
             }
         }
