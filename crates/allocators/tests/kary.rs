@@ -110,6 +110,55 @@ fn noncubic_folds_when_no_orientation_fits() {
 }
 
 #[test]
+fn noncubic_on_unequal_sides_folds_into_its_block() {
+    // 3×3×2 → 4×4×2 (32 nodes) → the 8×2×2 half of a 16×2×2 mesh. No
+    // orientation fits, so dimension 1 is folded zig-zag onto dimension 0:
+    // rows y = 0, 1 stay at x = 0, 1, 2 and row y = 2 comes back mirrored
+    // in row 1 at x = 5, 4, 3, beside it.
+    let mut iso = Isomorphic::new(topo("mesh:16x2x2")).unwrap();
+    let g = iso.allocate(&boxed(&[3, 3, 2])).unwrap();
+    assert_eq!(g.granted_nodes(), 18);
+    let grid = *iso.topology().as_grid().unwrap();
+    let mut want: Vec<NodeId> = Vec::new();
+    for z in 0..2 {
+        for (xs, y) in [(0..3, 0), (0..3, 1), (3..6, 1)] {
+            for x in xs {
+                want.push(grid.id_of(&[x, y, z]).unwrap());
+            }
+        }
+    }
+    want.sort_unstable();
+    assert_eq!(g.partition(), &Partition::Nodes(want));
+    assert_eq!(iso.free_nodes(), 64 - 18);
+}
+
+/// The noncubic path reuses its scratch state (the kept-node bitmap and the
+/// split option's region strategies): the same request after a release gets
+/// the same grant, with and without the split option, and everything is
+/// free again after the releases.
+#[test]
+fn noncubic_grants_repeat_after_release() {
+    for split in [false, true] {
+        for (machine, sides) in [("kary:8^2", &[5u32, 3][..]), ("mesh:16x2x2", &[3, 3, 2])] {
+            let mut iso = Isomorphic::new(topo(machine)).unwrap().with_split(split);
+            let first = iso.allocate(&boxed(sides)).unwrap();
+            let other = iso.allocate(&boxed(sides)).unwrap();
+            iso.release(&first).unwrap();
+            let again = iso.allocate(&boxed(sides)).unwrap();
+            assert_eq!(
+                again.partition(),
+                first.partition(),
+                "{machine} split={split}"
+            );
+            iso.release(&again).unwrap();
+            iso.release(&other).unwrap();
+            assert_eq!(iso.free_nodes(), iso.total_nodes());
+            assert_eq!(iso.free_list_lengths()[0], 1);
+        }
+    }
+}
+
+#[test]
 fn unequal_sides_partition_longest_first() {
     // §4.3 / Fig. 8: 2^2 × 2^2 × 2^4 (dimension 0 is the 16-long one).
     let mut iso = Isomorphic::new(topo("mesh:16x4x4")).unwrap();
@@ -135,8 +184,70 @@ fn iso_systems() -> impl Strategy<Value = &'static str> {
         Just("kary:4^3"),
         Just("kary:16^2"),
         Just("mesh:16x4x4"),
-        Just("mesh:8x4")
+        Just("mesh:8x4"),
+        Just("mesh:16x2x2"),
+        Just("mesh:4x16"),
+        Just("mesh:2x8x32")
     ]
+}
+
+/// A noncubic grant keeps Π l_i nodes inside one block of 2^{Σ⌈log2 l_i⌉}
+/// nodes (its bounding box is no larger), connected in the mesh: the
+/// requested box in some orientation, or a fold of it.
+fn check_noncubic_shape(grid: &Grid, sides: &[u32], nodes: &[NodeId]) -> Result<(), TestCaseError> {
+    let n = grid.dims();
+    let coords: Vec<Vec<u32>> = nodes
+        .iter()
+        .map(|&x| grid.coords_of(x).unwrap().as_slice().to_vec())
+        .collect();
+    let lo: Vec<u32> = (0..n)
+        .map(|i| coords.iter().map(|c| c[i]).min().unwrap())
+        .collect();
+    let hi: Vec<u32> = (0..n)
+        .map(|i| coords.iter().map(|c| c[i]).max().unwrap())
+        .collect();
+    let padded: u64 = sides
+        .iter()
+        .map(|&s| u64::from(s.next_power_of_two()))
+        .product();
+    let bbox: u64 = (0..n).map(|i| u64::from(hi[i] - lo[i] + 1)).product();
+    prop_assert!(
+        bbox <= padded,
+        "{:?}: bounding box {} > block {}",
+        sides,
+        bbox,
+        padded
+    );
+    // Connected under mesh adjacency.
+    let set: std::collections::HashSet<&Vec<u32>> = coords.iter().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![&coords[0]];
+    seen.insert(&coords[0]);
+    while let Some(c) = stack.pop() {
+        for i in 0..n {
+            for d in [-1i64, 1] {
+                let mut nb = c.clone();
+                let v = i64::from(nb[i]) + d;
+                if v < 0 {
+                    continue;
+                }
+                nb[i] = v as u32;
+                if let Some(&k) = set.get(&nb)
+                    && seen.insert(k)
+                {
+                    stack.push(k);
+                }
+            }
+        }
+    }
+    prop_assert_eq!(
+        seen.len(),
+        nodes.len(),
+        "{:?}: kept nodes not connected: {:?}",
+        sides,
+        nodes
+    );
+    Ok(())
 }
 
 proptest! {
@@ -200,6 +311,9 @@ proptest! {
                     prop_assert_eq!(nodes.len() as u64, g.requested_nodes());
                     prop_assert!(nodes.iter().all(|&n| before[n as usize]));
                     prop_assert_eq!(iso.free_nodes(), free_before - nodes.len());
+                    if !split && !sides.iter().all(|s| s.is_power_of_two()) {
+                        check_noncubic_shape(&grid, &sides, &nodes)?;
+                    }
                     if cubic {
                         let Partition::Box(b) = g.partition() else {
                             return Err(TestCaseError::fail("cubic grant is not a box"));

@@ -6,8 +6,12 @@
 //! it, and the number of extra nodes free at that time beyond its need.
 //! Later jobs, in arrival order, are then started ("backfilled") if the
 //! allocator grants them now and they do not delay the reservation: either
-//! they are estimated to end by the shadow time, or they use no more than
-//! the extra nodes (which they then consume).
+//! they are estimated to end by the shadow time, or their *grant* uses no
+//! more than the extra nodes (which it then consumes). A job that would run
+//! past the shadow time is admitted by the nodes it is granted, not the
+//! nodes it requested: with a rounding allocator (buddy) the grant can be
+//! larger, and a grant beyond the extra nodes is released at once and the
+//! job keeps waiting.
 //!
 //! Choices, all deterministic:
 //! - a job's estimate is its `estimate` field, or its service time when it
@@ -45,7 +49,7 @@ use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
 use crate::registry::{Entry, ROTATE, SchedulerInfo};
-use crate::scheduler::{Attempt, check_job, start_queued};
+use crate::scheduler::{Attempt, check_job, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 #[derive(Debug, Clone, Copy)]
@@ -156,13 +160,30 @@ impl Scheduler for EasyBackfilling {
                 i += 1;
                 continue;
             }
-            match start_queued(&mut self.queue, i, self.mapping, alloc, started)? {
+            let attempt = try_start(&job, self.mapping, alloc, started).inspect_err(|_| {
+                self.queue.remove(i);
+            })?;
+            match attempt {
                 Attempt::Started => {
-                    self.record(started, now);
                     if !ends_in_time {
                         let granted = started.last().map_or(nodes, |s| s.grant.granted_nodes());
-                        extra = extra.saturating_sub(granted);
+                        if granted > extra {
+                            // The grant would delay the head: hand it back.
+                            if let Some(s) = started.pop() {
+                                alloc.release(&s.grant).map_err(|source| {
+                                    ScheduleError::Release {
+                                        job: job.id,
+                                        source,
+                                    }
+                                })?;
+                            }
+                            i += 1;
+                            continue;
+                        }
+                        extra -= granted;
                     }
+                    self.queue.remove(i);
+                    self.record(started, now);
                 }
                 Attempt::Blocked => i += 1,
             }

@@ -4,7 +4,7 @@ use core::fmt;
 use core::ops::Index;
 use std::collections::VecDeque;
 
-use partalloc_allocators::{AllocError, Allocator, Grant, Request};
+use partalloc_allocators::{AllocError, Allocator, Grant, ReleaseError, Request};
 use partalloc_workload::{Job, JobShape};
 use thiserror::Error;
 
@@ -35,6 +35,16 @@ pub enum ScheduleError {
         job: u64,
         /// The allocator's refusal.
         source: AllocError,
+    },
+    /// The allocator refused to take back a grant the scheduler had just
+    /// received from it (a backfilled job whose grant turned out too large
+    /// is handed back).
+    #[error("job {job}: the allocator refused to take back its grant: {source}")]
+    Release {
+        /// The job's id.
+        job: u64,
+        /// The allocator's refusal.
+        source: ReleaseError,
     },
     /// A submitted job has a non-finite or negative arrival time or service
     /// demand. It was not queued.

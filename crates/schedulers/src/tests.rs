@@ -308,6 +308,28 @@ fn mfcfs_dynamic_threshold_is_mean_delay_times_rate() {
     }
 }
 
+/// Before any job has waited the dynamic threshold is no threshold:
+/// M-FCFS lets a fitting job pass the blocked head from the start instead
+/// of behaving as FCFS.
+#[test]
+fn mfcfs_dynamic_threshold_is_never_before_a_delay_is_measured() {
+    use crate::mfcfs::ModifiedFcfs;
+    use crate::threshold::Threshold;
+    let mut alloc = TestAlloc::buddy(1).unwrap();
+    let mut s = ModifiedFcfs::new(Threshold::DynamicLinear, Default::default());
+    let mut started = Vec::new();
+    // J1 (Q_0) starts at once (no delay); J2 (Q_1) is blocked at t = 1;
+    // J3 (Q_0) fits in the other node and passes.
+    s.submit(cube_job(1, 0, 0.0, 5.0), 0.0).unwrap();
+    s.schedule(0.0, &mut alloc, &mut started).unwrap();
+    s.submit(cube_job(2, 1, 1.0, 1.0), 1.0).unwrap();
+    s.submit(cube_job(3, 0, 1.0, 1.0), 1.0).unwrap();
+    s.schedule(1.0, &mut alloc, &mut started).unwrap();
+    let ids: Vec<u64> = started.iter().map(|x| x.job.id).collect();
+    assert_eq!(ids, [1, 3]);
+    assert_eq!(s.head().map(|j| j.id), Some(2));
+}
+
 #[test]
 fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     let mut alloc = TestAlloc::buddy(2).unwrap();
@@ -341,6 +363,41 @@ fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
     s.schedule(0.0, &mut alloc, &mut started).unwrap();
     let ids: Vec<u64> = started.iter().map(|s| s.job.id).collect();
     assert_eq!(ids, [1, 4]);
+}
+
+/// With a rounding allocator a backfilled job is admitted by its grant: a
+/// 5-node request fits the 7 extra nodes but the buddy grants 8, which
+/// would hold half of Q_4 past the head's shadow time; it is handed back
+/// and waits.
+#[test]
+fn easy_admits_backfilled_jobs_by_their_grant() {
+    let mut alloc = TestAlloc::buddy(4).unwrap();
+    let mut s = registry::build("easy-backfilling", alloc.topology()).unwrap();
+    let nodes = |id, count, service| Job {
+        id,
+        arrival: 0.0,
+        shape: JobShape::Nodes { count },
+        service,
+        estimate: None,
+    };
+    // J1 holds [0, 8) until 10. J2 (9 nodes, a whole Q_4 for the buddy) is
+    // the blocked head: shadow time 10, extra 16 − 9 = 7 nodes. J3 asks
+    // for 5 nodes for 50 units and would be granted [8, 16).
+    for j in [nodes(1, 8, 10.0), nodes(2, 9, 1.0), nodes(3, 5, 50.0)] {
+        s.submit(j, 0.0).unwrap();
+    }
+    let mut started = Vec::new();
+    s.schedule(0.0, &mut alloc, &mut started).unwrap();
+    let ids: Vec<u64> = started.iter().map(|x| x.job.id).collect();
+    assert_eq!(ids, [1]);
+    assert_eq!(s.queue_len(), 2);
+    assert_eq!(alloc.free_nodes(), 8, "the refused grant was released");
+    // At the shadow time the head starts as reserved.
+    let j1 = started.remove(0);
+    alloc.release(&j1.grant).unwrap();
+    s.departed(&j1.job, 10.0);
+    s.schedule(10.0, &mut alloc, &mut started).unwrap();
+    assert_eq!(started.first().map(|x| x.job.id), Some(2));
 }
 
 #[test]

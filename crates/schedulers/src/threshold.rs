@@ -17,8 +17,11 @@ use core::str::FromStr;
 /// The formulas are used literally, as times. Each policy states how it
 /// compares: M-FCFS gives the head priority once its time at the head
 /// *reaches* the threshold (≥), lazy scheduling once the oldest job's
-/// waiting time *exceeds* it (>). A dynamic threshold is 0 until some job
-/// has waited, so early on the blocked job gets priority at once.
+/// waiting time *exceeds* it (>). Until some allocated job has waited
+/// (no queueing delay measured yet, `d = 0`) a dynamic threshold has
+/// nothing to scale and is no threshold at all (infinite, as
+/// [`Threshold::Never`]); taking `d · λ = 0` literally would give the
+/// blocked job priority at once and turn M-FCFS into FCFS from the start.
 ///
 /// ```
 /// use partalloc_schedulers::threshold::Threshold;
@@ -42,7 +45,8 @@ pub enum Threshold {
 }
 
 impl Threshold {
-    /// The threshold's value now.
+    /// The threshold's value now: infinite for [`Threshold::Never`] and for
+    /// a dynamic threshold before any queueing delay has been measured.
     #[must_use]
     pub fn value(&self, monitor: &DelayMonitor, now: f64) -> f64 {
         let d = monitor.mean_delay();
@@ -50,6 +54,9 @@ impl Threshold {
         match *self {
             Self::Never => f64::INFINITY,
             Self::Fixed(t) => t,
+            Self::DynamicLinear | Self::DynamicSquare if !monitor.has_measured_delay() => {
+                f64::INFINITY
+            }
             Self::DynamicLinear => d * lambda,
             Self::DynamicSquare => d * d * lambda,
         }
@@ -118,6 +125,13 @@ impl DelayMonitor {
         }
     }
 
+    /// Whether some allocated job has waited, i.e. a positive queueing
+    /// delay has been measured.
+    #[must_use]
+    pub fn has_measured_delay(&self) -> bool {
+        self.total_delay > 0.0
+    }
+
     /// Arrivals per time unit up to `now` (0 at time 0).
     #[must_use]
     pub fn arrival_rate(&self, now: f64) -> f64 {
@@ -146,9 +160,27 @@ mod tests {
         assert_eq!(Threshold::DynamicSquare.value(&m, 2.0), 8.0);
         assert_eq!(Threshold::Fixed(3.0).value(&m, 2.0), 3.0);
         assert_eq!(Threshold::Never.value(&m, 2.0), f64::INFINITY);
-        assert_eq!(
-            Threshold::DynamicSquare.value(&DelayMonitor::default(), 0.0),
-            0.0
-        );
+    }
+
+    /// No delay measured yet (nothing allocated, or only jobs that did not
+    /// wait): a dynamic threshold is no threshold.
+    #[test]
+    fn dynamic_threshold_without_measured_delay_is_never() {
+        let mut m = DelayMonitor::default();
+        for t in [Threshold::DynamicLinear, Threshold::DynamicSquare] {
+            assert_eq!(t.value(&m, 0.0), f64::INFINITY);
+        }
+        m.arrived();
+        m.arrived();
+        m.allocated(1.0, 1.0);
+        assert!(!m.has_measured_delay());
+        for t in [Threshold::DynamicLinear, Threshold::DynamicSquare] {
+            assert_eq!(t.value(&m, 2.0), f64::INFINITY);
+        }
+        m.allocated(1.0, 2.0);
+        assert!(m.has_measured_delay());
+        // d = 0.5, λ = 1.
+        assert_eq!(Threshold::DynamicLinear.value(&m, 2.0), 0.5);
+        assert_eq!(Threshold::DynamicSquare.value(&m, 2.0), 0.25);
     }
 }

@@ -86,6 +86,45 @@ pub enum TorusError {
     /// No job was given.
     #[error("the job set is empty")]
     NoJobs,
+    /// CNP_Alloc's availability matrix would exceed [`MAX_CNP_CELLS`]
+    /// entries: (m / d_min)² with d_min the smallest job side.
+    #[error(
+        "the availability matrix of {width}×{width} entries (torus side / smallest job side) exceeds the limit of {limit} entries"
+    )]
+    MatrixTooLarge {
+        /// m / d_min, the side of the final matrix.
+        width: u64,
+        /// The largest number of entries accepted.
+        limit: u64,
+    },
+    /// Memory for the availability matrix could not be reserved.
+    #[error("could not reserve memory for {cells} availability matrix entries")]
+    OutOfMemory {
+        /// The number of entries asked for.
+        cells: u64,
+    },
+}
+
+/// The largest availability matrix [`cnp_alloc`] builds: 2^22 entries
+/// (a 2048×2048 matrix, 64 MiB), i.e. m / d_min ≤ 2048. Each job scans the
+/// whole matrix, so larger ratios are also impractically slow.
+pub const MAX_CNP_CELLS: u64 = 1 << 22;
+
+/// Relative tolerance of CNP_Alloc's time comparisons: remaining times
+/// within this fraction of the largest remaining time (at least 1) of the
+/// minimum are taken as equal, and loads within it of each other as tied.
+const ZERO_TOLERANCE: f64 = 1e-12;
+
+/// A matrix of `cells` entries, all `fill`, or a typed error when the
+/// memory cannot be reserved.
+fn matrix(cells: usize, fill: Cell) -> Result<Vec<Cell>, TorusError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(cells)
+        .map_err(|_| TorusError::OutOfMemory {
+            cells: cells as u64,
+        })?;
+    v.resize(cells, fill);
+    Ok(v)
 }
 
 fn check(m: u32, jobs: &[TorusJob]) -> Result<(), TorusError> {
@@ -216,14 +255,33 @@ struct Cell {
 /// code's `min`, see the errata), ties to the first in row-major order; its
 /// entry becomes t_k + load, and every job sharing its row or column has
 /// its remaining time increased once by min(t_k, A.tm)/σ, propagated to all
-/// of that job's entries (lines 23–33).
+/// of that job's entries (lines 23–33). Remaining times and loads are
+/// compared with a relative tolerance of 1e-12 of the largest remaining
+/// time (at least 1), so subtori freeing at the same moment through
+/// differently rounded sums (0.1 + 0.2 and 0.3) are all available.
+///
+/// The matrix grows to (m / d_min)² entries for the smallest job side
+/// d_min; above [`MAX_CNP_CELLS`] the input is refused.
 ///
 /// # Errors
 /// A side of the torus or of a job that is not a power of two, a job
-/// larger than the torus, a time that is not positive and finite, no jobs.
+/// larger than the torus, a time that is not positive and finite, no jobs,
+/// a matrix above [`MAX_CNP_CELLS`] entries
+/// ([`TorusError::MatrixTooLarge`]) or one whose memory cannot be reserved.
 pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
     check(m, jobs)?;
     let p = m.trailing_zeros();
+    let d_min = jobs.iter().map(|j| j.size).min().unwrap_or(m);
+    let final_width = u64::from(m / d_min);
+    if final_width
+        .checked_mul(final_width)
+        .is_none_or(|cells| cells > MAX_CNP_CELLS)
+    {
+        return Err(TorusError::MatrixTooLarge {
+            width: final_width,
+            limit: MAX_CNP_CELLS,
+        });
+    }
     // Sorted order with dummies: (level s, time, input index).
     let mut order: Vec<(u32, f64, Option<usize>)> = jobs
         .iter()
@@ -257,13 +315,14 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
     let (mut row_sum, mut col_sum) = (Vec::new(), Vec::new());
     let mut level = list[0].0;
     let mut width = 1usize << (p - level);
-    let mut a = vec![Cell { tm: 0.0, id: None }; width * width];
+    const FREE: Cell = Cell { tm: 0.0, id: None };
+    let mut a = matrix(width * width, FREE)?;
     let mut time = 0.0f64;
     for (k, &(s_k, t_k, input)) in list.iter().enumerate() {
         // Lines 5–9: expand the matrix to this job's level.
         while level > s_k {
             let w2 = width * 2;
-            let mut b = vec![Cell { tm: 0.0, id: None }; w2 * w2];
+            let mut b = matrix(w2 * w2, FREE)?;
             for i in 0..w2 {
                 for j in 0..w2 {
                     b[i * w2 + j] = a[(i % width) * width + (j % width)];
@@ -274,9 +333,16 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
             level -= 1;
         }
         // Lines 12–15: the earliest available subtori.
+        // Remaining times that differ from the minimum only by rounding
+        // (0.1 + 0.2 against 0.3) are snapped to 0, relative to the largest
+        // remaining time, so subtori freeing together are all in B.
         let min = a.iter().map(|c| c.tm).fold(f64::INFINITY, f64::min);
+        let tol = ZERO_TOLERANCE * a.iter().map(|c| c.tm).fold(1.0, f64::max);
         for c in &mut a {
             c.tm -= min;
+            if c.tm <= tol {
+                c.tm = 0.0;
+            }
         }
         time += min;
         // Lines 16–17: the least loaded one, first in row-major order. The
@@ -302,7 +368,8 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
                     continue;
                 }
                 let load = (col_sum[j] + row_sum[i]) / sigma;
-                if best.is_none_or(|(_, _, l)| load < l) {
+                // Loads equal up to rounding tie to the first entry.
+                if best.is_none_or(|(_, _, l)| load < l - tol) {
                     best = Some((i, j, load));
                 }
             }
@@ -614,10 +681,14 @@ pub fn preemptive_feasibility(
     }))
 }
 
+/// Upper bound on the halvings of [`min_finish_time`]'s search.
+const MAX_BISECTIONS: u32 = 200;
+
 /// The minimum finish time of a preemptive schedule, by binary search on
 /// the deadline with [`preemptive_feasibility`], to within `tolerance`
-/// (absolute). Returns the smallest feasible deadline found and its
-/// schedule.
+/// (absolute; a tolerance below a few ulps of the search interval's upper
+/// end is raised to that, since no float lies strictly between). Returns
+/// the smallest feasible deadline found and its schedule.
 ///
 /// The search interval is [max(t_max, Σ d_i·t_i / m), Σ t_i]: the lower end
 /// is a lower bound (the longest job; the m diagonal units of the
@@ -658,8 +729,19 @@ pub fn min_finish_time(
     if let Feasibility::Feasible(s) = preemptive_feasibility(m, jobs, lo)? {
         return Ok((lo, s));
     }
-    while hi - lo > tolerance {
+    // Below a few ulps of `hi` the midpoint stops moving, so the tolerance
+    // is clamped there; the midpoint test and the iteration cap keep the
+    // loop finite whatever the inputs (bisection of a positive interval
+    // reaches adjacent floats within about 64 halvings).
+    let tolerance = tolerance.max(4.0 * f64::EPSILON * hi);
+    for _ in 0..MAX_BISECTIONS {
+        if hi - lo <= tolerance {
+            break;
+        }
         let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
         match preemptive_feasibility(m, jobs, mid)? {
             Feasibility::Feasible(s) => {
                 hi = mid;
@@ -764,6 +846,26 @@ mod tests {
         assert!(preemptive_feasibility(8, &jobs(&[(2, 1.0)]), f64::INFINITY).is_err());
         assert!(min_finish_time(8, &jobs(&[(2, 1.0)]), 0.0).is_err());
         assert_eq!(cnp_alloc(8, &[]), Err(TorusError::NoJobs));
+    }
+
+    /// The (m / d_min)² availability matrix is bounded: huge ratios are
+    /// refused with a typed error instead of a capacity overflow or
+    /// gigabytes of memory; the limit itself is accepted.
+    #[test]
+    fn cnp_alloc_refuses_matrices_above_the_limit() {
+        for m in [1u32 << 31, 1 << 14, 4096] {
+            assert_eq!(
+                cnp_alloc(m, &jobs(&[(m, 1.0), (1, 1.0)])),
+                Err(TorusError::MatrixTooLarge {
+                    width: u64::from(m),
+                    limit: MAX_CNP_CELLS,
+                })
+            );
+        }
+        // Large tori are fine while the smallest job keeps the ratio small.
+        assert!(cnp_alloc(1 << 31, &jobs(&[(1 << 31, 1.0), (1 << 21, 1.0)])).is_ok());
+        let s = cnp_alloc(2048, &jobs(&[(1, 1.0)])).unwrap();
+        assert_eq!(s.makespan, 1.0);
     }
 
     /// The literal Fig. 2: per-entry load loops (lines 1–8 of §2.4.2) and a
@@ -884,6 +986,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// CNP_Alloc is scale-invariant (every quantity is a sum, minimum or
+        /// quotient of times): times of a tenth, which are not dyadic and
+        /// round, choose the same subtori as the integers, and subtori that
+        /// free at the same moment are both seen as free.
+        #[test]
+        fn cnp_alloc_is_scale_invariant_with_non_dyadic_times(
+            raw in proptest::collection::vec((0u32..3, 1u32..8), 1..12)
+        ) {
+            let whole: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e, f64::from(q)))
+                .collect();
+            let tenth: Vec<TorusJob> = whole
+                .iter()
+                .map(|j| TorusJob::new(j.size, j.time / 10.0))
+                .collect();
+            let a = cnp_alloc(4, &whole).unwrap();
+            let b = cnp_alloc(4, &tenth).unwrap();
+            for (x, y) in a.jobs.iter().zip(&b.jobs) {
+                proptest::prop_assert_eq!((x.row, x.col), (y.row, y.col));
+                proptest::prop_assert!((x.start / 10.0 - y.start).abs() < 1e-9);
+                proptest::prop_assert!((x.finish / 10.0 - y.finish).abs() < 1e-9);
+            }
+        }
+    }
+
+    /// Subtori freeing at the same moment through differently rounded
+    /// sums (here remaining times of a tenth) are all free together.
+    #[test]
+    fn cnp_alloc_sees_subtori_freeing_at_rounded_equal_times() {
+        let q = [(1, 1), (1, 3), (1, 4), (2, 2), (2, 1), (2, 2)];
+        let whole = jobs(&q.map(|(d, t)| (d, f64::from(t))));
+        let tenth = jobs(&q.map(|(d, t)| (d, f64::from(t) / 10.0)));
+        let (a, b) = (cnp_alloc(4, &whole).unwrap(), cnp_alloc(4, &tenth).unwrap());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            assert_eq!((x.row, x.col), (y.row, y.col));
+            assert!((x.start / 10.0 - y.start).abs() < 1e-12);
+        }
+        assert!((a.makespan / 10.0 - b.makespan).abs() < 1e-12);
     }
 
     proptest::proptest! {
@@ -1012,6 +1158,27 @@ mod tests {
         }
     }
 
+    /// A tolerance below the float spacing of the deadlines must still end
+    /// the search (the midpoint stops moving at adjacent floats).
+    #[test]
+    fn min_finish_time_ends_with_a_tolerance_below_the_float_spacing() {
+        let js = jobs(&[(2, 1e6), (1, 1e6)]);
+        let (t, s) = min_finish_time(2, &js, 1e-12).unwrap();
+        assert!((t - 2e6).abs() <= 1e-6 * 2e6, "{t}");
+        // Times are compared relative to the deadline (1e-12 · T).
+        for (i, j) in js.iter().enumerate() {
+            let run: f64 = s
+                .pieces
+                .iter()
+                .filter(|p| p.job == i)
+                .map(|p| p.end - p.start)
+                .sum();
+            assert!((run - j.time).abs() <= 1e-11 * t, "job {i}: {run}");
+        }
+        let (t, _) = min_finish_time(8, &jobs(&[(4, 3.0), (2, 0.1), (1, 0.7)]), 1e-300).unwrap();
+        assert!(t >= 3.0);
+    }
+
     #[test]
     fn min_finish_time_of_the_example_is_its_longest_job() {
         let (t, s) = min_finish_time(16, &section3_jobs(), 1e-9).unwrap();
@@ -1072,6 +1239,121 @@ mod tests {
                         .is_feasible()
                 );
             }
+        }
+    }
+
+    /// The exact preemptive optimum of a tiny instance. A set of jobs can
+    /// run at once iff its sides sum to at most m (powers of two pack into
+    /// aligned intervals), so the optimum is the linear program
+    /// min Σ x_C subject to Σ_{C ∋ i} x_C ≥ t_i, x ≥ 0, over the maximal
+    /// such sets C (any order of the x_C is a schedule). By duality it is
+    /// max Σ t_i y_i subject to Σ_{i ∈ C} y_i ≤ 1, y ≥ 0, whose optimum is
+    /// a vertex: every choice of n tight constraints is solved and the best
+    /// feasible one kept.
+    fn lp_optimum(m: u32, js: &[TorusJob]) -> f64 {
+        let n = js.len();
+        let fits = |set: usize| {
+            (0..n)
+                .filter(|&i| set >> i & 1 == 1)
+                .map(|i| js[i].size)
+                .sum::<u32>()
+                <= m
+        };
+        // Rows (a, b) meaning a · y ≤ b.
+        let mut rows: Vec<(Vec<f64>, f64)> = (0..n)
+            .map(|i| {
+                (
+                    (0..n).map(|k| if k == i { -1.0 } else { 0.0 }).collect(),
+                    0.0,
+                )
+            })
+            .collect();
+        for set in 1..1usize << n {
+            let maximal = (0..n).all(|i| set >> i & 1 == 1 || !fits(set | 1 << i));
+            if fits(set) && maximal {
+                rows.push((
+                    (0..n).map(|i| f64::from((set >> i & 1) as u8)).collect(),
+                    1.0,
+                ));
+            }
+        }
+        let mut best = 0.0f64;
+        let mut pick: Vec<usize> = (0..n).collect();
+        loop {
+            if let Some(y) = solve(&pick.iter().map(|&r| rows[r].clone()).collect::<Vec<_>>()) {
+                let ok = rows
+                    .iter()
+                    .all(|(a, b)| a.iter().zip(&y).map(|(p, q)| p * q).sum::<f64>() <= b + 1e-9);
+                if ok {
+                    best = best.max(js.iter().zip(&y).map(|(j, v)| j.time * v).sum());
+                }
+            }
+            // Next n-combination of the rows.
+            let Some(i) = (0..n).rev().find(|&i| pick[i] < rows.len() - n + i) else {
+                return best;
+            };
+            pick[i] += 1;
+            for k in i + 1..n {
+                pick[k] = pick[k - 1] + 1;
+            }
+        }
+    }
+
+    /// Gaussian elimination with partial pivoting; `None` when singular.
+    fn solve(rows: &[(Vec<f64>, f64)]) -> Option<Vec<f64>> {
+        let n = rows.len();
+        let mut a: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|(r, b)| r.iter().copied().chain([*b]).collect())
+            .collect();
+        for c in 0..n {
+            let p = (c..n).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
+            if a[p][c].abs() < 1e-12 {
+                return None;
+            }
+            a.swap(c, p);
+            let pivot = a[c].clone();
+            for (r, row) in a.iter_mut().enumerate() {
+                if r != c {
+                    let f = row[c] / pivot[c];
+                    for (x, y) in row.iter_mut().zip(&pivot).skip(c) {
+                        *x -= f * y;
+                    }
+                }
+            }
+        }
+        Some((0..n).map(|r| a[r][n] / a[r][r]).collect())
+    }
+
+    #[test]
+    fn lp_oracle_on_known_instances() {
+        // m = 2: (2, 1) and (1, 1) cannot overlap.
+        assert!((lp_optimum(2, &jobs(&[(2, 1.0), (1, 1.0)])) - 2.0).abs() < 1e-12);
+        // McNaughton: three 1×1 jobs of 2, 1, 1 on two units.
+        assert!((lp_optimum(2, &jobs(&[(1, 2.0), (1, 1.0), (1, 1.0)])) - 2.0).abs() < 1e-12);
+        // Three 1×1 jobs of 1 on two units: 1.5.
+        assert!((lp_optimum(2, &jobs(&[(1, 1.0); 3])) - 1.5).abs() < 1e-12);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// The binary search finds the exact preemptive optimum of the LP
+        /// oracle on tiny instances (m ≤ 8, at most five jobs).
+        #[test]
+        fn min_finish_time_equals_the_lp_optimum(
+            p in 1u32..4,
+            raw in proptest::collection::vec((0u32..4, 1u32..9), 1..6)
+        ) {
+            let m = 1u32 << p;
+            let js: Vec<TorusJob> = raw
+                .iter()
+                .map(|&(e, q)| TorusJob::new(1 << e.min(p), f64::from(q) / 2.0))
+                .collect();
+            let exact = lp_optimum(m, &js);
+            let (t, s) = min_finish_time(m, &js, 1e-9).unwrap();
+            check_schedule(m, &js, &s);
+            proptest::prop_assert!((t - exact).abs() <= 1e-6, "m={} {:?}: {} vs LP {}", m, js, t, exact);
         }
     }
 

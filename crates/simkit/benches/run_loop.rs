@@ -1,7 +1,10 @@
 //! Simulated jobs per second of the run loop with a bitmap buddy allocator
 //! (`partalloc_schedulers::testing::TestAlloc`) on a 10-cube, Poisson
 //! arrivals, cube dimensions uniform in 0..=9, exponential service with
-//! mean 1: FCFS at offered load 0.5, and every policy at load 0.3.
+//! mean 1: FCFS at offered load 0.5, and every policy at load 0.3. Then the
+//! registry's real strategies through `Simulation::by_name`: `buddy` on
+//! `hypercube:10` (the same cube workload) and `fsl` on `mesh:64x64`
+//! (boxes with sides uniform in 1..=32), both under FCFS at load 0.5.
 
 use std::hint::black_box;
 
@@ -9,7 +12,8 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use partalloc_allocators::Allocator;
 use partalloc_schedulers::registry;
 use partalloc_schedulers::testing::TestAlloc;
-use partalloc_simkit::{Report, SimConfig, SimError, Simulation, replication_rng};
+use partalloc_simkit::{Report, SimConfig, SimError, SimRng, Simulation, replication_rng};
+use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{Job, JobShape};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
@@ -17,9 +21,26 @@ use rand_distr::{Distribution, Exp};
 const JOBS: u64 = 100_000;
 
 fn workload(load: f64) -> Vec<Job> {
-    let mut rng = replication_rng(1, 0);
     // E[2^d] for d uniform in 0..=9 is 1023/10.
-    let lambda = load * 1024.0 / (1023.0 / 10.0);
+    stream(load * 1024.0 / (1023.0 / 10.0), |rng| JobShape::Cube {
+        dim: rng.random_range(0..=9u32),
+    })
+}
+
+/// Boxes with sides uniform in 1..=32 on a 64×64 mesh at offered `load`.
+fn mesh_workload(load: f64) -> Vec<Job> {
+    // E[w·h] = 16.5².
+    stream(load * 4096.0 / (16.5 * 16.5), |rng| {
+        let (w, h) = (rng.random_range(1..=32u32), rng.random_range(1..=32u32));
+        JobShape::Box {
+            sides: Coords::new(&[w, h]).unwrap_or_else(|_| unreachable!()),
+        }
+    })
+}
+
+/// `JOBS` Poisson arrivals at rate `lambda`, exponential service of mean 1.
+fn stream(lambda: f64, mut shape: impl FnMut(&mut SimRng) -> JobShape) -> Vec<Job> {
+    let mut rng = replication_rng(1, 0);
     let inter = Exp::new(lambda).unwrap_or_else(|_| unreachable!());
     let service = Exp::new(1.0).unwrap_or_else(|_| unreachable!());
     let mut t = 0.0;
@@ -29,9 +50,7 @@ fn workload(load: f64) -> Vec<Job> {
             Job {
                 id,
                 arrival: t,
-                shape: JobShape::Cube {
-                    dim: rng.random_range(0..=9u32),
-                },
+                shape: shape(&mut rng),
                 service: service.sample(&mut rng),
                 estimate: None,
             }
@@ -86,6 +105,42 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || jobs.clone(),
                 |jobs| black_box(simulate(policy, jobs, false).map(|r| r.results.mean_response)),
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+
+    // The registry's strategies, built by name as a user would.
+    let mut g = c.benchmark_group("by_name");
+    g.throughput(Throughput::Elements(JOBS));
+    g.sample_size(10);
+    for (name, machine, alloc, jobs) in [
+        (
+            "hypercube10_buddy_fcfs",
+            "hypercube:10",
+            "buddy",
+            workload(0.5),
+        ),
+        (
+            "mesh64x64_fsl_fcfs",
+            "mesh:64x64",
+            "fsl",
+            mesh_workload(0.5),
+        ),
+    ] {
+        let topo: Topology = machine.parse().unwrap_or_else(|_| unreachable!());
+        let cfg = SimConfig {
+            measure_search_time: false,
+            ..SimConfig::default()
+        };
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || jobs.clone(),
+                |jobs| {
+                    let sim = Simulation::by_name(topo, alloc, "fcfs", jobs, cfg);
+                    black_box(sim.and_then(Simulation::run).map(|r| r.results.completed))
+                },
                 BatchSize::LargeInput,
             );
         });

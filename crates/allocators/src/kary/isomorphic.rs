@@ -27,8 +27,9 @@
 //!   at the granted box's base corner in the first orientation that fits
 //!   (the given one, then the other permutations of the sides in
 //!   lexicographic order); when no orientation fits (e.g. 3×1 folded into
-//!   2×2), the requested box is folded like the cubic shape (see
-//!   `docs/errata/kary.md`) and the grant is a node set.
+//!   2×2), the requested box is folded zig-zag onto the granted block's own
+//!   sides, which keeps it connected inside the block (see
+//!   `docs/errata/kary.md`), and the grant is a node set.
 //! - **Split option** (`isomorphic[split=true]`, [`Isomorphic::with_split`];
 //!   Kang §4.2, last paragraph, future work): a noncubic job is split into
 //!   cubic pieces (each side written as a sum of powers of two: 3×5 →
@@ -139,6 +140,12 @@ pub struct Isomorphic {
     vol: Vec<u64>,
     /// align[f][l]: start bits of aligned 2^l runs in a 2^f-bit bitmap.
     align: [[u64; 7]; 7],
+    /// Reusable bitmap of the nodes a noncubic job keeps, indexed by
+    /// position inside its granted block.
+    scratch: Vec<u64>,
+    /// Reusable empty strategies on the split option's regions, one per
+    /// region shape met so far (left empty after each use).
+    minis: Vec<Isomorphic>,
 }
 
 fn full_mask(f: u32) -> u64 {
@@ -250,6 +257,8 @@ impl Isomorphic {
                 }
                 a
             },
+            scratch: Vec::new(),
+            minis: Vec::new(),
         };
         s.state[0][0] = FREE;
         s.free[0].insert(0);
@@ -560,9 +569,11 @@ impl Isomorphic {
     /// written as sums of powers of two, the job as the product of those
     /// parts (3×5 = (2+1)×(4+1) → 2×4, 2×1, 1×4, 1×1), and the cubic pieces
     /// are placed, largest first, by Algorithm 2 inside the 2^{⌈log2 Π l_i⌉}
-    /// region `g` (for 3×5 a 4×4 instead of a 4×8). Placing decreasing
-    /// power-of-two sizes in a power-of-two region always succeeds.
-    fn split_pieces(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
+    /// region `g` (for 3×5 a 4×4 instead of a 4×8), using `mini`, an empty
+    /// strategy on a mesh of `g`'s shape, which is left empty again.
+    /// Placing decreasing power-of-two sizes in a power-of-two region
+    /// always succeeds.
+    fn split_pieces(mini: &mut Self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let mut pieces: Vec<Vec<u32>> = vec![Vec::new()];
         for &s in sides {
             let parts: Vec<u32> = (0..32u32)
@@ -583,26 +594,46 @@ impl Isomorphic {
         }
         pieces
             .sort_by_key(|p| core::cmp::Reverse(p.iter().map(|&x| u64::from(x)).product::<u64>()));
-        let region = Grid::mesh(g.extents()).ok()?;
-        let mut mini = Self::new(region.into()).ok()?;
+        let mut grants = Vec::with_capacity(pieces.len());
         let mut boxes = Vec::with_capacity(pieces.len());
+        let mut ok = true;
         for p in pieces {
-            let gr = mini.allocate(&Request::boxed(&p).ok()?).ok()?;
-            let Partition::Box(b) = gr.partition() else {
-                return None;
+            let Some(gr) = Request::boxed(&p).ok().and_then(|r| mini.allocate(&r).ok()) else {
+                ok = false;
+                break;
             };
-            let mut base = *b.base();
-            for (x, &o) in base.iter_mut().zip(g.base().iter()) {
-                *x += o;
+            if let Partition::Box(b) = gr.partition() {
+                let mut base = *b.base();
+                for (x, &o) in base.iter_mut().zip(g.base().iter()) {
+                    *x += o;
+                }
+                boxes.extend(GridBox::new(&base, b.extents()).ok());
+            } else {
+                ok = false;
             }
-            boxes.push(GridBox::new(&base, b.extents()).ok()?);
+            grants.push(gr);
+        }
+        for gr in &grants {
+            // Grants of `mini` itself: releasing them cannot fail.
+            let _ = mini.release(gr);
+        }
+        if !ok || boxes.len() != grants.len() {
+            return None;
         }
         boxes.sort_unstable();
         Some(Partition::Boxes(boxes))
     }
 
-    /// The nodes a noncubic job keeps inside the granted box `g`.
-    fn kept(&self, g: &GridBox, sides: &[u32]) -> Partition {
+    /// An empty strategy on a mesh of `g`'s shape for the split option.
+    fn mini_for(g: &GridBox) -> Option<Self> {
+        let region = Grid::mesh(g.extents()).ok()?;
+        Self::new(region.into()).ok()
+    }
+
+    /// The nodes a noncubic job keeps inside the granted box `g`: the
+    /// requested box at `g`'s base in the first orientation that fits, else
+    /// a fold of it ([`Self::folded`]).
+    fn kept(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let n = sides.len();
         let ext = g.extents();
         // The given orientation, then the other permutations in
@@ -612,7 +643,7 @@ impl Isomorphic {
             if (0..n).all(|i| sides[perm[i]] <= ext[i]) {
                 let e: Vec<u32> = (0..n).map(|i| sides[perm[i]]).collect();
                 if let Ok(b) = GridBox::new(g.base(), &e) {
-                    return Partition::Box(b);
+                    return Some(Partition::Box(b));
                 }
             }
             if !next_permutation(&mut perm) {
@@ -622,85 +653,108 @@ impl Isomorphic {
         self.folded(g, sides)
     }
 
-    /// Kang's folding (§4.2, footnote 2) of the job box into `g`: the
-    /// 2^{⌈log2 l_i⌉} box is folded along its longest dimension onto its
-    /// shortest (second half mirrored) until its sides match `g`'s, and the
-    /// job's nodes are carried along.
-    fn folded(&self, g: &GridBox, sides: &[u32]) -> Partition {
+    /// Kang's folding (§4.2, footnote 2) of the job into the block `g`
+    /// when the requested box fits it in no orientation (`None` only if the
+    /// shapes cannot be matched, which equal power-of-two volumes exclude).
+    ///
+    /// The job's 2^{⌈log2 l_i⌉} box has the volume of `g`. Job dimension i
+    /// goes to `g`'s dimension i, unless swapping two dimensions' targets
+    /// needs fewer folds. Then, while some job dimension p is longer than
+    /// its target t, it is folded zig-zag (an accordion fold) onto the
+    /// first dimension q shorter than its target: p is cut into segments
+    /// of length t, segment u keeps p (u even) or mirrors it (u odd), and
+    /// the segments are laid side by side along q, each as wide as the
+    /// job's occupied range [0, H) of q, mirrored in q when u is odd. A q
+    /// that grows past its target is folded on in turn. Consecutive
+    /// segments meet at a node pair that differs in q only, so the kept
+    /// nodes — the image of the requested box, all inside `g` — stay
+    /// connected.
+    fn folded(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
         let n = sides.len();
-        let mut ext: Vec<u32> = sides.iter().map(|s| s.next_power_of_two()).collect();
-        let mut want: Vec<u32> = g.extents().to_vec();
-        want.sort_unstable();
-        let mut folds = Vec::new();
-        for _ in 0..64 {
-            let mut cur = ext.clone();
-            cur.sort_unstable();
-            if cur == want {
-                break;
-            }
-            let p = (0..n).max_by_key(|&i| (ext[i], n - i)).unwrap_or(0);
-            let q = (0..n).min_by_key(|&i| (ext[i], i)).unwrap_or(0);
-            if p == q || ext[p] < 2 {
-                break;
-            }
-            folds.push((p, q, ext[p] / 2, ext[q]));
-            ext[p] /= 2;
-            ext[q] *= 2;
+        let target = g.extents();
+        let mut ext = [1u32; MAX_DIMS];
+        let mut hi = [1u32; MAX_DIMS];
+        for i in 0..n {
+            ext[i] = sides[i].checked_next_power_of_two()?;
+            hi[i] = sides[i];
         }
-        let mut sorted = ext.clone();
-        sorted.sort_unstable();
-        // Map folded dimensions onto g's: equal extents in increasing order.
-        let mut target = vec![usize::MAX; n];
-        let mut used = vec![false; n];
-        for (i, &e) in ext.iter().enumerate() {
-            if let Some(j) = (0..n).find(|&j| !used[j] && g.extents()[j] == e) {
-                used[j] = true;
-                target[i] = j;
-            }
+        let mut sigma = [0usize; MAX_DIMS];
+        for (i, x) in sigma.iter_mut().enumerate() {
+            *x = i;
         }
-        let mut nodes = Vec::new();
-        let total: u64 = sides.iter().map(|&s| u64::from(s)).product();
-        let mut x = vec![0u32; n];
-        if sorted == want && target.iter().all(|&t| t < n) {
-            for _ in 0..total {
-                let mut y = x.clone();
-                for &(p, q, half, eq) in &folds {
-                    if y[p] >= half {
-                        y[p] = 2 * half - 1 - y[p];
-                        y[q] = 2 * eq - 1 - y[q];
+        let cost = |e: u32, t: u32| e.trailing_zeros().abs_diff(t.trailing_zeros());
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..n {
+                for j in i + 1..n {
+                    let now = cost(ext[i], target[sigma[i]]) + cost(ext[j], target[sigma[j]]);
+                    let swapped = cost(ext[i], target[sigma[j]]) + cost(ext[j], target[sigma[i]]);
+                    if swapped < now {
+                        sigma.swap(i, j);
+                        improved = true;
                     }
                 }
-                let mut c = *g.base();
-                for i in 0..n {
-                    c[target[i]] += y[i];
-                }
-                if let Ok(id) = self.grid.id_of(&c) {
-                    nodes.push(id);
-                }
-                odometer(&mut x, sides);
             }
-        } else {
-            // Shapes folding cannot reach: the first nodes of g by id.
-            if let Ok(it) = self.grid.box_nodes(g) {
-                nodes.extend(it.take(total as usize));
+        }
+        let want: [u32; MAX_DIMS] =
+            core::array::from_fn(|i| if i < n { target[sigma[i]] } else { 1 });
+        // Folds (p, q, segment length t, occupied width H of q).
+        let mut folds = [(0usize, 0usize, 0u32, 0u32); MAX_DIMS];
+        let mut count = 0;
+        while let Some(p) = (0..n).find(|&i| ext[i] > want[i]) {
+            let q = (0..n).find(|&i| ext[i] < want[i])?;
+            let t = want[p];
+            let width = hi[q];
+            *folds.get_mut(count)? = (p, q, t, width);
+            count += 1;
+            hi[q] = hi[p].div_ceil(t) * width;
+            hi[p] = hi[p].min(t);
+            ext[q] *= ext[p] / t;
+            ext[p] = t;
+        }
+        if ext[..n] != want[..n] {
+            return None;
+        }
+        let total: u64 = sides.iter().map(|&s| u64::from(s)).product();
+        let mut nodes = Vec::with_capacity(usize::try_from(total).ok()?);
+        let mut x = [0u32; MAX_DIMS];
+        for _ in 0..total {
+            let mut y = x;
+            for &(p, q, t, width) in &folds[..count] {
+                let (u, v) = (y[p] / t, y[p] % t);
+                if u.is_multiple_of(2) {
+                    y[p] = v;
+                    y[q] += u * width;
+                } else {
+                    y[p] = t - 1 - v;
+                    y[q] = u * width + width - 1 - y[q];
+                }
             }
+            let mut c = *g.base();
+            for i in 0..n {
+                c[sigma[i]] += y[i];
+            }
+            nodes.push(self.grid.id_of(&c).ok()?);
+            odometer(&mut x[..n], sides);
         }
         nodes.sort_unstable();
-        as_box_if_box(&self.grid, nodes)
+        Some(as_box_if_box(&self.grid, nodes))
     }
 
-    /// Splits busy blocks so that only nodes of `keep` stay busy; returns
-    /// the busy blocks.
-    fn carve(&mut self, level: u32, idx: u64, keep: &NodeSet, out: &mut Vec<(u32, u64)>) {
+    /// Splits busy blocks so that only the kept nodes stay busy; returns
+    /// the busy blocks. `keep` is a bitmap of the nodes of the granted block
+    /// `g`, by position inside it (dimension 0 fastest).
+    fn carve(
+        &mut self,
+        level: u32,
+        idx: u64,
+        g: &GridBox,
+        keep: &[u64],
+        out: &mut Vec<(u32, u64)>,
+    ) {
         let b = self.steps.block_box(level, idx);
-        let mut inside = 0u64;
-        if let Ok(it) = self.grid.box_nodes(&b) {
-            for nd in it {
-                if keep.contains(nd) {
-                    inside += 1;
-                }
-            }
-        }
+        let inside = kept_count(&b, g, keep);
         if inside == b.volume() {
             out.push((level, idx));
         } else if inside == 0 {
@@ -715,7 +769,7 @@ impl Isomorphic {
             }
             self.refresh(level, idx);
             for c in 0..(1u64 << f) {
-                self.carve(level + 1, (idx << f) | c, keep, out);
+                self.carve(level + 1, (idx << f) | c, g, keep, out);
             }
         }
     }
@@ -741,6 +795,89 @@ impl Isomorphic {
             total: self.grid.num_nodes(),
         }
     }
+}
+
+/// Position of `c` inside the box `g` (dimension 0 fastest), or `None`
+/// outside it.
+fn local_index(g: &GridBox, c: &[u32]) -> Option<usize> {
+    let (base, ext) = (g.base(), g.extents());
+    let mut idx = 0usize;
+    let mut stride = 1usize;
+    for i in 0..c.len() {
+        let d = c[i].checked_sub(base[i]).filter(|&d| d < ext[i])?;
+        idx += d as usize * stride;
+        stride *= ext[i] as usize;
+    }
+    Some(idx)
+}
+
+/// Calls `f(start, len)` for each row of the box `b` along dimension 0:
+/// the run of positions inside `g` ([`local_index`]) it covers. Parts of
+/// `b` outside `g` are skipped.
+fn rows_in(b: &GridBox, g: &GridBox, mut f: impl FnMut(usize, usize)) {
+    let n = b.base().len();
+    let ext = b.extents();
+    if n == 0 || ext[0] == 0 {
+        return;
+    }
+    let rows = b.volume() / u64::from(ext[0]);
+    let mut x = [0u32; MAX_DIMS];
+    let mut c = [0u32; MAX_DIMS];
+    for _ in 0..rows {
+        for i in 0..n {
+            c[i] = b.base()[i] + x[i];
+        }
+        if let Some(start) = local_index(g, &c[..n]) {
+            f(start, ext[0] as usize);
+        }
+        odometer(&mut x[1..n], &ext[1..n]);
+    }
+}
+
+/// Sets bits `start .. start + len` of `bits`.
+fn set_range(bits: &mut [u64], start: usize, len: usize) {
+    let mut i = start;
+    let end = start + len;
+    while i < end {
+        let (w, o) = (i / 64, i % 64);
+        let take = (64 - o).min(end - i);
+        let m = if take == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << take) - 1) << o
+        };
+        if let Some(word) = bits.get_mut(w) {
+            *word |= m;
+        }
+        i += take;
+    }
+}
+
+/// How many of bits `start .. start + len` of `bits` are set.
+fn count_range(bits: &[u64], start: usize, len: usize) -> u64 {
+    let mut i = start;
+    let end = start + len;
+    let mut count = 0;
+    while i < end {
+        let (w, o) = (i / 64, i % 64);
+        let take = (64 - o).min(end - i);
+        let m = if take == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << take) - 1) << o
+        };
+        count += u64::from((bits.get(w).copied().unwrap_or(0) & m).count_ones());
+        i += take;
+    }
+    count
+}
+
+/// How many nodes of the box `b` (inside `g`) are set in `keep`, a bitmap
+/// of `g`'s nodes by [`local_index`]: one masked popcount per row.
+fn kept_count(b: &GridBox, g: &GridBox, keep: &[u64]) -> u64 {
+    let mut count = 0;
+    rows_in(b, g, |start, len| count += count_range(keep, start, len));
+    count
 }
 
 /// Advances a mixed-radix counter, dimension 0 fastest.
@@ -851,12 +988,23 @@ impl Allocator for Isomorphic {
         let part = if cubic {
             None
         } else if self.split {
-            Some(
-                self.split_pieces(&granted, sides)
-                    .ok_or_else(|| self.no_room(request))?,
-            )
+            let pos = self
+                .minis
+                .iter()
+                .position(|m| m.grid.sides() == granted.extents());
+            let mut mini = match pos {
+                Some(i) => self.minis.swap_remove(i),
+                None => Self::mini_for(&granted).ok_or_else(|| self.no_room(request))?,
+            };
+            let pieces = Self::split_pieces(&mut mini, &granted, sides);
+            self.minis.push(mini);
+            Some(pieces.ok_or_else(|| self.no_room(request))?)
         } else {
-            Some(self.kept(&granted, sides))
+            Some(self.kept(&granted, sides).ok_or(AllocError::Unsupported {
+                strategy: "isomorphic",
+                request: *request,
+                reason: "the job box cannot be folded into its block",
+            })?)
         };
         // Step 3/4: decompose the free block found through child 0.
         if let Some((j, mut idx)) = split_from {
@@ -876,18 +1024,38 @@ impl Allocator for Isomorphic {
             });
             return Ok(Grant::new(id, Partition::Box(granted), want));
         };
-        // Noncubic: keep the job's nodes, release the rest at once.
-        let mut keep = NodeSet::new(self.grid.num_nodes());
-        let _ = part.for_each_node(&self.topology, |nd| {
-            let _ = keep.insert(nd);
-        });
+        // Noncubic: keep the job's nodes, release the rest at once. The
+        // kept nodes are marked in a reusable bitmap of the granted block,
+        // so the work is O(block), not O(machine).
+        let mut keep = core::mem::take(&mut self.scratch);
+        keep.clear();
+        keep.resize((granted.volume() as usize).div_ceil(64), 0);
+        match &part {
+            Partition::Box(b) => rows_in(b, &granted, |st, len| set_range(&mut keep, st, len)),
+            Partition::Boxes(v) => {
+                for b in v {
+                    rows_in(b, &granted, |st, len| set_range(&mut keep, st, len));
+                }
+            }
+            other => {
+                let grid = self.grid;
+                let _ = other.for_each_node(&self.topology, |nd| {
+                    if let Ok(c) = grid.coords_of(nd)
+                        && let Some(i) = local_index(&granted, c.as_slice())
+                    {
+                        set_range(&mut keep, i, 1);
+                    }
+                });
+            }
+        }
         let mut blocks = Vec::new();
         let f = self.fan[level as usize];
         for ch in 0..64u64 {
             if mask & (1 << ch) != 0 {
-                self.carve(level, (parent << f) | ch, &keep, &mut blocks);
+                self.carve(level, (parent << f) | ch, &granted, &keep, &mut blocks);
             }
         }
+        self.scratch = keep;
         blocks.sort_unstable();
         self.free_count -= part.len() as usize;
         let id = self.ledger.issue(Hold::Blocks(blocks));
@@ -1002,9 +1170,11 @@ impl Allocator for Isomorphic {
                     if cubic {
                         out.push(Partition::Box(b));
                     } else if self.split {
-                        out.extend(self.split_pieces(&b, sides));
+                        if let Some(mut mini) = Self::mini_for(&b) {
+                            out.extend(Self::split_pieces(&mut mini, &b, sides));
+                        }
                     } else {
-                        out.push(self.kept(&b, sides));
+                        out.extend(self.kept(&b, sides));
                     }
                 }
             }
