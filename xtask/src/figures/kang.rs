@@ -1,0 +1,577 @@
+//! Kang, Yu, Youn, Lee & Kim, "Isomorphic Strategy for Processor Allocation
+//! in k-Ary n-Cube Systems", IEEE TC 2003, §5: Figs. 9–13.
+//!
+//! Workload (§5.1): Poisson arrivals; exponential service of mean 1; FCFS;
+//! 20 seeds × 1000 jobs per point; cubic jobs 2^a × 2^b × 2^c with a, b, c
+//! uniform in 0..=log2 k (Figs. 9, 10) or noncubic jobs with sides uniform
+//! in 1..=k (Figs. 11–13). The x axis, "system utilization", is the offered
+//! load ρ = λ·E[nodes requested]·E[service]/N: the arrival rate is derived
+//! from the system capacity (§5.1); the measured utilization is in the CSV.
+
+use partalloc_topology::Topology;
+
+use super::sim::{Demand, Metric, Setup, Shapes, StopRule};
+use super::{Claim, Ctx, FigError, Figure, FigureKind, Lookup, Panel, Table, Verdict};
+
+pub(crate) const FIG9: Figure = Figure {
+    id: "kang-fig9",
+    paper: "Kang et al. 2003, Fig. 9",
+    summary: "mean response time vs utilization, 4-ary 3-cube, EB/EGC/k-ary Partner/ETC/Isomorphic",
+    kind: FigureKind::Panels(fig9),
+};
+
+pub(crate) const FIG10: Figure = Figure {
+    id: "kang-fig10",
+    paper: "Kang et al. 2003, Fig. 10",
+    summary: "mean response time vs utilization, 4/8/16-ary 3-cubes, ETC vs Isomorphic, cubic jobs",
+    kind: FigureKind::Panels(fig10),
+};
+
+pub(crate) const FIG11: Figure = Figure {
+    id: "kang-fig11",
+    paper: "Kang et al. 2003, Fig. 11",
+    summary: "mean response time, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    kind: FigureKind::Panels(fig11),
+};
+
+pub(crate) const FIG12: Figure = Figure {
+    id: "kang-fig12",
+    paper: "Kang et al. 2003, Fig. 12",
+    summary: "numerical delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    kind: FigureKind::Panels(fig12),
+};
+
+pub(crate) const FIG13: Figure = Figure {
+    id: "kang-fig13",
+    paper: "Kang et al. 2003, Fig. 13",
+    summary: "topological delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    kind: FigureKind::Panels(fig13),
+};
+
+/// The offered loads of every Kang panel.
+pub(crate) const LOADS: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/// Every strategy gets the same FCFS policy; `rotate=true` lets ETC search
+/// every orientation of the job (Isomorphic folds by node count and the
+/// slice strategies map by node count, so both ignore it).
+pub(crate) const SCHEDULER: &str = "fcfs[rotate=true]";
+
+/// (legend label, registry name) of the strategies of Fig. 9.
+const FIG9_STRATEGIES: [(&str, &str); 5] = [
+    ("EB", "extended-buddy"),
+    ("EGC", "extended-gray-code"),
+    ("k-ary Partner", "kary-partner"),
+    ("ETC", "etc"),
+    ("Isomorphic", "isomorphic"),
+];
+
+const PAIR: [(&str, &str); 2] = [("ETC", "etc"), ("Isomorphic", "isomorphic")];
+
+const RADICES: [(char, u32); 3] = [('a', 4), ('b', 8), ('c', 16)];
+
+fn points(
+    ctx: &Ctx,
+    k: u32,
+    strategies: &[(&str, &str)],
+    shapes: Shapes,
+) -> Result<Vec<(String, f64, Setup)>, FigError> {
+    let machine: Topology = format!("kary:{k}^3").parse()?;
+    let reps = ctx.reps(3, 20, 20);
+    let jobs = ctx.jobs(200, 1000, 1000);
+    let mut v = Vec::new();
+    for (label, name) in strategies {
+        for load in LOADS {
+            v.push((
+                (*label).to_owned(),
+                load,
+                Setup {
+                    machine,
+                    allocator: (*name).to_owned(),
+                    scheduler: SCHEDULER.to_owned(),
+                    shapes,
+                    demand: Demand::Exponential(1.0),
+                    load,
+                    stop: StopRule::Jobs(jobs),
+                    replications: reps,
+                    search_time: false,
+                },
+            ));
+        }
+    }
+    Ok(v)
+}
+
+fn notes(ctx: &Ctx) -> Vec<String> {
+    vec![
+        format!(
+            "x = offered load ρ = λ·E[nodes]·E[service]/N; {} seeds × {} jobs per point; FCFS; exponential service, mean 1",
+            ctx.reps(3, 20, 20),
+            ctx.jobs(200, 1000, 1000)
+        ),
+        "measured utilization (busy node·time / (N·span)) is the utilization_mean column"
+            .to_owned(),
+    ]
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", 100.0 * x)
+}
+
+/// 1 − a/b: how much lower a is than b.
+fn reduction(a: f64, b: f64) -> f64 {
+    1.0 - a / b
+}
+
+/// The saturation load of a series: the first offered load at which the
+/// mean response time exceeds `factor` times its value at the lowest load.
+pub(crate) fn knee(t: &Table, series: &str, col: &str, factor: f64) -> Option<f64> {
+    let pts = t.points(series, col);
+    let base = pts.first()?.1;
+    pts.iter().find(|p| p.1 > factor * base).map(|p| p.0)
+}
+
+fn fig9(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    Ok(vec![Panel {
+        id: "kang-fig9".to_owned(),
+        title: "Kang Fig. 9: mean response time, 4-ary 3-cube (4×4×4), cubic jobs".to_owned(),
+        x_label: "System utilization (offered load)".to_owned(),
+        y_label: "Mean response time".to_owned(),
+        metric: Metric::Response,
+        points: points(ctx, 4, &FIG9_STRATEGIES, Shapes::KangCubic)?,
+        y_max: Some(12.0),
+        claims: Box::new(|t, _| fig9_claims(t)),
+        notes: notes(ctx),
+    }])
+}
+
+fn fig9_claims(t: &Table) -> Vec<Claim> {
+    let r = |s: &str, x: f64| t.mean(s, x, "response");
+    let mut claims = Vec::new();
+    // EB ≈ EGC.
+    let diffs: Option<Vec<f64>> = super::kang::LOADS
+        .iter()
+        .filter(|&&x| x <= 0.5)
+        .map(|&x| Some((r("EB", x)? - r("EGC", x)?).abs() / r("EB", x)?))
+        .collect();
+    claims.push(match diffs {
+        Some(d) => {
+            let worst = d.iter().copied().fold(0.0, f64::max);
+            Claim::check(
+                "EB and EGC show similar performance",
+                format!("largest relative difference up to load 0.5: {}", pct(worst)),
+                worst <= 0.15,
+            )
+        }
+        None => Claim::undecided("EB and EGC show similar performance"),
+    });
+    // EB and EGC degrade past 0.3.
+    match (
+        r("EB", 0.1),
+        r("EB", 0.3),
+        r("EB", 0.5),
+        r("Isomorphic", 0.5),
+    ) {
+        (Some(a), Some(b), Some(c), Some(iso)) => claims.push(Claim::check(
+            "EB and EGC degrade significantly beyond utilization 0.3",
+            format!(
+                "EB response 0.1→0.3: {a:.2}→{b:.2}; 0.3→0.5: →{c:.2} (Isomorphic at 0.5: {iso:.2})"
+            ),
+            (c - b) > 2.0 * (b - a) && c > 1.5 * iso,
+        )),
+        _ => claims.push(Claim::undecided(
+            "EB and EGC degrade significantly beyond utilization 0.3",
+        )),
+    }
+    // k-ary Partner better than EB and EGC.
+    let better: Vec<(f64, bool)> = LOADS
+        .iter()
+        .filter(|&&x| x >= 0.3)
+        .filter_map(|&x| Some((x, r("k-ary Partner", x)? < r("EB", x)?.min(r("EGC", x)?))))
+        .collect();
+    let wins = better.iter().filter(|b| b.1).count();
+    claims.push(Claim::new(
+        "k-ary Partner performs better than EB and EGC",
+        format!(
+            "k-ary Partner below both at {wins} of {} loads ≥ 0.3",
+            better.len()
+        ),
+        if better.is_empty() {
+            Verdict::Undecided
+        } else if wins == better.len() {
+            Verdict::Confirmed
+        } else if wins * 2 >= better.len() {
+            Verdict::Partly
+        } else {
+            Verdict::NotConfirmed
+        },
+    ));
+    // Isomorphic outperforms the slice strategies.
+    let iso: Vec<(f64, bool)> = LOADS
+        .iter()
+        .filter(|&&x| x >= 0.3)
+        .filter_map(|&x| {
+            let best_slice = r("EB", x)?.min(r("EGC", x)?).min(r("k-ary Partner", x)?);
+            Some((x, r("Isomorphic", x)? < best_slice))
+        })
+        .collect();
+    let wins = iso.iter().filter(|b| b.1).count();
+    claims.push(Claim::new(
+        "Isomorphic outperforms EB, EGC and k-ary Partner by a considerable margin",
+        match (r("Isomorphic", 0.5), r("k-ary Partner", 0.5)) {
+            (Some(i), Some(p)) => format!(
+                "below all three at {wins} of {} loads ≥ 0.3; at 0.5 {} lower than k-ary Partner",
+                iso.len(),
+                pct(reduction(i, p))
+            ),
+            _ => format!("below all three at {wins} of {} loads ≥ 0.3", iso.len()),
+        },
+        if iso.is_empty() {
+            Verdict::Undecided
+        } else if wins == iso.len() {
+            Verdict::Confirmed
+        } else {
+            Verdict::Partly
+        },
+    ));
+    // ETC comparable with Isomorphic.
+    let d: Vec<f64> = LOADS
+        .iter()
+        .filter(|&&x| x <= 0.7)
+        .filter_map(|&x| Some((r("ETC", x)? - r("Isomorphic", x)?).abs() / r("Isomorphic", x)?))
+        .collect();
+    let worst = d.iter().copied().fold(0.0, f64::max);
+    claims.push(if d.is_empty() {
+        Claim::undecided("ETC performs comparably with Isomorphic")
+    } else {
+        Claim::check(
+            "ETC performs comparably with Isomorphic",
+            format!("largest relative difference up to load 0.7: {}", pct(worst)),
+            worst <= 0.15,
+        )
+    });
+    claims
+}
+
+fn fig10(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    RADICES
+        .iter()
+        .map(|&(letter, k)| {
+            Ok(Panel {
+                id: format!("kang-fig10{letter}"),
+                title: format!(
+                    "Kang Fig. 10({letter}): mean response time, {k}-ary 3-cube, cubic jobs"
+                ),
+                x_label: "System utilization (offered load)".to_owned(),
+                y_label: "Mean response time".to_owned(),
+                metric: Metric::Response,
+                points: points(ctx, k, &PAIR, Shapes::KangCubic)?,
+                y_max: Some(12.0),
+                claims: Box::new(move |t, look| fig10_claims(letter, t, look)),
+                notes: notes(ctx),
+            })
+        })
+        .collect()
+}
+
+/// The saturation criterion of the verdicts: the mean response time passes
+/// three times its value at load 0.1.
+pub(crate) const KNEE_FACTOR: f64 = 3.0;
+
+fn fig10_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
+    let r = |s: &str, x: f64| t.mean(s, x, "response");
+    let mut claims = Vec::new();
+    let knee_of = |s: &str| {
+        knee(t, s, "response", KNEE_FACTOR)
+            .map_or_else(|| "beyond 0.9".to_owned(), |x| format!("{x}"))
+    };
+    let knees = format!(
+        "saturation (response > {KNEE_FACTOR}× its value at 0.1): ETC at {}, Isomorphic at {}",
+        knee_of("ETC"),
+        knee_of("Isomorphic")
+    );
+    match letter {
+        'a' => {
+            let d: Vec<f64> = LOADS
+                .iter()
+                .filter(|&&x| x <= 0.7)
+                .filter_map(|&x| {
+                    Some((r("ETC", x)? - r("Isomorphic", x)?).abs() / r("Isomorphic", x)?)
+                })
+                .collect();
+            let worst = d.iter().copied().fold(0.0, f64::max);
+            claims.push(Claim::check(
+                "on the small 4-ary 3-cube ETC performs comparably with Isomorphic (Fig. 9, §5.2)",
+                format!(
+                    "largest relative difference up to load 0.7: {}; {knees}",
+                    pct(worst)
+                ),
+                !d.is_empty() && worst <= 0.15,
+            ));
+        }
+        'b' => {
+            let etc = knee(t, "ETC", "response", KNEE_FACTOR);
+            let iso = knee(t, "Isomorphic", "response", KNEE_FACTOR);
+            claims.push(Claim::check(
+                "ETC's response time quickly saturates on the larger 8-ary 3-cube",
+                knees,
+                etc.unwrap_or(1.0) < iso.unwrap_or(1.0),
+            ));
+        }
+        _ => {
+            let etc = knee(t, "ETC", "response", KNEE_FACTOR);
+            claims.push(Claim::new(
+                "on the 16-ary 3-cube ETC saturates at about 50% utilization",
+                knees.clone(),
+                match etc {
+                    Some(x) if (0.4..=0.6).contains(&x) => Verdict::Confirmed,
+                    Some(x) if (0.3..=0.7).contains(&x) => Verdict::Partly,
+                    Some(_) | None => Verdict::NotConfirmed,
+                },
+            ));
+            match (r("Isomorphic", 0.5), r("ETC", 0.5)) {
+                (Some(i), Some(e)) => {
+                    let red = reduction(i, e);
+                    claims.push(Claim::new(
+                        "at 50% utilization Isomorphic improves the response time by as much as 49% over ETC",
+                        format!(
+                            "at load 0.5: Isomorphic {i:.3}, ETC {e:.3}: {} lower",
+                            pct(red)
+                        ),
+                        if (red - 0.49).abs() <= 0.10 {
+                            Verdict::Confirmed
+                        } else if red > 0.0 {
+                            Verdict::Partly
+                        } else {
+                            Verdict::NotConfirmed
+                        },
+                    ));
+                }
+                _ => claims.push(Claim::undecided(
+                    "at 50% utilization Isomorphic improves the response time by as much as 49% over ETC",
+                )),
+            }
+            // Isomorphic scales: compare its curve across the three sizes.
+            let others: Vec<(char, Table)> = ['a', 'b']
+                .iter()
+                .filter_map(|&l| Some((l, look.table(&format!("kang-fig10{l}"))?)))
+                .collect();
+            if others.len() == 2 {
+                let mut worst: f64 = 0.0;
+                let mut etc_worst: f64 = 0.0;
+                for x in LOADS.iter().copied().filter(|&x| x <= 0.6) {
+                    let iso: Vec<f64> = std::iter::once(t.mean("Isomorphic", x, "response"))
+                        .chain(
+                            others
+                                .iter()
+                                .map(|(_, o)| o.mean("Isomorphic", x, "response")),
+                        )
+                        .flatten()
+                        .collect();
+                    let etc: Vec<f64> = std::iter::once(t.mean("ETC", x, "response"))
+                        .chain(others.iter().map(|(_, o)| o.mean("ETC", x, "response")))
+                        .flatten()
+                        .collect();
+                    let spread = |v: &[f64]| {
+                        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                        let hi = v.iter().copied().fold(0.0, f64::max);
+                        hi / lo - 1.0
+                    };
+                    worst = worst.max(spread(&iso));
+                    etc_worst = etc_worst.max(spread(&etc));
+                }
+                claims.push(Claim::check(
+                    "Isomorphic is scalable: consistent response time irrespective of system size",
+                    format!(
+                        "up to load 0.6, largest spread of Isomorphic's response across 4/8/16-ary: {} (ETC: {})",
+                        pct(worst),
+                        pct(etc_worst)
+                    ),
+                    worst < etc_worst && worst <= 0.5,
+                ));
+            } else {
+                claims.push(Claim::undecided(
+                    "Isomorphic is scalable: consistent response time irrespective of system size",
+                ));
+            }
+        }
+    }
+    claims
+}
+
+fn noncubic(
+    ctx: &Ctx,
+    fig: u32,
+    metric: Metric,
+    what: &str,
+    claims: fn(char, &Table, &Lookup<'_>) -> Vec<Claim>,
+) -> Result<Vec<Panel>, FigError> {
+    RADICES
+        .iter()
+        .map(|&(letter, k)| {
+            Ok(Panel {
+                id: format!("kang-fig{fig}{letter}"),
+                title: format!("Kang Fig. {fig}({letter}): {what}, {k}-ary 3-cube, noncubic jobs"),
+                x_label: "System utilization (offered load)".to_owned(),
+                y_label: {
+                    let mut s = what.to_owned();
+                    if let Some(c) = s.get_mut(0..1) {
+                        c.make_ascii_uppercase();
+                    }
+                    s
+                },
+                metric,
+                points: points(ctx, k, &PAIR, Shapes::KangNoncubic)?,
+                y_max: Some(if metric == Metric::Response {
+                    15.0
+                } else {
+                    12.0
+                }),
+                claims: Box::new(move |t, look| claims(letter, t, look)),
+                notes: notes(ctx),
+            })
+        })
+        .collect()
+}
+
+fn fig11(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    noncubic(
+        ctx,
+        11,
+        Metric::Response,
+        "mean response time",
+        fig11_claims,
+    )
+}
+
+fn fig12(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    noncubic(ctx, 12, Metric::Numerical, "numerical delay", fig12_claims)
+}
+
+fn fig13(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    noncubic(
+        ctx,
+        13,
+        Metric::Topological,
+        "topological delay",
+        fig13_claims,
+    )
+}
+
+/// Loads ≤ 0.7 at which `a` is below `b` in `col`, and how many were compared.
+fn below(t: &Table, a: &str, b: &str, col: &str) -> (usize, usize) {
+    let v: Vec<bool> = LOADS
+        .iter()
+        .filter(|&&x| x <= 0.7)
+        .filter_map(|&x| Some(t.mean(a, x, col)? < t.mean(b, x, col)?))
+        .collect();
+    (v.iter().filter(|&&b| b).count(), v.len())
+}
+
+fn count_verdict(wins: usize, n: usize) -> Verdict {
+    if n == 0 {
+        Verdict::Undecided
+    } else if wins == n {
+        Verdict::Confirmed
+    } else if wins * 2 >= n {
+        Verdict::Partly
+    } else {
+        Verdict::NotConfirmed
+    }
+}
+
+fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    if let Some(cubic) = look.table(&format!("kang-fig10{letter}")) {
+        let v: Vec<bool> = PAIR
+            .iter()
+            .flat_map(|(s, _)| LOADS.iter().map(move |&x| (*s, x)))
+            .filter_map(|(s, x)| Some(t.mean(s, x, "response")? > cubic.mean(s, x, "response")?))
+            .collect();
+        let wins = v.iter().filter(|&&b| b).count();
+        claims.push(Claim::new(
+            "with noncubic requests both strategies are far worse than with cubic ones",
+            format!(
+                "noncubic response above cubic (Fig. 10{letter}) at {wins} of {} points",
+                v.len()
+            ),
+            count_verdict(wins, v.len()),
+        ));
+    } else {
+        claims.push(Claim::undecided(
+            "with noncubic requests both strategies are far worse than with cubic ones",
+        ));
+    }
+    let (wins, n) = below(t, "Isomorphic", "ETC", "response");
+    claims.push(Claim::new(
+        "Isomorphic performs better than ETC",
+        format!("Isomorphic below ETC at {wins} of {n} loads ≤ 0.7"),
+        count_verdict(wins, n),
+    ));
+    if letter == 'c' || letter == 'b' {
+        let paper =
+            "at 40% utilization Isomorphic improves the response time by as much as 45% over ETC";
+        match (
+            t.mean("Isomorphic", 0.4, "response"),
+            t.mean("ETC", 0.4, "response"),
+        ) {
+            (Some(i), Some(e)) => {
+                let red = reduction(i, e);
+                claims.push(Claim::new(
+                    paper,
+                    format!(
+                        "at load 0.4: Isomorphic {i:.3}, ETC {e:.3}: {} lower",
+                        pct(red)
+                    ),
+                    if (red - 0.45).abs() <= 0.10 {
+                        Verdict::Confirmed
+                    } else if red > 0.0 {
+                        Verdict::Partly
+                    } else {
+                        Verdict::NotConfirmed
+                    },
+                ));
+            }
+            _ => claims.push(Claim::undecided(paper)),
+        }
+    }
+    claims
+}
+
+fn fig12_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
+    let (wins, n) = below(t, "Isomorphic", "ETC", "numerical_delay");
+    vec![Claim::new(
+        "Isomorphic incurs less numerical delay than ETC",
+        format!("Isomorphic below ETC at {wins} of {n} loads ≤ 0.7"),
+        count_verdict(wins, n),
+    )]
+}
+
+fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
+    let (wins, n) = below(t, "Isomorphic", "ETC", "topological_delay");
+    let mut claims = vec![Claim::new(
+        "Isomorphic incurs less topological delay than ETC",
+        format!("Isomorphic below ETC at {wins} of {n} loads ≤ 0.7"),
+        count_verdict(wins, n),
+    )];
+    let gaps: Vec<bool> = LOADS
+        .iter()
+        .filter(|&&x| x <= 0.7)
+        .filter_map(|&x| {
+            let topo = t.mean("ETC", x, "topological_delay")?
+                - t.mean("Isomorphic", x, "topological_delay")?;
+            let num = t.mean("ETC", x, "numerical_delay")?
+                - t.mean("Isomorphic", x, "numerical_delay")?;
+            Some(topo > num)
+        })
+        .collect();
+    let wins = gaps.iter().filter(|&&b| b).count();
+    claims.push(Claim::new(
+        "the gap between ETC and Isomorphic is much more pronounced in topological than in numerical delay",
+        format!(
+            "topological gap larger than numerical gap at {wins} of {} loads ≤ 0.7",
+            gaps.len()
+        ),
+        count_verdict(wins, gaps.len()),
+    ));
+    claims
+}
