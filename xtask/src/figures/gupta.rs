@@ -19,14 +19,7 @@ pub(crate) const EXAMPLES: Figure = Figure {
 };
 
 /// §2.4.4: (d, t) of J1 … J6.
-const CNP_JOBS: [(u32, f64); 6] = [
-    (8, 2.0),
-    (4, 2.0),
-    (4, 4.0),
-    (4, 4.0),
-    (4, 1.0),
-    (2, 4.0),
-];
+const CNP_JOBS: [(u32, f64); 6] = [(8, 2.0), (4, 2.0), (4, 4.0), (4, 4.0), (4, 1.0), (2, 4.0)];
 /// The report's schedule table: start, finish, (i, j).
 const CNP_PAPER: [(f64, f64, (u32, u32)); 6] = [
     (0.0, 2.0, (0, 0)),
@@ -60,10 +53,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
         "| job | (d, t) | start | finish | (i, j) | paper: start | finish | (i, j) | agrees |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-    let jobs: Vec<TorusJob> = CNP_JOBS
-        .iter()
-        .map(|&(d, t)| TorusJob::new(d, t))
-        .collect();
+    let jobs: Vec<TorusJob> = CNP_JOBS.iter().map(|&(d, t)| TorusJob::new(d, t)).collect();
     let s = cnp_alloc(8, &jobs)?;
     let mut differ = Vec::new();
     for (i, (p, paper)) in s.jobs.iter().zip(CNP_PAPER).enumerate() {

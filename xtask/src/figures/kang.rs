@@ -299,7 +299,8 @@ fn fig10_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
     );
     match letter {
         'a' => {
-            let paper = "on the small 4-ary 3-cube ETC performs comparably with Isomorphic (§5.2, Fig. 9)";
+            let paper =
+                "on the small 4-ary 3-cube ETC performs comparably with Isomorphic (§5.2, Fig. 9)";
             claims.push(match rel_gap(t, "ETC", "Isomorphic", 0.5) {
                 Some(g) => Claim::new(
                     paper,

@@ -421,14 +421,25 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
             ));
             if spec.fig == 10 {
                 let (paper, as_range, bl_range) = if law == SideLaw::Uniform {
-                    ("31–56% over AS and 14–26% over Busy-List (uniform)", (0.31, 0.56), (0.14, 0.26))
+                    (
+                        "31–56% over AS and 14–26% over Busy-List (uniform)",
+                        (0.31, 0.56),
+                        (0.14, 0.26),
+                    )
                 } else {
-                    ("46–91% over AS and 16–39% over Busy-List (exponential)", (0.46, 0.91), (0.16, 0.39))
+                    (
+                        "46–91% over AS and 16–39% over Busy-List (exponential)",
+                        (0.46, 0.91),
+                        (0.16, 0.39),
+                    )
                 };
                 let overlaps = |m: Option<(f64, f64)>, p: (f64, f64)| {
                     m.is_some_and(|(lo, hi)| lo <= p.1 && hi >= p.0)
                 };
-                let (a, b) = (improvement(t, "AS", "wait"), improvement(t, "Busy-List", "wait"));
+                let (a, b) = (
+                    improvement(t, "AS", "wait"),
+                    improvement(t, "Busy-List", "wait"),
+                );
                 c.push(Claim::new(
                     format!("FSL improves the mean waiting delay {paper}"),
                     format!(

@@ -162,6 +162,9 @@ impl Ctx {
     }
 }
 
+/// Checks a panel's claims on its table (other panels' tables by lookup).
+pub(crate) type ClaimCheck = Box<dyn Fn(&Table, &Lookup<'_>) -> Vec<Claim> + Sync>;
+
 /// One panel of a simulated figure: a line chart of one quantity.
 pub(crate) struct Panel {
     /// `kang-fig10a`, …
@@ -176,7 +179,7 @@ pub(crate) struct Panel {
     pub y_max: Option<f64>,
     /// The paper's claims, checked on the measured table (and on other
     /// panels' finished tables, looked up by id).
-    pub claims: Box<dyn Fn(&Table, &Lookup<'_>) -> Vec<Claim> + Sync>,
+    pub claims: ClaimCheck,
     /// Extra notes printed under the table (what was run).
     pub notes: Vec<String>,
 }

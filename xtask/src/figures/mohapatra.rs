@@ -60,9 +60,10 @@ fn horizon(ctx: &Ctx) -> f64 {
 
 fn setup(ctx: &Ctx, policy: &str, normal: bool, hyper: bool, load: f64, t: f64) -> Setup {
     Setup {
-        machine: Topology::Hypercube(partalloc_topology::Hypercube::new(10).unwrap_or_else(|_| {
-            unreachable!("a 10-cube is a valid hypercube")
-        })),
+        machine: Topology::Hypercube(
+            partalloc_topology::Hypercube::new(10)
+                .unwrap_or_else(|_| unreachable!("a 10-cube is a valid hypercube")),
+        ),
         allocator: "buddy".to_owned(),
         scheduler: policy.to_owned(),
         shapes: Shapes::CubeDims { normal },
