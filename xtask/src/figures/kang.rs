@@ -5,7 +5,7 @@
 //! 20 seeds × 1000 jobs per point; cubic jobs 2^a × 2^b × 2^c with a, b, c
 //! uniform in 0..=log2 k (Figs. 9, 10) or noncubic jobs with sides uniform
 //! in 1..=k (Figs. 11–13). The x axis, "system utilization", is the offered
-//! load ρ = λ·E[nodes requested]·E[service]/N: the arrival rate is derived
+//! load ρ = λ·E\[nodes requested\]·E\[service\]/N: the arrival rate is derived
 //! from the system capacity (§5.1); the measured utilization is in the CSV.
 
 use partalloc_topology::Topology;

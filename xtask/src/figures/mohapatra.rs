@@ -6,7 +6,7 @@
 //! (p_i = 1/10, i = 0..9) or the "normal" table of §4.1; residence uniform
 //! (U(0, 10)) or bimodal hyper-exponential (α = 0.95, C = 4), mean 5,
 //! dependent model; observation interval T = 10000. The x axis "input
-//! load" is the offered load ρ = λ·E[nodes]·E[residence]/N with the mean
+//! load" is the offered load ρ = λ·E\[nodes\]·E\[residence\]/N with the mean
 //! size computed from the size law (102.3 nodes uniform, 52.6 normal; the
 //! paper's "mean job size is system size/2" is inconsistent with its own
 //! laws, see `docs/errata/workload.md`).

@@ -74,7 +74,7 @@ pub(crate) struct PointKey {
     pub allocator: String,
     pub scheduler: String,
     pub workload: String,
-    /// Offered load ρ = λ·E[nodes requested]·E[service]/N.
+    /// Offered load ρ = λ·E\[nodes requested\]·E\[service\]/N.
     pub offered_load: f64,
     pub stop: String,
     pub replications: u64,
