@@ -21,7 +21,7 @@ use figures::RunArgs;
 
 /// Developer tasks for the partalloc workspace.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", version, about)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version, about)]
 struct Cli {
     #[command(subcommand)]
     task: Task,

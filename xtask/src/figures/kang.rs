@@ -30,7 +30,7 @@ pub(crate) const FIG10: Figure = Figure {
 pub(crate) const FIG11: Figure = Figure {
     id: "kang-fig11",
     paper: "Kang et al. 2003, Fig. 11",
-    summary: "mean response time, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    summary: "mean response time, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic (both readings)",
     kind: FigureKind::Panels(fig11),
 };
 
