@@ -285,6 +285,7 @@ pub(crate) fn reproduce(id: &str, args: &RunArgs) -> Result<(), FigError> {
     let started = std::time::Instant::now();
     for f in figures {
         eprintln!("==> {} ({})", f.id, f.paper);
+        let figure_started = std::time::Instant::now();
         match f.kind {
             FigureKind::Panels(build) => {
                 let panels = build(&ctx)?;
@@ -307,6 +308,11 @@ pub(crate) fn reproduce(id: &str, args: &RunArgs) -> Result<(), FigError> {
                 run(&ctx)?;
             }
         }
+        eprintln!(
+            "    {} finished in {:.1} s",
+            f.id,
+            figure_started.elapsed().as_secs_f64()
+        );
     }
     eprintln!(
         "done in {:.1} s; outputs in {}",
