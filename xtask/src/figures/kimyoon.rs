@@ -119,12 +119,14 @@ fn jobs(ctx: &Ctx) -> u64 {
     ctx.jobs(300, 3000, 100_000)
 }
 
-fn setup(ctx: &Ctx, side: u32, alloc: &str, sched: &str, law: SideLaw, load: f64) -> Setup {
+/// The L×L mesh.
+fn mesh(side: u32) -> Result<Topology, FigError> {
+    Ok(format!("mesh:{side}x{side}").parse()?)
+}
+
+fn setup(ctx: &Ctx, machine: Topology, alloc: &str, sched: &str, law: SideLaw, load: f64) -> Setup {
     Setup {
-        machine: Topology::Grid(
-            partalloc_topology::Grid::mesh(&[side, side])
-                .unwrap_or_else(|_| unreachable!("square meshes of 16..=512 are valid")),
-        ),
+        machine,
         allocator: alloc.to_owned(),
         scheduler: sched.to_owned(),
         shapes: Shapes::Mesh(law),
@@ -158,19 +160,24 @@ struct Spec {
     y_max: Option<f64>,
 }
 
-fn by_size(ctx: &Ctx, spec: Spec) -> Vec<Panel> {
-    ['a', 'b']
+fn by_size(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
+    let machines = sides(ctx)
+        .into_iter()
+        .map(|l| Ok((l, mesh(l)?)))
+        .collect::<Result<Vec<_>, FigError>>()?;
+    let machines = &machines;
+    Ok(['a', 'b']
         .iter()
         .zip(spec.laws)
         .map(|(&letter, law)| {
             let points = STRATEGIES
                 .iter()
                 .flat_map(|(label, alloc)| {
-                    sides(ctx).into_iter().map(move |l| {
+                    machines.iter().map(move |&(l, machine)| {
                         (
                             (*label).to_owned(),
                             f64::from(l),
-                            setup(ctx, l, alloc, spec.sched, law, spec.load),
+                            setup(ctx, machine, alloc, spec.sched, law, spec.load),
                         )
                     })
                 })
@@ -193,7 +200,7 @@ fn by_size(ctx: &Ctx, spec: Spec) -> Vec<Panel> {
                 notes: notes(ctx, spec.sched),
             }
         })
-        .collect()
+        .collect())
 }
 
 fn loads(ctx: &Ctx) -> Vec<f64> {
@@ -203,8 +210,9 @@ fn loads(ctx: &Ctx) -> Vec<f64> {
     }
 }
 
-fn by_load(ctx: &Ctx, spec: Spec) -> Vec<Panel> {
-    ['a', 'b']
+fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
+    let machine = mesh(64)?;
+    Ok(['a', 'b']
         .iter()
         .zip(spec.laws)
         .map(|(&letter, law)| {
@@ -215,7 +223,7 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Vec<Panel> {
                         (
                             (*label).to_owned(),
                             load,
-                            setup(ctx, 64, alloc, spec.sched, law, load),
+                            setup(ctx, machine, alloc, spec.sched, law, load),
                         )
                     })
                 })
@@ -237,7 +245,7 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Vec<Panel> {
                 notes: notes(ctx, spec.sched),
             }
         })
-        .collect()
+        .collect())
 }
 
 const DELAY: &str = "Mean waiting delay";
@@ -245,7 +253,7 @@ const MISS: &str = "Allocation miss (fraction of valid requests)";
 const SEARCH: &str = "Mean search time per job (µs, CPU)";
 
 fn fig10(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_size(
+    by_size(
         ctx,
         Spec {
             fig: 10,
@@ -256,11 +264,11 @@ fn fig10(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: DELAY,
             y_max: Some(200.0),
         },
-    ))
+    )
 }
 
 fn fig11(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_load(
+    by_load(
         ctx,
         Spec {
             fig: 11,
@@ -271,11 +279,11 @@ fn fig11(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: DELAY,
             y_max: Some(300.0),
         },
-    ))
+    )
 }
 
 fn fig12(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_size(
+    by_size(
         ctx,
         Spec {
             fig: 12,
@@ -286,11 +294,11 @@ fn fig12(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: MISS,
             y_max: None,
         },
-    ))
+    )
 }
 
 fn fig13(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_load(
+    by_load(
         ctx,
         Spec {
             fig: 13,
@@ -301,11 +309,11 @@ fn fig13(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: MISS,
             y_max: None,
         },
-    ))
+    )
 }
 
 fn fig14(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_size(
+    by_size(
         ctx,
         Spec {
             fig: 14,
@@ -316,11 +324,11 @@ fn fig14(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: SEARCH,
             y_max: None,
         },
-    ))
+    )
 }
 
 fn fig15(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_size(
+    by_size(
         ctx,
         Spec {
             fig: 15,
@@ -331,11 +339,11 @@ fn fig15(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: DELAY,
             y_max: Some(200.0),
         },
-    ))
+    )
 }
 
 fn fig16(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_load(
+    by_load(
         ctx,
         Spec {
             fig: 16,
@@ -346,11 +354,11 @@ fn fig16(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: DELAY,
             y_max: Some(300.0),
         },
-    ))
+    )
 }
 
 fn fig17(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(by_size(
+    by_size(
         ctx,
         Spec {
             fig: 17,
@@ -361,7 +369,7 @@ fn fig17(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
             y_label: SEARCH,
             y_max: None,
         },
-    ))
+    )
 }
 
 /// At how many x values FSL is lowest in `col`.

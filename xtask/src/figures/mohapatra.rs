@@ -58,12 +58,22 @@ fn horizon(ctx: &Ctx) -> f64 {
     ctx.horizon(1000.0, 10_000.0, 10_000.0)
 }
 
-fn setup(ctx: &Ctx, policy: &str, normal: bool, hyper: bool, load: f64, t: f64) -> Setup {
+/// The machine of every Mohapatra figure.
+fn machine() -> Result<Topology, FigError> {
+    Ok("hypercube:10".parse()?)
+}
+
+fn setup(
+    ctx: &Ctx,
+    machine: Topology,
+    policy: &str,
+    normal: bool,
+    hyper: bool,
+    load: f64,
+    t: f64,
+) -> Setup {
     Setup {
-        machine: Topology::Hypercube(
-            partalloc_topology::Hypercube::new(10)
-                .unwrap_or_else(|_| unreachable!("a 10-cube is a valid hypercube")),
-        ),
+        machine,
         allocator: "buddy".to_owned(),
         scheduler: policy.to_owned(),
         shapes: Shapes::CubeDims { normal },
@@ -95,8 +105,9 @@ fn sizes(letter: char) -> (bool, &'static str) {
     }
 }
 
-fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Vec<Panel> {
-    ['a', 'b']
+fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Result<Vec<Panel>, FigError> {
+    let machine = machine()?;
+    Ok(['a', 'b']
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
@@ -107,7 +118,7 @@ fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Vec<Panel> {
                         (
                             (*label).to_owned(),
                             load,
-                            setup(ctx, policy, normal, hyper, load, horizon(ctx)),
+                            setup(ctx, machine, policy, normal, hyper, load, horizon(ctx)),
                         )
                     })
                 })
@@ -127,15 +138,15 @@ fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Vec<Panel> {
                 notes: notes(ctx),
             }
         })
-        .collect()
+        .collect())
 }
 
 fn fig2(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(delay_panels(ctx, 2, false))
+    delay_panels(ctx, 2, false)
 }
 
 fn fig3(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    Ok(delay_panels(ctx, 3, true))
+    delay_panels(ctx, 3, true)
 }
 
 /// At how many loads `a` < `b` (wait), out of how many compared.
@@ -234,6 +245,7 @@ fn delay_claims(letter: char, hyper: bool, t: &Table) -> Vec<Claim> {
 const FIG4_LOADS: [f64; 3] = [0.3, 0.6, 0.9];
 
 fn fig4(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    let machine = machine()?;
     Ok(['a', 'b']
         .iter()
         .map(|&letter| {
@@ -245,7 +257,7 @@ fn fig4(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
                         (
                             (*label).to_owned(),
                             load,
-                            setup(ctx, policy, normal, true, load, horizon(ctx)),
+                            setup(ctx, machine, policy, normal, true, load, horizon(ctx)),
                         )
                     })
                 })
@@ -323,6 +335,7 @@ fn fig4_claims(t: &Table, _: &super::Lookup<'_>) -> Vec<Claim> {
 }
 
 fn fig5(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
+    let machine = machine()?;
     let top = horizon(ctx);
     let horizons: Vec<f64> = (1..=10).map(|i| top * f64::from(i) / 10.0).collect();
     Ok([('a', 0.5), ('b', 0.85)]
@@ -335,7 +348,7 @@ fn fig5(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
                         (
                             (*label).to_owned(),
                             t,
-                            setup(ctx, policy, false, true, load, t),
+                            setup(ctx, machine, policy, false, true, load, t),
                         )
                     })
                 })
