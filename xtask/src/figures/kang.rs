@@ -602,3 +602,62 @@ fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
     }
     claims
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 16-ary panel where ETC's utilization stops at `etc_cap` and
+    /// Isomorphic's at 0.53, with the given responses at load 0.5.
+    fn panel(etc_cap: f64, iso_05: f64, etc_05: f64) -> Table {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.csv");
+        let mut csv = String::from("series,x,response_mean,utilization_mean\n");
+        for (s, cap) in [("ETC", etc_cap), ("Isomorphic", 0.53)] {
+            for x in LOADS {
+                let r = if x == 0.5 {
+                    if s == "ETC" { etc_05 } else { iso_05 }
+                } else {
+                    1.0 + x
+                };
+                csv.push_str(&format!("{s},{x},{r},{}\n", x.min(cap)));
+            }
+        }
+        std::fs::write(&path, csv).unwrap();
+        Table::read(&path, None).unwrap()
+    }
+
+    fn verdicts(t: &Table) -> Vec<Verdict> {
+        let dir = tempfile::tempdir().unwrap();
+        fig10_claims('c', t, &Lookup { out: dir.path() })
+            .iter()
+            .map(|c| c.verdict)
+            .collect()
+    }
+
+    #[test]
+    fn fig10c_verdicts_follow_the_data() {
+        // Saturation at 44%, 49% lower response at 0.5: both confirmed;
+        // scalability needs panel a, which is absent.
+        assert_eq!(
+            verdicts(&panel(0.44, 5.1, 10.0)),
+            [Verdict::Confirmed, Verdict::Confirmed, Verdict::Undecided]
+        );
+        // ETC sustaining 85%: the saturation claim fails; Isomorphic slower
+        // than ETC at 0.5: the improvement claim fails.
+        assert_eq!(
+            verdicts(&panel(0.85, 12.0, 10.0))[..2],
+            [Verdict::NotConfirmed, Verdict::NotConfirmed]
+        );
+        // A larger improvement than the paper's is only partly confirmed.
+        assert_eq!(verdicts(&panel(0.44, 2.0, 10.0))[1], Verdict::Partly);
+    }
+
+    #[test]
+    fn sustained_utilization_is_read_at_the_highest_load() {
+        let t = panel(0.44, 5.1, 10.0);
+        assert_eq!(sustained(&t, "ETC"), Some(0.44));
+        assert_eq!(sustained(&t, "Isomorphic"), Some(0.53));
+        assert_eq!(sustained(&t, "EB"), None);
+    }
+}
