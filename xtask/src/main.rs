@@ -1,84 +1,71 @@
 //! Developer tasks for the partalloc workspace.
 //!
-//! Run as `cargo xtask <task>`; `cargo xtask help` lists the tasks.
+//! - `cargo xtask ci` — every check CI runs (format, lints, tests, docs, the
+//!   quick Fig. 10 reproduction);
+//! - `cargo xtask reproduce-fig10` — Kang et al. (IEEE TC 2003) Fig. 10 at
+//!   the paper's scale;
+//! - `cargo xtask reproduce <id>`, `cargo xtask reproduce all`,
+//!   `cargo xtask reproduce --list` — every figure of SPEC §5.
+//!
+//! See `docs/reproduction.md` for what each figure runs and how the
+//! measurements compare with the papers.
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
-const HELP: &str = "\
-usage: cargo xtask <task>
+use clap::{Parser, Subcommand};
 
-tasks:
-  ci      run every check CI runs: fmt, clippy, tests, docs
-  help    print this message
-";
+mod ci;
+mod figures;
+
+use figures::RunArgs;
+
+/// Developer tasks for the partalloc workspace.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run every check CI runs: fmt, clippy, tests, docs, quick Fig. 10.
+    Ci,
+    /// Reproduce Kang et al. Fig. 10 (a, b, c): ETC vs Isomorphic on 4-, 8-
+    /// and 16-ary 3-cubes, 20 seeds x 1000 jobs per point.
+    #[command(name = "reproduce-fig10")]
+    ReproduceFig10(RunArgs),
+    /// Reproduce a figure (or one panel) by id, or `all`.
+    Reproduce {
+        /// Figure id (e.g. `kang-fig9`), panel id (e.g. `kang-fig10c`) or `all`.
+        #[arg(required_unless_present = "list")]
+        id: Option<String>,
+        /// List the figure ids and what they run.
+        #[arg(long)]
+        list: bool,
+        #[command(flatten)]
+        args: RunArgs,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("ci") => ci(),
-        Some("help" | "--help" | "-h") | None => {
-            print!("{HELP}");
-            ExitCode::SUCCESS
+    let cli = Cli::parse();
+    let result = match cli.task {
+        Task::Ci => return ci::run(),
+        Task::ReproduceFig10(args) => figures::reproduce("kang-fig10", &args),
+        Task::Reproduce { list: true, .. } => {
+            figures::list();
+            Ok(())
         }
-        Some(other) => {
-            eprintln!("error: unknown task {other:?}\n\n{HELP}");
+        Task::Reproduce { id, args, .. } => {
+            figures::reproduce(id.as_deref().unwrap_or("all"), &args)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
-}
-
-/// One step of CI: a cargo invocation and extra environment.
-struct Step {
-    args: &'static [&'static str],
-    env: &'static [(&'static str, &'static str)],
-}
-
-/// The same steps, in the same order, as `.ci/run`.
-const CI_STEPS: &[Step] = &[
-    Step {
-        args: &["fmt", "--all", "--check"],
-        env: &[],
-    },
-    Step {
-        args: &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        env: &[],
-    },
-    Step {
-        args: &["test", "--workspace"],
-        env: &[],
-    },
-    Step {
-        args: &["doc", "--workspace", "--no-deps"],
-        env: &[("RUSTDOCFLAGS", "-D warnings")],
-    },
-];
-
-fn ci() -> ExitCode {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    for step in CI_STEPS {
-        eprintln!("==> cargo {}", step.args.join(" "));
-        let status = Command::new(&cargo)
-            .args(step.args)
-            .envs(step.env.iter().copied())
-            .status();
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                eprintln!("error: `cargo {}` failed ({s})", step.args.join(" "));
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("error: could not run cargo: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    ExitCode::SUCCESS
 }

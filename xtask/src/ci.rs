@@ -1,0 +1,162 @@
+//! `cargo xtask ci`: the checks `.ci/run` runs, in the same order.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+/// One step of CI: a cargo invocation and extra environment.
+struct Step {
+    args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
+}
+
+/// The same steps, in the same order, as `.ci/run`.
+const CI_STEPS: &[Step] = &[
+    Step {
+        args: &["fmt", "--all", "--check"],
+        env: &[],
+    },
+    Step {
+        args: &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        env: &[],
+    },
+    Step {
+        args: &["test", "--workspace"],
+        env: &[],
+    },
+    Step {
+        args: &["doc", "--workspace", "--no-deps"],
+        env: &[("RUSTDOCFLAGS", "-D warnings")],
+    },
+    Step {
+        args: &[
+            "xtask",
+            "reproduce-fig10",
+            "--quick",
+            "--out",
+            "target/ci-figures",
+        ],
+        env: &[],
+    },
+];
+
+/// Runs every step; stops at the first failure.
+pub(crate) fn run() -> ExitCode {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    for step in CI_STEPS {
+        eprintln!("==> cargo {}", step.args.join(" "));
+        let status = Command::new(&cargo)
+            .args(step.args)
+            .envs(step.env.iter().copied())
+            .status();
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                eprintln!("error: `cargo {}` failed ({s})", step.args.join(" "));
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("error: could not run cargo: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match check_figures(Path::new("target/ci-figures")) {
+        Ok(()) => {
+            eprintln!("figure outputs are well-formed");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The checks `.ci/run` makes on the quick Fig. 10: each panel's CSV has
+/// the expected header and one row per point (2 strategies × 9 loads) with
+/// finite numbers from the `mean` column on, no partial file is left, and
+/// each SVG starts with `<svg`.
+pub(crate) fn check_figures(dir: &Path) -> Result<(), String> {
+    for panel in ["kang-fig10a", "kang-fig10b", "kang-fig10c"] {
+        let csv = dir.join(format!("{panel}.csv"));
+        let text = std::fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        if header.get(..2) != Some(&["series", "x"][..])
+            || header.get(10..14) != Some(&["mean", "ci95", "jobs_mean", "response_mean"][..])
+        {
+            return Err(format!("{}: unexpected header {header:?}", csv.display()));
+        }
+        let mut rows = 0;
+        for (i, line) in lines.enumerate() {
+            rows += 1;
+            for (j, cell) in line.split(',').enumerate().skip(10) {
+                if !cell.parse::<f64>().is_ok_and(f64::is_finite) {
+                    return Err(format!(
+                        "{}: line {}, column {}: {cell:?} is not a finite number",
+                        csv.display(),
+                        i + 2,
+                        j + 1
+                    ));
+                }
+            }
+        }
+        if rows != 18 {
+            return Err(format!("{}: {rows} rows, expected 18", csv.display()));
+        }
+        let mut partial = csv.clone().into_os_string();
+        partial.push(".partial");
+        if Path::new(&partial).exists() {
+            return Err(format!("{} was left behind", Path::new(&partial).display()));
+        }
+        let svg = dir.join(format!("{panel}.svg"));
+        let text = std::fs::read_to_string(&svg).map_err(|e| format!("{}: {e}", svg.display()))?;
+        if !text.starts_with("<svg") {
+            return Err(format!("{} is not an SVG document", svg.display()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::{DEFAULT_SEED, RunArgs, reproduce};
+
+    #[test]
+    fn quick_fig10_passes_the_ci_checks_and_a_damaged_csv_fails_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = RunArgs {
+            quick: true,
+            paper_scale: false,
+            seeds: None,
+            jobs: None,
+            horizon: None,
+            threads: 2,
+            out: dir.path().to_path_buf(),
+            seed: DEFAULT_SEED,
+            fresh: false,
+        };
+        reproduce("kang-fig10", &args).unwrap();
+        check_figures(dir.path()).unwrap();
+        let csv = dir.path().join("kang-fig10b.csv");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let mut cells: Vec<String> = lines[3].split(',').map(str::to_owned).collect();
+        cells[13] = "NaN".to_owned();
+        lines[3] = cells.join(",");
+        std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+        let err = check_figures(dir.path()).unwrap_err();
+        assert!(err.contains("line 4, column 14"), "{err}");
+        let short: Vec<&str> = text.lines().take(10).collect();
+        std::fs::write(&csv, short.join("\n") + "\n").unwrap();
+        assert!(check_figures(dir.path()).unwrap_err().contains("9 rows"));
+    }
+}
