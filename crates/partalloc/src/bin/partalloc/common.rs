@@ -609,6 +609,9 @@ pub(crate) enum Format {
 
 /// Formats `x` for a table: 6 significant digits, fixed or scientific.
 pub(crate) fn num(x: f64) -> String {
+    if x.abs() < 1e-9 {
+        return "0".to_owned();
+    }
     if x.fract() == 0.0 && x.abs() < 1e15 {
         return format!("{x:.0}");
     }

@@ -7,6 +7,7 @@
 //! partalloc sweep examples/kimyoon-small.toml
 //! partalloc replay data/traces/NASA-iPSC-1993-3.1-cln.swf --topology hypercube:7
 //! partalloc show --topology mesh:16x16 --allocator fsl --at 40
+//! partalloc generate --topology mesh:8x8 --load 0.6 --jobs 200 --out small.swf
 //! ```
 //!
 //! Errors are one line on standard error and a non-zero exit code (1 for
@@ -15,6 +16,7 @@
 //! never leaves a file that looks complete. See `docs/guide.md`.
 
 mod common;
+mod generate;
 mod replay;
 mod show;
 mod simulate;
@@ -48,6 +50,8 @@ enum Command {
     /// Replay a Standard Workload Format trace on a machine with several
     /// strategies and compare them with non-contiguous allocation.
     Replay(replay::Args),
+    /// Write a generated workload as a Standard Workload Format trace.
+    Generate(generate::Args),
     /// Draw the machine's occupancy at a chosen simulated time, as text and
     /// optionally as SVG.
     Show(show::Args),
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep::run(&a),
         Command::Replay(a) => replay::run(&a),
         Command::Show(a) => show::run(&a),
+        Command::Generate(a) => generate::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
