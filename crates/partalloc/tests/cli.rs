@@ -1,6 +1,10 @@
 //! The `partalloc` binary, run as a user runs it: each subcommand's happy
 //! path (checked on content) and each kind of bad input (message and exit
 //! code, and no output file left behind).
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers running the binary sit outside #[test] functions"
+)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -157,7 +161,7 @@ fn simulate_matches_the_library_run_with_the_same_stream() {
             },
             ..SimConfig::default()
         };
-        let lib = Simulation::by_name(machine.clone(), "fsl", "fcfs", w.jobs(&mut rng), config)
+        let lib = Simulation::by_name(machine, "fsl", "fcfs", w.jobs(&mut rng), config)
             .unwrap()
             .run()
             .unwrap()

@@ -353,21 +353,32 @@ pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: 
     )
 }
 
+/// A machine with the strategy and policy to run on it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Setup<'a> {
+    pub(crate) topology: &'a Topology,
+    pub(crate) allocator: &'a str,
+    pub(crate) scheduler: &'a str,
+}
+
 /// Runs the replications of a generated workload and returns their reports
 /// in replication order.
 pub(crate) fn run_generated(
-    topology: &Topology,
-    allocator: &str,
-    scheduler: &str,
+    setup: Setup<'_>,
     workload: &Workload<ShapeDist, DemandDist>,
     spec: &WorkloadSpec,
     reps: Replications,
     time: Option<f64>,
     record_first: bool,
 ) -> Result<Vec<Report>, CliError> {
+    let Setup {
+        topology,
+        allocator,
+        scheduler,
+    } = setup;
     // Build once up front so that a bad name fails before any work.
     Simulation::by_name(
-        topology.clone(),
+        *topology,
         allocator,
         scheduler,
         std::iter::empty::<Job>(),
@@ -383,14 +394,7 @@ pub(crate) fn run_generated(
             record_jobs: record_first && r == 0,
             measure_search_time: true,
         };
-        Simulation::by_name(
-            topology.clone(),
-            allocator,
-            scheduler,
-            workload.jobs(rng),
-            config,
-        )?
-        .run()
+        Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run()
     })?;
     Ok(reports)
 }

@@ -248,14 +248,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 record_jobs: true,
                 measure_search_time: false,
             };
-            Simulation::by_name(
-                topology.clone(),
-                a,
-                &args.scheduler,
-                js.iter().copied(),
-                config,
-            )?
-            .run()
+            Simulation::by_name(topology, a, &args.scheduler, js.iter().copied(), config)?.run()
         })
         .collect::<Result<_, _>>()?;
     let reference = reports

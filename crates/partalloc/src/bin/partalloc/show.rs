@@ -131,7 +131,7 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
         .as_grid()
         .ok_or_else(|| CliError::input(format!("show cannot draw {topology}")))?;
     let s = g.sides();
-    let side = |i: usize| s.iter().nth(i).copied().unwrap_or(1);
+    let side = |i: usize| s.get(i).copied().unwrap_or(1);
     if g.dims() > 3 {
         return Err(CliError::input(format!(
             "show draws machines of 1 to 3 dimensions; {topology} has {}",
@@ -212,8 +212,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         record_jobs: true,
         measure_search_time: false,
     };
-    let report =
-        Simulation::new(topology.clone(), Box::new(recorder), sched, jobs, config)?.run()?;
+    let report = Simulation::new(*topology, Box::new(recorder), sched, jobs, config)?.run()?;
     let waiting = report
         .jobs
         .iter()

@@ -9,7 +9,7 @@ use partalloc::workload::swf::ShapeMapping;
 use serde::Serialize;
 
 use crate::common::{
-    CliError, Format, Summary, WorkloadSpec, csv_text, describe_workload, emit, num,
+    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, emit, num,
     parse_topology, read_trace, run_generated, search_time_us, summarize, write_atomic,
 };
 
@@ -156,14 +156,8 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         record_jobs: args.jobs_csv.is_some(),
         measure_search_time: true,
     };
-    let report = Simulation::by_name(
-        topology.clone(),
-        &args.allocator,
-        &args.scheduler,
-        jobs,
-        config,
-    )?
-    .run()?;
+    let report =
+        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()?;
     let skipped = if skipped > 0 {
         format!(", {skipped} malformed lines skipped")
     } else {
@@ -198,16 +192,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
             .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
-        let r = run_generated(
-            &topology,
-            &args.allocator,
-            &args.scheduler,
-            &w,
-            &spec,
-            reps,
-            args.time,
-            args.jobs_csv.is_some(),
-        )?;
+        let setup = Setup {
+            topology: &topology,
+            allocator: &args.allocator,
+            scheduler: &args.scheduler,
+        };
+        let r = run_generated(setup, &w, &spec, reps, args.time, args.jobs_csv.is_some())?;
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),

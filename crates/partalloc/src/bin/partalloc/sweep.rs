@@ -21,7 +21,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::common::{
-    CliError, WorkloadSpec, emit, metric, parse_topology, run_generated, summarize, write_atomic,
+    CliError, Setup, WorkloadSpec, emit, metric, parse_topology, run_generated, summarize,
+    write_atomic,
 };
 
 /// Options of `partalloc sweep`.
@@ -283,16 +284,12 @@ fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
     let w = exp.workload.build(&topo, p.load)?;
     let reps = Replications::new(exp.seed, exp.seeds)
         .map_err(|e| CliError::input(format!("seeds: {e}")))?;
-    let reports = run_generated(
-        &topo,
-        &p.allocator,
-        &p.scheduler,
-        &w,
-        &exp.workload,
-        reps,
-        None,
-        false,
-    )?;
+    let setup = Setup {
+        topology: &topo,
+        allocator: &p.allocator,
+        scheduler: &p.scheduler,
+    };
+    let reports = run_generated(setup, &w, &exp.workload, reps, None, false)?;
     row(&reports, exp.seeds)
 }
 
@@ -321,6 +318,9 @@ fn slug(s: &str) -> String {
     }
     out.trim_matches('-').to_owned()
 }
+
+/// A chart line: its label and its points (x, mean, half-width).
+type Line = (String, Vec<(f64, f64, f64)>);
 
 /// Draws one chart per (machine, policy, metric) from the final CSV.
 fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
@@ -355,8 +355,7 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
         let metric = metric(m)?;
         let (cm, ch) = (col(metric.name)?, col(&format!("{}_hw", metric.name))?);
         // (topology, scheduler) → allocator → points, in file order.
-        let mut groups: BTreeMap<(usize, String, String), Vec<(String, Vec<(f64, f64, f64)>)>> =
-            BTreeMap::new();
+        let mut groups: BTreeMap<(usize, String, String), Vec<Line>> = BTreeMap::new();
         for r in &rows {
             let t = r.get(ct).unwrap_or_default().to_owned();
             let s = r.get(cs).unwrap_or_default().to_owned();
