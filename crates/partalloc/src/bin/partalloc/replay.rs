@@ -300,6 +300,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     emit(&render(&out, args.format)?)
 }
 
+/// `x` as Rust prints it when that is short (1.5), else [`num`].
+fn short(x: f64) -> String {
+    let s = x.to_string();
+    if s.len() <= 8 { s } else { num(x) }
+}
+
 fn render(out: &Output, format: Format) -> Result<String, CliError> {
     match format {
         Format::Json => {
@@ -381,7 +387,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "offered load  Σ p·run / (N · span), span {} time units",
+                "offered load  Σ p·run / (N · span), span {} (the trace's time unit; seconds in SWF)",
                 num(l.span)
             );
             let _ = writeln!(
@@ -393,7 +399,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
             let _ = writeln!(
                 s,
                 "  submits scaled ×{}  {} of the processor counts, {} of the rounded requests",
-                num(l.scale),
+                short(l.scale),
                 num(l.scaled),
                 num(l.scaled_shapes)
             );
