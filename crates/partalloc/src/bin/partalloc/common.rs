@@ -148,7 +148,7 @@ pub(crate) fn parse_residence(text: &str) -> Result<DemandDist, CliError> {
     };
     let (law, args) = text.split_once(':').ok_or_else(|| bad("missing ':'"))?;
     let w = |e: WorkloadError| CliError::input(format!("--residence {text:?}: {e}"));
-    let what = "--residence";
+    let what = &format!("--residence {text:?}");
     Ok(match law.trim() {
         "exp" | "exponential" => Exponential::new(parse_f64(what, args)?).map_err(w)?.into(),
         "uniform" => match args.split_once('-') {
@@ -654,5 +654,87 @@ pub(crate) fn emit(text: &str) -> Result<(), CliError> {
             source: e,
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use partalloc::workload::{MeanDistribution, ShapeDistribution};
+
+    #[test]
+    fn residence_laws_have_the_stated_means() {
+        for (text, mean) in [
+            ("exp:10", 10.0),
+            ("uniform:5", 5.0),
+            ("uniform:2-6", 4.0),
+            ("hyper:5,0.95,4", 5.0),
+            ("const:3", 3.0),
+        ] {
+            let d = parse_residence(text).unwrap();
+            assert!((d.mean() - mean).abs() < 1e-12, "{text}: {}", d.mean());
+        }
+        for bad in [
+            "exp",
+            "exp:x",
+            "exp:-1",
+            "gamma:2",
+            "hyper:5,0.95",
+            "uniform:6-2",
+        ] {
+            let e = parse_residence(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--residence {bad:?}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn shape_laws_follow_the_machine() {
+        let mesh: Topology = "mesh:16x8".parse().unwrap();
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let spec = WorkloadSpec::default();
+        // Kim & Yoon uniform sides on 16x8: m = 8.5 · 4.5.
+        assert!(matches!(spec.shapes(&mesh).unwrap(), ShapeDist::Mesh(_)));
+        let w = spec.build(&mesh, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 8.5 * 4.5).abs() < 1e-12);
+        // Mohapatra uniform dimensions 0..=5 on a 6-cube: m = 63/6.
+        let w = spec.build(&cube, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 63.0 / 6.0).abs() < 1e-12);
+        let cubic = WorkloadSpec {
+            shapes: "cubic".into(),
+            ..WorkloadSpec::default()
+        };
+        // Kang: exponents uniform in 0..=4 and 0..=3: m = (31/5)(15/4).
+        let w = cubic.build(&mesh, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 31.0 / 5.0 * 15.0 / 4.0).abs() < 1e-12);
+        let odd: Topology = "mesh:12x8".parse().unwrap();
+        assert!(cubic.shapes(&odd).is_err());
+        let wrong = WorkloadSpec {
+            shapes: "cube".into(),
+            ..WorkloadSpec::default()
+        };
+        assert!(wrong.shapes(&mesh).is_err());
+    }
+
+    #[test]
+    fn numbers_print_compactly() {
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(1e-17), "0");
+        assert_eq!(num(2000.0), "2000");
+        assert_eq!(num(972.3902), "972.390");
+        assert_eq!(num(0.4661), "0.466100");
+        assert_eq!(num(1.5e9 + 0.5), "1.5000e9");
+    }
+
+    #[test]
+    fn atomic_writes_leave_only_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        let bad = dir.path().join("missing/out.txt");
+        assert!(write_atomic(&bad, b"x").is_err());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

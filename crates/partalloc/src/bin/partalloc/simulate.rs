@@ -109,7 +109,7 @@ pub(crate) struct Args {
     #[arg(long)]
     time: Option<f64>,
     /// Independent replications (seeds), reported as mean ± 95% half-width.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, conflicts_with = "trace")]
     seeds: u64,
     /// Master seed; replication r draws from ChaCha8 stream r of it.
     #[arg(long, default_value_t = 1)]
