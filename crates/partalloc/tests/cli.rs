@@ -424,9 +424,28 @@ fn sweep_killed_mid_run_resumes_to_the_same_bytes() {
 }
 
 #[test]
-fn shipped_example_experiment_parses_and_validates() {
-    // --limit 0: everything is checked, nothing is computed.
+fn shipped_example_experiments_parse_and_validate() {
+    // --limit 0: everything is checked, nothing is computed or written.
     let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for entry in fs::read_dir(repo().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let msg = ok(&run_in(
+            dir.path(),
+            &["sweep", path.to_str().unwrap(), "--limit", "0", "-q"],
+        ));
+        assert!(
+            msg.starts_with("stopped with "),
+            "{}: {msg}",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 3);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     let msg = ok(&run_in(
         dir.path(),
         &[

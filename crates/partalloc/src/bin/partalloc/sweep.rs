@@ -97,6 +97,9 @@ struct PlotSpec {
     metrics: Vec<String>,
     /// Upper limit of the y axis.
     y_max: Option<f64>,
+    /// One line per `allocator` (charts per machine and policy) or per
+    /// `scheduler` (charts per machine and allocator).
+    series: String,
 }
 
 impl Default for PlotSpec {
@@ -104,6 +107,7 @@ impl Default for PlotSpec {
         Self {
             metrics: vec!["mean_response".to_owned()],
             y_max: None,
+            series: "allocator".to_owned(),
         }
     }
 }
@@ -234,6 +238,12 @@ pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
+    if !matches!(exp.plot.series.as_str(), "allocator" | "scheduler") {
+        return Err(ctx(format!(
+            "plot: series {:?} must be \"allocator\" or \"scheduler\"",
+            exp.plot.series
+        )));
+    }
     Ok(exp)
 }
 
@@ -322,7 +332,8 @@ fn slug(s: &str) -> String {
 /// A chart line: its label and its points (x, mean, half-width).
 type Line = (String, Vec<(f64, f64, f64)>);
 
-/// Draws one chart per (machine, policy, metric) from the final CSV.
+/// Draws one chart per (machine, policy, metric) from the final CSV (per
+/// (machine, allocator, metric) when the lines are policies).
 fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let mut reader = csv::Reader::from_path(csv_path)
         .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
@@ -336,12 +347,13 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
             .position(|h| h == name)
             .ok_or_else(|| CliError::input(format!("{}: no column {name}", csv_path.display())))
     };
-    let (ct, ca, cs, cl) = (
-        col("topology")?,
-        col("allocator")?,
-        col("scheduler")?,
-        col("load")?,
-    );
+    let (ct, cl) = (col("topology")?, col("load")?);
+    // `ca`: the column that names a line, `cs`: the one that names a chart.
+    let (ca, cs) = if exp.plot.series == "scheduler" {
+        (col("scheduler")?, col("allocator")?)
+    } else {
+        (col("allocator")?, col("scheduler")?)
+    };
     let rows: Vec<csv::StringRecord> = reader
         .records()
         .collect::<Result<_, _>>()
