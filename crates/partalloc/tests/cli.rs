@@ -602,6 +602,53 @@ fn show_draws_the_occupancy_at_a_time() {
     assert_eq!(svg.matches("<title>job 2 ").count(), 6);
 }
 
+/// Buddy on a 4-cube grants the least aligned free block (Al-Dhelaan &
+/// Bose, Alg. 1): Q_3 0XXX (nodes 0–7), then Q_2 10XX (8–11), then 3
+/// processors round up to Q_2 11XX (12–15). The picture puts the low two
+/// bits of a node id across and the high two down.
+#[test]
+fn show_lays_a_hypercube_out_by_address_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("h.swf"),
+        "1 0 -1 10 8 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         2 0 -1 10 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         3 0 -1 10 3 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let text = ok(&run_in(
+        dir.path(),
+        &[
+            "show",
+            "-t",
+            "hypercube:4",
+            "-a",
+            "buddy",
+            "--trace",
+            "h.swf",
+            "--at",
+            "1",
+        ],
+    ));
+    assert!(
+        text.contains("3 jobs running on 16 of 16 nodes, 0 waiting"),
+        "{text}"
+    );
+    assert!(text.contains("\nAAAA\nAAAA\nBBBB\nCCCC\n"), "{text}");
+    for (sym, id, nodes, cube) in [
+        ("A", 1, 8, "0XXX"),
+        ("B", 2, 4, "10XX"),
+        ("C", 3, 4, "11XX"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{sym} job {id} ")))
+            .unwrap();
+        let f: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!((f[3], f[5]), (nodes.to_string().as_str(), cube), "{line}");
+    }
+}
+
 #[test]
 fn show_slices_a_3d_machine_and_counts_agree() {
     let text = ok(&run(&[

@@ -366,12 +366,27 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
             s,
             r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="#f2f2f2" stroke="#999"/>"##
         );
+        // Each job's letter (as in the text picture) in its first cell of
+        // the panel, when cells are large enough to hold it.
+        let mut labelled = vec![false; snap.running.len()];
+        let mut labels = String::new();
         for n in 0..topology.num_nodes() {
             let (p, x, y) = place(topology, lay, n as NodeId);
             if p != z {
                 continue;
             }
             if let Some(i) = snap.owner[n] {
+                if cell >= 10 && !labelled[i] {
+                    labelled[i] = true;
+                    let _ = writeln!(
+                        labels,
+                        r#"<text x="{}" y="{}" font-size="{}" fill="white" text-anchor="middle">{}</text>"#,
+                        ox + x * cell + cell / 2,
+                        oy + y * cell + cell * 3 / 4,
+                        cell * 2 / 3,
+                        symbol(i)
+                    );
+                }
                 let r = &snap.running[i];
                 let color = COLORS[i % COLORS.len()];
                 let _ = writeln!(
@@ -385,6 +400,7 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
                 );
             }
         }
+        s.push_str(&labels);
     }
     s.push_str("</svg>\n");
     Ok(s)
