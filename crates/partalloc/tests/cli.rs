@@ -322,14 +322,22 @@ fn sweep_writes_csv_and_charts_and_resumes_to_the_same_bytes() {
     let full = fs::read_to_string(d.join("full.csv")).unwrap();
     let lines: Vec<&str> = full.lines().collect();
     assert_eq!(lines.len(), 7);
-    assert!(
-        lines[0]
-            .starts_with("topology,allocator,scheduler,load,seeds,mean_response,mean_response_hw,")
+    assert!(lines[0].starts_with(
+        "topology,allocator,scheduler,load,settings,seeds,mean_response,mean_response_hw,"
+    ));
+    // Declared order: allocator, then load; one settings fingerprint.
+    let key = |l: &str| l.split(',').take(6).map(str::to_owned).collect::<Vec<_>>();
+    let fp = key(lines[1])[4].clone();
+    assert_eq!(fp.len(), 16);
+    assert_eq!(key(lines[1]), ["mesh:8x8", "fsl", "fcfs", "0.2", &fp, "2"]);
+    assert_eq!(
+        key(lines[4]),
+        ["mesh:8x8", "first-fit", "fcfs", "0.2", &fp, "2"]
     );
-    // Declared order: allocator, then load.
-    assert!(lines[1].starts_with("mesh:8x8,fsl,fcfs,0.2,2,"));
-    assert!(lines[4].starts_with("mesh:8x8,first-fit,fcfs,0.2,2,"));
-    assert!(lines[6].starts_with("mesh:8x8,first-fit,fcfs,0.6,2,"));
+    assert_eq!(
+        key(lines[6]),
+        ["mesh:8x8", "first-fit", "fcfs", "0.6", &fp, "2"]
+    );
     for m in ["mean_response", "utilization"] {
         let svg = fs::read_to_string(d.join(format!("full-{m}-mesh-8x8-fcfs.svg"))).unwrap();
         assert!(
@@ -365,6 +373,22 @@ fn sweep_writes_csv_and_charts_and_resumes_to_the_same_bytes() {
     assert!(msg.contains("(2 from an earlier run)"), "{msg}");
     assert_eq!(fs::read(d.join("part.csv")).unwrap(), full.as_bytes());
     assert!(!d.join("part.csv.partial").exists());
+
+    // Other workload settings never reuse rows computed under the old ones.
+    fs::write(
+        d.join("exp.toml"),
+        EXPERIMENT.replace("jobs = 150", "jobs = 100"),
+    )
+    .unwrap();
+    let e = fails(&run_in(
+        d,
+        &["sweep", "exp.toml", "--out", "part.csv", "-q"],
+    ));
+    assert!(
+        e.contains("other settings (seed, seeds or workload)"),
+        "{e}"
+    );
+    assert_eq!(fs::read(d.join("part.csv")).unwrap(), full.as_bytes());
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! `<output>.partial` (simkit's [`Sweep`]); the final CSV is written in the
 //! declared order only when every point is done, so an interrupted sweep
 //! rerun with the same file gives the same bytes as an uninterrupted one.
-//! Only deterministic metrics go into the file (no wall-clock search time).
+//! Only deterministic metrics go into the file (no wall-clock search time),
+//! and every row carries a fingerprint of the shared settings, so rows
+//! computed under other settings are refused rather than resumed.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
-use partalloc::simkit::{Replications, Report, Sweep, thread_pool};
+use partalloc::simkit::{Replications, Report, Sweep, SweepError, thread_pool};
 use partalloc::topology::Topology;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -119,6 +121,24 @@ struct Point {
     allocator: String,
     scheduler: String,
     load: f64,
+    /// Fingerprint of everything else that decides the results (see
+    /// [`settings`]), so that a file computed under other settings is
+    /// refused rather than resumed.
+    settings: String,
+}
+
+/// A fingerprint of the settings shared by every point (seed, seeds and
+/// workload): 64-bit FNV-1a of their JSON form, as 16 hex digits. Stable
+/// across runs, platforms and compiler versions.
+fn settings(exp: &Experiment) -> Result<String, CliError> {
+    let json = serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload))
+        .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in json.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok(format!("{h:016x}"))
 }
 
 /// The result columns: every deterministic metric's mean and 95%
@@ -270,7 +290,8 @@ fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
     Ok(topologies)
 }
 
-fn points(exp: &Experiment, topologies: &[Topology]) -> Vec<Point> {
+fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliError> {
+    let settings = settings(exp)?;
     let mut v = Vec::new();
     for t in topologies {
         for s in &exp.schedulers {
@@ -281,12 +302,13 @@ fn points(exp: &Experiment, topologies: &[Topology]) -> Vec<Point> {
                         allocator: a.clone(),
                         scheduler: s.clone(),
                         load,
+                        settings: settings.clone(),
                     });
                 }
             }
         }
     }
-    v
+    Ok(v)
 }
 
 fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
@@ -429,7 +451,18 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             dir.display()
         )));
     }
-    let mut sweep = Sweep::open(&out, points(&exp, &topologies))?;
+    let mut sweep = match Sweep::open(&out, points(&exp, &topologies)?) {
+        Err(SweepError::UnknownPoint {
+            key,
+            line: Some(line),
+        }) => {
+            return Err(CliError::input(format!(
+                "the results on disk for {} hold a row (line {line}: {key}) that is not a point of this experiment: other points, or other settings (seed, seeds or workload); write to another file or move the old one (and its .partial) away",
+                out.display()
+            )));
+        }
+        other => other?,
+    };
     let total = sweep.points().len();
     let mut pending: Vec<usize> = sweep.pending().collect();
     let resumed = total - pending.len();
