@@ -110,6 +110,36 @@ fn strategies_lists_both_registries_with_parameters() {
         json["schedulers"].as_array().unwrap().len(),
         partalloc::schedulers::registry::policies().count()
     );
+
+    // Restricted to a machine: exactly what the registry builds there.
+    let machine: Topology = "torus:8x8x8".parse().unwrap();
+    let json: Value = serde_json::from_str(&ok(&run(&[
+        "strategies",
+        "--json",
+        "--topology",
+        "torus:8x8x8",
+    ])))
+    .unwrap();
+    let listed: Vec<&str> = json["allocators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    let builds: Vec<&str> = partalloc::allocators::registry::strategies()
+        .map(|s| s.name)
+        .filter(|n| partalloc::allocators::registry::build(n, &machine).is_ok())
+        .collect();
+    assert_eq!(listed, builds);
+    assert!(listed.contains(&"etc") && listed.contains(&"paging"));
+    let refused = json["refused"].as_array().unwrap();
+    let buddy = refused.iter().find(|r| r["name"] == "buddy").unwrap();
+    assert_eq!(
+        buddy["reason"],
+        "buddy does not run on torus:8x8x8; it accepts: hypercube"
+    );
+    let text = ok(&run(&["strategies", "-t", "torus:8x8x8"]));
+    assert!(text.contains("\nNot on this machine:\n  buddy "), "{text}");
 }
 
 // ------------------------------------------------------------------ simulate
@@ -524,6 +554,16 @@ fn replay_shows_mapping_load_and_comparison() {
         assert_eq!(r[2], "200");
     }
     assert_eq!(rows[3][10], "1");
+    // --output writes the same report to a file, and nothing to stdout.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            "replay", &trace, "-t", "mesh:8x8", "--format", "csv", "-o", "r.csv",
+        ],
+    );
+    assert!(ok(&out).is_empty());
+    assert_eq!(fs::read_to_string(dir.path().join("r.csv")).unwrap(), csv);
     // Paging never misses: any request of at most the free nodes fits.
     assert_eq!(rows[3][9], "0");
 }
@@ -947,6 +987,10 @@ fn unreadable_and_unwritable_paths() {
     ));
     assert!(e.contains("unknown allocation strategy"));
     assert!(!d.join("j.csv").exists());
+    let mut a = SIM.to_vec();
+    a.extend(["--output", "no/such/dir/report.txt"]);
+    let e = fails(&run_in(d, &a));
+    assert!(e.contains("no/such/dir/report.txt"), "{e}");
     // A sweep into a missing directory.
     fs::write(d.join("exp.toml"), EXPERIMENT).unwrap();
     let e = fails(&run_in(d, &["sweep", "exp.toml", "--out", "nowhere/x.csv"]));

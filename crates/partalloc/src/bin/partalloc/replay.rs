@@ -25,7 +25,9 @@ use partalloc::workload::{Job, JobShape};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::common::{CliError, Format, csv_text, emit, num, parse_topology, read_trace};
+use crate::common::{
+    CliError, Format, csv_text, emit, num, parse_topology, read_trace, write_atomic,
+};
 
 /// Options of `partalloc replay`.
 #[derive(Debug, clap::Args)]
@@ -62,6 +64,9 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 /// One row of the mapping table: the processor counts that became one shape.
@@ -297,7 +302,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         loads,
         runs: rows,
     };
-    emit(&render(&out, args.format)?)
+    let text = render(&out, args.format)?;
+    match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(&text),
+    }
 }
 
 /// `x` as Rust prints it when that is short (1.5), else [`num`].

@@ -120,6 +120,9 @@ pub(crate) struct Args {
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -228,7 +231,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
         write_atomic(path, &buf)?;
     }
-    emit(&render(&out, args.format)?)
+    let text = render(&out, args.format)?;
+    match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(&text),
+    }
 }
 
 fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {

@@ -14,6 +14,10 @@ pub(crate) struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Only the strategies and policies that run on this machine (with
+    /// their default parameters); the others are listed with the reason.
+    #[arg(long, short)]
+    topology: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -37,6 +41,15 @@ struct Item {
 struct Listing {
     allocators: Vec<Item>,
     schedulers: Vec<Item>,
+    /// With `--topology`: the names that do not run there, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    refused: Vec<Refusal>,
+}
+
+#[derive(Debug, Serialize)]
+struct Refusal {
+    name: &'static str,
+    reason: String,
 }
 
 fn params(ps: &[ParamInfo]) -> Vec<Param> {
@@ -69,7 +82,34 @@ fn listing() -> Listing {
                 topologies: None,
             })
             .collect(),
+        refused: Vec::new(),
     }
+}
+
+/// Keeps what builds on `topology` with default parameters.
+fn restrict(l: &mut Listing, topology: &partalloc::topology::Topology) {
+    l.allocators
+        .retain(|it| match alloc_registry::build(it.name, topology) {
+            Ok(_) => true,
+            Err(e) => {
+                l.refused.push(Refusal {
+                    name: it.name,
+                    reason: e.to_string(),
+                });
+                false
+            }
+        });
+    l.schedulers
+        .retain(|it| match sched_registry::build(it.name, topology) {
+            Ok(_) => true,
+            Err(e) => {
+                l.refused.push(Refusal {
+                    name: it.name,
+                    reason: e.to_string(),
+                });
+                false
+            }
+        });
 }
 
 fn text(l: &Listing) -> String {
@@ -99,12 +139,21 @@ fn text(l: &Listing) -> String {
         "Scheduling policies (--scheduler NAME[key=value,...]):",
         &l.schedulers,
     );
+    if !l.refused.is_empty() {
+        let _ = writeln!(s, "\nNot on this machine:");
+        for r in &l.refused {
+            let _ = writeln!(s, "  {:<20} {}", r.name, r.reason);
+        }
+    }
     s
 }
 
 /// Runs `partalloc strategies`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
-    let l = listing();
+    let mut l = listing();
+    if let Some(t) = &args.topology {
+        restrict(&mut l, &crate::common::parse_topology(t)?);
+    }
     if args.json {
         let mut j = serde_json::to_string_pretty(&l)
             .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
