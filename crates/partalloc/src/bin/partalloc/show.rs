@@ -249,6 +249,18 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
     })
 }
 
+/// "3 jobs running on 40 of 64 nodes, 1 waiting".
+fn summary(topology: &Topology, snap: &Snapshot) -> String {
+    let busy = snap.owner.iter().filter(|o| o.is_some()).count();
+    let n = snap.running.len();
+    format!(
+        "{n} job{} running on {busy} of {} nodes, {} waiting",
+        if n == 1 { "" } else { "s" },
+        topology.num_nodes(),
+        snap.waiting
+    )
+}
+
 fn panels(lay: Layout, slice: Option<u32>) -> Result<Vec<u32>, CliError> {
     match slice {
         Some(z) if z >= lay.panels => Err(CliError::input(format!(
@@ -279,17 +291,14 @@ fn text(
     for (n, &(p, x, y)) in cells.iter().enumerate() {
         at[((p * lay.height + y) * lay.width + x) as usize] = grid[n];
     }
-    let busy = snap.owner.iter().filter(|o| o.is_some()).count();
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{topology} · {} · {} · t = {}: {} jobs running on {busy} of {} nodes, {} waiting",
+        "{topology} · {} · {} · t = {}: {}",
         args.allocator,
         args.scheduler,
         args.at,
-        snap.running.len(),
-        topology.num_nodes(),
-        snap.waiting
+        summary(topology, snap)
     );
     for z in panels(lay, args.slice)? {
         if lay.panels > 1 {
@@ -336,7 +345,6 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
         s,
         r#"<rect width="{width}" height="{height}" fill="white"/>"#
     );
-    let busy = snap.owner.iter().filter(|o| o.is_some()).count();
     let _ = writeln!(
         s,
         r#"<text x="{gap}" y="20" font-size="14">{} · {} · {} · t = {}</text>"#,
@@ -347,10 +355,8 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
     );
     let _ = writeln!(
         s,
-        r#"<text x="{gap}" y="40" font-size="12">{} jobs running on {busy} of {} nodes, {} waiting</text>"#,
-        snap.running.len(),
-        topology.num_nodes(),
-        snap.waiting
+        r#"<text x="{gap}" y="40" font-size="12">{}</text>"#,
+        summary(topology, snap)
     );
     for (k, &z) in shown.iter().enumerate() {
         let ox = gap + k as u32 * (pw + gap);
