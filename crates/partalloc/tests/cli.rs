@@ -197,10 +197,10 @@ fn simulate_matches_the_library_run_with_the_same_stream() {
             .unwrap()
             .results;
         assert_eq!(rep["completed"], lib.completed);
-        let cli = rep["mean_response"].as_f64().unwrap();
-        assert!((cli - lib.mean_response).abs() <= 1e-12 * lib.mean_response);
-        let cli = rep["utilization"].as_f64().unwrap();
-        assert!((cli - lib.utilization).abs() <= 1e-12);
+        // Bit for bit (JSON floats round-trip exactly).
+        assert_eq!(rep["mean_response"].as_f64().unwrap(), lib.mean_response);
+        assert_eq!(rep["utilization"].as_f64().unwrap(), lib.utilization);
+        assert_eq!(rep["miss_rate"].as_f64().unwrap(), lib.miss_rate);
         means.push(lib.mean_response);
     }
     // The summary is the mean over the replications.
@@ -368,6 +368,38 @@ fn sweep_writes_csv_and_charts_and_resumes_to_the_same_bytes() {
         key(lines[6]),
         ["mesh:8x8", "first-fit", "fcfs", "0.6", &fp, "2"]
     );
+    // A sweep point is the simulate run with the same settings.
+    let json: Value = serde_json::from_str(&ok(&run(&[
+        "simulate",
+        "-t",
+        "mesh:8x8",
+        "-a",
+        "first-fit",
+        "--load",
+        "0.4",
+        "--residence",
+        "exp:5",
+        "--jobs",
+        "150",
+        "--warmup",
+        "10",
+        "--seeds",
+        "2",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[5].split(',').collect();
+    assert_eq!(&row[..4], ["mesh:8x8", "first-fit", "fcfs", "0.4"]);
+    for m in json["metrics"].as_array().unwrap() {
+        let name = m["metric"].as_str().unwrap();
+        let col = header.iter().position(|h| *h == name).unwrap();
+        let swept: f64 = row[col].parse().unwrap();
+        assert_eq!(swept, m["mean"].as_f64().unwrap(), "{name}");
+    }
     for m in ["mean_response", "utilization"] {
         let svg = fs::read_to_string(d.join(format!("full-{m}-mesh-8x8-fcfs.svg"))).unwrap();
         assert!(
