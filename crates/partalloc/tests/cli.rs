@@ -819,9 +819,11 @@ fn generate_writes_a_trace_that_replays() {
     assert!(text.contains("; MaxNodes: 64\n"));
     assert_eq!(text.lines().filter(|l| !l.starts_with(';')).count(), 200);
     // The shipped example is exactly this command's output.
-    assert_eq!(
-        text,
-        fs::read_to_string(example("mesh8x8-load0.6.swf")).unwrap()
+    assert!(
+        text == fs::read_to_string(example("mesh8x8-load0.6.swf")).unwrap(),
+        "examples/mesh8x8-load0.6.swf is stale: regenerate it with `partalloc {}`",
+        args.join(" ")
+            .replace("g.swf", "examples/mesh8x8-load0.6.swf")
     );
 }
 
