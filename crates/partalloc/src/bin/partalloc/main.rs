@@ -1,0 +1,77 @@
+//! `partalloc`: processor allocation and job scheduling on partitionable
+//! parallel machines, from the command line.
+//!
+//! ```text
+//! partalloc strategies
+//! partalloc simulate --topology mesh:32x32 --allocator fsl --scheduler fcfs --load 0.47
+//! partalloc sweep examples/kimyoon-small.toml
+//! partalloc replay data/traces/NASA-iPSC-1993-3.1-cln.swf --topology hypercube:7
+//! partalloc show --topology mesh:16x16 --allocator fsl --at 40
+//! partalloc generate --topology mesh:8x8 --load 0.6 --jobs 200 --out small.swf
+//! ```
+//!
+//! Errors are one line on standard error and a non-zero exit code (1 for
+//! bad input or a failed run, 2 for a malformed command line). Files are
+//! written through a temporary file renamed into place, so a failed command
+//! never leaves a file that looks complete. See `docs/guide.md`.
+
+mod common;
+mod generate;
+mod replay;
+mod show;
+mod simulate;
+mod strategies;
+mod sweep;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Processor allocation and job scheduling on partitionable parallel
+/// machines (hypercubes, k-ary n-cubes, meshes, tori).
+#[derive(Debug, Parser)]
+#[command(name = "partalloc", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List every allocation strategy and scheduling policy with its
+    /// parameters and the machines it accepts.
+    Strategies(strategies::Args),
+    /// Run one simulation (a generated workload or a trace) and report its
+    /// statistics.
+    Simulate(simulate::Args),
+    /// Run a grid of simulations described in a TOML experiment file, in
+    /// parallel and resumably; write CSV and SVG charts.
+    Sweep(sweep::Args),
+    /// Replay a Standard Workload Format trace on a machine with several
+    /// strategies and compare them with non-contiguous allocation.
+    Replay(replay::Args),
+    /// Write a generated workload as a Standard Workload Format trace.
+    Generate(generate::Args),
+    /// Draw the machine's occupancy at a chosen simulated time, as text and
+    /// optionally as SVG.
+    Show(show::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Strategies(a) => strategies::run(&a),
+        Command::Simulate(a) => simulate::run(&a),
+        Command::Sweep(a) => sweep::run(&a),
+        Command::Replay(a) => replay::run(&a),
+        Command::Show(a) => show::run(&a),
+        Command::Generate(a) => generate::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

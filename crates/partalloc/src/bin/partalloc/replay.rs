@@ -1,0 +1,453 @@
+//! `partalloc replay`: a Standard Workload Format trace on a chosen machine,
+//! contiguous strategies against non-contiguous allocation.
+//!
+//! Each processor count p of the trace becomes a request through
+//! `ShapeMapping::for_topology` (the subcube Q_⌈log₂ p⌉ on a hypercube, the
+//! most square box of at least p nodes on a mesh or torus). The reference
+//! is `paging` with the plain count p: no contiguity and no rounding. The
+//! reference is also run on the rounded shapes, which separates what the
+//! rounding costs (internal fragmentation) from what contiguity costs
+//! (external fragmentation).
+//!
+//! The offered load of the trace is Σ p·run time / (N · span), span = last
+//! submit − first submit. `--load-scale F` divides every gap between
+//! submits by F (the first submit stays), multiplying the offered load by
+//! F; `--target-load ρ` chooses F so that the load of the counts is ρ.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
+use partalloc::topology::Topology;
+use partalloc::workload::swf::ShapeMapping;
+use partalloc::workload::{Job, JobShape};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::common::{
+    CliError, Format, csv_text, emit, num, parse_topology, read_trace, write_atomic,
+};
+
+/// Options of `partalloc replay`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The trace (Standard Workload Format).
+    trace: PathBuf,
+    /// The machine to replay on, e.g. hypercube:7 or mesh:16x8.
+    #[arg(long, short)]
+    topology: String,
+    /// Contiguous strategies to compare, comma-separated (default: buddy,
+    /// partner, multiple-gray-code on hypercubes; fsl, busy-list,
+    /// adaptive-scan on meshes).
+    #[arg(long, short, value_delimiter = ',')]
+    allocators: Vec<String>,
+    /// The non-contiguous reference strategy.
+    #[arg(long, default_value = "paging")]
+    reference: String,
+    /// Scheduling policy for every run.
+    #[arg(long, short, default_value = "fcfs")]
+    scheduler: String,
+    /// Divide the gaps between submits by this factor (load × factor).
+    #[arg(long, conflicts_with = "target_load")]
+    load_scale: Option<f64>,
+    /// Scale the submits so that the offered load of the processor counts
+    /// is this value.
+    #[arg(long)]
+    target_load: Option<f64>,
+    /// Replay only the first N jobs.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Skip malformed lines and jobs that do not fit instead of stopping.
+    #[arg(long)]
+    lenient: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+/// One row of the mapping table: the processor counts that became one shape.
+#[derive(Debug, Clone, Serialize)]
+struct MappingRow {
+    shape: String,
+    processors_min: u64,
+    processors_max: u64,
+    jobs: u64,
+    /// Σ p · run time of these jobs.
+    processor_seconds: f64,
+    /// Σ shape nodes · run time.
+    node_seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Loads {
+    span: f64,
+    scale: f64,
+    /// Offered load of the processor counts, before scaling.
+    original: f64,
+    /// Offered load of the shapes (rounded up), before scaling.
+    original_shapes: f64,
+    /// After scaling.
+    scaled: f64,
+    /// After scaling, of the shapes.
+    scaled_shapes: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct RunRow {
+    allocator: String,
+    requests: &'static str,
+    completed: u64,
+    mean_response: f64,
+    mean_wait: f64,
+    mean_numerical_delay: f64,
+    mean_topological_delay: f64,
+    utilization: f64,
+    processor_utilization: f64,
+    miss_rate: f64,
+    /// Mean response over the reference's (paging on counts).
+    response_vs_reference: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Output {
+    trace: String,
+    jobs: usize,
+    skipped_lines: u64,
+    topology: String,
+    nodes: usize,
+    scheduler: String,
+    mapping: Vec<MappingRow>,
+    loads: Loads,
+    runs: Vec<RunRow>,
+}
+
+fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
+    let v: &[&str] = if t.as_hypercube().is_some() {
+        &["buddy", "partner", "multiple-gray-code"]
+    } else if t.as_grid().is_some_and(|g| g.dims() == 2 && !g.is_torus()) {
+        &["fsl", "busy-list", "adaptive-scan"]
+    } else {
+        return Err(CliError::input(format!(
+            "no default strategies for {t}; name them with --allocators (see partalloc strategies)"
+        )));
+    };
+    Ok(v.iter().map(|s| (*s).to_owned()).collect())
+}
+
+/// Runs `partalloc replay`.
+pub(crate) fn run(args: &Args) -> Result<(), CliError> {
+    let topology = parse_topology(&args.topology)?;
+    let allocators = if args.allocators.is_empty() {
+        default_allocators(&topology)?
+    } else {
+        args.allocators.clone()
+    };
+    // Fail on names before reading the trace.
+    for a in allocators.iter().chain([&args.reference]) {
+        partalloc::allocators::registry::build(a, &topology)
+            .map_err(|e| CliError::input(format!("--allocators: {e}")))?;
+    }
+    partalloc::schedulers::registry::build(&args.scheduler, &topology)
+        .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
+    let shaped = ShapeMapping::for_topology(&topology);
+    let counts = ShapeMapping::nodes_of(&topology);
+    let (mut jobs, _header, skipped) = read_trace(&args.trace, counts, args.lenient)?;
+    if let Some(n) = args.jobs {
+        jobs.truncate(n);
+    }
+    if jobs.is_empty() {
+        return Err(CliError::input(format!(
+            "{}: the trace has no usable job",
+            args.trace.display()
+        )));
+    }
+    let nodes = topology.num_nodes() as f64;
+    // The mapping table and the loads.
+    let mut table: BTreeMap<(u64, String), MappingRow> = BTreeMap::new();
+    let mut shapes: Vec<JobShape> = Vec::with_capacity(jobs.len());
+    let (mut proc_s, mut node_s) = (0.0, 0.0);
+    for j in &jobs {
+        let p = j.nodes();
+        let shape = shaped
+            .shape_for(p)
+            .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+        let k = shape.node_count();
+        let row = table
+            .entry((k, shape.to_string()))
+            .or_insert_with(|| MappingRow {
+                shape: shape.to_string(),
+                processors_min: p,
+                processors_max: p,
+                jobs: 0,
+                processor_seconds: 0.0,
+                node_seconds: 0.0,
+            });
+        row.processors_min = row.processors_min.min(p);
+        row.processors_max = row.processors_max.max(p);
+        row.jobs += 1;
+        row.processor_seconds += p as f64 * j.service;
+        row.node_seconds += k as f64 * j.service;
+        proc_s += p as f64 * j.service;
+        node_s += k as f64 * j.service;
+        shapes.push(shape);
+    }
+    let first = jobs.first().map_or(0.0, |j| j.arrival);
+    let last = jobs.last().map_or(0.0, |j| j.arrival);
+    let span = last - first;
+    if span <= 0.0 {
+        return Err(CliError::input(format!(
+            "{}: every job is submitted at the same time; the offered load is undefined",
+            args.trace.display()
+        )));
+    }
+    let original = proc_s / (nodes * span);
+    let scale = match (args.load_scale, args.target_load) {
+        (Some(f), _) => f,
+        (None, Some(rho)) => rho / original,
+        (None, None) => 1.0,
+    };
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(CliError::input(format!(
+            "the load scale {scale} must be a finite number greater than 0"
+        )));
+    }
+    let loads = Loads {
+        span,
+        scale,
+        original,
+        original_shapes: node_s / (nodes * span),
+        scaled: original * scale,
+        scaled_shapes: node_s / (nodes * span) * scale,
+    };
+    let scaled_jobs: Vec<Job> = jobs
+        .iter()
+        .map(|j| Job {
+            arrival: first + (j.arrival - first) / scale,
+            ..*j
+        })
+        .collect();
+    let shaped_jobs: Vec<Job> = scaled_jobs
+        .iter()
+        .zip(&shapes)
+        .map(|(j, s)| Job { shape: *s, ..*j })
+        .collect();
+    let processors: HashMap<u64, u64> = jobs.iter().map(|j| (j.id, j.nodes())).collect();
+
+    // (label, allocator, jobs)
+    let mut runs: Vec<(&'static str, &str, &[Job])> = allocators
+        .iter()
+        .map(|a| ("shapes", a.as_str(), shaped_jobs.as_slice()))
+        .collect();
+    runs.push(("counts", args.reference.as_str(), scaled_jobs.as_slice()));
+    runs.push(("shapes", args.reference.as_str(), shaped_jobs.as_slice()));
+    let reports: Vec<Report> = runs
+        .par_iter()
+        .map(|(_, a, js)| {
+            let config = SimConfig {
+                stop: Stop::default(),
+                warmup: 0,
+                record_jobs: true,
+                measure_search_time: false,
+            };
+            Simulation::by_name(topology, a, &args.scheduler, js.iter().copied(), config)?.run()
+        })
+        .collect::<Result<_, _>>()?;
+    let reference = reports
+        .iter()
+        .zip(&runs)
+        .find(|(_, (l, _, _))| *l == "counts")
+        .map_or(f64::NAN, |(r, _)| r.results.mean_response);
+    let rows: Vec<RunRow> = reports
+        .iter()
+        .zip(&runs)
+        .map(|(r, (label, _, _))| {
+            let busy: f64 = r
+                .jobs
+                .iter()
+                .map(|j| processors.get(&j.id).copied().unwrap_or(0) as f64 * (j.end - j.start))
+                .sum();
+            RunRow {
+                allocator: r.allocator.clone(),
+                requests: label,
+                completed: r.results.completed,
+                mean_response: r.results.mean_response,
+                mean_wait: r.results.mean_wait,
+                mean_numerical_delay: r.results.mean_numerical_delay,
+                mean_topological_delay: r.results.mean_topological_delay,
+                utilization: r.results.utilization,
+                processor_utilization: if r.results.span > 0.0 {
+                    busy / (nodes * r.results.span)
+                } else {
+                    0.0
+                },
+                miss_rate: r.results.miss_rate,
+                response_vs_reference: r.results.mean_response / reference,
+            }
+        })
+        .collect();
+    let out = Output {
+        trace: args.trace.display().to_string(),
+        jobs: jobs.len(),
+        skipped_lines: skipped,
+        topology: topology.to_string(),
+        nodes: topology.num_nodes(),
+        scheduler: reports
+            .first()
+            .map_or_else(|| args.scheduler.clone(), |r| r.scheduler.clone()),
+        mapping: table.into_values().collect(),
+        loads,
+        runs: rows,
+    };
+    let text = render(&out, args.format)?;
+    match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(&text),
+    }
+}
+
+/// `x` as Rust prints it when that is short (1.5), else [`num`].
+fn short(x: f64) -> String {
+    let s = x.to_string();
+    if s.len() <= 8 { s } else { num(x) }
+}
+
+fn render(out: &Output, format: Format) -> Result<String, CliError> {
+    match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(out)
+                .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
+            s.push('\n');
+            Ok(s)
+        }
+        Format::Csv => {
+            let rows: Vec<Vec<String>> = out
+                .runs
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.allocator.clone(),
+                        r.requests.to_owned(),
+                        r.completed.to_string(),
+                        r.mean_response.to_string(),
+                        r.mean_wait.to_string(),
+                        r.mean_numerical_delay.to_string(),
+                        r.mean_topological_delay.to_string(),
+                        r.utilization.to_string(),
+                        r.processor_utilization.to_string(),
+                        r.miss_rate.to_string(),
+                        r.response_vs_reference.to_string(),
+                    ]
+                })
+                .collect();
+            csv_text(
+                &[
+                    "allocator",
+                    "requests",
+                    "completed",
+                    "mean_response",
+                    "mean_wait",
+                    "mean_numerical_delay",
+                    "mean_topological_delay",
+                    "utilization",
+                    "processor_utilization",
+                    "miss_rate",
+                    "response_vs_reference",
+                ],
+                &rows,
+            )
+        }
+        Format::Table => {
+            let mut s = String::new();
+            let skipped = if out.skipped_lines > 0 {
+                format!(", {} malformed lines skipped", out.skipped_lines)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "trace      {} ({} jobs{skipped})", out.trace, out.jobs);
+            let _ = writeln!(s, "machine    {} ({} nodes)", out.topology, out.nodes);
+            let _ = writeln!(s, "scheduler  {}", out.scheduler);
+            let _ = writeln!(s);
+            let _ = writeln!(s, "processor counts → requests");
+            let _ = writeln!(
+                s,
+                "  {:>11}  {:<10} {:>7}  {:>14}  {:>14}",
+                "processors", "request", "jobs", "proc·time", "node·time"
+            );
+            for m in &out.mapping {
+                let range = if m.processors_min == m.processors_max {
+                    m.processors_min.to_string()
+                } else {
+                    format!("{}–{}", m.processors_min, m.processors_max)
+                };
+                let _ = writeln!(
+                    s,
+                    "  {range:>11}  {:<10} {:>7}  {:>14}  {:>14}",
+                    m.shape,
+                    m.jobs,
+                    num(m.processor_seconds),
+                    num(m.node_seconds)
+                );
+            }
+            let l = &out.loads;
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "offered load  Σ p·run / (N · span), span {} (the trace's time unit; seconds in SWF)",
+                num(l.span)
+            );
+            let _ = writeln!(
+                s,
+                "  trace as recorded     {} of the processor counts, {} of the rounded requests",
+                num(l.original),
+                num(l.original_shapes)
+            );
+            let _ = writeln!(
+                s,
+                "  submits scaled ×{}  {} of the processor counts, {} of the rounded requests",
+                short(l.scale),
+                num(l.scaled),
+                num(l.scaled_shapes)
+            );
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8} {:>9}",
+                "allocator",
+                "requests",
+                "response",
+                "wait",
+                "numerical",
+                "topological",
+                "util",
+                "p-util",
+                "miss",
+                "vs ref"
+            );
+            for r in &out.runs {
+                let _ = writeln!(
+                    s,
+                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3}",
+                    r.allocator,
+                    r.requests,
+                    num(r.mean_response),
+                    num(r.mean_wait),
+                    num(r.mean_numerical_delay),
+                    num(r.mean_topological_delay),
+                    r.utilization,
+                    r.processor_utilization,
+                    r.miss_rate,
+                    r.response_vs_reference
+                );
+            }
+            let _ = writeln!(
+                s,
+                "\nutil: granted node·time / (N·span); p-util: the trace's processors only; vs ref: mean response over the reference on processor counts"
+            );
+            Ok(s)
+        }
+    }
+}

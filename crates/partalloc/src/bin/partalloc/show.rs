@@ -1,0 +1,432 @@
+//! `partalloc show`: the machine's occupancy at a chosen simulated time.
+//!
+//! The run is the ordinary simkit run loop on the jobs that arrive at or
+//! before the chosen time `t` (later arrivals cannot change the state at
+//! `t`), drained to the end with every job recorded. The jobs running at
+//! `t` are those with start ≤ t < end, exactly the grants live after the
+//! loop has processed every event at times ≤ t. The allocator is wrapped so
+//! that each granted partition is kept by its printed form, which the job
+//! records carry, to find the nodes of each running job.
+//!
+//! Layout: a mesh or torus of 1 to 3 dimensions is drawn with dimension 0
+//! across and dimension 1 down (row y = 0 first), one panel per value of
+//! dimension 2. A hypercube Q_n is drawn as a 2^⌈n/2⌉ × 2^⌊n/2⌋ grid: the
+//! low ⌈n/2⌉ bits of a node id across, the high bits down.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use partalloc::allocators::{
+    AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request,
+};
+use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
+use partalloc::topology::{NodeId, NodeSet, Topology};
+use partalloc::workload::Job;
+
+use crate::common::{CliError, emit, num, parse_topology, read_trace, write_atomic};
+use crate::simulate::WorkloadArgs;
+
+/// Options of `partalloc show`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The machine (1- to 3-dimensional mesh or torus, or a hypercube).
+    #[arg(long, short)]
+    topology: String,
+    /// Allocation strategy.
+    #[arg(long, short)]
+    allocator: String,
+    /// Scheduling policy.
+    #[arg(long, short, default_value = "fcfs")]
+    scheduler: String,
+    /// The simulated time to show.
+    #[arg(long)]
+    at: f64,
+    #[command(flatten)]
+    workload: WorkloadArgs,
+    /// Master seed of the generated workload (replication 0 is shown).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// On a 3-D machine, show only this value of dimension 2.
+    #[arg(long)]
+    slice: Option<u32>,
+    /// Also write the picture as SVG to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+}
+
+/// Forwards every call and keeps each granted partition by its printed form.
+#[derive(Debug)]
+struct Recorder {
+    inner: Box<dyn Allocator>,
+    seen: Arc<Mutex<HashMap<String, Partition>>>,
+}
+
+impl Allocator for Recorder {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn topology(&self) -> &Topology {
+        self.inner.topology()
+    }
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let g = self.inner.allocate(request)?;
+        if let Ok(mut seen) = self.seen.lock() {
+            let key = g.partition().to_string();
+            seen.entry(key).or_insert_with(|| g.partition().clone());
+        }
+        Ok(g)
+    }
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.inner.release(grant)
+    }
+    fn free_nodes(&self) -> usize {
+        self.inner.free_nodes()
+    }
+    fn total_nodes(&self) -> usize {
+        self.inner.total_nodes()
+    }
+    fn live_grants(&self) -> usize {
+        self.inner.live_grants()
+    }
+    fn is_available(&self, node: NodeId) -> bool {
+        self.inner.is_available(node)
+    }
+    fn busy_nodes(&self) -> NodeSet {
+        self.inner.busy_nodes()
+    }
+    fn faulty_nodes(&self) -> NodeSet {
+        self.inner.faulty_nodes()
+    }
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner.mark_faulty(node)
+    }
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner.repair(node)
+    }
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.inner.recognizable(request)
+    }
+}
+
+/// The picture's geometry: width × height cells in `panels` panels.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    width: u32,
+    height: u32,
+    panels: u32,
+}
+
+fn layout(topology: &Topology) -> Result<Layout, CliError> {
+    if let Some(h) = topology.as_hypercube() {
+        let lo = h.dim().div_ceil(2);
+        return Ok(Layout {
+            width: 1 << lo,
+            height: 1 << (h.dim() - lo),
+            panels: 1,
+        });
+    }
+    let g = topology
+        .as_grid()
+        .ok_or_else(|| CliError::input(format!("show cannot draw {topology}")))?;
+    let s = g.sides();
+    let side = |i: usize| s.get(i).copied().unwrap_or(1);
+    if g.dims() > 3 {
+        return Err(CliError::input(format!(
+            "show draws machines of 1 to 3 dimensions; {topology} has {}",
+            g.dims()
+        )));
+    }
+    Ok(Layout {
+        width: side(0),
+        height: side(1),
+        panels: side(2),
+    })
+}
+
+/// (panel, x, y) of a node.
+fn place(topology: &Topology, lay: Layout, node: NodeId) -> (u32, u32, u32) {
+    if topology.as_hypercube().is_some() {
+        return (0, node % lay.width, node / lay.width);
+    }
+    let n = node;
+    (
+        n / (lay.width * lay.height),
+        n % lay.width,
+        (n / lay.width) % lay.height,
+    )
+}
+
+const SYMBOLS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const COLORS: &[&str] = &[
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+];
+
+fn symbol(i: usize) -> char {
+    SYMBOLS
+        .get(i % SYMBOLS.len())
+        .map_or('?', |&b| char::from(b))
+}
+
+/// What is on the machine at time `at`.
+struct Snapshot {
+    running: Vec<JobRecord>,
+    waiting: usize,
+    /// Per node: index into `running`.
+    owner: Vec<Option<usize>>,
+}
+
+fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
+    let at = args.at;
+    if !(at.is_finite() && at >= 0.0) {
+        return Err(CliError::input(format!(
+            "--at {at}: the time must be a finite number at least 0"
+        )));
+    }
+    let jobs: Vec<Job> = if let Some(path) = &args.workload.trace {
+        let (jobs, _, _) =
+            read_trace(path, args.workload.mapping(topology), args.workload.lenient)?;
+        jobs.into_iter().take_while(|j| j.arrival <= at).collect()
+    } else {
+        let spec = args.workload.spec();
+        let w = spec.build(topology, args.workload.load)?;
+        let mut rng = Replications::new(args.seed, 1)
+            .map_err(|e| CliError::input(e.to_string()))?
+            .rng(0);
+        w.jobs(&mut rng).take_while(|j| j.arrival <= at).collect()
+    };
+    let seen = Arc::new(Mutex::new(HashMap::new()));
+    let inner = partalloc::allocators::registry::build(&args.allocator, topology)
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let recorder = Recorder {
+        inner,
+        seen: Arc::clone(&seen),
+    };
+    let sched = partalloc::schedulers::registry::build(&args.scheduler, topology)
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let config = SimConfig {
+        stop: Stop::default(),
+        warmup: 0,
+        record_jobs: true,
+        measure_search_time: false,
+    };
+    let report = Simulation::new(*topology, Box::new(recorder), sched, jobs, config)?.run()?;
+    let waiting = report
+        .jobs
+        .iter()
+        .filter(|j| j.arrival <= at && at < j.start)
+        .count();
+    let mut running: Vec<JobRecord> = report
+        .jobs
+        .into_iter()
+        .filter(|j| j.start <= at && at < j.end)
+        .collect();
+    running.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.id.cmp(&b.id)));
+    let seen = seen
+        .lock()
+        .map_err(|_| CliError::input("the allocator record is unavailable"))?;
+    let mut owner = vec![None; topology.num_nodes()];
+    for (i, r) in running.iter().enumerate() {
+        let p = seen.get(&r.partition).ok_or_else(|| {
+            CliError::input(format!(
+                "job {}: partition {} was not recorded",
+                r.id, r.partition
+            ))
+        })?;
+        p.for_each_node(topology, |n| {
+            if let Some(o) = owner.get_mut(n as usize) {
+                *o = Some(i);
+            }
+        })
+        .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
+    }
+    Ok(Snapshot {
+        running,
+        waiting,
+        owner,
+    })
+}
+
+/// "3 jobs running on 40 of 64 nodes, 1 waiting".
+fn summary(topology: &Topology, snap: &Snapshot) -> String {
+    let busy = snap.owner.iter().filter(|o| o.is_some()).count();
+    let n = snap.running.len();
+    format!(
+        "{n} job{} running on {busy} of {} nodes, {} waiting",
+        if n == 1 { "" } else { "s" },
+        topology.num_nodes(),
+        snap.waiting
+    )
+}
+
+fn panels(lay: Layout, slice: Option<u32>) -> Result<Vec<u32>, CliError> {
+    match slice {
+        Some(z) if z >= lay.panels => Err(CliError::input(format!(
+            "--slice {z}: the machine has slices 0 to {} along dimension 2",
+            lay.panels - 1
+        ))),
+        Some(z) => Ok(vec![z]),
+        None => Ok((0..lay.panels).collect()),
+    }
+}
+
+fn text(
+    args: &Args,
+    topology: &Topology,
+    lay: Layout,
+    snap: &Snapshot,
+) -> Result<String, CliError> {
+    let mut grid = vec![b'.'; topology.num_nodes()];
+    let mut cells = vec![(0u32, 0u32, 0u32); topology.num_nodes()];
+    for n in 0..topology.num_nodes() {
+        let node = n as NodeId;
+        cells[n] = place(topology, lay, node);
+        if let Some(i) = snap.owner[n] {
+            grid[n] = symbol(i) as u8;
+        }
+    }
+    let mut at = vec![b' '; (lay.panels * lay.width * lay.height) as usize];
+    for (n, &(p, x, y)) in cells.iter().enumerate() {
+        at[((p * lay.height + y) * lay.width + x) as usize] = grid[n];
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{topology} · {} · {} · t = {}: {}",
+        args.allocator,
+        args.scheduler,
+        args.at,
+        summary(topology, snap)
+    );
+    for z in panels(lay, args.slice)? {
+        if lay.panels > 1 {
+            let _ = writeln!(s, "\nslice z = {z} (dimension 2)");
+        } else {
+            s.push('\n');
+        }
+        for y in 0..lay.height {
+            let start = ((z * lay.height + y) * lay.width) as usize;
+            let row = &at[start..start + lay.width as usize];
+            s.push_str(&String::from_utf8_lossy(row));
+            s.push('\n');
+        }
+    }
+    let _ = writeln!(s, "\n. free; running jobs:");
+    for (i, r) in snap.running.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  {} job {:<6} {:>5} nodes  {:<24} start {:<10} end {}",
+            symbol(i),
+            r.id,
+            r.granted,
+            r.partition,
+            num(r.start),
+            num(r.end)
+        );
+    }
+    Ok(s)
+}
+
+fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result<String, CliError> {
+    let shown = panels(lay, args.slice)?;
+    let cell = (640 / lay.width.max(lay.height)).clamp(3, 24);
+    let gap = cell * 2;
+    let (pw, ph) = (lay.width * cell, lay.height * cell);
+    let width = (shown.len() as u32 * (pw + gap) + gap).max(420);
+    let height = ph + 90;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{gap}" y="20" font-size="14">{} · {} · {} · t = {}</text>"#,
+        topology,
+        escape(&args.allocator),
+        escape(&args.scheduler),
+        args.at,
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{gap}" y="40" font-size="12">{}</text>"#,
+        summary(topology, snap)
+    );
+    for (k, &z) in shown.iter().enumerate() {
+        let ox = gap + k as u32 * (pw + gap);
+        let oy = 70;
+        if lay.panels > 1 {
+            let _ = writeln!(
+                s,
+                r#"<text x="{ox}" y="{}" font-size="11">z = {z}</text>"#,
+                oy - 6
+            );
+        }
+        let _ = writeln!(
+            s,
+            r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="#f2f2f2" stroke="#999"/>"##
+        );
+        // Each job's letter (as in the text picture) in its first cell of
+        // the panel, when cells are large enough to hold it.
+        let mut labelled = vec![false; snap.running.len()];
+        let mut labels = String::new();
+        for n in 0..topology.num_nodes() {
+            let (p, x, y) = place(topology, lay, n as NodeId);
+            if p != z {
+                continue;
+            }
+            if let Some(i) = snap.owner[n] {
+                if cell >= 10 && !labelled[i] {
+                    labelled[i] = true;
+                    let _ = writeln!(
+                        labels,
+                        r#"<text x="{}" y="{}" font-size="{}" fill="white" text-anchor="middle">{}</text>"#,
+                        ox + x * cell + cell / 2,
+                        oy + y * cell + cell * 3 / 4,
+                        cell * 2 / 3,
+                        symbol(i)
+                    );
+                }
+                let r = &snap.running[i];
+                let color = COLORS[i % COLORS.len()];
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="{color}" stroke="white" stroke-width="0.5"><title>job {} ({} nodes) {}</title></rect>"#,
+                    ox + x * cell,
+                    oy + y * cell,
+                    r.id,
+                    r.granted,
+                    escape(&r.partition)
+                );
+            }
+        }
+        s.push_str(&labels);
+    }
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Runs `partalloc show`.
+pub(crate) fn run(args: &Args) -> Result<(), CliError> {
+    let topology = parse_topology(&args.topology)?;
+    let lay = layout(&topology)?;
+    panels(lay, args.slice)?;
+    let snap = snapshot(args, &topology)?;
+    let t = text(args, &topology, lay, &snap)?;
+    if let Some(path) = &args.svg {
+        write_atomic(path, svg(args, &topology, lay, &snap)?.as_bytes())?;
+    }
+    emit(&t)
+}

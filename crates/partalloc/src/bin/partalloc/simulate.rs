@@ -1,0 +1,290 @@
+//! `partalloc simulate`: one simulation point, over one or more seeds.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
+use partalloc::topology::Topology;
+use partalloc::workload::swf::ShapeMapping;
+use serde::Serialize;
+
+use crate::common::{
+    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, emit, num,
+    parse_topology, read_trace, run_generated, search_time_us, summarize, write_atomic,
+};
+
+/// The workload options shared by `simulate` and `show`.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct WorkloadArgs {
+    /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
+    #[arg(long, default_value_t = 0.5, conflicts_with = "trace")]
+    pub(crate) load: f64,
+    /// Accept offered loads of 1 or more (the queue then grows without
+    /// bound; for saturation studies).
+    #[arg(long)]
+    pub(crate) allow_saturation: bool,
+    /// Shape law: auto (cube on hypercubes, sides on meshes and tori),
+    /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
+    /// cube (Mohapatra §4.1).
+    #[arg(long, default_value = "auto")]
+    pub(crate) shapes: String,
+    /// Law of each side for `sides` shapes: uniform, normal or exponential.
+    #[arg(long, default_value = "uniform")]
+    pub(crate) sides: String,
+    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
+    /// (default: the whole machine).
+    #[arg(long)]
+    pub(crate) max_sides: Option<String>,
+    /// Subcube dimension law for `cube` shapes: uniform (0..n−1),
+    /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
+    #[arg(long, default_value = "uniform")]
+    pub(crate) cube_dims: String,
+    /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
+    /// hyper:MEAN,ALPHA,CV or const:VALUE.
+    #[arg(long, default_value = "exp:1")]
+    pub(crate) residence: String,
+    /// Size/demand model: dependent or independent (Mohapatra §4.1).
+    #[arg(long, default_value = "dependent")]
+    pub(crate) dependence: String,
+    /// Jobs measured per seed (generated workload; default 1000), or the
+    /// first jobs of the trace (default: all).
+    #[arg(long)]
+    pub(crate) jobs: Option<u64>,
+    /// Completed jobs discarded before measuring.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) warmup: u64,
+    /// Replay this Standard Workload Format trace instead of generating jobs.
+    #[arg(long)]
+    pub(crate) trace: Option<PathBuf>,
+    /// How trace processor counts become requests: shapes (subcubes or the
+    /// most square box) or nodes (plain counts, for non-contiguous
+    /// allocation).
+    #[arg(long, default_value = "shapes", value_parser = ["shapes", "nodes"])]
+    pub(crate) mapping: String,
+    /// Skip malformed trace lines instead of stopping at the first.
+    #[arg(long)]
+    pub(crate) lenient: bool,
+}
+
+impl WorkloadArgs {
+    pub(crate) fn spec(&self) -> WorkloadSpec {
+        WorkloadSpec {
+            shapes: self.shapes.clone(),
+            sides: self.sides.clone(),
+            max_sides: self.max_sides.clone(),
+            cube_dims: self.cube_dims.clone(),
+            residence: self.residence.clone(),
+            dependence: self.dependence.clone(),
+            jobs: self.jobs.unwrap_or(1000),
+            warmup: self.warmup,
+            allow_saturation: self.allow_saturation,
+        }
+    }
+
+    pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
+        if self.mapping == "nodes" {
+            ShapeMapping::nodes_of(topology)
+        } else {
+            ShapeMapping::for_topology(topology)
+        }
+    }
+}
+
+/// Options of `partalloc simulate`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N.
+    #[arg(long, short)]
+    topology: String,
+    /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
+    /// `partalloc strategies`).
+    #[arg(long, short)]
+    allocator: String,
+    /// Scheduling policy, e.g. fcfs or m-fcfs[threshold=dynamic].
+    #[arg(long, short, default_value = "fcfs")]
+    scheduler: String,
+    #[command(flatten)]
+    workload: WorkloadArgs,
+    /// Stop at this simulated time.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Independent replications (seeds), reported as mean ± 95% half-width.
+    #[arg(long, default_value_t = 1, conflicts_with = "trace")]
+    seeds: u64,
+    /// Master seed; replication r draws from ChaCha8 stream r of it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Write one CSV row per measured job of the first replication here.
+    #[arg(long)]
+    jobs_csv: Option<PathBuf>,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+struct Output<'a> {
+    topology: String,
+    nodes: usize,
+    allocator: &'a str,
+    scheduler: &'a str,
+    workload: String,
+    seeds: u64,
+    seed: u64,
+    metrics: &'a [Summary],
+    search_time_us_per_job: f64,
+    replications: Vec<Results>,
+}
+
+/// Runs a trace once.
+fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
+    let Some(path) = &args.workload.trace else {
+        return Ok((Vec::new(), String::new()));
+    };
+    let (mut jobs, _header, skipped) =
+        read_trace(path, args.workload.mapping(topology), args.workload.lenient)?;
+    if let Some(n) = args.workload.jobs {
+        jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    let count = jobs.len();
+    let config = SimConfig {
+        stop: Stop {
+            jobs: None,
+            time: args.time,
+        },
+        warmup: args.workload.warmup,
+        record_jobs: args.jobs_csv.is_some(),
+        measure_search_time: true,
+    };
+    let report =
+        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()?;
+    let skipped = if skipped > 0 {
+        format!(", {skipped} malformed lines skipped")
+    } else {
+        String::new()
+    };
+    Ok((
+        vec![report],
+        format!(
+            "trace {} ({count} jobs, {} mapping{skipped})",
+            path.display(),
+            args.workload.mapping
+        ),
+    ))
+}
+
+/// Runs `partalloc simulate`.
+pub(crate) fn run(args: &Args) -> Result<(), CliError> {
+    let topology = parse_topology(&args.topology)?;
+    if let Some(t) = args.time
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(CliError::input(format!(
+            "--time {t}: the stop time must be a finite number at least 0"
+        )));
+    }
+    let (reports, workload, seeds) = if args.workload.trace.is_some() {
+        let (r, w) = run_trace(args, &topology)?;
+        (r, w, 1)
+    } else {
+        let spec = args.workload.spec();
+        spec.check()?;
+        let w = spec.build(&topology, args.workload.load)?;
+        let reps = Replications::new(args.seed, args.seeds)
+            .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
+        let setup = Setup {
+            topology: &topology,
+            allocator: &args.allocator,
+            scheduler: &args.scheduler,
+        };
+        let r = run_generated(setup, &w, &spec, reps, args.time, args.jobs_csv.is_some())?;
+        (
+            r,
+            describe_workload(&spec, &topology, args.workload.load),
+            args.seeds,
+        )
+    };
+    let summary = summarize(&reports)?;
+    let first = reports
+        .first()
+        .ok_or_else(|| CliError::input("no replication ran"))?;
+    let out = Output {
+        topology: topology.to_string(),
+        nodes: topology.num_nodes(),
+        allocator: &first.allocator,
+        scheduler: &first.scheduler,
+        workload,
+        seeds,
+        seed: args.seed,
+        metrics: &summary,
+        search_time_us_per_job: search_time_us(&reports),
+        replications: reports.iter().map(|r| r.results).collect(),
+    };
+    // The job file first: if it cannot be written, no report claims success.
+    if let Some(path) = &args.jobs_csv {
+        let mut buf = Vec::new();
+        first
+            .write_jobs_csv(&mut buf)
+            .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+        write_atomic(path, &buf)?;
+    }
+    let text = render(&out, args.format)?;
+    match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(&text),
+    }
+}
+
+fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
+    match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(out)
+                .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
+            s.push('\n');
+            Ok(s)
+        }
+        Format::Csv => {
+            let rows: Vec<Vec<String>> = out
+                .metrics
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.metric.to_owned(),
+                        m.mean.to_string(),
+                        m.half_width.map(|h| h.to_string()).unwrap_or_default(),
+                        m.n.to_string(),
+                    ]
+                })
+                .collect();
+            csv_text(&["metric", "mean", "half_width", "n"], &rows)
+        }
+        Format::Table => {
+            let mut s = String::new();
+            let _ = writeln!(s, "machine    {} ({} nodes)", out.topology, out.nodes);
+            let _ = writeln!(s, "allocator  {}", out.allocator);
+            let _ = writeln!(s, "scheduler  {}", out.scheduler);
+            let _ = writeln!(s, "workload   {}", out.workload);
+            let _ = writeln!(s, "seeds      {} (master seed {})", out.seeds, out.seed);
+            let _ = writeln!(s);
+            let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
+            for m in out.metrics {
+                let label = crate::common::METRICS
+                    .iter()
+                    .find(|x| x.name == m.metric)
+                    .map_or(m.metric, |x| x.label);
+                let hw = m.half_width.map(num).unwrap_or_else(|| "–".to_owned());
+                let _ = writeln!(s, "{label:<26} {:>14} {hw:>14}", num(m.mean));
+            }
+            let _ = writeln!(
+                s,
+                "{:<26} {:>14}",
+                "search time µs/job",
+                num(out.search_time_us_per_job)
+            );
+            Ok(s)
+        }
+    }
+}

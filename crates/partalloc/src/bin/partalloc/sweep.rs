@@ -1,0 +1,539 @@
+//! `partalloc sweep`: a grid of simulations from a TOML experiment file.
+//!
+//! The grid is topology × allocator × scheduler × load, every point run as
+//! `seeds` replications. Each finished point is appended at once to
+//! `<output>.partial` (simkit's [`Sweep`]); the final CSV is written in the
+//! declared order only when every point is done, so an interrupted sweep
+//! rerun with the same file gives the same bytes as an uninterrupted one.
+//! Only deterministic metrics go into the file (no wall-clock search time),
+//! and every row carries a fingerprint of the shared settings, so rows
+//! computed under other settings are refused rather than resumed.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use partalloc::simkit::plot::{Chart, Series, render_svg};
+use partalloc::simkit::{Replications, Report, Sweep, SweepError, thread_pool};
+use partalloc::topology::Topology;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::common::{
+    CliError, Setup, WorkloadSpec, emit, metric, parse_topology, run_generated, summarize,
+    write_atomic,
+};
+
+/// Options of `partalloc sweep`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The experiment file (TOML; see docs/guide.md and examples/).
+    experiment: PathBuf,
+    /// Where to write the CSV (default: the file's `output`, else
+    /// `<experiment name>.csv` in the current directory).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Compute at most this many pending points, then stop without
+    /// finishing (run again to continue).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Do not draw progress bars.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Do not write SVG charts.
+    #[arg(long)]
+    no_plots: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_seeds() -> u64 {
+    5
+}
+fn default_schedulers() -> Vec<String> {
+    vec!["fcfs".to_owned()]
+}
+
+/// The experiment file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Experiment {
+    /// The CSV file to write.
+    #[serde(default)]
+    output: Option<PathBuf>,
+    /// Master seed.
+    #[serde(default = "default_seed")]
+    seed: u64,
+    /// Replications per point.
+    #[serde(default = "default_seeds")]
+    seeds: u64,
+    /// Machines.
+    topologies: Vec<String>,
+    /// Allocation strategies.
+    allocators: Vec<String>,
+    /// Scheduling policies.
+    #[serde(default = "default_schedulers")]
+    schedulers: Vec<String>,
+    /// Offered loads.
+    loads: Vec<f64>,
+    /// The workload at every point.
+    #[serde(default)]
+    workload: WorkloadSpec,
+    /// Charts.
+    #[serde(default)]
+    plot: PlotSpec,
+}
+
+/// Which charts to draw.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlotSpec {
+    /// Metrics to chart against the load, one chart per machine and policy.
+    metrics: Vec<String>,
+    /// Upper limit of the y axis.
+    y_max: Option<f64>,
+    /// One line per `allocator` (charts per machine and policy) or per
+    /// `scheduler` (charts per machine and allocator).
+    series: String,
+}
+
+impl Default for PlotSpec {
+    fn default() -> Self {
+        Self {
+            metrics: vec!["mean_response".to_owned()],
+            y_max: None,
+            series: "allocator".to_owned(),
+        }
+    }
+}
+
+/// One point of the grid; its fields are the first CSV columns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Point {
+    topology: String,
+    allocator: String,
+    scheduler: String,
+    load: f64,
+    /// Fingerprint of everything else that decides the results (see
+    /// [`settings`]), so that a file computed under other settings is
+    /// refused rather than resumed.
+    settings: String,
+}
+
+/// A fingerprint of the settings shared by every point (seed, seeds and
+/// workload): 64-bit FNV-1a of their JSON form, as 16 hex digits. Stable
+/// across runs, platforms and compiler versions.
+fn settings(exp: &Experiment) -> Result<String, CliError> {
+    let json = serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload))
+        .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in json.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok(format!("{h:016x}"))
+}
+
+/// The result columns: every deterministic metric's mean and 95%
+/// half-width over the replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Row {
+    seeds: u64,
+    mean_response: f64,
+    mean_response_hw: Option<f64>,
+    mean_wait: f64,
+    mean_wait_hw: Option<f64>,
+    mean_numerical_delay: f64,
+    mean_numerical_delay_hw: Option<f64>,
+    mean_topological_delay: f64,
+    mean_topological_delay_hw: Option<f64>,
+    mean_service: f64,
+    mean_service_hw: Option<f64>,
+    utilization: f64,
+    utilization_hw: Option<f64>,
+    useful_utilization: f64,
+    useful_utilization_hw: Option<f64>,
+    miss_rate: f64,
+    miss_rate_hw: Option<f64>,
+    mean_internal_fragmentation: f64,
+    mean_internal_fragmentation_hw: Option<f64>,
+    mean_queue_length: f64,
+    mean_queue_length_hw: Option<f64>,
+    throughput: f64,
+    throughput_hw: Option<f64>,
+    completed: f64,
+    completed_hw: Option<f64>,
+}
+
+fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
+    let s = summarize(reports)?;
+    let get = |name: &str| -> Result<(f64, Option<f64>), CliError> {
+        s.iter()
+            .find(|m| m.metric == name)
+            .map(|m| (m.mean, m.half_width))
+            .ok_or_else(|| CliError::input(format!("metric {name} missing")))
+    };
+    let (mean_response, mean_response_hw) = get("mean_response")?;
+    let (mean_wait, mean_wait_hw) = get("mean_wait")?;
+    let (mean_numerical_delay, mean_numerical_delay_hw) = get("mean_numerical_delay")?;
+    let (mean_topological_delay, mean_topological_delay_hw) = get("mean_topological_delay")?;
+    let (mean_service, mean_service_hw) = get("mean_service")?;
+    let (utilization, utilization_hw) = get("utilization")?;
+    let (useful_utilization, useful_utilization_hw) = get("useful_utilization")?;
+    let (miss_rate, miss_rate_hw) = get("miss_rate")?;
+    let (mean_internal_fragmentation, mean_internal_fragmentation_hw) =
+        get("mean_internal_fragmentation")?;
+    let (mean_queue_length, mean_queue_length_hw) = get("mean_queue_length")?;
+    let (throughput, throughput_hw) = get("throughput")?;
+    let (completed, completed_hw) = get("completed")?;
+    Ok(Row {
+        seeds,
+        mean_response,
+        mean_response_hw,
+        mean_wait,
+        mean_wait_hw,
+        mean_numerical_delay,
+        mean_numerical_delay_hw,
+        mean_topological_delay,
+        mean_topological_delay_hw,
+        mean_service,
+        mean_service_hw,
+        utilization,
+        utilization_hw,
+        useful_utilization,
+        useful_utilization_hw,
+        miss_rate,
+        miss_rate_hw,
+        mean_internal_fragmentation,
+        mean_internal_fragmentation_hw,
+        mean_queue_length,
+        mean_queue_length_hw,
+        throughput,
+        throughput_hw,
+        completed,
+        completed_hw,
+    })
+}
+
+/// Reads and checks an experiment file.
+pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
+    let text = fs::read_to_string(path).map_err(CliError::io(path))?;
+    let exp: Experiment = toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| {
+                text.get(..s.start)
+                    .map_or(0, |t| t.matches('\n').count() + 1)
+            })
+            .map(|l| format!("line {l}: "))
+            .unwrap_or_default();
+        CliError::input(format!(
+            "{}: {line}{}",
+            path.display(),
+            e.message().trim().replace('\n', "; ")
+        ))
+    })?;
+    let ctx = |msg: String| CliError::input(format!("{}: {msg}", path.display()));
+    for (name, len) in [
+        ("topologies", exp.topologies.len()),
+        ("allocators", exp.allocators.len()),
+        ("schedulers", exp.schedulers.len()),
+        ("loads", exp.loads.len()),
+    ] {
+        if len == 0 {
+            return Err(ctx(format!("{name} is empty; list at least one")));
+        }
+    }
+    if exp.seeds == 0 {
+        return Err(ctx("seeds must be at least 1".to_owned()));
+    }
+    exp.workload.check().map_err(|e| ctx(e.to_string()))?;
+    for m in &exp.plot.metrics {
+        metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
+    }
+    if !matches!(exp.plot.series.as_str(), "allocator" | "scheduler") {
+        return Err(ctx(format!(
+            "plot: series {:?} must be \"allocator\" or \"scheduler\"",
+            exp.plot.series
+        )));
+    }
+    Ok(exp)
+}
+
+/// Checks every combination before any work: names, machines, loads.
+fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
+    let mut topologies = Vec::new();
+    for t in &exp.topologies {
+        let topo = parse_topology(t)?;
+        for a in &exp.allocators {
+            partalloc::allocators::registry::build(a, &topo)
+                .map_err(|e| CliError::input(format!("allocator {a:?} on {topo}: {e}")))?;
+        }
+        for s in &exp.schedulers {
+            partalloc::schedulers::registry::build(s, &topo)
+                .map_err(|e| CliError::input(format!("scheduler {s:?} on {topo}: {e}")))?;
+        }
+        for &l in &exp.loads {
+            exp.workload
+                .build(&topo, l)
+                .map_err(|e| CliError::input(format!("{topo}, load {l}: {e}")))?;
+        }
+        topologies.push(topo);
+    }
+    Ok(topologies)
+}
+
+fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliError> {
+    let settings = settings(exp)?;
+    let mut v = Vec::new();
+    for t in topologies {
+        for s in &exp.schedulers {
+            for a in &exp.allocators {
+                for &load in &exp.loads {
+                    v.push(Point {
+                        topology: t.to_string(),
+                        allocator: a.clone(),
+                        scheduler: s.clone(),
+                        load,
+                        settings: settings.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(v)
+}
+
+fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
+    let topo = parse_topology(&p.topology)?;
+    let w = exp.workload.build(&topo, p.load)?;
+    let reps = Replications::new(exp.seed, exp.seeds)
+        .map_err(|e| CliError::input(format!("seeds: {e}")))?;
+    let setup = Setup {
+        topology: &topo,
+        allocator: &p.allocator,
+        scheduler: &p.scheduler,
+    };
+    let reports = run_generated(setup, &w, &exp.workload, reps, None, false)?;
+    row(&reports, exp.seeds)
+}
+
+fn output_path(args: &Args, exp: &Experiment) -> PathBuf {
+    if let Some(o) = &args.out {
+        return o.clone();
+    }
+    if let Some(o) = &exp.output {
+        return o.clone();
+    }
+    let stem = args
+        .experiment
+        .file_stem()
+        .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{stem}.csv"))
+}
+
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// A chart line: its label and its points (x, mean, half-width).
+type Line = (String, Vec<(f64, f64, f64)>);
+
+/// Draws one chart per (machine, policy, metric) from the final CSV (per
+/// (machine, allocator, metric) when the lines are policies).
+fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut reader = csv::Reader::from_path(csv_path)
+        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+    let headers = reader
+        .headers()
+        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?
+        .clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| CliError::input(format!("{}: no column {name}", csv_path.display())))
+    };
+    let (ct, cl) = (col("topology")?, col("load")?);
+    // `ca`: the column that names a line, `cs`: the one that names a chart.
+    let (ca, cs) = if exp.plot.series == "scheduler" {
+        (col("scheduler")?, col("allocator")?)
+    } else {
+        (col("allocator")?, col("scheduler")?)
+    };
+    let rows: Vec<csv::StringRecord> = reader
+        .records()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+    let num = |r: &csv::StringRecord, c: usize| -> f64 {
+        r.get(c).and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
+    };
+    let stem = csv_path.with_extension("");
+    let mut written = Vec::new();
+    for m in &exp.plot.metrics {
+        let metric = metric(m)?;
+        let (cm, ch) = (col(metric.name)?, col(&format!("{}_hw", metric.name))?);
+        // (topology, scheduler) → allocator → points, in file order.
+        let mut groups: BTreeMap<(usize, String, String), Vec<Line>> = BTreeMap::new();
+        for r in &rows {
+            let t = r.get(ct).unwrap_or_default().to_owned();
+            let s = r.get(cs).unwrap_or_default().to_owned();
+            let a = r.get(ca).unwrap_or_default().to_owned();
+            let order = exp
+                .topologies
+                .iter()
+                .position(|x| parse_topology(x).is_ok_and(|y| y.to_string() == t))
+                .unwrap_or(usize::MAX);
+            let series = groups.entry((order, t, s)).or_default();
+            let hw = num(r, ch);
+            let pt = (
+                num(r, cl),
+                num(r, cm),
+                if hw.is_finite() { hw } else { 0.0 },
+            );
+            match series.iter_mut().find(|(name, _)| *name == a) {
+                Some((_, pts)) => pts.push(pt),
+                None => series.push((a, vec![pt])),
+            }
+        }
+        for ((_, t, s), series) in groups {
+            let chart = Chart {
+                title: format!("{} — {t}, {s}", metric.label.trim()),
+                x_label: "offered load".to_owned(),
+                y_label: metric.label.trim().to_owned(),
+                series: series
+                    .into_iter()
+                    .map(|(label, mut points)| {
+                        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        Series { label, points }
+                    })
+                    .collect(),
+                y_max: exp.plot.y_max,
+            };
+            let svg = render_svg(&chart).map_err(|e| CliError::input(e.to_string()))?;
+            let mut name = stem.as_os_str().to_owned();
+            name.push(format!("-{}-{}-{}.svg", metric.name, slug(&t), slug(&s)));
+            let path = PathBuf::from(name);
+            write_atomic(&path, svg.as_bytes())?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// Runs `partalloc sweep`.
+pub(crate) fn run(args: &Args) -> Result<(), CliError> {
+    let exp = load_experiment(&args.experiment)?;
+    let topologies = validate(&exp)?;
+    let out = output_path(args, &exp);
+    if let Some(dir) = out.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        return Err(CliError::input(format!(
+            "{}: the directory {} does not exist",
+            out.display(),
+            dir.display()
+        )));
+    }
+    let mut sweep = match Sweep::open(&out, points(&exp, &topologies)?) {
+        Err(SweepError::UnknownPoint {
+            key,
+            line: Some(line),
+        }) => {
+            return Err(CliError::input(format!(
+                "the results on disk for {} hold a row (line {line}: {key}) that is not a point of this experiment: other points, or other settings (seed, seeds or workload); write to another file or move the old one (and its .partial) away",
+                out.display()
+            )));
+        }
+        other => other?,
+    };
+    let total = sweep.points().len();
+    let mut pending: Vec<usize> = sweep.pending().collect();
+    let resumed = total - pending.len();
+    if let Some(n) = args.limit {
+        pending.truncate(n);
+    }
+    let pool = thread_pool(args.threads.unwrap_or(0))
+        .map_err(|e| CliError::input(format!("--threads: {e}")))?;
+    let multi = MultiProgress::with_draw_target(if args.quiet {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    });
+    let overall = multi.add(ProgressBar::new(pending.len() as u64));
+    overall.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} points  {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let points = sweep.points().to_vec();
+    let sink = Mutex::new(&mut sweep);
+    let result = pool.install(|| {
+        pending
+            .par_iter()
+            .try_for_each(|&i| -> Result<(), CliError> {
+                let Some(p) = points.get(i) else {
+                    return Ok(());
+                };
+                let bar = multi.add(ProgressBar::new_spinner());
+                bar.set_message(format!(
+                    "{} {} {} load {}",
+                    p.topology, p.allocator, p.scheduler, p.load
+                ));
+                bar.enable_steady_tick(Duration::from_millis(200));
+                let r = compute(&exp, p).map_err(|e| {
+                    CliError::input(format!(
+                        "point ({}, {}, {}, load {}): {e}",
+                        p.topology, p.allocator, p.scheduler, p.load
+                    ))
+                });
+                bar.finish_and_clear();
+                let r = r?;
+                sink.lock()
+                    .map_err(|_| CliError::input("a worker failed while recording a point"))?
+                    .append_index(i, &r)?;
+                overall.inc(1);
+                Ok(())
+            })
+    });
+    overall.finish_and_clear();
+    result?;
+    let remaining = sweep.pending().count();
+    if remaining > 0 {
+        let mut partial = out.clone().into_os_string();
+        partial.push(".partial");
+        return emit(&format!(
+            "stopped with {remaining} of {total} points left; {} holds the {} done; run the same command again to continue\n",
+            PathBuf::from(partial).display(),
+            total - remaining
+        ));
+    }
+    let path = sweep.finish()?.to_path_buf();
+    let mut msg = format!(
+        "{} points ({} from an earlier run) written to {}\n",
+        total,
+        resumed,
+        path.display()
+    );
+    if !args.no_plots {
+        for p in plots(&exp, &path)? {
+            msg.push_str(&format!("chart {}\n", p.display()));
+        }
+    }
+    emit(&msg)
+}

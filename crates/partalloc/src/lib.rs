@@ -1,0 +1,182 @@
+//! Processor allocation and job scheduling on partitionable parallel
+//! machines — hypercubes, k-ary n-cubes, meshes and tori.
+//!
+//! This crate gathers the five crates of the workspace under one name and
+//! ships the `partalloc` command-line tool (feature `cli`, on by default):
+//!
+//! | module | crate | what it holds |
+//! |---|---|---|
+//! | [`topology`] | `partalloc-topology` | machines, node addressing, subcubes, boxes, subtori, Gray codes |
+//! | [`allocators`] | `partalloc-allocators` | the `Allocator` trait, one module per strategy, the registry by name |
+//! | [`workload`] | `partalloc-workload` | jobs, the papers' arrival/shape/demand generators, SWF traces |
+//! | [`schedulers`] | `partalloc-schedulers` | FCFS, Scan, static partitioning, lazy, M-FCFS, EASY; offline torus scheduling |
+//! | [`simkit`] | `partalloc-simkit` | the event calendar, the run loop, statistics, replications, resumable sweeps |
+//!
+//! A resource manager that needs one allocator can depend on
+//! `partalloc-allocators` alone; this crate is for studies that use all of
+//! them. Library users who do not want the command-line dependencies write
+//! `partalloc = { version = "0.1", default-features = false }`.
+//!
+//! # From a machine to a sweep
+//!
+//! ## 1. Pick a machine
+//!
+//! Machines parse from short descriptions: `hypercube:N`, `mesh:AxB[xC…]`,
+//! `torus:AxB[xC…]`, `kary:K^N` (a k-ary n-cube, a mesh in Kang et al.'s
+//! sense) and `kary-torus:K^N`.
+//!
+//! ```
+//! use partalloc::topology::Topology;
+//!
+//! let cube: Topology = "hypercube:7".parse()?;
+//! let mesh: Topology = "mesh:16x16".parse()?;
+//! let kary: Topology = "kary:8^3".parse()?;
+//! assert_eq!((cube.num_nodes(), mesh.num_nodes(), kary.num_nodes()), (128, 256, 512));
+//! assert_eq!(mesh.diameter(), 30);
+//! assert!("mesh:16xq".parse::<Topology>().is_err());
+//! # Ok::<(), partalloc::topology::TopologyError>(())
+//! ```
+//!
+//! ## 2. Pick a strategy and allocate
+//!
+//! Every strategy is an [`Allocator`](allocators::Allocator), built by name
+//! (with parameters in brackets) through the
+//! [`registry`](allocators::registry). A grant is given back with
+//! `release`; the allocator keeps its own record of it.
+//!
+//! ```
+//! use partalloc::allocators::{Request, registry};
+//! use partalloc::topology::Topology;
+//!
+//! let mesh: Topology = "mesh:16x16".parse()?;
+//! let mut fsl = registry::build("fsl", &mesh)?;
+//! let a = fsl.allocate(&Request::boxed(&[8, 4])?)?;
+//! let b = fsl.allocate(&Request::boxed(&[16, 12])?)?;
+//! assert_eq!(fsl.free_nodes(), 256 - 32 - 192);
+//! fsl.release(&a)?;
+//! fsl.release(&b)?;
+//! assert_eq!(fsl.free_nodes(), 256);
+//!
+//! // The buddy system on a 7-cube grants subcubes, printed as the papers do.
+//! let mut buddy = registry::build("buddy", &"hypercube:7".parse()?)?;
+//! let g = buddy.allocate(&Request::subcube(5))?;
+//! assert_eq!(g.partition().to_string(), "00XXXXX");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 3. Describe a workload
+//!
+//! A [`Workload`](workload::Workload) combines Poisson arrivals (rate from
+//! an offered load ρ = λ·m·r/N, Kim & Yoon §IV.1), a shape distribution and
+//! a residence-time distribution. Draw from it with a seeded `ChaCha8Rng`.
+//!
+//! ```
+//! use partalloc::topology::Grid;
+//! use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
+//! use rand::SeedableRng;
+//! use rand::rngs::ChaCha8Rng;
+//!
+//! // Kim & Yoon §IV.1: sides uniform in 1..=16 on a 16×16 mesh, load 0.47,
+//! // exponential residence of mean 10.
+//! let shapes = MeshSides::for_grid(SideLaw::Uniform, &Grid::mesh(&[16, 16])?)?;
+//! let w = Workload::with_load(0.47, 256, shapes, Exponential::new(10.0)?, Dependence::Dependent)?;
+//! assert!((w.offered_load(256) - 0.47).abs() < 1e-12);
+//! let mut rng = ChaCha8Rng::seed_from_u64(1);
+//! let jobs: Vec<_> = w.jobs(&mut rng).take(100).collect();
+//! assert!(jobs.iter().all(|j| j.nodes() <= 256));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 4. Simulate
+//!
+//! A [`Simulation`](simkit::Simulation) wires the job stream through a
+//! scheduling policy to the allocator and reports response and waiting
+//! times, the numerical/topological split of the delay (Kang §5.1),
+//! utilization, allocation misses (Kim & Yoon §IV.2) and more.
+//!
+//! ```
+//! use partalloc::simkit::{SimConfig, Simulation, Stop};
+//! use partalloc::topology::{Grid, Topology};
+//! use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
+//! use rand::SeedableRng;
+//! use rand::rngs::ChaCha8Rng;
+//!
+//! let machine: Topology = "mesh:16x16".parse()?;
+//! let shapes = MeshSides::for_grid(SideLaw::Uniform, &Grid::mesh(&[16, 16])?)?;
+//! let w = Workload::with_load(0.3, 256, shapes, Exponential::new(10.0)?, Dependence::Dependent)?;
+//! let mut rng = ChaCha8Rng::seed_from_u64(7);
+//! let config = SimConfig { stop: Stop { jobs: Some(300), time: None }, ..SimConfig::default() };
+//! let report = Simulation::by_name(machine, "fsl", "fcfs", w.jobs(&mut rng), config)?.run()?;
+//! let r = report.results;
+//! assert_eq!(r.completed, 300);
+//! // A job's wait is exactly its numerical plus its topological delay.
+//! let split = r.mean_numerical_delay + r.mean_topological_delay;
+//! assert!((r.mean_wait - split).abs() < 1e-9 * r.mean_wait.max(1.0));
+//! assert!(r.utilization > 0.0 && r.utilization < 1.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 5. Replicate and sweep
+//!
+//! [`Replications`](simkit::Replications) runs independent seeds in
+//! parallel (one ChaCha8 stream each; bit-identical at any thread count) and
+//! summarizes them as mean ± Student-t half-width. A
+//! [`Sweep`](simkit::Sweep) writes each finished point of a grid to CSV at
+//! once and resumes after an interruption.
+//!
+//! ```
+//! use partalloc::simkit::{Replications, SimConfig, Simulation, Stop, Sweep};
+//! use partalloc::topology::{Hypercube, Topology};
+//! use partalloc::workload::{CubeDims, Dependence, Exponential, Workload};
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize)]
+//! struct Point { allocator: &'static str, load: f64 }
+//! #[derive(Serialize)]
+//! struct Row { response: f64, half_width: Option<f64> }
+//!
+//! let machine: Topology = "hypercube:6".parse()?;
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("sweep.csv");
+//! let points = ["buddy", "partner"]
+//!     .into_iter()
+//!     .flat_map(|a| [0.3, 0.6].map(|load| Point { allocator: a, load }))
+//!     .collect();
+//! let mut sweep = Sweep::open(&path, points)?;
+//! sweep.run_pending(|_, p| -> Result<Row, Box<dyn std::error::Error + Send + Sync>> {
+//!     let dims = CubeDims::mohapatra_uniform(&Hypercube::new(6)?)?;
+//!     let w = Workload::with_load(p.load, 64, dims, Exponential::new(1.0)?, Dependence::Dependent)?;
+//!     let reps = Replications::new(1, 4)?;
+//!     let responses = reps.try_run(|_, rng| {
+//!         let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
+//!         let sim = Simulation::by_name(machine.clone(), p.allocator, "fcfs", w.jobs(rng), config)?;
+//!         Ok::<_, partalloc::simkit::SimError>(sim.run()?.results.mean_response)
+//!     })?;
+//!     let ci = reps.summarize(&responses, 0.95)?;
+//!     Ok(Row { response: ci.mean, half_width: ci.half_width })
+//! }).map_err(|e| e.to_string())?;
+//! sweep.finish()?;
+//! let csv = std::fs::read_to_string(&path)?;
+//! assert!(csv.starts_with("allocator,load,response,half_width\nbuddy,0.3,"));
+//! assert_eq!(csv.lines().count(), 5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The command-line tool does all of this from flags and TOML files; see
+//! `docs/guide.md` in the repository.
+//!
+//! # Features
+//!
+//! - `cli` (default): the `partalloc` binary and its dependencies; turns on
+//!   `serde` and `plot`.
+//! - `serde`: `Serialize`/`Deserialize` for the public data types of every
+//!   crate.
+//! - `plot`: SVG charts (`simkit::plot`).
+
+#![deny(missing_docs)]
+
+pub use partalloc_allocators as allocators;
+pub use partalloc_schedulers as schedulers;
+pub use partalloc_simkit as simkit;
+pub use partalloc_topology as topology;
+pub use partalloc_workload as workload;
