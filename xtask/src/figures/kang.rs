@@ -30,21 +30,21 @@ pub(crate) const FIG10: Figure = Figure {
 pub(crate) const FIG11: Figure = Figure {
     id: "kang-fig11",
     paper: "Kang et al. 2003, Fig. 11",
-    summary: "mean response time, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic (both readings)",
+    summary: "mean response time, noncubic jobs, 4/8/16-ary 3-cubes, ETC (exact / power-of-two boxes) vs Isomorphic (block / split)",
     kind: FigureKind::Panels(fig11),
 };
 
 pub(crate) const FIG12: Figure = Figure {
     id: "kang-fig12",
     paper: "Kang et al. 2003, Fig. 12",
-    summary: "numerical delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    summary: "numerical delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC (exact / power-of-two boxes) vs Isomorphic (block / split)",
     kind: FigureKind::Panels(fig12),
 };
 
 pub(crate) const FIG13: Figure = Figure {
     id: "kang-fig13",
     paper: "Kang et al. 2003, Fig. 13",
-    summary: "topological delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC vs Isomorphic",
+    summary: "topological delay, noncubic jobs, 4/8/16-ary 3-cubes, ETC (exact / power-of-two boxes) vs Isomorphic (block / split)",
     kind: FigureKind::Panels(fig13),
 };
 
@@ -444,7 +444,12 @@ fn noncubic(
                 metric,
                 points: {
                     let mut v = points(ctx, k, &NONCUBIC, Shapes::KangNoncubic)?;
-                    v.extend(points(ctx, k, &[(ETC_POW2, "etc")], Shapes::KangNoncubicPow2)?);
+                    v.extend(points(
+                        ctx,
+                        k,
+                        &[(ETC_POW2, "etc")],
+                        Shapes::KangNoncubicPow2,
+                    )?);
                     v
                 },
                 y_max: Some(if metric == Metric::Response {
@@ -543,7 +548,10 @@ fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
                     let red = reduction(i, e);
                     claims.push(Claim::new(
                         paper,
-                        format!("at load 0.4: {iso} {i:.3}, {etc} {e:.3}: {} lower", pct(red)),
+                        format!(
+                            "at load 0.4: {iso} {i:.3}, {etc} {e:.3}: {} lower",
+                            pct(red)
+                        ),
                         if (red - 0.45).abs() <= 0.10 {
                             Verdict::Confirmed
                         } else if red > 0.0 {

@@ -94,7 +94,9 @@ impl Setup {
         let shapes = match self.shapes {
             Shapes::KangCubic => "cubic 2^a per side".to_owned(),
             Shapes::KangNoncubic => "noncubic uniform sides".to_owned(),
-            Shapes::KangNoncubicPow2 => "noncubic uniform sides, each rounded up to 2^ceil(log2)".to_owned(),
+            Shapes::KangNoncubicPow2 => {
+                "noncubic uniform sides, each rounded up to 2^ceil(log2)".to_owned()
+            }
             Shapes::CubeDims { normal: false } => "cube dims uniform".to_owned(),
             Shapes::CubeDims { normal: true } => "cube dims normal table".to_owned(),
             Shapes::Mesh(SideLaw::Uniform) => "sides uniform".to_owned(),
