@@ -422,3 +422,69 @@ pub(crate) struct CpuRow {
     pub search_us_mean: f64,
     pub search_us_ci95: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn box_job(sides: &[u32]) -> Job {
+        Job {
+            id: 7,
+            arrival: 2.5,
+            shape: JobShape::Box {
+                sides: Coords::new(sides).unwrap(),
+            },
+            service: 0.75,
+            estimate: None,
+        }
+    }
+
+    #[test]
+    fn sides_round_up_to_powers_of_two_within_the_machine() {
+        let caps = Coords::new(&[8, 8, 8]).unwrap();
+        let mut j = box_job(&[1, 3, 5]);
+        round_up_pow2(&mut j, &caps);
+        assert_eq!(j.shape, box_job(&[1, 4, 8]).shape);
+        // The job's draw is kept: same id, arrival and service.
+        assert_eq!((j.id, j.arrival, j.service), (7, 2.5, 0.75));
+        // Powers of two stay; a side is never rounded past the machine's.
+        let caps = Coords::new(&[16, 6, 8]).unwrap();
+        let mut j = box_job(&[16, 5, 2]);
+        round_up_pow2(&mut j, &caps);
+        assert_eq!(j.shape, box_job(&[16, 6, 2]).shape);
+        let mut c = Job {
+            shape: JobShape::Nodes { count: 5 },
+            ..box_job(&[1, 1, 1])
+        };
+        round_up_pow2(&mut c, &caps);
+        assert_eq!(c.shape, JobShape::Nodes { count: 5 });
+    }
+
+    #[test]
+    fn rounded_jobs_keep_the_unrounded_arrival_rate() {
+        let setup = |shapes| Setup {
+            machine: "kary:8^3".parse().unwrap(),
+            allocator: "etc".to_owned(),
+            scheduler: "fcfs".to_owned(),
+            shapes,
+            demand: Demand::Exponential(1.0),
+            load: 0.4,
+            stop: StopRule::Jobs(50),
+            replications: 1,
+            search_time: false,
+        };
+        let a: Vec<Job> = setup(Shapes::KangNoncubic)
+            .workload()
+            .unwrap()
+            .jobs(&mut replication_rng(1, 0))
+            .take(50)
+            .collect();
+        let b: Vec<Job> = setup(Shapes::KangNoncubicPow2)
+            .workload()
+            .unwrap()
+            .jobs(&mut replication_rng(1, 0))
+            .take(50)
+            .collect();
+        assert_eq!(a, b);
+    }
+}
