@@ -2,10 +2,10 @@
 //! summary written to the figure's CSV.
 
 use partalloc_simkit::{ConfidenceInterval, Report, SimConfig, Simulation, Stop, replication_rng};
-use partalloc_topology::{Hypercube, Topology};
+use partalloc_topology::{Coords, Hypercube, Topology};
 use partalloc_workload::{
-    CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential, MeshSides,
-    NoncubicShapes, ShapeDist, SideLaw, UniformDemand, Workload,
+    CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential, Job, JobShape,
+    MeshSides, NoncubicShapes, ShapeDist, SideLaw, UniformDemand, Workload,
 };
 use serde::Serialize;
 
@@ -18,6 +18,13 @@ pub(crate) enum Shapes {
     KangCubic,
     /// Kang §5.3: sides uniform in 1..=k per dimension.
     KangNoncubic,
+    /// Kang §5.3's jobs with every side rounded up to the next power of two
+    /// (at most the machine's side) before the job is submitted: the box a
+    /// subcube-granting strategy descended from Tree Collapsing would
+    /// reserve. The arrival rate stays derived from the unrounded sizes, so
+    /// the offered load counts the nodes the jobs need, as for
+    /// [`Shapes::KangNoncubic`].
+    KangNoncubicPow2,
     /// Mohapatra §4.1: subcube dimension uniform in 0..n−1, or the "normal"
     /// table.
     CubeDims {
@@ -87,6 +94,9 @@ impl Setup {
         let shapes = match self.shapes {
             Shapes::KangCubic => "cubic 2^a per side".to_owned(),
             Shapes::KangNoncubic => "noncubic uniform sides".to_owned(),
+            Shapes::KangNoncubicPow2 => {
+                "noncubic uniform sides, each rounded up to 2^ceil(log2)".to_owned()
+            }
             Shapes::CubeDims { normal: false } => "cube dims uniform".to_owned(),
             Shapes::CubeDims { normal: true } => "cube dims normal table".to_owned(),
             Shapes::Mesh(SideLaw::Uniform) => "sides uniform".to_owned(),
@@ -143,7 +153,9 @@ impl Setup {
                     .collect();
                 CubicShapes::new(&exps)?.into()
             }
-            Shapes::KangNoncubic => NoncubicShapes::new(&grid_sides(&self.machine)?)?.into(),
+            Shapes::KangNoncubic | Shapes::KangNoncubicPow2 => {
+                NoncubicShapes::new(&grid_sides(&self.machine)?)?.into()
+            }
             Shapes::CubeDims { normal } => {
                 let Topology::Hypercube(h) = self.machine else {
                     return Err(FigError::Setup(format!(
@@ -178,6 +190,17 @@ impl Setup {
     /// sizes and service draws (common random numbers).
     pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
         let w = self.workload()?;
+        let round = self.shapes == Shapes::KangNoncubicPow2;
+        let caps = match self.machine {
+            Topology::Grid(g) => Some(*g.sides()),
+            _ => None,
+        };
+        let shape = move |mut j: Job| {
+            if round && let Some(caps) = &caps {
+                round_up_pow2(&mut j, caps);
+            }
+            j
+        };
         let mut rng = replication_rng(seed, rep);
         let mut cfg = SimConfig {
             stop: Stop::default(),
@@ -189,18 +212,35 @@ impl Setup {
             StopRule::Jobs(n) => {
                 let jobs = w
                     .jobs(&mut rng)
+                    .map(shape)
                     .take(usize::try_from(n).unwrap_or(usize::MAX));
                 Simulation::by_name(self.machine, &self.allocator, &self.scheduler, jobs, cfg)?
                     .run()?
             }
             StopRule::Horizon(t) => {
                 cfg.stop.time = Some(t);
-                let jobs = w.jobs(&mut rng).take_while(move |j| j.arrival < t);
+                let jobs = w
+                    .jobs(&mut rng)
+                    .map(shape)
+                    .take_while(move |j| j.arrival < t);
                 Simulation::by_name(self.machine, &self.allocator, &self.scheduler, jobs, cfg)?
                     .run()?
             }
         };
         Ok(report)
+    }
+}
+
+/// Rounds every side of a box job up to the next power of two, capped at
+/// the machine's side along that dimension (`caps`); other shapes are left
+/// as they are. The job keeps its id, arrival and service, so a rounded
+/// series sees the same jobs as the unrounded ones (common random numbers).
+fn round_up_pow2(job: &mut Job, caps: &Coords) {
+    if let JobShape::Box { sides } = &mut job.shape {
+        for (i, s) in sides.as_mut_slice().iter_mut().enumerate() {
+            let cap = caps.as_slice().get(i).copied().unwrap_or(u32::MAX);
+            *s = s.checked_next_power_of_two().unwrap_or(*s).min(cap).max(*s);
+        }
     }
 }
 
@@ -381,4 +421,70 @@ impl Row {
 pub(crate) struct CpuRow {
     pub search_us_mean: f64,
     pub search_us_ci95: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn box_job(sides: &[u32]) -> Job {
+        Job {
+            id: 7,
+            arrival: 2.5,
+            shape: JobShape::Box {
+                sides: Coords::new(sides).unwrap(),
+            },
+            service: 0.75,
+            estimate: None,
+        }
+    }
+
+    #[test]
+    fn sides_round_up_to_powers_of_two_within_the_machine() {
+        let caps = Coords::new(&[8, 8, 8]).unwrap();
+        let mut j = box_job(&[1, 3, 5]);
+        round_up_pow2(&mut j, &caps);
+        assert_eq!(j.shape, box_job(&[1, 4, 8]).shape);
+        // The job's draw is kept: same id, arrival and service.
+        assert_eq!((j.id, j.arrival, j.service), (7, 2.5, 0.75));
+        // Powers of two stay; a side is never rounded past the machine's.
+        let caps = Coords::new(&[16, 6, 8]).unwrap();
+        let mut j = box_job(&[16, 5, 2]);
+        round_up_pow2(&mut j, &caps);
+        assert_eq!(j.shape, box_job(&[16, 6, 2]).shape);
+        let mut c = Job {
+            shape: JobShape::Nodes { count: 5 },
+            ..box_job(&[1, 1, 1])
+        };
+        round_up_pow2(&mut c, &caps);
+        assert_eq!(c.shape, JobShape::Nodes { count: 5 });
+    }
+
+    #[test]
+    fn rounded_jobs_keep_the_unrounded_arrival_rate() {
+        let setup = |shapes| Setup {
+            machine: "kary:8^3".parse().unwrap(),
+            allocator: "etc".to_owned(),
+            scheduler: "fcfs".to_owned(),
+            shapes,
+            demand: Demand::Exponential(1.0),
+            load: 0.4,
+            stop: StopRule::Jobs(50),
+            replications: 1,
+            search_time: false,
+        };
+        let a: Vec<Job> = setup(Shapes::KangNoncubic)
+            .workload()
+            .unwrap()
+            .jobs(&mut replication_rng(1, 0))
+            .take(50)
+            .collect();
+        let b: Vec<Job> = setup(Shapes::KangNoncubicPow2)
+            .workload()
+            .unwrap()
+            .jobs(&mut replication_rng(1, 0))
+            .take(50)
+            .collect();
+        assert_eq!(a, b);
+    }
 }
