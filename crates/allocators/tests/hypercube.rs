@@ -107,7 +107,7 @@ fn example_10_fig_6_gray_code_follows_the_text() {
     // Fig. 6 prints I4 = {0011, 0010} and I5 = 0001. Algorithm 2 gives the
     // least α = 1 for I4: positions 1..2 are G(1) = 0001, G(2) = 0011, both
     // free; Fig. 6's pair is the window α = 2. I5 is then the one node
-    // left, 0010 (docs/errata/hypercube.md).
+    // left, 0010 (docs/paper-errata.md (hypercube part)).
     assert_eq!(sorted_nodes(&got[3]), nodes_of("0001,0011"));
     assert_eq!(sorted_nodes(&got[4]), nodes_of("0010"));
     let brgc = gray::GrayCode::reflected(4).unwrap();

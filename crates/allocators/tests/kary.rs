@@ -520,7 +520,7 @@ fn a8_example6_sniffing_vs_etc() {
 #[test]
 fn sniffing_plane_positions_are_k_minus_l_plus_1_squared() {
     // Kang §2 counts (8−4)^2 = 16 positions per plane; the definition gives
-    // (8−4+1)^2 = 25 (docs/errata/kary.md).
+    // (8−4+1)^2 = 25 (docs/paper-errata.md (k-ary part)).
     let s = Sniffing::new(topo("kary:8^3")).unwrap();
     assert_eq!(s.recognizable(&boxed(&[4, 4, 1])).unwrap().len(), 25 * 8);
     let e = Etc::new(topo("kary:8^3")).unwrap();
@@ -739,7 +739,7 @@ fn strategies_refuse_what_they_cannot_serve() {
 
 #[test]
 fn jobs_below_q_n_2_are_served() {
-    // a = Σ a_i div n = 0 (docs/errata/kary.md §3): 2×1×1 and 1×2×2 jobs.
+    // a = Σ a_i div n = 0 (docs/paper-errata.md (k-ary part) §3): 2×1×1 and 1×2×2 jobs.
     let mut iso = Isomorphic::new(topo("kary:4^3")).unwrap();
     let g = iso.allocate(&boxed(&[1, 2, 1])).unwrap();
     // l = 1: two single nodes along dimension 0 (the fold ignores the

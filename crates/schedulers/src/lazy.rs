@@ -9,7 +9,7 @@
 //! then nothing starts until that job has started (steps 1 and 3).
 //!
 //! How the algorithm text maps onto events (each choice is also in
-//! `docs/errata/schedulers.md`):
+//! `docs/paper-errata.md` (schedulers part)):
 //! - Lazy_Release runs on every departure: step 1 checks the oldest waiting
 //!   job against the threshold; step 2 hands the released partition to the
 //!   head of `Q_k` (modelled as release then an allocation for that head —

@@ -12,7 +12,7 @@
 //!   preemptions), and [`min_finish_time`] by binary search.
 //!
 //! Where the report's example or formulas disagree with its algorithm text,
-//! the text is implemented; see `docs/errata/schedulers.md`.
+//! the text is implemented; see `docs/paper-errata.md` (schedulers part).
 //!
 //! ```
 //! use partalloc_schedulers::torus::{cnp_alloc, TorusJob};

@@ -17,7 +17,7 @@
 //! The definition G_k = {G_{k−1}^{0\r_k}, (G*_{k−1})^{1\r_k}} inserts the
 //! new bit at position r_k − 1 in the 0-based positions of the paper's
 //! Example 1; that is the reading that reproduces Examples 7 and 8 (see
-//! `docs/errata/hypercube.md`). Unrolling the recursion, the bit inserted
+//! `docs/paper-errata.md` (hypercube part)). Unrolling the recursion, the bit inserted
 //! at step k ends at position g_k − 1 of the n-bit word, so
 //! G_n{g}(i) is [`brgc`]`(i)` with bit k − 1 moved to position g_k − 1.
 //!

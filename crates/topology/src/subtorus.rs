@@ -32,7 +32,7 @@
 //!   two nodes; in general two subtori with the same strides share a link iff
 //!   their offsets agree in all dimensions but one, d, along which the
 //!   subtorus has at least two nodes. [`Subtorus::is_link_disjoint`]
-//!   implements the general rule (see `docs/errata/topology.md`).
+//!   implements the general rule (see `docs/paper-errata.md` (topology part)).
 //! - The partition into link-disjoint sets puts offset a in set
 //!   (Σ_d a_d) mod max_d K_d. For K_1 = K_2 = 2 that gives Gupta's sets
 //!   {(0,0), (1,1)} and {(0,1), (1,0)}. No two members of a set have

@@ -104,7 +104,7 @@ fn subcube_0x1x_of_a_4_cube() {
     // §II: "the subcube Q_2 which consists of the processors {0000, 0011,
     // 0110, 0111} in a 4-cube is written as 0X1X". The address 0X1X holds
     // 0010, 0011, 0110, 0111; 0000 is a misprint for 0010
-    // (docs/errata/topology.md).
+    // (docs/paper-errata.md (topology part)).
     let s: Subcube = "0X1X".parse().unwrap();
     assert_eq!(s.dim(), 2);
     assert_eq!(s.cube_dim(), 4);

@@ -115,7 +115,7 @@ fn kang_fig2_slice_and_isomorphic_partitions_build_the_same_8_ary_3_cube() {
     assert_eq!(q2_8, mesh(&[8, 8]));
     assert_eq!(q2_8.cross(&l8).unwrap(), q3_8);
     // Fig. 2b: Q_3^{2^3} = Q_3^{2^2} ⊙ H_3 = (Q_3^{2^1} ⊙ H_3) ⊙ H_3, with
-    // Q_3^{2^0} the single node (see docs/errata/topology.md on the
+    // Q_3^{2^0} the single node (see docs/paper-errata.md (topology part) on the
     // figure's subscripts).
     let q3_1 = TupleGraph::point(3).unwrap();
     let q3_2 = q3_1.dot(&h3).unwrap();

@@ -827,7 +827,7 @@ mod tests {
         assert!(u.probabilities().iter().all(|&p| (p - 0.1).abs() < 1e-12));
         // Mean size Σ 2^i / 10 = 1023/10.
         assert!((u.mean_nodes() - 102.3).abs() < 1e-9);
-        // Mean size of the normal table, Σ p_i 2^i (docs/errata/workload.md).
+        // Mean size of the normal table, Σ p_i 2^i (docs/paper-errata.md (workload part)).
         assert!((n.mean_nodes() - 52.605).abs() < 1e-9);
         // Empirical frequencies of the normal table, 3σ per dimension.
         let mut rng = ChaCha8Rng::seed_from_u64(10);

@@ -104,7 +104,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     } else {
         let _ = writeln!(
             out,
-            "rows that differ: {} — the report's table prints 8.5 for J3, but its own final availability matrix holds 5.5 at time 4 for J3, i.e. 9.5 (docs/errata/schedulers.md)",
+            "rows that differ: {} — the report's table prints 8.5 for J3, but its own final availability matrix holds 5.5 at time 4 for J3, i.e. 9.5 (docs/paper-errata.md (schedulers part))",
             differ.join(", ")
         );
     }

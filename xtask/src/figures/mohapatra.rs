@@ -9,7 +9,7 @@
 //! load" is the offered load ρ = λ·E\[nodes\]·E\[residence\]/N with the mean
 //! size computed from the size law (102.3 nodes uniform, 52.6 normal; the
 //! paper's "mean job size is system size/2" is inconsistent with its own
-//! laws, see `docs/errata/workload.md`).
+//! laws, see `docs/paper-errata.md` (workload part)).
 
 use partalloc_topology::Topology;
 

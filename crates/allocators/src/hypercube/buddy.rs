@@ -5,7 +5,7 @@
 //! block of nodes α·2^k … (α+1)·2^k − 1 is entirely available, i.e. the
 //! leftmost free node at level n − k of the buddy tree (Fig. 3). The
 //! paper prints the upper limit as 2^{n−k+1} − 1, which would run past the
-//! machine; the code uses 2^{n−k} − 1 (see `docs/errata/hypercube.md`).
+//! machine; the code uses 2^{n−k} − 1 (see `docs/paper-errata.md` (hypercube part)).
 //! It recognises the 2^{n−k} aligned blocks.
 //!
 //! **Q_0**: blocks of size 1, so the least α is the lowest available node —

@@ -12,7 +12,7 @@
 //!
 //! It recognises 2^{n−k+1} subcubes for 1 ≤ k < n. At k = n the two
 //! windows α = 0, 1 are the same whole machine, so it recognises 1, not 2
-//! (`docs/errata/hypercube.md`).
+//! (`docs/paper-errata.md` (hypercube part)).
 //!
 //! **Q_0**: 2^{k−1} is not an integer, so Algorithm 2 does not cover it;
 //! the strategy grants the lowest available node (by address, not by code

@@ -29,7 +29,7 @@
 //!   lexicographic order); when no orientation fits (e.g. 3×1 folded into
 //!   2×2), the requested box is folded zig-zag onto the granted block's own
 //!   sides, which keeps it connected inside the block (see
-//!   `docs/errata/kary.md`), and the grant is a node set.
+//!   `docs/paper-errata.md` (k-ary part)), and the grant is a node set.
 //! - **Split option** (`isomorphic[split=true]`, [`Isomorphic::with_split`];
 //!   Kang §4.2, last paragraph, future work): a noncubic job is split into
 //!   cubic pieces (each side written as a sum of powers of two: 3×5 →

@@ -7,7 +7,7 @@
 //! (the k-ary m-planes in address order, and inside a plane every position
 //! with 0 ≤ base_i ≤ k − l_i); the first all-free window is granted. A
 //! plane therefore holds (k − l + 1)^m positions, not Kang's (k − l)^m (see
-//! `docs/errata/kary.md`). The search is the exact fast search of
+//! `docs/paper-errata.md` (k-ary part)). The search is the exact fast search of
 //! [`Etc`](super::Etc) restricted to the identity orientation.
 //!
 //! ```

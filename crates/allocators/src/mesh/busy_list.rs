@@ -13,7 +13,7 @@
 //! of B's corners, plus the 4 corners of the mesh. These alone are not
 //! complete (a free placement can touch busy submeshes on the left and
 //! below without being aligned with a corner of either; see
-//! `docs/errata/mesh.md`), so by default ([`BlCandidates::Complete`]) the
+//! `docs/paper-errata.md` (mesh part)), so by default ([`BlCandidates::Complete`]) the
 //! placements with base x in {0} ∪ {x2 + 1} and base y in {0} ∪ {y2 + 1}
 //! over the busy list are added: sliding any free placement left and then
 //! down stops at one of them, which restores the complete recognition Kim
@@ -63,7 +63,7 @@ pub enum BlCandidates {
     #[default]
     Complete,
     /// Only the corner-aligned placements and the mesh corners (BASELINES
-    /// B.6 as written). Not complete: see `docs/errata/mesh.md`.
+    /// B.6 as written). Not complete: see `docs/paper-errata.md` (mesh part).
     Aligned,
 }
 

@@ -35,7 +35,7 @@
 //! S′ left of, right of, below or above S when they overlap, and the size
 //! of S′ otherwise (Definition 2, with the signs of the second and fourth
 //! terms as the paper's own worked values require; see
-//! `docs/errata/mesh.md`). Faulty nodes are kept in the allocation list as
+//! `docs/paper-errata.md` (mesh part)). Faulty nodes are kept in the allocation list as
 //! 1×1 submeshes. The list always equals the set of maximal free
 //! rectangles (checked by brute force in the tests). Complete recognition:
 //! any free a×b or b×a placement lies in a maximal free rectangle, whose
@@ -45,7 +45,7 @@
 //! free and N_a allocated submeshes (Kim & Yoon §III.4). Kim & Yoon's
 //! Theorem 1 (N_f ≤ 4·N_a) does not hold in general: three allocated 1×1
 //! submeshes of a 7×7 mesh already leave 13 dominant free submeshes
-//! (`docs/errata/mesh.md`); the number of maximal free rectangles can grow
+//! (`docs/paper-errata.md` (mesh part)); the number of maximal free rectangles can grow
 //! quadratically in N_a.
 //!
 //! The design does not depend on the dimension: the decomposition and the

@@ -195,7 +195,7 @@ fn fig1_boundary_value_is_9() {
 #[test]
 fn theorem_1_bound_fails_for_three_unit_submeshes() {
     // Three allocated 1×1 submeshes of a 7×7 mesh leave 13 > 4·3 dominant
-    // free submeshes (docs/errata/mesh.md).
+    // free submeshes (docs/paper-errata.md (mesh part)).
     let busy = [(1, 1, 1, 1), (3, 5, 3, 5), (5, 3, 5, 3)];
     let mut f = Fsl::new(topo(7, 7)).unwrap();
     place_all(&mut f, &busy);
