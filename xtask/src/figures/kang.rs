@@ -498,18 +498,6 @@ fn below(t: &Table, a: &str, b: &str, col: &str) -> (usize, usize) {
     (v.iter().filter(|&&b| b).count(), v.len())
 }
 
-fn count_verdict(wins: usize, n: usize) -> Verdict {
-    if n == 0 {
-        Verdict::Undecided
-    } else if wins == n {
-        Verdict::Confirmed
-    } else if wins * 2 >= n {
-        Verdict::Partly
-    } else {
-        Verdict::NotConfirmed
-    }
-}
-
 fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
     let mut claims = Vec::new();
     if let Some(cubic) = look.table(&format!("kang-fig10{letter}")) {
@@ -525,7 +513,7 @@ fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
                 "noncubic response above cubic (Fig. 10{letter}) at {wins} of {} points",
                 v.len()
             ),
-            count_verdict(wins, v.len()),
+            Verdict::from_count(wins, v.len()),
         ));
     } else {
         claims.push(Claim::undecided(
@@ -537,7 +525,7 @@ fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
         claims.push(Claim::new(
             format!("Isomorphic performs better than ETC [lines: {iso} vs {etc}]"),
             format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-            count_verdict(wins, n),
+            Verdict::from_count(wins, n),
         ));
         if letter == 'c' || letter == 'b' {
             let paper = format!(
@@ -587,7 +575,7 @@ fn fig12_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
             Claim::new(
                 format!("Isomorphic incurs less numerical delay than ETC [lines: {iso} vs {etc}]"),
                 format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-                count_verdict(wins, n),
+                Verdict::from_count(wins, n),
             )
         })
         .collect()
@@ -600,7 +588,7 @@ fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
         claims.push(Claim::new(
             format!("Isomorphic incurs less topological delay than ETC [lines: {iso} vs {etc}]"),
             format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-            count_verdict(wins, n),
+            Verdict::from_count(wins, n),
         ));
         let gaps: Vec<bool> = LOADS
             .iter()
@@ -621,7 +609,7 @@ fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
                 "{etc} − {iso}: topological gap positive and larger than the numerical gap at {wins} of {} loads ≤ 0.7",
                 gaps.len()
             ),
-            count_verdict(wins, gaps.len()),
+            Verdict::from_count(wins, gaps.len()),
         ));
     }
     claims

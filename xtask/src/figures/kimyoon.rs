@@ -387,18 +387,6 @@ fn fsl_lowest(t: &Table, col: &str) -> (usize, usize) {
     (v.iter().filter(|&&b| b).count(), v.len())
 }
 
-fn verdict(wins: usize, n: usize) -> Verdict {
-    if n == 0 {
-        Verdict::Undecided
-    } else if wins == n {
-        Verdict::Confirmed
-    } else if wins * 2 >= n {
-        Verdict::Partly
-    } else {
-        Verdict::NotConfirmed
-    }
-}
-
 /// Relative improvement range of FSL over `other` (1 − FSL/other).
 fn improvement(t: &Table, other: &str, col: &str) -> Option<(f64, f64)> {
     let v: Vec<f64> = t
@@ -446,7 +434,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
                     range("AS", "wait"),
                     range("Busy-List", "wait")
                 ),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
             if let Some((as_range, bl_range)) = paper_ranges(spec.fig, law) {
                 let overlaps = |m: Option<(f64, f64)>, p: (f64, f64)| {
@@ -483,7 +471,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
             c.push(Claim::new(
                 "FSL has the lowest allocation miss",
                 format!("FSL lowest at {wins} of {n} points"),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
         }
         Metric::SearchTime => {
@@ -513,7 +501,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
             c.push(Claim::new(
                 "FSL's search time is the lowest (slightly below Busy-List)",
                 format!("FSL lowest at {wins} of {n} mesh sizes"),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
         }
         _ => {}
