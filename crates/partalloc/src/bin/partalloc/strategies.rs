@@ -6,7 +6,7 @@ use partalloc::allocators::registry::{self as alloc_registry, ParamInfo};
 use partalloc::schedulers::registry as sched_registry;
 use serde::Serialize;
 
-use crate::common::{CliError, emit};
+use crate::common::{CliError, emit, json_text};
 
 /// Options of `partalloc strategies`.
 #[derive(Debug, clap::Args)]
@@ -155,10 +155,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         restrict(&mut l, &crate::common::parse_topology(t)?);
     }
     if args.json {
-        let mut j = serde_json::to_string_pretty(&l)
-            .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
-        j.push('\n');
-        emit(&j)
+        emit(&json_text(&l)?)
     } else {
         emit(&text(&l))
     }
