@@ -136,6 +136,33 @@ fn reduction(a: f64, b: f64) -> f64 {
     1.0 - a / b
 }
 
+/// The paper's "`a` improves on `b` by as much as `target`" against the
+/// measured means: confirmed within 10 points of `target`, partly if `a` is
+/// lower at all. `measured` states the two means; the reduction is appended.
+fn reduction_claim(
+    paper: impl Into<String>,
+    a: Option<f64>,
+    b: Option<f64>,
+    target: f64,
+    measured: impl FnOnce(f64, f64) -> String,
+) -> Claim {
+    let (Some(a), Some(b)) = (a, b) else {
+        return Claim::undecided(paper);
+    };
+    let red = reduction(a, b);
+    Claim::new(
+        paper,
+        format!("{}: {} lower", measured(a, b), pct(red)),
+        if (red - target).abs() <= 0.10 {
+            Verdict::Confirmed
+        } else if red > 0.0 {
+            Verdict::Partly
+        } else {
+            Verdict::NotConfirmed
+        },
+    )
+}
+
 fn fig9(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
     Ok(vec![Panel {
         id: "kang-fig9".to_owned(),
@@ -241,23 +268,7 @@ fn fig9_claims(t: &Table) -> Vec<Claim> {
     ));
     // ETC comparable with Isomorphic.
     let paper = "ETC performs comparably with Isomorphic";
-    claims.push(match rel_gap(t, "ETC", "Isomorphic", 0.5) {
-        Some(g) => Claim::new(
-            paper,
-            format!(
-                "largest relative difference in response time up to load 0.5: {}",
-                pct(g)
-            ),
-            if g <= 0.15 {
-                Verdict::Confirmed
-            } else if g <= 0.30 {
-                Verdict::Partly
-            } else {
-                Verdict::NotConfirmed
-            },
-        ),
-        None => Claim::undecided(paper),
-    });
+    claims.push(etc_comparable_claim(paper, t, ""));
     claims
 }
 
@@ -302,6 +313,29 @@ fn rel_gap(t: &Table, a: &str, b: &str, max_load: f64) -> Option<f64> {
     (!d.is_empty()).then(|| d.iter().copied().fold(0.0, f64::max))
 }
 
+/// "ETC performs comparably with Isomorphic": their response times up to
+/// load 0.5 within 15% confirm it, within 30% partly. `extra` is appended
+/// to the measured text.
+fn etc_comparable_claim(paper: &str, t: &Table, extra: &str) -> Claim {
+    match rel_gap(t, "ETC", "Isomorphic", 0.5) {
+        Some(g) => Claim::new(
+            paper,
+            format!(
+                "largest relative difference in response time up to load 0.5: {}{extra}",
+                pct(g)
+            ),
+            if g <= 0.15 {
+                Verdict::Confirmed
+            } else if g <= 0.30 {
+                Verdict::Partly
+            } else {
+                Verdict::NotConfirmed
+            },
+        ),
+        None => Claim::undecided(paper),
+    }
+}
+
 fn fig10_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
     let r = |s: &str, x: f64| t.mean(s, x, "response");
     let mut claims = Vec::new();
@@ -315,23 +349,7 @@ fn fig10_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
         'a' => {
             let paper =
                 "on the small 4-ary 3-cube ETC performs comparably with Isomorphic (§5.2, Fig. 9)";
-            claims.push(match rel_gap(t, "ETC", "Isomorphic", 0.5) {
-                Some(g) => Claim::new(
-                    paper,
-                    format!(
-                        "largest relative difference in response time up to load 0.5: {}; {sats}",
-                        pct(g)
-                    ),
-                    if g <= 0.15 {
-                        Verdict::Confirmed
-                    } else if g <= 0.30 {
-                        Verdict::Partly
-                    } else {
-                        Verdict::NotConfirmed
-                    },
-                ),
-                None => Claim::undecided(paper),
-            });
+            claims.push(etc_comparable_claim(paper, t, &format!("; {sats}")));
         }
         'b' => {
             let paper = "ETC's response time quickly saturates on the larger 8-ary 3-cube";
@@ -364,26 +382,13 @@ fn fig10_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
                 None => Claim::undecided(paper),
             });
             let paper = "at 50% utilization Isomorphic improves the response time by as much as 49% over ETC";
-            match (r("Isomorphic", 0.5), r("ETC", 0.5)) {
-                (Some(i), Some(e)) => {
-                    let red = reduction(i, e);
-                    claims.push(Claim::new(
-                        paper,
-                        format!(
-                            "at offered load 0.5: Isomorphic {i:.3}, ETC {e:.3}: {} lower",
-                            pct(red)
-                        ),
-                        if (red - 0.49).abs() <= 0.10 {
-                            Verdict::Confirmed
-                        } else if red > 0.0 {
-                            Verdict::Partly
-                        } else {
-                            Verdict::NotConfirmed
-                        },
-                    ));
-                }
-                _ => claims.push(Claim::undecided(paper)),
-            }
+            claims.push(reduction_claim(
+                paper,
+                r("Isomorphic", 0.5),
+                r("ETC", 0.5),
+                0.49,
+                |i, e| format!("at offered load 0.5: Isomorphic {i:.3}, ETC {e:.3}"),
+            ));
             // Isomorphic scales: its sustained utilization across sizes.
             let paper = "Isomorphic is scalable: consistent performance irrespective of system size (ETC is not)";
             let small = look.table("kang-fig10a");
@@ -498,18 +503,6 @@ fn below(t: &Table, a: &str, b: &str, col: &str) -> (usize, usize) {
     (v.iter().filter(|&&b| b).count(), v.len())
 }
 
-fn count_verdict(wins: usize, n: usize) -> Verdict {
-    if n == 0 {
-        Verdict::Undecided
-    } else if wins == n {
-        Verdict::Confirmed
-    } else if wins * 2 >= n {
-        Verdict::Partly
-    } else {
-        Verdict::NotConfirmed
-    }
-}
-
 fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
     let mut claims = Vec::new();
     if let Some(cubic) = look.table(&format!("kang-fig10{letter}")) {
@@ -525,7 +518,7 @@ fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
                 "noncubic response above cubic (Fig. 10{letter}) at {wins} of {} points",
                 v.len()
             ),
-            count_verdict(wins, v.len()),
+            Verdict::from_count(wins, v.len()),
         ));
     } else {
         claims.push(Claim::undecided(
@@ -537,32 +530,19 @@ fn fig11_claims(letter: char, t: &Table, look: &Lookup<'_>) -> Vec<Claim> {
         claims.push(Claim::new(
             format!("Isomorphic performs better than ETC [lines: {iso} vs {etc}]"),
             format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-            count_verdict(wins, n),
+            Verdict::from_count(wins, n),
         ));
         if letter == 'c' || letter == 'b' {
             let paper = format!(
                 "at 40% utilization Isomorphic improves the response time by as much as 45% over ETC [lines: {iso} vs {etc}]"
             );
-            match (t.mean(iso, 0.4, "response"), t.mean(etc, 0.4, "response")) {
-                (Some(i), Some(e)) => {
-                    let red = reduction(i, e);
-                    claims.push(Claim::new(
-                        paper,
-                        format!(
-                            "at load 0.4: {iso} {i:.3}, {etc} {e:.3}: {} lower",
-                            pct(red)
-                        ),
-                        if (red - 0.45).abs() <= 0.10 {
-                            Verdict::Confirmed
-                        } else if red > 0.0 {
-                            Verdict::Partly
-                        } else {
-                            Verdict::NotConfirmed
-                        },
-                    ));
-                }
-                _ => claims.push(Claim::undecided(paper)),
-            }
+            claims.push(reduction_claim(
+                paper,
+                t.mean(iso, 0.4, "response"),
+                t.mean(etc, 0.4, "response"),
+                0.45,
+                |i, e| format!("at load 0.4: {iso} {i:.3}, {etc} {e:.3}"),
+            ));
         }
     }
     claims
@@ -587,7 +567,7 @@ fn fig12_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
             Claim::new(
                 format!("Isomorphic incurs less numerical delay than ETC [lines: {iso} vs {etc}]"),
                 format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-                count_verdict(wins, n),
+                Verdict::from_count(wins, n),
             )
         })
         .collect()
@@ -600,7 +580,7 @@ fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
         claims.push(Claim::new(
             format!("Isomorphic incurs less topological delay than ETC [lines: {iso} vs {etc}]"),
             format!("{iso} below {etc} at {wins} of {n} loads ≤ 0.7"),
-            count_verdict(wins, n),
+            Verdict::from_count(wins, n),
         ));
         let gaps: Vec<bool> = LOADS
             .iter()
@@ -621,7 +601,7 @@ fn fig13_claims(_letter: char, t: &Table, _look: &Lookup<'_>) -> Vec<Claim> {
                 "{etc} − {iso}: topological gap positive and larger than the numerical gap at {wins} of {} loads ≤ 0.7",
                 gaps.len()
             ),
-            count_verdict(wins, gaps.len()),
+            Verdict::from_count(wins, gaps.len()),
         ));
     }
     claims

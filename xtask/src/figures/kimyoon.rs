@@ -161,46 +161,17 @@ struct Spec {
 }
 
 fn by_size(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
-    let machines = sides(ctx)
+    let xs = sides(ctx)
         .into_iter()
-        .map(|l| Ok((l, mesh(l)?)))
+        .map(|l| Ok((f64::from(l), mesh(l)?, spec.load)))
         .collect::<Result<Vec<_>, FigError>>()?;
-    let machines = &machines;
-    Ok(['a', 'b']
-        .iter()
-        .zip(spec.laws)
-        .map(|(&letter, law)| {
-            let points = STRATEGIES
-                .iter()
-                .flat_map(|(label, alloc)| {
-                    machines.iter().map(move |&(l, machine)| {
-                        (
-                            (*label).to_owned(),
-                            f64::from(l),
-                            setup(ctx, machine, alloc, spec.sched, law, spec.load),
-                        )
-                    })
-                })
-                .collect();
-            Panel {
-                id: format!("kimyoon-fig{}{letter}", spec.fig),
-                title: format!(
-                    "Kim–Yoon Fig. {}({letter}): {}, {} sides, load {}",
-                    spec.fig,
-                    lower_first(spec.y_label),
-                    law_name(law),
-                    spec.load
-                ),
-                x_label: "Mesh side L (L×L mesh)".to_owned(),
-                y_label: spec.y_label.to_owned(),
-                metric: spec.metric,
-                points,
-                y_max: spec.y_max,
-                claims: Box::new(move |t, _| claims(spec, law, t)),
-                notes: notes(ctx, spec.sched),
-            }
-        })
-        .collect())
+    Ok(panels(
+        ctx,
+        spec,
+        "Mesh side L (L×L mesh)",
+        &format!("load {}", spec.load),
+        &xs,
+    ))
 }
 
 fn loads(ctx: &Ctx) -> Vec<f64> {
@@ -212,17 +183,33 @@ fn loads(ctx: &Ctx) -> Vec<f64> {
 
 fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
     let machine = mesh(64)?;
-    Ok(['a', 'b']
+    let xs: Vec<_> = loads(ctx)
+        .into_iter()
+        .map(|load| (load, machine, load))
+        .collect();
+    Ok(panels(ctx, spec, "Offered load", "64×64 mesh", &xs))
+}
+
+/// The two panels of a figure (one per side law): every strategy at each
+/// `(x, machine, load)` of `xs`; `setting` ends the title.
+fn panels(
+    ctx: &Ctx,
+    spec: Spec,
+    x_label: &str,
+    setting: &str,
+    xs: &[(f64, Topology, f64)],
+) -> Vec<Panel> {
+    ['a', 'b']
         .iter()
         .zip(spec.laws)
         .map(|(&letter, law)| {
             let points = STRATEGIES
                 .iter()
                 .flat_map(|(label, alloc)| {
-                    loads(ctx).into_iter().map(move |load| {
+                    xs.iter().map(move |&(x, machine, load)| {
                         (
                             (*label).to_owned(),
-                            load,
+                            x,
                             setup(ctx, machine, alloc, spec.sched, law, load),
                         )
                     })
@@ -231,12 +218,12 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
             Panel {
                 id: format!("kimyoon-fig{}{letter}", spec.fig),
                 title: format!(
-                    "Kim–Yoon Fig. {}({letter}): {}, {} sides, 64×64 mesh",
+                    "Kim–Yoon Fig. {}({letter}): {}, {} sides, {setting}",
                     spec.fig,
                     lower_first(spec.y_label),
-                    law_name(law)
+                    law_name(law),
                 ),
-                x_label: "Offered load".to_owned(),
+                x_label: x_label.to_owned(),
                 y_label: spec.y_label.to_owned(),
                 metric: spec.metric,
                 points,
@@ -245,7 +232,7 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
                 notes: notes(ctx, spec.sched),
             }
         })
-        .collect())
+        .collect()
 }
 
 const DELAY: &str = "Mean waiting delay";
@@ -387,18 +374,6 @@ fn fsl_lowest(t: &Table, col: &str) -> (usize, usize) {
     (v.iter().filter(|&&b| b).count(), v.len())
 }
 
-fn verdict(wins: usize, n: usize) -> Verdict {
-    if n == 0 {
-        Verdict::Undecided
-    } else if wins == n {
-        Verdict::Confirmed
-    } else if wins * 2 >= n {
-        Verdict::Partly
-    } else {
-        Verdict::NotConfirmed
-    }
-}
-
 /// Relative improvement range of FSL over `other` (1 − FSL/other).
 fn improvement(t: &Table, other: &str, col: &str) -> Option<(f64, f64)> {
     let v: Vec<f64> = t
@@ -446,7 +421,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
                     range("AS", "wait"),
                     range("Busy-List", "wait")
                 ),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
             if let Some((as_range, bl_range)) = paper_ranges(spec.fig, law) {
                 let overlaps = |m: Option<(f64, f64)>, p: (f64, f64)| {
@@ -483,7 +458,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
             c.push(Claim::new(
                 "FSL has the lowest allocation miss",
                 format!("FSL lowest at {wins} of {n} points"),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
         }
         Metric::SearchTime => {
@@ -513,7 +488,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
             c.push(Claim::new(
                 "FSL's search time is the lowest (slightly below Busy-List)",
                 format!("FSL lowest at {wins} of {n} mesh sizes"),
-                verdict(wins, n),
+                Verdict::from_count(wins, n),
             ));
         }
         _ => {}

@@ -89,6 +89,28 @@ fn setup(
     }
 }
 
+/// One line per policy over `loads`, each point run to the full horizon.
+fn policy_points(
+    ctx: &Ctx,
+    machine: Topology,
+    normal: bool,
+    hyper: bool,
+    loads: &[f64],
+) -> Vec<(String, f64, Setup)> {
+    POLICIES
+        .iter()
+        .flat_map(|(label, policy)| {
+            loads.iter().map(move |&load| {
+                (
+                    (*label).to_owned(),
+                    load,
+                    setup(ctx, machine, policy, normal, hyper, load, horizon(ctx)),
+                )
+            })
+        })
+        .collect()
+}
+
 fn notes(ctx: &Ctx) -> Vec<String> {
     vec![format!(
         "buddy allocation on a 10-cube; {} replications of T = {} per point; queueing delay = mean wait of the jobs completed by T",
@@ -111,18 +133,7 @@ fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Result<Vec<Panel>, FigError
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = POLICIES
-                .iter()
-                .flat_map(|(label, policy)| {
-                    LOADS.iter().map(move |&load| {
-                        (
-                            (*label).to_owned(),
-                            load,
-                            setup(ctx, machine, policy, normal, hyper, load, horizon(ctx)),
-                        )
-                    })
-                })
-                .collect();
+            let points = policy_points(ctx, machine, normal, hyper, &LOADS);
             Panel {
                 id: format!("mohapatra-fig{fig}{letter}"),
                 title: format!(
@@ -250,18 +261,7 @@ fn fig4(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = POLICIES
-                .iter()
-                .flat_map(|(label, policy)| {
-                    FIG4_LOADS.iter().map(move |&load| {
-                        (
-                            (*label).to_owned(),
-                            load,
-                            setup(ctx, machine, policy, normal, true, load, horizon(ctx)),
-                        )
-                    })
-                })
-                .collect();
+            let points = policy_points(ctx, machine, normal, true, &FIG4_LOADS);
             Panel {
                 id: format!("mohapatra-fig4{letter}"),
                 title: format!(

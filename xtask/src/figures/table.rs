@@ -177,6 +177,23 @@ pub(crate) enum Verdict {
     Undecided,
 }
 
+impl Verdict {
+    /// How `wins` out of `n` checked points bear a claim out: all of them
+    /// confirm it, at least half partly, fewer do not; no points leave it
+    /// undecided.
+    pub(crate) fn from_count(wins: usize, n: usize) -> Self {
+        if n == 0 {
+            Self::Undecided
+        } else if wins == n {
+            Self::Confirmed
+        } else if wins * 2 >= n {
+            Self::Partly
+        } else {
+            Self::NotConfirmed
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -652,6 +652,22 @@ pub(crate) fn csv_text(header: &[&str], rows: &[Vec<String>]) -> Result<String, 
     String::from_utf8(bytes).map_err(|e| CliError::input(format!("cannot format CSV: {e}")))
 }
 
+/// `value` as one pretty-printed JSON document ending in a newline.
+pub(crate) fn json_text<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
+    let mut s = serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Writes `text` to `output` (atomically) if given, else to standard output.
+pub(crate) fn write_or_emit(output: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(text),
+    }
+}
+
 /// Writes `text` to standard output; a closed pipe (`| head`) is not an error.
 pub(crate) fn emit(text: &str) -> Result<(), CliError> {
     let mut out = io::stdout().lock();

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::common::{
-    CliError, Format, csv_text, emit, num, parse_topology, read_trace, write_atomic,
+    CliError, Format, csv_text, json_text, num, parse_topology, read_trace, write_or_emit,
 };
 
 /// Options of `partalloc replay`.
@@ -303,10 +303,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         runs: rows,
     };
     let text = render(&out, args.format)?;
-    match &args.output {
-        Some(path) => write_atomic(path, text.as_bytes()),
-        None => emit(&text),
-    }
+    write_or_emit(args.output.as_deref(), &text)
 }
 
 /// `x` as Rust prints it when that is short (1.5), else [`num`].
@@ -317,12 +314,7 @@ fn short(x: f64) -> String {
 
 fn render(out: &Output, format: Format) -> Result<String, CliError> {
     match format {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(out)
-                .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
-            s.push('\n');
-            Ok(s)
-        }
+        Format::Json => json_text(out),
         Format::Csv => {
             let rows: Vec<Vec<String>> = out
                 .runs

@@ -9,8 +9,9 @@ use partalloc::workload::swf::ShapeMapping;
 use serde::Serialize;
 
 use crate::common::{
-    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, emit, num,
+    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, json_text, num,
     parse_topology, read_trace, run_generated, search_time_us, summarize, write_atomic,
+    write_or_emit,
 };
 
 /// The workload options shared by `simulate` and `show`.
@@ -232,20 +233,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         write_atomic(path, &buf)?;
     }
     let text = render(&out, args.format)?;
-    match &args.output {
-        Some(path) => write_atomic(path, text.as_bytes()),
-        None => emit(&text),
-    }
+    write_or_emit(args.output.as_deref(), &text)
 }
 
 fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
     match format {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(out)
-                .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
-            s.push('\n');
-            Ok(s)
-        }
+        Format::Json => json_text(out),
         Format::Csv => {
             let rows: Vec<Vec<String>> = out
                 .metrics

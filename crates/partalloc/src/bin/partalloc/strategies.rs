@@ -6,7 +6,7 @@ use partalloc::allocators::registry::{self as alloc_registry, ParamInfo};
 use partalloc::schedulers::registry as sched_registry;
 use serde::Serialize;
 
-use crate::common::{CliError, emit};
+use crate::common::{CliError, emit, json_text};
 
 /// Options of `partalloc strategies`.
 #[derive(Debug, clap::Args)]
@@ -88,28 +88,30 @@ fn listing() -> Listing {
 
 /// Keeps what builds on `topology` with default parameters.
 fn restrict(l: &mut Listing, topology: &partalloc::topology::Topology) {
-    l.allocators
-        .retain(|it| match alloc_registry::build(it.name, topology) {
-            Ok(_) => true,
-            Err(e) => {
-                l.refused.push(Refusal {
-                    name: it.name,
-                    reason: e.to_string(),
-                });
-                false
-            }
-        });
-    l.schedulers
-        .retain(|it| match sched_registry::build(it.name, topology) {
-            Ok(_) => true,
-            Err(e) => {
-                l.refused.push(Refusal {
-                    name: it.name,
-                    reason: e.to_string(),
-                });
-                false
-            }
-        });
+    keep_buildable(&mut l.allocators, &mut l.refused, |name| {
+        alloc_registry::build(name, topology).map(drop)
+    });
+    keep_buildable(&mut l.schedulers, &mut l.refused, |name| {
+        sched_registry::build(name, topology).map(drop)
+    });
+}
+
+/// Keeps the items `build` accepts; the others go to `refused` with its reason.
+fn keep_buildable<E: ToString>(
+    items: &mut Vec<Item>,
+    refused: &mut Vec<Refusal>,
+    build: impl Fn(&'static str) -> Result<(), E>,
+) {
+    items.retain(|it| match build(it.name) {
+        Ok(()) => true,
+        Err(e) => {
+            refused.push(Refusal {
+                name: it.name,
+                reason: e.to_string(),
+            });
+            false
+        }
+    });
 }
 
 fn text(l: &Listing) -> String {
@@ -155,10 +157,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         restrict(&mut l, &crate::common::parse_topology(t)?);
     }
     if args.json {
-        let mut j = serde_json::to_string_pretty(&l)
-            .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
-        j.push('\n');
-        emit(&j)
+        emit(&json_text(&l)?)
     } else {
         emit(&text(&l))
     }
