@@ -41,6 +41,7 @@
 use core::fmt;
 use std::io::Write;
 
+use partalloc_allocators::Partition;
 use thiserror::Error;
 
 /// The deterministic results of a run: the same seed and configuration give
@@ -120,8 +121,8 @@ pub struct JobRecord {
     pub requested: u64,
     /// Granted nodes.
     pub granted: u64,
-    /// The granted partition, as the allocator prints it.
-    pub partition: String,
+    /// The granted partition.
+    pub partition: Partition,
 }
 
 /// The report of one run.
@@ -186,7 +187,7 @@ impl Report {
                 (j.wait - j.numerical_delay).to_string(),
                 j.requested.to_string(),
                 j.granted.to_string(),
-                j.partition.clone(),
+                j.partition.to_string(),
             ])?;
         }
         w.flush()?;

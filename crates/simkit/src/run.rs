@@ -453,7 +453,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                                     numerical_delay: r.numerical,
                                     requested,
                                     granted,
-                                    partition: r.grant.partition().to_string(),
+                                    partition: r.grant.partition().clone(),
                                 });
                             }
                         } else if completions == cfg.warmup {

@@ -148,7 +148,7 @@ fn mesh_fcfs_hand_computed() {
     close(s.utilization, 63.0 / 96.0);
     // J4 fails at 1 and 1.5 (too few nodes: not valid), 2 and 4 (misses).
     assert_eq!((s.attempts, s.valid_attempts, s.misses), (9, 7, 2));
-    let grants: Vec<&str> = r.jobs.iter().map(|j| j.partition.as_str()).collect();
+    let grants: Vec<String> = r.jobs.iter().map(|j| j.partition.to_string()).collect();
     assert!(grants.iter().all(|g| !g.is_empty()));
 }
 

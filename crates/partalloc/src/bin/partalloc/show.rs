@@ -13,16 +13,11 @@
 //! dimension 2. A hypercube Q_n is drawn as a 2^⌈n/2⌉ × 2^⌊n/2⌋ grid: the
 //! low ⌈n/2⌉ bits of a node id across, the high bits down.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
-use partalloc::allocators::{
-    AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request,
-};
 use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
-use partalloc::topology::{NodeId, NodeSet, Topology};
+use partalloc::topology::{NodeId, Topology};
 use partalloc::workload::Job;
 
 use crate::common::{CliError, emit, num, parse_topology, read_trace, write_atomic};
@@ -57,59 +52,6 @@ pub(crate) struct Args {
 }
 
 /// Forwards every call and keeps each granted partition by its printed form.
-#[derive(Debug)]
-struct Recorder {
-    inner: Box<dyn Allocator>,
-    seen: Arc<Mutex<HashMap<String, Partition>>>,
-}
-
-impl Allocator for Recorder {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn topology(&self) -> &Topology {
-        self.inner.topology()
-    }
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let g = self.inner.allocate(request)?;
-        if let Ok(mut seen) = self.seen.lock() {
-            let key = g.partition().to_string();
-            seen.entry(key).or_insert_with(|| g.partition().clone());
-        }
-        Ok(g)
-    }
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.inner.release(grant)
-    }
-    fn free_nodes(&self) -> usize {
-        self.inner.free_nodes()
-    }
-    fn total_nodes(&self) -> usize {
-        self.inner.total_nodes()
-    }
-    fn live_grants(&self) -> usize {
-        self.inner.live_grants()
-    }
-    fn is_available(&self, node: NodeId) -> bool {
-        self.inner.is_available(node)
-    }
-    fn busy_nodes(&self) -> NodeSet {
-        self.inner.busy_nodes()
-    }
-    fn faulty_nodes(&self) -> NodeSet {
-        self.inner.faulty_nodes()
-    }
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.inner.mark_faulty(node)
-    }
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.inner.repair(node)
-    }
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        self.inner.recognizable(request)
-    }
-}
-
 /// The picture's geometry: width × height cells in `panels` panels.
 #[derive(Debug, Clone, Copy)]
 struct Layout {
@@ -197,13 +139,8 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             .rng(0);
         w.jobs(&mut rng).take_while(|j| j.arrival <= at).collect()
     };
-    let seen = Arc::new(Mutex::new(HashMap::new()));
-    let inner = partalloc::allocators::registry::build(&args.allocator, topology)
+    let alloc = partalloc::allocators::registry::build(&args.allocator, topology)
         .map_err(|e| CliError::input(e.to_string()))?;
-    let recorder = Recorder {
-        inner,
-        seen: Arc::clone(&seen),
-    };
     let sched = partalloc::schedulers::registry::build(&args.scheduler, topology)
         .map_err(|e| CliError::input(e.to_string()))?;
     let config = SimConfig {
@@ -212,7 +149,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         record_jobs: true,
         measure_search_time: false,
     };
-    let report = Simulation::new(*topology, Box::new(recorder), sched, jobs, config)?.run()?;
+    let report = Simulation::new(*topology, alloc, sched, jobs, config)?.run()?;
     let waiting = report
         .jobs
         .iter()
@@ -224,23 +161,15 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         .filter(|j| j.start <= at && at < j.end)
         .collect();
     running.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.id.cmp(&b.id)));
-    let seen = seen
-        .lock()
-        .map_err(|_| CliError::input("the allocator record is unavailable"))?;
     let mut owner = vec![None; topology.num_nodes()];
     for (i, r) in running.iter().enumerate() {
-        let p = seen.get(&r.partition).ok_or_else(|| {
-            CliError::input(format!(
-                "job {}: partition {} was not recorded",
-                r.id, r.partition
-            ))
-        })?;
-        p.for_each_node(topology, |n| {
-            if let Some(o) = owner.get_mut(n as usize) {
-                *o = Some(i);
-            }
-        })
-        .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
+        r.partition
+            .for_each_node(topology, |n| {
+                if let Some(o) = owner.get_mut(n as usize) {
+                    *o = Some(i);
+                }
+            })
+            .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
     }
     Ok(Snapshot {
         running,
@@ -321,7 +250,7 @@ fn text(
             symbol(i),
             r.id,
             r.granted,
-            r.partition,
+            r.partition.to_string(),
             num(r.start),
             num(r.end)
         );
@@ -402,7 +331,7 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
                     oy + y * cell,
                     r.id,
                     r.granted,
-                    escape(&r.partition)
+                    escape(&r.partition.to_string())
                 );
             }
         }
