@@ -47,10 +47,9 @@ mod request;
 mod spec;
 
 pub use allocator::Allocator;
-pub use error::{AllocError, FaultError, ReleaseError};
+pub use error::{AllocError, BuildError, FaultError, ReleaseError};
 pub use grant::{Grant, GrantId, Partition};
 pub use ledger::GrantLedger;
 pub use occupancy::Occupancy;
-pub use registry::RegistryError;
 pub use request::Request;
 pub use spec::{SpecError, StrategySpec};
