@@ -20,8 +20,8 @@ use partalloc_topology::{NodeId, Topology, TopologyKind};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    BuildError,    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 /// The non-contiguous reference allocator.

@@ -213,7 +213,10 @@ fn listed(a: &dyn Allocator, k: u32) -> Vec<String> {
 #[test]
 fn example_18_fig_12_lists() {
     let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-    assert_eq!(listed(&Buddy::new(q(4)).unwrap(), 2), words("00XX 01XX 10XX 11XX"));
+    assert_eq!(
+        listed(&Buddy::new(q(4)).unwrap(), 2),
+        words("00XX 01XX 10XX 11XX")
+    );
     let gc = GrayCode::new(q(4), gray::GrayCode::reflected(4).unwrap()).unwrap();
     assert_eq!(
         listed(&gc, 2),
@@ -264,15 +267,24 @@ fn recognition_counts_lemmas_3_to_6_theorem_8() {
         let cube = q(n);
         let strategies: Vec<(&str, Box<dyn Allocator>)> = vec![
             ("buddy", Box::new(Buddy::new(cube).unwrap())),
-            ("buddy-free-list", Box::new(BuddyFreeList::new(cube).unwrap())),
+            (
+                "buddy-free-list",
+                Box::new(BuddyFreeList::new(cube).unwrap()),
+            ),
             (
                 "gray-code",
                 Box::new(GrayCode::new(cube, gray::GrayCode::reflected(n).unwrap()).unwrap()),
             ),
             ("multiple", Box::new(MultipleGrayCode::new(cube).unwrap())),
             ("partner", Box::new(Partner::new(cube).unwrap())),
-            ("ext-inf", Box::new(PartnerExt::new(cube, Delta::Infinite).unwrap())),
-            ("ext-1", Box::new(PartnerExt::new(cube, Delta::Finite(1)).unwrap())),
+            (
+                "ext-inf",
+                Box::new(PartnerExt::new(cube, Delta::Infinite).unwrap()),
+            ),
+            (
+                "ext-1",
+                Box::new(PartnerExt::new(cube, Delta::Finite(1)).unwrap()),
+            ),
         ];
         for k in 0..=n {
             let p2 = 1usize << (n - k);

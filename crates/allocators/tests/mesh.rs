@@ -5,7 +5,7 @@
 
 use partalloc_allocators::conformance::{Step, check_script};
 use partalloc_allocators::mesh::{AdaptiveScan, Buddy2d, BuddyOrder, Fsl};
-use partalloc_allocators::{AllocError, Allocator, FaultError, BuildError, Request, registry};
+use partalloc_allocators::{AllocError, Allocator, BuildError, FaultError, Request, registry};
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 
@@ -126,10 +126,7 @@ fn unsuitable_machines_are_refused_with_a_reason() {
     let e = registry::build("fsl", &topo("mesh:4x4x4")).unwrap_err();
     assert!(matches!(e, BuildError::UnsuitableTopology { .. }), "{e}");
     let e = registry::build("adaptive-scan", &topo("hypercube:4")).unwrap_err();
-    assert!(
-        matches!(e, BuildError::UnsupportedTopology { .. }),
-        "{e}"
-    );
+    assert!(matches!(e, BuildError::UnsupportedTopology { .. }), "{e}");
 }
 
 #[test]

@@ -36,7 +36,8 @@ use super::common::{Nodes, cube_of, low, requested_dim, sub};
 use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    BuildError,    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "buddy";

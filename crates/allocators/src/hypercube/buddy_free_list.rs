@@ -53,7 +53,8 @@ use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, Topology
 use super::common::{Bits, cube_of, low, requested_dim, sub, to_nodeset};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    BuildError,    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "buddy-free-list";

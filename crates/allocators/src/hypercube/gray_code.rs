@@ -46,9 +46,8 @@ use super::common::{
 use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    BuildError,
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
-    StrategySpec,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request, StrategySpec,
 };
 
 const NAME: &str = "gray-code";
@@ -81,10 +80,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: build_entry,
 };
 
-fn build_entry(
-    t: &Topology,
-    spec: &StrategySpec,
-) -> Result<Box<dyn Allocator>, BuildError> {
+fn build_entry(t: &Topology, spec: &StrategySpec) -> Result<Box<dyn Allocator>, BuildError> {
     let cube = cube_of(NAME, t)?;
     let code = match spec.get("g") {
         None => gray::GrayCode::reflected(cube.dim()),

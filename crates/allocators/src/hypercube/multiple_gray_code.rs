@@ -54,7 +54,7 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 use super::common::{Nodes, cube_of, requested_dim, sub};
 use super::gray_code::window;
 use super::node_state_methods;
-use crate::registry::{AllocatorEntry, Entry, BuildError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };

@@ -44,7 +44,8 @@ use super::node_state_methods;
 use super::tree::{Tree, partner_cubes};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    BuildError,    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "partner";

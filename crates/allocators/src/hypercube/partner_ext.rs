@@ -53,7 +53,9 @@ use super::node_state_methods;
 use super::partner::Partner;
 use super::tree::partner_cube;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{AllocError, BuildError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+use crate::{
+    AllocError, Allocator, BuildError, FaultError, Grant, Partition, ReleaseError, Request,
+};
 
 const NAME: &str = "partner-ext";
 

@@ -49,7 +49,7 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::search::JobSearch;
 use super::{any_grid, core_methods};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, BuildError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// How a job-based search checks windows.

@@ -30,7 +30,7 @@ use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 use super::isomorphic::as_box_if_box;
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{AllocatorEntry, Entry, BuildError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Extended Gray Code strategy. See the [module docs](self).
@@ -59,13 +59,12 @@ impl ExtendedGrayCode {
     /// As [`ExtendedGrayCode::new`].
     pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
         let core = SliceCore::new("extended-gray-code", topology, mapping)?;
-        let gray = KaryGray::new(core.k, core.n as usize).map_err(|e| {
-            BuildError::UnsuitableTopology {
+        let gray =
+            KaryGray::new(core.k, core.n as usize).map_err(|e| BuildError::UnsuitableTopology {
                 strategy: "extended-gray-code",
                 topology: topology.to_string(),
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let cyclic = core.grid.is_torus() && core.k % 2 == 0;
         Ok(Self {
             seq: gray.sequence(),

@@ -78,7 +78,7 @@ use partalloc_topology::{
 };
 
 use super::{FirstSet, any_grid, box_sides};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, BuildError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };

@@ -113,17 +113,14 @@ pub(crate) fn kary_grid(
 
 /// The grid of any mesh or torus.
 pub(crate) fn any_grid(strategy: &'static str, topology: &Topology) -> Result<Grid, BuildError> {
-    topology
-        .as_grid()
-        .copied()
-        .ok_or_else(|| {
-            crate::registry::UnsupportedTopology::new(
-                strategy,
-                topology,
-                &[TopologyKind::Mesh, TopologyKind::Torus],
-            )
-            .into()
-        })
+    topology.as_grid().copied().ok_or_else(|| {
+        crate::registry::UnsupportedTopology::new(
+            strategy,
+            topology,
+            &[TopologyKind::Mesh, TopologyKind::Torus],
+        )
+        .into()
+    })
 }
 
 /// The sides of a box request, checked against the grid's dimensions.

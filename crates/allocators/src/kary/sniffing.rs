@@ -27,7 +27,7 @@ use partalloc_topology::{Topology, TopologyKind};
 use super::etc::{SEARCH_PARAM, search_param};
 use super::search::JobSearch;
 use super::{SearchMode, any_grid, core_methods};
-use crate::registry::{AllocatorEntry, Entry, BuildError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Sniffing strategy. See the [module docs](self).

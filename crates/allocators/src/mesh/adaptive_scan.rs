@@ -27,7 +27,7 @@ use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{Partition, BuildError};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "adaptive-scan";
 

@@ -27,7 +27,7 @@ use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, free_bases, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, BuildError};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "best-fit";
 

@@ -33,7 +33,7 @@ use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{FaultError, Partition, BuildError};
+use crate::{BuildError, FaultError, Partition};
 
 const NAME: &str = "buddy-2d";
 

@@ -38,7 +38,7 @@ use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, BuildError};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "busy-list";
 

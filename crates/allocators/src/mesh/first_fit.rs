@@ -24,7 +24,7 @@ use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{Partition, BuildError};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "first-fit";
 

@@ -25,7 +25,7 @@ use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, BuildError};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "frame-sliding";
 

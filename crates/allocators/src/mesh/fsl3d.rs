@@ -45,7 +45,7 @@ use super::fsl::{Region, decompose};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, BuildError,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
 };
 

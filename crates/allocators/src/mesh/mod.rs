@@ -42,7 +42,7 @@
 use partalloc_topology::{GridBox, NodeId, Topology, TopologyError};
 
 use crate::{
-    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, BuildError, ReleaseError,
+    AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
 };
 
