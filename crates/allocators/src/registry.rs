@@ -137,4 +137,27 @@ mod tests {
         let e = build("paging[bogus=1]", &topo).unwrap_err().to_string();
         assert!(e.contains("bogus"), "{e}");
     }
+
+    #[test]
+    fn refusals_name_the_registry_and_what_it_accepts() {
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let e = build("buddy", &mesh).unwrap_err();
+        assert_eq!(
+            e,
+            BuildError::UnsupportedTopology(UnsupportedTopology {
+                strategy: "buddy",
+                topology: "mesh:4x4".to_owned(),
+                accepted: "hypercube".to_owned(),
+            })
+        );
+        let e = build("sjf", &mesh).unwrap_err().to_string();
+        assert!(
+            e.starts_with("unknown allocation strategy \"sjf\"; known strategies: buddy, "),
+            "{e}"
+        );
+        let names: Vec<&str> = ALLOCATORS.names().collect();
+        assert_eq!(names.len(), ALLOCATORS.entries().len());
+        assert!(names.iter().all(|n| find(n).is_some()));
+        assert!(find("sjf").is_none());
+    }
 }

@@ -179,4 +179,22 @@ mod tests {
             .to_string();
         assert!(e.contains("up") && e.contains("down"), "{e}");
     }
+
+    #[test]
+    fn refusals_come_from_the_shared_mechanism_with_this_registrys_words() {
+        let topo: Topology = "mesh:4x4".parse().unwrap();
+        let e = build("sjf", &topo).unwrap_err();
+        assert!(matches!(e, PolicyBuildError::Unknown(_)), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "unknown scheduling policy \"sjf\"; known policies: fcfs, scan, \
+             static-partitioning, lazy, m-fcfs, easy-backfilling"
+        );
+        let e = build("fcfs[", &topo).unwrap_err();
+        assert!(matches!(e, PolicyBuildError::Spec(_)), "{e}");
+        // Every policy runs on every family of machine.
+        for p in policies() {
+            assert_eq!(p.topologies, ANY_TOPOLOGY, "{}", p.name);
+        }
+    }
 }
