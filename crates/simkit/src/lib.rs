@@ -12,7 +12,9 @@
 //!   its own `ChaCha8Rng` stream, results in replication order so output is
 //!   bit-identical at any thread count;
 //! - [`Sweep`]: CSV output of a parameter sweep that appends each finished
-//!   point at once and resumes after an interruption.
+//!   point at once and resumes after an interruption;
+//! - [`Stepper`]: the run loop with the scheduling decisions left to the
+//!   caller, one call per decision (for learned schedulers).
 //!
 //! # Quick start
 //!
@@ -70,6 +72,7 @@ pub mod replicate;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod step;
 pub mod sweep;
 
 pub use calendar::{Calendar, CalendarError};
@@ -78,4 +81,5 @@ pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thr
 pub use report::{JobRecord, Report, ReportError, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
+pub use step::{Completion, Stepper};
 pub use sweep::{Sweep, SweepError, SweepRunError};
