@@ -80,6 +80,13 @@ impl Coords {
         &self.values[..usize::from(self.len)]
     }
 
+    /// All [`MAX_DIMS`] slots, the unused ones (from `len()` on) zero:
+    /// lets box tests run over a fixed number of lanes.
+    #[inline]
+    pub(crate) fn lanes(&self) -> &[u32; MAX_DIMS] {
+        &self.values
+    }
+
     /// The values as a mutable slice (dimension 0 first).
     pub fn as_mut_slice(&mut self) -> &mut [u32] {
         &mut self.values[..usize::from(self.len)]

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{Coords, TopologyError};
+use crate::{Coords, MAX_DIMS, TopologyError};
 
 /// An axis-aligned box of a grid: a base corner and an extent per
 /// dimension (dimension 0 first). Boxes never wrap around.
@@ -162,25 +162,164 @@ impl GridBox {
                 .all(|i| p[i] >= self.base[i] && p[i] - self.base[i] < self.extents[i])
     }
 
-    /// Whether `other` lies entirely inside this box.
+    /// Whether `other` lies entirely inside this box (false on a dimension
+    /// mismatch).
     #[must_use]
+    #[inline]
     pub fn contains_box(&self, other: &GridBox) -> bool {
-        other.dims() == self.dims()
-            && (0..self.dims()).all(|i| {
-                other.base[i] >= self.base[i]
-                    && u64::from(other.base[i]) + u64::from(other.extents[i])
-                        <= u64::from(self.base[i]) + u64::from(self.extents[i])
-            })
+        let (lo, hi, olo, ohi) = (
+            self.base.lanes(),
+            self.last_lanes(),
+            other.base.lanes(),
+            other.last_lanes(),
+        );
+        // Unused lanes hold base 0 and last u32::MAX in both boxes, so
+        // they pass; a fixed lane count lets the compiler vectorise.
+        other.dims() == self.dims() && (0..MAX_DIMS).all(|i| olo[i] >= lo[i] && ohi[i] <= hi[i])
     }
 
-    /// Whether the two boxes share a node.
+    /// Whether the two boxes share a node (false on a dimension mismatch).
     #[must_use]
+    #[inline]
     pub fn overlaps(&self, other: &GridBox) -> bool {
-        other.dims() == self.dims()
-            && (0..self.dims()).all(|i| {
-                self.base[i] < other.base[i] + other.extents[i]
-                    && other.base[i] < self.base[i] + self.extents[i]
-            })
+        let (lo, hi, olo, ohi) = (
+            self.base.lanes(),
+            self.last_lanes(),
+            other.base.lanes(),
+            other.last_lanes(),
+        );
+        other.dims() == self.dims() && (0..MAX_DIMS).all(|i| lo[i] <= ohi[i] && olo[i] <= hi[i])
+    }
+
+    /// The inclusive highest coordinate in every lane: base + extent − 1,
+    /// which cannot overflow in a used lane (checked by the constructors)
+    /// and wraps to `u32::MAX` in an unused one (base and extent 0).
+    #[inline]
+    fn last_lanes(&self) -> [u32; MAX_DIMS] {
+        let (b, e) = (self.base.lanes(), self.extents.lanes());
+        core::array::from_fn(|i| b[i].wrapping_add(e[i]).wrapping_sub(1))
+    }
+
+    /// The lowest coordinate along dimension `d`; 0 from `dims()` on, as
+    /// for the box extended by extent 1 into further dimensions (so a W×H
+    /// box reads as the W×H×1 box at z = 0).
+    #[must_use]
+    #[inline]
+    pub fn lo(&self, d: usize) -> u32 {
+        self.base.lanes().get(d).copied().unwrap_or(0)
+    }
+
+    /// The number of nodes along dimension `d`; 1 from `dims()` on (see
+    /// [`GridBox::lo`]).
+    #[must_use]
+    #[inline]
+    pub fn extent(&self, d: usize) -> u32 {
+        // Used extents are at least 1, unused lanes hold 0.
+        self.extents.lanes().get(d).copied().unwrap_or(0).max(1)
+    }
+
+    /// The highest coordinate along dimension `d`, inclusive; 0 from
+    /// `dims()` on (see [`GridBox::lo`]).
+    #[must_use]
+    #[inline]
+    pub fn hi(&self, d: usize) -> u32 {
+        self.lo(d) + self.extent(d) - 1
+    }
+
+    /// The number of nodes in a slab of the box one node thick across
+    /// dimension `d`: the product of the other extents (saturating).
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let b = GridBox::new(&[0, 0, 0], &[2, 3, 4])?;
+    /// assert_eq!((b.cross_section(0), b.cross_section(1), b.cross_section(2)), (12, 8, 6));
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn cross_section(&self, d: usize) -> u64 {
+        self.extents
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != d)
+            .fold(1u64, |acc, (_, &e)| acc.saturating_mul(u64::from(e)))
+    }
+
+    /// The maximal boxes of this box that miss `hole`: along each
+    /// dimension in turn, the part below `hole` and the part above it
+    /// (each present only if not empty). When the boxes overlap these are
+    /// exactly the maximal boxes of the difference (up to 2·dims of them,
+    /// possibly overlapping one another); when they do not (or differ in
+    /// dimensions), the box itself is the only part.
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let whole = GridBox::from_corners(&[0, 0], &[9, 9])?;
+    /// let hole = GridBox::from_corners(&[0, 0], &[3, 4])?;
+    /// let parts: Vec<String> = whole.parts_outside(&hole).map(|p| p.to_string()).collect();
+    /// assert_eq!(parts, ["⟨4,0⟩⟨9,9⟩", "⟨0,5⟩⟨9,9⟩"]);
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    pub fn parts_outside<'a>(&'a self, hole: &'a GridBox) -> impl Iterator<Item = GridBox> + 'a {
+        let overlapping = self.overlaps(hole);
+        let sides = if overlapping { 2 * self.dims() } else { 0 };
+        core::iter::once(*self)
+            .filter(move |_| !overlapping)
+            .chain((0..sides).filter_map(move |k| {
+                let d = k / 2;
+                let (lo, hi, hlo, hhi) = (self.lo(d), self.hi(d), hole.lo(d), hole.hi(d));
+                let mut part = *self;
+                if k % 2 == 0 {
+                    // Below the hole: lo ..= hlo − 1 (the hole starts inside).
+                    (hlo > lo).then(|| {
+                        part.extents[d] = hlo - lo;
+                        part
+                    })
+                } else {
+                    // Above the hole: hhi + 1 ..= hi.
+                    (hhi < hi).then(|| {
+                        part.base[d] = hhi + 1;
+                        part.extents[d] = hi - hhi;
+                        part
+                    })
+                }
+            }))
+    }
+
+    /// The boxes of extents `extents` inside this one at each of its
+    /// 2^dims corners (corner bit `d` set: flush with the high end along
+    /// dimension `d`), in corner order; none unless `extents` has this
+    /// box's dimensions and fits inside it. Where an extent equals the
+    /// box's, two corners give the same box.
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let s = GridBox::new(&[2, 0], &[5, 3])?;
+    /// let at: Vec<String> = s.corner_placements(&[2, 3]).map(|p| p.to_string()).collect();
+    /// assert_eq!(at, ["⟨2,0⟩⟨3,2⟩", "⟨5,0⟩⟨6,2⟩", "⟨2,0⟩⟨3,2⟩", "⟨5,0⟩⟨6,2⟩"]);
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    pub fn corner_placements<'a>(
+        &'a self,
+        extents: &'a [u32],
+    ) -> impl Iterator<Item = GridBox> + 'a {
+        let n = self.dims();
+        let fits = extents.len() == n
+            && extents
+                .iter()
+                .zip(self.extents.iter())
+                .all(|(&e, &s)| e >= 1 && e <= s);
+        let corners = if fits { 1usize << n } else { 0 };
+        (0..corners).map(move |corner| {
+            let mut b = *self;
+            for (d, &e) in extents.iter().enumerate() {
+                if corner >> d & 1 == 1 {
+                    b.base[d] = self.base[d] + self.extents[d] - e;
+                }
+                b.extents[d] = e;
+            }
+            b
+        })
     }
 
     /// The common part of two boxes, if any.
