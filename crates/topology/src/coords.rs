@@ -76,6 +76,7 @@ impl Coords {
 
     /// The values as a slice (dimension 0 first).
     #[must_use]
+    #[inline]
     pub fn as_slice(&self) -> &[u32] {
         &self.values[..usize::from(self.len)]
     }
@@ -96,6 +97,7 @@ impl Coords {
     /// extents; `u64::MAX` if it does not fit (eight values of up to 2^32
     /// can reach 2^256).
     #[must_use]
+    #[inline]
     pub fn product(&self) -> u64 {
         self.as_slice()
             .iter()
@@ -111,6 +113,7 @@ impl Coords {
 
 impl Deref for Coords {
     type Target = [u32];
+    #[inline]
     fn deref(&self) -> &[u32] {
         self.as_slice()
     }

@@ -122,12 +122,14 @@ impl GridBox {
 
     /// The lowest corner.
     #[must_use]
+    #[inline]
     pub fn base(&self) -> &Coords {
         &self.base
     }
 
     /// The number of nodes along each dimension.
     #[must_use]
+    #[inline]
     pub fn extents(&self) -> &Coords {
         &self.extents
     }
@@ -144,12 +146,14 @@ impl GridBox {
 
     /// Number of dimensions.
     #[must_use]
+    #[inline]
     pub fn dims(&self) -> usize {
         self.base.len()
     }
 
     /// Number of nodes.
     #[must_use]
+    #[inline]
     pub fn volume(&self) -> u64 {
         self.extents.product()
     }
@@ -167,37 +171,24 @@ impl GridBox {
     #[must_use]
     #[inline]
     pub fn contains_box(&self, other: &GridBox) -> bool {
-        let (lo, hi, olo, ohi) = (
-            self.base.lanes(),
-            self.last_lanes(),
-            other.base.lanes(),
-            other.last_lanes(),
-        );
-        // Unused lanes hold base 0 and last u32::MAX in both boxes, so
-        // they pass; a fixed lane count lets the compiler vectorise.
-        other.dims() == self.dims() && (0..MAX_DIMS).all(|i| olo[i] >= lo[i] && ohi[i] <= hi[i])
+        let n = self.dims();
+        let (lo, ext) = (self.base.lanes(), self.extents.lanes());
+        let (olo, oext) = (other.base.lanes(), other.extents.lanes());
+        // base + extent never overflows: the constructors check it. The
+        // bound MAX_DIMS spares the index checks.
+        other.dims() == n
+            && (0..n.min(MAX_DIMS)).all(|i| olo[i] >= lo[i] && olo[i] + oext[i] <= lo[i] + ext[i])
     }
 
     /// Whether the two boxes share a node (false on a dimension mismatch).
     #[must_use]
     #[inline]
     pub fn overlaps(&self, other: &GridBox) -> bool {
-        let (lo, hi, olo, ohi) = (
-            self.base.lanes(),
-            self.last_lanes(),
-            other.base.lanes(),
-            other.last_lanes(),
-        );
-        other.dims() == self.dims() && (0..MAX_DIMS).all(|i| lo[i] <= ohi[i] && olo[i] <= hi[i])
-    }
-
-    /// The inclusive highest coordinate in every lane: base + extent − 1,
-    /// which cannot overflow in a used lane (checked by the constructors)
-    /// and wraps to `u32::MAX` in an unused one (base and extent 0).
-    #[inline]
-    fn last_lanes(&self) -> [u32; MAX_DIMS] {
-        let (b, e) = (self.base.lanes(), self.extents.lanes());
-        core::array::from_fn(|i| b[i].wrapping_add(e[i]).wrapping_sub(1))
+        let n = self.dims();
+        let (lo, ext) = (self.base.lanes(), self.extents.lanes());
+        let (olo, oext) = (other.base.lanes(), other.extents.lanes());
+        other.dims() == n
+            && (0..n.min(MAX_DIMS)).all(|i| lo[i] < olo[i] + oext[i] && olo[i] < lo[i] + ext[i])
     }
 
     /// The lowest coordinate along dimension `d`; 0 from `dims()` on, as
