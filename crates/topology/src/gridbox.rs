@@ -65,7 +65,34 @@ impl GridBox {
     ///
     /// # Errors
     /// Empty or mismatched lengths, or a zero extent.
+    #[inline]
     pub fn new(base: &[u32], extents: &[u32]) -> Result<Self, TopologyError> {
+        // The common valid case without building an error on the way; the
+        // mesh strategies create boxes on their hot paths.
+        let n = base.len();
+        if (1..=MAX_DIMS).contains(&n)
+            && extents.len() == n
+            && base
+                .iter()
+                .zip(extents)
+                .all(|(&b, &e)| e > 0 && b.checked_add(e).is_some())
+        {
+            let mut lanes = [[0u32; MAX_DIMS]; 2];
+            lanes[0][..n].copy_from_slice(base);
+            lanes[1][..n].copy_from_slice(extents);
+            let [b, e] = lanes;
+            return Ok(Self::from_parts(
+                Coords::from_lanes(n, b),
+                Coords::from_lanes(n, e),
+            ));
+        }
+        Self::new_checked(base, extents)
+    }
+
+    /// [`GridBox::new`] with every check in turn, naming the first that
+    /// fails.
+    #[cold]
+    fn new_checked(base: &[u32], extents: &[u32]) -> Result<Self, TopologyError> {
         let base = Coords::new(base)?;
         let extents = Coords::new(extents)?;
         if base.len() != extents.len() {
