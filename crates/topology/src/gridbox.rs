@@ -440,6 +440,7 @@ impl fmt::Display for GridBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn volume_saturates() {
@@ -477,6 +478,115 @@ mod tests {
             edge.rotated(),
             Err(TopologyError::BoxOutOfBounds { .. })
         ));
+    }
+
+    #[test]
+    fn dimensions_beyond_the_box_read_as_extent_one_at_zero() {
+        let b = GridBox::new(&[2, 3], &[4, 5]).unwrap();
+        assert_eq!((b.lo(1), b.extent(1), b.hi(1)), (3, 5, 7));
+        assert_eq!((b.lo(2), b.extent(2), b.hi(2)), (0, 1, 0));
+        assert_eq!((b.lo(99), b.extent(99), b.hi(99)), (0, 1, 0));
+        assert_eq!(b.cross_section(0), 5);
+        assert_eq!(b.cross_section(5), 20);
+    }
+
+    #[test]
+    fn the_fast_constructor_reports_the_checked_errors() {
+        let cases: [(&[u32], &[u32]); 5] = [
+            (&[], &[]),
+            (&[0; 9], &[1; 9]),
+            (&[0, 0], &[1]),
+            (&[0, 0], &[1, 0]),
+            (&[u32::MAX, 0], &[1, 1]),
+        ];
+        for (base, ext) in cases {
+            let got = GridBox::new(base, ext);
+            assert!(got.is_err(), "{base:?} {ext:?}");
+            assert_eq!(got, GridBox::new_checked(base, ext));
+        }
+    }
+
+    #[test]
+    fn corners_of_a_3d_box() {
+        let s = GridBox::new(&[1, 1, 1], &[3, 3, 3]).unwrap();
+        let at: Vec<GridBox> = s.corner_placements(&[1, 2, 3]).collect();
+        assert_eq!(at.len(), 8);
+        assert!(
+            at.iter()
+                .all(|c| s.contains_box(c) && c.extents().as_slice() == [1, 2, 3])
+        );
+        assert_eq!(at[0].base().as_slice(), &[1, 1, 1]);
+        assert_eq!(at[7].base().as_slice(), &[3, 2, 1]);
+        assert_eq!(s.corner_placements(&[4, 1, 1]).count(), 0);
+        assert_eq!(s.corner_placements(&[1, 1]).count(), 0);
+    }
+
+    fn small_box(dims: usize) -> impl Strategy<Value = GridBox> {
+        (
+            prop::collection::vec(0u32..5, dims),
+            prop::collection::vec(1u32..5, dims),
+        )
+            .prop_map(|(b, e)| GridBox::new(&b, &e).unwrap())
+    }
+
+    fn nodes(b: &GridBox) -> Vec<Vec<u32>> {
+        let mut out = vec![vec![]];
+        for d in 0..b.dims() {
+            out = out
+                .into_iter()
+                .flat_map(|p| {
+                    (b.lo(d)..=b.hi(d)).map(move |v| {
+                        let mut q = p.clone();
+                        q.push(v);
+                        q
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Against node sets: overlap, containment, and the parts outside
+        /// a hole cover exactly the box minus the hole, each part maximal.
+        #[test]
+        fn box_operations_match_node_sets(
+            (a, h) in (1usize..=3).prop_flat_map(|d| (small_box(d), small_box(d)))
+        ) {
+            let (na, nh) = (nodes(&a), nodes(&h));
+            prop_assert_eq!(a.overlaps(&h), na.iter().any(|p| nh.contains(p)));
+            prop_assert_eq!(a.contains_box(&h), nh.iter().all(|p| na.contains(p)));
+            let parts: Vec<GridBox> = a.parts_outside(&h).collect();
+            let outside: Vec<&Vec<u32>> = na.iter().filter(|p| !nh.contains(p)).collect();
+            for p in &outside {
+                prop_assert!(parts.iter().any(|q| q.contains_point(p)));
+            }
+            for q in &parts {
+                prop_assert!(a.contains_box(q));
+                if a.overlaps(&h) {
+                    prop_assert!(!q.overlaps(&h));
+                    // Maximal: growing it by one node along any side
+                    // leaves the box or meets the hole.
+                    for d in 0..q.dims() {
+                        for grow_low in [true, false] {
+                            let mut lo = q.base().to_vec();
+                            let mut ext = q.extents().to_vec();
+                            if grow_low {
+                                if lo[d] == 0 { continue; }
+                                lo[d] -= 1;
+                            }
+                            ext[d] += 1;
+                            let g = GridBox::new(&lo, &ext).unwrap();
+                            prop_assert!(!a.contains_box(&g) || g.overlaps(&h));
+                        }
+                    }
+                } else {
+                    prop_assert_eq!(q, &a);
+                }
+            }
+        }
     }
 
     #[test]

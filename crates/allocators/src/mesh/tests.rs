@@ -753,3 +753,44 @@ proptest! {
         }
     }
 }
+
+/// fsl-3d tries orientations in the order of its original fixed
+/// permutation table (identity, swap 0-1, swap 1-2, rotations, reversal),
+/// repeats dropped; the 2-D strategies in a×b, b×a order.
+#[test]
+fn orientation_orders_are_the_specified_ones() {
+    const PERMS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [1, 0, 2],
+        [0, 2, 1],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut got = Vec::new();
+    for a in 1..=3 {
+        for b in 1..=3 {
+            for c in 1..=3 {
+                let s = [a, b, c];
+                let mut want: Vec<[u32; 3]> = Vec::new();
+                for p in PERMS {
+                    let o = [s[p[0]], s[p[1]], s[p[2]]];
+                    if !want.contains(&o) {
+                        want.push(o);
+                    }
+                }
+                fsl3d::orientations3(s, true, &mut got);
+                assert_eq!(got, want, "{s:?}");
+                fsl3d::orientations3(s, false, &mut got);
+                assert_eq!(got, [s]);
+            }
+        }
+        let (or, n) = orientations(a, 2, true);
+        if a == 2 {
+            assert_eq!(&or[..n], &[(2, 2)]);
+        } else {
+            assert_eq!(&or[..n], &[(a, 2), (2, a)]);
+        }
+        assert_eq!(orientations(a, 2, false).1, 1);
+    }
+}
