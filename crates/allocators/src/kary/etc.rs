@@ -47,7 +47,7 @@ use partalloc_topology::{Topology, TopologyKind};
 pub use super::search::SearchMode;
 use super::search::{JobSearch, SEARCH_PARAM, search_param};
 use super::{any_grid, core_methods};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The ETC strategy. See the [module docs](self).
@@ -60,8 +60,8 @@ impl Etc {
     /// ETC with the fast search on any mesh or torus.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -69,7 +69,7 @@ impl Etc {
     ///
     /// # Errors
     /// As [`Etc::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
         let grid = any_grid("etc", &topology)?;
         Ok(Self {
             core: JobSearch::new(topology, grid, mode),
@@ -83,7 +83,7 @@ impl Etc {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "etc",
         summary: "extended tree collapsing: first free box of the job in any orientation (orientation-major, node-id order), recognition-complete",

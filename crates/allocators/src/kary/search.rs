@@ -14,7 +14,7 @@ use partalloc_topology::{
 
 use super::box_sides;
 use super::common::odometer;
-use crate::registry::{ParamInfo, RegistryError};
+use crate::registry::{BuildError, ParamInfo};
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
@@ -59,7 +59,7 @@ pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
 };
 
-pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
+pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, BuildError> {
     Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 

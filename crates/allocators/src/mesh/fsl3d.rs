@@ -43,9 +43,9 @@ use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations
 
 use super::fsl::{decompose, rf, type_rf};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
 };
 
@@ -123,13 +123,13 @@ impl Fsl3d {
     /// as W×H×1, with 2-D requests and grants.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D or
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D or
     /// 3-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 || g.dims() == 3 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy: NAME,
                     topology: topology.to_string(),
                     reason: "needs a 3-D (or 2-D) mesh or torus, e.g. mesh:8x8x8".to_owned(),
@@ -139,12 +139,11 @@ impl Fsl3d {
         let dims = grid.dims();
         let g = grid.sides();
         let sides = [g[0], g[1], if dims == 3 { g[2] } else { 1 }];
-        let whole =
-            GridBox::new(&[0; 3], &sides).map_err(|e| RegistryError::UnsuitableTopology {
-                strategy: NAME,
-                topology: topology.to_string(),
-                reason: e.to_string(),
-            })?;
+        let whole = GridBox::new(&[0; 3], &sides).map_err(|e| BuildError::UnsuitableTopology {
+            strategy: NAME,
+            topology: topology.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             topology,
             dims,
@@ -268,7 +267,7 @@ impl Fsl3d {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free submesh list best fit extended to 3-D meshes (complete recognition)",

@@ -42,7 +42,7 @@
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
 use crate::{
-    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
+    AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
 };
 
@@ -115,11 +115,11 @@ impl MeshCore {
         strategy: &'static str,
         topology: Topology,
         cells: bool,
-    ) -> Result<Self, RegistryError> {
+    ) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy,
                     topology: topology.to_string(),
                     reason: "needs a 2-D mesh or torus, e.g. mesh:16x16".to_owned(),
@@ -129,7 +129,7 @@ impl MeshCore {
         let (width, height) = (grid.sides()[0], grid.sides()[1]);
         let n = topology.num_nodes();
         let whole =
-            GridBox::new(&[0, 0], grid.sides()).map_err(|e| RegistryError::UnsuitableTopology {
+            GridBox::new(&[0, 0], grid.sides()).map_err(|e| BuildError::UnsuitableTopology {
                 strategy,
                 topology: topology.to_string(),
                 reason: e.to_string(),
