@@ -22,10 +22,11 @@ use partalloc::topology::Topology;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::common::{
-    CliError, Setup, WorkloadSpec, emit, metric, parse_topology, run_generated, summarize,
-    write_atomic,
-};
+use crate::error::CliError;
+use crate::metrics::{metric, summarize};
+use crate::output::{emit, write_atomic};
+use crate::run::{Setup, parse_topology, run_generated};
+use crate::workload::WorkloadSpec;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
