@@ -1,10 +1,10 @@
 //! Writing results: number and document formatting, standard output, and
 //! files written atomically.
 
-use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
+use partalloc::simkit::atomic;
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -82,36 +82,10 @@ pub(crate) fn emit(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// renamed into place, so `path` never holds partial content.
+/// Writes `bytes` to `path` atomically (simkit's [`write_atomic`]), so
+/// `path` never holds partial content.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| CliError::input(format!("{}: not a file name", path.display())))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if let Err(source) = result {
-        // Best effort: the temporary file is ours.
-        let _ = fs::remove_file(&tmp);
-        return Err(CliError::Io {
-            path: path.to_path_buf(),
-            source,
-        });
-    }
-    Ok(())
+    atomic::write_atomic(path, bytes).map_err(CliError::io(path))
 }
 
 #[cfg(test)]
@@ -129,15 +103,13 @@ mod tests {
     }
 
     #[test]
-    fn atomic_writes_leave_only_the_file() {
+    fn atomic_writes_name_the_file_on_error() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("out.txt");
         write_atomic(&p, b"one").unwrap();
-        write_atomic(&p, b"two").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
         let bad = dir.path().join("missing/out.txt");
-        assert!(write_atomic(&bad, b"x").is_err());
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        let e = write_atomic(&bad, b"x").unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}: ", bad.display())), "{e}");
     }
 }

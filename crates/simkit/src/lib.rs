@@ -12,7 +12,9 @@
 //!   its own `ChaCha8Rng` stream, results in replication order so output is
 //!   bit-identical at any thread count;
 //! - [`Sweep`]: CSV output of a parameter sweep that appends each finished
-//!   point at once and resumes after an interruption.
+//!   point at once and resumes after an interruption;
+//! - [`write_atomic`]: files that appear complete or not at all (a
+//!   temporary file in the same directory, renamed into place).
 //!
 //! # Quick start
 //!
@@ -62,6 +64,7 @@
 
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod calendar;
 pub mod ci;
 #[cfg(feature = "plot")]
@@ -72,6 +75,7 @@ pub mod run;
 pub mod stats;
 pub mod sweep;
 
+pub use atomic::write_atomic;
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thread_pool};
