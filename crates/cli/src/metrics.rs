@@ -9,73 +9,45 @@ use crate::error::CliError;
 /// A metric of [`Results`] by name.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Metric {
+    /// The column (and JSON) name of the mean.
     pub(crate) name: &'static str,
+    /// The column name of the 95% half-width: `name` with `_hw` appended.
+    pub(crate) half_width_name: &'static str,
+    /// What a table shows.
     pub(crate) label: &'static str,
+    /// The value in one replication's results.
     pub(crate) get: fn(&Results) -> f64,
 }
 
-/// The deterministic metrics reported by every command, in output order.
+/// A [`Metric`] whose half-width column name is derived from its name.
+macro_rules! metric {
+    ($name:literal, $label:literal, $get:expr) => {
+        Metric {
+            name: $name,
+            half_width_name: concat!($name, "_hw"),
+            label: $label,
+            get: $get,
+        }
+    };
+}
+
+/// The deterministic metrics reported by every command, in output order:
+/// the one list of what is measured, from which tables, JSON and the
+/// sweep's CSV columns are all made.
+#[rustfmt::skip]
 pub(crate) const METRICS: &[Metric] = &[
-    Metric {
-        name: "mean_response",
-        label: "mean response time",
-        get: |r| r.mean_response,
-    },
-    Metric {
-        name: "mean_wait",
-        label: "mean waiting time",
-        get: |r| r.mean_wait,
-    },
-    Metric {
-        name: "mean_numerical_delay",
-        label: "  numerical delay",
-        get: |r| r.mean_numerical_delay,
-    },
-    Metric {
-        name: "mean_topological_delay",
-        label: "  topological delay",
-        get: |r| r.mean_topological_delay,
-    },
-    Metric {
-        name: "mean_service",
-        label: "mean service time",
-        get: |r| r.mean_service,
-    },
-    Metric {
-        name: "utilization",
-        label: "utilization",
-        get: |r| r.utilization,
-    },
-    Metric {
-        name: "useful_utilization",
-        label: "useful utilization",
-        get: |r| r.useful_utilization,
-    },
-    Metric {
-        name: "miss_rate",
-        label: "allocation miss rate",
-        get: |r| r.miss_rate,
-    },
-    Metric {
-        name: "mean_internal_fragmentation",
-        label: "internal fragmentation",
-        get: |r| r.mean_internal_fragmentation,
-    },
-    Metric {
-        name: "mean_queue_length",
-        label: "mean queue length",
-        get: |r| r.mean_queue_length,
-    },
-    Metric {
-        name: "throughput",
-        label: "throughput",
-        get: |r| r.throughput,
-    },
-    Metric {
-        name: "completed",
-        label: "completed jobs",
-        get: |r| r.completed as f64,
-    },
+    metric!("mean_response", "mean response time", |r| r.mean_response),
+    metric!("mean_wait", "mean waiting time", |r| r.mean_wait),
+    metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay),
+    metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay),
+    metric!("mean_service", "mean service time", |r| r.mean_service),
+    metric!("utilization", "utilization", |r| r.utilization),
+    metric!("useful_utilization", "useful utilization", |r| r.useful_utilization),
+    metric!("miss_rate", "allocation miss rate", |r| r.miss_rate),
+    metric!("mean_internal_fragmentation", "internal fragmentation", |r| r.mean_internal_fragmentation),
+    metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length),
+    metric!("throughput", "throughput", |r| r.throughput),
+    metric!("completed", "completed jobs", |r| r.completed as f64),
 ];
 
 /// Looks a metric up by name.
