@@ -588,8 +588,9 @@ pub enum SweepRunError<E> {
 
 impl<P: Serialize + Send + Sync> Sweep<P> {
     /// Computes every pending point with `f` in parallel on rayon's current
-    /// pool, appending each result (flushed) as soon as it is ready. Does
-    /// not [`finish`](Self::finish) the sweep.
+    /// pool (in declared order on the calling thread without the `parallel`
+    /// feature), appending each result (flushed) as soon as it is ready.
+    /// Does not [`finish`](Self::finish) the sweep.
     ///
     /// On the first error no new points are started; the points already
     /// appended stay on disk, so running again resumes. Which error is
@@ -605,6 +606,7 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
         E: Send,
         F: Fn(usize, &P) -> Result<M, E> + Sync,
     {
+        #[cfg(feature = "parallel")]
         use rayon::prelude::*;
         use std::sync::Mutex;
 
@@ -613,7 +615,7 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
         // so they are moved out for the run and put back afterwards.
         let points = std::mem::take(&mut self.points);
         let sink = Mutex::new(&mut *self);
-        let result = pending.par_iter().try_for_each(|&i| {
+        let record = |&i: &usize| {
             let Some(point) = points.get(i) else {
                 return Ok(());
             };
@@ -626,7 +628,11 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
             })?;
             sweep.append_index(i, &m)?;
             Ok(())
-        });
+        };
+        #[cfg(feature = "parallel")]
+        let result = pending.par_iter().try_for_each(record);
+        #[cfg(not(feature = "parallel"))]
+        let result = pending.iter().try_for_each(record);
         self.points = points;
         result
     }
