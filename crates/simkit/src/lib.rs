@@ -11,8 +11,8 @@
 //! - [`Replications`]: R independent replications in parallel, each with
 //!   its own `ChaCha8Rng` stream, results in replication order so output is
 //!   bit-identical at any thread count;
-//! - [`Sweep`]: CSV output of a parameter sweep that appends each finished
-//!   point at once and resumes after an interruption;
+//! - `Sweep` (feature `csv`): CSV output of a parameter sweep that appends
+//!   each finished point at once and resumes after an interruption;
 //! - [`write_atomic`]: files that appear complete or not at all (a
 //!   temporary file in the same directory, renamed into place).
 //!
