@@ -25,9 +25,10 @@ use partalloc::workload::{Job, JobShape};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::common::{
-    CliError, Format, csv_text, json_text, num, parse_topology, read_trace, write_or_emit,
-};
+use crate::error::CliError;
+use crate::output::{Format, csv_text, json_text, num, write_or_emit};
+use crate::run::parse_topology;
+use crate::trace::read_trace;
 
 /// Options of `partalloc replay`.
 #[derive(Debug, clap::Args)]

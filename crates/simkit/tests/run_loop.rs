@@ -174,6 +174,7 @@ fn mesh_mfcfs_hand_computed() {
     assert_eq!((s.attempts, s.valid_attempts, s.misses), (10, 7, 2));
 }
 
+#[cfg(feature = "csv")]
 #[test]
 fn job_records_as_csv() {
     let r = run(TestAlloc::buddy(2).unwrap(), "fcfs", q2_jobs());
