@@ -284,6 +284,25 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         Ok(answer)
     }
 
+    /// Whether the allocator could grant `request` now (it allocates and at
+    /// once releases): to measure the machine, e.g. its largest free
+    /// partition.
+    ///
+    /// # Errors
+    /// The allocator refuses to take back its own grant.
+    pub fn probe(&mut self, request: &Request) -> Result<bool, SimError> {
+        if request.node_count() > self.alloc.free_nodes() as u64 {
+            return Ok(false);
+        }
+        match self.alloc.allocate(request) {
+            Ok(g) => {
+                self.alloc.release(&g)?;
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        }
+    }
+
     /// Starts the `index`-th waiting job now if the allocator grants it a
     /// partition; `false` (and nothing changed) if not, or if there is no
     /// such job.
@@ -485,6 +504,8 @@ mod tests {
         assert!(!s.can_start(0)?);
         assert!(!s.start(0)?);
         assert!(!s.start(7)?);
+        assert!(s.probe(&Request::subcube(2))? && !s.probe(&Request::subcube(3))?);
+        assert_eq!(s.allocator().free_nodes(), 7);
         assert_eq!(
             (s.waiting_len(), s.running_len(), s.busy_nodes()),
             (1, 1, 1)
