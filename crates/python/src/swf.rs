@@ -1,7 +1,7 @@
 //! `read_swf` / `write_swf`: Standard Workload Format files as columns.
 
 use std::fs;
-use std::io::{BufReader, BufWriter};
+use std::io::BufReader;
 use std::path::PathBuf;
 
 use partalloc_workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
@@ -170,16 +170,14 @@ fn write_swf(path: PathBuf, columns: Vec<Vec<f64>>, header: Vec<String>) -> PyRe
                 .map_err(|e| PyValueError::new_err(format!("row {row}: {e}")))?;
             records.push(r);
         }
-        let tmp = path.with_extension("swf.partial");
         let io = |e: std::io::Error| PyOSError::new_err(format!("{}: {e}", path.display()));
-        let file = fs::File::create(&tmp).map_err(io)?;
         let swf = |e| PyValueError::new_err(format!("{}: {e}", path.display()));
-        let mut w = SwfWriter::new(BufWriter::new(file), &h).map_err(swf)?;
+        let mut w = SwfWriter::new(Vec::new(), &h).map_err(swf)?;
         for r in &records {
             w.write(r).map_err(swf)?;
         }
-        w.finish().map_err(io)?;
-        fs::rename(&tmp, &path).map_err(io)?;
+        let bytes = w.finish().map_err(io)?;
+        partalloc_simkit::write_atomic(&path, &bytes).map_err(io)?;
         Ok(())
     })
 }
