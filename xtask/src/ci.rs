@@ -66,6 +66,25 @@ const CI_STEPS: &[Step] = &[
     Step::run(&["xtask", "reproduce-fig10", "--quick", "--out", FIGURES]),
 ];
 
+/// Steps that are not cargo commands, run after the cargo steps and the
+/// figure checks: the Python package, built in a fresh virtual environment
+/// and tested with pytest (the script skips, saying so, without python3).
+const SCRIPT_STEPS: &[&[&str]] = &[&["bash", "crates/python/ci.sh"]];
+
+/// Runs one script step; its error is the message to print.
+fn run_script(args: &[&str]) -> Result<(), String> {
+    let line = args.join(" ");
+    eprintln!("==> {line}");
+    let (program, rest) = args
+        .split_first()
+        .ok_or_else(|| "an empty script step".to_owned())?;
+    match Command::new(program).args(rest).status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("`{line}` failed ({s})")),
+        Err(e) => Err(format!("could not run {program}: {e}")),
+    }
+}
+
 /// Dependencies of the command-line tool that the facade must not have.
 const CLI_ONLY: &[&str] = &["clap", "indicatif", "toml"];
 
@@ -127,10 +146,11 @@ pub(crate) fn run() -> ExitCode {
     let result = CI_STEPS
         .iter()
         .try_for_each(|step| run_step(&cargo, step))
-        .and_then(|()| check_figures(Path::new(FIGURES)));
+        .and_then(|()| check_figures(Path::new(FIGURES)))
+        .and_then(|()| SCRIPT_STEPS.iter().try_for_each(|args| run_script(args)));
     match result {
         Ok(()) => {
-            eprintln!("figure outputs are well-formed");
+            eprintln!("figure outputs are well-formed; every step passed");
             ExitCode::SUCCESS
         }
         Err(e) => {
