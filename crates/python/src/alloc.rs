@@ -2,7 +2,9 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use partalloc_allocators::{AllocError, Allocator as RustAllocator, Grant as RustGrant, Partition, Request};
+use partalloc_allocators::{
+    AllocError, Allocator as RustAllocator, Grant as RustGrant, Partition, Request,
+};
 use partalloc_topology::{NodeId, NodeSet, Topology as RustTopology};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -99,7 +101,7 @@ impl Topology {
     fn coords(&self, node: u64) -> PyResult<Vec<u32>> {
         let id = self.check(node)?;
         match (self.inner.as_hypercube(), self.inner.as_grid()) {
-            (Some(h), _) => Ok((0..h.dim()).map(|i| ((id >> i) & 1) as u32).collect()),
+            (Some(h), _) => Ok((0..h.dim()).map(|i| (id >> i) & 1).collect()),
             (_, Some(g)) => g
                 .coords_of(id)
                 .map(|c| c.as_slice().to_vec())
@@ -169,7 +171,9 @@ pub(crate) fn topology_arg(obj: &Bound<'_, PyAny>) -> PyResult<RustTopology> {
         return Ok(t.get().inner);
     }
     let text: String = obj.extract().map_err(|_| {
-        PyValueError::new_err("topology must be a partalloc.Topology or a text such as \"mesh:32x32\"")
+        PyValueError::new_err(
+            "topology must be a partalloc.Topology or a text such as \"mesh:32x32\"",
+        )
     })?;
     parse_topology(&text)
 }
@@ -228,7 +232,10 @@ impl Grant {
     #[getter(r#box)]
     fn box_(&self) -> Option<(Vec<u32>, Vec<u32>)> {
         match self.inner.partition() {
-            Partition::Box(b) => Some((b.base().as_slice().to_vec(), b.extents().as_slice().to_vec())),
+            Partition::Box(b) => Some((
+                b.base().as_slice().to_vec(),
+                b.extents().as_slice().to_vec(),
+            )),
             _ => None,
         }
     }
@@ -239,7 +246,12 @@ impl Grant {
         match self.inner.partition() {
             Partition::Boxes(bs) => Some(
                 bs.iter()
-                    .map(|b| (b.base().as_slice().to_vec(), b.extents().as_slice().to_vec()))
+                    .map(|b| {
+                        (
+                            b.base().as_slice().to_vec(),
+                            b.extents().as_slice().to_vec(),
+                        )
+                    })
                     .collect(),
             ),
             _ => None,
@@ -278,7 +290,7 @@ pub(crate) struct Allocator {
 
 fn node_vec(p: &Partition, t: &RustTopology) -> PyResult<Vec<u32>> {
     let mut v = Vec::with_capacity(usize::try_from(p.len()).unwrap_or(0));
-    p.for_each_node(t, |n| v.push(n as u32)).map_err(value_error)?;
+    p.for_each_node(t, |n| v.push(n)).map_err(value_error)?;
     v.sort_unstable();
     Ok(v)
 }
@@ -307,8 +319,7 @@ impl Allocator {
     fn new(strategy: &str, topology: &Bound<'_, PyAny>) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
         let inner = guard(|| {
-            partalloc_allocators::registry::build(strategy, &topology)
-                .map_err(value_error)
+            partalloc_allocators::registry::build(strategy, &topology).map_err(value_error)
         })?;
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         Ok(Self {
@@ -362,9 +373,8 @@ impl Allocator {
     ) -> PyResult<Option<Grant>> {
         let request = match (shape, nodes, subcube) {
             (Some(s), None, None) => {
-                let r = Request::boxed(&s).map_err(|e| {
-                    PyValueError::new_err(format!("shape {s:?}: {e}"))
-                })?;
+                let r = Request::boxed(&s)
+                    .map_err(|e| PyValueError::new_err(format!("shape {s:?}: {e}")))?;
                 if rotate { r.any_orientation() } else { r }
             }
             (None, Some(n), None) => Request::nodes(n),

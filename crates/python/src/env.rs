@@ -166,7 +166,11 @@ impl EnvCore {
         let m = &mut obs[k * JOB_FEATURES..];
         m[0] = free / nodes;
         m[1] = largest / nodes;
-        m[2] = if free > 0.0 { 1.0 - largest / free } else { 0.0 };
+        m[2] = if free > 0.0 {
+            1.0 - largest / free
+        } else {
+            0.0
+        };
         m[3] = waiting as f32 / k as f32;
         self.obs = obs;
         self.mask = mask;
@@ -231,7 +235,10 @@ impl EnvCore {
 impl EnvCore {
     #[new]
     #[pyo3(signature = (topology, allocator, *, trace, window=16, reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
-    #[expect(clippy::too_many_arguments, reason = "mirrors the keyword arguments of the Python API")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the keyword arguments of the Python API"
+    )]
     fn new(
         topology: &Bound<'_, PyAny>,
         allocator: &str,
@@ -247,9 +254,7 @@ impl EnvCore {
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
         // Build once so that a bad strategy fails here.
-        guard(|| {
-            partalloc_allocators::registry::build(allocator, &topology).map_err(value_error)
-        })?;
+        guard(|| partalloc_allocators::registry::build(allocator, &topology).map_err(value_error))?;
         if window == 0 {
             return Err(PyValueError::new_err("window must be at least 1"));
         }
@@ -281,7 +286,10 @@ impl EnvCore {
             Some(n) => n.min(jobs.len()),
             None => jobs.len(),
         };
-        let mut services: Vec<f64> = jobs.iter().map(|j| j.estimate.unwrap_or(j.service)).collect();
+        let mut services: Vec<f64> = jobs
+            .iter()
+            .map(|j| j.estimate.unwrap_or(j.service))
+            .collect();
         services.sort_by(f64::total_cmp);
         let time_scale = services
             .get(services.len() / 2)

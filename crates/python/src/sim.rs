@@ -21,8 +21,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// A metric's name and how to read it from a replication's results.
+type Metric = (&'static str, fn(&Results) -> f64);
+
 /// The metrics of the command line's summary, in its order.
-const METRICS: &[(&str, fn(&Results) -> f64)] = &[
+const METRICS: &[Metric] = &[
     ("mean_response", |r| r.mean_response),
     ("mean_wait", |r| r.mean_wait),
     ("mean_numerical_delay", |r| r.mean_numerical_delay),
@@ -31,7 +34,9 @@ const METRICS: &[(&str, fn(&Results) -> f64)] = &[
     ("utilization", |r| r.utilization),
     ("useful_utilization", |r| r.useful_utilization),
     ("miss_rate", |r| r.miss_rate),
-    ("mean_internal_fragmentation", |r| r.mean_internal_fragmentation),
+    ("mean_internal_fragmentation", |r| {
+        r.mean_internal_fragmentation
+    }),
     ("mean_queue_length", |r| r.mean_queue_length),
     ("throughput", |r| r.throughput),
     ("completed", |r| r.completed as f64),
@@ -55,8 +60,8 @@ pub(crate) fn read_trace(
     mapping: ShapeMapping,
     lenient: bool,
 ) -> PyResult<(Vec<Job>, u64)> {
-    let file = fs::File::open(path)
-        .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+    let file =
+        fs::File::open(path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
     let swf = |e: SwfError| PyValueError::new_err(format!("{}: {e}", path.display()));
     let reader = SwfReader::new(BufReader::new(file))
         .map_err(swf)?
@@ -131,14 +136,21 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
     d.set_item("end", PyBytes::new(py, &f64s(|j| j.end)))?;
     d.set_item("wait", PyBytes::new(py, &f64s(|j| j.wait)))?;
     d.set_item("response", PyBytes::new(py, &f64s(|j| j.response)))?;
-    d.set_item("numerical_delay", PyBytes::new(py, &f64s(|j| j.numerical_delay)))?;
+    d.set_item(
+        "numerical_delay",
+        PyBytes::new(py, &f64s(|j| j.numerical_delay)),
+    )?;
     d.set_item(
         "topological_delay",
         PyBytes::new(py, &f64s(|j| j.wait - j.numerical_delay)),
     )?;
     d.set_item("requested", PyBytes::new(py, &u64s(|j| j.requested)))?;
     d.set_item("granted", PyBytes::new(py, &u64s(|j| j.granted)))?;
-    let parts: Vec<String> = report.jobs.iter().map(|j| j.partition.to_string()).collect();
+    let parts: Vec<String> = report
+        .jobs
+        .iter()
+        .map(|j| j.partition.to_string())
+        .collect();
     d.set_item("partition", parts)?;
     Ok(d)
 }
@@ -152,7 +164,10 @@ enum Source {
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
 #[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true))]
-#[expect(clippy::too_many_arguments, reason = "mirrors the keyword arguments of the Python API")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors the keyword arguments of the Python API"
+)]
 fn simulate<'py>(
     py: Python<'py>,
     topology: &Bound<'py, PyAny>,
@@ -230,7 +245,9 @@ fn simulate<'py>(
                     .map_err(value_error)?;
                 Ok(vec![r])
             }
-            Source::Generated(g) => g.run(&topology, &allocator, &scheduler, time, seeds, seed, records),
+            Source::Generated(g) => g.run(
+                &topology, &allocator, &scheduler, time, seeds, seed, records,
+            ),
         })
     })?;
     let Some(first) = reports.first() else {

@@ -16,7 +16,9 @@ impl Generated {
         _jobs: Option<u64>,
         _warmup: u64,
     ) -> PyResult<Self> {
-        Err(PyValueError::new_err("generated workloads are not available yet; pass trace="))
+        Err(PyValueError::new_err(
+            "generated workloads are not available yet; pass trace=",
+        ))
     }
 
     pub(crate) fn describe(&self, _topology: &Topology) -> String {

@@ -143,7 +143,14 @@ fn write_swf(path: PathBuf, columns: Vec<Vec<f64>>, header: Vec<String>) -> PyRe
         }
         let mut records = Vec::with_capacity(rows);
         for row in 0..rows {
-            let c = |i: usize| columns[i][row];
+            // Columns are read across, one record per row.
+            let c = |i: usize| {
+                columns
+                    .get(i)
+                    .and_then(|col| col.get(row))
+                    .copied()
+                    .unwrap_or(f64::NAN)
+            };
             let u = |i: usize| opt_u(FIELDS[i].0, row, c(i));
             let id = u(0)?.ok_or_else(|| {
                 PyValueError::new_err(format!("row {row}: job_number must be a whole number"))
