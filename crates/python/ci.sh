@@ -11,6 +11,8 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 
+# One target directory with the Rust workspace, so CI builds it once.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 venv="$root/target/python-ci-venv"
 rm -rf "$venv"
 python3 -m venv "$venv"
