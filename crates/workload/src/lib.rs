@@ -50,6 +50,7 @@ mod error;
 mod job;
 mod mapping;
 mod shapes;
+pub mod spec;
 mod stream;
 pub mod swf;
 
@@ -64,4 +65,5 @@ pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
     ShapeDistribution, SideLaw,
 };
+pub use spec::{Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, SpecError, WorkloadSpec};
 pub use stream::{JobStream, Workload};
