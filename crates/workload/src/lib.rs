@@ -61,6 +61,7 @@ pub use demand::{
 };
 pub use error::WorkloadError;
 pub use job::{Job, JobShape};
+pub use mapping::ShapeMapping;
 pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
     ShapeDistribution, SideLaw,
