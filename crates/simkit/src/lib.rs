@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use partalloc_simkit::{Calendar, Replications, TimeWeighted};
-//! use rand::RngExt;
+//! use partalloc_simkit::RngExt;
 //! use rand_distr::{Distribution, Exp};
 //!
 //! enum Ev { Arrive, Depart }
@@ -75,6 +75,10 @@ pub mod sweep;
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thread_pool};
+
+/// The random-number traits of [`SimRng`], the generator every replication
+/// draws from, so a user need not depend on `rand` itself.
+pub use rand::{Rng, RngExt, SeedableRng};
 pub use report::{JobRecord, Report, ReportError, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};

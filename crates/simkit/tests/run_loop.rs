@@ -17,15 +17,14 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
 fn boxed(id: u64, arrival: f64, w: u32, h: u32, service: f64) -> Job {
-    Job {
+    Job::new(
         id,
         arrival,
-        shape: JobShape::Box {
+        JobShape::Box {
             sides: Coords::new(&[w, h]).unwrap(),
         },
         service,
-        estimate: None,
-    }
+    )
 }
 
 fn run(alloc: TestAlloc, policy: &str, jobs: Vec<Job>) -> partalloc_simkit::Report {

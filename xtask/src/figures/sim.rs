@@ -365,15 +365,14 @@ mod tests {
     use super::*;
 
     fn box_job(sides: &[u32]) -> Job {
-        Job {
-            id: 7,
-            arrival: 2.5,
-            shape: JobShape::Box {
+        Job::new(
+            7,
+            2.5,
+            JobShape::Box {
                 sides: Coords::new(sides).unwrap(),
             },
-            service: 0.75,
-            estimate: None,
-        }
+            0.75,
+        )
     }
 
     #[test]
@@ -389,10 +388,7 @@ mod tests {
         let mut j = box_job(&[16, 5, 2]);
         round_up_pow2(&mut j, &caps);
         assert_eq!(j.shape, box_job(&[16, 6, 2]).shape);
-        let mut c = Job {
-            shape: JobShape::Nodes { count: 5 },
-            ..box_job(&[1, 1, 1])
-        };
+        let mut c = box_job(&[1, 1, 1]).with_shape(JobShape::Nodes { count: 5 });
         round_up_pow2(&mut c, &caps);
         assert_eq!(c.shape, JobShape::Nodes { count: 5 });
     }

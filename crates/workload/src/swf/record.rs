@@ -176,13 +176,7 @@ impl SwfRecord {
         let shape = mapping
             .shape_for(procs)
             .map_err(|source| SwfError::Mapping { job, source })?;
-        Ok(Job {
-            id: job,
-            arrival,
-            shape,
-            service,
-            estimate: self.requested_time,
-        })
+        Ok(Job::new(job, arrival, shape, service).with_estimate(self.requested_time))
     }
 
     /// Writes the record as one SWF line (no newline); unknowns as −1.
