@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::swf::ShapeMapping;
+use partalloc::workload::{
+    CubeDimLaw, DemandLaw, Dependence, ShapeKind, ShapeMapping, SideLaw, Sides,
+};
 use serde::Serialize;
 
 use crate::common::{
@@ -28,25 +30,25 @@ pub(crate) struct WorkloadArgs {
     /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
     /// cube (Mohapatra §4.1).
     #[arg(long, default_value = "auto")]
-    pub(crate) shapes: String,
+    pub(crate) shapes: ShapeKind,
     /// Law of each side for `sides` shapes: uniform, normal or exponential.
     #[arg(long, default_value = "uniform")]
-    pub(crate) sides: String,
+    pub(crate) sides: SideLaw,
     /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
     /// (default: the whole machine).
     #[arg(long)]
-    pub(crate) max_sides: Option<String>,
+    pub(crate) max_sides: Option<Sides>,
     /// Subcube dimension law for `cube` shapes: uniform (0..n−1),
     /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
     #[arg(long, default_value = "uniform")]
-    pub(crate) cube_dims: String,
+    pub(crate) cube_dims: CubeDimLaw,
     /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
     /// hyper:MEAN,ALPHA,CV or const:VALUE.
     #[arg(long, default_value = "exp:1")]
-    pub(crate) residence: String,
+    pub(crate) residence: DemandLaw,
     /// Size/demand model: dependent or independent (Mohapatra §4.1).
     #[arg(long, default_value = "dependent")]
-    pub(crate) dependence: String,
+    pub(crate) dependence: Dependence,
     /// Jobs measured per seed (generated workload; default 1000), or the
     /// first jobs of the trace (default: all).
     #[arg(long)]
@@ -70,12 +72,12 @@ pub(crate) struct WorkloadArgs {
 impl WorkloadArgs {
     pub(crate) fn spec(&self) -> WorkloadSpec {
         WorkloadSpec {
-            shapes: self.shapes.clone(),
-            sides: self.sides.clone(),
-            max_sides: self.max_sides.clone(),
+            shapes: self.shapes,
+            sides: self.sides,
+            max_sides: self.max_sides,
             cube_dims: self.cube_dims.clone(),
-            residence: self.residence.clone(),
-            dependence: self.dependence.clone(),
+            residence: self.residence,
+            dependence: self.dependence,
             jobs: self.jobs.unwrap_or(1000),
             warmup: self.warmup,
             allow_saturation: self.allow_saturation,

@@ -70,7 +70,9 @@ pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
     ShapeDistribution, SideLaw,
 };
-pub use spec::{Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, SpecError, WorkloadSpec};
+pub use spec::{
+    Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, Sides, SpecError, WorkloadSpec,
+};
 pub use stream::{JobStream, Workload};
 
 /// The random-number traits and generator of this crate's signatures

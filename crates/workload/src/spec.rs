@@ -15,7 +15,7 @@
 //! | [`ShapeLaw`] | `cube:DIMS`, `sides:SIDES[:MAX]`, `cubic[:MAX]`, `noncubic[:MAX]` |
 //! | [`CubeDimLaw`] (DIMS) | `uniform`, `uniform:LO-HI`, `normal`, `W0,W1,…` |
 //! | [`SideLaw`] (SIDES) | `uniform`, `normal`, `exponential` |
-//! | MAX (request sides) | `AxB[xC…]`, as in a machine description |
+//! | [`Sides`] (MAX) | `AxB[xC…]`, as in a machine description |
 //! | [`DemandLaw`] | `exp:MEAN`, `uniform:MEAN`, `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE` |
 //! | [`Dependence`] | `dependent`, `independent` |
 //! | [`ShapeKind`] | `auto`, `cube`, `sides`, `cubic`, `noncubic` |
@@ -43,7 +43,7 @@
 use core::fmt::{self, Display};
 use core::str::FromStr;
 
-use partalloc_topology::{Coords, Topology, parse_sides};
+use partalloc_topology::{Coords, Topology, TopologyError, parse_sides};
 use thiserror::Error;
 
 use crate::{
@@ -127,6 +127,22 @@ fn number(
     part.trim()
         .parse::<f64>()
         .map_err(|_| syntax(law, text, accepted, format!("{part:?} is not a number")))
+}
+
+/// The sides `part` of `text`, read by the topology's parser of side lists.
+fn sides_of(
+    law: &'static str,
+    text: &str,
+    accepted: &'static str,
+    part: &str,
+) -> Result<Coords, SpecError> {
+    parse_sides(part).map_err(|e| {
+        let reason = match e {
+            TopologyError::InvalidSides { reason, .. } => reason,
+            other => other.to_string(),
+        };
+        syntax(law, text, accepted, reason)
+    })
 }
 
 /// Writes sides as `AxB…`, the form [`parse_sides`] reads.
@@ -456,7 +472,7 @@ impl ShapeLaw {
                             Ok(s.trailing_zeros())
                         } else {
                             Err(unfit(format!(
-                                "draws power-of-two sides and needs power-of-two limits; {s} is not one (give the largest request, e.g. cubic:16x16)"
+                                "draws power-of-two sides and needs power-of-two limits; {s} is not one (give power-of-two largest sides, as in cubic:AxB)"
                             )))
                         }
                     })
@@ -477,7 +493,7 @@ impl FromStr for ShapeLaw {
             Some((k, r)) => (k.trim(), Some(r)),
             None => (t, None),
         };
-        let sides = |s: &str| parse_sides(s).map_err(|e| syntax(LAW, text, SHAPES, e.to_string()));
+        let sides = |s: &str| sides_of(LAW, text, SHAPES, s);
         let max = |r: Option<&str>| r.map(sides).transpose();
         match kind {
             "cube" => {
@@ -538,6 +554,25 @@ impl Display for ShapeLaw {
             write_sides(f, m)?;
         }
         Ok(())
+    }
+}
+
+/// The sides of a request, `AxB[xC…]` as in a machine description (the
+/// largest request of a [`ShapeLaw`], given on its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sides(pub Coords);
+
+impl FromStr for Sides {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        sides_of("sides", text, "AxB[xC…], e.g. 16x16", text).map(Self)
+    }
+}
+
+impl Display for Sides {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_sides(f, &self.0)
     }
 }
 
@@ -791,7 +826,7 @@ macro_rules! serde_as_text {
     )*};
 }
 
-serde_as_text!(Arrivals, CubeDimLaw, ShapeLaw, ShapeKind, DemandLaw);
+serde_as_text!(Arrivals, CubeDimLaw, ShapeLaw, ShapeKind, DemandLaw, Sides);
 
 #[cfg(test)]
 mod tests {
@@ -979,6 +1014,13 @@ mod tests {
         for t in ["auto", "cube", "sides", "cubic", "noncubic"] {
             assert_eq!(t.parse::<ShapeKind>().unwrap().to_string(), t);
         }
+        for t in ["16x8", "4x4x2"] {
+            assert_eq!(t.parse::<Sides>().unwrap().to_string(), t);
+        }
+        assert_eq!(
+            "16xa".parse::<Sides>().unwrap_err().to_string(),
+            "sides \"16xa\": \"a\" is not a non-negative integer; use AxB[xC…], e.g. 16x16"
+        );
         for t in ["load:0.5", "rate:2"] {
             assert_eq!(t.parse::<Arrivals>().unwrap().to_string(), t);
         }
