@@ -56,9 +56,12 @@ impl fmt::Display for JobShape {
     }
 }
 
-/// A job of a workload.
+/// A job of a workload. Build one with [`Job::new`] (and the `with_*`
+/// setters); it is `#[non_exhaustive]`, so fields can be added without
+/// breaking users.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Job {
     /// Identifier, unique within a workload.
     pub id: u64,

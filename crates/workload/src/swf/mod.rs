@@ -49,10 +49,5 @@ pub use reader::{SwfJobs, SwfReader};
 pub use record::SwfRecord;
 pub use writer::SwfWriter;
 
-// Kept until the command-line tool imports `ShapeMapping` from the crate
-// root; the mapping is not part of the format.
-#[doc(hidden)]
-pub use crate::ShapeMapping;
-
 #[cfg(test)]
 mod tests;
