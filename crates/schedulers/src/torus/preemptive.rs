@@ -101,7 +101,7 @@ impl Feasibility {
 /// relative tolerance of 1e-12 · max(1, T).
 ///
 /// # Errors
-/// As [`cnp_alloc`], and a deadline that is not positive and finite.
+/// As [`cnp_alloc`](super::cnp_alloc), and a deadline that is not positive and finite.
 pub fn preemptive_feasibility(
     m: u32,
     jobs: &[TorusJob],

@@ -14,8 +14,8 @@
 //! [`SwfReader::lenient`] such lines are skipped and counted instead.
 //! [`SwfWriter`] writes a header and records back; reading what it wrote
 //! gives the same records. [`SwfRecord::to_job`] (or [`SwfReader::jobs`]
-//! for a whole trace) turns a record into a [`Job`] on a machine through a
-//! [`ShapeMapping`].
+//! for a whole trace) turns a record into a [`Job`](crate::Job) on a machine through a
+//! [`ShapeMapping`](crate::ShapeMapping).
 //!
 //! ```
 //! use partalloc_workload::ShapeMapping;

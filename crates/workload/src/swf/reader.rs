@@ -5,7 +5,7 @@ use std::io::BufRead;
 use super::{SwfError, SwfHeader, SwfRecord};
 use crate::{Job, ShapeMapping};
 
-/// A streaming reader of SWF records; see the [module docs](self).
+/// A streaming reader of SWF records; see the [module docs](crate::swf).
 #[derive(Debug)]
 pub struct SwfReader<R> {
     input: R,
