@@ -463,3 +463,136 @@ fn check_state(alloc: &dyn Allocator, total: usize, live: &Live) -> Result<(), S
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use partalloc_topology::Topology;
+
+    use super::*;
+    use crate::paging::Paging;
+    use crate::{FaultError, Partition};
+
+    /// Paging that, once it has seen a release, skips the lowest free node
+    /// (a next-fit style memory): deterministic, but not fresh again after
+    /// everything is released.
+    #[derive(Debug)]
+    struct Sticky {
+        inner: Paging,
+        released: bool,
+    }
+
+    impl Allocator for Sticky {
+        fn name(&self) -> String {
+            "sticky".to_owned()
+        }
+        fn topology(&self) -> &Topology {
+            self.inner.topology()
+        }
+        fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+            if !self.released {
+                return self.inner.allocate(request);
+            }
+            let hole = self.inner.allocate(&Request::nodes(1))?;
+            let grant = self.inner.allocate(request);
+            let _ = self.inner.release(&hole);
+            grant
+        }
+        fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+            self.inner.release(grant)?;
+            self.released = true;
+            Ok(())
+        }
+        fn free_nodes(&self) -> usize {
+            self.inner.free_nodes()
+        }
+        fn live_grants(&self) -> usize {
+            self.inner.live_grants()
+        }
+        fn is_available(&self, node: NodeId) -> bool {
+            self.inner.is_available(node)
+        }
+        fn busy_nodes(&self) -> NodeSet {
+            self.inner.busy_nodes()
+        }
+        fn faulty_nodes(&self) -> NodeSet {
+            self.inner.faulty_nodes()
+        }
+        fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+            self.inner.mark_faulty(node)
+        }
+        fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+            self.inner.repair(node)
+        }
+        fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+            self.inner.recognizable(request)
+        }
+    }
+
+    fn machine() -> Topology {
+        "hypercube:3".parse().unwrap()
+    }
+
+    #[test]
+    fn a_strategy_that_remembers_releases_is_caught_after_the_reset() {
+        let script = [
+            Step::Allocate(Request::nodes(2)),
+            Step::Release(0),
+            Step::Allocate(Request::nodes(2)),
+        ];
+        let fresh = || -> Result<Box<dyn Allocator>, String> {
+            Ok(Box::new(Sticky {
+                inner: Paging::new(machine()),
+                released: false,
+            }))
+        };
+        let mut a = fresh().unwrap();
+        // Two instances given the same steps agree: the first pass is clean.
+        let v = check_script_with(a.as_mut(), &fresh, &script).unwrap_err();
+        assert_eq!(v.step, script.len() + 1, "{v}");
+        assert!(
+            v.problem.contains("fresh instance with the same faults"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn two_instances_that_disagree_are_caught_in_lockstep() {
+        // The twin is a plain paging allocator, the allocator under test
+        // is not: the first grant after a release differs.
+        let script = [
+            Step::Allocate(Request::nodes(2)),
+            Step::Release(0),
+            Step::Allocate(Request::nodes(2)),
+        ];
+        let twin =
+            || -> Result<Box<dyn Allocator>, String> { Ok(Box::new(Paging::new(machine()))) };
+        let mut a = Sticky {
+            inner: Paging::new(machine()),
+            released: false,
+        };
+        let v = check_script_with(&mut a, &twin, &script).unwrap_err();
+        assert_eq!(v.step, 2, "{v}");
+        assert!(
+            v.problem.contains("a second instance given the same steps"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn an_allocator_with_live_grants_is_refused() {
+        let mut p = Paging::new(machine());
+        let _g = p.allocate(&Request::nodes(1)).unwrap();
+        let v = check_script(&mut p, &[]).unwrap_err();
+        assert!(v.problem.contains("1 live grants"), "{v}");
+    }
+
+    #[test]
+    fn a_name_the_registry_cannot_build_is_reported() {
+        let mut a = Sticky {
+            inner: Paging::new(machine()),
+            released: false,
+        };
+        let v = check_script(&mut a, &[]).unwrap_err();
+        assert!(v.problem.contains("check_script_with"), "{v}");
+    }
+}
