@@ -440,13 +440,12 @@ mod properties {
         simulate_with_idle_heads(policy, n, jobs).0
     }
 
+    /// (job id, start, end) of every started job.
+    type Starts = Vec<(u64, f64, f64)>;
+
     /// As [`simulate`], and also every (time, head job id) where, after the
     /// policy's decision, its own head would have fitted the free nodes.
-    fn simulate_with_idle_heads(
-        policy: &str,
-        n: u32,
-        jobs: &[Job],
-    ) -> (Vec<(u64, f64, f64)>, Vec<(f64, u64)>) {
+    fn simulate_with_idle_heads(policy: &str, n: u32, jobs: &[Job]) -> (Starts, Vec<(f64, u64)>) {
         let mut idle_heads = Vec::new();
         let mut alloc = TestAlloc::buddy(n).unwrap();
         let mut s = registry::build(policy, alloc.topology()).unwrap();
