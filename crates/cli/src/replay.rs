@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::swf::ShapeMapping;
+use partalloc::workload::ShapeMapping;
 use partalloc::workload::{Job, JobShape};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -226,15 +226,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     let scaled_jobs: Vec<Job> = jobs
         .iter()
-        .map(|j| Job {
-            arrival: first + (j.arrival - first) / scale,
-            ..*j
-        })
+        .map(|j| j.with_arrival(first + (j.arrival - first) / scale))
         .collect();
     let shaped_jobs: Vec<Job> = scaled_jobs
         .iter()
         .zip(&shapes)
-        .map(|(j, s)| Job { shape: *s, ..*j })
+        .map(|(j, s)| j.with_shape(*s))
         .collect();
     let processors: HashMap<u64, u64> = jobs.iter().map(|j| (j.id, j.nodes())).collect();
 

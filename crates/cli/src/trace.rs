@@ -5,7 +5,8 @@ use std::io::BufReader;
 use std::path::Path;
 
 use partalloc::workload::Job;
-use partalloc::workload::swf::{ShapeMapping, SwfError, SwfHeader, SwfReader};
+use partalloc::workload::ShapeMapping;
+use partalloc::workload::swf::{SwfError, SwfHeader, SwfReader};
 
 use crate::error::CliError;
 

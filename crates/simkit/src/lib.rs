@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use partalloc_simkit::{Calendar, Replications, TimeWeighted};
-//! use rand::RngExt;
+//! use partalloc_simkit::RngExt;
 //! use rand_distr::{Distribution, Exp};
 //!
 //! enum Ev { Arrive, Depart }
@@ -96,6 +96,9 @@ pub mod sweep;
 pub use atomic::write_atomic;
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
+/// The random-number traits of [`SimRng`], the generator every replication
+/// draws from, so a user need not depend on `rand` itself.
+pub use rand::{Rng, RngExt, SeedableRng};
 #[cfg(feature = "parallel")]
 pub use replicate::thread_pool;
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};

@@ -17,15 +17,14 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
 fn boxed(id: u64, arrival: f64, w: u32, h: u32, service: f64) -> Job {
-    Job {
+    Job::new(
         id,
         arrival,
-        shape: JobShape::Box {
+        JobShape::Box {
             sides: Coords::new(&[w, h]).unwrap(),
         },
         service,
-        estimate: None,
-    }
+    )
 }
 
 fn run(alloc: TestAlloc, policy: &str, jobs: Vec<Job>) -> partalloc_simkit::Report {
@@ -394,7 +393,7 @@ fn stop_rules() {
 /// published crate does not ship it). Missing from the repository, it
 /// fails.
 fn nasa(
-    mapping: fn(&partalloc_topology::Topology) -> partalloc_workload::swf::ShapeMapping,
+    mapping: fn(&partalloc_topology::Topology) -> partalloc_workload::ShapeMapping,
 ) -> Option<Vec<Job>> {
     use partalloc_workload::swf::SwfReader;
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces");
@@ -423,7 +422,7 @@ fn nasa(
 
 #[test]
 fn nasa_trace_replay() {
-    use partalloc_workload::swf::ShapeMapping;
+    use partalloc_workload::ShapeMapping;
     let (Some(cubes), Some(counts)) = (
         nasa(ShapeMapping::for_topology),
         nasa(ShapeMapping::nodes_of),

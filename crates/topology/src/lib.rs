@@ -71,7 +71,7 @@ pub use orientation::{OrientationOrder, Orientations};
 pub use partition_step::{PartitionSteps, StepAddress};
 pub use products::{MAX_GRAPH_DIMS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, TupleGraph};
 pub use subtorus::{Link, Span, Subtorus, SubtorusEdge, SubtorusFamily};
-pub use topology::{Topology, TopologyKind};
+pub use topology::{Topology, TopologyKind, parse_sides};
 
 /// A node's id within its machine (see the crate's conventions).
 pub type NodeId = u32;
