@@ -7,7 +7,7 @@ use partalloc_schedulers::RequestMapping;
 use partalloc_simkit::Stepper;
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
-use partalloc_workload::swf::ShapeMapping;
+use partalloc_workload::ShapeMapping;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};

@@ -8,7 +8,8 @@ use std::path::Path;
 use partalloc_simkit::{ConfidenceInterval, Report, Results, SimConfig, Simulation, Stop};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
-use partalloc_workload::swf::{ShapeMapping, SwfError, SwfReader};
+use partalloc_workload::ShapeMapping;
+use partalloc_workload::swf::{SwfError, SwfReader};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -158,7 +159,7 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
 /// What `simulate` was asked to run, once parsed.
 enum Source {
     Trace(Vec<Job>),
-    Generated(crate::sim_generated::Generated),
+    Generated(Box<crate::sim_generated::Generated>),
 }
 
 /// Runs one simulation point; returns `(summary, record columns)`.
@@ -224,7 +225,7 @@ fn simulate<'py>(
         (None, w) => {
             let g = crate::sim_generated::Generated::parse(w, &topology, jobs, warmup)?;
             let text = g.describe(&topology);
-            (Source::Generated(g), text, seeds)
+            (Source::Generated(Box::new(g)), text, seeds)
         }
     };
     let allocator = allocator.to_owned();

@@ -118,3 +118,65 @@ def test_a_long_run_releases_the_interpreter_lock(nasa: Path) -> None:
     during = [x for x in ticks if start < x < end]
     # The other thread kept running while the simulation did.
     assert len(during) >= 3, (end - start, len(during))
+
+
+@pytest.mark.parametrize(
+    "topology,allocator,scheduler,workload,flags",
+    [
+        (
+            "mesh:16x16",
+            "fsl",
+            "fcfs",
+            {"load": 0.6, "residence": "hyper:1,0.95,4"},
+            ["--load", "0.6", "--residence", "hyper:1,0.95,4"],
+        ),
+        (
+            "hypercube:8",
+            "partner",
+            "scan",
+            {"load": 0.4, "shapes": "cube", "cube_dims": "uniform:0-5", "dependence": "independent"},
+            ["--load", "0.4", "--shapes", "cube", "--cube-dims", "uniform:0-5", "--dependence", "independent"],
+        ),
+        (
+            "torus:8x8",
+            "first-fit",
+            "easy-backfilling",
+            {"load": 0.5, "shapes": "sides", "sides": "exponential", "max_sides": "4x8"},
+            ["--load", "0.5", "--shapes", "sides", "--sides", "exponential", "--max-sides", "4x8"],
+        ),
+    ],
+)
+def test_generated_workloads_equal_the_tool(
+    cli: str, tmp_path: Path, topology: str, allocator: str, scheduler: str, workload: Dict[str, Any], flags: List[str]
+) -> None:
+    expected = run_cli(
+        cli,
+        ["-t", topology, "-a", allocator, "-s", scheduler, *flags, "--jobs", "300", "--warmup", "20", "--seeds", "3", "--seed", "7"],
+        tmp_path,
+    )
+    summary, records = pa.simulate(
+        topology, allocator, scheduler, workload=workload, jobs=300, warmup=20, seeds=3, seed=7
+    )
+    same(summary, expected)
+    assert len(summary["replications"]) == 3
+    with open(tmp_path / "jobs.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["response"]) for r in rows] == records["response"].tolist()
+
+
+def test_generated_workload_errors_name_the_option() -> None:
+    with pytest.raises(ValueError, match=r'^--residence "exp:x": '):
+        pa.simulate("mesh:8x8", "fsl", workload={"residence": "exp:x"})
+    with pytest.raises(ValueError, match=r"^offered load 1.2 is at least 1: .*allow_saturation=True"):
+        pa.simulate("mesh:8x8", "fsl", workload={"load": 1.2})
+    with pytest.raises(ValueError, match=r'^unknown workload option "rho"; known options: load, '):
+        pa.simulate("mesh:8x8", "fsl", workload={"rho": 0.5})
+    with pytest.raises(ValueError, match=r"^workload: shape law cube:uniform: "):
+        pa.simulate("mesh:8x8", "fsl", workload={"shapes": "cube"})
+    with pytest.raises(ValueError, match=r"^--jobs must be at least 1"):
+        pa.simulate("mesh:8x8", "fsl", workload={}, jobs=0)
+    with pytest.raises(ValueError, match=r"^give trace="):
+        pa.simulate("mesh:8x8", "fsl")
+    # Saturation studies are allowed when asked for.
+    summary, _ = pa.simulate("mesh:8x8", "fsl", workload={"load": 1.2, "allow_saturation": True}, jobs=50)
+    assert summary["replications"][0]["completed"] == 50

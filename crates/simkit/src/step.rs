@@ -20,7 +20,7 @@
 //! let machine: Topology = "hypercube:2".parse()?;
 //! let alloc = partalloc_allocators::registry::build("buddy", &machine)?;
 //! let jobs = [(1, 0.0, 1, 2.0), (2, 0.0, 2, 1.0)].map(|(id, arrival, dim, service)| {
-//!     Job { id, arrival, shape: JobShape::Cube { dim }, service, estimate: None }
+//!     Job::new(id, arrival, JobShape::Cube { dim }, service)
 //! });
 //! let mut s = Stepper::new(alloc, jobs)?;
 //! s.advance()?; // t = 0: both jobs wait.
@@ -423,13 +423,7 @@ mod tests {
     use partalloc_workload::JobShape;
 
     fn job(id: u64, arrival: f64, dim: u32, service: f64) -> Job {
-        Job {
-            id,
-            arrival,
-            shape: JobShape::Cube { dim },
-            service,
-            estimate: None,
-        }
+        Job::new(id, arrival, JobShape::Cube { dim }, service)
     }
 
     fn stepper(jobs: Vec<Job>) -> Stepper<std::vec::IntoIter<Job>> {
