@@ -4,7 +4,7 @@
 
 use partalloc_allocators::Request;
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::Stepper;
+use partalloc_simkit::{Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -15,6 +15,7 @@ use pyo3::types::{PyBytes, PyDict};
 use crate::alloc::topology_arg;
 use crate::errors::{guard, value_error};
 use crate::sim::{mapping_of, read_trace};
+use crate::sim_generated::Generated;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EnvCore>()?;
@@ -48,6 +49,8 @@ pub(crate) struct EnvCore {
     strategy: String,
     rotate: bool,
     jobs: Vec<Job>,
+    /// Draws each episode's jobs instead of slicing `jobs`.
+    generated: Option<Box<Generated>>,
     episode_jobs: usize,
     window: usize,
     reward: Reward,
@@ -206,7 +209,25 @@ impl EnvCore {
     }
 
     fn episode_len(&self) -> usize {
+        if self.generated.is_some() {
+            return self.episode_jobs;
+        }
         self.episode_jobs.min(self.jobs.len()).max(1)
+    }
+
+    /// The jobs of the episode for `seed`.
+    fn episode(&self, seed: Option<u64>) -> Vec<Job> {
+        let len = self.episode_len();
+        if let Some(g) = &self.generated {
+            let mut rng = replication_rng(seed.unwrap_or(0), 0);
+            return g.workload().jobs(&mut rng).take(len).collect();
+        }
+        let room = self.jobs.len() - len;
+        let offset = match seed {
+            Some(s) if room > 0 => (mix(s) % (room as u64 + 1)) as usize,
+            _ => 0,
+        };
+        self.jobs[offset..offset + len].to_vec()
     }
 
     fn utilization(&self) -> f64 {
@@ -234,7 +255,7 @@ impl EnvCore {
 #[pymethods]
 impl EnvCore {
     #[new]
-    #[pyo3(signature = (topology, allocator, *, trace, window=16, reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
@@ -242,7 +263,8 @@ impl EnvCore {
     fn new(
         topology: &Bound<'_, PyAny>,
         allocator: &str,
-        trace: std::path::PathBuf,
+        trace: Option<std::path::PathBuf>,
+        workload: Option<&Bound<'_, PyDict>>,
         window: usize,
         reward: &str,
         per_step: bool,
@@ -274,17 +296,40 @@ impl EnvCore {
             }
         };
         let map = mapping_of(mapping, &topology)?;
-        let (jobs, _) = read_trace(&trace, map, lenient)?;
-        if jobs.is_empty() {
-            return Err(PyValueError::new_err(format!(
-                "{}: the trace has no usable job",
-                trace.display()
-            )));
-        }
-        let episode_jobs = match episode_jobs {
-            Some(0) => return Err(PyValueError::new_err("episode_jobs must be at least 1")),
-            Some(n) => n.min(jobs.len()),
-            None => jobs.len(),
+        let (jobs, generated, episode_jobs) = match (trace, workload) {
+            (Some(trace), None) => {
+                let (jobs, _) = read_trace(&trace, map, lenient)?;
+                if jobs.is_empty() {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: the trace has no usable job",
+                        trace.display()
+                    )));
+                }
+                let n = match episode_jobs {
+                    Some(0) => {
+                        return Err(PyValueError::new_err("episode_jobs must be at least 1"));
+                    }
+                    Some(n) => n.min(jobs.len()),
+                    None => jobs.len(),
+                };
+                (jobs, None, n)
+            }
+            (None, Some(w)) => {
+                let n = episode_jobs.unwrap_or(1000);
+                if n == 0 {
+                    return Err(PyValueError::new_err("episode_jobs must be at least 1"));
+                }
+                let g = Generated::parse(Some(w), &topology, Some(n as u64), 0)?;
+                // A sample fixes the time scale of the observation.
+                let mut rng = replication_rng(0, 0);
+                let sample: Vec<Job> = g.workload().jobs(&mut rng).take(1000).collect();
+                (sample, Some(Box::new(g)), n)
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "give either trace= (replay a file) or workload= (generate jobs), not both",
+                ));
+            }
         };
         let mut services: Vec<f64> = jobs
             .iter()
@@ -318,6 +363,7 @@ impl EnvCore {
             strategy: allocator.to_owned(),
             rotate,
             jobs,
+            generated,
             episode_jobs,
             window,
             reward,
@@ -367,13 +413,7 @@ impl EnvCore {
         seed: Option<u64>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         guard(|| {
-            let len = self.episode_len();
-            let room = self.jobs.len() - len;
-            let offset = match seed {
-                Some(s) if room > 0 => (mix(s) % (room as u64 + 1)) as usize,
-                _ => 0,
-            };
-            let slice: Vec<Job> = self.jobs[offset..offset + len].to_vec();
+            let slice = self.episode(seed);
             self.start_time = slice.first().map_or(0.0, |j| j.arrival);
             self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
             let alloc = partalloc_allocators::registry::build(&self.strategy, &self.topology)

@@ -28,6 +28,7 @@ const KEYS: &[&str] = &[
 ];
 
 /// A parsed generated workload.
+#[derive(Debug)]
 pub(crate) struct Generated {
     load: f64,
     shapes: ShapeKind,
@@ -136,6 +137,11 @@ impl Generated {
             workload,
         };
         Ok(g)
+    }
+
+    /// The generator.
+    pub(crate) fn workload(&self) -> &Workload<ShapeDist, DemandDist> {
+        &self.workload
     }
 
     fn shape_law(&self, topology: &Topology) -> ShapeLaw {

@@ -121,3 +121,17 @@ def test_bad_settings_raise(small_trace: Path) -> None:
     env = SchedulingEnv(small_trace)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+def test_generated_workload_episodes_follow_the_seed() -> None:
+    workload = {"load": 0.7, "shapes": "sides", "max_sides": "8x8"}
+    env = SchedulingEnv(None, "mesh:16x16", "fsl", workload=workload, episode_jobs=300, reward="wait")
+    check_env(env, skip_render_check=True)
+    total, _, stats = run_episode(env, fcfs(env), seed=5)
+    assert stats["completed"] == 300
+    again, _, _ = run_episode(env, fcfs(env), seed=5)
+    other, _, _ = run_episode(env, fcfs(env), seed=6)
+    assert total == again != other
+    assert total == pytest.approx(-stats["mean_wait"], rel=1e-12) and total < 0
+    with pytest.raises(ValueError, match="not both"):
+        SchedulingEnv("x.swf", workload=workload)

@@ -1,7 +1,7 @@
 """A Gymnasium environment for learned job scheduling on partalloc.
 
-:class:`SchedulingEnv` replays a Standard Workload Format trace on any
-machine and allocation strategy; the agent is the scheduler. At each
+:class:`SchedulingEnv` replays a Standard Workload Format trace, or draws
+a generated workload, on any machine and allocation strategy; the agent is the scheduler. At each
 decision it sees the first ``window`` waiting jobs and a summary of the
 machine, and picks a job of the window to start now, or waits for the next
 event (an arrival or a departure). The simulation underneath is partalloc's
@@ -62,7 +62,10 @@ class SchedulingEnv(gym.Env):
     >>> obs, info = env.reset(seed=0)
     >>> obs, reward, terminated, truncated, info = env.step(env.window)
 
-    Parameters: ``trace`` (a Standard Workload Format file), ``topology``,
+    Parameters: ``trace`` (a Standard Workload Format file) or
+    ``workload`` (a generated workload: a dict of the workload options of
+    :func:`partalloc.simulate`, e.g. ``{"load": 0.8}``; each episode draws
+    ``episode_jobs`` jobs, default 1000, from the reset seed), ``topology``,
     ``allocator`` (a strategy spec such as ``"buddy"`` or
     ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``reward``,
     ``per_step``, ``bound``, ``episode_jobs`` (each episode replays this
@@ -77,10 +80,11 @@ class SchedulingEnv(gym.Env):
 
     def __init__(
         self,
-        trace: Union[str, "os.PathLike[str]"],
+        trace: Optional[Union[str, "os.PathLike[str]"]] = None,
         topology: Union[str, Topology] = "hypercube:7",
         allocator: str = "buddy",
         *,
+        workload: Optional[Dict[str, Any]] = None,
         window: int = 16,
         reward: str = "slowdown",
         per_step: bool = False,
@@ -97,7 +101,8 @@ class SchedulingEnv(gym.Env):
         self._core = _native.EnvCore(
             topology,
             allocator,
-            trace=os.fspath(trace),
+            trace=os.fspath(trace) if trace is not None else None,
+            workload=workload,
             window=window,
             reward=reward,
             per_step=per_step,
