@@ -101,8 +101,7 @@ pub(crate) struct WorkloadSpec {
     /// Cube dimension law for `cube` shapes: `uniform`, `uniform:LO-HI`,
     /// `normal`, or weights `w0,w1,…`.
     pub(crate) cube_dims: String,
-    /// Residence (service) time law: `exp:MEAN`, `uniform:MEAN`,
-    /// `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
+    /// Residence (service) time law: `exp:MEAN`, `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
     pub(crate) residence: String,
     /// `dependent` or `independent` (Mohapatra §4.1).
     pub(crate) dependence: String,
@@ -146,11 +145,25 @@ fn parse_sides(what: &str, t: &str) -> Result<Vec<u32>, CliError> {
         .collect()
 }
 
+/// `LO-HI` split at the first '-' that is neither a leading sign nor an
+/// exponent's sign, so `1e-3-2e-3` is the range from 0.001 to 0.002.
+fn split_range(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim();
+    let mut prev = None;
+    for (i, c) in t.char_indices() {
+        if c == '-' && prev.is_some_and(|p: char| p != 'e' && p != 'E') {
+            return Some((&t[..i], &t[i + 1..]));
+        }
+        prev = Some(c);
+    }
+    None
+}
+
 /// Parses a residence law (see [`WorkloadSpec::residence`]).
 pub(crate) fn parse_residence(text: &str) -> Result<DemandDist, CliError> {
     let bad = |reason: &str| {
         CliError::input(format!(
-            "--residence {text:?}: {reason}; use exp:MEAN, uniform:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE"
+            "--residence {text:?}: {reason}; use exp:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE"
         ))
     };
     let (law, args) = text.split_once(':').ok_or_else(|| bad("missing ':'"))?;
@@ -158,14 +171,14 @@ pub(crate) fn parse_residence(text: &str) -> Result<DemandDist, CliError> {
     let what = &format!("--residence {text:?}");
     Ok(match law.trim() {
         "exp" | "exponential" => Exponential::new(parse_f64(what, args)?).map_err(w)?.into(),
-        "uniform" => match args.split_once('-') {
-            Some((lo, hi)) => UniformDemand::new(parse_f64(what, lo)?, parse_f64(what, hi)?)
+        "uniform" => {
+            let (lo, hi) = split_range(args).ok_or_else(|| {
+                bad("uniform takes a range LO-HI of two numbers, e.g. uniform:0-2")
+            })?;
+            UniformDemand::new(parse_f64(what, lo)?, parse_f64(what, hi)?)
                 .map_err(w)?
-                .into(),
-            None => UniformDemand::with_mean(parse_f64(what, args)?)
-                .map_err(w)?
-                .into(),
-        },
+                .into()
+        }
         "hyper" | "hyperexp" => {
             let v: Vec<&str> = args.split(',').collect();
             let [m, a, c] = v.as_slice() else {
@@ -354,9 +367,15 @@ pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: 
         .as_ref()
         .map(|m| format!(" up to {m}"))
         .unwrap_or_default();
+    // Only a warm-up that was applied is mentioned (`generate` has none).
+    let warmup = if spec.warmup > 0 {
+        format!(" after {} warm-up", spec.warmup)
+    } else {
+        String::new()
+    };
     format!(
-        "load {load}, {shapes}{max}, residence {} ({}), {} jobs after {} warm-up",
-        spec.residence, spec.dependence, spec.jobs, spec.warmup
+        "load {load}, {shapes}{max}, residence {} ({}), {} jobs{warmup}",
+        spec.residence, spec.dependence, spec.jobs
     )
 }
 
@@ -377,6 +396,7 @@ pub(crate) fn run_generated(
     reps: Replications,
     time: Option<f64>,
     record_first: bool,
+    done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Report>, CliError> {
     let Setup {
         topology,
@@ -401,7 +421,10 @@ pub(crate) fn run_generated(
             record_jobs: record_first && r == 0,
             measure_search_time: true,
         };
-        Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run()
+        let report =
+            Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run();
+        done();
+        report
     })?;
     Ok(reports)
 }
@@ -611,7 +634,8 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
     /// Aligned text for the terminal.
-    Table,
+    #[value(alias = "table")]
+    Text,
     /// One JSON document.
     Json,
     /// CSV with a header line.
@@ -689,8 +713,9 @@ mod tests {
     fn residence_laws_have_the_stated_means() {
         for (text, mean) in [
             ("exp:10", 10.0),
-            ("uniform:5", 5.0),
             ("uniform:2-6", 4.0),
+            ("uniform:1e-3-3e-3", 2e-3),
+            ("uniform: 0 - 1E2", 50.0),
             ("hyper:5,0.95,4", 5.0),
             ("const:3", 3.0),
         ] {
@@ -704,6 +729,9 @@ mod tests {
             "gamma:2",
             "hyper:5,0.95",
             "uniform:6-2",
+            "uniform:5",
+            "uniform:1e-3",
+            "uniform:-1-2",
         ] {
             let e = parse_residence(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("--residence {bad:?}")), "{e}");

@@ -17,6 +17,8 @@
 
 mod common;
 mod generate;
+mod limits;
+mod progress;
 mod replay;
 mod show;
 mod simulate;

@@ -10,28 +10,79 @@ use serde::Serialize;
 
 use crate::common::{
     CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, json_text, num,
-    parse_topology, read_trace, run_generated, search_time_us, summarize, write_atomic,
-    write_or_emit,
+    read_trace, run_generated, search_time_us, summarize, write_atomic, write_or_emit,
 };
 
-/// The workload options shared by `simulate` and `show`.
+/// Shape laws of a generated workload (`--shapes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ShapesArg {
+    /// Subcubes on hypercubes, sides on meshes and tori.
+    Auto,
+    /// Independent sides (Kim–Yoon §IV.1).
+    Sides,
+    /// Power-of-two sides (Kang §5.1).
+    Cubic,
+    /// Any sides up to the limits (Kang §5.3).
+    Noncubic,
+    /// Subcube dimensions (Mohapatra §4.1).
+    Cube,
+}
+
+/// Law of each side for `sides` shapes (`--sides`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SidesArg {
+    /// Uniform in 1..=L.
+    Uniform,
+    /// Normal around (1 + L)/2, truncated to 1..=L.
+    Normal,
+    /// Exponential with mean (1 + L)/2, truncated to 1..=L.
+    #[value(alias = "exp")]
+    Exponential,
+}
+
+/// Size/demand model (`--dependence`, Mohapatra §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DependenceArg {
+    /// The law gives the residence time; a larger job has more total demand.
+    Dependent,
+    /// The law gives the total demand; the residence time is it over the
+    /// job's nodes.
+    Independent,
+}
+
+/// How trace processor counts become requests (`--mapping`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MappingArg {
+    /// Subcubes on hypercubes, the most square box on meshes and tori.
+    Shapes,
+    /// Plain node counts, for non-contiguous allocation.
+    Nodes,
+}
+
+/// The name clap shows for a value.
+pub(crate) fn value_name<T: clap::ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_owned())
+        .unwrap_or_default()
+}
+
+/// The laws of a generated workload, shared by `simulate`, `show` and
+/// `generate`.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct WorkloadArgs {
     /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
-    #[arg(long, default_value_t = 0.5, conflicts_with = "trace")]
+    #[arg(long, default_value_t = 0.5)]
     pub(crate) load: f64,
     /// Accept offered loads of 1 or more (the queue then grows without
     /// bound; for saturation studies).
     #[arg(long)]
     pub(crate) allow_saturation: bool,
-    /// Shape law: auto (cube on hypercubes, sides on meshes and tori),
-    /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
-    /// cube (Mohapatra §4.1).
-    #[arg(long, default_value = "auto")]
-    pub(crate) shapes: String,
-    /// Law of each side for `sides` shapes: uniform, normal or exponential.
-    #[arg(long, default_value = "uniform")]
-    pub(crate) sides: String,
+    /// Shape law.
+    #[arg(long, value_enum, default_value_t = ShapesArg::Auto)]
+    pub(crate) shapes: ShapesArg,
+    /// Law of each side for `sides` shapes.
+    #[arg(long, value_enum, default_value_t = SidesArg::Uniform)]
+    pub(crate) sides: SidesArg,
     /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
     /// (default: the whole machine).
     #[arg(long)]
@@ -40,53 +91,51 @@ pub(crate) struct WorkloadArgs {
     /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
     #[arg(long, default_value = "uniform")]
     pub(crate) cube_dims: String,
-    /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
-    /// hyper:MEAN,ALPHA,CV or const:VALUE.
+    /// Residence time law: exp:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or
+    /// const:VALUE.
     #[arg(long, default_value = "exp:1")]
     pub(crate) residence: String,
-    /// Size/demand model: dependent or independent (Mohapatra §4.1).
-    #[arg(long, default_value = "dependent")]
-    pub(crate) dependence: String,
-    /// Jobs measured per seed (generated workload; default 1000), or the
-    /// first jobs of the trace (default: all).
-    #[arg(long)]
-    pub(crate) jobs: Option<u64>,
-    /// Completed jobs discarded before measuring.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) warmup: u64,
+    /// Size/demand model.
+    #[arg(long, value_enum, default_value_t = DependenceArg::Dependent)]
+    pub(crate) dependence: DependenceArg,
+}
+
+impl WorkloadArgs {
+    /// The workload description with `jobs` measured after `warmup`.
+    pub(crate) fn spec(&self, jobs: u64, warmup: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            shapes: value_name(&self.shapes),
+            sides: value_name(&self.sides),
+            max_sides: self.max_sides.clone(),
+            cube_dims: self.cube_dims.clone(),
+            residence: self.residence.clone(),
+            dependence: value_name(&self.dependence),
+            jobs,
+            warmup,
+            allow_saturation: self.allow_saturation,
+        }
+    }
+}
+
+/// A trace to replay instead of a generated workload (`simulate`, `show`).
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct TraceArgs {
     /// Replay this Standard Workload Format trace instead of generating jobs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "load")]
     pub(crate) trace: Option<PathBuf>,
-    /// How trace processor counts become requests: shapes (subcubes or the
-    /// most square box) or nodes (plain counts, for non-contiguous
-    /// allocation).
-    #[arg(long, default_value = "shapes", value_parser = ["shapes", "nodes"])]
-    pub(crate) mapping: String,
+    /// How trace processor counts become requests.
+    #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
+    pub(crate) mapping: MappingArg,
     /// Skip malformed trace lines instead of stopping at the first.
     #[arg(long)]
     pub(crate) lenient: bool,
 }
 
-impl WorkloadArgs {
-    pub(crate) fn spec(&self) -> WorkloadSpec {
-        WorkloadSpec {
-            shapes: self.shapes.clone(),
-            sides: self.sides.clone(),
-            max_sides: self.max_sides.clone(),
-            cube_dims: self.cube_dims.clone(),
-            residence: self.residence.clone(),
-            dependence: self.dependence.clone(),
-            jobs: self.jobs.unwrap_or(1000),
-            warmup: self.warmup,
-            allow_saturation: self.allow_saturation,
-        }
-    }
-
+impl TraceArgs {
     pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
-        if self.mapping == "nodes" {
-            ShapeMapping::nodes_of(topology)
-        } else {
-            ShapeMapping::for_topology(topology)
+        match self.mapping {
+            MappingArg::Nodes => ShapeMapping::nodes_of(topology),
+            MappingArg::Shapes => ShapeMapping::for_topology(topology),
         }
     }
 }
@@ -106,6 +155,15 @@ pub(crate) struct Args {
     scheduler: String,
     #[command(flatten)]
     workload: WorkloadArgs,
+    #[command(flatten)]
+    trace: TraceArgs,
+    /// Jobs measured per seed (generated workload; default 1000), or the
+    /// first jobs of the trace (default: all).
+    #[arg(long)]
+    jobs: Option<u64>,
+    /// Completed jobs discarded before measuring.
+    #[arg(long, default_value_t = 0)]
+    warmup: u64,
     /// Stop at this simulated time.
     #[arg(long)]
     time: Option<f64>,
@@ -116,7 +174,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
@@ -124,6 +182,13 @@ pub(crate) struct Args {
     /// Write the report to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Worker threads for the replications (default: one per core); the
+    /// results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Do not draw a progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -142,12 +207,12 @@ struct Output<'a> {
 
 /// Runs a trace once.
 fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
-    let Some(path) = &args.workload.trace else {
+    let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new()));
     };
     let (mut jobs, _header, skipped) =
-        read_trace(path, args.workload.mapping(topology), args.workload.lenient)?;
-    if let Some(n) = args.workload.jobs {
+        read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
+    if let Some(n) = args.jobs {
         jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
     }
     let count = jobs.len();
@@ -156,7 +221,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             jobs: None,
             time: args.time,
         },
-        warmup: args.workload.warmup,
+        warmup: args.warmup,
         record_jobs: args.jobs_csv.is_some(),
         measure_search_time: true,
     };
@@ -172,14 +237,23 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         format!(
             "trace {} ({count} jobs, {} mapping{skipped})",
             path.display(),
-            args.workload.mapping
+            value_name(&args.trace.mapping)
         ),
     ))
 }
 
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
-    let topology = parse_topology(&args.topology)?;
+    let topology = crate::limits::machine("simulate", &args.topology)?;
+    crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
+    if args.jobs_csv.is_some() {
+        let jobs = args.jobs.unwrap_or(1000);
+        crate::limits::check_count(
+            "--jobs with --jobs-csv",
+            jobs,
+            crate::limits::MAX_RECORDED_JOBS,
+        )?;
+    }
     if let Some(t) = args.time
         && !(t.is_finite() && t >= 0.0)
     {
@@ -187,11 +261,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds) = if args.workload.trace.is_some() {
+    let (reports, workload, seeds) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
         (r, w, 1)
     } else {
-        let spec = args.workload.spec();
+        let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
@@ -201,7 +275,21 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             allocator: &args.allocator,
             scheduler: &args.scheduler,
         };
-        let r = run_generated(setup, &w, &spec, reps, args.time, args.jobs_csv.is_some())?;
+        let pool = crate::progress::pool(args.threads)?;
+        let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
+        let r = pool.install(|| {
+            run_generated(
+                setup,
+                &w,
+                &spec,
+                reps,
+                args.time,
+                args.jobs_csv.is_some(),
+                &|| bar.inc(1),
+            )
+        });
+        bar.finish_and_clear();
+        let r = r?;
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),
@@ -254,7 +342,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 .collect();
             csv_text(&["metric", "mean", "half_width", "n"], &rows)
         }
-        Format::Table => {
+        Format::Text => {
             let mut s = String::new();
             let _ = writeln!(s, "machine    {} ({} nodes)", out.topology, out.nodes);
             let _ = writeln!(s, "allocator  {}", out.allocator);
