@@ -17,6 +17,8 @@
 
 mod common;
 mod generate;
+#[cfg(test)]
+mod input_fuzz;
 mod limits;
 mod progress;
 mod replay;

@@ -225,7 +225,12 @@ fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
 /// Reads and checks an experiment file.
 pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     let text = fs::read_to_string(path).map_err(CliError::io(path))?;
-    let exp: Experiment = toml::from_str(&text).map_err(|e| {
+    parse_experiment(&text, path)
+}
+
+/// Parses and checks the text of an experiment file read from `path`.
+pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, CliError> {
+    let exp: Experiment = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map(|s| {
@@ -270,7 +275,7 @@ pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
 }
 
 /// Checks every combination before any work: names, machines, loads.
-fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
+pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
     let mut topologies = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
