@@ -35,12 +35,16 @@
 //! ```
 
 use core::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read as _, Write};
 
 use thiserror::Error;
 
 pub use crate::mapping::ShapeMapping;
 use crate::{Job, WorkloadError};
+
+/// The longest line [`SwfReader`] reads (1 MiB); header comments in the
+/// archive's logs are a few hundred bytes.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
 
 /// The 18 fields of an SWF job line, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -157,6 +161,16 @@ pub enum SwfError {
         line: u64,
         /// The underlying error.
         source: io::Error,
+    },
+    /// A line longer than [`MAX_LINE_BYTES`]: not an SWF line, and reading
+    /// it whole could exhaust memory (a binary file, a file with no line
+    /// breaks). Stops the read in lenient mode too.
+    #[error("line {line}: longer than {max} bytes; an SWF line is 18 numbers")]
+    LineTooLong {
+        /// 1-based line number.
+        line: u64,
+        /// The bound, [`MAX_LINE_BYTES`].
+        max: u64,
     },
     /// A job line that is not UTF-8 text (a malformed line: skipped and
     /// counted in lenient mode).
@@ -688,7 +702,8 @@ impl<R: BufRead> SwfReader<R> {
     /// the first job line.
     ///
     /// # Errors
-    /// [`SwfError::Io`] if the input cannot be read.
+    /// [`SwfError::Io`] if the input cannot be read;
+    /// [`SwfError::LineTooLong`] for a header line above [`MAX_LINE_BYTES`].
     pub fn new(input: R) -> Result<Self, SwfError> {
         let mut r = Self {
             input,
@@ -753,8 +768,8 @@ impl<R: BufRead> SwfReader<R> {
         self.buf.clear();
         self.bytes.clear();
         self.invalid_utf8 = false;
-        let n = self
-            .input
+        let n = (&mut self.input)
+            .take(MAX_LINE_BYTES)
             .read_until(b'\n', &mut self.bytes)
             .map_err(|source| SwfError::Io {
                 line: self.line + 1,
@@ -762,6 +777,12 @@ impl<R: BufRead> SwfReader<R> {
             })?;
         if n == 0 {
             return Ok(false);
+        }
+        if n as u64 == MAX_LINE_BYTES && self.bytes.last() != Some(&b'\n') {
+            return Err(SwfError::LineTooLong {
+                line: self.line + 1,
+                max: MAX_LINE_BYTES,
+            });
         }
         self.line += 1;
         match core::str::from_utf8(&self.bytes) {

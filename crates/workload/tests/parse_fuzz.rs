@@ -220,6 +220,27 @@ fn names_input(msg: &str, names: &[&str], values: &[f64], what: &str) -> Result<
     Ok(())
 }
 
+/// A line with no end (a binary file, a file with no line breaks) stops
+/// the read at the bound instead of filling memory, strict or lenient.
+#[test]
+fn endless_lines_stop_at_the_bound() {
+    use partalloc_workload::swf::MAX_LINE_BYTES;
+    let long = vec![b'7'; 3 * MAX_LINE_BYTES as usize];
+    let header = [b"; MaxNodes: 4\n".as_slice(), &long].concat();
+    let e = SwfReader::new(header.as_slice()).unwrap_err().to_string();
+    assert!(e.starts_with("line 2: longer than 1048576 bytes"), "{e}");
+    let jobs = [VALID[0].as_bytes(), b"\n", &long].concat();
+    for lenient in [false, true] {
+        let items: Vec<_> = SwfReader::new(jobs.as_slice())
+            .unwrap()
+            .lenient(lenient)
+            .collect();
+        assert_eq!(items.len(), 2, "lenient {lenient}");
+        let e = items[1].as_ref().unwrap_err().to_string();
+        assert!(e.starts_with("line 2: longer than"), "{e}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
