@@ -187,7 +187,14 @@ proptest! {
 fn edges_of_the_grammar() {
     check("mesh:40000x40000").unwrap();
     assert!("mesh:65536x65536".parse::<Topology>().is_err());
-    for bad in ["mesh:0x4", "hypercube:40", "kary:2^4000000000", "torus:3×"] {
+    // 65536^8 = 2^128 overflowed the node count before it was compared.
+    for bad in [
+        "mesh:0x4",
+        "hypercube:40",
+        "kary:2^4000000000",
+        "torus:3×",
+        "kary:65536^8",
+    ] {
         let msg = bad.parse::<Topology>().unwrap_err().to_string();
         assert!(msg.contains(&format!("{bad:?}")), "{msg}");
     }
