@@ -10,7 +10,7 @@
 //! ```
 //! use partalloc_allocators::conformance::{check_script, Step};
 //! use partalloc_allocators::{paging::Paging, Request};
-//! let mut p = Paging::new("hypercube:4".parse()?);
+//! let mut p = Paging::new("hypercube:4".parse()?)?;
 //! let script = [
 //!     Step::Allocate(Request::nodes(5)),
 //!     Step::Allocate(Request::nodes(20)), // refused: too big

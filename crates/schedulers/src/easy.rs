@@ -48,7 +48,7 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -109,12 +109,13 @@ fn estimate(job: &Job) -> f64 {
     job.estimate.unwrap_or(job.service)
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "easy-backfilling",
         summary: "FCFS with a reservation for the blocked head; later jobs backfill if they do not delay it",
         source: "not from the papers; EASY backfilling (Lifka 1995) as the modern reference",
         params: &[ROTATE],
+        topologies: ANY_TOPOLOGY,
     },
     build: |_, spec| {
         Ok(Box::new(EasyBackfilling::new(crate::registry::mapping(

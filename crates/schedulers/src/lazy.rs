@@ -49,7 +49,7 @@ use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
@@ -113,8 +113,8 @@ impl Lazy {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "lazy",
         summary: "one queue per size class; a job waits for a running partition of its size unless its queue is longer than the number running",
         source: "Mohapatra, Yu, Das & Kim §3.2",
@@ -126,6 +126,7 @@ pub(crate) const ENTRY: Entry = Entry {
             },
             ROTATE,
         ],
+        topologies: ANY_TOPOLOGY,
     },
     build: |t, spec| {
         let threshold = match spec.get("threshold") {

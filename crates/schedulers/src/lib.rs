@@ -59,5 +59,5 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use registry::RegistryError;
+pub use registry::PolicyBuildError;
 pub use scheduler::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};

@@ -15,8 +15,7 @@
 //! ```
 
 use partalloc_allocators::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
 use partalloc_topology::{
     Grid, GridBox, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyError,
@@ -195,17 +194,7 @@ impl Allocator for TestAlloc {
         self.occ.busy().clone()
     }
 
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occ.faulty().clone()
-    }
-
-    fn mark_faulty(&mut self, _node: NodeId) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: "test" })
-    }
-
-    fn repair(&mut self, _node: NodeId) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: "test" })
-    }
+    // Faults: the trait's defaults (refused, none faulty).
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let fresh = Self::new(self.topology);

@@ -112,10 +112,10 @@ pub enum SimError {
     BadStopTime(f64),
     /// The allocator could not be built by name.
     #[error(transparent)]
-    Allocator(#[from] partalloc_allocators::RegistryError),
+    Allocator(#[from] partalloc_allocators::BuildError),
     /// The scheduler could not be built by name.
     #[error(transparent)]
-    Scheduler(#[from] partalloc_schedulers::RegistryError),
+    Scheduler(#[from] partalloc_schedulers::PolicyBuildError),
     /// A job arrived before the previous one.
     #[error(
         "job {id} arrives at {arrival}, before the previous job ({previous}); sort the source by arrival"

@@ -40,15 +40,14 @@
 use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
-use super::HypercubeError;
 use super::common::{
     Bits, Nodes, block_starts, clear_block_starts, cube_of, low, requested_dim, sub,
 };
 use super::node_state_methods;
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
-    StrategySpec,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request, StrategySpec,
 };
 
 const NAME: &str = "gray-code";
@@ -66,7 +65,7 @@ pub struct GrayCode {
     ledger: GrantLedger<(Subcube, u32, u32)>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "Gray-code strategy: least window of 2^k code positions starting at a multiple of 2^(k-1)",
@@ -81,10 +80,7 @@ pub(crate) const ENTRY: Entry = Entry {
     build: build_entry,
 };
 
-fn build_entry(
-    t: &Topology,
-    spec: &StrategySpec,
-) -> Result<Box<dyn Allocator>, crate::RegistryError> {
+fn build_entry(t: &Topology, spec: &StrategySpec) -> Result<Box<dyn Allocator>, BuildError> {
     let cube = cube_of(NAME, t)?;
     let code = match spec.get("g") {
         None => gray::GrayCode::reflected(cube.dim()),
@@ -123,11 +119,11 @@ impl GrayCode {
     /// A Gray-code allocator for `cube` with `code`.
     ///
     /// # Errors
-    /// [`HypercubeError::CodeWidth`] if the code's width is not the cube's
+    /// [`BuildError::CodeWidth`] if the code's width is not the cube's
     /// dimension.
-    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Self, HypercubeError> {
+    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Self, BuildError> {
         if code.width() != cube.dim() {
-            return Err(HypercubeError::CodeWidth {
+            return Err(BuildError::CodeWidth {
                 code: code.width(),
                 cube: cube.dim(),
             });

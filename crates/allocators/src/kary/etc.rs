@@ -49,7 +49,7 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::search::JobSearch;
 use super::{any_grid, core_methods};
-use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// How a job-based search checks windows.
@@ -92,7 +92,7 @@ pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
 };
 
-pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
+pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, BuildError> {
     Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 
@@ -106,8 +106,8 @@ impl Etc {
     /// ETC with the fast search on any mesh or torus.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -115,7 +115,7 @@ impl Etc {
     ///
     /// # Errors
     /// As [`Etc::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
         let grid = any_grid("etc", &topology)?;
         Ok(Self {
             core: JobSearch::new(topology, grid, mode),
@@ -129,7 +129,7 @@ impl Etc {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "etc",
         summary: "extended tree collapsing: first free box of the job in any orientation (orientation-major, node-id order), recognition-complete",

@@ -78,7 +78,7 @@ use partalloc_topology::{
 };
 
 use super::{FirstSet, any_grid, box_sides};
-use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };
@@ -187,11 +187,11 @@ impl Isomorphic {
     /// two.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube, sides that are not powers of two,
+    /// [`BuildError`] for a hypercube, sides that are not powers of two,
     /// or a step that splits more than six dimensions.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         let grid = any_grid("isomorphic", &topology)?;
-        let unsuitable = |reason: String| RegistryError::UnsuitableTopology {
+        let unsuitable = |reason: String| BuildError::UnsuitableTopology {
             strategy: "isomorphic",
             topology: topology.to_string(),
             reason,
@@ -935,7 +935,7 @@ pub(crate) fn as_box_if_box(grid: &Grid, nodes: Vec<NodeId>) -> Partition {
     Partition::Nodes(nodes)
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "isomorphic",
         summary: "isomorphic partitioning into 2^n-ary trees of subcubes with free lists and status bitmaps; cubic jobs folded to semi-isomorphic shapes",

@@ -26,8 +26,8 @@
 use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
-use crate::registry::{Entry, StrategyInfo};
-use crate::{Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "adaptive-scan";
 
@@ -43,8 +43,8 @@ impl AdaptiveScan {
     /// Adaptive Scan on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology, true)?,
             run: Vec::new(),
@@ -53,7 +53,7 @@ impl AdaptiveScan {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "first free a×b submesh in row-major order, else the first b×a (complete)",

@@ -26,8 +26,8 @@
 use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, free_bases, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "best-fit";
 
@@ -58,8 +58,8 @@ impl BestFit {
     /// Best Fit on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, score: BfScore) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, score: BfScore) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology, true)?,
             score,
@@ -75,7 +75,7 @@ impl BestFit {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free a×b base with the most blocked neighbours, fixed orientation",

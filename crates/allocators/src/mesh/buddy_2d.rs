@@ -32,8 +32,8 @@ use std::collections::BTreeSet;
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{FaultError, Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, FaultError, Partition};
 
 const NAME: &str = "buddy-2d";
 
@@ -75,11 +75,11 @@ impl Buddy2d {
     /// power of two.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] for any other machine.
+    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, BuildError> {
         let core = MeshCore::new(NAME, topology, false)?;
         if core.width != core.height || !core.width.is_power_of_two() {
-            return Err(RegistryError::UnsuitableTopology {
+            return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,
                 topology: topology.to_string(),
                 reason: format!(
@@ -135,7 +135,7 @@ impl Buddy2d {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "quad buddy: smallest power-of-two square block with free lists",
@@ -224,7 +224,9 @@ impl MeshHooks for Buddy2d {
     }
 
     fn check_faults_supported(&self) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: NAME })
+        Err(FaultError::Unsupported {
+            strategy: NAME.to_owned(),
+        })
     }
 
     fn rotates(&self) -> bool {

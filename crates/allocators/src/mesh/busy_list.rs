@@ -37,8 +37,8 @@
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "busy-list";
 
@@ -71,19 +71,19 @@ impl BusyList {
     /// Busy-List on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_candidates(topology, BlCandidates::Complete)
     }
 
     /// Busy-List with a choice of candidate set.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn with_candidates(
         topology: Topology,
         candidates: BlCandidates,
-    ) -> Result<Self, RegistryError> {
+    ) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology, false)?,
             candidates,
@@ -137,7 +137,7 @@ impl BusyList {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",

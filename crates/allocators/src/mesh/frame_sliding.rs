@@ -24,8 +24,8 @@
 use partalloc_topology::Topology;
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "frame-sliding";
 
@@ -52,8 +52,8 @@ impl FrameSliding {
     /// Frame Sliding on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology, true)?,
             variant,
@@ -89,7 +89,7 @@ impl FrameSliding {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "a×b frames with strides (a, b) from the first free node, fixed orientation",

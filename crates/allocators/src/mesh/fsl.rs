@@ -69,8 +69,8 @@ use core::cmp::Reverse;
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "fsl";
 
@@ -243,16 +243,16 @@ impl Fsl {
     /// FSL on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_dealloc(topology, FslDealloc::Rebuild)
     }
 
     /// FSL with a choice of deallocation procedure.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, BuildError> {
         let core = MeshCore::new(NAME, topology, false)?;
         let whole = core.whole();
         Ok(Self {
@@ -310,7 +310,7 @@ impl Fsl {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free submesh list best fit by reservation factor (complete recognition)",

@@ -43,9 +43,9 @@ use partalloc_topology::{GridBox, NodeId, Topology};
 
 use super::fsl::{Region, decompose};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
 };
 
@@ -206,13 +206,13 @@ impl Fsl3d {
     /// as W×H×1, with 2-D requests and grants.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D or
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D or
     /// 3-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 || g.dims() == 3 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy: NAME,
                     topology: topology.to_string(),
                     reason: "needs a 3-D (or 2-D) mesh or torus, e.g. mesh:8x8x8".to_owned(),
@@ -371,7 +371,7 @@ impl Fsl3d {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free submesh list best fit extended to 3-D meshes (complete recognition)",

@@ -42,7 +42,7 @@
 use partalloc_topology::{GridBox, NodeId, Topology, TopologyError};
 
 use crate::{
-    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
+    AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
 };
 
@@ -166,11 +166,11 @@ impl MeshCore {
         strategy: &'static str,
         topology: Topology,
         cells: bool,
-    ) -> Result<Self, RegistryError> {
+    ) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy,
                     topology: topology.to_string(),
                     reason: "needs a 2-D mesh or torus, e.g. mesh:16x16".to_owned(),
