@@ -10,7 +10,7 @@
 //! fault — never a panic.
 
 use partalloc_allocators::SpecError;
-use partalloc_schedulers::registry::{self, RegistryError};
+use partalloc_schedulers::registry::{self, PolicyBuildError};
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -174,14 +174,14 @@ proptest! {
             Err(e) => {
                 let msg = e.to_string();
                 match &e {
-                    RegistryError::Spec(SpecError::Malformed { text: t, .. }) => {
+                    PolicyBuildError::Spec(SpecError::Malformed { text: t, .. }) => {
                         prop_assert_eq!(t, &text);
                         prop_assert!(msg.contains(&format!("{text:?}")), "{}", msg);
                     }
-                    RegistryError::Spec(SpecError::UnknownParameter { param, .. }) => {
+                    PolicyBuildError::Spec(SpecError::UnknownParameter { param, .. }) => {
                         prop_assert!(msg.contains(&format!("{param:?}")), "{msg}");
                     }
-                    RegistryError::Spec(SpecError::InvalidValue { param, value, .. }) => {
+                    PolicyBuildError::Spec(SpecError::InvalidValue { param, value, .. }) => {
                         prop_assert!(msg.contains(param.as_str()) && msg.contains(&format!("{value:?}")), "{msg}");
                     }
                     _ => {}
