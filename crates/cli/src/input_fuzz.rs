@@ -5,9 +5,10 @@
 //! - command lines through clap (`Cli::try_parse_from`): 10,000 from a
 //!   grammar of each subcommand's flags and values and 10,000 mutated
 //!   valid command lines;
-//! - the workload description (`--shapes`, `--sides`, `--max-sides`,
-//!   `--cube-dims`, `--residence`, `--dependence`, `--load`, or the
-//!   `[workload]` table of an experiment) built on small machines: 10,000;
+//! - the `[workload]` table of an experiment (the laws behind `--shapes`,
+//!   `--sides`, `--max-sides`, `--cube-dims`, `--residence`,
+//!   `--dependence`), read and built on small machines with a random
+//!   load: 10,000;
 //! - experiment files (`parse_experiment`, then `validate`): 10,000 from a
 //!   grammar and 10,000 mutated examples.
 //!
@@ -21,8 +22,9 @@ use proptest::prelude::*;
 use proptest::sample::{Index, select};
 
 use crate::Cli;
-use crate::common::{WorkloadSpec, parse_topology};
+use crate::run::parse_topology;
 use crate::sweep::{parse_experiment, validate};
+use crate::workload::WorkloadSpec;
 
 /// One edit of `text` at the character boundary chosen by `at`.
 fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
@@ -293,27 +295,21 @@ fn check_argv(args: &[String]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A `[workload]` description from the values each field takes, and
-/// garbage.
-fn workload_spec() -> impl Strategy<Value = (WorkloadSpec, f64, &'static str)> {
+/// A `[workload]` table (as in an experiment file) from the values each
+/// field takes, and garbage.
+fn workload_spec() -> impl Strategy<Value = (String, f64, &'static str)> {
     let field = |good: &'static [&'static str]| prop_oneof![3 => select(good).prop_map(str::to_owned), 1 => select(VALUES).prop_map(str::to_owned), 1 => ".{0,8}"];
     (
         (
             field(&["auto", "sides", "cubic", "noncubic", "cube"]),
             field(&["uniform", "normal", "exponential"]),
             prop::option::of(field(&["4x4", "8x8", "2x2x2", "4", "16x16", "0x1"])),
-            field(&[
-                "uniform",
-                "normal",
-                "uniform:1-3",
-                "1,2,3",
-                "0.5,0.5",
-                "uniform:3-1",
-            ]),
+            field(&["uniform", "normal", "uniform:1-3", "1,2,3", "0.5,0.5", "uniform:3-1"]),
             field(&[
                 "exp:1",
                 "exp:10",
                 "uniform:0-2",
+                "uniform:1e-3",
                 "uniform:1e-3-2e-3",
                 "hyper:5,0.95,4",
                 "const:3",
@@ -321,47 +317,21 @@ fn workload_spec() -> impl Strategy<Value = (WorkloadSpec, f64, &'static str)> {
             field(&["dependent", "independent"]),
         ),
         prop_oneof![
-            select(
-                &[
-                    0.1,
-                    0.5,
-                    0.99,
-                    1.0,
-                    2.0,
-                    0.0,
-                    -1.0,
-                    f64::NAN,
-                    f64::INFINITY,
-                    1e300
-                ][..]
-            ),
+            select(&[0.1, 0.5, 0.99, 1.0, 2.0, 0.0, -1.0, f64::NAN, f64::INFINITY, 1e300][..]),
             any::<f64>()
         ],
         any::<bool>(),
-        select(
-            &[
-                "mesh:8x8",
-                "hypercube:5",
-                "torus:4x4",
-                "mesh:4x4x4",
-                "kary:4^2",
-            ][..],
-        ),
+        select(&["mesh:8x8", "hypercube:5", "torus:4x4", "mesh:4x4x4", "kary:4^2"][..]),
     )
         .prop_map(
             |((shapes, sides, max_sides, cube_dims, residence, dependence), load, sat, machine)| {
-                let spec = WorkloadSpec {
-                    shapes,
-                    sides,
-                    max_sides,
-                    cube_dims,
-                    residence,
-                    dependence,
-                    jobs: 10,
-                    warmup: 0,
-                    allow_saturation: sat,
-                };
-                (spec, load, machine)
+                let mut t = format!(
+                    "shapes = {shapes:?}\nsides = {sides:?}\ncube_dims = {cube_dims:?}\nresidence = {residence:?}\ndependence = {dependence:?}\nallow_saturation = {sat}\n"
+                );
+                if let Some(m) = max_sides {
+                    t.push_str(&format!("max_sides = {m:?}\n"));
+                }
+                (t, load, machine)
             },
         )
 }
@@ -514,17 +484,26 @@ proptest! {
         check_argv(&args)?;
     }
 
-    /// 10,000 workload descriptions on small machines: built, or refused
-    /// naming the flag or setting at fault.
+    /// 10,000 workload tables on small machines: read and built, or
+    /// refused naming the field, the law or the load at fault.
     #[test]
-    fn workloads_build_or_name_the_flag((spec, load, machine) in workload_spec()) {
+    fn workloads_build_or_name_the_field((text, load, machine) in workload_spec()) {
         let topology = parse_topology(machine).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        if let Err(e) = spec.build(&topology, load) {
-            let msg = e.to_string();
-            let named = ["--shapes", "--sides", "--max-sides", "--cube-dims", "--residence", "--dependence", "workload:", "offered load"]
-                .iter()
-                .any(|f| msg.contains(f));
-            prop_assert!(named, "{spec:?} load {load} on {machine}: {msg}");
+        match toml::from_str::<WorkloadSpec>(&text) {
+            Err(e) => {
+                let msg = e.to_string();
+                let named = ["shapes", "sides", "max_sides", "cube_dims", "residence", "dependence", "allow_saturation", "line"]
+                    .iter()
+                    .any(|f| msg.contains(f));
+                prop_assert!(named, "{text}: {msg}");
+            }
+            Ok(spec) => {
+                if let Err(e) = spec.build(&topology, load) {
+                    let msg = e.to_string();
+                    prop_assert!(msg.starts_with("workload: ") || msg.starts_with("offered load"), "{text} load {load} on {machine}: {msg}");
+                    prop_assert!(!msg.contains('\n'), "{msg}");
+                }
+            }
         }
     }
 

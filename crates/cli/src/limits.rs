@@ -10,7 +10,7 @@
 
 use partalloc::topology::Topology;
 
-use crate::common::CliError;
+use crate::error::CliError;
 
 /// Largest machine a command builds strategies for (2^22 nodes: a
 /// 2048×2048 mesh or a 22-cube). The strategies keep a few bytes to a few
@@ -61,10 +61,10 @@ pub(crate) fn check_count(flag: &str, value: u64, max: u64) -> Result<(), CliErr
     Ok(())
 }
 
-/// Parses a machine with [`crate::common::parse_topology`] and refuses it
+/// Parses a machine with [`crate::run::parse_topology`] and refuses it
 /// above [`MAX_MACHINE_NODES`].
 pub(crate) fn machine(what: &str, text: &str) -> Result<Topology, CliError> {
-    let topology = crate::common::parse_topology(text)?;
+    let topology = crate::run::parse_topology(text)?;
     check_machine(what, &topology, MAX_MACHINE_NODES)?;
     Ok(topology)
 }

@@ -15,17 +15,22 @@
 //! written through a temporary file renamed into place, so a failed command
 //! never leaves a file that looks complete. See `docs/guide.md`.
 
-mod common;
+mod error;
 mod generate;
 #[cfg(test)]
 mod input_fuzz;
 mod limits;
+mod metrics;
+mod output;
 mod progress;
 mod replay;
+mod run;
 mod show;
 mod simulate;
 mod strategies;
 mod sweep;
+mod trace;
+mod workload;
 
 use std::process::ExitCode;
 

@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::common::CliError;
+use crate::error::CliError;
 
 /// Standard error when it is a terminal and `quiet` is off; nowhere
 /// otherwise, so logs and pipes get no control characters.

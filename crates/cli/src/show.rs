@@ -20,9 +20,12 @@ use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
 use partalloc::topology::{NodeId, Topology};
 use partalloc::workload::Job;
 
-use crate::common::{CliError, emit, num, parse_topology, read_trace, write_atomic};
+use crate::error::CliError;
 use crate::limits::{MAX_SHOW_JOBS, MAX_SHOW_NODES, MAX_SVG_CELLS, check_machine};
-use crate::simulate::{TraceArgs, WorkloadArgs};
+use crate::output::{emit, num, write_atomic};
+use crate::run::parse_topology;
+use crate::trace::read_trace;
+use crate::workload::{TraceArgs, WorkloadArgs};
 
 /// Options of `partalloc show`.
 #[derive(Debug, clap::Args)]

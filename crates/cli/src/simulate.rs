@@ -5,140 +5,14 @@ use std::path::PathBuf;
 
 use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::swf::ShapeMapping;
 use serde::Serialize;
 
-use crate::common::{
-    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, json_text, num,
-    read_trace, run_generated, search_time_us, summarize, write_atomic, write_or_emit,
-};
-
-/// Shape laws of a generated workload (`--shapes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum ShapesArg {
-    /// Subcubes on hypercubes, sides on meshes and tori.
-    Auto,
-    /// Independent sides (Kim–Yoon §IV.1).
-    Sides,
-    /// Power-of-two sides (Kang §5.1).
-    Cubic,
-    /// Any sides up to the limits (Kang §5.3).
-    Noncubic,
-    /// Subcube dimensions (Mohapatra §4.1).
-    Cube,
-}
-
-/// Law of each side for `sides` shapes (`--sides`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum SidesArg {
-    /// Uniform in 1..=L.
-    Uniform,
-    /// Normal around (1 + L)/2, truncated to 1..=L.
-    Normal,
-    /// Exponential with mean (1 + L)/2, truncated to 1..=L.
-    #[value(alias = "exp")]
-    Exponential,
-}
-
-/// Size/demand model (`--dependence`, Mohapatra §4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum DependenceArg {
-    /// The law gives the residence time; a larger job has more total demand.
-    Dependent,
-    /// The law gives the total demand; the residence time is it over the
-    /// job's nodes.
-    Independent,
-}
-
-/// How trace processor counts become requests (`--mapping`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum MappingArg {
-    /// Subcubes on hypercubes, the most square box on meshes and tori.
-    Shapes,
-    /// Plain node counts, for non-contiguous allocation.
-    Nodes,
-}
-
-/// The name clap shows for a value.
-pub(crate) fn value_name<T: clap::ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_owned())
-        .unwrap_or_default()
-}
-
-/// The laws of a generated workload, shared by `simulate`, `show` and
-/// `generate`.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct WorkloadArgs {
-    /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
-    #[arg(long, default_value_t = 0.5)]
-    pub(crate) load: f64,
-    /// Accept offered loads of 1 or more (the queue then grows without
-    /// bound; for saturation studies).
-    #[arg(long)]
-    pub(crate) allow_saturation: bool,
-    /// Shape law.
-    #[arg(long, value_enum, default_value_t = ShapesArg::Auto)]
-    pub(crate) shapes: ShapesArg,
-    /// Law of each side for `sides` shapes.
-    #[arg(long, value_enum, default_value_t = SidesArg::Uniform)]
-    pub(crate) sides: SidesArg,
-    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
-    /// (default: the whole machine).
-    #[arg(long)]
-    pub(crate) max_sides: Option<String>,
-    /// Subcube dimension law for `cube` shapes: uniform (0..n−1),
-    /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
-    #[arg(long, default_value = "uniform")]
-    pub(crate) cube_dims: String,
-    /// Residence time law: exp:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or
-    /// const:VALUE.
-    #[arg(long, default_value = "exp:1")]
-    pub(crate) residence: String,
-    /// Size/demand model.
-    #[arg(long, value_enum, default_value_t = DependenceArg::Dependent)]
-    pub(crate) dependence: DependenceArg,
-}
-
-impl WorkloadArgs {
-    /// The workload description with `jobs` measured after `warmup`.
-    pub(crate) fn spec(&self, jobs: u64, warmup: u64) -> WorkloadSpec {
-        WorkloadSpec {
-            shapes: value_name(&self.shapes),
-            sides: value_name(&self.sides),
-            max_sides: self.max_sides.clone(),
-            cube_dims: self.cube_dims.clone(),
-            residence: self.residence.clone(),
-            dependence: value_name(&self.dependence),
-            jobs,
-            warmup,
-            allow_saturation: self.allow_saturation,
-        }
-    }
-}
-
-/// A trace to replay instead of a generated workload (`simulate`, `show`).
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct TraceArgs {
-    /// Replay this Standard Workload Format trace instead of generating jobs.
-    #[arg(long, conflicts_with = "load")]
-    pub(crate) trace: Option<PathBuf>,
-    /// How trace processor counts become requests.
-    #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
-    pub(crate) mapping: MappingArg,
-    /// Skip malformed trace lines instead of stopping at the first.
-    #[arg(long)]
-    pub(crate) lenient: bool,
-}
-
-impl TraceArgs {
-    pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
-        match self.mapping {
-            MappingArg::Nodes => ShapeMapping::nodes_of(topology),
-            MappingArg::Shapes => ShapeMapping::for_topology(topology),
-        }
-    }
-}
+use crate::error::CliError;
+use crate::metrics::{METRICS, Summary, search_time_us, summarize};
+use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
+use crate::run::{Setup, run_generated};
+use crate::trace::read_trace;
+use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -352,7 +226,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
-                let label = crate::common::METRICS
+                let label = METRICS
                     .iter()
                     .find(|x| x.name == m.metric)
                     .map_or(m.metric, |x| x.label);

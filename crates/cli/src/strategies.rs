@@ -6,7 +6,8 @@ use partalloc::allocators::registry::{self as alloc_registry, ParamInfo};
 use partalloc::schedulers::registry as sched_registry;
 use serde::Serialize;
 
-use crate::common::{CliError, emit, json_text};
+use crate::error::CliError;
+use crate::output::{emit, json_text};
 
 /// Output formats of the listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

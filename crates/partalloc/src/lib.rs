@@ -167,6 +167,10 @@
 //!
 //! # Features
 //!
+//! - `parallel` (default): replications and sweeps on rayon's thread pool;
+//!   without it they run sequentially with bit-identical results.
+//! - `csv` (default): resumable CSV sweeps (`simkit::sweep`) and CSV job
+//!   records.
 //! - `serde`: `Serialize`/`Deserialize` for the public data types of every
 //!   crate.
 //! - `plot`: SVG charts (`simkit::plot`).

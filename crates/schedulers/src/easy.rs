@@ -30,7 +30,7 @@
 //! let machine: Topology = "hypercube:2".parse()?;
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut easy = registry::build("easy-backfilling", &machine)?;
-//! let job = |id, count, service| Job { id, arrival: 0.0, shape: JobShape::Nodes { count }, service, estimate: None };
+//! let job = |id, count, service| Job::new(id, 0.0, JobShape::Nodes { count }, service);
 //! for j in [job(1, 2, 10.0), job(2, 4, 1.0), job(3, 2, 5.0), job(4, 2, 20.0)] {
 //!     easy.submit(j, 0.0)?;
 //! }

@@ -17,7 +17,7 @@
 //! let mut fcfs = Fcfs::default();
 //! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
 //!     let shape = JobShape::Nodes { count };
-//!     fcfs.submit(Job { id, arrival: 0.0, shape, service: 1.0, estimate: None }, 0.0)?;
+//!     fcfs.submit(Job::new(id, 0.0, shape, 1.0), 0.0)?;
 //! }
 //! let mut started = Vec::new();
 //! fcfs.schedule(0.0, alloc.as_mut(), &mut started)?;

@@ -34,7 +34,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut lazy = registry::build("lazy[threshold=10]", &machine)?;
 //! let mut started = Vec::new();
-//! let job = |id| Job { id, arrival: 0.0, shape: JobShape::Cube { dim: 1 }, service: 1.0, estimate: None };
+//! let job = |id| Job::new(id, 0.0, JobShape::Cube { dim: 1 }, 1.0);
 //! lazy.submit(job(1), 0.0)?;
 //! lazy.schedule(0.0, alloc.as_mut(), &mut started)?;
 //! lazy.submit(job(2), 0.0)?;

@@ -20,7 +20,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut m = registry::build("m-fcfs[threshold=never]", &machine)?;
 //! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Nodes { count }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Nodes { count }, 1.0);
 //!     m.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();

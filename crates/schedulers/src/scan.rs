@@ -29,7 +29,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut scan = registry::build("scan", &machine)?;
 //! for (id, dim) in [(1, 2), (2, 0), (3, 2)] {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Cube { dim }, 1.0);
 //!     scan.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();

@@ -25,7 +25,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut s = registry::build("static-partitioning", &machine)?;
 //! for id in 1..=2 {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim: 1 }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Cube { dim: 1 }, 1.0);
 //!     s.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();

@@ -25,13 +25,7 @@ use partalloc_workload::{Job, JobShape};
 /// A job asking for a `dim`-cube, with no runtime estimate.
 #[must_use]
 pub fn cube_job(id: u64, dim: u32, arrival: f64, service: f64) -> Job {
-    Job {
-        id,
-        arrival,
-        shape: JobShape::Cube { dim },
-        service,
-        estimate: None,
-    }
+    Job::new(id, arrival, JobShape::Cube { dim }, service)
 }
 
 /// A bitmap buddy (hypercubes) or first-fit (2-D meshes) allocator.

@@ -373,13 +373,7 @@ fn easy_backfills_only_jobs_that_do_not_delay_the_head() {
 fn easy_admits_backfilled_jobs_by_their_grant() {
     let mut alloc = TestAlloc::buddy(4).unwrap();
     let mut s = registry::build("easy-backfilling", alloc.topology()).unwrap();
-    let nodes = |id, count, service| Job {
-        id,
-        arrival: 0.0,
-        shape: JobShape::Nodes { count },
-        service,
-        estimate: None,
-    };
+    let nodes = |id, count, service| Job::new(id, 0.0, JobShape::Nodes { count }, service);
     // J1 holds [0, 8) until 10. J2 (9 nodes, a whole Q_4 for the buddy) is
     // the blocked head: shadow time 10, extra 16 − 9 = 7 nodes. J3 asks
     // for 5 nodes for 50 units and would be granted [8, 16).
@@ -514,7 +508,7 @@ mod properties {
             prop_assert_eq!(&simulate("m-fcfs[threshold=0]", 3, &jobs), &fcfs);
             let one_class: Vec<Job> = jobs
                 .iter()
-                .map(|j| Job { shape: JobShape::Cube { dim: 1 }, ..*j })
+                .map(|j| j.with_shape(JobShape::Cube { dim: 1 }))
                 .collect();
             prop_assert_eq!(
                 simulate("scan", 3, &one_class),

@@ -220,6 +220,18 @@ fn names_input(msg: &str, names: &[&str], values: &[f64], what: &str) -> Result<
     Ok(())
 }
 
+/// An exponent's minus sign does not split a uniform law into a range.
+#[test]
+fn uniform_laws_keep_exponents_whole() {
+    use partalloc_workload::DemandLaw;
+    let mean: DemandLaw = "uniform:1e-3".parse().unwrap();
+    assert_eq!(mean.to_string(), "uniform:0.001");
+    let range: DemandLaw = "uniform:1e-3-3E-3".parse().unwrap();
+    assert_eq!(range.to_string(), "uniform:0.001-0.003");
+    let e = "uniform:x-2".parse::<DemandLaw>().unwrap_err().to_string();
+    assert!(e.contains("uniform:x-2"), "{e}");
+}
+
 /// A line with no end (a binary file, a file with no line breaks) stops
 /// the read at the bound instead of filling memory, strict or lenient.
 #[test]

@@ -27,7 +27,7 @@
 
 use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 
-use super::isomorphic::as_box_if_box;
+use super::common::as_box_if_box;
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
 use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};

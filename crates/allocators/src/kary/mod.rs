@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod common;
 pub mod etc;
 pub mod extended_buddy;
 pub mod extended_gray_code;
@@ -38,11 +39,12 @@ mod search;
 mod slice;
 pub mod sniffing;
 
-pub use etc::{Etc, SearchMode};
+pub use etc::Etc;
 pub use extended_buddy::ExtendedBuddy;
 pub use extended_gray_code::ExtendedGrayCode;
 pub use isomorphic::Isomorphic;
 pub use kary_partner::KaryPartner;
+pub use search::SearchMode;
 pub use sniffing::Sniffing;
 
 use core::fmt;

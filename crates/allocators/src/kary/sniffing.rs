@@ -24,9 +24,8 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
-use super::etc::{SEARCH_PARAM, search_param};
-use super::search::JobSearch;
-use super::{SearchMode, any_grid, core_methods};
+use super::search::{JobSearch, SEARCH_PARAM, SearchMode, search_param};
+use super::{any_grid, core_methods};
 use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 

@@ -23,9 +23,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
+use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -69,7 +69,7 @@ impl MeshHooks for AdaptiveScan {
         NAME.to_owned()
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         first_fit(&self.core, a, b, rotate, &mut self.run, &mut self.cnt)
     }
 

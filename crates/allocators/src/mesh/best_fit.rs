@@ -23,9 +23,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, free_bases, mesh_allocator};
+use super::{MeshCore, MeshHooks, free_bases, mesh_allocator, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -110,14 +110,14 @@ impl MeshHooks for BestFit {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         free_bases(&self.core, a, b, &mut self.cov, &mut self.runs);
         let (width, height) = (self.core.width as i64, self.core.height as i64);
         let cov = &self.cov;
         let is_base = |x: i64, y: i64| {
             x >= 0 && y >= 0 && x < width && y < height && cov[(x + width * y) as usize]
         };
-        let mut best: Option<(u32, Rect)> = None;
+        let mut best: Option<(u32, u32, u32)> = None;
         for y in 0..=(height - i64::from(b)) {
             for x in 0..=(width - i64::from(a)) {
                 if !is_base(x, y) {
@@ -131,12 +131,12 @@ impl MeshHooks for BestFit {
                         .count(),
                     BfScore::Coverage => nb.iter().filter(|&&(i, j)| !is_base(i, j)).count(),
                 } as u32;
-                if best.is_none_or(|(bs, _)| s > bs) {
-                    best = Some((s, Rect::new(x as u32, y as u32, a, b)));
+                if best.is_none_or(|(bs, _, _)| s > bs) {
+                    best = Some((s, x as u32, y as u32));
                 }
             }
         }
-        best.map(|(_, r)| r)
+        best.and_then(|(_, x, y)| rect(x, y, a, b))
     }
 
     fn rotates(&self) -> bool {

@@ -36,7 +36,7 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
+use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -100,17 +100,16 @@ impl BusyList {
     /// state (None for other boxes).
     #[must_use]
     pub fn boundary_value(&self, submesh: &GridBox) -> Option<u32> {
-        let r = Rect::of_box(submesh)?;
-        (self.core.whole().contains(r)).then(|| self.bv(r))
+        (self.core.whole().contains_box(submesh)).then(|| self.bv(submesh))
     }
 
-    fn bv(&self, r: Rect) -> u32 {
+    fn bv(&self, r: &GridBox) -> u32 {
         let c = &self.core;
         let (x, y, x2, y2) = (
-            i64::from(r.x),
-            i64::from(r.y),
-            i64::from(r.x2()),
-            i64::from(r.y2()),
+            i64::from(r.lo(0)),
+            i64::from(r.lo(1)),
+            i64::from(r.hi(0)),
+            i64::from(r.hi(1)),
         );
         let mut v = 0;
         for i in x..=x2 {
@@ -123,7 +122,7 @@ impl BusyList {
     }
 
     /// Whether the placement lies in the mesh and meets no busy submesh.
-    fn placeable(&self, x: i64, y: i64, w: u32, h: u32) -> Option<Rect> {
+    fn placeable(&self, x: i64, y: i64, w: u32, h: u32) -> Option<GridBox> {
         let c = &self.core;
         if x < 0
             || y < 0
@@ -132,8 +131,8 @@ impl BusyList {
         {
             return None;
         }
-        let r = Rect::new(x as u32, y as u32, w, h);
-        (!c.obstacles.iter().any(|o| o.overlaps(r))).then_some(r)
+        let r = rect(x as u32, y as u32, w, h)?;
+        (!c.obstacles.iter().any(|o| o.overlaps(&r))).then_some(r)
     }
 }
 
@@ -173,16 +172,18 @@ impl MeshHooks for BusyList {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
         let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
         // Key: larger BV, then lower (y, x), then the requested orientation.
-        let mut best: Option<(u32, u32, u32, usize, Rect)> = None;
-        let better = |bv: u32, r: Rect, o: usize, best: &Option<(u32, u32, u32, usize, Rect)>| {
-            best.is_none_or(|(bbv, by, bx, bo, _)| {
-                (bv, std::cmp::Reverse((r.y, r.x, o))) > (bbv, std::cmp::Reverse((by, bx, bo)))
-            })
-        };
+        let mut best: Option<(u32, u32, u32, usize, GridBox)> = None;
+        let better =
+            |bv: u32, r: &GridBox, o: usize, best: &Option<(u32, u32, u32, usize, GridBox)>| {
+                best.is_none_or(|(bbv, by, bx, bo, _)| {
+                    (bv, std::cmp::Reverse((r.lo(1), r.lo(0), o)))
+                        > (bbv, std::cmp::Reverse((by, bx, bo)))
+                })
+            };
         for (o, &(w, h)) in or[..n].iter().enumerate() {
             let (wi, hi) = (i64::from(w), i64::from(h));
             let corners = [
@@ -193,10 +194,10 @@ impl MeshHooks for BusyList {
             ];
             let per_busy = self.core.obstacles.iter().flat_map(|b| {
                 let (x1, y1, x2, y2) = (
-                    i64::from(b.x),
-                    i64::from(b.y),
-                    i64::from(b.x2()),
-                    i64::from(b.y2()),
+                    i64::from(b.lo(0)),
+                    i64::from(b.lo(1)),
+                    i64::from(b.hi(0)),
+                    i64::from(b.hi(1)),
                 );
                 [
                     (x2 + 1, y1),
@@ -213,10 +214,10 @@ impl MeshHooks for BusyList {
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
                     let xs =
-                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.x2()) + 1));
+                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.hi(0)) + 1));
                     xs.flat_map(move |x| {
                         core::iter::once(0)
-                            .chain(obstacles.iter().map(|b| i64::from(b.y2()) + 1))
+                            .chain(obstacles.iter().map(|b| i64::from(b.hi(1)) + 1))
                             .map(move |y| (x, y))
                     })
                 })
@@ -224,9 +225,9 @@ impl MeshHooks for BusyList {
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
                 if let Some(r) = self.placeable(x, y, w, h) {
-                    let bv = self.bv(r);
-                    if better(bv, r, o, &best) {
-                        best = Some((bv, r.y, r.x, o, r));
+                    let bv = self.bv(&r);
+                    if better(bv, &r, o, &best) {
+                        best = Some((bv, r.lo(1), r.lo(0), o, r));
                     }
                 }
             }

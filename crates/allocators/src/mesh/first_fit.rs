@@ -20,9 +20,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
+use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -66,7 +66,7 @@ impl MeshHooks for FirstFit {
         NAME.to_owned()
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         first_fit(&self.core, a, b, false, &mut self.run, &mut self.cnt)
     }
 
