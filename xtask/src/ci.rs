@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: every check CI makes, in order. This list is the one
 //! definition of CI; `.ci/run` only sets up the environment and calls it.
+//! After the steps, every crate alone under each of its feature combinations.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -113,6 +114,17 @@ fn run_step(cargo: &str, step: &Step) -> Result<(), String> {
     }
 }
 
+/// Runs `cargo ARGS`, echoing the command line first.
+fn run_args(cargo: &str, args: &[String]) -> Result<(), String> {
+    let line = format!("cargo {}", args.join(" "));
+    eprintln!("==> {line}");
+    match Command::new(cargo).args(args).status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("`{line}` failed ({s})")),
+        Err(e) => Err(format!("could not run cargo: {e}")),
+    }
+}
+
 /// Runs every step, then checks the figures; stops at the first failure.
 pub(crate) fn run() -> ExitCode {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -127,6 +139,8 @@ pub(crate) fn run() -> ExitCode {
     let result = CI_STEPS
         .iter()
         .try_for_each(|step| run_step(&cargo, step))
+        .and_then(|()| feature_checks(Path::new("crates")))
+        .and_then(|checks| checks.iter().try_for_each(|args| run_args(&cargo, args)))
         .and_then(|()| check_figures(Path::new(FIGURES)));
     match result {
         Ok(()) => {
@@ -186,6 +200,71 @@ pub(crate) fn check_figures(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Each crate under `crates/`, built alone with no default features, with
+/// each of its features by itself, and with all of them, so that a feature
+/// combination that does not compile is caught. The features are read from
+/// the crates' manifests, so a new one is checked without editing this.
+fn feature_checks(crates_dir: &Path) -> Result<Vec<Vec<String>>, String> {
+    let mut entries: Vec<_> = std::fs::read_dir(crates_dir)
+        .map_err(|e| format!("{}: {e}", crates_dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("Cargo.toml"))
+        .filter(|p| p.is_file())
+        .collect();
+    entries.sort();
+    let mut checks = Vec::new();
+    for manifest in entries {
+        let text = std::fs::read_to_string(&manifest)
+            .map_err(|e| format!("{}: {e}", manifest.display()))?;
+        let (name, features) = package_and_features(&text)
+            .ok_or_else(|| format!("{}: no package name", manifest.display()))?;
+        let check = |extra: &[&str]| -> Vec<String> {
+            ["check", "-p", name.as_str(), "--no-default-features"]
+                .iter()
+                .chain(extra)
+                .map(|s| (*s).to_owned())
+                .collect()
+        };
+        checks.push(check(&[]));
+        for f in &features {
+            checks.push(check(&["--features", f]));
+        }
+        if features.len() > 1 {
+            checks.push(check(&["--all-features"]));
+        }
+    }
+    Ok(checks)
+}
+
+/// The package name and the features (other than `default`) of a manifest.
+fn package_and_features(manifest: &str) -> Option<(String, Vec<String>)> {
+    let mut section = "";
+    let mut name = None;
+    let mut features = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if section == "[package]" && key == "name" {
+            name = Some(value.trim().trim_matches('"').to_owned());
+        } else if section == "[features]"
+            && key != "default"
+            && !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            features.push(key.to_owned());
+        }
+    }
+    Some((name?, features))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +288,38 @@ mod tests {
             "tree -p partalloc -e normal --prefix none",
         ] {
             assert!(lines.iter().any(|l| l == want), "{want} missing: {lines:?}");
+        }
+    }
+
+    #[test]
+    fn feature_checks_cover_every_feature_of_every_crate() {
+        let manifest = "[package]\nname = \"demo\"\n\n[features]\ndefault = [\"cli\"]\n\
+                        # a comment\nserde = [\n    \"dep:serde\",\n]\nplot = [\"dep:plotters\"]\n\n\
+                        [dependencies]\nserde = { version = \"1\" }\n";
+        let (name, features) = package_and_features(manifest).unwrap();
+        assert_eq!(name, "demo");
+        assert_eq!(features, ["serde", "plot"]);
+        let checks =
+            feature_checks(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates"))).unwrap();
+        let topology: Vec<String> = checks
+            .iter()
+            .filter(|c| c[2] == "partalloc-topology")
+            .map(|c| c[3..].join(" "))
+            .collect();
+        assert_eq!(
+            topology,
+            [
+                "--no-default-features",
+                "--no-default-features --features serde"
+            ]
+        );
+        let simkit: Vec<String> = checks
+            .iter()
+            .filter(|c| c[2] == "partalloc-simkit")
+            .map(|c| c[3..].join(" "))
+            .collect();
+        for f in ["--features serde", "--features plot", "--all-features"] {
+            assert!(simkit.iter().any(|c| c.ends_with(f)), "{simkit:?}");
         }
     }
 

@@ -261,17 +261,32 @@ mod tests {
 
     #[test]
     fn malformed_descriptions_explain_themselves() {
-        for bad in [
-            "mesh",
-            "mesh:4xq",
-            "blob:4",
-            "kary:16",
-            "mesh:0x4",
-            "hypercube:40",
-            "kary:2^4000000000",
+        for (bad, says) in [
+            (
+                "mesh",
+                "invalid topology \"mesh\": missing ':' between family and size",
+            ),
+            (
+                "mesh:4xq",
+                "invalid topology \"mesh:4xq\": \"q\" is not a non-negative integer",
+            ),
+            ("blob:4", "unknown family \"blob\""),
+            ("kary:16", "expected K^N, e.g. 16^3"),
+            (
+                "mesh:0x4",
+                "side 0 has length 0; every side needs at least one node",
+            ),
+            (
+                "hypercube:40",
+                "hypercube dimension 40 is above the supported maximum 30",
+            ),
+            (
+                "kary:2^4000000000",
+                "4000000000 dimensions given, but at most 8 are supported",
+            ),
         ] {
-            let e = bad.parse::<Topology>().unwrap_err();
-            assert!(!e.to_string().is_empty(), "{bad}");
+            let e = bad.parse::<Topology>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
         }
         let e = "blob:4".parse::<Topology>().unwrap_err().to_string();
         assert!(

@@ -13,6 +13,8 @@ use partalloc_simkit::{Replications, Sweep};
 use rayon::prelude::*;
 use thiserror::Error;
 
+#[cfg(test)]
+mod claims;
 mod gupta;
 mod kang;
 mod kimyoon;

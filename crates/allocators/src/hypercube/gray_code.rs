@@ -207,6 +207,10 @@ impl GrayCode {
 impl Allocator for GrayCode {
     fn name(&self) -> String {
         let g: Vec<String> = self.code.params().iter().map(ToString::to_string).collect();
+        // Q_0's code has no parameters, and `g=` would not parse back.
+        if g.is_empty() {
+            return NAME.to_owned();
+        }
         format!("{NAME}[g={}]", g.join(","))
     }
 
