@@ -180,3 +180,21 @@ def test_generated_workload_errors_name_the_option() -> None:
     # Saturation studies are allowed when asked for.
     summary, _ = pa.simulate("mesh:8x8", "fsl", workload={"load": 1.2, "allow_saturation": True}, jobs=50)
     assert summary["replications"][0]["completed"] == 50
+
+
+@pytest.mark.parametrize(
+    "args,call",
+    [
+        (["-t", "mesh:0x3", "-a", "fsl"], lambda t: pa.simulate("mesh:0x3", "fsl", trace=t)),
+        (["-t", "mesh:8x8", "-a", "fsl[x=1]"], lambda t: pa.simulate("mesh:8x8", "fsl[x=1]", trace=t)),
+        (["-t", "mesh:8x8", "-a", "fsl", "-s", "lifo"], lambda t: pa.simulate("mesh:8x8", "fsl", "lifo", trace=t)),
+    ],
+)
+def test_error_messages_are_the_tools_lines(cli: str, small_trace: Path, args: List[str], call) -> None:
+    out = subprocess.run([cli, "simulate", *args, "--trace", str(small_trace)], capture_output=True, text=True)
+    assert out.returncode != 0
+    line = out.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: ")
+    with pytest.raises(ValueError) as e:
+        call(small_trace)
+    assert str(e.value) == line[len("error: ") :]
