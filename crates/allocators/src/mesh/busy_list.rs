@@ -48,6 +48,9 @@ const NAME: &str = "busy-list";
 pub struct BusyList {
     pub(super) core: MeshCore,
     candidates: BlCandidates,
+    /// Scratch: the busy list read once per request (no copy between
+    /// requests; the ledger and the occupancy are the state).
+    busy: Vec<Rect>,
 }
 
 /// Which placements Busy-List evaluates.
@@ -85,8 +88,9 @@ impl BusyList {
         candidates: BlCandidates,
     ) -> Result<Self, RegistryError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology, false)?,
+            core: MeshCore::new(NAME, topology)?,
             candidates,
+            busy: Vec::new(),
         })
     }
 
@@ -123,7 +127,7 @@ impl BusyList {
     }
 
     /// Whether the placement lies in the mesh and meets no busy submesh.
-    fn placeable(&self, x: i64, y: i64, w: u32, h: u32) -> Option<Rect> {
+    fn placeable(&self, busy: &[Rect], x: i64, y: i64, w: u32, h: u32) -> Option<Rect> {
         let c = &self.core;
         if x < 0
             || y < 0
@@ -133,7 +137,7 @@ impl BusyList {
             return None;
         }
         let r = Rect::new(x as u32, y as u32, w, h);
-        (!c.obstacles.iter().any(|o| o.overlaps(r))).then_some(r)
+        (!busy.iter().any(|o| o.overlaps(r))).then_some(r)
     }
 }
 
@@ -176,6 +180,9 @@ impl MeshHooks for BusyList {
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
         let (or, n) = orientations(a, b, rotate);
         let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
+        let mut busy = core::mem::take(&mut self.busy);
+        busy.clear();
+        busy.extend(self.core.obstacles());
         // Key: larger BV, then lower (y, x), then the requested orientation.
         let mut best: Option<(u32, u32, u32, usize, Rect)> = None;
         let better = |bv: u32, r: Rect, o: usize, best: &Option<(u32, u32, u32, usize, Rect)>| {
@@ -191,7 +198,7 @@ impl MeshHooks for BusyList {
                 (0, height - hi),
                 (width - wi, height - hi),
             ];
-            let per_busy = self.core.obstacles.iter().flat_map(|b| {
+            let per_busy = busy.iter().flat_map(|b| {
                 let (x1, y1, x2, y2) = (
                     i64::from(b.x),
                     i64::from(b.y),
@@ -209,7 +216,7 @@ impl MeshHooks for BusyList {
                     (x2 - wi + 1, y1 - hi),
                 ]
             });
-            let obstacles = &self.core.obstacles;
+            let obstacles = &busy;
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
                     let xs =
@@ -223,7 +230,7 @@ impl MeshHooks for BusyList {
                 .into_iter()
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
-                if let Some(r) = self.placeable(x, y, w, h) {
+                if let Some(r) = self.placeable(&busy, x, y, w, h) {
                     let bv = self.bv(r);
                     if better(bv, r, o, &best) {
                         best = Some((bv, r.y, r.x, o, r));
@@ -231,6 +238,7 @@ impl MeshHooks for BusyList {
                 }
             }
         }
+        self.busy = busy;
         best.map(|t| t.4)
     }
 

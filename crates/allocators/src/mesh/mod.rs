@@ -141,32 +141,22 @@ impl Rect {
     }
 }
 
-/// The state every mesh strategy shares: the machine, node states, a flat
-/// blocked array (busy or faulty) and the live grants.
+/// The state every mesh strategy shares: the machine, the node states (one
+/// [`Occupancy`]: its `blocked` set is what the scanning strategies read)
+/// and the live grants, whose rectangles with the faulty nodes form the
+/// papers' "busy list" ([`MeshCore::obstacles`]).
 #[derive(Debug, Clone)]
 pub(crate) struct MeshCore {
     pub(crate) topology: Topology,
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) occupancy: Occupancy,
-    /// `blocked[x + W·y]`: busy or faulty. Kept only by the strategies
-    /// that scan the whole mesh (empty otherwise, so that the list-based
-    /// strategies pay nothing per node on allocate and release).
-    pub(crate) blocked: Vec<bool>,
-    /// Allocated submeshes and faulty nodes (as 1×1), in no particular
-    /// order: the "busy list" / "allocation list" of the papers.
-    pub(crate) obstacles: Vec<Rect>,
     pub(crate) ledger: GrantLedger<Rect>,
 }
 
 impl MeshCore {
-    /// Checks that `topology` is a 2-D mesh or torus; `cells` keeps the
-    /// flat blocked array.
-    pub(crate) fn new(
-        strategy: &'static str,
-        topology: Topology,
-        cells: bool,
-    ) -> Result<Self, RegistryError> {
+    /// Checks that `topology` is a 2-D mesh or torus.
+    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, RegistryError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
@@ -184,8 +174,6 @@ impl MeshCore {
             width,
             height,
             occupancy: Occupancy::new(n),
-            blocked: if cells { vec![false; n] } else { Vec::new() },
-            obstacles: Vec::new(),
             ledger: GrantLedger::new(),
         })
     }
@@ -271,25 +259,48 @@ impl MeshCore {
     }
 
     /// Whether every node of `r` is available (r must lie in the mesh).
-    /// Word-parallel on the occupancy bitsets.
+    /// Word-parallel on the occupancy's blocked set.
     pub(crate) fn rect_free(&self, r: Rect) -> bool {
         (r.y..r.y + r.h).all(|y| {
             let lo = self.idx(r.x, y);
-            let hi = lo + r.w as usize;
-            self.occupancy.busy().count_range(lo, hi) == Ok(0)
-                && self.occupancy.faulty().count_range(lo, hi) == Ok(0)
+            self.occupancy.range_available(lo, lo + r.w as usize)
         })
     }
 
+    /// Whether node `i` (= x + W·y, inside the mesh) is busy or faulty: one
+    /// bit of the occupancy's blocked set, for the whole-mesh scans.
+    #[inline]
+    pub(crate) fn blocked_id(&self, i: usize) -> bool {
+        self.occupancy.blocked().words()[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The allocated submeshes, then the faulty nodes as 1×1 submeshes: the
+    /// "busy list" / "allocation list" of the papers, read from the ledger
+    /// and the occupancy (the faulty set is scanned only when it is not
+    /// empty).
+    pub(crate) fn obstacles(&self) -> impl Iterator<Item = Rect> + '_ {
+        let faulty = (self.occupancy.faulty_count() > 0)
+            .then(|| {
+                let w = self.width;
+                self.occupancy
+                    .faulty()
+                    .iter()
+                    .map(move |n| Rect::new(n % w, n / w, 1, 1))
+            })
+            .into_iter()
+            .flatten();
+        self.ledger.iter().map(|(_, &r)| r).chain(faulty)
+    }
+
+    /// Whether no submesh is allocated and no node is faulty.
+    pub(crate) fn no_obstacles(&self) -> bool {
+        self.ledger.is_empty() && self.occupancy.faulty_count() == 0
+    }
+
     fn set_rect(&mut self, r: Rect, value: bool) {
-        let cells = !self.blocked.is_empty();
         for y in r.y..r.y + r.h {
-            let row = self.idx(r.x, y);
-            if cells {
-                self.blocked[row..row + r.w as usize].fill(value);
-            }
-            let lo = row;
-            let hi = row + r.w as usize;
+            let lo = self.idx(r.x, y);
+            let hi = lo + r.w as usize;
             if value {
                 self.occupancy.occupy_range(lo, hi);
             } else {
@@ -302,7 +313,6 @@ impl MeshCore {
     /// `requested` nodes.
     pub(crate) fn commit(&mut self, r: Rect, b: GridBox, requested: u64) -> Grant {
         self.set_rect(r, true);
-        self.obstacles.push(r);
         let id = self.ledger.issue(r);
         Grant::new(id, Partition::Box(b), requested)
     }
@@ -311,44 +321,24 @@ impl MeshCore {
     pub(crate) fn take(&mut self, grant: &Grant) -> Result<Rect, ReleaseError> {
         let r = self.ledger.take(grant.id())?;
         self.set_rect(r, false);
-        if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
-            self.obstacles.swap_remove(i);
-        }
         Ok(r)
     }
 
     /// Marks a free node faulty; returns its position if it was not faulty
     /// already.
     pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.mark_faulty(node)?;
-        if was {
+        if !self.occupancy.mark_faulty(node)? {
             return Ok(None);
         }
-        let (x, y) = (node % self.width, node / self.width);
-        if let Some(b) = self.blocked.get_mut(node as usize) {
-            *b = true;
-        }
-        self.obstacles.push(Rect::new(x, y, 1, 1));
-        Ok(Some((x, y)))
+        Ok(Some((node % self.width, node / self.width)))
     }
 
     /// Repairs a faulty node; returns its position if it was faulty.
     pub(crate) fn repair(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.repair(node)?;
-        if !was {
+        if !self.occupancy.repair(node)? {
             return Ok(None);
         }
-        let (x, y) = (node % self.width, node / self.width);
-        if let Some(b) = self.blocked.get_mut(node as usize) {
-            *b = false;
-        }
-        let r = Rect::new(x, y, 1, 1);
-        if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
-            self.obstacles.swap_remove(i);
-        }
-        Ok(Some((x, y)))
+        Ok(Some((node % self.width, node / self.width)))
     }
 
     /// Every a×b placement in row-major base order, then (with `rotate`
@@ -408,10 +398,13 @@ pub(crate) fn first_free_base(
     cnt.clear();
     cnt.resize(width, 0);
     for r in 0..height {
-        let row = &core.blocked[r * width..(r + 1) * width];
         // run[x] = free nodes from x rightwards in this row.
         for x in (0..width).rev() {
-            run[x] = if row[x] { 0 } else { run[x + 1] + 1 };
+            run[x] = if core.blocked_id(x + r * width) {
+                0
+            } else {
+                run[x + 1] + 1
+            };
         }
         for x in 0..=width - w {
             cnt[x] = if run[x] as usize >= w { cnt[x] + 1 } else { 0 };
@@ -448,7 +441,7 @@ pub(crate) fn free_bases(
         let mut run = 0u32;
         for x in (0..width).rev() {
             let i = x + width * y;
-            run = if core.blocked[i] { 0 } else { run + 1 };
+            run = if core.blocked_id(i) { 0 } else { run + 1 };
             runs[i] = run;
         }
     }

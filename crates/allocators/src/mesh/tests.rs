@@ -413,7 +413,11 @@ fn ops(max_side: u32) -> impl Strategy<Value = Vec<(bool, u32, u32, bool, usize)
 }
 
 fn mesh_of(core: &MeshCore) -> Mesh {
-    Mesh::new(core.width, core.height, &core.obstacles)
+    Mesh::new(
+        core.width,
+        core.height,
+        &core.obstacles().collect::<Vec<_>>(),
+    )
 }
 
 /// Drives `t` through `ops`, checking `check` after every step and that a
@@ -513,7 +517,7 @@ proptest! {
         // the same question on the same busy set.
         let mut ff = FirstFit::new(topo(w, h)).unwrap();
         drive(&mut ff, &ops, false, |_| {});
-        let busy: Vec<Rect> = ff.core.obstacles.clone();
+        let busy: Vec<Rect> = ff.core.obstacles().collect();
         let m = Mesh::new(w, h, &busy);
         let fix = |t: &mut dyn FnMut(Rect)| for &r in &busy { t(r) };
         macro_rules! fresh {
