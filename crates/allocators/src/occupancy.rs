@@ -145,13 +145,16 @@ impl Occupancy {
     /// stay faulty, and a range leaving the machine changes nothing.
     #[inline]
     pub fn vacate_range(&mut self, lo: usize, hi: usize) {
+        if lo > hi || hi > self.len() {
+            return;
+        }
         if self.faults == 0 || self.faulty.is_empty_in(lo, hi) {
             if let Ok(removed) = self.blocked.remove_range(lo, hi) {
                 self.free += removed;
             }
         } else {
             // Rare: a range around faulty nodes, node by node.
-            self.vacate((lo..hi.min(self.len())).map(|i| i as NodeId));
+            self.vacate((lo..hi).map(|i| i as NodeId));
         }
     }
 
@@ -219,3 +222,99 @@ macro_rules! occupancy_methods {
     };
 }
 pub(crate) use occupancy_methods;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        OccupyRange(usize, usize),
+        VacateRange(usize, usize),
+        Occupy(NodeId),
+        Vacate(NodeId),
+        Fault(NodeId),
+        Repair(NodeId),
+    }
+
+    fn op(len: usize) -> impl Strategy<Value = Op> {
+        let node = 0..len as NodeId + 2;
+        let range = (0..len + 2, 0..len + 2).prop_map(|(a, b)| (a.min(b), a.max(b)));
+        prop_oneof![
+            range.clone().prop_map(|(a, b)| Op::OccupyRange(a, b)),
+            range.prop_map(|(a, b)| Op::VacateRange(a, b)),
+            node.clone().prop_map(Op::Occupy),
+            node.clone().prop_map(Op::Vacate),
+            node.clone().prop_map(Op::Fault),
+            node.prop_map(Op::Repair),
+        ]
+    }
+
+    proptest! {
+        /// Every operation agrees with a model of two sets (busy, faulty):
+        /// ranges and single nodes touch only available (resp. busy) nodes,
+        /// faults refuse busy nodes, and the counts follow.
+        #[test]
+        fn agrees_with_busy_and_faulty_sets(
+            (len, ops) in (1usize..150)
+                .prop_flat_map(|len| (Just(len), proptest::collection::vec(op(len), 1..60)))
+        ) {
+            let mut occ = Occupancy::new(len);
+            let (mut busy, mut faulty) = (BTreeSet::new(), BTreeSet::new());
+            for op in ops {
+                match op {
+                    Op::OccupyRange(lo, hi) => {
+                        occ.occupy_range(lo, hi);
+                        if hi <= len {
+                            busy.extend((lo..hi).map(|i| i as NodeId).filter(|i| !faulty.contains(i)));
+                        }
+                    }
+                    Op::VacateRange(lo, hi) => {
+                        occ.vacate_range(lo, hi);
+                        if hi <= len {
+                            busy.retain(|&i| !(lo..hi).contains(&(i as usize)));
+                        }
+                    }
+                    Op::Occupy(n) => {
+                        occ.occupy([n]);
+                        if (n as usize) < len && !faulty.contains(&n) {
+                            busy.insert(n);
+                        }
+                    }
+                    Op::Vacate(n) => {
+                        occ.vacate([n]);
+                        busy.remove(&n);
+                    }
+                    Op::Fault(n) => {
+                        let got = occ.mark_faulty(n);
+                        if n as usize >= len {
+                            prop_assert!(matches!(got, Err(FaultError::Topology(_))));
+                        } else if busy.contains(&n) {
+                            prop_assert_eq!(got, Err(FaultError::Busy { node: n }));
+                        } else {
+                            prop_assert_eq!(got, Ok(faulty.insert(n)));
+                        }
+                    }
+                    Op::Repair(n) => {
+                        let got = occ.repair(n);
+                        if n as usize >= len {
+                            prop_assert!(got.is_err());
+                        } else {
+                            prop_assert_eq!(got, Ok(faulty.remove(&n)));
+                        }
+                    }
+                }
+                prop_assert!(occ.busy().iter().eq(busy.iter().copied()));
+                prop_assert!(occ.faulty().iter().eq(faulty.iter().copied()));
+                prop_assert_eq!(occ.free_count(), len - busy.len() - faulty.len());
+                prop_assert_eq!(occ.faulty_count(), faulty.len());
+                for n in 0..len as NodeId + 1 {
+                    let free = (n as usize) < len && !busy.contains(&n) && !faulty.contains(&n);
+                    prop_assert_eq!(occ.is_available(n), free);
+                }
+            }
+        }
+    }
+}

@@ -461,7 +461,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % density == 0 {
+            if x.is_multiple_of(density) {
                 s.insert(i as NodeId).unwrap();
                 *m = true;
             }
