@@ -6,9 +6,6 @@ use core::fmt;
 
 use crate::TopologyError;
 
-/// Most summary layers: 64^11 > 2^64, enough for any `usize` universe.
-const MAX_LAYERS: usize = 11;
-
 /// A set of indices `0..len` that finds its least member (or the least
 /// member at or after a given index) in O(log₆₄ len) word reads.
 ///
@@ -38,8 +35,9 @@ const MAX_LAYERS: usize = 11;
 pub struct FreeSet {
     words: Vec<u64>,
     /// `starts[i]..starts[i + 1]` are the words of layer `i`, for
-    /// `i < layers`; layer `layers - 1` is a single word.
-    starts: [usize; MAX_LAYERS + 1],
+    /// `i < layers`; layer `layers - 1` is a single word. Kept on the heap
+    /// so that a set is one cache line (allocators keep one per size).
+    starts: Box<[usize]>,
     layers: usize,
     len: usize,
     count: usize,
@@ -49,14 +47,12 @@ impl FreeSet {
     /// An empty set over the indices `0..len`.
     #[must_use]
     pub fn new(len: usize) -> Self {
-        let mut starts = [0; MAX_LAYERS + 1];
-        let mut layers = 0;
+        let mut starts = vec![0];
         let mut size = len.div_ceil(64).max(1);
         let mut total = 0;
         loop {
             total += size;
-            layers += 1;
-            starts[layers] = total;
+            starts.push(total);
             if size == 1 {
                 break;
             }
@@ -64,8 +60,8 @@ impl FreeSet {
         }
         Self {
             words: vec![0; total],
-            starts,
-            layers,
+            layers: starts.len() - 1,
+            starts: starts.into_boxed_slice(),
             len,
             count: 0,
         }
@@ -98,15 +94,11 @@ impl FreeSet {
         i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
     }
 
-    #[inline]
-    fn check(&self, i: usize) -> Result<(), TopologyError> {
-        if i < self.len {
-            Ok(())
-        } else {
-            Err(TopologyError::NodeOutOfRange {
-                node: i as u64,
-                nodes: self.len as u64,
-            })
+    #[cold]
+    fn out_of_range(&self, i: usize) -> TopologyError {
+        TopologyError::NodeOutOfRange {
+            node: i as u64,
+            nodes: self.len as u64,
         }
     }
 
@@ -115,22 +107,31 @@ impl FreeSet {
     /// # Errors
     /// [`TopologyError::NodeOutOfRange`] if `i` is outside the universe;
     /// the set is then unchanged.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, i: usize) -> Result<bool, TopologyError> {
-        self.check(i)?;
-        if self.words[i / 64] >> (i % 64) & 1 == 1 {
+        if i >= self.len {
+            return Err(self.out_of_range(i));
+        }
+        let (w, bit) = (&mut self.words[i / 64], 1u64 << (i % 64));
+        if *w & bit != 0 {
             return Ok(false);
         }
+        let was_empty = *w == 0;
+        *w |= bit;
         self.count += 1;
-        let mut i = i;
-        for layer in 0..self.layers {
-            let w = &mut self.words[self.starts[layer] + i / 64];
-            let was_empty = *w == 0;
-            *w |= 1 << (i % 64);
-            if !was_empty {
-                break;
+        if was_empty {
+            // The word became non-empty: set its bit in the layers above,
+            // up to the first word that was non-empty already.
+            let mut i = i / 64;
+            for &start in &self.starts[1..self.layers] {
+                let w = &mut self.words[start + i / 64];
+                let was_empty = *w == 0;
+                *w |= 1 << (i % 64);
+                if !was_empty {
+                    break;
+                }
+                i /= 64;
             }
-            i /= 64;
         }
         Ok(true)
     }
@@ -139,35 +140,43 @@ impl FreeSet {
     ///
     /// # Errors
     /// As [`FreeSet::insert`].
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, i: usize) -> Result<bool, TopologyError> {
-        self.check(i)?;
-        if self.words[i / 64] >> (i % 64) & 1 == 0 {
+        if i >= self.len {
+            return Err(self.out_of_range(i));
+        }
+        let (w, bit) = (&mut self.words[i / 64], 1u64 << (i % 64));
+        if *w & bit == 0 {
             return Ok(false);
         }
+        *w &= !bit;
         self.count -= 1;
-        let mut i = i;
-        for layer in 0..self.layers {
-            let w = &mut self.words[self.starts[layer] + i / 64];
-            *w &= !(1 << (i % 64));
-            if *w != 0 {
-                break;
+        if *w == 0 {
+            // The word became empty: clear its bit in the layers above, up
+            // to the first word that stays non-empty.
+            let mut i = i / 64;
+            for &start in &self.starts[1..self.layers] {
+                let w = &mut self.words[start + i / 64];
+                *w &= !(1 << (i % 64));
+                if *w != 0 {
+                    break;
+                }
+                i /= 64;
             }
-            i /= 64;
         }
         Ok(true)
     }
 
     /// The least member, if any: one word per layer, top down.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn first(&self) -> Option<usize> {
         if self.count == 0 {
             return None;
         }
         let mut i = 0usize;
-        for layer in (0..self.layers).rev() {
-            let w = self.words[self.starts[layer] + i];
+        for &start in self.starts[..self.layers].iter().rev() {
+            let w = self.words[start + i];
             i = i * 64 + w.trailing_zeros() as usize;
         }
         Some(i)

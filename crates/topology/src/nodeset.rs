@@ -378,13 +378,20 @@ impl NodeSet {
 /// are all clear (OR-folding each block onto its first bit).
 #[inline]
 fn empty_block_starts_of(w: u64, k: u32) -> u64 {
+    // The first bit of every aligned 2^k-bit block, k = 0 … 5.
+    const STARTS: [u64; 6] = [
+        u64::MAX,
+        0x5555_5555_5555_5555,
+        0x1111_1111_1111_1111,
+        0x0101_0101_0101_0101,
+        0x0001_0001_0001_0001,
+        0x0000_0001_0000_0001,
+    ];
     let mut m = w;
     for s in 0..k {
         m |= m >> (1u32 << s);
     }
-    // The first bit of every aligned 2^k-bit block: Σ_j 2^{j·2^k}.
-    let starts = u64::MAX / ((1u64 << (1u32 << k)) - 1);
-    !m & starts
+    !m & STARTS[k as usize % 6]
 }
 
 /// The words overlapping `lo..hi`, each with the mask of its bits that lie

@@ -123,7 +123,7 @@ impl BuddyFreeList {
     fn put(&mut self, mut i: u32, mut a: u32) {
         let n = self.cube.dim();
         // Taking the buddy off F_i is the test that it was free.
-        while i < n && self.lists[i as usize].remove((a ^ 1) as usize) == Ok(true) {
+        while i < n && matches!(self.lists[i as usize].remove((a ^ 1) as usize), Ok(true)) {
             a >>= 1;
             i += 1;
         }

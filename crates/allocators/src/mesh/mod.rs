@@ -267,13 +267,6 @@ impl MeshCore {
         })
     }
 
-    /// Whether node `i` (= x + W·y, inside the mesh) is busy or faulty: one
-    /// bit of the occupancy's blocked set, for the whole-mesh scans.
-    #[inline]
-    pub(crate) fn blocked_id(&self, i: usize) -> bool {
-        self.occupancy.blocked().words()[i / 64] >> (i % 64) & 1 == 1
-    }
-
     /// The allocated submeshes, then the faulty nodes as 1×1 submeshes: the
     /// "busy list" / "allocation list" of the papers, read from the ledger
     /// and the occupancy (the faulty set is scanned only when it is not
@@ -397,10 +390,12 @@ pub(crate) fn first_free_base(
     run.resize(width + 1, 0);
     cnt.clear();
     cnt.resize(width, 0);
+    let blocked = core.occupancy.blocked().words();
     for r in 0..height {
         // run[x] = free nodes from x rightwards in this row.
         for x in (0..width).rev() {
-            run[x] = if core.blocked_id(x + r * width) {
+            let i = x + r * width;
+            run[x] = if blocked[i / 64] >> (i % 64) & 1 == 1 {
                 0
             } else {
                 run[x + 1] + 1
@@ -437,11 +432,16 @@ pub(crate) fn free_bases(
     if w > width || h > height {
         return;
     }
+    let blocked = core.occupancy.blocked().words();
     for y in 0..height {
         let mut run = 0u32;
         for x in (0..width).rev() {
             let i = x + width * y;
-            run = if core.blocked_id(i) { 0 } else { run + 1 };
+            run = if blocked[i / 64] >> (i % 64) & 1 == 1 {
+                0
+            } else {
+                run + 1
+            };
             runs[i] = run;
         }
     }
