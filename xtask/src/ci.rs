@@ -1,73 +1,148 @@
-//! `cargo xtask ci`: the checks `.ci/run` runs, in the same order.
+//! `cargo xtask ci`: every check CI makes, in order. This list is the one
+//! definition of CI; `.ci/run` only sets up the environment and calls it.
+//! After the steps, every crate alone under each of its feature combinations.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-/// One step of CI: a cargo invocation and extra environment.
+/// A check of what a step prints on standard output; the error is the
+/// message to show.
+type OutputCheck = fn(&str) -> Result<(), String>;
+
+/// One step of CI: a cargo invocation, extra environment, and optionally a
+/// check of what it prints.
 struct Step {
     args: &'static [&'static str],
     env: &'static [(&'static str, &'static str)],
+    check_output: Option<OutputCheck>,
 }
 
-/// The same steps, in the same order, as `.ci/run`.
+impl Step {
+    const fn run(args: &'static [&'static str]) -> Self {
+        Self {
+            args,
+            env: &[],
+            check_output: None,
+        }
+    }
+}
+
+/// Where the quick Fig. 10 is written and checked.
+const FIGURES: &str = "target/ci-figures";
+
+/// The steps, in order; the first failure stops CI.
 const CI_STEPS: &[Step] = &[
-    Step {
-        args: &["fmt", "--all", "--check"],
-        env: &[],
-    },
-    Step {
-        args: &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        env: &[],
-    },
-    Step {
-        args: &["test", "--workspace"],
-        env: &[],
-    },
+    Step::run(&["fmt", "--all", "--check"]),
+    Step::run(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]),
+    Step::run(&["test", "--workspace"]),
     Step {
         args: &["doc", "--workspace", "--no-deps"],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
+        check_output: None,
     },
+    // A library user can leave the simulator's optional dependencies out.
+    Step::run(&["build", "-p", "partalloc-simkit", "--no-default-features"]),
+    // The facade is a plain library: the tool's dependencies stay in
+    // partalloc-cli.
     Step {
         args: &[
-            "xtask",
-            "reproduce-fig10",
-            "--quick",
-            "--out",
-            "target/ci-figures",
+            "tree",
+            "-p",
+            "partalloc",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
         ],
         env: &[],
+        check_output: Some(facade_is_a_plain_library),
     },
+    Step::run(&["xtask", "reproduce-fig10", "--quick", "--out", FIGURES]),
 ];
 
-/// Runs every step; stops at the first failure.
+/// Dependencies of the command-line tool that the facade must not have.
+const CLI_ONLY: &[&str] = &["clap", "indicatif", "toml"];
+
+/// Checks the output of `cargo tree -p partalloc -e normal --prefix none`
+/// (one `name version` per line) for the command-line tool's dependencies.
+fn facade_is_a_plain_library(tree: &str) -> Result<(), String> {
+    let found: Vec<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| CLI_ONLY.contains(name))
+        .collect();
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the partalloc facade depends on {}; keep command-line dependencies in partalloc-cli",
+            found.join(", ")
+        ))
+    }
+}
+
+/// Runs one step; its error is the message to print.
+fn run_step(cargo: &str, step: &Step) -> Result<(), String> {
+    let line = format!("cargo {}", step.args.join(" "));
+    eprintln!("==> {line}");
+    let mut cmd = Command::new(cargo);
+    cmd.args(step.args).envs(step.env.iter().copied());
+    let status = match step.check_output {
+        None => cmd.status(),
+        Some(check) => {
+            let out = cmd
+                .output()
+                .map_err(|e| format!("could not run cargo: {e}"))?;
+            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            if out.status.success() {
+                check(&String::from_utf8_lossy(&out.stdout))?;
+            }
+            Ok(out.status)
+        }
+    };
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("`{line}` failed ({s})")),
+        Err(e) => Err(format!("could not run cargo: {e}")),
+    }
+}
+
+/// Runs `cargo ARGS`, echoing the command line first.
+fn run_args(cargo: &str, args: &[String]) -> Result<(), String> {
+    let line = format!("cargo {}", args.join(" "));
+    eprintln!("==> {line}");
+    match Command::new(cargo).args(args).status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("`{line}` failed ({s})")),
+        Err(e) => Err(format!("could not run cargo: {e}")),
+    }
+}
+
+/// Runs every step, then checks the figures; stops at the first failure.
 pub(crate) fn run() -> ExitCode {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    for step in CI_STEPS {
-        eprintln!("==> cargo {}", step.args.join(" "));
-        let status = Command::new(&cargo)
-            .args(step.args)
-            .envs(step.env.iter().copied())
-            .status();
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                eprintln!("error: `cargo {}` failed ({s})", step.args.join(" "));
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("error: could not run cargo: {e}");
-                return ExitCode::FAILURE;
-            }
+    // A fresh quick Fig. 10: the sweeps would otherwise resume old files.
+    match std::fs::remove_dir_all(FIGURES) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!("error: cannot clear {FIGURES}: {e}");
+            return ExitCode::FAILURE;
         }
+        _ => {}
     }
-    match check_figures(Path::new("target/ci-figures")) {
+    let result = CI_STEPS
+        .iter()
+        .try_for_each(|step| run_step(&cargo, step))
+        .and_then(|()| feature_checks(Path::new("crates")))
+        .and_then(|checks| checks.iter().try_for_each(|args| run_args(&cargo, args)))
+        .and_then(|()| check_figures(Path::new(FIGURES)));
+    match result {
         Ok(()) => {
             eprintln!("figure outputs are well-formed");
             ExitCode::SUCCESS
@@ -79,7 +154,7 @@ pub(crate) fn run() -> ExitCode {
     }
 }
 
-/// The checks `.ci/run` makes on the quick Fig. 10: each panel's CSV has
+/// The checks of the quick Fig. 10: each panel's CSV has
 /// the expected header and one row per point (2 strategies × 9 loads) with
 /// finite numbers from the `mean` column on, no partial file is left, and
 /// each SVG starts with `<svg`.
@@ -125,10 +200,128 @@ pub(crate) fn check_figures(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Each crate under `crates/`, built alone with no default features, with
+/// each of its features by itself, and with all of them, so that a feature
+/// combination that does not compile is caught. The features are read from
+/// the crates' manifests, so a new one is checked without editing this.
+fn feature_checks(crates_dir: &Path) -> Result<Vec<Vec<String>>, String> {
+    let mut entries: Vec<_> = std::fs::read_dir(crates_dir)
+        .map_err(|e| format!("{}: {e}", crates_dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("Cargo.toml"))
+        .filter(|p| p.is_file())
+        .collect();
+    entries.sort();
+    let mut checks = Vec::new();
+    for manifest in entries {
+        let text = std::fs::read_to_string(&manifest)
+            .map_err(|e| format!("{}: {e}", manifest.display()))?;
+        let (name, features) = package_and_features(&text)
+            .ok_or_else(|| format!("{}: no package name", manifest.display()))?;
+        let check = |extra: &[&str]| -> Vec<String> {
+            ["check", "-p", name.as_str(), "--no-default-features"]
+                .iter()
+                .chain(extra)
+                .map(|s| (*s).to_owned())
+                .collect()
+        };
+        checks.push(check(&[]));
+        for f in &features {
+            checks.push(check(&["--features", f]));
+        }
+        if features.len() > 1 {
+            checks.push(check(&["--all-features"]));
+        }
+    }
+    Ok(checks)
+}
+
+/// The package name and the features (other than `default`) of a manifest.
+fn package_and_features(manifest: &str) -> Option<(String, Vec<String>)> {
+    let mut section = "";
+    let mut name = None;
+    let mut features = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if section == "[package]" && key == "name" {
+            name = Some(value.trim().trim_matches('"').to_owned());
+        } else if section == "[features]"
+            && key != "default"
+            && !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            features.push(key.to_owned());
+        }
+    }
+    Some((name?, features))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::figures::{DEFAULT_SEED, RunArgs, reproduce};
+
+    #[test]
+    fn the_facade_check_finds_command_line_dependencies() {
+        let plain = "partalloc v0.1.0 (/w/crates/partalloc)\npartalloc-simkit v0.1.0\ncsv v1.4.0\ntoml_datetime v1.1.3\n";
+        assert_eq!(facade_is_a_plain_library(plain), Ok(()));
+        let cli = "partalloc v0.1.0\nclap v4.6.7\nclap_builder v4.6.7\ntoml v1.2.1\n";
+        let err = facade_is_a_plain_library(cli).unwrap_err();
+        assert!(err.contains("clap, toml"), "{err}");
+    }
+
+    #[test]
+    fn ci_runs_the_workspace_tests_and_the_feature_checks() {
+        let lines: Vec<String> = CI_STEPS.iter().map(|s| s.args.join(" ")).collect();
+        for want in [
+            "test --workspace",
+            "build -p partalloc-simkit --no-default-features",
+            "tree -p partalloc -e normal --prefix none",
+        ] {
+            assert!(lines.iter().any(|l| l == want), "{want} missing: {lines:?}");
+        }
+    }
+
+    #[test]
+    fn feature_checks_cover_every_feature_of_every_crate() {
+        let manifest = "[package]\nname = \"demo\"\n\n[features]\ndefault = [\"cli\"]\n\
+                        # a comment\nserde = [\n    \"dep:serde\",\n]\nplot = [\"dep:plotters\"]\n\n\
+                        [dependencies]\nserde = { version = \"1\" }\n";
+        let (name, features) = package_and_features(manifest).unwrap();
+        assert_eq!(name, "demo");
+        assert_eq!(features, ["serde", "plot"]);
+        let checks =
+            feature_checks(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates"))).unwrap();
+        let topology: Vec<String> = checks
+            .iter()
+            .filter(|c| c[2] == "partalloc-topology")
+            .map(|c| c[3..].join(" "))
+            .collect();
+        assert_eq!(
+            topology,
+            [
+                "--no-default-features",
+                "--no-default-features --features serde"
+            ]
+        );
+        let simkit: Vec<String> = checks
+            .iter()
+            .filter(|c| c[2] == "partalloc-simkit")
+            .map(|c| c[3..].join(" "))
+            .collect();
+        for f in ["--features serde", "--features plot", "--all-features"] {
+            assert!(simkit.iter().any(|c| c.ends_with(f)), "{simkit:?}");
+        }
+    }
 
     #[test]
     fn quick_fig10_passes_the_ci_checks_and_a_damaged_csv_fails_them() {

@@ -1,7 +1,7 @@
 //! Developer tasks for the partalloc workspace.
 //!
-//! - `cargo xtask ci` — every check CI runs (format, lints, tests, docs, the
-//!   quick Fig. 10 reproduction);
+//! - `cargo xtask ci` — every check CI runs (format, lints, tests, docs,
+//!   the feature and dependency checks, the quick Fig. 10 reproduction);
 //! - `cargo xtask reproduce-fig10` — Kang et al. (IEEE TC 2003) Fig. 10 at
 //!   the paper's scale;
 //! - `cargo xtask reproduce <id>`, `cargo xtask reproduce all`,

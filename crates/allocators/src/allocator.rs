@@ -25,6 +25,93 @@ use crate::{AllocError, FaultError, Grant, Partition, ReleaseError, Request};
 ///   every grant returns the strategy to the state it would have after the
 ///   same faults on a fresh machine;
 /// - the choice is deterministic: same state and request, same partition.
+///
+/// # Required and provided methods
+///
+/// A strategy implements seven methods: [`name`](Allocator::name),
+/// [`topology`](Allocator::topology), [`allocate`](Allocator::allocate),
+/// [`release`](Allocator::release), [`free_nodes`](Allocator::free_nodes),
+/// [`live_grants`](Allocator::live_grants) and
+/// [`busy_nodes`](Allocator::busy_nodes). The others have defaults for a
+/// strategy without faults or listings: [`mark_faulty`](Allocator::mark_faulty)
+/// and [`repair`](Allocator::repair) refuse with
+/// [`FaultError::Unsupported`], [`faulty_nodes`](Allocator::faulty_nodes)
+/// is then always empty, [`recognizable`](Allocator::recognizable) refuses
+/// with [`AllocError::ListingUnsupported`], and
+/// [`is_available`](Allocator::is_available) and
+/// [`total_nodes`](Allocator::total_nodes) are derived from the rest. A
+/// strategy that takes faults overrides `mark_faulty`, `repair` and
+/// `faulty_nodes` together.
+///
+/// A strategy that gives each job the whole machine, one job at a time:
+///
+/// ```
+/// use partalloc_allocators::{
+///     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+/// };
+/// use partalloc_topology::{NodeSet, Topology};
+///
+/// #[derive(Debug)]
+/// struct Exclusive {
+///     topology: Topology,
+///     ledger: GrantLedger<()>,
+/// }
+///
+/// impl Allocator for Exclusive {
+///     fn name(&self) -> String {
+///         "exclusive".to_owned()
+///     }
+///
+///     fn topology(&self) -> &Topology {
+///         &self.topology
+///     }
+///
+///     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+///         let total = self.total_nodes();
+///         if request.node_count() > total as u64 {
+///             let reason = "larger than the machine".to_owned();
+///             return Err(AllocError::Invalid { request: *request, reason });
+///         }
+///         if !self.ledger.is_empty() {
+///             return Err(AllocError::NoRoom { request: *request, free: 0, total });
+///         }
+///         let id = self.ledger.issue(());
+///         let nodes = (0..self.topology.num_nodes() as u32).collect();
+///         Ok(Grant::new(id, Partition::Nodes(nodes), request.node_count()))
+///     }
+///
+///     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+///         self.ledger.take(grant.id())
+///     }
+///
+///     fn free_nodes(&self) -> usize {
+///         if self.ledger.is_empty() { self.total_nodes() } else { 0 }
+///     }
+///
+///     fn live_grants(&self) -> usize {
+///         self.ledger.len()
+///     }
+///
+///     fn busy_nodes(&self) -> NodeSet {
+///         let n = self.total_nodes();
+///         if self.ledger.is_empty() { NodeSet::new(n) } else { NodeSet::full(n) }
+///     }
+/// }
+///
+/// let mut a = Exclusive { topology: "mesh:4x4".parse()?, ledger: GrantLedger::new() };
+/// let g = a.allocate(&Request::nodes(3))?;
+/// assert_eq!(g.granted_nodes(), 16);
+/// assert!(!a.is_available(5));
+/// assert!(matches!(a.mark_faulty(5), Err(FaultError::Unsupported { .. })));
+/// assert!(a.faulty_nodes().is_empty());
+/// a.release(&g)?;
+/// assert!(a.is_available(5));
+/// assert!(matches!(
+///     a.recognizable(&Request::nodes(3)),
+///     Err(AllocError::ListingUnsupported { .. })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Allocator: Send + fmt::Debug {
     /// The strategy's canonical name with its parameters, as the registry
     /// parses it (e.g. `partner-ext[delta=2]`).
@@ -60,27 +147,51 @@ pub trait Allocator: Send + fmt::Debug {
     fn live_grants(&self) -> usize;
 
     /// Whether `node` is free and healthy (false outside the machine).
-    fn is_available(&self, node: NodeId) -> bool;
+    ///
+    /// The default takes two snapshots, O(N); strategies with a bitmap
+    /// answer in O(1).
+    fn is_available(&self, node: NodeId) -> bool {
+        (node as usize) < self.total_nodes()
+            && !self.busy_nodes().contains(node)
+            && !self.faulty_nodes().contains(node)
+    }
 
     /// A snapshot of the allocated nodes.
     fn busy_nodes(&self) -> NodeSet;
 
     /// A snapshot of the faulty nodes.
-    fn faulty_nodes(&self) -> NodeSet;
+    ///
+    /// The default is empty, which is right for a strategy that keeps the
+    /// default [`mark_faulty`](Allocator::mark_faulty); one that takes
+    /// faults overrides this too.
+    fn faulty_nodes(&self) -> NodeSet {
+        NodeSet::new(self.total_nodes())
+    }
 
     /// Takes a free node out of service (Al-Dhelaan & Bose, Example 15).
     ///
     /// # Errors
     /// [`FaultError::Busy`] if the node is allocated, a topology error if it
     /// does not exist, [`FaultError::Unsupported`] if the strategy cannot
-    /// work around faults.
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError>;
+    /// work around faults (the default, which changes nothing).
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        let _ = node;
+        Err(FaultError::Unsupported {
+            strategy: self.name(),
+        })
+    }
 
     /// Returns a faulty node to service.
     ///
     /// # Errors
-    /// As [`Allocator::mark_faulty`].
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError>;
+    /// As [`Allocator::mark_faulty`]; the default refuses with
+    /// [`FaultError::Unsupported`].
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        let _ = node;
+        Err(FaultError::Unsupported {
+            strategy: self.name(),
+        })
+    }
 
     /// Every partition this strategy can ever grant for `request` on an
     /// empty, fault-free machine, in the strategy's search order and
@@ -88,6 +199,131 @@ pub trait Allocator: Send + fmt::Debug {
     /// Fig. 12); it allocates, so keep it off hot paths.
     ///
     /// # Errors
-    /// As [`Allocator::allocate`], except that `NoRoom` is never returned.
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError>;
+    /// As [`Allocator::allocate`], except that `NoRoom` is never returned;
+    /// [`AllocError::ListingUnsupported`] from a strategy that cannot list
+    /// (the default).
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let _ = request;
+        Err(AllocError::ListingUnsupported {
+            strategy: self.name(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use partalloc_topology::{NodeSet, Topology};
+
+    use super::Allocator;
+    use crate::{AllocError, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request};
+
+    /// Only the required methods: one node at a time, lowest first.
+    #[derive(Debug)]
+    struct OneNode {
+        topology: Topology,
+        busy: NodeSet,
+        ledger: GrantLedger<u32>,
+    }
+
+    impl Allocator for OneNode {
+        fn name(&self) -> String {
+            "one-node".to_owned()
+        }
+
+        fn topology(&self) -> &Topology {
+            &self.topology
+        }
+
+        fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+            let no_room = AllocError::NoRoom {
+                request: *request,
+                free: self.free_nodes(),
+                total: self.total_nodes(),
+            };
+            let node = (0..self.total_nodes() as u32)
+                .find(|&n| !self.busy.contains(n))
+                .ok_or(no_room)?;
+            self.busy.insert(node).map_err(|e| AllocError::Invalid {
+                request: *request,
+                reason: e.to_string(),
+            })?;
+            let id = self.ledger.issue(node);
+            Ok(Grant::new(id, Partition::Nodes(vec![node]), 1))
+        }
+
+        fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+            let node = self.ledger.take(grant.id())?;
+            let _ = self.busy.remove(node);
+            Ok(())
+        }
+
+        fn free_nodes(&self) -> usize {
+            self.total_nodes() - self.busy.count()
+        }
+
+        fn live_grants(&self) -> usize {
+            self.ledger.len()
+        }
+
+        fn busy_nodes(&self) -> NodeSet {
+            self.busy.clone()
+        }
+    }
+
+    fn one_node() -> OneNode {
+        let topology: Topology = "hypercube:2".parse().unwrap();
+        OneNode {
+            busy: NodeSet::new(topology.num_nodes()),
+            topology,
+            ledger: GrantLedger::new(),
+        }
+    }
+
+    #[test]
+    fn fault_defaults_refuse_with_the_strategy_name_and_change_nothing() {
+        let mut a = one_node();
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        for refused in [a.mark_faulty(1), a.repair(1), a.mark_faulty(0)] {
+            let e = refused.unwrap_err();
+            assert_eq!(
+                e,
+                FaultError::Unsupported {
+                    strategy: "one-node".to_owned()
+                }
+            );
+            assert_eq!(e.to_string(), "one-node does not support faulty nodes");
+        }
+        assert!(a.faulty_nodes().is_empty());
+        assert_eq!(a.faulty_nodes().universe(), 4);
+        assert_eq!((a.free_nodes(), a.live_grants()), (3, 1));
+        a.release(&g).unwrap();
+        assert_eq!(a.free_nodes(), 4);
+    }
+
+    #[test]
+    fn recognizable_default_says_listing_is_unsupported() {
+        let a = one_node();
+        let e = a.recognizable(&Request::nodes(1)).unwrap_err();
+        assert_eq!(
+            e,
+            AllocError::ListingUnsupported {
+                strategy: "one-node".to_owned()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "one-node cannot list the partitions it recognises"
+        );
+    }
+
+    #[test]
+    fn derived_is_available_and_total_follow_the_required_methods() {
+        let mut a = one_node();
+        assert_eq!(a.total_nodes(), 4);
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        let avail: Vec<bool> = (0..5).map(|n| a.is_available(n)).collect();
+        assert_eq!(avail, [false, true, true, true, false]);
+        a.release(&g).unwrap();
+        assert!(a.is_available(0));
+    }
 }

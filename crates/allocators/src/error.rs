@@ -1,10 +1,48 @@
-//! Errors of allocation, release and fault marking.
+//! Errors of construction, allocation, release and fault marking.
 
 use thiserror::Error;
 
 use partalloc_topology::{NodeId, TopologyError};
 
-use crate::{GrantId, Request};
+use crate::registry::{UnknownName, UnsupportedTopology};
+use crate::{GrantId, Request, SpecError};
+
+/// Why an allocator could not be built, by its constructor or by the
+/// [`registry`](crate::registry): the one construction error of the crate.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// No strategy has this name (registry only).
+    #[error(transparent)]
+    Unknown(#[from] UnknownName),
+    /// The strategy does not run on this family of machine.
+    #[error(transparent)]
+    UnsupportedTopology(#[from] UnsupportedTopology),
+    /// The machine is of an accepted family but unsuitable (e.g. sides that
+    /// are not powers of two where the strategy needs them, or too large
+    /// for the strategy's tables).
+    #[error("{strategy} cannot run on {topology}: {reason}")]
+    UnsuitableTopology {
+        /// The strategy.
+        strategy: &'static str,
+        /// The machine given.
+        topology: String,
+        /// Why.
+        reason: String,
+    },
+    /// The Gray code given to a hypercube strategy has a width other than
+    /// the machine's dimension.
+    #[error("the gray code has width {code} but the machine is Q_{cube}; give {cube} parameters")]
+    CodeWidth {
+        /// Width of the code.
+        code: u32,
+        /// Dimension of the machine.
+        cube: u32,
+    },
+    /// The name or a parameter of a spec is malformed, unknown or invalid.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
 
 /// Why a request was refused. A refused request leaves the allocator
 /// unchanged.
@@ -31,6 +69,14 @@ pub enum AllocError {
         request: Request,
         /// Why, and what it accepts instead.
         reason: &'static str,
+    },
+    /// The strategy cannot list the partitions it recognises
+    /// ([`Allocator::recognizable`](crate::Allocator::recognizable)); it
+    /// still allocates.
+    #[error("{strategy} cannot list the partitions it recognises")]
+    ListingUnsupported {
+        /// The strategy's name.
+        strategy: String,
     },
     /// The request can never be served on this machine (larger than the
     /// machine, wrong number of dimensions, zero size, …).
@@ -79,6 +125,6 @@ pub enum FaultError {
     #[error("{strategy} does not support faulty nodes")]
     Unsupported {
         /// The strategy's name.
-        strategy: &'static str,
+        strategy: String,
     },
 }

@@ -20,11 +20,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Building a strategy
+//!
+//! Every strategy's constructor (`new`, and `with_…` where it has more
+//! parameters) takes the machine as the narrowest type the strategy needs
+//! ([`Hypercube`](partalloc_topology::Hypercube) for the [`hypercube`]
+//! strategies, [`Topology`](partalloc_topology::Topology) for the others)
+//! and returns `Result<Self, BuildError>`. Those that cannot fail today
+//! (e.g. [`hypercube::Buddy::new`], [`paging::Paging::new`]) return a
+//! `Result` too, so that every strategy is built the same way and a check
+//! added later does not break its callers. The [`registry`] builds the same
+//! types by name and fails with the same [`BuildError`].
+//!
 //! # Writing a strategy
 //!
-//! Implement [`Allocator`], keep live grants in a [`GrantLedger`] and, if the
-//! strategy is bitmap based, node state in an [`Occupancy`]; then run
-//! [`conformance::check_script`] from a property test.
+//! Implement [`Allocator`]: seven methods are required, faults and
+//! listings have defaults that refuse with a typed error. Keep live grants
+//! in a [`GrantLedger`] and, if the strategy is bitmap based, node state in
+//! an [`Occupancy`]; then run [`conformance::check_script`] from a property
+//! test.
 //!
 //! # Features
 //!
@@ -47,10 +61,9 @@ mod request;
 mod spec;
 
 pub use allocator::Allocator;
-pub use error::{AllocError, FaultError, ReleaseError};
+pub use error::{AllocError, BuildError, FaultError, ReleaseError};
 pub use grant::{Grant, GrantId, Partition};
 pub use ledger::GrantLedger;
 pub use occupancy::Occupancy;
-pub use registry::RegistryError;
 pub use request::Request;
 pub use spec::{SpecError, StrategySpec};

@@ -9,7 +9,7 @@
 //! ```
 //! use partalloc_allocators::{paging::Paging, Allocator, Partition, Request};
 //! use partalloc_topology::Topology;
-//! let mut p = Paging::new("mesh:4x4".parse::<Topology>()?);
+//! let mut p = Paging::new("mesh:4x4".parse::<Topology>()?)?;
 //! let a = p.allocate(&Request::boxed(&[2, 3])?)?;
 //! assert_eq!(a.partition(), &Partition::Nodes(vec![0, 1, 2, 3, 4, 5]));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -18,10 +18,10 @@
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
 use crate::occupancy::occupancy_methods;
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 /// The non-contiguous reference allocator.
@@ -35,17 +35,20 @@ pub struct Paging {
 
 impl Paging {
     /// A paging allocator for any machine.
-    #[must_use]
-    pub fn new(topology: Topology) -> Self {
-        Self {
+    ///
+    /// # Errors
+    /// None today: it returns a `Result` like every strategy constructor
+    /// (see the crate docs).
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+        Ok(Self {
             occupancy: Occupancy::new(topology.num_nodes()),
             topology,
             ledger: GrantLedger::new(),
-        }
+        })
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "paging",
         summary: "non-contiguous reference: any free nodes, lowest ids first",
@@ -57,7 +60,7 @@ pub(crate) const ENTRY: Entry = Entry {
             TopologyKind::Torus,
         ],
     },
-    build: |t, _| Ok(Box::new(Paging::new(*t))),
+    build: |t, _| Ok(Box::new(Paging::new(*t)?)),
 };
 
 impl Allocator for Paging {

@@ -1,5 +1,12 @@
 //! Strategies by name: `buddy`, `partner-ext[delta=2]`, `fsl`, …
 //!
+//! [`ALLOCATORS`] lists every strategy; [`build`], [`find`] and
+//! [`strategies`] reach it. The mechanism behind it, [`Registry`], is
+//! generic over what is built and also serves the scheduling policies of
+//! `partalloc-schedulers`: a registry supplies its [`Entry`] list and its
+//! error type, and the name lookup, spec parsing, parameter check and
+//! machine-family check are the registry's.
+//!
 //! ```
 //! use partalloc_allocators::registry;
 //! use partalloc_topology::Topology;
@@ -11,122 +18,59 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use thiserror::Error;
+mod generic;
 
-use partalloc_topology::{Topology, TopologyKind};
+pub use generic::{
+    ANY_TOPOLOGY, Constructor, Entry, ParamInfo, Registry, StrategyInfo, UnknownName,
+    UnsupportedTopology,
+};
 
-use crate::{Allocator, SpecError, StrategySpec};
+use partalloc_topology::Topology;
 
-/// A parameter of a strategy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamInfo {
-    /// The key, as written inside the brackets.
-    pub name: &'static str,
-    /// The default, as text.
-    pub default: &'static str,
-    /// What it means and which values it takes.
-    pub doc: &'static str,
-}
+pub use crate::BuildError;
+use crate::{Allocator, StrategySpec};
 
-/// What the registry knows about a strategy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StrategyInfo {
-    /// The name it is built by.
-    pub name: &'static str,
-    /// One line on what it does.
-    pub summary: &'static str,
-    /// Where it comes from (paper and section).
-    pub source: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamInfo],
-    /// The machine families it accepts.
-    pub topologies: &'static [TopologyKind],
-}
+/// A registered allocation strategy.
+pub type AllocatorEntry = Entry<dyn Allocator, BuildError>;
 
-/// Builds a strategy for a machine from a parsed spec.
-pub type Constructor = fn(&Topology, &StrategySpec) -> Result<Box<dyn Allocator>, RegistryError>;
+/// Every allocation strategy, in listing order.
+pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
+    "allocation strategy",
+    "strategies",
+    &[
+        crate::hypercube::BUDDY,
+        crate::hypercube::BUDDY_FREE_LIST,
+        crate::hypercube::GRAY_CODE,
+        crate::hypercube::MULTIPLE_GRAY_CODE,
+        crate::hypercube::PARTNER,
+        crate::hypercube::PARTNER_EXT,
+        crate::kary::isomorphic::ENTRY,
+        crate::kary::extended_buddy::ENTRY,
+        crate::kary::extended_gray_code::ENTRY,
+        crate::kary::kary_partner::ENTRY,
+        crate::kary::etc::ENTRY,
+        crate::kary::sniffing::ENTRY,
+        crate::mesh::FSL_ENTRY,
+        crate::mesh::ADAPTIVE_SCAN_ENTRY,
+        crate::mesh::BUSY_LIST_ENTRY,
+        crate::mesh::FRAME_SLIDING_ENTRY,
+        crate::mesh::FIRST_FIT_ENTRY,
+        crate::mesh::BEST_FIT_ENTRY,
+        crate::mesh::BUDDY_2D_ENTRY,
+        crate::mesh::FSL_3D_ENTRY,
+        crate::paging::ENTRY,
+    ],
+);
 
-/// A registered strategy.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    /// Its description.
-    pub info: StrategyInfo,
-    /// Its constructor.
-    pub build: Constructor,
-}
-
-/// Why a strategy could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum RegistryError {
-    /// No strategy has this name.
-    #[error("unknown allocation strategy {name:?}; known strategies: {known}")]
-    Unknown {
-        /// The name given.
-        name: String,
-        /// The registered names.
-        known: String,
-    },
-    /// The strategy does not run on this kind of machine.
-    #[error("{strategy} does not run on {topology}; it accepts: {accepted}")]
-    UnsupportedTopology {
-        /// The strategy.
-        strategy: &'static str,
-        /// The machine given.
-        topology: String,
-        /// What it accepts.
-        accepted: String,
-    },
-    /// The machine is of an accepted family but unsuitable (e.g. sides that
-    /// are not powers of two where the strategy needs them).
-    #[error("{strategy} cannot run on {topology}: {reason}")]
-    UnsuitableTopology {
-        /// The strategy.
-        strategy: &'static str,
-        /// The machine given.
-        topology: String,
-        /// Why.
-        reason: String,
-    },
-    /// The name or a parameter is malformed or invalid.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-}
-
-/// Every registered strategy, in listing order.
-pub const ENTRIES: &[Entry] = &[
-    crate::hypercube::BUDDY,
-    crate::hypercube::BUDDY_FREE_LIST,
-    crate::hypercube::GRAY_CODE,
-    crate::hypercube::MULTIPLE_GRAY_CODE,
-    crate::hypercube::PARTNER,
-    crate::hypercube::PARTNER_EXT,
-    crate::kary::isomorphic::ENTRY,
-    crate::kary::extended_buddy::ENTRY,
-    crate::kary::extended_gray_code::ENTRY,
-    crate::kary::kary_partner::ENTRY,
-    crate::kary::etc::ENTRY,
-    crate::kary::sniffing::ENTRY,
-    crate::mesh::FSL_ENTRY,
-    crate::mesh::ADAPTIVE_SCAN_ENTRY,
-    crate::mesh::BUSY_LIST_ENTRY,
-    crate::mesh::FRAME_SLIDING_ENTRY,
-    crate::mesh::FIRST_FIT_ENTRY,
-    crate::mesh::BEST_FIT_ENTRY,
-    crate::mesh::BUDDY_2D_ENTRY,
-    crate::mesh::FSL_3D_ENTRY,
-    crate::paging::ENTRY,
-];
-
-/// The registered strategies.
+/// The registered strategies, in listing order.
 pub fn strategies() -> impl Iterator<Item = &'static StrategyInfo> {
-    ENTRIES.iter().map(|e| &e.info)
+    ALLOCATORS.info()
 }
 
 /// The entry named `name`, if any.
 #[must_use]
-pub fn find(name: &str) -> Option<&'static Entry> {
-    ENTRIES.iter().find(|e| e.info.name == name)
+pub fn find(name: &str) -> Option<&'static AllocatorEntry> {
+    ALLOCATORS.find(name)
 }
 
 /// Builds the strategy described by `spec` (e.g. `partner-ext[delta=2]`)
@@ -135,8 +79,8 @@ pub fn find(name: &str) -> Option<&'static Entry> {
 /// # Errors
 /// A malformed spec, an unknown name (the message lists the known ones), an
 /// unknown or invalid parameter, or a machine the strategy does not accept.
-pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Allocator>, RegistryError> {
-    build_spec(&spec.parse()?, topology)
+pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Allocator>, BuildError> {
+    ALLOCATORS.build(spec, topology)
 }
 
 /// As [`build`], from a parsed spec.
@@ -146,35 +90,14 @@ pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Allocator>, Regi
 pub fn build_spec(
     spec: &StrategySpec,
     topology: &Topology,
-) -> Result<Box<dyn Allocator>, RegistryError> {
-    let entry = find(spec.name()).ok_or_else(|| RegistryError::Unknown {
-        name: spec.name().to_owned(),
-        known: ENTRIES
-            .iter()
-            .map(|e| e.info.name)
-            .collect::<Vec<_>>()
-            .join(", "),
-    })?;
-    if !entry.info.topologies.contains(&topology.kind()) {
-        return Err(RegistryError::UnsupportedTopology {
-            strategy: entry.info.name,
-            topology: topology.to_string(),
-            accepted: entry
-                .info
-                .topologies
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
-    }
-    let known: Vec<&str> = entry.info.params.iter().map(|p| p.name).collect();
-    spec.check_known(&known)?;
-    (entry.build)(topology, spec)
+) -> Result<Box<dyn Allocator>, BuildError> {
+    ALLOCATORS.build_spec(spec, topology)
 }
 
 #[cfg(test)]
 mod tests {
+    use partalloc_topology::TopologyKind;
+
     use super::*;
 
     #[test]
@@ -195,7 +118,7 @@ mod tests {
 
     #[test]
     fn every_strategy_builds_on_an_accepted_machine_with_defaults() {
-        for e in ENTRIES {
+        for e in ALLOCATORS.entries() {
             let topo: Topology = match e.info.topologies[0] {
                 TopologyKind::Hypercube => "hypercube:6",
                 TopologyKind::Mesh => "mesh:8x8",
@@ -213,5 +136,28 @@ mod tests {
         let topo: Topology = "hypercube:3".parse().unwrap();
         let e = build("paging[bogus=1]", &topo).unwrap_err().to_string();
         assert!(e.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn refusals_name_the_registry_and_what_it_accepts() {
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let e = build("buddy", &mesh).unwrap_err();
+        assert_eq!(
+            e,
+            BuildError::UnsupportedTopology(UnsupportedTopology {
+                strategy: "buddy",
+                topology: "mesh:4x4".to_owned(),
+                accepted: "hypercube".to_owned(),
+            })
+        );
+        let e = build("sjf", &mesh).unwrap_err().to_string();
+        assert!(
+            e.starts_with("unknown allocation strategy \"sjf\"; known strategies: buddy, "),
+            "{e}"
+        );
+        let names: Vec<&str> = ALLOCATORS.names().collect();
+        assert_eq!(names.len(), ALLOCATORS.entries().len());
+        assert!(names.iter().all(|n| find(n).is_some()));
+        assert!(find("sjf").is_none());
     }
 }

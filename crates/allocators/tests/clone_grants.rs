@@ -48,8 +48,8 @@ fn check<A: Allocator + Clone>(mut a: A, request: &Request) {
 #[test]
 fn hypercube_clones_do_not_accept_each_others_grants() {
     let cube = Hypercube::new(3).unwrap();
-    check(Buddy::new(cube), &Request::subcube(1));
-    check(BuddyFreeList::new(cube), &Request::subcube(1));
+    check(Buddy::new(cube).unwrap(), &Request::subcube(1));
+    check(BuddyFreeList::new(cube).unwrap(), &Request::subcube(1));
 }
 
 #[test]

@@ -213,15 +213,18 @@ fn listed(a: &dyn Allocator, k: u32) -> Vec<String> {
 #[test]
 fn example_18_fig_12_lists() {
     let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-    assert_eq!(listed(&Buddy::new(q(4)), 2), words("00XX 01XX 10XX 11XX"));
+    assert_eq!(
+        listed(&Buddy::new(q(4)).unwrap(), 2),
+        words("00XX 01XX 10XX 11XX")
+    );
     let gc = GrayCode::new(q(4), gray::GrayCode::reflected(4).unwrap()).unwrap();
     assert_eq!(
         listed(&gc, 2),
         words("00XX 0X1X 01XX X10X 11XX 1X1X 10XX X00X")
     );
     let alg3 = words("00XX 0X0X X00X 0X1X X01X 01XX X10X X11X 10XX 1X0X 1X1X 11XX");
-    assert_eq!(listed(&Partner::new(q(4)), 2), alg3);
-    let ext = listed(&PartnerExt::new(q(4), Delta::Infinite), 2);
+    assert_eq!(listed(&Partner::new(q(4)).unwrap(), 2), alg3);
+    let ext = listed(&PartnerExt::new(q(4), Delta::Infinite).unwrap(), 2);
     assert_eq!(&ext[..12], &alg3[..]);
     let step2: HashSet<String> = ext[12..].iter().cloned().collect();
     assert_eq!(
@@ -263,16 +266,25 @@ fn recognition_counts_lemmas_3_to_6_theorem_8() {
     for n in 0..=10u32 {
         let cube = q(n);
         let strategies: Vec<(&str, Box<dyn Allocator>)> = vec![
-            ("buddy", Box::new(Buddy::new(cube))),
-            ("buddy-free-list", Box::new(BuddyFreeList::new(cube))),
+            ("buddy", Box::new(Buddy::new(cube).unwrap())),
+            (
+                "buddy-free-list",
+                Box::new(BuddyFreeList::new(cube).unwrap()),
+            ),
             (
                 "gray-code",
                 Box::new(GrayCode::new(cube, gray::GrayCode::reflected(n).unwrap()).unwrap()),
             ),
             ("multiple", Box::new(MultipleGrayCode::new(cube).unwrap())),
-            ("partner", Box::new(Partner::new(cube))),
-            ("ext-inf", Box::new(PartnerExt::new(cube, Delta::Infinite))),
-            ("ext-1", Box::new(PartnerExt::new(cube, Delta::Finite(1)))),
+            ("partner", Box::new(Partner::new(cube).unwrap())),
+            (
+                "ext-inf",
+                Box::new(PartnerExt::new(cube, Delta::Infinite).unwrap()),
+            ),
+            (
+                "ext-1",
+                Box::new(PartnerExt::new(cube, Delta::Finite(1)).unwrap()),
+            ),
         ];
         for k in 0..=n {
             let p2 = 1usize << (n - k);
@@ -414,7 +426,7 @@ fn brute_force_oracle_over_all_subcubes() {
 
 #[test]
 fn buddy_free_list_grants_the_lowest_free_node_for_q0() {
-    let mut b = BuddyFreeList::new(q(3));
+    let mut b = BuddyFreeList::new(q(3)).unwrap();
     let grant = |b: &mut BuddyFreeList, k| b.allocate(&Request::subcube(k)).unwrap();
     let q1 = grant(&mut b, 1);
     assert_eq!(q1.partition().to_string(), "00X");
@@ -432,7 +444,7 @@ fn buddy_free_list_q0_matches_the_bitmap_buddy_on_random_histories() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for n in 1..=7u32 {
         for _ in 0..20 {
-            let mut b = BuddyFreeList::new(q(n));
+            let mut b = BuddyFreeList::new(q(n)).unwrap();
             let mut live = Vec::new();
             for _ in 0..200 {
                 if !live.is_empty() && rng.next().is_multiple_of(3) {
@@ -447,7 +459,7 @@ fn buddy_free_list_q0_matches_the_bitmap_buddy_on_random_histories() {
                     (rng.next() % u64::from(n + 1)) as u32
                 };
                 // The bitmap buddy on the same occupancy.
-                let mut bitmap = Buddy::new(q(n));
+                let mut bitmap = Buddy::new(q(n)).unwrap();
                 for v in b.busy_nodes().iter() {
                     bitmap.mark_faulty(v).unwrap();
                 }
@@ -555,7 +567,7 @@ fn registry_entries_parameters_and_refusals() {
     assert!(e.contains("Q_16"), "{e}");
     assert!(matches!(
         GrayCode::new(q(4), gray::GrayCode::reflected(3).unwrap()),
-        Err(partalloc_allocators::hypercube::HypercubeError::CodeWidth { code: 3, cube: 4 })
+        Err(partalloc_allocators::BuildError::CodeWidth { code: 3, cube: 4 })
     ));
     // Example 7's code through the registry: Q1 windows follow G_3{2,3,1}.
     let mut g = build("gray-code[g=2,3,1]", 3);
@@ -567,8 +579,8 @@ fn registry_entries_parameters_and_refusals() {
 fn partner_ext_step_2_finds_what_partner_misses() {
     // Q_4, request Q_2 with every Algorithm-3 cube blocked but X0X0 free.
     let target: Subcube = "X0X0".parse().unwrap();
-    let mut p = Partner::new(q(4));
-    let mut e = PartnerExt::new(q(4), Delta::Infinite);
+    let mut p = Partner::new(q(4)).unwrap();
+    let mut e = PartnerExt::new(q(4), Delta::Infinite).unwrap();
     for v in 0..16 {
         if !target.contains(v) {
             p.mark_faulty(v).unwrap();
@@ -579,7 +591,7 @@ fn partner_ext_step_2_finds_what_partner_misses() {
     let g = e.allocate(&Request::subcube(2)).unwrap();
     assert_eq!(g.partition().to_string(), "X0X0");
     // δ = 0 is Algorithm 3.
-    let mut z = PartnerExt::new(q(4), Delta::Finite(0));
+    let mut z = PartnerExt::new(q(4), Delta::Finite(0)).unwrap();
     for v in 0..16 {
         if !target.contains(v) {
             z.mark_faulty(v).unwrap();

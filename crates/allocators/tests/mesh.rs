@@ -5,7 +5,7 @@
 
 use partalloc_allocators::conformance::{Step, check_script};
 use partalloc_allocators::mesh::{AdaptiveScan, Buddy2d, BuddyOrder, Fsl};
-use partalloc_allocators::{AllocError, Allocator, FaultError, RegistryError, Request, registry};
+use partalloc_allocators::{AllocError, Allocator, BuildError, FaultError, Request, registry};
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 
@@ -112,24 +112,21 @@ fn registry_lists_the_mesh_strategies_with_parameters() {
         "busy-list[candidates=corners]",
     ] {
         let e = registry::build(bad, &t).unwrap_err();
-        assert!(matches!(e, RegistryError::Spec(_)), "{bad}: {e}");
+        assert!(matches!(e, BuildError::Spec(_)), "{bad}: {e}");
     }
 }
 
 #[test]
 fn unsuitable_machines_are_refused_with_a_reason() {
     let e = registry::build("buddy-2d", &topo("mesh:8x6")).unwrap_err();
-    assert!(matches!(e, RegistryError::UnsuitableTopology { .. }), "{e}");
+    assert!(matches!(e, BuildError::UnsuitableTopology { .. }), "{e}");
     assert!(e.to_string().contains("power-of-two"), "{e}");
     let e = registry::build("buddy-2d", &topo("mesh:12x12")).unwrap_err();
-    assert!(matches!(e, RegistryError::UnsuitableTopology { .. }), "{e}");
+    assert!(matches!(e, BuildError::UnsuitableTopology { .. }), "{e}");
     let e = registry::build("fsl", &topo("mesh:4x4x4")).unwrap_err();
-    assert!(matches!(e, RegistryError::UnsuitableTopology { .. }), "{e}");
+    assert!(matches!(e, BuildError::UnsuitableTopology { .. }), "{e}");
     let e = registry::build("adaptive-scan", &topo("hypercube:4")).unwrap_err();
-    assert!(
-        matches!(e, RegistryError::UnsupportedTopology { .. }),
-        "{e}"
-    );
+    assert!(matches!(e, BuildError::UnsupportedTopology { .. }), "{e}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Processor allocation and job scheduling on partitionable parallel
 //! machines — hypercubes, k-ary n-cubes, meshes and tori.
 //!
-//! This crate gathers the five crates of the workspace under one name and
-//! ships the `partalloc` command-line tool (feature `cli`, on by default):
+//! This crate gathers the five crates of the workspace under one name; it
+//! is a plain library. The `partalloc` command-line tool lives in the
+//! `partalloc-cli` crate (`cargo install partalloc-cli`).
 //!
 //! | module | crate | what it holds |
 //! |---|---|---|
@@ -14,8 +15,7 @@
 //!
 //! A resource manager that needs one allocator can depend on
 //! `partalloc-allocators` alone; this crate is for studies that use all of
-//! them. Library users who do not want the command-line dependencies write
-//! `partalloc = { version = "0.1", default-features = false }`.
+//! them.
 //!
 //! # From a machine to a sweep
 //!
@@ -162,13 +162,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The command-line tool does all of this from flags and TOML files; see
-//! `docs/guide.md` in the repository.
+//! The command-line tool (crate `partalloc-cli`) does all of this from flags
+//! and TOML files; see `docs/guide.md` in the repository.
 //!
 //! # Features
 //!
-//! - `cli` (default): the `partalloc` binary and its dependencies; turns on
-//!   `serde` and `plot`.
+//! - `parallel` (default): replications and sweeps on rayon's thread pool;
+//!   without it they run sequentially with bit-identical results.
+//! - `csv` (default): resumable CSV sweeps (`simkit::sweep`) and CSV job
+//!   records.
 //! - `serde`: `Serialize`/`Deserialize` for the public data types of every
 //!   crate.
 //! - `plot`: SVG charts (`simkit::plot`).

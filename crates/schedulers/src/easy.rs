@@ -30,7 +30,7 @@
 //! let machine: Topology = "hypercube:2".parse()?;
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut easy = registry::build("easy-backfilling", &machine)?;
-//! let job = |id, count, service| Job { id, arrival: 0.0, shape: JobShape::Nodes { count }, service, estimate: None };
+//! let job = |id, count, service| Job::new(id, 0.0, JobShape::Nodes { count }, service);
 //! for j in [job(1, 2, 10.0), job(2, 4, 1.0), job(3, 2, 5.0), job(4, 2, 20.0)] {
 //!     easy.submit(j, 0.0)?;
 //! }
@@ -48,7 +48,7 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -109,12 +109,13 @@ fn estimate(job: &Job) -> f64 {
     job.estimate.unwrap_or(job.service)
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "easy-backfilling",
         summary: "FCFS with a reservation for the blocked head; later jobs backfill if they do not delay it",
         source: "not from the papers; EASY backfilling (Lifka 1995) as the modern reference",
         params: &[ROTATE],
+        topologies: ANY_TOPOLOGY,
     },
     build: |_, spec| {
         Ok(Box::new(EasyBackfilling::new(crate::registry::mapping(

@@ -17,7 +17,7 @@
 //! let mut fcfs = Fcfs::default();
 //! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
 //!     let shape = JobShape::Nodes { count };
-//!     fcfs.submit(Job { id, arrival: 0.0, shape, service: 1.0, estimate: None }, 0.0)?;
+//!     fcfs.submit(Job::new(id, 0.0, shape, 1.0), 0.0)?;
 //! }
 //! let mut started = Vec::new();
 //! fcfs.schedule(0.0, alloc.as_mut(), &mut started)?;
@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -54,12 +54,13 @@ impl Fcfs {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "fcfs",
         summary: "first-come first-served; a blocked head blocks the queue",
         source: "Mohapatra et al. §1; Kim & Yoon §IV.1",
         params: &[crate::registry::ROTATE],
+        topologies: ANY_TOPOLOGY,
     },
     build: |_, spec| Ok(Box::new(Fcfs::new(crate::registry::mapping(spec)?))),
 };
@@ -90,8 +91,6 @@ impl Scheduler for Fcfs {
         }
         Ok(())
     }
-
-    fn departed(&mut self, _job: &Job, _now: f64) {}
 
     fn queue_len(&self) -> usize {
         self.queue.len()

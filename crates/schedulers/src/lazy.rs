@@ -34,7 +34,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut lazy = registry::build("lazy[threshold=10]", &machine)?;
 //! let mut started = Vec::new();
-//! let job = |id| Job { id, arrival: 0.0, shape: JobShape::Cube { dim: 1 }, service: 1.0, estimate: None };
+//! let job = |id| Job::new(id, 0.0, JobShape::Cube { dim: 1 }, 1.0);
 //! lazy.submit(job(1), 0.0)?;
 //! lazy.schedule(0.0, alloc.as_mut(), &mut started)?;
 //! lazy.submit(job(2), 0.0)?;
@@ -49,7 +49,7 @@ use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
@@ -113,8 +113,8 @@ impl Lazy {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "lazy",
         summary: "one queue per size class; a job waits for a running partition of its size unless its queue is longer than the number running",
         source: "Mohapatra, Yu, Das & Kim §3.2",
@@ -126,6 +126,7 @@ pub(crate) const ENTRY: Entry = Entry {
             },
             ROTATE,
         ],
+        topologies: ANY_TOPOLOGY,
     },
     build: |t, spec| {
         let threshold = match spec.get("threshold") {

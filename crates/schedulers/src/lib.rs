@@ -24,7 +24,7 @@
 //! let machine: Topology = "hypercube:4".parse()?;
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut sched = registry::build("m-fcfs[threshold=5]", &machine)?;
-//! let job = Job { id: 1, arrival: 0.0, shape: JobShape::Cube { dim: 3 }, service: 2.0, estimate: None };
+//! let job = Job::new(1, 0.0, JobShape::Cube { dim: 3 }, 2.0);
 //! sched.submit(job, 0.0)?;
 //! let mut started = Vec::new();
 //! sched.schedule(0.0, alloc.as_mut(), &mut started)?;
@@ -59,5 +59,5 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use registry::RegistryError;
+pub use registry::PolicyBuildError;
 pub use scheduler::{RequestMapping, ScheduleError, Scheduler, Started, class_count, size_class};

@@ -20,7 +20,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut m = registry::build("m-fcfs[threshold=never]", &machine)?;
 //! for (id, count) in [(1, 3), (2, 2), (3, 1)] {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Nodes { count }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Nodes { count }, 1.0);
 //!     m.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();
@@ -37,7 +37,7 @@ use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
@@ -66,8 +66,8 @@ impl ModifiedFcfs {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "m-fcfs",
         summary: "FCFS that lets later jobs pass a blocked head until the head has waited a threshold",
         source: "Kim & Yoon §IV.1",
@@ -79,6 +79,7 @@ pub(crate) const ENTRY: Entry = Entry {
             },
             ROTATE,
         ],
+        topologies: ANY_TOPOLOGY,
     },
     build: |_, spec| {
         let threshold = match spec.get("threshold") {
@@ -150,8 +151,6 @@ impl Scheduler for ModifiedFcfs {
         }
         Ok(())
     }
-
-    fn departed(&mut self, _job: &Job, _now: f64) {}
 
     fn queue_len(&self) -> usize {
         self.queue.len()

@@ -2,7 +2,8 @@
 //! `lazy[threshold=3]`, `m-fcfs[threshold=dynamic]`, …
 //!
 //! Names and parameters are written as for the allocator registry
-//! ([`StrategySpec`]). Every policy takes `rotate=true|false` (default
+//! ([`StrategySpec`]), and the same generic [`Registry`] finds and builds
+//! them; this module holds only the policies' entries and their error. Every policy takes `rotate=true|false` (default
 //! `false`): whether box jobs accept any orientation (see
 //! [`RequestMapping`]).
 //!
@@ -17,50 +18,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_allocators::registry::ParamInfo;
+pub use partalloc_allocators::registry::{ANY_TOPOLOGY, Entry, ParamInfo, Registry, StrategyInfo};
+use partalloc_allocators::registry::{UnknownName, UnsupportedTopology};
 use partalloc_allocators::{SpecError, StrategySpec};
 use partalloc_topology::Topology;
 use thiserror::Error;
 
 use crate::{RequestMapping, Scheduler};
 
-/// What the registry knows about a policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SchedulerInfo {
-    /// The name it is built by.
-    pub name: &'static str,
-    /// One line on what it does.
-    pub summary: &'static str,
-    /// Where it comes from (paper and section).
-    pub source: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamInfo],
-}
+/// A registered scheduling policy.
+pub type PolicyEntry = Entry<dyn Scheduler, PolicyBuildError>;
 
-/// Builds a policy for a machine from a parsed spec.
-pub type Constructor = fn(&Topology, &StrategySpec) -> Result<Box<dyn Scheduler>, RegistryError>;
-
-/// A registered policy.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    /// Its description.
-    pub info: SchedulerInfo,
-    /// Its constructor.
-    pub build: Constructor,
-}
-
-/// Why a policy could not be built.
+/// Why a scheduling policy could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum RegistryError {
+pub enum PolicyBuildError {
     /// No policy has this name.
-    #[error("unknown scheduling policy {name:?}; known policies: {known}")]
-    Unknown {
-        /// The name given.
-        name: String,
-        /// The registered names.
-        known: String,
-    },
+    #[error(transparent)]
+    Unknown(#[from] UnknownName),
+    /// The policy does not run on this family of machine.
+    #[error(transparent)]
+    UnsupportedTopology(#[from] UnsupportedTopology),
     /// The policy cannot run on this machine.
     #[error("{policy} cannot run on {topology}: {reason}")]
     UnsuitableTopology {
@@ -106,25 +84,29 @@ pub(crate) fn with_rotate(name: &str, mapping: RequestMapping, params: String) -
     }
 }
 
-/// Every registered policy, in listing order.
-pub const ENTRIES: &[Entry] = &[
-    crate::fcfs::ENTRY,
-    crate::scan::ENTRY,
-    crate::static_partitioning::ENTRY,
-    crate::lazy::ENTRY,
-    crate::mfcfs::ENTRY,
-    crate::easy::ENTRY,
-];
+/// Every scheduling policy, in listing order.
+pub const POLICIES: Registry<dyn Scheduler, PolicyBuildError> = Registry::new(
+    "scheduling policy",
+    "policies",
+    &[
+        crate::fcfs::ENTRY,
+        crate::scan::ENTRY,
+        crate::static_partitioning::ENTRY,
+        crate::lazy::ENTRY,
+        crate::mfcfs::ENTRY,
+        crate::easy::ENTRY,
+    ],
+);
 
-/// The registered policies.
-pub fn policies() -> impl Iterator<Item = &'static SchedulerInfo> {
-    ENTRIES.iter().map(|e| &e.info)
+/// The registered policies, in listing order.
+pub fn policies() -> impl Iterator<Item = &'static StrategyInfo> {
+    POLICIES.info()
 }
 
 /// The entry named `name`, if any.
 #[must_use]
-pub fn find(name: &str) -> Option<&'static Entry> {
-    ENTRIES.iter().find(|e| e.info.name == name)
+pub fn find(name: &str) -> Option<&'static PolicyEntry> {
+    POLICIES.find(name)
 }
 
 /// Builds the policy described by `spec` for `topology`.
@@ -132,8 +114,8 @@ pub fn find(name: &str) -> Option<&'static Entry> {
 /// # Errors
 /// A malformed spec, an unknown name (the message lists the known ones), an
 /// unknown or invalid parameter, or a machine the policy cannot serve.
-pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Scheduler>, RegistryError> {
-    build_spec(&spec.parse()?, topology)
+pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Scheduler>, PolicyBuildError> {
+    POLICIES.build(spec, topology)
 }
 
 /// As [`build`], from a parsed spec.
@@ -143,18 +125,8 @@ pub fn build(spec: &str, topology: &Topology) -> Result<Box<dyn Scheduler>, Regi
 pub fn build_spec(
     spec: &StrategySpec,
     topology: &Topology,
-) -> Result<Box<dyn Scheduler>, RegistryError> {
-    let entry = find(spec.name()).ok_or_else(|| RegistryError::Unknown {
-        name: spec.name().to_owned(),
-        known: ENTRIES
-            .iter()
-            .map(|e| e.info.name)
-            .collect::<Vec<_>>()
-            .join(", "),
-    })?;
-    let known: Vec<&str> = entry.info.params.iter().map(|p| p.name).collect();
-    spec.check_known(&known)?;
-    (entry.build)(topology, spec)
+) -> Result<Box<dyn Scheduler>, PolicyBuildError> {
+    POLICIES.build_spec(spec, topology)
 }
 
 #[cfg(test)]
@@ -206,5 +178,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("up") && e.contains("down"), "{e}");
+    }
+
+    #[test]
+    fn refusals_come_from_the_shared_mechanism_with_this_registrys_words() {
+        let topo: Topology = "mesh:4x4".parse().unwrap();
+        let e = build("sjf", &topo).unwrap_err();
+        assert!(matches!(e, PolicyBuildError::Unknown(_)), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "unknown scheduling policy \"sjf\"; known policies: fcfs, scan, \
+             static-partitioning, lazy, m-fcfs, easy-backfilling"
+        );
+        let e = build("fcfs[", &topo).unwrap_err();
+        assert!(matches!(e, PolicyBuildError::Spec(_)), "{e}");
+        // Every policy runs on every family of machine.
+        for p in policies() {
+            assert_eq!(p.topologies, ANY_TOPOLOGY, "{}", p.name);
+        }
     }
 }

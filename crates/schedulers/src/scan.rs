@@ -29,7 +29,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut scan = registry::build("scan", &machine)?;
 //! for (id, dim) in [(1, 2), (2, 0), (3, 2)] {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Cube { dim }, 1.0);
 //!     scan.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();
@@ -46,7 +46,7 @@ use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
@@ -143,8 +143,8 @@ impl Scan {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "scan",
         summary: "one FIFO queue per size class, visited in C-SCAN order; the visited head never is skipped",
         source: "Krueger, Lai & Radiya (ICDCS'91) as summarised in Mohapatra et al. §2.3; BASELINES C",
@@ -161,6 +161,7 @@ pub(crate) const ENTRY: Entry = Entry {
             },
             ROTATE,
         ],
+        topologies: ANY_TOPOLOGY,
     },
     build: |t, spec| {
         let direction = match spec.get("direction").unwrap_or("up") {
@@ -239,8 +240,6 @@ impl Scheduler for Scan {
             }
         }
     }
-
-    fn departed(&mut self, _job: &Job, _now: f64) {}
 
     fn queue_len(&self) -> usize {
         self.queues.waiting()

@@ -186,7 +186,13 @@ pub trait Scheduler: Send + fmt::Debug {
 
     /// Tells the policy that `job` finished at `now` (its grant has already
     /// been released).
-    fn departed(&mut self, job: &Job, now: f64);
+    ///
+    /// The default does nothing: right for a policy that keeps no record of
+    /// running jobs (its next [`schedule`](Scheduler::schedule) sees the
+    /// freed nodes through the allocator).
+    fn departed(&mut self, job: &Job, now: f64) {
+        let _ = (job, now);
+    }
 
     /// Number of waiting jobs.
     fn queue_len(&self) -> usize;

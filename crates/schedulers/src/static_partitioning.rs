@@ -25,7 +25,7 @@
 //! let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let mut s = registry::build("static-partitioning", &machine)?;
 //! for id in 1..=2 {
-//!     let job = Job { id, arrival: 0.0, shape: JobShape::Cube { dim: 1 }, service: 1.0, estimate: None };
+//!     let job = Job::new(id, 0.0, JobShape::Cube { dim: 1 }, 1.0);
 //!     s.submit(job, 0.0)?;
 //! }
 //! let mut started = Vec::new();
@@ -39,7 +39,7 @@
 use partalloc_allocators::{AllocError, Allocator};
 use partalloc_workload::Job;
 
-use crate::registry::{Entry, ROTATE, SchedulerInfo};
+use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
@@ -65,12 +65,13 @@ impl StaticPartitioning {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
-    info: SchedulerInfo {
+pub(crate) const ENTRY: PolicyEntry = Entry {
+    info: StrategyInfo {
         name: "static-partitioning",
         summary: "one partition per size class (an (n−1)-cube, …, a 1-cube, a 0-cube), each with a FIFO queue",
         source: "Mohapatra et al. §3.1",
         params: &[ROTATE],
+        topologies: ANY_TOPOLOGY,
     },
     build: |t, spec| {
         Ok(Box::new(StaticPartitioning::new(

@@ -15,8 +15,7 @@
 //! ```
 
 use partalloc_allocators::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
 use partalloc_topology::{
     Grid, GridBox, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyError,
@@ -26,13 +25,7 @@ use partalloc_workload::{Job, JobShape};
 /// A job asking for a `dim`-cube, with no runtime estimate.
 #[must_use]
 pub fn cube_job(id: u64, dim: u32, arrival: f64, service: f64) -> Job {
-    Job {
-        id,
-        arrival,
-        shape: JobShape::Cube { dim },
-        service,
-        estimate: None,
-    }
+    Job::new(id, arrival, JobShape::Cube { dim }, service)
 }
 
 /// A bitmap buddy (hypercubes) or first-fit (2-D meshes) allocator.
@@ -195,17 +188,7 @@ impl Allocator for TestAlloc {
         self.occ.busy()
     }
 
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occ.faulty().clone()
-    }
-
-    fn mark_faulty(&mut self, _node: NodeId) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: "test" })
-    }
-
-    fn repair(&mut self, _node: NodeId) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: "test" })
-    }
+    // Faults: the trait's defaults (refused, none faulty).
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let fresh = Self::new(self.topology);

@@ -47,13 +47,7 @@ fn stream(lambda: f64, mut shape: impl FnMut(&mut SimRng) -> JobShape) -> Vec<Jo
     (0..JOBS)
         .map(|id| {
             t += inter.sample(&mut rng);
-            Job {
-                id,
-                arrival: t,
-                shape: shape(&mut rng),
-                service: service.sample(&mut rng),
-                estimate: None,
-            }
+            Job::new(id, t, shape(&mut rng), service.sample(&mut rng))
         })
         .collect()
 }

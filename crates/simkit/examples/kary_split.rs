@@ -30,15 +30,14 @@ fn jobs(k: u32, load: f64, seed: u64) -> Vec<Job> {
         .filter_map(|id| {
             t += inter.sample(&mut rng);
             let s: Vec<u32> = (0..3).map(|_| rng.random_range(1..=k)).collect();
-            Some(Job {
+            Some(Job::new(
                 id,
-                arrival: t,
-                shape: JobShape::Box {
+                t,
+                JobShape::Box {
                     sides: Coords::new(&s).ok()?,
                 },
-                service: service.sample(&mut rng),
-                estimate: None,
-            })
+                service.sample(&mut rng),
+            ))
         })
         .collect()
 }

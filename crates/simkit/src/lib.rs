@@ -11,8 +11,10 @@
 //! - [`Replications`]: R independent replications in parallel, each with
 //!   its own `ChaCha8Rng` stream, results in replication order so output is
 //!   bit-identical at any thread count;
-//! - [`Sweep`]: CSV output of a parameter sweep that appends each finished
-//!   point at once and resumes after an interruption.
+//! - `Sweep` (feature `csv`): CSV output of a parameter sweep that appends
+//!   each finished point at once and resumes after an interruption;
+//! - [`write_atomic`]: files that appear complete or not at all (a
+//!   temporary file in the same directory, renamed into place).
 //!
 //! # Quick start
 //!
@@ -22,7 +24,7 @@
 //!
 //! ```
 //! use partalloc_simkit::{Calendar, Replications, TimeWeighted};
-//! use rand::RngExt;
+//! use partalloc_simkit::RngExt;
 //! use rand_distr::{Distribution, Exp};
 //!
 //! enum Ev { Arrive, Depart }
@@ -57,11 +59,26 @@
 //!
 //! # Features
 //!
+//! A library user who only runs simulations can turn the default features
+//! off (`default-features = false`); the results are the same.
+//!
+//! - `parallel` (default): [`Replications`] and `Sweep::run_pending` run on
+//!   rayon's thread pool, and `thread_pool`/`Replications::run_in` choose
+//!   its size. Without it they run one after another on the calling
+//!   thread, in the same order, so the output is bit-identical.
+//! - `csv` (default): the `sweep` module (resumable CSV sweeps) and
+//!   `Report::write_jobs_csv`; pulls in `csv` and `serde`.
 //! - `serde`: `Serialize`/`Deserialize` for the public data types.
-//! - `plot`: the `plot` module, SVG line charts with confidence-interval error bars.
+//! - `plot`: the `plot` module, SVG line charts with confidence-interval
+//!   error bars.
+//!
+//! `statrs` is always used: it supplies the Student-t quantile of
+//! [`ConfidenceInterval`] (and needs nothing beyond `num-traits` and
+//! `approx` without its own default features).
 
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod calendar;
 pub mod ci;
 #[cfg(feature = "plot")]
@@ -70,12 +87,22 @@ pub mod replicate;
 pub mod report;
 pub mod run;
 pub mod stats;
+#[cfg(feature = "csv")]
 pub mod sweep;
 
+pub use atomic::write_atomic;
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
-pub use replicate::{ReplicationError, Replications, SimRng, replication_rng, thread_pool};
-pub use report::{JobRecord, Report, ReportError, Results, SearchTime};
+/// The random-number traits of [`SimRng`], the generator every replication
+/// draws from, so a user need not depend on `rand` itself.
+pub use rand::{Rng, RngExt, SeedableRng};
+#[cfg(feature = "parallel")]
+pub use replicate::thread_pool;
+pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
+#[cfg(feature = "csv")]
+pub use report::ReportError;
+pub use report::{JobRecord, Report, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
+#[cfg(feature = "csv")]
 pub use sweep::{Sweep, SweepError, SweepRunError};

@@ -4,8 +4,9 @@
 //! [`ChaCha8Rng`] seeded with `seed_from_u64(m)` and switched to stream
 //! `r` with `set_stream(r)` (SPEC §2, "mandated dependencies"): the
 //! replications read disjoint ChaCha streams of one key, so they are
-//! independent and each depends only on (m, r). They run on rayon's pool;
-//! the results come back in replication order and any reduction runs over
+//! independent and each depends only on (m, r). They run on rayon's pool
+//! (feature `parallel`, on by default; without it, one after another on
+//! the calling thread); the results come back in replication order and any reduction runs over
 //! that order on the calling thread, so the output is bit-identical for any
 //! number of threads (floating-point sums are not reassociated).
 //!
@@ -29,6 +30,7 @@
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -96,19 +98,22 @@ impl Replications {
         replication_rng(self.master_seed, r)
     }
 
-    /// Runs `f(r, rng_r)` for r = 0..R on rayon's current pool and returns
-    /// the results in replication order.
+    /// Runs `f(r, rng_r)` for r = 0..R on rayon's current pool (in order on
+    /// the calling thread without the `parallel` feature) and returns the
+    /// results in replication order.
     pub fn run<T, F>(&self, f: F) -> Vec<T>
     where
         T: Send,
         F: Fn(u64, &mut SimRng) -> T + Sync,
     {
-        (0..self.count)
-            .into_par_iter()
-            .map(|r| f(r, &mut self.rng(r)))
-            .collect()
+        #[cfg(feature = "parallel")]
+        let reps = (0..self.count).into_par_iter();
+        #[cfg(not(feature = "parallel"))]
+        let reps = 0..self.count;
+        reps.map(|r| f(r, &mut self.rng(r))).collect()
     }
 
+    #[cfg(feature = "parallel")]
     /// As [`run`](Self::run), on a given pool (e.g. a one-thread pool to
     /// check that the thread count does not change results).
     pub fn run_in<T, F>(&self, pool: &rayon::ThreadPool, f: F) -> Vec<T>
@@ -159,6 +164,7 @@ impl Replications {
     }
 }
 
+#[cfg(feature = "parallel")]
 /// A rayon pool with `threads` threads (0 = rayon's default), for running
 /// replications on a chosen number of threads.
 ///
@@ -186,6 +192,19 @@ mod tests {
         (s, rng.next_u64())
     }
 
+    #[test]
+    fn results_come_in_replication_order_from_each_stream() {
+        let reps = Replications::new(7, 9).unwrap();
+        let want: Vec<_> = (0..9).map(|r| body(r, &mut reps.rng(r))).collect();
+        let got = reps.run(body);
+        assert_eq!(got.len(), 9);
+        for (x, y) in want.iter().zip(&got) {
+            assert_eq!(x.0.to_bits(), y.0.to_bits());
+            assert_eq!(x.1, y.1);
+        }
+    }
+
+    #[cfg(feature = "parallel")]
     #[test]
     fn identical_across_thread_counts() {
         let reps = Replications::new(2026, 24).unwrap();

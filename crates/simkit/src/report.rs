@@ -39,10 +39,8 @@
 //! ```
 
 use core::fmt;
-use std::io::Write;
 
 use partalloc_allocators::Partition;
-use thiserror::Error;
 
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
@@ -143,8 +141,9 @@ pub struct Report {
     pub jobs: Vec<JobRecord>,
 }
 
+#[cfg(feature = "csv")]
 /// Writing a report failed.
-#[derive(Debug, Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReportError {
     /// The CSV writer failed (usually an I/O error of the destination).
@@ -155,12 +154,13 @@ pub enum ReportError {
     Io(#[from] std::io::Error),
 }
 
+#[cfg(feature = "csv")]
 impl Report {
     /// Writes the per-job records as CSV with a header line.
     ///
     /// # Errors
     /// The destination fails.
-    pub fn write_jobs_csv<W: Write>(&self, out: W) -> Result<(), ReportError> {
+    pub fn write_jobs_csv<W: std::io::Write>(&self, out: W) -> Result<(), ReportError> {
         let mut w = csv::Writer::from_writer(out);
         w.write_record([
             "id",

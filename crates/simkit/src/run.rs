@@ -36,7 +36,7 @@
 //! let alloc = partalloc_allocators::registry::build("paging", &machine)?;
 //! let sched = partalloc_schedulers::registry::build("fcfs", &machine)?;
 //! let jobs = [(1, 0.0, 3, 2.0), (2, 0.0, 2, 1.0), (3, 1.0, 1, 1.0)].map(|(id, arrival, count, service)| {
-//!     Job { id, arrival, shape: JobShape::Nodes { count }, service, estimate: None }
+//!     Job::new(id, arrival, JobShape::Nodes { count }, service)
 //! });
 //! let report = Simulation::new(machine, alloc, sched, jobs, SimConfig::default())?.run()?;
 //! // J1 runs 0–2; J2 (2 nodes) waits for it and blocks J3 (FCFS): 2–3 both.
@@ -112,10 +112,10 @@ pub enum SimError {
     BadStopTime(f64),
     /// The allocator could not be built by name.
     #[error(transparent)]
-    Allocator(#[from] partalloc_allocators::RegistryError),
+    Allocator(#[from] partalloc_allocators::BuildError),
     /// The scheduler could not be built by name.
     #[error(transparent)]
-    Scheduler(#[from] partalloc_schedulers::RegistryError),
+    Scheduler(#[from] partalloc_schedulers::PolicyBuildError),
     /// A job arrived before the previous one.
     #[error(
         "job {id} arrives at {arrival}, before the previous job ({previous}); sort the source by arrival"
@@ -302,7 +302,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// ```
     /// use partalloc_simkit::{SimConfig, Simulation};
     /// use partalloc_workload::{Job, JobShape};
-    /// let jobs = vec![Job { id: 1, arrival: 0.0, shape: JobShape::Nodes { count: 4 }, service: 1.0, estimate: None }];
+    /// let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count: 4 }, 1.0)];
     /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?.run()?;
     /// assert_eq!(r.results.utilization, 0.25);
     /// assert_eq!(r.scheduler, "fcfs");

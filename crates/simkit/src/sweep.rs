@@ -6,8 +6,8 @@
 //! the points in flight. Reopening the sweep reads the partial file, drops
 //! a torn last line, and reports which points are still
 //! [`pending`](Sweep::pending); the parameters of a point are its key.
-//! [`finish`](Sweep::finish) writes every row in the *declared* order to a
-//! temporary file, syncs it and renames it onto `<file>`: the final file
+//! [`finish`](Sweep::finish) writes every row in the *declared* order
+//! with [`write_atomic`]: the final file
 //! exists only when complete, and its bytes do not depend on the order in
 //! which points finished or on how often the sweep was interrupted.
 //!
@@ -52,12 +52,14 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use csv::StringRecord;
 use serde::Serialize;
 use thiserror::Error;
+
+use crate::atomic::write_atomic;
 
 /// Why a sweep could not be opened, extended or finished.
 #[derive(Debug, Error)]
@@ -517,8 +519,8 @@ impl<P: Serialize> Sweep<P> {
         Ok(())
     }
 
-    /// Writes every row in declared order to the final file (through a
-    /// temporary file renamed into place) and removes the partial file.
+    /// Writes every row in declared order to the final file (atomically,
+    /// with [`write_atomic`]) and removes the partial file.
     /// Returns the final file's path.
     ///
     /// # Errors
@@ -536,37 +538,30 @@ impl<P: Serialize> Sweep<P> {
             return Ok(&self.path);
         }
         self.writer = None;
-        let mut tmp = self.path.clone().into_os_string();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        let io_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| SweepError::Io { path, source }
-        };
-        let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(file);
+        let path = self.path.clone();
         let csv_err = |source| SweepError::Csv {
-            context: format!("cannot write {}", tmp.display()),
+            context: format!("cannot write {}", path.display()),
             source,
         };
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
         if let Some(h) = &self.header {
             w.write_record(h).map_err(csv_err)?;
         }
         for r in self.rows.iter().flatten() {
             w.write_record(r).map_err(csv_err)?;
         }
-        let mut file = w.into_inner().map_err(|e| SweepError::Io {
-            path: tmp.clone(),
+        let bytes = w.into_inner().map_err(|e| SweepError::Io {
+            path: path.clone(),
             source: io::Error::other(e.to_string()),
         })?;
-        file.flush().map_err(io_err(&tmp))?;
-        file.sync_all().map_err(io_err(&tmp))?;
-        drop(file);
-        fs::rename(&tmp, &self.path).map_err(io_err(&self.path))?;
+        write_atomic(&path, &bytes).map_err(|source| SweepError::Io { path, source })?;
         if self.partial.exists() {
-            fs::remove_file(&self.partial).map_err(io_err(&self.partial))?;
+            fs::remove_file(&self.partial).map_err(|source| SweepError::Io {
+                path: self.partial.clone(),
+                source,
+            })?;
         }
         self.source = Source::Final;
         self.appended = false;
@@ -593,8 +588,9 @@ pub enum SweepRunError<E> {
 
 impl<P: Serialize + Send + Sync> Sweep<P> {
     /// Computes every pending point with `f` in parallel on rayon's current
-    /// pool, appending each result (flushed) as soon as it is ready. Does
-    /// not [`finish`](Self::finish) the sweep.
+    /// pool (in declared order on the calling thread without the `parallel`
+    /// feature), appending each result (flushed) as soon as it is ready.
+    /// Does not [`finish`](Self::finish) the sweep.
     ///
     /// On the first error no new points are started; the points already
     /// appended stay on disk, so running again resumes. Which error is
@@ -610,6 +606,7 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
         E: Send,
         F: Fn(usize, &P) -> Result<M, E> + Sync,
     {
+        #[cfg(feature = "parallel")]
         use rayon::prelude::*;
         use std::sync::Mutex;
 
@@ -618,7 +615,7 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
         // so they are moved out for the run and put back afterwards.
         let points = std::mem::take(&mut self.points);
         let sink = Mutex::new(&mut *self);
-        let result = pending.par_iter().try_for_each(|&i| {
+        let record = |&i: &usize| {
             let Some(point) = points.get(i) else {
                 return Ok(());
             };
@@ -631,7 +628,11 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
             })?;
             sweep.append_index(i, &m)?;
             Ok(())
-        });
+        };
+        #[cfg(feature = "parallel")]
+        let result = pending.par_iter().try_for_each(record);
+        #[cfg(not(feature = "parallel"))]
+        let result = pending.iter().try_for_each(record);
         self.points = points;
         result
     }
@@ -641,6 +642,7 @@ impl<P: Serialize + Send + Sync> Sweep<P> {
 mod tests {
     use super::*;
     use serde::Serialize;
+    use std::io::Write as _;
 
     #[derive(Debug, Clone, Serialize)]
     struct Pt {

@@ -17,15 +17,14 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
 fn boxed(id: u64, arrival: f64, w: u32, h: u32, service: f64) -> Job {
-    Job {
+    Job::new(
         id,
         arrival,
-        shape: JobShape::Box {
+        JobShape::Box {
             sides: Coords::new(&[w, h]).unwrap(),
         },
         service,
-        estimate: None,
-    }
+    )
 }
 
 fn run(alloc: TestAlloc, policy: &str, jobs: Vec<Job>) -> partalloc_simkit::Report {
@@ -174,6 +173,7 @@ fn mesh_mfcfs_hand_computed() {
     assert_eq!((s.attempts, s.valid_attempts, s.misses), (10, 7, 2));
 }
 
+#[cfg(feature = "csv")]
 #[test]
 fn job_records_as_csv() {
     let r = run(TestAlloc::buddy(2).unwrap(), "fcfs", q2_jobs());
@@ -393,7 +393,7 @@ fn stop_rules() {
 /// published crate does not ship it). Missing from the repository, it
 /// fails.
 fn nasa(
-    mapping: fn(&partalloc_topology::Topology) -> partalloc_workload::swf::ShapeMapping,
+    mapping: fn(&partalloc_topology::Topology) -> partalloc_workload::ShapeMapping,
 ) -> Option<Vec<Job>> {
     use partalloc_workload::swf::SwfReader;
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces");
@@ -422,7 +422,7 @@ fn nasa(
 
 #[test]
 fn nasa_trace_replay() {
-    use partalloc_workload::swf::ShapeMapping;
+    use partalloc_workload::ShapeMapping;
     let (Some(cubes), Some(counts)) = (
         nasa(ShapeMapping::for_topology),
         nasa(ShapeMapping::nodes_of),

@@ -28,7 +28,14 @@ pub const MAX_DIMS: usize = 8;
 /// assert_eq!(c.product(), 15);
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+// Equality and order compare the length, then the used values: the unused
+// slots are always zero, so this is the order of (len, all slots) without
+// reading them. `Hash` may read every slot for the same reason.
+#[expect(
+    clippy::derived_hash_with_manual_eq,
+    reason = "the unused slots are zero, so equal values hash equally"
+)]
+#[derive(Clone, Copy, Hash)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
@@ -76,8 +83,28 @@ impl Coords {
 
     /// The values as a slice (dimension 0 first).
     #[must_use]
+    #[inline]
     pub fn as_slice(&self) -> &[u32] {
         &self.values[..usize::from(self.len)]
+    }
+
+    /// The first `len` of `values` (1 ≤ `len` ≤ [`MAX_DIMS`], the rest of
+    /// `values` zero: the caller checks both).
+    #[inline]
+    pub(crate) fn from_lanes(len: usize, values: [u32; MAX_DIMS]) -> Self {
+        debug_assert!((1..=MAX_DIMS).contains(&len) && values[len..].iter().all(|&v| v == 0));
+        // len <= MAX_DIMS fits in a u8.
+        Self {
+            len: len as u8,
+            values,
+        }
+    }
+
+    /// All [`MAX_DIMS`] slots, the unused ones (from `len()` on) zero:
+    /// lets box tests run over a fixed number of lanes.
+    #[inline]
+    pub(crate) fn lanes(&self) -> &[u32; MAX_DIMS] {
+        &self.values
     }
 
     /// The values as a mutable slice (dimension 0 first).
@@ -89,6 +116,7 @@ impl Coords {
     /// extents; `u64::MAX` if it does not fit (eight values of up to 2^32
     /// can reach 2^256).
     #[must_use]
+    #[inline]
     pub fn product(&self) -> u64 {
         self.as_slice()
             .iter()
@@ -102,8 +130,34 @@ impl Coords {
     }
 }
 
+impl PartialEq for Coords {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Coords {}
+
+impl PartialOrd for Coords {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Coords {
+    #[inline]
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.len
+            .cmp(&other.len)
+            .then_with(|| self.as_slice().cmp(other.as_slice()))
+    }
+}
+
 impl Deref for Coords {
     type Target = [u32];
+    #[inline]
     fn deref(&self) -> &[u32] {
         self.as_slice()
     }

@@ -153,4 +153,12 @@ pub enum TopologyError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A list of sides is malformed.
+    #[error("invalid sides {text:?}: {reason} (expected AxB[xC…], e.g. 16x16)")]
+    InvalidSides {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }

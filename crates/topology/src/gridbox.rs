@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{Coords, TopologyError};
+use crate::{Coords, MAX_DIMS, TopologyError};
 
 /// An axis-aligned box of a grid: a base corner and an extent per
 /// dimension (dimension 0 first). Boxes never wrap around.
@@ -65,7 +65,34 @@ impl GridBox {
     ///
     /// # Errors
     /// Empty or mismatched lengths, or a zero extent.
+    #[inline]
     pub fn new(base: &[u32], extents: &[u32]) -> Result<Self, TopologyError> {
+        // The common valid case without building an error on the way; the
+        // mesh strategies create boxes on their hot paths.
+        let n = base.len();
+        if (1..=MAX_DIMS).contains(&n)
+            && extents.len() == n
+            && base
+                .iter()
+                .zip(extents)
+                .all(|(&b, &e)| e > 0 && b.checked_add(e).is_some())
+        {
+            let mut lanes = [[0u32; MAX_DIMS]; 2];
+            lanes[0][..n].copy_from_slice(base);
+            lanes[1][..n].copy_from_slice(extents);
+            let [b, e] = lanes;
+            return Ok(Self::from_parts(
+                Coords::from_lanes(n, b),
+                Coords::from_lanes(n, e),
+            ));
+        }
+        Self::new_checked(base, extents)
+    }
+
+    /// [`GridBox::new`] with every check in turn, naming the first that
+    /// fails.
+    #[cold]
+    fn new_checked(base: &[u32], extents: &[u32]) -> Result<Self, TopologyError> {
         let base = Coords::new(base)?;
         let extents = Coords::new(extents)?;
         if base.len() != extents.len() {
@@ -122,12 +149,14 @@ impl GridBox {
 
     /// The lowest corner.
     #[must_use]
+    #[inline]
     pub fn base(&self) -> &Coords {
         &self.base
     }
 
     /// The number of nodes along each dimension.
     #[must_use]
+    #[inline]
     pub fn extents(&self) -> &Coords {
         &self.extents
     }
@@ -144,12 +173,14 @@ impl GridBox {
 
     /// Number of dimensions.
     #[must_use]
+    #[inline]
     pub fn dims(&self) -> usize {
         self.base.len()
     }
 
     /// Number of nodes.
     #[must_use]
+    #[inline]
     pub fn volume(&self) -> u64 {
         self.extents.product()
     }
@@ -162,25 +193,151 @@ impl GridBox {
                 .all(|i| p[i] >= self.base[i] && p[i] - self.base[i] < self.extents[i])
     }
 
-    /// Whether `other` lies entirely inside this box.
+    /// Whether `other` lies entirely inside this box (false on a dimension
+    /// mismatch).
     #[must_use]
+    #[inline]
     pub fn contains_box(&self, other: &GridBox) -> bool {
-        other.dims() == self.dims()
-            && (0..self.dims()).all(|i| {
-                other.base[i] >= self.base[i]
-                    && u64::from(other.base[i]) + u64::from(other.extents[i])
-                        <= u64::from(self.base[i]) + u64::from(self.extents[i])
-            })
+        let n = self.dims();
+        let (lo, ext) = (self.base.lanes(), self.extents.lanes());
+        let (olo, oext) = (other.base.lanes(), other.extents.lanes());
+        // base + extent never overflows: the constructors check it. The
+        // bound MAX_DIMS spares the index checks.
+        other.dims() == n
+            && (0..n.min(MAX_DIMS)).all(|i| olo[i] >= lo[i] && olo[i] + oext[i] <= lo[i] + ext[i])
     }
 
-    /// Whether the two boxes share a node.
+    /// Whether the two boxes share a node (false on a dimension mismatch).
     #[must_use]
+    #[inline]
     pub fn overlaps(&self, other: &GridBox) -> bool {
-        other.dims() == self.dims()
-            && (0..self.dims()).all(|i| {
-                self.base[i] < other.base[i] + other.extents[i]
-                    && other.base[i] < self.base[i] + self.extents[i]
-            })
+        let n = self.dims();
+        let (lo, ext) = (self.base.lanes(), self.extents.lanes());
+        let (olo, oext) = (other.base.lanes(), other.extents.lanes());
+        other.dims() == n
+            && (0..n.min(MAX_DIMS)).all(|i| lo[i] < olo[i] + oext[i] && olo[i] < lo[i] + ext[i])
+    }
+
+    /// The lowest coordinate along dimension `d`; 0 from `dims()` on, as
+    /// for the box extended by extent 1 into further dimensions (so a W×H
+    /// box reads as the W×H×1 box at z = 0).
+    #[must_use]
+    #[inline]
+    pub fn lo(&self, d: usize) -> u32 {
+        self.base.lanes().get(d).copied().unwrap_or(0)
+    }
+
+    /// The number of nodes along dimension `d`; 1 from `dims()` on (see
+    /// [`GridBox::lo`]).
+    #[must_use]
+    #[inline]
+    pub fn extent(&self, d: usize) -> u32 {
+        // Used extents are at least 1, unused lanes hold 0.
+        self.extents.lanes().get(d).copied().unwrap_or(0).max(1)
+    }
+
+    /// The highest coordinate along dimension `d`, inclusive; 0 from
+    /// `dims()` on (see [`GridBox::lo`]).
+    #[must_use]
+    #[inline]
+    pub fn hi(&self, d: usize) -> u32 {
+        self.lo(d) + self.extent(d) - 1
+    }
+
+    /// The number of nodes in a slab of the box one node thick across
+    /// dimension `d`: the product of the other extents (saturating).
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let b = GridBox::new(&[0, 0, 0], &[2, 3, 4])?;
+    /// assert_eq!((b.cross_section(0), b.cross_section(1), b.cross_section(2)), (12, 8, 6));
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn cross_section(&self, d: usize) -> u64 {
+        self.extents
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != d)
+            .fold(1u64, |acc, (_, &e)| acc.saturating_mul(u64::from(e)))
+    }
+
+    /// The maximal boxes of this box that miss `hole`: along each
+    /// dimension in turn, the part below `hole` and the part above it
+    /// (each present only if not empty). When the boxes overlap these are
+    /// exactly the maximal boxes of the difference (up to 2·dims of them,
+    /// possibly overlapping one another); when they do not (or differ in
+    /// dimensions), the box itself is the only part.
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let whole = GridBox::from_corners(&[0, 0], &[9, 9])?;
+    /// let hole = GridBox::from_corners(&[0, 0], &[3, 4])?;
+    /// let parts: Vec<String> = whole.parts_outside(&hole).map(|p| p.to_string()).collect();
+    /// assert_eq!(parts, ["⟨4,0⟩⟨9,9⟩", "⟨0,5⟩⟨9,9⟩"]);
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    pub fn parts_outside<'a>(&'a self, hole: &'a GridBox) -> impl Iterator<Item = GridBox> + 'a {
+        let overlapping = self.overlaps(hole);
+        let sides = if overlapping { 2 * self.dims() } else { 0 };
+        core::iter::once(*self)
+            .filter(move |_| !overlapping)
+            .chain((0..sides).filter_map(move |k| {
+                let d = k / 2;
+                let (lo, hi, hlo, hhi) = (self.lo(d), self.hi(d), hole.lo(d), hole.hi(d));
+                let mut part = *self;
+                if k % 2 == 0 {
+                    // Below the hole: lo ..= hlo − 1 (the hole starts inside).
+                    (hlo > lo).then(|| {
+                        part.extents[d] = hlo - lo;
+                        part
+                    })
+                } else {
+                    // Above the hole: hhi + 1 ..= hi.
+                    (hhi < hi).then(|| {
+                        part.base[d] = hhi + 1;
+                        part.extents[d] = hi - hhi;
+                        part
+                    })
+                }
+            }))
+    }
+
+    /// The boxes of extents `extents` inside this one at each of its
+    /// 2^dims corners (corner bit `d` set: flush with the high end along
+    /// dimension `d`), in corner order; none unless `extents` has this
+    /// box's dimensions and fits inside it. Where an extent equals the
+    /// box's, two corners give the same box.
+    ///
+    /// ```
+    /// use partalloc_topology::GridBox;
+    /// let s = GridBox::new(&[2, 0], &[5, 3])?;
+    /// let at: Vec<String> = s.corner_placements(&[2, 3]).map(|p| p.to_string()).collect();
+    /// assert_eq!(at, ["⟨2,0⟩⟨3,2⟩", "⟨5,0⟩⟨6,2⟩", "⟨2,0⟩⟨3,2⟩", "⟨5,0⟩⟨6,2⟩"]);
+    /// # Ok::<(), partalloc_topology::TopologyError>(())
+    /// ```
+    pub fn corner_placements<'a>(
+        &'a self,
+        extents: &'a [u32],
+    ) -> impl Iterator<Item = GridBox> + 'a {
+        let n = self.dims();
+        let fits = extents.len() == n
+            && extents
+                .iter()
+                .zip(self.extents.iter())
+                .all(|(&e, &s)| e >= 1 && e <= s);
+        let corners = if fits { 1usize << n } else { 0 };
+        (0..corners).map(move |corner| {
+            let mut b = *self;
+            for (d, &e) in extents.iter().enumerate() {
+                if corner >> d & 1 == 1 {
+                    b.base[d] = self.base[d] + self.extents[d] - e;
+                }
+                b.extents[d] = e;
+            }
+            b
+        })
     }
 
     /// The common part of two boxes, if any.
@@ -283,6 +440,7 @@ impl fmt::Display for GridBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn volume_saturates() {
@@ -320,6 +478,115 @@ mod tests {
             edge.rotated(),
             Err(TopologyError::BoxOutOfBounds { .. })
         ));
+    }
+
+    #[test]
+    fn dimensions_beyond_the_box_read_as_extent_one_at_zero() {
+        let b = GridBox::new(&[2, 3], &[4, 5]).unwrap();
+        assert_eq!((b.lo(1), b.extent(1), b.hi(1)), (3, 5, 7));
+        assert_eq!((b.lo(2), b.extent(2), b.hi(2)), (0, 1, 0));
+        assert_eq!((b.lo(99), b.extent(99), b.hi(99)), (0, 1, 0));
+        assert_eq!(b.cross_section(0), 5);
+        assert_eq!(b.cross_section(5), 20);
+    }
+
+    #[test]
+    fn the_fast_constructor_reports_the_checked_errors() {
+        let cases: [(&[u32], &[u32]); 5] = [
+            (&[], &[]),
+            (&[0; 9], &[1; 9]),
+            (&[0, 0], &[1]),
+            (&[0, 0], &[1, 0]),
+            (&[u32::MAX, 0], &[1, 1]),
+        ];
+        for (base, ext) in cases {
+            let got = GridBox::new(base, ext);
+            assert!(got.is_err(), "{base:?} {ext:?}");
+            assert_eq!(got, GridBox::new_checked(base, ext));
+        }
+    }
+
+    #[test]
+    fn corners_of_a_3d_box() {
+        let s = GridBox::new(&[1, 1, 1], &[3, 3, 3]).unwrap();
+        let at: Vec<GridBox> = s.corner_placements(&[1, 2, 3]).collect();
+        assert_eq!(at.len(), 8);
+        assert!(
+            at.iter()
+                .all(|c| s.contains_box(c) && c.extents().as_slice() == [1, 2, 3])
+        );
+        assert_eq!(at[0].base().as_slice(), &[1, 1, 1]);
+        assert_eq!(at[7].base().as_slice(), &[3, 2, 1]);
+        assert_eq!(s.corner_placements(&[4, 1, 1]).count(), 0);
+        assert_eq!(s.corner_placements(&[1, 1]).count(), 0);
+    }
+
+    fn small_box(dims: usize) -> impl Strategy<Value = GridBox> {
+        (
+            prop::collection::vec(0u32..5, dims),
+            prop::collection::vec(1u32..5, dims),
+        )
+            .prop_map(|(b, e)| GridBox::new(&b, &e).unwrap())
+    }
+
+    fn nodes(b: &GridBox) -> Vec<Vec<u32>> {
+        let mut out = vec![vec![]];
+        for d in 0..b.dims() {
+            out = out
+                .into_iter()
+                .flat_map(|p| {
+                    (b.lo(d)..=b.hi(d)).map(move |v| {
+                        let mut q = p.clone();
+                        q.push(v);
+                        q
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Against node sets: overlap, containment, and the parts outside
+        /// a hole cover exactly the box minus the hole, each part maximal.
+        #[test]
+        fn box_operations_match_node_sets(
+            (a, h) in (1usize..=3).prop_flat_map(|d| (small_box(d), small_box(d)))
+        ) {
+            let (na, nh) = (nodes(&a), nodes(&h));
+            prop_assert_eq!(a.overlaps(&h), na.iter().any(|p| nh.contains(p)));
+            prop_assert_eq!(a.contains_box(&h), nh.iter().all(|p| na.contains(p)));
+            let parts: Vec<GridBox> = a.parts_outside(&h).collect();
+            let outside: Vec<&Vec<u32>> = na.iter().filter(|p| !nh.contains(p)).collect();
+            for p in &outside {
+                prop_assert!(parts.iter().any(|q| q.contains_point(p)));
+            }
+            for q in &parts {
+                prop_assert!(a.contains_box(q));
+                if a.overlaps(&h) {
+                    prop_assert!(!q.overlaps(&h));
+                    // Maximal: growing it by one node along any side
+                    // leaves the box or meets the hole.
+                    for d in 0..q.dims() {
+                        for grow_low in [true, false] {
+                            let mut lo = q.base().to_vec();
+                            let mut ext = q.extents().to_vec();
+                            if grow_low {
+                                if lo[d] == 0 { continue; }
+                                lo[d] -= 1;
+                            }
+                            ext[d] += 1;
+                            let g = GridBox::new(&lo, &ext).unwrap();
+                            prop_assert!(!a.contains_box(&g) || g.overlaps(&h));
+                        }
+                    }
+                } else {
+                    prop_assert_eq!(q, &a);
+                }
+            }
+        }
     }
 
     #[test]

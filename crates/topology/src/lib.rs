@@ -56,6 +56,7 @@ mod gridbox;
 mod hypercube;
 mod kary_gray;
 mod nodeset;
+mod orientation;
 mod partition_step;
 mod products;
 mod subtorus;
@@ -69,10 +70,11 @@ pub use gridbox::{GridBox, permute};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIM, Subcube};
 pub use kary_gray::KaryGray;
 pub use nodeset::NodeSet;
+pub use orientation::{OrientationOrder, Orientations};
 pub use partition_step::{PartitionSteps, StepAddress};
 pub use products::{MAX_GRAPH_DIMS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, TupleGraph};
 pub use subtorus::{Link, Span, Subtorus, SubtorusEdge, SubtorusFamily};
-pub use topology::{Topology, TopologyKind};
+pub use topology::{Topology, TopologyKind, parse_sides};
 
 /// A node's id within its machine (see the crate's conventions).
 pub type NodeId = u32;

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::{Grid, Hypercube, NodeId, TopologyError};
+use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
 
 /// A partitionable machine: a binary hypercube or an n-dimensional mesh or
 /// torus.
@@ -164,6 +164,39 @@ impl fmt::Display for Topology {
     }
 }
 
+/// The sides of `AxB[xC…]` (`x`, `X` or `×` between them), dimension 0
+/// first, or why the text is not that.
+fn side_list(text: &str) -> Result<Vec<u32>, String> {
+    text.split(['x', 'X', '×'])
+        .map(|t| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{t:?} is not a non-negative integer"))
+        })
+        .collect()
+}
+
+/// Parses sides written as in a machine description, `AxB[xC…]` (`x`, `X`
+/// or `×` between them), dimension 0 first: the one parser of side lists,
+/// shared by [`Topology`]'s text form and by workload descriptions.
+///
+/// ```
+/// let sides = partalloc_topology::parse_sides("16x8")?;
+/// assert_eq!(sides.as_slice(), &[16, 8]);
+/// # Ok::<(), partalloc_topology::TopologyError>(())
+/// ```
+///
+/// # Errors
+/// [`TopologyError::InvalidSides`] for text that is not a list of whole
+/// numbers; as [`Coords::new`] for no or too many dimensions.
+pub fn parse_sides(text: &str) -> Result<Coords, TopologyError> {
+    let sides = side_list(text).map_err(|reason| TopologyError::InvalidSides {
+        text: text.to_owned(),
+        reason,
+    })?;
+    Coords::new(&sides)
+}
+
 impl FromStr for Topology {
     type Err = TopologyError;
 
@@ -181,9 +214,8 @@ impl FromStr for Topology {
                 .parse::<u32>()
                 .map_err(|_| err(&format!("{t:?} is not a non-negative integer")))
         };
-        let sides = |t: &str| -> Result<Vec<u32>, TopologyError> {
-            t.split(['x', 'X', '×']).map(number).collect()
-        };
+        let sides =
+            |t: &str| -> Result<Vec<u32>, TopologyError> { side_list(t).map_err(|r| err(&r)) };
         let kary = |t: &str| -> Result<Vec<u32>, TopologyError> {
             let (k, n) = t
                 .split_once('^')
@@ -225,17 +257,32 @@ mod tests {
 
     #[test]
     fn malformed_descriptions_explain_themselves() {
-        for bad in [
-            "mesh",
-            "mesh:4xq",
-            "blob:4",
-            "kary:16",
-            "mesh:0x4",
-            "hypercube:40",
-            "kary:2^4000000000",
+        for (bad, says) in [
+            (
+                "mesh",
+                "invalid topology \"mesh\": missing ':' between family and size",
+            ),
+            (
+                "mesh:4xq",
+                "invalid topology \"mesh:4xq\": \"q\" is not a non-negative integer",
+            ),
+            ("blob:4", "unknown family \"blob\""),
+            ("kary:16", "expected K^N, e.g. 16^3"),
+            (
+                "mesh:0x4",
+                "side 0 has length 0; every side needs at least one node",
+            ),
+            (
+                "hypercube:40",
+                "hypercube dimension 40 is above the supported maximum 30",
+            ),
+            (
+                "kary:2^4000000000",
+                "4000000000 dimensions given, but at most 8 are supported",
+            ),
         ] {
-            let e = bad.parse::<Topology>().unwrap_err();
-            assert!(!e.to_string().is_empty(), "{bad}");
+            let e = bad.parse::<Topology>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
         }
         let e = "blob:4".parse::<Topology>().unwrap_err().to_string();
         assert!(

@@ -56,9 +56,12 @@ impl fmt::Display for JobShape {
     }
 }
 
-/// A job of a workload.
+/// A job of a workload. Build one with [`Job::new`] (and the `with_*`
+/// setters); it is `#[non_exhaustive]`, so fields can be added without
+/// breaking users.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Job {
     /// Identifier, unique within a workload.
     pub id: u64,
@@ -74,6 +77,61 @@ pub struct Job {
 }
 
 impl Job {
+    /// Job `id` arriving at `arrival`, asking for `shape` for `service`
+    /// time units, with no runtime estimate (see
+    /// [`with_estimate`](Self::with_estimate)).
+    ///
+    /// ```
+    /// use partalloc_workload::{Job, JobShape};
+    /// let j = Job::new(1, 0.5, JobShape::Cube { dim: 2 }, 3.0).with_estimate(Some(4.0));
+    /// assert_eq!((j.nodes(), j.estimate), (4, Some(4.0)));
+    /// ```
+    #[must_use]
+    pub fn new(id: u64, arrival: f64, shape: JobShape, service: f64) -> Self {
+        Self {
+            id,
+            arrival,
+            shape,
+            service,
+            estimate: None,
+        }
+    }
+
+    /// The job with the user's runtime estimate set to `estimate`.
+    #[must_use]
+    pub fn with_estimate(mut self, estimate: Option<f64>) -> Self {
+        self.estimate = estimate;
+        self
+    }
+
+    /// The job with identifier `id`.
+    #[must_use]
+    pub fn with_id(mut self, id: u64) -> Self {
+        self.id = id;
+        self
+    }
+
+    /// The job arriving at `arrival`.
+    #[must_use]
+    pub fn with_arrival(mut self, arrival: f64) -> Self {
+        self.arrival = arrival;
+        self
+    }
+
+    /// The job asking for `shape`.
+    #[must_use]
+    pub fn with_shape(mut self, shape: JobShape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// The job holding its partition for `service` time units.
+    #[must_use]
+    pub fn with_service(mut self, service: f64) -> Self {
+        self.service = service;
+        self
+    }
+
     /// The number of nodes the job asks for.
     #[must_use]
     pub fn nodes(&self) -> u64 {
@@ -96,15 +154,14 @@ mod tests {
 
     #[test]
     fn nodes_and_demand() {
-        let j = Job {
-            id: 3,
-            arrival: 1.0,
-            shape: JobShape::Box {
+        let j = Job::new(
+            3,
+            1.0,
+            JobShape::Box {
                 sides: Coords::new(&[2, 3]).unwrap(),
             },
-            service: 1.5,
-            estimate: None,
-        };
+            1.5,
+        );
         assert_eq!(j.nodes(), 6);
         assert_eq!(j.demand(), 9.0);
         assert_eq!(j.shape.to_string(), "2x3");

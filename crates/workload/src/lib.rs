@@ -1,7 +1,8 @@
 //! Job streams for processor allocation and scheduling studies.
 //!
 //! The workloads of the papers, as composable generators seeded from the
-//! caller's RNG (use `rand::rngs::ChaCha8Rng` for anything reproducible):
+//! caller's RNG (use [`ChaCha8Rng`], re-exported from `rand` with the
+//! traits the signatures name, for anything reproducible):
 //!
 //! - arrivals: [`PoissonArrivals`], with λ from an [`OfferedLoad`]
 //!   ρ = λ·m·r/N (Kim–Yoon §IV.1);
@@ -13,15 +14,18 @@
 //!   (mean, α, C; Mohapatra §4.1), with [`Dependence`] choosing between
 //!   Mohapatra's dependent and independent size/demand models;
 //! - [`Workload`]: all three combined into an iterator of [`Job`]s;
+//! - [`spec`]: the laws above in text (`exp:1`, `hyper:5,0.95,4`,
+//!   `sides:normal:16x16`, …), parsed, printed and serialized in one form,
+//!   and built into a [`Workload`] for a machine;
 //! - [`swf`]: reading and writing Standard Workload Format traces, and
-//!   mapping their processor counts onto shapes for a machine.
+//!   [`ShapeMapping`]: their processor counts as shapes for a machine.
 //!
 //! # Quick start
 //!
 //! ```
-//! use partalloc_workload::{CubeDims, Dependence, HyperExponential, Job, JobShape, Workload};
-//! use rand::SeedableRng;
-//! use rand::rngs::ChaCha8Rng;
+//! use partalloc_workload::{
+//!     ChaCha8Rng, CubeDims, Dependence, HyperExponential, Job, JobShape, SeedableRng, Workload,
+//! };
 //!
 //! // Mohapatra §4: 10-cube, "normal" sizes, hyper-exponential residence
 //! // (mean 5, α = 0.95, C = 4), dependent model, load 0.4.
@@ -50,6 +54,7 @@ mod error;
 mod job;
 mod mapping;
 mod shapes;
+pub mod spec;
 mod stream;
 pub mod swf;
 
@@ -60,8 +65,19 @@ pub use demand::{
 };
 pub use error::WorkloadError;
 pub use job::{Job, JobShape};
+pub use mapping::ShapeMapping;
 pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
     ShapeDistribution, SideLaw,
 };
+pub use spec::{
+    Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, Sides, SpecError, WorkloadSpec,
+};
 pub use stream::{JobStream, Workload};
+
+/// The random-number traits and generator of this crate's signatures
+/// ([`Workload::jobs`] takes any [`Rng`]; every distribution is a
+/// [`Distribution`]), so a user need not depend on `rand` itself.
+pub use rand::{Rng, SeedableRng, rngs::ChaCha8Rng};
+/// See [`Rng`].
+pub use rand_distr::Distribution;

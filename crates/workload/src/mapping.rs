@@ -14,7 +14,7 @@
 //! - any machine, non-contiguous: the plain count.
 //!
 //! ```
-//! use partalloc_workload::{JobShape, swf::ShapeMapping};
+//! use partalloc_workload::{JobShape, ShapeMapping};
 //! use partalloc_topology::Topology;
 //!
 //! let mesh = ShapeMapping::for_topology(&"mesh:16x16".parse::<Topology>()?);

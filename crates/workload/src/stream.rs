@@ -183,13 +183,12 @@ impl<S: ShapeDistribution, D: MeanDistribution> Workload<S, D> {
         let arrival = clock + self.arrivals.sample(rng);
         let shape = self.shapes.sample(rng);
         let draw = self.demand.sample(rng);
-        Job {
+        Job::new(
             id,
             arrival,
             shape,
-            service: self.dependence.residence(draw, shape.node_count()),
-            estimate: None,
-        }
+            self.dependence.residence(draw, shape.node_count()),
+        )
     }
 }
 

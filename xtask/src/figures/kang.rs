@@ -9,8 +9,9 @@
 //! from the system capacity (§5.1); the measured utilization is in the CSV.
 
 use partalloc_topology::Topology;
+use partalloc_workload::{DemandLaw, ShapeLaw};
 
-use super::sim::{Demand, Metric, Setup, Shapes, StopRule};
+use super::sim::{Metric, Setup, StopRule};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Lookup, Panel, Table, Verdict};
 
 pub(crate) const FIG9: Figure = Figure {
@@ -81,13 +82,19 @@ const NONCUBIC: [(&str, &str); 3] = [
 /// it would not if it granted the exact l2×l1×l0 box).
 const ETC_POW2: &str = "ETC (sides rounded up to 2^⌈log2 l⌉)";
 
+/// Kang §5.1's cubic jobs on the whole machine.
+const CUBIC: ShapeLaw = ShapeLaw::Cubic { max: None };
+/// Kang §5.3's noncubic jobs on the whole machine.
+const NONCUBIC_SHAPES: ShapeLaw = ShapeLaw::Noncubic { max: None };
+
 const RADICES: [(char, u32); 3] = [('a', 4), ('b', 8), ('c', 16)];
 
 fn points(
     ctx: &Ctx,
     k: u32,
     strategies: &[(&str, &str)],
-    shapes: Shapes,
+    shapes: &ShapeLaw,
+    round_up_pow2: bool,
 ) -> Result<Vec<(String, f64, Setup)>, FigError> {
     let machine: Topology = format!("kary:{k}^3").parse()?;
     let reps = ctx.reps(3, 20, 20);
@@ -102,8 +109,9 @@ fn points(
                     machine,
                     allocator: (*name).to_owned(),
                     scheduler: SCHEDULER.to_owned(),
-                    shapes,
-                    demand: Demand::Exponential(1.0),
+                    shapes: shapes.clone(),
+                    round_up_pow2,
+                    demand: DemandLaw::Exponential { mean: 1.0 },
                     load,
                     stop: StopRule::Jobs(jobs),
                     replications: reps,
@@ -170,7 +178,7 @@ fn fig9(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
         x_label: "System utilization (offered load)".to_owned(),
         y_label: "Mean response time".to_owned(),
         metric: Metric::Response,
-        points: points(ctx, 4, &FIG9_STRATEGIES, Shapes::KangCubic)?,
+        points: points(ctx, 4, &FIG9_STRATEGIES, &CUBIC, false)?,
         y_max: Some(12.0),
         claims: Box::new(|t, _| fig9_claims(t)),
         notes: notes(ctx),
@@ -284,7 +292,7 @@ fn fig10(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
                 x_label: "System utilization (offered load)".to_owned(),
                 y_label: "Mean response time".to_owned(),
                 metric: Metric::Response,
-                points: points(ctx, k, &PAIR, Shapes::KangCubic)?,
+                points: points(ctx, k, &PAIR, &CUBIC, false)?,
                 y_max: Some(12.0),
                 claims: Box::new(move |t, look| fig10_claims(letter, t, look)),
                 notes: notes(ctx),
@@ -448,12 +456,13 @@ fn noncubic(
                 },
                 metric,
                 points: {
-                    let mut v = points(ctx, k, &NONCUBIC, Shapes::KangNoncubic)?;
+                    let mut v = points(ctx, k, &NONCUBIC, &NONCUBIC_SHAPES, false)?;
                     v.extend(points(
                         ctx,
                         k,
                         &[(ETC_POW2, "etc")],
-                        Shapes::KangNoncubicPow2,
+                        &NONCUBIC_SHAPES,
+                        true,
                     )?);
                     v
                 },

@@ -13,9 +13,9 @@
 //! determinism promise.
 
 use partalloc_topology::Topology;
-use partalloc_workload::SideLaw;
+use partalloc_workload::{DemandLaw, ShapeLaw, SideLaw};
 
-use super::sim::{Demand, Metric, Setup, Shapes, StopRule};
+use super::sim::{Metric, Setup, StopRule};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Panel, Scale, Table, Verdict};
 
 const STRATEGIES: [(&str, &str); 3] = [
@@ -95,14 +95,6 @@ fn lower_first(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn law_name(law: SideLaw) -> &'static str {
-    match law {
-        SideLaw::Uniform => "uniform",
-        SideLaw::TruncatedNormal => "normal",
-        _ => "exponential",
-    }
-}
-
 fn sides(ctx: &Ctx) -> Vec<u32> {
     match ctx.scale {
         Scale::Quick => vec![16, 32],
@@ -129,8 +121,9 @@ fn setup(ctx: &Ctx, machine: Topology, alloc: &str, sched: &str, law: SideLaw, l
         machine,
         allocator: alloc.to_owned(),
         scheduler: sched.to_owned(),
-        shapes: Shapes::Mesh(law),
-        demand: Demand::Exponential(10.0),
+        shapes: ShapeLaw::Sides { law, max: None },
+        round_up_pow2: false,
+        demand: DemandLaw::Exponential { mean: 10.0 },
         load,
         stop: StopRule::Jobs(jobs(ctx)),
         replications: reps(ctx),
@@ -221,7 +214,7 @@ fn panels(
                     "Kim–Yoon Fig. {}({letter}): {}, {} sides, {setting}",
                     spec.fig,
                     lower_first(spec.y_label),
-                    law_name(law),
+                    law,
                 ),
                 x_label: x_label.to_owned(),
                 y_label: spec.y_label.to_owned(),
@@ -438,7 +431,7 @@ fn claims(spec: Spec, law: SideLaw, t: &Table) -> Vec<Claim> {
                         100.0 * as_range.1,
                         100.0 * bl_range.0,
                         100.0 * bl_range.1,
-                        law_name(law)
+                        law
                     ),
                     format!(
                         "over AS {}, over Busy-List {}",

@@ -13,6 +13,8 @@ use partalloc_simkit::{Replications, Sweep};
 use rayon::prelude::*;
 use thiserror::Error;
 
+#[cfg(test)]
+mod claims;
 mod gupta;
 mod kang;
 mod kimyoon;
@@ -75,6 +77,9 @@ pub(crate) enum FigError {
     /// A workload could not be built.
     #[error(transparent)]
     Workload(#[from] partalloc_workload::WorkloadError),
+    /// A workload description does not fit its machine.
+    #[error(transparent)]
+    Spec(#[from] partalloc_workload::SpecError),
     /// A topology could not be built.
     #[error(transparent)]
     Topology(#[from] partalloc_topology::TopologyError),

@@ -12,8 +12,9 @@
 //! laws, see `docs/paper-errata.md` (workload part)).
 
 use partalloc_topology::Topology;
+use partalloc_workload::{CubeDimLaw, DemandLaw, ShapeLaw};
 
-use super::sim::{Demand, Metric, Setup, Shapes, StopRule};
+use super::sim::{Metric, Setup, StopRule};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Panel, Table, Verdict};
 
 pub(crate) const FIG2: Figure = Figure {
@@ -76,11 +77,20 @@ fn setup(
         machine,
         allocator: "buddy".to_owned(),
         scheduler: policy.to_owned(),
-        shapes: Shapes::CubeDims { normal },
-        demand: if hyper {
-            Demand::HyperExponential(5.0, 0.95, 4.0)
+        shapes: ShapeLaw::Cube(if normal {
+            CubeDimLaw::Normal
         } else {
-            Demand::Uniform(5.0)
+            CubeDimLaw::Uniform
+        }),
+        round_up_pow2: false,
+        demand: if hyper {
+            DemandLaw::HyperExponential {
+                mean: 5.0,
+                alpha: 0.95,
+                cv: 4.0,
+            }
+        } else {
+            DemandLaw::Uniform { mean: 5.0 }
         },
         load,
         stop: StopRule::Horizon(t),

@@ -2,49 +2,14 @@
 //! summary written to the figure's CSV.
 
 use partalloc_simkit::{ConfidenceInterval, Report, SimConfig, Simulation, Stop, replication_rng};
-use partalloc_topology::{Coords, Hypercube, Topology};
+use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
-    CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential, Job, JobShape,
-    MeshSides, NoncubicShapes, ShapeDist, SideLaw, UniformDemand, Workload,
+    Arrivals, CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, JobShape, ShapeDist, ShapeLaw,
+    Workload, WorkloadSpec,
 };
 use serde::Serialize;
 
 use super::FigError;
-
-/// The job sizes of a workload.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Shapes {
-    /// Kang §5.1: sides 2^a, a uniform in 0..=log2 k per dimension.
-    KangCubic,
-    /// Kang §5.3: sides uniform in 1..=k per dimension.
-    KangNoncubic,
-    /// Kang §5.3's jobs with every side rounded up to the next power of two
-    /// (at most the machine's side) before the job is submitted: the box a
-    /// subcube-granting strategy descended from Tree Collapsing would
-    /// reserve. The arrival rate stays derived from the unrounded sizes, so
-    /// the offered load counts the nodes the jobs need, as for
-    /// [`Shapes::KangNoncubic`].
-    KangNoncubicPow2,
-    /// Mohapatra §4.1: subcube dimension uniform in 0..n−1, or the "normal"
-    /// table.
-    CubeDims {
-        /// The "normal" table instead of the uniform law.
-        normal: bool,
-    },
-    /// Kim–Yoon §IV.1: mesh sides by a side law.
-    Mesh(SideLaw),
-}
-
-/// The service (residence) time law; every figure uses the dependent model.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Demand {
-    /// Exponential with this mean.
-    Exponential(f64),
-    /// Uniform on [0, 2·mean].
-    Uniform(f64),
-    /// Bimodal hyper-exponential (mean, α, coefficient of variation).
-    HyperExponential(f64, f64, f64),
-}
 
 /// When a replication ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,8 +26,16 @@ pub(crate) struct Setup {
     pub machine: Topology,
     pub allocator: String,
     pub scheduler: String,
-    pub shapes: Shapes,
-    pub demand: Demand,
+    pub shapes: ShapeLaw,
+    /// Round every side of a drawn box up to the next power of two (at
+    /// most the machine's side) before the job is submitted: the box a
+    /// subcube-granting strategy descended from Tree Collapsing would
+    /// reserve for Kang §5.3's jobs. The arrival rate stays derived from
+    /// the unrounded sizes, so the offered load counts the nodes the jobs
+    /// need.
+    pub round_up_pow2: bool,
+    /// The service (residence) law; every figure uses the dependent model.
+    pub demand: DemandLaw,
     pub load: f64,
     pub stop: StopRule,
     pub replications: u64,
@@ -91,23 +64,25 @@ pub(crate) struct PointKey {
 impl Setup {
     /// The workload string of the CSV.
     pub(crate) fn workload_name(&self) -> String {
-        let shapes = match self.shapes {
-            Shapes::KangCubic => "cubic 2^a per side".to_owned(),
-            Shapes::KangNoncubic => "noncubic uniform sides".to_owned(),
-            Shapes::KangNoncubicPow2 => {
+        let shapes = match (&self.shapes, self.round_up_pow2) {
+            (ShapeLaw::Cubic { max: None }, false) => "cubic 2^a per side".to_owned(),
+            (ShapeLaw::Noncubic { max: None }, false) => "noncubic uniform sides".to_owned(),
+            (ShapeLaw::Noncubic { max: None }, true) => {
                 "noncubic uniform sides, each rounded up to 2^ceil(log2)".to_owned()
             }
-            Shapes::CubeDims { normal: false } => "cube dims uniform".to_owned(),
-            Shapes::CubeDims { normal: true } => "cube dims normal table".to_owned(),
-            Shapes::Mesh(SideLaw::Uniform) => "sides uniform".to_owned(),
-            Shapes::Mesh(SideLaw::TruncatedNormal) => "sides normal".to_owned(),
-            Shapes::Mesh(SideLaw::TruncatedExponential) => "sides exponential".to_owned(),
-            Shapes::Mesh(law) => format!("sides {law:?}"),
+            (ShapeLaw::Cube(CubeDimLaw::Uniform), false) => "cube dims uniform".to_owned(),
+            (ShapeLaw::Cube(CubeDimLaw::Normal), false) => "cube dims normal table".to_owned(),
+            (ShapeLaw::Sides { law, max: None }, false) => format!("sides {law}"),
+            (law, false) => law.to_string(),
+            (law, true) => format!("{law}, each side rounded up to 2^ceil(log2)"),
         };
         let demand = match self.demand {
-            Demand::Exponential(m) => format!("exp({m})"),
-            Demand::Uniform(m) => format!("uniform(0..{})", 2.0 * m),
-            Demand::HyperExponential(m, a, c) => format!("hyperexp(mean {m} alpha {a} cv {c})"),
+            DemandLaw::Exponential { mean } => format!("exp({mean})"),
+            DemandLaw::Uniform { mean } => format!("uniform(0..{})", 2.0 * mean),
+            DemandLaw::HyperExponential { mean, alpha, cv } => {
+                format!("hyperexp(mean {mean} alpha {alpha} cv {cv})")
+            }
+            law => law.to_string(),
         };
         format!("{shapes}; service {demand}")
     }
@@ -137,52 +112,14 @@ impl Setup {
     }
 
     fn workload(&self) -> Result<Workload<ShapeDist, DemandDist>, FigError> {
-        let grid_sides = |t: &Topology| -> Result<Vec<u32>, FigError> {
-            match t {
-                Topology::Grid(g) => Ok(g.sides().iter().copied().collect()),
-                _ => Err(FigError::Setup(format!(
-                    "{t} is not a mesh; this workload needs one"
-                ))),
-            }
+        let spec = WorkloadSpec {
+            arrivals: Arrivals::Load(self.load),
+            shapes: self.shapes.clone(),
+            demand: self.demand,
+            dependence: Dependence::Dependent,
+            allow_saturation: true,
         };
-        let shapes: ShapeDist = match self.shapes {
-            Shapes::KangCubic => {
-                let exps: Vec<u32> = grid_sides(&self.machine)?
-                    .iter()
-                    .map(|s| s.max(&1).ilog2())
-                    .collect();
-                CubicShapes::new(&exps)?.into()
-            }
-            Shapes::KangNoncubic | Shapes::KangNoncubicPow2 => {
-                NoncubicShapes::new(&grid_sides(&self.machine)?)?.into()
-            }
-            Shapes::CubeDims { normal } => {
-                let Topology::Hypercube(h) = self.machine else {
-                    return Err(FigError::Setup(format!(
-                        "{} is not a hypercube",
-                        self.machine
-                    )));
-                };
-                if normal {
-                    CubeDims::mohapatra_normal().into()
-                } else {
-                    CubeDims::mohapatra_uniform(&Hypercube::new(h.dim())?)?.into()
-                }
-            }
-            Shapes::Mesh(law) => MeshSides::new(law, &grid_sides(&self.machine)?)?.into(),
-        };
-        let demand: DemandDist = match self.demand {
-            Demand::Exponential(m) => Exponential::new(m)?.into(),
-            Demand::Uniform(m) => UniformDemand::with_mean(m)?.into(),
-            Demand::HyperExponential(m, a, c) => HyperExponential::new(m, a, c)?.into(),
-        };
-        Ok(Workload::with_saturating_load(
-            self.load,
-            self.machine.num_nodes() as u64,
-            shapes,
-            demand,
-            Dependence::Dependent,
-        )?)
+        Ok(spec.build(&self.machine)?)
     }
 
     /// Runs replication `rep` under `seed`: the jobs come from stream `rep`
@@ -190,7 +127,7 @@ impl Setup {
     /// sizes and service draws (common random numbers).
     pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
         let w = self.workload()?;
-        let round = self.shapes == Shapes::KangNoncubicPow2;
+        let round = self.round_up_pow2;
         let caps = match self.machine {
             Topology::Grid(g) => Some(*g.sides()),
             _ => None,
@@ -428,15 +365,14 @@ mod tests {
     use super::*;
 
     fn box_job(sides: &[u32]) -> Job {
-        Job {
-            id: 7,
-            arrival: 2.5,
-            shape: JobShape::Box {
+        Job::new(
+            7,
+            2.5,
+            JobShape::Box {
                 sides: Coords::new(sides).unwrap(),
             },
-            service: 0.75,
-            estimate: None,
-        }
+            0.75,
+        )
     }
 
     #[test]
@@ -452,34 +388,32 @@ mod tests {
         let mut j = box_job(&[16, 5, 2]);
         round_up_pow2(&mut j, &caps);
         assert_eq!(j.shape, box_job(&[16, 6, 2]).shape);
-        let mut c = Job {
-            shape: JobShape::Nodes { count: 5 },
-            ..box_job(&[1, 1, 1])
-        };
+        let mut c = box_job(&[1, 1, 1]).with_shape(JobShape::Nodes { count: 5 });
         round_up_pow2(&mut c, &caps);
         assert_eq!(c.shape, JobShape::Nodes { count: 5 });
     }
 
     #[test]
     fn rounded_jobs_keep_the_unrounded_arrival_rate() {
-        let setup = |shapes| Setup {
+        let setup = |round_up_pow2| Setup {
             machine: "kary:8^3".parse().unwrap(),
             allocator: "etc".to_owned(),
             scheduler: "fcfs".to_owned(),
-            shapes,
-            demand: Demand::Exponential(1.0),
+            shapes: ShapeLaw::Noncubic { max: None },
+            round_up_pow2,
+            demand: DemandLaw::Exponential { mean: 1.0 },
             load: 0.4,
             stop: StopRule::Jobs(50),
             replications: 1,
             search_time: false,
         };
-        let a: Vec<Job> = setup(Shapes::KangNoncubic)
+        let a: Vec<Job> = setup(false)
             .workload()
             .unwrap()
             .jobs(&mut replication_rng(1, 0))
             .take(50)
             .collect();
-        let b: Vec<Job> = setup(Shapes::KangNoncubicPow2)
+        let b: Vec<Job> = setup(true)
             .workload()
             .unwrap()
             .jobs(&mut replication_rng(1, 0))

@@ -21,7 +21,7 @@
 //! use partalloc_topology::Hypercube;
 //!
 //! // Example 5 / Fig. 4: Q0, Q3, Q2, Q1, Q0 on Q_4.
-//! let mut b = Buddy::new(Hypercube::new(4)?);
+//! let mut b = Buddy::new(Hypercube::new(4)?)?;
 //! let got: Vec<String> = [0, 3, 2, 1, 0]
 //!     .into_iter()
 //!     .map(|k| b.allocate(&Request::subcube(k)).map(|g| g.partition().to_string()))
@@ -34,10 +34,10 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
 use super::node_state_methods;
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 const NAME: &str = "buddy";
@@ -51,7 +51,7 @@ pub struct Buddy {
     ledger: GrantLedger<Subcube>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "buddy system on an allocation bitmap: least aligned free block",
@@ -59,19 +59,22 @@ pub(crate) const ENTRY: Entry = Entry {
         params: &[],
         topologies: &[TopologyKind::Hypercube],
     },
-    build: |t, _| Ok(Box::new(Buddy::new(cube_of(NAME, t)?))),
+    build: |t, _| Ok(Box::new(Buddy::new(cube_of(NAME, t)?)?)),
 };
 
 impl Buddy {
     /// A buddy allocator for `cube`, all nodes free.
-    #[must_use]
-    pub fn new(cube: Hypercube) -> Self {
-        Self {
+    ///
+    /// # Errors
+    /// None today: it returns a `Result` like every strategy constructor
+    /// (see the crate docs).
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
+        Ok(Self {
             cube,
             topology: Topology::Hypercube(cube),
             nodes: Occupancy::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
-        }
+        })
     }
 
     fn block(&self, k: u32, alpha: usize) -> Subcube {

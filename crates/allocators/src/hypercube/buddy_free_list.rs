@@ -39,7 +39,7 @@
 //! use partalloc_allocators::{Allocator, Request};
 //! use partalloc_topology::Hypercube;
 //!
-//! let mut b = BuddyFreeList::new(Hypercube::new(4)?);
+//! let mut b = BuddyFreeList::new(Hypercube::new(4)?)?;
 //! let g0 = b.allocate(&Request::subcube(0))?;
 //! let g3 = b.allocate(&Request::subcube(3))?;
 //! assert_eq!(g0.partition().to_string(), "0000");
@@ -52,9 +52,10 @@
 use partalloc_topology::{FreeSet, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "buddy-free-list";
@@ -71,7 +72,7 @@ pub struct BuddyFreeList {
     ledger: GrantLedger<(u32, u32)>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "buddy system with one free list per size (Knuth), O(n) per operation",
@@ -79,26 +80,29 @@ pub(crate) const ENTRY: Entry = Entry {
         params: &[],
         topologies: &[TopologyKind::Hypercube],
     },
-    build: |t, _| Ok(Box::new(BuddyFreeList::new(cube_of(NAME, t)?))),
+    build: |t, _| Ok(Box::new(BuddyFreeList::new(cube_of(NAME, t)?)?)),
 };
 
 impl BuddyFreeList {
     /// A free-list buddy allocator for `cube`: F_n holds the whole machine.
-    #[must_use]
-    pub fn new(cube: Hypercube) -> Self {
+    ///
+    /// # Errors
+    /// None today: it returns a `Result` like every strategy constructor
+    /// (see the crate docs).
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
         let n = cube.dim();
         let mut lists: Vec<FreeSet> = (0..=n).map(|i| FreeSet::new(1usize << (n - i))).collect();
         if let Some(top) = lists.last_mut() {
             let _ = top.insert(0);
         }
-        Self {
+        Ok(Self {
             cube,
             topology: Topology::Hypercube(cube),
             lists,
             free: cube.num_nodes(),
             faulty: NodeSet::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
-        }
+        })
     }
 
     /// The number of blocks on F_0, …, F_n.

@@ -4,7 +4,8 @@
 
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology};
 
-use crate::registry::RegistryError;
+use crate::BuildError;
+use crate::registry::UnsupportedTopology;
 use crate::{AllocError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request};
 
 /// The dimension k of a subcube request on Q_n.
@@ -28,14 +29,10 @@ pub(crate) fn requested_dim(
 }
 
 /// The hypercube of a topology the registry already checked.
-pub(crate) fn cube_of(strategy: &'static str, t: &Topology) -> Result<Hypercube, RegistryError> {
-    t.as_hypercube()
-        .copied()
-        .ok_or_else(|| RegistryError::UnsupportedTopology {
-            strategy,
-            topology: t.to_string(),
-            accepted: "hypercube".to_owned(),
-        })
+pub(crate) fn cube_of(strategy: &'static str, t: &Topology) -> Result<Hypercube, BuildError> {
+    t.as_hypercube().copied().ok_or_else(|| {
+        UnsupportedTopology::new(strategy, t, &[partalloc_topology::TopologyKind::Hypercube]).into()
+    })
 }
 
 /// Mask of the low `bits` bits.

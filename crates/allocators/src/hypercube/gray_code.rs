@@ -40,13 +40,12 @@
 use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
-use super::HypercubeError;
 use super::common::{cube_of, low, requested_dim, sub};
 use super::node_state_methods;
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request, StrategySpec,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request, StrategySpec,
 };
 
 const NAME: &str = "gray-code";
@@ -64,7 +63,7 @@ pub struct GrayCode {
     ledger: GrantLedger<(Subcube, u32, u32)>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "Gray-code strategy: least window of 2^k code positions starting at a multiple of 2^(k-1)",
@@ -79,10 +78,7 @@ pub(crate) const ENTRY: Entry = Entry {
     build: build_entry,
 };
 
-fn build_entry(
-    t: &Topology,
-    spec: &StrategySpec,
-) -> Result<Box<dyn Allocator>, crate::RegistryError> {
+fn build_entry(t: &Topology, spec: &StrategySpec) -> Result<Box<dyn Allocator>, BuildError> {
     let cube = cube_of(NAME, t)?;
     let code = match spec.get("g") {
         None => gray::GrayCode::reflected(cube.dim()),
@@ -121,11 +117,11 @@ impl GrayCode {
     /// A Gray-code allocator for `cube` with `code`.
     ///
     /// # Errors
-    /// [`HypercubeError::CodeWidth`] if the code's width is not the cube's
+    /// [`BuildError::CodeWidth`] if the code's width is not the cube's
     /// dimension.
-    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Self, HypercubeError> {
+    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Self, BuildError> {
         if code.width() != cube.dim() {
-            return Err(HypercubeError::CodeWidth {
+            return Err(BuildError::CodeWidth {
                 code: code.width(),
                 cube: cube.dim(),
             });
@@ -208,6 +204,10 @@ impl GrayCode {
 impl Allocator for GrayCode {
     fn name(&self) -> String {
         let g: Vec<String> = self.code.params().iter().map(ToString::to_string).collect();
+        // Q_0's code has no parameters, and `g=` would not parse back.
+        if g.is_empty() {
+            return NAME.to_owned();
+        }
         format!("{NAME}[g={}]", g.join(","))
     }
 

@@ -25,7 +25,7 @@
 //! use partalloc_topology::Hypercube;
 //!
 //! // Al-Dhelaan & Bose, Example 13 / Fig. 8.
-//! let mut p = Partner::new(Hypercube::new(4)?);
+//! let mut p = Partner::new(Hypercube::new(4)?)?;
 //! let grants: Vec<String> = [0, 3, 2, 1, 0]
 //!     .into_iter()
 //!     .map(|k| p.allocate(&Request::subcube(k)).map(|g| g.partition().to_string()))
@@ -33,8 +33,6 @@
 //! assert_eq!(grants, ["0000", "X1XX", "X01X", "X001", "1000"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-
-use thiserror::Error;
 
 mod buddy;
 mod buddy_free_list;
@@ -58,30 +56,6 @@ pub(crate) use gray_code::ENTRY as GRAY_CODE;
 pub(crate) use multiple_gray_code::ENTRY as MULTIPLE_GRAY_CODE;
 pub(crate) use partner::ENTRY as PARTNER;
 pub(crate) use partner_ext::ENTRY as PARTNER_EXT;
-
-/// Why a hypercube strategy could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum HypercubeError {
-    /// The Gray code's width differs from the machine's dimension.
-    #[error("the gray code has width {code} but the machine is Q_{cube}; give {cube} parameters")]
-    CodeWidth {
-        /// Width of the code.
-        code: u32,
-        /// Dimension of the machine.
-        cube: u32,
-    },
-    /// The machine is too large for the strategy's tables.
-    #[error("{strategy} supports machines up to Q_{max}; Q_{n} is too large")]
-    TooLarge {
-        /// The strategy.
-        strategy: &'static str,
-        /// The machine's dimension.
-        n: u32,
-        /// The largest supported dimension.
-        max: u32,
-    },
-}
 
 /// The `Allocator` methods every node-bitmap strategy shares: they read
 /// `self.nodes` (an [`Occupancy`](crate::Occupancy)), `self.ledger` and `self.topology`, or

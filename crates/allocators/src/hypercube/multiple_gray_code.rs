@@ -51,11 +51,10 @@ use std::collections::HashSet;
 use partalloc_topology::gray;
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
-use super::HypercubeError;
 use super::common::{cube_of, requested_dim, sub};
 use super::gray_code::window;
 use super::node_state_methods;
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
@@ -169,7 +168,7 @@ pub struct MultipleGrayCode {
     ledger: GrantLedger<Subcube>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "Gray-code strategy over C(n, n/2) codes from a symmetric chain decomposition: complete recognition",
@@ -179,13 +178,7 @@ pub(crate) const ENTRY: Entry = Entry {
     },
     build: |t, _| {
         let cube = cube_of(NAME, t)?;
-        MultipleGrayCode::new(cube)
-            .map(|m| Box::new(m) as Box<dyn Allocator>)
-            .map_err(|e| RegistryError::UnsuitableTopology {
-                strategy: NAME,
-                topology: t.to_string(),
-                reason: e.to_string(),
-            })
+        Ok(Box::new(MultipleGrayCode::new(cube)?))
     },
 };
 
@@ -193,14 +186,16 @@ impl MultipleGrayCode {
     /// A multiple-Gray-code allocator for `cube`.
     ///
     /// # Errors
-    /// [`HypercubeError::TooLarge`] above Q_[`MAX_MULTIPLE_GRAY_DIM`].
-    pub fn new(cube: Hypercube) -> Result<Self, HypercubeError> {
+    /// [`BuildError::UnsuitableTopology`] above Q_[`MAX_MULTIPLE_GRAY_DIM`].
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
         let n = cube.dim();
         if n > MAX_MULTIPLE_GRAY_DIM {
-            return Err(HypercubeError::TooLarge {
+            return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,
-                n,
-                max: MAX_MULTIPLE_GRAY_DIM,
+                topology: Topology::Hypercube(cube).to_string(),
+                reason: format!(
+                    "{NAME} supports machines up to Q_{MAX_MULTIPLE_GRAY_DIM}; Q_{n} is too large"
+                ),
             });
         }
         let codes = chain_codes(n)

@@ -27,7 +27,7 @@
 //!
 //! // Example 15: one faulty node in 000X and one in 100X; Q3 then Q2
 //! // still fit.
-//! let mut p = Partner::new(Hypercube::new(4)?);
+//! let mut p = Partner::new(Hypercube::new(4)?)?;
 //! p.mark_faulty(0b0001)?;
 //! p.mark_faulty(0b1000)?;
 //! let g3 = p.allocate(&Request::subcube(3))?;
@@ -42,10 +42,10 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 use super::common::{cube_of, requested_dim, sub};
 use super::node_state_methods;
 use super::tree::{Tree, partner_cubes};
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 const NAME: &str = "partner";
@@ -60,7 +60,7 @@ pub struct Partner {
     pub(super) ledger: GrantLedger<Subcube>,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "partner strategy: a free Q_{k-1} tree node and its least free partner",
@@ -68,20 +68,23 @@ pub(crate) const ENTRY: Entry = Entry {
         params: &[],
         topologies: &[TopologyKind::Hypercube],
     },
-    build: |t, _| Ok(Box::new(Partner::new(cube_of(NAME, t)?))),
+    build: |t, _| Ok(Box::new(Partner::new(cube_of(NAME, t)?)?)),
 };
 
 impl Partner {
     /// A partner allocator for `cube`, all nodes free.
-    #[must_use]
-    pub fn new(cube: Hypercube) -> Self {
-        Self {
+    ///
+    /// # Errors
+    /// None today: it returns a `Result` like every strategy constructor
+    /// (see the crate docs).
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
+        Ok(Self {
             cube,
             topology: Topology::Hypercube(cube),
             tree: Tree::new(cube.dim()),
             nodes: Occupancy::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
-        }
+        })
     }
 
     /// Algorithm 3 (and the Q_0 rule) without changing state.

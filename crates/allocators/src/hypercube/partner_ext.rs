@@ -33,7 +33,7 @@
 //! use partalloc_topology::Hypercube;
 //!
 //! let q4 = Hypercube::new(4)?;
-//! let ext = PartnerExt::new(q4, Delta::Infinite);
+//! let ext = PartnerExt::new(q4, Delta::Infinite)?;
 //! // Fig. 12: 20 Q_2 in a Q_4.
 //! assert_eq!(ext.recognizable(&Request::subcube(2))?.len(), 20);
 //! assert_eq!(ext.name(), "partner-ext[delta=inf]");
@@ -52,8 +52,10 @@ use super::common::{cube_of, low, requested_dim, sub};
 use super::node_state_methods;
 use super::partner::Partner;
 use super::tree::partner_cube;
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{
+    AllocError, Allocator, BuildError, FaultError, Grant, Partition, ReleaseError, Request,
+};
 
 const NAME: &str = "partner-ext";
 
@@ -117,7 +119,7 @@ pub struct PartnerExt {
     delta: Delta,
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "partner strategy extended to deeper tree levels by cyclic shifts, depth delta",
@@ -131,7 +133,7 @@ pub(crate) const ENTRY: Entry = Entry {
     },
     build: |t, spec| {
         let delta = spec.parse_or("delta", Delta::Infinite)?;
-        Ok(Box::new(PartnerExt::new(cube_of(NAME, t)?, delta)))
+        Ok(Box::new(PartnerExt::new(cube_of(NAME, t)?, delta)?))
     },
 };
 
@@ -151,12 +153,15 @@ fn shifted(cube: &Hypercube, k: u32, i: u32, d: u32, j: u32) -> Subcube {
 impl PartnerExt {
     /// An extended partner allocator for `cube` searching `delta` extra
     /// levels.
-    #[must_use]
-    pub fn new(cube: Hypercube, delta: Delta) -> Self {
-        Self {
-            core: Partner::new(cube),
+    ///
+    /// # Errors
+    /// None today: it returns a `Result` like every strategy constructor
+    /// (see the crate docs).
+    pub fn new(cube: Hypercube, delta: Delta) -> Result<Self, BuildError> {
+        Ok(Self {
+            core: Partner::new(cube)?,
             delta,
-        }
+        })
     }
 
     /// The search depth δ.
@@ -231,7 +236,7 @@ mod tests {
     #[test]
     fn fig_10_and_11_addresses() {
         let q5 = Hypercube::new(5).unwrap();
-        let p = PartnerExt::new(q5, Delta::Infinite);
+        let p = PartnerExt::new(q5, Delta::Infinite).unwrap();
         let alg3: Vec<String> = p
             .core
             .alg3_cubes(3)
@@ -269,7 +274,7 @@ mod tests {
     fn step_2_j0_cubes_repeat_earlier_ones() {
         for n in 1..=8u32 {
             let cube = Hypercube::new(n).unwrap();
-            let p = PartnerExt::new(cube, Delta::Infinite);
+            let p = PartnerExt::new(cube, Delta::Infinite).unwrap();
             for k in 2..=n {
                 let level = n - k + 1;
                 let mut order: Vec<Subcube> = p.core.alg3_cubes(k);

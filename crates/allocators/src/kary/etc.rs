@@ -42,59 +42,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use core::fmt;
-use core::str::FromStr;
-
 use partalloc_topology::{Topology, TopologyKind};
 
-use super::search::JobSearch;
+pub use super::search::SearchMode;
+use super::search::{JobSearch, SEARCH_PARAM, search_param};
 use super::{any_grid, core_methods};
-use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
-
-/// How a job-based search checks windows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub enum SearchMode {
-    /// Row bit words (or N-dimensional prefix sums when dimension 0 is
-    /// longer than 64).
-    #[default]
-    Fast,
-    /// Every node of every window, as analysed by Kang (§2).
-    Literal,
-}
-
-impl fmt::Display for SearchMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Fast => "fast",
-            Self::Literal => "literal",
-        })
-    }
-}
-
-impl FromStr for SearchMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "fast" => Ok(Self::Fast),
-            "literal" => Ok(Self::Literal),
-            _ => Err("expected fast or literal".to_owned()),
-        }
-    }
-}
-
-pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
-    name: "search",
-    default: "fast",
-    doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
-};
-
-pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, RegistryError> {
-    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
-}
 
 /// The ETC strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -106,8 +60,8 @@ impl Etc {
     /// ETC with the fast search on any mesh or torus.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -115,7 +69,7 @@ impl Etc {
     ///
     /// # Errors
     /// As [`Etc::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
         let grid = any_grid("etc", &topology)?;
         Ok(Self {
             core: JobSearch::new(topology, grid, mode),
@@ -129,7 +83,7 @@ impl Etc {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "etc",
         summary: "extended tree collapsing: first free box of the job in any orientation (orientation-major, node-id order), recognition-complete",

@@ -25,7 +25,7 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Extended Buddy strategy. See the [module docs](self).
@@ -38,8 +38,8 @@ impl ExtendedBuddy {
     /// EB with the default (node-count) mapping.
     ///
     /// # Errors
-    /// [`RegistryError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] unless the machine is a k-ary n-cube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -47,7 +47,7 @@ impl ExtendedBuddy {
     ///
     /// # Errors
     /// As [`ExtendedBuddy::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, RegistryError> {
+    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
         Ok(Self {
             core: SliceCore::new("extended-buddy", topology, mapping)?,
         })
@@ -63,7 +63,7 @@ impl ExtendedBuddy {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "extended-buddy",
         summary: "k-ary buddy: the lowest aligned free k-ary R-slice (slice partitioning)",

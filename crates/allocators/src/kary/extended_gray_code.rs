@@ -27,10 +27,10 @@
 
 use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 
-use super::isomorphic::as_box_if_box;
+use super::common::as_box_if_box;
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Extended Gray Code strategy. See the [module docs](self).
@@ -48,8 +48,8 @@ impl ExtendedGrayCode {
     /// EGC with the default (node-count) mapping.
     ///
     /// # Errors
-    /// [`RegistryError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] unless the machine is a k-ary n-cube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -57,15 +57,14 @@ impl ExtendedGrayCode {
     ///
     /// # Errors
     /// As [`ExtendedGrayCode::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, RegistryError> {
+    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
         let core = SliceCore::new("extended-gray-code", topology, mapping)?;
-        let gray = KaryGray::new(core.k, core.n as usize).map_err(|e| {
-            RegistryError::UnsuitableTopology {
+        let gray =
+            KaryGray::new(core.k, core.n as usize).map_err(|e| BuildError::UnsuitableTopology {
                 strategy: "extended-gray-code",
                 topology: topology.to_string(),
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let cyclic = core.grid.is_torus() && core.k % 2 == 0;
         Ok(Self {
             seq: gray.sequence(),
@@ -102,7 +101,7 @@ impl ExtendedGrayCode {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "extended-gray-code",
         summary: "k-ary Gray code: the least window of k^R consecutive reflected-Gray codewords that is free (slice partitioning)",

@@ -74,12 +74,13 @@
 //! ```
 
 use partalloc_topology::{
-    FreeSet, Grid, GridBox, MAX_DIMS, NodeId, NodeSet, PartitionSteps, StepAddress, Topology,
-    TopologyKind,
+    Coords, FreeSet, Grid, GridBox, MAX_DIMS, NodeId, NodeSet, OrientationOrder, Orientations,
+    PartitionSteps, StepAddress, Topology, TopologyKind,
 };
 
+use super::common::{as_box_if_box, odometer};
 use super::{any_grid, box_sides};
-use crate::registry::{Entry, ParamInfo, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };
@@ -188,11 +189,11 @@ impl Isomorphic {
     /// two.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube, sides that are not powers of two,
+    /// [`BuildError`] for a hypercube, sides that are not powers of two,
     /// or a step that splits more than six dimensions.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         let grid = any_grid("isomorphic", &topology)?;
-        let unsuitable = |reason: String| RegistryError::UnsuitableTopology {
+        let unsuitable = |reason: String| BuildError::UnsuitableTopology {
             strategy: "isomorphic",
             topology: topology.to_string(),
             reason,
@@ -635,20 +636,15 @@ impl Isomorphic {
     /// requested box at `g`'s base in the first orientation that fits, else
     /// a fold of it ([`Self::folded`]).
     fn kept(&self, g: &GridBox, sides: &[u32]) -> Option<Partition> {
-        let n = sides.len();
         let ext = g.extents();
-        // The given orientation, then the other permutations in
-        // lexicographic order.
-        let mut perm: Vec<usize> = (0..n).collect();
-        loop {
-            if (0..n).all(|i| sides[perm[i]] <= ext[i]) {
-                let e: Vec<u32> = (0..n).map(|i| sides[perm[i]]).collect();
-                if let Ok(b) = GridBox::new(g.base(), &e) {
+        // The given orientation, then the others in lexicographic order.
+        if let Ok(sides) = Coords::new(sides) {
+            for o in Orientations::new(sides, OrientationOrder::Lexicographic) {
+                if o.iter().zip(ext.iter()).all(|(s, e)| s <= e)
+                    && let Ok(b) = GridBox::new(g.base(), &o)
+                {
                     return Some(Partition::Box(b));
                 }
-            }
-            if !next_permutation(&mut perm) {
-                break;
             }
         }
         self.folded(g, sides)
@@ -845,62 +841,7 @@ fn kept_count(b: &GridBox, g: &GridBox, keep: &NodeSet) -> u64 {
     count
 }
 
-/// Advances a mixed-radix counter, dimension 0 fastest.
-pub(crate) fn odometer(x: &mut [u32], sides: &[u32]) {
-    for i in 0..x.len() {
-        x[i] += 1;
-        if x[i] < sides[i] {
-            return;
-        }
-        x[i] = 0;
-    }
-}
-
-/// The next permutation in lexicographic order; false after the last.
-pub(crate) fn next_permutation(p: &mut [usize]) -> bool {
-    let n = p.len();
-    if n < 2 {
-        return false;
-    }
-    let mut i = n - 1;
-    while i > 0 && p[i - 1] >= p[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        return false;
-    }
-    let mut j = n - 1;
-    while p[j] <= p[i - 1] {
-        j -= 1;
-    }
-    p.swap(i - 1, j);
-    p[i..].reverse();
-    true
-}
-
-/// `Partition::Box` if the sorted node list is exactly a box, else
-/// `Partition::Nodes`.
-pub(crate) fn as_box_if_box(grid: &Grid, nodes: Vec<NodeId>) -> Partition {
-    let n = grid.dims();
-    let mut lo = [u32::MAX; partalloc_topology::MAX_DIMS];
-    let mut hi = [0u32; partalloc_topology::MAX_DIMS];
-    for &nd in &nodes {
-        if let Ok(c) = grid.coords_of(nd) {
-            for i in 0..n {
-                lo[i] = lo[i].min(c[i]);
-                hi[i] = hi[i].max(c[i]);
-            }
-        }
-    }
-    if let Ok(b) = GridBox::from_corners(&lo[..n], &hi[..n])
-        && b.volume() == nodes.len() as u64
-    {
-        return Partition::Box(b);
-    }
-    Partition::Nodes(nodes)
-}
-
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "isomorphic",
         summary: "isomorphic partitioning into 2^n-ary trees of subcubes with free lists and status bitmaps; cubic jobs folded to semi-isomorphic shapes",

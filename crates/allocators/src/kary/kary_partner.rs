@@ -26,7 +26,7 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The k-ary Partner strategy. See the [module docs](self).
@@ -39,8 +39,8 @@ impl KaryPartner {
     /// k-ary Partner with the default (node-count) mapping.
     ///
     /// # Errors
-    /// [`RegistryError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] unless the machine is a k-ary n-cube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -48,7 +48,7 @@ impl KaryPartner {
     ///
     /// # Errors
     /// As [`KaryPartner::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, RegistryError> {
+    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
         Ok(Self {
             core: SliceCore::new("kary-partner", topology, mapping)?,
         })
@@ -94,7 +94,7 @@ impl KaryPartner {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "kary-partner",
         summary: "k-ary partner: the least block α and partner direction p whose k partner blocks are free (slice partitioning)",

@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod common;
 pub mod etc;
 pub mod extended_buddy;
 pub mod extended_gray_code;
@@ -38,19 +39,20 @@ mod search;
 mod slice;
 pub mod sniffing;
 
-pub use etc::{Etc, SearchMode};
+pub use etc::Etc;
 pub use extended_buddy::ExtendedBuddy;
 pub use extended_gray_code::ExtendedGrayCode;
 pub use isomorphic::Isomorphic;
 pub use kary_partner::KaryPartner;
+pub use search::SearchMode;
 pub use sniffing::Sniffing;
 
 use core::fmt;
 use core::str::FromStr;
 
-use partalloc_topology::{Grid, Topology};
+use partalloc_topology::{Grid, Topology, TopologyKind};
 
-use crate::registry::RegistryError;
+use crate::BuildError;
 use crate::{AllocError, Request};
 
 /// How a box request is mapped to the dimension R of the k-ary R-slice a
@@ -93,8 +95,8 @@ impl FromStr for SliceMapping {
 pub(crate) fn kary_grid(
     strategy: &'static str,
     topology: &Topology,
-) -> Result<(Grid, u32), RegistryError> {
-    let unsuitable = |reason: &str| RegistryError::UnsuitableTopology {
+) -> Result<(Grid, u32), BuildError> {
+    let unsuitable = |reason: &str| BuildError::UnsuitableTopology {
         strategy,
         topology: topology.to_string(),
         reason: reason.to_owned(),
@@ -112,15 +114,15 @@ pub(crate) fn kary_grid(
 }
 
 /// The grid of any mesh or torus.
-pub(crate) fn any_grid(strategy: &'static str, topology: &Topology) -> Result<Grid, RegistryError> {
-    topology
-        .as_grid()
-        .copied()
-        .ok_or_else(|| RegistryError::UnsupportedTopology {
+pub(crate) fn any_grid(strategy: &'static str, topology: &Topology) -> Result<Grid, BuildError> {
+    topology.as_grid().copied().ok_or_else(|| {
+        crate::registry::UnsupportedTopology::new(
             strategy,
-            topology: topology.to_string(),
-            accepted: "mesh, torus".to_owned(),
-        })
+            topology,
+            &[TopologyKind::Mesh, TopologyKind::Torus],
+        )
+        .into()
+    })
 }
 
 /// The sides of a box request, checked against the grid's dimensions.
@@ -203,7 +205,7 @@ pub(crate) fn slice_dim(
 }
 
 /// Parses the `mapping` parameter.
-pub(crate) fn mapping_param(spec: &crate::StrategySpec) -> Result<SliceMapping, RegistryError> {
+pub(crate) fn mapping_param(spec: &crate::StrategySpec) -> Result<SliceMapping, BuildError> {
     Ok(spec.parse_or(MAPPING_PARAM.name, SliceMapping::default())?)
 }
 

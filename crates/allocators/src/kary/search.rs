@@ -5,13 +5,63 @@
 //! orientations in the same order and bases in node-id order, so they
 //! choose the same box.
 
-use partalloc_topology::{Grid, GridBox, MAX_DIMS, NodeId, Topology};
+use core::fmt;
+use core::str::FromStr;
 
-use super::isomorphic::{next_permutation, odometer};
-use super::{SearchMode, box_sides};
+use partalloc_topology::{
+    Coords, Grid, GridBox, MAX_DIMS, NodeId, OrientationOrder, Orientations, Topology,
+};
+
+use super::box_sides;
+use super::common::odometer;
+use crate::registry::{BuildError, ParamInfo};
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
+
+/// How a job-based search checks windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum SearchMode {
+    /// Row bit words (or N-dimensional prefix sums when dimension 0 is
+    /// longer than 64).
+    #[default]
+    Fast,
+    /// Every node of every window, as analysed by Kang (§2).
+    Literal,
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Fast => "fast",
+            Self::Literal => "literal",
+        })
+    }
+}
+
+impl FromStr for SearchMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fast" => Ok(Self::Fast),
+            "literal" => Ok(Self::Literal),
+            _ => Err("expected fast or literal".to_owned()),
+        }
+    }
+}
+
+pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
+    name: "search",
+    default: "fast",
+    doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
+};
+
+pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, BuildError> {
+    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
+}
 
 /// Counts of unavailable nodes over every origin-anchored box: entry
 /// p holds the number of unavailable nodes with coordinates < p.
@@ -191,46 +241,18 @@ impl RowSearch {
     }
 }
 
-/// Whether `perm` is the first permutation (in lexicographic order)
-/// producing its orientation: equal sides keep their relative order.
-pub(crate) fn first_of_orientation(sides: &[u32], perm: &[usize]) -> bool {
-    for i in 0..perm.len() {
-        for j in i + 1..perm.len() {
-            if sides[perm[i]] == sides[perm[j]] && perm[i] > perm[j] {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Calls `f` with each distinct orientation of `sides` (BASELINES §A.6:
-/// lexicographic order of the dimension permutation, identity first) until
-/// it returns `Some`.
+/// Calls `f` with each distinct orientation of `sides` (all of them, or
+/// with `all == false` only the given one) until it returns `Some`: the
+/// lexicographic order of the dimension permutation, identity first.
 pub(crate) fn for_orientations<T>(
     sides: &[u32],
     all: bool,
     mut f: impl FnMut(&[u32]) -> Option<T>,
 ) -> Option<T> {
-    let n = sides.len();
-    let mut perm = [0usize; MAX_DIMS];
-    for (i, p) in perm.iter_mut().enumerate().take(n) {
-        *p = i;
-    }
-    let mut o = [0u32; MAX_DIMS];
-    loop {
-        if first_of_orientation(sides, &perm[..n]) {
-            for i in 0..n {
-                o[i] = sides[perm[i]];
-            }
-            if let Some(t) = f(&o[..n]) {
-                return Some(t);
-            }
-        }
-        if !all || !next_permutation(&mut perm[..n]) {
-            return None;
-        }
-    }
+    let sides = Coords::new(sides).ok()?;
+    Orientations::new(sides, OrientationOrder::Lexicographic)
+        .take(if all { usize::MAX } else { 1 })
+        .find_map(|o| f(&o))
 }
 
 /// Bases of an `ext` box in node-id order, until `f` returns true.

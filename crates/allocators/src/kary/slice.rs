@@ -5,7 +5,7 @@
 use partalloc_topology::{Grid, GridBox, NodeId, Topology};
 
 use super::{SliceMapping, kary_grid, slice_dim};
-use crate::registry::RegistryError;
+use crate::BuildError;
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
@@ -27,7 +27,7 @@ impl SliceCore {
         strategy: &'static str,
         topology: Topology,
         mapping: SliceMapping,
-    ) -> Result<Self, RegistryError> {
+    ) -> Result<Self, BuildError> {
         let (grid, k) = kary_grid(strategy, &topology)?;
         Ok(Self {
             strategy,

@@ -24,10 +24,9 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
-use super::etc::{SEARCH_PARAM, search_param};
-use super::search::JobSearch;
-use super::{SearchMode, any_grid, core_methods};
-use crate::registry::{Entry, RegistryError, StrategyInfo};
+use super::search::{JobSearch, SEARCH_PARAM, SearchMode, search_param};
+use super::{any_grid, core_methods};
+use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Sniffing strategy. See the [module docs](self).
@@ -40,8 +39,8 @@ impl Sniffing {
     /// Sniffing with the fast search on any mesh or torus.
     ///
     /// # Errors
-    /// [`RegistryError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError`] for a hypercube.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -49,7 +48,7 @@ impl Sniffing {
     ///
     /// # Errors
     /// As [`Sniffing::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, RegistryError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
         let grid = any_grid("sniffing", &topology)?;
         Ok(Self {
             core: JobSearch::new(topology, grid, mode),
@@ -57,7 +56,7 @@ impl Sniffing {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "sniffing",
         summary: "first free window of the job in its given orientation, planes and bases in node-id order",

@@ -23,11 +23,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
-use crate::registry::{Entry, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "adaptive-scan";
 
@@ -43,8 +43,8 @@ impl AdaptiveScan {
     /// Adaptive Scan on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             run: Vec::new(),
@@ -53,7 +53,7 @@ impl AdaptiveScan {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "first free a×b submesh in row-major order, else the first b×a (complete)",
@@ -69,7 +69,7 @@ impl MeshHooks for AdaptiveScan {
         NAME.to_owned()
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         first_fit(&self.core, a, b, rotate, &mut self.run, &mut self.cnt)
     }
 

@@ -23,11 +23,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, free_bases, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, free_bases, mesh_allocator, rect};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "best-fit";
 
@@ -58,8 +58,8 @@ impl BestFit {
     /// Best Fit on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, score: BfScore) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, score: BfScore) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             score,
@@ -75,7 +75,7 @@ impl BestFit {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free a×b base with the most blocked neighbours, fixed orientation",
@@ -110,14 +110,14 @@ impl MeshHooks for BestFit {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         free_bases(&self.core, a, b, &mut self.cov, &mut self.runs);
         let (width, height) = (self.core.width as i64, self.core.height as i64);
         let cov = &self.cov;
         let is_base = |x: i64, y: i64| {
             x >= 0 && y >= 0 && x < width && y < height && cov[(x + width * y) as usize]
         };
-        let mut best: Option<(u32, Rect)> = None;
+        let mut best: Option<(u32, u32, u32)> = None;
         for y in 0..=(height - i64::from(b)) {
             for x in 0..=(width - i64::from(a)) {
                 if !is_base(x, y) {
@@ -131,12 +131,12 @@ impl MeshHooks for BestFit {
                         .count(),
                     BfScore::Coverage => nb.iter().filter(|&&(i, j)| !is_base(i, j)).count(),
                 } as u32;
-                if best.is_none_or(|(bs, _)| s > bs) {
-                    best = Some((s, Rect::new(x as u32, y as u32, a, b)));
+                if best.is_none_or(|(bs, _, _)| s > bs) {
+                    best = Some((s, x as u32, y as u32));
                 }
             }
         }
-        best.map(|(_, r)| r)
+        best.and_then(|(_, x, y)| rect(x, y, a, b))
     }
 
     fn rotates(&self) -> bool {

@@ -31,9 +31,9 @@ use std::collections::BTreeSet;
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{FaultError, Partition, RegistryError};
+use super::{MeshCore, MeshHooks, mesh_allocator, rect};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, FaultError, Partition};
 
 const NAME: &str = "buddy-2d";
 
@@ -75,11 +75,11 @@ impl Buddy2d {
     /// power of two.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] for any other machine.
+    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, BuildError> {
         let core = MeshCore::new(NAME, topology)?;
         if core.width != core.height || !core.width.is_power_of_two() {
-            return Err(RegistryError::UnsuitableTopology {
+            return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,
                 topology: topology.to_string(),
                 reason: format!(
@@ -135,7 +135,7 @@ impl Buddy2d {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "quad buddy: smallest power-of-two square block with free lists",
@@ -169,7 +169,7 @@ impl MeshHooks for Buddy2d {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         let want = Self::level_for(a, b);
         let (level, &blk) = self
             .free
@@ -179,10 +179,10 @@ impl MeshHooks for Buddy2d {
             .find_map(|(k, l)| l.first().map(|e| (k, e)))?;
         self.pending = Some((level, blk, want));
         let side = 1u32 << want;
-        Some(Rect::new(blk.1, blk.2, side, side))
+        rect(blk.1, blk.2, side, side)
     }
 
-    fn granted(&mut self, _r: Rect) {
+    fn granted(&mut self, _r: GridBox) {
         let Some((mut level, blk, want)) = self.pending.take() else {
             return;
         };
@@ -198,9 +198,9 @@ impl MeshHooks for Buddy2d {
         }
     }
 
-    fn released(&mut self, r: Rect) {
-        let mut level = r.w.trailing_zeros() as usize;
-        let (mut x, mut y) = (r.x, r.y);
+    fn released(&mut self, r: GridBox) {
+        let mut level = r.extent(0).trailing_zeros() as usize;
+        let (mut x, mut y) = (r.lo(0), r.lo(1));
         while level + 1 < self.free.len() {
             let t = 1u32 << level;
             let (px, py) = (x - x % (2 * t), y - y % (2 * t));
@@ -224,7 +224,9 @@ impl MeshHooks for Buddy2d {
     }
 
     fn check_faults_supported(&self) -> Result<(), FaultError> {
-        Err(FaultError::Unsupported { strategy: NAME })
+        Err(FaultError::Unsupported {
+            strategy: NAME.to_owned(),
+        })
     }
 
     fn rotates(&self) -> bool {

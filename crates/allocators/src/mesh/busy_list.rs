@@ -36,9 +36,9 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "busy-list";
 
@@ -50,7 +50,7 @@ pub struct BusyList {
     candidates: BlCandidates,
     /// Scratch: the busy list read once per request (no copy between
     /// requests; the ledger and the occupancy are the state).
-    busy: Vec<Rect>,
+    busy: Vec<GridBox>,
 }
 
 /// Which placements Busy-List evaluates.
@@ -74,19 +74,19 @@ impl BusyList {
     /// Busy-List on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_candidates(topology, BlCandidates::Complete)
     }
 
     /// Busy-List with a choice of candidate set.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn with_candidates(
         topology: Topology,
         candidates: BlCandidates,
-    ) -> Result<Self, RegistryError> {
+    ) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             candidates,
@@ -104,17 +104,16 @@ impl BusyList {
     /// state (None for other boxes).
     #[must_use]
     pub fn boundary_value(&self, submesh: &GridBox) -> Option<u32> {
-        let r = Rect::of_box(submesh)?;
-        (self.core.whole().contains(r)).then(|| self.bv(r))
+        (self.core.whole().contains_box(submesh)).then(|| self.bv(submesh))
     }
 
-    fn bv(&self, r: Rect) -> u32 {
+    fn bv(&self, r: &GridBox) -> u32 {
         let c = &self.core;
         let (x, y, x2, y2) = (
-            i64::from(r.x),
-            i64::from(r.y),
-            i64::from(r.x2()),
-            i64::from(r.y2()),
+            i64::from(r.lo(0)),
+            i64::from(r.lo(1)),
+            i64::from(r.hi(0)),
+            i64::from(r.hi(1)),
         );
         let mut v = 0;
         for i in x..=x2 {
@@ -127,7 +126,7 @@ impl BusyList {
     }
 
     /// Whether the placement lies in the mesh and meets no busy submesh.
-    fn placeable(&self, busy: &[Rect], x: i64, y: i64, w: u32, h: u32) -> Option<Rect> {
+    fn placeable(&self, busy: &[GridBox], x: i64, y: i64, w: u32, h: u32) -> Option<GridBox> {
         let c = &self.core;
         if x < 0
             || y < 0
@@ -136,12 +135,12 @@ impl BusyList {
         {
             return None;
         }
-        let r = Rect::new(x as u32, y as u32, w, h);
-        (!busy.iter().any(|o| o.overlaps(r))).then_some(r)
+        let r = rect(x as u32, y as u32, w, h)?;
+        (!busy.iter().any(|o| o.overlaps(&r))).then_some(r)
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
@@ -177,19 +176,21 @@ impl MeshHooks for BusyList {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
         let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
         let mut busy = core::mem::take(&mut self.busy);
         busy.clear();
         busy.extend(self.core.obstacles());
         // Key: larger BV, then lower (y, x), then the requested orientation.
-        let mut best: Option<(u32, u32, u32, usize, Rect)> = None;
-        let better = |bv: u32, r: Rect, o: usize, best: &Option<(u32, u32, u32, usize, Rect)>| {
-            best.is_none_or(|(bbv, by, bx, bo, _)| {
-                (bv, std::cmp::Reverse((r.y, r.x, o))) > (bbv, std::cmp::Reverse((by, bx, bo)))
-            })
-        };
+        let mut best: Option<(u32, u32, u32, usize, GridBox)> = None;
+        let better =
+            |bv: u32, r: &GridBox, o: usize, best: &Option<(u32, u32, u32, usize, GridBox)>| {
+                best.is_none_or(|(bbv, by, bx, bo, _)| {
+                    (bv, std::cmp::Reverse((r.lo(1), r.lo(0), o)))
+                        > (bbv, std::cmp::Reverse((by, bx, bo)))
+                })
+            };
         for (o, &(w, h)) in or[..n].iter().enumerate() {
             let (wi, hi) = (i64::from(w), i64::from(h));
             let corners = [
@@ -200,10 +201,10 @@ impl MeshHooks for BusyList {
             ];
             let per_busy = busy.iter().flat_map(|b| {
                 let (x1, y1, x2, y2) = (
-                    i64::from(b.x),
-                    i64::from(b.y),
-                    i64::from(b.x2()),
-                    i64::from(b.y2()),
+                    i64::from(b.lo(0)),
+                    i64::from(b.lo(1)),
+                    i64::from(b.hi(0)),
+                    i64::from(b.hi(1)),
                 );
                 [
                     (x2 + 1, y1),
@@ -220,10 +221,10 @@ impl MeshHooks for BusyList {
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
                     let xs =
-                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.x2()) + 1));
+                        core::iter::once(0).chain(obstacles.iter().map(|b| i64::from(b.hi(0)) + 1));
                     xs.flat_map(move |x| {
                         core::iter::once(0)
-                            .chain(obstacles.iter().map(|b| i64::from(b.y2()) + 1))
+                            .chain(obstacles.iter().map(|b| i64::from(b.hi(1)) + 1))
                             .map(move |y| (x, y))
                     })
                 })
@@ -231,9 +232,9 @@ impl MeshHooks for BusyList {
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
                 if let Some(r) = self.placeable(&busy, x, y, w, h) {
-                    let bv = self.bv(r);
-                    if better(bv, r, o, &best) {
-                        best = Some((bv, r.y, r.x, o, r));
+                    let bv = self.bv(&r);
+                    if better(bv, &r, o, &best) {
+                        best = Some((bv, r.lo(1), r.lo(0), o, r));
                     }
                 }
             }

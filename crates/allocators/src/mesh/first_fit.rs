@@ -20,11 +20,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, first_fit, mesh_allocator};
-use crate::registry::{Entry, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "first-fit";
 
@@ -40,8 +40,8 @@ impl FirstFit {
     /// First Fit on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             run: Vec::new(),
@@ -50,7 +50,7 @@ impl FirstFit {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "first free a×b submesh in row-major order, fixed orientation",
@@ -66,7 +66,7 @@ impl MeshHooks for FirstFit {
         NAME.to_owned()
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         first_fit(&self.core, a, b, false, &mut self.run, &mut self.cnt)
     }
 

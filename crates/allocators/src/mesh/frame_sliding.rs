@@ -21,11 +21,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::Topology;
+use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, mesh_allocator};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, mesh_allocator, rect};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "frame-sliding";
 
@@ -52,8 +52,8 @@ impl FrameSliding {
     /// Frame Sliding on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             variant,
@@ -66,7 +66,7 @@ impl FrameSliding {
         self.variant
     }
 
-    fn frames(&self, x0: u32, y0: u32, a: u32, b: u32, mut f: impl FnMut(Rect) -> bool) {
+    fn frames(&self, x0: u32, y0: u32, a: u32, b: u32, mut f: impl FnMut(GridBox) -> bool) {
         let (width, height) = (self.core.width, self.core.height);
         if a > width || b > height {
             return;
@@ -79,7 +79,9 @@ impl FrameSliding {
         while y + b <= height {
             let mut x = xs;
             while x + a <= width {
-                if f(Rect::new(x, y, a, b)) {
+                if let Some(r) = rect(x, y, a, b)
+                    && f(r)
+                {
                     return;
                 }
                 x += a;
@@ -89,7 +91,7 @@ impl FrameSliding {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "a×b frames with strides (a, b) from the first free node, fixed orientation",
@@ -119,13 +121,13 @@ impl MeshHooks for FrameSliding {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
         let first = self.core.occupancy.blocked().first_absent()? as usize;
         let w = self.core.width as usize;
         let (x0, y0) = ((first % w) as u32, (first / w) as u32);
         let mut found = None;
         self.frames(x0, y0, a, b, |r| {
-            if self.core.rect_free(r) {
+            if self.core.rect_free(&r) {
                 found = Some(r);
                 true
             } else {
@@ -142,9 +144,7 @@ impl MeshHooks for FrameSliding {
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let mut v = Vec::new();
         self.frames(0, 0, a, b, |r| {
-            if let Ok(gb) = r.to_box() {
-                v.push(Partition::Box(gb));
-            }
+            v.push(Partition::Box(r));
             false
         });
         v

@@ -68,9 +68,9 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, Rect, mesh_allocator, orientations};
-use crate::registry::{Entry, ParamInfo, StrategyInfo};
-use crate::{Partition, RegistryError};
+use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::{BuildError, Partition};
 
 const NAME: &str = "fsl";
 
@@ -79,11 +79,11 @@ const NAME: &str = "fsl";
 pub struct Fsl {
     pub(super) core: MeshCore,
     /// The dominant free submeshes, sorted by [`fsl_key`].
-    pub(super) free: Vec<Rect>,
+    pub(super) free: Vec<GridBox>,
     dealloc: FslDealloc,
-    cands: Vec<Rect>,
-    pieces: Vec<Rect>,
-    near: Vec<Rect>,
+    cands: Vec<GridBox>,
+    pieces: Vec<GridBox>,
+    near: Vec<GridBox>,
 }
 
 /// How [`Fsl`] rebuilds its list after a release. Both give the same list.
@@ -105,23 +105,35 @@ pub enum FslDealloc {
 
 /// Definition 1 order: larger first, then closer to square, then (our
 /// tie-break) lowest base address and the wider one first.
-fn fsl_key(r: &Rect) -> (Reverse<u64>, u32, u32, u32, Reverse<u32>) {
-    (Reverse(r.area()), r.w.abs_diff(r.h), r.y, r.x, Reverse(r.w))
+fn fsl_key(r: &GridBox) -> (Reverse<u64>, u32, u32, u32, Reverse<u32>) {
+    let (w, h) = (r.extent(0), r.extent(1));
+    (
+        Reverse(r.volume()),
+        w.abs_diff(h),
+        r.lo(1),
+        r.lo(0),
+        Reverse(w),
+    )
 }
 
-/// rf(s, against), Definition 2.
-pub(super) fn rf(s: Rect, against: Rect) -> u64 {
+/// rf(s, against), Definition 2, in any number of dimensions: the size of
+/// the largest slab of `against` beside `s` (one per side of `s`) if they
+/// overlap, the size of `against` otherwise.
+pub(super) fn rf(s: &GridBox, against: &GridBox) -> u64 {
     if !s.overlaps(against) {
-        return against.area();
+        return against.volume();
     }
-    let (lx, ly) = (i64::from(against.w), i64::from(against.h));
-    let terms = [
-        (i64::from(s.x) - i64::from(against.x)) * ly,
-        (i64::from(against.x2()) - i64::from(s.x2())) * ly,
-        lx * (i64::from(s.y) - i64::from(against.y)),
-        lx * (i64::from(against.y2()) - i64::from(s.y2())),
-    ];
-    terms.into_iter().max().unwrap_or(0).max(0) as u64
+    let mut best = 0u64;
+    for d in 0..against.dims() {
+        let cross = against.cross_section(d);
+        if s.lo(d) > against.lo(d) {
+            best = best.max(u64::from(s.lo(d) - against.lo(d)) * cross);
+        }
+        if against.hi(d) > s.hi(d) {
+            best = best.max(u64::from(against.hi(d) - s.hi(d)) * cross);
+        }
+    }
+    best
 }
 
 /// The reservation factor rf(S, S′) of Kim & Yoon's Definition 2: the size
@@ -141,49 +153,26 @@ pub(super) fn rf(s: Rect, against: Rect) -> u64 {
 /// ```
 #[must_use]
 pub fn reservation_factor(s: &GridBox, against: &GridBox) -> Option<u64> {
-    Some(rf(Rect::of_box(s)?, Rect::of_box(against)?))
+    (s.dims() == 2 && against.dims() == 2).then(|| rf(s, against))
 }
 
-/// A free region of a free submesh list: a [`Rect`] here, a cuboid in
-/// [`Fsl3d`](super::Fsl3d).
-pub(super) trait Region: Copy + Ord {
-    fn overlaps(self, o: Self) -> bool;
-    fn contains(self, o: Self) -> bool;
-    /// Pushes the dominant parts of `self` that lie outside `best` (one
-    /// per side of `best` inside `self`).
-    fn parts_outside(self, best: Self, out: &mut Vec<Self>);
+/// How far a free box would fall short of holding an orientation `o`:
+/// the type reservation factor of Fig. 6 step 1, the largest slab of `s`
+/// beside an `o` box at its corner; `None` if `o` does not fit in `s`.
+pub(super) fn type_rf(s: &GridBox, o: &[u32]) -> Option<u64> {
+    (o.len() == s.dims() && o.iter().enumerate().all(|(d, &e)| e <= s.extent(d))).then(|| {
+        o.iter()
+            .enumerate()
+            .map(|(d, &e)| u64::from(s.extent(d) - e) * s.cross_section(d))
+            .max()
+            .unwrap_or(0)
+    })
 }
 
-impl Region for Rect {
-    fn overlaps(self, o: Self) -> bool {
-        Self::overlaps(self, o)
-    }
-
-    fn contains(self, o: Self) -> bool {
-        Self::contains(self, o)
-    }
-
-    fn parts_outside(self, best: Self, out: &mut Vec<Self>) {
-        let s = self;
-        if best.x > s.x {
-            out.push(Rect::new(s.x, s.y, best.x - s.x, s.h));
-        }
-        if best.x2() < s.x2() {
-            out.push(Rect::new(best.x2() + 1, s.y, s.x2() - best.x2(), s.h));
-        }
-        if best.y > s.y {
-            out.push(Rect::new(s.x, s.y, s.w, best.y - s.y));
-        }
-        if best.y2() < s.y2() {
-            out.push(Rect::new(s.x, best.y2() + 1, s.w, s.y2() - best.y2()));
-        }
-    }
-}
-
-/// Replaces every free region overlapping `best` by its dominant parts
-/// (Fig. 6 step 3). `free` stays a set of maximal free regions if it was
+/// Replaces every free box overlapping `best` by its dominant parts
+/// (Fig. 6 step 3). `free` stays a set of maximal free boxes if it was
 /// one and `best` was free or is being blocked now.
-pub(super) fn decompose<R: Region>(free: &mut Vec<R>, best: R, pieces: &mut Vec<R>) {
+pub(super) fn decompose(free: &mut Vec<GridBox>, best: &GridBox, pieces: &mut Vec<GridBox>) {
     pieces.clear();
     let mut i = 0;
     while i < free.len() {
@@ -193,19 +182,19 @@ pub(super) fn decompose<R: Region>(free: &mut Vec<R>, best: R, pieces: &mut Vec<
             continue;
         }
         free.swap_remove(i);
-        s.parts_outside(best, pieces);
+        pieces.extend(s.parts_outside(best));
     }
     pieces.sort_unstable();
     pieces.dedup();
     let survivors = free.len();
-    for (k, &p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.contains(p))
+    for (k, p) in pieces.iter().enumerate() {
+        let covered = free[..survivors].iter().any(|s| s.contains_box(p))
             || pieces
                 .iter()
                 .enumerate()
-                .any(|(j, &q)| j != k && q.contains(p));
+                .any(|(j, q)| j != k && q.contains_box(p));
         if !covered {
-            free.push(p);
+            free.push(*p);
         }
     }
 }
@@ -213,29 +202,31 @@ pub(super) fn decompose<R: Region>(free: &mut Vec<R>, best: R, pieces: &mut Vec<
 /// Fig. 6 step 1: the dominant-type candidates at the four corners of every
 /// free submesh that accommodates one of the orientations `or`, without
 /// duplicates, in tie-break order (lowest y, then x, then a×b before b×a).
-pub(super) fn candidates(free: &[Rect], a: u32, b: u32, or: &[(u32, u32)], out: &mut Vec<Rect>) {
+pub(super) fn candidates(
+    free: &[GridBox],
+    a: u32,
+    b: u32,
+    or: &[(u32, u32)],
+    out: &mut Vec<GridBox>,
+) {
     out.clear();
-    for &s in free {
-        let type_rf = |(w, h): (u32, u32)| {
-            (w <= s.w && h <= s.h).then(|| {
-                let (sw, sh) = (u64::from(s.w), u64::from(s.h));
-                ((sw - u64::from(w)) * sh).max(sw * (sh - u64::from(h)))
-            })
-        };
-        let Some(top) = or.iter().filter_map(|&t| type_rf(t)).max() else {
+    for s in free {
+        let Some(top) = or.iter().filter_map(|&(w, h)| type_rf(s, &[w, h])).max() else {
             continue;
         };
         for &(w, h) in or {
-            if type_rf((w, h)) != Some(top) {
-                continue;
-            }
-            let (xr, yt) = (s.x2() + 1 - w, s.y2() + 1 - h);
-            for (x, y) in [(s.x, s.y), (s.x, yt), (xr, s.y), (xr, yt)] {
-                out.push(Rect::new(x, y, w, h));
+            if type_rf(s, &[w, h]) == Some(top) {
+                out.extend(s.corner_placements(&[w, h]));
             }
         }
     }
-    out.sort_unstable_by_key(|c| (c.y, c.x, u8::from((c.w, c.h) != (a, b))));
+    out.sort_unstable_by_key(|c| {
+        (
+            c.lo(1),
+            c.lo(0),
+            u8::from((c.extent(0), c.extent(1)) != (a, b)),
+        )
+    });
     out.dedup();
 }
 
@@ -243,16 +234,16 @@ impl Fsl {
     /// FSL on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Self::with_dealloc(topology, FslDealloc::Rebuild)
     }
 
     /// FSL with a choice of deallocation procedure.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, RegistryError> {
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
+    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, BuildError> {
         let core = MeshCore::new(NAME, topology)?;
         let whole = core.whole();
         Ok(Self {
@@ -274,7 +265,7 @@ impl Fsl {
     /// The free submesh list, in list order (Definition 1).
     #[must_use]
     pub fn free_submeshes(&self) -> Vec<GridBox> {
-        self.free.iter().filter_map(|r| r.to_box().ok()).collect()
+        self.free.clone()
     }
 
     fn sort(&mut self) {
@@ -287,28 +278,29 @@ impl Fsl {
         self.free.clear();
         self.free.push(self.core.whole());
         for o in self.core.obstacles() {
-            decompose(&mut self.free, o, &mut self.pieces);
+            decompose(&mut self.free, &o, &mut self.pieces);
         }
         self.sort();
     }
 
     /// [`FslDealloc::Incremental`]: the dominant free submeshes meeting
     /// the released `r` replace the old entries they contain.
-    fn release_incremental(&mut self, r: Rect) {
+    fn release_incremental(&mut self, r: GridBox) {
         self.near.clear();
         self.near.push(self.core.whole());
         for o in self.core.obstacles() {
-            decompose(&mut self.near, o, &mut self.pieces);
-            self.near.retain(|n| n.overlaps(r));
+            decompose(&mut self.near, &o, &mut self.pieces);
+            self.near.retain(|n| n.overlaps(&r));
         }
         let near = &self.near;
-        self.free.retain(|m| !near.iter().any(|n| n.contains(*m)));
+        self.free
+            .retain(|m| !near.iter().any(|n| n.contains_box(m)));
         self.free.extend_from_slice(near);
         self.sort();
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free submesh list best fit by reservation factor (complete recognition)",
@@ -345,7 +337,7 @@ impl MeshHooks for Fsl {
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
         let or = &or[..n];
         // Step 1: candidates at the four corners of each accommodating S.
@@ -354,28 +346,28 @@ impl MeshHooks for Fsl {
             return None;
         }
         // Step 2: eliminate against each free submesh in list order.
-        let keep_best = |cands: &mut Vec<Rect>, against: Rect| {
-            let top = cands.iter().map(|&c| rf(c, against)).max().unwrap_or(0);
-            cands.retain(|&c| rf(c, against) == top);
+        let keep_best = |cands: &mut Vec<GridBox>, against: &GridBox| {
+            let top = cands.iter().map(|c| rf(c, against)).max().unwrap_or(0);
+            cands.retain(|c| rf(c, against) == top);
         };
-        for &s in &self.free {
+        for s in &self.free {
             if self.cands.len() == 1 {
                 break;
             }
             keep_best(&mut self.cands, s);
         }
         if self.cands.len() > 1 {
-            keep_best(&mut self.cands, self.core.whole());
+            keep_best(&mut self.cands, &self.core.whole());
         }
         self.cands.first().copied()
     }
 
-    fn granted(&mut self, r: Rect) {
-        decompose(&mut self.free, r, &mut self.pieces);
+    fn granted(&mut self, r: GridBox) {
+        decompose(&mut self.free, &r, &mut self.pieces);
         self.sort();
     }
 
-    fn released(&mut self, r: Rect) {
+    fn released(&mut self, r: GridBox) {
         // Fig. 8 step 1 (the obstacle list already lacks r).
         if self.free.is_empty() {
             self.free.push(r);
@@ -390,13 +382,16 @@ impl MeshHooks for Fsl {
     }
 
     fn faulted(&mut self, x: u32, y: u32) {
-        decompose(&mut self.free, Rect::new(x, y, 1, 1), &mut self.pieces);
+        if let Some(r) = rect(x, y, 1, 1) {
+            decompose(&mut self.free, &r, &mut self.pieces);
+        }
         self.sort();
     }
 
     fn repaired(&mut self, x: u32, y: u32) {
-        let r = Rect::new(x, y, 1, 1);
-        self.released(r);
+        if let Some(r) = rect(x, y, 1, 1) {
+            self.released(r);
+        }
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {

@@ -39,147 +39,63 @@
 
 use core::cmp::Reverse;
 
-use partalloc_topology::{GridBox, NodeId, Topology};
+use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
-use super::fsl::{Region, decompose};
+use super::fsl::{decompose, rf, type_rf};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{Entry, StrategyInfo};
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
 };
 
 const NAME: &str = "fsl-3d";
 
-/// An axis-aligned box of a 3-D mesh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(super) struct Cuboid {
-    pub(super) lo: [u32; 3],
-    pub(super) ext: [u32; 3],
-}
-
-impl Cuboid {
-    pub(super) const fn new(lo: [u32; 3], ext: [u32; 3]) -> Self {
-        Self { lo, ext }
-    }
-
-    pub(super) const fn hi(self, d: usize) -> u32 {
-        self.lo[d] + self.ext[d] - 1
-    }
-
-    pub(super) fn volume(self) -> u64 {
-        self.ext.iter().map(|&e| u64::from(e)).product()
-    }
-
-    fn surface(self) -> u64 {
-        let [a, b, c] = self.ext.map(u64::from);
-        a * b + b * c + a * c
-    }
-
-    pub(super) fn overlaps(self, o: Self) -> bool {
-        (0..3).all(|d| self.lo[d] < o.lo[d] + o.ext[d] && o.lo[d] < self.lo[d] + self.ext[d])
-    }
-
-    pub(super) fn contains(self, o: Self) -> bool {
-        (0..3).all(|d| o.lo[d] >= self.lo[d] && o.lo[d] + o.ext[d] <= self.lo[d] + self.ext[d])
-    }
-
-    /// Volume of the slab of `self` across dimension `d` (extent 1 in d).
-    fn cross(self, d: usize) -> u64 {
-        (0..3)
-            .filter(|&e| e != d)
-            .map(|e| u64::from(self.ext[e]))
-            .product()
-    }
-
-    /// The box in the machine's `dims` dimensions (2 or 3; a 2-D mesh is
-    /// handled as W×H×1).
-    fn to_box(self, dims: usize) -> Result<GridBox, partalloc_topology::TopologyError> {
-        GridBox::new(&self.lo[..dims], &self.ext[..dims])
-    }
-}
-
-/// rf(s, against) in three dimensions.
-pub(super) fn rf3(s: Cuboid, against: Cuboid) -> u64 {
-    if !s.overlaps(against) {
-        return against.volume();
-    }
-    let mut best = 0u64;
-    for d in 0..3 {
-        let cross = against.cross(d);
-        if s.lo[d] > against.lo[d] {
-            best = best.max(u64::from(s.lo[d] - against.lo[d]) * cross);
-        }
-        if against.hi(d) > s.hi(d) {
-            best = best.max(u64::from(against.hi(d) - s.hi(d)) * cross);
-        }
-    }
-    best
-}
-
-fn key(c: &Cuboid) -> (Reverse<u64>, u64, [u32; 3], Reverse<[u32; 3]>) {
+/// The search key of the list: volume (larger first), closeness to a cube
+/// as surface area (smaller first), lowest base address (z, y, x), then
+/// the larger extents first.
+fn key(c: &GridBox) -> (Reverse<u64>, u64, [u32; 3], Reverse<[u32; 3]>) {
+    let surface = (0..3).map(|d| c.cross_section(d)).sum();
     (
         Reverse(c.volume()),
-        c.surface(),
-        [c.lo[2], c.lo[1], c.lo[0]],
-        Reverse(c.ext),
+        surface,
+        [c.lo(2), c.lo(1), c.lo(0)],
+        Reverse([c.extent(0), c.extent(1), c.extent(2)]),
     )
 }
 
-impl Region for Cuboid {
-    fn overlaps(self, o: Self) -> bool {
-        Self::overlaps(self, o)
-    }
-
-    fn contains(self, o: Self) -> bool {
-        Self::contains(self, o)
-    }
-
-    fn parts_outside(self, best: Self, out: &mut Vec<Self>) {
-        let s = self;
-        for d in 0..3 {
-            if best.lo[d] > s.lo[d] {
-                let mut p = s;
-                p.ext[d] = best.lo[d] - s.lo[d];
-                out.push(p);
-            }
-            if best.hi(d) < s.hi(d) {
-                let mut p = s;
-                p.lo[d] = best.hi(d) + 1;
-                p.ext[d] = s.hi(d) - best.hi(d);
-                out.push(p);
-            }
-        }
+/// The orientations of (a, b, c) a request allows: every distinct one
+/// with `rotate`, in [`OrientationOrder::Insertion`] (a b c, b a c, a c b,
+/// b c a, c a b, c b a), else only the requested one.
+pub(super) fn orientations3(sides: [u32; 3], rotate: bool, out: &mut Vec<[u32; 3]>) {
+    out.clear();
+    if let Ok(sides) = Coords::new(&sides) {
+        let all = Orientations::new(sides, OrientationOrder::Insertion);
+        out.extend(
+            all.take(if rotate { usize::MAX } else { 1 })
+                .map(|o| [o[0], o[1], o[2]]),
+        );
     }
 }
 
-/// The distinct orientations of (a, b, c): the requested one first, then
-/// the other permutations in a fixed order.
-pub(super) fn orientations3(sides: [u32; 3], rotate: bool, out: &mut Vec<[u32; 3]>) {
-    const PERMS: [[usize; 3]; 6] = [
-        [0, 1, 2],
-        [1, 0, 2],
-        [0, 2, 1],
-        [1, 2, 0],
-        [2, 0, 1],
-        [2, 1, 0],
-    ];
-    out.clear();
-    for p in PERMS.iter().take(if rotate { 6 } else { 1 }) {
-        let o = [sides[p[0]], sides[p[1]], sides[p[2]]];
-        if !out.contains(&o) {
-            out.push(o);
-        }
-    }
+/// The 3-D box at `lo` with extents `ext` (None if an extent is 0).
+pub(super) fn cuboid(lo: [u32; 3], ext: [u32; 3]) -> Option<GridBox> {
+    GridBox::new(&lo, &ext).ok()
+}
+
+/// The box in the machine's `dims` dimensions (2 or 3; a 2-D mesh is
+/// handled as W×H×1).
+fn to_machine(c: &GridBox, dims: usize) -> Result<GridBox, partalloc_topology::TopologyError> {
+    GridBox::new(&c.base()[..dims], &c.extents()[..dims])
 }
 
 /// Calls `f(lo, hi)` for the node-id range of every x-row of `c`.
-fn for_rows(sides: [u32; 3], c: Cuboid, mut f: impl FnMut(usize, usize)) {
+fn for_rows(sides: [u32; 3], c: &GridBox, mut f: impl FnMut(usize, usize)) {
     let [w, h, _] = sides.map(|s| s as usize);
-    for z in c.lo[2]..c.lo[2] + c.ext[2] {
-        for y in c.lo[1]..c.lo[1] + c.ext[1] {
-            let lo = c.lo[0] as usize + w * (y as usize + h * z as usize);
-            f(lo, lo + c.ext[0] as usize);
+    for z in c.lo(2)..=c.hi(2) {
+        for y in c.lo(1)..=c.hi(1) {
+            let lo = c.lo(0) as usize + w * (y as usize + h * z as usize);
+            f(lo, lo + c.extent(0) as usize);
         }
     }
 }
@@ -191,14 +107,15 @@ pub struct Fsl3d {
     dims: usize,
     sides: [u32; 3],
     occupancy: Occupancy,
-    ledger: GrantLedger<Cuboid>,
-    /// Allocated boxes and faulty nodes (as 1×1×1).
-    pub(super) obstacles: Vec<Cuboid>,
-    /// The dominant free boxes, sorted.
-    pub(super) free: Vec<Cuboid>,
+    ledger: GrantLedger<GridBox>,
+    /// Allocated boxes and faulty nodes (as 1×1×1), all 3-D.
+    pub(super) obstacles: Vec<GridBox>,
+    /// The dominant free boxes, sorted, all 3-D.
+    pub(super) free: Vec<GridBox>,
+    whole: GridBox,
     ors: Vec<[u32; 3]>,
-    cands: Vec<(Cuboid, usize)>,
-    pieces: Vec<Cuboid>,
+    cands: Vec<(GridBox, usize)>,
+    pieces: Vec<GridBox>,
 }
 
 impl Fsl3d {
@@ -206,13 +123,13 @@ impl Fsl3d {
     /// as W×H×1, with 2-D requests and grants.
     ///
     /// # Errors
-    /// [`RegistryError::UnsuitableTopology`] unless the machine is 2-D or
+    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D or
     /// 3-D.
-    pub fn new(topology: Topology) -> Result<Self, RegistryError> {
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 || g.dims() == 3 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy: NAME,
                     topology: topology.to_string(),
                     reason: "needs a 3-D (or 2-D) mesh or torus, e.g. mesh:8x8x8".to_owned(),
@@ -222,7 +139,11 @@ impl Fsl3d {
         let dims = grid.dims();
         let g = grid.sides();
         let sides = [g[0], g[1], if dims == 3 { g[2] } else { 1 }];
-        let whole = Cuboid::new([0; 3], sides);
+        let whole = GridBox::new(&[0; 3], &sides).map_err(|e| BuildError::UnsuitableTopology {
+            strategy: NAME,
+            topology: topology.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             topology,
             dims,
@@ -231,6 +152,7 @@ impl Fsl3d {
             ledger: GrantLedger::new(),
             obstacles: Vec::new(),
             free: vec![whole],
+            whole,
             ors: Vec::new(),
             cands: Vec::new(),
             pieces: Vec::new(),
@@ -242,12 +164,8 @@ impl Fsl3d {
     pub fn free_submeshes(&self) -> Vec<GridBox> {
         self.free
             .iter()
-            .filter_map(|c| c.to_box(self.dims).ok())
+            .filter_map(|c| to_machine(c, self.dims).ok())
             .collect()
-    }
-
-    fn whole(&self) -> Cuboid {
-        Cuboid::new([0; 3], self.sides)
     }
 
     fn parse(&self, request: &Request) -> Result<([u32; 3], bool), AllocError> {
@@ -288,56 +206,34 @@ impl Fsl3d {
         Ok((s, rotate))
     }
 
-    fn choose(&mut self, sides: [u32; 3], rotate: bool) -> Option<Cuboid> {
+    fn choose(&mut self, sides: [u32; 3], rotate: bool) -> Option<GridBox> {
         orientations3(sides, rotate, &mut self.ors);
         self.cands.clear();
-        for &s in &self.free {
-            let type_rf = |o: [u32; 3]| {
-                (0..3).all(|d| o[d] <= s.ext[d]).then(|| {
-                    (0..3)
-                        .map(|d| u64::from(s.ext[d] - o[d]) * s.cross(d))
-                        .max()
-                        .unwrap_or(0)
-                })
-            };
-            let Some(top) = self.ors.iter().filter_map(|&o| type_rf(o)).max() else {
+        for s in &self.free {
+            let Some(top) = self.ors.iter().filter_map(|o| type_rf(s, o)).max() else {
                 continue;
             };
-            for (rank, &o) in self.ors.iter().enumerate() {
-                if type_rf(o) != Some(top) {
-                    continue;
-                }
-                for corner in 0..8u32 {
-                    let mut lo = s.lo;
-                    for d in 0..3 {
-                        if corner >> d & 1 == 1 {
-                            lo[d] = s.hi(d) + 1 - o[d];
-                        }
-                    }
-                    self.cands.push((Cuboid::new(lo, o), rank));
+            for (rank, o) in self.ors.iter().enumerate() {
+                if type_rf(s, o) == Some(top) {
+                    self.cands.extend(s.corner_placements(o).map(|c| (c, rank)));
                 }
             }
         }
         self.cands
-            .sort_unstable_by_key(|&(c, rank)| ([c.lo[2], c.lo[1], c.lo[0]], rank));
+            .sort_unstable_by_key(|&(c, rank)| ([c.lo(2), c.lo(1), c.lo(0)], rank));
         self.cands.dedup();
-        let keep_best = |cands: &mut Vec<(Cuboid, usize)>, against: Cuboid| {
-            let top = cands
-                .iter()
-                .map(|&(c, _)| rf3(c, against))
-                .max()
-                .unwrap_or(0);
-            cands.retain(|&(c, _)| rf3(c, against) == top);
+        let keep_best = |cands: &mut Vec<(GridBox, usize)>, against: &GridBox| {
+            let top = cands.iter().map(|(c, _)| rf(c, against)).max().unwrap_or(0);
+            cands.retain(|(c, _)| rf(c, against) == top);
         };
-        for &s in &self.free {
+        for s in &self.free {
             if self.cands.len() <= 1 {
                 break;
             }
             keep_best(&mut self.cands, s);
         }
         if self.cands.len() > 1 {
-            let whole = self.whole();
-            keep_best(&mut self.cands, whole);
+            keep_best(&mut self.cands, &self.whole);
         }
         self.cands.first().map(|&(c, _)| c)
     }
@@ -346,21 +242,21 @@ impl Fsl3d {
         self.free.sort_unstable_by_key(key);
     }
 
-    fn block(&mut self, c: Cuboid) {
-        decompose(&mut self.free, c, &mut self.pieces);
+    fn block(&mut self, c: GridBox) {
+        decompose(&mut self.free, &c, &mut self.pieces);
         self.sort();
     }
 
-    fn rebuild(&mut self, released: Cuboid) {
+    fn rebuild(&mut self, released: GridBox) {
         if self.free.is_empty() {
             self.free.push(released);
             return;
         }
         self.free.clear();
-        self.free.push(self.whole());
+        self.free.push(self.whole);
         for i in 0..self.obstacles.len() {
             let o = self.obstacles[i];
-            decompose(&mut self.free, o, &mut self.pieces);
+            decompose(&mut self.free, &o, &mut self.pieces);
         }
         self.sort();
     }
@@ -371,7 +267,7 @@ impl Fsl3d {
     }
 }
 
-pub(crate) const ENTRY: Entry = Entry {
+pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free submesh list best fit extended to 3-D meshes (complete recognition)",
@@ -398,13 +294,13 @@ impl Allocator for Fsl3d {
             free: self.occupancy.free_count(),
             total: self.topology.num_nodes(),
         })?;
-        let b = c.to_box(self.dims).map_err(|e| AllocError::Invalid {
+        let b = to_machine(&c, self.dims).map_err(|e| AllocError::Invalid {
             request: *request,
             reason: e.to_string(),
         })?;
         self.block(c);
         let occ = &mut self.occupancy;
-        for_rows(self.sides, c, |lo, hi| occ.occupy_range(lo, hi));
+        for_rows(self.sides, &c, |lo, hi| occ.occupy_range(lo, hi));
         self.obstacles.push(c);
         let id = self.ledger.issue(c);
         Ok(Grant::new(id, Partition::Box(b), request.node_count()))
@@ -413,7 +309,7 @@ impl Allocator for Fsl3d {
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let c = self.ledger.take(grant.id())?;
         let occ = &mut self.occupancy;
-        for_rows(self.sides, c, |lo, hi| occ.vacate_range(lo, hi));
+        for_rows(self.sides, &c, |lo, hi| occ.vacate_range(lo, hi));
         if let Some(i) = self.obstacles.iter().position(|&o| o == c) {
             self.obstacles.swap_remove(i);
         }
@@ -426,8 +322,7 @@ impl Allocator for Fsl3d {
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         let was = self.occupancy.faulty().contains(node);
         self.occupancy.mark_faulty(node)?;
-        if !was {
-            let c = Cuboid::new(self.coords(node), [1; 3]);
+        if !was && let Some(c) = cuboid(self.coords(node), [1; 3]) {
             self.obstacles.push(c);
             self.block(c);
         }
@@ -437,8 +332,7 @@ impl Allocator for Fsl3d {
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         let was = self.occupancy.faulty().contains(node);
         self.occupancy.repair(node)?;
-        if was {
-            let c = Cuboid::new(self.coords(node), [1; 3]);
+        if was && let Some(c) = cuboid(self.coords(node), [1; 3]) {
             if let Some(i) = self.obstacles.iter().position(|&o| o == c) {
                 self.obstacles.swap_remove(i);
             }
@@ -459,7 +353,9 @@ impl Allocator for Fsl3d {
             for z in 0..=self.sides[2] - o[2] {
                 for y in 0..=self.sides[1] - o[1] {
                     for x in 0..=self.sides[0] - o[0] {
-                        if let Ok(b) = Cuboid::new([x, y, z], o).to_box(self.dims) {
+                        if let Some(b) =
+                            cuboid([x, y, z], o).and_then(|c| to_machine(&c, self.dims).ok())
+                        {
                             out.push(Partition::Box(b));
                         }
                     }

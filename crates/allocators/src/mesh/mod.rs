@@ -39,10 +39,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, NodeId, Topology, TopologyError};
+use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
 use crate::{
-    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, RegistryError, ReleaseError,
+    AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
 };
 
@@ -84,61 +84,9 @@ pub(crate) const MESH_KINDS: &[partalloc_topology::TopologyKind] = &[
     partalloc_topology::TopologyKind::Torus,
 ];
 
-/// A rectangle of the mesh: base ⟨x, y⟩ and extents w × h (all in nodes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct Rect {
-    pub(crate) x: u32,
-    pub(crate) y: u32,
-    pub(crate) w: u32,
-    pub(crate) h: u32,
-}
-
-impl Rect {
-    pub(crate) const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
-        Self { x, y, w, h }
-    }
-
-    /// Highest x, inclusive.
-    pub(crate) const fn x2(self) -> u32 {
-        self.x + self.w - 1
-    }
-
-    /// Highest y, inclusive.
-    pub(crate) const fn y2(self) -> u32 {
-        self.y + self.h - 1
-    }
-
-    pub(crate) const fn area(self) -> u64 {
-        self.w as u64 * self.h as u64
-    }
-
-    pub(crate) const fn overlaps(self, o: Self) -> bool {
-        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
-    }
-
-    pub(crate) const fn contains(self, o: Self) -> bool {
-        o.x >= self.x
-            && o.y >= self.y
-            && o.x + o.w <= self.x + self.w
-            && o.y + o.h <= self.y + self.h
-    }
-
-    pub(crate) fn to_box(self) -> Result<GridBox, TopologyError> {
-        GridBox::new(&[self.x, self.y], &[self.w, self.h])
-    }
-
-    /// The rectangle of a 2-D box (None for other dimensions).
-    pub(crate) fn of_box(b: &GridBox) -> Option<Self> {
-        if b.dims() != 2 {
-            return None;
-        }
-        Some(Self::new(
-            b.base()[0],
-            b.base()[1],
-            b.extents()[0],
-            b.extents()[1],
-        ))
-    }
+/// The w×h box of the mesh based at ⟨x, y⟩ (None if a side is 0).
+pub(crate) fn rect(x: u32, y: u32, w: u32, h: u32) -> Option<GridBox> {
+    GridBox::new(&[x, y], &[w, h]).ok()
 }
 
 /// The state every mesh strategy shares: the machine, the node states (one
@@ -151,16 +99,17 @@ pub(crate) struct MeshCore {
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) occupancy: Occupancy,
-    pub(crate) ledger: GrantLedger<Rect>,
+    pub(crate) ledger: GrantLedger<GridBox>,
+    whole: GridBox,
 }
 
 impl MeshCore {
     /// Checks that `topology` is a 2-D mesh or torus.
-    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, RegistryError> {
+    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
-                return Err(RegistryError::UnsuitableTopology {
+                return Err(BuildError::UnsuitableTopology {
                     strategy,
                     topology: topology.to_string(),
                     reason: "needs a 2-D mesh or torus, e.g. mesh:16x16".to_owned(),
@@ -169,18 +118,25 @@ impl MeshCore {
         };
         let (width, height) = (grid.sides()[0], grid.sides()[1]);
         let n = topology.num_nodes();
+        let whole =
+            GridBox::new(&[0, 0], grid.sides()).map_err(|e| BuildError::UnsuitableTopology {
+                strategy,
+                topology: topology.to_string(),
+                reason: e.to_string(),
+            })?;
         Ok(Self {
             topology,
             width,
             height,
             occupancy: Occupancy::new(n),
             ledger: GrantLedger::new(),
+            whole,
         })
     }
 
-    /// The whole mesh as a rectangle.
-    pub(crate) fn whole(&self) -> Rect {
-        Rect::new(0, 0, self.width, self.height)
+    /// The whole mesh as a box.
+    pub(crate) fn whole(&self) -> GridBox {
+        self.whole
     }
 
     /// Validates a request: a 2-D box that fits the mesh in at least one
@@ -260,10 +216,11 @@ impl MeshCore {
 
     /// Whether every node of `r` is available (r must lie in the mesh).
     /// Word-parallel on the occupancy's blocked set.
-    pub(crate) fn rect_free(&self, r: Rect) -> bool {
-        (r.y..r.y + r.h).all(|y| {
-            let lo = self.idx(r.x, y);
-            self.occupancy.range_available(lo, lo + r.w as usize)
+    pub(crate) fn rect_free(&self, r: &GridBox) -> bool {
+        let w = r.extent(0) as usize;
+        (r.lo(1)..=r.hi(1)).all(|y| {
+            let lo = self.idx(r.lo(0), y);
+            self.occupancy.range_available(lo, lo + w)
         })
     }
 
@@ -271,14 +228,14 @@ impl MeshCore {
     /// "busy list" / "allocation list" of the papers, read from the ledger
     /// and the occupancy (the faulty set is scanned only when it is not
     /// empty).
-    pub(crate) fn obstacles(&self) -> impl Iterator<Item = Rect> + '_ {
+    pub(crate) fn obstacles(&self) -> impl Iterator<Item = GridBox> + '_ {
         let faulty = (self.occupancy.faulty_count() > 0)
             .then(|| {
                 let w = self.width;
                 self.occupancy
                     .faulty()
                     .iter()
-                    .map(move |n| Rect::new(n % w, n / w, 1, 1))
+                    .filter_map(move |n| rect(n % w, n / w, 1, 1))
             })
             .into_iter()
             .flatten();
@@ -290,10 +247,11 @@ impl MeshCore {
         self.ledger.is_empty() && self.occupancy.faulty_count() == 0
     }
 
-    fn set_rect(&mut self, r: Rect, value: bool) {
-        for y in r.y..r.y + r.h {
-            let lo = self.idx(r.x, y);
-            let hi = lo + r.w as usize;
+    fn set_rect(&mut self, r: &GridBox, value: bool) {
+        let w = r.extent(0) as usize;
+        for y in r.lo(1)..=r.hi(1) {
+            let lo = self.idx(r.lo(0), y);
+            let hi = lo + w;
             if value {
                 self.occupancy.occupy_range(lo, hi);
             } else {
@@ -304,16 +262,16 @@ impl MeshCore {
 
     /// Records a grant of `r` (free, inside the mesh) for a job of
     /// `requested` nodes.
-    pub(crate) fn commit(&mut self, r: Rect, b: GridBox, requested: u64) -> Grant {
-        self.set_rect(r, true);
+    pub(crate) fn commit(&mut self, r: GridBox, requested: u64) -> Grant {
+        self.set_rect(&r, true);
         let id = self.ledger.issue(r);
-        Grant::new(id, Partition::Box(b), requested)
+        Grant::new(id, Partition::Box(r), requested)
     }
 
     /// Takes back a grant, returning its rectangle from our own record.
-    pub(crate) fn take(&mut self, grant: &Grant) -> Result<Rect, ReleaseError> {
+    pub(crate) fn take(&mut self, grant: &Grant) -> Result<GridBox, ReleaseError> {
         let r = self.ledger.take(grant.id())?;
-        self.set_rect(r, false);
+        self.set_rect(&r, false);
         Ok(r)
     }
 
@@ -345,9 +303,7 @@ impl MeshCore {
             }
             for y in 0..=self.height - h {
                 for x in 0..=self.width - w {
-                    if let Ok(gb) = Rect::new(x, y, w, h).to_box() {
-                        out.push(Partition::Box(gb));
-                    }
+                    out.extend(rect(x, y, w, h).map(Partition::Box));
                 }
             }
         }
@@ -364,10 +320,10 @@ pub(crate) fn first_fit(
     rotate: bool,
     run: &mut Vec<u32>,
     cnt: &mut Vec<u32>,
-) -> Option<Rect> {
+) -> Option<GridBox> {
     let (or, n) = orientations(a, b, rotate);
     or[..n].iter().find_map(|&(w, h)| {
-        first_free_base(core, w, h, run, cnt).map(|(x, y)| Rect::new(x, y, w, h))
+        first_free_base(core, w, h, run, cnt).and_then(|(x, y)| rect(x, y, w, h))
     })
 }
 
@@ -480,12 +436,8 @@ macro_rules! mesh_allocator {
                 let r = self
                     .choose(a, b, rotate)
                     .ok_or_else(|| self.core.no_room(request))?;
-                let gb = r.to_box().map_err(|e| $crate::AllocError::Invalid {
-                    request: *request,
-                    reason: e.to_string(),
-                })?;
                 self.granted(r);
-                Ok(self.core.commit(r, gb, request.node_count()))
+                Ok(self.core.commit(r, request.node_count()))
             }
 
             fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
@@ -530,14 +482,20 @@ macro_rules! mesh_allocator {
 }
 pub(crate) use mesh_allocator;
 
-/// The orientations a request allows, requested one first, without
-/// duplicates.
+/// The orientations of an a×b request the strategy may grant: the
+/// [`Orientations`] of (a, b) (a×b, then b×a unless a = b), only the first
+/// without `rotate`; as a fixed array and the number of entries used.
 pub(crate) fn orientations(a: u32, b: u32, rotate: bool) -> ([(u32, u32); 2], usize) {
-    if rotate && a != b {
-        ([(a, b), (b, a)], 2)
-    } else {
-        ([(a, b), (a, b)], 1)
+    let mut out = [(a, b); 2];
+    let mut n = 0;
+    if let Ok(sides) = Coords::new(&[a, b]) {
+        let all = Orientations::new(sides, OrientationOrder::Lexicographic);
+        for (slot, o) in out.iter_mut().zip(all.take(if rotate { 2 } else { 1 })) {
+            *slot = (o[0], o[1]);
+            n += 1;
+        }
     }
+    (out, n)
 }
 
 /// The strategy-specific parts the [`mesh_allocator!`] implementation calls.
@@ -547,11 +505,11 @@ pub(crate) trait MeshHooks {
     /// The submesh to grant for (a, b), or None if nothing recognisable is
     /// free. Must not change state visible to the trait (it may fill
     /// scratch buffers or remember its choice for `granted`).
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<Rect>;
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox>;
     /// Called with the chosen submesh just before it is committed.
-    fn granted(&mut self, _r: Rect) {}
+    fn granted(&mut self, _r: GridBox) {}
     /// Called after a submesh has been taken back.
-    fn released(&mut self, _r: Rect) {}
+    fn released(&mut self, _r: GridBox) {}
     /// Called after node ⟨x,y⟩ became faulty.
     fn faulted(&mut self, _x: u32, _y: u32) {}
     /// Called after node ⟨x,y⟩ was repaired.

@@ -1,27 +1,37 @@
 //! Literal searches and brute force used as test oracles (ports of
 //! BASELINES B.5–B.8 pseudocode and of the reference oracle `mesh.py`).
 
-use super::Rect;
+use partalloc_topology::GridBox;
+
+/// The w×h box based at ⟨x, y⟩ (test input, so a zero side panics).
+pub(super) fn xywh(x: u32, y: u32, w: u32, h: u32) -> GridBox {
+    GridBox::new(&[x, y], &[w, h]).unwrap()
+}
+
+/// The 3-D box at `lo` with extents `ext` (test input).
+pub(super) fn cuboid(lo: [u32; 3], ext: [u32; 3]) -> GridBox {
+    GridBox::new(&lo, &ext).unwrap()
+}
 
 /// Busy-List's choice, its BV, and all candidates with their BV in
 /// selection order.
-pub(super) type BlChoice = (Rect, u32, Vec<(Rect, u32)>);
+pub(super) type BlChoice = (GridBox, u32, Vec<(GridBox, u32)>);
 
 /// A mesh state for the oracles: a W×H blocked array and the busy list.
 #[derive(Debug, Clone)]
 pub(super) struct Mesh {
     pub(super) w: u32,
     pub(super) h: u32,
-    pub(super) busy: Vec<Rect>,
+    pub(super) busy: Vec<GridBox>,
     cells: Vec<bool>,
 }
 
 impl Mesh {
-    pub(super) fn new(w: u32, h: u32, busy: &[Rect]) -> Self {
+    pub(super) fn new(w: u32, h: u32, busy: &[GridBox]) -> Self {
         let mut cells = vec![false; (w * h) as usize];
         for r in busy {
-            for y in r.y..r.y + r.h {
-                for x in r.x..r.x + r.w {
+            for y in r.lo(1)..r.lo(1) + r.extent(1) {
+                for x in r.lo(0)..r.lo(0) + r.extent(0) {
                     cells[(x + w * y) as usize] = true;
                 }
             }
@@ -36,9 +46,9 @@ impl Mesh {
 
     /// From corner quadruples (x1, y1, x2, y2).
     pub(super) fn corners(w: u32, h: u32, busy: &[(u32, u32, u32, u32)]) -> Self {
-        let v: Vec<Rect> = busy
+        let v: Vec<GridBox> = busy
             .iter()
-            .map(|&(x1, y1, x2, y2)| Rect::new(x1, y1, x2 - x1 + 1, y2 - y1 + 1))
+            .map(|&(x1, y1, x2, y2)| xywh(x1, y1, x2 - x1 + 1, y2 - y1 + 1))
             .collect();
         Self::new(w, h, &v)
     }
@@ -62,9 +72,9 @@ impl Mesh {
         (y..y + i64::from(h)).all(|j| (x..x + i64::from(w)).all(|i| !self.blocked(i, j)))
     }
 
-    pub(super) fn bv(&self, r: Rect) -> u32 {
-        let (x, y) = (i64::from(r.x), i64::from(r.y));
-        let (w, h) = (i64::from(r.w), i64::from(r.h));
+    pub(super) fn bv(&self, r: GridBox) -> u32 {
+        let (x, y) = (i64::from(r.lo(0)), i64::from(r.lo(1)));
+        let (w, h) = (i64::from(r.extent(0)), i64::from(r.extent(1)));
         let mut v = 0;
         for i in x..x + w {
             v += u32::from(self.blocked(i, y - 1)) + u32::from(self.blocked(i, y + h));
@@ -88,16 +98,16 @@ impl Mesh {
         v
     }
 
-    pub(super) fn ff(&self, w: u32, h: u32) -> Option<Rect> {
+    pub(super) fn ff(&self, w: u32, h: u32) -> Option<GridBox> {
         self.rowmajor(w, h)
             .into_iter()
             .find(|&(x, y)| self.free(x, y, w, h))
-            .map(|(x, y)| Rect::new(x as u32, y as u32, w, h))
+            .map(|(x, y)| xywh(x as u32, y as u32, w, h))
     }
 
     /// Adaptive Scan exactly as the BASELINES B.5 pseudocode, with the
     /// jump past an overlapping busy submesh.
-    pub(super) fn adaptive_scan(&self, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+    pub(super) fn adaptive_scan(&self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let mut ors = vec![(a, b)];
         if rotate && a != b {
             ors.push((b, a));
@@ -109,9 +119,9 @@ impl Mesh {
             for y in 0..=self.h - h {
                 let mut x = 0;
                 while x + w <= self.w {
-                    let frame = Rect::new(x, y, w, h);
-                    match self.busy.iter().find(|bz| bz.overlaps(frame)) {
-                        Some(bz) => x = bz.x2() + 1,
+                    let frame = xywh(x, y, w, h);
+                    match self.busy.iter().find(|bz| bz.overlaps(&frame)) {
+                        Some(bz) => x = bz.hi(0) + 1,
                         None => return Some(frame),
                     }
                 }
@@ -121,8 +131,8 @@ impl Mesh {
     }
 
     /// Best Fit; `coverage` selects the coverage-array score.
-    pub(super) fn bf(&self, w: u32, h: u32, coverage: bool) -> Option<(Rect, u32)> {
-        let mut best: Option<(Rect, u32)> = None;
+    pub(super) fn bf(&self, w: u32, h: u32, coverage: bool) -> Option<(GridBox, u32)> {
+        let mut best: Option<(GridBox, u32)> = None;
         for (x, y) in self.rowmajor(w, h) {
             if !self.free(x, y, w, h) {
                 continue;
@@ -134,14 +144,14 @@ impl Mesh {
                 nb.iter().filter(|&&(i, j)| self.blocked(i, j)).count()
             } as u32;
             if best.is_none_or(|(_, s)| sc > s) {
-                best = Some((Rect::new(x as u32, y as u32, w, h), sc));
+                best = Some((xywh(x as u32, y as u32, w, h), sc));
             }
         }
         best
     }
 
     /// Frame Sliding; `b_variant` starts every row at x0.
-    pub(super) fn fs(&self, w: u32, h: u32, b_variant: bool) -> Option<Rect> {
+    pub(super) fn fs(&self, w: u32, h: u32, b_variant: bool) -> Option<GridBox> {
         let first = (0..self.h)
             .flat_map(|y| (0..self.w).map(move |x| (x, y)))
             .find(|&(x, y)| !self.blocked(i64::from(x), i64::from(y)))?;
@@ -152,7 +162,7 @@ impl Mesh {
             let mut x = xs;
             while x + w <= self.w {
                 if self.free(i64::from(x), i64::from(y), w, h) {
-                    return Some(Rect::new(x, y, w, h));
+                    return Some(xywh(x, y, w, h));
                 }
                 x += w;
             }
@@ -175,16 +185,16 @@ impl Mesh {
         if rotate && a != b {
             ors.push((b, a));
         }
-        let mut cands: Vec<Rect> = Vec::new();
+        let mut cands: Vec<GridBox> = Vec::new();
         for (w, h) in ors {
             let (wi, hi) = (i64::from(w), i64::from(h));
             let mut pts = Vec::new();
             for bz in &self.busy {
                 let (x1, y1, x2, y2) = (
-                    i64::from(bz.x),
-                    i64::from(bz.y),
-                    i64::from(bz.x2()),
-                    i64::from(bz.y2()),
+                    i64::from(bz.lo(0)),
+                    i64::from(bz.lo(1)),
+                    i64::from(bz.hi(0)),
+                    i64::from(bz.hi(1)),
                 );
                 pts.extend([
                     (x2 + 1, y1),
@@ -201,10 +211,10 @@ impl Mesh {
             pts.extend([(0, 0), (mw - wi, 0), (0, mh - hi), (mw - wi, mh - hi)]);
             if complete {
                 let xs: Vec<i64> = core::iter::once(0)
-                    .chain(self.busy.iter().map(|bz| i64::from(bz.x2()) + 1))
+                    .chain(self.busy.iter().map(|bz| i64::from(bz.hi(0)) + 1))
                     .collect();
                 let ys: Vec<i64> = core::iter::once(0)
-                    .chain(self.busy.iter().map(|bz| i64::from(bz.y2()) + 1))
+                    .chain(self.busy.iter().map(|bz| i64::from(bz.hi(1)) + 1))
                     .collect();
                 for &x in &xs {
                     for &y in &ys {
@@ -214,23 +224,23 @@ impl Mesh {
             }
             for (x, y) in pts {
                 if self.free(x, y, w, h) {
-                    let r = Rect::new(x as u32, y as u32, w, h);
+                    let r = xywh(x as u32, y as u32, w, h);
                     if !cands.contains(&r) {
                         cands.push(r);
                     }
                 }
             }
         }
-        let key = |c: &Rect| {
+        let key = |c: &GridBox| {
             (
                 core::cmp::Reverse(self.bv(*c)),
-                c.y,
-                c.x,
-                u8::from((c.w, c.h) != (a, b)),
+                c.lo(1),
+                c.lo(0),
+                u8::from((c.extent(0), c.extent(1)) != (a, b)),
             )
         };
         cands.sort_by_key(key);
-        let all: Vec<(Rect, u32)> = cands.iter().map(|&c| (c, self.bv(c))).collect();
+        let all: Vec<(GridBox, u32)> = cands.iter().map(|&c| (c, self.bv(c))).collect();
         let first = *all.first()?;
         Some((first.0, first.1, all))
     }
@@ -241,7 +251,7 @@ impl Mesh {
     }
 
     /// Every maximal free rectangle, sorted (brute force, O(H²·W²)).
-    pub(super) fn maximal_free(&self) -> Vec<Rect> {
+    pub(super) fn maximal_free(&self) -> Vec<GridBox> {
         let mut out = Vec::new();
         for y1 in 0..self.h {
             let mut col_free = vec![true; self.w as usize];
@@ -264,7 +274,7 @@ impl Mesh {
                     let x2 = x - 1;
                     let row_blocked = |row: i64| (x1..=x2).any(|i| self.blocked(i64::from(i), row));
                     if row_blocked(i64::from(y1) - 1) && row_blocked(i64::from(y2) + 1) {
-                        out.push(Rect::new(x1, y1, x2 - x1 + 1, y2 - y1 + 1));
+                        out.push(xywh(x1, y1, x2 - x1 + 1, y2 - y1 + 1));
                     }
                 }
             }

@@ -4,7 +4,7 @@
 use partalloc_topology::{GridBox, Topology};
 use proptest::prelude::*;
 
-use super::oracle::Mesh;
+use super::oracle::{Mesh, cuboid, xywh};
 use super::*;
 use crate::{Allocator, Grant, Partition};
 
@@ -35,16 +35,15 @@ fn topo(w: u32, h: u32) -> Topology {
     format!("mesh:{w}x{h}").parse().unwrap()
 }
 
-fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> Rect {
-    Rect::new(x1, y1, x2 - x1 + 1, y2 - y1 + 1)
+fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> GridBox {
+    xywh(x1, y1, x2 - x1 + 1, y2 - y1 + 1)
 }
 
 /// Makes `r` a live allocated submesh as if the strategy had chosen it.
-fn place<T: HasCore>(t: &mut T, r: Rect) -> Grant {
-    assert!(t.core_mut().rect_free(r));
+fn place<T: HasCore>(t: &mut T, r: GridBox) -> Grant {
+    assert!(t.core_mut().rect_free(&r));
     t.granted(r);
-    let b = r.to_box().unwrap();
-    t.core_mut().commit(r, b, r.area())
+    t.core_mut().commit(r, r.volume())
 }
 
 fn place_all<T: HasCore>(t: &mut T, busy: &[(u32, u32, u32, u32)]) -> Vec<Grant> {
@@ -58,14 +57,14 @@ fn boxed(a: u32, b: u32, rotate: bool) -> Request {
     if rotate { r.any_orientation() } else { r }
 }
 
-fn granted_rect(g: &Grant) -> Rect {
+fn granted_rect(g: &Grant) -> GridBox {
     match g.partition() {
-        Partition::Box(b) => Rect::of_box(b).unwrap(),
+        Partition::Box(b) => *b,
         other => panic!("not a box: {other:?}"),
     }
 }
 
-fn try_alloc<T: HasCore>(t: &mut T, a: u32, b: u32, rotate: bool) -> Option<Rect> {
+fn try_alloc<T: HasCore>(t: &mut T, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
     t.allocate(&boxed(a, b, rotate))
         .ok()
         .map(|g| granted_rect(&g))
@@ -85,15 +84,15 @@ fn reservation_factor_examples_of_definition_2() {
     let s1 = corners(0, 0, 6, 4);
     let s2 = corners(4, 0, 6, 9);
     let s3 = corners(4, 5, 9, 7);
-    assert_eq!(fsl::rf(s2, s1), 20);
-    assert_eq!(fsl::rf(s3, s2), 15);
+    assert_eq!(fsl::rf(&s2, &s1), 20);
+    assert_eq!(fsl::rf(&s3, &s2), 15);
     // Example 1's values: C_3^2 = ⟨8,5⟩⟨9,7⟩ does not overlap S2.
-    assert_eq!(fsl::rf(corners(8, 5, 9, 7), s2), 30);
-    assert_eq!(fsl::rf(corners(4, 5, 5, 7), s2), 15);
-    assert_eq!(fsl::rf(corners(4, 8, 6, 9), s2), 24);
-    assert_eq!(fsl::rf(corners(4, 0, 6, 1), s1), 21);
-    assert_eq!(fsl::rf(corners(0, 0, 1, 2), s1), 25);
-    assert_eq!(fsl::rf(corners(5, 0, 6, 2), s1), 25);
+    assert_eq!(fsl::rf(&corners(8, 5, 9, 7), &s2), 30);
+    assert_eq!(fsl::rf(&corners(4, 5, 5, 7), &s2), 15);
+    assert_eq!(fsl::rf(&corners(4, 8, 6, 9), &s2), 24);
+    assert_eq!(fsl::rf(&corners(4, 0, 6, 1), &s1), 21);
+    assert_eq!(fsl::rf(&corners(0, 0, 1, 2), &s1), 25);
+    assert_eq!(fsl::rf(&corners(5, 0, 6, 2), &s1), 25);
 }
 
 #[test]
@@ -136,10 +135,10 @@ fn example_1_candidates_and_first_elimination() {
     assert_eq!(c, want);
     // Against S1 the three candidates outside S1 keep rf 35.
     let s1 = corners(0, 0, 6, 4);
-    let mut kept: Vec<Rect> = c
+    let mut kept: Vec<GridBox> = c
         .iter()
         .copied()
-        .filter(|&x| fsl::rf(x, s1) == 35)
+        .filter(|&x| fsl::rf(&x, &s1) == 35)
         .collect();
     kept.sort_unstable();
     assert_eq!(
@@ -152,7 +151,7 @@ fn example_1_candidates_and_first_elimination() {
     );
     let others: Vec<u64> = c
         .iter()
-        .map(|&x| fsl::rf(x, s1))
+        .map(|&x| fsl::rf(&x, &s1))
         .filter(|&v| v != 35)
         .collect();
     assert!(others.iter().all(|&v| v == 25 || v == 21), "{others:?}");
@@ -188,7 +187,7 @@ fn fig1_boundary_value_is_9() {
     assert_eq!(bl.boundary_value(&s), Some(9));
     // B.10.4: request (4,3) → (0,0,4,3) with BV 10.
     let r = try_alloc(&mut bl, 4, 3, true).unwrap();
-    assert_eq!(r, Rect::new(0, 0, 4, 3));
+    assert_eq!(r, xywh(0, 0, 4, 3));
     assert_eq!(Mesh::corners(7, 5, &[(4, 0, 6, 3)]).bv(r), 10);
 }
 
@@ -209,26 +208,26 @@ fn theorem_1_bound_fails_for_three_unit_submeshes() {
 fn b10_1_fig2_request_3_2() {
     let mut s = AdaptiveScan::new(topo(10, 10)).unwrap();
     place_all(&mut s, &FIG2);
-    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(xywh(0, 0, 3, 2)));
     let mut s = FirstFit::new(topo(10, 10)).unwrap();
     place_all(&mut s, &FIG2);
-    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(xywh(0, 0, 3, 2)));
     let mut s = FrameSliding::new(topo(10, 10), FsVariant::A).unwrap();
     place_all(&mut s, &FIG2);
-    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(xywh(0, 0, 3, 2)));
     let mut s = BestFit::new(topo(10, 10), BfScore::Neighbours).unwrap();
     place_all(&mut s, &FIG2);
-    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(0, 0, 3, 2)));
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(xywh(0, 0, 3, 2)));
     let mut s = BusyList::new(topo(10, 10)).unwrap();
     place_all(&mut s, &FIG2);
-    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(Rect::new(8, 5, 2, 3)));
+    assert_eq!(try_alloc(&mut s, 3, 2, true), Some(xywh(8, 5, 2, 3)));
     // Two candidates share the top BV 7; the next best is 5.
     let (_, bv, all) = Mesh::corners(10, 10, &FIG2)
         .busy_list(3, 2, true, true)
         .unwrap();
     assert_eq!(bv, 7);
-    assert_eq!(all[0], (Rect::new(8, 5, 2, 3), 7));
-    assert_eq!(all[1], (Rect::new(4, 8, 3, 2), 7));
+    assert_eq!(all[0], (xywh(8, 5, 2, 3), 7));
+    assert_eq!(all[1], (xywh(4, 8, 3, 2), 7));
     assert_eq!(all[2].1, 5);
 }
 
@@ -238,36 +237,36 @@ const B10_2: [(u32, u32, u32, u32); 3] = [(3, 2, 5, 4), (0, 3, 2, 3), (0, 1, 0, 
 fn b10_2_six_by_six_request_2_2() {
     let mut ff = FirstFit::new(topo(6, 6)).unwrap();
     place_all(&mut ff, &B10_2);
-    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(Rect::new(1, 0, 2, 2)));
+    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(xywh(1, 0, 2, 2)));
     let mut asx = AdaptiveScan::new(topo(6, 6)).unwrap();
     place_all(&mut asx, &B10_2);
-    assert_eq!(try_alloc(&mut asx, 2, 2, true), Some(Rect::new(1, 0, 2, 2)));
+    assert_eq!(try_alloc(&mut asx, 2, 2, true), Some(xywh(1, 0, 2, 2)));
     let mut fs = FrameSliding::new(topo(6, 6), FsVariant::A).unwrap();
     place_all(&mut fs, &B10_2);
-    assert_eq!(try_alloc(&mut fs, 2, 2, true), Some(Rect::new(2, 0, 2, 2)));
+    assert_eq!(try_alloc(&mut fs, 2, 2, true), Some(xywh(2, 0, 2, 2)));
     let mut bf = BestFit::new(topo(6, 6), BfScore::Neighbours).unwrap();
     place_all(&mut bf, &B10_2);
-    assert_eq!(try_alloc(&mut bf, 2, 2, true), Some(Rect::new(0, 4, 2, 2)));
+    assert_eq!(try_alloc(&mut bf, 2, 2, true), Some(xywh(0, 4, 2, 2)));
     assert_eq!(
         Mesh::corners(6, 6, &B10_2).bf(2, 2, false),
-        Some((Rect::new(0, 4, 2, 2), 2))
+        Some((xywh(0, 4, 2, 2), 2))
     );
     let mut bfc = BestFit::new(topo(6, 6), BfScore::Coverage).unwrap();
     place_all(&mut bfc, &B10_2);
-    assert_eq!(try_alloc(&mut bfc, 2, 2, true), Some(Rect::new(4, 0, 2, 2)));
+    assert_eq!(try_alloc(&mut bfc, 2, 2, true), Some(xywh(4, 0, 2, 2)));
     let mut bl = BusyList::new(topo(6, 6)).unwrap();
     place_all(&mut bl, &B10_2);
-    assert_eq!(try_alloc(&mut bl, 2, 2, true), Some(Rect::new(4, 0, 2, 2)));
+    assert_eq!(try_alloc(&mut bl, 2, 2, true), Some(xywh(4, 0, 2, 2)));
     let (_, bv, all) = Mesh::corners(6, 6, &B10_2)
         .busy_list(2, 2, true, true)
         .unwrap();
     assert_eq!(bv, 6);
-    assert_eq!(all[1], (Rect::new(0, 4, 2, 2), 6));
+    assert_eq!(all[1], (xywh(0, 4, 2, 2), 6));
 }
 
 const B10_3: [(u32, u32, u32, u32); 3] = [(0, 0, 1, 2), (4, 0, 5, 1), (2, 4, 4, 5)];
 
-fn b10_3_all(a: u32, b: u32) -> [Option<Rect>; 5] {
+fn b10_3_all(a: u32, b: u32) -> [Option<GridBox>; 5] {
     let mut fs = FrameSliding::new(topo(8, 8), FsVariant::A).unwrap();
     place_all(&mut fs, &B10_3);
     let mut ff = FirstFit::new(topo(8, 8)).unwrap();
@@ -291,19 +290,19 @@ fn b10_3_all(a: u32, b: u32) -> [Option<Rect>; 5] {
 fn b10_3_eight_by_eight() {
     let m = Mesh::corners(8, 8, &B10_3);
     let [fs, ff, asx, bf, bl] = b10_3_all(3, 3);
-    assert_eq!(fs, Some(Rect::new(5, 3, 3, 3)));
-    assert_eq!((ff, asx, bf), (Some(Rect::new(5, 2, 3, 3)), ff, ff));
-    assert_eq!(bl, Some(Rect::new(5, 5, 3, 3)));
-    assert_eq!(m.bv(Rect::new(5, 5, 3, 3)), 7);
+    assert_eq!(fs, Some(xywh(5, 3, 3, 3)));
+    assert_eq!((ff, asx, bf), (Some(xywh(5, 2, 3, 3)), ff, ff));
+    assert_eq!(bl, Some(xywh(5, 5, 3, 3)));
+    assert_eq!(m.bv(xywh(5, 5, 3, 3)), 7);
     let [fs, ff, asx, _, bl] = b10_3_all(4, 2);
-    let r = Some(Rect::new(2, 2, 4, 2));
+    let r = Some(xywh(2, 2, 4, 2));
     assert_eq!((fs, ff, asx), (r, r, r));
-    assert_eq!(bl, Some(Rect::new(2, 0, 2, 4)));
-    assert_eq!(m.bv(Rect::new(2, 0, 2, 4)), 9);
+    assert_eq!(bl, Some(xywh(2, 0, 2, 4)));
+    assert_eq!(m.bv(xywh(2, 0, 2, 4)), 9);
     let [fs, ff, asx, bf, bl] = b10_3_all(2, 3);
-    let r = Some(Rect::new(2, 0, 2, 3));
+    let r = Some(xywh(2, 0, 2, 3));
     assert_eq!((fs, ff, asx, bf, bl), (r, r, r, r, r));
-    assert_eq!(m.bv(Rect::new(2, 0, 2, 3)), 7);
+    assert_eq!(m.bv(xywh(2, 0, 2, 3)), 7);
 }
 
 #[test]
@@ -311,7 +310,7 @@ fn b5_adaptive_scan_rotates_first_fit_does_not() {
     let col = [(2, 0, 2, 3)];
     let mut asx = AdaptiveScan::new(topo(4, 4)).unwrap();
     place_all(&mut asx, &col);
-    assert_eq!(try_alloc(&mut asx, 4, 2, true), Some(Rect::new(0, 0, 2, 4)));
+    assert_eq!(try_alloc(&mut asx, 4, 2, true), Some(xywh(0, 0, 2, 4)));
     let mut asn = AdaptiveScan::new(topo(4, 4)).unwrap();
     place_all(&mut asn, &col);
     assert_eq!(try_alloc(&mut asn, 4, 2, false), None);
@@ -330,7 +329,7 @@ fn b7_frame_sliding_variants() {
     let row = [(0, 0, 6, 0)];
     let mut a = FrameSliding::new(topo(8, 8), FsVariant::A).unwrap();
     place_all(&mut a, &row);
-    assert_eq!(try_alloc(&mut a, 2, 2, false), Some(Rect::new(1, 2, 2, 2)));
+    assert_eq!(try_alloc(&mut a, 2, 2, false), Some(xywh(1, 2, 2, 2)));
     let mut b = FrameSliding::new(topo(8, 8), FsVariant::B).unwrap();
     place_all(&mut b, &row);
     assert_eq!(try_alloc(&mut b, 2, 2, false), None);
@@ -346,7 +345,7 @@ fn frame_sliding_is_incomplete() {
     assert_eq!(try_alloc(&mut fs, 2, 2, true), None);
     let mut ff = FirstFit::new(topo(4, 3)).unwrap();
     place_all(&mut ff, &busy);
-    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(Rect::new(0, 1, 2, 2)));
+    assert_eq!(try_alloc(&mut ff, 2, 2, true), Some(xywh(0, 1, 2, 2)));
 }
 
 #[test]
@@ -355,9 +354,9 @@ fn b9_buddy_2d_vector() {
     let r1 = b.allocate(&boxed(3, 3, false)).unwrap();
     let r2 = b.allocate(&boxed(2, 1, false)).unwrap();
     let r3 = b.allocate(&boxed(1, 1, false)).unwrap();
-    assert_eq!(granted_rect(&r1), Rect::new(0, 0, 4, 4));
-    assert_eq!(granted_rect(&r2), Rect::new(4, 0, 2, 2));
-    assert_eq!(granted_rect(&r3), Rect::new(6, 0, 1, 1));
+    assert_eq!(granted_rect(&r1), xywh(0, 0, 4, 4));
+    assert_eq!(granted_rect(&r2), xywh(4, 0, 2, 2));
+    assert_eq!(granted_rect(&r3), xywh(6, 0, 1, 1));
     assert!(b.allocate(&boxed(5, 2, false)).is_err());
     let list = |b: &Buddy2d, s: u32| -> Vec<(u32, u32)> {
         b.free_blocks(s)
@@ -384,15 +383,15 @@ fn buddy_address_order_parameter() {
         let g: Vec<Grant> = (0..5)
             .map(|_| b.allocate(&boxed(2, 2, false)).unwrap())
             .collect();
-        let firsts: Vec<Rect> = g.iter().map(granted_rect).collect();
-        assert_eq!(firsts[3], Rect::new(2, 2, 2, 2));
-        assert_eq!(firsts[4], Rect::new(4, 0, 2, 2));
+        let firsts: Vec<GridBox> = g.iter().map(granted_rect).collect();
+        assert_eq!(firsts[3], xywh(2, 2, 2, 2));
+        assert_eq!(firsts[4], xywh(4, 0, 2, 2));
         b.release(&g[3]).unwrap();
         granted_rect(&b.allocate(&boxed(2, 2, false)).unwrap())
     };
     // Row-major: ⟨6,0⟩ has id 6 < 18; Z-order: ⟨2,2⟩ has index 12 < 20.
-    assert_eq!(next(BuddyOrder::RowMajor), Rect::new(6, 0, 2, 2));
-    assert_eq!(next(BuddyOrder::ZOrder), Rect::new(2, 2, 2, 2));
+    assert_eq!(next(BuddyOrder::RowMajor), xywh(6, 0, 2, 2));
+    assert_eq!(next(BuddyOrder::ZOrder), xywh(2, 2, 2, 2));
 }
 
 // ----------------------------------------------------------------- properties
@@ -436,7 +435,12 @@ fn drive<T: HasCore>(
             match t.allocate(&boxed(a, b, rot)) {
                 Ok(g) => {
                     let r = granted_rect(&g);
-                    assert!(m.free(i64::from(r.x), i64::from(r.y), r.w, r.h));
+                    assert!(m.free(
+                        i64::from(r.lo(0)),
+                        i64::from(r.lo(1)),
+                        r.extent(0),
+                        r.extent(1)
+                    ));
                     live.push(g);
                 }
                 Err(_) => {
@@ -483,10 +487,10 @@ proptest! {
             let mut got = f.free.clone();
             let sorted = {
                 let mut s = got.clone();
-                s.sort_by_key(|r| (core::cmp::Reverse(r.area()), r.w.abs_diff(r.h)));
+                s.sort_by_key(|r| (core::cmp::Reverse(r.volume()), r.extent(0).abs_diff(r.extent(1))));
                 s
             };
-            let areas = |v: &[Rect]| v.iter().map(|r| (r.area(), r.w.abs_diff(r.h))).collect::<Vec<_>>();
+            let areas = |v: &[GridBox]| v.iter().map(|r| (r.volume(), r.extent(0).abs_diff(r.extent(1)))).collect::<Vec<_>>();
             assert_eq!(areas(&got), areas(&sorted), "list not in Definition 1 order");
             got.sort_unstable();
             assert_eq!(got, mesh_of(&f.core).maximal_free());
@@ -517,9 +521,9 @@ proptest! {
         // the same question on the same busy set.
         let mut ff = FirstFit::new(topo(w, h)).unwrap();
         drive(&mut ff, &ops, false, |_| {});
-        let busy: Vec<Rect> = ff.core.obstacles().collect();
+        let busy: Vec<GridBox> = ff.core.obstacles().collect();
         let m = Mesh::new(w, h, &busy);
-        let fix = |t: &mut dyn FnMut(Rect)| for &r in &busy { t(r) };
+        let fix = |t: &mut dyn FnMut(GridBox)| for &r in &busy { t(r) };
         macro_rules! fresh {
             ($e:expr) => {{
                 let mut s = $e;
@@ -563,7 +567,7 @@ fn busy_list_aligned_candidates_are_incomplete() {
         (0, 7, 9, 10),
     ];
     let m = Mesh::corners(20, 21, &busy);
-    assert_eq!(m.ff(9, 5), Some(Rect::new(2, 2, 9, 5)));
+    assert_eq!(m.ff(9, 5), Some(xywh(2, 2, 9, 5)));
     assert_eq!(m.busy_list(9, 5, false, false), None);
     let mut aligned = BusyList::with_candidates(topo(20, 21), BlCandidates::Aligned).unwrap();
     place_all(&mut aligned, &busy);
@@ -572,20 +576,20 @@ fn busy_list_aligned_candidates_are_incomplete() {
     place_all(&mut complete, &busy);
     assert_eq!(
         try_alloc(&mut complete, 9, 5, false),
-        Some(Rect::new(2, 2, 9, 5))
+        Some(xywh(2, 2, 9, 5))
     );
 }
 
 // ---------------------------------------------------------------- 3-D FSL
 
 /// Brute-force maximal free boxes of a 3-D mesh (3-D prefix sums).
-fn maximal_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid]) -> Vec<fsl3d::Cuboid> {
+fn maximal_free_3d(sides: [u32; 3], busy: &[GridBox]) -> Vec<GridBox> {
     let [w, h, d] = sides.map(|s| s as usize);
     let mut cell = vec![0u32; w * h * d];
     for c in busy {
-        for z in c.lo[2]..c.lo[2] + c.ext[2] {
-            for y in c.lo[1]..c.lo[1] + c.ext[1] {
-                for x in c.lo[0]..c.lo[0] + c.ext[0] {
+        for z in c.lo(2)..c.lo(2) + c.extent(2) {
+            for y in c.lo(1)..c.lo(1) + c.extent(1) {
+                for x in c.lo(0)..c.lo(0) + c.extent(0) {
                     cell[x as usize + w * (y as usize + h * z as usize)] = 1;
                 }
             }
@@ -645,10 +649,7 @@ fn maximal_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid]) -> Vec<fsl3d::Cuboid
                                 up || free(l2, e2)
                             });
                             if !grows {
-                                out.push(fsl3d::Cuboid::new(
-                                    lo.map(|v| v as u32),
-                                    ext.map(|v| v as u32),
-                                ));
+                                out.push(cuboid(lo.map(|v| v as u32), ext.map(|v| v as u32)));
                             }
                         }
                     }
@@ -660,7 +661,7 @@ fn maximal_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid]) -> Vec<fsl3d::Cuboid
     out
 }
 
-fn any_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid], req: [u32; 3], rotate: bool) -> bool {
+fn any_free_3d(sides: [u32; 3], busy: &[GridBox], req: [u32; 3], rotate: bool) -> bool {
     let mut ors = Vec::new();
     fsl3d::orientations3(req, rotate, &mut ors);
     ors.iter().any(|o| {
@@ -668,8 +669,8 @@ fn any_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid], req: [u32; 3], rotate: b
             && (0..=sides[2] - o[2]).any(|z| {
                 (0..=sides[1] - o[1]).any(|y| {
                     (0..=sides[0] - o[0]).any(|x| {
-                        let c = fsl3d::Cuboid::new([x, y, z], *o);
-                        !busy.iter().any(|b| b.overlaps(c))
+                        let c = cuboid([x, y, z], *o);
+                        !busy.iter().any(|b| b.overlaps(&c))
                     })
                 })
             })
@@ -678,11 +679,11 @@ fn any_free_3d(sides: [u32; 3], busy: &[fsl3d::Cuboid], req: [u32; 3], rotate: b
 
 #[test]
 fn fsl_3d_rf_and_first_grant() {
-    let s = fsl3d::Cuboid::new([0, 0, 0], [4, 4, 4]);
+    let s = cuboid([0, 0, 0], [4, 4, 4]);
     // A 2×4×4 slab at x = 1..2 leaves 1×4×4 and 1×4×4: rf 16.
-    assert_eq!(fsl3d::rf3(fsl3d::Cuboid::new([1, 0, 0], [2, 4, 4]), s), 16);
+    assert_eq!(fsl::rf(&cuboid([1, 0, 0], [2, 4, 4]), &s), 16);
     // A corner 1×1×1 leaves a 3×4×4 slab: rf 48.
-    assert_eq!(fsl3d::rf3(fsl3d::Cuboid::new([0, 0, 0], [1, 1, 1]), s), 48);
+    assert_eq!(fsl::rf(&cuboid([0, 0, 0], [1, 1, 1]), &s), 48);
     let mut f = Fsl3d::new("mesh:4x4x4".parse().unwrap()).unwrap();
     let g = f.allocate(&Request::boxed(&[1, 1, 1]).unwrap()).unwrap();
     assert_eq!(
@@ -754,5 +755,46 @@ proptest! {
             }
             prop_assert_eq!(f2.free_submeshes(), f3.free_submeshes());
         }
+    }
+}
+
+/// fsl-3d tries orientations in the order of its original fixed
+/// permutation table (identity, swap 0-1, swap 1-2, rotations, reversal),
+/// repeats dropped; the 2-D strategies in a×b, b×a order.
+#[test]
+fn orientation_orders_are_the_specified_ones() {
+    const PERMS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [1, 0, 2],
+        [0, 2, 1],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut got = Vec::new();
+    for a in 1..=3 {
+        for b in 1..=3 {
+            for c in 1..=3 {
+                let s = [a, b, c];
+                let mut want: Vec<[u32; 3]> = Vec::new();
+                for p in PERMS {
+                    let o = [s[p[0]], s[p[1]], s[p[2]]];
+                    if !want.contains(&o) {
+                        want.push(o);
+                    }
+                }
+                fsl3d::orientations3(s, true, &mut got);
+                assert_eq!(got, want, "{s:?}");
+                fsl3d::orientations3(s, false, &mut got);
+                assert_eq!(got, [s]);
+            }
+        }
+        let (or, n) = orientations(a, 2, true);
+        if a == 2 {
+            assert_eq!(&or[..n], &[(2, 2)]);
+        } else {
+            assert_eq!(&or[..n], &[(a, 2), (2, a)]);
+        }
+        assert_eq!(orientations(a, 2, false).1, 1);
     }
 }

@@ -5,91 +5,14 @@ use std::path::PathBuf;
 
 use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::swf::ShapeMapping;
 use serde::Serialize;
 
-use crate::common::{
-    CliError, Format, Setup, Summary, WorkloadSpec, csv_text, describe_workload, json_text, num,
-    parse_topology, read_trace, run_generated, search_time_us, summarize, write_atomic,
-    write_or_emit,
-};
-
-/// The workload options shared by `simulate` and `show`.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct WorkloadArgs {
-    /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
-    #[arg(long, default_value_t = 0.5, conflicts_with = "trace")]
-    pub(crate) load: f64,
-    /// Accept offered loads of 1 or more (the queue then grows without
-    /// bound; for saturation studies).
-    #[arg(long)]
-    pub(crate) allow_saturation: bool,
-    /// Shape law: auto (cube on hypercubes, sides on meshes and tori),
-    /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
-    /// cube (Mohapatra §4.1).
-    #[arg(long, default_value = "auto")]
-    pub(crate) shapes: String,
-    /// Law of each side for `sides` shapes: uniform, normal or exponential.
-    #[arg(long, default_value = "uniform")]
-    pub(crate) sides: String,
-    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
-    /// (default: the whole machine).
-    #[arg(long)]
-    pub(crate) max_sides: Option<String>,
-    /// Subcube dimension law for `cube` shapes: uniform (0..n−1),
-    /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
-    #[arg(long, default_value = "uniform")]
-    pub(crate) cube_dims: String,
-    /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
-    /// hyper:MEAN,ALPHA,CV or const:VALUE.
-    #[arg(long, default_value = "exp:1")]
-    pub(crate) residence: String,
-    /// Size/demand model: dependent or independent (Mohapatra §4.1).
-    #[arg(long, default_value = "dependent")]
-    pub(crate) dependence: String,
-    /// Jobs measured per seed (generated workload; default 1000), or the
-    /// first jobs of the trace (default: all).
-    #[arg(long)]
-    pub(crate) jobs: Option<u64>,
-    /// Completed jobs discarded before measuring.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) warmup: u64,
-    /// Replay this Standard Workload Format trace instead of generating jobs.
-    #[arg(long)]
-    pub(crate) trace: Option<PathBuf>,
-    /// How trace processor counts become requests: shapes (subcubes or the
-    /// most square box) or nodes (plain counts, for non-contiguous
-    /// allocation).
-    #[arg(long, default_value = "shapes", value_parser = ["shapes", "nodes"])]
-    pub(crate) mapping: String,
-    /// Skip malformed trace lines instead of stopping at the first.
-    #[arg(long)]
-    pub(crate) lenient: bool,
-}
-
-impl WorkloadArgs {
-    pub(crate) fn spec(&self) -> WorkloadSpec {
-        WorkloadSpec {
-            shapes: self.shapes.clone(),
-            sides: self.sides.clone(),
-            max_sides: self.max_sides.clone(),
-            cube_dims: self.cube_dims.clone(),
-            residence: self.residence.clone(),
-            dependence: self.dependence.clone(),
-            jobs: self.jobs.unwrap_or(1000),
-            warmup: self.warmup,
-            allow_saturation: self.allow_saturation,
-        }
-    }
-
-    pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
-        if self.mapping == "nodes" {
-            ShapeMapping::nodes_of(topology)
-        } else {
-            ShapeMapping::for_topology(topology)
-        }
-    }
-}
+use crate::error::CliError;
+use crate::metrics::{METRICS, Summary, search_time_us, summarize};
+use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
+use crate::run::{Setup, parse_topology, run_generated};
+use crate::trace::read_trace;
+use crate::workload::{WorkloadArgs, describe_workload};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -264,7 +187,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
-                let label = crate::common::METRICS
+                let label = METRICS
                     .iter()
                     .find(|x| x.name == m.metric)
                     .map_or(m.metric, |x| x.label);

@@ -20,14 +20,15 @@ use std::path::PathBuf;
 
 use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::swf::ShapeMapping;
+use partalloc::workload::ShapeMapping;
 use partalloc::workload::{Job, JobShape};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::common::{
-    CliError, Format, csv_text, json_text, num, parse_topology, read_trace, write_or_emit,
-};
+use crate::error::CliError;
+use crate::output::{Format, csv_text, json_text, num, write_or_emit};
+use crate::run::parse_topology;
+use crate::trace::read_trace;
 
 /// Options of `partalloc replay`.
 #[derive(Debug, clap::Args)]
@@ -225,15 +226,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     let scaled_jobs: Vec<Job> = jobs
         .iter()
-        .map(|j| Job {
-            arrival: first + (j.arrival - first) / scale,
-            ..*j
-        })
+        .map(|j| j.with_arrival(first + (j.arrival - first) / scale))
         .collect();
     let shaped_jobs: Vec<Job> = scaled_jobs
         .iter()
         .zip(&shapes)
-        .map(|(j, s)| Job { shape: *s, ..*j })
+        .map(|(j, s)| j.with_shape(*s))
         .collect();
     let processors: HashMap<u64, u64> = jobs.iter().map(|j| (j.id, j.nodes())).collect();
 

@@ -12,7 +12,8 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use partalloc::simkit::{SimConfig, Simulation};
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
-use partalloc::workload::swf::{ShapeMapping, SwfReader};
+use partalloc::workload::ShapeMapping;
+use partalloc::workload::swf::SwfReader;
 
 fn trace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/NASA-iPSC-1993-3.1-cln.swf")

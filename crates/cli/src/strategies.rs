@@ -6,7 +6,9 @@ use partalloc::allocators::registry::{self as alloc_registry, ParamInfo};
 use partalloc::schedulers::registry as sched_registry;
 use serde::Serialize;
 
-use crate::common::{CliError, emit, json_text};
+use crate::error::CliError;
+use crate::output::{emit, json_text};
+use crate::run::parse_topology;
 
 /// Options of `partalloc strategies`.
 #[derive(Debug, clap::Args)]
@@ -154,7 +156,7 @@ fn text(l: &Listing) -> String {
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let mut l = listing();
     if let Some(t) = &args.topology {
-        restrict(&mut l, &crate::common::parse_topology(t)?);
+        restrict(&mut l, &parse_topology(t)?);
     }
     if args.json {
         emit(&json_text(&l)?)

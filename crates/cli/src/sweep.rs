@@ -20,12 +20,14 @@ use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{Replications, Report, Sweep, SweepError, thread_pool};
 use partalloc::topology::Topology;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct as _;
+use serde::{Deserialize, Serialize, Serializer};
 
-use crate::common::{
-    CliError, Setup, WorkloadSpec, emit, metric, parse_topology, run_generated, summarize,
-    write_atomic,
-};
+use crate::error::CliError;
+use crate::metrics::{METRICS, Summary, metric, summarize};
+use crate::output::{emit, write_atomic};
+use crate::run::{Setup, parse_topology, run_generated};
+use crate::workload::WorkloadSpec;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -141,84 +143,32 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
     Ok(format!("{h:016x}"))
 }
 
-/// The result columns: every deterministic metric's mean and 95%
-/// half-width over the replications.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The result columns: the replications, then every metric of
+/// [`METRICS`] as its mean and 95% half-width, in that table's order, so
+/// the columns follow the table rather than a copy of it.
+#[derive(Debug, Clone, PartialEq)]
 struct Row {
     seeds: u64,
-    mean_response: f64,
-    mean_response_hw: Option<f64>,
-    mean_wait: f64,
-    mean_wait_hw: Option<f64>,
-    mean_numerical_delay: f64,
-    mean_numerical_delay_hw: Option<f64>,
-    mean_topological_delay: f64,
-    mean_topological_delay_hw: Option<f64>,
-    mean_service: f64,
-    mean_service_hw: Option<f64>,
-    utilization: f64,
-    utilization_hw: Option<f64>,
-    useful_utilization: f64,
-    useful_utilization_hw: Option<f64>,
-    miss_rate: f64,
-    miss_rate_hw: Option<f64>,
-    mean_internal_fragmentation: f64,
-    mean_internal_fragmentation_hw: Option<f64>,
-    mean_queue_length: f64,
-    mean_queue_length_hw: Option<f64>,
-    throughput: f64,
-    throughput_hw: Option<f64>,
-    completed: f64,
-    completed_hw: Option<f64>,
+    /// One per metric of [`METRICS`], in order.
+    summaries: Vec<Summary>,
+}
+
+impl Serialize for Row {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut row = serializer.serialize_struct("Row", 1 + 2 * METRICS.len())?;
+        row.serialize_field("seeds", &self.seeds)?;
+        for (m, s) in METRICS.iter().zip(&self.summaries) {
+            row.serialize_field(m.name, &s.mean)?;
+            row.serialize_field(m.half_width_name, &s.half_width)?;
+        }
+        row.end()
+    }
 }
 
 fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
-    let s = summarize(reports)?;
-    let get = |name: &str| -> Result<(f64, Option<f64>), CliError> {
-        s.iter()
-            .find(|m| m.metric == name)
-            .map(|m| (m.mean, m.half_width))
-            .ok_or_else(|| CliError::input(format!("metric {name} missing")))
-    };
-    let (mean_response, mean_response_hw) = get("mean_response")?;
-    let (mean_wait, mean_wait_hw) = get("mean_wait")?;
-    let (mean_numerical_delay, mean_numerical_delay_hw) = get("mean_numerical_delay")?;
-    let (mean_topological_delay, mean_topological_delay_hw) = get("mean_topological_delay")?;
-    let (mean_service, mean_service_hw) = get("mean_service")?;
-    let (utilization, utilization_hw) = get("utilization")?;
-    let (useful_utilization, useful_utilization_hw) = get("useful_utilization")?;
-    let (miss_rate, miss_rate_hw) = get("miss_rate")?;
-    let (mean_internal_fragmentation, mean_internal_fragmentation_hw) =
-        get("mean_internal_fragmentation")?;
-    let (mean_queue_length, mean_queue_length_hw) = get("mean_queue_length")?;
-    let (throughput, throughput_hw) = get("throughput")?;
-    let (completed, completed_hw) = get("completed")?;
     Ok(Row {
         seeds,
-        mean_response,
-        mean_response_hw,
-        mean_wait,
-        mean_wait_hw,
-        mean_numerical_delay,
-        mean_numerical_delay_hw,
-        mean_topological_delay,
-        mean_topological_delay_hw,
-        mean_service,
-        mean_service_hw,
-        utilization,
-        utilization_hw,
-        useful_utilization,
-        useful_utilization_hw,
-        miss_rate,
-        miss_rate_hw,
-        mean_internal_fragmentation,
-        mean_internal_fragmentation_hw,
-        mean_queue_length,
-        mean_queue_length_hw,
-        throughput,
-        throughput_hw,
-        completed,
-        completed_hw,
+        summaries: summarize(reports)?,
     })
 }
 
@@ -387,7 +337,7 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let mut written = Vec::new();
     for m in &exp.plot.metrics {
         let metric = metric(m)?;
-        let (cm, ch) = (col(metric.name)?, col(&format!("{}_hw", metric.name))?);
+        let (cm, ch) = (col(metric.name)?, col(metric.half_width_name)?);
         // (topology, scheduler) → allocator → points, in file order.
         let mut groups: BTreeMap<(usize, String, String), Vec<Line>> = BTreeMap::new();
         for r in &rows {
@@ -536,4 +486,51 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         }
     }
     emit(&msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csv_of(row: &Row) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(row).unwrap();
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn row_columns_are_the_metrics_table_in_order() {
+        let summaries = METRICS
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Summary {
+                metric: m.name,
+                mean: i as f64 + 0.5,
+                half_width: (i % 2 == 0).then_some(0.25),
+                n: 4,
+            })
+            .collect();
+        let text = csv_of(&Row {
+            seeds: 4,
+            summaries,
+        });
+        let (header, values) = text.split_once('\n').unwrap();
+        // The columns of the files written before the row was derived from
+        // the table; a resumed sweep needs them unchanged.
+        assert_eq!(
+            header,
+            "seeds,mean_response,mean_response_hw,mean_wait,mean_wait_hw,\
+             mean_numerical_delay,mean_numerical_delay_hw,mean_topological_delay,\
+             mean_topological_delay_hw,mean_service,mean_service_hw,utilization,\
+             utilization_hw,useful_utilization,useful_utilization_hw,miss_rate,\
+             miss_rate_hw,mean_internal_fragmentation,mean_internal_fragmentation_hw,\
+             mean_queue_length,mean_queue_length_hw,throughput,throughput_hw,\
+             completed,completed_hw"
+        );
+        assert_eq!(
+            values,
+            "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
+             9.5,,10.5,0.25,11.5,\n"
+        );
+    }
 }

@@ -20,8 +20,11 @@ use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
 use partalloc::topology::{NodeId, Topology};
 use partalloc::workload::Job;
 
-use crate::common::{CliError, emit, num, parse_topology, read_trace, write_atomic};
-use crate::simulate::WorkloadArgs;
+use crate::error::CliError;
+use crate::output::{emit, num, write_atomic};
+use crate::run::parse_topology;
+use crate::trace::read_trace;
+use crate::workload::WorkloadArgs;
 
 /// Options of `partalloc show`.
 #[derive(Debug, clap::Args)]

@@ -15,13 +15,18 @@
 //! written through a temporary file renamed into place, so a failed command
 //! never leaves a file that looks complete. See `docs/guide.md`.
 
-mod common;
+mod error;
 mod generate;
+mod metrics;
+mod output;
 mod replay;
+mod run;
 mod show;
 mod simulate;
 mod strategies;
 mod sweep;
+mod trace;
+mod workload;
 
 use std::process::ExitCode;
 

@@ -13,8 +13,10 @@ use std::path::PathBuf;
 use partalloc::simkit::Replications;
 use partalloc::workload::swf::{SwfHeader, SwfRecord, SwfWriter};
 
-use crate::common::{CliError, describe_workload, parse_topology, write_atomic};
-use crate::simulate::WorkloadArgs;
+use crate::error::CliError;
+use crate::output::write_atomic;
+use crate::run::parse_topology;
+use crate::workload::{WorkloadArgs, describe_workload};
 
 /// Options of `partalloc generate`.
 #[derive(Debug, clap::Args)]

@@ -1,0 +1,62 @@
+//! The one error type of the tool: every failure becomes one line on
+//! standard error and a non-zero exit code.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use partalloc::workload::swf::SwfError;
+use thiserror::Error;
+
+/// Why a command failed. Every message is one line.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub(crate) enum CliError {
+    /// Bad input from the command line or a file.
+    #[error("{0}")]
+    Input(String),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A trace line is malformed.
+    #[error("{path}: {source}")]
+    Swf {
+        /// The trace.
+        path: PathBuf,
+        /// The cause, with line and field.
+        source: SwfError,
+    },
+    /// A simulation failed.
+    #[error(transparent)]
+    Sim(#[from] partalloc::simkit::SimError),
+    /// A sweep file could not be opened, extended or finished.
+    #[error(transparent)]
+    Sweep(#[from] partalloc::simkit::SweepError),
+    /// A statistic failed.
+    #[error(transparent)]
+    Stats(#[from] partalloc::simkit::StatsError),
+}
+
+impl CliError {
+    pub(crate) fn input(msg: impl Into<String>) -> Self {
+        Self::Input(msg.into())
+    }
+
+    pub(crate) fn io(path: &Path) -> impl FnOnce(io::Error) -> Self + '_ {
+        move |source| Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn swf(path: &Path) -> impl FnOnce(SwfError) -> Self + '_ {
+        move |source| Self::Swf {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Writing results: number and document formatting, standard output, and
+//! files written atomically.
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use partalloc::simkit::atomic;
+use serde::Serialize;
+
+use crate::error::CliError;
+
+/// Output formats of the reporting commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// Aligned text for the terminal.
+    Table,
+    /// One JSON document.
+    Json,
+    /// CSV with a header line.
+    Csv,
+}
+
+/// Formats `x` for a table: 6 significant digits, fixed or scientific.
+pub(crate) fn num(x: f64) -> String {
+    if x.abs() < 1e-9 {
+        return "0".to_owned();
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    if x == 0.0 || (1e-3..1e7).contains(&x.abs()) {
+        let digits = if x == 0.0 {
+            0
+        } else {
+            (5 - x.abs().log10().floor() as i32).clamp(0, 9) as usize
+        };
+        format!("{x:.digits$}")
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+/// Writes a CSV document from rows of text.
+pub(crate) fn csv_text(header: &[&str], rows: &[Vec<String>]) -> Result<String, CliError> {
+    let err = |e: csv::Error| CliError::input(format!("cannot format CSV: {e}"));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header).map_err(err)?;
+    for r in rows {
+        w.write_record(r).map_err(err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| CliError::input(format!("cannot format CSV: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| CliError::input(format!("cannot format CSV: {e}")))
+}
+
+/// `value` as one pretty-printed JSON document ending in a newline.
+pub(crate) fn json_text<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
+    let mut s = serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::input(format!("cannot format JSON: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Writes `text` to `output` (atomically) if given, else to standard output.
+pub(crate) fn write_or_emit(output: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => emit(text),
+    }
+}
+
+/// Writes `text` to standard output; a closed pipe (`| head`) is not an error.
+pub(crate) fn emit(text: &str) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(CliError::Io {
+            path: PathBuf::from("<stdout>"),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` atomically (simkit's [`write_atomic`]), so
+/// `path` never holds partial content.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    atomic::write_atomic(path, bytes).map_err(CliError::io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_compactly() {
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(1e-17), "0");
+        assert_eq!(num(2000.0), "2000");
+        assert_eq!(num(972.3902), "972.390");
+        assert_eq!(num(0.4661), "0.466100");
+        assert_eq!(num(1.5e9 + 0.5), "1.5000e9");
+    }
+
+    #[test]
+    fn atomic_writes_name_the_file_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.txt");
+        write_atomic(&p, b"one").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        let bad = dir.path().join("missing/out.txt");
+        let e = write_atomic(&bad, b"x").unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}: ", bad.display())), "{e}");
+    }
+}

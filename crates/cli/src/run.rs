@@ -1,0 +1,61 @@
+//! Running what the commands ask for: a machine parsed from its
+//! description, and the replications of a generated workload on it.
+
+use partalloc::simkit::{Replications, Report, SimConfig, Simulation, Stop};
+use partalloc::topology::Topology;
+use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
+
+use crate::error::CliError;
+use crate::workload::WorkloadSpec;
+
+/// Parses a machine description such as `mesh:64x64`.
+pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
+    text.parse::<Topology>()
+        .map_err(|e| CliError::input(format!("--topology {text:?}: {e}")))
+}
+
+/// A machine with the strategy and policy to run on it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Setup<'a> {
+    pub(crate) topology: &'a Topology,
+    pub(crate) allocator: &'a str,
+    pub(crate) scheduler: &'a str,
+}
+
+/// Runs the replications of a generated workload and returns their reports
+/// in replication order.
+pub(crate) fn run_generated(
+    setup: Setup<'_>,
+    workload: &Workload<ShapeDist, DemandDist>,
+    spec: &WorkloadSpec,
+    reps: Replications,
+    time: Option<f64>,
+    record_first: bool,
+) -> Result<Vec<Report>, CliError> {
+    let Setup {
+        topology,
+        allocator,
+        scheduler,
+    } = setup;
+    // Build once up front so that a bad name fails before any work.
+    Simulation::by_name(
+        *topology,
+        allocator,
+        scheduler,
+        std::iter::empty::<Job>(),
+        SimConfig::default(),
+    )?;
+    let reports = reps.try_run(|r, rng| {
+        let config = SimConfig {
+            stop: Stop {
+                jobs: Some(spec.jobs),
+                time,
+            },
+            warmup: spec.warmup,
+            record_jobs: record_first && r == 0,
+            measure_search_time: true,
+        };
+        Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run()
+    })?;
+    Ok(reports)
+}

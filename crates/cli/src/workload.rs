@@ -1,0 +1,246 @@
+//! How a generated workload is described on the command line and in an
+//! experiment file, and how that description becomes a [`Workload`].
+
+use std::path::PathBuf;
+
+use partalloc::topology::Topology;
+use partalloc::workload::ShapeMapping;
+use partalloc::workload::spec::{self, Arrivals, as_text};
+use partalloc::workload::{
+    CubeDimLaw, DemandDist, DemandLaw, Dependence, ShapeDist, ShapeKind, ShapeLaw, SideLaw, Sides,
+    SpecError, Workload, WorkloadError,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::CliError;
+
+/// The workload options shared by `simulate` and `show`.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct WorkloadArgs {
+    /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
+    #[arg(long, default_value_t = 0.5, conflicts_with = "trace")]
+    pub(crate) load: f64,
+    /// Accept offered loads of 1 or more (the queue then grows without
+    /// bound; for saturation studies).
+    #[arg(long)]
+    pub(crate) allow_saturation: bool,
+    /// Shape law: auto (cube on hypercubes, sides on meshes and tori),
+    /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
+    /// cube (Mohapatra §4.1).
+    #[arg(long, default_value = "auto")]
+    pub(crate) shapes: ShapeKind,
+    /// Law of each side for `sides` shapes: uniform, normal or exponential.
+    #[arg(long, default_value = "uniform")]
+    pub(crate) sides: SideLaw,
+    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
+    /// (default: the whole machine).
+    #[arg(long)]
+    pub(crate) max_sides: Option<Sides>,
+    /// Subcube dimension law for `cube` shapes: uniform (0..n−1),
+    /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
+    #[arg(long, default_value = "uniform")]
+    pub(crate) cube_dims: CubeDimLaw,
+    /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
+    /// hyper:MEAN,ALPHA,CV or const:VALUE.
+    #[arg(long, default_value = "exp:1")]
+    pub(crate) residence: DemandLaw,
+    /// Size/demand model: dependent or independent (Mohapatra §4.1).
+    #[arg(long, default_value = "dependent")]
+    pub(crate) dependence: Dependence,
+    /// Jobs measured per seed (generated workload; default 1000), or the
+    /// first jobs of the trace (default: all).
+    #[arg(long)]
+    pub(crate) jobs: Option<u64>,
+    /// Completed jobs discarded before measuring.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) warmup: u64,
+    /// Replay this Standard Workload Format trace instead of generating jobs.
+    #[arg(long)]
+    pub(crate) trace: Option<PathBuf>,
+    /// How trace processor counts become requests: shapes (subcubes or the
+    /// most square box) or nodes (plain counts, for non-contiguous
+    /// allocation).
+    #[arg(long, default_value = "shapes", value_parser = ["shapes", "nodes"])]
+    pub(crate) mapping: String,
+    /// Skip malformed trace lines instead of stopping at the first.
+    #[arg(long)]
+    pub(crate) lenient: bool,
+}
+
+impl WorkloadArgs {
+    pub(crate) fn spec(&self) -> WorkloadSpec {
+        WorkloadSpec {
+            shapes: self.shapes,
+            sides: self.sides,
+            max_sides: self.max_sides,
+            cube_dims: self.cube_dims.clone(),
+            residence: self.residence,
+            dependence: self.dependence,
+            jobs: self.jobs.unwrap_or(1000),
+            warmup: self.warmup,
+            allow_saturation: self.allow_saturation,
+        }
+    }
+
+    pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
+        if self.mapping == "nodes" {
+            ShapeMapping::nodes_of(topology)
+        } else {
+            ShapeMapping::for_topology(topology)
+        }
+    }
+}
+
+/// A workload error, with the flag to change for saturated loads.
+pub(crate) fn workload_error(e: SpecError) -> CliError {
+    match e {
+        SpecError::Workload(WorkloadError::Saturated { load }) => CliError::input(format!(
+            "offered load {load} is at least 1: no strategy can keep up and the queue grows without bound; use a load below 1, or pass --allow-saturation (allow_saturation = true in an experiment file) for a saturation study"
+        )),
+        other => CliError::input(format!("workload: {other}")),
+    }
+}
+
+/// How a generated workload is described, on the command line or in an
+/// experiment file: the laws of `partalloc_workload::spec` in their text
+/// forms, and how many jobs to measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct WorkloadSpec {
+    /// `auto`, `sides`, `cubic`, `noncubic` or `cube`.
+    pub(crate) shapes: ShapeKind,
+    /// Law of the sides for `sides` shapes: `uniform`, `normal`, `exponential`.
+    #[serde(with = "as_text")]
+    pub(crate) sides: SideLaw,
+    /// Largest request, e.g. `16x16` (sides/noncubic/cubic; default: the machine).
+    pub(crate) max_sides: Option<Sides>,
+    /// Cube dimension law for `cube` shapes: `uniform`, `uniform:LO-HI`,
+    /// `normal`, or weights `w0,w1,…`.
+    pub(crate) cube_dims: CubeDimLaw,
+    /// Residence (service) time law: `exp:MEAN`, `uniform:MEAN`,
+    /// `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
+    pub(crate) residence: DemandLaw,
+    /// `dependent` or `independent` (Mohapatra §4.1).
+    #[serde(with = "as_text")]
+    pub(crate) dependence: Dependence,
+    /// Measured jobs per replication.
+    pub(crate) jobs: u64,
+    /// Completed jobs discarded before measuring.
+    pub(crate) warmup: u64,
+    /// Accept offered loads ≥ 1.
+    pub(crate) allow_saturation: bool,
+}
+
+impl Default for WorkloadSpec {
+    fn default() -> Self {
+        Self {
+            shapes: ShapeKind::Auto,
+            sides: SideLaw::Uniform,
+            max_sides: None,
+            cube_dims: CubeDimLaw::Uniform,
+            residence: DemandLaw::Exponential { mean: 1.0 },
+            dependence: Dependence::Dependent,
+            jobs: 1000,
+            warmup: 0,
+            allow_saturation: false,
+        }
+    }
+}
+
+impl WorkloadSpec {
+    /// The shape law the options select on `topology`.
+    pub(crate) fn shape_law(&self, topology: &Topology) -> ShapeLaw {
+        ShapeLaw::of_kind(
+            self.shapes,
+            topology,
+            self.sides,
+            &self.cube_dims,
+            self.max_sides.map(|m| m.0),
+        )
+    }
+
+    /// The shape distribution on `topology`.
+    #[cfg(test)]
+    pub(crate) fn shapes(&self, topology: &Topology) -> Result<ShapeDist, CliError> {
+        self.shape_law(topology)
+            .shapes(topology)
+            .map_err(workload_error)
+    }
+
+    /// The workload at offered load `load` on `topology`.
+    pub(crate) fn build(
+        &self,
+        topology: &Topology,
+        load: f64,
+    ) -> Result<Workload<ShapeDist, DemandDist>, CliError> {
+        spec::WorkloadSpec {
+            arrivals: Arrivals::Load(load),
+            shapes: self.shape_law(topology),
+            demand: self.residence,
+            dependence: self.dependence,
+            allow_saturation: self.allow_saturation,
+        }
+        .build(topology)
+        .map_err(workload_error)
+    }
+
+    /// Checks the counts.
+    pub(crate) fn check(&self) -> Result<(), CliError> {
+        if self.jobs == 0 {
+            return Err(CliError::input("--jobs must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// One line describing a workload.
+pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: f64) -> String {
+    let shapes = match spec.shape_law(topology) {
+        ShapeLaw::Cube(dims) => format!("cube dims {dims}"),
+        ShapeLaw::Sides { law, .. } => format!("sides {law}"),
+        _ => spec.shapes.to_string(),
+    };
+    let max = spec
+        .max_sides
+        .as_ref()
+        .map(|m| format!(" up to {m}"))
+        .unwrap_or_default();
+    format!(
+        "load {load}, {shapes}{max}, residence {} ({}), {} jobs after {} warm-up",
+        spec.residence, spec.dependence, spec.jobs, spec.warmup
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use partalloc::workload::ShapeDistribution;
+
+    #[test]
+    fn shape_laws_follow_the_machine() {
+        let mesh: Topology = "mesh:16x8".parse().unwrap();
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let spec = WorkloadSpec::default();
+        // Kim & Yoon uniform sides on 16x8: m = 8.5 · 4.5.
+        assert!(matches!(spec.shapes(&mesh).unwrap(), ShapeDist::Mesh(_)));
+        let w = spec.build(&mesh, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 8.5 * 4.5).abs() < 1e-12);
+        // Mohapatra uniform dimensions 0..=5 on a 6-cube: m = 63/6.
+        let w = spec.build(&cube, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 63.0 / 6.0).abs() < 1e-12);
+        let cubic = WorkloadSpec {
+            shapes: ShapeKind::Cubic,
+            ..WorkloadSpec::default()
+        };
+        // Kang: exponents uniform in 0..=4 and 0..=3: m = (31/5)(15/4).
+        let w = cubic.build(&mesh, 0.5).unwrap();
+        assert!((w.shapes().mean_nodes() - 31.0 / 5.0 * 15.0 / 4.0).abs() < 1e-12);
+        let odd: Topology = "mesh:12x8".parse().unwrap();
+        assert!(cubic.shapes(&odd).is_err());
+        let wrong = WorkloadSpec {
+            shapes: ShapeKind::Cube,
+            ..WorkloadSpec::default()
+        };
+        assert!(wrong.shapes(&mesh).is_err());
+    }
+}

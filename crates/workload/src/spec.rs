@@ -1,0 +1,1129 @@
+//! Workload descriptions in text: the one place where the laws of arrival,
+//! shape, demand and dependence are named, parsed and printed.
+//!
+//! Every law has a text form that [`FromStr`] reads and [`Display`] writes
+//! back unchanged (`"hyper:5,0.95,4".parse::<DemandLaw>()?.to_string()` is
+//! `"hyper:5,0.95,4"`), and with the `serde` feature the same text is the
+//! serialized form, so an experiment file says `demand = "hyper:5,0.95,4"`.
+//! A parsed law has been checked against its generator's constructor; what
+//! can only be checked against a machine (a subcube law on a mesh, request
+//! sides larger than the machine) is refused when the workload is built.
+//!
+//! | law | text |
+//! |---|---|
+//! | [`Arrivals`] | `load:RHO`, `rate:LAMBDA` |
+//! | [`ShapeLaw`] | `cube:DIMS`, `sides:SIDES[:MAX]`, `cubic[:MAX]`, `noncubic[:MAX]` |
+//! | [`CubeDimLaw`] (DIMS) | `uniform`, `uniform:LO-HI`, `normal`, `W0,W1,…` |
+//! | [`SideLaw`] (SIDES) | `uniform`, `normal`, `exponential` |
+//! | [`Sides`] (MAX) | `AxB[xC…]`, as in a machine description |
+//! | [`DemandLaw`] | `exp:MEAN`, `uniform:MEAN`, `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE` |
+//! | [`Dependence`] | `dependent`, `independent` |
+//! | [`ShapeKind`] | `auto`, `cube`, `sides`, `cubic`, `noncubic` |
+//!
+//! ```
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::spec::WorkloadSpec;
+//! use partalloc_workload::ShapeDistribution;
+//!
+//! // Mohapatra §4: 10-cube, "normal" sizes, hyper-exponential residence.
+//! let spec = WorkloadSpec {
+//!     arrivals: "load:0.4".parse()?,
+//!     shapes: "cube:normal".parse()?,
+//!     demand: "hyper:5,0.95,4".parse()?,
+//!     dependence: "dependent".parse()?,
+//!     allow_saturation: false,
+//! };
+//! let machine: Topology = "hypercube:10".parse()?;
+//! let w = spec.build(&machine)?;
+//! assert!((w.offered_load(1024) - 0.4).abs() < 1e-12);
+//! assert_eq!(spec.demand.to_string(), "hyper:5,0.95,4");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt::{self, Display};
+use core::str::FromStr;
+
+use partalloc_topology::{Coords, Topology, TopologyError, parse_sides};
+use thiserror::Error;
+
+use crate::{
+    Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential,
+    MeshSides, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw, UniformDemand, Workload,
+    WorkloadError,
+};
+
+/// Why a workload description was refused.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The text is not of the law's form.
+    #[error("{law} {text:?}: {reason}; use {accepted}")]
+    Syntax {
+        /// Which law was being read, e.g. `demand law`.
+        law: &'static str,
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The forms the law accepts.
+        accepted: &'static str,
+    },
+    /// The text is of the law's form but its values are refused.
+    #[error("{law} {text:?}: {source}")]
+    Invalid {
+        /// Which law was being read.
+        law: &'static str,
+        /// The text given.
+        text: String,
+        /// Why the generator refused the values.
+        source: WorkloadError,
+    },
+    /// The law cannot draw requests for this machine.
+    #[error("shape law {law}: {reason}")]
+    Machine {
+        /// The law, in its text form.
+        law: String,
+        /// Why it does not fit, and what to use instead.
+        reason: String,
+    },
+    /// The workload could not be built (e.g. an offered load of 1 or more
+    /// without saturation allowed).
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+}
+
+const ARRIVALS: &str = "load:RHO or rate:LAMBDA";
+const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…] or noncubic[:AxB…]";
+const CUBE_DIMS: &str = "uniform, uniform:LO-HI, normal, or weights W0,W1,…";
+const SIDE_LAWS: &str = "uniform, normal or exponential";
+const DEMANDS: &str = "exp:MEAN, uniform:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE";
+const DEPENDENCES: &str = "dependent or independent";
+const KINDS: &str = "auto, sides, cubic, noncubic or cube";
+
+fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
+    SpecError::Syntax {
+        law,
+        text: text.to_owned(),
+        reason,
+        accepted,
+    }
+}
+
+fn invalid<'t>(law: &'static str, text: &'t str) -> impl FnOnce(WorkloadError) -> SpecError + 't {
+    move |source| SpecError::Invalid {
+        law,
+        text: text.to_owned(),
+        source,
+    }
+}
+
+/// A finite number, or a syntax error naming the part that is not one.
+fn number(
+    law: &'static str,
+    text: &str,
+    accepted: &'static str,
+    part: &str,
+) -> Result<f64, SpecError> {
+    part.trim()
+        .parse::<f64>()
+        .map_err(|_| syntax(law, text, accepted, format!("{part:?} is not a number")))
+}
+
+/// The sides `part` of `text`, read by the topology's parser of side lists.
+fn sides_of(
+    law: &'static str,
+    text: &str,
+    accepted: &'static str,
+    part: &str,
+) -> Result<Coords, SpecError> {
+    parse_sides(part).map_err(|e| {
+        let reason = match e {
+            TopologyError::InvalidSides { reason, .. } => reason,
+            other => other.to_string(),
+        };
+        syntax(law, text, accepted, reason)
+    })
+}
+
+/// Writes sides as `AxB…`, the form [`parse_sides`] reads.
+fn write_sides(f: &mut fmt::Formatter<'_>, sides: &Coords) -> fmt::Result {
+    for (i, s) in sides.iter().enumerate() {
+        if i > 0 {
+            f.write_str("x")?;
+        }
+        write!(f, "{s}")?;
+    }
+    Ok(())
+}
+
+/// How jobs arrive: a Poisson stream whose rate is given, or derived from
+/// an offered load ρ = λ·E\[D\]/N on the machine (see [`Workload::with_load`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Arrivals {
+    /// `load:RHO`: the rate that offers load ρ to the machine.
+    Load(f64),
+    /// `rate:LAMBDA`: jobs per time unit.
+    Rate(f64),
+}
+
+impl FromStr for Arrivals {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        const LAW: &str = "arrival law";
+        let (law, value) = text
+            .split_once(':')
+            .ok_or_else(|| syntax(LAW, text, ARRIVALS, "missing ':'".to_owned()))?;
+        let x = number(LAW, text, ARRIVALS, value)?;
+        match law.trim() {
+            "load" => {
+                crate::error::positive("offered load", x).map_err(invalid(LAW, text))?;
+                Ok(Self::Load(x))
+            }
+            "rate" => {
+                PoissonArrivals::new(x).map_err(invalid(LAW, text))?;
+                Ok(Self::Rate(x))
+            }
+            other => Err(syntax(
+                LAW,
+                text,
+                ARRIVALS,
+                format!("unknown law {other:?}"),
+            )),
+        }
+    }
+}
+
+impl Display for Arrivals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Load(x) => write!(f, "load:{x}"),
+            Self::Rate(x) => write!(f, "rate:{x}"),
+        }
+    }
+}
+
+/// Subcube dimensions on a hypercube (Mohapatra §4.1).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CubeDimLaw {
+    /// `uniform`: dimension uniform in 0..=n−1 on an n-cube.
+    Uniform,
+    /// `uniform:LO-HI`: dimension uniform in LO..=HI.
+    Range {
+        /// Smallest dimension.
+        lo: u32,
+        /// Largest dimension.
+        hi: u32,
+    },
+    /// `normal`: Mohapatra's "normal" table ([`CubeDims::mohapatra_normal`]).
+    Normal,
+    /// `W0,W1,…`: dimension i with probability proportional to Wi.
+    Weights(Vec<f64>),
+}
+
+impl CubeDimLaw {
+    /// Whether the law's own values are acceptable, whatever the machine.
+    fn check(&self) -> Result<(), WorkloadError> {
+        match self {
+            Self::Uniform | Self::Normal => Ok(()),
+            Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi).map(drop),
+            Self::Weights(w) => CubeDims::from_weights(w).map(drop),
+        }
+    }
+
+    /// The dimension distribution on an n-cube.
+    ///
+    /// # Errors
+    /// [`SpecError::Machine`] if it draws subcubes larger than the machine.
+    pub fn dims(&self, machine_dim: u32) -> Result<CubeDims, SpecError> {
+        let dims = match self {
+            Self::Uniform => CubeDims::uniform(0, machine_dim.saturating_sub(1))?,
+            Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi)?,
+            Self::Normal => CubeDims::mohapatra_normal(),
+            Self::Weights(w) => CubeDims::from_weights(w)?,
+        };
+        if dims.max_dim() > machine_dim {
+            return Err(SpecError::Machine {
+                law: ShapeLaw::Cube(self.clone()).to_string(),
+                reason: format!(
+                    "requests of dimension up to {} are larger than the machine's {machine_dim}-cube",
+                    dims.max_dim()
+                ),
+            });
+        }
+        Ok(dims)
+    }
+}
+
+impl FromStr for CubeDimLaw {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        const LAW: &str = "cube dimension law";
+        let t = text.trim();
+        let law = match t {
+            "uniform" => Self::Uniform,
+            "normal" => Self::Normal,
+            _ if t.starts_with("uniform:") => {
+                let range = &t["uniform:".len()..];
+                let (lo, hi) = range.split_once('-').ok_or_else(|| {
+                    syntax(LAW, text, CUBE_DIMS, "expected uniform:LO-HI".to_owned())
+                })?;
+                let whole = |s: &str| {
+                    s.trim().parse::<u32>().map_err(|_| {
+                        syntax(LAW, text, CUBE_DIMS, format!("{s:?} is not a whole number"))
+                    })
+                };
+                Self::Range {
+                    lo: whole(lo)?,
+                    hi: whole(hi)?,
+                }
+            }
+            _ => {
+                let weights = t
+                    .split(',')
+                    .map(|w| number(LAW, text, CUBE_DIMS, w))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Self::Weights(weights)
+            }
+        };
+        law.check().map_err(invalid(LAW, text))?;
+        Ok(law)
+    }
+}
+
+impl Display for CubeDimLaw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Uniform => f.write_str("uniform"),
+            Self::Range { lo, hi } => write!(f, "uniform:{lo}-{hi}"),
+            Self::Normal => f.write_str("normal"),
+            Self::Weights(w) => {
+                for (i, x) in w.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FromStr for SideLaw {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        match text.trim() {
+            "uniform" => Ok(Self::Uniform),
+            "normal" => Ok(Self::TruncatedNormal),
+            "exponential" | "exp" => Ok(Self::TruncatedExponential),
+            _ => Err(syntax(
+                "side law",
+                text,
+                SIDE_LAWS,
+                "unknown law".to_owned(),
+            )),
+        }
+    }
+}
+
+impl Display for SideLaw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Uniform => "uniform",
+            Self::TruncatedNormal => "normal",
+            Self::TruncatedExponential => "exponential",
+        })
+    }
+}
+
+impl FromStr for Dependence {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        match text.trim() {
+            "dependent" => Ok(Self::Dependent),
+            "independent" => Ok(Self::Independent),
+            _ => Err(syntax(
+                "dependence",
+                text,
+                DEPENDENCES,
+                "unknown model".to_owned(),
+            )),
+        }
+    }
+}
+
+impl Display for Dependence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Dependent => "dependent",
+            Self::Independent => "independent",
+        })
+    }
+}
+
+/// How job shapes are drawn. Request sides (`MAX`, e.g. `16x16`) default to
+/// the machine's.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ShapeLaw {
+    /// `cube:DIMS`: subcubes of a hypercube (Mohapatra §4.1).
+    Cube(CubeDimLaw),
+    /// `sides:LAW[:MAX]`: boxes with independent sides (Kim–Yoon §IV.1).
+    Sides {
+        /// The law of each side.
+        law: SideLaw,
+        /// The largest request, if smaller than the machine.
+        max: Option<Coords>,
+    },
+    /// `cubic[:MAX]`: sides 2^a, a uniform in 0..=log2 of the largest side
+    /// (Kang §5.1); the largest sides must be powers of two.
+    Cubic {
+        /// The largest request, if smaller than the machine.
+        max: Option<Coords>,
+    },
+    /// `noncubic[:MAX]`: sides uniform in 1..=the largest side (Kang §5.3).
+    Noncubic {
+        /// The largest request, if smaller than the machine.
+        max: Option<Coords>,
+    },
+}
+
+impl ShapeLaw {
+    /// The law a [`ShapeKind`] stands for on `topology`, taking the side
+    /// law, the dimension law and the largest request from the settings
+    /// the kind leaves open (`auto` is `cube` on a hypercube, `sides`
+    /// otherwise).
+    #[must_use]
+    pub fn of_kind(
+        kind: ShapeKind,
+        topology: &Topology,
+        sides: SideLaw,
+        cube_dims: &CubeDimLaw,
+        max: Option<Coords>,
+    ) -> Self {
+        match kind {
+            ShapeKind::Auto if topology.as_hypercube().is_some() => Self::Cube(cube_dims.clone()),
+            ShapeKind::Cube => Self::Cube(cube_dims.clone()),
+            ShapeKind::Auto | ShapeKind::Sides => Self::Sides { law: sides, max },
+            ShapeKind::Cubic => Self::Cubic { max },
+            ShapeKind::Noncubic => Self::Noncubic { max },
+        }
+    }
+
+    /// The shape distribution on `topology`.
+    ///
+    /// # Errors
+    /// [`SpecError::Machine`] if the law does not fit the machine (subcubes
+    /// on a mesh, boxes on a hypercube, requests larger than the machine or
+    /// of another dimension, cubic requests without power-of-two sides);
+    /// [`SpecError::Workload`] if the generator refuses the sides.
+    pub fn shapes(&self, topology: &Topology) -> Result<ShapeDist, SpecError> {
+        let unfit = |reason: String| SpecError::Machine {
+            law: self.to_string(),
+            reason,
+        };
+        let max = match self {
+            Self::Cube(dims) => {
+                let Some(h) = topology.as_hypercube() else {
+                    return Err(unfit(format!(
+                        "draws subcubes and needs a hypercube, not {topology}; use sides, cubic or noncubic"
+                    )));
+                };
+                return Ok(dims.dims(h.dim())?.into());
+            }
+            Self::Sides { max, .. } | Self::Cubic { max } | Self::Noncubic { max } => max,
+        };
+        let Some(grid) = topology.as_grid() else {
+            return Err(unfit(format!(
+                "draws boxes and needs a mesh or torus, not {topology}; use cube"
+            )));
+        };
+        let machine = grid.sides();
+        let max: &[u32] = match max {
+            None => machine,
+            Some(m) if m.len() != machine.len() => {
+                return Err(unfit(format!(
+                    "requests have {} dimensions, the machine {topology} has {}",
+                    m.len(),
+                    machine.len()
+                )));
+            }
+            Some(m) if m.iter().zip(machine.iter()).any(|(a, b)| a > b) => {
+                return Err(unfit(format!(
+                    "requests would be larger than the machine {topology}"
+                )));
+            }
+            Some(m) => m,
+        };
+        Ok(match self {
+            Self::Sides { law, .. } => MeshSides::new(*law, max)?.into(),
+            Self::Noncubic { .. } => NoncubicShapes::new(max)?.into(),
+            _ => {
+                let exps = max
+                    .iter()
+                    .map(|&s| {
+                        if s.is_power_of_two() {
+                            Ok(s.trailing_zeros())
+                        } else {
+                            Err(unfit(format!(
+                                "draws power-of-two sides and needs power-of-two limits; {s} is not one (give power-of-two largest sides, as in cubic:AxB)"
+                            )))
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                CubicShapes::new(&exps)?.into()
+            }
+        })
+    }
+}
+
+impl FromStr for ShapeLaw {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        const LAW: &str = "shape law";
+        let t = text.trim();
+        let (kind, rest) = match t.split_once(':') {
+            Some((k, r)) => (k.trim(), Some(r)),
+            None => (t, None),
+        };
+        let sides = |s: &str| sides_of(LAW, text, SHAPES, s);
+        let max = |r: Option<&str>| r.map(sides).transpose();
+        match kind {
+            "cube" => {
+                let dims = rest.ok_or_else(|| {
+                    syntax(
+                        LAW,
+                        text,
+                        SHAPES,
+                        "cube needs a dimension law, e.g. cube:uniform".to_owned(),
+                    )
+                })?;
+                Ok(Self::Cube(dims.parse()?))
+            }
+            "sides" => {
+                let rest = rest.ok_or_else(|| {
+                    syntax(
+                        LAW,
+                        text,
+                        SHAPES,
+                        "sides needs a side law, e.g. sides:uniform".to_owned(),
+                    )
+                })?;
+                let (law, limit) = match rest.split_once(':') {
+                    Some((l, m)) => (l, Some(m)),
+                    None => (rest, None),
+                };
+                Ok(Self::Sides {
+                    law: law.parse()?,
+                    max: max(limit)?,
+                })
+            }
+            "cubic" => Ok(Self::Cubic { max: max(rest)? }),
+            "noncubic" => Ok(Self::Noncubic { max: max(rest)? }),
+            other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
+        }
+    }
+}
+
+impl Display for ShapeLaw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let max = match self {
+            Self::Cube(dims) => return write!(f, "cube:{dims}"),
+            Self::Sides { law, max } => {
+                write!(f, "sides:{law}")?;
+                max
+            }
+            Self::Cubic { max } => {
+                f.write_str("cubic")?;
+                max
+            }
+            Self::Noncubic { max } => {
+                f.write_str("noncubic")?;
+                max
+            }
+        };
+        if let Some(m) = max {
+            f.write_str(":")?;
+            write_sides(f, m)?;
+        }
+        Ok(())
+    }
+}
+
+/// The sides of a request, `AxB[xC…]` as in a machine description (the
+/// largest request of a [`ShapeLaw`], given on its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sides(pub Coords);
+
+impl FromStr for Sides {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        sides_of("sides", text, "AxB[xC…], e.g. 16x16", text).map(Self)
+    }
+}
+
+impl Display for Sides {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_sides(f, &self.0)
+    }
+}
+
+/// A family of shape laws, leaving the side law, the dimension law and the
+/// largest request to other settings (see [`ShapeLaw::of_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ShapeKind {
+    /// `auto`: `cube` on a hypercube, `sides` otherwise.
+    #[default]
+    Auto,
+    /// `cube`: subcubes.
+    Cube,
+    /// `sides`: boxes with sides by a side law.
+    Sides,
+    /// `cubic`: Kang's power-of-two boxes.
+    Cubic,
+    /// `noncubic`: Kang's uniform boxes.
+    Noncubic,
+}
+
+impl FromStr for ShapeKind {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        match text.trim() {
+            "auto" => Ok(Self::Auto),
+            "cube" => Ok(Self::Cube),
+            "sides" => Ok(Self::Sides),
+            "cubic" => Ok(Self::Cubic),
+            "noncubic" => Ok(Self::Noncubic),
+            _ => Err(syntax("shape kind", text, KINDS, "unknown kind".to_owned())),
+        }
+    }
+}
+
+impl Display for ShapeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Auto => "auto",
+            Self::Cube => "cube",
+            Self::Sides => "sides",
+            Self::Cubic => "cubic",
+            Self::Noncubic => "noncubic",
+        })
+    }
+}
+
+/// The law of a job's service (residence) time, or of its total demand
+/// under [`Dependence::Independent`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum DemandLaw {
+    /// `exp:MEAN`.
+    Exponential {
+        /// The mean.
+        mean: f64,
+    },
+    /// `uniform:MEAN`: uniform on \[0, 2·MEAN\].
+    Uniform {
+        /// The mean.
+        mean: f64,
+    },
+    /// `uniform:LO-HI`.
+    Range {
+        /// Lower bound.
+        lo: f64,
+        /// Upper bound.
+        hi: f64,
+    },
+    /// `hyper:MEAN,ALPHA,CV`: bimodal hyper-exponential (Mohapatra §4.1).
+    HyperExponential {
+        /// The mean.
+        mean: f64,
+        /// The probability of the first branch.
+        alpha: f64,
+        /// The coefficient of variation.
+        cv: f64,
+    },
+    /// `const:VALUE`.
+    Constant {
+        /// The value.
+        value: f64,
+    },
+}
+
+impl DemandLaw {
+    /// The distribution.
+    ///
+    /// # Errors
+    /// As the generator's constructor (never for a parsed law).
+    pub fn dist(&self) -> Result<DemandDist, WorkloadError> {
+        Ok(match *self {
+            Self::Exponential { mean } => Exponential::new(mean)?.into(),
+            Self::Uniform { mean } => UniformDemand::with_mean(mean)?.into(),
+            Self::Range { lo, hi } => UniformDemand::new(lo, hi)?.into(),
+            Self::HyperExponential { mean, alpha, cv } => {
+                HyperExponential::new(mean, alpha, cv)?.into()
+            }
+            Self::Constant { value } => Constant::new(value)?.into(),
+        })
+    }
+}
+
+impl FromStr for DemandLaw {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        const LAW: &str = "demand law";
+        let (law, args) = text
+            .split_once(':')
+            .ok_or_else(|| syntax(LAW, text, DEMANDS, "missing ':'".to_owned()))?;
+        let num = |part: &str| number(LAW, text, DEMANDS, part);
+        let parsed = match law.trim() {
+            "exp" | "exponential" => Self::Exponential { mean: num(args)? },
+            "uniform" => match args.split_once('-') {
+                Some((lo, hi)) => Self::Range {
+                    lo: num(lo)?,
+                    hi: num(hi)?,
+                },
+                None => Self::Uniform { mean: num(args)? },
+            },
+            "hyper" | "hyperexp" => {
+                let v: Vec<&str> = args.split(',').collect();
+                let [mean, alpha, cv] = v.as_slice() else {
+                    return Err(syntax(
+                        LAW,
+                        text,
+                        DEMANDS,
+                        "hyper takes three values MEAN,ALPHA,CV".to_owned(),
+                    ));
+                };
+                Self::HyperExponential {
+                    mean: num(mean)?,
+                    alpha: num(alpha)?,
+                    cv: num(cv)?,
+                }
+            }
+            "const" | "constant" => Self::Constant { value: num(args)? },
+            other => return Err(syntax(LAW, text, DEMANDS, format!("unknown law {other:?}"))),
+        };
+        parsed.dist().map_err(invalid(LAW, text))?;
+        Ok(parsed)
+    }
+}
+
+impl Display for DemandLaw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Exponential { mean } => write!(f, "exp:{mean}"),
+            Self::Uniform { mean } => write!(f, "uniform:{mean}"),
+            Self::Range { lo, hi } => write!(f, "uniform:{lo}-{hi}"),
+            Self::HyperExponential { mean, alpha, cv } => write!(f, "hyper:{mean},{alpha},{cv}"),
+            Self::Constant { value } => write!(f, "const:{value}"),
+        }
+    }
+}
+
+/// A whole generated workload: how jobs arrive, what they ask for and how
+/// long they stay.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct WorkloadSpec {
+    /// The arrival law.
+    pub arrivals: Arrivals,
+    /// The shape law.
+    pub shapes: ShapeLaw,
+    /// The service (residence) law.
+    pub demand: DemandLaw,
+    /// How residence relates to size.
+    #[cfg_attr(feature = "serde", serde(with = "as_text"))]
+    pub dependence: Dependence,
+    /// Accept offered loads of 1 or more (saturation studies).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub allow_saturation: bool,
+}
+
+impl WorkloadSpec {
+    /// The workload on `topology`, drawing exactly as the [`Workload`]
+    /// built from the same generators by hand.
+    ///
+    /// # Errors
+    /// [`SpecError::Machine`] if the shape law does not fit the machine;
+    /// [`SpecError::Workload`] if the load is 1 or more without
+    /// `allow_saturation`, or the generators refuse their values.
+    pub fn build(&self, topology: &Topology) -> Result<Workload<ShapeDist, DemandDist>, SpecError> {
+        let shapes = self.shapes.shapes(topology)?;
+        let demand = self.demand.dist()?;
+        let nodes = topology.num_nodes() as u64;
+        let dep = self.dependence;
+        Ok(match self.arrivals {
+            Arrivals::Load(load) if self.allow_saturation => {
+                Workload::with_saturating_load(load, nodes, shapes, demand, dep)?
+            }
+            Arrivals::Load(load) => Workload::with_load(load, nodes, shapes, demand, dep)?,
+            Arrivals::Rate(rate) => Workload::new(PoissonArrivals::new(rate)?, shapes, demand, dep),
+        })
+    }
+}
+
+/// Serde helpers that write a value as its text form and read it back
+/// through [`FromStr`]: for fields whose type serializes otherwise, such as
+/// a [`SideLaw`] or [`Dependence`] field written `sides = "normal"`
+/// (`#[serde(with = "partalloc_workload::spec::as_text")]`).
+#[cfg(feature = "serde")]
+pub mod as_text {
+    use core::fmt::Display;
+    use core::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `v` as its text form.
+    ///
+    /// # Errors
+    /// As the serializer.
+    pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    /// Reads a value from its text form.
+    ///
+    /// # Errors
+    /// The parse error, as the deserializer's error.
+    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+    where
+        T: FromStr<Err: Display>,
+        D: Deserializer<'de>,
+    {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Implements `Serialize`/`Deserialize` through the text form.
+macro_rules! serde_as_text {
+    ($($t:ty),*) => {$(
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                as_text::serialize(self, s)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                as_text::deserialize(d)
+            }
+        }
+    )*};
+}
+
+serde_as_text!(Arrivals, CubeDimLaw, ShapeLaw, ShapeKind, DemandLaw, Sides);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{MeanDistribution, ShapeDistribution};
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use rand::rngs::ChaCha8Rng;
+
+    #[test]
+    fn demand_laws_have_the_stated_means() {
+        for (text, mean) in [
+            ("exp:10", 10.0),
+            ("uniform:5", 5.0),
+            ("uniform:2-6", 4.0),
+            ("hyper:5,0.95,4", 5.0),
+            ("const:3", 3.0),
+        ] {
+            let d: DemandLaw = text.parse().unwrap();
+            assert_eq!(d.to_string(), text);
+            let m = d.dist().unwrap().mean();
+            assert!((m - mean).abs() < 1e-12, "{text}: {m}");
+        }
+        assert_eq!(
+            "exponential:2".parse::<DemandLaw>().unwrap(),
+            DemandLaw::Exponential { mean: 2.0 }
+        );
+    }
+
+    #[test]
+    fn bad_demand_laws_name_the_input_and_the_accepted_forms() {
+        for bad in ["exp", "exp:x", "gamma:2", "hyper:5,0.95", "uniform:2-x"] {
+            let e = bad.parse::<DemandLaw>().unwrap_err();
+            assert!(matches!(e, SpecError::Syntax { .. }), "{bad}: {e:?}");
+            let msg = e.to_string();
+            assert!(msg.starts_with(&format!("demand law {bad:?}: ")), "{msg}");
+            assert!(msg.ends_with(DEMANDS), "{msg}");
+        }
+        for bad in ["exp:-1", "uniform:6-2", "hyper:5,1.5,4", "const:0"] {
+            let e = bad.parse::<DemandLaw>().unwrap_err();
+            assert!(matches!(e, SpecError::Invalid { .. }), "{bad}: {e:?}");
+            assert!(e.to_string().starts_with(&format!("demand law {bad:?}: ")));
+        }
+    }
+
+    #[test]
+    fn shape_laws_read_their_sides_with_the_topology_parser() {
+        let law: ShapeLaw = "sides:normal:16x8".parse().unwrap();
+        assert_eq!(
+            law,
+            ShapeLaw::Sides {
+                law: SideLaw::TruncatedNormal,
+                max: Some(Coords::new(&[16, 8]).unwrap())
+            }
+        );
+        assert_eq!(
+            "cubic:4X4".parse::<ShapeLaw>().unwrap().to_string(),
+            "cubic:4x4"
+        );
+        assert_eq!(
+            "cube:uniform:2-5".parse::<ShapeLaw>().unwrap().to_string(),
+            "cube:uniform:2-5"
+        );
+        for bad in [
+            "noncubic:16xa",
+            "cube",
+            "sides",
+            "sides:gamma",
+            "blob",
+            "cube:1,x",
+        ] {
+            assert!(bad.parse::<ShapeLaw>().is_err(), "{bad}");
+        }
+        let e = "noncubic:16xa".parse::<ShapeLaw>().unwrap_err().to_string();
+        assert!(e.contains("\"a\" is not a non-negative integer"), "{e}");
+    }
+
+    #[test]
+    fn shape_laws_follow_the_machine() {
+        let mesh: Topology = "mesh:16x8".parse().unwrap();
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let law =
+            |kind| ShapeLaw::of_kind(kind, &mesh, SideLaw::Uniform, &CubeDimLaw::Uniform, None);
+        // Kim & Yoon uniform sides on 16x8: m = 8.5 · 4.5.
+        let s = law(ShapeKind::Auto).shapes(&mesh).unwrap();
+        assert!((s.mean_nodes() - 8.5 * 4.5).abs() < 1e-12);
+        // Mohapatra uniform dimensions 0..=5 on a 6-cube: m = 63/6.
+        let auto = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &cube,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        assert_eq!(auto, ShapeLaw::Cube(CubeDimLaw::Uniform));
+        assert!((auto.shapes(&cube).unwrap().mean_nodes() - 63.0 / 6.0).abs() < 1e-12);
+        // Kang: exponents uniform in 0..=4 and 0..=3: m = (31/5)(15/4).
+        let cubic = law(ShapeKind::Cubic);
+        let s = cubic.shapes(&mesh).unwrap();
+        assert!((s.mean_nodes() - 31.0 / 5.0 * 15.0 / 4.0).abs() < 1e-12);
+        let odd: Topology = "mesh:12x8".parse().unwrap();
+        assert!(matches!(cubic.shapes(&odd), Err(SpecError::Machine { .. })));
+        assert!(matches!(
+            "cubic:8x8".parse::<ShapeLaw>().unwrap().shapes(&odd),
+            Ok(ShapeDist::Cubic(_))
+        ));
+        for (law, machine) in [
+            ("cube:uniform", &mesh),
+            ("sides:uniform", &cube),
+            ("noncubic:32x8", &mesh),
+            ("noncubic:4x4x4", &mesh),
+            ("cube:normal", &cube),
+            ("cube:uniform:0-7", &cube),
+        ] {
+            let e = law
+                .parse::<ShapeLaw>()
+                .unwrap()
+                .shapes(machine)
+                .unwrap_err();
+            assert!(matches!(e, SpecError::Machine { .. }), "{law}: {e:?}");
+            assert!(
+                e.to_string().starts_with(&format!("shape law {law}: ")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn specs_draw_as_hand_built_workloads() {
+        let machine: Topology = "hypercube:10".parse().unwrap();
+        let spec = WorkloadSpec {
+            arrivals: Arrivals::Load(0.4),
+            shapes: "cube:normal".parse().unwrap(),
+            demand: "hyper:5,0.95,4".parse().unwrap(),
+            dependence: Dependence::Independent,
+            allow_saturation: false,
+        };
+        let by_hand = Workload::with_load(
+            0.4,
+            1024,
+            CubeDims::mohapatra_normal(),
+            HyperExponential::new(5.0, 0.95, 4.0).unwrap(),
+            Dependence::Independent,
+        )
+        .unwrap();
+        let a: Vec<_> = spec
+            .build(&machine)
+            .unwrap()
+            .jobs(&mut ChaCha8Rng::seed_from_u64(3))
+            .take(200)
+            .collect();
+        let b: Vec<_> = by_hand
+            .jobs(&mut ChaCha8Rng::seed_from_u64(3))
+            .take(200)
+            .collect();
+        assert_eq!(a, b);
+        let saturated = WorkloadSpec {
+            arrivals: Arrivals::Load(1.2),
+            ..spec.clone()
+        };
+        assert!(matches!(
+            saturated.build(&machine),
+            Err(SpecError::Workload(WorkloadError::Saturated { .. }))
+        ));
+        let allowed = WorkloadSpec {
+            allow_saturation: true,
+            ..saturated
+        };
+        assert!(allowed.build(&machine).is_ok());
+        let rate = WorkloadSpec {
+            arrivals: "rate:0.25".parse().unwrap(),
+            ..spec
+        };
+        assert_eq!(rate.build(&machine).unwrap().arrivals().rate(), 0.25);
+    }
+
+    #[test]
+    fn small_laws_round_trip_and_refuse_unknown_names() {
+        for t in ["uniform", "normal", "exponential"] {
+            assert_eq!(t.parse::<SideLaw>().unwrap().to_string(), t);
+        }
+        for t in ["dependent", "independent"] {
+            assert_eq!(t.parse::<Dependence>().unwrap().to_string(), t);
+        }
+        for t in ["auto", "cube", "sides", "cubic", "noncubic"] {
+            assert_eq!(t.parse::<ShapeKind>().unwrap().to_string(), t);
+        }
+        for t in ["16x8", "4x4x2"] {
+            assert_eq!(t.parse::<Sides>().unwrap().to_string(), t);
+        }
+        assert_eq!(
+            "16xa".parse::<Sides>().unwrap_err().to_string(),
+            "sides \"16xa\": \"a\" is not a non-negative integer; use AxB[xC…], e.g. 16x16"
+        );
+        for t in ["load:0.5", "rate:2"] {
+            assert_eq!(t.parse::<Arrivals>().unwrap().to_string(), t);
+        }
+        let e = "gamma".parse::<SideLaw>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "side law \"gamma\": unknown law; use uniform, normal or exponential"
+        );
+        assert!("sometimes".parse::<Dependence>().is_err());
+        assert!("load:-1".parse::<Arrivals>().is_err());
+        assert!("load".parse::<Arrivals>().is_err());
+        assert!("speed:1".parse::<Arrivals>().is_err());
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn serde_uses_the_text_forms() {
+        let text = r#"{"arrivals":"load:0.4","shapes":"sides:normal:8x8","demand":"hyper:5,0.95,4","dependence":"independent","allow_saturation":false}"#;
+        let spec: WorkloadSpec = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            spec.demand,
+            DemandLaw::HyperExponential {
+                mean: 5.0,
+                alpha: 0.95,
+                cv: 4.0
+            }
+        );
+        assert_eq!(spec.dependence, Dependence::Independent);
+        assert_eq!(serde_json::to_string(&spec).unwrap(), text);
+        let bad = text.replace("hyper:5,0.95,4", "gamma:2");
+        let e = serde_json::from_str::<WorkloadSpec>(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("demand law \"gamma:2\": unknown law \"gamma\"; use exp:MEAN"),
+            "{e}"
+        );
+    }
+
+    fn positive() -> impl Strategy<Value = f64> {
+        (1e-6f64..1e6).prop_map(|x| x)
+    }
+
+    fn sides() -> impl Strategy<Value = Option<Coords>> {
+        proptest::option::of(
+            proptest::collection::vec(1u32..1000, 1..=3).prop_map(|v| Coords::new(&v).unwrap()),
+        )
+    }
+
+    fn demand() -> impl Strategy<Value = DemandLaw> {
+        prop_oneof![
+            positive().prop_map(|mean| DemandLaw::Exponential { mean }),
+            positive().prop_map(|mean| DemandLaw::Uniform { mean }),
+            (0f64..1e3, 0f64..1e3).prop_map(|(a, b)| DemandLaw::Range {
+                lo: a.min(b),
+                hi: a.max(b)
+            }),
+            (positive(), 0.01f64..0.99, 1.0f64..20.0)
+                .prop_map(|(mean, alpha, cv)| { DemandLaw::HyperExponential { mean, alpha, cv } }),
+            positive().prop_map(|value| DemandLaw::Constant { value }),
+        ]
+        .prop_filter("valid demand law", |d| d.dist().is_ok())
+    }
+
+    fn shape() -> impl Strategy<Value = ShapeLaw> {
+        let dims = prop_oneof![
+            Just(CubeDimLaw::Uniform),
+            Just(CubeDimLaw::Normal),
+            (0u32..20, 0u32..20).prop_map(|(a, b)| CubeDimLaw::Range {
+                lo: a.min(b),
+                hi: a.max(b)
+            }),
+            proptest::collection::vec(0.01f64..100.0, 1..12).prop_map(CubeDimLaw::Weights),
+        ]
+        .prop_filter("valid dimension law", |d| d.check().is_ok());
+        let law = prop_oneof![
+            Just(SideLaw::Uniform),
+            Just(SideLaw::TruncatedNormal),
+            Just(SideLaw::TruncatedExponential)
+        ];
+        prop_oneof![
+            dims.prop_map(ShapeLaw::Cube),
+            (law, sides()).prop_map(|(law, max)| ShapeLaw::Sides { law, max }),
+            sides().prop_map(|max| ShapeLaw::Cubic { max }),
+            sides().prop_map(|max| ShapeLaw::Noncubic { max }),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn demand_laws_round_trip(d in demand()) {
+            prop_assert_eq!(d.to_string().parse::<DemandLaw>(), Ok(d));
+        }
+
+        #[test]
+        fn shape_laws_round_trip(s in shape()) {
+            prop_assert_eq!(s.to_string().parse::<ShapeLaw>(), Ok(s));
+        }
+
+        #[test]
+        fn arrival_laws_round_trip(x in positive(), rate in any::<bool>()) {
+            let a = if rate { Arrivals::Rate(x) } else { Arrivals::Load(x) };
+            prop_assert_eq!(a.to_string().parse::<Arrivals>(), Ok(a));
+        }
+    }
+}

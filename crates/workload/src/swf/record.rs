@@ -1,0 +1,310 @@
+//! One job line: parsing, printing and conversion to a job.
+
+use core::fmt;
+
+use super::{SwfError, SwfField};
+use crate::{Job, ShapeMapping};
+
+/// One job line. `None` is the format's −1 ("unknown").
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SwfRecord {
+    /// 1: job number.
+    pub job_number: u64,
+    /// 2: submit time, seconds from the start of the log.
+    pub submit_time: Option<f64>,
+    /// 3: wait time, seconds.
+    pub wait_time: Option<f64>,
+    /// 4: run time, seconds.
+    pub run_time: Option<f64>,
+    /// 5: number of allocated processors.
+    pub allocated_processors: Option<u64>,
+    /// 6: average CPU time used, seconds.
+    pub average_cpu_time: Option<f64>,
+    /// 7: used memory, KB per processor.
+    pub used_memory: Option<f64>,
+    /// 8: requested number of processors.
+    pub requested_processors: Option<u64>,
+    /// 9: requested time, seconds.
+    pub requested_time: Option<f64>,
+    /// 10: requested memory, KB per processor.
+    pub requested_memory: Option<f64>,
+    /// 11: status (0 failed, 1 completed, 5 cancelled, …).
+    pub status: Option<u64>,
+    /// 12: user id.
+    pub user_id: Option<u64>,
+    /// 13: group id.
+    pub group_id: Option<u64>,
+    /// 14: executable number.
+    pub executable: Option<u64>,
+    /// 15: queue number.
+    pub queue: Option<u64>,
+    /// 16: partition number.
+    pub partition: Option<u64>,
+    /// 17: preceding job number.
+    pub preceding_job: Option<u64>,
+    /// 18: think time from the preceding job, seconds.
+    pub think_time: Option<f64>,
+}
+
+impl SwfRecord {
+    /// A record with every field but the job number unknown.
+    #[must_use]
+    pub fn unknown(job_number: u64) -> Self {
+        Self {
+            job_number,
+            submit_time: None,
+            wait_time: None,
+            run_time: None,
+            allocated_processors: None,
+            average_cpu_time: None,
+            used_memory: None,
+            requested_processors: None,
+            requested_time: None,
+            requested_memory: None,
+            status: None,
+            user_id: None,
+            group_id: None,
+            executable: None,
+            queue: None,
+            partition: None,
+            preceding_job: None,
+            think_time: None,
+        }
+    }
+
+    /// Parses one job line (`line` is its 1-based number, for errors).
+    ///
+    /// # Errors
+    /// [`SwfError::FieldCount`] unless there are 18 fields;
+    /// [`SwfError::Field`] for a value that is not a number, a negative
+    /// value other than −1, a fraction in an integer field, or an unknown
+    /// job number.
+    pub fn parse_line(text: &str, line: u64) -> Result<Self, SwfError> {
+        let mut toks = [""; 18];
+        let mut found = 0;
+        for t in text.split_ascii_whitespace() {
+            if let Some(slot) = toks.get_mut(found) {
+                *slot = t;
+            }
+            found += 1;
+        }
+        if found != 18 {
+            return Err(SwfError::FieldCount { line, found });
+        }
+        let [
+            t1,
+            t2,
+            t3,
+            t4,
+            t5,
+            t6,
+            t7,
+            t8,
+            t9,
+            t10,
+            t11,
+            t12,
+            t13,
+            t14,
+            t15,
+            t16,
+            t17,
+            t18,
+        ] = toks;
+        let int = |field, t| int_field(t, field, line);
+        let real = |field, t| real_field(t, field, line);
+        let job_number = int(SwfField::JobNumber, t1)?.ok_or_else(|| SwfError::Field {
+            line,
+            field: SwfField::JobNumber,
+            value: t1.to_owned(),
+            reason: "must be known: every job needs a number",
+        })?;
+        Ok(Self {
+            job_number,
+            submit_time: real(SwfField::SubmitTime, t2)?,
+            wait_time: real(SwfField::WaitTime, t3)?,
+            run_time: real(SwfField::RunTime, t4)?,
+            allocated_processors: int(SwfField::AllocatedProcessors, t5)?,
+            average_cpu_time: real(SwfField::AverageCpuTime, t6)?,
+            used_memory: real(SwfField::UsedMemory, t7)?,
+            requested_processors: int(SwfField::RequestedProcessors, t8)?,
+            requested_time: real(SwfField::RequestedTime, t9)?,
+            requested_memory: real(SwfField::RequestedMemory, t10)?,
+            status: int(SwfField::Status, t11)?,
+            user_id: int(SwfField::UserId, t12)?,
+            group_id: int(SwfField::GroupId, t13)?,
+            executable: int(SwfField::Executable, t14)?,
+            queue: int(SwfField::Queue, t15)?,
+            partition: int(SwfField::Partition, t16)?,
+            preceding_job: int(SwfField::PrecedingJob, t17)?,
+            think_time: real(SwfField::ThinkTime, t18)?,
+        })
+    }
+
+    /// The processors the job asked for: the requested number, or the
+    /// allocated number when the request is unknown (as in many archive
+    /// logs, e.g. the NASA iPSC/860 trace).
+    #[must_use]
+    pub fn processors(&self) -> Option<u64> {
+        self.requested_processors.or(self.allocated_processors)
+    }
+
+    /// The job this record describes on a machine: id = job number,
+    /// arrival = submit time, shape = [`processors`](Self::processors)
+    /// through `mapping`, service = run time, estimate = requested time.
+    ///
+    /// # Errors
+    /// [`SwfError::Unusable`] if the submit time, run time or processor
+    /// count is unknown or the count is 0; [`SwfError::Mapping`] if the
+    /// shape does not fit the machine.
+    pub fn to_job(&self, mapping: &ShapeMapping) -> Result<Job, SwfError> {
+        let job = self.job_number;
+        let unusable = |reason: &str| SwfError::Unusable {
+            job,
+            reason: reason.to_owned(),
+        };
+        let arrival = self
+            .submit_time
+            .ok_or_else(|| unusable("the submit time is unknown"))?;
+        let service = self
+            .run_time
+            .ok_or_else(|| unusable("the run time is unknown"))?;
+        let procs = self
+            .processors()
+            .ok_or_else(|| unusable("the number of processors is unknown"))?;
+        let shape = mapping
+            .shape_for(procs)
+            .map_err(|source| SwfError::Mapping { job, source })?;
+        Ok(Job::new(job, arrival, shape, service).with_estimate(self.requested_time))
+    }
+
+    /// Writes the record as one SWF line (no newline); unknowns as −1.
+    ///
+    /// # Errors
+    /// Any error of `out`.
+    pub fn write_line<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
+        fn int<W: fmt::Write>(out: &mut W, v: Option<u64>) -> fmt::Result {
+            match v {
+                Some(v) => write!(out, " {v}"),
+                None => out.write_str(" -1"),
+            }
+        }
+        fn real<W: fmt::Write>(out: &mut W, v: Option<f64>) -> fmt::Result {
+            match v {
+                Some(v) => write!(out, " {v}"),
+                None => out.write_str(" -1"),
+            }
+        }
+        write!(out, "{}", self.job_number)?;
+        real(out, self.submit_time)?;
+        real(out, self.wait_time)?;
+        real(out, self.run_time)?;
+        int(out, self.allocated_processors)?;
+        real(out, self.average_cpu_time)?;
+        real(out, self.used_memory)?;
+        int(out, self.requested_processors)?;
+        real(out, self.requested_time)?;
+        real(out, self.requested_memory)?;
+        int(out, self.status)?;
+        int(out, self.user_id)?;
+        int(out, self.group_id)?;
+        int(out, self.executable)?;
+        int(out, self.queue)?;
+        int(out, self.partition)?;
+        int(out, self.preceding_job)?;
+        real(out, self.think_time)
+    }
+}
+
+impl SwfRecord {
+    /// The real-valued fields with their values, in file order.
+    fn reals(&self) -> [(SwfField, Option<f64>); 8] {
+        [
+            (SwfField::SubmitTime, self.submit_time),
+            (SwfField::WaitTime, self.wait_time),
+            (SwfField::RunTime, self.run_time),
+            (SwfField::AverageCpuTime, self.average_cpu_time),
+            (SwfField::UsedMemory, self.used_memory),
+            (SwfField::RequestedTime, self.requested_time),
+            (SwfField::RequestedMemory, self.requested_memory),
+            (SwfField::ThinkTime, self.think_time),
+        ]
+    }
+
+    /// Checks that [`write_line`](Self::write_line) gives a line that reads
+    /// back as this record: every known real value finite and at least 0.
+    ///
+    /// # Errors
+    /// [`SwfError::Unwritable`] for the first value that is not.
+    pub fn check_writable(&self) -> Result<(), SwfError> {
+        for (field, value) in self.reals() {
+            let Some(v) = value else { continue };
+            let reason = if v.is_nan() || v.is_infinite() {
+                "only finite numbers can be written"
+            } else if v < 0.0 {
+                "a negative value would read back as unknown (-1) or be refused; use None for unknown"
+            } else {
+                continue;
+            };
+            return Err(SwfError::Unwritable {
+                job: self.job_number,
+                field,
+                value: v,
+                reason,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for SwfRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_line(f)
+    }
+}
+
+fn int_field(t: &str, field: SwfField, line: u64) -> Result<Option<u64>, SwfError> {
+    let err = |reason| SwfError::Field {
+        line,
+        field,
+        value: t.to_owned(),
+        reason,
+    };
+    if t == "-1" {
+        return Ok(None);
+    }
+    if t.starts_with('-') {
+        return Err(err("is negative; only -1 marks an unknown value"));
+    }
+    t.parse::<u64>()
+        .map(Some)
+        .map_err(|_| err("is not a whole number"))
+}
+
+fn real_field(t: &str, field: SwfField, line: u64) -> Result<Option<f64>, SwfError> {
+    let err = |reason| SwfError::Field {
+        line,
+        field,
+        value: t.to_owned(),
+        reason,
+    };
+    // Only plain decimal numbers: `f64::from_str` also takes "inf", "NaN".
+    if !t
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
+        return Err(err("is not a number"));
+    }
+    let v: f64 = t.parse().map_err(|_| err("is not a number"))?;
+    if !v.is_finite() {
+        return Err(err("is not a finite number"));
+    }
+    if v == -1.0 {
+        return Ok(None);
+    }
+    if v < 0.0 {
+        return Err(err("is negative; only -1 marks an unknown value"));
+    }
+    Ok(Some(v))
+}
