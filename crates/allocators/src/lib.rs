@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 
 mod allocator;
+pub mod block;
 pub mod conformance;
 mod error;
 mod grant;
