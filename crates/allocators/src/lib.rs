@@ -60,6 +60,7 @@ pub mod paging;
 pub mod registry;
 mod request;
 mod spec;
+pub mod tree;
 
 pub use allocator::Allocator;
 pub use error::{AllocError, BuildError, FaultError, ReleaseError};
