@@ -431,3 +431,28 @@ mod tests {
         assert_eq!(err("# nothing\n").kind, ConfErrorKind::Empty);
     }
 }
+
+#[cfg(test)]
+mod example_files {
+    use super::parse;
+
+    #[test]
+    fn the_shipped_examples_read() {
+        let b = parse(
+            include_str!("../../../../examples/blocks-8x18.conf"),
+            "blocks-8x18.conf",
+        )
+        .unwrap();
+        let blocks = b.blocks().unwrap();
+        assert_eq!((b.num_nodes(), blocks.base_size()), (144, 18));
+        assert_eq!(blocks.levels(), &[1, 2, 4, 8]);
+        let t = parse(
+            include_str!("../../../../examples/tree-2level.conf"),
+            "tree-2level.conf",
+        )
+        .unwrap();
+        assert_eq!(t.num_nodes(), 64);
+        assert_eq!(t.tree().unwrap().leaves().len(), 4);
+        assert_eq!(t.distance(0, 63), 3);
+    }
+}
