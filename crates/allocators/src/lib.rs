@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 
 mod allocator;
+pub mod block;
 pub mod conformance;
 mod error;
 mod grant;
@@ -59,6 +60,7 @@ pub mod paging;
 pub mod registry;
 mod request;
 mod spec;
+pub mod tree;
 
 pub use allocator::Allocator;
 pub use error::{AllocError, BuildError, FaultError, ReleaseError};

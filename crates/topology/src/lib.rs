@@ -59,6 +59,7 @@ mod nodeset;
 mod orientation;
 mod partition_step;
 mod products;
+pub mod slurm;
 mod subtorus;
 mod topology;
 

@@ -1,0 +1,458 @@
+//! The `topology.conf` reader, for the block and the tree syntax.
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+use super::{Blocks, HostlistError, Shape, SlurmMachine, Switch, Tree, hostlist};
+use crate::NodeId;
+
+/// Why a `topology.conf` text could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{source_name}:{line}: {kind}")]
+pub struct ConfError {
+    /// Name of the file (or other source) being read.
+    pub source_name: String,
+    /// 1-based line (0 when the problem is the file as a whole).
+    pub line: usize,
+    /// What is wrong.
+    pub kind: ConfErrorKind,
+}
+
+/// What is wrong in a `topology.conf` line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ConfErrorKind {
+    /// A word that is not `Key=Value`.
+    #[error("expected Key=Value, found {0:?}")]
+    NotKeyValue(String),
+    /// A key this reader does not know.
+    #[error(
+        "unknown key {0:?} (known: BlockName, BlockSizes, Nodes, SwitchName, Switches, LinkSpeed)"
+    )]
+    UnknownKey(String),
+    /// A bad hostlist expression.
+    #[error(transparent)]
+    Hostlist(#[from] HostlistError),
+    /// A bad number.
+    #[error("{0:?} is not a positive whole number")]
+    BadNumber(String),
+    /// Block and switch lines in one file.
+    #[error("block and switch lines cannot be mixed in one file")]
+    Mixed,
+    /// A line with neither `BlockName`, `BlockSizes` nor `SwitchName`.
+    #[error("a line must start with BlockName=, BlockSizes= or SwitchName=")]
+    NoName,
+    /// A block or switch line without what it needs.
+    #[error("{0}")]
+    Incomplete(String),
+    /// A node named twice.
+    #[error("node {0:?} is listed twice")]
+    DuplicateNode(String),
+    /// Two blocks or switches with one name.
+    #[error("{0:?} is defined twice")]
+    DuplicateName(String),
+    /// Base blocks of different sizes.
+    #[error("base block {name:?} has {got} nodes, but the first has {want}")]
+    UnequalBlock {
+        /// The block.
+        name: String,
+        /// Its node count.
+        got: usize,
+        /// The first block's node count.
+        want: usize,
+    },
+    /// Invalid `BlockSizes`.
+    #[error("BlockSizes: {0}")]
+    BlockSizes(String),
+    /// A switch tree that is not a tree.
+    #[error("switch {0:?}: {1}")]
+    BadSwitch(String, String),
+    /// A file that describes no node.
+    #[error("no nodes are described")]
+    Empty,
+}
+
+struct Line<'a> {
+    number: usize,
+    pairs: Vec<(String, &'a str)>,
+}
+
+impl<'a> Line<'a> {
+    fn first(&self) -> &str {
+        self.pairs.first().map_or("", |p| p.0.as_str())
+    }
+
+    fn name(&self) -> String {
+        self.pairs.first().map_or("", |p| p.1).to_owned()
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+fn positive(v: &str) -> Result<u64, ConfErrorKind> {
+    v.parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| ConfErrorKind::BadNumber(v.to_owned()))
+}
+
+/// Node names read so far, and the errors' source name.
+struct Reader<'s> {
+    source: &'s str,
+    names: Vec<String>,
+    seen: HashMap<String, NodeId>,
+}
+
+impl Reader<'_> {
+    fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
+        ConfError {
+            source_name: self.source.to_owned(),
+            line,
+            kind,
+        }
+    }
+
+    /// Adds the nodes of `expr`; returns how many.
+    fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
+        let hosts = hostlist::expand(expr).map_err(|e| self.err(line, e.into()))?;
+        let n = hosts.len();
+        for h in hosts {
+            if self.seen.contains_key(&h) {
+                return Err(self.err(line, ConfErrorKind::DuplicateNode(h)));
+            }
+            self.seen.insert(h.clone(), self.names.len() as NodeId);
+            self.names.push(h);
+        }
+        Ok(n)
+    }
+}
+
+const KEYS: [&str; 6] = [
+    "blockname",
+    "blocksizes",
+    "nodes",
+    "switchname",
+    "switches",
+    "linkspeed",
+];
+
+pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError> {
+    let mut r = Reader {
+        source,
+        names: Vec::new(),
+        seen: HashMap::new(),
+    };
+    let mut lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let body = raw.split('#').next().unwrap_or("");
+        let mut pairs = Vec::new();
+        for word in body.split_whitespace() {
+            let (k, v) = word
+                .split_once('=')
+                .ok_or_else(|| r.err(i + 1, ConfErrorKind::NotKeyValue(word.to_owned())))?;
+            let key = k.to_ascii_lowercase();
+            if !KEYS.contains(&key.as_str()) {
+                return Err(r.err(i + 1, ConfErrorKind::UnknownKey(k.to_owned())));
+            }
+            pairs.push((key, v));
+        }
+        if !pairs.is_empty() {
+            lines.push(Line {
+                number: i + 1,
+                pairs,
+            });
+        }
+    }
+    if let Some(l) = lines
+        .iter()
+        .find(|l| !matches!(l.first(), "blockname" | "blocksizes" | "switchname"))
+    {
+        return Err(r.err(l.number, ConfErrorKind::NoName));
+    }
+    let is_block = lines
+        .iter()
+        .any(|l| matches!(l.first(), "blockname" | "blocksizes"));
+    let first_switch = lines.iter().find(|l| l.first() == "switchname");
+    if let (true, Some(l)) = (is_block, first_switch) {
+        return Err(r.err(l.number, ConfErrorKind::Mixed));
+    }
+    let shape = if first_switch.is_some() {
+        read_tree(&lines, &mut r)?
+    } else {
+        read_blocks(&lines, &mut r)?
+    };
+    if r.names.is_empty() {
+        return Err(r.err(0, ConfErrorKind::Empty));
+    }
+    Ok(SlurmMachine {
+        source: source.to_owned(),
+        names: r.names,
+        shape,
+    })
+}
+
+fn read_blocks(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+    let mut block_names: Vec<String> = Vec::new();
+    let mut base = 0usize;
+    let mut sizes: Option<(usize, Vec<u64>)> = None;
+    for l in lines {
+        if l.first() == "blocksizes" {
+            let v: Result<Vec<u64>, _> = l.name().split(',').map(positive).collect();
+            sizes = Some((l.number, v.map_err(|k| r.err(l.number, k))?));
+            continue;
+        }
+        let name = l.name();
+        if block_names.contains(&name) {
+            return Err(r.err(l.number, ConfErrorKind::DuplicateName(name)));
+        }
+        let Some(nodes) = l.get("nodes") else {
+            let why = format!("block {name:?} has no Nodes=");
+            return Err(r.err(l.number, ConfErrorKind::Incomplete(why)));
+        };
+        let n = r.add_nodes(nodes, l.number)?;
+        if block_names.is_empty() {
+            base = n;
+        } else if n != base {
+            let kind = ConfErrorKind::UnequalBlock {
+                name,
+                got: n,
+                want: base,
+            };
+            return Err(r.err(l.number, kind));
+        }
+        block_names.push(name);
+    }
+    if block_names.is_empty() {
+        return Err(r.err(0, ConfErrorKind::Empty));
+    }
+    let count = block_names.len() as u64;
+    let levels = match sizes {
+        None => {
+            // Slurm's default: the base size and its doublings that fit.
+            let mut v = vec![1u32];
+            let mut m = 2u64;
+            while m <= count {
+                v.push(m as u32);
+                m *= 2;
+            }
+            v
+        }
+        Some((line, sizes)) => block_levels(&sizes, base as u64, count)
+            .map_err(|why| r.err(line, ConfErrorKind::BlockSizes(why)))?,
+    };
+    Ok(Shape::Blocks(Blocks {
+        names: block_names,
+        base_size: base as u32,
+        levels,
+    }))
+}
+
+/// Checks `BlockSizes` (in nodes) and turns them into base blocks per level.
+fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String> {
+    if sizes.first() != Some(&base) {
+        return Err(format!(
+            "the first size must be the base block size, {base}"
+        ));
+    }
+    let mut levels: Vec<u32> = Vec::with_capacity(sizes.len());
+    for &s in sizes {
+        if !s.is_multiple_of(base) {
+            return Err(format!(
+                "{s} is not a multiple of the base block size {base}"
+            ));
+        }
+        let m = s / base;
+        if m > count {
+            return Err(format!(
+                "{s} nodes is more than the machine's {} nodes",
+                base * count
+            ));
+        }
+        if let Some(&prev) = levels.last()
+            && (m <= u64::from(prev) || !m.is_multiple_of(u64::from(prev)))
+        {
+            return Err(format!("{s} is not a larger multiple of the previous size"));
+        }
+        levels.push(m as u32);
+    }
+    Ok(levels)
+}
+
+fn read_tree(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+    let mut switches: Vec<Switch> = Vec::new();
+    let mut index: HashMap<String, u32> = HashMap::new();
+    let mut leaves = Vec::new();
+    let mut leaf_of = Vec::new();
+    for l in lines {
+        let name = l.name();
+        if index.insert(name.clone(), switches.len() as u32).is_some() {
+            return Err(r.err(l.number, ConfErrorKind::DuplicateName(name)));
+        }
+        let link_speed = l
+            .get("linkspeed")
+            .map(positive)
+            .transpose()
+            .map_err(|k| r.err(l.number, k))?;
+        let start = r.names.len() as NodeId;
+        if l.get("nodes").is_some() == l.get("switches").is_some() {
+            let why = "needs exactly one of Nodes= and Switches=".to_owned();
+            return Err(r.err(l.number, ConfErrorKind::BadSwitch(name, why)));
+        }
+        if let Some(expr) = l.get("nodes") {
+            r.add_nodes(expr, l.number)?;
+            leaves.push(switches.len() as u32);
+            leaf_of.resize(r.names.len(), switches.len() as u32);
+        }
+        switches.push(Switch {
+            name,
+            parent: None,
+            children: Vec::new(),
+            nodes: start..r.names.len() as NodeId,
+            link_speed,
+        });
+    }
+    for (i, l) in lines.iter().enumerate() {
+        let Some(expr) = l.get("switches") else {
+            continue;
+        };
+        let name = l.name();
+        for child in hostlist::expand(expr).map_err(|e| r.err(l.number, e.into()))? {
+            let Some(&c) = index.get(&child) else {
+                let why = format!("child {child:?} is not defined");
+                return Err(r.err(l.number, ConfErrorKind::BadSwitch(name, why)));
+            };
+            let cs = &mut switches[c as usize];
+            if cs.parent.is_some() || c as usize == i {
+                let why = format!("{child:?} would have two parents or be its own");
+                return Err(r.err(l.number, ConfErrorKind::BadSwitch(name, why)));
+            }
+            cs.parent = Some(i as u32);
+            switches[i].children.push(c);
+        }
+    }
+    let tree = Tree {
+        switches,
+        leaf_of,
+        leaves,
+    };
+    // Each switch has at most one parent, so a cycle shows as a walk up
+    // that never ends.
+    let n = tree.switches.len();
+    for (i, l) in lines.iter().enumerate() {
+        if tree.ancestors(i as u32).take(n + 1).count() > n {
+            let why = "switches form a cycle".to_owned();
+            return Err(r.err(l.number, ConfErrorKind::BadSwitch(l.name(), why)));
+        }
+    }
+    Ok(Shape::Tree(tree))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> ConfError {
+        parse(text, "t.conf").unwrap_err()
+    }
+
+    #[test]
+    fn block_file_reads_with_default_and_given_sizes() {
+        let text = "# racks\nBlockName=r[0] Nodes=n[00-17]\nblockname=r1 nodes=n[18-35]\n\
+                    BlockName=r2 Nodes=n[36-53]\nBlockName=r3 Nodes=n[54-71]\n";
+        let m = parse(text, "a.conf").unwrap();
+        let b = m.blocks().unwrap();
+        assert_eq!((b.base_size(), b.base_blocks()), (18, 4));
+        assert_eq!(b.levels(), &[1, 2, 4]);
+        let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
+        assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
+        assert_eq!(m.names()[19], "n19");
+    }
+
+    #[test]
+    fn tree_file_reads_with_leaves_in_order() {
+        let text = "SwitchName=s0 Nodes=tux[0-3] LinkSpeed=100\nSwitchName=s1 Nodes=tux[4-7]\n\
+                    SwitchName=top Switches=s[0-1]\n";
+        let m = parse(text, "t.conf").unwrap();
+        let t = m.tree().unwrap();
+        assert_eq!(t.leaves(), &[0, 1]);
+        assert_eq!(t.switches()[2].children, vec![0, 1]);
+        assert_eq!(t.switches()[0].link_speed, Some(100));
+        assert_eq!(t.leaf_of(5), Some(1));
+        assert_eq!(m.distance(0, 1), 1);
+        assert_eq!(m.distance(0, 5), 2);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases: [(&str, usize, &str); 10] = [
+            (
+                "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-4]\n",
+                2,
+                "has 3 nodes",
+            ),
+            (
+                "BlockName=a Nodes=n[0-1]\n\nBlockName=b Nodes=n[1-2]\n",
+                3,
+                "listed twice",
+            ),
+            ("BlockName=a Nodes=n[0-1\n", 1, "unbalanced bracket"),
+            (
+                "# c\nBlockName=a Nodes=n[0-1]\nBlockSizes=2,3\n",
+                3,
+                "not a multiple",
+            ),
+            ("BlockName=a Nodes=n[0-1]\nBlockSizes=4\n", 2, "first size"),
+            ("BlockName=a Nodes=n1\nSwitchName=s Nodes=n2\n", 2, "mixed"),
+            ("SwitchName=s Switches=t\n", 1, "not defined"),
+            (
+                "SwitchName=s Nodes=n1\nSwitchName=t Speed=3 Nodes=n2\n",
+                2,
+                "unknown key",
+            ),
+            (
+                "SwitchName=a Switches=b\nSwitchName=b Switches=a\n",
+                1,
+                "cycle",
+            ),
+            ("Nodes=n1\n", 1, "must start with"),
+        ];
+        for (text, line, says) in cases {
+            let e = err(text);
+            assert_eq!(e.line, line, "{text}: {e}");
+            assert!(e.to_string().contains(says), "{text}: {e}");
+            assert!(
+                e.to_string().starts_with(&format!("t.conf:{line}: ")),
+                "{e}"
+            );
+        }
+        assert_eq!(err("# nothing\n").kind, ConfErrorKind::Empty);
+    }
+}
+
+#[cfg(test)]
+mod example_files {
+    use super::parse;
+
+    #[test]
+    fn the_shipped_examples_read() {
+        let b = parse(
+            include_str!("../../../../examples/blocks-8x18.conf"),
+            "blocks-8x18.conf",
+        )
+        .unwrap();
+        let blocks = b.blocks().unwrap();
+        assert_eq!((b.num_nodes(), blocks.base_size()), (144, 18));
+        assert_eq!(blocks.levels(), &[1, 2, 4, 8]);
+        let t = parse(
+            include_str!("../../../../examples/tree-2level.conf"),
+            "tree-2level.conf",
+        )
+        .unwrap();
+        assert_eq!(t.num_nodes(), 64);
+        assert_eq!(t.tree().unwrap().leaves().len(), 4);
+        assert_eq!(t.distance(0, 63), 3);
+    }
+}

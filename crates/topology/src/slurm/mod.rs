@@ -1,0 +1,240 @@
+//! Machines as Slurm describes them: racks and blocks (`topology/block`)
+//! and switch trees (`topology/tree`), read from `topology.conf`.
+//!
+//! Node ids follow the order in which the file names the nodes: base block
+//! by base block for a block machine, leaf switch by leaf switch for a tree,
+//! so that every base block or leaf switch is a run of consecutive ids.
+//! Node names are kept; [`SlurmMachine::hostlist`] prints a set of ids as
+//! Slurm prints node lists.
+//!
+//! ```
+//! use partalloc_topology::slurm::SlurmMachine;
+//! let text = "BlockName=r0 Nodes=n[00-17]\nBlockName=r1 Nodes=n[18-35]\nBlockSizes=18,36\n";
+//! let m = SlurmMachine::parse_conf(text, "racks.conf")?;
+//! assert_eq!(m.num_nodes(), 36);
+//! let blocks = m.blocks().expect("a block machine");
+//! assert_eq!(blocks.levels(), &[1, 2]);
+//! assert_eq!(m.hostlist(&[0, 1, 2, 20]), "n[00-02,20]");
+//! # Ok::<(), partalloc_topology::slurm::ConfError>(())
+//! ```
+
+mod conf;
+pub mod hostlist;
+
+pub use conf::ConfError;
+pub use hostlist::HostlistError;
+
+use crate::NodeId;
+
+/// A block machine: equal base blocks of consecutive node ids, aggregated
+/// into levels of aligned runs of base blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Blocks {
+    names: Vec<String>,
+    base_size: u32,
+    /// Base blocks per block at each level, increasing; `levels[0] == 1`.
+    levels: Vec<u32>,
+}
+
+impl Blocks {
+    /// Nodes per base block.
+    #[must_use]
+    pub fn base_size(&self) -> u32 {
+        self.base_size
+    }
+
+    /// Number of base blocks.
+    #[must_use]
+    pub fn base_blocks(&self) -> u32 {
+        self.names.len() as u32
+    }
+
+    /// The base-block names, in id order.
+    #[must_use]
+    pub fn block_names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Base blocks per aggregated block at each level (level 0 = base).
+    #[must_use]
+    pub fn levels(&self) -> &[u32] {
+        &self.levels
+    }
+
+    /// The base block holding `node`.
+    #[must_use]
+    pub fn block_of(&self, node: NodeId) -> u32 {
+        node / self.base_size
+    }
+}
+
+/// One switch of a tree machine.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Switch {
+    /// The switch's name.
+    pub name: String,
+    /// Parent switch index, `None` at a root.
+    pub parent: Option<u32>,
+    /// Child switch indices (empty at a leaf switch).
+    pub children: Vec<u32>,
+    /// Node ids `first..end` under a leaf switch (empty above the leaves).
+    pub nodes: core::ops::Range<NodeId>,
+    /// Link speed as written (`LinkSpeed=`), if given.
+    pub link_speed: Option<u64>,
+}
+
+/// A tree machine: leaf switches holding runs of node ids, joined by upper
+/// switches.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Tree {
+    switches: Vec<Switch>,
+    /// Leaf switch index of each node.
+    leaf_of: Vec<u32>,
+    /// The leaf switches, in node-id order.
+    leaves: Vec<u32>,
+}
+
+impl Tree {
+    /// Every switch.
+    #[must_use]
+    pub fn switches(&self) -> &[Switch] {
+        &self.switches
+    }
+
+    /// The leaf switches, in node-id order.
+    #[must_use]
+    pub fn leaves(&self) -> &[u32] {
+        &self.leaves
+    }
+
+    /// The leaf switch of `node`, if `node` exists.
+    #[must_use]
+    pub fn leaf_of(&self, node: NodeId) -> Option<u32> {
+        self.leaf_of.get(node as usize).copied()
+    }
+
+    /// The ancestors of switch `s`, itself first.
+    pub fn ancestors(&self, s: u32) -> impl Iterator<Item = u32> + '_ {
+        core::iter::successors(Some(s), |&x| {
+            self.switches.get(x as usize).and_then(|w| w.parent)
+        })
+    }
+}
+
+/// The shape of a Slurm machine.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Shape {
+    /// `topology/block`.
+    Blocks(Blocks),
+    /// `topology/tree`.
+    Tree(Tree),
+}
+
+/// A machine read from a Slurm topology description, node names kept.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SlurmMachine {
+    source: String,
+    names: Vec<String>,
+    shape: Shape,
+}
+
+impl SlurmMachine {
+    /// Reads `topology.conf` text (block or tree syntax); `source` names it
+    /// in errors and in the machine's description.
+    ///
+    /// # Errors
+    /// [`ConfError`] with the 1-based line of the problem.
+    pub fn parse_conf(text: &str, source: &str) -> Result<Self, ConfError> {
+        conf::parse(text, source)
+    }
+
+    /// Where the description came from.
+    #[must_use]
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn num_nodes(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Node names, indexed by id.
+    #[must_use]
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The id of the node named `name`.
+    #[must_use]
+    pub fn id_of(&self, name: &str) -> Option<NodeId> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as NodeId)
+    }
+
+    /// The machine's shape.
+    #[must_use]
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The block structure, if this is a block machine.
+    #[must_use]
+    pub fn blocks(&self) -> Option<&Blocks> {
+        match &self.shape {
+            Shape::Blocks(b) => Some(b),
+            Shape::Tree(_) => None,
+        }
+    }
+
+    /// The switch tree, if this is a tree machine.
+    #[must_use]
+    pub fn tree(&self) -> Option<&Tree> {
+        match &self.shape {
+            Shape::Tree(t) => Some(t),
+            Shape::Blocks(_) => None,
+        }
+    }
+
+    /// The hostlist expression of the given node ids, in the given order
+    /// (ids outside the machine are skipped).
+    #[must_use]
+    pub fn hostlist(&self, ids: &[NodeId]) -> String {
+        let names: Vec<&str> = ids
+            .iter()
+            .filter_map(|&i| self.names.get(i as usize).map(String::as_str))
+            .collect();
+        hostlist::compress(&names)
+    }
+
+    /// Hop distance in the usual Slurm sense: 0 for the same node, 1 within
+    /// a base block or leaf switch, then one more per aggregation level or
+    /// switch level to the lowest common block or switch.
+    #[must_use]
+    pub fn distance(&self, a: NodeId, b: NodeId) -> u32 {
+        if a == b {
+            return 0;
+        }
+        match &self.shape {
+            Shape::Blocks(bl) => {
+                let (x, y) = (bl.block_of(a), bl.block_of(b));
+                let lvl = bl.levels.iter().position(|&m| x / m == y / m);
+                lvl.map_or(bl.levels.len() as u32 + 1, |l| l as u32 + 1)
+            }
+            Shape::Tree(t) => {
+                let (Some(x), Some(y)) = (t.leaf_of(a), t.leaf_of(b)) else {
+                    return u32::MAX;
+                };
+                let up: Vec<u32> = t.ancestors(x).collect();
+                t.ancestors(y)
+                    .enumerate()
+                    .find_map(|(i, s)| up.iter().position(|&u| u == s).map(|j| i.max(j) as u32 + 1))
+                    .unwrap_or(u32::MAX)
+            }
+        }
+    }
+}
