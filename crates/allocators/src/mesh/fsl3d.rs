@@ -24,8 +24,8 @@
 //!
 //! A 2-D mesh is accepted as W×H×1 (with 2-D requests and grants); there
 //! it makes exactly the choices of the 2-D [`Fsl`](super::Fsl) (checked in
-//! the tests). Faulty nodes are
-//! kept as 1×1×1 allocated boxes; a torus is treated as a mesh.
+//! the tests). Faulty nodes count as 1×1×1 allocated boxes; a torus is
+//! treated as a mesh.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::Fsl3d, Allocator, Partition, Request};
@@ -100,6 +100,27 @@ fn for_rows(sides: [u32; 3], c: &GridBox, mut f: impl FnMut(usize, usize)) {
     }
 }
 
+/// The busy list: the granted boxes (from the ledger), then the faulty
+/// nodes as 1×1×1 boxes (the faulty set is scanned only when it is not
+/// empty). Read from the state rather than kept beside it.
+fn busy_boxes<'a>(
+    ledger: &'a GrantLedger<GridBox>,
+    occupancy: &'a Occupancy,
+    sides: [u32; 3],
+) -> impl Iterator<Item = GridBox> + 'a {
+    let [w, h, _] = sides;
+    let faulty = (occupancy.faulty_count() > 0)
+        .then(|| {
+            occupancy
+                .faulty()
+                .iter()
+                .filter_map(move |n| cuboid([n % w, (n / w) % h, n / (w * h)], [1; 3]))
+        })
+        .into_iter()
+        .flatten();
+    ledger.iter().map(|(_, &c)| c).chain(faulty)
+}
+
 /// The Free Submesh List strategy on a 3-D mesh.
 #[derive(Debug, Clone)]
 pub struct Fsl3d {
@@ -107,9 +128,9 @@ pub struct Fsl3d {
     dims: usize,
     sides: [u32; 3],
     occupancy: Occupancy,
+    /// The granted boxes, all 3-D; with the faulty nodes they form the
+    /// busy list ([`Fsl3d::obstacles`]).
     ledger: GrantLedger<GridBox>,
-    /// Allocated boxes and faulty nodes (as 1×1×1), all 3-D.
-    pub(super) obstacles: Vec<GridBox>,
     /// The dominant free boxes, sorted, all 3-D.
     pub(super) free: Vec<GridBox>,
     whole: GridBox,
@@ -150,7 +171,6 @@ impl Fsl3d {
             sides,
             occupancy: Occupancy::new(topology.num_nodes()),
             ledger: GrantLedger::new(),
-            obstacles: Vec::new(),
             free: vec![whole],
             whole,
             ors: Vec::new(),
@@ -166,6 +186,12 @@ impl Fsl3d {
             .iter()
             .filter_map(|c| to_machine(c, self.dims).ok())
             .collect()
+    }
+
+    /// The allocated boxes and the faulty nodes (as 1×1×1), all 3-D.
+    #[cfg(test)]
+    pub(super) fn obstacles(&self) -> impl Iterator<Item = GridBox> + '_ {
+        busy_boxes(&self.ledger, &self.occupancy, self.sides)
     }
 
     fn parse(&self, request: &Request) -> Result<([u32; 3], bool), AllocError> {
@@ -254,8 +280,7 @@ impl Fsl3d {
         }
         self.free.clear();
         self.free.push(self.whole);
-        for i in 0..self.obstacles.len() {
-            let o = self.obstacles[i];
+        for o in busy_boxes(&self.ledger, &self.occupancy, self.sides) {
             decompose(&mut self.free, &o, &mut self.pieces);
         }
         self.sort();
@@ -301,7 +326,6 @@ impl Allocator for Fsl3d {
         self.block(c);
         let occ = &mut self.occupancy;
         for_rows(self.sides, &c, |lo, hi| occ.occupy_range(lo, hi));
-        self.obstacles.push(c);
         let id = self.ledger.issue(c);
         Ok(Grant::new(id, Partition::Box(b), request.node_count()))
     }
@@ -310,9 +334,6 @@ impl Allocator for Fsl3d {
         let c = self.ledger.take(grant.id())?;
         let occ = &mut self.occupancy;
         for_rows(self.sides, &c, |lo, hi| occ.vacate_range(lo, hi));
-        if let Some(i) = self.obstacles.iter().position(|&o| o == c) {
-            self.obstacles.swap_remove(i);
-        }
         self.rebuild(c);
         Ok(())
     }
@@ -320,22 +341,18 @@ impl Allocator for Fsl3d {
     occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.mark_faulty(node)?;
-        if !was && let Some(c) = cuboid(self.coords(node), [1; 3]) {
-            self.obstacles.push(c);
+        if self.occupancy.mark_faulty(node)?
+            && let Some(c) = cuboid(self.coords(node), [1; 3])
+        {
             self.block(c);
         }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.repair(node)?;
-        if was && let Some(c) = cuboid(self.coords(node), [1; 3]) {
-            if let Some(i) = self.obstacles.iter().position(|&o| o == c) {
-                self.obstacles.swap_remove(i);
-            }
+        if self.occupancy.repair(node)?
+            && let Some(c) = cuboid(self.coords(node), [1; 3])
+        {
             self.rebuild(c);
         }
         Ok(())

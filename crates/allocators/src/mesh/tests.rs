@@ -716,7 +716,7 @@ proptest! {
         let mut live = Vec::new();
         for (alloc, req, rot, k) in ops {
             if alloc || live.is_empty() {
-                let before = any_free_3d(sides, &f.obstacles, req, rot);
+                let before = any_free_3d(sides, &f.obstacles().collect::<Vec<_>>(), req, rot);
                 match f.allocate(&Request::Box { sides: partalloc_topology::Coords::new(&req).unwrap(), rotate: rot }) {
                     Ok(g) => live.push(g),
                     Err(_) => prop_assert!(!before, "refused {req:?} rot={rot} though one fits"),
@@ -727,7 +727,7 @@ proptest! {
             }
             let mut got = f.free.clone();
             got.sort_unstable();
-            prop_assert_eq!(got, maximal_free_3d(sides, &f.obstacles));
+            prop_assert_eq!(got, maximal_free_3d(sides, &f.obstacles().collect::<Vec<_>>()));
         }
     }
 
