@@ -21,6 +21,7 @@ mod metrics;
 mod output;
 mod replay;
 mod run;
+mod shard;
 mod show;
 mod simulate;
 mod strategies;
