@@ -177,7 +177,7 @@ pub(crate) struct ClusterArgs {
     pub(crate) shard: Option<ShardSpec>,
     /// Print a Slurm batch script that runs the sweep as a job array of
     /// shards, then merges them in a dependent job; submit it with sbatch.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["limit", "threads", "quiet", "no_plots"])]
     pub(crate) emit_slurm: bool,
     /// Shards (array tasks) of the emitted script (default: one per point).
     #[arg(long, value_name = "N", requires = "emit_slurm")]

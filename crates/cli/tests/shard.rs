@@ -263,6 +263,11 @@ fn the_emitted_slurm_script_is_an_array_of_shards_then_the_merge() {
     ));
     assert!(e.contains("must be one word"), "{e}");
 
+    // Flags that only a local run uses are refused, not ignored.
+    let o = run_in(d, &["sweep", "exp.toml", "--emit-slurm", "--limit", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+
     fs::write(d.join("array.sbatch"), &script).unwrap();
     match Command::new("bash")
         .arg("-n")
