@@ -176,8 +176,7 @@ impl RowSearch {
 
     pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
         let k0 = self.sides[0] as usize;
-        let busy = occ.busy().words();
-        let faulty = occ.faulty().words();
+        let blocked = occ.blocked().words();
         let mask = if k0 == 64 { u64::MAX } else { (1u64 << k0) - 1 };
         let bits = |w: &[u64], lo: usize| -> u64 {
             let (i, off) = (lo / 64, lo % 64);
@@ -189,7 +188,7 @@ impl RowSearch {
         };
         for (r, f) in self.free.iter_mut().enumerate() {
             let lo = r * k0;
-            *f = !(bits(busy, lo) | bits(faulty, lo)) & mask;
+            *f = !bits(blocked, lo) & mask;
         }
     }
 
