@@ -36,6 +36,9 @@ pub(crate) enum CliError {
     /// A sweep file could not be opened, extended or finished.
     #[error(transparent)]
     Sweep(#[from] partalloc::simkit::SweepError),
+    /// Shards could not be chosen or merged.
+    #[error(transparent)]
+    Shard(#[from] crate::shard::ShardError),
     /// A statistic failed.
     #[error(transparent)]
     Stats(#[from] partalloc::simkit::StatsError),

@@ -25,6 +25,7 @@ mod output;
 mod progress;
 mod replay;
 mod run;
+mod shard;
 mod show;
 mod simulate;
 mod strategies;

@@ -27,13 +27,19 @@ use crate::error::CliError;
 use crate::metrics::{METRICS, Summary, metric, summarize};
 use crate::output::{emit, write_atomic};
 use crate::run::{Setup, parse_topology, run_generated};
+use crate::shard::{self, ClusterArgs, SweepCommand};
 use crate::workload::WorkloadSpec;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct Args {
+    /// Other actions on sweeps.
+    #[command(subcommand)]
+    action: Option<SweepCommand>,
     /// The experiment file (TOML; see docs/guide.md and examples/).
-    experiment: PathBuf,
+    #[arg(required = true)]
+    experiment: Option<PathBuf>,
     /// Where to write the CSV (default: the file's `output`, else
     /// `<experiment name>.csv` in the current directory).
     #[arg(long, short)]
@@ -51,6 +57,9 @@ pub(crate) struct Args {
     /// Do not write SVG charts.
     #[arg(long)]
     no_plots: bool,
+    /// Shards and Slurm job arrays (see docs/cluster.md).
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 fn default_seed() -> u64 {
@@ -282,15 +291,14 @@ fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
     row(&reports, exp.seeds)
 }
 
-fn output_path(args: &Args, exp: &Experiment) -> PathBuf {
+fn output_path(args: &Args, experiment: &Path, exp: &Experiment) -> PathBuf {
     if let Some(o) = &args.out {
         return o.clone();
     }
     if let Some(o) = &exp.output {
         return o.clone();
     }
-    let stem = args
-        .experiment
+    let stem = experiment
         .file_stem()
         .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
     PathBuf::from(format!("{stem}.csv"))
@@ -395,9 +403,34 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
 
 /// Runs `partalloc sweep`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
-    let exp = load_experiment(&args.experiment)?;
+    let experiment = match (&args.action, &args.experiment) {
+        (Some(SweepCommand::Merge(m)), _) => return shard::merge(m),
+        (None, Some(e)) => e,
+        (None, None) => return Err(CliError::input("name an experiment file")),
+    };
+    let exp = load_experiment(experiment)?;
     let topologies = validate(&exp)?;
-    let out = output_path(args, &exp);
+    let out = output_path(args, experiment, &exp);
+    let grid = points(&exp, &topologies)?;
+    if args.cluster.emit_slurm {
+        return emit(&shard::slurm_script(
+            experiment,
+            &out,
+            grid.len(),
+            &args.cluster,
+        )?);
+    }
+    // A shard runs as a sweep of its own points into its own file.
+    let (out, grid, shard) = match args.cluster.shard {
+        None => (out, grid, None),
+        Some(spec) => {
+            let hash = shard::experiment_hash(&grid)?;
+            let total = grid.len();
+            let (mine, ids) = shard::select(grid, spec)?;
+            let path = shard::shard_path(&out, spec.index, spec.count);
+            (path, mine, Some((spec, hash, total, ids)))
+        }
+    };
     if let Some(dir) = out.parent()
         && !dir.as_os_str().is_empty()
         && !dir.is_dir()
@@ -408,7 +441,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             dir.display()
         )));
     }
-    let mut sweep = match Sweep::open(&out, points(&exp, &topologies)?) {
+    let mut sweep = match Sweep::open(&out, grid) {
         Err(SweepError::UnknownPoint {
             key,
             line: Some(line),
@@ -476,6 +509,16 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         ));
     }
     let path = sweep.finish()?.to_path_buf();
+    if let Some((spec, hash, total_points, ids)) = shard {
+        let record = shard::write_record(&path, spec, hash, total_points, ids)?;
+        return emit(&format!(
+            "shard {} of {}: {total} points ({resumed} from an earlier run) written to {} (record {})\n",
+            spec.index,
+            spec.count,
+            path.display(),
+            record.display()
+        ));
+    }
     let mut msg = format!(
         "{} points ({} from an earlier run) written to {}\n",
         total,
