@@ -564,8 +564,9 @@ mod tests {
             Step::Release(0),
             Step::Allocate(Request::nodes(2)),
         ];
-        let twin =
-            || -> Result<Box<dyn Allocator>, String> { Ok(Box::new(Paging::new(machine()).unwrap())) };
+        let twin = || -> Result<Box<dyn Allocator>, String> {
+            Ok(Box::new(Paging::new(machine()).unwrap()))
+        };
         let mut a = Sticky {
             inner: Paging::new(machine()).unwrap(),
             released: false,

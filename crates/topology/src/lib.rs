@@ -56,6 +56,7 @@ mod kary_gray;
 mod nodeset;
 mod orientation;
 mod partition_step;
+pub mod pod;
 mod products;
 mod subtorus;
 mod topology;
