@@ -1,29 +1,37 @@
-//! Per-node state (busy, faulty) shared by the bitmap-based strategies.
+//! Per-node state (busy, faulty) shared by the bitmap-based strategies,
+//! built on [`NodeSet`].
 
 use partalloc_topology::{NodeId, NodeSet};
 
 use crate::FaultError;
 
-/// Which nodes are busy (in a live grant) and which are faulty.
+/// Which nodes are busy (in a live grant) and which are faulty: the one
+/// per-node state of every bitmap-based strategy.
 ///
-/// Strategies keep their own search structures; this is the flat truth they
-/// update alongside, and what [`Allocator::busy_nodes`](crate::Allocator)
-/// reports.
+/// Stored as two [`NodeSet`]s: `blocked` (busy ∪ faulty, what a search
+/// tests, one bit per node) and `faulty` (a subset of `blocked`), with O(1)
+/// counts of free and faulty nodes. The busy nodes are `blocked ∖ faulty`.
+/// Strategies keep their own search structures beside it; this is the flat
+/// truth they update, and what
+/// [`Allocator::busy_nodes`](crate::Allocator) reports.
 ///
 /// ```
 /// use partalloc_allocators::Occupancy;
 /// let mut occ = Occupancy::new(8);
-/// occ.mark_faulty(3)?;
+/// assert!(occ.mark_faulty(3)?);
 /// occ.occupy(0..2);
 /// assert_eq!(occ.free_count(), 5);
 /// assert!(!occ.is_available(3) && !occ.is_available(1) && occ.is_available(2));
+/// assert_eq!(occ.busy().iter().collect::<Vec<_>>(), vec![0, 1]);
+/// assert!(!occ.range_available(2, 5) && occ.range_available(4, 8));
 /// # Ok::<(), partalloc_allocators::FaultError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Occupancy {
-    busy: NodeSet,
+    blocked: NodeSet,
     faulty: NodeSet,
     free: usize,
+    faults: usize,
 }
 
 impl Occupancy {
@@ -31,16 +39,18 @@ impl Occupancy {
     #[must_use]
     pub fn new(nodes: usize) -> Self {
         Self {
-            busy: NodeSet::new(nodes),
+            blocked: NodeSet::new(nodes),
             faulty: NodeSet::new(nodes),
             free: nodes,
+            faults: 0,
         }
     }
 
     /// Number of nodes.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
-        self.busy.universe()
+        self.blocked.universe()
     }
 
     /// Whether the machine has no node.
@@ -49,23 +59,51 @@ impl Occupancy {
         self.len() == 0
     }
 
-    /// Nodes neither busy nor faulty.
+    /// Nodes neither busy nor faulty. O(1).
     #[must_use]
+    #[inline]
     pub fn free_count(&self) -> usize {
         self.free
+    }
+
+    /// Faulty nodes. O(1).
+    #[must_use]
+    #[inline]
+    pub fn faulty_count(&self) -> usize {
+        self.faults
     }
 
     /// Whether `node` is neither busy nor faulty (false outside the machine).
     #[must_use]
     #[inline]
     pub fn is_available(&self, node: NodeId) -> bool {
-        (node as usize) < self.len() && !self.busy.contains(node) && !self.faulty.contains(node)
+        (node as usize) < self.len() && !self.blocked.contains(node)
     }
 
-    /// The busy nodes.
+    /// Whether every node of the id range `lo..hi` is available (ids past
+    /// the machine count as available: callers pass ranges inside it).
+    /// A word at a time.
     #[must_use]
-    pub fn busy(&self) -> &NodeSet {
-        &self.busy
+    #[inline]
+    pub fn range_available(&self, lo: usize, hi: usize) -> bool {
+        self.blocked.is_empty_in(lo, hi)
+    }
+
+    /// The nodes that are busy or faulty: the view a search scans.
+    #[must_use]
+    #[inline]
+    pub fn blocked(&self) -> &NodeSet {
+        &self.blocked
+    }
+
+    /// The busy nodes (`blocked ∖ faulty`), computed word by word.
+    #[must_use]
+    pub fn busy(&self) -> NodeSet {
+        let mut busy = self.blocked.clone();
+        if self.faults > 0 {
+            busy.difference_with(&self.faulty);
+        }
+        busy
     }
 
     /// The faulty nodes.
@@ -78,7 +116,7 @@ impl Occupancy {
     /// nodes outside the machine or already unavailable are skipped.
     pub fn occupy(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if self.is_available(n) && self.busy.insert(n).unwrap_or(false) {
+            if self.blocked.insert(n) == Ok(true) {
                 self.free -= 1;
             }
         }
@@ -87,51 +125,72 @@ impl Occupancy {
     /// Marks busy nodes free again; nodes that were not busy are skipped.
     pub fn vacate(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if self.busy.remove(n).unwrap_or(false) {
+            if !self.faulty.contains(n) && self.blocked.remove(n) == Ok(true) {
                 self.free += 1;
             }
         }
     }
 
-    /// Marks the id range `lo..hi` busy; every node in it must be available
-    /// (checked by the caller, e.g. a buddy block found free).
+    /// Marks the available nodes of the id range `lo..hi` busy (a caller
+    /// passes a range it found available, e.g. a free buddy block); a range
+    /// leaving the machine changes nothing.
+    #[inline]
     pub fn occupy_range(&mut self, lo: usize, hi: usize) {
-        if self.busy.insert_range(lo, hi).is_ok() {
-            self.free -= hi - lo;
+        if let Ok(added) = self.blocked.insert_range(lo, hi) {
+            self.free -= added;
         }
     }
 
-    /// Marks the id range `lo..hi` free; every node in it must be busy.
+    /// Marks the busy nodes of the id range `lo..hi` free; faulty nodes
+    /// stay faulty, and a range leaving the machine changes nothing.
+    #[inline]
     pub fn vacate_range(&mut self, lo: usize, hi: usize) {
-        if self.busy.remove_range(lo, hi).is_ok() {
-            self.free += hi - lo;
+        if lo > hi || hi > self.len() {
+            return;
+        }
+        if self.faults == 0 || self.faulty.is_empty_in(lo, hi) {
+            if let Ok(removed) = self.blocked.remove_range(lo, hi) {
+                self.free += removed;
+            }
+        } else {
+            // Rare: a range around faulty nodes, node by node.
+            self.vacate((lo..hi).map(|i| i as NodeId));
         }
     }
 
-    /// Marks a free node faulty (idempotent).
+    /// Marks a free node faulty; returns whether it was healthy before
+    /// (marking a faulty node again changes nothing).
     ///
     /// # Errors
     /// [`FaultError::Topology`] outside the machine, [`FaultError::Busy`] if
-    /// it is in a live grant.
-    pub fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.busy.contains(node) {
+    /// it is in a live grant; the state is then unchanged.
+    pub fn mark_faulty(&mut self, node: NodeId) -> Result<bool, FaultError> {
+        if self.faulty.contains(node) {
+            return Ok(false);
+        }
+        if self.blocked.contains(node) {
             return Err(FaultError::Busy { node });
         }
-        if self.faulty.insert(node)? {
-            self.free -= 1;
-        }
-        Ok(())
+        self.faulty.insert(node)?;
+        let _ = self.blocked.insert(node);
+        self.free -= 1;
+        self.faults += 1;
+        Ok(true)
     }
 
-    /// Returns a faulty node to service (idempotent).
+    /// Returns a faulty node to service; returns whether it was faulty
+    /// (repairing a healthy node changes nothing).
     ///
     /// # Errors
     /// [`FaultError::Topology`] outside the machine.
-    pub fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.faulty.remove(node)? {
-            self.free += 1;
+    pub fn repair(&mut self, node: NodeId) -> Result<bool, FaultError> {
+        if !self.faulty.remove(node)? {
+            return Ok(false);
         }
-        Ok(())
+        let _ = self.blocked.remove(node);
+        self.free += 1;
+        self.faults -= 1;
+        Ok(true)
     }
 }
 
@@ -154,7 +213,7 @@ macro_rules! occupancy_methods {
         }
 
         fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.$($occ).+.busy().clone()
+            self.$($occ).+.busy()
         }
 
         fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
@@ -163,3 +222,99 @@ macro_rules! occupancy_methods {
     };
 }
 pub(crate) use occupancy_methods;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        OccupyRange(usize, usize),
+        VacateRange(usize, usize),
+        Occupy(NodeId),
+        Vacate(NodeId),
+        Fault(NodeId),
+        Repair(NodeId),
+    }
+
+    fn op(len: usize) -> impl Strategy<Value = Op> {
+        let node = 0..len as NodeId + 2;
+        let range = (0..len + 2, 0..len + 2).prop_map(|(a, b)| (a.min(b), a.max(b)));
+        prop_oneof![
+            range.clone().prop_map(|(a, b)| Op::OccupyRange(a, b)),
+            range.prop_map(|(a, b)| Op::VacateRange(a, b)),
+            node.clone().prop_map(Op::Occupy),
+            node.clone().prop_map(Op::Vacate),
+            node.clone().prop_map(Op::Fault),
+            node.prop_map(Op::Repair),
+        ]
+    }
+
+    proptest! {
+        /// Every operation agrees with a model of two sets (busy, faulty):
+        /// ranges and single nodes touch only available (resp. busy) nodes,
+        /// faults refuse busy nodes, and the counts follow.
+        #[test]
+        fn agrees_with_busy_and_faulty_sets(
+            (len, ops) in (1usize..150)
+                .prop_flat_map(|len| (Just(len), proptest::collection::vec(op(len), 1..60)))
+        ) {
+            let mut occ = Occupancy::new(len);
+            let (mut busy, mut faulty) = (BTreeSet::new(), BTreeSet::new());
+            for op in ops {
+                match op {
+                    Op::OccupyRange(lo, hi) => {
+                        occ.occupy_range(lo, hi);
+                        if hi <= len {
+                            busy.extend((lo..hi).map(|i| i as NodeId).filter(|i| !faulty.contains(i)));
+                        }
+                    }
+                    Op::VacateRange(lo, hi) => {
+                        occ.vacate_range(lo, hi);
+                        if hi <= len {
+                            busy.retain(|&i| !(lo..hi).contains(&(i as usize)));
+                        }
+                    }
+                    Op::Occupy(n) => {
+                        occ.occupy([n]);
+                        if (n as usize) < len && !faulty.contains(&n) {
+                            busy.insert(n);
+                        }
+                    }
+                    Op::Vacate(n) => {
+                        occ.vacate([n]);
+                        busy.remove(&n);
+                    }
+                    Op::Fault(n) => {
+                        let got = occ.mark_faulty(n);
+                        if n as usize >= len {
+                            prop_assert!(matches!(got, Err(FaultError::Topology(_))));
+                        } else if busy.contains(&n) {
+                            prop_assert_eq!(got, Err(FaultError::Busy { node: n }));
+                        } else {
+                            prop_assert_eq!(got, Ok(faulty.insert(n)));
+                        }
+                    }
+                    Op::Repair(n) => {
+                        let got = occ.repair(n);
+                        if n as usize >= len {
+                            prop_assert!(got.is_err());
+                        } else {
+                            prop_assert_eq!(got, Ok(faulty.remove(&n)));
+                        }
+                    }
+                }
+                prop_assert!(occ.busy().iter().eq(busy.iter().copied()));
+                prop_assert!(occ.faulty().iter().eq(faulty.iter().copied()));
+                prop_assert_eq!(occ.free_count(), len - busy.len() - faulty.len());
+                prop_assert_eq!(occ.faulty_count(), faulty.len());
+                for n in 0..len as NodeId + 1 {
+                    let free = (n as usize) < len && !busy.contains(&n) && !faulty.contains(&n);
+                    prop_assert_eq!(occ.is_available(n), free);
+                }
+            }
+        }
+    }
+}

@@ -112,11 +112,11 @@ impl Allocator for Paging {
     occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node)
+        self.occupancy.mark_faulty(node).map(drop)
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node)
+        self.occupancy.repair(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

@@ -26,6 +26,9 @@ pub(crate) struct Args {
     topology: String,
     #[command(flatten)]
     workload: WorkloadArgs,
+    /// Jobs to write.
+    #[arg(long, default_value_t = 1000)]
+    jobs: u64,
     /// Master seed (replication 0 is written).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -37,13 +40,9 @@ pub(crate) struct Args {
 /// Runs `partalloc generate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
-    if args.workload.trace.is_some() {
-        return Err(CliError::input(
-            "generate draws a new workload; --trace does not apply",
-        ));
-    }
-    let spec = args.workload.spec();
+    let spec = args.workload.spec(args.jobs, 0);
     spec.check()?;
+    crate::limits::check_count("--jobs", spec.jobs, crate::limits::MAX_GENERATED_JOBS)?;
     let w = spec.build(&topology, args.workload.load)?;
     let mut rng = Replications::new(args.seed, 1)
         .map_err(|e| CliError::input(e.to_string()))?

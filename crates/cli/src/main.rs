@@ -17,8 +17,12 @@
 
 mod error;
 mod generate;
+#[cfg(test)]
+mod input_fuzz;
+mod limits;
 mod metrics;
 mod output;
+mod progress;
 mod replay;
 mod run;
 mod show;

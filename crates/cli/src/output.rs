@@ -13,7 +13,8 @@ use crate::error::CliError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
     /// Aligned text for the terminal.
-    Table,
+    #[value(alias = "table")]
+    Text,
     /// One JSON document.
     Json,
     /// CSV with a header line.

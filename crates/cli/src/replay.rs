@@ -27,7 +27,6 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::{Format, csv_text, json_text, num, write_or_emit};
-use crate::run::parse_topology;
 use crate::trace::read_trace;
 
 /// Options of `partalloc replay`.
@@ -63,11 +62,18 @@ pub(crate) struct Args {
     #[arg(long)]
     lenient: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write the report to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Worker threads for the runs (default: one per core); the results do
+    /// not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Do not draw a progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// One row of the mapping table: the processor counts that became one shape.
@@ -141,16 +147,20 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
 
 /// Runs `partalloc replay`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
-    let topology = parse_topology(&args.topology)?;
+    let topology = crate::limits::machine("replay", &args.topology)?;
     let allocators = if args.allocators.is_empty() {
         default_allocators(&topology)?
     } else {
         args.allocators.clone()
     };
     // Fail on names before reading the trace.
-    for a in allocators.iter().chain([&args.reference]) {
+    for (flag, a) in allocators
+        .iter()
+        .map(|a| ("--allocators", a))
+        .chain([("--reference", &args.reference)])
+    {
         partalloc::allocators::registry::build(a, &topology)
-            .map_err(|e| CliError::input(format!("--allocators: {e}")))?;
+            .map_err(|e| CliError::input(format!("{flag}: {e}")))?;
     }
     partalloc::schedulers::registry::build(&args.scheduler, &topology)
         .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
@@ -242,18 +252,27 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .collect();
     runs.push(("counts", args.reference.as_str(), scaled_jobs.as_slice()));
     runs.push(("shapes", args.reference.as_str(), shaped_jobs.as_slice()));
-    let reports: Vec<Report> = runs
-        .par_iter()
-        .map(|(_, a, js)| {
-            let config = SimConfig {
-                stop: Stop::default(),
-                warmup: 0,
-                record_jobs: true,
-                measure_search_time: false,
-            };
-            Simulation::by_name(topology, a, &args.scheduler, js.iter().copied(), config)?.run()
-        })
-        .collect::<Result<_, _>>()?;
+    let pool = crate::progress::pool(args.threads)?;
+    let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
+    let reports: Result<Vec<Report>, CliError> = pool.install(|| {
+        runs.par_iter()
+            .map(|(_, a, js)| {
+                let config = SimConfig {
+                    stop: Stop::default(),
+                    warmup: 0,
+                    record_jobs: true,
+                    measure_search_time: false,
+                };
+                let report =
+                    Simulation::by_name(topology, a, &args.scheduler, js.iter().copied(), config)?
+                        .run();
+                bar.inc(1);
+                Ok(report?)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let reports = reports?;
     let reference = reports
         .iter()
         .zip(&runs)
@@ -350,7 +369,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                 &rows,
             )
         }
-        Format::Table => {
+        Format::Text => {
             let mut s = String::new();
             let skipped = if out.skipped_lines > 0 {
                 format!(", {} malformed lines skipped", out.skipped_lines)

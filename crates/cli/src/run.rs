@@ -31,6 +31,7 @@ pub(crate) fn run_generated(
     reps: Replications,
     time: Option<f64>,
     record_first: bool,
+    done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Report>, CliError> {
     let Setup {
         topology,
@@ -55,7 +56,10 @@ pub(crate) fn run_generated(
             record_jobs: record_first && r == 0,
             measure_search_time: true,
         };
-        Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run()
+        let report =
+            Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run();
+        done();
+        report
     })?;
     Ok(reports)
 }

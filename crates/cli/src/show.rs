@@ -21,10 +21,11 @@ use partalloc::topology::{NodeId, Topology};
 use partalloc::workload::Job;
 
 use crate::error::CliError;
+use crate::limits::{MAX_SHOW_JOBS, MAX_SHOW_NODES, MAX_SVG_CELLS, check_machine};
 use crate::output::{emit, num, write_atomic};
 use crate::run::parse_topology;
 use crate::trace::read_trace;
-use crate::workload::WorkloadArgs;
+use crate::workload::{TraceArgs, WorkloadArgs};
 
 /// Options of `partalloc show`.
 #[derive(Debug, clap::Args)]
@@ -43,6 +44,8 @@ pub(crate) struct Args {
     at: f64,
     #[command(flatten)]
     workload: WorkloadArgs,
+    #[command(flatten)]
+    trace: TraceArgs,
     /// Master seed of the generated workload (replication 0 is shown).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -130,18 +133,32 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             "--at {at}: the time must be a finite number at least 0"
         )));
     }
-    let jobs: Vec<Job> = if let Some(path) = &args.workload.trace {
-        let (jobs, _, _) =
-            read_trace(path, args.workload.mapping(topology), args.workload.lenient)?;
-        jobs.into_iter().take_while(|j| j.arrival <= at).collect()
+    // The jobs arriving by `at`, at most one more than the bound: a late
+    // `--at` on a generated workload would otherwise draw without end.
+    let jobs: Vec<Job> = if let Some(path) = &args.trace.trace {
+        let (jobs, _, _) = read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
+        jobs.into_iter()
+            .take_while(|j| j.arrival <= at)
+            .take(MAX_SHOW_JOBS + 1)
+            .collect()
     } else {
-        let spec = args.workload.spec();
+        // Jobs and warm-up do not apply: the run goes on until `at`.
+        let spec = args.workload.spec(1, 0);
         let w = spec.build(topology, args.workload.load)?;
         let mut rng = Replications::new(args.seed, 1)
             .map_err(|e| CliError::input(e.to_string()))?
             .rng(0);
-        w.jobs(&mut rng).take_while(|j| j.arrival <= at).collect()
+        w.jobs(&mut rng)
+            .take_while(|j| j.arrival <= at)
+            .take(MAX_SHOW_JOBS + 1)
+            .collect()
     };
+    if jobs.len() > MAX_SHOW_JOBS {
+        return Err(CliError::input(format!(
+            "--at {}: more than {MAX_SHOW_JOBS} jobs arrive by then, too many for show: times reached within {MAX_SHOW_JOBS} jobs are accepted",
+            num(at)
+        )));
+    }
     let alloc = partalloc::allocators::registry::build(&args.allocator, topology)
         .map_err(|e| CliError::input(e.to_string()))?;
     let sched = partalloc::schedulers::registry::build(&args.scheduler, topology)
@@ -263,35 +280,22 @@ fn text(
 
 fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result<String, CliError> {
     let shown = panels(lay, args.slice)?;
-    let cell = (640 / lay.width.max(lay.height)).clamp(3, 24);
-    let gap = cell * 2;
-    let (pw, ph) = (lay.width * cell, lay.height * cell);
-    let width = (shown.len() as u32 * (pw + gap) + gap).max(420);
-    let height = ph + 90;
+    // Pixel arithmetic in u64: a long 1-D machine is wider than u32 allows
+    // once multiplied by the cell size and the panels.
+    let (w, h) = (u64::from(lay.width), u64::from(lay.height));
+    let cells = shown.len() as u64 * w * h;
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">"#
-    );
-    let _ = writeln!(
-        s,
-        r#"<rect width="{width}" height="{height}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{gap}" y="20" font-size="14">{} · {} · {} · t = {}</text>"#,
-        topology,
-        escape(&args.allocator),
-        escape(&args.scheduler),
-        args.at,
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{gap}" y="40" font-size="12">{}</text>"#,
-        summary(topology, snap)
-    );
+    if cells > MAX_SVG_CELLS as u64 {
+        return Ok(svg_summary(args, topology, snap, cells));
+    }
+    let cell = (640 / w.max(h)).clamp(3, 24);
+    let gap = cell * 2;
+    let (pw, ph) = (w * cell, h * cell);
+    let width = (shown.len() as u64 * (pw + gap) + gap).max(420);
+    let height = ph + 90;
+    svg_header(&mut s, args, topology, snap, width, height, gap);
     for (k, &z) in shown.iter().enumerate() {
-        let ox = gap + k as u32 * (pw + gap);
+        let ox = gap + k as u64 * (pw + gap);
         let oy = 70;
         if lay.panels > 1 {
             let _ = writeln!(
@@ -313,6 +317,7 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
             if p != z {
                 continue;
             }
+            let (x, y) = (u64::from(x), u64::from(y));
             if let Some(i) = snap.owner[n] {
                 if cell >= 10 && !labelled[i] {
                     labelled[i] = true;
@@ -344,6 +349,79 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
     Ok(s)
 }
 
+/// The title and summary lines every picture starts with.
+fn svg_header(
+    s: &mut String,
+    args: &Args,
+    topology: &Topology,
+    snap: &Snapshot,
+    width: u64,
+    height: u64,
+    gap: u64,
+) {
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{gap}" y="20" font-size="14">{} · {} · {} · t = {}</text>"#,
+        topology,
+        escape(&args.allocator),
+        escape(&args.scheduler),
+        args.at,
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{gap}" y="40" font-size="12">{}</text>"#,
+        summary(topology, snap)
+    );
+}
+
+/// Jobs listed by name in a summary picture.
+const SUMMARY_JOBS: usize = 40;
+
+/// A picture of a machine too large for a cell per node: the summary and
+/// the first running jobs, one line each.
+fn svg_summary(args: &Args, topology: &Topology, snap: &Snapshot, cells: u64) -> String {
+    let listed = snap.running.len().min(SUMMARY_JOBS);
+    let more = usize::from(snap.running.len() > listed);
+    let (width, gap) = (720, 12);
+    let height = 90 + 16 * (listed + more) as u64;
+    let mut s = String::new();
+    svg_header(&mut s, args, topology, snap, width, height, gap);
+    let _ = writeln!(
+        s,
+        r#"<text x="{gap}" y="60" font-size="12">{cells} cells are more than the {MAX_SVG_CELLS} drawn one by one; the text picture (or --slice) shows every node</text>"#
+    );
+    for (i, r) in snap.running.iter().take(listed).enumerate() {
+        let _ = writeln!(
+            s,
+            r#"<text x="{gap}" y="{}" font-size="11" fill="{}">{} job {} ({} nodes) {}</text>"#,
+            84 + 16 * i as u64,
+            COLORS[i % COLORS.len()],
+            symbol(i),
+            r.id,
+            r.granted,
+            escape(&r.partition.to_string())
+        );
+    }
+    if more > 0 {
+        let _ = writeln!(
+            s,
+            r#"<text x="{gap}" y="{}" font-size="11">… and {} more running jobs</text>"#,
+            84 + 16 * listed as u64,
+            snap.running.len() - listed
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
 fn escape(t: &str) -> String {
     t.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -353,6 +431,7 @@ fn escape(t: &str) -> String {
 /// Runs `partalloc show`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
+    check_machine("show", &topology, MAX_SHOW_NODES)?;
     let lay = layout(&topology)?;
     panels(lay, args.slice)?;
     let snap = snapshot(args, &topology)?;

@@ -10,9 +10,9 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{METRICS, Summary, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Setup, run_generated};
 use crate::trace::read_trace;
-use crate::workload::{WorkloadArgs, describe_workload};
+use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +29,15 @@ pub(crate) struct Args {
     scheduler: String,
     #[command(flatten)]
     workload: WorkloadArgs,
+    #[command(flatten)]
+    trace: TraceArgs,
+    /// Jobs measured per seed (generated workload; default 1000), or the
+    /// first jobs of the trace (default: all).
+    #[arg(long)]
+    jobs: Option<u64>,
+    /// Completed jobs discarded before measuring.
+    #[arg(long, default_value_t = 0)]
+    warmup: u64,
     /// Stop at this simulated time.
     #[arg(long)]
     time: Option<f64>,
@@ -39,7 +48,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
@@ -47,6 +56,13 @@ pub(crate) struct Args {
     /// Write the report to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Worker threads for the replications (default: one per core); the
+    /// results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Do not draw a progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -65,12 +81,12 @@ struct Output<'a> {
 
 /// Runs a trace once.
 fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
-    let Some(path) = &args.workload.trace else {
+    let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new()));
     };
     let (mut jobs, _header, skipped) =
-        read_trace(path, args.workload.mapping(topology), args.workload.lenient)?;
-    if let Some(n) = args.workload.jobs {
+        read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
+    if let Some(n) = args.jobs {
         jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
     }
     let count = jobs.len();
@@ -79,7 +95,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             jobs: None,
             time: args.time,
         },
-        warmup: args.workload.warmup,
+        warmup: args.warmup,
         record_jobs: args.jobs_csv.is_some(),
         measure_search_time: true,
     };
@@ -95,14 +111,23 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         format!(
             "trace {} ({count} jobs, {} mapping{skipped})",
             path.display(),
-            args.workload.mapping
+            value_name(&args.trace.mapping)
         ),
     ))
 }
 
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
-    let topology = parse_topology(&args.topology)?;
+    let topology = crate::limits::machine("simulate", &args.topology)?;
+    crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
+    if args.jobs_csv.is_some() {
+        let jobs = args.jobs.unwrap_or(1000);
+        crate::limits::check_count(
+            "--jobs with --jobs-csv",
+            jobs,
+            crate::limits::MAX_RECORDED_JOBS,
+        )?;
+    }
     if let Some(t) = args.time
         && !(t.is_finite() && t >= 0.0)
     {
@@ -110,11 +135,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds) = if args.workload.trace.is_some() {
+    let (reports, workload, seeds) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
         (r, w, 1)
     } else {
-        let spec = args.workload.spec();
+        let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
@@ -124,7 +149,21 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             allocator: &args.allocator,
             scheduler: &args.scheduler,
         };
-        let r = run_generated(setup, &w, &spec, reps, args.time, args.jobs_csv.is_some())?;
+        let pool = crate::progress::pool(args.threads)?;
+        let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
+        let r = pool.install(|| {
+            run_generated(
+                setup,
+                &w,
+                &spec,
+                reps,
+                args.time,
+                args.jobs_csv.is_some(),
+                &|| bar.inc(1),
+            )
+        });
+        bar.finish_and_clear();
+        let r = r?;
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),
@@ -177,7 +216,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 .collect();
             csv_text(&["metric", "mean", "half_width", "n"], &rows)
         }
-        Format::Table => {
+        Format::Text => {
             let mut s = String::new();
             let _ = writeln!(s, "machine    {} ({} nodes)", out.topology, out.nodes);
             let _ = writeln!(s, "allocator  {}", out.allocator);

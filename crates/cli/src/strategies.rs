@@ -8,14 +8,22 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::{emit, json_text};
-use crate::run::parse_topology;
+
+/// Output formats of the listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ListFormat {
+    /// Text for the terminal.
+    Text,
+    /// One JSON document.
+    Json,
+}
 
 /// Options of `partalloc strategies`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
     /// Only the strategies and policies that run on this machine (with
     /// their default parameters); the others are listed with the reason.
     #[arg(long, short)]
@@ -156,9 +164,9 @@ fn text(l: &Listing) -> String {
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let mut l = listing();
     if let Some(t) = &args.topology {
-        restrict(&mut l, &parse_topology(t)?);
+        restrict(&mut l, &crate::limits::machine("strategies --topology", t)?);
     }
-    if args.json {
+    if args.format == ListFormat::Json {
         emit(&json_text(&l)?)
     } else {
         emit(&text(&l))

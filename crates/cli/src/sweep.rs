@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
-use partalloc::simkit::{Replications, Report, Sweep, SweepError, thread_pool};
+use partalloc::simkit::{Replications, Report, Sweep, SweepError};
 use partalloc::topology::Topology;
 use rayon::prelude::*;
 use serde::ser::SerializeStruct as _;
@@ -175,7 +175,12 @@ fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
 /// Reads and checks an experiment file.
 pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     let text = fs::read_to_string(path).map_err(CliError::io(path))?;
-    let exp: Experiment = toml::from_str(&text).map_err(|e| {
+    parse_experiment(&text, path)
+}
+
+/// Parses and checks the text of an experiment file read from `path`.
+pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, CliError> {
+    let exp: Experiment = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map(|s| {
@@ -204,6 +209,8 @@ pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     if exp.seeds == 0 {
         return Err(ctx("seeds must be at least 1".to_owned()));
     }
+    crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
+        .map_err(|e| ctx(e.to_string()))?;
     exp.workload.check().map_err(|e| ctx(e.to_string()))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
@@ -218,10 +225,10 @@ pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
 }
 
 /// Checks every combination before any work: names, machines, loads.
-fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
+pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
     let mut topologies = Vec::new();
     for t in &exp.topologies {
-        let topo = parse_topology(t)?;
+        let topo = crate::limits::machine("sweep", t)?;
         for a in &exp.allocators {
             partalloc::allocators::registry::build(a, &topo)
                 .map_err(|e| CliError::input(format!("allocator {a:?} on {topo}: {e}")))?;
@@ -271,7 +278,7 @@ fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
         allocator: &p.allocator,
         scheduler: &p.scheduler,
     };
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false)?;
+    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
     row(&reports, exp.seeds)
 }
 
@@ -419,13 +426,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     if let Some(n) = args.limit {
         pending.truncate(n);
     }
-    let pool = thread_pool(args.threads.unwrap_or(0))
-        .map_err(|e| CliError::input(format!("--threads: {e}")))?;
-    let multi = MultiProgress::with_draw_target(if args.quiet {
-        ProgressDrawTarget::hidden()
-    } else {
-        ProgressDrawTarget::stderr()
-    });
+    let pool = crate::progress::pool(args.threads)?;
+    let multi = MultiProgress::with_draw_target(crate::progress::target(args.quiet));
     let overall = multi.add(ProgressBar::new(pending.len() as u64));
     overall.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} points  {elapsed} (eta {eta})")

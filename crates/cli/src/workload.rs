@@ -14,24 +14,76 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CliError;
 
-/// The workload options shared by `simulate` and `show`.
+/// Shape laws of a generated workload (`--shapes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ShapesArg {
+    /// Subcubes on hypercubes, sides on meshes and tori.
+    Auto,
+    /// Independent sides (Kim–Yoon §IV.1).
+    Sides,
+    /// Power-of-two sides (Kang §5.1).
+    Cubic,
+    /// Any sides up to the limits (Kang §5.3).
+    Noncubic,
+    /// Subcube dimensions (Mohapatra §4.1).
+    Cube,
+}
+
+/// Law of each side for `sides` shapes (`--sides`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SidesArg {
+    /// Uniform in 1..=L.
+    Uniform,
+    /// Normal around (1 + L)/2, truncated to 1..=L.
+    Normal,
+    /// Exponential with mean (1 + L)/2, truncated to 1..=L.
+    #[value(alias = "exp")]
+    Exponential,
+}
+
+/// Size/demand model (`--dependence`, Mohapatra §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DependenceArg {
+    /// The law gives the residence time; a larger job has more total demand.
+    Dependent,
+    /// The law gives the total demand; the residence time is it over the
+    /// job's nodes.
+    Independent,
+}
+
+/// How trace processor counts become requests (`--mapping`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MappingArg {
+    /// Subcubes on hypercubes, the most square box on meshes and tori.
+    Shapes,
+    /// Plain node counts, for non-contiguous allocation.
+    Nodes,
+}
+
+/// The name clap shows for a value.
+pub(crate) fn value_name<T: clap::ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_owned())
+        .unwrap_or_default()
+}
+
+/// The laws of a generated workload, shared by `simulate`, `show` and
+/// `generate`.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct WorkloadArgs {
     /// Offered load ρ = λ·m·r/N of the generated workload (Kim–Yoon §IV.1).
-    #[arg(long, default_value_t = 0.5, conflicts_with = "trace")]
+    #[arg(long, default_value_t = 0.5)]
     pub(crate) load: f64,
     /// Accept offered loads of 1 or more (the queue then grows without
     /// bound; for saturation studies).
     #[arg(long)]
     pub(crate) allow_saturation: bool,
-    /// Shape law: auto (cube on hypercubes, sides on meshes and tori),
-    /// sides (Kim–Yoon §IV.1), cubic (Kang §5.1), noncubic (Kang §5.3) or
-    /// cube (Mohapatra §4.1).
-    #[arg(long, default_value = "auto")]
-    pub(crate) shapes: ShapeKind,
-    /// Law of each side for `sides` shapes: uniform, normal or exponential.
-    #[arg(long, default_value = "uniform")]
-    pub(crate) sides: SideLaw,
+    /// Shape law.
+    #[arg(long, value_enum, default_value_t = ShapesArg::Auto)]
+    pub(crate) shapes: ShapesArg,
+    /// Law of each side for `sides` shapes.
+    #[arg(long, value_enum, default_value_t = SidesArg::Uniform)]
+    pub(crate) sides: SidesArg,
     /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
     /// (default: the whole machine).
     #[arg(long)]
@@ -40,53 +92,64 @@ pub(crate) struct WorkloadArgs {
     /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
     #[arg(long, default_value = "uniform")]
     pub(crate) cube_dims: CubeDimLaw,
-    /// Residence time law: exp:MEAN, uniform:MEAN, uniform:LO-HI,
-    /// hyper:MEAN,ALPHA,CV or const:VALUE.
+    /// Residence time law: exp:MEAN, uniform:MEAN (on [0, 2·MEAN]),
+    /// uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE.
     #[arg(long, default_value = "exp:1")]
     pub(crate) residence: DemandLaw,
-    /// Size/demand model: dependent or independent (Mohapatra §4.1).
-    #[arg(long, default_value = "dependent")]
-    pub(crate) dependence: Dependence,
-    /// Jobs measured per seed (generated workload; default 1000), or the
-    /// first jobs of the trace (default: all).
-    #[arg(long)]
-    pub(crate) jobs: Option<u64>,
-    /// Completed jobs discarded before measuring.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) warmup: u64,
+    /// Size/demand model.
+    #[arg(long, value_enum, default_value_t = DependenceArg::Dependent)]
+    pub(crate) dependence: DependenceArg,
+}
+
+impl WorkloadArgs {
+    /// The workload description with `jobs` measured after `warmup`.
+    pub(crate) fn spec(&self, jobs: u64, warmup: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            shapes: match self.shapes {
+                ShapesArg::Auto => ShapeKind::Auto,
+                ShapesArg::Sides => ShapeKind::Sides,
+                ShapesArg::Cubic => ShapeKind::Cubic,
+                ShapesArg::Noncubic => ShapeKind::Noncubic,
+                ShapesArg::Cube => ShapeKind::Cube,
+            },
+            sides: match self.sides {
+                SidesArg::Uniform => SideLaw::Uniform,
+                SidesArg::Normal => SideLaw::TruncatedNormal,
+                SidesArg::Exponential => SideLaw::TruncatedExponential,
+            },
+            max_sides: self.max_sides,
+            cube_dims: self.cube_dims.clone(),
+            residence: self.residence,
+            dependence: match self.dependence {
+                DependenceArg::Dependent => Dependence::Dependent,
+                DependenceArg::Independent => Dependence::Independent,
+            },
+            jobs,
+            warmup,
+            allow_saturation: self.allow_saturation,
+        }
+    }
+}
+
+/// A trace to replay instead of a generated workload (`simulate`, `show`).
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct TraceArgs {
     /// Replay this Standard Workload Format trace instead of generating jobs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "load")]
     pub(crate) trace: Option<PathBuf>,
-    /// How trace processor counts become requests: shapes (subcubes or the
-    /// most square box) or nodes (plain counts, for non-contiguous
-    /// allocation).
-    #[arg(long, default_value = "shapes", value_parser = ["shapes", "nodes"])]
-    pub(crate) mapping: String,
+    /// How trace processor counts become requests.
+    #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
+    pub(crate) mapping: MappingArg,
     /// Skip malformed trace lines instead of stopping at the first.
     #[arg(long)]
     pub(crate) lenient: bool,
 }
 
-impl WorkloadArgs {
-    pub(crate) fn spec(&self) -> WorkloadSpec {
-        WorkloadSpec {
-            shapes: self.shapes,
-            sides: self.sides,
-            max_sides: self.max_sides,
-            cube_dims: self.cube_dims.clone(),
-            residence: self.residence,
-            dependence: self.dependence,
-            jobs: self.jobs.unwrap_or(1000),
-            warmup: self.warmup,
-            allow_saturation: self.allow_saturation,
-        }
-    }
-
+impl TraceArgs {
     pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
-        if self.mapping == "nodes" {
-            ShapeMapping::nodes_of(topology)
-        } else {
-            ShapeMapping::for_topology(topology)
+        match self.mapping {
+            MappingArg::Nodes => ShapeMapping::nodes_of(topology),
+            MappingArg::Shapes => ShapeMapping::for_topology(topology),
         }
     }
 }
@@ -205,9 +268,15 @@ pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: 
         .as_ref()
         .map(|m| format!(" up to {m}"))
         .unwrap_or_default();
+    // Only a warm-up that was applied is mentioned (`generate` has none).
+    let warmup = if spec.warmup > 0 {
+        format!(" after {} warm-up", spec.warmup)
+    } else {
+        String::new()
+    };
     format!(
-        "load {load}, {shapes}{max}, residence {} ({}), {} jobs after {} warm-up",
-        spec.residence, spec.dependence, spec.jobs, spec.warmup
+        "load {load}, {shapes}{max}, residence {} ({}), {} jobs{warmup}",
+        spec.residence, spec.dependence, spec.jobs
     )
 }
 

@@ -83,7 +83,7 @@ fn strategies_lists_both_registries_with_parameters() {
     assert!(text.contains("machines: hypercube"));
     assert!(text.contains("[threshold="));
 
-    let json: Value = serde_json::from_str(&ok(&run(&["strategies", "--json"]))).unwrap();
+    let json: Value = serde_json::from_str(&ok(&run(&["strategies", "--format", "json"]))).unwrap();
     let names: Vec<&str> = json["allocators"]
         .as_array()
         .unwrap()
@@ -115,7 +115,8 @@ fn strategies_lists_both_registries_with_parameters() {
     let machine: Topology = "torus:8x8x8".parse().unwrap();
     let json: Value = serde_json::from_str(&ok(&run(&[
         "strategies",
-        "--json",
+        "--format",
+        "json",
         "--topology",
         "torus:8x8x8",
     ])))

@@ -84,7 +84,7 @@ impl TestAlloc {
                     return Err(invalid("larger than the machine"));
                 }
                 let size = 1usize << k;
-                let words = self.occ.busy().words();
+                let words = self.occ.blocked().words();
                 for alpha in 0..(1u32 << (n - k)) {
                     let lo = alpha as usize * size;
                     if block_free(words, lo, size) {
@@ -185,7 +185,7 @@ impl Allocator for TestAlloc {
     }
 
     fn busy_nodes(&self) -> NodeSet {
-        self.occ.busy().clone()
+        self.occ.busy()
     }
 
     // Faults: the trait's defaults (refused, none faulty).

@@ -14,7 +14,9 @@
 //! - `Sweep` (feature `csv`): CSV output of a parameter sweep that appends
 //!   each finished point at once and resumes after an interruption;
 //! - [`write_atomic`]: files that appear complete or not at all (a
-//!   temporary file in the same directory, renamed into place).
+//!   temporary file in the same directory, renamed into place);
+//! - [`Stepper`]: the run loop with the scheduling decisions left to the
+//!   caller, one call per decision (for learned schedulers).
 //!
 //! # Quick start
 //!
@@ -87,6 +89,7 @@ pub mod replicate;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod step;
 #[cfg(feature = "csv")]
 pub mod sweep;
 
@@ -104,5 +107,6 @@ pub use report::ReportError;
 pub use report::{JobRecord, Report, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
+pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]
 pub use sweep::{Sweep, SweepError, SweepRunError};

@@ -72,7 +72,11 @@ impl Grid {
         if let Some(dim) = sides.iter().position(|&s| s == 0) {
             return Err(TopologyError::ZeroSide { dim });
         }
-        let nodes: u128 = sides.iter().map(|&s| u128::from(s)).product();
+        // Eight sides of 2^16 already overflow u128; saturating keeps any
+        // such shape above MAX_NODES.
+        let nodes: u128 = sides
+            .iter()
+            .fold(1u128, |n, &s| n.saturating_mul(u128::from(s)));
         if nodes > u128::from(MAX_NODES) {
             return Err(TopologyError::TooManyNodes {
                 nodes,

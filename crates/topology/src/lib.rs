@@ -4,7 +4,8 @@
 //! partitions — binary hypercubes, k-ary n-cubes, and meshes and tori with
 //! arbitrary sides — together with the partitions themselves: subcubes with
 //! ternary addresses, axis-aligned boxes, strided subtori of tori
-//! ([`Subtorus`], Gupta & Srimani §2.1), and flat node sets; and small
+//! ([`Subtorus`], Gupta & Srimani §2.1), and flat node sets ([`NodeSet`],
+//! with [`FreeSet`] for free lists that need the least member fast); and small
 //! explicit graphs with Kang et al.'s cross and dot products
 //! ([`TupleGraph`]).
 //!
@@ -48,6 +49,7 @@
 
 mod coords;
 mod error;
+mod freeset;
 pub mod gray;
 mod grid;
 mod gridbox;
@@ -63,6 +65,7 @@ mod topology;
 
 pub use coords::{Coords, MAX_DIMS};
 pub use error::TopologyError;
+pub use freeset::FreeSet;
 pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIM, Subcube};

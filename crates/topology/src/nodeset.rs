@@ -1,5 +1,8 @@
 //! A flat bitset of node ids, the occupancy representation shared by the
-//! allocators.
+//! allocators, with word-level range operations.
+//!
+//! Invariant: `words.len() == len.div_ceil(64)` and no bit at or past `len`
+//! is set, so counts, comparisons and scans see only the universe.
 
 use core::fmt;
 
@@ -189,25 +192,133 @@ impl NodeSet {
         }
     }
 
-    /// Adds every id in `lo..hi`.
+    /// Adds every id in `lo..hi`; returns how many were absent before.
     ///
     /// # Errors
     /// [`TopologyError::NodeOutOfRange`] if the range leaves the universe;
     /// the set is then unchanged.
-    pub fn insert_range(&mut self, lo: usize, hi: usize) -> Result<(), TopologyError> {
+    #[inline]
+    pub fn insert_range(&mut self, lo: usize, hi: usize) -> Result<usize, TopologyError> {
         self.check_range(lo, hi)?;
-        self.for_range(lo, hi, |w, m| *w |= m);
-        Ok(())
+        // Count the members already there (usually none), so the common
+        // case costs no population count.
+        let mut present = 0;
+        self.for_range(lo, hi, |w, m| {
+            if *w & m != 0 {
+                present += (*w & m).count_ones() as usize;
+            }
+            *w |= m;
+        });
+        Ok(hi - lo - present)
     }
 
-    /// Removes every id in `lo..hi`.
+    /// Removes every id in `lo..hi`; returns how many were present.
     ///
     /// # Errors
     /// As [`NodeSet::insert_range`].
-    pub fn remove_range(&mut self, lo: usize, hi: usize) -> Result<(), TopologyError> {
+    #[inline]
+    pub fn remove_range(&mut self, lo: usize, hi: usize) -> Result<usize, TopologyError> {
         self.check_range(lo, hi)?;
-        self.for_range(lo, hi, |w, m| *w &= !m);
-        Ok(())
+        // Count the ids already absent (usually none), as in insert_range.
+        let mut absent = 0;
+        self.for_range(lo, hi, |w, m| {
+            if !*w & m != 0 {
+                absent += (!*w & m).count_ones() as usize;
+            }
+            *w &= !m;
+        });
+        Ok(hi - lo - absent)
+    }
+
+    /// Whether no member lies in `lo..hi`. Total: ids past the universe are
+    /// never members, and an empty or reversed range holds none. Stops at
+    /// the first word that meets the range.
+    #[must_use]
+    #[inline]
+    pub fn is_empty_in(&self, lo: usize, hi: usize) -> bool {
+        let hi = hi.min(self.len);
+        lo >= hi
+            || range_masks(lo, hi).all(|(w, mask)| self.words.get(w).is_none_or(|x| x & mask == 0))
+    }
+
+    /// The least member, if any.
+    #[must_use]
+    #[inline]
+    pub fn first(&self) -> Option<NodeId> {
+        self.first_at_or_after(0)
+    }
+
+    /// The least member `>= from`, if any (word by word).
+    #[must_use]
+    pub fn first_at_or_after(&self, from: usize) -> Option<NodeId> {
+        if from >= self.len {
+            return None;
+        }
+        let (mut wi, mut w) = (from / 64, self.words[from / 64] & (u64::MAX << (from % 64)));
+        loop {
+            if w != 0 {
+                // Universe sizes are bounded by the u32 node-id space.
+                return Some((wi * 64) as NodeId + w.trailing_zeros());
+            }
+            wi += 1;
+            w = *self.words.get(wi)?;
+        }
+    }
+
+    /// The least id of the universe that is not a member, if any.
+    #[must_use]
+    pub fn first_absent(&self) -> Option<NodeId> {
+        let (wi, w) = self
+            .words
+            .iter()
+            .enumerate()
+            .find(|&(_, &w)| w != u64::MAX)?;
+        let i = wi * 64 + (!w).trailing_zeros() as usize;
+        (i < self.len).then_some(i as NodeId)
+    }
+
+    /// For `k < 6`: the start bits, within word `word`, of the aligned
+    /// 2^k-bit blocks of that word that hold no member (0 for `k >= 6` or a
+    /// word past the set). Bits past the universe read as absent, so a
+    /// caller scanning blocks must bound them by the universe itself.
+    #[must_use]
+    #[inline]
+    pub fn empty_block_starts(&self, word: usize, k: u32) -> u64 {
+        if k >= 6 {
+            return 0;
+        }
+        self.words
+            .get(word)
+            .map_or(0, |&w| empty_block_starts_of(w, k))
+    }
+
+    /// The least `a` such that the aligned block `a·2^k .. (a+1)·2^k` lies in
+    /// the universe and holds no member, a word at a time (blocks smaller
+    /// than a word are folded inside it).
+    #[must_use]
+    pub fn first_empty_block(&self, k: u32) -> Option<usize> {
+        let blocks = self.len.checked_shr(k).unwrap_or(0);
+        if k >= 6 {
+            let per = 1usize << (k - 6);
+            return (0..blocks)
+                .find(|&a| self.words[a * per..(a + 1) * per].iter().all(|&w| w == 0));
+        }
+        for (wi, &w) in self.words.iter().enumerate() {
+            let free = empty_block_starts_of(w, k);
+            if free != 0 {
+                let a = (wi * 64 + free.trailing_zeros() as usize) >> k;
+                return (a < blocks).then_some(a);
+            }
+        }
+        None
+    }
+
+    /// Empties the set and makes its universe `0..len`, keeping the
+    /// allocation (for scratch sets reused across calls).
+    pub fn reset(&mut self, len: usize) {
+        self.words.clear();
+        self.words.resize(len.div_ceil(64), 0);
+        self.len = len;
     }
 
     /// Number of members in `lo..hi`.
@@ -240,6 +351,13 @@ impl NodeSet {
         self.trim();
     }
 
+    /// Removes every member of `other` (word by word).
+    pub fn difference_with(&mut self, other: &NodeSet) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !b;
+        }
+    }
+
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
@@ -261,6 +379,26 @@ impl NodeSet {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+}
+
+/// For `k < 6`: the start bits of the aligned 2^k-bit blocks of `w` that
+/// are all clear (OR-folding each block onto its first bit).
+#[inline]
+fn empty_block_starts_of(w: u64, k: u32) -> u64 {
+    // The first bit of every aligned 2^k-bit block, k = 0 … 5.
+    const STARTS: [u64; 6] = [
+        u64::MAX,
+        0x5555_5555_5555_5555,
+        0x1111_1111_1111_1111,
+        0x0101_0101_0101_0101,
+        0x0001_0001_0001_0001,
+        0x0000_0001_0000_0001,
+    ];
+    let mut m = w;
+    for s in 0..k {
+        m |= m >> (1u32 << s);
+    }
+    !m & STARTS[k as usize % 6]
 }
 
 /// The words overlapping `lo..hi`, each with the mask of its bits that lie
@@ -310,7 +448,97 @@ mod tests {
         assert_eq!(NodeSet::full(64).count(), 64);
     }
 
+    #[test]
+    fn reset_reuses_and_changes_the_universe() {
+        let mut s = NodeSet::full(130);
+        s.reset(70);
+        assert_eq!((s.universe(), s.count()), (70, 0));
+        assert_eq!(s, NodeSet::new(70));
+    }
+
+    #[test]
+    fn empty_block_starts_fold_each_block() {
+        let mut s = NodeSet::new(64);
+        s.insert(5).unwrap(); // block 1 of size 4, block 0 of size 8
+        assert_eq!(s.empty_block_starts(0, 2) & 0xff, 0b0000_0001);
+        assert_eq!(s.empty_block_starts(0, 3) & 0xffff, 1 << 8);
+        assert_eq!(s.empty_block_starts(0, 6), 0);
+        assert_eq!(s.empty_block_starts(1, 0), 0);
+    }
+
+    /// A set over `0..len` and its `Vec<bool>` model, from a seed.
+    fn random_set(len: usize, seed: u64, density: u64) -> (NodeSet, Vec<bool>) {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut s = NodeSet::new(len);
+        let mut model = vec![false; len];
+        for (i, m) in model.iter_mut().enumerate() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x.is_multiple_of(density) {
+                s.insert(i as NodeId).unwrap();
+                *m = true;
+            }
+        }
+        (s, model)
+    }
+
     proptest! {
+        #[test]
+        fn range_ops_agree_with_a_vec_of_bools(
+            len in 1usize..400, seed in any::<u64>(), a in 0usize..420, b in 0usize..420,
+        ) {
+            let (mut s, mut model) = random_set(len, seed, 3);
+            let (lo, hi) = (a.min(b), a.max(b));
+            let members = |m: &[bool], lo: usize, hi: usize| {
+                m.get(lo..hi.min(m.len())).map_or(0, |r| r.iter().filter(|&&x| x).count())
+            };
+            prop_assert_eq!(s.is_empty_in(lo, hi), members(&model, lo, hi) == 0);
+            if hi <= len {
+                prop_assert_eq!(s.count_range(lo, hi), Ok(members(&model, lo, hi)));
+                let absent = (hi - lo) - members(&model, lo, hi);
+                prop_assert_eq!(s.insert_range(lo, hi), Ok(absent));
+                model[lo..hi].fill(true);
+                prop_assert_eq!(s.count(), members(&model, 0, len));
+                prop_assert_eq!(s.remove_range(lo, hi), Ok(hi - lo));
+                model[lo..hi].fill(false);
+            } else {
+                let before = s.clone();
+                prop_assert!(s.insert_range(lo, hi).is_err());
+                prop_assert!(s.remove_range(lo, hi).is_err());
+                prop_assert_eq!(&s, &before);
+            }
+            let want: Vec<NodeId> = (0..len).filter(|&i| model[i]).map(|i| i as NodeId).collect();
+            prop_assert_eq!(s.iter().collect::<Vec<_>>(), want);
+        }
+
+        #[test]
+        fn scans_agree_with_a_vec_of_bools(
+            len in 1usize..400, seed in any::<u64>(), density in 1u64..12, from in 0usize..420,
+        ) {
+            let (s, model) = random_set(len, seed, density);
+            let next = (from..len).find(|&i| model[i]).map(|i| i as NodeId);
+            prop_assert_eq!(s.first_at_or_after(from), next);
+            prop_assert_eq!(s.first(), model.iter().position(|&m| m).map(|i| i as NodeId));
+            prop_assert_eq!(s.first_absent(), model.iter().position(|&m| !m).map(|i| i as NodeId));
+            for k in 0..=9u32 {
+                let want = (0..len >> k).find(|&a| !model[a << k..(a + 1) << k].contains(&true));
+                prop_assert_eq!(s.first_empty_block(k), want, "k = {}", k);
+                if k < 6 {
+                    for wi in 0..len.div_ceil(64) {
+                        let mut starts = 0u64;
+                        for b in (0..64).step_by(1 << k) {
+                            let block = wi * 64 + b..(wi * 64 + b + (1 << k)).min(len);
+                            if !model.get(block).unwrap_or(&[]).contains(&true) {
+                                starts |= 1 << b;
+                            }
+                        }
+                        prop_assert_eq!(s.empty_block_starts(wi, k), starts);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn ranges_agree_with_single_inserts(len in 1usize..300, a in 0usize..300, b in 0usize..300) {
             let (lo, hi) = (a.min(b).min(len), a.max(b).min(len));

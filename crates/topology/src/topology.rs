@@ -222,19 +222,23 @@ impl FromStr for Topology {
                 .ok_or_else(|| err("expected K^N, e.g. 16^3"))?;
             let (k, n) = (number(k)?, number(n)?);
             if n as usize > crate::MAX_DIMS {
-                return Err(TopologyError::TooManyDimensions {
+                let too_many = TopologyError::TooManyDimensions {
                     got: n as usize,
                     max: crate::MAX_DIMS,
-                });
+                };
+                return Err(err(&too_many.to_string()));
             }
             Ok(vec![k; n as usize])
         };
+        // A size the machine types refuse is reported with the text given,
+        // so every parse error names its input.
+        let built = |r: Result<Self, TopologyError>| r.map_err(|e| err(&e.to_string()));
         match family.trim().to_ascii_lowercase().as_str() {
-            "hypercube" | "cube" => Ok(Hypercube::new(number(rest)?)?.into()),
-            "mesh" => Ok(Grid::mesh(&sides(rest)?)?.into()),
-            "torus" => Ok(Grid::torus(&sides(rest)?)?.into()),
-            "kary" | "kary-mesh" => Ok(Grid::mesh(&kary(rest)?)?.into()),
-            "kary-torus" => Ok(Grid::torus(&kary(rest)?)?.into()),
+            "hypercube" | "cube" => built(Hypercube::new(number(rest)?).map(Into::into)),
+            "mesh" => built(Grid::mesh(&sides(rest)?).map(Into::into)),
+            "torus" => built(Grid::torus(&sides(rest)?).map(Into::into)),
+            "kary" | "kary-mesh" => built(Grid::mesh(&kary(rest)?).map(Into::into)),
+            "kary-torus" => built(Grid::torus(&kary(rest)?).map(Into::into)),
             other => Err(err(&format!("unknown family {other:?}"))),
         }
     }

@@ -176,7 +176,9 @@ impl Distribution<f64> for UniformDemand {
 
 impl MeanDistribution for UniformDemand {
     fn mean(&self) -> f64 {
-        (self.lo + self.hi) / 2.0
+        // Halving first cannot overflow for bounds near f64::MAX, and gives
+        // the same bits as (lo + hi) / 2 for any normal bounds.
+        self.lo / 2.0 + self.hi / 2.0
     }
 }
 

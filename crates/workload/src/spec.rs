@@ -677,6 +677,21 @@ impl DemandLaw {
     }
 }
 
+/// `LO-HI` split at the first '-' that is neither a leading sign nor an
+/// exponent's sign, so `1e-3` is one number and `1e-3-2e-3` the range from
+/// 0.001 to 0.002.
+fn split_range(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim();
+    let mut prev = None;
+    for (i, c) in t.char_indices() {
+        if c == '-' && prev.is_some_and(|p: char| p != 'e' && p != 'E') {
+            return Some((t.get(..i)?, t.get(i + 1..)?));
+        }
+        prev = Some(c);
+    }
+    None
+}
+
 impl FromStr for DemandLaw {
     type Err = SpecError;
 
@@ -688,7 +703,7 @@ impl FromStr for DemandLaw {
         let num = |part: &str| number(LAW, text, DEMANDS, part);
         let parsed = match law.trim() {
             "exp" | "exponential" => Self::Exponential { mean: num(args)? },
-            "uniform" => match args.split_once('-') {
+            "uniform" => match split_range(args) {
                 Some((lo, hi)) => Self::Range {
                     lo: num(lo)?,
                     hi: num(hi)?,

@@ -32,12 +32,12 @@
 
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
-use super::common::{Nodes, cube_of, low, requested_dim, sub};
+use super::common::{cube_of, low, requested_dim, sub};
 use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 const NAME: &str = "buddy";
@@ -47,7 +47,7 @@ const NAME: &str = "buddy";
 pub struct Buddy {
     cube: Hypercube,
     topology: Topology,
-    nodes: Nodes,
+    nodes: Occupancy,
     ledger: GrantLedger<Subcube>,
 }
 
@@ -72,7 +72,7 @@ impl Buddy {
         Ok(Self {
             cube,
             topology: Topology::Hypercube(cube),
-            nodes: Nodes::new(cube.dim()),
+            nodes: Occupancy::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
         })
     }
@@ -94,7 +94,7 @@ impl Allocator for Buddy {
         let alpha = self
             .nodes
             .blocked()
-            .first_clear_block(k, self.nodes.len())
+            .first_empty_block(k)
             .ok_or_else(|| self.nodes.no_room(request))?;
         let s = self.block(k, alpha);
         Ok(self.nodes.grant(&mut self.ledger, s, request))
@@ -105,11 +105,11 @@ impl Allocator for Buddy {
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.fault(node).map(drop)
+        self.nodes.mark_faulty(node).map(drop)
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.mend(node).map(drop)
+        self.nodes.repair(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

@@ -12,7 +12,8 @@
 //!
 //! The paper does not say *which* block of a list is taken; following the
 //! workspace rule the lowest address is, so the choice is deterministic.
-//! Each list is a bitset of block indices with a 64-ary summary tree, so
+//! Each list is a [`FreeSet`] of block indices (a bitset with a 64-ary
+//! summary tree), so
 //! "lowest block on F_i" is a handful of word scans. The hot path touches
 //! no per-node state: the lists and an O(1) free count are the whole truth;
 //! [`is_available`](crate::Allocator::is_available) and
@@ -48,9 +49,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
+use partalloc_topology::{FreeSet, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
-use super::common::{Bits, cube_of, low, requested_dim, sub, to_nodeset};
+use super::common::{cube_of, low, requested_dim, sub};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
@@ -59,114 +60,15 @@ use crate::{
 
 const NAME: &str = "buddy-free-list";
 
-/// A set of block indices with O(log_64) insert, remove and minimum: a
-/// bitset plus summary layers (bit w of layer i+1 says word w of layer i is
-/// non-zero), all in one array so a walk touches one allocation.
-#[derive(Debug, Clone)]
-struct Summary {
-    words: Vec<u64>,
-    /// Start of each layer in `words`, bottom (the bitset) first.
-    starts: Vec<usize>,
-    count: usize,
-}
-
-impl Summary {
-    fn new(len: usize) -> Self {
-        let mut starts = vec![0];
-        let mut size = len.div_ceil(64).max(1);
-        let mut total = size;
-        while size > 1 {
-            starts.push(total);
-            size = size.div_ceil(64);
-            total += size;
-        }
-        Self {
-            words: vec![0; total],
-            starts,
-            count: 0,
-        }
-    }
-
-    #[inline]
-    fn contains(&self, i: usize) -> bool {
-        let end = self.starts.get(1).copied().unwrap_or(self.words.len());
-        i / 64 < end
-            && self
-                .words
-                .get(i / 64)
-                .is_some_and(|w| w >> (i % 64) & 1 == 1)
-    }
-
-    #[inline]
-    fn insert(&mut self, i: usize) {
-        let mut i = i;
-        for &start in &self.starts {
-            let Some(w) = self.words.get_mut(start + i / 64) else {
-                return;
-            };
-            let was_empty = *w == 0;
-            *w |= 1 << (i % 64);
-            if !was_empty {
-                break;
-            }
-            i /= 64;
-        }
-        self.count += 1;
-    }
-
-    #[inline]
-    fn remove(&mut self, i: usize) {
-        let mut i = i;
-        for &start in &self.starts {
-            let Some(w) = self.words.get_mut(start + i / 64) else {
-                return;
-            };
-            *w &= !(1 << (i % 64));
-            if *w != 0 {
-                break;
-            }
-            i /= 64;
-        }
-        self.count -= 1;
-    }
-
-    #[inline]
-    fn first(&self) -> Option<usize> {
-        let mut i = 0usize;
-        for &start in self.starts.iter().rev() {
-            let w = *self.words.get(start + i)?;
-            if w == 0 {
-                return None;
-            }
-            i = i * 64 + w.trailing_zeros() as usize;
-        }
-        Some(i)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        let end = self.starts.get(1).copied().unwrap_or(self.words.len());
-        self.words[..end].iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            core::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    wi * 64 + b
-                })
-            })
-        })
-    }
-}
-
 /// Buddy allocation with Knuth's free lists (Mohapatra et al. §3.2).
 #[derive(Debug, Clone)]
 pub struct BuddyFreeList {
     cube: Hypercube,
     topology: Topology,
     /// `lists[i]`: indices of the free aligned Q_i blocks (F_i).
-    lists: Vec<Summary>,
+    lists: Vec<FreeSet>,
     free: usize,
-    faulty: Bits,
+    faulty: NodeSet,
     ledger: GrantLedger<(u32, u32)>,
 }
 
@@ -189,16 +91,16 @@ impl BuddyFreeList {
     /// (see the crate docs).
     pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
         let n = cube.dim();
-        let mut lists: Vec<Summary> = (0..=n).map(|i| Summary::new(1usize << (n - i))).collect();
+        let mut lists: Vec<FreeSet> = (0..=n).map(|i| FreeSet::new(1usize << (n - i))).collect();
         if let Some(top) = lists.last_mut() {
-            top.insert(0);
+            let _ = top.insert(0);
         }
         Ok(Self {
             cube,
             topology: Topology::Hypercube(cube),
             lists,
             free: cube.num_nodes(),
-            faulty: Bits::new(cube.num_nodes()),
+            faulty: NodeSet::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
         })
     }
@@ -206,7 +108,7 @@ impl BuddyFreeList {
     /// The number of blocks on F_0, …, F_n.
     #[must_use]
     pub fn free_list_sizes(&self) -> Vec<usize> {
-        self.lists.iter().map(|l| l.count).collect()
+        self.lists.iter().map(FreeSet::count).collect()
     }
 
     /// The free blocks, smallest size first, then by address.
@@ -224,12 +126,12 @@ impl BuddyFreeList {
     /// Puts block (`i`, `a`) on its list, merging with free buddies.
     fn put(&mut self, mut i: u32, mut a: u32) {
         let n = self.cube.dim();
-        while i < n && self.lists[i as usize].contains((a ^ 1) as usize) {
-            self.lists[i as usize].remove((a ^ 1) as usize);
+        // Taking the buddy off F_i is the test that it was free.
+        while i < n && matches!(self.lists[i as usize].remove((a ^ 1) as usize), Ok(true)) {
             a >>= 1;
             i += 1;
         }
-        self.lists[i as usize].insert(a as usize);
+        let _ = self.lists[i as usize].insert(a as usize);
     }
 
     /// The free block holding `node`, as (size, index).
@@ -254,16 +156,8 @@ impl Allocator for BuddyFreeList {
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        // The counts sit in one array, so empty lists cost no memory access
-        // beyond it.
-        let head = |i: u32| {
-            let list = &self.lists[i as usize];
-            if list.count == 0 {
-                None
-            } else {
-                list.first().map(|a| (i, a as u32))
-            }
-        };
+        // An empty list answers from its count, without a word read.
+        let head = |i: u32| self.lists[i as usize].first().map(|a| (i, a as u32));
         let found = if k == 0 {
             // Free blocks are disjoint, so the lowest available node is the
             // lowest first node of a list head.
@@ -280,11 +174,11 @@ impl Allocator for BuddyFreeList {
                 total: self.cube.num_nodes(),
             });
         };
-        self.lists[i as usize].remove(a as usize);
+        let _ = self.lists[i as usize].remove(a as usize);
         while i > k {
             i -= 1;
             a <<= 1;
-            self.lists[i as usize].insert((a | 1) as usize);
+            let _ = self.lists[i as usize].insert((a | 1) as usize);
         }
         self.free -= 1usize << k;
         let id = self.ledger.issue((k, a));
@@ -312,49 +206,39 @@ impl Allocator for BuddyFreeList {
     }
 
     fn busy_nodes(&self) -> NodeSet {
-        let len = self.cube.num_nodes();
-        let mut busy = Bits::new(len);
-        busy.set_range(0, len);
+        let mut busy = NodeSet::full(self.cube.num_nodes());
         for (i, list) in self.lists.iter().enumerate() {
             for a in list.iter() {
-                busy.clear_range(a << i, (a + 1) << i);
+                let _ = busy.remove_range(a << i, (a + 1) << i);
             }
         }
-        for (wi, &f) in self.faulty.words().iter().enumerate() {
-            let mut f = f;
-            while f != 0 {
-                let b = f.trailing_zeros() as usize;
-                f &= f - 1;
-                busy.set(wi * 64 + b, false);
-            }
-        }
-        to_nodeset(&busy, len)
+        busy.difference_with(&self.faulty);
+        busy
     }
 
     fn faulty_nodes(&self) -> NodeSet {
-        to_nodeset(&self.faulty, self.cube.num_nodes())
+        self.faulty.clone()
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.cube.check_node(node)?;
-        if self.faulty.get(node as usize) {
+        if self.faulty.contains(node) {
             return Ok(());
         }
         let (i, a) = self.holder(node).ok_or(FaultError::Busy { node })?;
-        self.lists[i as usize].remove(a as usize);
+        let _ = self.lists[i as usize].remove(a as usize);
         for j in (0..i).rev() {
             // The half of the level-j split that does not hold the node.
-            self.lists[j as usize].insert(((node >> j) ^ 1) as usize);
+            let _ = self.lists[j as usize].insert(((node >> j) ^ 1) as usize);
         }
-        self.faulty.set(node as usize, true);
+        self.faulty.insert(node)?;
         self.free -= 1;
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.cube.check_node(node)?;
-        if self.faulty.get(node as usize) {
-            self.faulty.set(node as usize, false);
+        if self.faulty.remove(node)? {
             self.free += 1;
             self.put(0, node);
         }
@@ -366,30 +250,5 @@ impl Allocator for BuddyFreeList {
         Ok((0..1u32 << (self.cube.dim() - k))
             .map(|a| Partition::Subcube(sub(&self.cube, low(k), a << k)))
             .collect())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn summary_minimum_and_membership() {
-        for len in [1usize, 2, 63, 64, 65, 4096, 5000] {
-            let mut s = Summary::new(len);
-            assert_eq!(s.first(), None);
-            let picks: Vec<usize> = (0..len).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
-            for &p in picks.iter().rev() {
-                s.insert(p);
-            }
-            assert_eq!(s.count, picks.len());
-            for &p in &picks {
-                assert_eq!(s.first(), Some(p));
-                assert!(s.contains(p));
-                s.remove(p);
-                assert!(!s.contains(p));
-            }
-            assert_eq!(s.first(), None);
-        }
     }
 }

@@ -38,16 +38,14 @@
 //! ```
 
 use partalloc_topology::gray::{self, brgc};
-use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
+use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
-use super::common::{
-    Bits, Nodes, block_starts, clear_block_starts, cube_of, low, requested_dim, sub,
-};
+use super::common::{cube_of, low, requested_dim, sub};
 use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
-    Request, StrategySpec,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request, StrategySpec,
 };
 
 const NAME: &str = "gray-code";
@@ -58,9 +56,9 @@ pub struct GrayCode {
     cube: Hypercube,
     topology: Topology,
     code: gray::GrayCode,
-    nodes: Nodes,
+    nodes: Occupancy,
     /// Allocation bits in code order: bit p is node G_n(p).
-    positions: Bits,
+    positions: NodeSet,
     /// Each grant's subcube and window (k, α); α is the node for k = 0.
     ledger: GrantLedger<(Subcube, u32, u32)>,
 }
@@ -132,8 +130,8 @@ impl GrayCode {
             cube,
             topology: Topology::Hypercube(cube),
             code,
-            nodes: Nodes::new(cube.dim()),
-            positions: Bits::new(cube.num_nodes()),
+            nodes: Occupancy::new(cube.num_nodes()),
+            positions: NodeSet::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
         })
     }
@@ -159,7 +157,7 @@ impl GrayCode {
         if k <= 6 && self.cube.dim() >= 6 {
             return self.search_words(k);
         }
-        let free = |q: usize| self.positions.range_clear(q * size, (q + 1) * size);
+        let free = |q: usize| self.positions.is_empty_in(q * size, (q + 1) * size);
         let first = free(0);
         let mut here = first;
         for a in 0..count {
@@ -181,16 +179,15 @@ impl GrayCode {
     fn search_words(&self, k: u32) -> Option<u32> {
         let b = k - 1;
         let size = 1u32 << b;
-        let words = self.positions.words();
-        let starts = block_starts(b);
-        let free_of = |w: Option<&u64>| w.map_or(0, |&w| clear_block_starts(w, b, starts));
-        let first = free_of(words.first());
+        let words = self.positions.words().len();
+        let free_of = |wi: usize| self.positions.empty_block_starts(wi, b);
+        let first = free_of(0);
         let mut here = first;
-        for wi in 0..words.len() {
-            let next = if wi + 1 == words.len() {
+        for wi in 0..words {
+            let next = if wi + 1 == words {
                 first
             } else {
-                free_of(words.get(wi + 1))
+                free_of(wi + 1)
             };
             let follow = (here >> size) | ((next & 1) << (64 - size));
             let both = here & follow;
@@ -221,16 +218,16 @@ impl Allocator for GrayCode {
         let no_room = self.nodes.no_room(request);
         let (s, alpha) = if k == 0 {
             let node = self.nodes.lowest_available().ok_or(no_room)?;
-            self.positions.set(self.code.position(node) as usize, true);
+            let _ = self.positions.insert(self.code.position(node));
             (sub(&self.cube, 0, node), node)
         } else {
             let alpha = self.search(k).ok_or(no_room)?;
             for (lo, hi) in self.blocks(k, alpha) {
-                self.positions.set_range(lo, hi);
+                let _ = self.positions.insert_range(lo, hi);
             }
             (window(&self.cube, &self.code, k, alpha), alpha)
         };
-        self.nodes.occupy(&s);
+        self.nodes.occupy_subcube(&s);
         let id = self.ledger.issue((s, k, alpha));
         Ok(Grant::new(id, Partition::Subcube(s), request.node_count()))
     }
@@ -238,27 +235,26 @@ impl Allocator for GrayCode {
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let (s, k, alpha) = self.ledger.take(grant.id())?;
         if k == 0 {
-            self.positions
-                .set(self.code.position(alpha) as usize, false);
+            let _ = self.positions.remove(self.code.position(alpha));
         } else {
             for (lo, hi) in self.blocks(k, alpha) {
-                self.positions.clear_range(lo, hi);
+                let _ = self.positions.remove_range(lo, hi);
             }
         }
-        self.nodes.vacate(&s);
+        self.nodes.vacate_subcube(&s);
         Ok(())
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.fault(node)? {
-            self.positions.set(self.code.position(node) as usize, true);
+        if self.nodes.mark_faulty(node)? {
+            let _ = self.positions.insert(self.code.position(node));
         }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.mend(node)? {
-            self.positions.set(self.code.position(node) as usize, false);
+        if self.nodes.repair(node)? {
+            let _ = self.positions.remove(self.code.position(node));
         }
         Ok(())
     }

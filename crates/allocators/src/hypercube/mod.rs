@@ -58,7 +58,7 @@ pub(crate) use partner::ENTRY as PARTNER;
 pub(crate) use partner_ext::ENTRY as PARTNER_EXT;
 
 /// The `Allocator` methods every node-bitmap strategy shares: they read
-/// `self.nodes` (a `common::Nodes`), `self.ledger` and `self.topology`, or
+/// `self.nodes` (an [`Occupancy`](crate::Occupancy)), `self.ledger` and `self.topology`, or
 /// the same fields of the struct at a path given as `core.` (with the
 /// trailing dot).
 macro_rules! node_state_methods {
@@ -68,7 +68,7 @@ macro_rules! node_state_methods {
         }
 
         fn free_nodes(&self) -> usize {
-            self.$($path.)*nodes.free()
+            self.$($path.)*nodes.free_count()
         }
 
         fn live_grants(&self) -> usize {
@@ -80,11 +80,11 @@ macro_rules! node_state_methods {
         }
 
         fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.$($path.)*nodes.busy_set()
+            self.$($path.)*nodes.busy()
         }
 
         fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-            self.$($path.)*nodes.faulty_set()
+            self.$($path.)*nodes.faulty().clone()
         }
     };
 }

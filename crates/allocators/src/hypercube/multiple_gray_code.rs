@@ -51,12 +51,13 @@ use std::collections::HashSet;
 use partalloc_topology::gray;
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
-use super::common::{Nodes, cube_of, requested_dim, sub};
+use super::common::{cube_of, requested_dim, sub};
 use super::gray_code::window;
 use super::node_state_methods;
 use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "multiple-gray-code";
@@ -126,7 +127,12 @@ fn chain_of(n: u32, set: u32) -> Vec<u32> {
 /// α has free bits S_{k−1} ∪ {bit k−1+t} and fixed bits
 /// scatter(brgc(α) ≪ (k−1)), where t is the bit in which brgc(α) and
 /// brgc(α+1 mod 2^{n−k+1}) differ; moving to α + 1 flips exactly that bit.
-fn first_window(nodes: &Nodes, cube: &Hypercube, code: &gray::GrayCode, k: u32) -> Option<Subcube> {
+fn first_window(
+    nodes: &Occupancy,
+    cube: &Hypercube,
+    code: &gray::GrayCode,
+    k: u32,
+) -> Option<Subcube> {
     let n = cube.dim();
     let m = n - k + 1;
     let count = 1u32 << m;
@@ -158,7 +164,7 @@ pub struct MultipleGrayCode {
     cube: Hypercube,
     topology: Topology,
     codes: Vec<gray::GrayCode>,
-    nodes: Nodes,
+    nodes: Occupancy,
     ledger: GrantLedger<Subcube>,
 }
 
@@ -200,7 +206,7 @@ impl MultipleGrayCode {
             cube,
             topology: Topology::Hypercube(cube),
             codes,
-            nodes: Nodes::new(n),
+            nodes: Occupancy::new(1usize << n),
             ledger: GrantLedger::new(),
         })
     }
@@ -244,11 +250,11 @@ impl Allocator for MultipleGrayCode {
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.fault(node).map(drop)
+        self.nodes.mark_faulty(node).map(drop)
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.mend(node).map(drop)
+        self.nodes.repair(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

@@ -39,13 +39,13 @@
 
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
-use super::common::{Nodes, cube_of, requested_dim, sub};
+use super::common::{cube_of, requested_dim, sub};
 use super::node_state_methods;
 use super::tree::{Tree, partner_cubes};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
 };
 
 const NAME: &str = "partner";
@@ -56,7 +56,7 @@ pub struct Partner {
     pub(super) cube: Hypercube,
     pub(super) topology: Topology,
     pub(super) tree: Tree,
-    pub(super) nodes: Nodes,
+    pub(super) nodes: Occupancy,
     pub(super) ledger: GrantLedger<Subcube>,
 }
 
@@ -82,7 +82,7 @@ impl Partner {
             cube,
             topology: Topology::Hypercube(cube),
             tree: Tree::new(cube.dim()),
-            nodes: Nodes::new(cube.dim()),
+            nodes: Occupancy::new(cube.num_nodes()),
             ledger: GrantLedger::new(),
         })
     }
@@ -114,14 +114,14 @@ impl Partner {
     }
 
     pub(super) fn fault(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.fault(node)? {
+        if self.nodes.mark_faulty(node)? {
             self.tree.set_leaf(node, true);
         }
         Ok(())
     }
 
     pub(super) fn mend(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.mend(node)? {
+        if self.nodes.repair(node)? {
             self.tree.set_leaf(node, false);
         }
         Ok(())

@@ -9,39 +9,39 @@
 //! the root or a node already 1 (§IV, Allocation 3); releasing clears the
 //! subtree and walks up while the father changes (§IV, Deallocation 2).
 
-use partalloc_topology::{Hypercube, NodeId, Subcube};
+use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube};
 
-use super::common::{Bits, for_ranges, low, sub};
+use super::common::{for_ranges, low, sub};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tree {
     n: u32,
-    bits: Bits,
+    bits: NodeSet,
 }
 
 impl Tree {
     pub(crate) fn new(n: u32) -> Self {
         Self {
             n,
-            bits: Bits::new(2usize << n),
+            bits: NodeSet::new(2usize << n),
         }
     }
 
     /// Whether tree node α of level `level` is not entirely available.
     #[inline]
     pub(crate) fn busy(&self, level: u32, alpha: u32) -> bool {
-        self.bits.get((1usize << level) + alpha as usize)
+        self.bits.contains((1u32 << level) + alpha)
     }
 
     fn mark_node(&mut self, level: u32, alpha: u32) {
         for d in 0..=self.n - level {
             let base = 1usize << (level + d);
             let lo = base + ((alpha as usize) << d);
-            self.bits.set_range(lo, lo + (1usize << d));
+            let _ = self.bits.insert_range(lo, lo + (1usize << d));
         }
         let mut v = ((1usize << level) + alpha as usize) >> 1;
-        while v >= 1 && !self.bits.get(v) {
-            self.bits.set(v, true);
+        // Walks up while the father was entirely available.
+        while v >= 1 && self.bits.insert(v as NodeId) == Ok(true) {
             v >>= 1;
         }
     }
@@ -50,15 +50,20 @@ impl Tree {
         for d in 0..=self.n - level {
             let base = 1usize << (level + d);
             let lo = base + ((alpha as usize) << d);
-            self.bits.clear_range(lo, lo + (1usize << d));
+            let _ = self.bits.remove_range(lo, lo + (1usize << d));
         }
         let mut v = ((1usize << level) + alpha as usize) >> 1;
         while v >= 1 {
-            let now = self.bits.get(2 * v) || self.bits.get(2 * v + 1);
-            if now == self.bits.get(v) {
+            let now =
+                self.bits.contains(2 * v as NodeId) || self.bits.contains(2 * v as NodeId + 1);
+            if now == self.bits.contains(v as NodeId) {
                 break;
             }
-            self.bits.set(v, now);
+            let _ = if now {
+                self.bits.insert(v as NodeId)
+            } else {
+                self.bits.remove(v as NodeId)
+            };
             v >>= 1;
         }
     }
@@ -141,9 +146,9 @@ mod tests {
 
     /// The tree invariant: a bit is 0 iff every leaf below it is 0.
     fn consistent(t: &Tree) -> bool {
-        (1usize..(1 << t.n))
+        (1u32..(1 << t.n))
             .rev()
-            .all(|v| t.bits.get(v) == (t.bits.get(2 * v) || t.bits.get(2 * v + 1)))
+            .all(|v| t.bits.contains(v) == (t.bits.contains(2 * v) || t.bits.contains(2 * v + 1)))
     }
 
     #[test]

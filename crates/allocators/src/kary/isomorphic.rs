@@ -74,12 +74,12 @@
 //! ```
 
 use partalloc_topology::{
-    Coords, Grid, GridBox, MAX_DIMS, NodeId, NodeSet, OrientationOrder, Orientations,
+    Coords, FreeSet, Grid, GridBox, MAX_DIMS, NodeId, NodeSet, OrientationOrder, Orientations,
     PartitionSteps, StepAddress, Topology, TopologyKind,
 };
 
 use super::common::{as_box_if_box, odometer};
-use super::{FirstSet, any_grid, box_sides};
+use super::{any_grid, box_sides};
 use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
@@ -127,10 +127,10 @@ pub struct Isomorphic {
     bits: Vec<u32>,
     state: Vec<Vec<u8>>,
     bitmap: Vec<Vec<u64>>,
-    free: Vec<FirstSet>,
+    free: Vec<FreeSet>,
     /// avail[p][l]: split level-p blocks whose bitmap holds an aligned run
     /// of 2^l free children.
-    avail: Vec<Vec<FirstSet>>,
+    avail: Vec<Vec<FreeSet>>,
     free_count: usize,
     faulty: NodeSet,
     ledger: GrantLedger<Hold>,
@@ -144,7 +144,7 @@ pub struct Isomorphic {
     align: [[u64; 7]; 7],
     /// Reusable bitmap of the nodes a noncubic job keeps, indexed by
     /// position inside its granted block.
-    scratch: Vec<u64>,
+    scratch: NodeSet,
     /// Reusable empty strategies on the split option's regions, one per
     /// region shape met so far (left empty after each use).
     minis: Vec<Isomorphic>,
@@ -212,11 +212,11 @@ impl Isomorphic {
             .iter()
             .map(|&b| vec![0u64; 1usize << b])
             .collect();
-        let free = bits.iter().map(|&b| FirstSet::new(1usize << b)).collect();
+        let free = bits.iter().map(|&b| FreeSet::new(1usize << b)).collect();
         let avail = (0..k as usize)
             .map(|p| {
                 (0..fan[p + 1])
-                    .map(|_| FirstSet::new(1usize << bits[p]))
+                    .map(|_| FreeSet::new(1usize << bits[p]))
                     .collect()
             })
             .collect();
@@ -259,11 +259,11 @@ impl Isomorphic {
                 }
                 a
             },
-            scratch: Vec::new(),
+            scratch: NodeSet::new(0),
             minis: Vec::new(),
         };
         s.state[0][0] = FREE;
-        s.free[0].insert(0);
+        let _ = s.free[0].insert(0);
         Ok(s)
     }
 
@@ -287,7 +287,7 @@ impl Isomorphic {
     /// machine; on a 2^K-ary n-cube level j holds Kang's F_{(K−j)·n}).
     #[must_use]
     pub fn free_list_lengths(&self) -> Vec<usize> {
-        self.free.iter().map(FirstSet::len).collect()
+        self.free.iter().map(FreeSet::count).collect()
     }
 
     /// The free blocks of level `level`, lowest address first.
@@ -339,9 +339,9 @@ impl Isomorphic {
         let bm = self.bitmap[pu][idx as usize];
         for l in 0..f {
             if split && runs_with(bm, f, l, self.align[f as usize][l as usize]) != 0 {
-                self.avail[pu][l as usize].insert(idx as usize);
+                let _ = self.avail[pu][l as usize].insert(idx as usize);
             } else {
-                self.avail[pu][l as usize].remove(idx as usize);
+                let _ = self.avail[pu][l as usize].remove(idx as usize);
             }
         }
     }
@@ -349,7 +349,7 @@ impl Isomorphic {
     /// A free block stops being free (taken or split): leave F and clear
     /// its bit in the parent's bitmap.
     fn leave_free(&mut self, level: u32, idx: u64) {
-        self.free[level as usize].remove(idx as usize);
+        let _ = self.free[level as usize].remove(idx as usize);
         if level > 0 {
             let f = self.fan[level as usize];
             let p = idx >> f;
@@ -368,7 +368,7 @@ impl Isomorphic {
         for c in 0..(1u64 << f) {
             let ch = ((idx << f) | c) as usize;
             self.state[lu + 1][ch] = FREE;
-            self.free[lu + 1].insert(ch);
+            let _ = self.free[lu + 1].insert(ch);
         }
         self.refresh(level, idx);
     }
@@ -381,7 +381,7 @@ impl Isomorphic {
             if mask & (1 << c) != 0 {
                 let ch = ((parent << f) | c) as usize;
                 self.state[lu][ch] = BUSY;
-                self.free[lu].remove(ch);
+                let _ = self.free[lu].remove(ch);
             }
         }
         if level > 0 {
@@ -398,7 +398,7 @@ impl Isomorphic {
             let f = self.fan[lu];
             if level == 0 {
                 self.state[0][0] = FREE;
-                self.free[0].insert(0);
+                let _ = self.free[0].insert(0);
                 return;
             }
             let bm = self.bitmap[lu - 1][parent as usize] | mask;
@@ -407,7 +407,7 @@ impl Isomorphic {
                 for c in 0..(1u64 << f) {
                     let ch = ((parent << f) | c) as usize;
                     self.state[lu][ch] = NONE;
-                    self.free[lu].remove(ch);
+                    let _ = self.free[lu].remove(ch);
                 }
                 self.bitmap[lu - 1][parent as usize] = 0;
                 self.state[lu - 1][parent as usize] = BUSY;
@@ -421,7 +421,7 @@ impl Isomorphic {
                     if mask & (1 << c) != 0 {
                         let ch = ((parent << f) | c) as usize;
                         self.state[lu][ch] = FREE;
-                        self.free[lu].insert(ch);
+                        let _ = self.free[lu].insert(ch);
                     }
                 }
                 self.bitmap[lu - 1][parent as usize] = bm;
@@ -747,7 +747,7 @@ impl Isomorphic {
         level: u32,
         idx: u64,
         g: &GridBox,
-        keep: &[u64],
+        keep: &NodeSet,
         out: &mut Vec<(u32, u64)>,
     ) {
         let b = self.steps.block_box(level, idx);
@@ -831,49 +831,13 @@ fn rows_in(b: &GridBox, g: &GridBox, mut f: impl FnMut(usize, usize)) {
     }
 }
 
-/// Sets bits `start .. start + len` of `bits`.
-fn set_range(bits: &mut [u64], start: usize, len: usize) {
-    let mut i = start;
-    let end = start + len;
-    while i < end {
-        let (w, o) = (i / 64, i % 64);
-        let take = (64 - o).min(end - i);
-        let m = if take == 64 {
-            u64::MAX
-        } else {
-            ((1u64 << take) - 1) << o
-        };
-        if let Some(word) = bits.get_mut(w) {
-            *word |= m;
-        }
-        i += take;
-    }
-}
-
-/// How many of bits `start .. start + len` of `bits` are set.
-fn count_range(bits: &[u64], start: usize, len: usize) -> u64 {
-    let mut i = start;
-    let end = start + len;
-    let mut count = 0;
-    while i < end {
-        let (w, o) = (i / 64, i % 64);
-        let take = (64 - o).min(end - i);
-        let m = if take == 64 {
-            u64::MAX
-        } else {
-            ((1u64 << take) - 1) << o
-        };
-        count += u64::from((bits.get(w).copied().unwrap_or(0) & m).count_ones());
-        i += take;
-    }
-    count
-}
-
 /// How many nodes of the box `b` (inside `g`) are set in `keep`, a bitmap
 /// of `g`'s nodes by [`local_index`]: one masked popcount per row.
-fn kept_count(b: &GridBox, g: &GridBox, keep: &[u64]) -> u64 {
+fn kept_count(b: &GridBox, g: &GridBox, keep: &NodeSet) -> u64 {
     let mut count = 0;
-    rows_in(b, g, |start, len| count += count_range(keep, start, len));
+    rows_in(b, g, |start, len| {
+        count += keep.count_range(start, start + len).unwrap_or(0) as u64;
+    });
     count
 }
 
@@ -970,13 +934,15 @@ impl Allocator for Isomorphic {
         // kept nodes are marked in a reusable bitmap of the granted block,
         // so the work is O(block), not O(machine).
         let mut keep = core::mem::take(&mut self.scratch);
-        keep.clear();
-        keep.resize((granted.volume() as usize).div_ceil(64), 0);
+        keep.reset(granted.volume() as usize);
+        let mut mark = |st: usize, len: usize| {
+            let _ = keep.insert_range(st, st + len);
+        };
         match &part {
-            Partition::Box(b) => rows_in(b, &granted, |st, len| set_range(&mut keep, st, len)),
+            Partition::Box(b) => rows_in(b, &granted, &mut mark),
             Partition::Boxes(v) => {
                 for b in v {
-                    rows_in(b, &granted, |st, len| set_range(&mut keep, st, len));
+                    rows_in(b, &granted, &mut mark);
                 }
             }
             other => {
@@ -985,7 +951,7 @@ impl Allocator for Isomorphic {
                     if let Ok(c) = grid.coords_of(nd)
                         && let Some(i) = local_index(&granted, c.as_slice())
                     {
-                        set_range(&mut keep, i, 1);
+                        mark(i, 1);
                     }
                 });
             }

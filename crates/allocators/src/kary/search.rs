@@ -176,8 +176,7 @@ impl RowSearch {
 
     pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
         let k0 = self.sides[0] as usize;
-        let busy = occ.busy().words();
-        let faulty = occ.faulty().words();
+        let blocked = occ.blocked().words();
         let mask = if k0 == 64 { u64::MAX } else { (1u64 << k0) - 1 };
         let bits = |w: &[u64], lo: usize| -> u64 {
             let (i, off) = (lo / 64, lo % 64);
@@ -189,7 +188,7 @@ impl RowSearch {
         };
         for (r, f) in self.free.iter_mut().enumerate() {
             let lo = r * k0;
-            *f = !(bits(busy, lo) | bits(faulty, lo)) & mask;
+            *f = !bits(blocked, lo) & mask;
         }
     }
 
@@ -287,7 +286,9 @@ pub(crate) struct JobSearch {
     pub(crate) occ: Occupancy,
     pub(crate) ledger: GrantLedger<GridBox>,
     pub(crate) mode: SearchMode,
-    sums: PrefixSums,
+    // Built by the first search that needs it: a table of Π(side + 1)
+    // counts that the row words and the literal mode never read.
+    sums: Option<PrefixSums>,
     rows: Option<RowSearch>,
     dirty: bool,
 }
@@ -297,7 +298,7 @@ impl JobSearch {
         Self {
             topology,
             occ: Occupancy::new(grid.num_nodes()),
-            sums: PrefixSums::new(&grid),
+            sums: None,
             rows: RowSearch::new(&grid),
             grid,
             ledger: GrantLedger::new(),
@@ -339,15 +340,17 @@ impl JobSearch {
                         .and_then(|b| GridBox::new(&b[..n], ext).ok())
                 });
             }
+            let grid = self.grid;
+            let sums = self.sums.get_or_insert_with(|| PrefixSums::new(&grid));
             if self.dirty {
-                self.sums.rebuild(&self.occ);
+                sums.rebuild(&self.occ);
                 self.dirty = false;
             }
         }
         let this = &*self;
         for_orientations(sides, all, |ext| {
             scan_bases(&this.grid, ext, |b| match this.mode {
-                SearchMode::Fast => this.sums.box_sum(b, ext) == 0,
+                SearchMode::Fast => this.sums.as_ref().is_some_and(|s| s.box_sum(b, ext) == 0),
                 SearchMode::Literal => this.window_free_literal(b, ext),
             })
         })

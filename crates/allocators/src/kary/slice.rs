@@ -48,8 +48,7 @@ impl SliceCore {
 
     /// Whether every node of the id range lo..hi is available.
     pub(crate) fn range_free(&self, lo: usize, hi: usize) -> bool {
-        self.occ.busy().count_range(lo, hi) == Ok(0)
-            && self.occ.faulty().count_range(lo, hi) == Ok(0)
+        self.occ.range_available(lo, hi)
     }
 
     /// The slice with base node `base` spanning dimensions `dims` (a bit
@@ -92,11 +91,11 @@ impl SliceCore {
 
     pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.grid.check_node(node)?;
-        self.occ.mark_faulty(node)
+        self.occ.mark_faulty(node).map(drop)
     }
 
     pub(crate) fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.grid.check_node(node)?;
-        self.occ.repair(node)
+        self.occ.repair(node).map(drop)
     }
 }

@@ -46,7 +46,7 @@ impl AdaptiveScan {
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology, true)?,
+            core: MeshCore::new(NAME, topology)?,
             run: Vec::new(),
             cnt: Vec::new(),
         })

@@ -61,7 +61,7 @@ impl BestFit {
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology, score: BfScore) -> Result<Self, BuildError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology, true)?,
+            core: MeshCore::new(NAME, topology)?,
             score,
             cov: Vec::new(),
             runs: Vec::new(),

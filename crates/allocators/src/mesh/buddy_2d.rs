@@ -77,7 +77,7 @@ impl Buddy2d {
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine.
     pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, BuildError> {
-        let core = MeshCore::new(NAME, topology, false)?;
+        let core = MeshCore::new(NAME, topology)?;
         if core.width != core.height || !core.width.is_power_of_two() {
             return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,

@@ -48,6 +48,9 @@ const NAME: &str = "busy-list";
 pub struct BusyList {
     pub(super) core: MeshCore,
     candidates: BlCandidates,
+    /// Scratch: the busy list read once per request (no copy between
+    /// requests; the ledger and the occupancy are the state).
+    busy: Vec<GridBox>,
 }
 
 /// Which placements Busy-List evaluates.
@@ -85,8 +88,9 @@ impl BusyList {
         candidates: BlCandidates,
     ) -> Result<Self, BuildError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology, false)?,
+            core: MeshCore::new(NAME, topology)?,
             candidates,
+            busy: Vec::new(),
         })
     }
 
@@ -122,7 +126,7 @@ impl BusyList {
     }
 
     /// Whether the placement lies in the mesh and meets no busy submesh.
-    fn placeable(&self, x: i64, y: i64, w: u32, h: u32) -> Option<GridBox> {
+    fn placeable(&self, busy: &[GridBox], x: i64, y: i64, w: u32, h: u32) -> Option<GridBox> {
         let c = &self.core;
         if x < 0
             || y < 0
@@ -132,7 +136,7 @@ impl BusyList {
             return None;
         }
         let r = rect(x as u32, y as u32, w, h)?;
-        (!c.obstacles.iter().any(|o| o.overlaps(&r))).then_some(r)
+        (!busy.iter().any(|o| o.overlaps(&r))).then_some(r)
     }
 }
 
@@ -175,6 +179,9 @@ impl MeshHooks for BusyList {
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
         let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
+        let mut busy = core::mem::take(&mut self.busy);
+        busy.clear();
+        busy.extend(self.core.obstacles());
         // Key: larger BV, then lower (y, x), then the requested orientation.
         let mut best: Option<(u32, u32, u32, usize, GridBox)> = None;
         let better =
@@ -192,7 +199,7 @@ impl MeshHooks for BusyList {
                 (0, height - hi),
                 (width - wi, height - hi),
             ];
-            let per_busy = self.core.obstacles.iter().flat_map(|b| {
+            let per_busy = busy.iter().flat_map(|b| {
                 let (x1, y1, x2, y2) = (
                     i64::from(b.lo(0)),
                     i64::from(b.lo(1)),
@@ -210,7 +217,7 @@ impl MeshHooks for BusyList {
                     (x2 - wi + 1, y1 - hi),
                 ]
             });
-            let obstacles = &self.core.obstacles;
+            let obstacles = &busy;
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
                     let xs =
@@ -224,7 +231,7 @@ impl MeshHooks for BusyList {
                 .into_iter()
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
-                if let Some(r) = self.placeable(x, y, w, h) {
+                if let Some(r) = self.placeable(&busy, x, y, w, h) {
                     let bv = self.bv(&r);
                     if better(bv, &r, o, &best) {
                         best = Some((bv, r.lo(1), r.lo(0), o, r));
@@ -232,6 +239,7 @@ impl MeshHooks for BusyList {
                 }
             }
         }
+        self.busy = busy;
         best.map(|t| t.4)
     }
 

@@ -55,7 +55,7 @@ impl FrameSliding {
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, BuildError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology, true)?,
+            core: MeshCore::new(NAME, topology)?,
             variant,
         })
     }
@@ -122,7 +122,7 @@ impl MeshHooks for FrameSliding {
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        let first = self.core.blocked.iter().position(|&bl| !bl)?;
+        let first = self.core.occupancy.blocked().first_absent()? as usize;
         let w = self.core.width as usize;
         let (x0, y0) = ((first % w) as u32, (first / w) as u32);
         let mut found = None;

@@ -244,7 +244,7 @@ impl Fsl {
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, BuildError> {
-        let core = MeshCore::new(NAME, topology, false)?;
+        let core = MeshCore::new(NAME, topology)?;
         let whole = core.whole();
         Ok(Self {
             core,
@@ -277,8 +277,7 @@ impl Fsl {
     pub(super) fn rebuild(&mut self) {
         self.free.clear();
         self.free.push(self.core.whole());
-        for i in 0..self.core.obstacles.len() {
-            let o = self.core.obstacles[i];
+        for o in self.core.obstacles() {
             decompose(&mut self.free, &o, &mut self.pieces);
         }
         self.sort();
@@ -289,8 +288,7 @@ impl Fsl {
     fn release_incremental(&mut self, r: GridBox) {
         self.near.clear();
         self.near.push(self.core.whole());
-        for i in 0..self.core.obstacles.len() {
-            let o = self.core.obstacles[i];
+        for o in self.core.obstacles() {
             decompose(&mut self.near, &o, &mut self.pieces);
             self.near.retain(|n| n.overlaps(&r));
         }
@@ -373,7 +371,7 @@ impl MeshHooks for Fsl {
         // Fig. 8 step 1 (the obstacle list already lacks r).
         if self.free.is_empty() {
             self.free.push(r);
-        } else if self.core.obstacles.is_empty() {
+        } else if self.core.no_obstacles() {
             self.free.clear();
             self.free.push(self.core.whole());
         } else if self.dealloc == FslDealloc::Incremental {

@@ -89,33 +89,23 @@ pub(crate) fn rect(x: u32, y: u32, w: u32, h: u32) -> Option<GridBox> {
     GridBox::new(&[x, y], &[w, h]).ok()
 }
 
-/// The state every mesh strategy shares: the machine, node states, a flat
-/// blocked array (busy or faulty) and the live grants.
+/// The state every mesh strategy shares: the machine, the node states (one
+/// [`Occupancy`]: its `blocked` set is what the scanning strategies read)
+/// and the live grants, whose rectangles with the faulty nodes form the
+/// papers' "busy list" ([`MeshCore::obstacles`]).
 #[derive(Debug, Clone)]
 pub(crate) struct MeshCore {
     pub(crate) topology: Topology,
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) occupancy: Occupancy,
-    /// `blocked[x + W·y]`: busy or faulty. Kept only by the strategies
-    /// that scan the whole mesh (empty otherwise, so that the list-based
-    /// strategies pay nothing per node on allocate and release).
-    pub(crate) blocked: Vec<bool>,
-    /// Allocated submeshes and faulty nodes (as 1×1), in no particular
-    /// order: the "busy list" / "allocation list" of the papers.
-    pub(crate) obstacles: Vec<GridBox>,
     pub(crate) ledger: GrantLedger<GridBox>,
     whole: GridBox,
 }
 
 impl MeshCore {
-    /// Checks that `topology` is a 2-D mesh or torus; `cells` keeps the
-    /// flat blocked array.
-    pub(crate) fn new(
-        strategy: &'static str,
-        topology: Topology,
-        cells: bool,
-    ) -> Result<Self, BuildError> {
+    /// Checks that `topology` is a 2-D mesh or torus.
+    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
@@ -139,8 +129,6 @@ impl MeshCore {
             width,
             height,
             occupancy: Occupancy::new(n),
-            blocked: if cells { vec![false; n] } else { Vec::new() },
-            obstacles: Vec::new(),
             ledger: GrantLedger::new(),
             whole,
         })
@@ -227,26 +215,43 @@ impl MeshCore {
     }
 
     /// Whether every node of `r` is available (r must lie in the mesh).
-    /// Word-parallel on the occupancy bitsets.
+    /// Word-parallel on the occupancy's blocked set.
     pub(crate) fn rect_free(&self, r: &GridBox) -> bool {
+        let w = r.extent(0) as usize;
         (r.lo(1)..=r.hi(1)).all(|y| {
             let lo = self.idx(r.lo(0), y);
-            let hi = lo + r.extent(0) as usize;
-            self.occupancy.busy().count_range(lo, hi) == Ok(0)
-                && self.occupancy.faulty().count_range(lo, hi) == Ok(0)
+            self.occupancy.range_available(lo, lo + w)
         })
     }
 
+    /// The allocated submeshes, then the faulty nodes as 1×1 submeshes: the
+    /// "busy list" / "allocation list" of the papers, read from the ledger
+    /// and the occupancy (the faulty set is scanned only when it is not
+    /// empty).
+    pub(crate) fn obstacles(&self) -> impl Iterator<Item = GridBox> + '_ {
+        let faulty = (self.occupancy.faulty_count() > 0)
+            .then(|| {
+                let w = self.width;
+                self.occupancy
+                    .faulty()
+                    .iter()
+                    .filter_map(move |n| rect(n % w, n / w, 1, 1))
+            })
+            .into_iter()
+            .flatten();
+        self.ledger.iter().map(|(_, &r)| r).chain(faulty)
+    }
+
+    /// Whether no submesh is allocated and no node is faulty.
+    pub(crate) fn no_obstacles(&self) -> bool {
+        self.ledger.is_empty() && self.occupancy.faulty_count() == 0
+    }
+
     fn set_rect(&mut self, r: &GridBox, value: bool) {
-        let cells = !self.blocked.is_empty();
         let w = r.extent(0) as usize;
         for y in r.lo(1)..=r.hi(1) {
-            let row = self.idx(r.lo(0), y);
-            if cells {
-                self.blocked[row..row + w].fill(value);
-            }
-            let lo = row;
-            let hi = row + w;
+            let lo = self.idx(r.lo(0), y);
+            let hi = lo + w;
             if value {
                 self.occupancy.occupy_range(lo, hi);
             } else {
@@ -259,7 +264,6 @@ impl MeshCore {
     /// `requested` nodes.
     pub(crate) fn commit(&mut self, r: GridBox, requested: u64) -> Grant {
         self.set_rect(&r, true);
-        self.obstacles.push(r);
         let id = self.ledger.issue(r);
         Grant::new(id, Partition::Box(r), requested)
     }
@@ -268,44 +272,24 @@ impl MeshCore {
     pub(crate) fn take(&mut self, grant: &Grant) -> Result<GridBox, ReleaseError> {
         let r = self.ledger.take(grant.id())?;
         self.set_rect(&r, false);
-        if let Some(i) = self.obstacles.iter().position(|&o| o == r) {
-            self.obstacles.swap_remove(i);
-        }
         Ok(r)
     }
 
     /// Marks a free node faulty; returns its position if it was not faulty
     /// already.
     pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.mark_faulty(node)?;
-        if was {
+        if !self.occupancy.mark_faulty(node)? {
             return Ok(None);
         }
-        let (x, y) = (node % self.width, node / self.width);
-        if let Some(b) = self.blocked.get_mut(node as usize) {
-            *b = true;
-        }
-        self.obstacles.extend(rect(x, y, 1, 1));
-        Ok(Some((x, y)))
+        Ok(Some((node % self.width, node / self.width)))
     }
 
     /// Repairs a faulty node; returns its position if it was faulty.
     pub(crate) fn repair(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        let was = self.occupancy.faulty().contains(node);
-        self.occupancy.repair(node)?;
-        if !was {
+        if !self.occupancy.repair(node)? {
             return Ok(None);
         }
-        let (x, y) = (node % self.width, node / self.width);
-        if let Some(b) = self.blocked.get_mut(node as usize) {
-            *b = false;
-        }
-        let r = rect(x, y, 1, 1);
-        if let Some(i) = self.obstacles.iter().position(|&o| Some(o) == r) {
-            self.obstacles.swap_remove(i);
-        }
-        Ok(Some((x, y)))
+        Ok(Some((node % self.width, node / self.width)))
     }
 
     /// Every a×b placement in row-major base order, then (with `rotate`
@@ -362,11 +346,16 @@ pub(crate) fn first_free_base(
     run.resize(width + 1, 0);
     cnt.clear();
     cnt.resize(width, 0);
+    let blocked = core.occupancy.blocked().words();
     for r in 0..height {
-        let row = &core.blocked[r * width..(r + 1) * width];
         // run[x] = free nodes from x rightwards in this row.
         for x in (0..width).rev() {
-            run[x] = if row[x] { 0 } else { run[x + 1] + 1 };
+            let i = x + r * width;
+            run[x] = if blocked[i / 64] >> (i % 64) & 1 == 1 {
+                0
+            } else {
+                run[x + 1] + 1
+            };
         }
         for x in 0..=width - w {
             cnt[x] = if run[x] as usize >= w { cnt[x] + 1 } else { 0 };
@@ -399,11 +388,16 @@ pub(crate) fn free_bases(
     if w > width || h > height {
         return;
     }
+    let blocked = core.occupancy.blocked().words();
     for y in 0..height {
         let mut run = 0u32;
         for x in (0..width).rev() {
             let i = x + width * y;
-            run = if core.blocked[i] { 0 } else { run + 1 };
+            run = if blocked[i / 64] >> (i % 64) & 1 == 1 {
+                0
+            } else {
+                run + 1
+            };
             runs[i] = run;
         }
     }

@@ -412,7 +412,11 @@ fn ops(max_side: u32) -> impl Strategy<Value = Vec<(bool, u32, u32, bool, usize)
 }
 
 fn mesh_of(core: &MeshCore) -> Mesh {
-    Mesh::new(core.width, core.height, &core.obstacles)
+    Mesh::new(
+        core.width,
+        core.height,
+        &core.obstacles().collect::<Vec<_>>(),
+    )
 }
 
 /// Drives `t` through `ops`, checking `check` after every step and that a
@@ -517,7 +521,7 @@ proptest! {
         // the same question on the same busy set.
         let mut ff = FirstFit::new(topo(w, h)).unwrap();
         drive(&mut ff, &ops, false, |_| {});
-        let busy: Vec<GridBox> = ff.core.obstacles.clone();
+        let busy: Vec<GridBox> = ff.core.obstacles().collect();
         let m = Mesh::new(w, h, &busy);
         let fix = |t: &mut dyn FnMut(GridBox)| for &r in &busy { t(r) };
         macro_rules! fresh {

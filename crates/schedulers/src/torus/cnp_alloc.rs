@@ -1,6 +1,8 @@
 //! Algorithm CNP_Alloc (Gupta & Srimani §2.4, Fig. 2): non-preemptive
 //! scheduling of square subtori with link contention.
 
+use partalloc_topology::{Grid, Subtorus, TopologyError};
+
 use super::{TorusError, TorusJob, check};
 
 /// The largest availability matrix [`cnp_alloc`] builds: 2^22 entries
@@ -42,6 +44,35 @@ pub struct CnpPlacement {
     pub row: u32,
     /// See `row`.
     pub col: u32,
+}
+
+impl CnpPlacement {
+    /// The job's subtorus T_{d,d}^{(row, col)} as the topology crate's
+    /// [`Subtorus`] of `torus` (strides m/d, offset (row, col)), so a
+    /// schedule can be checked against the machine model: its nodes, its
+    /// links, and which placements share links.
+    ///
+    /// # Errors
+    /// [`TopologyError`] if `torus` is not the m×m torus the schedule was
+    /// computed for (the job's side must divide m).
+    ///
+    /// ```
+    /// use partalloc_schedulers::torus::{cnp_alloc, TorusJob};
+    /// use partalloc_topology::Grid;
+    /// let s = cnp_alloc(8, &[TorusJob::new(4, 1.0), TorusJob::new(4, 1.0)])?;
+    /// let t8 = Grid::torus(&[8, 8])?;
+    /// let (a, b) = (s.jobs[0].subtorus(&t8)?, s.jobs[1].subtorus(&t8)?);
+    /// assert_eq!(a.num_nodes(), 16);
+    /// // CNP_Alloc puts the second job on a link-disjoint subtorus.
+    /// assert!(a.is_link_disjoint(&b)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn subtorus(&self, torus: &Grid) -> Result<Subtorus, TopologyError> {
+        let stride = |m: u32| m.checked_div(self.size).unwrap_or(0);
+        let sides = torus.sides();
+        let strides: Vec<u32> = sides.iter().map(|&m| stride(m)).collect();
+        Subtorus::new(torus, &strides, &[self.row, self.col])
+    }
 }
 
 /// The schedule CNP_Alloc computes.
@@ -252,6 +283,64 @@ pub fn cnp_alloc(m: u32, jobs: &[TorusJob]) -> Result<CnpSchedule, TorusError> {
 mod tests {
     use super::*;
     use crate::torus::fixtures::jobs;
+
+    /// CNP_Alloc's contention rule — a job slows every running job that
+    /// shares its row or column of the availability matrix — is the
+    /// topology's link model: two distinct subtori T^{(r,c)} of the same
+    /// side share a link exactly when they share a row or a column.
+    #[test]
+    fn contention_rows_and_columns_are_shared_links() {
+        for (m, d) in [(8, 4), (8, 2), (16, 4), (16, 8)] {
+            let torus = Grid::torus(&[m, m]).unwrap();
+            let k = m / d;
+            let place = |row, col| CnpPlacement {
+                size: d,
+                time: 1.0,
+                start: 0.0,
+                finish: 1.0,
+                row,
+                col,
+            };
+            for (r1, c1, r2, c2) in (0..k).flat_map(|a| {
+                (0..k)
+                    .flat_map(move |b| (0..k).flat_map(move |c| (0..k).map(move |e| (a, b, c, e))))
+            }) {
+                if (r1, c1) == (r2, c2) {
+                    continue;
+                }
+                let a = place(r1, c1).subtorus(&torus).unwrap();
+                let b = place(r2, c2).subtorus(&torus).unwrap();
+                assert_eq!(a.num_nodes(), (d * d) as usize);
+                let contend = r1 == r2 || c1 == c2;
+                assert_eq!(
+                    !a.is_link_disjoint(&b).unwrap(),
+                    contend,
+                    "T{m}x{m}, side {d}: ({r1},{c1}) and ({r2},{c2})"
+                );
+            }
+        }
+    }
+
+    /// The §2.4.4 schedule on the topology's torus: every job's subtorus has
+    /// d×d nodes, and the placements are valid subtori of T8×8.
+    #[test]
+    fn section_2_4_4_placements_are_subtori_of_the_machine() {
+        let js = jobs(&[(8, 2.0), (4, 2.0), (4, 4.0), (4, 4.0), (4, 1.0), (2, 4.0)]);
+        let s = cnp_alloc(8, &js).unwrap();
+        let t8 = Grid::torus(&[8, 8]).unwrap();
+        for j in &s.jobs {
+            let st = j.subtorus(&t8).unwrap();
+            assert_eq!(st.num_nodes(), (j.size * j.size) as usize, "{j:?}");
+        }
+        // J2–J5 share the time window [2, 3): J2 (0,0) and J5 (1,0) share a
+        // column, hence links; J2 and J3 (1,1) do not.
+        let sub = |i: usize| s.jobs[i].subtorus(&t8).unwrap();
+        assert!(!sub(1).is_link_disjoint(&sub(4)).unwrap());
+        assert!(sub(1).is_link_disjoint(&sub(2)).unwrap());
+        // A 4×4 torus is not the machine of this schedule's side-8 job.
+        let t4 = Grid::torus(&[4, 4]).unwrap();
+        assert!(s.jobs[0].subtorus(&t4).is_err());
+    }
 
     /// Gupta & Srimani §2.4.4 (T8×8, six jobs).
     #[test]

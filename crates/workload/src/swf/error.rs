@@ -11,6 +11,16 @@ use crate::WorkloadError;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SwfError {
+    /// A line longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES): not an
+    /// SWF line, and reading it whole could exhaust memory (a binary file,
+    /// a file with no line breaks). Stops the read in lenient mode too.
+    #[error("line {line}: longer than {max} bytes; an SWF line is 18 numbers")]
+    LineTooLong {
+        /// 1-based line number.
+        line: u64,
+        /// The bound, `MAX_LINE_BYTES`.
+        max: u64,
+    },
     /// The input could not be read.
     #[error("line {line}: cannot read the trace: {source}")]
     Io {

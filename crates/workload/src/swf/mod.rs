@@ -49,5 +49,9 @@ pub use reader::{SwfJobs, SwfReader};
 pub use record::SwfRecord;
 pub use writer::SwfWriter;
 
+/// The longest line [`SwfReader`] reads (1 MiB); header comments in the
+/// archive's logs are a few hundred bytes.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,8 @@
 //! Streaming records and jobs out of a trace.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read as _};
 
-use super::{SwfError, SwfHeader, SwfRecord};
+use super::{MAX_LINE_BYTES, SwfError, SwfHeader, SwfRecord};
 use crate::{Job, ShapeMapping};
 
 /// A streaming reader of SWF records; see the [module docs](crate::swf).
@@ -27,7 +27,8 @@ impl<R: BufRead> SwfReader<R> {
     /// the first job line.
     ///
     /// # Errors
-    /// [`SwfError::Io`] if the input cannot be read.
+    /// [`SwfError::Io`] if the input cannot be read;
+    /// [`SwfError::LineTooLong`] for a header line above [`MAX_LINE_BYTES`].
     pub fn new(input: R) -> Result<Self, SwfError> {
         let mut r = Self {
             input,
@@ -92,8 +93,8 @@ impl<R: BufRead> SwfReader<R> {
         self.buf.clear();
         self.bytes.clear();
         self.invalid_utf8 = false;
-        let n = self
-            .input
+        let n = (&mut self.input)
+            .take(MAX_LINE_BYTES)
             .read_until(b'\n', &mut self.bytes)
             .map_err(|source| SwfError::Io {
                 line: self.line + 1,
@@ -101,6 +102,12 @@ impl<R: BufRead> SwfReader<R> {
             })?;
         if n == 0 {
             return Ok(false);
+        }
+        if n as u64 == MAX_LINE_BYTES && self.bytes.last() != Some(&b'\n') {
+            return Err(SwfError::LineTooLong {
+                line: self.line + 1,
+                max: MAX_LINE_BYTES,
+            });
         }
         self.line += 1;
         match core::str::from_utf8(&self.bytes) {

@@ -1,0 +1,302 @@
+//! Randomized input for strategy descriptions: `StrategySpec::from_str`
+//! and `registry::build` on small machines of every family, the path of
+//! every `--allocator` flag and `allocators = […]` list.
+//!
+//! Case counts per run (each suite `ProptestConfig::with_cases(10_000)`):
+//! 10,000 spec strings from a grammar and 10,000 mutations of valid specs
+//! for the parser; 10,000 registry builds from the grammar (registered
+//! names, their real parameters, values from their documentation, edge
+//! numbers and garbage; 4 in 5 on a machine of a family the strategy
+//! accepts) on 16 machines of 1 to 64 nodes. Each input must
+//! give either a value (a spec that prints back to itself; a strategy with
+//! every node free) or an error naming the text, the strategy and the
+//! parameter at fault — never a panic.
+
+use partalloc_allocators::registry;
+use partalloc_allocators::{BuildError, SpecError, StrategySpec};
+use partalloc_topology::Topology;
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+
+/// Valid specs, the starting points of mutations.
+const VALID: &[&str] = &[
+    "buddy",
+    "partner-ext[delta=2]",
+    "partner-ext[delta=inf]",
+    "gray-code[g=2,3,1]",
+    "etc[search=literal,mapping=block]",
+    "fsl[dealloc=incremental]",
+    "busy-list[candidates=aligned]",
+    "x[a=1,b=c]",
+    "etc[]",
+];
+
+/// Pieces of the grammar and of mutations.
+const PIECES: &[&str] = &[
+    "[",
+    "]",
+    "=",
+    ",",
+    " ",
+    "\t",
+    "\n",
+    "\0",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "inf",
+    "∞",
+    "true",
+    "false",
+    "4294967296",
+    "99999999999999999999",
+    "1e9",
+    "é",
+    "🦀",
+    "\u{202e}",
+    "",
+];
+
+/// Small machines of every family, including the single-node ones.
+const MACHINES: &[&str] = &[
+    "hypercube:0",
+    "hypercube:1",
+    "hypercube:3",
+    "hypercube:6",
+    "mesh:1",
+    "mesh:1x1",
+    "mesh:3x5",
+    "mesh:4x4",
+    "mesh:8x8",
+    "mesh:2x2x2",
+    "mesh:4x4x4",
+    "kary:3^3",
+    "torus:4x4",
+    "torus:8x8",
+    "kary-torus:4^3",
+    "torus:2x2x2x2",
+];
+
+/// Words the parameters' documentation uses: the accepted values, and
+/// near misses.
+fn doc_words() -> Vec<String> {
+    let mut words: Vec<String> = registry::strategies()
+        .flat_map(|s| s.params)
+        .flat_map(|p| {
+            p.doc
+                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == ','))
+                .chain([p.default])
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+fn param_names() -> Vec<&'static str> {
+    let mut names: Vec<_> = registry::strategies()
+        .flat_map(|s| s.params)
+        .map(|p| p.name)
+        .chain(["bogus", "", "DELTA"])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+fn strategy_names() -> Vec<&'static str> {
+    registry::strategies()
+        .map(|s| s.name)
+        .chain(["no-such", "BUDDY", ""])
+        .collect()
+}
+
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => select(doc_words()),
+        2 => select(PIECES).prop_map(str::to_owned),
+        2 => any::<i64>().prop_map(|n| n.to_string()),
+        1 => prop::collection::vec(0u32..12, 0..8)
+            .prop_map(|g| g.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+        1 => ".{0,6}",
+    ]
+}
+
+/// `name`, `name[]` or `name[key=value,…]` over registered names and
+/// parameters, with the occasional stray piece.
+fn grammar() -> impl Strategy<Value = String> {
+    (
+        select(strategy_names()),
+        prop::collection::vec((select(param_names()), value()), 0..4),
+        select(&["[", "", "[[", " ["][..]),
+        select(&["]", "", "]]", "] "][..]),
+        select(&[",", ", ", ",,", ";"][..]),
+    )
+        .prop_map(|(name, params, open, close, sep)| {
+            if params.is_empty() && open.is_empty() {
+                return name.to_owned();
+            }
+            let items: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name}{open}{}{close}", items.join(sep))
+        })
+}
+
+/// A well-formed spec for the registry: a registered strategy with some of
+/// its own parameters (values from their documentation, numbers and
+/// garbage), or now and then another strategy's parameter.
+fn registry_grammar() -> impl Strategy<Value = String> {
+    let infos: Vec<_> = registry::strategies().collect();
+    (
+        select(infos),
+        prop::collection::vec((any::<Index>(), any::<bool>(), value()), 0..3),
+    )
+        .prop_map(|(info, picks)| {
+            let mut items: Vec<String> = Vec::new();
+            for (at, own, v) in picks {
+                let key = match info.params {
+                    [] => "bogus",
+                    ps if own => ps[at.index(ps.len())].name,
+                    _ => param_names()[at.index(param_names().len())],
+                };
+                if !items.iter().any(|i| i.starts_with(&format!("{key}="))) {
+                    items.push(format!("{key}={v}"));
+                }
+            }
+            if items.is_empty() {
+                info.name.to_owned()
+            } else {
+                format!("{}[{}]", info.name, items.join(","))
+            }
+        })
+}
+
+/// One edit of `text` at the character boundary chosen by `at`.
+fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    let i = bounds[at.index(bounds.len())];
+    let next = bounds.iter().copied().find(|&b| b > i);
+    match (op % 3, next) {
+        (0, _) => text.insert_str(i, piece),
+        (1, Some(j)) => text.replace_range(i..j, ""),
+        (_, Some(j)) => text.replace_range(i..j, piece),
+        (_, None) => text.push_str(piece),
+    }
+}
+
+fn mutated() -> impl Strategy<Value = String> {
+    (
+        select(VALID),
+        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..6),
+    )
+        .prop_map(|(base, edits)| {
+            let mut text = base.to_owned();
+            for (op, at, piece) in edits {
+                mutate(&mut text, op, at, piece);
+            }
+            text
+        })
+}
+
+/// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.
+fn escaped(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+fn check_parse(text: &str) -> Result<(), TestCaseError> {
+    match text.parse::<StrategySpec>() {
+        Ok(spec) => {
+            let again: StrategySpec = spec
+                .to_string()
+                .parse()
+                .map_err(|e| TestCaseError::fail(format!("{spec} does not parse back: {e}")))?;
+            prop_assert_eq!(again, spec);
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            prop_assert!(
+                msg.contains(&format!("{text:?}")),
+                "the error for {text:?} does not quote it: {msg}"
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// 10,000 spec strings from the grammar.
+    #[test]
+    fn grammar_specs_parse_or_quote_the_text(text in grammar()) {
+        check_parse(&text)?;
+    }
+
+    /// 10,000 mutations of valid specs.
+    #[test]
+    fn mutated_specs_parse_or_quote_the_text(text in mutated()) {
+        check_parse(&text)?;
+    }
+
+    /// 10,000 registry builds: a strategy starts with every node free; an
+    /// error names the strategy, and the parameter and value at fault.
+    #[test]
+    fn registry_builds_or_names_what_is_wrong(
+        text in prop_oneof![6 => registry_grammar(), 1 => grammar(), 1 => mutated()],
+        pick in any::<Index>(),
+        fitting in prop::bool::weighted(0.8),
+    ) {
+        let Ok(spec) = text.parse::<StrategySpec>() else {
+            // The parser's errors are the suites above.
+            return Ok(());
+        };
+        // Mostly a machine of a family the strategy accepts, so that the
+        // parameters are checked; otherwise any.
+        let machines: Vec<Topology> = MACHINES
+            .iter()
+            .map(|m| m.parse::<Topology>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let accepted: Vec<Topology> = match registry::find(spec.name()) {
+            Some(e) if fitting => machines
+                .iter()
+                .copied()
+                .filter(|t| e.info.topologies.contains(&t.kind()))
+                .collect(),
+            _ => machines,
+        };
+        let topo = accepted[pick.index(accepted.len())];
+        let machine = topo.to_string();
+        match registry::build_spec(&spec, &topo) {
+            Ok(a) => prop_assert_eq!(a.free_nodes(), topo.num_nodes(), "{} on {}", spec, machine),
+            Err(e) => {
+                let msg = e.to_string();
+                match &e {
+                    // Names the code and the machine, not the strategy.
+                    BuildError::CodeWidth { .. } => prop_assert!(msg.contains("gray code"), "{msg}"),
+                    _ => prop_assert!(msg.contains(&escaped(spec.name())), "{spec} on {machine}: {msg}"),
+                }
+                match &e {
+                    BuildError::Spec(SpecError::UnknownParameter { param, .. }) => {
+                        prop_assert!(spec.get(param).is_some() && msg.contains(&format!("{param:?}")), "{msg}");
+                    }
+                    BuildError::Spec(SpecError::InvalidValue { param, value, .. }) => {
+                        prop_assert_eq!(spec.get(param), Some(value.as_str()), "{}", msg);
+                        prop_assert!(msg.contains(param.as_str()) && msg.contains(&format!("{value:?}")), "{msg}");
+                    }
+                    BuildError::UnsupportedTopology(_) | BuildError::UnsuitableTopology { .. } => {
+                        prop_assert!(msg.contains(&topo.to_string()), "{msg}");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}

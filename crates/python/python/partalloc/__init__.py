@@ -1,0 +1,322 @@
+"""partalloc: processor allocation and job scheduling on partitionable
+parallel machines (hypercubes, k-ary n-cubes, meshes, tori), from Python.
+
+The simulator is the Rust core of partalloc; this package wraps it:
+
+- :class:`Topology` — a machine, ``Topology("torus:8x8x8")``;
+- :func:`strategies` / :func:`policies` — the allocation strategies and
+  scheduling policies with their parameters and sources;
+- :class:`Allocator` — one strategy on one machine: ``allocate``,
+  ``release``, ``occupancy``, faults;
+- :func:`simulate` — one simulation point, the same numbers as
+  ``partalloc simulate``;
+- :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
+- :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
+
+Errors are Python exceptions with the command line's one-line messages:
+``ValueError`` for bad input, :class:`AllocationError` and its subclasses
+for refused allocator operations.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._native import (
+    AllocationError,
+    FaultError,
+    Grant,
+    ReleaseError,
+    Topology,
+    UnsupportedRequestError,
+)
+
+__all__ = [
+    "AllocationError",
+    "Allocator",
+    "FaultError",
+    "Grant",
+    "ReleaseError",
+    "SWF_FIELDS",
+    "Topology",
+    "UnsupportedRequestError",
+    "policies",
+    "read_swf",
+    "read_swf_header",
+    "simulate",
+    "strategies",
+    "write_swf",
+]
+
+__version__ = "0.1.0"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def strategies() -> List[Dict[str, Any]]:
+    """The allocation strategies: name, summary, source, params, topologies."""
+    return _native.strategies()
+
+
+def policies() -> List[Dict[str, Any]]:
+    """The scheduling policies: name, summary, source, params, topologies."""
+    return _native.policies()
+
+
+class Allocator:
+    """One allocation strategy on one machine.
+
+    >>> alloc = Allocator("fsl", "mesh:32x32")
+    >>> g = alloc.allocate(shape=(4, 8))
+    >>> len(g.nodes), alloc.free_nodes
+    (32, 992)
+    >>> alloc.release(g)
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, strategy: str, topology: Union[str, Topology]) -> None:
+        self._inner = _native.Allocator(strategy, topology)
+
+    @property
+    def name(self) -> str:
+        """The strategy's name with its parameters."""
+        return self._inner.name
+
+    @property
+    def topology(self) -> Topology:
+        """The machine."""
+        return self._inner.topology
+
+    @property
+    def free_nodes(self) -> int:
+        """Nodes neither busy nor faulty."""
+        return self._inner.free_nodes
+
+    @property
+    def total_nodes(self) -> int:
+        """Nodes of the machine."""
+        return self._inner.total_nodes
+
+    @property
+    def live_grants(self) -> int:
+        """Grants not yet released."""
+        return self._inner.live_grants
+
+    def allocate(
+        self,
+        *,
+        shape: Optional[Sequence[int]] = None,
+        nodes: Optional[int] = None,
+        subcube: Optional[int] = None,
+        rotate: bool = False,
+    ) -> Optional[Grant]:
+        """Allocates a box of sides ``shape`` (any orientation with
+        ``rotate``), ``nodes`` nodes, or a subcube of dimension ``subcube``.
+
+        Returns the :class:`Grant`, or ``None`` when the machine has no room
+        now. Raises ``ValueError`` for a malformed request and
+        :class:`UnsupportedRequestError` for a request the strategy never
+        serves on this machine (a subcube on a mesh, say).
+        """
+        if shape is not None:
+            shape = [int(s) for s in shape]
+        return self._inner.allocate(shape=shape, nodes=nodes, subcube=subcube, rotate=rotate)
+
+    def release(self, grant: Grant) -> None:
+        """Returns a grant's nodes; :class:`ReleaseError` if it is not live here."""
+        self._inner.release(grant)
+
+    def is_available(self, node: int) -> bool:
+        """Whether ``node`` is neither busy nor faulty."""
+        return self._inner.is_available(node)
+
+    def mark_faulty(self, node: int) -> None:
+        """Takes a free node out of service (:class:`FaultError` if it is
+        busy or the strategy does not handle faults)."""
+        self._inner.mark_faulty(node)
+
+    def repair(self, node: int) -> None:
+        """Returns a faulty node to service."""
+        self._inner.repair(node)
+
+    def _shaped(self, raw: bytes) -> np.ndarray:
+        flat = np.frombuffer(raw, dtype=np.uint8).astype(bool)
+        # Node id = Σ a_i · Π_{j<i} k_j: dimension 0 varies fastest, so the
+        # array indexed [a_0, a_1, …] is the Fortran-order reshape.
+        return flat.reshape(tuple(self.topology.shape), order="F")
+
+    def occupancy(self) -> np.ndarray:
+        """A bool array shaped like the machine, ``True`` where a node is
+        busy: ``occ[x, y]`` on a mesh, ``occ[b0, b1, …]`` (the node's bits)
+        on a hypercube, the same coordinates as :meth:`Topology.coords`."""
+        return self._shaped(self._inner._busy_bytes())
+
+    def faulty(self) -> np.ndarray:
+        """A bool array shaped like the machine, ``True`` where a node is faulty."""
+        return self._shaped(self._inner._faulty_bytes())
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
+def _grant_nodes(grant: Grant) -> np.ndarray:
+    return np.frombuffer(grant._node_bytes(), dtype="<u4").astype(np.int64)
+
+
+# The nodes of a grant: a NumPy array of node ids in increasing order.
+Grant.nodes = property(_grant_nodes)  # type: ignore[attr-defined]
+
+
+_RECORD_DTYPE = np.dtype(
+    [
+        ("id", "<u8"),
+        ("arrival", "<f8"),
+        ("start", "<f8"),
+        ("end", "<f8"),
+        ("wait", "<f8"),
+        ("response", "<f8"),
+        ("numerical_delay", "<f8"),
+        ("topological_delay", "<f8"),
+        ("requested", "<u8"),
+        ("granted", "<u8"),
+        ("partition", object),
+    ]
+)
+
+
+def _table(columns: Dict[str, Any], dtype: np.dtype, as_frame: Optional[bool]) -> Any:
+    arrays = {}
+    n = 0
+    for name in dtype.names:
+        col = columns[name]
+        if isinstance(col, bytes):
+            arrays[name] = np.frombuffer(col, dtype=dtype[name])
+        else:
+            arrays[name] = np.asarray(col, dtype=dtype[name])
+        n = len(arrays[name])
+    if as_frame is None or as_frame:
+        try:
+            import pandas as pd
+        except ImportError:
+            if as_frame:
+                raise
+        else:
+            return pd.DataFrame(arrays, columns=list(dtype.names))
+    out = np.empty(n, dtype=dtype)
+    for name, col in arrays.items():
+        out[name] = col
+    return out
+
+
+def simulate(
+    topology: Union[str, Topology],
+    allocator: str,
+    scheduler: str = "fcfs",
+    *,
+    trace: Optional[PathLike] = None,
+    workload: Optional[Dict[str, Any]] = None,
+    jobs: Optional[int] = None,
+    warmup: int = 0,
+    time: Optional[float] = None,
+    seeds: int = 1,
+    seed: int = 1,
+    mapping: str = "shapes",
+    lenient: bool = False,
+    records: bool = True,
+    as_frame: Optional[bool] = None,
+) -> Tuple[Dict[str, Any], Any]:
+    """Runs one simulation point, exactly as ``partalloc simulate``.
+
+    Either replay a Standard Workload Format ``trace`` (``jobs``: its first
+    jobs only; ``mapping``: ``"shapes"`` or ``"nodes"``), or generate jobs
+    from ``workload``, a dict of the command line's workload options
+    (``load``, ``shapes``, ``sides``, ``max_sides``, ``cube_dims``,
+    ``residence``, ``dependence``, ``allow_saturation``, in the same texts
+    and with the same defaults: ``{"load": 0.6, "residence":
+    "hyper:5,0.95,4"}``) over ``seeds`` replications of ``jobs`` measured
+    jobs each (default 1000), replication r drawing from ChaCha8 stream r
+    of master seed ``seed``.
+
+    Returns ``(summary, records)``. The summary dict has the fields of the
+    command line's JSON report: ``metrics`` (mean and 95% half-width over
+    the seeds) and ``replications`` (every result of each seed). The
+    records are one row per measured job of the first replication: a
+    pandas DataFrame when pandas is installed (or ``as_frame=True``), else
+    a NumPy structured array. The simulation runs without the interpreter
+    lock, so other Python threads go on meanwhile.
+    """
+    summary, columns = _native.simulate(
+        topology,
+        allocator,
+        scheduler,
+        trace=os.fspath(trace) if trace is not None else None,
+        workload=workload,
+        jobs=jobs,
+        warmup=warmup,
+        time=time,
+        seeds=seeds,
+        seed=seed,
+        mapping=mapping,
+        lenient=lenient,
+        records=records,
+    )
+    return summary, _table(columns, _RECORD_DTYPE, as_frame)
+
+
+SWF_FIELDS: Tuple[str, ...] = (
+    "job_number",
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "allocated_processors",
+    "average_cpu_time",
+    "used_memory",
+    "requested_processors",
+    "requested_time",
+    "requested_memory",
+    "status",
+    "user_id",
+    "group_id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding_job",
+    "think_time",
+)
+
+_SWF_DTYPE = np.dtype([(f, "<f8") for f in SWF_FIELDS])
+
+
+def read_swf(path: PathLike, *, lenient: bool = False, as_frame: Optional[bool] = None) -> Any:
+    """Reads a Standard Workload Format trace: one row per record with its
+    18 fields (:data:`SWF_FIELDS`, NaN where the file says -1), as a pandas
+    DataFrame when pandas is installed (header lines in
+    ``.attrs["header"]``), else a NumPy structured array
+    (:func:`read_swf_header` gives the header)."""
+    header, columns = _native.read_swf(os.fspath(path), lenient=lenient)
+    table = _table(dict(columns), _SWF_DTYPE, as_frame)
+    if hasattr(table, "attrs"):
+        table.attrs["header"] = list(header)
+    return table
+
+
+def read_swf_header(path: PathLike) -> List[str]:
+    """The header comment lines of a trace."""
+    header, _ = _native.read_swf(os.fspath(path))
+    return list(header)
+
+
+def write_swf(path: PathLike, table: Any, header: Optional[Sequence[str]] = None) -> None:
+    """Writes a trace from a table with the 18 field columns (a DataFrame, a
+    structured array or a dict of sequences; NaN or negative means unknown)
+    and header lines (default: a DataFrame's ``.attrs["header"]``). The file
+    appears complete or not at all."""
+    columns = [np.asarray(table[f], dtype=np.float64).tolist() for f in SWF_FIELDS]
+    if header is None and hasattr(table, "attrs"):
+        header = table.attrs.get("header")
+    _native.write_swf(os.fspath(path), columns, list(header or []))

@@ -1,0 +1,187 @@
+"""A Gymnasium environment for learned job scheduling on partalloc.
+
+:class:`SchedulingEnv` replays a Standard Workload Format trace, or draws
+a generated workload, on any machine and allocation strategy; the agent is the scheduler. At each
+decision it sees the first ``window`` waiting jobs and a summary of the
+machine, and picks a job of the window to start now, or waits for the next
+event (an arrival or a departure). The simulation underneath is partalloc's
+Rust run loop, stepped once per decision: between two decisions no Python
+code runs, and the observation is written into one preallocated NumPy
+buffer.
+
+Observation (``float32``, ``window × 5 + 4`` values):
+
+- per window slot: present (1/0), requested nodes / machine nodes,
+  requested time / the trace's median requested time, waiting time / the
+  same scale, whether it can be placed now (1/0); zeros for empty slots;
+- machine: free nodes / N, largest placeable request / N (the largest
+  power-of-two request the strategy can grant now), fragmentation
+  1 − largest / free, waiting jobs / window.
+
+Action: ``0 … window−1`` starts that window slot; ``window`` waits.
+:meth:`SchedulingEnv.action_masks` says which are valid now (a job that
+cannot be placed is masked; waiting is masked when no event is left). A
+masked action is not an error: it waits if waiting is valid, else starts
+the first job that can start. Decisions are asked for only when at least
+one window job can start; otherwise the environment moves on by itself.
+
+Reward (``reward=``): ``"slowdown"`` (negative mean bounded slowdown, with
+``bound`` on the service time, default 10), ``"wait"`` (negative mean
+wait) or ``"utilization"``; at the end of the episode
+(``per_step=False``, the default) or per step (``per_step=True``: each
+step gives the share of the episode's value that accrued in it; per-step
+slowdown and wait rewards add up to the episode's, per-step utilization
+rewards to 1 − 1/utilization).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+try:
+    import gymnasium as gym
+    from gymnasium import spaces
+except ImportError as e:  # pragma: no cover - the message is the point
+    raise ImportError(
+        "partalloc.gym needs gymnasium: pip install gymnasium"
+    ) from e
+
+from . import Topology, _native
+
+__all__ = ["SchedulingEnv"]
+
+
+class SchedulingEnv(gym.Env):
+    """Scheduling on a partitionable machine as a Gymnasium environment.
+
+    >>> env = SchedulingEnv(trace="NASA-iPSC-1993-3.1-cln.swf",
+    ...                     topology="hypercube:7", allocator="buddy")
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step(env.window)
+
+    Parameters: ``trace`` (a Standard Workload Format file) or
+    ``workload`` (a generated workload: a dict of the workload options of
+    :func:`partalloc.simulate`, e.g. ``{"load": 0.8}``; each episode draws
+    ``episode_jobs`` jobs, default 1000, from the reset seed), ``topology``,
+    ``allocator`` (a strategy spec such as ``"buddy"`` or
+    ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``reward``,
+    ``per_step``, ``bound``, ``episode_jobs`` (each episode replays this
+    many consecutive jobs from an offset drawn from the reset seed;
+    default: the whole trace), ``mapping`` (``"shapes"``: processor counts
+    become subcubes or near-square boxes; ``"nodes"``: plain counts, for
+    non-contiguous strategies), ``rotate`` (boxes in any orientation),
+    ``lenient`` (skip malformed trace lines).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        trace: Optional[Union[str, "os.PathLike[str]"]] = None,
+        topology: Union[str, Topology] = "hypercube:7",
+        allocator: str = "buddy",
+        *,
+        workload: Optional[Dict[str, Any]] = None,
+        window: int = 16,
+        reward: str = "slowdown",
+        per_step: bool = False,
+        bound: float = 10.0,
+        episode_jobs: Optional[int] = None,
+        mapping: str = "shapes",
+        rotate: bool = False,
+        lenient: bool = False,
+        render_mode: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: use None or 'ansi'")
+        self._core = _native.EnvCore(
+            topology,
+            allocator,
+            trace=os.fspath(trace) if trace is not None else None,
+            workload=workload,
+            window=window,
+            reward=reward,
+            per_step=per_step,
+            episode_jobs=episode_jobs,
+            mapping=mapping,
+            rotate=rotate,
+            bound=bound,
+            lenient=lenient,
+        )
+        self.window = window
+        self.render_mode = render_mode
+        n = self._core.obs_len
+        self.observation_space = spaces.Box(low=0.0, high=np.inf, shape=(n,), dtype=np.float32)
+        self.action_space = spaces.Discrete(window + 1)
+        self._obs = np.zeros(n, dtype=np.float32)
+        self._mask = np.zeros(window + 1, dtype=bool)
+        self._mask_u8 = self._mask.view(np.uint8)
+        self._started = False
+
+    def _load(self, obs: bytes, mask: bytes) -> None:
+        self._obs[:] = np.frombuffer(obs, dtype=np.float32)
+        self._mask_u8[:] = np.frombuffer(mask, dtype=np.uint8)
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is None:
+            # Without a seed, the next offset comes from the environment's own generator.
+            seed = int(self.np_random.integers(0, 2**63 - 1))
+        obs, mask = self._core.reset(seed)
+        self._load(obs, mask)
+        self._started = True
+        return self._obs.copy(), {"action_mask": self._mask.copy()}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        obs, mask, reward, terminated = self._core.step(int(action))
+        self._load(obs, mask)
+        info: Dict[str, Any] = {"action_mask": self._mask.copy()}
+        if terminated:
+            info["episode"] = self._core.stats()
+        return self._obs.copy(), float(reward), bool(terminated), False, info
+
+    def step_fast(self, action: int) -> Tuple[np.ndarray, float, bool]:
+        """:meth:`step` without copies or info: returns the environment's own
+        observation buffer (overwritten by the next step) and mask
+        (:meth:`action_masks` without a copy), for fast rollouts."""
+        obs, mask, reward, terminated = self._core.step(action)
+        self._load(obs, mask)
+        return self._obs, reward, terminated
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions are valid now (``True``: the job can be placed, or
+        waiting is possible)."""
+        return self._mask.copy()
+
+    def stats(self) -> Dict[str, Any]:
+        """The episode so far: decisions, completed jobs, mean bounded
+        slowdown, mean wait, utilization, simulated time, waiting and
+        running jobs."""
+        return self._core.stats()
+
+    def render(self) -> Optional[str]:
+        if self.render_mode != "ansi":
+            return None
+        s = self._core.stats()
+        k = self.window
+        rows = self._obs[: k * 5].reshape(k, 5)
+        m = self._obs[k * 5 :]
+        lines = [
+            f"t={s['time']:.1f} waiting={s['waiting']} running={s['running']} "
+            f"free={m[0]:.3f} largest={m[1]:.3f} fragmentation={m[2]:.3f}"
+        ]
+        for i, r in enumerate(rows):
+            if r[0] > 0:
+                lines.append(
+                    f"  [{i:2d}] nodes={r[1]:.3f} time={r[2]:.2f} wait={r[3]:.2f} "
+                    f"{'placeable' if r[4] > 0 else 'blocked'}"
+                )
+        return "\n".join(lines)

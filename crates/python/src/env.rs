@@ -1,0 +1,529 @@
+//! The core of `partalloc.gym.SchedulingEnv`: the stepped run loop, the
+//! observation and mask encoding and the rewards, all in Rust so that a
+//! step costs one call from Python.
+
+use partalloc_allocators::Request;
+use partalloc_schedulers::RequestMapping;
+use partalloc_simkit::{Stepper, replication_rng};
+use partalloc_topology::Topology as RustTopology;
+use partalloc_workload::Job;
+use partalloc_workload::ShapeMapping;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use crate::alloc::topology_arg;
+use crate::errors::{guard, value_error};
+use crate::sim::{mapping_of, read_trace};
+use crate::sim_generated::Generated;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<EnvCore>()?;
+    m.add("JOB_FEATURES", JOB_FEATURES)?;
+    m.add("MACHINE_FEATURES", MACHINE_FEATURES)?;
+    Ok(())
+}
+
+/// Per window slot: present, nodes/N, requested time/scale, wait/scale,
+/// placeable now.
+const JOB_FEATURES: usize = 5;
+/// Free nodes/N, largest placeable request/N, fragmentation
+/// (1 − largest/free), waiting jobs/window.
+const MACHINE_FEATURES: usize = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reward {
+    Slowdown,
+    Wait,
+    Utilization,
+}
+
+type Run = Stepper<std::vec::IntoIter<Job>>;
+
+/// The environment's state machine (see `partalloc.gym`).
+// One environment is stepped by one thread; `unsendable` keeps it there.
+#[pyclass(module = "partalloc._native", unsendable)]
+#[derive(Debug)]
+pub(crate) struct EnvCore {
+    topology: RustTopology,
+    strategy: String,
+    rotate: bool,
+    jobs: Vec<Job>,
+    /// Draws each episode's jobs instead of slicing `jobs`.
+    generated: Option<Box<Generated>>,
+    episode_jobs: usize,
+    window: usize,
+    reward: Reward,
+    per_step: bool,
+    bound: f64,
+    time_scale: f64,
+    /// Power-of-two node counts as requests, largest first, to measure the
+    /// largest placeable request.
+    ladder: Vec<(u64, Request)>,
+    run: Option<Run>,
+    // Episode bookkeeping.
+    start_time: f64,
+    work: f64,
+    seen: usize,
+    last_time: f64,
+    last_busy: f64,
+    sum_bsld: f64,
+    sum_wait: f64,
+    decisions: u64,
+    largest: Option<u64>,
+    obs: Vec<f32>,
+    mask: Vec<u8>,
+}
+
+/// SplitMix64: a start offset from a seed without a generator dependency.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl EnvCore {
+    fn run_mut(&mut self) -> PyResult<&mut Run> {
+        self.run
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("call reset() before step()"))
+    }
+
+    /// Moves on until a decision is needed: something waits in the window
+    /// and at least one window job can start.
+    fn settle(&mut self) -> PyResult<()> {
+        let k = self.window;
+        let run = self.run_mut()?;
+        loop {
+            if run.is_done() {
+                return Ok(());
+            }
+            let n = run.waiting_len().min(k);
+            let mut any = false;
+            for i in 0..n {
+                if run.can_start(i).map_err(value_error)? {
+                    any = true;
+                    break;
+                }
+            }
+            if any {
+                return Ok(());
+            }
+            if !run.advance().map_err(value_error)? {
+                let id = run.waiting_job(0).map_or(0, |j| j.id);
+                return Err(PyValueError::new_err(format!(
+                    "job {id} can never be started on the empty machine"
+                )));
+            }
+        }
+    }
+
+    fn largest_placeable(&mut self) -> PyResult<u64> {
+        if let Some(l) = self.largest {
+            return Ok(l);
+        }
+        let Some(run) = self.run.as_mut() else {
+            return Ok(0);
+        };
+        let free = run.allocator().free_nodes() as u64;
+        let mut best = 0;
+        for (n, req) in &self.ladder {
+            if *n <= free && run.probe(req).map_err(value_error)? {
+                best = *n;
+                break;
+            }
+        }
+        self.largest = Some(best);
+        Ok(best)
+    }
+
+    /// Fills `obs` and `mask` for the current state.
+    fn encode(&mut self) -> PyResult<()> {
+        let k = self.window;
+        let nodes = self.topology.num_nodes() as f32;
+        let scale = self.time_scale;
+        let largest = self.largest_placeable()? as f32;
+        let mut obs = std::mem::take(&mut self.obs);
+        let mut mask = std::mem::take(&mut self.mask);
+        let run = self.run_mut()?;
+        let now = run.now();
+        let n = run.waiting_len().min(k);
+        let waiting = run.waiting_len();
+        let has_events = run.has_events();
+        let free = run.allocator().free_nodes() as f32;
+        obs.fill(0.0);
+        mask.fill(0);
+        for i in 0..n {
+            let placeable = run.can_start(i).map_err(value_error)?;
+            let Some(job) = run.waiting_job(i) else { break };
+            let f = &mut obs[i * JOB_FEATURES..(i + 1) * JOB_FEATURES];
+            f[0] = 1.0;
+            f[1] = job.nodes() as f32 / nodes;
+            f[2] = (job.estimate.unwrap_or(job.service) / scale) as f32;
+            f[3] = ((now - job.arrival) / scale) as f32;
+            f[4] = f32::from(u8::from(placeable));
+            mask[i] = u8::from(placeable);
+        }
+        mask[k] = u8::from(has_events);
+        let m = &mut obs[k * JOB_FEATURES..];
+        m[0] = free / nodes;
+        m[1] = largest / nodes;
+        m[2] = if free > 0.0 {
+            1.0 - largest / free
+        } else {
+            0.0
+        };
+        m[3] = waiting as f32 / k as f32;
+        self.obs = obs;
+        self.mask = mask;
+        Ok(())
+    }
+
+    /// Takes in the jobs completed since the last call; returns the per-step
+    /// reward for them.
+    fn account(&mut self) -> f64 {
+        let Some(run) = self.run.as_ref() else {
+            return 0.0;
+        };
+        let new = &run.completions()[self.seen..];
+        let (mut bsld, mut wait) = (0.0, 0.0);
+        for c in new {
+            bsld += c.bounded_slowdown(self.bound);
+            wait += c.start - c.arrival;
+        }
+        self.seen = run.completions().len();
+        self.sum_bsld += bsld;
+        self.sum_wait += wait;
+        let n = self.episode_len() as f64;
+        let nodes = self.topology.num_nodes() as f64;
+        let (dt, dbusy) = (run.now() - self.last_time, run.busy_area() - self.last_busy);
+        self.last_time = run.now();
+        self.last_busy = run.busy_area();
+        match self.reward {
+            Reward::Slowdown => -bsld / n,
+            Reward::Wait => -wait / n,
+            Reward::Utilization if self.work > 0.0 => -(nodes * dt - dbusy) / self.work,
+            Reward::Utilization => 0.0,
+        }
+    }
+
+    fn episode_len(&self) -> usize {
+        if self.generated.is_some() {
+            return self.episode_jobs;
+        }
+        self.episode_jobs.min(self.jobs.len()).max(1)
+    }
+
+    /// The jobs of the episode for `seed`.
+    fn episode(&self, seed: Option<u64>) -> Vec<Job> {
+        let len = self.episode_len();
+        if let Some(g) = &self.generated {
+            let mut rng = replication_rng(seed.unwrap_or(0), 0);
+            return g.workload().jobs(&mut rng).take(len).collect();
+        }
+        let room = self.jobs.len() - len;
+        let offset = match seed {
+            Some(s) if room > 0 => (mix(s) % (room as u64 + 1)) as usize,
+            _ => 0,
+        };
+        self.jobs[offset..offset + len].to_vec()
+    }
+
+    fn utilization(&self) -> f64 {
+        let Some(run) = self.run.as_ref() else {
+            return 0.0;
+        };
+        let span = run.now() - self.start_time;
+        if span > 0.0 {
+            run.busy_area() / (self.topology.num_nodes() as f64 * span)
+        } else {
+            0.0
+        }
+    }
+
+    fn episode_reward(&self) -> f64 {
+        let n = self.seen.max(1) as f64;
+        match self.reward {
+            Reward::Slowdown => -self.sum_bsld / n,
+            Reward::Wait => -self.sum_wait / n,
+            Reward::Utilization => self.utilization(),
+        }
+    }
+}
+
+#[pymethods]
+impl EnvCore {
+    #[new]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the keyword arguments of the Python API"
+    )]
+    fn new(
+        topology: &Bound<'_, PyAny>,
+        allocator: &str,
+        trace: Option<std::path::PathBuf>,
+        workload: Option<&Bound<'_, PyDict>>,
+        window: usize,
+        reward: &str,
+        per_step: bool,
+        episode_jobs: Option<usize>,
+        mapping: &str,
+        rotate: bool,
+        bound: f64,
+        lenient: bool,
+    ) -> PyResult<Self> {
+        let topology = topology_arg(topology)?;
+        // Build once so that a bad strategy fails here.
+        guard(|| partalloc_allocators::registry::build(allocator, &topology).map_err(value_error))?;
+        if window == 0 {
+            return Err(PyValueError::new_err("window must be at least 1"));
+        }
+        if !(bound.is_finite() && bound > 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "bound {bound}: the slowdown bound must be a positive number"
+            )));
+        }
+        let reward = match reward {
+            "slowdown" => Reward::Slowdown,
+            "wait" => Reward::Wait,
+            "utilization" => Reward::Utilization,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "reward {other:?}: use \"slowdown\" (negative mean bounded slowdown), \"wait\" (negative mean wait) or \"utilization\""
+                )));
+            }
+        };
+        let map = mapping_of(mapping, &topology)?;
+        let (jobs, generated, episode_jobs) = match (trace, workload) {
+            (Some(trace), None) => {
+                let (jobs, _) = read_trace(&trace, map, lenient)?;
+                if jobs.is_empty() {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: the trace has no usable job",
+                        trace.display()
+                    )));
+                }
+                let n = match episode_jobs {
+                    Some(0) => {
+                        return Err(PyValueError::new_err("episode_jobs must be at least 1"));
+                    }
+                    Some(n) => n.min(jobs.len()),
+                    None => jobs.len(),
+                };
+                (jobs, None, n)
+            }
+            (None, Some(w)) => {
+                let n = episode_jobs.unwrap_or(1000);
+                if n == 0 {
+                    return Err(PyValueError::new_err("episode_jobs must be at least 1"));
+                }
+                let g = Generated::parse(Some(w), &topology, Some(n as u64), 0)?;
+                // A sample fixes the time scale of the observation.
+                let mut rng = replication_rng(0, 0);
+                let sample: Vec<Job> = g.workload().jobs(&mut rng).take(1000).collect();
+                (sample, Some(Box::new(g)), n)
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "give either trace= (replay a file) or workload= (generate jobs), not both",
+                ));
+            }
+        };
+        let mut services: Vec<f64> = jobs
+            .iter()
+            .map(|j| j.estimate.unwrap_or(j.service))
+            .collect();
+        services.sort_by(f64::total_cmp);
+        let time_scale = services
+            .get(services.len() / 2)
+            .copied()
+            .filter(|&x| x > 0.0)
+            .unwrap_or(1.0);
+        let shapes = ShapeMapping::for_topology(&topology);
+        let req_map = RequestMapping { rotate };
+        let mut ladder = Vec::new();
+        let total = topology.num_nodes() as u64;
+        let mut n = total.next_power_of_two();
+        while n >= 1 {
+            if n <= total
+                && let Ok(shape) = if mapping == "nodes" {
+                    map.shape_for(n)
+                } else {
+                    shapes.shape_for(n)
+                }
+            {
+                ladder.push((n, req_map.request(&shape)));
+            }
+            n /= 2;
+        }
+        Ok(Self {
+            topology,
+            strategy: allocator.to_owned(),
+            rotate,
+            jobs,
+            generated,
+            episode_jobs,
+            window,
+            reward,
+            per_step,
+            bound,
+            time_scale,
+            ladder,
+            run: None,
+            start_time: 0.0,
+            work: 0.0,
+            seen: 0,
+            last_time: 0.0,
+            last_busy: 0.0,
+            sum_bsld: 0.0,
+            sum_wait: 0.0,
+            decisions: 0,
+            largest: None,
+            obs: vec![0.0; window * JOB_FEATURES + MACHINE_FEATURES],
+            mask: vec![0; window + 1],
+        })
+    }
+
+    /// The number of actions: one per window slot, then "wait".
+    #[getter]
+    fn n_actions(&self) -> usize {
+        self.window + 1
+    }
+
+    /// The length of the observation vector.
+    #[getter]
+    fn obs_len(&self) -> usize {
+        self.obs.len()
+    }
+
+    /// Jobs in the trace.
+    #[getter]
+    fn trace_jobs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Starts an episode: the whole trace, or `episode_jobs` consecutive
+    /// jobs from an offset drawn from `seed`. Returns `(obs, mask)` bytes.
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        guard(|| {
+            let slice = self.episode(seed);
+            self.start_time = slice.first().map_or(0.0, |j| j.arrival);
+            self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
+            let alloc = partalloc_allocators::registry::build(&self.strategy, &self.topology)
+                .map_err(value_error)?;
+            let mut run = Stepper::new(alloc, slice)
+                .map_err(value_error)?
+                .with_mapping(RequestMapping {
+                    rotate: self.rotate,
+                });
+            run.advance().map_err(value_error)?;
+            self.last_time = run.now();
+            self.last_busy = 0.0;
+            self.run = Some(run);
+            self.seen = 0;
+            self.sum_bsld = 0.0;
+            self.sum_wait = 0.0;
+            self.decisions = 0;
+            self.largest = None;
+            self.settle()?;
+            self.largest = None;
+            self.account();
+            self.encode()
+        })?;
+        Ok((
+            PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
+            PyBytes::new(py, &self.mask),
+        ))
+    }
+
+    /// Applies `action` (a window slot to start, or `window` to wait; a
+    /// masked action waits if waiting is possible, else starts the first
+    /// job that can start). Returns `(obs, mask, reward, terminated)`.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        action: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64, bool)> {
+        let (reward, done) = guard(|| {
+            let k = self.window;
+            let valid = self.mask.get(action).copied() == Some(1);
+            let wait_ok = self.mask.get(k).copied() == Some(1);
+            let run = self.run_mut()?;
+            if run.is_done() {
+                return Err(PyValueError::new_err(
+                    "the episode is over; call reset() to start another",
+                ));
+            }
+            if valid && action < k {
+                run.start(action).map_err(value_error)?;
+            } else if valid || wait_ok {
+                run.advance().map_err(value_error)?;
+            } else {
+                let n = run.waiting_len().min(k);
+                for i in 0..n {
+                    if run.can_start(i).map_err(value_error)? {
+                        run.start(i).map_err(value_error)?;
+                        break;
+                    }
+                }
+            }
+            self.decisions += 1;
+            self.largest = None;
+            self.settle()?;
+            let done = self.run.as_ref().is_some_and(Stepper::is_done);
+            let step_reward = self.account();
+            let reward = if self.per_step {
+                step_reward
+            } else if done {
+                self.episode_reward()
+            } else {
+                0.0
+            };
+            self.encode()?;
+            Ok((reward, done))
+        })?;
+        Ok((
+            PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
+            PyBytes::new(py, &self.mask),
+            reward,
+            done,
+        ))
+    }
+
+    /// The episode so far: decisions, completed jobs, mean bounded
+    /// slowdown, mean wait, utilization, simulated time.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let n = self.seen.max(1) as f64;
+        d.set_item("decisions", self.decisions)?;
+        d.set_item("completed", self.seen)?;
+        d.set_item("episode_jobs", self.episode_len())?;
+        d.set_item("mean_bounded_slowdown", self.sum_bsld / n)?;
+        d.set_item("mean_wait", self.sum_wait / n)?;
+        d.set_item("utilization", self.utilization())?;
+        let (now, waiting, running) = self
+            .run
+            .as_ref()
+            .map_or((0.0, 0, 0), |r| (r.now(), r.waiting_len(), r.running_len()));
+        d.set_item("time", now)?;
+        d.set_item("waiting", waiting)?;
+        d.set_item("running", running)?;
+        Ok(d)
+    }
+}
+
+/// The observation as little-endian bytes.
+fn bytemuck_f32(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}

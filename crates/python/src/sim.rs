@@ -1,0 +1,292 @@
+//! `simulate`: one simulation point, set up as the command line's
+//! `partalloc simulate` does, so both give the same numbers.
+
+use std::fs;
+use std::io::BufReader;
+use std::path::Path;
+
+use partalloc_simkit::{ConfidenceInterval, Report, Results, SimConfig, Simulation, Stop};
+use partalloc_topology::Topology as RustTopology;
+use partalloc_workload::Job;
+use partalloc_workload::ShapeMapping;
+use partalloc_workload::swf::{SwfError, SwfReader};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::alloc::topology_arg;
+use crate::errors::{guard, value_error};
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    Ok(())
+}
+
+/// A metric's name and how to read it from a replication's results.
+type Metric = (&'static str, fn(&Results) -> f64);
+
+/// The metrics of the command line's summary, in its order.
+const METRICS: &[Metric] = &[
+    ("mean_response", |r| r.mean_response),
+    ("mean_wait", |r| r.mean_wait),
+    ("mean_numerical_delay", |r| r.mean_numerical_delay),
+    ("mean_topological_delay", |r| r.mean_topological_delay),
+    ("mean_service", |r| r.mean_service),
+    ("utilization", |r| r.utilization),
+    ("useful_utilization", |r| r.useful_utilization),
+    ("miss_rate", |r| r.miss_rate),
+    ("mean_internal_fragmentation", |r| {
+        r.mean_internal_fragmentation
+    }),
+    ("mean_queue_length", |r| r.mean_queue_length),
+    ("throughput", |r| r.throughput),
+    ("completed", |r| r.completed as f64),
+];
+
+/// The mapping named as on the command line.
+pub(crate) fn mapping_of(name: &str, topology: &RustTopology) -> PyResult<ShapeMapping> {
+    match name {
+        "shapes" => Ok(ShapeMapping::for_topology(topology)),
+        "nodes" => Ok(ShapeMapping::nodes_of(topology)),
+        other => Err(PyValueError::new_err(format!(
+            "mapping {other:?}: use \"shapes\" (subcubes or the most square box) or \"nodes\" (plain counts)"
+        ))),
+    }
+}
+
+/// Reads a whole trace as jobs, with the command line's messages; returns
+/// the jobs sorted by arrival (ties in file order) and the skipped count.
+pub(crate) fn read_trace(
+    path: &Path,
+    mapping: ShapeMapping,
+    lenient: bool,
+) -> PyResult<(Vec<Job>, u64)> {
+    let file =
+        fs::File::open(path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+    let swf = |e: SwfError| PyValueError::new_err(format!("{}: {e}", path.display()));
+    let reader = SwfReader::new(BufReader::new(file))
+        .map_err(swf)?
+        .lenient(lenient);
+    let mut jobs = reader.jobs(mapping);
+    let mut out = Vec::new();
+    while let Some(j) = jobs.next() {
+        match j {
+            Ok(j) => out.push(j),
+            Err(e) => {
+                let line = jobs.reader().line();
+                return Err(match e {
+                    e @ (SwfError::Unusable { .. } | SwfError::Mapping { .. }) => {
+                        PyValueError::new_err(format!("{}: line {line}: {e}", path.display()))
+                    }
+                    e => swf(e),
+                });
+            }
+        }
+    }
+    let skipped = jobs.reader().skipped();
+    out.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    Ok((out, skipped))
+}
+
+fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("completed", r.completed)?;
+    d.set_item("span", r.span)?;
+    d.set_item("mean_response", r.mean_response)?;
+    d.set_item("mean_wait", r.mean_wait)?;
+    d.set_item("mean_service", r.mean_service)?;
+    d.set_item("mean_numerical_delay", r.mean_numerical_delay)?;
+    d.set_item("mean_topological_delay", r.mean_topological_delay)?;
+    d.set_item("utilization", r.utilization)?;
+    d.set_item("useful_utilization", r.useful_utilization)?;
+    d.set_item("attempts", r.attempts)?;
+    d.set_item("valid_attempts", r.valid_attempts)?;
+    d.set_item("misses", r.misses)?;
+    d.set_item("miss_rate", r.miss_rate)?;
+    d.set_item("mean_requested", r.mean_requested)?;
+    d.set_item("mean_granted", r.mean_granted)?;
+    d.set_item("mean_internal_fragmentation", r.mean_internal_fragmentation)?;
+    d.set_item("mean_queue_length", r.mean_queue_length)?;
+    d.set_item("mean_in_system", r.mean_in_system)?;
+    d.set_item("throughput", r.throughput)?;
+    Ok(d)
+}
+
+/// The per-job records of a report as columns: little-endian bytes for
+/// the numbers and a list of texts for the partitions.
+fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let n = report.jobs.len();
+    let f64s = |f: fn(&partalloc_simkit::JobRecord) -> f64| -> Vec<u8> {
+        let mut v = Vec::with_capacity(n * 8);
+        for j in &report.jobs {
+            v.extend_from_slice(&f(j).to_le_bytes());
+        }
+        v
+    };
+    let u64s = |f: fn(&partalloc_simkit::JobRecord) -> u64| -> Vec<u8> {
+        let mut v = Vec::with_capacity(n * 8);
+        for j in &report.jobs {
+            v.extend_from_slice(&f(j).to_le_bytes());
+        }
+        v
+    };
+    d.set_item("id", PyBytes::new(py, &u64s(|j| j.id)))?;
+    d.set_item("arrival", PyBytes::new(py, &f64s(|j| j.arrival)))?;
+    d.set_item("start", PyBytes::new(py, &f64s(|j| j.start)))?;
+    d.set_item("end", PyBytes::new(py, &f64s(|j| j.end)))?;
+    d.set_item("wait", PyBytes::new(py, &f64s(|j| j.wait)))?;
+    d.set_item("response", PyBytes::new(py, &f64s(|j| j.response)))?;
+    d.set_item(
+        "numerical_delay",
+        PyBytes::new(py, &f64s(|j| j.numerical_delay)),
+    )?;
+    d.set_item(
+        "topological_delay",
+        PyBytes::new(py, &f64s(|j| j.wait - j.numerical_delay)),
+    )?;
+    d.set_item("requested", PyBytes::new(py, &u64s(|j| j.requested)))?;
+    d.set_item("granted", PyBytes::new(py, &u64s(|j| j.granted)))?;
+    let parts: Vec<String> = report
+        .jobs
+        .iter()
+        .map(|j| j.partition.to_string())
+        .collect();
+    d.set_item("partition", parts)?;
+    Ok(d)
+}
+
+/// What `simulate` was asked to run, once parsed.
+enum Source {
+    Trace(Vec<Job>),
+    Generated(Box<crate::sim_generated::Generated>),
+}
+
+/// Runs one simulation point; returns `(summary, record columns)`.
+#[pyfunction]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors the keyword arguments of the Python API"
+)]
+fn simulate<'py>(
+    py: Python<'py>,
+    topology: &Bound<'py, PyAny>,
+    allocator: &str,
+    scheduler: &str,
+    trace: Option<std::path::PathBuf>,
+    workload: Option<&Bound<'py, PyDict>>,
+    jobs: Option<u64>,
+    warmup: u64,
+    time: Option<f64>,
+    seeds: u64,
+    seed: u64,
+    mapping: &str,
+    lenient: bool,
+    records: bool,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let topology = topology_arg(topology)?;
+    if let Some(t) = time
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(PyValueError::new_err(format!(
+            "--time {t}: the stop time must be a finite number at least 0"
+        )));
+    }
+    let (source, description, seeds) = match (&trace, workload) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "give either trace= (replay a file) or workload= (generate jobs), not both",
+            ));
+        }
+        (Some(path), None) => {
+            if seeds != 1 {
+                return Err(PyValueError::new_err(
+                    "seeds applies to generated workloads; a trace runs once",
+                ));
+            }
+            let map = mapping_of(mapping, &topology)?;
+            let (mut all, skipped) = read_trace(path, map, lenient)?;
+            if let Some(n) = jobs {
+                all.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+            }
+            let skipped = if skipped > 0 {
+                format!(", {skipped} malformed lines skipped")
+            } else {
+                String::new()
+            };
+            let text = format!(
+                "trace {} ({} jobs, {mapping} mapping{skipped})",
+                path.display(),
+                all.len()
+            );
+            (Source::Trace(all), text, 1)
+        }
+        (None, w) => {
+            let g = crate::sim_generated::Generated::parse(w, &topology, jobs, warmup)?;
+            let text = g.describe(&topology);
+            (Source::Generated(Box::new(g)), text, seeds)
+        }
+    };
+    let allocator = allocator.to_owned();
+    let scheduler = scheduler.to_owned();
+    // The long part runs without the interpreter lock.
+    let reports: Vec<Report> = py.allow_threads(|| {
+        guard(|| match source {
+            Source::Trace(all) => {
+                let config = SimConfig {
+                    stop: Stop { jobs: None, time },
+                    warmup,
+                    record_jobs: records,
+                    measure_search_time: true,
+                };
+                let r = Simulation::by_name(topology, &allocator, &scheduler, all, config)
+                    .map_err(value_error)?
+                    .run()
+                    .map_err(value_error)?;
+                Ok(vec![r])
+            }
+            Source::Generated(g) => g.run(
+                &topology, &allocator, &scheduler, time, seeds, seed, records,
+            ),
+        })
+    })?;
+    let Some(first) = reports.first() else {
+        return Err(PyValueError::new_err("no replication ran"));
+    };
+    let summary = PyDict::new(py);
+    summary.set_item("topology", topology.to_string())?;
+    summary.set_item("nodes", topology.num_nodes())?;
+    summary.set_item("allocator", &first.allocator)?;
+    summary.set_item("scheduler", &first.scheduler)?;
+    summary.set_item("workload", description)?;
+    summary.set_item("seeds", seeds)?;
+    summary.set_item("seed", seed)?;
+    let metrics = PyList::empty(py);
+    for (name, get) in METRICS {
+        let xs: Vec<f64> = reports.iter().map(|r| get(&r.results)).collect();
+        let ci = ConfidenceInterval::from_samples(&xs, 0.95).map_err(value_error)?;
+        let m = PyDict::new(py);
+        m.set_item("metric", *name)?;
+        m.set_item("mean", ci.mean)?;
+        m.set_item("half_width", ci.half_width)?;
+        m.set_item("n", ci.n)?;
+        metrics.append(m)?;
+    }
+    summary.set_item("metrics", metrics)?;
+    let n = reports.len() as f64;
+    let search: f64 = reports
+        .iter()
+        .map(|r| r.search_time.mean_seconds_per_job)
+        .sum::<f64>()
+        / n
+        * 1e6;
+    summary.set_item("search_time_us_per_job", search)?;
+    let reps = PyList::empty(py);
+    for r in &reports {
+        reps.append(results_dict(py, &r.results)?)?;
+    }
+    summary.set_item("replications", reps)?;
+    let columns = record_columns(py, first)?;
+    Ok((summary, columns))
+}

@@ -1,0 +1,50 @@
+"""Shared fixtures: the repository's NASA trace and the partalloc tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+NASA = ROOT / "data" / "traces" / "NASA-iPSC-1993-3.1-cln.swf"
+
+
+@pytest.fixture(scope="session")
+def nasa() -> Path:
+    assert NASA.is_file(), f"{NASA} is missing"
+    return NASA
+
+
+@pytest.fixture(scope="session")
+def small_trace(tmp_path_factory: pytest.TempPathFactory, nasa: Path) -> Path:
+    """The first 500 jobs of the NASA trace, with its header."""
+    out = tmp_path_factory.mktemp("trace") / "nasa-500.swf"
+    lines, jobs = [], 0
+    with open(nasa) as f:
+        for line in f:
+            if not line.startswith(";"):
+                jobs += 1
+                if jobs > 500:
+                    break
+            lines.append(line)
+    out.write_text("".join(lines))
+    return out
+
+
+@pytest.fixture(scope="session")
+def cli() -> str:
+    """The partalloc tool: $PARTALLOC_CLI, else the workspace's build."""
+    exe = os.environ.get("PARTALLOC_CLI")
+    if exe:
+        return exe
+    for profile in ("release", "debug"):
+        p = ROOT / "target" / profile / "partalloc"
+        if p.is_file():
+            return str(p)
+    found = shutil.which("partalloc")
+    if found:
+        return found
+    pytest.skip("the partalloc tool is not built (cargo build -p partalloc-cli, or set PARTALLOC_CLI)")

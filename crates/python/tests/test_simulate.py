@@ -1,0 +1,200 @@
+"""simulate gives exactly what `partalloc simulate` prints for the same
+settings: every result of every replication, bit for bit, and the same
+per-job records."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import pytest
+
+import partalloc as pa
+
+
+def run_cli(cli: str, args: List[str], tmp_path: Path) -> Dict[str, Any]:
+    out = subprocess.run(
+        [cli, "simulate", *args, "--format", "json", "--jobs-csv", str(tmp_path / "jobs.csv")],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout)
+
+
+def same(a: Dict[str, Any], b: Dict[str, Any]) -> None:
+    # Wall-clock time is the one value that is not deterministic.
+    a, b = dict(a), dict(b)
+    a.pop("search_time_us_per_job")
+    b.pop("search_time_us_per_job")
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    "topology,allocator,scheduler,mapping",
+    [
+        ("hypercube:7", "buddy", "fcfs", "shapes"),
+        ("hypercube:7", "partner-ext[delta=2]", "easy-backfilling", "shapes"),
+        ("mesh:16x8", "fsl", "fcfs", "shapes"),
+        ("mesh:16x8", "paging", "fcfs", "nodes"),
+    ],
+)
+def test_trace_equals_the_tool(
+    cli: str, small_trace: Path, tmp_path: Path, topology: str, allocator: str, scheduler: str, mapping: str
+) -> None:
+    expected = run_cli(
+        cli,
+        ["-t", topology, "-a", allocator, "-s", scheduler, "--trace", str(small_trace), "--mapping", mapping],
+        tmp_path,
+    )
+    summary, records = pa.simulate(topology, allocator, scheduler, trace=small_trace, mapping=mapping)
+    same(summary, expected)
+    with open(tmp_path / "jobs.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(records) > 0
+    for name in ("id", "requested", "granted"):
+        assert [int(r[name]) for r in rows] == records[name].tolist()
+    for name in ("arrival", "start", "end", "wait", "response", "numerical_delay", "topological_delay"):
+        assert [float(r[name]) for r in rows] == records[name].tolist()
+    assert [r["partition"] for r in rows] == records["partition"].tolist()
+
+
+def test_warmup_time_and_job_limits_equal_the_tool(cli: str, nasa: Path, tmp_path: Path) -> None:
+    args = ["-t", "hypercube:7", "-a", "gray-code", "--trace", str(nasa), "--jobs", "800", "--warmup", "100", "--time", "400000"]
+    expected = run_cli(cli, args, tmp_path)
+    summary, _ = pa.simulate(
+        "hypercube:7", "gray-code", trace=nasa, jobs=800, warmup=100, time=400000.0, records=False
+    )
+    same(summary, expected)
+    assert summary["replications"][0]["completed"] > 0
+
+
+def test_records_as_a_structured_array(small_trace: Path) -> None:
+    summary, arr = pa.simulate("hypercube:7", "buddy", trace=small_trace, as_frame=False)
+    assert isinstance(arr, np.ndarray) and arr.dtype.names[0] == "id"
+    assert len(arr) == summary["replications"][0]["completed"] == 500
+    np.testing.assert_allclose(arr["response"], arr["end"] - arr["arrival"])
+    mean = next(m["mean"] for m in summary["metrics"] if m["metric"] == "mean_response")
+    assert mean == pytest.approx(arr["response"].mean())
+
+
+def test_bad_settings_raise_the_tools_messages(small_trace: Path) -> None:
+    with pytest.raises(ValueError, match=r'^unknown scheduling policy "nope"'):
+        pa.simulate("hypercube:7", "buddy", "nope", trace=small_trace)
+    with pytest.raises(ValueError, match=r"^--time -1: the stop time must be a finite number at least 0"):
+        pa.simulate("hypercube:7", "buddy", trace=small_trace, time=-1.0)
+    with pytest.raises(OSError, match="nowhere.swf"):
+        pa.simulate("hypercube:7", "buddy", trace="nowhere.swf")
+    with pytest.raises(ValueError, match="not both"):
+        pa.simulate("hypercube:7", "buddy", trace=small_trace, workload={"load": 0.5})
+    with pytest.raises(ValueError, match=r'^mapping "boxes"'):
+        pa.simulate("hypercube:7", "buddy", trace=small_trace, mapping="boxes")
+
+
+def test_a_long_run_releases_the_interpreter_lock(nasa: Path) -> None:
+    ticks = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        start = time.perf_counter()
+        pa.simulate("hypercube:7", "multiple-gray-code", trace=nasa, records=False)
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        t.join()
+    during = [x for x in ticks if start < x < end]
+    # The other thread kept running while the simulation did.
+    assert len(during) >= 3, (end - start, len(during))
+
+
+@pytest.mark.parametrize(
+    "topology,allocator,scheduler,workload,flags",
+    [
+        (
+            "mesh:16x16",
+            "fsl",
+            "fcfs",
+            {"load": 0.6, "residence": "hyper:1,0.95,4"},
+            ["--load", "0.6", "--residence", "hyper:1,0.95,4"],
+        ),
+        (
+            "hypercube:8",
+            "partner",
+            "scan",
+            {"load": 0.4, "shapes": "cube", "cube_dims": "uniform:0-5", "dependence": "independent"},
+            ["--load", "0.4", "--shapes", "cube", "--cube-dims", "uniform:0-5", "--dependence", "independent"],
+        ),
+        (
+            "torus:8x8",
+            "first-fit",
+            "easy-backfilling",
+            {"load": 0.5, "shapes": "sides", "sides": "exponential", "max_sides": "4x8"},
+            ["--load", "0.5", "--shapes", "sides", "--sides", "exponential", "--max-sides", "4x8"],
+        ),
+    ],
+)
+def test_generated_workloads_equal_the_tool(
+    cli: str, tmp_path: Path, topology: str, allocator: str, scheduler: str, workload: Dict[str, Any], flags: List[str]
+) -> None:
+    expected = run_cli(
+        cli,
+        ["-t", topology, "-a", allocator, "-s", scheduler, *flags, "--jobs", "300", "--warmup", "20", "--seeds", "3", "--seed", "7"],
+        tmp_path,
+    )
+    summary, records = pa.simulate(
+        topology, allocator, scheduler, workload=workload, jobs=300, warmup=20, seeds=3, seed=7
+    )
+    same(summary, expected)
+    assert len(summary["replications"]) == 3
+    with open(tmp_path / "jobs.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["response"]) for r in rows] == records["response"].tolist()
+
+
+def test_generated_workload_errors_name_the_option() -> None:
+    with pytest.raises(ValueError, match=r'^--residence "exp:x": '):
+        pa.simulate("mesh:8x8", "fsl", workload={"residence": "exp:x"})
+    with pytest.raises(ValueError, match=r"^offered load 1.2 is at least 1: .*allow_saturation=True"):
+        pa.simulate("mesh:8x8", "fsl", workload={"load": 1.2})
+    with pytest.raises(ValueError, match=r'^unknown workload option "rho"; known options: load, '):
+        pa.simulate("mesh:8x8", "fsl", workload={"rho": 0.5})
+    with pytest.raises(ValueError, match=r"^workload: shape law cube:uniform: "):
+        pa.simulate("mesh:8x8", "fsl", workload={"shapes": "cube"})
+    with pytest.raises(ValueError, match=r"^--jobs must be at least 1"):
+        pa.simulate("mesh:8x8", "fsl", workload={}, jobs=0)
+    with pytest.raises(ValueError, match=r"^give trace="):
+        pa.simulate("mesh:8x8", "fsl")
+    # Saturation studies are allowed when asked for.
+    summary, _ = pa.simulate("mesh:8x8", "fsl", workload={"load": 1.2, "allow_saturation": True}, jobs=50)
+    assert summary["replications"][0]["completed"] == 50
+
+
+@pytest.mark.parametrize(
+    "args,call",
+    [
+        (["-t", "mesh:0x3", "-a", "fsl"], lambda t: pa.simulate("mesh:0x3", "fsl", trace=t)),
+        (["-t", "mesh:8x8", "-a", "fsl[x=1]"], lambda t: pa.simulate("mesh:8x8", "fsl[x=1]", trace=t)),
+        (["-t", "mesh:8x8", "-a", "fsl", "-s", "lifo"], lambda t: pa.simulate("mesh:8x8", "fsl", "lifo", trace=t)),
+    ],
+)
+def test_error_messages_are_the_tools_lines(cli: str, small_trace: Path, args: List[str], call) -> None:
+    out = subprocess.run([cli, "simulate", *args, "--trace", str(small_trace)], capture_output=True, text=True)
+    assert out.returncode != 0
+    line = out.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: ")
+    with pytest.raises(ValueError) as e:
+        call(small_trace)
+    assert str(e.value) == line[len("error: ") :]

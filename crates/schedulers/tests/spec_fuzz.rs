@@ -1,0 +1,195 @@
+//! Randomized input for `registry::build`, the path of every
+//! `--scheduler` flag and `schedulers = […]` list.
+//!
+//! 10,000 policy descriptions per run (`ProptestConfig::with_cases(10_000)`)
+//! from a grammar over the registered names, their parameters and the
+//! values their documentation names, edge numbers and garbage, plus
+//! mutations of valid descriptions, on 8 small machines. Each must give
+//! either a policy with an empty queue whose canonical name builds the
+//! same policy again, or an error naming the policy and the parameter at
+//! fault — never a panic.
+
+use partalloc_allocators::SpecError;
+use partalloc_schedulers::registry::{self, PolicyBuildError};
+use partalloc_topology::Topology;
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+
+const VALID: &[&str] = &[
+    "fcfs",
+    "scan[direction=down,arrivals=same-pass]",
+    "lazy[threshold=3]",
+    "m-fcfs[threshold=dynamic]",
+    "fcfs[rotate=true]",
+    "easy",
+];
+
+const PIECES: &[&str] = &[
+    "[",
+    "]",
+    "=",
+    ",",
+    " ",
+    "\0",
+    "0",
+    "-0",
+    "1",
+    "-2",
+    "0.5",
+    "1e400",
+    "NaN",
+    "inf",
+    "never",
+    "true",
+    "false",
+    "99999999999999999999",
+    "é",
+    "🦀",
+    "",
+];
+
+const MACHINES: &[&str] = &[
+    "hypercube:0",
+    "hypercube:4",
+    "mesh:1",
+    "mesh:4x4",
+    "mesh:3x5",
+    "torus:4x4",
+    "kary:3^3",
+    "mesh:2x2x2",
+];
+
+fn doc_words() -> Vec<String> {
+    let mut words: Vec<String> = registry::policies()
+        .flat_map(|s| s.params)
+        .flat_map(|p| {
+            p.doc
+                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
+                .chain([p.default])
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+fn param_names() -> Vec<&'static str> {
+    let mut names: Vec<_> = registry::policies()
+        .flat_map(|s| s.params)
+        .map(|p| p.name)
+        .chain(["bogus", ""])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+fn policy_names() -> Vec<&'static str> {
+    registry::policies()
+        .map(|s| s.name)
+        .chain(["sjf", "FCFS", ""])
+        .collect()
+}
+
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => select(doc_words()),
+        2 => select(PIECES).prop_map(str::to_owned),
+        1 => any::<f64>().prop_map(|x| x.to_string()),
+        1 => any::<i64>().prop_map(|n| n.to_string()),
+        1 => ".{0,6}",
+    ]
+}
+
+fn grammar() -> impl Strategy<Value = String> {
+    (
+        select(policy_names()),
+        prop::collection::vec((select(param_names()), value()), 0..4),
+    )
+        .prop_map(|(name, params)| {
+            if params.is_empty() {
+                return name.to_owned();
+            }
+            let items: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name}[{}]", items.join(","))
+        })
+}
+
+/// One edit of `text` at the character boundary chosen by `at`.
+fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    let i = bounds[at.index(bounds.len())];
+    let next = bounds.iter().copied().find(|&b| b > i);
+    match (op % 3, next) {
+        (0, _) => text.insert_str(i, piece),
+        (1, Some(j)) => text.replace_range(i..j, ""),
+        (_, Some(j)) => text.replace_range(i..j, piece),
+        (_, None) => text.push_str(piece),
+    }
+}
+
+fn mutated() -> impl Strategy<Value = String> {
+    (
+        select(VALID),
+        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..5),
+    )
+        .prop_map(|(base, edits)| {
+            let mut text = base.to_owned();
+            for (op, at, piece) in edits {
+                mutate(&mut text, op, at, piece);
+            }
+            text
+        })
+}
+
+/// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.
+fn escaped(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// 10,000 descriptions (3 in 4 from the grammar, 1 in 4 mutated).
+    #[test]
+    fn policies_build_or_name_what_is_wrong(
+        text in prop_oneof![3 => grammar(), 1 => mutated()],
+        machine in select(MACHINES),
+    ) {
+        let topo: Topology = machine.parse().map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        match registry::build(&text, &topo) {
+            Ok(s) => {
+                prop_assert_eq!(s.queue_len(), 0);
+                let again = registry::build(&s.name(), &topo)
+                    .map_err(|e| TestCaseError::fail(format!("{} does not build again: {e}", s.name())))?;
+                prop_assert_eq!(again.name(), s.name());
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                match &e {
+                    PolicyBuildError::Spec(SpecError::Malformed { text: t, .. }) => {
+                        prop_assert_eq!(t, &text);
+                        prop_assert!(msg.contains(&format!("{text:?}")), "{}", msg);
+                    }
+                    PolicyBuildError::Spec(SpecError::UnknownParameter { param, .. }) => {
+                        prop_assert!(msg.contains(&format!("{param:?}")), "{msg}");
+                    }
+                    PolicyBuildError::Spec(SpecError::InvalidValue { param, value, .. }) => {
+                        prop_assert!(msg.contains(param.as_str()) && msg.contains(&format!("{value:?}")), "{msg}");
+                    }
+                    _ => {}
+                }
+                if let Ok(spec) = text.parse::<partalloc_allocators::StrategySpec>() {
+                    prop_assert!(msg.contains(&escaped(spec.name())), "{text:?} on {machine}: {msg}");
+                }
+            }
+        }
+    }
+}

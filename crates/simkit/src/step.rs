@@ -1,0 +1,543 @@
+//! The run loop with the decisions left to the caller.
+//!
+//! A [`Stepper`] holds a machine, an allocator and a job source like a
+//! [`Simulation`](crate::Simulation), but has no scheduler: between events
+//! the caller looks at the waiting jobs ([`Stepper::waiting`]), asks which
+//! could start now ([`Stepper::can_start`]), starts the one it chooses
+//! ([`Stepper::start`]) and, when it wants no more starts, moves on to the
+//! next event time ([`Stepper::advance`]). This is the loop a learned
+//! scheduler is trained in: one call per decision and nothing else to do
+//! per event.
+//!
+//! At an event time, departures are processed before arrivals; every job
+//! that arrives at that time is queued before the caller decides.
+//!
+//! ```
+//! use partalloc_simkit::step::Stepper;
+//! use partalloc_topology::Topology;
+//! use partalloc_workload::{Job, JobShape};
+//!
+//! let machine: Topology = "hypercube:2".parse()?;
+//! let alloc = partalloc_allocators::registry::build("buddy", &machine)?;
+//! let jobs = [(1, 0.0, 1, 2.0), (2, 0.0, 2, 1.0)].map(|(id, arrival, dim, service)| {
+//!     Job::new(id, arrival, JobShape::Cube { dim }, service)
+//! });
+//! let mut s = Stepper::new(alloc, jobs)?;
+//! s.advance()?; // t = 0: both jobs wait.
+//! assert_eq!(s.waiting().len(), 2);
+//! // Shortest job first: J2 (the whole 2-cube, 1 time unit) then J1.
+//! assert!(s.start(1)?);
+//! assert!(!s.can_start(0)?); // the machine is full
+//! s.advance()?; // t = 1: J2 leaves.
+//! assert!(s.start(0)?);
+//! while s.advance()? {}
+//! assert!(s.is_done());
+//! assert_eq!(s.completions()[1].start, 1.0);
+//! assert_eq!(s.now(), 3.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_allocators::{AllocError, Allocator, Grant, Request};
+use partalloc_schedulers::{RequestMapping, ScheduleError};
+use partalloc_workload::Job;
+
+use crate::run::SimError;
+use crate::{Calendar, CalendarError};
+
+/// A job that has completed under a [`Stepper`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Completion {
+    /// Job id.
+    pub id: u64,
+    /// Arrival time.
+    pub arrival: f64,
+    /// Start time.
+    pub start: f64,
+    /// End time.
+    pub end: f64,
+    /// Requested nodes.
+    pub requested: u64,
+    /// Granted nodes.
+    pub granted: u64,
+}
+
+impl Completion {
+    /// Bounded slowdown max(1, response / max(service, `bound`)), the
+    /// usual measure of scheduling quality for traces with very short jobs.
+    #[must_use]
+    pub fn bounded_slowdown(&self, bound: f64) -> f64 {
+        let service = self.end - self.start;
+        ((self.end - self.arrival) / service.max(bound)).max(1.0)
+    }
+}
+
+/// A waiting job and its request, with the last answer to "can it start?".
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    job: Job,
+    request: Request,
+    /// `Some(answer)` while the machine has not changed since it was asked.
+    placeable: Option<bool>,
+}
+
+#[derive(Debug)]
+struct Running {
+    job: Job,
+    grant: Grant,
+    start: f64,
+}
+
+/// The run loop stepped by the caller's decisions (see the [module
+/// docs](self)).
+#[derive(Debug)]
+pub struct Stepper<I: Iterator<Item = Job>> {
+    alloc: Box<dyn Allocator>,
+    mapping: RequestMapping,
+    source: I,
+    next_arrival: Option<Job>,
+    previous_arrival: f64,
+    departures: Calendar<u32>,
+    slots: Vec<Option<Running>>,
+    vacant: Vec<u32>,
+    waiting: Vec<Waiting>,
+    completions: Vec<Completion>,
+    now: f64,
+    busy_nodes: u64,
+    busy_area: f64,
+}
+
+impl<I: Iterator<Item = Job>> Stepper<I> {
+    /// A stepper over `source` (jobs in non-decreasing arrival order) on the
+    /// allocator's machine, at time 0 with nothing queued: call
+    /// [`advance`](Self::advance) to reach the first arrival.
+    ///
+    /// # Errors
+    /// The first job has a bad arrival time.
+    pub fn new(
+        alloc: Box<dyn Allocator>,
+        source: impl IntoIterator<IntoIter = I>,
+    ) -> Result<Self, SimError> {
+        let mut s = Self {
+            alloc,
+            mapping: RequestMapping::default(),
+            source: source.into_iter(),
+            next_arrival: None,
+            previous_arrival: f64::NEG_INFINITY,
+            departures: Calendar::with_capacity(256),
+            slots: Vec::new(),
+            vacant: Vec::new(),
+            waiting: Vec::new(),
+            completions: Vec::new(),
+            now: 0.0,
+            busy_nodes: 0,
+            busy_area: 0.0,
+        };
+        s.pull()?;
+        Ok(s)
+    }
+
+    /// Box requests accept any orientation when `rotate` is set.
+    #[must_use]
+    pub fn with_mapping(mut self, mapping: RequestMapping) -> Self {
+        self.mapping = mapping;
+        for w in &mut self.waiting {
+            w.request = mapping.request(&w.job.shape);
+            w.placeable = None;
+        }
+        self
+    }
+
+    fn pull(&mut self) -> Result<(), SimError> {
+        self.next_arrival = match self.source.next() {
+            Some(job) => {
+                if !job.arrival.is_finite() || job.arrival < 0.0 {
+                    return Err(ScheduleError::BadJob {
+                        job: job.id,
+                        what: "arrival time",
+                        value: job.arrival,
+                    }
+                    .into());
+                }
+                if !job.service.is_finite() || job.service < 0.0 {
+                    return Err(ScheduleError::BadJob {
+                        job: job.id,
+                        what: "service time",
+                        value: job.service,
+                    }
+                    .into());
+                }
+                if job.arrival < self.previous_arrival {
+                    return Err(SimError::Unordered {
+                        id: job.id,
+                        arrival: job.arrival,
+                        previous: self.previous_arrival,
+                    });
+                }
+                self.previous_arrival = job.arrival;
+                Some(job)
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// The allocator (to look at the machine; decisions go through the
+    /// stepper).
+    #[must_use]
+    pub fn allocator(&self) -> &dyn Allocator {
+        self.alloc.as_ref()
+    }
+
+    /// The current simulated time.
+    #[must_use]
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The waiting jobs in arrival order.
+    pub fn waiting(&self) -> impl ExactSizeIterator<Item = &Job> + '_ {
+        self.waiting.iter().map(|w| &w.job)
+    }
+
+    /// The number of waiting jobs.
+    #[must_use]
+    pub fn waiting_len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// The `index`-th waiting job.
+    #[must_use]
+    pub fn waiting_job(&self, index: usize) -> Option<&Job> {
+        self.waiting.get(index).map(|w| &w.job)
+    }
+
+    /// The jobs started and not yet completed.
+    #[must_use]
+    pub fn running_len(&self) -> usize {
+        self.slots.len() - self.vacant.len()
+    }
+
+    /// Nodes held by running jobs.
+    #[must_use]
+    pub fn busy_nodes(&self) -> u64 {
+        self.busy_nodes
+    }
+
+    /// Busy node·time from time 0 to [`now`](Self::now).
+    #[must_use]
+    pub fn busy_area(&self) -> f64 {
+        self.busy_area
+    }
+
+    /// The arrival time of the next job not yet queued.
+    #[must_use]
+    pub fn next_arrival(&self) -> Option<f64> {
+        self.next_arrival.as_ref().map(|j| j.arrival)
+    }
+
+    /// The completed jobs, in completion order.
+    #[must_use]
+    pub fn completions(&self) -> &[Completion] {
+        &self.completions
+    }
+
+    /// Whether events remain: a job still to arrive or one running.
+    #[must_use]
+    pub fn has_events(&self) -> bool {
+        self.next_arrival.is_some() || !self.departures.is_empty()
+    }
+
+    /// Whether the run is over: nothing waits, runs or remains to arrive.
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.waiting.is_empty() && !self.has_events()
+    }
+
+    /// Whether the `index`-th waiting job could start now. The allocator is
+    /// asked at most once per job between two changes of the machine (it
+    /// allocates and at once releases); a job asking for more nodes than
+    /// are free is refused without asking.
+    ///
+    /// # Errors
+    /// The allocator refuses to take back its own grant.
+    pub fn can_start(&mut self, index: usize) -> Result<bool, SimError> {
+        let free = self.alloc.free_nodes() as u64;
+        let Some(w) = self.waiting.get_mut(index) else {
+            return Ok(false);
+        };
+        if let Some(answer) = w.placeable {
+            return Ok(answer);
+        }
+        let answer = if w.request.node_count() > free {
+            false
+        } else {
+            match self.alloc.allocate(&w.request) {
+                Ok(g) => {
+                    self.alloc.release(&g)?;
+                    true
+                }
+                Err(_) => false,
+            }
+        };
+        w.placeable = Some(answer);
+        Ok(answer)
+    }
+
+    /// Whether the allocator could grant `request` now (it allocates and at
+    /// once releases): to measure the machine, e.g. its largest free
+    /// partition.
+    ///
+    /// # Errors
+    /// The allocator refuses to take back its own grant.
+    pub fn probe(&mut self, request: &Request) -> Result<bool, SimError> {
+        if request.node_count() > self.alloc.free_nodes() as u64 {
+            return Ok(false);
+        }
+        match self.alloc.allocate(request) {
+            Ok(g) => {
+                self.alloc.release(&g)?;
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Starts the `index`-th waiting job now if the allocator grants it a
+    /// partition; `false` (and nothing changed) if not, or if there is no
+    /// such job.
+    ///
+    /// # Errors
+    /// A departure time the calendar refuses.
+    pub fn start(&mut self, index: usize) -> Result<bool, SimError> {
+        let Some(w) = self.waiting.get(index) else {
+            return Ok(false);
+        };
+        if w.placeable == Some(false) {
+            return Ok(false);
+        }
+        let grant = match self.alloc.allocate(&w.request) {
+            Ok(g) => g,
+            Err(AllocError::NoRoom { .. }) => {
+                self.waiting[index].placeable = Some(false);
+                return Ok(false);
+            }
+            Err(source) => {
+                return Err(ScheduleError::Unservable {
+                    job: w.job.id,
+                    source,
+                }
+                .into());
+            }
+        };
+        let job = self.waiting.remove(index).job;
+        self.invalidate();
+        self.busy_nodes += grant.granted_nodes();
+        let depart = self.now + job.service;
+        let run = Running {
+            job,
+            grant,
+            start: self.now,
+        };
+        let slot = match self.vacant.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(run);
+                i
+            }
+            None => {
+                self.slots.push(Some(run));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.departures
+            .schedule(depart, slot)
+            .map_err(|e: CalendarError| SimError::Calendar(e))?;
+        Ok(true)
+    }
+
+    fn invalidate(&mut self) {
+        for w in &mut self.waiting {
+            w.placeable = None;
+        }
+    }
+
+    /// Moves to the next event time and processes every event at it
+    /// (departures, then arrivals). Returns `false`, changing nothing, when
+    /// no event remains.
+    ///
+    /// # Errors
+    /// A job out of arrival order or with bad times, or an allocator that
+    /// refuses to take back its own grant.
+    pub fn advance(&mut self) -> Result<bool, SimError> {
+        let t = match (self.departures.peek_time(), self.next_arrival()) {
+            (Some(d), Some(a)) => d.min(a),
+            (Some(d), None) => d,
+            (None, Some(a)) => a,
+            (None, None) => return Ok(false),
+        };
+        self.busy_area += self.busy_nodes as f64 * (t - self.now);
+        self.now = t;
+        let mut changed = false;
+        while self.departures.peek_time() == Some(t) {
+            let Some((_, slot)) = self.departures.pop() else {
+                break;
+            };
+            let Some(r) = self.slots.get_mut(slot as usize).and_then(Option::take) else {
+                continue;
+            };
+            self.vacant.push(slot);
+            self.alloc.release(&r.grant)?;
+            self.busy_nodes -= r.grant.granted_nodes();
+            self.completions.push(Completion {
+                id: r.job.id,
+                arrival: r.job.arrival,
+                start: r.start,
+                end: t,
+                requested: r.grant.requested_nodes(),
+                granted: r.grant.granted_nodes(),
+            });
+            changed = true;
+        }
+        if changed {
+            self.invalidate();
+        }
+        while self.next_arrival().is_some_and(|a| a == t) {
+            if let Some(job) = self.next_arrival.take() {
+                self.waiting.push(Waiting {
+                    job,
+                    request: self.mapping.request(&job.shape),
+                    placeable: None,
+                });
+            }
+            self.pull()?;
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SimConfig, Simulation};
+    use partalloc_topology::Topology;
+    use partalloc_workload::JobShape;
+
+    fn job(id: u64, arrival: f64, dim: u32, service: f64) -> Job {
+        Job::new(id, arrival, JobShape::Cube { dim }, service)
+    }
+
+    fn stepper(jobs: Vec<Job>) -> Stepper<std::vec::IntoIter<Job>> {
+        let machine: Topology = "hypercube:3".parse().unwrap_or_else(|_| unreachable!());
+        let alloc = partalloc_allocators::registry::build("buddy", &machine)
+            .unwrap_or_else(|_| unreachable!());
+        Stepper::new(alloc, jobs).unwrap_or_else(|_| unreachable!())
+    }
+
+    /// Starting the head whenever it fits is FCFS: the stepper must give
+    /// the run loop's own FCFS results on a mixed stream.
+    #[test]
+    fn head_first_decisions_reproduce_the_fcfs_run_loop() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let jobs: Vec<Job> = (0..200u64)
+            .map(|i| {
+                job(
+                    i + 1,
+                    (i / 3) as f64 * 0.7,
+                    (i * 7 % 4) as u32,
+                    1.0 + (i * 13 % 5) as f64,
+                )
+            })
+            .collect();
+        let mut s = stepper(jobs.clone());
+        while s.advance()? {
+            while s.waiting_len() > 0 && s.start(0)? {}
+        }
+        assert!(s.is_done());
+        let machine: Topology = "hypercube:3".parse()?;
+        let report = Simulation::by_name(
+            machine,
+            "buddy",
+            "fcfs",
+            jobs,
+            SimConfig {
+                measure_search_time: false,
+                record_jobs: true,
+                ..SimConfig::default()
+            },
+        )?
+        .run()?;
+        assert_eq!(s.completions().len(), 200);
+        let mut mine: Vec<(u64, f64, f64)> = s
+            .completions()
+            .iter()
+            .map(|c| (c.id, c.start, c.end))
+            .collect();
+        let mut theirs: Vec<(u64, f64, f64)> =
+            report.jobs.iter().map(|r| (r.id, r.start, r.end)).collect();
+        mine.sort_by_key(|x| x.0);
+        theirs.sort_by_key(|x| x.0);
+        assert_eq!(mine, theirs);
+        let util = s.busy_area() / (8.0 * s.now());
+        assert!((util - report.results.utilization).abs() < 1e-12);
+        Ok(())
+    }
+
+    #[test]
+    fn a_refused_start_changes_nothing_and_probes_agree_with_starts()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = stepper(vec![
+            job(1, 0.0, 3, 5.0),
+            job(2, 0.0, 0, 1.0),
+            job(3, 1.0, 3, 1.0),
+        ]);
+        assert!(s.advance()?);
+        assert_eq!(s.now(), 0.0);
+        assert!(s.can_start(0)? && s.can_start(1)?);
+        assert!(s.start(1)?);
+        // The 3-cube no longer fits once a node is taken.
+        assert!(!s.can_start(0)?);
+        assert!(!s.start(0)?);
+        assert!(!s.start(7)?);
+        assert!(s.probe(&Request::subcube(2))? && !s.probe(&Request::subcube(3))?);
+        assert_eq!(s.allocator().free_nodes(), 7);
+        assert_eq!(
+            (s.waiting_len(), s.running_len(), s.busy_nodes()),
+            (1, 1, 1)
+        );
+        assert!(s.advance()?); // t = 1: J2 leaves, J3 arrives.
+        assert_eq!(s.now(), 1.0);
+        assert_eq!(s.waiting().map(|j| j.id).collect::<Vec<_>>(), [1, 3]);
+        assert!(s.can_start(1)?);
+        assert!(s.start(1)?);
+        assert!(!s.can_start(0)?);
+        assert!(s.advance()?);
+        assert!(s.start(0)?);
+        assert!(s.advance()?);
+        assert!(!s.advance()?);
+        assert!(s.is_done());
+        assert_eq!(s.now(), 7.0);
+        // J1 waited 2 for 5 of service: slowdown 7/5; J2 none.
+        assert_eq!(s.completions()[2].bounded_slowdown(1.0), 7.0 / 5.0);
+        assert_eq!(s.completions()[0].bounded_slowdown(10.0), 1.0);
+        Ok(())
+    }
+
+    #[test]
+    fn bad_jobs_are_refused_with_the_run_loops_errors() {
+        let machine: Topology = "hypercube:3".parse().unwrap_or_else(|_| unreachable!());
+        let alloc = || {
+            partalloc_allocators::registry::build("buddy", &machine)
+                .unwrap_or_else(|_| unreachable!())
+        };
+        let e = Stepper::new(alloc(), vec![job(1, -1.0, 0, 1.0)]).err();
+        assert!(e.is_some_and(|e| e.to_string().contains("arrival time")));
+        let mut s = Stepper::new(alloc(), vec![job(1, 2.0, 0, 1.0), job(2, 1.0, 0, 1.0)])
+            .unwrap_or_else(|_| unreachable!());
+        let e = s.advance().err();
+        assert!(e.is_some_and(|e| e.to_string().contains("sort the source by arrival")));
+        let mut s =
+            Stepper::new(alloc(), vec![job(1, 0.0, 4, 1.0)]).unwrap_or_else(|_| unreachable!());
+        assert!(s.advance().is_ok());
+        assert!(s.start(0).is_err());
+    }
+}

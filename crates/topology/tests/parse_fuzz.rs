@@ -1,0 +1,201 @@
+//! Randomized input for `Topology::from_str`, the parser behind every
+//! `--topology` flag and `topology = "…"` line of an experiment file.
+//!
+//! Two suites of 10,000 cases each (20,000 inputs per run): strings drawn
+//! from a grammar of near-valid descriptions (families in any case, sizes
+//! from 0 to far past `u32::MAX`, odd separators), and valid descriptions
+//! mutated by inserting, deleting or replacing characters. Each input must
+//! give either a machine that prints back to itself and has at most
+//! `MAX_NODES` nodes, or an error whose message quotes the input — never a
+//! panic.
+
+use partalloc_topology::{MAX_NODES, Topology};
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+
+/// Valid descriptions the mutation suite starts from.
+const VALID: &[&str] = &[
+    "hypercube:10",
+    "cube:0",
+    "mesh:64x64",
+    "mesh:40000x40000",
+    "torus:8x8x8",
+    "kary:16^3",
+    "kary-mesh:4^2",
+    "kary-torus:4^3",
+    "mesh:1",
+    "torus:2X3×5",
+    "hypercube:31",
+];
+
+/// Pieces inserted by mutations and used as sizes by the grammar: the
+/// separators the parser splits on, numbers at the edges of `u32`, signs,
+/// exponents, whitespace, control and multi-byte characters.
+const PIECES: &[&str] = &[
+    ":",
+    "x",
+    "X",
+    "×",
+    "^",
+    "-",
+    "+",
+    ".",
+    " ",
+    "\t",
+    "\n",
+    "\0",
+    "0",
+    "1",
+    "2",
+    "31",
+    "32",
+    "4294967295",
+    "4294967296",
+    "2147483648",
+    "99999999999999999999999999",
+    "-1",
+    "1e3",
+    "é",
+    "🦀",
+    "\u{202e}",
+    "\u{ffff}",
+    "",
+];
+
+fn number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0u32..70).prop_map(|n| n.to_string()),
+        any::<u32>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        select(PIECES).prop_map(str::to_owned),
+        "[0-9]{0,30}",
+    ]
+}
+
+fn family() -> impl Strategy<Value = String> {
+    prop_oneof![
+        select(
+            &[
+                "hypercube",
+                "cube",
+                "mesh",
+                "torus",
+                "kary",
+                "kary-mesh",
+                "kary-torus",
+                "MESH",
+                "Torus",
+                " kary ",
+            ][..]
+        )
+        .prop_map(str::to_owned),
+        "[a-zA-Z-]{0,12}",
+        ".{0,4}",
+    ]
+}
+
+/// A description from the grammar `family ':' size`, where size is a list
+/// of numbers joined by a side separator or `K^N`.
+fn grammar() -> impl Strategy<Value = String> {
+    let sides = (
+        prop::collection::vec(number(), 1..20),
+        select(&["x", "X", "×", ",", "^", ""][..]),
+    )
+        .prop_map(|(nums, sep)| nums.join(sep));
+    (
+        family(),
+        select(&[":", "", "::", " : "][..]),
+        prop_oneof![
+            sides,
+            (number(), number()).prop_map(|(k, n)| format!("{k}^{n}"))
+        ],
+    )
+        .prop_map(|(f, colon, size)| format!("{f}{colon}{size}"))
+}
+
+/// One edit of `text` at the character boundary chosen by `at`.
+fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    let i = bounds[at.index(bounds.len())];
+    let next = bounds.iter().copied().find(|&b| b > i);
+    match (op % 3, next) {
+        (0, _) => text.insert_str(i, piece),
+        (1, Some(j)) => text.replace_range(i..j, ""),
+        (_, Some(j)) => text.replace_range(i..j, piece),
+        (_, None) => text.push_str(piece),
+    }
+}
+
+fn mutated() -> impl Strategy<Value = String> {
+    (
+        select(VALID),
+        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..6),
+    )
+        .prop_map(|(base, edits)| {
+            let mut text = base.to_owned();
+            for (op, at, piece) in edits {
+                mutate(&mut text, op, at, piece);
+            }
+            text
+        })
+}
+
+/// The property every input must meet.
+fn check(text: &str) -> Result<(), TestCaseError> {
+    match text.parse::<Topology>() {
+        Ok(t) => {
+            prop_assert!(t.num_nodes() as u64 <= MAX_NODES, "{text:?} gave {t}");
+            let again: Topology = t
+                .to_string()
+                .parse()
+                .map_err(|e| TestCaseError::fail(format!("{t} does not parse back: {e}")))?;
+            prop_assert_eq!(again, t);
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            prop_assert!(
+                msg.contains(&format!("{text:?}")),
+                "the error for {text:?} does not quote it: {msg}"
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// 10,000 descriptions from the grammar.
+    #[test]
+    fn grammar_inputs_parse_or_name_the_input(text in grammar()) {
+        check(&text)?;
+    }
+
+    /// 10,000 mutations of valid descriptions.
+    #[test]
+    fn mutated_inputs_parse_or_name_the_input(text in mutated()) {
+        check(&text)?;
+    }
+}
+
+/// The checks above are not vacuous: these inputs reach both outcomes.
+#[test]
+fn edges_of_the_grammar() {
+    check("mesh:40000x40000").unwrap();
+    assert!("mesh:65536x65536".parse::<Topology>().is_err());
+    // 65536^8 = 2^128 overflowed the node count before it was compared.
+    for bad in [
+        "mesh:0x4",
+        "hypercube:40",
+        "kary:2^4000000000",
+        "torus:3×",
+        "kary:65536^8",
+    ] {
+        let msg = bad.parse::<Topology>().unwrap_err().to_string();
+        assert!(msg.contains(&format!("{bad:?}")), "{msg}");
+    }
+}
