@@ -57,6 +57,7 @@ mod ledger;
 pub mod mesh;
 mod occupancy;
 pub mod paging;
+pub mod pod;
 pub mod registry;
 mod request;
 mod spec;

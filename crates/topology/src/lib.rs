@@ -58,6 +58,7 @@ mod kary_gray;
 mod nodeset;
 mod orientation;
 mod partition_step;
+pub mod pod;
 mod products;
 pub mod slurm;
 mod subtorus;

@@ -1,0 +1,594 @@
+//! Slice allocation on accelerator pods ([`partalloc_topology::pod`]).
+//!
+//! Three strategies share [`PodAllocator`]:
+//!
+//! - [`PodPolicy::FirstFit`] (static wiring): the first free placement,
+//!   bases in node-id order (dimension 0 fastest) and, at each base, the
+//!   orientations in [`orientations`] order; placements run across the
+//!   torus edge.
+//! - [`PodPolicy::BestFit`] (static wiring, catalogue-keeping): among all
+//!   free placements, the one after which the catalogue stays most
+//!   placeable. Score: the vector, largest catalogue shape first, of the
+//!   number of free placements of that shape after the tentative grant;
+//!   the lexicographically greatest wins, ties go to the first in
+//!   first-fit order.
+//! - [`PodPolicy::Reconfigurable`] (optical switches between cubes): a
+//!   shape whose sides are multiples of the cube's is served by the
+//!   lowest-id wholly free, fault-free cubes, joined in that order, with
+//!   wrap-around in every dimension; a shape that fits in a cube is placed
+//!   first fit inside one cube, cubes already partly used first (lowest id),
+//!   then empty ones, without wrap-around.
+//!
+//! Every grant is a [`Partition::Boxes`]; [`PodAllocator::layout`] says per
+//! dimension ring or line and, for whole-cube slices, the cubes in join
+//! order.
+//!
+//! ```
+//! use partalloc_allocators::pod::PodAllocator;
+//! use partalloc_allocators::{Allocator, Request};
+//! use partalloc_topology::pod::{LinkKind, Pod};
+//!
+//! let mut a = PodAllocator::reconfigurable(Pod::preset("tpu-v4")?);
+//! let g = a.allocate(&Request::boxed(&[4, 4, 8])?)?;
+//! let layout = a.layout(&g)?;
+//! assert_eq!(layout.cubes, vec![0, 1]);
+//! assert_eq!(layout.links, vec![LinkKind::Ring; 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod measures;
+#[cfg(test)]
+mod tests;
+
+pub use measures::{ShapeMeasure, pod_measures, stranded_chips};
+
+use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
+use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology};
+
+use crate::{
+    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+};
+
+/// Which pod strategy a [`PodAllocator`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PodPolicy {
+    /// Static wiring, first fit with wrap-around.
+    FirstFit,
+    /// Static wiring, the placement that keeps the catalogue most placeable.
+    BestFit,
+    /// Reconfigurable wiring: whole cubes by lowest id, sub-cube slices
+    /// packed into partly used cubes first.
+    Reconfigurable,
+}
+
+/// What a grant is made of, beyond its chips.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SliceLayout {
+    /// The granted shape (after rotation).
+    pub shape: Coords,
+    /// Per dimension, wrap-around or not.
+    pub links: Vec<LinkKind>,
+    /// For whole-cube slices of a reconfigurable pod, the cube ids in join
+    /// order (cube ids number the cube grid like node ids number chips);
+    /// empty otherwise.
+    pub cubes: Vec<u32>,
+}
+
+/// The distinct permutations of `shape` (only `shape` itself unless
+/// `rotate`) that fit in a torus of `sides`: identity first, then in
+/// lexicographic order of the permuted sides.
+#[must_use]
+pub fn orientations(shape: &Coords, rotate: bool, sides: &[u32]) -> Vec<Coords> {
+    let mut out = vec![*shape];
+    if rotate {
+        let mut sorted = *shape;
+        sorted.as_mut_slice().sort_unstable();
+        let mut all = vec![sorted];
+        let mut cur = sorted;
+        while next_permutation(cur.as_mut_slice()) {
+            all.push(cur);
+        }
+        for c in all {
+            if c != *shape {
+                out.push(c);
+            }
+        }
+    }
+    out.retain(|o| o.len() == sides.len() && o.iter().zip(sides).all(|(e, k)| e <= k));
+    out
+}
+
+fn next_permutation(v: &mut [u32]) -> bool {
+    let n = v.len();
+    if n < 2 {
+        return false;
+    }
+    let mut i = n - 1;
+    while i > 0 && v[i - 1] >= v[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = n - 1;
+    while v[j] <= v[i - 1] {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
+
+/// Calls `f` with every chip of the (possibly wrapping) box at `base` with
+/// `ext` on a torus of `sides`; stops early when `f` returns false.
+/// Returns whether every call returned true.
+pub(crate) fn all_chips(
+    sides: &[u32],
+    base: &[u32],
+    ext: &[u32],
+    mut f: impl FnMut(NodeId) -> bool,
+) -> bool {
+    let n = sides.len();
+    let mut off = [0u32; partalloc_topology::MAX_DIMS];
+    loop {
+        let mut id = 0u32;
+        for d in (0..n).rev() {
+            id = id * sides[d] + (base[d] + off[d]) % sides[d];
+        }
+        if !f(id) {
+            return false;
+        }
+        let mut d = 0;
+        loop {
+            if d == n {
+                return true;
+            }
+            off[d] += 1;
+            if off[d] < ext[d] {
+                break;
+            }
+            off[d] = 0;
+            d += 1;
+        }
+    }
+}
+
+/// Slice allocation on a pod; see the module documentation.
+#[derive(Debug)]
+pub struct PodAllocator {
+    pod: Pod,
+    topology: Topology,
+    policy: PodPolicy,
+    busy: NodeSet,
+    faulty: NodeSet,
+    ledger: GrantLedger<SliceLayout>,
+}
+
+impl PodAllocator {
+    fn with(pod: Pod, policy: PodPolicy) -> Self {
+        let topology = Topology::Grid(*pod.grid());
+        let n = pod.grid().num_nodes();
+        Self {
+            pod,
+            topology,
+            policy,
+            busy: NodeSet::new(n),
+            faulty: NodeSet::new(n),
+            ledger: GrantLedger::new(),
+        }
+    }
+
+    /// Static first fit with wrap-around (the pod's wiring is not checked:
+    /// it runs any pod as if its links were fixed).
+    #[must_use]
+    pub fn first_fit(pod: Pod) -> Self {
+        Self::with(pod, PodPolicy::FirstFit)
+    }
+
+    /// Static catalogue-keeping best fit.
+    #[must_use]
+    pub fn best_fit(pod: Pod) -> Self {
+        Self::with(pod, PodPolicy::BestFit)
+    }
+
+    /// Reconfigurable cube allocation. A pod without cubes is treated as one
+    /// cube.
+    #[must_use]
+    pub fn reconfigurable(pod: Pod) -> Self {
+        Self::with(pod, PodPolicy::Reconfigurable)
+    }
+
+    /// The pod.
+    #[must_use]
+    pub fn pod(&self) -> &Pod {
+        &self.pod
+    }
+
+    /// Ring/line per dimension and joined cubes of a live grant.
+    ///
+    /// # Errors
+    /// The grant is not live here.
+    pub fn layout(&self, grant: &Grant) -> Result<&SliceLayout, ReleaseError> {
+        self.ledger.get(grant.id())
+    }
+
+    fn unavailable(&self, id: NodeId) -> bool {
+        self.busy.contains(id) || self.faulty.contains(id)
+    }
+
+    /// The catalogue shape a request asks for, or why it is refused.
+    fn shape_of(&self, request: &Request) -> Result<(Coords, bool), AllocError> {
+        let invalid = |reason: String| AllocError::Invalid {
+            request: *request,
+            reason,
+        };
+        let cat = self.pod.catalogue();
+        match *request {
+            Request::Box { sides, rotate } => {
+                let rotate = rotate || self.pod.rotates();
+                if sides.len() != self.pod.grid().dims() {
+                    return Err(invalid(format!(
+                        "the pod has {} dimensions",
+                        self.pod.grid().dims()
+                    )));
+                }
+                let listed = orientations(&sides, rotate, self.pod.grid().sides().as_slice())
+                    .iter()
+                    .any(|o| cat.check(o.as_slice()).is_ok());
+                if listed {
+                    Ok((sides, rotate))
+                } else {
+                    Err(invalid(
+                        cat.check(sides.as_slice())
+                            .err()
+                            .map_or_else(String::new, |e| e.to_string()),
+                    ))
+                }
+            }
+            Request::Nodes { count } => cat
+                .round_up(u64::from(count))
+                .map(|s| (s, self.pod.rotates()))
+                .map_err(|e| invalid(e.to_string())),
+            _ => Err(AllocError::Unsupported {
+                strategy: "pod",
+                request: *request,
+                reason: "pods take box (slice shape) or node-count requests",
+            }),
+        }
+    }
+
+    fn placement_free(&self, base: &[u32], ext: &[u32]) -> bool {
+        all_chips(self.pod.grid().sides().as_slice(), base, ext, |c| {
+            !self.unavailable(c)
+        })
+    }
+
+    /// Every free static placement, in first-fit order.
+    fn static_candidates(&self, shape: &Coords, rotate: bool) -> Vec<(Coords, Coords)> {
+        let grid = self.pod.grid();
+        let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
+        let mut out = Vec::new();
+        for id in 0..grid.num_nodes() as NodeId {
+            let Ok(base) = grid.coords_of(id) else {
+                continue;
+            };
+            for o in &orients {
+                if self.placement_free(base.as_slice(), o.as_slice()) {
+                    out.push((base, *o));
+                }
+            }
+        }
+        out
+    }
+
+    fn static_first(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let grid = self.pod.grid();
+        let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
+        for id in 0..grid.num_nodes() as NodeId {
+            let Ok(base) = grid.coords_of(id) else {
+                continue;
+            };
+            for o in &orients {
+                if self.placement_free(base.as_slice(), o.as_slice()) {
+                    return Some((base, *o));
+                }
+            }
+        }
+        None
+    }
+
+    fn best_fit_score(&mut self, base: &Coords, ext: &Coords) -> Vec<usize> {
+        let sides = *self.pod.grid().sides();
+        let mut taken = Vec::with_capacity(ext.product() as usize);
+        all_chips(sides.as_slice(), base.as_slice(), ext.as_slice(), |c| {
+            taken.push(c);
+            true
+        });
+        for &c in &taken {
+            let _ = self.busy.insert(c);
+        }
+        let rotate = self.pod.rotates();
+        let shapes: Vec<Coords> = self
+            .pod
+            .catalogue()
+            .shapes()
+            .iter()
+            .rev()
+            .copied()
+            .collect();
+        let score = shapes
+            .iter()
+            .map(|s| self.static_candidates(s, rotate).len())
+            .collect();
+        for &c in &taken {
+            let _ = self.busy.remove(c);
+        }
+        score
+    }
+
+    fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        match self.policy {
+            PodPolicy::BestFit => {
+                let mut best: Option<(Vec<usize>, (Coords, Coords))> = None;
+                for cand in self.static_candidates(shape, rotate) {
+                    let score = self.best_fit_score(&cand.0, &cand.1);
+                    if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                        best = Some((score, cand));
+                    }
+                }
+                best.map(|(_, c)| c)
+            }
+            _ => self.static_first(shape, rotate),
+        }
+    }
+
+    fn cube_sides(&self) -> Coords {
+        self.pod.cube().copied().unwrap_or(*self.pod.grid().sides())
+    }
+
+    /// Cube grid sides and the number of cubes.
+    fn cube_grid(&self) -> (Coords, u32) {
+        let mut g = *self.pod.grid().sides();
+        let c = self.cube_sides();
+        for (g, c) in g.as_mut_slice().iter_mut().zip(c.iter()) {
+            *g /= c;
+        }
+        let n = g.product() as u32;
+        (g, n)
+    }
+
+    fn cube_base(&self, cube: u32) -> Coords {
+        let (cg, _) = self.cube_grid();
+        let cs = self.cube_sides();
+        let mut b = cg;
+        let mut rest = cube;
+        for ((b, &k), &c) in b.as_mut_slice().iter_mut().zip(cg.iter()).zip(cs.iter()) {
+            *b = (rest % k) * c;
+            rest /= k;
+        }
+        b
+    }
+
+    /// (used chips, faulty chips) of a cube.
+    fn cube_state(&self, cube: u32) -> (usize, usize) {
+        let base = self.cube_base(cube);
+        let cs = self.cube_sides();
+        let (mut used, mut bad) = (0, 0);
+        all_chips(
+            self.pod.grid().sides().as_slice(),
+            base.as_slice(),
+            cs.as_slice(),
+            |c| {
+                used += usize::from(self.busy.contains(c));
+                bad += usize::from(self.faulty.contains(c));
+                true
+            },
+        );
+        (used, bad)
+    }
+
+    /// Reconfigurable placement: whole cubes or a box inside one cube.
+    fn place_reconfigurable(
+        &self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Result<Option<(Vec<GridBox>, SliceLayout)>, String> {
+        let cs = self.cube_sides();
+        let (_, ncubes) = self.cube_grid();
+        let dims = shape.len();
+        for o in orientations(shape, rotate, self.pod.grid().sides().as_slice()) {
+            if o.iter().zip(cs.iter()).all(|(&e, &c)| e % c == 0) {
+                let need = (o.product() / cs.product()) as usize;
+                let cubes: Vec<u32> = (0..ncubes)
+                    .filter(|&c| self.cube_state(c) == (0, 0))
+                    .take(need)
+                    .collect();
+                if cubes.len() < need {
+                    return Ok(None);
+                }
+                let boxes = cubes
+                    .iter()
+                    .map(|&c| GridBox::new(self.cube_base(c).as_slice(), cs.as_slice()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| e.to_string())?;
+                let layout = SliceLayout {
+                    shape: o,
+                    links: vec![LinkKind::Ring; dims],
+                    cubes,
+                };
+                return Ok(Some((boxes, layout)));
+            }
+        }
+        let inside: Vec<Coords> = orientations(shape, rotate, self.pod.grid().sides().as_slice())
+            .into_iter()
+            .filter(|o| o.iter().zip(cs.iter()).all(|(&e, &c)| e <= c))
+            .collect();
+        if inside.is_empty() {
+            return Err(format!(
+                "a reconfigurable pod serves whole-cube shapes (multiples of {}) or shapes inside one cube",
+                cs.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+            ));
+        }
+        let mut order: Vec<(bool, u32)> = (0..ncubes)
+            .map(|c| {
+                let (used, bad) = self.cube_state(c);
+                (used + bad == 0, c)
+            })
+            .collect();
+        order.sort_unstable();
+        for (_, cube) in order {
+            let cb = self.cube_base(cube);
+            let mut local = Coords::filled(dims, 0).map_err(|e| e.to_string())?;
+            let cells = cs.product();
+            for i in 0..cells {
+                let mut rest = i;
+                for (l, &c) in local.as_mut_slice().iter_mut().zip(cs.iter()) {
+                    *l = (rest % u64::from(c)) as u32;
+                    rest /= u64::from(c);
+                }
+                for o in &inside {
+                    if local
+                        .iter()
+                        .zip(o.iter())
+                        .zip(cs.iter())
+                        .any(|((&l, &e), &c)| l + e > c)
+                    {
+                        continue;
+                    }
+                    let mut base = cb;
+                    for (b, &l) in base.as_mut_slice().iter_mut().zip(local.iter()) {
+                        *b += l;
+                    }
+                    if self.placement_free(base.as_slice(), o.as_slice()) {
+                        let b = GridBox::new(base.as_slice(), o.as_slice())
+                            .map_err(|e| e.to_string())?;
+                        let layout = SliceLayout {
+                            shape: *o,
+                            links: vec![LinkKind::Line; dims],
+                            cubes: Vec::new(),
+                        };
+                        return Ok(Some((vec![b], layout)));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Allocator for PodAllocator {
+    fn name(&self) -> String {
+        match self.policy {
+            PodPolicy::FirstFit => "pod-first-fit",
+            PodPolicy::BestFit => "pod-best-fit",
+            PodPolicy::Reconfigurable => "pod-reconfigurable",
+        }
+        .to_owned()
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let (shape, rotate) = self.shape_of(request)?;
+        let no_room = AllocError::NoRoom {
+            request: *request,
+            free: self.free_nodes(),
+            total: self.total_nodes(),
+        };
+        let (boxes, layout) = if self.policy == PodPolicy::Reconfigurable {
+            self.place_reconfigurable(&shape, rotate)
+                .map_err(|reason| AllocError::Invalid {
+                    request: *request,
+                    reason,
+                })?
+                .ok_or(no_room)?
+        } else {
+            let (base, ext) = self.place_static(&shape, rotate).ok_or(no_room)?;
+            let slice = PodSlice::new(base.as_slice(), ext.as_slice()).map_err(|e| {
+                AllocError::Invalid {
+                    request: *request,
+                    reason: e.to_string(),
+                }
+            })?;
+            let boxes = self
+                .pod
+                .slice_pieces(&slice)
+                .map_err(|e| AllocError::Invalid {
+                    request: *request,
+                    reason: e.to_string(),
+                })?;
+            let links = self.pod.static_links(&slice);
+            (
+                boxes,
+                SliceLayout {
+                    shape: ext,
+                    links,
+                    cubes: Vec::new(),
+                },
+            )
+        };
+        let partition = Partition::Boxes(boxes);
+        let mut chips = Vec::new();
+        partition
+            .for_each_node(&self.topology, |c| chips.push(c))
+            .map_err(|e| AllocError::Invalid {
+                request: *request,
+                reason: e.to_string(),
+            })?;
+        for c in chips {
+            let _ = self.busy.insert(c);
+        }
+        let requested = match *request {
+            Request::Nodes { count } => u64::from(count),
+            _ => layout.shape.product(),
+        };
+        let id = self.ledger.issue(layout);
+        Ok(Grant::new(id, partition, requested))
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.ledger.take(grant.id())?;
+        let busy = &mut self.busy;
+        // A live grant's partition was built on this topology.
+        let _ = grant.partition().for_each_node(&self.topology, |c| {
+            let _ = busy.remove(c);
+        });
+        Ok(())
+    }
+
+    fn free_nodes(&self) -> usize {
+        let mut unavailable = self.busy.clone();
+        unavailable.union_with(&self.faulty);
+        self.total_nodes() - unavailable.count()
+    }
+
+    fn live_grants(&self) -> usize {
+        self.ledger.len()
+    }
+
+    fn busy_nodes(&self) -> NodeSet {
+        self.busy.clone()
+    }
+
+    fn faulty_nodes(&self) -> NodeSet {
+        self.faulty.clone()
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.pod.grid().check_node(node)?;
+        if self.busy.contains(node) {
+            return Err(FaultError::Busy { node });
+        }
+        self.faulty.insert(node)?;
+        Ok(())
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.pod.grid().check_node(node)?;
+        self.faulty.remove(node)?;
+        Ok(())
+    }
+}
