@@ -5,7 +5,7 @@
 //! - `cargo xtask reproduce-fig10` — Kang et al. (IEEE TC 2003) Fig. 10 at
 //!   the paper's scale;
 //! - `cargo xtask reproduce <id>`, `cargo xtask reproduce all`,
-//!   `cargo xtask reproduce --list` — every figure of SPEC §5.
+//!   `cargo xtask reproduce --list` — every figure of docs/reproduction.md.
 //!
 //! See `docs/reproduction.md` for what each figure runs and how the
 //! measurements compare with the papers.

@@ -1,5 +1,5 @@
 //! k-ary n-cube strategies: Kang et al. (IEEE TC 2003) worked examples,
-//! BASELINES.md §A.8 vectors, brute-force oracles and invariants.
+//! The vectors of docs/baselines.md#k-ary-worked-examples, brute-force oracles and invariants.
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers and oracles outside #[test] functions unwrap on fixed, valid inputs"
@@ -354,7 +354,7 @@ proptest! {
     }
 }
 
-// ------------------------------------------------------ BASELINES §A.8
+// ------------------------------- docs/baselines.md#k-ary-worked-examples
 
 fn with_busy<A: Allocator>(mut a: A, busy: &[NodeId]) -> A {
     for &n in busy {

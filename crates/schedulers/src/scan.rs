@@ -5,7 +5,7 @@
 //! cube dimension. A new job joins the end of a queue corresponding to its
 //! subcube dimension. All jobs of a given dimension are allocated before
 //! the scheduler move on to the jobs of next dimension" (Mohapatra §2.3).
-//! The exact rules follow BASELINES part C:
+//! The exact rules (docs/baselines.md#scan):
 //!
 //! - a *visit* of queue `c` serves, in FIFO order, the jobs that were in the
 //!   queue when the visit began ([`Arrivals::NextPass`], the default and the
@@ -147,7 +147,7 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
     info: StrategyInfo {
         name: "scan",
         summary: "one FIFO queue per size class, visited in C-SCAN order; the visited head never is skipped",
-        source: "Krueger, Lai & Radiya (ICDCS'91) as summarised in Mohapatra et al. §2.3; BASELINES C",
+        source: "Krueger, Lai & Radiya (ICDCS'91) as summarised in Mohapatra et al. §2.3; docs/baselines.md#scan",
         params: &[
             ParamInfo {
                 name: "direction",

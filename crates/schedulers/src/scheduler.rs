@@ -110,7 +110,7 @@ impl RequestMapping {
 ///
 /// A cube job's class is its dimension (Mohapatra §2.3: "one for each
 /// possible cube dimension"); any other shape's class is ⌈log₂ nodes⌉, the
-/// dimension of the smallest subcube that would hold it (BASELINES C: "the
+/// dimension of the smallest subcube that would hold it (docs/baselines.md#size-classes: "the
 /// dimension becomes the size class").
 ///
 /// ```

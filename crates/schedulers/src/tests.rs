@@ -29,7 +29,7 @@ fn nodes(s: &Started) -> Vec<u32> {
     c.nodes().collect()
 }
 
-/// BASELINES C trace: Q_3, bitmap buddy, all jobs at t = 0 in the order
+/// The Scan trace of docs/baselines.md#scan: Q_3, bitmap buddy, all jobs at t = 0 in the order
 /// J1(d2), J2(d0), J3(d2), J4(d1), J5(d0), J6(d3).
 fn trace() -> Vec<Job> {
     [(1, 2), (2, 0), (3, 2), (4, 1), (5, 0), (6, 3)]

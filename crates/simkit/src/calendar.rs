@@ -2,7 +2,7 @@
 //! (time, insertion sequence).
 //!
 //! Events at the same simulated time come out in the order they were
-//! scheduled (SPEC §3: "ties in the event queue break by insertion
+//! scheduled (docs/baselines.md#seeds-and-event-order: "ties in the event queue break by insertion
 //! sequence"), so a run is deterministic whatever the payload type. Times
 //! are `f64` simulated time units; scheduling a NaN, an infinite time or a
 //! time before the calendar's clock is refused with a [`CalendarError`] and

@@ -1,6 +1,6 @@
 //! Discrete-event simulation kit for processor allocation studies.
 //!
-//! The generic half of the simulator (SPEC §4, "simkit"):
+//! The generic half of the simulator (docs/ARCHITECTURE.md, simkit):
 //!
 //! - [`Calendar`]: the future-event list, a binary heap on
 //!   (time, insertion sequence), generic over the event payload;

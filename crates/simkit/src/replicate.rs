@@ -2,7 +2,7 @@
 //!
 //! Replication `r` of a run with master seed `m` draws from a
 //! [`ChaCha8Rng`] seeded with `seed_from_u64(m)` and switched to stream
-//! `r` with `set_stream(r)` (SPEC §2, "mandated dependencies"): the
+//! `r` with `set_stream(r)` (docs/baselines.md#seeds-and-event-order): the
 //! replications read disjoint ChaCha streams of one key, so they are
 //! independent and each depends only on (m, r). They run on rayon's pool
 //! (feature `parallel`, on by default; without it, one after another on

@@ -1,4 +1,4 @@
-//! What a run reports (SPEC §4, simkit).
+//! What a run reports (definitions: docs/baselines.md#measurements).
 //!
 //! Definitions, over the measured jobs (those completing after the warm-up)
 //! and the measurement window (from the warm-up's last completion to the

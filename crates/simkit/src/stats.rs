@@ -4,7 +4,7 @@
 //!   memory, with Welford's update (Welford 1962; Knuth, TAOCP vol. 2,
 //!   §4.2.2) and the pairwise merge of Chan, Golub and LeVeque (1979).
 //! - [`TimeWeighted`]: the time average of a piecewise-constant signal —
-//!   busy nodes for utilization (busy node·time / (N·T), SPEC §4), queue
+//!   busy nodes for utilization (busy node·time / (N·T), docs/baselines.md#utilization), queue
 //!   length — as an exact integral.
 //! - [`Histogram`]: fixed-width bins with under/overflow counts and
 //!   quantile estimates for response-time distributions, no allocation per

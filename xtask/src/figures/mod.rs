@@ -1,4 +1,4 @@
-//! Figure reproduction (SPEC §5): every figure of the papers as a resumable
+//! Figure reproduction (docs/reproduction.md): every figure of the papers as a resumable
 //! sweep of simulated points, written as CSV and SVG, with the paper's
 //! claims checked against the measurement.
 

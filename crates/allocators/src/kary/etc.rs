@@ -1,6 +1,6 @@
 //! Extended Tree Collapsing (ETC; Chuang & Wu, IEEE TPDS 11(5), 2000), the
 //! recognition-complete job-based baseline of Kang et al. (IEEE TC 2003,
-//! §2 and Table 1), as reconstructed in `BASELINES.md` §A.6.
+//! §2 and Table 1), as defined in `docs/baselines.md#etc`.
 //!
 //! For a box job the orientations are the distinct assignments of its sides
 //! to the dimensions, in lexicographic order of the dimension permutation
@@ -27,7 +27,7 @@
 //! use partalloc_allocators::kary::{Etc, SearchMode};
 //! use partalloc_allocators::{Allocator, Partition, Request};
 //! use partalloc_topology::GridBox;
-//! // BASELINES §A.8 example 6: 4×4×4 mesh, every node with d1 odd out of
+//! // docs/baselines.md#k-ary-worked-examples, example 6: 4×4×4 mesh, every node with d1 odd out of
 //! // service; a 2×2×1 job only fits turned to (2,1,2).
 //! let mut etc = Etc::with_mode("kary:4^3".parse()?, SearchMode::Fast)?;
 //! for id in 0..64u32 {
@@ -87,7 +87,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "etc",
         summary: "extended tree collapsing: first free box of the job in any orientation (orientation-major, node-id order), recognition-complete",
-        source: "Chuang & Wu, IEEE TPDS 2000, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.6",
+        source: "Chuang & Wu, IEEE TPDS 2000, as described in Kang et al., IEEE TC 2003, §2; docs/baselines.md#etc",
         params: &[SEARCH_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },

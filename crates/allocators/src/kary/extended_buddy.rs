@@ -1,6 +1,6 @@
 //! Extended Buddy (EB; Gautam & Chaudhary, PDCS 1993), the simplest slice
 //! partitioning baseline of Kang et al. (IEEE TC 2003, §2), as
-//! reconstructed in `BASELINES.md` §A.2: Al-Dhelaan & Bose's Buddy
+//! defined in `docs/baselines.md#extended-buddy`: Al-Dhelaan & Bose's Buddy
 //! (Alg. 1) with base k.
 //!
 //! A request maps to a slice dimension R ([`SliceMapping`]); the candidate
@@ -67,7 +67,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "extended-buddy",
         summary: "k-ary buddy: the lowest aligned free k-ary R-slice (slice partitioning)",
-        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.2",
+        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; docs/baselines.md#extended-buddy",
         params: &[MAPPING_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },

@@ -1,6 +1,6 @@
 //! Extended Gray Code (EGC; Gautam & Chaudhary, PDCS 1993), a slice
 //! partitioning baseline of Kang et al. (IEEE TC 2003, §2), as
-//! reconstructed in `BASELINES.md` §A.3: Al-Dhelaan & Bose's Gray-code
+//! defined in `docs/baselines.md#extended-gray-code`: Al-Dhelaan & Bose's Gray-code
 //! strategy (Alg. 2) with base k.
 //!
 //! Let s be the reflected k-ary Gray code sequence of node ids
@@ -16,7 +16,7 @@
 //! ```
 //! use partalloc_allocators::kary::ExtendedGrayCode;
 //! use partalloc_allocators::{Allocator, Partition, Request};
-//! // BASELINES §A.8 example 1: 4-ary 2-cube, node 0 busy, a 4-node slice
+//! // docs/baselines.md#k-ary-worked-examples, example 1: 4-ary 2-cube, node 0 busy, a 4-node slice
 //! // → codewords 01, 02, 03, 13.
 //! let mut e = ExtendedGrayCode::new("kary:4^2".parse()?)?;
 //! e.mark_faulty(0)?;
@@ -105,7 +105,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "extended-gray-code",
         summary: "k-ary Gray code: the least window of k^R consecutive reflected-Gray codewords that is free (slice partitioning)",
-        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.3",
+        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; docs/baselines.md#extended-gray-code",
         params: &[MAPPING_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },

@@ -1,6 +1,6 @@
 //! k-ary Partner (Windisch, Lo & Bose, ICPP 1995), a slice-partitioning
 //! baseline of Kang et al. (IEEE TC 2003, §2, Fig. 1a right), as
-//! reconstructed in `BASELINES.md` §A.5: Al-Dhelaan & Bose's partner
+//! defined in `docs/baselines.md#k-ary-partner`: Al-Dhelaan & Bose's partner
 //! strategy (Alg. 3) with base k.
 //!
 //! For a k-ary R-slice (R ≥ 1) let P = N − R + 1 and index the (R−1)-blocks
@@ -14,7 +14,7 @@
 //! use partalloc_allocators::kary::KaryPartner;
 //! use partalloc_allocators::{Allocator, Partition, Request};
 //! use partalloc_topology::GridBox;
-//! // BASELINES §A.8 example 1: 4-ary 2-cube, node 0 busy, a 4-node slice.
+//! // docs/baselines.md#k-ary-worked-examples, example 1: 4-ary 2-cube, node 0 busy, a 4-node slice.
 //! let mut p = KaryPartner::new("kary:4^2".parse()?)?;
 //! p.mark_faulty(0)?;
 //! let g = p.allocate(&Request::boxed(&[4, 1])?)?;
@@ -98,7 +98,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "kary-partner",
         summary: "k-ary partner: the least block α and partner direction p whose k partner blocks are free (slice partitioning)",
-        source: "Windisch, Lo & Bose, ICPP 1995, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.5",
+        source: "Windisch, Lo & Bose, ICPP 1995, as described in Kang et al., IEEE TC 2003, §2; docs/baselines.md#k-ary-partner",
         params: &[MAPPING_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },

@@ -11,8 +11,9 @@
 //!   [`Etc`] (every orientation, recognition-complete), both exact searches
 //!   made fast with row bit words (or N-dimensional prefix sums).
 //!
-//! The baselines follow the reconstructions of `BASELINES.md` part A; the
-//! request → slice-dimension mapping of its §A.0 is the [`SliceMapping`]
+//! The baselines follow the definitions of
+//! `docs/baselines.md#k-ary-n-cube-strategies`; the request → slice-dimension
+//! mapping (`docs/baselines.md#slice-mapping`) is the [`SliceMapping`]
 //! parameter.
 //!
 //! ```
@@ -56,7 +57,7 @@ use crate::BuildError;
 use crate::{AllocError, Request};
 
 /// How a box request is mapped to the dimension R of the k-ary R-slice a
-/// slice-partitioning strategy grants (`BASELINES.md` §A.0).
+/// slice-partitioning strategy grants (`docs/baselines.md#slice-mapping`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]

@@ -1,6 +1,6 @@
 //! Sniffing (Gautam & Chaudhary, PDCS 1993), the first job-based baseline
-//! of Kang et al. (IEEE TC 2003, §2), as reconstructed in `BASELINES.md`
-//! §A.4.
+//! of Kang et al. (IEEE TC 2003, §2), as defined in
+//! `docs/baselines.md#sniffing`.
 //!
 //! The job is placed in its given orientation only: its sides lie on the
 //! dimensions in the order given. Window bases are scanned in node-id order
@@ -14,7 +14,7 @@
 //! use partalloc_allocators::kary::Sniffing;
 //! use partalloc_allocators::{Allocator, Partition, Request};
 //! use partalloc_topology::GridBox;
-//! // BASELINES §A.8 example 6: node 0 busy, a 2×2×1 job → base (1,0,0).
+//! // docs/baselines.md#k-ary-worked-examples, example 6: node 0 busy, a 2×2×1 job → base (1,0,0).
 //! let mut s = Sniffing::new("kary:4^3".parse()?)?;
 //! s.mark_faulty(0)?;
 //! let g = s.allocate(&Request::boxed(&[2, 2, 1])?)?;
@@ -60,7 +60,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "sniffing",
         summary: "first free window of the job in its given orientation, planes and bases in node-id order",
-        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; BASELINES §A.4",
+        source: "Gautam & Chaudhary, PDCS 1993, as described in Kang et al., IEEE TC 2003, §2; docs/baselines.md#sniffing",
         params: &[SEARCH_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },

@@ -7,7 +7,7 @@
 //! §II.4). The adaptive horizontal stride (jump past the busy submesh that
 //! blocks a frame) never skips a feasible base, so the result is exactly
 //! the first free a×b frame in row-major order and, only if none exists
-//! anywhere, the first free b×a frame (BASELINES B.5). It is therefore
+//! anywhere, the first free b×a frame (docs/baselines.md#adaptive-scan). It is therefore
 //! computed with the same one-pass coverage search as
 //! [`FirstFit`](super::FirstFit); the literal scan is kept as a test
 //! oracle. Complete recognition; with `rotate == false` only a×b is tried.
@@ -15,7 +15,7 @@
 //! ```
 //! use partalloc_allocators::{mesh::AdaptiveScan, Allocator, Partition, Request};
 //! use partalloc_topology::GridBox;
-//! // BASELINES B.5: 4×4 mesh, busy column x = 2; no 4×2 fits, so 2×4.
+//! // docs/baselines.md#adaptive-scan: 4×4 mesh, busy column x = 2; no 4×2 fits, so 2×4.
 //! let mut a = AdaptiveScan::new("mesh:4x4".parse()?)?;
 //! a.mark_faulty(2)?; a.mark_faulty(6)?; a.mark_faulty(10)?; a.mark_faulty(14)?;
 //! let g = a.allocate(&Request::boxed(&[4, 2])?.any_orientation())?;
@@ -57,7 +57,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "first free a×b submesh in row-major order, else the first b×a (complete)",
-        source: "Ding & Bhuyan 1993, as described by Kim & Yoon §II.4; BASELINES B.5",
+        source: "Ding & Bhuyan 1993, as described by Kim & Yoon §II.4; docs/baselines.md#adaptive-scan",
         params: &[],
         topologies: super::MESH_KINDS,
     },

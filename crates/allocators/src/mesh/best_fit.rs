@@ -8,7 +8,7 @@
 //! maximises the score; ties go to the first base in row-major order
 //! (lowest y, then lowest x).
 //!
-//! The score is an open choice (BASELINES B.8), the `score` parameter:
+//! The score is an open choice (docs/baselines.md#best-fit), the `score` parameter:
 //! - `neighbours` (default, Kim & Yoon's wording): how many of the base
 //!   node's 4 neighbours are busy, faulty or off the mesh;
 //! - `coverage`: how many of the base's 4 neighbouring positions in the
@@ -79,7 +79,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "free a×b base with the most blocked neighbours, fixed orientation",
-        source: "Zhu 1992, as described by Kim & Yoon §II.3; BASELINES B.8",
+        source: "Zhu 1992, as described by Kim & Yoon §II.3; docs/baselines.md#best-fit",
         params: &[ParamInfo {
             name: "score",
             default: "neighbours",

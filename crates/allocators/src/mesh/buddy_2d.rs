@@ -9,7 +9,7 @@
 //! Allocation takes the first block of the smallest side t ≥ s with a
 //! non-empty list and, while t > s, splits it into its four quadrants,
 //! keeping the lower-left one and listing the other three. Release merges
-//! a block with its three buddies while they are all free (BASELINES B.9).
+//! a block with its three buddies while they are all free (docs/baselines.md#buddy-2d).
 //!
 //! "First block" is an open choice, the `order` parameter: `row-major`
 //! (default: lowest node id of the block base, the project-wide lowest
@@ -139,7 +139,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "quad buddy: smallest power-of-two square block with free lists",
-        source: "Li & Cheng 1991, as described by Kim & Yoon §II.1; BASELINES B.9",
+        source: "Li & Cheng 1991, as described by Kim & Yoon §II.1; docs/baselines.md#buddy-2d",
         params: &[ParamInfo {
             name: "order",
             default: "row-major",

@@ -7,7 +7,7 @@
 //! neighbour is busy or beyond the mesh boundary; a corner node off two
 //! mesh sides counts twice (Kim & Yoon's Fig. 1 example gives 9).
 //!
-//! Candidate generation (BASELINES B.6, reconstructed): for each allowed
+//! Candidate generation (docs/baselines.md#busy-list-candidates): for each allowed
 //! orientation w×h (a×b first) and each busy submesh B = ⟨x1,y1⟩⟨x2,y2⟩,
 //! the 8 placements that share a side with B and align a corner with one
 //! of B's corners, plus the 4 corners of the mesh. These alone are not
@@ -18,7 +18,7 @@
 //! over the busy list are added: sliding any free placement left and then
 //! down stops at one of them, which restores the complete recognition Kim
 //! & Yoon state (Table 1), at their O(n_b³) cost. `candidates=aligned`
-//! keeps B.6's set only. Placements leaving the mesh or overlapping a busy
+//! keeps the corner-aligned set only. Placements leaving the mesh or overlapping a busy
 //! submesh are dropped; faulty nodes count as busy 1×1 submeshes. The
 //! candidate with the largest BV wins; ties go to the lowest base address
 //! (lowest y, then lowest x), then to the requested orientation a×b.
@@ -65,8 +65,9 @@ pub enum BlCandidates {
     /// Complete recognition, as Kim & Yoon state; O(n_b³) per request.
     #[default]
     Complete,
-    /// Only the corner-aligned placements and the mesh corners (BASELINES
-    /// B.6 as written). Not complete: see `docs/paper-errata.md` (mesh part).
+    /// Only the corner-aligned placements and the mesh corners (the rule as
+    /// first written; `docs/baselines.md#busy-list-candidates`). Not
+    /// complete: see `docs/paper-errata.md#errata-mesh`.
     Aligned,
 }
 
@@ -144,13 +145,13 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
-        source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; BASELINES B.6",
+        source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; docs/baselines.md#busy-list",
         params: &[ParamInfo {
             name: "candidates",
             default: "complete",
             doc: "complete: corner-aligned placements plus every placement blocked on the \
                   left and below (complete recognition); aligned: corner-aligned placements \
-                  and mesh corners only (BASELINES B.6, incomplete)",
+                  and mesh corners only (incomplete: docs/baselines.md#busy-list-candidates)",
         }],
         topologies: super::MESH_KINDS,
     },

@@ -3,7 +3,7 @@
 //! For a request (a, b) FF grants the first free a×b submesh in row-major
 //! base order (lowest y, then lowest x) and never tries b×a, whatever the
 //! request's `rotate` flag says. It recognises every a×b submesh but no
-//! b×a one, so it is not complete (BASELINES B.8).
+//! b×a one, so it is not complete (docs/baselines.md#first-fit).
 //!
 //! The search is Zhu's coverage technique in one pass: per row the run of
 //! free nodes to the right of each column, per column the number of
@@ -54,7 +54,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "first free a×b submesh in row-major order, fixed orientation",
-        source: "Zhu 1992, as described by Kim & Yoon §II.3; BASELINES B.8",
+        source: "Zhu 1992, as described by Kim & Yoon §II.3; docs/baselines.md#first-fit",
         params: &[],
         topologies: super::MESH_KINDS,
     },

@@ -6,7 +6,7 @@
 //! first free node in row-major order, frames are tried at rows y0, y0+b,
 //! … and, in each row, at columns x0 mod a, x0 mod a + a, … (variant A,
 //! the default) or x0, x0 + a, … (variant B), the first entirely free
-//! frame winning (BASELINES B.7). Variant B can fail on an almost empty
+//! frame winning (docs/baselines.md#frame-sliding). Variant B can fail on an almost empty
 //! mesh (8×8, busy ⟨0,0⟩–⟨6,0⟩, request 2×2), which contradicts Chuang &
 //! Tzeng's claim that a frame may start anywhere; hence A is the default.
 //! Not complete (fixed strides and orientation). O(W·H) per request.
@@ -95,7 +95,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: NAME,
         summary: "a×b frames with strides (a, b) from the first free node, fixed orientation",
-        source: "Chuang & Tzeng 1991, as described by Kim & Yoon §II.2; BASELINES B.7",
+        source: "Chuang & Tzeng 1991, as described by Kim & Yoon §II.2; docs/baselines.md#frame-sliding",
         params: &[ParamInfo {
             name: "variant",
             default: "a",

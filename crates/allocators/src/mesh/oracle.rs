@@ -1,5 +1,5 @@
 //! Literal searches and brute force used as test oracles (ports of
-//! BASELINES B.5–B.8 pseudocode and of the reference oracle `mesh.py`).
+//! definitions in docs/baselines.md#mesh-strategies).
 
 use partalloc_topology::GridBox;
 
@@ -105,7 +105,7 @@ impl Mesh {
             .map(|(x, y)| xywh(x as u32, y as u32, w, h))
     }
 
-    /// Adaptive Scan exactly as the BASELINES B.5 pseudocode, with the
+    /// Adaptive Scan exactly as docs/baselines.md#adaptive-scan defines it, with the
     /// jump past an overlapping busy submesh.
     pub(super) fn adaptive_scan(&self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let mut ors = vec![(a, b)];
@@ -171,7 +171,7 @@ impl Mesh {
         None
     }
 
-    /// Busy-List as `mesh.py`'s `BL` (plus, with `complete`, the
+    /// Busy-List as docs/baselines.md#busy-list-candidates defines it (plus, with `complete`, the
     /// lower-left blocked placements): the chosen candidate, its BV, and
     /// all candidates sorted by the selection key.
     pub(super) fn busy_list(

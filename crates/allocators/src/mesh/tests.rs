@@ -1,4 +1,4 @@
-//! Paper examples, BASELINES vectors, oracles and properties of the mesh
+//! Paper examples, the vectors of docs/baselines.md#mesh-worked-examples, oracles and properties of the mesh
 //! strategies.
 
 use partalloc_topology::{GridBox, Topology};
@@ -74,7 +74,7 @@ fn fsl_list(f: &Fsl) -> Vec<String> {
     f.free_submeshes().iter().map(ToString::to_string).collect()
 }
 
-/// Kim & Yoon Fig. 2 busy set, reconstructed in BASELINES B.10.1.
+/// Kim & Yoon Fig. 2 busy set, reconstructed in docs/baselines.md#mesh-worked-examples.
 const FIG2: [(u32, u32, u32, u32); 3] = [(7, 0, 9, 4), (7, 8, 9, 9), (0, 5, 3, 9)];
 
 // ---------------------------------------------------------------- Kim & Yoon
@@ -185,7 +185,7 @@ fn fig1_boundary_value_is_9() {
     place_all(&mut bl, &[(4, 0, 6, 3)]);
     let s = GridBox::from_corners(&[0, 2], &[3, 4]).unwrap();
     assert_eq!(bl.boundary_value(&s), Some(9));
-    // B.10.4: request (4,3) → (0,0,4,3) with BV 10.
+    // Mesh worked example 4 (docs/baselines.md#mesh-worked-examples): request (4,3) → (0,0,4,3) with BV 10.
     let r = try_alloc(&mut bl, 4, 3, true).unwrap();
     assert_eq!(r, xywh(0, 0, 4, 3));
     assert_eq!(Mesh::corners(7, 5, &[(4, 0, 6, 3)]).bv(r), 10);
@@ -202,7 +202,7 @@ fn theorem_1_bound_fails_for_three_unit_submeshes() {
     assert_eq!(Mesh::corners(7, 7, &busy).maximal_free().len(), 13);
 }
 
-// ------------------------------------------------------------ BASELINES B.10
+// --------------------------------- docs/baselines.md#mesh-worked-examples
 
 #[test]
 fn b10_1_fig2_request_3_2() {
