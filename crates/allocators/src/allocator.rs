@@ -193,6 +193,23 @@ pub trait Allocator: Send + fmt::Debug {
         })
     }
 
+    /// Whether [`allocate`](Allocator::allocate) would grant `request` now,
+    /// without changing anything: a probe, unlike an allocation and its
+    /// release, cannot reorder a strategy's free lists and so never changes
+    /// a later choice.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate`], except that `NoRoom` is `Ok(false)`;
+    /// [`AllocError::ProbeUnsupported`] from a strategy that cannot answer
+    /// (the default), for which a caller may allocate and release instead
+    /// if the strategy's release restores its state.
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        let _ = request;
+        Err(AllocError::ProbeUnsupported {
+            strategy: self.name(),
+        })
+    }
+
     /// Every partition this strategy can ever grant for `request` on an
     /// empty, fault-free machine, in the strategy's search order and
     /// without duplicates. For analysis and teaching (Al-Dhelaan & Bose,
@@ -207,6 +224,19 @@ pub trait Allocator: Send + fmt::Debug {
         Err(AllocError::ListingUnsupported {
             strategy: self.name(),
         })
+    }
+}
+
+/// [`Allocator::can_allocate`] for a strategy that can be cloned: it
+/// allocates on a copy, so the original is untouched.
+pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(
+    alloc: &A,
+    request: &Request,
+) -> Result<bool, AllocError> {
+    match alloc.clone().allocate(request) {
+        Ok(_) => Ok(true),
+        Err(AllocError::NoRoom { .. }) => Ok(false),
+        Err(e) => Err(e),
     }
 }
 

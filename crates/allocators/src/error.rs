@@ -78,6 +78,14 @@ pub enum AllocError {
         /// The strategy's name.
         strategy: String,
     },
+    /// The strategy cannot tell whether it would grant a request without
+    /// allocating ([`Allocator::can_allocate`](crate::Allocator::can_allocate));
+    /// it still allocates.
+    #[error("{strategy} cannot answer whether it would grant a request without allocating")]
+    ProbeUnsupported {
+        /// The strategy's name.
+        strategy: String,
+    },
     /// The request can never be served on this machine (larger than the
     /// machine, wrong number of dimensions, zero size, …).
     #[error("invalid request {request}: {reason}")]

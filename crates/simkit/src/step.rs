@@ -255,9 +255,9 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     }
 
     /// Whether the `index`-th waiting job could start now. The allocator is
-    /// asked at most once per job between two changes of the machine (it
-    /// allocates and at once releases); a job asking for more nodes than
-    /// are free is refused without asking.
+    /// asked at most once per job between two changes of the machine (see
+    /// [`probe`](Self::probe)); a job asking for more nodes than are free
+    /// is refused without asking.
     ///
     /// # Errors
     /// The allocator refuses to take back its own grant.
@@ -269,24 +269,17 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         if let Some(answer) = w.placeable {
             return Ok(answer);
         }
-        let answer = if w.request.node_count() > free {
-            false
-        } else {
-            match self.alloc.allocate(&w.request) {
-                Ok(g) => {
-                    self.alloc.release(&g)?;
-                    true
-                }
-                Err(_) => false,
-            }
-        };
+        let answer =
+            w.request.node_count() <= free && would_grant(self.alloc.as_mut(), &w.request)?;
         w.placeable = Some(answer);
         Ok(answer)
     }
 
-    /// Whether the allocator could grant `request` now (it allocates and at
-    /// once releases): to measure the machine, e.g. its largest free
-    /// partition.
+    /// Whether the allocator could grant `request` now: to measure the
+    /// machine, e.g. its largest free partition. A probe never changes a
+    /// later choice: it asks [`Allocator::can_allocate`], and only a
+    /// strategy that cannot answer that is probed by allocating and at once
+    /// releasing.
     ///
     /// # Errors
     /// The allocator refuses to take back its own grant.
@@ -294,13 +287,7 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         if request.node_count() > self.alloc.free_nodes() as u64 {
             return Ok(false);
         }
-        match self.alloc.allocate(request) {
-            Ok(g) => {
-                self.alloc.release(&g)?;
-                Ok(true)
-            }
-            Err(_) => Ok(false),
-        }
+        would_grant(self.alloc.as_mut(), request)
     }
 
     /// Starts the `index`-th waiting job now if the allocator grants it a
@@ -415,11 +402,27 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     }
 }
 
+/// Whether `alloc` would grant `request` now; a refusal of any kind is
+/// `false`, as it is for [`Stepper::start`].
+fn would_grant(alloc: &mut dyn Allocator, request: &Request) -> Result<bool, SimError> {
+    match alloc.can_allocate(request) {
+        Ok(answer) => Ok(answer),
+        Err(AllocError::ProbeUnsupported { .. }) => match alloc.allocate(request) {
+            Ok(g) => {
+                alloc.release(&g)?;
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        },
+        Err(_) => Ok(false),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{SimConfig, Simulation};
-    use partalloc_topology::Topology;
+    use partalloc_topology::{Coords, Topology};
     use partalloc_workload::JobShape;
 
     fn job(id: u64, arrival: f64, dim: u32, service: f64) -> Job {
@@ -519,6 +522,64 @@ mod tests {
         // J1 waited 2 for 5 of service: slowdown 7/5; J2 none.
         assert_eq!(s.completions()[2].bounded_slowdown(1.0), 7.0 / 5.0);
         assert_eq!(s.completions()[0].bounded_slowdown(10.0), 1.0);
+        Ok(())
+    }
+
+    /// FSL reorders its free lists on release, so a probe that allocated
+    /// and released could change later choices: probing every waiting job
+    /// and a ladder of squares before each decision must leave every grant
+    /// as in a run without probes.
+    #[test]
+    fn probes_never_change_later_grants_on_fsl() -> Result<(), Box<dyn std::error::Error>> {
+        let machine: Topology = "mesh:12x10".parse()?;
+        let mut jobs = Vec::new();
+        for i in 0..400u64 {
+            let sides = Coords::new(&[1 + (i * 7 % 6) as u32, 1 + (i * 5 % 7) as u32])?;
+            let shape = JobShape::Box { sides };
+            let service = 1.0 + (i * 13 % 9) as f64;
+            jobs.push(Job::new(i + 1, (i / 4) as f64 * 0.5, shape, service));
+        }
+        type Grants = Vec<(u64, f64, Vec<u32>)>;
+        let run = |probing: bool| -> Result<Grants, Box<dyn std::error::Error>> {
+            let alloc = partalloc_allocators::registry::build("fsl", &machine)?;
+            let mut s = Stepper::new(alloc, jobs.clone())?;
+            let mut grants = Vec::new();
+            while s.advance()? {
+                loop {
+                    if probing {
+                        for i in 0..s.waiting_len() {
+                            s.can_start(i)?;
+                        }
+                        for a in 1..=16 {
+                            for b in [1, 2, 3, 5] {
+                                s.probe(&Request::boxed(&[a, b])?)?;
+                            }
+                        }
+                    }
+                    // Shortest job first among those waiting, started if granted.
+                    let Some(i) = (0..s.waiting_len()).min_by(|&a, &b| {
+                        let (a, b) = (s.waiting_job(a), s.waiting_job(b));
+                        let key = |j: Option<&Job>| j.map_or(0.0, |j| j.service);
+                        key(a).total_cmp(&key(b))
+                    }) else {
+                        break;
+                    };
+                    let before = s.allocator().busy_nodes();
+                    let id = s.waiting_job(i).map_or(0, |j| j.id);
+                    if !s.start(i)? {
+                        break;
+                    }
+                    let after = s.allocator().busy_nodes();
+                    let nodes: Vec<u32> = after.iter().filter(|&n| !before.contains(n)).collect();
+                    grants.push((id, s.now(), nodes));
+                }
+            }
+            assert!(s.is_done());
+            Ok(grants)
+        };
+        let plain = run(false)?;
+        assert_eq!(plain.len(), 400);
+        assert_eq!(run(true)?, plain);
         Ok(())
     }
 

@@ -312,6 +312,10 @@ impl Allocator for Fsl3d {
         &self.topology
     }
 
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        crate::allocator::can_allocate_on_copy(self, request)
+    }
+
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let (sides, rotate) = self.parse(request)?;
         let c = self.choose(sides, rotate).ok_or(AllocError::NoRoom {

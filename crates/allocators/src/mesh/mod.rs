@@ -440,6 +440,10 @@ macro_rules! mesh_allocator {
                 Ok(self.core.commit(r, request.node_count()))
             }
 
+            fn can_allocate(&self, request: &$crate::Request) -> Result<bool, $crate::AllocError> {
+                $crate::allocator::can_allocate_on_copy(self, request)
+            }
+
             fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
                 let r = self.core.take(grant)?;
                 self.released(r);
