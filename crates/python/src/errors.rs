@@ -49,6 +49,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// reaches Python as a `RuntimeError`. Undocumented for users.
 #[pyfunction]
 #[pyo3(name = "_panic_for_tests")]
+#[expect(clippy::panic, reason = "the panic is what this function tests")]
 fn panic_for_tests() -> PyResult<()> {
     guard(|| panic!("deliberate panic for the test suite"))
 }
