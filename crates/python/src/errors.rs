@@ -41,7 +41,17 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "UnsupportedRequestError",
         py.get_type::<UnsupportedRequestError>(),
     )?;
+    m.add_function(wrap_pyfunction!(panic_for_tests, m)?)?;
     Ok(())
+}
+
+/// Panics inside [`guard`], so the test suite can check that a panic
+/// reaches Python as a `RuntimeError`. Undocumented for users.
+#[pyfunction]
+#[pyo3(name = "_panic_for_tests")]
+#[expect(clippy::panic, reason = "the panic is what this function tests")]
+fn panic_for_tests() -> PyResult<()> {
+    guard(|| panic!("deliberate panic for the test suite"))
 }
 
 /// Bad input: a `ValueError` with the error's one-line message.

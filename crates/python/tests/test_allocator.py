@@ -120,3 +120,10 @@ def test_errors_are_python_exceptions_with_the_tools_messages() -> None:
     assert alloc.free_nodes == 60 and other.free_nodes == 64
     with pytest.raises(ValueError, match="outside the machine"):
         alloc.is_available(64)
+
+
+def test_a_rust_panic_becomes_a_runtime_error():
+    from partalloc import _native
+
+    with pytest.raises(RuntimeError, match="internal error in partalloc: deliberate panic"):
+        _native._panic_for_tests()
