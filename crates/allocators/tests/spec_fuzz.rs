@@ -235,14 +235,14 @@ proptest! {
         let accepted: Vec<Topology> = match registry::find(spec.name()) {
             Some(e) if fitting => machines
                 .iter()
-                .copied()
                 .filter(|t| e.info.topologies.contains(&t.kind()))
+                .cloned()
                 .collect(),
             _ => machines,
         };
-        let topo = accepted[pick.index(accepted.len())];
+        let topo = &accepted[pick.index(accepted.len())];
         let machine = topo.to_string();
-        match registry::build_spec(&spec, &topo) {
+        match registry::build_spec(&spec, topo) {
             Ok(a) => prop_assert_eq!(a.free_nodes(), topo.num_nodes(), "{} on {}", spec, machine),
             Err(e) => {
                 let msg = e.to_string();

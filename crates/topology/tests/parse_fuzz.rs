@@ -27,6 +27,10 @@ const VALID: &[&str] = &[
     "mesh:1",
     "torus:2X3×5",
     "hypercube:31",
+    "pod:tpu-v4",
+    "pod:tpu-v5e:8x8",
+    "pod:tpu-v4:8x8x8:wiring=static",
+    "pod:8x8:cube=4x4:wiring=reconfigurable:rotate=true:shapes=4x4+8x8",
 ];
 
 /// Pieces inserted by mutations and used as sizes by the grammar: the
@@ -40,6 +44,7 @@ const PIECES: &[&str] = &[
     "^",
     "-",
     "+",
+    "=",
     ".",
     " ",
     "\t",
