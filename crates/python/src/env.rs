@@ -595,11 +595,23 @@ impl EnvCore {
         };
         let d = PyDict::new(py);
         d.set_item("id", PyBytes::new(py, &column(&|c| c.id.to_le_bytes())))?;
-        d.set_item("arrival", PyBytes::new(py, &column(&|c| c.arrival.to_le_bytes())))?;
-        d.set_item("start", PyBytes::new(py, &column(&|c| c.start.to_le_bytes())))?;
+        d.set_item(
+            "arrival",
+            PyBytes::new(py, &column(&|c| c.arrival.to_le_bytes())),
+        )?;
+        d.set_item(
+            "start",
+            PyBytes::new(py, &column(&|c| c.start.to_le_bytes())),
+        )?;
         d.set_item("end", PyBytes::new(py, &column(&|c| c.end.to_le_bytes())))?;
-        d.set_item("requested", PyBytes::new(py, &column(&|c| c.requested.to_le_bytes())))?;
-        d.set_item("granted", PyBytes::new(py, &column(&|c| c.granted.to_le_bytes())))?;
+        d.set_item(
+            "requested",
+            PyBytes::new(py, &column(&|c| c.requested.to_le_bytes())),
+        )?;
+        d.set_item(
+            "granted",
+            PyBytes::new(py, &column(&|c| c.granted.to_le_bytes())),
+        )?;
         Ok(d)
     }
 
