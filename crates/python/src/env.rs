@@ -4,7 +4,7 @@
 
 use partalloc_allocators::Request;
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::{Stepper, replication_rng};
+use partalloc_simkit::{Completion, Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -589,29 +589,21 @@ impl EnvCore {
     /// little-endian bytes: `id`, `requested`, `granted` (u64) and
     /// `arrival`, `start`, `end` (f64).
     fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        type Column = (&'static str, fn(&Completion) -> [u8; 8]);
+        const COLUMNS: [Column; 6] = [
+            ("id", |c| c.id.to_le_bytes()),
+            ("arrival", |c| c.arrival.to_le_bytes()),
+            ("start", |c| c.start.to_le_bytes()),
+            ("end", |c| c.end.to_le_bytes()),
+            ("requested", |c| c.requested.to_le_bytes()),
+            ("granted", |c| c.granted.to_le_bytes()),
+        ];
         let done = self.run.as_ref().map_or(&[][..], |r| r.completions());
-        let column = |f: &dyn Fn(&partalloc_simkit::Completion) -> [u8; 8]| -> Vec<u8> {
-            done.iter().flat_map(f).collect()
-        };
         let d = PyDict::new(py);
-        d.set_item("id", PyBytes::new(py, &column(&|c| c.id.to_le_bytes())))?;
-        d.set_item(
-            "arrival",
-            PyBytes::new(py, &column(&|c| c.arrival.to_le_bytes())),
-        )?;
-        d.set_item(
-            "start",
-            PyBytes::new(py, &column(&|c| c.start.to_le_bytes())),
-        )?;
-        d.set_item("end", PyBytes::new(py, &column(&|c| c.end.to_le_bytes())))?;
-        d.set_item(
-            "requested",
-            PyBytes::new(py, &column(&|c| c.requested.to_le_bytes())),
-        )?;
-        d.set_item(
-            "granted",
-            PyBytes::new(py, &column(&|c| c.granted.to_le_bytes())),
-        )?;
+        for (name, bytes) in COLUMNS {
+            let column: Vec<u8> = done.iter().flat_map(bytes).collect();
+            d.set_item(name, PyBytes::new(py, &column))?;
+        }
         Ok(d)
     }
 
