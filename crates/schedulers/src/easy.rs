@@ -13,6 +13,9 @@
 //! larger, and a grant beyond the extra nodes is released at once and the
 //! job keeps waiting.
 //!
+//! The rule itself is public ([`RunningEstimates`], [`Reservation`]), so
+//! that a caller making its own decisions can backfill by it.
+//!
 //! Choices, all deterministic:
 //! - a job's estimate is its `estimate` field, or its service time when it
 //!   has none (exact estimates);
@@ -91,18 +94,6 @@ impl RunningEstimates {
         if let Some(pos) = self.running.iter().position(|r| r.id == id) {
             self.running.swap_remove(pos);
         }
-    }
-
-    /// The running jobs recorded.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.running.len()
-    }
-
-    /// Whether no running job is recorded.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.running.is_empty()
     }
 
     /// The reservation of a job needing `need` nodes at `now`, with `free`

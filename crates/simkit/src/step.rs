@@ -12,6 +12,10 @@
 //! At an event time, departures are processed before arrivals; every job
 //! that arrives at that time is queued before the caller decides.
 //!
+//! [`Stepper::backfill`] reserves a waiting job as EASY backfilling
+//! reserves a blocked head and starts the others that do not delay it, by
+//! the rule of [`partalloc_schedulers::easy`].
+//!
 //! ```
 //! use partalloc_simkit::step::Stepper;
 //! use partalloc_topology::Topology;
