@@ -4,7 +4,9 @@ Both run in partalloc.gym.SchedulingEnv on the 128-node hypercube with the
 buddy strategy: FCFS starts the oldest waiting job when it fits and waits
 otherwise; shortest job first (SJF) starts, among the window jobs that the
 action mask says can be placed now, the one with the shortest requested
-time. Run from the repository root after `pip install ./crates/python`:
+time. The same FCFS agent with backfill="easy" (a chosen job that cannot
+start is reserved and the others backfill around it) is EASY backfilling.
+Run from the repository root after `pip install ./crates/python`:
 
     python examples/python/sjf_vs_fcfs.py
 """
@@ -37,8 +39,8 @@ def sjf(obs: np.ndarray, mask: np.ndarray) -> int:
     return int(placeable[np.argmin(requested[placeable])])
 
 
-def episode(policy) -> dict:
-    env = SchedulingEnv(TRACE, "hypercube:7", "buddy", window=WINDOW, reward="slowdown")
+def episode(policy, backfill: str = "none") -> dict:
+    env = SchedulingEnv(TRACE, "hypercube:7", "buddy", window=WINDOW, reward="slowdown", backfill=backfill)
     obs, info = env.reset(seed=0)
     done = False
     start = time.perf_counter()
@@ -51,7 +53,11 @@ def episode(policy) -> dict:
 
 
 def main() -> int:
-    rows = {"FCFS": episode(fcfs), "SJF (masked)": episode(sjf)}
+    rows = {
+        "FCFS": episode(fcfs),
+        "SJF (masked)": episode(sjf),
+        "FCFS + EASY": episode(fcfs, backfill="easy"),
+    }
     print(f"NASA iPSC/860 trace, {rows['FCFS']['completed']} jobs, hypercube:7, buddy")
     print(f"{'agent':<14} {'bounded slowdown':>16} {'mean wait (s)':>14} {'utilization':>11} {'decisions':>9}")
     for name, s in rows.items():
@@ -59,9 +65,11 @@ def main() -> int:
             f"{name:<14} {s['mean_bounded_slowdown']:>16.2f} {s['mean_wait']:>14.1f} "
             f"{s['utilization']:>11.4f} {s['decisions']:>9}"
         )
-    # FCFS in the environment is the simulator's own FCFS.
-    summary, jobs = partalloc.simulate("hypercube:7", "buddy", "fcfs", trace=TRACE)
-    print(f"simulate(..., 'fcfs') mean wait: {jobs['wait'].mean():.1f} s")
+    # FCFS in the environment is the simulator's own FCFS, and with
+    # backfilling its own EASY backfilling.
+    for policy in ("fcfs", "easy-backfilling"):
+        summary, jobs = partalloc.simulate("hypercube:7", "buddy", policy, trace=TRACE)
+        print(f"simulate(..., {policy!r}) mean wait: {jobs['wait'].mean():.1f} s")
     return 0
 
 

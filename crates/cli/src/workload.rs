@@ -236,6 +236,13 @@ impl WorkloadSpec {
         topology: &Topology,
         load: f64,
     ) -> Result<Workload<ShapeDist, DemandDist>, CliError> {
+        self.laws(topology, load)
+            .build(topology)
+            .map_err(workload_error)
+    }
+
+    /// The laws at offered load `load` on `topology`.
+    fn laws(&self, topology: &Topology, load: f64) -> spec::WorkloadSpec {
         spec::WorkloadSpec {
             arrivals: Arrivals::Load(load),
             shapes: self.shape_law(topology),
@@ -243,8 +250,6 @@ impl WorkloadSpec {
             dependence: self.dependence,
             allow_saturation: self.allow_saturation,
         }
-        .build(topology)
-        .map_err(workload_error)
     }
 
     /// Checks the counts.
@@ -258,26 +263,9 @@ impl WorkloadSpec {
 
 /// One line describing a workload.
 pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: f64) -> String {
-    let shapes = match spec.shape_law(topology) {
-        ShapeLaw::Cube(dims) => format!("cube dims {dims}"),
-        ShapeLaw::Sides { law, .. } => format!("sides {law}"),
-        _ => spec.shapes.to_string(),
-    };
-    let max = spec
-        .max_sides
-        .as_ref()
-        .map(|m| format!(" up to {m}"))
-        .unwrap_or_default();
     // Only a warm-up that was applied is mentioned (`generate` has none).
-    let warmup = if spec.warmup > 0 {
-        format!(" after {} warm-up", spec.warmup)
-    } else {
-        String::new()
-    };
-    format!(
-        "load {load}, {shapes}{max}, residence {} ({}), {} jobs{warmup}",
-        spec.residence, spec.dependence, spec.jobs
-    )
+    spec.laws(topology, load)
+        .describe(spec.max_sides.as_ref(), spec.jobs, spec.warmup)
 }
 
 #[cfg(test)]

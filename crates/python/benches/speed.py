@@ -5,9 +5,10 @@
    both reading the trace and simulating, with and without per-job records.
 2. SchedulingEnv decisions per second with a random masked policy over the
    whole trace, through step() (Gymnasium's API, copies and info dict) and
-   step_fast().
+   step_fast(), without backfilling and with EASY backfilling.
 
 Run from the repository root: python crates/python/benches/speed.py
+(``--env`` measures the environment only).
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def simulate_vs_tool() -> None:
         )
 
 
-def env_rate(fast: bool) -> None:
-    env = SchedulingEnv(TRACE, "hypercube:7", "buddy", window=16)
+def env_rate(fast: bool, backfill: str) -> None:
+    env = SchedulingEnv(TRACE, "hypercube:7", "buddy", window=16, backfill=backfill)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     decisions, done = 0, False
@@ -76,17 +77,22 @@ def env_rate(fast: bool) -> None:
             decisions += 1
     dt = time.perf_counter() - t0
     name = "step_fast()" if fast else "step()"
-    print(f"SchedulingEnv {name}, random masked policy: {decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s")
+    print(
+        f"SchedulingEnv backfill={backfill!r} {name}, random masked policy: "
+        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s"
+    )
 
 
 def main() -> int:
-    if Path(CLI).is_file():
-        simulate_vs_tool()
-    else:
-        print(f"{CLI} is missing: cargo build --release -p partalloc-cli", file=sys.stderr)
-    for fast in (False, True):
-        for _ in range(2):
-            env_rate(fast)
+    if "--env" not in sys.argv[1:]:
+        if Path(CLI).is_file():
+            simulate_vs_tool()
+        else:
+            print(f"{CLI} is missing: cargo build --release -p partalloc-cli", file=sys.stderr)
+    for backfill in ("none", "easy"):
+        for fast in (False, True):
+            for _ in range(2):
+                env_rate(fast, backfill)
     return 0
 
 

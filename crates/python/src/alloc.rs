@@ -305,6 +305,35 @@ fn set_bytes<'py>(py: Python<'py>, set: &NodeSet, n: usize) -> Bound<'py, PyByte
     PyBytes::new(py, &b)
 }
 
+/// The request `allocate` and `can_allocate` are given.
+fn request_of(
+    shape: Option<Vec<u32>>,
+    nodes: Option<u32>,
+    subcube: Option<u32>,
+    rotate: bool,
+) -> PyResult<Request> {
+    match (shape, nodes, subcube) {
+        (Some(s), None, None) => {
+            let r = Request::boxed(&s)
+                .map_err(|e| PyValueError::new_err(format!("shape {s:?}: {e}")))?;
+            Ok(if rotate { r.any_orientation() } else { r })
+        }
+        (None, Some(n), None) => Ok(Request::nodes(n)),
+        (None, None, Some(d)) => Ok(Request::subcube(d)),
+        _ => Err(PyValueError::new_err(
+            "give exactly one of shape=(a, b, …), nodes=count or subcube=dimension",
+        )),
+    }
+}
+
+/// An allocator's refusal other than "no room now", as its exception.
+fn refusal(e: AllocError) -> PyErr {
+    match e {
+        e @ AllocError::Unsupported { .. } => UnsupportedRequestError::new_err(e.to_string()),
+        e => AllocationError::new_err(e.to_string()),
+    }
+}
+
 impl Allocator {
     fn a(&self) -> MutexGuard<'_, Box<dyn RustAllocator>> {
         // A panic inside a call is caught by `guard`; the strategy's state
@@ -371,20 +400,7 @@ impl Allocator {
         subcube: Option<u32>,
         rotate: bool,
     ) -> PyResult<Option<Grant>> {
-        let request = match (shape, nodes, subcube) {
-            (Some(s), None, None) => {
-                let r = Request::boxed(&s)
-                    .map_err(|e| PyValueError::new_err(format!("shape {s:?}: {e}")))?;
-                if rotate { r.any_orientation() } else { r }
-            }
-            (None, Some(n), None) => Request::nodes(n),
-            (None, None, Some(d)) => Request::subcube(d),
-            _ => {
-                return Err(PyValueError::new_err(
-                    "give exactly one of shape=(a, b, …), nodes=count or subcube=dimension",
-                ));
-            }
-        };
+        let request = request_of(shape, nodes, subcube, rotate)?;
         guard(|| match self.a().allocate(&request) {
             Ok(g) => {
                 let nodes = node_vec(g.partition(), &self.topology)?;
@@ -395,10 +411,38 @@ impl Allocator {
                 }))
             }
             Err(AllocError::NoRoom { .. }) => Ok(None),
-            Err(e @ AllocError::Unsupported { .. }) => {
-                Err(UnsupportedRequestError::new_err(e.to_string()))
+            Err(e) => Err(refusal(e)),
+        })
+    }
+
+    /// Whether `allocate` with the same arguments would grant now, without
+    /// changing the machine. Strategies that answer from their own state
+    /// do so; one that cannot is probed by allocating and releasing at
+    /// once (its release restores its state).
+    #[pyo3(signature = (*, shape=None, nodes=None, subcube=None, rotate=false))]
+    fn can_allocate(
+        &mut self,
+        shape: Option<Vec<u32>>,
+        nodes: Option<u32>,
+        subcube: Option<u32>,
+        rotate: bool,
+    ) -> PyResult<bool> {
+        let request = request_of(shape, nodes, subcube, rotate)?;
+        guard(|| {
+            let mut a = self.a();
+            match a.can_allocate(&request) {
+                Ok(answer) => Ok(answer),
+                Err(AllocError::ProbeUnsupported { .. }) => match a.allocate(&request) {
+                    Ok(g) => {
+                        a.release(&g)
+                            .map_err(|e| ReleaseError::new_err(e.to_string()))?;
+                        Ok(true)
+                    }
+                    Err(AllocError::NoRoom { .. }) => Ok(false),
+                    Err(e) => Err(refusal(e)),
+                },
+                Err(e) => Err(refusal(e)),
             }
-            Err(e) => Err(AllocationError::new_err(e.to_string())),
         })
     }
 

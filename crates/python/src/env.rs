@@ -4,7 +4,7 @@
 
 use partalloc_allocators::Request;
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::{Stepper, replication_rng};
+use partalloc_simkit::{Completion, Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -38,6 +38,18 @@ enum Reward {
     Utilization,
 }
 
+/// What happens around the agent's choice (`backfill=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backfill {
+    /// The chosen job starts; a job that cannot start now is masked.
+    None,
+    /// The chosen job starts if it can; otherwise it is reserved as EASY
+    /// reserves a blocked head, the other waiting jobs are backfilled
+    /// around it ([`Stepper::backfill`]) and the run moves to the next
+    /// event.
+    Easy,
+}
+
 type Run = Stepper<std::vec::IntoIter<Job>>;
 
 /// The environment's state machine (see `partalloc.gym`).
@@ -53,10 +65,14 @@ pub(crate) struct EnvCore {
     generated: Option<Box<Generated>>,
     episode_jobs: usize,
     window: usize,
+    backfill: Backfill,
     reward: Reward,
     per_step: bool,
     bound: f64,
     time_scale: f64,
+    /// The two time features are clipped at this (a bound no trace value
+    /// reaches; generated times have none).
+    time_cap: f64,
     /// Power-of-two node counts as requests, largest first, to measure the
     /// largest placeable request.
     ladder: Vec<(u64, Request)>,
@@ -90,10 +106,14 @@ impl EnvCore {
             .ok_or_else(|| PyValueError::new_err("call reset() before step()"))
     }
 
-    /// Moves on until a decision is needed: something waits in the window
-    /// and at least one window job can start.
+    /// Moves on until a decision is needed: at least one window job can
+    /// start (with backfilling: at least one waiting job can, as the
+    /// choice of the reserved job decides which of them backfill).
     fn settle(&mut self) -> PyResult<()> {
-        let k = self.window;
+        let k = match self.backfill {
+            Backfill::None => self.window,
+            Backfill::Easy => usize::MAX,
+        };
         let run = self.run_mut()?;
         loop {
             if run.is_done() {
@@ -142,7 +162,8 @@ impl EnvCore {
     fn encode(&mut self) -> PyResult<()> {
         let k = self.window;
         let nodes = self.topology.num_nodes() as f32;
-        let scale = self.time_scale;
+        let (scale, cap) = (self.time_scale, self.time_cap);
+        let backfill = self.backfill;
         let largest = self.largest_placeable()? as f32;
         let mut obs = std::mem::take(&mut self.obs);
         let mut mask = std::mem::take(&mut self.mask);
@@ -160,10 +181,12 @@ impl EnvCore {
             let f = &mut obs[i * JOB_FEATURES..(i + 1) * JOB_FEATURES];
             f[0] = 1.0;
             f[1] = job.nodes() as f32 / nodes;
-            f[2] = (job.estimate.unwrap_or(job.service) / scale) as f32;
-            f[3] = ((now - job.arrival) / scale) as f32;
+            f[2] = (job.estimate.unwrap_or(job.service) / scale).min(cap) as f32;
+            f[3] = ((now - job.arrival) / scale).min(cap) as f32;
             f[4] = f32::from(u8::from(placeable));
-            mask[i] = u8::from(placeable);
+            // With backfilling a job that cannot start is a valid choice:
+            // it is reserved and the others backfill around it.
+            mask[i] = u8::from(placeable || backfill == Backfill::Easy);
         }
         mask[k] = u8::from(has_events);
         let m = &mut obs[k * JOB_FEATURES..];
@@ -255,7 +278,7 @@ impl EnvCore {
 #[pymethods]
 impl EnvCore {
     #[new]
-    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
@@ -266,6 +289,7 @@ impl EnvCore {
         trace: Option<std::path::PathBuf>,
         workload: Option<&Bound<'_, PyDict>>,
         window: usize,
+        backfill: &str,
         reward: &str,
         per_step: bool,
         episode_jobs: Option<usize>,
@@ -285,6 +309,15 @@ impl EnvCore {
                 "bound {bound}: the slowdown bound must be a positive number"
             )));
         }
+        let backfill = match backfill {
+            "none" => Backfill::None,
+            "easy" => Backfill::Easy,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "backfill {other:?}: use \"none\" (the chosen job starts) or \"easy\" (a chosen job that cannot start is reserved and others backfill around it)"
+                )));
+            }
+        };
         let reward = match reward {
             "slowdown" => Reward::Slowdown,
             "wait" => Reward::Wait,
@@ -296,7 +329,13 @@ impl EnvCore {
             }
         };
         let map = mapping_of(mapping, &topology)?;
-        let (jobs, generated, episode_jobs) = match (trace, workload) {
+        // The time features' bound: for a trace, the longest any job can
+        // wait (every episode's time stays below its last arrival plus all
+        // its service; a slice of the trace, below the whole trace's) and
+        // the longest requested time; for a generated workload, whose times
+        // are unbounded, the same span for an episode of mean gaps and mean
+        // service, past which values are clipped.
+        let (jobs, generated, episode_jobs, span) = match (trace, workload) {
             (Some(trace), None) => {
                 let (jobs, _) = read_trace(&trace, map, lenient)?;
                 if jobs.is_empty() {
@@ -312,7 +351,11 @@ impl EnvCore {
                     Some(n) => n.min(jobs.len()),
                     None => jobs.len(),
                 };
-                (jobs, None, n)
+                let first = jobs.first().map_or(0.0, |j| j.arrival);
+                let last = jobs.last().map_or(0.0, |j| j.arrival);
+                let work: f64 = jobs.iter().map(|j| j.service).sum();
+                let span = last - first + work;
+                (jobs, None, n, span)
             }
             (None, Some(w)) => {
                 let n = episode_jobs.unwrap_or(1000);
@@ -323,7 +366,10 @@ impl EnvCore {
                 // A sample fixes the time scale of the observation.
                 let mut rng = replication_rng(0, 0);
                 let sample: Vec<Job> = g.workload().jobs(&mut rng).take(1000).collect();
-                (sample, Some(Box::new(g)), n)
+                let mean_service =
+                    sample.iter().map(|j| j.service).sum::<f64>() / sample.len().max(1) as f64;
+                let span = n as f64 * (g.workload().arrivals().mean_gap() + mean_service);
+                (sample, Some(Box::new(g)), n, span)
             }
             _ => {
                 return Err(PyValueError::new_err(
@@ -341,6 +387,14 @@ impl EnvCore {
             .copied()
             .filter(|&x| x > 0.0)
             .unwrap_or(1.0);
+        let requested = services.last().copied().unwrap_or(0.0);
+        // A relative margin covers the rounding of times summed along a run.
+        let time_cap = (span.max(requested) / time_scale * (1.0 + 1e-6)).max(1.0);
+        if !time_cap.is_finite() {
+            return Err(PyValueError::new_err(
+                "the workload's times are too large to observe: scale them down",
+            ));
+        }
         let shapes = ShapeMapping::for_topology(&topology);
         let req_map = RequestMapping { rotate };
         let mut ladder = Vec::new();
@@ -366,10 +420,12 @@ impl EnvCore {
             generated,
             episode_jobs,
             window,
+            backfill,
             reward,
             per_step,
             bound,
             time_scale,
+            time_cap,
             ladder,
             run: None,
             start_time: 0.0,
@@ -396,6 +452,32 @@ impl EnvCore {
     #[getter]
     fn obs_len(&self) -> usize {
         self.obs.len()
+    }
+
+    /// The observation's upper bounds (its lower bounds are 0): 1 for the
+    /// fractions and flags, the time cap for the two time features, and
+    /// the longest queue (every job of an episode) over the window for the
+    /// queue length.
+    #[getter]
+    fn obs_high(&self) -> Vec<f32> {
+        let k = self.window;
+        let mut high = vec![1.0f32; self.obs.len()];
+        let cap = self.time_cap as f32;
+        for slot in high.chunks_mut(JOB_FEATURES).take(k) {
+            slot[2] = cap;
+            slot[3] = cap;
+        }
+        high[k * JOB_FEATURES + 3] = (self.episode_len() as f32 / k as f32).max(1.0);
+        high
+    }
+
+    /// The backfilling choice, `"none"` or `"easy"`.
+    #[getter]
+    fn backfill(&self) -> &'static str {
+        match self.backfill {
+            Backfill::None => "none",
+            Backfill::Easy => "easy",
+        }
     }
 
     /// Jobs in the trace.
@@ -453,6 +535,7 @@ impl EnvCore {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64, bool)> {
         let (reward, done) = guard(|| {
             let k = self.window;
+            let backfill = self.backfill;
             let valid = self.mask.get(action).copied() == Some(1);
             let wait_ok = self.mask.get(k).copied() == Some(1);
             let run = self.run_mut()?;
@@ -462,7 +545,12 @@ impl EnvCore {
                 ));
             }
             if valid && action < k {
-                run.start(action).map_err(value_error)?;
+                if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
+                    // Only with backfilling is a job that cannot start
+                    // valid: reserve it, backfill, move on.
+                    run.backfill(action).map_err(value_error)?;
+                    run.advance().map_err(value_error)?;
+                }
             } else if valid || wait_ok {
                 run.advance().map_err(value_error)?;
             } else {
@@ -495,6 +583,28 @@ impl EnvCore {
             reward,
             done,
         ))
+    }
+
+    /// The jobs completed so far, in completion order, as columns of
+    /// little-endian bytes: `id`, `requested`, `granted` (u64) and
+    /// `arrival`, `start`, `end` (f64).
+    fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        type Column = (&'static str, fn(&Completion) -> [u8; 8]);
+        const COLUMNS: [Column; 6] = [
+            ("id", |c| c.id.to_le_bytes()),
+            ("arrival", |c| c.arrival.to_le_bytes()),
+            ("start", |c| c.start.to_le_bytes()),
+            ("end", |c| c.end.to_le_bytes()),
+            ("requested", |c| c.requested.to_le_bytes()),
+            ("granted", |c| c.granted.to_le_bytes()),
+        ];
+        let done = self.run.as_ref().map_or(&[][..], |r| r.completions());
+        let d = PyDict::new(py);
+        for (name, bytes) in COLUMNS {
+            let column: Vec<u8> = done.iter().flat_map(bytes).collect();
+            d.set_item(name, PyBytes::new(py, &column))?;
+        }
+        Ok(d)
     }
 
     /// The episode so far: decisions, completed jobs, mean bounded

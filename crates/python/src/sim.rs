@@ -1,15 +1,14 @@
 //! `simulate`: one simulation point, set up as the command line's
 //! `partalloc simulate` does, so both give the same numbers.
 
-use std::fs;
-use std::io::BufReader;
 use std::path::Path;
 
-use partalloc_simkit::{ConfidenceInterval, Report, Results, SimConfig, Simulation, Stop};
+use partalloc_simkit::{
+    ConfidenceInterval, Report, Results, SimConfig, Simulation, Stop, TraceError,
+};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
-use partalloc_workload::swf::{SwfError, SwfReader};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -61,31 +60,11 @@ pub(crate) fn read_trace(
     mapping: ShapeMapping,
     lenient: bool,
 ) -> PyResult<(Vec<Job>, u64)> {
-    let file =
-        fs::File::open(path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
-    let swf = |e: SwfError| PyValueError::new_err(format!("{}: {e}", path.display()));
-    let reader = SwfReader::new(BufReader::new(file))
-        .map_err(swf)?
-        .lenient(lenient);
-    let mut jobs = reader.jobs(mapping);
-    let mut out = Vec::new();
-    while let Some(j) = jobs.next() {
-        match j {
-            Ok(j) => out.push(j),
-            Err(e) => {
-                let line = jobs.reader().line();
-                return Err(match e {
-                    e @ (SwfError::Unusable { .. } | SwfError::Mapping { .. }) => {
-                        PyValueError::new_err(format!("{}: line {line}: {e}", path.display()))
-                    }
-                    e => swf(e),
-                });
-            }
-        }
+    match partalloc_simkit::read_trace(path, mapping, lenient) {
+        Ok(t) => Ok((t.jobs, t.skipped)),
+        Err(e @ TraceError::Io { .. }) => Err(PyOSError::new_err(e.to_string())),
+        Err(e) => Err(value_error(e)),
     }
-    let skipped = jobs.reader().skipped();
-    out.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
-    Ok((out, skipped))
 }
 
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {

@@ -2,12 +2,12 @@
 //! workload options in their texts (`partalloc_workload::spec`), drawn and
 //! run as `partalloc simulate` does.
 
-use partalloc_simkit::{Replications, Report, SimConfig, Simulation, Stop};
+use partalloc_simkit::{Replications, Report, SimConfig, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::spec::{self, Arrivals, ShapeLaw, SpecError};
 use partalloc_workload::{
-    CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, ShapeDist, ShapeKind, SideLaw, Sides,
-    Workload, WorkloadError,
+    CubeDimLaw, DemandDist, DemandLaw, Dependence, ShapeDist, ShapeKind, SideLaw, Sides, Workload,
+    WorkloadError,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -144,32 +144,23 @@ impl Generated {
         &self.workload
     }
 
-    fn shape_law(&self, topology: &Topology) -> ShapeLaw {
-        ShapeLaw::of_kind(
+    /// The tool's one-line description of the workload.
+    pub(crate) fn describe(&self, topology: &Topology) -> String {
+        let law = ShapeLaw::of_kind(
             self.shapes,
             topology,
             self.sides,
             &self.cube_dims,
             self.max_sides.map(|m| m.0),
-        )
-    }
-
-    /// The tool's one-line description of the workload.
-    pub(crate) fn describe(&self, topology: &Topology) -> String {
-        let shapes = match self.shape_law(topology) {
-            ShapeLaw::Cube(dims) => format!("cube dims {dims}"),
-            ShapeLaw::Sides { law, .. } => format!("sides {law}"),
-            _ => self.shapes.to_string(),
-        };
-        let max = self
-            .max_sides
-            .as_ref()
-            .map(|m| format!(" up to {m}"))
-            .unwrap_or_default();
-        format!(
-            "load {}, {shapes}{max}, residence {} ({}), {} jobs after {} warm-up",
-            self.load, self.residence, self.dependence, self.jobs, self.warmup
-        )
+        );
+        spec::WorkloadSpec {
+            arrivals: Arrivals::Load(self.load),
+            shapes: law,
+            demand: self.residence,
+            dependence: self.dependence,
+            allow_saturation: false,
+        }
+        .describe(self.max_sides.as_ref(), self.jobs, self.warmup)
     }
 
     /// The replications, in replication order.
@@ -186,35 +177,23 @@ impl Generated {
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
             .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?;
-        // Build once up front so that a bad name fails before any work.
-        Simulation::by_name(
-            topology.clone(),
+        let config = SimConfig {
+            stop: Stop {
+                jobs: Some(self.jobs),
+                time,
+            },
+            warmup: self.warmup,
+            record_jobs: records,
+            measure_search_time: true,
+        };
+        reps.simulate(
+            topology,
             allocator,
             scheduler,
-            std::iter::empty::<Job>(),
-            SimConfig::default(),
+            &self.workload,
+            config,
+            &|| {},
         )
-        .map_err(value_error)?;
-        let (jobs, warmup, workload) = (self.jobs, self.warmup, &self.workload);
-        reps.try_run(|r, rng| {
-            let config = SimConfig {
-                stop: Stop {
-                    jobs: Some(jobs),
-                    time,
-                },
-                warmup,
-                record_jobs: records && r == 0,
-                measure_search_time: true,
-            };
-            Simulation::by_name(
-                topology.clone(),
-                allocator,
-                scheduler,
-                workload.jobs(rng),
-                config,
-            )?
-            .run()
-        })
         .map_err(value_error)
     }
 }

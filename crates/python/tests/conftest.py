@@ -48,3 +48,19 @@ def cli() -> str:
     if found:
         return found
     pytest.skip("the partalloc tool is not built (cargo build -p partalloc-cli, or set PARTALLOC_CLI)")
+
+
+@pytest.fixture(scope="session")
+def busy_trace(tmp_path_factory: pytest.TempPathFactory, small_trace: Path) -> Path:
+    """The same 500 jobs arriving 8 times as fast, so that they queue and
+    the scheduling policy matters."""
+    out = tmp_path_factory.mktemp("trace") / "nasa-500-busy.swf"
+    lines = []
+    for line in small_trace.read_text().splitlines(keepends=True):
+        if not line.startswith(";"):
+            fields = line.split()
+            fields[1] = str(int(fields[1]) // 8)
+            line = " ".join(fields) + "\n"
+        lines.append(line)
+    out.write_text("".join(lines))
+    return out

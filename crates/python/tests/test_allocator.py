@@ -127,3 +127,41 @@ def test_a_rust_panic_becomes_a_runtime_error():
 
     with pytest.raises(RuntimeError, match="internal error in partalloc: deliberate panic"):
         _native._panic_for_tests()
+
+
+@pytest.mark.parametrize(
+    "strategy, machine, request_of",
+    [
+        ("fsl", "mesh:16x16", lambda i: {"shape": (1 + i * 7 % 9, 1 + i * 5 % 6)}),
+        ("buddy", "hypercube:8", lambda i: {"subcube": i * 3 % 6}),
+        ("paging", "hypercube:6", lambda i: {"nodes": 1 + i * 5 % 17}),
+    ],
+)
+def test_can_allocate_answers_as_allocate_and_changes_nothing(strategy, machine, request_of) -> None:
+    # Two allocators see the same requests; one is also probed before each.
+    probed, plain = pa.Allocator(strategy, machine), pa.Allocator(strategy, machine)
+    live_p, live_q = [], []
+    answers = set()
+    for i in range(300):
+        req = request_of(i)
+        before = probed.occupancy().copy()
+        answer = probed.can_allocate(**req)
+        answers.add(answer)
+        np.testing.assert_array_equal(probed.occupancy(), before)
+        g, h = probed.allocate(**req), plain.allocate(**req)
+        assert answer == (g is not None)
+        # A probe never changes a later grant.
+        assert (g is None) == (h is None)
+        if g is not None:
+            np.testing.assert_array_equal(g.nodes, h.nodes)
+            live_p.append(g)
+            live_q.append(h)
+        if i % 3 == 2 and live_p:
+            k = (i * 7) % len(live_p)
+            probed.release(live_p.pop(k))
+            plain.release(live_q.pop(k))
+    assert answers == {True, False}
+    with pytest.raises(pa.UnsupportedRequestError):
+        pa.Allocator("buddy", "hypercube:4").can_allocate(shape=(2, 2))
+    with pytest.raises(ValueError, match="exactly one"):
+        probed.can_allocate()

@@ -198,3 +198,10 @@ def test_error_messages_are_the_tools_lines(cli: str, small_trace: Path, args: L
     with pytest.raises(ValueError) as e:
         call(small_trace)
     assert str(e.value) == line[len("error: ") :]
+
+
+def test_a_generated_workload_without_warm_up_is_described_as_the_tool_does(cli: str, tmp_path: Path) -> None:
+    expected = run_cli(cli, ["-t", "mesh:8x8", "-a", "fsl", "--jobs", "50", "--max-sides", "4x4"], tmp_path)
+    summary, _ = pa.simulate("mesh:8x8", "fsl", "fcfs", workload={"max_sides": "4x4"}, jobs=50)
+    assert summary["workload"] == expected["workload"] == "load 0.5, sides uniform up to 4x4, residence exp:1 (dependent), 50 jobs"
+    same(summary, expected)

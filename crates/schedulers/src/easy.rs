@@ -13,6 +13,9 @@
 //! larger, and a grant beyond the extra nodes is released at once and the
 //! job keeps waiting.
 //!
+//! The rule itself is public ([`RunningEstimates`], [`Reservation`]), so
+//! that a caller making its own decisions can backfill by it.
+//!
 //! Choices, all deterministic:
 //! - a job's estimate is its `estimate` field, or its service time when it
 //!   has none (exact estimates);
@@ -59,12 +62,152 @@ struct Running {
     nodes: u64,
 }
 
+/// The running jobs as EASY sees them: estimated end times and granted
+/// nodes, from which a blocked job's reservation is computed.
+///
+/// Kept apart from [`EasyBackfilling`] so that a caller that makes its own
+/// decisions (the stepped run loop of `partalloc-simkit`) backfills by
+/// exactly the same rule: it reports each start and departure here, asks
+/// for the [`Reservation`] of the job it wants reserved, and starts the
+/// others only as that reservation admits them. The running jobs are kept
+/// in the order EASY keeps them (a start is appended, a departure takes the
+/// last one's place), since ties in estimated end times are counted in
+/// that order.
+#[derive(Debug, Clone, Default)]
+pub struct RunningEstimates {
+    running: Vec<Running>,
+    scratch: Vec<(f64, u64)>,
+}
+
+impl RunningEstimates {
+    /// Records that `job` started at `now` holding `granted` nodes.
+    pub fn started(&mut self, job: &Job, granted: u64, now: f64) {
+        self.running.push(Running {
+            id: job.id,
+            est_end: now + estimate(job),
+            nodes: granted,
+        });
+    }
+
+    /// Forgets the running job `id` (it departed).
+    pub fn departed(&mut self, id: u64) {
+        if let Some(pos) = self.running.iter().position(|r| r.id == id) {
+            self.running.swap_remove(pos);
+        }
+    }
+
+    /// The reservation of a job needing `need` nodes at `now`, with `free`
+    /// nodes free: its shadow time (when, by the running jobs' estimated
+    /// ends, enough nodes will be free; a job that has outlived its
+    /// estimate is assumed to end now) and the extra nodes free then
+    /// beyond its need. Infinite shadow time and no extra nodes when the
+    /// running jobs never free enough.
+    pub fn reservation(&mut self, need: u64, free: u64, now: f64) -> Reservation {
+        self.scratch.clear();
+        self.scratch
+            .extend(self.running.iter().map(|r| (r.est_end.max(now), r.nodes)));
+        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut avail = free;
+        for &(t, n) in &self.scratch {
+            avail += n;
+            if avail >= need {
+                return Reservation {
+                    shadow: t,
+                    extra: avail - need,
+                    now,
+                };
+            }
+        }
+        Reservation {
+            shadow: f64::INFINITY,
+            extra: 0,
+            now,
+        }
+    }
+}
+
+/// A blocked job's reservation: which other jobs may start now without
+/// delaying it (see the [module docs](self)).
+///
+/// ```
+/// use partalloc_schedulers::easy::{Admission, RunningEstimates};
+/// use partalloc_workload::{Job, JobShape};
+///
+/// let job = |id, count, service| Job::new(id, 0.0, JobShape::Nodes { count }, service);
+/// let mut running = RunningEstimates::default();
+/// running.started(&job(1, 2, 10.0), 2, 0.0);
+/// // A 4-node job on a 4-node machine with 2 free waits for t = 10.
+/// let mut r = running.reservation(4, 2, 0.0);
+/// assert_eq!((r.shadow(), r.extra()), (10.0, 0));
+/// // A 2-node job ending by then may start; one running past it may not.
+/// assert_eq!(r.admits(&job(3, 2, 5.0), 2), Some(Admission::EndsInTime));
+/// assert!(r.keep(Admission::EndsInTime, 2));
+/// assert!(r.admits(&job(4, 2, 20.0), 2).is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reservation {
+    shadow: f64,
+    extra: u64,
+    now: f64,
+}
+
+/// Why a backfill candidate may be tried (see [`Reservation::admits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Admission {
+    /// Estimated to end by the shadow time: any grant is kept.
+    EndsInTime,
+    /// Runs past the shadow time: kept only if its grant fits in the extra
+    /// nodes, which it then consumes.
+    UsesExtra,
+}
+
+impl Reservation {
+    /// The shadow time.
+    #[must_use]
+    pub fn shadow(&self) -> f64 {
+        self.shadow
+    }
+
+    /// The extra nodes not yet consumed by backfilled jobs.
+    #[must_use]
+    pub fn extra(&self) -> u64 {
+        self.extra
+    }
+
+    /// Whether `job`, requesting `nodes` nodes, may be tried now: `None`
+    /// if it would run past the shadow time on more than the extra nodes.
+    #[must_use]
+    pub fn admits(&self, job: &Job, nodes: u64) -> Option<Admission> {
+        if self.now + estimate(job) <= self.shadow {
+            Some(Admission::EndsInTime)
+        } else if nodes <= self.extra {
+            Some(Admission::UsesExtra)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a job admitted as `admission` may keep the `granted` nodes
+    /// the allocator gave it; consumes the extra nodes it uses. On `false`
+    /// the caller hands the grant back and the job keeps waiting.
+    pub fn keep(&mut self, admission: Admission, granted: u64) -> bool {
+        match admission {
+            Admission::EndsInTime => true,
+            Admission::UsesExtra if granted > self.extra => false,
+            Admission::UsesExtra => {
+                self.extra -= granted;
+                true
+            }
+        }
+    }
+}
+
 /// The EASY backfilling policy.
 #[derive(Debug, Clone, Default)]
 pub struct EasyBackfilling {
     queue: VecDeque<Job>,
-    running: Vec<Running>,
-    scratch: Vec<(f64, u64)>,
+    running: RunningEstimates,
     mapping: RequestMapping,
 }
 
@@ -80,31 +223,12 @@ impl EasyBackfilling {
 
     fn record(&mut self, started: &[Started], now: f64) {
         if let Some(s) = started.last() {
-            self.running.push(Running {
-                id: s.job.id,
-                est_end: now + estimate(&s.job),
-                nodes: s.grant.granted_nodes(),
-            });
+            self.running.started(&s.job, s.grant.granted_nodes(), now);
         }
-    }
-
-    /// The head's shadow time and the extra nodes free then.
-    fn reservation(&mut self, need: u64, free: u64, now: f64) -> (f64, u64) {
-        self.scratch.clear();
-        self.scratch
-            .extend(self.running.iter().map(|r| (r.est_end.max(now), r.nodes)));
-        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut avail = free;
-        for &(t, n) in &self.scratch {
-            avail += n;
-            if avail >= need {
-                return (t, avail - need);
-            }
-        }
-        (f64::INFINITY, 0)
     }
 }
 
+/// A job's estimated run time: its estimate, else its service time.
 fn estimate(job: &Job) -> f64 {
     job.estimate.unwrap_or(job.service)
 }
@@ -151,37 +275,35 @@ impl Scheduler for EasyBackfilling {
             return Ok(());
         };
         let need = self.mapping.request(&head.shape).node_count();
-        let (shadow, mut extra) = self.reservation(need, alloc.free_nodes() as u64, now);
+        let mut reservation = self
+            .running
+            .reservation(need, alloc.free_nodes() as u64, now);
         let mut i = 1;
         while i < self.queue.len() {
             let job = self.queue[i];
-            let ends_in_time = now + estimate(&job) <= shadow;
             let nodes = self.mapping.request(&job.shape).node_count();
-            if !ends_in_time && nodes > extra {
+            let Some(admission) = reservation.admits(&job, nodes) else {
                 i += 1;
                 continue;
-            }
+            };
             let attempt = try_start(&job, self.mapping, alloc, started).inspect_err(|_| {
                 self.queue.remove(i);
             })?;
             match attempt {
                 Attempt::Started => {
-                    if !ends_in_time {
-                        let granted = started.last().map_or(nodes, |s| s.grant.granted_nodes());
-                        if granted > extra {
-                            // The grant would delay the head: hand it back.
-                            if let Some(s) = started.pop() {
-                                alloc.release(&s.grant).map_err(|source| {
-                                    ScheduleError::Release {
-                                        job: job.id,
-                                        source,
-                                    }
+                    let granted = started.last().map_or(nodes, |s| s.grant.granted_nodes());
+                    if !reservation.keep(admission, granted) {
+                        // The grant would delay the head: hand it back.
+                        if let Some(s) = started.pop() {
+                            alloc
+                                .release(&s.grant)
+                                .map_err(|source| ScheduleError::Release {
+                                    job: job.id,
+                                    source,
                                 })?;
-                            }
-                            i += 1;
-                            continue;
                         }
-                        extra -= granted;
+                        i += 1;
+                        continue;
                     }
                     self.queue.remove(i);
                     self.record(started, now);
@@ -193,9 +315,7 @@ impl Scheduler for EasyBackfilling {
     }
 
     fn departed(&mut self, job: &Job, _now: f64) {
-        if let Some(pos) = self.running.iter().position(|r| r.id == job.id) {
-            self.running.swap_remove(pos);
-        }
+        self.running.departed(job.id);
     }
 
     fn queue_len(&self) -> usize {

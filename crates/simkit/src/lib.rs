@@ -92,6 +92,7 @@ pub mod stats;
 pub mod step;
 #[cfg(feature = "csv")]
 pub mod sweep;
+pub mod trace;
 
 pub use atomic::write_atomic;
 pub use calendar::{Calendar, CalendarError};
@@ -110,3 +111,4 @@ pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]
 pub use sweep::{Sweep, SweepError, SweepRunError};
+pub use trace::{TraceError, TraceJobs, read_trace};

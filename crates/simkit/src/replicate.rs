@@ -34,7 +34,10 @@ use rand::rngs::ChaCha8Rng;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::{ConfidenceInterval, StatsError};
+use partalloc_topology::Topology;
+use partalloc_workload::{Job, MeanDistribution, ShapeDistribution, Workload};
+
+use crate::{ConfidenceInterval, Report, SimConfig, SimError, Simulation, StatsError};
 
 /// The generator every reproducible draw in partalloc uses.
 pub type SimRng = ChaCha8Rng;
@@ -161,6 +164,84 @@ impl Replications {
     /// As [`ConfidenceInterval::from_samples`].
     pub fn summarize(&self, values: &[f64], level: f64) -> Result<ConfidenceInterval, StatsError> {
         ConfidenceInterval::from_samples(values, level)
+    }
+
+    /// Simulates `workload` once per replication, each drawing its jobs
+    /// from its own stream, on `topology` with the allocation strategy and
+    /// scheduling policy named as the registries parse them, and returns
+    /// the reports in replication order. Every run follows `config`, except
+    /// that per-job records (`record_jobs`) are kept for the first
+    /// replication only. `done` is called as each replication finishes
+    /// (for a progress bar; in any order).
+    ///
+    /// A bad strategy or policy name fails before any replication runs.
+    ///
+    /// ```
+    /// use partalloc_simkit::{Replications, SimConfig, Stop};
+    /// use partalloc_topology::Topology;
+    /// use partalloc_workload::spec::WorkloadSpec;
+    ///
+    /// let machine: Topology = "mesh:8x8".parse()?;
+    /// let spec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let workload = spec.build(&machine)?;
+    /// let config = SimConfig {
+    ///     stop: Stop { jobs: Some(200), time: None },
+    ///     record_jobs: true,
+    ///     ..SimConfig::default()
+    /// };
+    /// let reports = Replications::new(1, 3)?
+    ///     .simulate(&machine, "fsl", "fcfs", &workload, config, &|| {})?;
+    /// assert_eq!(reports.len(), 3);
+    /// assert_eq!((reports[0].jobs.len(), reports[1].jobs.len()), (200, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown strategy or policy, or the first failing replication's
+    /// error in replication order.
+    pub fn simulate<S, D>(
+        &self,
+        topology: &Topology,
+        allocator: &str,
+        scheduler: &str,
+        workload: &Workload<S, D>,
+        config: SimConfig,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Report>, SimError>
+    where
+        S: ShapeDistribution + Sync,
+        D: MeanDistribution + Sync,
+    {
+        // Build once up front so that a bad name fails before any work.
+        Simulation::by_name(
+            topology.clone(),
+            allocator,
+            scheduler,
+            std::iter::empty::<Job>(),
+            SimConfig::default(),
+        )?;
+        self.try_run(|r, rng| {
+            let config = SimConfig {
+                record_jobs: config.record_jobs && r == 0,
+                ..config
+            };
+            let report = Simulation::by_name(
+                topology.clone(),
+                allocator,
+                scheduler,
+                workload.jobs(rng),
+                config,
+            )?
+            .run();
+            done();
+            report
+        })
     }
 }
 

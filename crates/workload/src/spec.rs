@@ -789,6 +789,55 @@ impl WorkloadSpec {
     }
 }
 
+impl WorkloadSpec {
+    /// One line describing the workload and a run of it, as the command
+    /// line and the Python package print it: arrivals, shapes, the largest
+    /// request `max` as given (shown even where the shape law has no use
+    /// for it), residence law, and `jobs` measured jobs after `warmup`
+    /// discarded ones (the warm-up only when there is one).
+    ///
+    /// ```
+    /// use partalloc_workload::spec::{Sides, WorkloadSpec};
+    ///
+    /// let spec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform:8x8".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let max: Sides = "8x8".parse()?;
+    /// assert_eq!(
+    ///     spec.describe(Some(&max), 300, 20),
+    ///     "load 0.5, sides uniform up to 8x8, residence exp:1 (dependent), 300 jobs after 20 warm-up"
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn describe(&self, max: Option<&Sides>, jobs: u64, warmup: u64) -> String {
+        let arrivals = match self.arrivals {
+            Arrivals::Load(x) => format!("load {x}"),
+            Arrivals::Rate(x) => format!("rate {x}"),
+        };
+        let shapes = match &self.shapes {
+            ShapeLaw::Cube(dims) => format!("cube dims {dims}"),
+            ShapeLaw::Sides { law, .. } => format!("sides {law}"),
+            ShapeLaw::Cubic { .. } => ShapeKind::Cubic.to_string(),
+            ShapeLaw::Noncubic { .. } => ShapeKind::Noncubic.to_string(),
+        };
+        let max = max.map(|m| format!(" up to {m}")).unwrap_or_default();
+        let warmup = if warmup > 0 {
+            format!(" after {warmup} warm-up")
+        } else {
+            String::new()
+        };
+        format!(
+            "{arrivals}, {shapes}{max}, residence {} ({}), {jobs} jobs{warmup}",
+            self.demand, self.dependence
+        )
+    }
+}
+
 /// Serde helpers that write a value as its text form and read it back
 /// through [`FromStr`]: for fields whose type serializes otherwise, such as
 /// a [`SideLaw`] or [`Dependence`] field written `sides = "normal"`

@@ -127,6 +127,23 @@ class Allocator:
             shape = [int(s) for s in shape]
         return self._inner.allocate(shape=shape, nodes=nodes, subcube=subcube, rotate=rotate)
 
+    def can_allocate(
+        self,
+        *,
+        shape: Optional[Sequence[int]] = None,
+        nodes: Optional[int] = None,
+        subcube: Optional[int] = None,
+        rotate: bool = False,
+    ) -> bool:
+        """Whether :meth:`allocate` with the same arguments would grant a
+        partition now, without changing the machine (the same errors for a
+        request the strategy never serves). A strategy that can answer from
+        its own state does; one that cannot is probed by allocating and
+        releasing at once, which its release undoes."""
+        if shape is not None:
+            shape = [int(s) for s in shape]
+        return self._inner.can_allocate(shape=shape, nodes=nodes, subcube=subcube, rotate=rotate)
+
     def release(self, grant: Grant) -> None:
         """Returns a grant's nodes; :class:`ReleaseError` if it is not live here."""
         self._inner.release(grant)

@@ -18,12 +18,36 @@ Observation (``float32``, ``window × 5 + 4`` values):
   power-of-two request the strategy can grant now), fragmentation
   1 − largest / free, waiting jobs / window.
 
-Action: ``0 … window−1`` starts that window slot; ``window`` waits.
-:meth:`SchedulingEnv.action_masks` says which are valid now (a job that
-cannot be placed is masked; waiting is masked when no event is left). A
-masked action is not an error: it waits if waiting is valid, else starts
-the first job that can start. Decisions are asked for only when at least
-one window job can start; otherwise the environment moves on by itself.
+Every value is at least 0 and at most the observation space's ``high``:
+1 for the fractions and flags, the waiting jobs of a whole episode over
+the window for the queue length, and for the two time features the
+longest time a job of the trace can wait (its last arrival less its first,
+plus all its service) or request. A generated workload's times have no
+bound: there the time features are clipped at the span of an episode of
+mean gaps and mean service.
+
+Action: ``0 … window−1`` chooses that window slot; ``window`` waits for
+the next event, starting nothing. What a chosen job means depends on
+``backfill``:
+
+- ``"none"`` (the default): the chosen job starts now. A job that cannot
+  be placed now is masked. Decisions are asked for only when at least one
+  window job can start; otherwise the environment moves on by itself.
+- ``"easy"``: the chosen job starts now if it can be placed; otherwise it
+  becomes the reserved job, as EASY backfilling reserves a blocked head:
+  every other waiting job (the whole queue, not only the window), in
+  arrival order, starts now if it can be placed without delaying the
+  reserved job's start, by the rule of the ``easy-backfilling`` policy (it
+  ends by the reserved job's shadow time, or uses only the nodes to
+  spare then), and the environment moves on to the next event. Every
+  window job is a valid choice; decisions are asked for whenever some
+  waiting job can start. An agent that always chooses the first job is
+  EASY backfilling; with ``"none"`` (waiting when it is masked), FCFS.
+
+:meth:`SchedulingEnv.action_masks` says which actions are valid now
+(waiting is masked when no event is left). A masked action is not an
+error: it waits if waiting is valid, else starts the first job that can
+start.
 
 Reward (``reward=``): ``"slowdown"`` (negative mean bounded slowdown, with
 ``bound`` on the service time, default 10), ``"wait"`` (negative mean
@@ -51,7 +75,19 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv"]
+__all__ = ["SchedulingEnv", "COMPLETION_DTYPE"]
+
+#: The fields of :meth:`SchedulingEnv.completed_jobs`.
+COMPLETION_DTYPE = np.dtype(
+    [
+        ("id", "<u8"),
+        ("arrival", "<f8"),
+        ("start", "<f8"),
+        ("end", "<f8"),
+        ("requested", "<u8"),
+        ("granted", "<u8"),
+    ]
+)
 
 
 class SchedulingEnv(gym.Env):
@@ -67,7 +103,9 @@ class SchedulingEnv(gym.Env):
     :func:`partalloc.simulate`, e.g. ``{"load": 0.8}``; each episode draws
     ``episode_jobs`` jobs, default 1000, from the reset seed), ``topology``,
     ``allocator`` (a strategy spec such as ``"buddy"`` or
-    ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``reward``,
+    ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``backfill``
+    (``"none"`` or ``"easy"``: what choosing a job that cannot start now
+    means, see the module docs), ``reward``,
     ``per_step``, ``bound``, ``episode_jobs`` (each episode replays this
     many consecutive jobs from an offset drawn from the reset seed;
     default: the whole trace), ``mapping`` (``"shapes"``: processor counts
@@ -86,6 +124,7 @@ class SchedulingEnv(gym.Env):
         *,
         workload: Optional[Dict[str, Any]] = None,
         window: int = 16,
+        backfill: str = "none",
         reward: str = "slowdown",
         per_step: bool = False,
         bound: float = 10.0,
@@ -104,6 +143,7 @@ class SchedulingEnv(gym.Env):
             trace=os.fspath(trace) if trace is not None else None,
             workload=workload,
             window=window,
+            backfill=backfill,
             reward=reward,
             per_step=per_step,
             episode_jobs=episode_jobs,
@@ -113,9 +153,13 @@ class SchedulingEnv(gym.Env):
             lenient=lenient,
         )
         self.window = window
+        self.backfill = backfill
         self.render_mode = render_mode
         n = self._core.obs_len
-        self.observation_space = spaces.Box(low=0.0, high=np.inf, shape=(n,), dtype=np.float32)
+        high = np.array(self._core.obs_high, dtype=np.float32)
+        self.observation_space = spaces.Box(
+            low=np.zeros(n, dtype=np.float32), high=high, dtype=np.float32
+        )
         self.action_space = spaces.Discrete(window + 1)
         self._obs = np.zeros(n, dtype=np.float32)
         self._mask = np.zeros(window + 1, dtype=bool)
@@ -160,6 +204,16 @@ class SchedulingEnv(gym.Env):
         """Which actions are valid now (``True``: the job can be placed, or
         waiting is possible)."""
         return self._mask.copy()
+
+    def completed_jobs(self) -> np.ndarray:
+        """The jobs of the episode completed so far, in completion order,
+        as a structured array with fields ``id``, ``arrival``, ``start``,
+        ``end``, ``requested`` and ``granted`` (nodes)."""
+        cols = self._core.completions()
+        out = np.zeros(len(cols["id"]) // 8, dtype=COMPLETION_DTYPE)
+        for name in COMPLETION_DTYPE.names:
+            out[name] = np.frombuffer(cols[name], dtype=COMPLETION_DTYPE[name])
+        return out
 
     def stats(self) -> Dict[str, Any]:
         """The episode so far: decisions, completed jobs, mean bounded
