@@ -11,7 +11,7 @@ use crate::error::CliError;
 use crate::metrics::{METRICS, Summary, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
 use crate::run::{Setup, run_generated};
-use crate::trace::read_trace;
+use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 
 /// Options of `partalloc simulate`.
@@ -79,17 +79,17 @@ struct Output<'a> {
     replications: Vec<Results>,
 }
 
-/// Runs a trace once.
+/// Runs a trace once, streamed: jobs are read as the simulation reaches
+/// them, so memory stays flat in the trace length. A trace that is not
+/// sorted by submit time is run again from the sorted whole.
 fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new()));
     };
-    let (mut jobs, _header, skipped) =
-        read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
-    if let Some(n) = args.jobs {
-        jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
-    }
-    let count = jobs.len();
+    let mapping = args.trace.mapping(topology);
+    let limit = args
+        .jobs
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let config = SimConfig {
         stop: Stop {
             jobs: None,
@@ -99,8 +99,22 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         record_jobs: args.jobs_csv.is_some(),
         measure_search_time: true,
     };
-    let report =
-        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()?;
+    let run = |jobs: &mut dyn Iterator<Item = partalloc::workload::Job>| {
+        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()
+    };
+    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
+    let streamed = run(&mut stream);
+    // A malformed line anywhere comes first, as when the whole trace was
+    // read before simulating.
+    let (report, count, skipped) = match stream.finish()? {
+        StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
+        StreamEnd::Unsorted => {
+            let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
+            jobs.truncate(limit);
+            let count = jobs.len();
+            (run(&mut jobs.into_iter())?, count, skipped)
+        }
+    };
     let skipped = if skipped > 0 {
         format!(", {skipped} malformed lines skipped")
     } else {
