@@ -172,3 +172,139 @@ impl Iterator for TraceStream {
         (!self.unsorted).then_some(job)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use partalloc::simkit::{Report, SimConfig, Simulation};
+    use partalloc::topology::Topology;
+    use proptest::prelude::*;
+    use std::fmt::Write as _;
+
+    /// An SWF trace of `(submit, run, processors)` jobs, plus raw lines.
+    fn trace_text(jobs: &[(f64, f64, u64)], extra: &str) -> String {
+        let mut s = String::from("; MaxNodes: 16\n");
+        for (i, (submit, run, p)) in jobs.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "{} {submit} -1 {run} {p} -1 -1 {p} -1 -1 1 -1 -1 -1 -1 -1 -1 -1",
+                i + 1
+            );
+        }
+        s.push_str(extra);
+        s
+    }
+
+    fn run(jobs: impl Iterator<Item = Job>, scheduler: &str) -> Report {
+        let config = SimConfig {
+            record_jobs: true,
+            measure_search_time: false,
+            ..SimConfig::default()
+        };
+        Simulation::by_name(
+            "mesh:4x4".parse::<Topology>().unwrap(),
+            "paging",
+            scheduler,
+            jobs,
+            config,
+        )
+        .unwrap()
+        .run()
+        .unwrap()
+    }
+
+    /// Streams `text` and compares with reading it whole: same errors, same
+    /// report when sorted; `Unsorted` exactly when sorting moves a job.
+    fn check(
+        text: &str,
+        limit: usize,
+        lenient: bool,
+        scheduler: &str,
+    ) -> Result<(), TestCaseError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.swf");
+        fs::write(&path, text).unwrap();
+        let mapping = ShapeMapping::Nodes { total: 16 };
+        let whole = read_trace(&path, mapping, lenient);
+        let mut stream = TraceStream::open(&path, mapping, lenient, limit).unwrap();
+        let streamed = run(&mut stream, scheduler);
+        let end = stream.finish();
+        match (whole, end) {
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (Ok((mut jobs, _, skipped)), Ok(end)) => {
+                let in_file = read_file_order(&path, lenient);
+                let sorted = in_file.iter().zip(&jobs).all(|(a, b)| a.id == b.id);
+                jobs.truncate(limit);
+                if sorted {
+                    prop_assert_eq!(
+                        end,
+                        StreamEnd::Sorted {
+                            jobs: jobs.len(),
+                            skipped
+                        }
+                    );
+                    prop_assert_eq!(streamed, run(jobs.into_iter(), scheduler));
+                } else {
+                    prop_assert_eq!(end, StreamEnd::Unsorted);
+                }
+            }
+            (a, b) => prop_assert!(false, "whole {a:?}, streamed {b:?}"),
+        }
+        Ok(())
+    }
+
+    /// The jobs in file order.
+    fn read_file_order(path: &Path, lenient: bool) -> Vec<Job> {
+        open(path, ShapeMapping::Nodes { total: 16 }, lenient)
+            .unwrap()
+            .map_while(Result::ok)
+            .collect()
+    }
+
+    fn job() -> impl Strategy<Value = (f64, f64, u64)> {
+        (0u32..40, 0u32..20, 1u64..=16)
+            .prop_map(|(s, r, p)| (f64::from(s) / 2.0, f64::from(r) / 4.0, p))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Sorted traces stream to the report of the whole-file run, with
+        /// any limit and either policy.
+        #[test]
+        fn streamed_runs_equal_whole_runs(
+            mut jobs in proptest::collection::vec(job(), 0..60),
+            limit in 0usize..70, easy in any::<bool>(), shuffle in any::<bool>(),
+        ) {
+            if !shuffle {
+                jobs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            let scheduler = if easy { "easy-backfilling" } else { "fcfs" };
+            check(&trace_text(&jobs, ""), limit, false, scheduler)?;
+        }
+
+        /// A malformed line, even after the limit or after a job out of
+        /// order, is the error of the whole-file reading; lenient mode
+        /// skips and counts it the same way.
+        #[test]
+        fn late_errors_and_skips_agree(
+            jobs in proptest::collection::vec(job(), 1..30),
+            limit in 0usize..35, lenient in any::<bool>(),
+            bad in prop_oneof![Just("x 1 2\n"), Just("99 5 -1 1 99 -1 -1 99 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")],
+        ) {
+            let mut sorted = jobs.clone();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            check(&trace_text(&sorted, bad), limit, lenient, "fcfs")?;
+            check(&trace_text(&jobs, bad), limit, lenient, "fcfs")?;
+        }
+    }
+
+    #[test]
+    fn negative_zero_counts_as_out_of_order_as_the_sort_does() {
+        let text = trace_text(
+            &[],
+            "1 0 -1 1 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 -0 -1 1 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+        );
+        check(&text, usize::MAX, false, "fcfs").unwrap();
+    }
+}
