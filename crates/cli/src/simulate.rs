@@ -3,8 +3,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
+use partalloc::simkit::atomic::AtomicFile;
+use partalloc::simkit::{
+    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, Simulation, Stop,
+};
 use partalloc::topology::Topology;
+use partalloc::workload::Job;
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -96,11 +100,33 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             time: args.time,
         },
         warmup: args.warmup,
-        record_jobs: args.jobs_csv.is_some(),
+        record_jobs: false,
         measure_search_time: true,
     };
-    let run = |jobs: &mut dyn Iterator<Item = partalloc::workload::Job>| {
-        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()
+    // Per-job records go to the file as jobs complete (renamed into place
+    // once the run succeeded), not into memory.
+    let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
+        let sim = Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?;
+        let Some(csv) = &args.jobs_csv else {
+            return Ok(sim.run()?);
+        };
+        let io = |e: ReportError| CliError::input(format!("{}: {e}", csv.display()));
+        let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
+        let mut rows = JobCsvWriter::new(file).map_err(io)?;
+        let mut failed = None;
+        let report = sim.run_with_records(&mut |r| {
+            if failed.is_none() {
+                failed = rows.write(&r).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(io(e));
+        }
+        rows.finish()
+            .map_err(io)?
+            .commit()
+            .map_err(CliError::io(csv))?;
+        Ok(report)
     };
     let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
     let streamed = run(&mut stream);
@@ -201,7 +227,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         replications: reports.iter().map(|r| r.results).collect(),
     };
     // The job file first: if it cannot be written, no report claims success.
-    if let Some(path) = &args.jobs_csv {
+    // (A replayed trace wrote it during the run.)
+    if let Some(path) = args
+        .jobs_csv
+        .as_ref()
+        .filter(|_| args.trace.trace.is_none())
+    {
         let mut buf = Vec::new();
         first
             .write_jobs_csv(&mut buf)

@@ -165,6 +165,31 @@ impl Report {
     /// # Errors
     /// The destination fails.
     pub fn write_jobs_csv<W: std::io::Write>(&self, out: W) -> Result<(), ReportError> {
+        let mut w = JobCsvWriter::new(out)?;
+        for j in &self.jobs {
+            w.write(j)?;
+        }
+        w.finish()?;
+        Ok(())
+    }
+}
+
+/// Writes per-job records as CSV one row at a time, as a run hands them
+/// out ([`Simulation::run_with_records`](crate::Simulation::run_with_records)),
+/// in the format of [`Report::write_jobs_csv`].
+#[cfg(feature = "csv")]
+#[derive(Debug)]
+pub struct JobCsvWriter<W: std::io::Write> {
+    w: csv::Writer<W>,
+}
+
+#[cfg(feature = "csv")]
+impl<W: std::io::Write> JobCsvWriter<W> {
+    /// Writes the header line.
+    ///
+    /// # Errors
+    /// The destination fails.
+    pub fn new(out: W) -> Result<Self, ReportError> {
         let mut w = csv::Writer::from_writer(out);
         w.write_record([
             "id",
@@ -179,23 +204,38 @@ impl Report {
             "granted",
             "partition",
         ])?;
-        for j in &self.jobs {
-            w.write_record([
-                j.id.to_string(),
-                j.arrival.to_string(),
-                j.start.to_string(),
-                j.end.to_string(),
-                j.wait.to_string(),
-                j.response.to_string(),
-                j.numerical_delay.to_string(),
-                (j.wait - j.numerical_delay).to_string(),
-                j.requested.to_string(),
-                j.granted.to_string(),
-                j.partition.to_string(),
-            ])?;
-        }
-        w.flush()?;
+        Ok(Self { w })
+    }
+
+    /// Writes one record.
+    ///
+    /// # Errors
+    /// The destination fails.
+    pub fn write(&mut self, j: &JobRecord) -> Result<(), ReportError> {
+        self.w.write_record([
+            j.id.to_string(),
+            j.arrival.to_string(),
+            j.start.to_string(),
+            j.end.to_string(),
+            j.wait.to_string(),
+            j.response.to_string(),
+            j.numerical_delay.to_string(),
+            (j.wait - j.numerical_delay).to_string(),
+            j.requested.to_string(),
+            j.granted.to_string(),
+            j.partition.to_string(),
+        ])?;
         Ok(())
+    }
+
+    /// Flushes and returns the destination.
+    ///
+    /// # Errors
+    /// The destination fails.
+    pub fn finish(self) -> Result<W, ReportError> {
+        self.w
+            .into_inner()
+            .map_err(|e| ReportError::Io(e.into_error()))
     }
 }
 

@@ -409,7 +409,37 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// A job out of arrival order, a duplicate id, a job with bad times or
     /// one the allocator can never serve, or an allocator that refuses to
     /// take back its own grant.
-    pub fn run(mut self) -> Result<Report, SimError> {
+    pub fn run(self) -> Result<Report, SimError> {
+        self.run_inner(None)
+    }
+
+    /// Runs like [`run`](Self::run), handing each measured job's record to
+    /// `sink` as the job completes instead of keeping it in
+    /// [`Report::jobs`] (left empty), whatever [`SimConfig::record_jobs`]
+    /// says: with a streamed source, memory then stays flat in the number
+    /// of jobs. The results are those of `run`.
+    ///
+    /// ```
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let jobs = (0..3).map(|i| Job::new(i, f64::from(i as u32), JobShape::Nodes { count: 4 }, 1.0));
+    /// let mut ids = Vec::new();
+    /// let sim = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?;
+    /// let r = sim.run_with_records(&mut |rec| ids.push(rec.id))?;
+    /// assert_eq!((ids, r.jobs.len()), (vec![0, 1, 2], 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_with_records(self, sink: &mut dyn FnMut(JobRecord)) -> Result<Report, SimError> {
+        self.run_inner(Some(sink))
+    }
+
+    fn run_inner(
+        mut self,
+        mut sink: Option<&mut dyn FnMut(JobRecord)>,
+    ) -> Result<Report, SimError> {
         let nodes = self.topology.num_nodes() as f64;
         let cfg = self.config;
         let mut cal: Calendar<Event> = Calendar::with_capacity(1024);
@@ -524,8 +554,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                             sums.requested += requested as f64;
                             sums.granted += granted as f64;
                             sums.fragmentation += r.grant.internal_fragmentation() as f64;
-                            if cfg.record_jobs {
-                                records.push(JobRecord {
+                            if cfg.record_jobs || sink.is_some() {
+                                let record = JobRecord {
                                     id: r.job.id,
                                     arrival: r.job.arrival,
                                     start: r.start,
@@ -536,7 +566,11 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                                     requested,
                                     granted,
                                     partition: r.grant.partition().clone(),
-                                });
+                                };
+                                match sink.as_mut() {
+                                    Some(sink) => sink(record),
+                                    None => records.push(record),
+                                }
                             }
                         } else if completions == cfg.warmup {
                             // The measurement window opens now.
