@@ -27,10 +27,11 @@
 //! - **search time**: wall-clock (monotonic) time spent in the allocator's
 //!   allocate (every attempt) and release calls, per measured job. It is
 //!   kept in [`Report::search_time`], outside [`Results`], so it never takes
-//!   part in determinism comparisons. It is a sampled estimate: calls of
-//!   2 µs or more are all timed, faster ones one in up to 64 (each timed
-//!   call counting for the calls it stands for), so that reading the clock
-//!   stays a small part of a run.
+//!   part in determinism comparisons. It is a sampled estimate: calls
+//!   costing 200 clock reads or more (at least 2 µs) are all timed, faster
+//!   ones one in up to 1024 (each timed call counting for the calls it
+//!   stands for), so that reading the clock stays about 1% of the time in
+//!   the allocator.
 //!
 //! [`Scheduler::head`]: partalloc_schedulers::Scheduler::head
 //!
@@ -91,7 +92,7 @@ pub struct Results {
 }
 
 /// Time spent in the allocator (not deterministic): a sampled estimate
-/// (see the [module docs](self)), exact only for calls of 2 µs or more.
+/// (see the [module docs](self)), a full measurement only for slow calls.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SearchTime {

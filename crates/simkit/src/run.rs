@@ -172,13 +172,31 @@ struct Meter {
 }
 
 /// The longest stride [`CallClock`] samples with.
-const MAX_STRIDE: u32 = 64;
+const MAX_STRIDE: u32 = 1024;
 
-/// Calls are timed one in `stride` until the sampled calls add up to this
-/// much per stride: reading the monotonic clock twice costs some tens of
-/// nanoseconds, so a stride's clock reads stay within a few percent of the
-/// time spent in the calls themselves.
-const SAMPLED_PER_STRIDE: Duration = Duration::from_micros(2);
+/// The timed calls of a stride should take this many times the cost of
+/// one clock read, so that the stride's two reads stay within about 1% of
+/// the time spent in its calls.
+const CALL_TIME_PER_READ: u32 = 200;
+
+/// The least time the timed calls of a stride should take, whatever the
+/// clock costs.
+const MIN_SAMPLED_PER_STRIDE: Duration = Duration::from_micros(2);
+
+/// The time the timed calls of a stride should add up to: a multiple of
+/// one read of the monotonic clock, measured once per process (tens of
+/// nanoseconds on most machines, several times that in some virtual
+/// machines).
+fn sampled_per_stride() -> Duration {
+    static ONCE: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(|| {
+        let read = (0..16)
+            .map(|_| Instant::now().elapsed())
+            .min()
+            .unwrap_or(Duration::ZERO);
+        (read * CALL_TIME_PER_READ).max(MIN_SAMPLED_PER_STRIDE)
+    })
+}
 
 /// A sampled estimate of the time spent in one kind of allocator call.
 ///
@@ -186,7 +204,7 @@ const SAMPLED_PER_STRIDE: Duration = Duration::from_micros(2);
 /// clock reads would cost as much as the call. So one call in `stride` is
 /// timed and stands for `stride` calls; the stride grows (up to
 /// [`MAX_STRIDE`]) while the timed calls are short and is 1 for calls of
-/// [`SAMPLED_PER_STRIDE`] or more, which are then all timed. The gap to the
+/// [`sampled_per_stride`] or more, which are then all timed. The gap to the
 /// next timed call is drawn uniformly from 1..=2·stride − 1 (mean
 /// `stride`), so a scheduler's regular pattern of cheap and costly calls
 /// cannot line up with the samples. The draws use a generator of their
@@ -236,7 +254,7 @@ impl CallClock {
         self.timed += d;
         self.timed_calls += 1;
         let mean = self.timed.as_nanos() / u128::from(self.timed_calls);
-        let wanted = SAMPLED_PER_STRIDE.as_nanos() / mean.max(1);
+        let wanted = sampled_per_stride().as_nanos() / mean.max(1);
         self.stride = u32::try_from(wanted)
             .unwrap_or(MAX_STRIDE)
             .clamp(1, MAX_STRIDE);
