@@ -29,8 +29,9 @@ use crate::{
 pub struct Paging {
     topology: Topology,
     occupancy: Occupancy,
-    // Each grant's nodes, kept here so a release trusts only our own record.
-    ledger: GrantLedger<Vec<NodeId>>,
+    // Each grant's nodes as (word, bits) of the occupancy bitset, kept here
+    // so a release trusts only our own record and frees a word at a time.
+    ledger: GrantLedger<Vec<(usize, u64)>>,
 }
 
 impl Paging {
@@ -50,10 +51,12 @@ impl Paging {
 
 impl Paging {
     /// Marks the `want` lowest available ids busy and returns them in
-    /// increasing order, a word of the occupancy bitset at a time. The
-    /// caller has checked that `want` ids are available.
-    fn take_lowest_free(&mut self, want: usize) -> Vec<NodeId> {
+    /// increasing order, with the (word, bits) of the occupancy bitset they
+    /// took, a word at a time. The caller has checked that `want` ids are
+    /// available.
+    fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
         let mut nodes = Vec::with_capacity(want);
+        let mut words = Vec::new();
         let len = self.occupancy.len();
         let mut word = 0;
         while nodes.len() < want {
@@ -62,25 +65,38 @@ impl Paging {
             };
             // Bits past the machine read as blocked.
             let inside = len - word * 64;
-            let mut free = if inside >= 64 {
+            let free = if inside >= 64 {
                 !blocked
             } else {
                 !blocked & ((1u64 << inside) - 1)
             };
-            let mut taken = 0u64;
-            while free != 0 && nodes.len() < want {
-                let bit = free & free.wrapping_neg();
-                taken |= bit;
-                free ^= bit;
-                // Machines have at most 2^32 nodes, so ids fit `NodeId`.
-                nodes.push((word * 64) as NodeId + bit.trailing_zeros());
-            }
+            let need = want - nodes.len();
+            let taken = if free.count_ones() as usize <= need {
+                free
+            } else {
+                // The lowest `need` free bits.
+                let (mut rest, mut low) = (free, 0u64);
+                for _ in 0..need {
+                    let bit = rest & rest.wrapping_neg();
+                    low |= bit;
+                    rest ^= bit;
+                }
+                low
+            };
             if taken != 0 {
+                // Machines have at most 2^32 nodes, so ids fit `NodeId`.
+                let base = (word * 64) as NodeId;
+                let mut bits = taken;
+                while bits != 0 {
+                    nodes.push(base + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
                 self.occupancy.occupy_word_bits(word, taken);
+                words.push((word, taken));
             }
             word += 1;
         }
-        nodes
+        (nodes, words)
     }
 }
 
@@ -126,28 +142,14 @@ impl Allocator for Paging {
                 total: self.topology.num_nodes(),
             });
         }
-        let nodes = self.take_lowest_free(want as usize);
-        let gid = self.ledger.issue(nodes.clone());
+        let (nodes, words) = self.take_lowest_free(want as usize);
+        let gid = self.ledger.issue(words);
         Ok(Grant::new(gid, Partition::Nodes(nodes), want))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let nodes = self.ledger.take(grant.id())?;
-        // The ids are increasing: free them a word at a time.
-        let mut word = usize::MAX;
-        let mut mask = 0u64;
-        for n in nodes {
-            let (w, b) = (n as usize / 64, n % 64);
-            if w != word {
-                if mask != 0 {
-                    self.occupancy.vacate_word_bits(word, mask);
-                }
-                (word, mask) = (w, 0);
-            }
-            mask |= 1 << b;
-        }
-        if mask != 0 {
-            self.occupancy.vacate_word_bits(word, mask);
+        for (word, bits) in self.ledger.take(grant.id())? {
+            self.occupancy.vacate_word_bits(word, bits);
         }
         Ok(())
     }

@@ -3,7 +3,8 @@
 
 use std::fs;
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::mpsc::SyncSender;
 
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
@@ -59,26 +60,52 @@ pub(crate) fn read_trace(
     Ok((out, header, skipped))
 }
 
-/// A trace read lazily, one job at a time, as a simulation pulls it, so
-/// memory does not grow with the trace: the source of a streamed replay.
+/// Jobs the reading thread hands over at a time.
+const BATCH: usize = 4096;
+
+/// Batches in flight between the reading thread and the run: with
+/// [`BATCH`], memory for at most this many × 4096 jobs.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// What the reading thread sends: jobs in file order, then how the file
+/// ended.
+#[derive(Debug)]
+enum Chunk {
+    Jobs(Vec<Job>),
+    End(Result<FileEnd, CliError>),
+}
+
+/// The whole file's verdict, from the reading thread.
+#[derive(Debug, Clone, Copy)]
+struct FileEnd {
+    jobs: usize,
+    skipped: u64,
+    unsorted: bool,
+}
+
+/// A trace read lazily as a simulation pulls it, so memory does not grow
+/// with the trace: the source of a streamed replay.
 ///
-/// It yields the jobs of [`read_trace`] truncated to `limit` as long as the
-/// file is sorted by submit time (in the order of `f64::total_cmp`, the
-/// order `read_trace` sorts by). At the first job out of order, or the
-/// first malformed line, it stops yielding; [`TraceStream::finish`] then
-/// reads the rest of the file and tells the caller whether the streamed
-/// run stands, so that errors and results are those of reading the whole
-/// trace first.
+/// A thread parses the file (the other half of a replay's work) and hands
+/// jobs over in batches through a bounded channel. The stream yields the
+/// jobs of [`read_trace`] truncated to `limit` as long as the file is
+/// sorted by submit time (in the order of `f64::total_cmp`, the order
+/// `read_trace` sorts by); at the first job out of order, or the first
+/// malformed line, it stops yielding. The thread always reads the whole
+/// file, and [`TraceStream::finish`] tells the caller whether the
+/// streamed run stands, so that errors and results are those of reading
+/// the whole trace first.
 #[derive(Debug)]
 pub(crate) struct TraceStream {
-    jobs: SwfJobs<BufReader<fs::File>>,
-    path: PathBuf,
+    chunks: std::sync::mpsc::Receiver<Chunk>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    batch: std::vec::IntoIter<Job>,
     limit: usize,
-    /// Jobs read so far (yielded or not).
-    read: usize,
+    yielded: usize,
     last_arrival: f64,
-    unsorted: bool,
-    error: Option<CliError>,
+    /// Out of order or malformed: yield nothing more.
+    stopped: bool,
+    end: Option<Result<FileEnd, CliError>>,
 }
 
 /// How a streamed trace ended.
@@ -97,64 +124,111 @@ pub(crate) enum StreamEnd {
     Unsorted,
 }
 
+/// Reads every job of `jobs`, sending them in batches, then the verdict.
+fn read_all(mut jobs: SwfJobs<BufReader<fs::File>>, path: &Path, out: &SyncSender<Chunk>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    let (mut count, mut last, mut unsorted) = (0usize, f64::NEG_INFINITY, false);
+    let end = loop {
+        match jobs.next() {
+            None => {
+                break Ok(FileEnd {
+                    jobs: count,
+                    skipped: jobs.reader().skipped(),
+                    unsorted,
+                });
+            }
+            Some(Ok(j)) => {
+                unsorted |= j.arrival.total_cmp(&last).is_lt();
+                last = j.arrival;
+                count += 1;
+                batch.push(j);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if out.send(Chunk::Jobs(full)).is_err() {
+                        return; // The stream was dropped: nobody waits.
+                    }
+                }
+            }
+            Some(Err(e)) => break Err(item_error(path, jobs.reader().line(), e)),
+        }
+    };
+    if !batch.is_empty() && out.send(Chunk::Jobs(batch)).is_err() {
+        return;
+    }
+    let _ = out.send(Chunk::End(end));
+}
+
 impl TraceStream {
-    /// Opens `path` (reading its header) to stream at most `limit` jobs.
+    /// Opens `path` (reading its header here, so its errors come at once)
+    /// and starts reading it to stream at most `limit` jobs.
     pub(crate) fn open(
         path: &Path,
         mapping: ShapeMapping,
         lenient: bool,
         limit: usize,
     ) -> Result<Self, CliError> {
+        let jobs = open(path, mapping, lenient)?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let owned = path.to_path_buf();
+        let reader = std::thread::Builder::new()
+            .name("trace reader".to_owned())
+            .spawn(move || read_all(jobs, &owned, &tx))
+            .map_err(|e| CliError::input(format!("cannot start reading the trace: {e}")))?;
         Ok(Self {
-            jobs: open(path, mapping, lenient)?,
-            path: path.to_path_buf(),
+            chunks: rx,
+            reader: Some(reader),
+            batch: Vec::new().into_iter(),
             limit,
-            read: 0,
+            yielded: 0,
             last_arrival: f64::NEG_INFINITY,
-            unsorted: false,
-            error: None,
+            stopped: false,
+            end: None,
         })
     }
 
-    /// The next job of the file, checking the order; `None` at the end or
-    /// at the first error (kept for [`finish`](Self::finish)).
-    fn read_one(&mut self) -> Option<Job> {
-        if self.error.is_some() {
-            return None;
-        }
-        match self.jobs.next()? {
-            Ok(j) => {
-                if j.arrival.total_cmp(&self.last_arrival).is_lt() {
-                    self.unsorted = true;
-                }
-                self.last_arrival = j.arrival;
-                self.read += 1;
-                Some(j)
+    /// The next job in file order, `None` once the file is done.
+    fn next_in_file(&mut self) -> Option<Job> {
+        loop {
+            if let Some(j) = self.batch.next() {
+                return Some(j);
             }
-            Err(e) => {
-                self.error = Some(item_error(&self.path, self.jobs.reader().line(), e));
-                None
+            if self.end.is_some() {
+                return None;
+            }
+            match self.chunks.recv() {
+                Ok(Chunk::Jobs(v)) => self.batch = v.into_iter(),
+                Ok(Chunk::End(end)) => self.end = Some(end),
+                // The thread ended without a verdict: it panicked.
+                Err(_) => {
+                    self.end = Some(Err(CliError::input(
+                        "reading the trace stopped unexpectedly",
+                    )));
+                }
             }
         }
     }
 
-    /// Reads the rest of the file (without keeping it) and reports how the
-    /// stream ended.
+    /// Lets the reading thread finish the file and reports how the stream
+    /// ended.
     ///
     /// # Errors
     /// The first malformed line of the whole file, as [`read_trace`]
     /// reports it.
     pub(crate) fn finish(mut self) -> Result<StreamEnd, CliError> {
-        while self.read_one().is_some() {}
-        if let Some(e) = self.error {
-            return Err(e);
+        while self.next_in_file().is_some() {}
+        if let Some(h) = self.reader.take() {
+            let _ = h.join();
         }
-        if self.unsorted {
+        let end = self
+            .end
+            .take()
+            .unwrap_or_else(|| Err(CliError::input("reading the trace stopped unexpectedly")))?;
+        if end.unsorted {
             return Ok(StreamEnd::Unsorted);
         }
         Ok(StreamEnd::Sorted {
-            jobs: self.read.min(self.limit),
-            skipped: self.jobs.reader().skipped(),
+            jobs: end.jobs.min(self.limit),
+            skipped: end.skipped,
         })
     }
 }
@@ -163,13 +237,22 @@ impl Iterator for TraceStream {
     type Item = Job;
 
     fn next(&mut self) -> Option<Job> {
-        if self.read >= self.limit || self.unsorted {
+        if self.stopped || self.yielded >= self.limit {
             return None;
         }
-        let job = self.read_one()?;
+        let Some(job) = self.next_in_file() else {
+            self.stopped = true;
+            return None;
+        };
         // A job out of order ends the stream: the run is redone on the
         // sorted trace.
-        (!self.unsorted).then_some(job)
+        if job.arrival.total_cmp(&self.last_arrival).is_lt() {
+            self.stopped = true;
+            return None;
+        }
+        self.last_arrival = job.arrival;
+        self.yielded += 1;
+        Some(job)
     }
 }
 
