@@ -1,7 +1,7 @@
 //! Allocate + release on machines of a million nodes, half full: a
 //! 128×128×64 torus and a 1024×1024 mesh (2^20 nodes each), for the
 //! strategies meant to scale there (`fsl` / `fsl-3d`, `isomorphic`, `etc`,
-//! `first-fit`).
+//! `first-fit`; `first-fit` is 2-D only).
 //!
 //! Requests are Kang's cubic jobs (§5.1): every side a power of two,
 //! 1..=32 on the mesh and 1..=16 on the torus, any orientation. The
@@ -38,7 +38,13 @@ const SETUPS: [(&str, u32, &[&str]); 2] = [
     (
         "mesh:1024x1024",
         5,
-        &["fsl", "isomorphic", "etc", "first-fit"],
+        &[
+            "fsl",
+            "fsl[dealloc=incremental]",
+            "isomorphic",
+            "etc",
+            "first-fit",
+        ],
     ),
     ("torus:128x128x64", 4, &["fsl-3d", "isomorphic", "etc"]),
 ];
