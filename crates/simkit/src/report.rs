@@ -30,8 +30,9 @@
 //!   part in determinism comparisons. It is a sampled estimate: calls
 //!   costing 200 clock reads or more (at least 2 µs) are all timed, faster
 //!   ones one in up to 1024 (each timed call counting for the calls it
-//!   stands for), so that reading the clock stays about 1% of the time in
-//!   the allocator.
+//!   stands for, and at most 16 times the mean of the timed calls, so that
+//!   a preemption inside one sampled call is not multiplied), so that
+//!   reading the clock stays about 1% of the time in the allocator.
 //!
 //! [`Scheduler::head`]: partalloc_schedulers::Scheduler::head
 //!

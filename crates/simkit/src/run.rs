@@ -203,6 +203,10 @@ const MAX_STRIDE: u32 = 1024;
 /// the time spent in its calls.
 const CALL_TIME_PER_READ: u32 = 200;
 
+/// A sampled call counts at most this many times the mean of the timed
+/// calls (see [`CallClock::stop`]).
+const OUTLIER: u32 = 16;
+
 /// The least time the timed calls of a stride should take, whatever the
 /// clock costs.
 const MIN_SAMPLED_PER_STRIDE: Duration = Duration::from_micros(2);
@@ -273,7 +277,14 @@ impl CallClock {
 
     /// Records a timed call that started at `t0`.
     fn stop(&mut self, t0: Instant) {
-        let d = t0.elapsed();
+        let mut d = t0.elapsed();
+        if self.stride > 1 && self.timed_calls > 0 {
+            // A call that stands for others counts at most OUTLIER times
+            // the mean so far: a preemption of the thread inside one
+            // sampled call (milliseconds on a loaded machine) would
+            // otherwise be multiplied by the stride.
+            d = d.min(self.timed / u32::try_from(self.timed_calls).unwrap_or(u32::MAX) * OUTLIER);
+        }
         self.estimate += d * self.stride;
         self.timed += d;
         self.timed_calls += 1;
