@@ -93,7 +93,8 @@ pub struct Results {
 }
 
 /// Time spent in the allocator (not deterministic): a sampled estimate
-/// (see the [module docs](self)), a full measurement only for slow calls.
+/// (see the [module docs](crate::report)), a full measurement only for slow
+/// calls.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SearchTime {
