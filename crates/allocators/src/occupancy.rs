@@ -131,6 +131,28 @@ impl Occupancy {
         }
     }
 
+    /// Marks the available nodes `64·word + b`, for the set bits `b` of
+    /// `mask`, busy (a caller passes bits it found free in
+    /// [`blocked`](Self::blocked)'s word); bits leaving the machine change
+    /// nothing.
+    #[inline]
+    pub fn occupy_word_bits(&mut self, word: usize, mask: u64) {
+        if let Ok(added) = self.blocked.insert_word_bits(word, mask) {
+            self.free -= added;
+        }
+    }
+
+    /// Marks the busy nodes `64·word + b`, for the set bits `b` of `mask`,
+    /// free; faulty nodes stay faulty, and bits leaving the machine change
+    /// nothing.
+    #[inline]
+    pub fn vacate_word_bits(&mut self, word: usize, mask: u64) {
+        let healthy = mask & !self.faulty.words().get(word).copied().unwrap_or(0);
+        if let Ok(removed) = self.blocked.remove_word_bits(word, healthy) {
+            self.free += removed;
+        }
+    }
+
     /// Marks the available nodes of the id range `lo..hi` busy (a caller
     /// passes a range it found available, e.g. a free buddy block); a range
     /// leaving the machine changes nothing.
@@ -237,6 +259,19 @@ mod tests {
         Vacate(NodeId),
         Fault(NodeId),
         Repair(NodeId),
+        OccupyWord(usize, u64),
+        VacateWord(usize, u64),
+    }
+
+    /// The ids a word operation names, if all lie inside the machine.
+    fn word_ids(len: usize, word: usize, mask: u64) -> Option<Vec<NodeId>> {
+        let ids: Vec<usize> = (0..64)
+            .filter(|b| mask >> b & 1 == 1)
+            .map(|b| word * 64 + b)
+            .collect();
+        ids.iter()
+            .all(|&i| i < len)
+            .then(|| ids.into_iter().map(|i| i as NodeId).collect())
     }
 
     fn op(len: usize) -> impl Strategy<Value = Op> {
@@ -249,6 +284,8 @@ mod tests {
             node.clone().prop_map(Op::Vacate),
             node.clone().prop_map(Op::Fault),
             node.prop_map(Op::Repair),
+            (0..len / 64 + 2, any::<u64>()).prop_map(|(w, m)| Op::OccupyWord(w, m)),
+            (0..len / 64 + 2, any::<u64>()).prop_map(|(w, m)| Op::VacateWord(w, m)),
         ]
     }
 
@@ -286,6 +323,18 @@ mod tests {
                     Op::Vacate(n) => {
                         occ.vacate([n]);
                         busy.remove(&n);
+                    }
+                    Op::OccupyWord(w, m) => {
+                        occ.occupy_word_bits(w, m);
+                        if let Some(ids) = word_ids(len, w, m) {
+                            busy.extend(ids.into_iter().filter(|i| !faulty.contains(i)));
+                        }
+                    }
+                    Op::VacateWord(w, m) => {
+                        occ.vacate_word_bits(w, m);
+                        if let Some(ids) = word_ids(len, w, m) {
+                            busy.retain(|i| !ids.contains(i));
+                        }
                     }
                     Op::Fault(n) => {
                         let got = occ.mark_faulty(n);

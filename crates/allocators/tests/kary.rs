@@ -608,7 +608,14 @@ fn etc_is_recognition_complete_against_brute_force() {
 fn fast_and_literal_etc_choose_identical_boxes() {
     let mut rng = SplitMix(11);
     let mut compared = 0;
-    for sys in ["kary:4^3", "kary:8^3", "mesh:6x5x4", "mesh:70x3x2"] {
+    for sys in [
+        "kary:4^3",
+        "kary:8^3",
+        "mesh:6x5x4",
+        "mesh:70x3x2",
+        "mesh:130x3x2",
+        "torus:200x2x3",
+    ] {
         let t = topo(sys);
         let grid = *t.as_grid().unwrap();
         let mut fast = Etc::with_mode(t.clone(), SearchMode::Fast).unwrap();
@@ -621,8 +628,13 @@ fn fast_and_literal_etc_choose_identical_boxes() {
                 lit.release(&b).unwrap();
                 continue;
             }
+            // Long runs along a dimension 0 of several words.
+            let max0 = if grid.sides()[0] > 64 { 140 } else { 5 };
             let sides: Vec<u32> = (0..3)
-                .map(|i| 1 + rng.below(u64::from(grid.sides()[i].min(5))) as u32)
+                .map(|i| {
+                    let max = if i == 0 { max0 } else { 5 };
+                    1 + rng.below(u64::from(grid.sides()[i].min(max))) as u32
+                })
                 .collect();
             let rotate = rng.below(4) != 0;
             let mut r = boxed(&sides);
@@ -642,7 +654,7 @@ fn fast_and_literal_etc_choose_identical_boxes() {
             }
         }
     }
-    assert!(compared >= 10_000, "{compared}");
+    assert!(compared >= 20_000, "{compared}");
 }
 
 // ---------------------------------------------------------- conformance

@@ -3,15 +3,19 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use partalloc::simkit::{Replications, Report, Results, SimConfig, Simulation, Stop};
+use partalloc::simkit::atomic::AtomicFile;
+use partalloc::simkit::{
+    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, Simulation, Stop,
+};
 use partalloc::topology::Topology;
+use partalloc::workload::Job;
 use serde::Serialize;
 
 use crate::error::CliError;
 use crate::metrics::{METRICS, Summary, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
 use crate::run::{Setup, run_generated};
-use crate::trace::read_trace;
+use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 
 /// Options of `partalloc simulate`.
@@ -79,34 +83,70 @@ struct Output<'a> {
     replications: Vec<Results>,
 }
 
-/// Runs a trace once.
+/// Runs a trace once, streamed: jobs are read as the simulation reaches
+/// them, so memory stays flat in the trace length. A trace that is not
+/// sorted by submit time is run again from the sorted whole.
 fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new()));
     };
-    let (mut jobs, _header, skipped) =
-        read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
-    if let Some(n) = args.jobs {
-        jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
-    }
-    let count = jobs.len();
+    let mapping = args.trace.mapping(topology);
+    let limit = args
+        .jobs
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let config = SimConfig {
         stop: Stop {
             jobs: None,
             time: args.time,
         },
         warmup: args.warmup,
-        record_jobs: args.jobs_csv.is_some(),
+        record_jobs: false,
         measure_search_time: true,
     };
-    let report = Simulation::by_name(
-        topology.clone(),
-        &args.allocator,
-        &args.scheduler,
-        jobs,
-        config,
-    )?
-    .run()?;
+    // Per-job records go to the file as jobs complete (renamed into place
+    // once the run succeeded), not into memory.
+    let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
+        let sim = Simulation::by_name(
+            topology.clone(),
+            &args.allocator,
+            &args.scheduler,
+            jobs,
+            config,
+        )?;
+        let Some(csv) = &args.jobs_csv else {
+            return Ok(sim.run()?);
+        };
+        let io = |e: ReportError| CliError::input(format!("{}: {e}", csv.display()));
+        let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
+        let mut rows = JobCsvWriter::new(file).map_err(io)?;
+        let mut failed = None;
+        let report = sim.run_with_records(&mut |r| {
+            if failed.is_none() {
+                failed = rows.write(&r).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(io(e));
+        }
+        rows.finish()
+            .map_err(io)?
+            .commit()
+            .map_err(CliError::io(csv))?;
+        Ok(report)
+    };
+    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
+    let streamed = run(&mut stream);
+    // A malformed line anywhere comes first, as when the whole trace was
+    // read before simulating.
+    let (report, count, skipped) = match stream.finish()? {
+        StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
+        StreamEnd::Unsorted => {
+            let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
+            jobs.truncate(limit);
+            let count = jobs.len();
+            (run(&mut jobs.into_iter())?, count, skipped)
+        }
+    };
     let skipped = if skipped > 0 {
         format!(", {skipped} malformed lines skipped")
     } else {
@@ -193,7 +233,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         replications: reports.iter().map(|r| r.results).collect(),
     };
     // The job file first: if it cannot be written, no report claims success.
-    if let Some(path) = &args.jobs_csv {
+    // (A replayed trace wrote it during the run.)
+    if let Some(path) = args
+        .jobs_csv
+        .as_ref()
+        .filter(|_| args.trace.trace.is_none())
+    {
         let mut buf = Vec::new();
         first
             .write_jobs_csv(&mut buf)

@@ -77,6 +77,93 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// A file written piece by piece that appears under its name only when
+/// [`commit`](Self::commit)ted: the streaming form of [`write_atomic`], for
+/// output too long to hold in memory (per-job records of a long replay).
+/// Dropped without a commit, it removes its temporary file.
+///
+/// ```
+/// use std::io::Write as _;
+/// use partalloc_simkit::atomic::AtomicFile;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("jobs.csv");
+/// let mut f = AtomicFile::create(&path)?;
+/// f.write_all(b"id\n1\n")?;
+/// assert!(!path.exists());
+/// f.commit()?;
+/// assert_eq!(std::fs::read(&path)?, b"id\n1\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: Option<io::BufWriter<File>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` through a temporary file beside it.
+    ///
+    /// # Errors
+    /// As [`write_atomic`]: the temporary file cannot be created, or
+    /// `path` has no file name.
+    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let tmp = temporary_for(&path)?;
+        let file = File::create(&tmp)?;
+        Ok(Self {
+            file: Some(io::BufWriter::with_capacity(1 << 16, file)),
+            tmp,
+            path,
+        })
+    }
+
+    /// Flushes, syncs and renames the file onto its path.
+    ///
+    /// # Errors
+    /// The failed file operation; `path` is then unchanged and the
+    /// temporary file removed.
+    pub fn commit(mut self) -> io::Result<()> {
+        let result = (|| {
+            let file = self.file.take().map(io::BufWriter::into_inner);
+            if let Some(f) = file {
+                let f = f.map_err(io::IntoInnerError::into_error)?;
+                f.sync_all()?;
+            }
+            fs::rename(&self.tmp, &self.path)
+        })();
+        // On success the temporary name is gone; on error `Drop` removes it.
+        if result.is_ok() {
+            self.tmp = PathBuf::new();
+        }
+        result
+    }
+}
+
+impl io::Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("the file was already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), io::Write::flush)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            drop(self.file.take());
+            // Best effort: the file is ours and unfinished.
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +216,26 @@ mod tests {
         );
         assert_eq!(fs::read(&p)?, b"old");
         assert_eq!(entries(dir.path()), ["out.txt", "sub"]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_streamed_file_appears_only_when_committed() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("out.txt");
+        write_atomic(&p, b"old")?;
+        let mut f = AtomicFile::create(&p)?;
+        f.write_all(b"new, ")?;
+        f.write_all(b"streamed")?;
+        assert_eq!(fs::read(&p)?, b"old");
+        f.commit()?;
+        assert_eq!(fs::read(&p)?, b"new, streamed");
+        // Dropped unfinished: the target keeps its content, no temporary.
+        let mut g = AtomicFile::create(&p)?;
+        g.write_all(b"lost")?;
+        drop(g);
+        assert_eq!(fs::read(&p)?, b"new, streamed");
+        assert_eq!(entries(dir.path()), ["out.txt"]);
         Ok(())
     }
 

@@ -104,7 +104,7 @@ pub use rand::{Rng, RngExt, SeedableRng};
 pub use replicate::thread_pool;
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
 #[cfg(feature = "csv")]
-pub use report::ReportError;
+pub use report::{JobCsvWriter, ReportError};
 pub use report::{JobRecord, Report, Results, SearchTime};
 pub use run::{SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};

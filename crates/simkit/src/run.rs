@@ -46,6 +46,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use partalloc_allocators::{
@@ -80,7 +81,8 @@ pub struct SimConfig {
     pub warmup: u64,
     /// Keep a [`JobRecord`] per measured job.
     pub record_jobs: bool,
-    /// Measure the wall-clock time spent in allocate and release.
+    /// Measure the wall-clock time spent in allocate and release (sampled
+    /// for fast allocators: see [`SearchTime`]).
     pub measure_search_time: bool,
 }
 
@@ -159,6 +161,29 @@ struct Running {
     numerical: f64,
 }
 
+/// A multiplicative hash for job ids (the Fx hash's step): the waiting-job
+/// map is looked up twice per job, and job ids need no defence against
+/// chosen collisions, so SipHash's cost buys nothing here. Lookups only:
+/// iteration order never reaches the results.
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
 /// Counts allocation attempts and misses and times allocator calls.
 #[derive(Debug, Default, Clone, Copy)]
 struct Meter {
@@ -167,7 +192,113 @@ struct Meter {
     attempts: u64,
     valid: u64,
     misses: u64,
-    calls: Duration,
+    allocate: CallClock,
+}
+
+/// The longest stride [`CallClock`] samples with.
+const MAX_STRIDE: u32 = 1024;
+
+/// The timed calls of a stride should take this many times the cost of
+/// one clock read, so that the stride's two reads stay within about 1% of
+/// the time spent in its calls.
+const CALL_TIME_PER_READ: u32 = 200;
+
+/// A sampled call counts at most this many times the mean of the timed
+/// calls (see [`CallClock::stop`]).
+const OUTLIER: u32 = 16;
+
+/// The least time the timed calls of a stride should take, whatever the
+/// clock costs.
+const MIN_SAMPLED_PER_STRIDE: Duration = Duration::from_micros(2);
+
+/// The time the timed calls of a stride should add up to: a multiple of
+/// one read of the monotonic clock, measured once per process (tens of
+/// nanoseconds on most machines, several times that in some virtual
+/// machines).
+fn sampled_per_stride() -> Duration {
+    static ONCE: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(|| {
+        let read = (0..16)
+            .map(|_| Instant::now().elapsed())
+            .min()
+            .unwrap_or(Duration::ZERO);
+        (read * CALL_TIME_PER_READ).max(MIN_SAMPLED_PER_STRIDE)
+    })
+}
+
+/// A sampled estimate of the time spent in one kind of allocator call.
+///
+/// Timing every call of a fast allocator (tens of nanoseconds) with two
+/// clock reads would cost as much as the call. So one call in `stride` is
+/// timed and stands for `stride` calls; the stride grows (up to
+/// [`MAX_STRIDE`]) while the timed calls are short and is 1 for calls of
+/// [`sampled_per_stride`] or more, which are then all timed. The gap to the
+/// next timed call is drawn uniformly from 1..=2·stride − 1 (mean
+/// `stride`), so a scheduler's regular pattern of cheap and costly calls
+/// cannot line up with the samples. The draws use a generator of their
+/// own: timing never touches the simulation's randomness or results.
+#[derive(Debug, Clone, Copy)]
+struct CallClock {
+    /// Calls left before the next timed one.
+    skip: u32,
+    stride: u32,
+    /// xorshift64 state for the gaps.
+    gaps: u64,
+    timed: Duration,
+    timed_calls: u64,
+    /// Σ duration × stride over the timed calls.
+    estimate: Duration,
+}
+
+impl Default for CallClock {
+    fn default() -> Self {
+        Self {
+            skip: 0,
+            stride: 1,
+            gaps: 0x9E37_79B9_7F4A_7C15,
+            timed: Duration::ZERO,
+            timed_calls: 0,
+            estimate: Duration::ZERO,
+        }
+    }
+}
+
+impl CallClock {
+    /// The start of this call if it is one of the timed ones.
+    #[inline]
+    fn start(&mut self) -> Option<Instant> {
+        if self.skip == 0 {
+            Some(Instant::now())
+        } else {
+            self.skip -= 1;
+            None
+        }
+    }
+
+    /// Records a timed call that started at `t0`.
+    fn stop(&mut self, t0: Instant) {
+        let mut d = t0.elapsed();
+        if self.stride > 1 && self.timed_calls > 0 {
+            // A call that stands for others counts at most OUTLIER times
+            // the mean so far: a preemption of the thread inside one
+            // sampled call (milliseconds on a loaded machine) would
+            // otherwise be multiplied by the stride.
+            d = d.min(self.timed / u32::try_from(self.timed_calls).unwrap_or(u32::MAX) * OUTLIER);
+        }
+        self.estimate += d * self.stride;
+        self.timed += d;
+        self.timed_calls += 1;
+        let mean = self.timed.as_nanos() / u128::from(self.timed_calls);
+        let wanted = sampled_per_stride().as_nanos() / mean.max(1);
+        self.stride = u32::try_from(wanted)
+            .unwrap_or(MAX_STRIDE)
+            .clamp(1, MAX_STRIDE);
+        self.gaps ^= self.gaps << 13;
+        self.gaps ^= self.gaps >> 7;
+        self.gaps ^= self.gaps << 17;
+        // Both at most 2·MAX_STRIDE, so the cast is exact.
+        self.skip = (self.gaps % u64::from(2 * self.stride - 1)) as u32;
+    }
 }
 
 /// The allocator as the scheduler sees it during a run: every call is
@@ -187,12 +318,14 @@ impl Allocator for Metered<'_> {
     }
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let free = self.inner.free_nodes() as u64;
-        let t0 = self.meter.timing.then(Instant::now);
+        let t0 = if self.meter.timing && self.meter.measuring {
+            self.meter.allocate.start()
+        } else {
+            None
+        };
         let r = self.inner.allocate(request);
-        if let Some(t0) = t0
-            && self.meter.measuring
-        {
-            self.meter.calls += t0.elapsed();
+        if let Some(t0) = t0 {
+            self.meter.allocate.stop(t0);
         }
         if self.meter.measuring {
             self.meter.attempts += 1;
@@ -329,7 +462,37 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// A job out of arrival order, a duplicate id, a job with bad times or
     /// one the allocator can never serve, or an allocator that refuses to
     /// take back its own grant.
-    pub fn run(mut self) -> Result<Report, SimError> {
+    pub fn run(self) -> Result<Report, SimError> {
+        self.run_inner(None)
+    }
+
+    /// Runs like [`run`](Self::run), handing each measured job's record to
+    /// `sink` as the job completes instead of keeping it in
+    /// [`Report::jobs`] (left empty), whatever [`SimConfig::record_jobs`]
+    /// says: with a streamed source, memory then stays flat in the number
+    /// of jobs. The results are those of `run`.
+    ///
+    /// ```
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let jobs = (0..3).map(|i| Job::new(i, f64::from(i as u32), JobShape::Nodes { count: 4 }, 1.0));
+    /// let mut ids = Vec::new();
+    /// let sim = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?;
+    /// let r = sim.run_with_records(&mut |rec| ids.push(rec.id))?;
+    /// assert_eq!((ids, r.jobs.len()), (vec![0, 1, 2], 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_with_records(self, sink: &mut dyn FnMut(JobRecord)) -> Result<Report, SimError> {
+        self.run_inner(Some(sink))
+    }
+
+    fn run_inner(
+        mut self,
+        mut sink: Option<&mut dyn FnMut(JobRecord)>,
+    ) -> Result<Report, SimError> {
         let nodes = self.topology.num_nodes() as f64;
         let cfg = self.config;
         let mut cal: Calendar<Event> = Calendar::with_capacity(1024);
@@ -339,7 +502,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         // The numerical-delay clock: time during which the head of the
         // queue needed more nodes than were free.
         let mut num_clock = 0.0f64;
-        let mut num_at_arrival: HashMap<u64, f64> = HashMap::new();
+        let mut num_at_arrival: HashMap<u64, f64, BuildHasherDefault<IdHasher>> =
+            HashMap::default();
         let mut head_numerical = false;
         let mut last_t = 0.0f64;
         let mut busy = TimeWeighted::new(0.0, 0.0)?;
@@ -352,7 +516,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             timing: cfg.measure_search_time,
             ..Meter::default()
         };
-        let mut release_time = Duration::ZERO;
+        let mut release_clock = CallClock::default();
         let mut window_start = 0.0f64;
         let mut reset_pending = false;
         let mut completions = 0u64;
@@ -417,12 +581,14 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                             continue;
                         };
                         vacant.push(slot);
-                        let t0 = meter.timing.then(Instant::now);
+                        let t0 = if meter.timing && meter.measuring {
+                            release_clock.start()
+                        } else {
+                            None
+                        };
                         self.alloc.release(&r.grant)?;
-                        if let Some(t0) = t0
-                            && meter.measuring
-                        {
-                            release_time += t0.elapsed();
+                        if let Some(t0) = t0 {
+                            release_clock.stop(t0);
                         }
                         self.sched.departed(&r.job, t);
                         busy_now -= r.grant.granted_nodes();
@@ -442,8 +608,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                             sums.requested += requested as f64;
                             sums.granted += granted as f64;
                             sums.fragmentation += r.grant.internal_fragmentation() as f64;
-                            if cfg.record_jobs {
-                                records.push(JobRecord {
+                            if cfg.record_jobs || sink.is_some() {
+                                let record = JobRecord {
                                     id: r.job.id,
                                     arrival: r.job.arrival,
                                     start: r.start,
@@ -454,7 +620,11 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                                     requested,
                                     granted,
                                     partition: r.grant.partition().clone(),
-                                });
+                                };
+                                match sink.as_mut() {
+                                    Some(sink) => sink(record),
+                                    None => records.push(record),
+                                }
                             }
                         } else if completions == cfg.warmup {
                             // The measurement window opens now.
@@ -563,7 +733,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         let search = SearchTime {
             measured: cfg.measure_search_time,
             mean_seconds_per_job: if n > 0.0 {
-                (meter.calls + release_time).as_secs_f64() / n
+                (meter.allocate.estimate + release_clock.estimate).as_secs_f64() / n
             } else {
                 0.0
             },

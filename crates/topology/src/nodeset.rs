@@ -230,6 +230,51 @@ impl NodeSet {
         Ok(hi - lo - absent)
     }
 
+    /// Adds the ids `64·word + b` for every set bit `b` of `mask`; returns
+    /// how many were absent before. Lets a caller that picked scattered ids
+    /// inside one word (e.g. the lowest free ones) mark them in one step.
+    ///
+    /// # Errors
+    /// [`TopologyError::NodeOutOfRange`] if a bit of `mask` lies past the
+    /// universe; the set is then unchanged.
+    #[inline]
+    pub fn insert_word_bits(&mut self, word: usize, mask: u64) -> Result<usize, TopologyError> {
+        let w = self.word_for(word, mask)?;
+        let added = (mask & !*w).count_ones() as usize;
+        *w |= mask;
+        Ok(added)
+    }
+
+    /// Removes the ids `64·word + b` for every set bit `b` of `mask`;
+    /// returns how many were present.
+    ///
+    /// # Errors
+    /// As [`NodeSet::insert_word_bits`].
+    #[inline]
+    pub fn remove_word_bits(&mut self, word: usize, mask: u64) -> Result<usize, TopologyError> {
+        let w = self.word_for(word, mask)?;
+        let removed = (mask & *w).count_ones() as usize;
+        *w &= !mask;
+        Ok(removed)
+    }
+
+    /// Word `word`, if it exists and every bit of `mask` names an id of
+    /// the universe.
+    fn word_for(&mut self, word: usize, mask: u64) -> Result<&mut u64, TopologyError> {
+        let nodes = self.len as u64;
+        let out_of_range = |bit: u32| TopologyError::NodeOutOfRange {
+            node: (word as u64).saturating_mul(64) + u64::from(bit),
+            nodes,
+        };
+        // Words exist exactly for ids below the universe, so `keep` > 0.
+        let keep = self.len.saturating_sub(word.saturating_mul(64));
+        let outside = if keep >= 64 { 0 } else { mask >> keep << keep };
+        if outside != 0 {
+            return Err(out_of_range(outside.trailing_zeros()));
+        }
+        self.words.get_mut(word).ok_or(out_of_range(0))
+    }
+
     /// Whether no member lies in `lo..hi`. Total: ids past the universe are
     /// never members, and an empty or reversed range holds none. Stops at
     /// the first word that meets the range.
@@ -481,6 +526,32 @@ mod tests {
             }
         }
         (s, model)
+    }
+
+    proptest! {
+        #[test]
+        fn word_bit_ops_agree_with_single_ids(
+            len in 1usize..300, seed in any::<u64>(), word in 0usize..6, mask in any::<u64>(),
+            insert in any::<bool>(),
+        ) {
+            let (mut s, _) = random_set(len, seed, 2);
+            let before = s.clone();
+            let r = if insert { s.insert_word_bits(word, mask) } else { s.remove_word_bits(word, mask) };
+            let ids: Vec<usize> = (0..64).filter(|b| mask >> b & 1 == 1).map(|b| word * 64 + b).collect();
+            if ids.iter().any(|&i| i >= len) || (mask == 0 && word * 64 >= len) {
+                prop_assert!(r.is_err());
+                prop_assert_eq!(&s, &before);
+            } else {
+                let mut model = before.clone();
+                let mut changed = 0;
+                for &i in &ids {
+                    let c = if insert { model.insert(i as NodeId) } else { model.remove(i as NodeId) };
+                    changed += usize::from(c == Ok(true));
+                }
+                prop_assert_eq!(r, Ok(changed));
+                prop_assert_eq!(&s, &model);
+            }
+        }
     }
 
     proptest! {

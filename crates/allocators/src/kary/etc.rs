@@ -14,11 +14,11 @@
 //! [`any_orientation`](Request::any_orientation). Windows never wrap
 //! around a torus.
 //!
-//! [`SearchMode::Fast`] (the default) keeps the free nodes as one bit word
-//! per row along dimension 0 and tests a whole row of bases with a few
-//! word operations (runs along dimension 0 by shifts, windows along the
-//! other dimensions by AND-ing rows); machines longer than 64 along
-//! dimension 0 use N-dimensional prefix sums instead (O(2^n) per window); [`SearchMode::Literal`] checks every node of
+//! [`SearchMode::Fast`] (the default) keeps the free nodes as bit words,
+//! ⌈side 0 / 64⌉ per row along dimension 0, and tests a whole row of bases
+//! with a few word operations (runs along dimension 0 by doubling shifts,
+//! windows along the other dimensions by AND-ing rows), so no search does
+//! per-node work, even on a million-node machine; [`SearchMode::Literal`] checks every node of
 //! every window as in Kang's O(C(n,m)·k^n·l^m) analysis. Both pick the same
 //! box; the literal search stays as the test oracle and as the
 //! `etc[search=literal]` variant for benchmarks.

@@ -9,7 +9,7 @@
 //!   nodes (visible as the grant's internal fragmentation).
 //! - Job-based partitioning (Kang §2): [`Sniffing`] (fixed orientation) and
 //!   [`Etc`] (every orientation, recognition-complete), both exact searches
-//!   made fast with row bit words (or N-dimensional prefix sums).
+//!   made fast with row bit words.
 //!
 //! The baselines follow the definitions of
 //! `docs/baselines.md#k-ary-n-cube-strategies`; the request → slice-dimension

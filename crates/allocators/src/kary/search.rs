@@ -1,7 +1,7 @@
 //! The exhaustive window search shared by Sniffing and ETC, in two exact
 //! forms: the literal search (every node of every window checked, Kang §2's
-//! O(k^n · l^m) per orientation) and a fast one that answers each window in
-//! O(2^n) from N-dimensional prefix sums of the unavailable nodes. Both scan
+//! O(k^n · l^m) per orientation) and a fast one that tests a whole row of
+//! bases at once on bit words of the free nodes. Both scan
 //! orientations in the same order and bases in node-id order, so they
 //! choose the same box.
 
@@ -24,8 +24,7 @@ use crate::{
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum SearchMode {
-    /// Row bit words (or N-dimensional prefix sums when dimension 0 is
-    /// longer than 64).
+    /// Row bit words (⌈side 0 / 64⌉ words per row along dimension 0).
     #[default]
     Fast,
     /// Every node of every window, as analysed by Kang (§2).
@@ -56,188 +55,139 @@ impl FromStr for SearchMode {
 pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     name: "search",
     default: "fast",
-    doc: "fast (row bit words / N-D prefix sums) or literal (check every node of every window); both choose the same box",
+    doc: "fast (row bit words) or literal (check every node of every window); both choose the same box",
 };
 
 pub(crate) fn search_param(spec: &crate::StrategySpec) -> Result<SearchMode, BuildError> {
     Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 
-/// Counts of unavailable nodes over every origin-anchored box: entry
-/// p holds the number of unavailable nodes with coordinates < p.
-#[derive(Debug, Clone)]
-pub(crate) struct PrefixSums {
-    n: usize,
-    sides: [u32; MAX_DIMS],
-    strides: [usize; MAX_DIMS],
-    sums: Vec<u32>,
-}
-
-impl PrefixSums {
-    pub(crate) fn new(grid: &Grid) -> Self {
-        let n = grid.dims();
-        let mut sides = [1u32; MAX_DIMS];
-        let mut strides = [0usize; MAX_DIMS];
-        let mut len = 1usize;
-        for i in 0..n {
-            sides[i] = grid.sides()[i];
-            strides[i] = len;
-            len *= sides[i] as usize + 1;
-        }
-        Self {
-            n,
-            sides,
-            strides,
-            sums: vec![0; len],
-        }
-    }
-
-    pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
-        self.sums.fill(0);
-        let n = self.n;
-        let mut c = [0u32; MAX_DIMS];
-        let nodes = occ.len();
-        for id in 0..nodes {
-            if !occ.is_available(id as NodeId) {
-                let p: usize = c[..n]
-                    .iter()
-                    .zip(&self.strides[..n])
-                    .map(|(&ci, &st)| (ci as usize + 1) * st)
-                    .sum();
-                self.sums[p] = 1;
-            }
-            odometer(&mut c[..n], &self.sides[..n]);
-        }
-        for d in 0..n {
-            let stride = self.strides[d];
-            let ext = self.sides[d] as usize + 1;
-            for idx in 0..self.sums.len() {
-                if !(idx / stride).is_multiple_of(ext) {
-                    self.sums[idx] += self.sums[idx - stride];
-                }
-            }
-        }
-    }
-
-    /// Unavailable nodes in the box at `base` with extents `ext`.
-    #[inline]
-    pub(crate) fn box_sum(&self, base: &[u32], ext: &[u32]) -> i64 {
-        let n = self.n;
-        let mut total = 0i64;
-        for mask in 0u32..(1 << n) {
-            let mut p = 0;
-            for i in 0..n {
-                let v = if mask & (1 << i) != 0 {
-                    base[i] + ext[i]
-                } else {
-                    base[i]
-                };
-                p += v as usize * self.strides[i];
-            }
-            let s = i64::from(self.sums[p]);
-            if (n as u32 - mask.count_ones()).is_multiple_of(2) {
-                total += s;
-            } else {
-                total -= s;
-            }
-        }
-        total
-    }
-}
-
-/// Free nodes as one word per row along dimension 0 (side ≤ 64): a window
-/// test for a whole row of bases is a few word operations, so one
-/// orientation is searched in O(rows · Σ s_i) with early exits.
+/// Free nodes as bit words, one row of words per line along dimension 0
+/// (⌈side 0 / 64⌉ words a row). A window test for a whole row of bases is
+/// a few word operations, so one orientation is searched in
+/// O(rows · words per row · (log s_0 + Σ_{i>0} s_i)) word operations with
+/// early exits: no per-node work, whatever the machine's size.
 #[derive(Debug, Clone)]
 pub(crate) struct RowSearch {
     n: usize,
     sides: [u32; MAX_DIMS],
+    /// Words per row.
+    per_row: usize,
     free: Vec<u64>,
     work: Vec<u64>,
 }
 
 impl RowSearch {
-    /// `None` if dimension 0 is longer than 64.
-    pub(crate) fn new(grid: &Grid) -> Option<Self> {
+    pub(crate) fn new(grid: &Grid) -> Self {
         let n = grid.dims();
-        if grid.sides()[0] > 64 {
-            return None;
-        }
         let mut sides = [1u32; MAX_DIMS];
         sides[..n].copy_from_slice(grid.sides());
-        let rows = grid.num_nodes() / sides[0] as usize;
-        Some(Self {
+        let k0 = sides[0] as usize;
+        let per_row = k0.div_ceil(64);
+        let words = grid.num_nodes() / k0 * per_row;
+        Self {
             n,
             sides,
-            free: vec![0; rows],
-            work: vec![0; rows],
-        })
+            per_row,
+            free: vec![0; words],
+            work: vec![0; words],
+        }
     }
 
     pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
         let k0 = self.sides[0] as usize;
         let blocked = occ.blocked().words();
-        let mask = if k0 == 64 { u64::MAX } else { (1u64 << k0) - 1 };
-        let bits = |w: &[u64], lo: usize| -> u64 {
+        // The 64 ids from `lo` of the bitset (past its end: none).
+        let bits = |lo: usize| -> u64 {
             let (i, off) = (lo / 64, lo % 64);
-            let mut v = w.get(i).copied().unwrap_or(0) >> off;
-            if off + k0 > 64 && off > 0 {
-                v |= w.get(i + 1).copied().unwrap_or(0) << (64 - off);
+            let mut v = blocked.get(i).copied().unwrap_or(0) >> off;
+            if off > 0 {
+                v |= blocked.get(i + 1).copied().unwrap_or(0) << (64 - off);
             }
             v
         };
-        for (r, f) in self.free.iter_mut().enumerate() {
-            let lo = r * k0;
-            *f = !bits(blocked, lo) & mask;
+        for (r, row) in self.free.chunks_exact_mut(self.per_row).enumerate() {
+            for (j, f) in row.iter_mut().enumerate() {
+                let len = (k0 - j * 64).min(64);
+                let mask = if len == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << len) - 1
+                };
+                *f = !bits(r * k0 + j * 64) & mask;
+            }
         }
     }
 
     /// The first all-free base (node-id order) for extents `ext`.
     pub(crate) fn first(&mut self, ext: &[u32]) -> Option<[u32; MAX_DIMS]> {
         let n = self.n;
-        let s0 = ext[0];
-        // Runs of s0 free nodes along dimension 0.
-        for (w, &f) in self.work.iter_mut().zip(&self.free) {
-            let mut r = f;
+        let w = self.per_row;
+        let s0 = ext[0] as usize;
+        self.work.copy_from_slice(&self.free);
+        // Runs of s0 free nodes along dimension 0: bit b of a row stays set
+        // while b..b+t are all free, t doubling (at most) each step.
+        for row in self.work.chunks_exact_mut(w) {
             let mut t = 1;
-            while t < s0 && r != 0 {
-                r &= f >> t;
-                t += 1;
+            while t < s0 && row.iter().any(|&x| x != 0) {
+                let step = t.min(s0 - t);
+                and_shifted(row, step);
+                t += step;
             }
-            *w = r;
         }
         // Windows along dimensions 1.., in place (row i only reads rows ≥ i).
         let mut stride = 1usize;
         for (d, &e) in ext.iter().enumerate().take(n).skip(1) {
             let side = self.sides[d] as usize;
             let s = e as usize;
-            let rows = self.work.len();
+            let rows = self.work.len() / w;
             for i in 0..rows {
                 let coord = (i / stride) % side;
                 if coord + s > side {
-                    self.work[i] = 0;
+                    self.work[i * w..(i + 1) * w].fill(0);
                     continue;
                 }
-                let mut v = self.work[i];
-                let mut t = 1;
-                while t < s && v != 0 {
-                    v &= self.work[i + t * stride];
-                    t += 1;
+                for t in 1..s {
+                    let other = (i + t * stride) * w;
+                    let mut any = 0;
+                    for j in 0..w {
+                        self.work[i * w + j] &= self.work[other + j];
+                        any |= self.work[i * w + j];
+                    }
+                    if any == 0 {
+                        break;
+                    }
                 }
-                self.work[i] = v;
             }
             stride *= side;
         }
-        let (row, &w) = self.work.iter().enumerate().find(|&(_, &w)| w != 0)?;
+        let (p, &word) = self.work.iter().enumerate().find(|&(_, &x)| x != 0)?;
         let mut base = [0u32; MAX_DIMS];
-        base[0] = w.trailing_zeros();
-        let mut r = row;
+        // Below side 0, which is a u32.
+        base[0] = ((p % w) * 64) as u32 + word.trailing_zeros();
+        let mut r = p / w;
         for (d, b) in base.iter_mut().enumerate().take(n).skip(1) {
             let side = self.sides[d] as usize;
             *b = (r % side) as u32;
             r /= side;
         }
         Some(base)
+    }
+}
+
+/// `row &= row >> k` on a multi-word bit row (bit 0 of word 0 first; bits
+/// shifted in from past the row are clear).
+fn and_shifted(row: &mut [u64], k: usize) {
+    let (q, r) = (k / 64, k % 64);
+    // Word j reads words j + q and j + q + 1, not yet changed.
+    for j in 0..row.len() {
+        let lo = row.get(j + q).copied().unwrap_or(0);
+        let shifted = if r == 0 {
+            lo
+        } else {
+            (lo >> r) | (row.get(j + q + 1).copied().unwrap_or(0) << (64 - r))
+        };
+        row[j] &= shifted;
     }
 }
 
@@ -286,10 +236,7 @@ pub(crate) struct JobSearch {
     pub(crate) occ: Occupancy,
     pub(crate) ledger: GrantLedger<GridBox>,
     pub(crate) mode: SearchMode,
-    // Built by the first search that needs it: a table of Π(side + 1)
-    // counts that the row words and the literal mode never read.
-    sums: Option<PrefixSums>,
-    rows: Option<RowSearch>,
+    rows: RowSearch,
     dirty: bool,
 }
 
@@ -298,7 +245,6 @@ impl JobSearch {
         Self {
             topology,
             occ: Occupancy::new(grid.num_nodes()),
-            sums: None,
             rows: RowSearch::new(&grid),
             grid,
             ledger: GrantLedger::new(),
@@ -325,34 +271,24 @@ impl JobSearch {
     /// The first free box in the strategy's order.
     pub(crate) fn search(&mut self, sides: &[u32], all: bool) -> Option<GridBox> {
         if self.mode == SearchMode::Fast {
-            if let Some(rows) = self.rows.as_mut() {
-                if self.dirty {
-                    rows.rebuild(&self.occ);
-                    self.dirty = false;
-                }
-                let n = sides.len();
-                let gs = self.grid.sides();
-                return for_orientations(sides, all, |ext| {
-                    if ext.iter().zip(gs.iter()).any(|(e, g)| e > g) {
-                        return None;
-                    }
-                    rows.first(ext)
-                        .and_then(|b| GridBox::new(&b[..n], ext).ok())
-                });
-            }
-            let grid = self.grid;
-            let sums = self.sums.get_or_insert_with(|| PrefixSums::new(&grid));
             if self.dirty {
-                sums.rebuild(&self.occ);
+                self.rows.rebuild(&self.occ);
                 self.dirty = false;
             }
+            let n = sides.len();
+            let gs = self.grid.sides();
+            let rows = &mut self.rows;
+            return for_orientations(sides, all, |ext| {
+                if ext.iter().zip(gs.iter()).any(|(e, g)| e > g) {
+                    return None;
+                }
+                rows.first(ext)
+                    .and_then(|b| GridBox::new(&b[..n], ext).ok())
+            });
         }
         let this = &*self;
         for_orientations(sides, all, |ext| {
-            scan_bases(&this.grid, ext, |b| match this.mode {
-                SearchMode::Fast => this.sums.as_ref().is_some_and(|s| s.box_sum(b, ext) == 0),
-                SearchMode::Literal => this.window_free_literal(b, ext),
-            })
+            scan_bases(&this.grid, ext, |b| this.window_free_literal(b, ext))
         })
     }
 

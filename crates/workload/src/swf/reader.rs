@@ -10,6 +10,7 @@ use crate::{Job, ShapeMapping};
 pub struct SwfReader<R> {
     input: R,
     header: SwfHeader,
+    // The bytes of the last line read when they are not UTF-8.
     bytes: Vec<u8>,
     buf: String,
     // A job line read while scanning the header, not yet returned.
@@ -90,12 +91,14 @@ impl<R: BufRead> SwfReader<R> {
     /// is not UTF-8 is decoded lossily and sets `invalid_utf8`: a comment
     /// keeps its readable part, a job line is malformed (not a read error).
     fn read_line(&mut self) -> Result<bool, SwfError> {
-        self.buf.clear();
-        self.bytes.clear();
+        // The line's bytes become `buf` without a copy when they are UTF-8;
+        // the two buffers swap roles so that neither is reallocated.
+        let mut bytes = core::mem::take(&mut self.buf).into_bytes();
+        bytes.clear();
         self.invalid_utf8 = false;
         let n = (&mut self.input)
             .take(MAX_LINE_BYTES)
-            .read_until(b'\n', &mut self.bytes)
+            .read_until(b'\n', &mut bytes)
             .map_err(|source| SwfError::Io {
                 line: self.line + 1,
                 source,
@@ -103,18 +106,19 @@ impl<R: BufRead> SwfReader<R> {
         if n == 0 {
             return Ok(false);
         }
-        if n as u64 == MAX_LINE_BYTES && self.bytes.last() != Some(&b'\n') {
+        if n as u64 == MAX_LINE_BYTES && bytes.last() != Some(&b'\n') {
             return Err(SwfError::LineTooLong {
                 line: self.line + 1,
                 max: MAX_LINE_BYTES,
             });
         }
         self.line += 1;
-        match core::str::from_utf8(&self.bytes) {
-            Ok(s) => self.buf.push_str(s),
-            Err(_) => {
+        match String::from_utf8(bytes) {
+            Ok(s) => self.buf = s,
+            Err(e) => {
                 self.invalid_utf8 = true;
-                self.buf.push_str(&String::from_utf8_lossy(&self.bytes));
+                self.bytes = e.into_bytes();
+                self.buf = String::from_utf8_lossy(&self.bytes).into_owned();
             }
         }
         Ok(true)

@@ -83,9 +83,24 @@ impl SwfRecord {
     pub fn parse_line(text: &str, line: u64) -> Result<Self, SwfError> {
         let mut toks = [""; 18];
         let mut found = 0;
-        for t in text.split_ascii_whitespace() {
+        // `split_ascii_whitespace` by hand: the byte loop is the hot part of
+        // reading a trace. Both ends of a token are at ASCII bytes or the
+        // end of the text, so the slices fall on character boundaries.
+        let b = text.as_bytes();
+        let mut i = 0;
+        loop {
+            while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if i >= b.len() {
+                break;
+            }
+            let start = i;
+            while b.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+                i += 1;
+            }
             if let Some(slot) = toks.get_mut(found) {
-                *slot = t;
+                *slot = text.get(start..i).unwrap_or_default();
             }
             found += 1;
         }
@@ -264,7 +279,36 @@ impl fmt::Display for SwfRecord {
     }
 }
 
+/// The value of `t` if it is 1 to `max_digits` ASCII digits and nothing
+/// else: the common case of an SWF field, read without the general
+/// parsers. Callers pick `max_digits` so the value cannot overflow (and,
+/// for real fields, stays below 2^53, where every integer is an `f64`).
+#[inline]
+fn plain_digits(t: &str, max_digits: usize) -> Option<u64> {
+    let b = t.as_bytes();
+    if b.is_empty() || b.len() > max_digits {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in b {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(v)
+}
+
+/// Digits below 10^19 < 2^64.
+const INT_FAST_DIGITS: usize = 19;
+/// Digits below 10^15 < 2^53.
+const REAL_FAST_DIGITS: usize = 15;
+
 fn int_field(t: &str, field: SwfField, line: u64) -> Result<Option<u64>, SwfError> {
+    if let Some(v) = plain_digits(t, INT_FAST_DIGITS) {
+        return Ok(Some(v));
+    }
     let err = |reason| SwfError::Field {
         line,
         field,
@@ -283,6 +327,15 @@ fn int_field(t: &str, field: SwfField, line: u64) -> Result<Option<u64>, SwfErro
 }
 
 fn real_field(t: &str, field: SwfField, line: u64) -> Result<Option<f64>, SwfError> {
+    // Whole seconds and −1 are most of an archive trace: read them as
+    // integers. Below 2^53 the integer is exactly the `f64` that
+    // `f64::from_str` gives for the same digits.
+    if let Some(v) = plain_digits(t, REAL_FAST_DIGITS) {
+        return Ok(Some(v as f64));
+    }
+    if t == "-1" {
+        return Ok(None);
+    }
     let err = |reason| SwfError::Field {
         line,
         field,
@@ -307,4 +360,106 @@ fn real_field(t: &str, field: SwfField, line: u64) -> Result<Option<f64>, SwfErr
         return Err(err("is negative; only -1 marks an unknown value"));
     }
     Ok(Some(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The field parsers as they were before the integer fast paths: every
+    /// integer field through `u64::from_str`, every real field through
+    /// `f64::from_str`. The oracle for the fast paths.
+    fn int_field_reference(t: &str) -> Result<Option<u64>, &'static str> {
+        if t == "-1" {
+            return Ok(None);
+        }
+        if t.starts_with('-') {
+            return Err("is negative; only -1 marks an unknown value");
+        }
+        t.parse::<u64>()
+            .map(Some)
+            .map_err(|_| "is not a whole number")
+    }
+
+    fn real_field_reference(t: &str) -> Result<Option<f64>, &'static str> {
+        if !t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+        {
+            return Err("is not a number");
+        }
+        let v: f64 = t.parse().map_err(|_| "is not a number")?;
+        if !v.is_finite() {
+            return Err("is not a finite number");
+        }
+        if v == -1.0 {
+            return Ok(None);
+        }
+        if v < 0.0 {
+            return Err("is negative; only -1 marks an unknown value");
+        }
+        Ok(Some(v))
+    }
+
+    /// The reason of a field error, to compare with the reference.
+    fn reason<T>(r: Result<T, SwfError>) -> Result<T, &'static str> {
+        r.map_err(|e| match e {
+            SwfError::Field { reason, .. } => reason,
+            _ => "another error",
+        })
+    }
+
+    /// Field text: mostly digits (up to 25, around the fast paths' limits
+    /// and past `u64`), with signs, points, exponents, letters and
+    /// multi-byte characters mixed in.
+    fn field_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[0-9]{1,25}",
+            "-?[0-9]{0,20}",
+            "[+-]?[0-9]{0,17}(\\.[0-9]{0,17})?([eE][+-]?[0-9]{1,3})?",
+            "[0-9+.eE-]{0,12}",
+            "(-1|-1\\.0|-0|0|00|-|\\+|\\+1|1e400|inf|NaN|18446744073709551615|18446744073709551616|9007199254740993)",
+            "[0-9a-zé.+-]{0,8}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+        /// The integer fast paths accept and refuse exactly what the
+        /// general parsers did, with the same values and reasons.
+        #[test]
+        fn fast_paths_agree_with_the_reference_parsers(t in field_text()) {
+            let int = reason(int_field(&t, SwfField::Status, 1));
+            prop_assert_eq!(int, int_field_reference(&t));
+            let real = reason(real_field(&t, SwfField::RunTime, 1));
+            let expected = real_field_reference(&t);
+            // Compare bits: -0 and 0 must stay apart.
+            prop_assert_eq!(real.map(|v| v.map(f64::to_bits)), expected.map(|v| v.map(f64::to_bits)));
+        }
+    }
+
+    #[test]
+    fn fast_path_limits_read_exactly() {
+        let big = "999999999999999"; // 15 digits: the last real fast-path length
+        assert_eq!(
+            real_field(big, SwfField::RunTime, 1).ok(),
+            Some(Some(999_999_999_999_999.0))
+        );
+        let past = "9007199254740993"; // 2^53 + 1: rounds as f64::from_str does
+        assert_eq!(
+            real_field(past, SwfField::RunTime, 1).ok(),
+            Some(Some(9_007_199_254_740_992.0))
+        );
+        assert_eq!(
+            int_field("18446744073709551615", SwfField::Status, 1).ok(),
+            Some(Some(u64::MAX))
+        );
+        assert!(int_field("18446744073709551616", SwfField::Status, 1).is_err());
+        assert_eq!(
+            int_field("0000000000000000000000007", SwfField::Status, 1).ok(),
+            Some(Some(7))
+        );
+    }
 }
