@@ -68,27 +68,35 @@ pub enum ConfErrorKind {
     /// A switch tree that is not a tree.
     #[error("switch {0:?}: {1}")]
     BadSwitch(String, String),
+    /// A `topology.yaml` text that is not the expected YAML.
+    #[error("{0}")]
+    Yaml(String),
     /// A file that describes no node.
     #[error("no nodes are described")]
     Empty,
 }
 
-struct Line<'a> {
-    number: usize,
-    pairs: Vec<(String, &'a str)>,
+/// One definition (a `topology.conf` line, or a `topology.yaml` entry
+/// translated to the same lowercase keys), with the line it came from.
+pub(super) struct Line {
+    pub(super) number: usize,
+    pub(super) pairs: Vec<(String, String)>,
 }
 
-impl<'a> Line<'a> {
+impl Line {
     fn first(&self) -> &str {
         self.pairs.first().map_or("", |p| p.0.as_str())
     }
 
     fn name(&self) -> String {
-        self.pairs.first().map_or("", |p| p.1).to_owned()
+        self.pairs.first().map_or("", |p| p.1.as_str()).to_owned()
     }
 
-    fn get(&self, key: &str) -> Option<&'a str> {
-        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -100,14 +108,22 @@ fn positive(v: &str) -> Result<u64, ConfErrorKind> {
 }
 
 /// Node names read so far, and the errors' source name.
-struct Reader<'s> {
+pub(super) struct Reader<'s> {
     source: &'s str,
     names: Vec<String>,
     seen: HashMap<String, NodeId>,
 }
 
-impl Reader<'_> {
-    fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
+impl<'s> Reader<'s> {
+    pub(super) fn new(source: &'s str) -> Self {
+        Self {
+            source,
+            names: Vec::new(),
+            seen: HashMap::new(),
+        }
+    }
+
+    pub(super) fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
         ConfError {
             source_name: self.source.to_owned(),
             line,
@@ -140,11 +156,7 @@ const KEYS: [&str; 6] = [
 ];
 
 pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError> {
-    let mut r = Reader {
-        source,
-        names: Vec::new(),
-        seen: HashMap::new(),
-    };
+    let r = Reader::new(source);
     let mut lines = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let body = raw.split('#').next().unwrap_or("");
@@ -157,7 +169,7 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
             if !KEYS.contains(&key.as_str()) {
                 return Err(r.err(i + 1, ConfErrorKind::UnknownKey(k.to_owned())));
             }
-            pairs.push((key, v));
+            pairs.push((key, v.to_owned()));
         }
         if !pairs.is_empty() {
             lines.push(Line {
@@ -179,10 +191,20 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
     if let (true, Some(l)) = (is_block, first_switch) {
         return Err(r.err(l.number, ConfErrorKind::Mixed));
     }
-    let shape = if first_switch.is_some() {
-        read_tree(&lines, &mut r)?
+    build(&lines, first_switch.is_some(), r)
+}
+
+/// Builds the machine from its definitions, a tree or a block machine.
+pub(super) fn build(
+    lines: &[Line],
+    tree: bool,
+    mut r: Reader<'_>,
+) -> Result<SlurmMachine, ConfError> {
+    let source = r.source;
+    let shape = if tree {
+        read_tree(lines, &mut r)?
     } else {
-        read_blocks(&lines, &mut r)?
+        read_blocks(lines, &mut r)?
     };
     if r.names.is_empty() {
         return Err(r.err(0, ConfErrorKind::Empty));
@@ -194,7 +216,7 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
     })
 }
 
-fn read_blocks(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let mut block_names: Vec<String> = Vec::new();
     let mut base = 0usize;
     let mut sizes: Option<(usize, Vec<u64>)> = None;
@@ -281,7 +303,7 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
     Ok(levels)
 }
 
-fn read_tree(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+fn read_tree(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let mut switches: Vec<Switch> = Vec::new();
     let mut index: HashMap<String, u32> = HashMap::new();
     let mut leaves = Vec::new();

@@ -20,8 +20,9 @@
 
 mod conf;
 pub mod hostlist;
+mod yaml;
 
-pub use conf::ConfError;
+pub use conf::{ConfError, ConfErrorKind};
 pub use hostlist::HostlistError;
 
 use crate::NodeId;
@@ -147,6 +148,40 @@ impl SlurmMachine {
     /// [`ConfError`] with the 1-based line of the problem.
     pub fn parse_conf(text: &str, source: &str) -> Result<Self, ConfError> {
         conf::parse(text, source)
+    }
+
+    /// Reads `topology.yaml` text (topology.yaml(5), Slurm 23.11 and
+    /// later): the topology named `topology`, or without a name the first
+    /// with `cluster_default: true`, else the first. The machine equals the
+    /// one [`parse_conf`](Self::parse_conf) reads from the same definitions
+    /// (the YAML form has no link speeds).
+    ///
+    /// ```
+    /// use partalloc_topology::slurm::SlurmMachine;
+    /// let yaml = r"
+    /// - topology: racks
+    ///   block:
+    ///     block_sizes: [2, 4]
+    ///     blocks:
+    ///     - block: r0
+    ///       nodes: n[0-1]
+    ///     - block: r1
+    ///       nodes: n[2-3]
+    /// ";
+    /// let conf = "BlockName=r0 Nodes=n[0-1]\nBlockName=r1 Nodes=n[2-3]\nBlockSizes=2,4\n";
+    /// assert_eq!(
+    ///     SlurmMachine::parse_yaml(yaml, "m", None)?,
+    ///     SlurmMachine::parse_conf(conf, "m")?
+    /// );
+    /// # Ok::<(), partalloc_topology::slurm::ConfError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConfError`] with the 1-based line of the problem: YAML this
+    /// reader does not understand, an unknown key, a missing or flat
+    /// topology, and every error of the `topology.conf` reader.
+    pub fn parse_yaml(text: &str, source: &str, topology: Option<&str>) -> Result<Self, ConfError> {
+        yaml::parse(text, source, topology)
     }
 
     /// Where the description came from.
