@@ -20,10 +20,12 @@
 
 mod conf;
 pub mod hostlist;
+mod measures;
 mod yaml;
 
 pub use conf::{ConfError, ConfErrorKind};
 pub use hostlist::HostlistError;
+pub use measures::JobLocality;
 
 use crate::NodeId;
 
