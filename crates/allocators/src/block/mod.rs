@@ -23,6 +23,10 @@ use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Blocks;
 use thiserror::Error;
 
+mod buddy;
+
+pub use buddy::BlockBuddy;
+
 /// How a job asks to be placed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Placement {
