@@ -293,10 +293,15 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
                 base * count
             ));
         }
+        // topology.conf(5): successive sizes are a power of two larger.
         if let Some(&prev) = levels.last()
-            && (m <= u64::from(prev) || !m.is_multiple_of(u64::from(prev)))
+            && (m <= u64::from(prev)
+                || !m.is_multiple_of(u64::from(prev))
+                || !(m / u64::from(prev)).is_power_of_two())
         {
-            return Err(format!("{s} is not a larger multiple of the previous size"));
+            return Err(format!(
+                "{s} is not the previous size times a power of two (2, 4, 8, …)"
+            ));
         }
         levels.push(m as u32);
     }
@@ -409,7 +414,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let cases: [(&str, usize, &str); 10] = [
+        let cases: [(&str, usize, &str); 11] = [
             (
                 "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-4]\n",
                 2,
@@ -427,6 +432,11 @@ mod tests {
                 "not a multiple",
             ),
             ("BlockName=a Nodes=n[0-1]\nBlockSizes=4\n", 2, "first size"),
+            (
+                "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\nBlockName=c Nodes=n[4-5]\nBlockSizes=2,6\n",
+                4,
+                "times a power of two",
+            ),
             ("BlockName=a Nodes=n1\nSwitchName=s Nodes=n2\n", 2, "mixed"),
             ("SwitchName=s Switches=t\n", 1, "not defined"),
             (
