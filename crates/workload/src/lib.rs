@@ -69,8 +69,8 @@ pub use error::WorkloadError;
 pub use job::{Job, JobShape};
 pub use mapping::ShapeMapping;
 pub use shapes::{
-    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
-    ShapeDistribution, SideLaw,
+    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,
+    NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,
 };
 pub use spec::{
     Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, Sides, SpecError, WorkloadSpec,
