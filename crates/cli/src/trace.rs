@@ -1,4 +1,5 @@
-//! Reading Standard Workload Format traces as jobs.
+//! Reading traces as jobs: Standard Workload Format, and Slurm accounting
+//! dumps.
 
 use std::fs;
 use std::io::BufReader;
@@ -6,6 +7,7 @@ use std::path::Path;
 
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
+use partalloc::workload::sacct::SacctTrace;
 use partalloc::workload::swf::{SwfError, SwfHeader, SwfReader};
 
 use crate::error::CliError;
@@ -46,4 +48,23 @@ pub(crate) fn read_trace(
     // Traces are sorted by submit time; make sure, keeping ties in file order.
     out.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
     Ok((out, header, skipped))
+}
+
+/// Reads a `sacct --parsable2` dump as jobs on a machine of `machine_nodes`
+/// nodes: jobs that never ran or do not fit are dropped (and counted with
+/// the skipped lines); bad lines stop the read unless `lenient`.
+pub(crate) fn read_sacct(
+    path: &Path,
+    machine_nodes: u64,
+    lenient: bool,
+) -> Result<(Vec<Job>, u64), CliError> {
+    let text = fs::read_to_string(path).map_err(CliError::io(path))?;
+    let bad = |e: partalloc::workload::sacct::SacctError| {
+        CliError::input(format!("{}: {e}", path.display()))
+    };
+    let trace = SacctTrace::parse(&text, lenient).map_err(bad)?;
+    let skipped = trace.skipped.len() as u64;
+    let (trace, dropped) = trace.usable(machine_nodes);
+    let jobs = trace.jobs(machine_nodes).map_err(bad)?;
+    Ok((jobs, skipped + dropped as u64))
 }
