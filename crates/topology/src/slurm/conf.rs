@@ -465,6 +465,45 @@ mod tests {
 }
 
 #[cfg(test)]
+mod written_back {
+    use proptest::prelude::*;
+
+    use super::parse;
+
+    proptest! {
+        /// Random trees and block machines written as topology.conf read
+        /// back equal.
+        #[test]
+        fn to_conf_reads_back_equal(leaves in 1usize..7, width in 1u32..5, fanout in 1usize..4, speed in proptest::option::of(1u64..500)) {
+            let mut tree = String::new();
+            for l in 0..leaves {
+                let lo = l as u32 * width;
+                tree.push_str(&format!("SwitchName=leaf{l} Nodes=x[{lo}-{}]", lo + width - 1));
+                if let Some(s) = speed {
+                    tree.push_str(&format!(" LinkSpeed={s}"));
+                }
+                tree.push('\n');
+            }
+            let spines = leaves.div_ceil(fanout);
+            for s in 0..spines {
+                let hi = ((s + 1) * fanout).min(leaves) - 1;
+                tree.push_str(&format!("SwitchName=spine{s} Switches=leaf[{}-{hi}]\n", s * fanout));
+            }
+            tree.push_str(&format!("SwitchName=top Switches=spine[0-{}]\n", spines - 1));
+            let m = parse(&tree, "t").unwrap();
+            prop_assert_eq!(parse(&m.to_conf(), "t").unwrap(), m);
+            let mut blocks = String::new();
+            for b in 0..leaves {
+                let lo = b as u32 * (width + 1);
+                blocks.push_str(&format!("BlockName=b{b} Nodes=n{lo:03},n[{:03}-{:03}]\n", lo + 1, lo + width));
+            }
+            let m = parse(&blocks, "b").unwrap();
+            prop_assert_eq!(parse(&m.to_conf(), "b").unwrap(), m);
+        }
+    }
+}
+
+#[cfg(test)]
 mod example_files {
     use super::parse;
 
@@ -486,5 +525,11 @@ mod example_files {
         assert_eq!(t.num_nodes(), 64);
         assert_eq!(t.tree().unwrap().leaves().len(), 4);
         assert_eq!(t.distance(0, 63), 3);
+        assert_eq!(
+            t.to_conf().lines().next(),
+            Some("SwitchName=leaf0 Nodes=tux[00-15] LinkSpeed=200")
+        );
+        assert_eq!(parse(&t.to_conf(), "tree-2level.conf").unwrap(), t);
+        assert_eq!(parse(&b.to_conf(), "blocks-8x18.conf").unwrap(), b);
     }
 }

@@ -186,6 +186,59 @@ impl SlurmMachine {
         yaml::parse(text, source, topology)
     }
 
+    /// The machine as `topology.conf` text, which
+    /// [`parse_conf`](Self::parse_conf) reads back to an equal machine:
+    /// one `BlockName=` line per base block and `BlockSizes=`, or one
+    /// `SwitchName=` line per switch, node lists as hostlists.
+    ///
+    /// ```
+    /// use partalloc_topology::slurm::SlurmMachine;
+    /// let m = SlurmMachine::parse_conf("BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\n", "x")?;
+    /// assert_eq!(m.to_conf(), "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\nBlockSizes=2,4\n");
+    /// # Ok::<(), partalloc_topology::slurm::ConfError>(())
+    /// ```
+    #[must_use]
+    pub fn to_conf(&self) -> String {
+        use core::fmt::Write as _;
+        let mut out = String::new();
+        let ids = |r: core::ops::Range<NodeId>| -> Vec<NodeId> { r.collect() };
+        match &self.shape {
+            Shape::Blocks(b) => {
+                for (i, name) in b.names.iter().enumerate() {
+                    let lo = i as NodeId * b.base_size;
+                    let nodes = self.hostlist(&ids(lo..lo + b.base_size));
+                    let _ = writeln!(out, "BlockName={name} Nodes={nodes}");
+                }
+                let sizes: Vec<String> = b
+                    .levels
+                    .iter()
+                    .map(|m| (m * b.base_size).to_string())
+                    .collect();
+                let _ = writeln!(out, "BlockSizes={}", sizes.join(","));
+            }
+            Shape::Tree(t) => {
+                for s in &t.switches {
+                    let _ = write!(out, "SwitchName={}", s.name);
+                    if s.children.is_empty() {
+                        let _ = write!(out, " Nodes={}", self.hostlist(&ids(s.nodes.clone())));
+                    } else {
+                        let names: Vec<&str> = s
+                            .children
+                            .iter()
+                            .map(|&c| t.switches[c as usize].name.as_str())
+                            .collect();
+                        let _ = write!(out, " Switches={}", hostlist::compress(&names));
+                    }
+                    if let Some(speed) = s.link_speed {
+                        let _ = write!(out, " LinkSpeed={speed}");
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
     /// Where the description came from.
     #[must_use]
     pub fn source(&self) -> &str {
