@@ -393,7 +393,11 @@ mod tests {
         let b = m.blocks().unwrap();
         assert_eq!((b.base_size(), b.base_blocks()), (18, 4));
         assert_eq!(b.levels(), &[1, 2, 4]);
+        // 72 node links, 4 racks to 2 pairs, 2 pairs to the whole.
+        assert_eq!((m.num_links(), m.diameter()), (72 + 4 + 2, 3));
+        assert_eq!(m.neighbours(19).map(|v| v.len()), Some(17));
         let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
+        assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
         assert_eq!(m.names()[19], "n19");
     }
@@ -410,6 +414,9 @@ mod tests {
         assert_eq!(t.leaf_of(5), Some(1));
         assert_eq!(m.distance(0, 1), 1);
         assert_eq!(m.distance(0, 5), 2);
+        assert_eq!((m.num_links(), m.diameter()), (8 + 2, 2));
+        assert_eq!(m.neighbours(5), Some(vec![4, 6, 7]));
+        assert_eq!(m.neighbours(8), None);
     }
 
     #[test]
@@ -525,6 +532,9 @@ mod example_files {
         assert_eq!(t.num_nodes(), 64);
         assert_eq!(t.tree().unwrap().leaves().len(), 4);
         assert_eq!(t.distance(0, 63), 3);
+        assert_eq!(t.diameter(), 3);
+        let two_roots = parse("SwitchName=a Nodes=x1\nSwitchName=b Nodes=x2\n", "t").unwrap();
+        assert_eq!(two_roots.diameter(), u32::MAX);
         assert_eq!(
             t.to_conf().lines().next(),
             Some("SwitchName=leaf0 Nodes=tux[00-15] LinkSpeed=200")

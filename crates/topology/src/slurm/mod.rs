@@ -301,6 +301,81 @@ impl SlurmMachine {
         hostlist::compress(&names)
     }
 
+    /// Links of the machine seen as a switch hierarchy: one per node to its
+    /// base block or leaf switch, and one per block or switch to its parent
+    /// (for a block machine, each block of one level to the block of the
+    /// next level holding it).
+    #[must_use]
+    pub fn num_links(&self) -> u64 {
+        let nodes = self.names.len() as u64;
+        match &self.shape {
+            Shape::Blocks(b) => {
+                let count = u64::from(b.base_blocks());
+                let parents: u64 = b
+                    .levels
+                    .iter()
+                    .take(b.levels.len().saturating_sub(1))
+                    .map(|&m| count.div_ceil(u64::from(m)))
+                    .sum();
+                nodes + parents
+            }
+            Shape::Tree(t) => {
+                nodes
+                    + t.switches
+                        .iter()
+                        .map(|s| s.children.len() as u64)
+                        .sum::<u64>()
+            }
+        }
+    }
+
+    /// The largest [`distance`](Self::distance) between two nodes
+    /// (`u32::MAX` when some nodes share no block or switch).
+    #[must_use]
+    pub fn diameter(&self) -> u32 {
+        let n = self.names.len() as NodeId;
+        if n < 2 {
+            return 0;
+        }
+        match &self.shape {
+            // The first and the last node are the farthest apart.
+            Shape::Blocks(_) => self.distance(0, n - 1),
+            Shape::Tree(t) => {
+                if t.switches.iter().filter(|s| s.parent.is_none()).count() > 1 {
+                    return u32::MAX;
+                }
+                // Two nodes meet at a switch with two children; the farther
+                // one climbs that switch's height above the leaves.
+                let height = |s: u32| {
+                    t.leaves
+                        .iter()
+                        .filter_map(|&l| t.ancestors(l).position(|a| a == s))
+                        .max()
+                        .unwrap_or(0) as u32
+                };
+                (0..t.switches.len() as u32)
+                    .filter(|&s| t.switches[s as usize].children.len() > 1)
+                    .map(|s| height(s) + 1)
+                    .max()
+                    .unwrap_or(1)
+            }
+        }
+    }
+
+    /// The other nodes of `node`'s base block or leaf switch (distance 1),
+    /// or `None` if `node` does not exist.
+    #[must_use]
+    pub fn neighbours(&self, node: NodeId) -> Option<Vec<NodeId>> {
+        let range = match &self.shape {
+            Shape::Blocks(b) => {
+                let lo = b.block_of(node) * b.base_size;
+                lo..lo + b.base_size
+            }
+            Shape::Tree(t) => t.switches[t.leaf_of(node)? as usize].nodes.clone(),
+        };
+        ((node as usize) < self.names.len()).then(|| range.filter(|&x| x != node).collect())
+    }
+
     /// Hop distance in the usual Slurm sense: 0 for the same node, 1 within
     /// a base block or leaf switch, then one more per aggregation level or
     /// switch level to the lowest common block or switch.
