@@ -135,11 +135,46 @@ pub enum Shape {
 }
 
 /// A machine read from a Slurm topology description, node names kept.
+///
+/// With the `serde` feature it serializes as its source name and its
+/// [`to_conf`](Self::to_conf) text, and deserializes through
+/// [`parse_conf`](Self::parse_conf), so every check applies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "SlurmRepr", try_from = "SlurmRepr")
+)]
 pub struct SlurmMachine {
     source: String,
     names: Vec<String>,
     shape: Shape,
+}
+
+/// The serialized form of a [`SlurmMachine`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SlurmRepr {
+    source: String,
+    conf: String,
+}
+
+#[cfg(feature = "serde")]
+impl From<SlurmMachine> for SlurmRepr {
+    fn from(m: SlurmMachine) -> Self {
+        Self {
+            conf: m.to_conf(),
+            source: m.source,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SlurmRepr> for SlurmMachine {
+    type Error = ConfError;
+    fn try_from(r: SlurmRepr) -> Result<Self, ConfError> {
+        Self::parse_conf(&r.conf, &r.source)
+    }
 }
 
 impl SlurmMachine {
@@ -401,5 +436,26 @@ impl SlurmMachine {
                     .unwrap_or(u32::MAX)
             }
         }
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::SlurmMachine;
+
+    #[test]
+    fn a_machine_round_trips_through_json_and_bad_text_is_refused() {
+        let m = SlurmMachine::parse_conf(
+            "SwitchName=a Nodes=n[0-3] LinkSpeed=5\nSwitchName=b Nodes=n[4-7]\nSwitchName=c Switches=a,b\n",
+            "t.conf",
+        )
+        .unwrap();
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), m);
+        let bad = r#"{"source":"x.conf","conf":"BlockName=a Nodes=n[0-1\n"}"#;
+        let e = serde_json::from_str::<SlurmMachine>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.conf:1: unbalanced bracket"), "{e}");
     }
 }
