@@ -106,7 +106,7 @@ fn same(a: &Snapshot, b: &Snapshot) -> bool {
 /// cannot build is reported as one.
 pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summary, Violation> {
     let name = alloc.name();
-    let topology = *alloc.topology();
+    let topology = alloc.topology().clone();
     let fresh = move || {
         crate::registry::build(&name, &topology).map_err(|e| {
             format!("{e} (for a strategy outside the registry, use check_script_with)")
@@ -239,7 +239,7 @@ impl Pass<'_> {
 
     fn run(&mut self, script: &[Step], summary: &mut Summary) -> Result<Live, Violation> {
         let total = self.alloc.total_nodes();
-        let topology = *self.alloc.topology();
+        let topology = self.alloc.topology().clone();
         let mut live: Live = Vec::new();
         for (step, what) in script.iter().enumerate() {
             let before = snapshot(self.alloc);

@@ -51,8 +51,10 @@ impl Partition {
         mut f: impl FnMut(NodeId),
     ) -> Result<(), TopologyError> {
         let mismatch = |expected| TopologyError::DimensionMismatch { expected, got: 0 };
-        match (self, topology) {
-            (Self::Subcube(s), Topology::Hypercube(h)) => {
+        // Boxes lie in the grid of any machine that has one (a mesh, a
+        // torus, a pod's chips).
+        match (self, topology.as_hypercube(), topology.as_grid()) {
+            (Self::Subcube(s), Some(h), _) => {
                 if s.cube_dim() != h.dim() {
                     return Err(TopologyError::DimensionMismatch {
                         expected: h.dim() as usize,
@@ -61,25 +63,25 @@ impl Partition {
                 }
                 s.nodes().for_each(f);
             }
-            (Self::Box(b), Topology::Grid(g)) => g.box_nodes(b)?.for_each(f),
-            (Self::Boxes(bs), Topology::Grid(g)) => {
+            (Self::Box(b), _, Some(g)) => g.box_nodes(b)?.for_each(f),
+            (Self::Boxes(bs), _, Some(g)) => {
                 for b in bs {
                     g.box_nodes(b)?.for_each(&mut f);
                 }
             }
-            (Self::Nodes(ns), t) => {
+            (Self::Nodes(ns), _, _) => {
                 for &n in ns {
-                    if n as usize >= t.num_nodes() {
+                    if n as usize >= topology.num_nodes() {
                         return Err(TopologyError::NodeOutOfRange {
                             node: u64::from(n),
-                            nodes: t.num_nodes() as u64,
+                            nodes: topology.num_nodes() as u64,
                         });
                     }
                 }
                 ns.iter().copied().for_each(f);
             }
-            (_, Topology::Grid(g)) => return Err(mismatch(g.dims())),
-            (_, _) => return Err(mismatch(0)),
+            (_, _, Some(g)) => return Err(mismatch(g.dims())),
+            (_, _, None) => return Err(mismatch(0)),
         }
         Ok(())
     }

@@ -60,7 +60,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             TopologyKind::Torus,
         ],
     },
-    build: |t, _| Ok(Box::new(Paging::new(*t)?)),
+    build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),
 };
 
 impl Allocator for Paging {

@@ -289,7 +289,7 @@ proptest! {
     ) {
         let t = topo(sys);
         let grid = *t.as_grid().unwrap();
-        let mut iso = Isomorphic::new(t).unwrap().with_split(split);
+        let mut iso = Isomorphic::new(t.clone()).unwrap().with_split(split);
         let initial = iso.free_list_lengths();
         let mut live: Vec<Grant> = Vec::new();
         for (x, y, z, cubic, rel) in ops {
@@ -371,13 +371,13 @@ fn range(lo: NodeId, hi: NodeId) -> Vec<NodeId> {
 fn a8_example1_4ary_2cube() {
     let t = topo("kary:4^2");
     let r = boxed(&[4, 1]);
-    let mut eb = with_busy(ExtendedBuddy::new(t).unwrap(), &[0]);
+    let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), &[0]);
     let g = eb.allocate(&r).unwrap();
     assert_eq!(nodes_of(&eb, &g), vec![4, 5, 6, 7]);
-    let mut egc = with_busy(ExtendedGrayCode::new(t).unwrap(), &[0]);
+    let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), &[0]);
     let g = egc.allocate(&r).unwrap();
     assert_eq!(g.partition(), &Partition::Nodes(vec![1, 2, 3, 7]));
-    let mut p = with_busy(KaryPartner::new(t).unwrap(), &[0]);
+    let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), &[0]);
     let g = p.allocate(&r).unwrap();
     assert_eq!(nodes_of(&p, &g), vec![1, 5, 9, 13]);
 }
@@ -387,9 +387,9 @@ fn a8_example2_3ary_2cube() {
     let t = topo("kary:3^2");
     let r = boxed(&[3, 1]);
     let first = |busy: &[NodeId]| {
-        let mut eb = with_busy(ExtendedBuddy::new(t).unwrap(), busy);
-        let mut egc = with_busy(ExtendedGrayCode::new(t).unwrap(), busy);
-        let mut p = with_busy(KaryPartner::new(t).unwrap(), busy);
+        let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), busy);
+        let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), busy);
+        let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), busy);
         let a = eb.allocate(&r).unwrap();
         let b = egc.allocate(&r).unwrap();
         let c = p.allocate(&r).unwrap();
@@ -404,9 +404,9 @@ fn a8_example3_4ary_3cube_planes() {
     let t = topo("kary:4^3");
     let r = boxed(&[4, 4, 1]);
     let run = |busy: &[NodeId]| {
-        let mut eb = with_busy(ExtendedBuddy::new(t).unwrap(), busy);
-        let mut egc = with_busy(ExtendedGrayCode::new(t).unwrap(), busy);
-        let mut p = with_busy(KaryPartner::new(t).unwrap(), busy);
+        let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), busy);
+        let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), busy);
+        let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), busy);
         let a = eb.allocate(&r).unwrap();
         let b = egc.allocate(&r).unwrap();
         let c = p.allocate(&r).unwrap();
@@ -436,13 +436,13 @@ fn a8_example4_kang_fig1a() {
         }
     }
     let r = boxed(&[4, 4, 1]);
-    let mut eb = with_busy(ExtendedBuddy::new(t).unwrap(), &[0]);
+    let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), &[0]);
     let g = eb.allocate(&r).unwrap();
     assert_eq!(nodes_of(&eb, &g), range(64, 128));
-    let mut p = with_busy(KaryPartner::new(t).unwrap(), &[0]);
+    let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), &[0]);
     let g = p.allocate(&r).unwrap();
     assert_eq!(g.partition(), &gbox(&[0, 1, 0], &[8, 1, 8]));
-    let mut egc = with_busy(ExtendedGrayCode::new(t).unwrap(), &[0]);
+    let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), &[0]);
     let g = egc.allocate(&r).unwrap();
     // Rows (d2,d1) = (0,1)…(0,7),(1,7).
     let expect: Vec<NodeId> = range(8, 64).into_iter().chain(120..128).collect();
@@ -503,14 +503,14 @@ fn a8_example6_sniffing_vs_etc() {
     let t = topo("kary:4^3");
     let odd_d1: Vec<NodeId> = (0..64).filter(|id| (id / 4) % 2 == 1).collect();
     let job = boxed(&[2, 2, 1]).any_orientation();
-    let mut s = with_busy(Sniffing::new(t).unwrap(), &odd_d1);
+    let mut s = with_busy(Sniffing::new(t.clone()).unwrap(), &odd_d1);
     assert!(s.allocate(&job).is_err());
-    let mut e = with_busy(Etc::new(t).unwrap(), &odd_d1);
+    let mut e = with_busy(Etc::new(t.clone()).unwrap(), &odd_d1);
     let g = e.allocate(&job).unwrap();
     assert_eq!(g.partition(), &gbox(&[0, 0, 0], &[2, 1, 2]));
     assert_eq!(nodes_of(&e, &g), vec![0, 1, 16, 17]);
-    let mut s = with_busy(Sniffing::new(t).unwrap(), &[0]);
-    let mut e = with_busy(Etc::new(t).unwrap(), &[0]);
+    let mut s = with_busy(Sniffing::new(t.clone()).unwrap(), &[0]);
+    let mut e = with_busy(Etc::new(t.clone()).unwrap(), &[0]);
     let a = s.allocate(&job).unwrap();
     let b = e.allocate(&job).unwrap();
     assert_eq!(nodes_of(&s, &a), vec![1, 2, 5, 6]);
@@ -586,7 +586,7 @@ fn etc_is_recognition_complete_against_brute_force() {
             let free: Vec<bool> = (0..grid.num_nodes())
                 .map(|_| rng.below(100) >= density)
                 .collect();
-            let mut etc = Etc::new(t).unwrap();
+            let mut etc = Etc::new(t.clone()).unwrap();
             for (i, &f) in free.iter().enumerate() {
                 if !f {
                     etc.mark_faulty(i as NodeId).unwrap();
@@ -611,8 +611,8 @@ fn fast_and_literal_etc_choose_identical_boxes() {
     for sys in ["kary:4^3", "kary:8^3", "mesh:6x5x4", "mesh:70x3x2"] {
         let t = topo(sys);
         let grid = *t.as_grid().unwrap();
-        let mut fast = Etc::with_mode(t, SearchMode::Fast).unwrap();
-        let mut lit = Etc::with_mode(t, SearchMode::Literal).unwrap();
+        let mut fast = Etc::with_mode(t.clone(), SearchMode::Fast).unwrap();
+        let mut lit = Etc::with_mode(t.clone(), SearchMode::Literal).unwrap();
         let mut live: Vec<(Grant, Grant)> = Vec::new();
         for _ in 0..6500 {
             if !live.is_empty() && rng.below(100) < 45 {
@@ -812,8 +812,8 @@ fn grant_addresses_use_kang_notation() {
 fn fast_and_literal_sniffing_choose_identical_windows() {
     let mut rng = SplitMix(13);
     let t = topo("kary:8^3");
-    let mut fast = Sniffing::with_mode(t, SearchMode::Fast).unwrap();
-    let mut lit = Sniffing::with_mode(t, SearchMode::Literal).unwrap();
+    let mut fast = Sniffing::with_mode(t.clone(), SearchMode::Fast).unwrap();
+    let mut lit = Sniffing::with_mode(t.clone(), SearchMode::Literal).unwrap();
     let mut live: Vec<(Grant, Grant)> = Vec::new();
     for _ in 0..3000 {
         if !live.is_empty() && rng.below(100) < 45 {

@@ -14,6 +14,7 @@
 
 use partalloc_allocators::registry;
 use partalloc_allocators::{BuildError, SpecError, StrategySpec};
+use partalloc_testkit::{escaped, mutated as mutated_text};
 use partalloc_topology::Topology;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -173,41 +174,8 @@ fn registry_grammar() -> impl Strategy<Value = String> {
         })
 }
 
-/// One edit of `text` at the character boundary chosen by `at`.
-fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    let i = bounds[at.index(bounds.len())];
-    let next = bounds.iter().copied().find(|&b| b > i);
-    match (op % 3, next) {
-        (0, _) => text.insert_str(i, piece),
-        (1, Some(j)) => text.replace_range(i..j, ""),
-        (_, Some(j)) => text.replace_range(i..j, piece),
-        (_, None) => text.push_str(piece),
-    }
-}
-
 fn mutated() -> impl Strategy<Value = String> {
-    (
-        select(VALID),
-        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..6),
-    )
-        .prop_map(|(base, edits)| {
-            let mut text = base.to_owned();
-            for (op, at, piece) in edits {
-                mutate(&mut text, op, at, piece);
-            }
-            text
-        })
-}
-
-/// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.
-fn escaped(text: &str) -> String {
-    let quoted = format!("{text:?}");
-    quoted[1..quoted.len() - 1].to_owned()
+    mutated_text(VALID, PIECES, 1..6)
 }
 
 fn check_parse(text: &str) -> Result<(), TestCaseError> {
@@ -267,14 +235,14 @@ proptest! {
         let accepted: Vec<Topology> = match registry::find(spec.name()) {
             Some(e) if fitting => machines
                 .iter()
-                .copied()
                 .filter(|t| e.info.topologies.contains(&t.kind()))
+                .cloned()
                 .collect(),
             _ => machines,
         };
-        let topo = accepted[pick.index(accepted.len())];
+        let topo = &accepted[pick.index(accepted.len())];
         let machine = topo.to_string();
-        match registry::build_spec(&spec, &topo) {
+        match registry::build_spec(&spec, topo) {
             Ok(a) => prop_assert_eq!(a.free_nodes(), topo.num_nodes(), "{} on {}", spec, machine),
             Err(e) => {
                 let msg = e.to_string();

@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
                         measure_search_time: false,
                         ..SimConfig::default()
                     };
-                    let sim = Simulation::by_name(machine, alloc, "fcfs", js, config)
+                    let sim = Simulation::by_name(machine.clone(), alloc, "fcfs", js, config)
                         .unwrap_or_else(|e| unreachable!("{e}"));
                     black_box(sim.run().unwrap_or_else(|e| unreachable!("{e}")))
                 },

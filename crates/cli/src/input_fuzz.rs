@@ -18,6 +18,7 @@
 use std::path::Path;
 
 use clap::Parser as _;
+use partalloc_testkit::mutate;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 
@@ -25,23 +26,6 @@ use crate::Cli;
 use crate::run::parse_topology;
 use crate::sweep::{parse_experiment, validate};
 use crate::workload::WorkloadSpec;
-
-/// One edit of `text` at the character boundary chosen by `at`.
-fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    let i = bounds[at.index(bounds.len())];
-    let next = bounds.iter().copied().find(|&b| b > i);
-    match (op % 3, next) {
-        (0, _) => text.insert_str(i, piece),
-        (1, Some(j)) => text.replace_range(i..j, ""),
-        (_, Some(j)) => text.replace_range(i..j, piece),
-        (_, None) => text.push_str(piece),
-    }
-}
 
 const PIECES: &[&str] = &[
     "-",

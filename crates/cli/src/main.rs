@@ -22,6 +22,7 @@ mod input_fuzz;
 mod limits;
 mod metrics;
 mod output;
+mod pod_file;
 mod progress;
 mod replay;
 mod run;

@@ -297,9 +297,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     record_jobs: true,
                     measure_search_time: false,
                 };
-                let report =
-                    Simulation::by_name(topology, a, &args.scheduler, js.iter().copied(), config)?
-                        .run();
+                let report = Simulation::by_name(
+                    topology.clone(),
+                    a,
+                    &args.scheduler,
+                    js.iter().copied(),
+                    config,
+                )?
+                .run();
                 bar.inc(1);
                 Ok(report?)
             })

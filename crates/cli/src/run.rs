@@ -8,8 +8,12 @@ use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 use crate::error::CliError;
 use crate::workload::WorkloadSpec;
 
-/// Parses a machine description such as `mesh:64x64`.
+/// Parses a machine description such as `mesh:64x64`, or reads the pod
+/// file it names (`examples/pods/small-v4.toml`).
 pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
+    if crate::pod_file::is_pod_file(text) {
+        return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
+    }
     text.parse::<Topology>()
         .map_err(|e| CliError::input(format!("--topology {text:?}: {e}")))
 }
@@ -40,7 +44,7 @@ pub(crate) fn run_generated(
     } = setup;
     // Build once up front so that a bad name fails before any work.
     Simulation::by_name(
-        *topology,
+        topology.clone(),
         allocator,
         scheduler,
         std::iter::empty::<Job>(),
@@ -56,8 +60,14 @@ pub(crate) fn run_generated(
             record_jobs: record_first && r == 0,
             measure_search_time: true,
         };
-        let report =
-            Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run();
+        let report = Simulation::by_name(
+            topology.clone(),
+            allocator,
+            scheduler,
+            workload.jobs(rng),
+            config,
+        )?
+        .run();
         done();
         report
     })?;

@@ -169,7 +169,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         record_jobs: true,
         measure_search_time: false,
     };
-    let report = Simulation::new(*topology, alloc, sched, jobs, config)?.run()?;
+    let report = Simulation::new(topology.clone(), alloc, sched, jobs, config)?.run()?;
     let waiting = report
         .jobs
         .iter()

@@ -99,8 +99,14 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         record_jobs: args.jobs_csv.is_some(),
         measure_search_time: true,
     };
-    let report =
-        Simulation::by_name(*topology, &args.allocator, &args.scheduler, jobs, config)?.run()?;
+    let report = Simulation::by_name(
+        topology.clone(),
+        &args.allocator,
+        &args.scheduler,
+        jobs,
+        config,
+    )?
+    .run()?;
     let skipped = if skipped > 0 {
         format!(", {skipped} malformed lines skipped")
     } else {

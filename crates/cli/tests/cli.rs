@@ -192,7 +192,7 @@ fn simulate_matches_the_library_run_with_the_same_stream() {
             },
             ..SimConfig::default()
         };
-        let lib = Simulation::by_name(machine, "fsl", "fcfs", w.jobs(&mut rng), config)
+        let lib = Simulation::by_name(machine.clone(), "fsl", "fcfs", w.jobs(&mut rng), config)
             .unwrap()
             .run()
             .unwrap()

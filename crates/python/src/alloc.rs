@@ -31,7 +31,7 @@ pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
 
 /// A machine: `Topology("torus:8x8x8")`.
 #[pyclass(module = "partalloc._native", frozen, eq, hash)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Topology {
     pub(crate) inner: RustTopology,
 }
@@ -168,7 +168,7 @@ impl Topology {
 /// A topology given as a `Topology` or as its text.
 pub(crate) fn topology_arg(obj: &Bound<'_, PyAny>) -> PyResult<RustTopology> {
     if let Ok(t) = obj.downcast::<Topology>() {
-        return Ok(t.get().inner);
+        return Ok(t.get().inner.clone());
     }
     let text: String = obj.extract().map_err(|_| {
         PyValueError::new_err(
@@ -339,7 +339,7 @@ impl Allocator {
     #[getter]
     fn topology(&self) -> Topology {
         Topology {
-            inner: self.topology,
+            inner: self.topology.clone(),
         }
     }
 

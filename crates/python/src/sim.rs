@@ -240,7 +240,7 @@ fn simulate<'py>(
                     record_jobs: records,
                     measure_search_time: true,
                 };
-                let r = Simulation::by_name(topology, &allocator, &scheduler, all, config)
+                let r = Simulation::by_name(topology.clone(), &allocator, &scheduler, all, config)
                     .map_err(value_error)?
                     .run()
                     .map_err(value_error)?;

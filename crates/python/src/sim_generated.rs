@@ -188,7 +188,7 @@ impl Generated {
             .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?;
         // Build once up front so that a bad name fails before any work.
         Simulation::by_name(
-            *topology,
+            topology.clone(),
             allocator,
             scheduler,
             std::iter::empty::<Job>(),
@@ -206,7 +206,14 @@ impl Generated {
                 record_jobs: records && r == 0,
                 measure_search_time: true,
             };
-            Simulation::by_name(*topology, allocator, scheduler, workload.jobs(rng), config)?.run()
+            Simulation::by_name(
+                topology.clone(),
+                allocator,
+                scheduler,
+                workload.jobs(rng),
+                config,
+            )?
+            .run()
         })
         .map_err(value_error)
     }

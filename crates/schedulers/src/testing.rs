@@ -191,7 +191,7 @@ impl Allocator for TestAlloc {
     // Faults: the trait's defaults (refused, none faulty).
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        let fresh = Self::new(self.topology);
+        let fresh = Self::new(self.topology.clone());
         Ok(fresh.find(request)?.into_iter().collect())
     }
 }

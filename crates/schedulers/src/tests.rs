@@ -41,7 +41,7 @@ fn trace() -> Vec<Job> {
 #[test]
 fn scan_up_trace_of_baselines_c() {
     let mut alloc = TestAlloc::buddy(3).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let mut scan = registry::build("scan", &topo).unwrap();
     let started = run_once(scan.as_mut(), &mut alloc, &trace());
     let got: Vec<(u64, Vec<u32>)> = started.iter().map(|s| (s.job.id, nodes(s))).collect();
@@ -62,7 +62,7 @@ fn scan_up_trace_of_baselines_c() {
 #[test]
 fn fcfs_trace_of_baselines_c() {
     let mut alloc = TestAlloc::buddy(3).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let mut fcfs = registry::build("fcfs", &topo).unwrap();
     let started = run_once(fcfs.as_mut(), &mut alloc, &trace());
     let got: Vec<(u64, Vec<u32>)> = started.iter().map(|s| (s.job.id, nodes(s))).collect();
@@ -74,7 +74,7 @@ fn fcfs_trace_of_baselines_c() {
 fn scan_down_and_pass_rules() {
     // Down from the largest class: J6 (Q_3) takes the whole cube first.
     let mut alloc = TestAlloc::buddy(3).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let mut scan = registry::build("scan[direction=down]", &topo).unwrap();
     let started = run_once(scan.as_mut(), &mut alloc, &trace());
     assert_eq!(placed(&started), vec![(6, "XXX".to_owned())]);

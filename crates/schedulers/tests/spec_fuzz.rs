@@ -11,9 +11,10 @@
 
 use partalloc_allocators::SpecError;
 use partalloc_schedulers::registry::{self, PolicyBuildError};
+use partalloc_testkit::{escaped, mutated as mutated_text};
 use partalloc_topology::Topology;
 use proptest::prelude::*;
-use proptest::sample::{Index, select};
+use proptest::sample::select;
 
 const VALID: &[&str] = &[
     "fcfs",
@@ -117,41 +118,8 @@ fn grammar() -> impl Strategy<Value = String> {
         })
 }
 
-/// One edit of `text` at the character boundary chosen by `at`.
-fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    let i = bounds[at.index(bounds.len())];
-    let next = bounds.iter().copied().find(|&b| b > i);
-    match (op % 3, next) {
-        (0, _) => text.insert_str(i, piece),
-        (1, Some(j)) => text.replace_range(i..j, ""),
-        (_, Some(j)) => text.replace_range(i..j, piece),
-        (_, None) => text.push_str(piece),
-    }
-}
-
 fn mutated() -> impl Strategy<Value = String> {
-    (
-        select(VALID),
-        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..5),
-    )
-        .prop_map(|(base, edits)| {
-            let mut text = base.to_owned();
-            for (op, at, piece) in edits {
-                mutate(&mut text, op, at, piece);
-            }
-            text
-        })
-}
-
-/// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.
-fn escaped(text: &str) -> String {
-    let quoted = format!("{text:?}");
-    quoted[1..quoted.len() - 1].to_owned()
+    mutated_text(VALID, PIECES, 1..5)
 }
 
 proptest! {

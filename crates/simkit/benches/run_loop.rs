@@ -55,7 +55,7 @@ fn stream(lambda: f64, mut shape: impl FnMut(&mut SimRng) -> JobShape) -> Vec<Jo
 /// One run of `jobs` under `policy` with the buddy allocator on Q_10.
 fn simulate(policy: &str, jobs: Vec<Job>, measure_search_time: bool) -> Result<Report, SimError> {
     let alloc = TestAlloc::buddy(10).unwrap_or_else(|_| unreachable!());
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let sched = registry::build(policy, &topo).unwrap_or_else(|_| unreachable!());
     let cfg = SimConfig {
         measure_search_time,
@@ -132,7 +132,7 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || jobs.clone(),
                 |jobs| {
-                    let sim = Simulation::by_name(topo, alloc, "fcfs", jobs, cfg);
+                    let sim = Simulation::by_name(topo.clone(), alloc, "fcfs", jobs, cfg);
                     black_box(sim.and_then(Simulation::run).map(|r| r.results.completed))
                 },
                 BatchSize::LargeInput,

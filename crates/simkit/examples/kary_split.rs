@@ -63,9 +63,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         measure_search_time: false,
                         ..SimConfig::default()
                     };
-                    let r =
-                        Simulation::by_name(topology, strategy, "fcfs", jobs(k, load, seed), cfg)?
-                            .run()?;
+                    let r = Simulation::by_name(
+                        topology.clone(),
+                        strategy,
+                        "fcfs",
+                        jobs(k, load, seed),
+                        cfg,
+                    )?
+                    .run()?;
                     resp.push(r.results.mean_response);
                     util.push(r.results.utilization);
                 }

@@ -61,7 +61,7 @@ fn delays(hyper: bool, load: f64) -> Vec<f64> {
                         .collect()
                 };
                 let alloc = TestAlloc::buddy(10).unwrap();
-                let topo = *alloc.topology();
+                let topo = alloc.topology().clone();
                 let sched = registry::build(policy, &topo).unwrap();
                 let cfg = SimConfig {
                     warmup: WARMUP,

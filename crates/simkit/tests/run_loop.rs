@@ -28,7 +28,7 @@ fn boxed(id: u64, arrival: f64, w: u32, h: u32, service: f64) -> Job {
 }
 
 fn run(alloc: TestAlloc, policy: &str, jobs: Vec<Job>) -> partalloc_simkit::Report {
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let sched = registry::build(policy, &topo).unwrap();
     let cfg = SimConfig {
         record_jobs: true,
@@ -204,13 +204,19 @@ fn bad_input_is_refused() {
     assert!(e.to_string().contains("hypercube"), "{e}");
     // Arrivals out of order.
     let alloc = TestAlloc::buddy(2).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let sched = registry::build("fcfs", &topo).unwrap();
     let jobs = vec![cube_job(1, 0, 2.0, 1.0), cube_job(2, 0, 1.0, 1.0)];
-    let e = Simulation::new(topo, Box::new(alloc), sched, jobs, SimConfig::default())
-        .unwrap()
-        .run()
-        .unwrap_err();
+    let e = Simulation::new(
+        topo.clone(),
+        Box::new(alloc),
+        sched,
+        jobs,
+        SimConfig::default(),
+    )
+    .unwrap()
+    .run()
+    .unwrap_err();
     assert!(e.to_string().contains("sort"), "{e}");
     // A job larger than the machine.
     let alloc = TestAlloc::buddy(2).unwrap();
@@ -252,7 +258,7 @@ fn long_runs(policy: &str) -> Vec<partalloc_simkit::Results> {
     reps.run(|_, rng| {
         let jobs = poisson(rng, LAMBDA, 6000);
         let alloc = TestAlloc::buddy(6).unwrap();
-        let topo = *alloc.topology();
+        let topo = alloc.topology().clone();
         let sched = registry::build(policy, &topo).unwrap();
         let cfg = SimConfig {
             warmup: 500,
@@ -299,7 +305,7 @@ fn drained_runs_satisfy_littles_law_exactly_and_are_deterministic() {
         let jobs = poisson(rng, LAMBDA * 2.0, 2000);
         let go = |jobs: Vec<Job>| {
             let alloc = TestAlloc::buddy(6).unwrap();
-            let topo = *alloc.topology();
+            let topo = alloc.topology().clone();
             let sched = registry::build("m-fcfs", &topo).unwrap();
             Simulation::new(topo, Box::new(alloc), sched, jobs, SimConfig::default())
                 .unwrap()
@@ -319,7 +325,7 @@ fn drained_runs_satisfy_littles_law_exactly_and_are_deterministic() {
 
 fn run_cfg(policy: &str, jobs: Vec<Job>, cfg: SimConfig) -> partalloc_simkit::Report {
     let alloc = TestAlloc::buddy(2).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let sched = registry::build(policy, &topo).unwrap();
     Simulation::new(topo, Box::new(alloc), sched, jobs, cfg)
         .unwrap()
@@ -382,7 +388,7 @@ fn stop_rules() {
         ..SimConfig::default()
     };
     let alloc = TestAlloc::buddy(2).unwrap();
-    let topo = *alloc.topology();
+    let topo = alloc.topology().clone();
     let sched = registry::build("fcfs", &topo).unwrap();
     assert!(Simulation::new(topo, Box::new(alloc), sched, q2_jobs(), bad).is_err());
 }
@@ -445,7 +451,7 @@ fn nasa_trace_replay() {
             partalloc_allocators::registry::build("paging", &topo).unwrap()
         };
         let sched = registry::build(policy, &topo).unwrap();
-        let r = Simulation::new(topo, a, sched, jobs.clone(), cfg)
+        let r = Simulation::new(topo.clone(), a, sched, jobs.clone(), cfg)
             .unwrap()
             .run()
             .unwrap();

@@ -23,13 +23,19 @@
 //! ```
 
 use core::fmt;
+use core::str::FromStr;
 
 use thiserror::Error;
 
-use crate::{Coords, Grid, GridBox, NodeId, TopologyError};
+use crate::{Coords, Grid, GridBox, NodeId, TopologyError, parse_sides};
 
 /// How the links between the chips of a pod are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 #[non_exhaustive]
 pub enum Wiring {
     /// Fixed links: a slice is a box of the torus, wrap-around only where it
@@ -47,6 +53,30 @@ pub enum LinkKind {
     Ring,
     /// No wrap-around link.
     Line,
+}
+
+impl fmt::Display for Wiring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Static => "static",
+            Self::Reconfigurable => "reconfigurable",
+        })
+    }
+}
+
+impl FromStr for Wiring {
+    type Err = PodError;
+
+    fn from_str(s: &str) -> Result<Self, PodError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "static" => Ok(Self::Static),
+            "reconfigurable" => Ok(Self::Reconfigurable),
+            _ => Err(PodError::InvalidText {
+                text: s.to_owned(),
+                reason: "wiring is static or reconfigurable".to_owned(),
+            }),
+        }
+    }
 }
 
 impl fmt::Display for LinkKind {
@@ -106,7 +136,33 @@ pub enum PodError {
     /// Reconfigurable wiring needs cubes.
     #[error("a reconfigurable pod needs a cube size")]
     NoCubes,
+    /// No catalogue shape is left (none given, or none fits the pod).
+    #[error(
+        "the pod {sides} has an empty shape catalogue; give at least one slice shape that fits"
+    )]
+    EmptyCatalogue {
+        /// The pod's sides, as `AxB…`.
+        sides: String,
+    },
+    /// A pod name that the text form could not carry.
+    #[error("invalid pod name {name:?}: use a letter first, then letters, digits, '-', '_' or '.'")]
+    InvalidName {
+        /// The name given.
+        name: String,
+    },
+    /// A malformed pod text form or description.
+    #[error("invalid pod description {text:?}: {reason} ({POD_TEXT_HELP})")]
+    InvalidText {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
+
+/// How the text form of a pod reads, for error messages.
+const POD_TEXT_HELP: &str = "expected PRESET[:AxB…][:key=value…] or AxB…:shapes=AxB+CxD…[:key=value…], \
+keys name, cube, wiring, rotate, shapes; presets tpu-v4, tpu-v5e";
 
 fn shape_str(s: &[u32]) -> String {
     s.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
@@ -114,7 +170,7 @@ fn shape_str(s: &[u32]) -> String {
 
 /// The slice shapes that may be requested, kept sorted by chip count, then
 /// lexicographically.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ShapeCatalogue {
     shapes: Vec<Coords>,
 }
@@ -248,9 +304,37 @@ impl fmt::Display for PodSlice {
     }
 }
 
-/// A pod: a torus of chips, its cubes, its wiring and its shape catalogue.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A pod: a torus of chips, its cubes, its wiring and its shape catalogue,
+/// and optionally a name (a preset's, or one given in a description).
+///
+/// Its text form (the part after `pod:` in a `Topology`) is either a
+/// preset, optionally resized and adjusted — `tpu-v4`, `tpu-v4:8x8x8`,
+/// `tpu-v4:8x8x8:wiring=static` — or a full description,
+/// `16x16:cube=4x4:wiring=static:rotate=true:shapes=2x2+4x4+8x8`. A
+/// resized preset keeps its cubes, wiring and rotation, and those of its
+/// shapes that fit the new sides. `Display` prints the shortest form that
+/// parses back to an equal pod.
+///
+/// ```
+/// use partalloc_topology::pod::{Pod, Wiring};
+///
+/// let small: Pod = "tpu-v4:8x8x8".parse()?;
+/// assert_eq!(small.grid().num_nodes(), 512);
+/// assert_eq!(small.catalogue().shapes().last().map(|s| s.product()), Some(512));
+/// assert_eq!(small.to_string(), "tpu-v4:8x8x8");
+/// let fixed: Pod = "tpu-v4:8x8x8:wiring=static".parse()?;
+/// assert_eq!(fixed.wiring(), Wiring::Static);
+/// assert_eq!(fixed.to_string().parse::<Pod>()?, fixed);
+/// # Ok::<(), partalloc_topology::pod::PodError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "PodDescription", try_from = "PodDescription")
+)]
 pub struct Pod {
+    name: Option<String>,
     grid: Grid,
     cube: Option<Coords>,
     wiring: Wiring,
@@ -297,7 +381,13 @@ impl Pod {
                 });
             }
         }
+        if catalogue.shapes().is_empty() {
+            return Err(PodError::EmptyCatalogue {
+                sides: shape_str(sides),
+            });
+        }
         Ok(Self {
+            name: None,
             grid,
             cube,
             wiring,
@@ -314,7 +404,7 @@ impl Pod {
     /// # Errors
     /// [`PodError::UnknownPreset`].
     pub fn preset(name: &str) -> Result<Self, PodError> {
-        match name {
+        let pod = match name {
             "tpu-v4" => Self::new(
                 &[16, 16, 16],
                 Some(&[4, 4, 4]),
@@ -353,7 +443,65 @@ impl Pod {
             _ => Err(PodError::UnknownPreset {
                 name: name.to_owned(),
             }),
+        }?;
+        Ok(Self {
+            name: Some(name.to_owned()),
+            ..pod
+        })
+    }
+
+    /// The same pod under another name (`None`: unnamed).
+    ///
+    /// # Errors
+    /// [`PodError::InvalidName`] unless the name starts with a letter and
+    /// goes on with letters, digits, `-`, `_` or `.`.
+    pub fn with_name(self, name: Option<&str>) -> Result<Self, PodError> {
+        if let Some(n) = name {
+            let mut chars = n.chars();
+            let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+            if !first_ok
+                || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            {
+                return Err(PodError::InvalidName { name: n.to_owned() });
+            }
         }
+        Ok(Self {
+            name: name.map(str::to_owned),
+            ..self
+        })
+    }
+
+    /// The same kind of pod with other sides: the cubes, wiring, rotation
+    /// and name stay, and the catalogue keeps the shapes that fit.
+    ///
+    /// # Errors
+    /// Bad sides, cubes that do not tile them, or no shape left.
+    pub fn resized(&self, sides: &[u32]) -> Result<Self, PodError> {
+        let fits = |s: &&Coords| s.len() == sides.len() && s.iter().zip(sides).all(|(e, k)| e <= k);
+        let shapes: Vec<&[u32]> = self
+            .catalogue
+            .shapes()
+            .iter()
+            .filter(fits)
+            .map(Coords::as_slice)
+            .collect();
+        let pod = Self::new(
+            sides,
+            self.cube.as_ref().map(Coords::as_slice),
+            self.wiring,
+            ShapeCatalogue::new(&shapes)?,
+            self.rotate,
+        )?;
+        Ok(Self {
+            name: self.name.clone(),
+            ..pod
+        })
+    }
+
+    /// The name, if the pod has one.
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// The torus of chips.
@@ -468,6 +616,299 @@ impl Pod {
     }
 }
 
+/// A pod as a file or a text form describes it, before validation: a
+/// preset to start from and the fields that replace the preset's, or
+/// (without a preset) a whole description, for which `sides` and `shapes`
+/// are required and the rest default to no cubes, static wiring, no
+/// rotation and no name. Sides and shapes are written `AxB[xC…]`; `cube`
+/// may be `none` to drop a preset's cubes.
+///
+/// With the `serde` feature it reads from TOML or JSON (unknown keys are
+/// refused), and a [`Pod`] serializes as its whole description:
+///
+/// ```toml
+/// name = "quarter-v4"
+/// sides = "8x8x8"
+/// cube = "4x4x4"
+/// wiring = "reconfigurable"
+/// shapes = ["2x2x2", "4x4x4", "4x4x8", "8x8x8"]
+/// ```
+///
+/// ```
+/// use partalloc_topology::pod::{Pod, PodDescription, Wiring};
+///
+/// let d = PodDescription {
+///     preset: Some("tpu-v5e".to_owned()),
+///     sides: Some("8x8".to_owned()),
+///     wiring: Some(Wiring::Static),
+///     ..PodDescription::default()
+/// };
+/// let pod = Pod::try_from(d)?;
+/// assert_eq!(pod.catalogue().shapes().len(), 6); // 1x1 … 8x8
+/// # Ok::<(), partalloc_topology::pod::PodError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct PodDescription {
+    /// A preset to start from (`tpu-v4`, `tpu-v5e`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub preset: Option<String>,
+    /// The pod's name.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub name: Option<String>,
+    /// The sides in chips, `AxB[xC…]`; for a preset, resizes it.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub sides: Option<String>,
+    /// The cube sides, `AxB[xC…]`, or `none`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub cube: Option<String>,
+    /// The wiring.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub wiring: Option<Wiring>,
+    /// Whether requests may take any permutation of their shape.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub rotate: Option<bool>,
+    /// The slice shapes, each `AxB[xC…]`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub shapes: Option<Vec<String>>,
+}
+
+impl TryFrom<PodDescription> for Pod {
+    type Error = PodError;
+
+    fn try_from(d: PodDescription) -> Result<Self, PodError> {
+        let base = d.preset.as_deref().map(Self::preset).transpose()?;
+        let sides = match (&d.sides, &base) {
+            (Some(text), _) => parse_sides(text)?,
+            (None, Some(b)) => *b.grid.sides(),
+            (None, None) => {
+                return Err(PodError::InvalidText {
+                    text: format!("{d:?}"),
+                    reason: "sides are required without a preset".to_owned(),
+                });
+            }
+        };
+        // A resized preset keeps the shapes that fit the new sides.
+        let base = base
+            .map(|b| {
+                if *b.grid.sides() == sides {
+                    Ok(b)
+                } else {
+                    b.resized(sides.as_slice())
+                }
+            })
+            .transpose()?;
+        let cube = match d.cube.as_deref().map(str::trim) {
+            Some("none") => None,
+            Some(text) => Some(parse_sides(text)?),
+            None => base.as_ref().and_then(|b| b.cube),
+        };
+        let catalogue = match (&d.shapes, &base) {
+            (Some(list), _) => {
+                let shapes = list
+                    .iter()
+                    .map(|t| parse_sides(t))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let refs: Vec<&[u32]> = shapes.iter().map(Coords::as_slice).collect();
+                ShapeCatalogue::new(&refs)?
+            }
+            (None, Some(b)) => b.catalogue.clone(),
+            (None, None) => {
+                return Err(PodError::EmptyCatalogue {
+                    sides: shape_str(sides.as_slice()),
+                });
+            }
+        };
+        let wiring = d
+            .wiring
+            .or(base.as_ref().map(|b| b.wiring))
+            .unwrap_or(Wiring::Static);
+        let rotate = d
+            .rotate
+            .or(base.as_ref().map(|b| b.rotate))
+            .unwrap_or(false);
+        let name = d.name.or(base.and_then(|b| b.name));
+        Self::new(
+            sides.as_slice(),
+            cube.as_ref().map(Coords::as_slice),
+            wiring,
+            catalogue,
+            rotate,
+        )?
+        .with_name(name.as_deref())
+    }
+}
+
+impl From<Pod> for PodDescription {
+    fn from(p: Pod) -> Self {
+        Self::from(&p)
+    }
+}
+
+impl From<&Pod> for PodDescription {
+    /// The whole description (no preset), from which an equal pod builds.
+    fn from(p: &Pod) -> Self {
+        Self {
+            preset: None,
+            name: p.name.clone(),
+            sides: Some(shape_str(p.grid.sides().as_slice())),
+            cube: p.cube.map(|c| shape_str(c.as_slice())),
+            wiring: Some(p.wiring),
+            rotate: Some(p.rotate),
+            shapes: Some(
+                p.catalogue
+                    .shapes()
+                    .iter()
+                    .map(|s| shape_str(s.as_slice()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl Pod {
+    /// The preset this pod equals (possibly resized), if any: its name and
+    /// whether the sides differ from the preset's.
+    fn as_preset(&self) -> Option<(&str, bool)> {
+        let name = self.name.as_deref()?;
+        let preset = Self::preset(name).ok()?;
+        let resized = *preset.grid.sides() != *self.grid.sides();
+        let same = if resized {
+            preset.resized(self.grid.sides().as_slice()).ok()? == *self
+        } else {
+            preset == *self
+        };
+        same.then_some((name, resized))
+    }
+}
+
+impl fmt::Display for Pod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sides = shape_str(self.grid.sides().as_slice());
+        if let Some((name, resized)) = self.as_preset() {
+            f.write_str(name)?;
+            if resized {
+                write!(f, ":{sides}")?;
+            }
+            return Ok(());
+        }
+        f.write_str(&sides)?;
+        if let Some(name) = &self.name {
+            write!(f, ":name={name}")?;
+        }
+        if let Some(c) = &self.cube {
+            write!(f, ":cube={}", shape_str(c.as_slice()))?;
+        }
+        write!(f, ":wiring={}:rotate={}:shapes=", self.wiring, self.rotate)?;
+        for (i, s) in self.catalogue.shapes().iter().enumerate() {
+            if i > 0 {
+                f.write_str("+")?;
+            }
+            f.write_str(&shape_str(s.as_slice()))?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Pod {
+    type Err = PodError;
+
+    /// Parses the text form described at [`Pod`]; no file is read.
+    fn from_str(s: &str) -> Result<Self, PodError> {
+        let invalid = |reason: String| PodError::InvalidText {
+            text: s.to_owned(),
+            reason,
+        };
+        let mut fields = s.trim().split(':').map(str::trim).peekable();
+        let mut d = PodDescription::default();
+        match fields.next() {
+            Some(first) if first.starts_with(|c: char| c.is_ascii_digit()) => {
+                d.sides = Some(first.to_owned());
+            }
+            Some(first) if !first.is_empty() && !first.contains('=') => {
+                d.preset = Some(first.to_owned());
+                if let Some(sides) = fields.next_if(|f| !f.contains('=')) {
+                    d.sides = Some(sides.to_owned());
+                }
+            }
+            _ => {
+                return Err(invalid(
+                    "it starts with neither a preset nor sides".to_owned(),
+                ));
+            }
+        }
+        for field in fields {
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| invalid(format!("{field:?} is not key=value")))?;
+            let (key, value) = (key.trim(), value.trim());
+            let duplicate = || invalid(format!("{key} is given twice"));
+            match key {
+                "name" => {
+                    if d.name.replace(value.to_owned()).is_some() {
+                        return Err(duplicate());
+                    }
+                }
+                "cube" => {
+                    if d.cube.replace(value.to_owned()).is_some() {
+                        return Err(duplicate());
+                    }
+                }
+                "wiring" => {
+                    if d.wiring.replace(value.parse()?).is_some() {
+                        return Err(duplicate());
+                    }
+                }
+                "rotate" => {
+                    let r = match value {
+                        "true" => true,
+                        "false" => false,
+                        _ => {
+                            return Err(invalid(format!("rotate is true or false, not {value:?}")));
+                        }
+                    };
+                    if d.rotate.replace(r).is_some() {
+                        return Err(duplicate());
+                    }
+                }
+                "shapes" => {
+                    let list = value.split('+').map(|t| t.trim().to_owned()).collect();
+                    if d.shapes.replace(list).is_some() {
+                        return Err(duplicate());
+                    }
+                }
+                other => return Err(invalid(format!("unknown key {other:?}"))),
+            }
+        }
+        Self::try_from(d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,5 +968,103 @@ mod tests {
         let v4 = Pod::preset("tpu-v4").unwrap();
         assert_eq!(v4.grid().num_nodes(), 4096);
         assert_eq!(v4.wiring(), Wiring::Reconfigurable);
+    }
+
+    #[test]
+    fn text_forms_round_trip_and_print_the_shortest_form() {
+        for (text, printed) in [
+            ("tpu-v4", "tpu-v4"),
+            ("tpu-v5e", "tpu-v5e"),
+            ("tpu-v4:16x16x16", "tpu-v4"),
+            ("tpu-v4:8x8x8", "tpu-v4:8x8x8"),
+            (
+                "tpu-v4:8x8x8:wiring=static",
+                "8x8x8:name=tpu-v4:cube=4x4x4:wiring=static:rotate=false:\
+                 shapes=2x2x1+2x2x2+2x2x4+2x4x4+4x4x4+4x4x8+4x8x8+8x8x8",
+            ),
+            (
+                "8x4:shapes=4x4+2x2:rotate=true",
+                "8x4:wiring=static:rotate=true:shapes=2x2+4x4",
+            ),
+            (
+                " 8x8 : cube=4x4 : wiring=reconfigurable : name=lab.pod-2 : shapes=4x4+8x8 ",
+                "8x8:name=lab.pod-2:cube=4x4:wiring=reconfigurable:rotate=false:shapes=4x4+8x8",
+            ),
+        ] {
+            let pod: Pod = text.parse().unwrap();
+            assert_eq!(pod.to_string(), printed, "{text}");
+            assert_eq!(printed.parse::<Pod>().unwrap(), pod, "{printed}");
+        }
+        let small: Pod = "tpu-v5e:4x8".parse().unwrap();
+        let shapes: Vec<String> = small
+            .catalogue()
+            .shapes()
+            .iter()
+            .map(|s| shape_str(s.as_slice()))
+            .collect();
+        assert_eq!(shapes, ["1x1", "2x2", "2x4", "4x4", "4x8"]);
+        assert!(small.rotates());
+        assert_eq!(small.name(), Some("tpu-v5e"));
+        // Dropping the preset's cubes.
+        let flat: Pod = "tpu-v4:8x8x8:cube=none:wiring=static".parse().unwrap();
+        assert_eq!(flat.cube(), None);
+        assert_eq!(flat.to_string().parse::<Pod>().unwrap(), flat);
+    }
+
+    #[test]
+    fn malformed_text_forms_say_what_is_wrong() {
+        for (bad, says) in [
+            ("", "starts with neither a preset nor sides"),
+            ("tpu-v9", "unknown pod preset \"tpu-v9\""),
+            ("8x8", "empty shape catalogue"),
+            ("8x8:shapes=2x2:colour=red", "unknown key \"colour\""),
+            ("8x8:shapes=2x2:rotate=yes", "rotate is true or false"),
+            (
+                "8x8:shapes=2x2:wiring=optical",
+                "wiring is static or reconfigurable",
+            ),
+            ("8x8:shapes=2x2:shapes=4x4", "shapes is given twice"),
+            ("8x8:shapes=2x2:name=9lives", "invalid pod name \"9lives\""),
+            ("8x8:shapes=2x2:cube", "\"cube\" is not key=value"),
+            ("8x8:shapes=2xq", "\"q\" is not a non-negative integer"),
+            (
+                "8x8:shapes=16x2",
+                "catalogue shape 16x2 does not fit the pod 8x8",
+            ),
+            ("tpu-v4:2x2x2", "cube 4x4x4 does not tile the pod 2x2x2"),
+            ("tpu-v4:6x8x8", "cube 4x4x4 does not tile the pod 6x8x8"),
+            ("6x6:wiring=reconfigurable:shapes=2x2", "needs a cube size"),
+        ] {
+            let e = bad.parse::<Pod>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_description_overrides_its_preset_field_by_field() {
+        let d = PodDescription {
+            preset: Some("tpu-v4".to_owned()),
+            name: Some("half".to_owned()),
+            sides: Some("8x16x16".to_owned()),
+            rotate: Some(true),
+            ..PodDescription::default()
+        };
+        let pod = Pod::try_from(d).unwrap();
+        assert_eq!(pod.name(), Some("half"));
+        assert_eq!(pod.wiring(), Wiring::Reconfigurable);
+        assert_eq!(pod.cube().map(|c| c.product()), Some(64));
+        assert!(pod.rotates());
+        // 8x16x16 keeps the shapes whose sides fit: not 16x16x16.
+        assert_eq!(
+            pod.catalogue()
+                .shapes()
+                .last()
+                .map(|s| s.as_slice().to_vec()),
+            Some(vec![8, 16, 16])
+        );
+        // The whole description rebuilds an equal pod.
+        assert_eq!(Pod::try_from(PodDescription::from(&pod)).unwrap(), pod);
+        let e = Pod::try_from(PodDescription::default()).unwrap_err();
+        assert!(e.to_string().contains("sides are required"), "{e}");
     }
 }

@@ -1,16 +1,20 @@
-//! The machine a strategy allocates on: a hypercube or a grid.
+//! The machine a strategy allocates on: a hypercube, a grid or a pod.
 
 use core::fmt;
 use core::str::FromStr;
+use std::sync::Arc;
 
+use crate::pod::Pod;
 use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
 
-/// A partitionable machine: a binary hypercube or an n-dimensional mesh or
-/// torus.
+/// A partitionable machine: a binary hypercube, an n-dimensional mesh or
+/// torus, or an accelerator pod.
 ///
 /// Parsed from and printed as `hypercube:10`, `mesh:64x64`, `torus:8x8x8`,
-/// `kary:16^3` (a 16-ary 3-cube mesh) or `kary-torus:4^3`; sides are given
-/// dimension 0 first.
+/// `kary:16^3` (a 16-ary 3-cube mesh), `kary-torus:4^3` or
+/// `pod:tpu-v4:8x8x8` (the pod text form is described at [`Pod`]); sides
+/// are given dimension 0 first. It is `Clone` but not `Copy`: a pod carries
+/// its catalogue, shared behind an [`Arc`], so a clone is cheap.
 ///
 /// ```
 /// use partalloc_topology::Topology;
@@ -21,7 +25,7 @@ use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
 /// assert_eq!(h.diameter(), 7);
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum Topology {
@@ -29,6 +33,8 @@ pub enum Topology {
     Hypercube(Hypercube),
     /// A mesh or torus.
     Grid(Grid),
+    /// An accelerator pod: a torus of chips with a shape catalogue.
+    Pod(Arc<Pod>),
 }
 
 /// The family of a [`Topology`], for listing which machines a strategy
@@ -43,6 +49,8 @@ pub enum TopologyKind {
     Mesh,
     /// Torus (wrap-around in every dimension).
     Torus,
+    /// Accelerator pod (a torus of chips with a shape catalogue).
+    Pod,
 }
 
 impl fmt::Display for TopologyKind {
@@ -51,6 +59,7 @@ impl fmt::Display for TopologyKind {
             Self::Hypercube => "hypercube",
             Self::Mesh => "mesh",
             Self::Torus => "torus",
+            Self::Pod => "pod",
         })
     }
 }
@@ -63,6 +72,7 @@ impl Topology {
             Self::Hypercube(_) => TopologyKind::Hypercube,
             Self::Grid(g) if g.is_torus() => TopologyKind::Torus,
             Self::Grid(_) => TopologyKind::Mesh,
+            Self::Pod(_) => TopologyKind::Pod,
         }
     }
 
@@ -72,6 +82,7 @@ impl Topology {
         match self {
             Self::Hypercube(h) => h.num_nodes(),
             Self::Grid(g) => g.num_nodes(),
+            Self::Pod(p) => p.grid().num_nodes(),
         }
     }
 
@@ -81,6 +92,7 @@ impl Topology {
         match self {
             Self::Hypercube(h) => h.num_links(),
             Self::Grid(g) => g.num_links(),
+            Self::Pod(p) => p.grid().num_links(),
         }
     }
 
@@ -90,6 +102,7 @@ impl Topology {
         match self {
             Self::Hypercube(h) => h.diameter(),
             Self::Grid(g) => g.diameter(),
+            Self::Pod(p) => p.grid().diameter(),
         }
     }
 
@@ -101,6 +114,7 @@ impl Topology {
         match self {
             Self::Hypercube(h) => h.distance(a, b),
             Self::Grid(g) => g.distance(a, b),
+            Self::Pod(p) => p.grid().distance(a, b),
         }
     }
 
@@ -112,6 +126,7 @@ impl Topology {
         match self {
             Self::Hypercube(h) => h.neighbours(node),
             Self::Grid(g) => g.neighbours(node),
+            Self::Pod(p) => p.grid().neighbours(node),
         }
     }
 
@@ -120,16 +135,27 @@ impl Topology {
     pub fn as_hypercube(&self) -> Option<&Hypercube> {
         match self {
             Self::Hypercube(h) => Some(h),
-            Self::Grid(_) => None,
+            _ => None,
         }
     }
 
-    /// The grid, if this is a mesh or torus.
+    /// The grid of nodes, if this is a mesh or torus, or a pod (its torus
+    /// of chips).
     #[must_use]
     pub fn as_grid(&self) -> Option<&Grid> {
         match self {
             Self::Grid(g) => Some(g),
+            Self::Pod(p) => Some(p.grid()),
             Self::Hypercube(_) => None,
+        }
+    }
+
+    /// The pod, if this is one.
+    #[must_use]
+    pub fn as_pod(&self) -> Option<&Pod> {
+        match self {
+            Self::Pod(p) => Some(p),
+            _ => None,
         }
     }
 }
@@ -143,6 +169,12 @@ impl From<Hypercube> for Topology {
 impl From<Grid> for Topology {
     fn from(g: Grid) -> Self {
         Self::Grid(g)
+    }
+}
+
+impl From<Pod> for Topology {
+    fn from(p: Pod) -> Self {
+        Self::Pod(Arc::new(p))
     }
 }
 
@@ -160,6 +192,7 @@ impl fmt::Display for Topology {
                 }
                 Ok(())
             }
+            Self::Pod(p) => write!(f, "pod:{p}"),
         }
     }
 }
@@ -239,6 +272,10 @@ impl FromStr for Topology {
             "torus" => built(Grid::torus(&sides(rest)?).map(Into::into)),
             "kary" | "kary-mesh" => built(Grid::mesh(&kary(rest)?).map(Into::into)),
             "kary-torus" => built(Grid::torus(&kary(rest)?).map(Into::into)),
+            "pod" => rest
+                .parse::<Pod>()
+                .map(Into::into)
+                .map_err(|e| err(&e.to_string())),
             other => Err(err(&format!("unknown family {other:?}"))),
         }
     }

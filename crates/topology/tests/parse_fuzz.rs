@@ -9,9 +9,10 @@
 //! `MAX_NODES` nodes, or an error whose message quotes the input — never a
 //! panic.
 
+use partalloc_testkit::mutated as mutated_text;
 use partalloc_topology::{MAX_NODES, Topology};
 use proptest::prelude::*;
-use proptest::sample::{Index, select};
+use proptest::sample::select;
 
 /// Valid descriptions the mutation suite starts from.
 const VALID: &[&str] = &[
@@ -26,6 +27,10 @@ const VALID: &[&str] = &[
     "mesh:1",
     "torus:2X3×5",
     "hypercube:31",
+    "pod:tpu-v4",
+    "pod:tpu-v5e:8x8",
+    "pod:tpu-v4:8x8x8:wiring=static",
+    "pod:8x8:cube=4x4:wiring=reconfigurable:rotate=true:shapes=4x4+8x8",
 ];
 
 /// Pieces inserted by mutations and used as sizes by the grammar: the
@@ -39,6 +44,7 @@ const PIECES: &[&str] = &[
     "^",
     "-",
     "+",
+    "=",
     ".",
     " ",
     "\t",
@@ -113,35 +119,8 @@ fn grammar() -> impl Strategy<Value = String> {
         .prop_map(|(f, colon, size)| format!("{f}{colon}{size}"))
 }
 
-/// One edit of `text` at the character boundary chosen by `at`.
-fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    let i = bounds[at.index(bounds.len())];
-    let next = bounds.iter().copied().find(|&b| b > i);
-    match (op % 3, next) {
-        (0, _) => text.insert_str(i, piece),
-        (1, Some(j)) => text.replace_range(i..j, ""),
-        (_, Some(j)) => text.replace_range(i..j, piece),
-        (_, None) => text.push_str(piece),
-    }
-}
-
 fn mutated() -> impl Strategy<Value = String> {
-    (
-        select(VALID),
-        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..6),
-    )
-        .prop_map(|(base, edits)| {
-            let mut text = base.to_owned();
-            for (op, at, piece) in edits {
-                mutate(&mut text, op, at, piece);
-            }
-            text
-        })
+    mutated_text(VALID, PIECES, 1..6)
 }
 
 /// The property every input must meet.

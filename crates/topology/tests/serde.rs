@@ -43,6 +43,12 @@ fn public_types_round_trip() {
     set.insert_range(3, 69).unwrap();
     round_trip(&set);
     round_trip(&"torus:4x4".parse::<Topology>().unwrap());
+    round_trip(&"pod:tpu-v4".parse::<Topology>().unwrap());
+    round_trip(
+        &"pod:8x4:name=lab:cube=4x4:wiring=reconfigurable:shapes=4x4+8x4"
+            .parse::<Topology>()
+            .unwrap(),
+    );
     round_trip(&TupleGraph::hypercube(3).unwrap());
     round_trip(
         &TupleGraph::cycle(5)
@@ -72,6 +78,10 @@ fn invalid_files_are_rejected() {
     rejects::<Grid>(r#"{"sides":[4,0],"wrap":false}"#);
     rejects::<Grid>(r#"{"sides":[65536,65536,4],"wrap":true}"#);
     rejects::<Hypercube>(r#"{"dim":40}"#);
+    // A pod is read through its description and validated like Pod::new.
+    rejects::<Topology>(r#"{"Pod":{"sides":"8x8","shapes":["16x2"]}}"#);
+    rejects::<Topology>(r#"{"Pod":{"sides":"8x8"}}"#);
+    rejects::<Topology>(r#"{"Pod":{"sides":"8x8","shapes":["2x2"],"colour":"red"}}"#);
     rejects::<Subcube>(r#"{"n":3,"free":8,"fixed":0}"#);
     rejects::<GridBox>(r#"{"base":[0,0],"extents":[1,0]}"#);
     rejects::<GridBox>(r#"{"base":[0],"extents":[1,1]}"#);
@@ -107,4 +117,16 @@ fn short_node_set_words_are_padded() {
         t.insert(2).unwrap();
         t
     });
+}
+
+#[test]
+fn a_pod_reads_from_its_description() {
+    let t: Topology =
+        serde_json::from_str(r#"{"Pod":{"preset":"tpu-v4","sides":"8x8x8","wiring":"static"}}"#)
+            .unwrap();
+    assert_eq!(t.to_string().parse::<Topology>().unwrap(), t);
+    let pod = t.as_pod().unwrap();
+    assert_eq!(pod.name(), Some("tpu-v4"));
+    assert_eq!(pod.grid().num_nodes(), 512);
+    assert_eq!(pod.wiring(), partalloc_topology::pod::Wiring::Static);
 }

@@ -16,13 +16,14 @@
 //! naming its line, field and text, or the parameter at fault — never a
 //! panic.
 
+use partalloc_testkit::mutated as mutated_text;
 use partalloc_workload::swf::{SwfHeader, SwfReader, SwfRecord};
 use partalloc_workload::{
     Constant, CubeDims, CubicShapes, Exponential, HyperExponential, MeanDistribution, MeshSides,
     NoncubicShapes, OfferedLoad, PoissonArrivals, SideLaw, UniformDemand,
 };
 use proptest::prelude::*;
-use proptest::sample::{Index, select};
+use proptest::sample::select;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand_distr::Distribution;
@@ -94,35 +95,8 @@ fn grammar_line() -> impl Strategy<Value = String> {
     })
 }
 
-/// One edit of `text` at the character boundary chosen by `at`.
-fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    let i = bounds[at.index(bounds.len())];
-    let next = bounds.iter().copied().find(|&b| b > i);
-    match (op % 3, next) {
-        (0, _) => text.insert_str(i, piece),
-        (1, Some(j)) => text.replace_range(i..j, ""),
-        (_, Some(j)) => text.replace_range(i..j, piece),
-        (_, None) => text.push_str(piece),
-    }
-}
-
 fn mutated_line() -> impl Strategy<Value = String> {
-    (
-        select(VALID),
-        prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..6),
-    )
-        .prop_map(|(base, edits)| {
-            let mut text = base.to_owned();
-            for (op, at, piece) in edits {
-                mutate(&mut text, op, at, piece);
-            }
-            text
-        })
+    mutated_text(VALID, PIECES, 1..6)
 }
 
 /// A parsed line writes back to a line that parses to the same record;

@@ -372,10 +372,16 @@ fn nasa_replay_follows_the_recognition_order() {
         measure_search_time: false,
     };
     let wait = |alloc: &str| {
-        let r = Simulation::by_name(topology, alloc, "fcfs", jobs.iter().copied(), config)
-            .unwrap()
-            .run()
-            .unwrap();
+        let r = Simulation::by_name(
+            topology.clone(),
+            alloc,
+            "fcfs",
+            jobs.iter().copied(),
+            config,
+        )
+        .unwrap()
+        .run()
+        .unwrap();
         assert_eq!(r.results.completed, 18_239, "{alloc}");
         r.results.mean_wait
     };

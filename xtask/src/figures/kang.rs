@@ -106,7 +106,7 @@ fn points(
                 (*label).to_owned(),
                 load,
                 Setup {
-                    machine,
+                    machine: machine.clone(),
                     allocator: (*name).to_owned(),
                     scheduler: SCHEDULER.to_owned(),
                     shapes: shapes.clone(),

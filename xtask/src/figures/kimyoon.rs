@@ -178,7 +178,7 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
     let machine = mesh(64)?;
     let xs: Vec<_> = loads(ctx)
         .into_iter()
-        .map(|load| (load, machine, load))
+        .map(|load| (load, machine.clone(), load))
         .collect();
     Ok(panels(ctx, spec, "Offered load", "64×64 mesh", &xs))
 }
@@ -199,11 +199,11 @@ fn panels(
             let points = STRATEGIES
                 .iter()
                 .flat_map(|(label, alloc)| {
-                    xs.iter().map(move |&(x, machine, load)| {
+                    xs.iter().map(move |(x, machine, load)| {
                         (
                             (*label).to_owned(),
-                            x,
-                            setup(ctx, machine, alloc, spec.sched, law, load),
+                            *x,
+                            setup(ctx, machine.clone(), alloc, spec.sched, law, *load),
                         )
                     })
                 })

@@ -102,7 +102,7 @@ fn setup(
 /// One line per policy over `loads`, each point run to the full horizon.
 fn policy_points(
     ctx: &Ctx,
-    machine: Topology,
+    machine: &Topology,
     normal: bool,
     hyper: bool,
     loads: &[f64],
@@ -114,7 +114,15 @@ fn policy_points(
                 (
                     (*label).to_owned(),
                     load,
-                    setup(ctx, machine, policy, normal, hyper, load, horizon(ctx)),
+                    setup(
+                        ctx,
+                        machine.clone(),
+                        policy,
+                        normal,
+                        hyper,
+                        load,
+                        horizon(ctx),
+                    ),
                 )
             })
         })
@@ -143,7 +151,7 @@ fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Result<Vec<Panel>, FigError
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = policy_points(ctx, machine, normal, hyper, &LOADS);
+            let points = policy_points(ctx, &machine, normal, hyper, &LOADS);
             Panel {
                 id: format!("mohapatra-fig{fig}{letter}"),
                 title: format!(
@@ -271,7 +279,7 @@ fn fig4(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = policy_points(ctx, machine, normal, true, &FIG4_LOADS);
+            let points = policy_points(ctx, &machine, normal, true, &FIG4_LOADS);
             Panel {
                 id: format!("mohapatra-fig4{letter}"),
                 title: format!(
@@ -345,7 +353,7 @@ fn fig4_claims(t: &Table, _: &super::Lookup<'_>) -> Vec<Claim> {
 }
 
 fn fig5(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
-    let machine = machine()?;
+    let machine = &machine()?;
     let top = horizon(ctx);
     let horizons: Vec<f64> = (1..=10).map(|i| top * f64::from(i) / 10.0).collect();
     Ok([('a', 0.5), ('b', 0.85)]
@@ -358,7 +366,7 @@ fn fig5(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
                         (
                             (*label).to_owned(),
                             t,
-                            setup(ctx, machine, policy, false, true, load, t),
+                            setup(ctx, machine.clone(), policy, false, true, load, t),
                         )
                     })
                 })

@@ -151,8 +151,14 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take(usize::try_from(n).unwrap_or(usize::MAX));
-                Simulation::by_name(self.machine, &self.allocator, &self.scheduler, jobs, cfg)?
-                    .run()?
+                Simulation::by_name(
+                    self.machine.clone(),
+                    &self.allocator,
+                    &self.scheduler,
+                    jobs,
+                    cfg,
+                )?
+                .run()?
             }
             StopRule::Horizon(t) => {
                 cfg.stop.time = Some(t);
@@ -160,8 +166,14 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take_while(move |j| j.arrival < t);
-                Simulation::by_name(self.machine, &self.allocator, &self.scheduler, jobs, cfg)?
-                    .run()?
+                Simulation::by_name(
+                    self.machine.clone(),
+                    &self.allocator,
+                    &self.scheduler,
+                    jobs,
+                    cfg,
+                )?
+                .run()?
             }
         };
         Ok(report)

@@ -73,7 +73,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
     build: |t, s| {
         Ok(Box::new(ExtendedBuddy::with_mapping(
-            *t,
+            t.clone(),
             mapping_param(s)?,
         )?))
     },

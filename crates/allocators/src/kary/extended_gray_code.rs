@@ -62,7 +62,7 @@ impl ExtendedGrayCode {
         let gray =
             KaryGray::new(core.k, core.n as usize).map_err(|e| BuildError::UnsuitableTopology {
                 strategy: "extended-gray-code",
-                topology: topology.to_string(),
+                topology: core.topology.to_string(),
                 reason: e.to_string(),
             })?;
         let cyclic = core.grid.is_torus() && core.k % 2 == 0;
@@ -111,7 +111,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
     build: |t, s| {
         Ok(Box::new(ExtendedGrayCode::with_mapping(
-            *t,
+            t.clone(),
             mapping_param(s)?,
         )?))
     },

@@ -855,7 +855,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
     build: |t, s| {
         let split = s.parse_or("split", false)?;
-        Ok(Box::new(Isomorphic::new(*t)?.with_split(split)))
+        Ok(Box::new(Isomorphic::new(t.clone())?.with_split(split)))
     },
 };
 

@@ -102,7 +102,12 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         params: &[MAPPING_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },
-    build: |t, s| Ok(Box::new(KaryPartner::with_mapping(*t, mapping_param(s)?)?)),
+    build: |t, s| {
+        Ok(Box::new(KaryPartner::with_mapping(
+            t.clone(),
+            mapping_param(s)?,
+        )?))
+    },
 };
 
 impl Allocator for KaryPartner {

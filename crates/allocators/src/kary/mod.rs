@@ -19,8 +19,8 @@
 //! ```
 //! use partalloc_allocators::kary::{Etc, Isomorphic};
 //! use partalloc_allocators::{Allocator, Request};
-//! let machine = "kary:8^3".parse()?;
-//! let mut iso = Isomorphic::new(machine)?;
+//! let machine: partalloc_topology::Topology = "kary:8^3".parse()?;
+//! let mut iso = Isomorphic::new(machine.clone())?;
 //! // Kang §4.2: a 2×2×8 job is folded into a semi-isomorphic 2×4×4 box.
 //! let g = iso.allocate(&Request::boxed(&[8, 2, 2])?)?;
 //! assert_eq!(g.granted_nodes(), 32);

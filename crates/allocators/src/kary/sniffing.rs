@@ -64,7 +64,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         params: &[SEARCH_PARAM],
         topologies: &[TopologyKind::Mesh, TopologyKind::Torus],
     },
-    build: |t, s| Ok(Box::new(Sniffing::with_mode(*t, search_param(s)?)?)),
+    build: |t, s| Ok(Box::new(Sniffing::with_mode(t.clone(), search_param(s)?)?)),
 };
 
 impl Allocator for Sniffing {

@@ -61,7 +61,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         params: &[],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(AdaptiveScan::new(*t)?)),
+    build: |t, _| Ok(Box::new(AdaptiveScan::new(t.clone())?)),
 };
 
 impl MeshHooks for AdaptiveScan {

@@ -98,7 +98,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
                     .into());
             }
         };
-        Ok(Box::new(BestFit::new(*t, score)?))
+        Ok(Box::new(BestFit::new(t.clone(), score)?))
     },
 };
 

@@ -81,7 +81,7 @@ impl Buddy2d {
         if core.width != core.height || !core.width.is_power_of_two() {
             return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,
-                topology: topology.to_string(),
+                topology: core.topology.to_string(),
                 reason: format!(
                     "needs a square mesh with a power-of-two side (e.g. mesh:16x16), not {}x{}",
                     core.width, core.height
@@ -157,7 +157,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
                     .into());
             }
         };
-        Ok(Box::new(Buddy2d::new(*t, order)?))
+        Ok(Box::new(Buddy2d::new(t.clone(), order)?))
     },
 };
 

@@ -165,7 +165,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
                     .into());
             }
         };
-        Ok(Box::new(BusyList::with_candidates(*t, c)?))
+        Ok(Box::new(BusyList::with_candidates(t.clone(), c)?))
     },
 };
 

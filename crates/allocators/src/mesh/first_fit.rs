@@ -58,7 +58,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         params: &[],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(FirstFit::new(*t)?)),
+    build: |t, _| Ok(Box::new(FirstFit::new(t.clone())?)),
 };
 
 impl MeshHooks for FirstFit {

@@ -109,7 +109,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             Some("b" | "B") => FsVariant::B,
             Some(_) => return Err(spec.invalid("variant", "expected a or b").into()),
         };
-        Ok(Box::new(FrameSliding::new(*t, variant)?))
+        Ok(Box::new(FrameSliding::new(t.clone(), variant)?))
     },
 };
 

@@ -325,7 +325,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
                     .into());
             }
         };
-        Ok(Box::new(Fsl::with_dealloc(*t, dealloc)?))
+        Ok(Box::new(Fsl::with_dealloc(t.clone(), dealloc)?))
     },
 };
 

@@ -166,10 +166,10 @@ impl Fsl3d {
             reason: e.to_string(),
         })?;
         Ok(Self {
+            occupancy: Occupancy::new(topology.num_nodes()),
             topology,
             dims,
             sides,
-            occupancy: Occupancy::new(topology.num_nodes()),
             ledger: GrantLedger::new(),
             free: vec![whole],
             whole,
@@ -300,7 +300,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         params: &[],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(Fsl3d::new(*t)?)),
+    build: |t, _| Ok(Box::new(Fsl3d::new(t.clone())?)),
 };
 
 impl Allocator for Fsl3d {

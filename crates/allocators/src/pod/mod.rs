@@ -42,6 +42,8 @@ mod tests;
 
 pub use measures::{ShapeMeasure, pod_measures, stranded_chips};
 
+use std::sync::Arc;
+
 use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
 use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology};
 
@@ -157,7 +159,7 @@ pub(crate) fn all_chips(
 /// Slice allocation on a pod; see the module documentation.
 #[derive(Debug)]
 pub struct PodAllocator {
-    pod: Pod,
+    pod: Arc<Pod>,
     topology: Topology,
     policy: PodPolicy,
     busy: NodeSet,
@@ -166,8 +168,8 @@ pub struct PodAllocator {
 }
 
 impl PodAllocator {
-    fn with(pod: Pod, policy: PodPolicy) -> Self {
-        let topology = Topology::Grid(*pod.grid());
+    fn with(pod: Arc<Pod>, policy: PodPolicy) -> Self {
+        let topology = Topology::Pod(Arc::clone(&pod));
         let n = pod.grid().num_nodes();
         Self {
             pod,
@@ -182,21 +184,21 @@ impl PodAllocator {
     /// Static first fit with wrap-around (the pod's wiring is not checked:
     /// it runs any pod as if its links were fixed).
     #[must_use]
-    pub fn first_fit(pod: Pod) -> Self {
-        Self::with(pod, PodPolicy::FirstFit)
+    pub fn first_fit(pod: impl Into<Arc<Pod>>) -> Self {
+        Self::with(pod.into(), PodPolicy::FirstFit)
     }
 
     /// Static catalogue-keeping best fit.
     #[must_use]
-    pub fn best_fit(pod: Pod) -> Self {
-        Self::with(pod, PodPolicy::BestFit)
+    pub fn best_fit(pod: impl Into<Arc<Pod>>) -> Self {
+        Self::with(pod.into(), PodPolicy::BestFit)
     }
 
     /// Reconfigurable cube allocation. A pod without cubes is treated as one
     /// cube.
     #[must_use]
-    pub fn reconfigurable(pod: Pod) -> Self {
-        Self::with(pod, PodPolicy::Reconfigurable)
+    pub fn reconfigurable(pod: impl Into<Arc<Pod>>) -> Self {
+        Self::with(pod.into(), PodPolicy::Reconfigurable)
     }
 
     /// The pod.

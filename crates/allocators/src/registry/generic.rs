@@ -48,6 +48,7 @@ pub const ANY_TOPOLOGY: &[TopologyKind] = &[
     TopologyKind::Hypercube,
     TopologyKind::Mesh,
     TopologyKind::Torus,
+    TopologyKind::Pod,
 ];
 
 /// Builds an entry's product for a machine from a parsed spec whose name

@@ -1,0 +1,138 @@
+//! Generators shared by the randomized input suites of the partalloc
+//! crates: valid inputs edited at random character boundaries, so that
+//! every parser meets text that is almost right.
+//!
+//! ```
+//! use partalloc_testkit::{escaped, mutate};
+//! use proptest::sample::Index;
+//! use proptest::strategy::{Strategy, ValueTree};
+//! use proptest::test_runner::TestRunner;
+//!
+//! let mut text = String::from("mesh:8x8");
+//! // An index drawn by proptest picks the boundary; op 0 inserts.
+//! let at = proptest::arbitrary::any::<Index>()
+//!     .new_tree(&mut TestRunner::deterministic())
+//!     .map_err(|e| e.to_string())?
+//!     .current();
+//! mutate(&mut text, 0, at, "é");
+//! assert_eq!(text.chars().count(), 9);
+//! assert_eq!(escaped("a\tb"), "a\\tb");
+//! # Ok::<(), String>(())
+//! ```
+
+use core::ops::Range;
+
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+
+/// One edit of `text` at the character boundary chosen by `at`: `op % 3`
+/// is 0 to insert `piece`, 1 to delete the character there, 2 to replace
+/// it by `piece`; at the end of the text, where there is nothing to delete
+/// or replace, both append `piece`.
+pub fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    let i = bounds[at.index(bounds.len())];
+    let next = bounds.iter().copied().find(|&b| b > i);
+    match (op % 3, next) {
+        (0, _) => text.insert_str(i, piece),
+        (1, Some(j)) => text.replace_range(i..j, ""),
+        (_, Some(j)) => text.replace_range(i..j, piece),
+        (_, None) => text.push_str(piece),
+    }
+}
+
+/// One of `valid`, changed by a number of [`mutate`] edits drawn from
+/// `edits`, each inserting or replacing with one of `pieces`.
+///
+/// # Panics
+/// When `valid` or `pieces` is empty (a mistake in the test itself).
+pub fn mutated(
+    valid: &'static [&'static str],
+    pieces: &'static [&'static str],
+    edits: Range<usize>,
+) -> impl Strategy<Value = String> {
+    (
+        select(valid),
+        prop::collection::vec((any::<u8>(), any::<Index>(), select(pieces)), edits),
+    )
+        .prop_map(|(base, edits)| {
+            let mut text = base.to_owned();
+            for (op, at, piece) in edits {
+                mutate(&mut text, op, at, piece);
+            }
+            text
+        })
+}
+
+/// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.
+pub fn escaped(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::strategy::ValueTree as _;
+
+    use super::*;
+
+    fn index(pick: usize, len: usize) -> Index {
+        // `Index` maps a uniform draw onto a length; build one that lands
+        // on a chosen position by searching the deterministic runner.
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        loop {
+            let Ok(tree) = any::<Index>().new_tree(&mut runner) else {
+                continue;
+            };
+            let at = tree.current();
+            if at.index(len) == pick {
+                return at;
+            }
+        }
+    }
+
+    #[test]
+    fn each_edit_acts_at_the_chosen_boundary() {
+        let mut text = String::from("abc");
+        mutate(&mut text, 0, index(1, 4), "X");
+        assert_eq!(text, "aXbc");
+        let mut text = String::from("abc");
+        mutate(&mut text, 1, index(1, 4), "X");
+        assert_eq!(text, "ac");
+        let mut text = String::from("abc");
+        mutate(&mut text, 2, index(1, 4), "XY");
+        assert_eq!(text, "aXYc");
+        // At the end there is nothing to delete or replace: both append.
+        let mut text = String::from("abc");
+        mutate(&mut text, 1, index(3, 4), "X");
+        assert_eq!(text, "abcX");
+        let mut text = String::from("abc");
+        mutate(&mut text, 2, index(3, 4), "Y");
+        assert_eq!(text, "abcY");
+    }
+
+    #[test]
+    fn edits_respect_multibyte_characters() {
+        let mut text = String::from("é√");
+        mutate(&mut text, 1, index(1, 3), "");
+        assert_eq!(text, "é");
+    }
+
+    proptest! {
+        #[test]
+        fn mutations_start_from_a_valid_text(text in mutated(&["abc"], &["x"], 0..1)) {
+            prop_assert_eq!(text, "abc");
+        }
+
+        #[test]
+        fn one_edit_changes_the_length_by_at_most_the_piece(
+            text in mutated(&["abcdef"], &["xy"], 1..2),
+        ) {
+            prop_assert!((5..=8).contains(&text.len()), "{text:?}");
+        }
+    }
+}
