@@ -2,7 +2,11 @@
 //! `tree:FILE` machines: `block` ([`BlockPlacer`], with `segment` and
 //! `exclusive`), `block-buddy` ([`BlockBuddy`]) and `tree`
 //! ([`TreePlacer`], with `switches`). Grants are node lists in increasing
-//! id order; [`SlurmAllocator::machine`] names them as Slurm does.
+//! id order; [`SlurmAllocator::machine`] names them as Slurm does. With a
+//! segment size S a job of n nodes is given ⌈n / S⌉ whole segments (sbatch
+//! wants S to divide the count; the extra nodes count as internal
+//! fragmentation), and a job that no block or switch could ever hold is
+//! refused as invalid rather than left waiting.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -304,6 +308,15 @@ impl Allocator for SlurmAllocator {
                 request: *request,
                 reason: format!("needs {want} nodes; the machine has {total}"),
             });
+        };
+        // With segments a job asks for whole segments (sbatch --segment
+        // must divide the count; a user rounds up), the rest is internal
+        // fragmentation.
+        let count = match self.rule {
+            SlurmRule::Block(Placement {
+                segment: Some(seg), ..
+            }) if seg > 0 => count.div_ceil(seg).saturating_mul(seg),
+            _ => count,
         };
         let mut out = core::mem::take(&mut self.scratch);
         let placed = self.placer.place_into(count, &mut out);

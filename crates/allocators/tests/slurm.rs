@@ -92,8 +92,11 @@ fn the_documented_placements_through_the_registry() {
         m.hostlist(&h.partition().node_list(&t).unwrap()),
         "n[072-083,090-101]"
     );
+    // 30 nodes ask for three segments of 12: 36 nodes granted.
+    let r = seg.allocate(&Request::nodes(30)).unwrap();
+    assert_eq!((r.requested_nodes(), r.granted_nodes()), (30, 36));
     assert!(matches!(
-        seg.allocate(&Request::nodes(30)),
+        seg.allocate(&Request::nodes(145)),
         Err(AllocError::Invalid { .. })
     ));
     // The buddy gives whole blocks: 19 nodes take a pair of racks.
@@ -125,9 +128,15 @@ fn the_tree_strategy_through_the_registry() {
         m.hostlist(&g.partition().node_list(&t).unwrap()),
         "t[02-04]"
     );
-    // Five nodes would need two leaves.
+    // Five nodes would need two leaves: never placeable with one.
     assert!(matches!(
         a.allocate(&Request::nodes(5)),
+        Err(AllocError::Invalid { .. })
+    ));
+    // Four fit l3 once; then no single leaf has four free.
+    a.allocate(&Request::nodes(4)).unwrap();
+    assert!(matches!(
+        a.allocate(&Request::nodes(4)),
         Err(AllocError::NoRoom { .. })
     ));
     // Without the limit: s0 (2 + 3 free) is the best fit among the spines.

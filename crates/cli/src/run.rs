@@ -9,8 +9,12 @@ use crate::error::CliError;
 use crate::workload::WorkloadSpec;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
-/// file it names (`examples/pods/small-v4.toml`).
+/// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
+/// of `blocks:FILE` / `tree:FILE`.
 pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
+    if let Some(slurm) = crate::slurm_file::load(text) {
+        return slurm;
+    }
     if crate::pod_file::is_pod_file(text) {
         return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
     }

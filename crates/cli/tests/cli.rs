@@ -1160,3 +1160,42 @@ fn replay_reads_cores_per_node_and_sacct_dumps() {
         "{out}"
     );
 }
+
+#[test]
+fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
+    let blocks = format!("blocks:{}", example("blocks-8x18.yaml"));
+    for a in [
+        "block",
+        "block[segment=6]",
+        "block[exclusive=true]",
+        "block-buddy",
+        "paging",
+    ] {
+        let out = ok(&run(&[
+            "simulate", "-t", &blocks, "-a", a, "--jobs", "200", "--format", "json",
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v.to_string().contains("blocks-8x18.yaml"), "{a}: {out}");
+    }
+    let tree = format!("tree:{}", example("tree-2level.conf"));
+    for a in ["tree", "paging"] {
+        ok(&run(&["simulate", "-t", &tree, "-a", a, "--jobs", "200"]));
+    }
+    let listing = ok(&run(&["strategies", "--topology", &blocks]));
+    assert!(
+        listing.contains("block-buddy") && !listing.contains("\n  tree\n"),
+        "{listing}"
+    );
+    let e = fails(&run(&[
+        "simulate", "-t", &tree, "-a", "block", "--jobs", "10",
+    ]));
+    assert!(e.contains("accepts: blocks"), "{e}");
+    let e = fails(&run(&[
+        "simulate",
+        "-t",
+        "blocks:no-such.conf",
+        "-a",
+        "block",
+    ]));
+    assert!(e.contains("no-such.conf"), "{e}");
+}

@@ -165,8 +165,8 @@ impl BlockPlacer {
         if nodes == 0 || u64::from(nodes) > total {
             return Err(invalid(format!("the machine has {total} nodes")));
         }
-        match (how.exclusive, how.segment) {
-            (true, _) => Ok(nodes.div_ceil(self.base)),
+        let need = match (how.exclusive, how.segment) {
+            (true, _) => nodes.div_ceil(self.base),
             (false, Some(s)) => {
                 if s == 0 || s > self.base || !nodes.is_multiple_of(s) {
                     return Err(invalid(format!(
@@ -174,10 +174,34 @@ impl BlockPlacer {
                         self.base
                     )));
                 }
-                Ok(nodes / s)
+                nodes / s
             }
-            (false, None) => Ok(nodes),
+            (false, None) => nodes,
+        };
+        // A job must fit one block of the largest level, even on an empty
+        // machine, or it would wait for ever.
+        let widest = self
+            .levels
+            .last()
+            .map_or(1, |&m| m as usize)
+            .min(self.free.len()) as u64;
+        let per_block = match (how.exclusive, how.segment) {
+            (true, _) => 1,
+            (false, Some(s)) => u64::from(self.base / s),
+            (false, None) => u64::from(self.base),
+        };
+        if u64::from(need) > widest * per_block {
+            return Err(invalid(format!(
+                "the largest block ({} nodes) cannot hold it{}",
+                widest * u64::from(self.base),
+                if how.segment.is_some() {
+                    " in whole segments"
+                } else {
+                    ""
+                }
+            )));
         }
+        Ok(need)
     }
 
     /// The block the rule chooses: (level, index), or `None` if no block of
@@ -372,6 +396,25 @@ mod tests {
         p.release(&b, ex);
         p.release(&a, plain);
         assert_eq!((p.stranded_nodes(), p.largest_placeable(2, ex)), (0, 16));
+    }
+
+    #[test]
+    fn jobs_larger_than_the_largest_block_are_invalid_not_waiting() {
+        // Levels up to pairs: 4 racks of 4, no block of the whole machine.
+        let m = racks(4, 4, "4,8");
+        let p = BlockPlacer::new(m.blocks().unwrap());
+        assert!(matches!(
+            p.choose(9, Placement::default()),
+            Err(PlaceError::Invalid { .. })
+        ));
+        assert!(p.choose(8, Placement::default()).unwrap().is_some());
+        // Segments of 3 fit once per rack of 4: at most 6 nodes per pair.
+        let seg = Placement {
+            segment: Some(3),
+            exclusive: false,
+        };
+        assert!(matches!(p.choose(9, seg), Err(PlaceError::Invalid { .. })));
+        assert!(p.choose(6, seg).unwrap().is_some());
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct TreePlacer {
     switch_free: Vec<u32>,
     /// Switch index of each leaf.
     leaf_switch: Vec<u32>,
+    /// Per switch: the sizes of the leaves below it, largest first (what
+    /// an empty machine offers a job limited to k leaves).
+    sizes_below: Vec<Vec<u32>>,
     /// Reused between placements: leaves sorted for a plan, the plan being
     /// tried and the best plan so far.
     sorted: Vec<u32>,
@@ -79,7 +82,16 @@ impl TreePlacer {
             .map(|ls| ls.iter().map(|&l| free[l as usize]).sum())
             .collect();
         let widest = below.iter().map(Vec::len).max().unwrap_or(0);
+        let sizes_below = below
+            .iter()
+            .map(|ls| {
+                let mut v: Vec<u32> = ls.iter().map(|&l| free[l as usize]).collect();
+                v.sort_unstable_by(|a, b| b.cmp(a));
+                v
+            })
+            .collect();
         Self {
+            sizes_below,
             free,
             leaf_nodes,
             busy: vec![false; total],
@@ -139,14 +151,27 @@ impl TreePlacer {
     }
 
     fn check(&self, nodes: u32, max_leaves: Option<u32>) -> Result<(), PlaceError> {
+        let invalid = |reason: String| PlaceError::Invalid { nodes, reason };
         if nodes == 0 || nodes as usize > self.busy.len() || max_leaves == Some(0) {
-            return Err(PlaceError::Invalid {
-                nodes,
-                reason: format!(
-                    "the machine has {} nodes and a job needs at least one leaf switch",
-                    self.busy.len()
-                ),
-            });
+            return Err(invalid(format!(
+                "the machine has {} nodes and a job needs at least one leaf switch",
+                self.busy.len()
+            )));
+        }
+        // Even on an empty machine the job must fit under one switch in at
+        // most the allowed leaves, or it would wait for ever.
+        let k = max_leaves.map_or(usize::MAX, |m| m as usize);
+        let most = self
+            .sizes_below
+            .iter()
+            .map(|v| v.iter().take(k).sum::<u32>())
+            .max()
+            .unwrap_or(0);
+        if nodes > most {
+            return Err(invalid(format!(
+                "at most {most} nodes fit under one switch{}",
+                max_leaves.map_or(String::new(), |m| format!(" in {m} leaf switches"))
+            )));
         }
         Ok(())
     }
@@ -418,6 +443,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn jobs_no_switch_could_ever_hold_are_invalid_not_waiting() {
+        let m = uneven();
+        let p = TreePlacer::new(m.tree().unwrap());
+        // Two leaves hold at most 4 + 3 nodes.
+        assert!(matches!(
+            p.choose(8, Some(2)),
+            Err(PlaceError::Invalid { .. })
+        ));
+        assert!(p.choose(7, Some(2)).unwrap().is_some());
+        assert!(p.choose(12, None).unwrap().is_some());
+        let two = SlurmMachine::parse_conf(
+            "SwitchName=a Nodes=x[1-2]\nSwitchName=b Nodes=x[3-4]\n",
+            "t",
+        )
+        .unwrap();
+        let q = TreePlacer::new(two.tree().unwrap());
+        assert!(matches!(q.choose(3, None), Err(PlaceError::Invalid { .. })));
     }
 
     #[test]
