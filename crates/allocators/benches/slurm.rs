@@ -5,7 +5,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use partalloc_allocators::block::{BlockPlacer, Placement};
 use partalloc_allocators::tree::TreePlacer;
+use partalloc_allocators::{Allocator, Request, registry};
 use partalloc_topology::NodeId;
+use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 
 fn racks_conf(racks: u32) -> String {
@@ -104,5 +106,39 @@ fn half_full_tree_machine(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, half_full_block_machine, half_full_tree_machine);
+/// The same machine through the registry's `block` strategy: the grant
+/// (a node list) and the ledger's copy are the only allocations.
+fn half_full_block_allocator(c: &mut Criterion) {
+    let Ok(m) = SlurmMachine::parse_conf(&racks_conf(556), "bench.conf") else {
+        return;
+    };
+    let t = Topology::from(m);
+    let Ok(mut a) = registry::build("block", &t) else {
+        return;
+    };
+    let (mut size, mut used) = (1u32, 0u32);
+    while used < 5004 {
+        if a.allocate(&Request::nodes(size)).is_ok() {
+            used += size;
+        }
+        size = size % 36 + 1;
+    }
+    c.bench_function(
+        "block allocator: allocate+release 12 nodes, 10k half full",
+        |b| {
+            b.iter(|| {
+                if let Ok(g) = a.allocate(&Request::nodes(12)) {
+                    let _ = a.release(&g);
+                }
+            });
+        },
+    );
+}
+
+criterion_group!(
+    benches,
+    half_full_block_machine,
+    half_full_tree_machine,
+    half_full_block_allocator
+);
 criterion_main!(benches);
