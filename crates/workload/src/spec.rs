@@ -393,7 +393,9 @@ pub enum ShapeLaw {
         max: Option<Coords>,
     },
     /// `nodes:LAW[:MAX]`: plain node counts (`uniform`, `pow2`,
-    /// `multiples-of-K`), for machines where jobs ask for nodes.
+    /// `multiples-of-K`), for machines where jobs ask for nodes; without
+    /// `MAX`, up to the machine (on a block machine, up to its largest
+    /// block).
     Nodes {
         /// How counts are drawn.
         law: NodeCountLaw,
@@ -454,7 +456,16 @@ impl ShapeLaw {
                 return Ok(dims.dims(h.dim())?.into());
             }
             Self::Nodes { law, max } => {
-                let machine = u32::try_from(topology.num_nodes()).unwrap_or(u32::MAX);
+                // On a block machine a job must fit one block of the largest
+                // level; elsewhere the whole machine.
+                let nodes = match topology.as_slurm().and_then(|m| m.blocks()) {
+                    Some(b) => {
+                        let widest = b.levels().last().map_or(1, |&m| m.min(b.base_blocks()));
+                        (u64::from(widest) * u64::from(b.base_size())) as usize
+                    }
+                    None => topology.num_nodes(),
+                };
+                let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
                 let max = max.unwrap_or(machine);
                 if max > machine {
                     return Err(unfit(format!(
@@ -962,6 +973,15 @@ mod tests {
             assert!(e.contains(says), "{bad}: {e}");
         }
         assert_eq!("nodes".parse::<ShapeKind>(), Ok(ShapeKind::Nodes));
+        // On a block machine the default largest count is the largest block.
+        let racks: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\nBlockName=c Nodes=n[8-11]\nBlockSizes=4,8\n",
+            "r.conf",
+        )
+        .unwrap()
+        .into();
+        let uniform: ShapeLaw = "nodes:uniform".parse().unwrap();
+        assert_eq!(uniform.shapes(&racks).unwrap().mean_nodes(), 4.5);
         let by_kind = ShapeLaw::of_kind(
             ShapeKind::Nodes,
             &mesh,
