@@ -5,7 +5,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use partalloc_allocators::block::{BlockPlacer, Placement};
 use partalloc_allocators::tree::TreePlacer;
-use partalloc_allocators::{Allocator, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::NodeId;
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
