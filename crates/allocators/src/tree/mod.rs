@@ -44,6 +44,8 @@ pub struct TreePlacer {
     /// Per switch: the sizes of the leaves below it, largest first (what
     /// an empty machine offers a job limited to k leaves).
     sizes_below: Vec<Vec<u32>>,
+    /// Nodes under the largest switch.
+    largest_subtree: u32,
     /// Reused between placements: leaves sorted for a plan, the plan being
     /// tried and the best plan so far.
     sorted: Vec<u32>,
@@ -89,8 +91,14 @@ impl TreePlacer {
                 v.sort_unstable_by(|a, b| b.cmp(a));
                 v
             })
-            .collect();
+            .collect::<Vec<Vec<u32>>>();
+        let largest_subtree = sizes_below
+            .iter()
+            .map(|v: &Vec<u32>| v.iter().sum::<u32>())
+            .max()
+            .unwrap_or(0);
         Self {
+            largest_subtree,
             sizes_below,
             free,
             leaf_nodes,
@@ -160,13 +168,16 @@ impl TreePlacer {
         }
         // Even on an empty machine the job must fit under one switch in at
         // most the allowed leaves, or it would wait for ever.
-        let k = max_leaves.map_or(usize::MAX, |m| m as usize);
-        let most = self
-            .sizes_below
-            .iter()
-            .map(|v| v.iter().take(k).sum::<u32>())
-            .max()
-            .unwrap_or(0);
+        let most = match max_leaves {
+            // The largest subtree: its leaves' sizes sum to the most.
+            None => self.largest_subtree,
+            Some(k) => self
+                .sizes_below
+                .iter()
+                .map(|v| v.iter().take(k as usize).sum::<u32>())
+                .max()
+                .unwrap_or(0),
+        };
         if nodes > most {
             return Err(invalid(format!(
                 "at most {most} nodes fit under one switch{}",
