@@ -60,6 +60,7 @@ pub mod paging;
 pub mod pod;
 pub mod registry;
 mod request;
+pub mod slurm;
 mod spec;
 pub mod tree;
 

@@ -110,6 +110,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             TopologyKind::Hypercube,
             TopologyKind::Mesh,
             TopologyKind::Torus,
+            TopologyKind::Blocks,
+            TopologyKind::Tree,
         ],
     },
     build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),

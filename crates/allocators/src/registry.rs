@@ -58,6 +58,9 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::mesh::BEST_FIT_ENTRY,
         crate::mesh::BUDDY_2D_ENTRY,
         crate::mesh::FSL_3D_ENTRY,
+        crate::slurm::BLOCK_ENTRY,
+        crate::slurm::BLOCK_BUDDY_ENTRY,
+        crate::slurm::TREE_ENTRY,
         crate::paging::ENTRY,
     ],
 );
@@ -119,13 +122,20 @@ mod tests {
     #[test]
     fn every_strategy_builds_on_an_accepted_machine_with_defaults() {
         for e in ALLOCATORS.entries() {
+            let slurm = |conf: &str| {
+                partalloc_topology::slurm::SlurmMachine::parse_conf(conf, "t.conf")
+                    .unwrap()
+                    .into()
+            };
             let topo: Topology = match e.info.topologies[0] {
-                TopologyKind::Hypercube => "hypercube:6",
-                TopologyKind::Mesh => "mesh:8x8",
-                _ => "torus:8x8",
-            }
-            .parse()
-            .unwrap();
+                TopologyKind::Hypercube => "hypercube:6".parse().unwrap(),
+                TopologyKind::Mesh => "mesh:8x8".parse().unwrap(),
+                TopologyKind::Blocks => {
+                    slurm("BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\n")
+                }
+                TopologyKind::Tree => slurm("SwitchName=a Nodes=n[0-3]\n"),
+                _ => "torus:8x8".parse().unwrap(),
+            };
             let a = build(e.info.name, &topo).unwrap();
             assert_eq!(a.free_nodes(), topo.num_nodes(), "{}", e.info.name);
         }

@@ -16,6 +16,7 @@ use partalloc_allocators::registry;
 use partalloc_allocators::{BuildError, SpecError, StrategySpec};
 use partalloc_testkit::{escaped, mutated as mutated_text};
 use partalloc_topology::Topology;
+use partalloc_topology::slurm::SlurmMachine;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 
@@ -145,6 +146,19 @@ fn grammar() -> impl Strategy<Value = String> {
         })
 }
 
+/// A block and a tree machine (read from topology.conf text, as they have
+/// no text form of their own).
+fn slurm_machines() -> Vec<Topology> {
+    [
+        "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\nBlockSizes=4,8\n",
+        "SwitchName=a Nodes=t[0-3]\nSwitchName=b Nodes=t[4-5]\nSwitchName=c Switches=a,b\n",
+    ]
+    .iter()
+    .filter_map(|conf| SlurmMachine::parse_conf(conf, "m.conf").ok())
+    .map(Topology::from)
+    .collect()
+}
+
 /// A well-formed spec for the registry: a registered strategy with some of
 /// its own parameters (values from their documentation, numbers and
 /// garbage), or now and then another strategy's parameter.
@@ -230,8 +244,11 @@ proptest! {
         let machines: Vec<Topology> = MACHINES
             .iter()
             .map(|m| m.parse::<Topology>())
-            .collect::<Result<_, _>>()
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?
+            .into_iter()
+            .chain(slurm_machines())
+            .collect();
         let accepted: Vec<Topology> = match registry::find(spec.name()) {
             Some(e) if fitting => machines
                 .iter()

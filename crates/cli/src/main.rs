@@ -29,6 +29,7 @@ mod run;
 mod shard;
 mod show;
 mod simulate;
+mod slurm_file;
 mod strategies;
 mod sweep;
 mod trace;

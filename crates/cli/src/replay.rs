@@ -9,6 +9,13 @@
 //! rounding costs (internal fragmentation) from what contiguity costs
 //! (external fragmentation).
 //!
+//! `--cores-per-node C` turns each processor count p into ⌈p / C⌉ nodes
+//! first (machines whose jobs ask for nodes, such as racks of GPU nodes);
+//! the counts of the report are then nodes. `--trace-format sacct` reads a
+//! Slurm accounting dump (`sacct --parsable2`, see
+//! `partalloc_workload::sacct`) instead of SWF: its counts are already
+//! nodes, its service times End − Start; jobs that never ran are skipped.
+//!
 //! The offered load of the trace is Σ p·run time / (N · span), span = last
 //! submit − first submit. `--load-scale F` divides every gap between
 //! submits by F (the first submit stays), multiplying the offered load by
@@ -27,7 +34,7 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::{Format, csv_text, json_text, num, write_or_emit};
-use crate::trace::read_trace;
+use crate::trace::{read_sacct, read_trace};
 
 /// Options of `partalloc replay`.
 #[derive(Debug, clap::Args)]
@@ -58,6 +65,14 @@ pub(crate) struct Args {
     /// Replay only the first N jobs.
     #[arg(long)]
     jobs: Option<usize>,
+    /// Processors per node: a job of p processors asks for ⌈p / N⌉ nodes.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    cores_per_node: Option<u32>,
+    /// What the trace is: a Standard Workload Format trace, or a Slurm
+    /// accounting dump (sacct --parsable2 with JobID, Submit, Start, End,
+    /// NNodes and optionally Timelimit).
+    #[arg(long, value_enum, default_value_t = TraceFormat::Swf)]
+    trace_format: TraceFormat,
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
     lenient: bool,
@@ -74,6 +89,15 @@ pub(crate) struct Args {
     /// Do not draw a progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// The kinds of trace `replay` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceFormat {
+    /// Standard Workload Format.
+    Swf,
+    /// `sacct --parsable2` output.
+    Sacct,
 }
 
 /// One row of the mapping table: the processor counts that became one shape.
@@ -165,8 +189,18 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     partalloc::schedulers::registry::build(&args.scheduler, &topology)
         .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
     let shaped = ShapeMapping::for_topology(&topology);
-    let counts = ShapeMapping::nodes_of(&topology);
-    let (mut jobs, _header, skipped) = read_trace(&args.trace, counts, args.lenient)?;
+    let counts = match args.cores_per_node {
+        Some(c) => ShapeMapping::nodes_of_cores(&topology, c)
+            .map_err(|e| CliError::input(format!("--cores-per-node: {e}")))?,
+        None => ShapeMapping::nodes_of(&topology),
+    };
+    let (mut jobs, skipped) = match args.trace_format {
+        TraceFormat::Swf => {
+            let (jobs, _header, skipped) = read_trace(&args.trace, counts, args.lenient)?;
+            (jobs, skipped)
+        }
+        TraceFormat::Sacct => read_sacct(&args.trace, topology.num_nodes() as u64, args.lenient)?,
+    };
     if let Some(n) = args.jobs {
         jobs.truncate(n);
     }

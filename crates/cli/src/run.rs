@@ -1,15 +1,23 @@
 //! Running what the commands ask for: a machine parsed from its
 //! description, and the replications of a generated workload on it.
 
-use partalloc::simkit::{Replications, Report, SimConfig, Stop};
+use partalloc::simkit::{Replications, Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::{DemandDist, ShapeDist, Workload};
+use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
 use crate::workload::WorkloadSpec;
 
-/// Parses a machine description such as `mesh:64x64`.
+/// Parses a machine description such as `mesh:64x64`, or reads the pod
+/// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
+/// of `blocks:FILE` / `tree:FILE`.
 pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
+    if let Some(slurm) = crate::slurm_file::load(text) {
+        return slurm;
+    }
+    if crate::pod_file::is_pod_file(text) {
+        return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
+    }
     text.parse::<Topology>()
         .map_err(|e| CliError::input(format!("--topology {text:?}: {e}")))
 }
@@ -33,22 +41,39 @@ pub(crate) fn run_generated(
     record_first: bool,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Report>, CliError> {
-    let config = SimConfig {
-        stop: Stop {
-            jobs: Some(spec.jobs),
-            time,
-        },
-        warmup: spec.warmup,
-        record_jobs: record_first,
-        measure_search_time: true,
-    };
-    let reports = reps.simulate(
-        setup.topology,
-        setup.allocator,
-        setup.scheduler,
-        workload,
-        config,
-        done,
+    let Setup {
+        topology,
+        allocator,
+        scheduler,
+    } = setup;
+    // Build once up front so that a bad name fails before any work.
+    Simulation::by_name(
+        topology.clone(),
+        allocator,
+        scheduler,
+        std::iter::empty::<Job>(),
+        SimConfig::default(),
     )?;
+    let reports = reps.try_run(|r, rng| {
+        let config = SimConfig {
+            stop: Stop {
+                jobs: Some(spec.jobs),
+                time,
+            },
+            warmup: spec.warmup,
+            record_jobs: record_first && r == 0,
+            measure_search_time: true,
+        };
+        let report = Simulation::by_name(
+            topology.clone(),
+            allocator,
+            scheduler,
+            workload.jobs(rng),
+            config,
+        )?
+        .run();
+        done();
+        report
+    })?;
     Ok(reports)
 }

@@ -21,7 +21,8 @@ use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N.
+    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N,
+    /// or blocks:FILE / tree:FILE (a Slurm topology.conf or topology.yaml).
     #[arg(long, short)]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see

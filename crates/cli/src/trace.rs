@@ -1,5 +1,6 @@
-//! Reading Standard Workload Format traces as jobs: whole (sorted by
-//! submit time) or streamed as a simulation pulls them.
+//! Reading traces as jobs: Standard Workload Format, whole (sorted by
+//! submit time) or streamed as a simulation pulls them, and Slurm
+//! accounting dumps.
 
 use std::fs;
 use std::io::BufReader;
@@ -9,6 +10,7 @@ use std::sync::mpsc::SyncSender;
 use partalloc::simkit::TraceError;
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
+use partalloc::workload::sacct::SacctTrace;
 use partalloc::workload::swf::{SwfError, SwfHeader, SwfJobs, SwfReader};
 
 use crate::error::CliError;
@@ -252,6 +254,25 @@ impl Iterator for TraceStream {
         self.yielded += 1;
         Some(job)
     }
+}
+
+/// Reads a `sacct --parsable2` dump as jobs on a machine of `machine_nodes`
+/// nodes: jobs that never ran or do not fit are dropped (and counted with
+/// the skipped lines); bad lines stop the read unless `lenient`.
+pub(crate) fn read_sacct(
+    path: &Path,
+    machine_nodes: u64,
+    lenient: bool,
+) -> Result<(Vec<Job>, u64), CliError> {
+    let text = fs::read_to_string(path).map_err(CliError::io(path))?;
+    let bad = |e: partalloc::workload::sacct::SacctError| {
+        CliError::input(format!("{}: {e}", path.display()))
+    };
+    let trace = SacctTrace::parse(&text, lenient).map_err(bad)?;
+    let skipped = trace.skipped.len() as u64;
+    let (trace, dropped) = trace.usable(machine_nodes);
+    let jobs = trace.jobs(machine_nodes).map_err(bad)?;
+    Ok((jobs, skipped + dropped as u64))
 }
 
 #[cfg(test)]

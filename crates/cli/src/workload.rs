@@ -17,7 +17,8 @@ use crate::error::CliError;
 /// Shape laws of a generated workload (`--shapes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ShapesArg {
-    /// Subcubes on hypercubes, sides on meshes and tori.
+    /// Subcubes on hypercubes, sides on meshes and tori, node counts on
+    /// Slurm machines.
     Auto,
     /// Independent sides (Kim–Yoon §IV.1).
     Sides,
@@ -27,6 +28,8 @@ pub(crate) enum ShapesArg {
     Noncubic,
     /// Subcube dimensions (Mohapatra §4.1).
     Cube,
+    /// Plain node counts, uniform up to the machine.
+    Nodes,
 }
 
 /// Law of each side for `sides` shapes (`--sides`).
@@ -111,6 +114,7 @@ impl WorkloadArgs {
                 ShapesArg::Cubic => ShapeKind::Cubic,
                 ShapesArg::Noncubic => ShapeKind::Noncubic,
                 ShapesArg::Cube => ShapeKind::Cube,
+                ShapesArg::Nodes => ShapeKind::Nodes,
             },
             sides: match self.sides {
                 SidesArg::Uniform => SideLaw::Uniform,

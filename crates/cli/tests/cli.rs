@@ -1075,3 +1075,127 @@ fn command_line_errors_exit_with_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--allocator"));
 }
+
+#[test]
+fn replay_reads_cores_per_node_and_sacct_dumps() {
+    let dir = tempfile::tempdir().unwrap();
+    // Jobs of 72, 144 and 10 processors: 1, 2 and 1 nodes of 72 cores.
+    let swf = "; tiny\n\
+        1 0 0 100 72 -1 -1 72 200 -1 1 1 1 -1 1 -1 -1 -1\n\
+        2 10 0 50 144 -1 -1 144 200 -1 1 1 1 -1 1 -1 -1 -1\n\
+        3 20 0 30 10 -1 -1 10 200 -1 1 1 1 -1 1 -1 -1 -1\n";
+    fs::write(dir.path().join("t.swf"), swf).unwrap();
+    let args = [
+        "replay",
+        "t.swf",
+        "-t",
+        "mesh:2x2",
+        "-a",
+        "first-fit",
+        "--format",
+        "json",
+    ];
+    let e = fails(&run_in(dir.path(), &args));
+    assert!(e.contains("72"), "{e}");
+    let out = ok(&run_in(
+        dir.path(),
+        &[&args[..], &["--cores-per-node", "72"]].concat(),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["jobs"], 3);
+    let counts: Vec<(u64, u64)> = v["mapping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["processors_min"].as_u64().unwrap(),
+                r["jobs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counts, [(1, 2), (2, 1)]);
+    let zero = run_in(
+        dir.path(),
+        &[&args[..], &["--cores-per-node", "0"]].concat(),
+    );
+    assert!(!zero.status.success() && stderr(&zero).contains("--cores-per-node"));
+
+    // The same three jobs as a sacct dump, with a step, a pending job and
+    // a bad line (skipped in lenient mode).
+    let dump = "JobID|Submit|Start|End|NNodes|Timelimit|State\n\
+        1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:40|1|00:03:20|COMPLETED\n\
+        1.batch|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:40|1||COMPLETED\n\
+        2|2024-01-01T00:00:10|2024-01-01T00:01:40|2024-01-01T00:02:30|2|00:03:20|COMPLETED\n\
+        3|2024-01-01T00:00:20|2024-01-01T00:00:20|2024-01-01T00:00:50|1|00:03:20|COMPLETED\n\
+        4|2024-01-01T00:00:30|Unknown|Unknown|1|00:03:20|PENDING\n\
+        5|2024-01-01T00:00:40|x|2024-01-01T00:00:50|1|00:03:20|FAILED\n";
+    fs::write(dir.path().join("d.txt"), dump).unwrap();
+    let sacct = [
+        "replay",
+        "d.txt",
+        "-t",
+        "mesh:2x2",
+        "-a",
+        "first-fit",
+        "--trace-format",
+        "sacct",
+        "--format",
+        "json",
+    ];
+    let e = fails(&run_in(dir.path(), &sacct));
+    assert!(e.contains("line 7: Start: \"x\""), "{e}");
+    let out = ok(&run_in(dir.path(), &[&sacct[..], &["--lenient"]].concat()));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["jobs"].as_u64(), v["skipped_lines"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert!(
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["completed"] == 3),
+        "{out}"
+    );
+}
+
+#[test]
+fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
+    let blocks = format!("blocks:{}", example("blocks-8x18.yaml"));
+    for a in [
+        "block",
+        "block[segment=6]",
+        "block[exclusive=true]",
+        "block-buddy",
+        "paging",
+    ] {
+        let out = ok(&run(&[
+            "simulate", "-t", &blocks, "-a", a, "--jobs", "200", "--format", "json",
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v.to_string().contains("blocks-8x18.yaml"), "{a}: {out}");
+    }
+    let tree = format!("tree:{}", example("tree-2level.conf"));
+    for a in ["tree", "paging"] {
+        ok(&run(&["simulate", "-t", &tree, "-a", a, "--jobs", "200"]));
+    }
+    let listing = ok(&run(&["strategies", "--topology", &blocks]));
+    assert!(
+        listing.contains("block-buddy") && !listing.contains("\n  tree\n"),
+        "{listing}"
+    );
+    let e = fails(&run(&[
+        "simulate", "-t", &tree, "-a", "block", "--jobs", "10",
+    ]));
+    assert!(e.contains("accepts: blocks"), "{e}");
+    let e = fails(&run(&[
+        "simulate",
+        "-t",
+        "blocks:no-such.conf",
+        "-a",
+        "block",
+    ]));
+    assert!(e.contains("no-such.conf"), "{e}");
+}

@@ -5,6 +5,7 @@ use core::str::FromStr;
 use std::sync::Arc;
 
 use crate::pod::Pod;
+use crate::slurm::SlurmMachine;
 use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
 
 /// A partitionable machine: a binary hypercube, an n-dimensional mesh or
@@ -35,6 +36,11 @@ pub enum Topology {
     Grid(Grid),
     /// An accelerator pod: a torus of chips with a shape catalogue.
     Pod(Arc<Pod>),
+    /// A machine as Slurm describes it (`topology/block` racks and blocks,
+    /// or a `topology/tree` switch tree), read from a file by
+    /// [`SlurmMachine::parse_conf`] or [`SlurmMachine::parse_yaml`]; printed
+    /// `blocks:SOURCE` or `tree:SOURCE`.
+    Slurm(Arc<SlurmMachine>),
 }
 
 /// The family of a [`Topology`], for listing which machines a strategy
@@ -51,6 +57,10 @@ pub enum TopologyKind {
     Torus,
     /// Accelerator pod (a torus of chips with a shape catalogue).
     Pod,
+    /// Slurm `topology/block`: base blocks aggregated into levels.
+    Blocks,
+    /// Slurm `topology/tree`: leaf switches under a switch tree.
+    Tree,
 }
 
 impl fmt::Display for TopologyKind {
@@ -60,6 +70,8 @@ impl fmt::Display for TopologyKind {
             Self::Mesh => "mesh",
             Self::Torus => "torus",
             Self::Pod => "pod",
+            Self::Blocks => "blocks",
+            Self::Tree => "tree",
         })
     }
 }
@@ -73,6 +85,8 @@ impl Topology {
             Self::Grid(g) if g.is_torus() => TopologyKind::Torus,
             Self::Grid(_) => TopologyKind::Mesh,
             Self::Pod(_) => TopologyKind::Pod,
+            Self::Slurm(m) if m.tree().is_some() => TopologyKind::Tree,
+            Self::Slurm(_) => TopologyKind::Blocks,
         }
     }
 
@@ -83,6 +97,7 @@ impl Topology {
             Self::Hypercube(h) => h.num_nodes(),
             Self::Grid(g) => g.num_nodes(),
             Self::Pod(p) => p.grid().num_nodes(),
+            Self::Slurm(m) => m.num_nodes(),
         }
     }
 
@@ -93,6 +108,7 @@ impl Topology {
             Self::Hypercube(h) => h.num_links(),
             Self::Grid(g) => g.num_links(),
             Self::Pod(p) => p.grid().num_links(),
+            Self::Slurm(m) => m.num_links(),
         }
     }
 
@@ -103,10 +119,12 @@ impl Topology {
             Self::Hypercube(h) => h.diameter(),
             Self::Grid(g) => g.diameter(),
             Self::Pod(p) => p.grid().diameter(),
+            Self::Slurm(m) => m.diameter(),
         }
     }
 
-    /// Hop distance (Hamming, Manhattan or Lee).
+    /// Hop distance (Hamming, Manhattan or Lee; on a Slurm machine
+    /// [`SlurmMachine::distance`]).
     ///
     /// # Errors
     /// Either node outside the machine.
@@ -115,6 +133,18 @@ impl Topology {
             Self::Hypercube(h) => h.distance(a, b),
             Self::Grid(g) => g.distance(a, b),
             Self::Pod(p) => p.grid().distance(a, b),
+            Self::Slurm(m) => {
+                let nodes = m.num_nodes() as u64;
+                for x in [a, b] {
+                    if u64::from(x) >= nodes {
+                        return Err(TopologyError::NodeOutOfRange {
+                            node: u64::from(x),
+                            nodes,
+                        });
+                    }
+                }
+                Ok(m.distance(a, b))
+            }
         }
     }
 
@@ -127,6 +157,10 @@ impl Topology {
             Self::Hypercube(h) => h.neighbours(node),
             Self::Grid(g) => g.neighbours(node),
             Self::Pod(p) => p.grid().neighbours(node),
+            Self::Slurm(m) => m.neighbours(node).ok_or(TopologyError::NodeOutOfRange {
+                node: u64::from(node),
+                nodes: m.num_nodes() as u64,
+            }),
         }
     }
 
@@ -146,7 +180,16 @@ impl Topology {
         match self {
             Self::Grid(g) => Some(g),
             Self::Pod(p) => Some(p.grid()),
-            Self::Hypercube(_) => None,
+            Self::Hypercube(_) | Self::Slurm(_) => None,
+        }
+    }
+
+    /// The Slurm machine, if this is one.
+    #[must_use]
+    pub fn as_slurm(&self) -> Option<&Arc<SlurmMachine>> {
+        match self {
+            Self::Slurm(m) => Some(m),
+            _ => None,
         }
     }
 
@@ -172,6 +215,12 @@ impl From<Grid> for Topology {
     }
 }
 
+impl From<SlurmMachine> for Topology {
+    fn from(m: SlurmMachine) -> Self {
+        Self::Slurm(Arc::new(m))
+    }
+}
+
 impl From<Pod> for Topology {
     fn from(p: Pod) -> Self {
         Self::Pod(Arc::new(p))
@@ -193,6 +242,8 @@ impl fmt::Display for Topology {
                 Ok(())
             }
             Self::Pod(p) => write!(f, "pod:{p}"),
+            Self::Slurm(m) if m.tree().is_some() => write!(f, "tree:{}", m.source()),
+            Self::Slurm(m) => write!(f, "blocks:{}", m.source()),
         }
     }
 }
@@ -276,6 +327,9 @@ impl FromStr for Topology {
                 .parse::<Pod>()
                 .map(Into::into)
                 .map_err(|e| err(&e.to_string())),
+            "blocks" | "tree" => Err(err(&format!(
+                "a {family} machine is read from a topology.conf or topology.yaml file, not parsed from text; load it with SlurmMachine::parse_conf or parse_yaml (the command-line tool reads {family}:FILE)"
+            ))),
             other => Err(err(&format!("unknown family {other:?}"))),
         }
     }
@@ -284,6 +338,41 @@ impl FromStr for Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slurm_machines_are_topologies_read_from_files() {
+        let conf = "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\n";
+        let b = Topology::from(SlurmMachine::parse_conf(conf, "racks.conf").unwrap());
+        assert_eq!(
+            (b.kind(), b.to_string()),
+            (TopologyKind::Blocks, "blocks:racks.conf".to_owned())
+        );
+        assert_eq!((b.num_nodes(), b.num_links(), b.diameter()), (8, 8 + 2, 2));
+        assert_eq!(b.distance(0, 5), Ok(2));
+        assert!(matches!(
+            b.distance(0, 8),
+            Err(TopologyError::NodeOutOfRange { node: 8, nodes: 8 })
+        ));
+        assert_eq!(b.neighbours(5).unwrap(), vec![4, 6, 7]);
+        assert!(b.neighbours(9).is_err());
+        assert!(b.as_slurm().is_some() && b.as_grid().is_none());
+        let t = Topology::from(
+            SlurmMachine::parse_conf("SwitchName=s Nodes=x[0-1]\n", "fabric.yaml").unwrap(),
+        );
+        assert_eq!(
+            (t.kind(), t.to_string()),
+            (TopologyKind::Tree, "tree:fabric.yaml".to_owned())
+        );
+        let e = "blocks:racks.conf"
+            .parse::<Topology>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("read from a topology.conf or topology.yaml file"),
+            "{e}"
+        );
+        assert_eq!(b.clone(), b);
+    }
 
     #[test]
     fn parse_and_print_round_trip() {

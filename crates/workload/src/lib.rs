@@ -17,6 +17,7 @@
 //! - [`spec`]: the laws above in text (`exp:1`, `hyper:5,0.95,4`,
 //!   `sides:normal:16x16`, …), parsed, printed and serialized in one form,
 //!   and built into a [`Workload`] for a machine;
+//! - [`sacct`]: Slurm accounting dumps (`sacct --parsable2`) read as traces;
 //! - [`swf`]: reading and writing Standard Workload Format traces, and
 //!   [`ShapeMapping`]: their processor counts as shapes for a machine.
 //!
@@ -53,6 +54,7 @@ mod demand;
 mod error;
 mod job;
 mod mapping;
+pub mod sacct;
 mod shapes;
 pub mod spec;
 mod stream;
@@ -67,8 +69,8 @@ pub use error::WorkloadError;
 pub use job::{Job, JobShape};
 pub use mapping::ShapeMapping;
 pub use shapes::{
-    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NoncubicShapes, ShapeDist,
-    ShapeDistribution, SideLaw,
+    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,
+    NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,
 };
 pub use spec::{
     Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, Sides, SpecError, WorkloadSpec,

@@ -11,7 +11,9 @@
 //!   fragmentation); remaining ties by the longer sides in the lower
 //!   dimensions (lexicographically largest (s_0, s_1, …)). For example on
 //!   a 16×16 mesh: 7 → 3×3, 8 → 3×3, 6 → 3×2, 12 → 4×3, 17 → 5×4;
-//! - any machine, non-contiguous: the plain count.
+//! - any machine, non-contiguous: the plain count;
+//! - nodes of c cores (a Slurm machine, where jobs ask for nodes): the
+//!   plain count ⌈p / c⌉ ([`ShapeMapping::nodes_of_cores`]).
 //!
 //! ```
 //! use partalloc_workload::{JobShape, ShapeMapping};
@@ -49,6 +51,14 @@ pub enum ShapeMapping {
         /// The machine's nodes.
         total: u64,
     },
+    /// Node counts from processor counts: p processors on nodes of
+    /// `cores_per_node` processors ask for ⌈p / cores_per_node⌉ nodes.
+    NodesOfCores {
+        /// The machine's nodes.
+        total: u64,
+        /// Processors per node, at least 1.
+        cores_per_node: u32,
+    },
 }
 
 impl ShapeMapping {
@@ -74,13 +84,40 @@ impl ShapeMapping {
         }
     }
 
+    /// Node counts of ⌈p / `cores_per_node`⌉ for a job of p processors,
+    /// on any machine.
+    ///
+    /// ```
+    /// use partalloc_workload::{JobShape, ShapeMapping};
+    /// use partalloc_topology::Topology;
+    /// let m = ShapeMapping::nodes_of_cores(&"mesh:12x12".parse::<Topology>()?, 72)?;
+    /// assert_eq!(m.shape_for(145)?, JobShape::Nodes { count: 3 });
+    /// assert!(m.shape_for(144 * 72 + 1).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorkloadError::NotPositive`] for 0 cores per node.
+    pub fn nodes_of_cores(topology: &Topology, cores_per_node: u32) -> Result<Self, WorkloadError> {
+        if cores_per_node == 0 {
+            return Err(WorkloadError::NotPositive {
+                name: "cores per node",
+                value: 0.0,
+            });
+        }
+        Ok(Self::NodesOfCores {
+            total: topology.num_nodes() as u64,
+            cores_per_node,
+        })
+    }
+
     /// The machine's nodes.
     #[must_use]
     pub fn machine_nodes(&self) -> u64 {
         match self {
             Self::Hypercube { dim } => 1u64.checked_shl(*dim).unwrap_or(u64::MAX),
             Self::Grid { sides } => sides.product(),
-            Self::Nodes { total } => *total,
+            Self::Nodes { total } | Self::NodesOfCores { total, .. } => *total,
         }
     }
 
@@ -90,6 +127,14 @@ impl ShapeMapping {
     /// [`WorkloadError::BadSize`] for 0 processors or more than the machine
     /// has.
     pub fn shape_for(&self, processors: u64) -> Result<JobShape, WorkloadError> {
+        if let Self::NodesOfCores {
+            total,
+            cores_per_node,
+        } = *self
+        {
+            let nodes = processors.div_ceil(u64::from(cores_per_node.max(1)));
+            return Self::Nodes { total }.shape_for(nodes);
+        }
         let machine = self.machine_nodes();
         if processors == 0 || processors > machine {
             return Err(WorkloadError::BadSize {
@@ -107,7 +152,7 @@ impl ShapeMapping {
                     machine,
                 })?,
             }),
-            Self::Nodes { .. } => Ok(JobShape::Nodes {
+            Self::Nodes { .. } | Self::NodesOfCores { .. } => Ok(JobShape::Nodes {
                 count: u32::try_from(processors).map_err(|_| WorkloadError::BadSize {
                     nodes: processors,
                     machine,

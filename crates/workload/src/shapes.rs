@@ -681,6 +681,109 @@ impl ShapeDistribution for MeshSides {
     }
 }
 
+/// How [`NodeCounts`] draws a count up to its largest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum NodeCountLaw {
+    /// `uniform`: uniform in 1..=max.
+    Uniform,
+    /// `pow2`: 2^a with a uniform in 0..=⌊log₂ max⌋.
+    PowersOfTwo,
+    /// `multiples-of-K`: K·u with u uniform in 1..=⌊max / K⌋ (whole racks
+    /// of K nodes, say).
+    Multiples(u32),
+}
+
+impl core::fmt::Display for NodeCountLaw {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Uniform => f.write_str("uniform"),
+            Self::PowersOfTwo => f.write_str("pow2"),
+            Self::Multiples(k) => write!(f, "multiples-of-{k}"),
+        }
+    }
+}
+
+/// Plain node counts, for machines where jobs ask for a number of nodes
+/// (racks and switch trees): `law` up to `max` nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct NodeCounts {
+    law: NodeCountLaw,
+    max: u32,
+}
+
+impl NodeCounts {
+    /// Counts drawn by `law` up to `max` nodes.
+    ///
+    /// ```
+    /// use partalloc_workload::{ChaCha8Rng, Distribution, JobShape, NodeCountLaw, NodeCounts, SeedableRng};
+    /// let d = NodeCounts::new(NodeCountLaw::Multiples(18), 144)?;
+    /// let mut rng = ChaCha8Rng::seed_from_u64(1);
+    /// let JobShape::Nodes { count } = d.sample(&mut rng) else { unreachable!() };
+    /// assert!(count % 18 == 0 && count <= 144);
+    /// # Ok::<(), partalloc_workload::WorkloadError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorkloadError::NotPositive`] for a largest count or a multiple of
+    /// 0, or a multiple larger than the largest count.
+    pub fn new(law: NodeCountLaw, max: u32) -> Result<Self, WorkloadError> {
+        let bad = |name| WorkloadError::NotPositive { name, value: 0.0 };
+        if max == 0 {
+            return Err(bad("the largest node count"));
+        }
+        if let NodeCountLaw::Multiples(k) = law
+            && (k == 0 || k > max)
+        {
+            return Err(bad(
+                "the number of largest-count multiples (multiple ≤ largest count)",
+            ));
+        }
+        Ok(Self { law, max })
+    }
+
+    /// The law.
+    #[must_use]
+    pub fn law(&self) -> NodeCountLaw {
+        self.law
+    }
+
+    /// The largest count.
+    #[must_use]
+    pub fn max(&self) -> u32 {
+        self.max
+    }
+}
+
+impl Distribution<JobShape> for NodeCounts {
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> JobShape {
+        let count = match self.law {
+            NodeCountLaw::Uniform => rng.random_range(1..=self.max),
+            NodeCountLaw::PowersOfTwo => 1 << rng.random_range(0..=self.max.ilog2()),
+            NodeCountLaw::Multiples(k) => k * rng.random_range(1..=self.max / k.max(1)),
+        };
+        JobShape::Nodes { count }
+    }
+}
+
+impl ShapeDistribution for NodeCounts {
+    fn mean_nodes(&self) -> f64 {
+        let max = f64::from(self.max);
+        match self.law {
+            NodeCountLaw::Uniform => (1.0 + max) / 2.0,
+            NodeCountLaw::PowersOfTwo => {
+                let k = self.max.ilog2();
+                (2f64.powi(k as i32 + 1) - 1.0) / f64::from(k + 1)
+            }
+            NodeCountLaw::Multiples(k) => {
+                f64::from(k) * (1.0 + f64::from(self.max / k.max(1))) / 2.0
+            }
+        }
+    }
+}
+
 /// Any of the shape distributions, chosen at run time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -698,6 +801,8 @@ pub enum ShapeDist {
     CubeDims(CubeDims),
     /// [`MeshSides`].
     Mesh(MeshSides),
+    /// [`NodeCounts`].
+    Nodes(NodeCounts),
 }
 
 impl Distribution<JobShape> for ShapeDist {
@@ -707,6 +812,7 @@ impl Distribution<JobShape> for ShapeDist {
             Self::Noncubic(d) => d.sample(rng),
             Self::CubeDims(d) => d.sample(rng),
             Self::Mesh(d) => d.sample(rng),
+            Self::Nodes(d) => d.sample(rng),
         }
     }
 }
@@ -718,6 +824,7 @@ impl ShapeDistribution for ShapeDist {
             Self::Noncubic(d) => d.mean_nodes(),
             Self::CubeDims(d) => d.mean_nodes(),
             Self::Mesh(d) => d.mean_nodes(),
+            Self::Nodes(d) => d.mean_nodes(),
         }
     }
 }
@@ -746,12 +853,56 @@ impl From<MeshSides> for ShapeDist {
     }
 }
 
+impl From<NodeCounts> for ShapeDist {
+    fn from(d: NodeCounts) -> Self {
+        Self::Nodes(d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
     use std::collections::HashMap;
+
+    #[test]
+    fn node_counts_stay_in_range_and_match_their_mean() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for (law, max) in [
+            (NodeCountLaw::Uniform, 144),
+            (NodeCountLaw::PowersOfTwo, 144),
+            (NodeCountLaw::Multiples(18), 144),
+            (NodeCountLaw::Multiples(18), 100),
+        ] {
+            let d = NodeCounts::new(law, max).unwrap();
+            let n = 40_000;
+            let mut sum = 0.0;
+            for _ in 0..n {
+                let JobShape::Nodes { count } = d.sample(&mut rng) else {
+                    panic!("{law}: not a node count");
+                };
+                assert!((1..=max).contains(&count), "{law}: {count}");
+                match law {
+                    NodeCountLaw::PowersOfTwo => assert!(count.is_power_of_two()),
+                    NodeCountLaw::Multiples(k) => assert_eq!(count % k, 0),
+                    _ => {}
+                }
+                sum += f64::from(count);
+            }
+            let (mean, want) = (sum / f64::from(n), d.mean_nodes());
+            assert!((mean - want).abs() < 0.02 * want, "{law}: {mean} vs {want}");
+        }
+        assert_eq!(
+            NodeCounts::new(NodeCountLaw::PowersOfTwo, 144)
+                .unwrap()
+                .mean_nodes(),
+            255.0 / 8.0
+        );
+        assert!(NodeCounts::new(NodeCountLaw::Uniform, 0).is_err());
+        assert!(NodeCounts::new(NodeCountLaw::Multiples(20), 10).is_err());
+        assert!(NodeCounts::new(NodeCountLaw::Multiples(0), 10).is_err());
+    }
 
     fn sides_of(s: JobShape) -> Vec<u32> {
         match s {

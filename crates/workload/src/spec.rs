@@ -48,8 +48,8 @@ use thiserror::Error;
 
 use crate::{
     Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential,
-    MeshSides, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw, UniformDemand, Workload,
-    WorkloadError,
+    MeshSides, NodeCountLaw, NodeCounts, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw,
+    UniformDemand, Workload, WorkloadError,
 };
 
 /// Why a workload description was refused.
@@ -93,12 +93,12 @@ pub enum SpecError {
 }
 
 const ARRIVALS: &str = "load:RHO or rate:LAMBDA";
-const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…] or noncubic[:AxB…]";
+const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…], noncubic[:AxB…] or nodes:uniform|pow2|multiples-of-K[:MAX]";
 const CUBE_DIMS: &str = "uniform, uniform:LO-HI, normal, or weights W0,W1,…";
 const SIDE_LAWS: &str = "uniform, normal or exponential";
 const DEMANDS: &str = "exp:MEAN, uniform:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE";
 const DEPENDENCES: &str = "dependent or independent";
-const KINDS: &str = "auto, sides, cubic, noncubic or cube";
+const KINDS: &str = "auto, sides, cubic, noncubic, cube or nodes";
 
 fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
     SpecError::Syntax {
@@ -392,6 +392,16 @@ pub enum ShapeLaw {
         /// The largest request, if smaller than the machine.
         max: Option<Coords>,
     },
+    /// `nodes:LAW[:MAX]`: plain node counts (`uniform`, `pow2`,
+    /// `multiples-of-K`), for machines where jobs ask for nodes; without
+    /// `MAX`, up to the machine (on a block machine, up to its largest
+    /// block).
+    Nodes {
+        /// How counts are drawn.
+        law: NodeCountLaw,
+        /// The largest count, if smaller than the machine.
+        max: Option<u32>,
+    },
 }
 
 impl ShapeLaw {
@@ -409,6 +419,14 @@ impl ShapeLaw {
     ) -> Self {
         match kind {
             ShapeKind::Auto if topology.as_hypercube().is_some() => Self::Cube(cube_dims.clone()),
+            ShapeKind::Auto if topology.as_grid().is_none() => Self::Nodes {
+                law: NodeCountLaw::Uniform,
+                max: None,
+            },
+            ShapeKind::Nodes => Self::Nodes {
+                law: NodeCountLaw::Uniform,
+                max: None,
+            },
             ShapeKind::Cube => Self::Cube(cube_dims.clone()),
             ShapeKind::Auto | ShapeKind::Sides => Self::Sides { law: sides, max },
             ShapeKind::Cubic => Self::Cubic { max },
@@ -436,6 +454,25 @@ impl ShapeLaw {
                     )));
                 };
                 return Ok(dims.dims(h.dim())?.into());
+            }
+            Self::Nodes { law, max } => {
+                // On a block machine a job must fit one block of the largest
+                // level; elsewhere the whole machine.
+                let nodes = match topology.as_slurm().and_then(|m| m.blocks()) {
+                    Some(b) => {
+                        let widest = b.levels().last().map_or(1, |&m| m.min(b.base_blocks()));
+                        (u64::from(widest) * u64::from(b.base_size())) as usize
+                    }
+                    None => topology.num_nodes(),
+                };
+                let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
+                let max = max.unwrap_or(machine);
+                if max > machine {
+                    return Err(unfit(format!(
+                        "requests would be larger than the machine {topology} of {machine} nodes"
+                    )));
+                }
+                return Ok(NodeCounts::new(*law, max)?.into());
             }
             Self::Sides { max, .. } | Self::Cubic { max } | Self::Noncubic { max } => max,
         };
@@ -527,6 +564,44 @@ impl FromStr for ShapeLaw {
             }
             "cubic" => Ok(Self::Cubic { max: max(rest)? }),
             "noncubic" => Ok(Self::Noncubic { max: max(rest)? }),
+            "nodes" => {
+                let bad = |reason: String| syntax(LAW, text, SHAPES, reason);
+                let rest = rest.ok_or_else(|| {
+                    bad(
+                        "nodes needs a count law, e.g. nodes:uniform or nodes:multiples-of-18:144"
+                            .to_owned(),
+                    )
+                })?;
+                let (law, limit) = match rest.split_once(':') {
+                    Some((l, m)) => (l.trim(), Some(m.trim())),
+                    None => (rest.trim(), None),
+                };
+                let positive = |t: &str| {
+                    t.parse::<u32>()
+                        .ok()
+                        .filter(|&v| v > 0)
+                        .ok_or_else(|| bad(format!("{t:?} is not a positive whole number")))
+                };
+                let law = match law {
+                    "uniform" => NodeCountLaw::Uniform,
+                    "pow2" => NodeCountLaw::PowersOfTwo,
+                    other => match other.strip_prefix("multiples-of-") {
+                        Some(k) => NodeCountLaw::Multiples(positive(k)?),
+                        None => {
+                            return Err(bad(format!(
+                                "unknown count law {other:?} (uniform, pow2 or multiples-of-K)"
+                            )));
+                        }
+                    },
+                };
+                let max = limit.map(positive).transpose()?;
+                if let (NodeCountLaw::Multiples(k), Some(m)) = (law, max)
+                    && k > m
+                {
+                    return Err(bad(format!("multiples of {k} cannot stay within {m}")));
+                }
+                Ok(Self::Nodes { law, max })
+            }
             other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
         }
     }
@@ -536,6 +611,13 @@ impl Display for ShapeLaw {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let max = match self {
             Self::Cube(dims) => return write!(f, "cube:{dims}"),
+            Self::Nodes { law, max } => {
+                write!(f, "nodes:{law}")?;
+                if let Some(m) = max {
+                    write!(f, ":{m}")?;
+                }
+                return Ok(());
+            }
             Self::Sides { law, max } => {
                 write!(f, "sides:{law}")?;
                 max
@@ -592,6 +674,8 @@ pub enum ShapeKind {
     Cubic,
     /// `noncubic`: Kang's uniform boxes.
     Noncubic,
+    /// `nodes`: plain node counts, uniform up to the machine.
+    Nodes,
 }
 
 impl FromStr for ShapeKind {
@@ -604,6 +688,7 @@ impl FromStr for ShapeKind {
             "sides" => Ok(Self::Sides),
             "cubic" => Ok(Self::Cubic),
             "noncubic" => Ok(Self::Noncubic),
+            "nodes" => Ok(Self::Nodes),
             _ => Err(syntax("shape kind", text, KINDS, "unknown kind".to_owned())),
         }
     }
@@ -617,6 +702,7 @@ impl Display for ShapeKind {
             Self::Sides => "sides",
             Self::Cubic => "cubic",
             Self::Noncubic => "noncubic",
+            Self::Nodes => "nodes",
         })
     }
 }
@@ -824,6 +910,7 @@ impl WorkloadSpec {
             ShapeLaw::Sides { law, .. } => format!("sides {law}"),
             ShapeLaw::Cubic { .. } => ShapeKind::Cubic.to_string(),
             ShapeLaw::Noncubic { .. } => ShapeKind::Noncubic.to_string(),
+            ShapeLaw::Nodes { .. } => ShapeKind::Nodes.to_string(),
         };
         let max = max.map(|m| format!(" up to {m}")).unwrap_or_default();
         let warmup = if warmup > 0 {
@@ -895,6 +982,65 @@ serde_as_text!(Arrivals, CubeDimLaw, ShapeLaw, ShapeKind, DemandLaw, Sides);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_count_laws_read_build_and_refuse() {
+        let mesh: Topology = "mesh:12x12".parse().unwrap();
+        let law: ShapeLaw = "nodes:multiples-of-18:144".parse().unwrap();
+        assert_eq!(
+            law,
+            ShapeLaw::Nodes {
+                law: NodeCountLaw::Multiples(18),
+                max: Some(144)
+            }
+        );
+        assert_eq!(law.to_string(), "nodes:multiples-of-18:144");
+        assert!((law.shapes(&mesh).unwrap().mean_nodes() - 81.0).abs() < 1e-12);
+        let e = "nodes:uniform:200"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&mesh)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("larger than the machine mesh:12x12 of 144 nodes"),
+            "{e}"
+        );
+        for (bad, says) in [
+            ("nodes", "nodes needs a count law"),
+            ("nodes:normal", "unknown count law \"normal\""),
+            (
+                "nodes:multiples-of-x",
+                "\"x\" is not a positive whole number",
+            ),
+            (
+                "nodes:multiples-of-50:40",
+                "multiples of 50 cannot stay within 40",
+            ),
+            ("nodes:pow2:0", "\"0\" is not a positive whole number"),
+        ] {
+            let e = bad.parse::<ShapeLaw>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        assert_eq!("nodes".parse::<ShapeKind>(), Ok(ShapeKind::Nodes));
+        // On a block machine the default largest count is the largest block.
+        let racks: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\nBlockName=c Nodes=n[8-11]\nBlockSizes=4,8\n",
+            "r.conf",
+        )
+        .unwrap()
+        .into();
+        let uniform: ShapeLaw = "nodes:uniform".parse().unwrap();
+        assert_eq!(uniform.shapes(&racks).unwrap().mean_nodes(), 4.5);
+        let by_kind = ShapeLaw::of_kind(
+            ShapeKind::Nodes,
+            &mesh,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        assert_eq!(by_kind.to_string(), "nodes:uniform");
+    }
     use crate::{MeanDistribution, ShapeDistribution};
     use proptest::prelude::*;
     use rand::SeedableRng;
@@ -1170,6 +1316,15 @@ mod tests {
             (law, sides()).prop_map(|(law, max)| ShapeLaw::Sides { law, max }),
             sides().prop_map(|max| ShapeLaw::Cubic { max }),
             sides().prop_map(|max| ShapeLaw::Noncubic { max }),
+            (
+                prop_oneof![
+                    Just(NodeCountLaw::Uniform),
+                    Just(NodeCountLaw::PowersOfTwo),
+                    (1u32..64).prop_map(NodeCountLaw::Multiples)
+                ],
+                proptest::option::of(64u32..10_000)
+            )
+                .prop_map(|(law, max)| ShapeLaw::Nodes { law, max }),
         ]
     }
 

@@ -23,6 +23,10 @@ use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Blocks;
 use thiserror::Error;
 
+mod buddy;
+
+pub use buddy::BlockBuddy;
+
 /// How a job asks to be placed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Placement {
@@ -62,6 +66,9 @@ pub struct BlockPlacer {
     free: Vec<u32>,
     /// Base blocks held whole by exclusive jobs.
     held: Vec<bool>,
+    /// Reused between placements: the chosen block's base blocks in the
+    /// order they are filled.
+    order: Vec<u32>,
 }
 
 impl BlockPlacer {
@@ -75,7 +82,61 @@ impl BlockPlacer {
             busy: vec![false; n * blocks.base_size() as usize],
             free: vec![blocks.base_size(); n],
             held: vec![false; n],
+            order: Vec::with_capacity(*blocks.levels().last().unwrap_or(&1) as usize),
         }
+    }
+
+    /// Nodes per base block.
+    #[must_use]
+    pub fn base_size(&self) -> u32 {
+        self.base
+    }
+
+    /// Base blocks per block at each level (level 0 = base).
+    #[must_use]
+    pub fn levels(&self) -> &[u32] {
+        &self.levels
+    }
+
+    /// Free nodes of the whole machine.
+    #[must_use]
+    pub fn free_nodes(&self) -> u32 {
+        self.free.iter().sum()
+    }
+
+    /// The largest job that can be placed now inside one block of `level`
+    /// under `how` (0 if none, or if `level` does not exist): the most
+    /// units any block of that level offers, in nodes.
+    #[must_use]
+    pub fn largest_placeable(&self, level: usize, how: Placement) -> u32 {
+        let Some(&m) = self.levels.get(level) else {
+            return 0;
+        };
+        let unit = match (how.exclusive, how.segment) {
+            (true, _) => self.base,
+            (false, Some(s)) if s > 0 && s <= self.base => s,
+            (false, Some(_)) => return 0,
+            (false, None) => 1,
+        };
+        (0..self.free.len())
+            .step_by(m as usize)
+            .map(|first| {
+                (first..(first + m as usize).min(self.free.len()))
+                    .map(|b| self.units(b, how))
+                    .sum::<u32>()
+            })
+            .max()
+            .map_or(0, |u| u * unit)
+    }
+
+    /// Free nodes that a job wanting whole base blocks cannot use: those in
+    /// base blocks partly busy or held by an exclusive job.
+    #[must_use]
+    pub fn stranded_nodes(&self) -> u32 {
+        (0..self.free.len())
+            .filter(|&b| self.held[b] || self.free[b] < self.base)
+            .map(|b| self.free[b])
+            .sum()
     }
 
     /// Free nodes of base block `b`.
@@ -104,8 +165,8 @@ impl BlockPlacer {
         if nodes == 0 || u64::from(nodes) > total {
             return Err(invalid(format!("the machine has {total} nodes")));
         }
-        match (how.exclusive, how.segment) {
-            (true, _) => Ok(nodes.div_ceil(self.base)),
+        let need = match (how.exclusive, how.segment) {
+            (true, _) => nodes.div_ceil(self.base),
             (false, Some(s)) => {
                 if s == 0 || s > self.base || !nodes.is_multiple_of(s) {
                     return Err(invalid(format!(
@@ -113,10 +174,34 @@ impl BlockPlacer {
                         self.base
                     )));
                 }
-                Ok(nodes / s)
+                nodes / s
             }
-            (false, None) => Ok(nodes),
+            (false, None) => nodes,
+        };
+        // A job must fit one block of the largest level, even on an empty
+        // machine, or it would wait for ever.
+        let widest = self
+            .levels
+            .last()
+            .map_or(1, |&m| m as usize)
+            .min(self.free.len()) as u64;
+        let per_block = match (how.exclusive, how.segment) {
+            (true, _) => 1,
+            (false, Some(s)) => u64::from(self.base / s),
+            (false, None) => u64::from(self.base),
+        };
+        if u64::from(need) > widest * per_block {
+            return Err(invalid(format!(
+                "the largest block ({} nodes) cannot hold it{}",
+                widest * u64::from(self.base),
+                if how.segment.is_some() {
+                    " in whole segments"
+                } else {
+                    ""
+                }
+            )));
         }
+        Ok(need)
     }
 
     /// The block the rule chooses: (level, index), or `None` if no block of
@@ -149,10 +234,27 @@ impl BlockPlacer {
     /// Places a job and returns its nodes in increasing id order.
     ///
     /// # Errors
+    /// As [`place_into`](Self::place_into).
+    pub fn place(&mut self, nodes: u32, how: Placement) -> Result<Vec<NodeId>, PlaceError> {
+        let mut out = Vec::with_capacity(nodes as usize);
+        self.place_into(nodes, how, &mut out)?;
+        Ok(out)
+    }
+
+    /// Places a job and writes its nodes, in increasing id order, into
+    /// `out` (cleared first). With a reused `out` no placement allocates.
+    ///
+    /// # Errors
     /// [`PlaceError::Invalid`] for a request no state could hold,
     /// [`PlaceError::NoRoom`] when no block has room now; the state is then
     /// unchanged.
-    pub fn place(&mut self, nodes: u32, how: Placement) -> Result<Vec<NodeId>, PlaceError> {
+    pub fn place_into(
+        &mut self,
+        nodes: u32,
+        how: Placement,
+        out: &mut Vec<NodeId>,
+    ) -> Result<(), PlaceError> {
+        out.clear();
         let Some((level, i)) = self.choose(nodes, how)? else {
             return Err(PlaceError::NoRoom { nodes });
         };
@@ -161,11 +263,17 @@ impl BlockPlacer {
         let last = (first + m).min(self.free.len());
         // Fullest base blocks first (ties to the lowest), so emptier ones
         // stay whole for later jobs.
-        let mut order: Vec<usize> = (first..last).filter(|&b| self.units(b, how) > 0).collect();
-        order.sort_by_key(|&b| (self.free[b], b));
-        let mut out = Vec::with_capacity(nodes as usize);
+        let mut order = core::mem::take(&mut self.order);
+        order.clear();
+        order.extend(
+            (first..last)
+                .filter(|&b| self.units(b, how) > 0)
+                .map(|b| b as u32),
+        );
+        order.sort_unstable_by_key(|&b| (self.free[b as usize], b));
         let mut left = nodes;
-        for b in order {
+        for &b in &order {
+            let b = b as usize;
             if left == 0 {
                 break;
             }
@@ -195,8 +303,9 @@ impl BlockPlacer {
             self.free[b] -= take;
             left -= take;
         }
+        self.order = order;
         out.sort_unstable();
-        Ok(out)
+        Ok(())
     }
 
     /// Frees the nodes of a placed job (and the base blocks an exclusive job
@@ -257,6 +366,86 @@ mod tests {
     }
 
     #[test]
+    fn largest_placeable_and_stranded_nodes_follow_the_state() {
+        let m = racks(4, 4, "4,8,16");
+        let mut p = BlockPlacer::new(m.blocks().unwrap());
+        let plain = Placement::default();
+        let seg2 = Placement {
+            segment: Some(2),
+            exclusive: false,
+        };
+        let ex = Placement {
+            segment: None,
+            exclusive: true,
+        };
+        assert_eq!(p.largest_placeable(0, plain), 4);
+        assert_eq!(p.largest_placeable(2, plain), 16);
+        assert_eq!(p.stranded_nodes(), 0);
+        let a = p.place(3, plain).unwrap(); // rack 0: one free
+        let b = p.place(5, ex).unwrap(); // racks 2 and 3 held, rack 3 with 3 free
+        assert_eq!(m.hostlist(&b), "n[008-012]");
+        assert_eq!(p.stranded_nodes(), 1 + 3);
+        // Rack 1 is the only whole free rack.
+        assert_eq!(p.largest_placeable(0, plain), 4);
+        assert_eq!(p.largest_placeable(1, plain), 5);
+        assert_eq!(p.largest_placeable(1, seg2), 4);
+        assert_eq!(p.largest_placeable(1, ex), 4);
+        assert_eq!(p.largest_placeable(2, plain), 5);
+        assert_eq!(p.largest_placeable(3, plain), 0);
+        assert_eq!(p.free_nodes(), 8);
+        p.release(&b, ex);
+        p.release(&a, plain);
+        assert_eq!((p.stranded_nodes(), p.largest_placeable(2, ex)), (0, 16));
+    }
+
+    #[test]
+    fn jobs_larger_than_the_largest_block_are_invalid_not_waiting() {
+        // Levels up to pairs: 4 racks of 4, no block of the whole machine.
+        let m = racks(4, 4, "4,8");
+        let p = BlockPlacer::new(m.blocks().unwrap());
+        assert!(matches!(
+            p.choose(9, Placement::default()),
+            Err(PlaceError::Invalid { .. })
+        ));
+        assert!(p.choose(8, Placement::default()).unwrap().is_some());
+        // Segments of 3 fit once per rack of 4: at most 6 nodes per pair.
+        let seg = Placement {
+            segment: Some(3),
+            exclusive: false,
+        };
+        assert!(matches!(p.choose(9, seg), Err(PlaceError::Invalid { .. })));
+        assert!(p.choose(6, seg).unwrap().is_some());
+    }
+
+    #[test]
+    fn place_into_reuses_the_callers_buffer() {
+        let m = racks(8, 18, "18,36,72,144");
+        let mut p = BlockPlacer::new(m.blocks().unwrap());
+        let mut out = Vec::with_capacity(144);
+        let cap = out.capacity();
+        p.place_into(
+            36,
+            Placement {
+                segment: Some(12),
+                exclusive: false,
+            },
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(m.hostlist(&out), "n[000-011,018-029,036-047]");
+        p.place_into(20, Placement::default(), &mut out).unwrap();
+        assert_eq!((out.len(), out.capacity()), (20, cap));
+        assert_eq!(
+            p.place_into(200, Placement::default(), &mut out),
+            Err(PlaceError::Invalid {
+                nodes: 200,
+                reason: "the machine has 144 nodes".into()
+            })
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
     fn best_fit_chooses_the_fullest_block_of_the_smallest_level() {
         let m = racks(4, 4, "4,8,16");
         let mut p = BlockPlacer::new(m.blocks().unwrap());
@@ -294,6 +483,89 @@ mod tests {
             ),
             Err(PlaceError::Invalid { .. })
         ));
+    }
+
+    /// The rule as a preference over placements, for the brute force: a
+    /// placement (a set of free nodes) ranks by the smallest level whose one
+    /// block holds it, that block's free nodes and index (best fit), the
+    /// nodes it takes from the block's base blocks ordered fullest first
+    /// (more is better: emptier ones stay whole), then the lowest ids.
+    #[expect(clippy::type_complexity, reason = "a lexicographic key, read once")]
+    fn rank(
+        p: &BlockPlacer,
+        mask: u32,
+        how: Placement,
+    ) -> Option<(usize, u32, u32, Vec<core::cmp::Reverse<u32>>, Vec<u32>)> {
+        let base = p.base;
+        let ids: Vec<u32> = (0..32).filter(|i| mask >> i & 1 == 1).collect();
+        let nb = p.free.len();
+        let mut counts = vec![0u32; nb];
+        for &i in &ids {
+            let b = (i / base) as usize;
+            if b >= nb || p.busy[i as usize] || p.held[b] {
+                return None;
+            }
+            if how.exclusive && p.free[b] != base {
+                return None;
+            }
+            counts[b] += 1;
+        }
+        if let Some(s) = how.segment
+            && counts.iter().any(|c| c % s != 0)
+        {
+            return None;
+        }
+        let (lo, hi) = (ids[0] / base, ids[ids.len() - 1] / base);
+        let level = p.levels.iter().position(|&m| lo / m == hi / m)?;
+        let m = p.levels[level];
+        let block = lo / m;
+        let range = (block * m) as usize..((block + 1) * m) as usize;
+        let free: u32 = range.clone().map(|b| p.free[b]).sum();
+        let mut order: Vec<usize> = range.collect();
+        order.sort_by_key(|&b| (p.free[b], b));
+        let taken = order
+            .iter()
+            .map(|&b| core::cmp::Reverse(counts[b]))
+            .collect();
+        Some((level, free, block, taken, ids))
+    }
+
+    proptest! {
+        /// Every placement of the job on a 12-node machine is enumerated
+        /// (every set of free nodes of the right size): the placer's choice
+        /// is the best-ranked one, and it refuses exactly when none is
+        /// feasible.
+        #[test]
+        fn placement_is_the_best_of_every_feasible_one(
+            ops in prop::collection::vec((1u32..=12, 0u8..3, any::<bool>()), 1..25)
+        ) {
+            let m = racks(4, 3, "3,6,12");
+            let mut p = BlockPlacer::new(m.blocks().unwrap());
+            let mut live: Vec<(Vec<NodeId>, Placement)> = Vec::new();
+            for (nodes, mode, release) in ops {
+                if release && !live.is_empty() {
+                    let (v, how) = live.remove(0);
+                    p.release(&v, how);
+                    continue;
+                }
+                let how = Placement {
+                    segment: (mode == 1 && nodes % 3 == 0).then_some(3),
+                    exclusive: mode == 2,
+                };
+                let best = (0u32..1 << 12)
+                    .filter(|mask| mask.count_ones() == nodes)
+                    .filter_map(|mask| rank(&p, mask, how))
+                    .min();
+                match p.place(nodes, how) {
+                    Ok(v) => {
+                        let best = best.map(|b| b.4);
+                        prop_assert_eq!(Some(v.clone()), best);
+                        live.push((v, how));
+                    }
+                    Err(e) => prop_assert!(best.is_none(), "{e} but {best:?} is feasible"),
+                }
+            }
+        }
     }
 
     proptest! {

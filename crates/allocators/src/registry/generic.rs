@@ -49,6 +49,8 @@ pub const ANY_TOPOLOGY: &[TopologyKind] = &[
     TopologyKind::Mesh,
     TopologyKind::Torus,
     TopologyKind::Pod,
+    TopologyKind::Blocks,
+    TopologyKind::Tree,
 ];
 
 /// Builds an entry's product for a machine from a parsed spec whose name

@@ -68,27 +68,35 @@ pub enum ConfErrorKind {
     /// A switch tree that is not a tree.
     #[error("switch {0:?}: {1}")]
     BadSwitch(String, String),
+    /// A `topology.yaml` text that is not the expected YAML.
+    #[error("{0}")]
+    Yaml(String),
     /// A file that describes no node.
     #[error("no nodes are described")]
     Empty,
 }
 
-struct Line<'a> {
-    number: usize,
-    pairs: Vec<(String, &'a str)>,
+/// One definition (a `topology.conf` line, or a `topology.yaml` entry
+/// translated to the same lowercase keys), with the line it came from.
+pub(super) struct Line {
+    pub(super) number: usize,
+    pub(super) pairs: Vec<(String, String)>,
 }
 
-impl<'a> Line<'a> {
+impl Line {
     fn first(&self) -> &str {
         self.pairs.first().map_or("", |p| p.0.as_str())
     }
 
     fn name(&self) -> String {
-        self.pairs.first().map_or("", |p| p.1).to_owned()
+        self.pairs.first().map_or("", |p| p.1.as_str()).to_owned()
     }
 
-    fn get(&self, key: &str) -> Option<&'a str> {
-        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -100,14 +108,22 @@ fn positive(v: &str) -> Result<u64, ConfErrorKind> {
 }
 
 /// Node names read so far, and the errors' source name.
-struct Reader<'s> {
+pub(super) struct Reader<'s> {
     source: &'s str,
     names: Vec<String>,
     seen: HashMap<String, NodeId>,
 }
 
-impl Reader<'_> {
-    fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
+impl<'s> Reader<'s> {
+    pub(super) fn new(source: &'s str) -> Self {
+        Self {
+            source,
+            names: Vec::new(),
+            seen: HashMap::new(),
+        }
+    }
+
+    pub(super) fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
         ConfError {
             source_name: self.source.to_owned(),
             line,
@@ -140,11 +156,7 @@ const KEYS: [&str; 6] = [
 ];
 
 pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError> {
-    let mut r = Reader {
-        source,
-        names: Vec::new(),
-        seen: HashMap::new(),
-    };
+    let r = Reader::new(source);
     let mut lines = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let body = raw.split('#').next().unwrap_or("");
@@ -157,7 +169,7 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
             if !KEYS.contains(&key.as_str()) {
                 return Err(r.err(i + 1, ConfErrorKind::UnknownKey(k.to_owned())));
             }
-            pairs.push((key, v));
+            pairs.push((key, v.to_owned()));
         }
         if !pairs.is_empty() {
             lines.push(Line {
@@ -179,10 +191,20 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
     if let (true, Some(l)) = (is_block, first_switch) {
         return Err(r.err(l.number, ConfErrorKind::Mixed));
     }
-    let shape = if first_switch.is_some() {
-        read_tree(&lines, &mut r)?
+    build(&lines, first_switch.is_some(), r)
+}
+
+/// Builds the machine from its definitions, a tree or a block machine.
+pub(super) fn build(
+    lines: &[Line],
+    tree: bool,
+    mut r: Reader<'_>,
+) -> Result<SlurmMachine, ConfError> {
+    let source = r.source;
+    let shape = if tree {
+        read_tree(lines, &mut r)?
     } else {
-        read_blocks(&lines, &mut r)?
+        read_blocks(lines, &mut r)?
     };
     if r.names.is_empty() {
         return Err(r.err(0, ConfErrorKind::Empty));
@@ -194,7 +216,7 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
     })
 }
 
-fn read_blocks(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let mut block_names: Vec<String> = Vec::new();
     let mut base = 0usize;
     let mut sizes: Option<(usize, Vec<u64>)> = None;
@@ -271,17 +293,22 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
                 base * count
             ));
         }
+        // topology.conf(5): successive sizes are a power of two larger.
         if let Some(&prev) = levels.last()
-            && (m <= u64::from(prev) || !m.is_multiple_of(u64::from(prev)))
+            && (m <= u64::from(prev)
+                || !m.is_multiple_of(u64::from(prev))
+                || !(m / u64::from(prev)).is_power_of_two())
         {
-            return Err(format!("{s} is not a larger multiple of the previous size"));
+            return Err(format!(
+                "{s} is not the previous size times a power of two (2, 4, 8, …)"
+            ));
         }
         levels.push(m as u32);
     }
     Ok(levels)
 }
 
-fn read_tree(lines: &[Line<'_>], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
+fn read_tree(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let mut switches: Vec<Switch> = Vec::new();
     let mut index: HashMap<String, u32> = HashMap::new();
     let mut leaves = Vec::new();
@@ -366,7 +393,11 @@ mod tests {
         let b = m.blocks().unwrap();
         assert_eq!((b.base_size(), b.base_blocks()), (18, 4));
         assert_eq!(b.levels(), &[1, 2, 4]);
+        // 72 node links, 4 racks to 2 pairs, 2 pairs to the whole.
+        assert_eq!((m.num_links(), m.diameter()), (72 + 4 + 2, 3));
+        assert_eq!(m.neighbours(19).map(|v| v.len()), Some(17));
         let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
+        assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
         assert_eq!(m.names()[19], "n19");
     }
@@ -383,11 +414,14 @@ mod tests {
         assert_eq!(t.leaf_of(5), Some(1));
         assert_eq!(m.distance(0, 1), 1);
         assert_eq!(m.distance(0, 5), 2);
+        assert_eq!((m.num_links(), m.diameter()), (8 + 2, 2));
+        assert_eq!(m.neighbours(5), Some(vec![4, 6, 7]));
+        assert_eq!(m.neighbours(8), None);
     }
 
     #[test]
     fn errors_name_the_line() {
-        let cases: [(&str, usize, &str); 10] = [
+        let cases: [(&str, usize, &str); 11] = [
             (
                 "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-4]\n",
                 2,
@@ -405,6 +439,11 @@ mod tests {
                 "not a multiple",
             ),
             ("BlockName=a Nodes=n[0-1]\nBlockSizes=4\n", 2, "first size"),
+            (
+                "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\nBlockName=c Nodes=n[4-5]\nBlockSizes=2,6\n",
+                4,
+                "times a power of two",
+            ),
             ("BlockName=a Nodes=n1\nSwitchName=s Nodes=n2\n", 2, "mixed"),
             ("SwitchName=s Switches=t\n", 1, "not defined"),
             (
@@ -433,6 +472,45 @@ mod tests {
 }
 
 #[cfg(test)]
+mod written_back {
+    use proptest::prelude::*;
+
+    use super::parse;
+
+    proptest! {
+        /// Random trees and block machines written as topology.conf read
+        /// back equal.
+        #[test]
+        fn to_conf_reads_back_equal(leaves in 1usize..7, width in 1u32..5, fanout in 1usize..4, speed in proptest::option::of(1u64..500)) {
+            let mut tree = String::new();
+            for l in 0..leaves {
+                let lo = l as u32 * width;
+                tree.push_str(&format!("SwitchName=leaf{l} Nodes=x[{lo}-{}]", lo + width - 1));
+                if let Some(s) = speed {
+                    tree.push_str(&format!(" LinkSpeed={s}"));
+                }
+                tree.push('\n');
+            }
+            let spines = leaves.div_ceil(fanout);
+            for s in 0..spines {
+                let hi = ((s + 1) * fanout).min(leaves) - 1;
+                tree.push_str(&format!("SwitchName=spine{s} Switches=leaf[{}-{hi}]\n", s * fanout));
+            }
+            tree.push_str(&format!("SwitchName=top Switches=spine[0-{}]\n", spines - 1));
+            let m = parse(&tree, "t").unwrap();
+            prop_assert_eq!(parse(&m.to_conf(), "t").unwrap(), m);
+            let mut blocks = String::new();
+            for b in 0..leaves {
+                let lo = b as u32 * (width + 1);
+                blocks.push_str(&format!("BlockName=b{b} Nodes=n{lo:03},n[{:03}-{:03}]\n", lo + 1, lo + width));
+            }
+            let m = parse(&blocks, "b").unwrap();
+            prop_assert_eq!(parse(&m.to_conf(), "b").unwrap(), m);
+        }
+    }
+}
+
+#[cfg(test)]
 mod example_files {
     use super::parse;
 
@@ -454,5 +532,14 @@ mod example_files {
         assert_eq!(t.num_nodes(), 64);
         assert_eq!(t.tree().unwrap().leaves().len(), 4);
         assert_eq!(t.distance(0, 63), 3);
+        assert_eq!(t.diameter(), 3);
+        let two_roots = parse("SwitchName=a Nodes=x1\nSwitchName=b Nodes=x2\n", "t").unwrap();
+        assert_eq!(two_roots.diameter(), u32::MAX);
+        assert_eq!(
+            t.to_conf().lines().next(),
+            Some("SwitchName=leaf0 Nodes=tux[00-15] LinkSpeed=200")
+        );
+        assert_eq!(parse(&t.to_conf(), "tree-2level.conf").unwrap(), t);
+        assert_eq!(parse(&b.to_conf(), "blocks-8x18.conf").unwrap(), b);
     }
 }

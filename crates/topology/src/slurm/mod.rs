@@ -20,9 +20,12 @@
 
 mod conf;
 pub mod hostlist;
+mod measures;
+mod yaml;
 
-pub use conf::ConfError;
+pub use conf::{ConfError, ConfErrorKind};
 pub use hostlist::HostlistError;
+pub use measures::JobLocality;
 
 use crate::NodeId;
 
@@ -132,11 +135,46 @@ pub enum Shape {
 }
 
 /// A machine read from a Slurm topology description, node names kept.
+///
+/// With the `serde` feature it serializes as its source name and its
+/// [`to_conf`](Self::to_conf) text, and deserializes through
+/// [`parse_conf`](Self::parse_conf), so every check applies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "SlurmRepr", try_from = "SlurmRepr")
+)]
 pub struct SlurmMachine {
     source: String,
     names: Vec<String>,
     shape: Shape,
+}
+
+/// The serialized form of a [`SlurmMachine`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SlurmRepr {
+    source: String,
+    conf: String,
+}
+
+#[cfg(feature = "serde")]
+impl From<SlurmMachine> for SlurmRepr {
+    fn from(m: SlurmMachine) -> Self {
+        Self {
+            conf: m.to_conf(),
+            source: m.source,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SlurmRepr> for SlurmMachine {
+    type Error = ConfError;
+    fn try_from(r: SlurmRepr) -> Result<Self, ConfError> {
+        Self::parse_conf(&r.conf, &r.source)
+    }
 }
 
 impl SlurmMachine {
@@ -147,6 +185,93 @@ impl SlurmMachine {
     /// [`ConfError`] with the 1-based line of the problem.
     pub fn parse_conf(text: &str, source: &str) -> Result<Self, ConfError> {
         conf::parse(text, source)
+    }
+
+    /// Reads `topology.yaml` text (topology.yaml(5), Slurm 23.11 and
+    /// later): the topology named `topology`, or without a name the first
+    /// with `cluster_default: true`, else the first. The machine equals the
+    /// one [`parse_conf`](Self::parse_conf) reads from the same definitions
+    /// (the YAML form has no link speeds).
+    ///
+    /// ```
+    /// use partalloc_topology::slurm::SlurmMachine;
+    /// let yaml = r"
+    /// - topology: racks
+    ///   block:
+    ///     block_sizes: [2, 4]
+    ///     blocks:
+    ///     - block: r0
+    ///       nodes: n[0-1]
+    ///     - block: r1
+    ///       nodes: n[2-3]
+    /// ";
+    /// let conf = "BlockName=r0 Nodes=n[0-1]\nBlockName=r1 Nodes=n[2-3]\nBlockSizes=2,4\n";
+    /// assert_eq!(
+    ///     SlurmMachine::parse_yaml(yaml, "m", None)?,
+    ///     SlurmMachine::parse_conf(conf, "m")?
+    /// );
+    /// # Ok::<(), partalloc_topology::slurm::ConfError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConfError`] with the 1-based line of the problem: YAML this
+    /// reader does not understand, an unknown key, a missing or flat
+    /// topology, and every error of the `topology.conf` reader.
+    pub fn parse_yaml(text: &str, source: &str, topology: Option<&str>) -> Result<Self, ConfError> {
+        yaml::parse(text, source, topology)
+    }
+
+    /// The machine as `topology.conf` text, which
+    /// [`parse_conf`](Self::parse_conf) reads back to an equal machine:
+    /// one `BlockName=` line per base block and `BlockSizes=`, or one
+    /// `SwitchName=` line per switch, node lists as hostlists.
+    ///
+    /// ```
+    /// use partalloc_topology::slurm::SlurmMachine;
+    /// let m = SlurmMachine::parse_conf("BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\n", "x")?;
+    /// assert_eq!(m.to_conf(), "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\nBlockSizes=2,4\n");
+    /// # Ok::<(), partalloc_topology::slurm::ConfError>(())
+    /// ```
+    #[must_use]
+    pub fn to_conf(&self) -> String {
+        use core::fmt::Write as _;
+        let mut out = String::new();
+        let ids = |r: core::ops::Range<NodeId>| -> Vec<NodeId> { r.collect() };
+        match &self.shape {
+            Shape::Blocks(b) => {
+                for (i, name) in b.names.iter().enumerate() {
+                    let lo = i as NodeId * b.base_size;
+                    let nodes = self.hostlist(&ids(lo..lo + b.base_size));
+                    let _ = writeln!(out, "BlockName={name} Nodes={nodes}");
+                }
+                let sizes: Vec<String> = b
+                    .levels
+                    .iter()
+                    .map(|m| (m * b.base_size).to_string())
+                    .collect();
+                let _ = writeln!(out, "BlockSizes={}", sizes.join(","));
+            }
+            Shape::Tree(t) => {
+                for s in &t.switches {
+                    let _ = write!(out, "SwitchName={}", s.name);
+                    if s.children.is_empty() {
+                        let _ = write!(out, " Nodes={}", self.hostlist(&ids(s.nodes.clone())));
+                    } else {
+                        let names: Vec<&str> = s
+                            .children
+                            .iter()
+                            .map(|&c| t.switches[c as usize].name.as_str())
+                            .collect();
+                        let _ = write!(out, " Switches={}", hostlist::compress(&names));
+                    }
+                    if let Some(speed) = s.link_speed {
+                        let _ = write!(out, " LinkSpeed={speed}");
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        out
     }
 
     /// Where the description came from.
@@ -211,6 +336,81 @@ impl SlurmMachine {
         hostlist::compress(&names)
     }
 
+    /// Links of the machine seen as a switch hierarchy: one per node to its
+    /// base block or leaf switch, and one per block or switch to its parent
+    /// (for a block machine, each block of one level to the block of the
+    /// next level holding it).
+    #[must_use]
+    pub fn num_links(&self) -> u64 {
+        let nodes = self.names.len() as u64;
+        match &self.shape {
+            Shape::Blocks(b) => {
+                let count = u64::from(b.base_blocks());
+                let parents: u64 = b
+                    .levels
+                    .iter()
+                    .take(b.levels.len().saturating_sub(1))
+                    .map(|&m| count.div_ceil(u64::from(m)))
+                    .sum();
+                nodes + parents
+            }
+            Shape::Tree(t) => {
+                nodes
+                    + t.switches
+                        .iter()
+                        .map(|s| s.children.len() as u64)
+                        .sum::<u64>()
+            }
+        }
+    }
+
+    /// The largest [`distance`](Self::distance) between two nodes
+    /// (`u32::MAX` when some nodes share no block or switch).
+    #[must_use]
+    pub fn diameter(&self) -> u32 {
+        let n = self.names.len() as NodeId;
+        if n < 2 {
+            return 0;
+        }
+        match &self.shape {
+            // The first and the last node are the farthest apart.
+            Shape::Blocks(_) => self.distance(0, n - 1),
+            Shape::Tree(t) => {
+                if t.switches.iter().filter(|s| s.parent.is_none()).count() > 1 {
+                    return u32::MAX;
+                }
+                // Two nodes meet at a switch with two children; the farther
+                // one climbs that switch's height above the leaves.
+                let height = |s: u32| {
+                    t.leaves
+                        .iter()
+                        .filter_map(|&l| t.ancestors(l).position(|a| a == s))
+                        .max()
+                        .unwrap_or(0) as u32
+                };
+                (0..t.switches.len() as u32)
+                    .filter(|&s| t.switches[s as usize].children.len() > 1)
+                    .map(|s| height(s) + 1)
+                    .max()
+                    .unwrap_or(1)
+            }
+        }
+    }
+
+    /// The other nodes of `node`'s base block or leaf switch (distance 1),
+    /// or `None` if `node` does not exist.
+    #[must_use]
+    pub fn neighbours(&self, node: NodeId) -> Option<Vec<NodeId>> {
+        let range = match &self.shape {
+            Shape::Blocks(b) => {
+                let lo = b.block_of(node) * b.base_size;
+                lo..lo + b.base_size
+            }
+            Shape::Tree(t) => t.switches[t.leaf_of(node)? as usize].nodes.clone(),
+        };
+        ((node as usize) < self.names.len()).then(|| range.filter(|&x| x != node).collect())
+    }
+
     /// Hop distance in the usual Slurm sense: 0 for the same node, 1 within
     /// a base block or leaf switch, then one more per aggregation level or
     /// switch level to the lowest common block or switch.
@@ -236,5 +436,26 @@ impl SlurmMachine {
                     .unwrap_or(u32::MAX)
             }
         }
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::SlurmMachine;
+
+    #[test]
+    fn a_machine_round_trips_through_json_and_bad_text_is_refused() {
+        let m = SlurmMachine::parse_conf(
+            "SwitchName=a Nodes=n[0-3] LinkSpeed=5\nSwitchName=b Nodes=n[4-7]\nSwitchName=c Switches=a,b\n",
+            "t.conf",
+        )
+        .unwrap();
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), m);
+        let bad = r#"{"source":"x.conf","conf":"BlockName=a Nodes=n[0-1\n"}"#;
+        let e = serde_json::from_str::<SlurmMachine>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.conf:1: unbalanced bracket"), "{e}");
     }
 }

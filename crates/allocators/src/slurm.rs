@@ -1,0 +1,352 @@
+//! Slurm's placement rules as [`Allocator`]s on `blocks:FILE` and
+//! `tree:FILE` machines: `block` ([`BlockPlacer`], with `segment` and
+//! `exclusive`), `block-buddy` ([`BlockBuddy`]) and `tree`
+//! ([`TreePlacer`], with `switches`). Grants are node lists in increasing
+//! id order; [`SlurmAllocator::machine`] names them as Slurm does. With a
+//! segment size S a job of n nodes is given ⌈n / S⌉ whole segments (sbatch
+//! wants S to divide the count; the extra nodes count as internal
+//! fragmentation), and a job that no block or switch could ever hold is
+//! refused as invalid rather than left waiting.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use partalloc_allocators::{Allocator, Request, registry};
+//! use partalloc_topology::Topology;
+//! use partalloc_topology::slurm::SlurmMachine;
+//! let mut conf = String::new();
+//! for r in 0..8 {
+//!     conf += &format!("BlockName=r{r} Nodes=n[{:03}-{:03}]\n", r * 18, r * 18 + 17);
+//! }
+//! conf += "BlockSizes=18,36,72,144\n";
+//! let machine = Arc::new(SlurmMachine::parse_conf(&conf, "racks.conf")?);
+//! let topology = Topology::Slurm(machine.clone());
+//! let mut a = registry::build("block[segment=12]", &topology)?;
+//! let g = a.allocate(&Request::nodes(36))?;
+//! let nodes = g.partition().node_list(&topology)?;
+//! assert_eq!(machine.hostlist(&nodes), "n[000-011,018-029,036-047]");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::Arc;
+
+use partalloc_topology::slurm::{JobLocality, SlurmMachine};
+use partalloc_topology::{NodeId, Topology, TopologyKind};
+
+use crate::block::{BlockBuddy, BlockPlacer, PlaceError, Placement};
+use crate::occupancy::occupancy_methods;
+use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo, UnsupportedTopology};
+use crate::tree::TreePlacer;
+use crate::{
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
+};
+
+/// Which Slurm rule a [`SlurmAllocator`] follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SlurmRule {
+    /// `topology/block`: smallest level, best fit, segments, exclusive.
+    Block(Placement),
+    /// Whole blocks of the smallest level that holds the job, first fit.
+    BlockBuddy,
+    /// `topology/tree`: lowest switch, best fit, fewest leaves, at most
+    /// `max_leaves` leaf switches (`--switches`).
+    Tree {
+        /// The leaf-switch limit, if any.
+        max_leaves: Option<u32>,
+    },
+}
+
+#[derive(Debug, Clone)]
+enum Placer {
+    Block(BlockPlacer, Placement),
+    Buddy(BlockBuddy),
+    Tree(TreePlacer, Option<u32>),
+}
+
+impl Placer {
+    fn place_into(&mut self, nodes: u32, out: &mut Vec<NodeId>) -> Result<(), PlaceError> {
+        match self {
+            Self::Block(p, how) => p.place_into(nodes, *how, out),
+            Self::Buddy(p) => p.place_into(nodes, out),
+            Self::Tree(p, max) => p.place_into(nodes, *max, out),
+        }
+    }
+
+    fn release(&mut self, nodes: &[NodeId]) {
+        match self {
+            Self::Block(p, how) => p.release(nodes, *how),
+            Self::Buddy(p) => p.release(nodes),
+            Self::Tree(p, _) => p.release(nodes),
+        }
+    }
+}
+
+/// A Slurm placement rule bound to one machine: the placer decides, the
+/// allocator keeps each grant's nodes (so a release trusts only its own
+/// record) and the per-node state.
+#[derive(Debug, Clone)]
+pub struct SlurmAllocator {
+    topology: Topology,
+    machine: Arc<SlurmMachine>,
+    rule: SlurmRule,
+    placer: Placer,
+    occupancy: Occupancy,
+    ledger: GrantLedger<Vec<NodeId>>,
+    scratch: Vec<NodeId>,
+}
+
+impl SlurmAllocator {
+    /// The rule on a `blocks:`/`tree:` machine.
+    ///
+    /// # Errors
+    /// [`BuildError::UnsupportedTopology`] for another machine or a block
+    /// rule on a tree (and the reverse); [`BuildError::UnsuitableTopology`]
+    /// for a segment that does not fit a base block or a leaf limit of 0.
+    pub fn new(topology: &Topology, rule: SlurmRule) -> Result<Self, BuildError> {
+        let name = match rule {
+            SlurmRule::Block(_) => "block",
+            SlurmRule::BlockBuddy => "block-buddy",
+            SlurmRule::Tree { .. } => "tree",
+        };
+        let unsupported =
+            |kind| BuildError::from(UnsupportedTopology::new(name, topology, &[kind]));
+        let Some(machine) = topology.as_slurm() else {
+            let kind = if matches!(rule, SlurmRule::Tree { .. }) {
+                TopologyKind::Tree
+            } else {
+                TopologyKind::Blocks
+            };
+            return Err(unsupported(kind));
+        };
+        let unsuitable = |reason: String| BuildError::UnsuitableTopology {
+            strategy: name,
+            topology: topology.to_string(),
+            reason,
+        };
+        let placer = match (rule, machine.blocks(), machine.tree()) {
+            (SlurmRule::Block(how), Some(b), _) => {
+                if let Some(s) = how.segment
+                    && (s == 0 || s > b.base_size())
+                {
+                    return Err(unsuitable(format!(
+                        "segment {s} must be between 1 and the base block size {}",
+                        b.base_size()
+                    )));
+                }
+                Placer::Block(BlockPlacer::new(b), how)
+            }
+            (SlurmRule::BlockBuddy, Some(b), _) => Placer::Buddy(BlockBuddy::new(b)),
+            (SlurmRule::Tree { max_leaves }, _, Some(t)) => {
+                if max_leaves == Some(0) {
+                    return Err(unsuitable("switches must be at least 1".to_owned()));
+                }
+                Placer::Tree(TreePlacer::new(t), max_leaves)
+            }
+            (SlurmRule::Tree { .. }, ..) => return Err(unsupported(TopologyKind::Tree)),
+            _ => return Err(unsupported(TopologyKind::Blocks)),
+        };
+        Ok(Self {
+            occupancy: Occupancy::new(topology.num_nodes()),
+            topology: topology.clone(),
+            machine: Arc::clone(machine),
+            rule,
+            placer,
+            ledger: GrantLedger::new(),
+            scratch: Vec::with_capacity(topology.num_nodes().min(4096)),
+        })
+    }
+
+    /// The machine, with its node names.
+    #[must_use]
+    pub fn machine(&self) -> &SlurmMachine {
+        &self.machine
+    }
+
+    /// The rule.
+    #[must_use]
+    pub fn rule(&self) -> SlurmRule {
+        self.rule
+    }
+
+    /// The locality of a grant's nodes (segments counted with the rule's
+    /// segment size).
+    #[must_use]
+    pub fn locality(&self, grant: &Grant) -> JobLocality {
+        let segment = match self.rule {
+            SlurmRule::Block(how) => how.segment,
+            _ => None,
+        };
+        match grant.partition() {
+            Partition::Nodes(ids) => self.machine.job_locality(ids, segment),
+            _ => JobLocality::default(),
+        }
+    }
+
+    /// Free nodes that a job wanting whole base blocks or leaf switches
+    /// cannot use now.
+    #[must_use]
+    pub fn stranded_nodes(&self) -> u32 {
+        match &self.placer {
+            Placer::Block(p, _) => p.stranded_nodes(),
+            // The buddy grants whole base blocks: nothing is ever partly used.
+            Placer::Buddy(_) => 0,
+            Placer::Tree(p, _) => p.stranded_nodes(),
+        }
+    }
+}
+
+fn spec_u32(spec: &crate::StrategySpec, key: &str) -> Result<Option<u32>, BuildError> {
+    spec.get(key)
+        .map(|v| {
+            v.parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| spec.invalid(key, "a positive whole number").into())
+        })
+        .transpose()
+}
+
+pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "block",
+        summary: "Slurm topology/block: smallest block level that holds the job, best fit, fullest base blocks first",
+        source: "Slurm topology.conf(5), Topology guide, sbatch(1) --segment and --exclusive=topo; docs/blocks.md",
+        params: &[
+            ParamInfo {
+                name: "segment",
+                default: "none",
+                doc: "nodes per segment: every segment inside one base block (sbatch --segment)",
+            },
+            ParamInfo {
+                name: "exclusive",
+                default: "false",
+                doc: "true: whole base blocks shared with no other job (sbatch --exclusive=topo)",
+            },
+        ],
+        topologies: &[TopologyKind::Blocks],
+    },
+    build: |t, spec| {
+        let segment = spec_u32(spec, "segment")?;
+        let exclusive = spec.parse_or("exclusive", false)?;
+        Ok(Box::new(SlurmAllocator::new(
+            t,
+            SlurmRule::Block(Placement { segment, exclusive }),
+        )?))
+    },
+};
+
+pub(crate) const BLOCK_BUDDY_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "block-buddy",
+        summary: "buddy-style baseline: one whole free block of the smallest level that holds the job, first fit",
+        source: "docs/blocks.md (the buddy systems of the hypercube papers on aggregated blocks)",
+        params: &[],
+        topologies: &[TopologyKind::Blocks],
+    },
+    build: |t, _| Ok(Box::new(SlurmAllocator::new(t, SlurmRule::BlockBuddy)?)),
+};
+
+pub(crate) const TREE_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "tree",
+        summary: "Slurm topology/tree: lowest switch with room, best fit, fewest leaf switches",
+        source: "Slurm topology.conf(5), Topology guide, sbatch(1) --switches; docs/blocks.md",
+        params: &[ParamInfo {
+            name: "switches",
+            default: "none",
+            doc: "most leaf switches a job may span (sbatch --switches)",
+        }],
+        topologies: &[TopologyKind::Tree],
+    },
+    build: |t, spec| {
+        let max_leaves = spec_u32(spec, "switches")?;
+        Ok(Box::new(SlurmAllocator::new(
+            t,
+            SlurmRule::Tree { max_leaves },
+        )?))
+    },
+};
+
+impl Allocator for SlurmAllocator {
+    fn name(&self) -> String {
+        match self.rule {
+            SlurmRule::Block(how) => {
+                let mut params = Vec::new();
+                if let Some(s) = how.segment {
+                    params.push(format!("segment={s}"));
+                }
+                if how.exclusive {
+                    params.push("exclusive=true".to_owned());
+                }
+                if params.is_empty() {
+                    "block".to_owned()
+                } else {
+                    format!("block[{}]", params.join(","))
+                }
+            }
+            SlurmRule::BlockBuddy => "block-buddy".to_owned(),
+            SlurmRule::Tree { max_leaves: None } => "tree".to_owned(),
+            SlurmRule::Tree {
+                max_leaves: Some(m),
+            } => format!("tree[switches={m}]"),
+        }
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let total = self.topology.num_nodes();
+        let want = request.node_count();
+        let count = u32::try_from(want)
+            .ok()
+            .filter(|&c| c > 0 && c as usize <= total);
+        let Some(count) = count else {
+            return Err(AllocError::Invalid {
+                request: *request,
+                reason: format!("needs {want} nodes; the machine has {total}"),
+            });
+        };
+        // With segments a job asks for whole segments (sbatch --segment
+        // must divide the count; a user rounds up), the rest is internal
+        // fragmentation.
+        let count = match self.rule {
+            SlurmRule::Block(Placement {
+                segment: Some(seg), ..
+            }) if seg > 0 => count.div_ceil(seg).saturating_mul(seg),
+            _ => count,
+        };
+        let mut out = core::mem::take(&mut self.scratch);
+        let placed = self.placer.place_into(count, &mut out);
+        let result = match placed {
+            Ok(()) => {
+                let nodes = out.clone();
+                self.occupancy.occupy(nodes.iter().copied());
+                let id = self.ledger.issue(nodes.clone());
+                Ok(Grant::new(id, Partition::Nodes(nodes), want))
+            }
+            Err(PlaceError::NoRoom { .. }) => Err(AllocError::NoRoom {
+                request: *request,
+                free: self.occupancy.free_count(),
+                total,
+            }),
+            Err(e) => Err(AllocError::Invalid {
+                request: *request,
+                reason: e.to_string(),
+            }),
+        };
+        self.scratch = out;
+        result
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let nodes = self.ledger.take(grant.id())?;
+        self.placer.release(&nodes);
+        self.occupancy.vacate(nodes);
+        Ok(())
+    }
+
+    occupancy_methods!(occupancy, ledger);
+}

@@ -1,0 +1,177 @@
+//! Slurm strategies through the public API: registry, the allocator
+//! contract (`conformance::check_script`), the documented placements, and
+//! refused parameters and machines.
+
+#![expect(clippy::unwrap_used, reason = "test helpers build fixed, valid inputs")]
+
+use std::sync::Arc;
+
+use partalloc_allocators::conformance::{Step, check_script};
+use partalloc_allocators::slurm::{SlurmAllocator, SlurmRule};
+use partalloc_allocators::{AllocError, Allocator, BuildError, Request, registry};
+use partalloc_topology::Topology;
+use partalloc_topology::slurm::SlurmMachine;
+use proptest::prelude::*;
+
+fn racks(n: u32, size: u32, sizes: &str) -> Topology {
+    let mut conf = String::new();
+    for r in 0..n {
+        let lo = r * size;
+        conf.push_str(&format!(
+            "BlockName=rack{r} Nodes=n[{lo:03}-{:03}]\n",
+            lo + size - 1
+        ));
+    }
+    conf.push_str(&format!("BlockSizes={sizes}\n"));
+    SlurmMachine::parse_conf(&conf, "racks.conf")
+        .unwrap()
+        .into()
+}
+
+fn fabric() -> Topology {
+    let conf = "SwitchName=l0 Nodes=t[00-01]\nSwitchName=l1 Nodes=t[02-04]\n\
+                SwitchName=l2 Nodes=t[05-07]\nSwitchName=l3 Nodes=t[08-11]\n\
+                SwitchName=s0 Switches=l[0-1]\nSwitchName=s1 Switches=l[2-3]\n\
+                SwitchName=top Switches=s[0-1]\n";
+    SlurmMachine::parse_conf(conf, "fabric.conf")
+        .unwrap()
+        .into()
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (1u32..=12).prop_map(|n| Step::Allocate(Request::nodes(n))),
+        1 => Just(Step::Allocate(Request::nodes(13))),
+        1 => Just(Step::Allocate(Request::subcube(1))),
+        4 => (0usize..16).prop_map(Step::Release),
+        1 => (0usize..16).prop_map(Step::ReleaseTwice),
+        1 => (0u32..14).prop_map(Step::MarkFaulty),
+        1 => (0u32..14).prop_map(Step::Repair),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_slurm_strategy_keeps_the_allocator_contract(
+        script in prop::collection::vec(step(), 1..60),
+    ) {
+        let blocks = racks(4, 3, "3,6,12");
+        for name in ["block", "block[segment=3]", "block[exclusive=true]", "block[segment=1,exclusive=true]", "block-buddy", "paging"] {
+            let mut a = registry::build(name, &blocks).unwrap();
+            if let Err(v) = check_script(a.as_mut(), &script) {
+                prop_assert!(false, "{name}: {v}");
+            }
+        }
+        let tree = fabric();
+        for name in ["tree", "tree[switches=1]", "tree[switches=2]", "paging"] {
+            let mut a = registry::build(name, &tree).unwrap();
+            if let Err(v) = check_script(a.as_mut(), &script) {
+                prop_assert!(false, "{name}: {v}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_documented_placements_through_the_registry() {
+    let t = racks(8, 18, "18,36,72,144");
+    let m = Arc::clone(t.as_slurm().unwrap());
+    let mut seg = registry::build("block[segment=12]", &t).unwrap();
+    assert_eq!(seg.name(), "block[segment=12]");
+    let g = seg.allocate(&Request::nodes(36)).unwrap();
+    let nodes = g.partition().node_list(&t).unwrap();
+    assert_eq!(m.hostlist(&nodes), "n[000-011,018-029,036-047]");
+    let loc = m.job_locality(&nodes, Some(12));
+    assert_eq!((loc.domains, loc.split_segments), (3, 0));
+    // 24 nodes in segments of 12: racks 0-2 keep 6 free each, so the pair
+    // of racks 2-3 offers one segment only; the next pair, 4-5, takes it.
+    let h = seg.allocate(&Request::nodes(24)).unwrap();
+    assert_eq!(
+        m.hostlist(&h.partition().node_list(&t).unwrap()),
+        "n[072-083,090-101]"
+    );
+    // 30 nodes ask for three segments of 12: 36 nodes granted.
+    let r = seg.allocate(&Request::nodes(30)).unwrap();
+    assert_eq!((r.requested_nodes(), r.granted_nodes()), (30, 36));
+    assert!(matches!(
+        seg.allocate(&Request::nodes(145)),
+        Err(AllocError::Invalid { .. })
+    ));
+    // The buddy gives whole blocks: 19 nodes take a pair of racks.
+    let mut buddy = registry::build("block-buddy", &t).unwrap();
+    let b = buddy.allocate(&Request::nodes(19)).unwrap();
+    assert_eq!((b.requested_nodes(), b.granted_nodes()), (19, 36));
+    assert_eq!(buddy.free_nodes(), 144 - 36);
+    // Stranded nodes and locality through the concrete type.
+    let mut a = SlurmAllocator::new(&t, SlurmRule::Block(Default::default())).unwrap();
+    let g = a.allocate(&Request::nodes(20)).unwrap();
+    assert_eq!(
+        a.machine().hostlist(&g.partition().node_list(&t).unwrap()),
+        "n[000-019]"
+    );
+    assert_eq!(a.stranded_nodes(), 16);
+    assert_eq!(a.locality(&g).distance_class, 1);
+    a.release(&g).unwrap();
+    assert_eq!(a.stranded_nodes(), 0);
+}
+
+#[test]
+fn the_tree_strategy_through_the_registry() {
+    let t = fabric();
+    let m = Arc::clone(t.as_slurm().unwrap());
+    let mut a = registry::build("tree[switches=1]", &t).unwrap();
+    assert_eq!(a.name(), "tree[switches=1]");
+    let g = a.allocate(&Request::nodes(3)).unwrap();
+    assert_eq!(
+        m.hostlist(&g.partition().node_list(&t).unwrap()),
+        "t[02-04]"
+    );
+    // Five nodes would need two leaves: never placeable with one.
+    assert!(matches!(
+        a.allocate(&Request::nodes(5)),
+        Err(AllocError::Invalid { .. })
+    ));
+    // Four fit l3 once; then no single leaf has four free.
+    a.allocate(&Request::nodes(4)).unwrap();
+    assert!(matches!(
+        a.allocate(&Request::nodes(4)),
+        Err(AllocError::NoRoom { .. })
+    ));
+    // Without the limit: s0 (2 + 3 free) is the best fit among the spines.
+    let mut b = registry::build("tree", &t).unwrap();
+    let g = b.allocate(&Request::nodes(5)).unwrap();
+    assert_eq!(
+        m.hostlist(&g.partition().node_list(&t).unwrap()),
+        "t[00-04]"
+    );
+}
+
+#[test]
+fn bad_parameters_and_machines_are_refused() {
+    let blocks = racks(4, 3, "3,6,12");
+    let tree = fabric();
+    for (spec, machine, says) in [
+        (
+            "block[segment=4]",
+            &blocks,
+            "segment 4 must be between 1 and the base block size 3",
+        ),
+        ("block[segment=0]", &blocks, "a positive whole number"),
+        ("block[exclusive=maybe]", &blocks, "exclusive"),
+        ("tree[switches=0]", &tree, "a positive whole number"),
+        ("block", &tree, "block"),
+        ("tree", &blocks, "tree"),
+        ("buddy", &blocks, "hypercube"),
+    ] {
+        let e = registry::build(spec, machine).unwrap_err();
+        assert!(e.to_string().contains(says), "{spec}: {e}");
+    }
+    assert!(matches!(
+        registry::build("tree", &blocks),
+        Err(BuildError::UnsupportedTopology(_))
+    ));
+    let mesh: Topology = "mesh:4x4".parse().unwrap();
+    assert!(SlurmAllocator::new(&mesh, SlurmRule::BlockBuddy).is_err());
+}

@@ -1,0 +1,111 @@
+//! Slurm machines named by file: `blocks:FILE` and `tree:FILE` read a
+//! `topology.conf` or (`.yaml`, `.yml`) `topology.yaml` file here, since
+//! the text form of `Topology` never touches files. A YAML file with
+//! several topologies takes `FILE#NAME`; without a name, its cluster
+//! default. The machine keeps the path as its source, so it prints back as
+//! the same `blocks:FILE`.
+
+use std::path::Path;
+
+use partalloc::topology::slurm::SlurmMachine;
+use partalloc::topology::{Topology, TopologyKind};
+
+use crate::error::CliError;
+
+/// The Slurm machine a `--topology` value names, if it is `blocks:…` or
+/// `tree:…`.
+pub(crate) fn load(text: &str) -> Option<Result<Topology, CliError>> {
+    let (family, rest) = text.trim().split_once(':')?;
+    let kind = match family.trim().to_ascii_lowercase().as_str() {
+        "blocks" => TopologyKind::Blocks,
+        "tree" => TopologyKind::Tree,
+        _ => return None,
+    };
+    Some(read(kind, rest.trim()))
+}
+
+fn read(kind: TopologyKind, spec: &str) -> Result<Topology, CliError> {
+    let is_yaml = |p: &str| {
+        Path::new(p)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+    };
+    let (file, name) = match spec.rsplit_once('#') {
+        Some((f, n)) if is_yaml(f) => (f, Some(n)),
+        _ => (spec, None),
+    };
+    if file.is_empty() {
+        return Err(CliError::input(format!(
+            "--topology {kind}:FILE needs a topology.conf or topology.yaml file, e.g. {kind}:examples/blocks-8x18.conf"
+        )));
+    }
+    let path = Path::new(file);
+    let body = std::fs::read_to_string(path).map_err(CliError::io(path))?;
+    let machine = if is_yaml(file) {
+        SlurmMachine::parse_yaml(&body, spec, name)
+    } else {
+        SlurmMachine::parse_conf(&body, spec)
+    }
+    .map_err(|e| CliError::input(e.to_string()))?;
+    let topology = Topology::from(machine);
+    if topology.kind() != kind {
+        return Err(CliError::input(format!(
+            "{file} describes a {} machine; name it {}:{spec}",
+            topology.kind(),
+            topology.kind()
+        )));
+    }
+    Ok(topology)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(name: &str) -> String {
+        format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn conf_and_yaml_files_load_as_the_same_machine() {
+        let conf = load(&format!("blocks:{}", example("blocks-8x18.conf")))
+            .unwrap()
+            .unwrap();
+        let yaml = load(&format!("blocks:{}", example("blocks-8x18.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!(conf.kind(), TopologyKind::Blocks);
+        assert_eq!(
+            conf.as_slurm().unwrap().to_conf(),
+            yaml.as_slurm().unwrap().to_conf()
+        );
+        assert!(conf.to_string().ends_with("examples/blocks-8x18.conf"));
+        let named = load(&format!("blocks:{}#racks", example("blocks-8x18.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!(named.num_nodes(), 144);
+        let tree = load(&format!("tree:{}", example("tree-2level.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!((tree.kind(), tree.num_nodes()), (TopologyKind::Tree, 64));
+    }
+
+    #[test]
+    fn wrong_family_missing_file_and_bad_text_are_one_line_errors() {
+        assert!(load("mesh:4x4").is_none());
+        let e = load(&format!("tree:{}", example("blocks-8x18.conf")))
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("describes a blocks machine; name it blocks:"),
+            "{e}"
+        );
+        let e = load(&format!("blocks:{}#nope", example("blocks-8x18.yaml")))
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("no topology named \"nope\""), "{e}");
+        assert!(load("blocks:").unwrap().is_err());
+        assert!(load("blocks:/no/such/file.conf").unwrap().is_err());
+    }
+}

@@ -1,0 +1,496 @@
+//! Slurm accounting dumps as traces: what operators have.
+//!
+//! `sacct --parsable2 --allocations --format=JobID,Submit,Start,End,NNodes,Timelimit,…`
+//! prints a header line of column names and one line per job, fields
+//! separated by `|` with no trailing separator (sacct(1), `--parsable2`).
+//! Columns may come in any order and extra ones are ignored; `JobID`,
+//! `Submit`, `Start`, `End` and `NNodes` are required, `Timelimit` and
+//! `State` are read when present. Job steps (`1234.batch`, `1234.0`,
+//! `1234.extern`) are skipped: a job's nodes are those of its allocation.
+//!
+//! Times are sacct's `YYYY-MM-DDTHH:MM:SS` (read as UTC seconds; only
+//! differences matter); `Unknown` or `None` marks a time that does not
+//! exist (a job that never started or has not ended). Time limits are
+//! `[days-]hours:minutes:seconds`, `minutes:seconds` or `minutes`, or
+//! `UNLIMITED` / `Partition_Limit` (no estimate).
+//!
+//! ```
+//! use partalloc_workload::sacct::SacctTrace;
+//! let dump = "JobID|Submit|Start|End|NNodes|Timelimit|State\n\
+//!             7|2024-05-01T10:00:00|2024-05-01T10:00:05|2024-05-01T11:00:05|36|02:00:00|COMPLETED\n\
+//!             7.batch|2024-05-01T10:00:05|2024-05-01T10:00:05|2024-05-01T11:00:05|1||COMPLETED\n\
+//!             8|2024-05-01T10:30:00|2024-05-01T11:00:05|2024-05-01T11:10:05|18|1-00:00:00|TIMEOUT\n";
+//! let trace = SacctTrace::parse(dump, false)?;
+//! let jobs = trace.jobs(144)?;
+//! assert_eq!(jobs.len(), 2);
+//! assert_eq!((jobs[1].arrival, jobs[1].service, jobs[1].nodes()), (1800.0, 600.0, 18));
+//! assert_eq!(jobs[1].estimate, Some(86_400.0));
+//! # Ok::<(), partalloc_workload::sacct::SacctError>(())
+//! ```
+
+use thiserror::Error;
+
+use crate::{Job, JobShape};
+
+/// Why an accounting dump (or one of its lines) was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum SacctError {
+    /// The header lacks a column the trace needs.
+    #[error(
+        "line 1: no {0} column; dump with sacct --parsable2 --format=JobID,Submit,Start,End,NNodes,Timelimit"
+    )]
+    MissingColumn(&'static str),
+    /// The dump has no header line.
+    #[error("the dump is empty; it needs a header line of column names")]
+    Empty,
+    /// A line with a different number of fields than the header.
+    #[error("line {line}: {found} fields, the header has {want} (fields are separated by |)")]
+    FieldCount {
+        /// 1-based line number.
+        line: u64,
+        /// Fields found.
+        found: usize,
+        /// Columns of the header.
+        want: usize,
+    },
+    /// A field that cannot be read.
+    #[error("line {line}: {column}: {value:?} {reason}")]
+    Field {
+        /// 1-based line number.
+        line: u64,
+        /// The column.
+        column: &'static str,
+        /// The text found.
+        value: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A job that cannot be replayed: it never started or has not ended.
+    #[error("line {line}: job {job}: {reason}")]
+    Unusable {
+        /// 1-based line number.
+        line: u64,
+        /// The job's JobID.
+        job: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A job asks for more nodes than the machine has.
+    #[error("line {line}: job {job} asks for {nodes} nodes; the machine has {machine}")]
+    TooLarge {
+        /// 1-based line number.
+        line: u64,
+        /// The job's JobID.
+        job: String,
+        /// Nodes asked for.
+        nodes: u32,
+        /// Nodes of the machine.
+        machine: u64,
+    },
+}
+
+/// One job (allocation) of an accounting dump.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SacctRecord {
+    /// The 1-based line it was read from.
+    pub line: u64,
+    /// `JobID` as written (`1234`, `1234_7` for an array task, `1234+1`
+    /// for a heterogeneous component).
+    pub job_id: String,
+    /// Submit time, seconds.
+    pub submit: i64,
+    /// Start time, if the job started.
+    pub start: Option<i64>,
+    /// End time, if the job ended.
+    pub end: Option<i64>,
+    /// Nodes allocated (or requested, for a job that never ran).
+    pub nodes: u32,
+    /// Time limit in seconds, if limited.
+    pub time_limit: Option<u64>,
+    /// `State`, if the column is present (`COMPLETED`, `TIMEOUT`, …).
+    pub state: Option<String>,
+}
+
+/// The jobs of an accounting dump, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SacctTrace {
+    /// Jobs read.
+    pub records: Vec<SacctRecord>,
+    /// Lines skipped in lenient mode, with why.
+    pub skipped: Vec<SacctError>,
+}
+
+struct Columns {
+    count: usize,
+    job_id: usize,
+    submit: usize,
+    start: usize,
+    end: usize,
+    nodes: usize,
+    time_limit: Option<usize>,
+    state: Option<usize>,
+}
+
+impl Columns {
+    fn read(header: &str) -> Result<Self, SacctError> {
+        let names: Vec<String> = header
+            .split('|')
+            .map(|n| n.trim().to_ascii_lowercase())
+            .collect();
+        let find = |name: &str| names.iter().position(|n| n == name);
+        let need = |name: &'static str, key: &str| find(key).ok_or(SacctError::MissingColumn(name));
+        Ok(Self {
+            count: names.len(),
+            job_id: need("JobID", "jobid")?,
+            submit: need("Submit", "submit")?,
+            start: need("Start", "start")?,
+            end: need("End", "end")?,
+            nodes: need("NNodes", "nnodes")?,
+            time_limit: find("timelimit"),
+            state: find("state"),
+        })
+    }
+}
+
+/// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` as seconds, `None` for `Unknown`/`None`/empty.
+fn time(text: &str) -> Result<Option<i64>, &'static str> {
+    let t = text.trim();
+    if t.is_empty() || t.eq_ignore_ascii_case("unknown") || t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    const BAD: &str = "is not a time YYYY-MM-DDTHH:MM:SS";
+    let (date, clock) = t.split_once('T').ok_or(BAD)?;
+    let num = |s: &str, lo: i64, hi: i64| {
+        s.parse::<i64>()
+            .ok()
+            .filter(|v| (lo..=hi).contains(v) && !s.starts_with('+'))
+            .ok_or(BAD)
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let c: Vec<&str> = clock.split(':').collect();
+    let ([y, mo, da], [h, mi, s]) = (d.as_slice(), c.as_slice()) else {
+        return Err(BAD);
+    };
+    let (y, mo) = (num(y, 0, 9999)?, num(mo, 1, 12)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    let da = num(da, 1, month_days[(mo - 1) as usize])?;
+    let (h, mi, s) = (num(h, 0, 23)?, num(mi, 0, 59)?, num(s, 0, 60)?);
+    Ok(Some(
+        days_from_civil(y, mo, da) * 86_400 + h * 3600 + mi * 60 + s,
+    ))
+}
+
+/// A Slurm time limit in seconds, `None` when unlimited.
+fn duration(text: &str) -> Result<Option<u64>, &'static str> {
+    let t = text.trim();
+    if t.is_empty()
+        || t.eq_ignore_ascii_case("unlimited")
+        || t.eq_ignore_ascii_case("partition_limit")
+    {
+        return Ok(None);
+    }
+    const BAD: &str =
+        "is not a time limit ([days-]hours:minutes:seconds, minutes:seconds or minutes)";
+    let num = |s: &str| {
+        s.parse::<u64>()
+            .ok()
+            .filter(|_| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or(BAD)
+    };
+    let (days, rest) = match t.split_once('-') {
+        Some((d, r)) => (num(d)?, r),
+        None => (0, t),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let secs = match (parts.as_slice(), days) {
+        ([h, m, s], _) => num(h)? * 3600 + num(m)? * 60 + num(s)?,
+        ([m, s], 0) => num(m)? * 60 + num(s)?,
+        ([m], 0) => num(m)? * 60,
+        ([h, m], _) => num(h)? * 3600 + num(m)? * 60,
+        ([h], _) => num(h)? * 3600,
+        _ => return Err(BAD),
+    };
+    Ok(Some(days * 86_400 + secs))
+}
+
+fn record(cols: &Columns, text: &str, line: u64) -> Result<Option<SacctRecord>, SacctError> {
+    let f: Vec<&str> = text.split('|').collect();
+    if f.len() != cols.count {
+        return Err(SacctError::FieldCount {
+            line,
+            found: f.len(),
+            want: cols.count,
+        });
+    }
+    let job_id = f[cols.job_id].trim();
+    if job_id.contains('.') {
+        return Ok(None); // a job step, not an allocation
+    }
+    let field = |column: &'static str, value: &str, reason: &'static str| SacctError::Field {
+        line,
+        column,
+        value: value.to_owned(),
+        reason,
+    };
+    if job_id.is_empty() {
+        return Err(field("JobID", job_id, "is empty"));
+    }
+    let at = |column: &'static str, i: usize| time(f[i]).map_err(|r| field(column, f[i], r));
+    let submit = at("Submit", cols.submit)?.ok_or_else(|| {
+        field(
+            "Submit",
+            f[cols.submit],
+            "is unknown; every job has a submit time",
+        )
+    })?;
+    let nodes = f[cols.nodes]
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| field("NNodes", f[cols.nodes], "is not a positive whole number"))?;
+    let time_limit = cols
+        .time_limit
+        .map(|i| duration(f[i]).map_err(|r| field("Timelimit", f[i], r)))
+        .transpose()?
+        .flatten();
+    Ok(Some(SacctRecord {
+        line,
+        job_id: job_id.to_owned(),
+        submit,
+        start: at("Start", cols.start)?,
+        end: at("End", cols.end)?,
+        nodes,
+        time_limit,
+        state: cols.state.map(|i| f[i].trim().to_owned()),
+    }))
+}
+
+impl SacctTrace {
+    /// Reads a `sacct --parsable2` dump. In lenient mode a bad job line is
+    /// skipped and kept in [`skipped`](Self::skipped); otherwise the first
+    /// one is the error.
+    ///
+    /// # Errors
+    /// [`SacctError::Empty`] or [`SacctError::MissingColumn`] for a bad
+    /// header, whatever the mode; a bad job line when not lenient.
+    pub fn parse(text: &str, lenient: bool) -> Result<Self, SacctError> {
+        let mut lines = text.lines().enumerate();
+        let header = lines
+            .by_ref()
+            .find(|(_, l)| !l.trim().is_empty())
+            .ok_or(SacctError::Empty)?;
+        let cols = Columns::read(header.1)?;
+        let mut trace = Self::default();
+        for (i, l) in lines {
+            if l.trim().is_empty() {
+                continue;
+            }
+            match record(&cols, l, i as u64 + 1) {
+                Ok(Some(r)) => trace.records.push(r),
+                Ok(None) => {}
+                Err(e) if lenient => trace.skipped.push(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(trace)
+    }
+
+    /// The dump as jobs for a machine of `machine_nodes` nodes: arrival =
+    /// submit time after the earliest submit, service = end − start,
+    /// estimate = the time limit, shape = the node count; ids number the
+    /// jobs from 1 in file order, and the jobs come sorted by arrival
+    /// (file order among equal arrivals).
+    ///
+    /// # Errors
+    /// [`SacctError::Unusable`] for a job that never started or has not
+    /// ended, or that ended before it started; [`SacctError::TooLarge`] for
+    /// one larger than the machine. Use [`usable`](Self::usable) first to
+    /// keep only the jobs that ran.
+    pub fn jobs(&self, machine_nodes: u64) -> Result<Vec<Job>, SacctError> {
+        let origin = self.records.iter().map(|r| r.submit).min().unwrap_or(0);
+        let mut jobs = Vec::with_capacity(self.records.len());
+        for (k, r) in self.records.iter().enumerate() {
+            let unusable = |reason| SacctError::Unusable {
+                line: r.line,
+                job: r.job_id.clone(),
+                reason,
+            };
+            let start = r
+                .start
+                .ok_or_else(|| unusable("it never started (Start is Unknown)"))?;
+            let end = r
+                .end
+                .ok_or_else(|| unusable("it has not ended (End is Unknown)"))?;
+            if end < start {
+                return Err(unusable("it ends before it starts"));
+            }
+            if u64::from(r.nodes) > machine_nodes {
+                return Err(SacctError::TooLarge {
+                    line: r.line,
+                    job: r.job_id.clone(),
+                    nodes: r.nodes,
+                    machine: machine_nodes,
+                });
+            }
+            let shape = JobShape::Nodes { count: r.nodes };
+            let job = Job::new(
+                k as u64 + 1,
+                (r.submit - origin) as f64,
+                shape,
+                (end - start) as f64,
+            )
+            .with_estimate(r.time_limit.map(|t| t as f64));
+            jobs.push(job);
+        }
+        jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+        Ok(jobs)
+    }
+
+    /// The trace without the jobs that cannot be replayed (never started,
+    /// not ended, ending before they start, larger than `machine_nodes`),
+    /// and how many were dropped.
+    #[must_use]
+    pub fn usable(mut self, machine_nodes: u64) -> (Self, usize) {
+        let before = self.records.len();
+        self.records.retain(|r| {
+            matches!((r.start, r.end), (Some(s), Some(e)) if e >= s)
+                && u64::from(r.nodes) <= machine_nodes
+        });
+        let dropped = before - self.records.len();
+        (self, dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-written dump: an array task, steps, a pending job, a running
+    /// one, and four bad lines.
+    const DUMP: &str = "\
+JobID|JobName|Partition|Submit|Start|End|NNodes|NCPUS|Timelimit|State
+100|train|gpu|2024-02-28T23:59:50|2024-02-29T00:00:00|2024-02-29T01:00:00|36|2592|1-00:00:00|COMPLETED
+100.batch|batch||2024-02-29T00:00:00|2024-02-29T00:00:00|2024-02-29T01:00:00|1|72||COMPLETED
+100.0|python||2024-02-29T00:00:01|2024-02-29T00:00:01|2024-02-29T00:59:59|36|2592||COMPLETED
+101_3|sweep|gpu|2024-02-29T00:00:10|2024-02-29T00:30:00|2024-02-29T00:45:30|2|144|30:00|CANCELLED by 1000
+102|eval|gpu|2024-02-29T00:01:00|Unknown|Unknown|4|288|UNLIMITED|PENDING
+103|big|gpu|2024-02-29T00:02:00|2024-02-29T00:02:00|Unknown|18|1296|02:00:00|RUNNING
+104|oops|gpu|2024-02-29T00:03:00|2024-02-29T00:03:00|2024-02-29T00:04:00|zero|0|10|FAILED
+105|oops|gpu|2024-02-30 00:03:00|2024-02-29T00:03:00|2024-02-29T00:04:00|1|72|10|FAILED
+106|short|gpu|2024-02-29T00:03:00|2024-02-29T00:04:00|1
+107|oops|gpu|2024-02-29T00:03:00|2024-02-29T00:04:00|2024-02-29T00:05:00|1|72|1:2:3:4|FAILED
+";
+
+    #[test]
+    fn strict_reading_stops_at_the_first_bad_line() {
+        let e = SacctTrace::parse(DUMP, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 8: NNodes: \"zero\" is not a positive whole number"
+        );
+    }
+
+    #[test]
+    fn lenient_reading_skips_bad_lines_with_their_numbers() {
+        let t = SacctTrace::parse(DUMP, true).unwrap();
+        let ids: Vec<&str> = t.records.iter().map(|r| r.job_id.as_str()).collect();
+        assert_eq!(ids, ["100", "101_3", "102", "103"]);
+        let lines: Vec<String> = t.skipped.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "line 8: NNodes: \"zero\" is not a positive whole number",
+                "line 9: Submit: \"2024-02-30 00:03:00\" is not a time YYYY-MM-DDTHH:MM:SS",
+                "line 10: 6 fields, the header has 10 (fields are separated by |)",
+                "line 11: Timelimit: \"1:2:3:4\" is not a time limit ([days-]hours:minutes:seconds, minutes:seconds or minutes)",
+            ]
+        );
+        let r = &t.records[1];
+        assert_eq!((r.nodes, r.time_limit), (2, Some(1800)));
+        assert_eq!(r.state.as_deref(), Some("CANCELLED by 1000"));
+        assert_eq!(t.records[2].time_limit, None);
+        // The pending and the running job cannot be replayed.
+        let e = t.jobs(144).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 6: job 102: it never started (Start is Unknown)"
+        );
+        let (t, dropped) = t.usable(144);
+        assert_eq!(dropped, 2);
+        let jobs = t.jobs(144).unwrap();
+        // Across the leap day: 23:59:50 to 00:00:10 is 20 s.
+        let got: Vec<(u64, f64, f64, u64, Option<f64>)> = jobs
+            .iter()
+            .map(|j| (j.id, j.arrival, j.service, j.nodes(), j.estimate))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, 0.0, 3600.0, 36, Some(86_400.0)),
+                (2, 20.0, 930.0, 2, Some(1800.0)),
+            ]
+        );
+    }
+
+    #[test]
+    fn headers_and_limits() {
+        assert_eq!(SacctTrace::parse("\n\n", false), Err(SacctError::Empty));
+        assert_eq!(
+            SacctTrace::parse("JobID|Submit|Start|End\n", false),
+            Err(SacctError::MissingColumn("NNodes"))
+        );
+        let t = SacctTrace::parse(
+            "nnodes|end|START|submit|JobID\n400|2024-01-01T00:00:09|2024-01-01T00:00:01|2024-01-01T00:00:00|9\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            t.jobs(100).unwrap_err().to_string(),
+            "line 2: job 9 asks for 400 nodes; the machine has 100"
+        );
+        assert_eq!(t.jobs(400).unwrap()[0].service, 8.0);
+        for (text, secs) in [
+            ("1-00:00:00", Some(86_400)),
+            ("2-3", Some(2 * 86_400 + 3 * 3600)),
+            ("2-03:04", Some(2 * 86_400 + 3 * 3600 + 240)),
+            ("05:00", Some(300)),
+            ("7", Some(420)),
+            ("Partition_Limit", None),
+        ] {
+            assert_eq!(duration(text), Ok(secs), "{text}");
+        }
+        assert!(duration("-5").is_err() && duration("1:x").is_err());
+        assert_eq!(time("1970-01-02T00:00:01"), Ok(Some(86_401)));
+        assert_eq!(time("2000-03-01T00:00:00"), Ok(Some(951_868_800)));
+        assert!(time("2024-13-01T00:00:00").is_err());
+        assert!(time("2023-02-29T00:00:00").is_err() && time("2024-02-29T00:00:00").is_ok());
+    }
+}
