@@ -1,71 +1,30 @@
 //! The measured quantities every command reports, in one table, and their
 //! summaries over replications.
 
-use partalloc::simkit::{ConfidenceInterval, Report, Results};
+use partalloc::simkit::{ConfidenceInterval, Report};
 use serde::Serialize;
 
 use crate::error::CliError;
 
-/// A metric of [`Results`] by name.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Metric {
-    /// The column (and JSON) name of the mean.
-    pub(crate) name: &'static str,
-    /// The column name of the 95% half-width: `name` with `_hw` appended.
-    pub(crate) half_width_name: &'static str,
-    /// What a table shows.
-    pub(crate) label: &'static str,
-    /// The value in one replication's results.
-    pub(crate) get: fn(&Results) -> f64,
-}
+pub(crate) use partalloc::simkit::metrics::Metric;
 
-/// A [`Metric`] whose half-width column name is derived from its name.
-macro_rules! metric {
-    ($name:literal, $label:literal, $get:expr) => {
-        Metric {
-            name: $name,
-            half_width_name: concat!($name, "_hw"),
-            label: $label,
-            get: $get,
-        }
-    };
+/// The metrics every command reports, in output order: the reported ones
+/// of the one table, [`partalloc::simkit::metrics::METRICS`], from which
+/// tables, JSON and the sweep's CSV columns are all made.
+pub(crate) fn reported() -> impl Iterator<Item = &'static Metric> {
+    partalloc::simkit::metrics::METRICS
+        .iter()
+        .filter(|m| m.reported)
 }
-
-/// The deterministic metrics reported by every command, in output order:
-/// the one list of what is measured, from which tables, JSON and the
-/// sweep's CSV columns are all made.
-#[rustfmt::skip]
-pub(crate) const METRICS: &[Metric] = &[
-    metric!("mean_response", "mean response time", |r| r.mean_response),
-    metric!("mean_wait", "mean waiting time", |r| r.mean_wait),
-    metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay),
-    metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay),
-    metric!("mean_service", "mean service time", |r| r.mean_service),
-    metric!("utilization", "utilization", |r| r.utilization),
-    metric!("useful_utilization", "useful utilization", |r| r.useful_utilization),
-    metric!("miss_rate", "allocation miss rate", |r| r.miss_rate),
-    metric!("mean_internal_fragmentation", "internal fragmentation", |r| r.mean_internal_fragmentation),
-    metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length),
-    metric!("throughput", "throughput", |r| r.throughput),
-    metric!("completed", "completed jobs", |r| r.completed as f64),
-];
 
 /// Looks a metric up by name.
 pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
-    METRICS
-        .iter()
-        .find(|m| m.name == name)
-        .copied()
-        .ok_or_else(|| {
-            CliError::input(format!(
-                "unknown metric {name:?}; known metrics: {}",
-                METRICS
-                    .iter()
-                    .map(|m| m.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
+    reported().find(|m| m.name == name).copied().ok_or_else(|| {
+        CliError::input(format!(
+            "unknown metric {name:?}; known metrics: {}",
+            reported().map(|m| m.name).collect::<Vec<_>>().join(", ")
+        ))
+    })
 }
 
 /// A metric over replications: mean and 95% half-width.
@@ -79,10 +38,9 @@ pub(crate) struct Summary {
 
 /// Summarizes every metric over the reports.
 pub(crate) fn summarize(reports: &[Report]) -> Result<Vec<Summary>, CliError> {
-    METRICS
-        .iter()
+    reported()
         .map(|m| {
-            let xs: Vec<f64> = reports.iter().map(|r| (m.get)(&r.results)).collect();
+            let xs: Vec<f64> = reports.iter().map(|r| (m.value)(&r.results)).collect();
             let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
             Ok(Summary {
                 metric: m.name,

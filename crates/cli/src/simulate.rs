@@ -12,7 +12,7 @@ use partalloc::workload::Job;
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::metrics::{METRICS, Summary, search_time_us, summarize};
+use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
 use crate::run::{Setup, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
@@ -278,10 +278,9 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
-                let label = METRICS
-                    .iter()
+                let label = reported()
                     .find(|x| x.name == m.metric)
-                    .map_or(m.metric, |x| x.label);
+                    .map_or(m.metric, |x| x.description);
                 let hw = m.half_width.map(num).unwrap_or_else(|| "–".to_owned());
                 let _ = writeln!(s, "{label:<26} {:>14} {hw:>14}", num(m.mean));
             }

@@ -24,7 +24,7 @@ use serde::ser::SerializeStruct as _;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::CliError;
-use crate::metrics::{METRICS, Summary, metric, summarize};
+use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
 use crate::run::{Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
@@ -153,20 +153,20 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
 }
 
 /// The result columns: the replications, then every metric of
-/// [`METRICS`] as its mean and 95% half-width, in that table's order, so
+/// metric [`reported`] as its mean and 95% half-width, in that table's order, so
 /// the columns follow the table rather than a copy of it.
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     seeds: u64,
-    /// One per metric of [`METRICS`], in order.
+    /// One per [`reported`] metric, in order.
     summaries: Vec<Summary>,
 }
 
 impl Serialize for Row {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut row = serializer.serialize_struct("Row", 1 + 2 * METRICS.len())?;
+        let mut row = serializer.serialize_struct("Row", 1 + 2 * self.summaries.len())?;
         row.serialize_field("seeds", &self.seeds)?;
-        for (m, s) in METRICS.iter().zip(&self.summaries) {
+        for (m, s) in reported().zip(&self.summaries) {
             row.serialize_field(m.name, &s.mean)?;
             row.serialize_field(m.half_width_name, &s.half_width)?;
         }
@@ -378,9 +378,9 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
         }
         for ((_, t, s), series) in groups {
             let chart = Chart {
-                title: format!("{} — {t}, {s}", metric.label.trim()),
+                title: format!("{} — {t}, {s}", metric.description.trim()),
                 x_label: "offered load".to_owned(),
-                y_label: metric.label.trim().to_owned(),
+                y_label: metric.description.trim().to_owned(),
                 series: series
                     .into_iter()
                     .map(|(label, mut points)| {
@@ -545,8 +545,7 @@ mod tests {
 
     #[test]
     fn row_columns_are_the_metrics_table_in_order() {
-        let summaries = METRICS
-            .iter()
+        let summaries = reported()
             .enumerate()
             .map(|(i, m)| Summary {
                 metric: m.name,
@@ -560,6 +559,12 @@ mod tests {
             summaries,
         });
         let (header, values) = text.split_once('\n').unwrap();
+        let cols: Vec<&str> = header.split(',').collect();
+        for m in reported() {
+            for c in [m.name, m.half_width_name] {
+                assert_eq!(cols.iter().filter(|&&x| x == c).count(), 1, "{c}");
+            }
+        }
         // The columns of the files written before the row was derived from
         // the table; a resumed sweep needs them unchanged.
         assert_eq!(

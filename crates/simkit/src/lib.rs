@@ -83,6 +83,7 @@
 pub mod atomic;
 pub mod calendar;
 pub mod ci;
+pub mod metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod replicate;

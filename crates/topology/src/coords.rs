@@ -28,9 +28,10 @@ pub const MAX_DIMS: usize = 8;
 /// assert_eq!(c.product(), 15);
 /// # Ok::<(), partalloc_topology::TopologyError>(())
 /// ```
-// Equality and order compare the length, then the used values: the unused
-// slots are always zero, so this is the order of (len, all slots) without
-// reading them. `Hash` may read every slot for the same reason.
+// Equality and order compare the length, then the used values. The unused
+// slots are always zero, so comparing (len, all slots) gives the same
+// answer and is what the impls do; `Hash` reads every slot for the same
+// reason.
 #[expect(
     clippy::derived_hash_with_manual_eq,
     reason = "the unused slots are zero, so equal values hash equally"
@@ -85,7 +86,24 @@ impl Coords {
     #[must_use]
     #[inline]
     pub fn as_slice(&self) -> &[u32] {
-        &self.values[..usize::from(self.len)]
+        // `len <= MAX_DIMS` always; the `min` tells the compiler so, and
+        // costs less than the bounds check it replaces.
+        &self.values[..usize::from(self.len).min(MAX_DIMS)]
+    }
+
+    /// The number of values (at least 1, at most [`MAX_DIMS`]), read
+    /// without building the slice.
+    #[must_use]
+    #[inline]
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Always false: a `Coords` holds at least one value.
+    #[must_use]
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// The first `len` of `values` (1 ≤ `len` ≤ [`MAX_DIMS`], the rest of
@@ -107,9 +125,17 @@ impl Coords {
         &self.values
     }
 
+    /// All [`MAX_DIMS`] slots, for writing the used ones (from 0 to
+    /// `len()`) without a bounds check per dimension. The caller keeps the
+    /// unused slots zero: equality, order and hashing read every slot.
+    #[inline]
+    pub(crate) fn lanes_mut(&mut self) -> &mut [u32; MAX_DIMS] {
+        &mut self.values
+    }
+
     /// The values as a mutable slice (dimension 0 first).
     pub fn as_mut_slice(&mut self) -> &mut [u32] {
-        &mut self.values[..usize::from(self.len)]
+        &mut self.values[..usize::from(self.len).min(MAX_DIMS)]
     }
 
     /// The product of the values, as the number of nodes of a box with these
@@ -133,7 +159,7 @@ impl Coords {
 impl PartialEq for Coords {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.as_slice() == other.as_slice()
+        self.len == other.len && self.values == other.values
     }
 }
 
@@ -151,7 +177,7 @@ impl Ord for Coords {
     fn cmp(&self, other: &Self) -> core::cmp::Ordering {
         self.len
             .cmp(&other.len)
-            .then_with(|| self.as_slice().cmp(other.as_slice()))
+            .then_with(|| self.values.cmp(&other.values))
     }
 }
 
@@ -235,6 +261,22 @@ mod tests {
                 .product(),
             0
         );
+    }
+
+    proptest::proptest! {
+        /// Equality and order read every slot; they agree with comparing
+        /// the length, then the used values as slices.
+        #[test]
+        fn order_is_length_then_values(
+            a in proptest::collection::vec(0u32..4, 1..=MAX_DIMS),
+            b in proptest::collection::vec(0u32..4, 1..=MAX_DIMS),
+        ) {
+            let (ca, cb) = (Coords::new(&a).unwrap(), Coords::new(&b).unwrap());
+            let naive = a.len().cmp(&b.len()).then_with(|| a.cmp(&b));
+            proptest::prop_assert_eq!(ca.cmp(&cb), naive);
+            proptest::prop_assert_eq!(ca == cb, a == b);
+            proptest::prop_assert_eq!((ca.len(), ca.is_empty()), (a.len(), false));
+        }
     }
 
     #[test]

@@ -201,10 +201,21 @@ impl GridBox {
         let n = self.dims();
         let (lo, ext) = (self.base.lanes(), self.extents.lanes());
         let (olo, oext) = (other.base.lanes(), other.extents.lanes());
-        // base + extent never overflows: the constructors check it. The
-        // bound MAX_DIMS spares the index checks.
-        other.dims() == n
-            && (0..n.min(MAX_DIMS)).all(|i| olo[i] >= lo[i] && olo[i] + oext[i] <= lo[i] + ext[i])
+        // base + extent never overflows: the constructors check it.
+        // `&` rather than `&&`: the strategies' inner loops test many boxes
+        // whose outcomes do not follow a pattern, and four comparisons
+        // cost less than a mispredicted branch.
+        let inside = |i: usize| (olo[i] >= lo[i]) & (olo[i] + oext[i] <= lo[i] + ext[i]);
+        if other.dims() != n {
+            return false;
+        }
+        // The 2-D meshes' strategies test containment in their inner
+        // loops: a fixed pair of lanes compiles to four comparisons.
+        if n == 2 {
+            return inside(0) & inside(1);
+        }
+        // The bound MAX_DIMS spares the index checks.
+        (0..n.min(MAX_DIMS)).all(inside)
     }
 
     /// Whether the two boxes share a node (false on a dimension mismatch).
@@ -214,8 +225,15 @@ impl GridBox {
         let n = self.dims();
         let (lo, ext) = (self.base.lanes(), self.extents.lanes());
         let (olo, oext) = (other.base.lanes(), other.extents.lanes());
-        other.dims() == n
-            && (0..n.min(MAX_DIMS)).all(|i| lo[i] < olo[i] + oext[i] && olo[i] < lo[i] + ext[i])
+        let meet = |i: usize| (lo[i] < olo[i] + oext[i]) & (olo[i] < lo[i] + ext[i]);
+        if other.dims() != n {
+            return false;
+        }
+        // As in `contains_box`: the 2-D case unrolled.
+        if n == 2 {
+            return meet(0) & meet(1);
+        }
+        (0..n.min(MAX_DIMS)).all(meet)
     }
 
     /// The lowest coordinate along dimension `d`; 0 from `dims()` on, as
@@ -284,20 +302,24 @@ impl GridBox {
         core::iter::once(*self)
             .filter(move |_| !overlapping)
             .chain((0..sides).filter_map(move |k| {
-                let d = k / 2;
-                let (lo, hi, hlo, hhi) = (self.lo(d), self.hi(d), hole.lo(d), hole.hi(d));
+                // d < dims ≤ MAX_DIMS: the lanes are used ones.
+                let d = (k / 2).min(MAX_DIMS - 1);
+                let (lo, ext) = (self.base.lanes()[d], self.extents.lanes()[d]);
+                let (hlo, hext) = (hole.base.lanes()[d], hole.extents.lanes()[d]);
+                // Exclusive ends; base + extent never overflows.
+                let (end, hend) = (lo + ext, hlo + hext);
                 let mut part = *self;
                 if k % 2 == 0 {
-                    // Below the hole: lo ..= hlo − 1 (the hole starts inside).
+                    // Below the hole: lo .. hlo (the hole starts inside).
                     (hlo > lo).then(|| {
-                        part.extents[d] = hlo - lo;
+                        part.extents.lanes_mut()[d] = hlo - lo;
                         part
                     })
                 } else {
-                    // Above the hole: hhi + 1 ..= hi.
-                    (hhi < hi).then(|| {
-                        part.base[d] = hhi + 1;
-                        part.extents[d] = hi - hhi;
+                    // Above the hole: hend .. end.
+                    (hend < end).then(|| {
+                        part.base.lanes_mut()[d] = hend;
+                        part.extents.lanes_mut()[d] = end - hend;
                         part
                     })
                 }
@@ -330,11 +352,13 @@ impl GridBox {
         let corners = if fits { 1usize << n } else { 0 };
         (0..corners).map(move |corner| {
             let mut b = *self;
-            for (d, &e) in extents.iter().enumerate() {
+            let (lo, ext) = (self.base.lanes(), self.extents.lanes());
+            // `extents` has dims ≤ MAX_DIMS entries when `corners` > 0.
+            for (d, &e) in extents.iter().enumerate().take(MAX_DIMS) {
                 if corner >> d & 1 == 1 {
-                    b.base[d] = self.base[d] + self.extents[d] - e;
+                    b.base.lanes_mut()[d] = lo[d] + ext[d] - e;
                 }
-                b.extents[d] = e;
+                b.extents.lanes_mut()[d] = e;
             }
             b
         })
@@ -548,6 +572,37 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The unrolled 2-D tests and the lane-wise corner placements agree
+        /// with a per-dimension reading of the boxes, in 2-D and beyond.
+        #[test]
+        fn fast_paths_match_per_dimension_tests(
+            (a, b) in (1usize..=4).prop_flat_map(|d| (small_box(d), small_box(d))),
+            ext in prop::collection::vec(1u32..4, 1..=4),
+        ) {
+            let n = a.dims();
+            let per_dim = |f: &dyn Fn(usize) -> bool| (0..n).all(f);
+            prop_assert_eq!(
+                a.overlaps(&b),
+                per_dim(&|d| a.lo(d) <= b.hi(d) && b.lo(d) <= a.hi(d))
+            );
+            prop_assert_eq!(
+                a.contains_box(&b),
+                per_dim(&|d| a.lo(d) <= b.lo(d) && b.hi(d) <= a.hi(d))
+            );
+            let corners: Vec<GridBox> = a.corner_placements(&ext).collect();
+            if ext.len() == n && per_dim(&|d| ext[d] <= a.extent(d)) {
+                prop_assert_eq!(corners.len(), 1 << n);
+                for (corner, c) in corners.iter().enumerate() {
+                    for (d, &e) in ext.iter().enumerate() {
+                        let lo = if corner >> d & 1 == 1 { a.hi(d) + 1 - e } else { a.lo(d) };
+                        prop_assert_eq!((c.lo(d), c.extent(d)), (lo, e));
+                    }
+                }
+            } else {
+                prop_assert!(corners.is_empty());
+            }
+        }
 
         /// Against node sets: overlap, containment, and the parts outside
         /// a hole cover exactly the box minus the hole, each part maximal.

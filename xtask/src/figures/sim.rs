@@ -1,13 +1,15 @@
 //! One point of a simulated figure: its setup, its replications and the
 //! summary written to the figure's CSV.
 
+use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric};
 use partalloc_simkit::{ConfidenceInterval, Report, SimConfig, Simulation, Stop, replication_rng};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
     Arrivals, CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, JobShape, ShapeDist, ShapeLaw,
     Workload, WorkloadSpec,
 };
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use super::FigError;
 
@@ -212,18 +214,8 @@ fn ci(values: &[f64]) -> Result<Ci, FigError> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Summary {
     pub replications: u64,
-    pub completed: Ci,
-    pub response: Ci,
-    pub wait: Ci,
-    pub service: Ci,
-    pub numerical: Ci,
-    pub topological: Ci,
-    pub utilization: Ci,
-    pub useful_utilization: Ci,
-    pub miss_rate: Ci,
-    pub fragmentation: Ci,
-    pub queue_length: Ci,
-    pub attempts_per_job: Ci,
+    /// One per metric of [`METRICS`], in that table's order.
+    pub metrics: [Ci; METRICS.len()],
     /// Microseconds in allocate + release per job (not deterministic).
     pub search_us: Option<Ci>,
 }
@@ -239,28 +231,30 @@ impl Summary {
         } else {
             None
         };
+        let mut metrics = [Ci {
+            mean: f64::NAN,
+            half: None,
+        }; METRICS.len()];
+        for (slot, m) in metrics.iter_mut().zip(METRICS) {
+            *slot = col(&|r| (m.value)(&r.results))?;
+        }
         Ok(Self {
             replications: reports.len() as u64,
-            completed: col(&|r| r.results.completed as f64)?,
-            response: col(&|r| r.results.mean_response)?,
-            wait: col(&|r| r.results.mean_wait)?,
-            service: col(&|r| r.results.mean_service)?,
-            numerical: col(&|r| r.results.mean_numerical_delay)?,
-            topological: col(&|r| r.results.mean_topological_delay)?,
-            utilization: col(&|r| r.results.utilization)?,
-            useful_utilization: col(&|r| r.results.useful_utilization)?,
-            miss_rate: col(&|r| r.results.miss_rate)?,
-            fragmentation: col(&|r| r.results.mean_internal_fragmentation)?,
-            queue_length: col(&|r| r.results.mean_queue_length)?,
-            attempts_per_job: col(&|r| {
-                if r.results.completed == 0 {
-                    0.0
-                } else {
-                    r.results.attempts as f64 / r.results.completed as f64
-                }
-            })?,
+            metrics,
             search_us,
         })
+    }
+
+    /// The summary of metric `m` (one of [`METRICS`]).
+    fn get(&self, m: &SimMetric) -> Ci {
+        METRICS
+            .iter()
+            .position(|x| x.name == m.name)
+            .and_then(|i| self.metrics.get(i).copied())
+            .unwrap_or(Ci {
+                mean: f64::NAN,
+                half: None,
+            })
     }
 }
 
@@ -278,90 +272,69 @@ pub(crate) enum Metric {
 }
 
 impl Metric {
-    /// The CSV column prefix of the metric (`<prefix>_mean`).
-    pub(crate) fn column(self) -> &'static str {
+    /// The metric of the table the deterministic CSV's `mean` column
+    /// holds for this panel.
+    fn plotted(self) -> &'static str {
         match self {
-            Self::Response => "response",
-            Self::Wait => "wait",
-            Self::Numerical => "numerical_delay",
-            Self::Topological => "topological_delay",
+            Self::Response => "mean_response",
+            Self::Wait => "mean_wait",
+            Self::Numerical => "mean_numerical_delay",
+            Self::Topological => "mean_topological_delay",
             Self::Utilization => "utilization",
             Self::MissRate => "miss_rate",
+            Self::SearchTime => "attempts_per_job",
+        }
+    }
+
+    /// The CSV column prefix of the metric (`<prefix>_mean`): its figure
+    /// key in the table, or `search_us` for the CPU-time CSV.
+    pub(crate) fn column(self) -> &'static str {
+        match self {
             Self::SearchTime => "search_us",
+            m => metrics::by_name(m.plotted())
+                .and_then(|t| t.figure)
+                .map_or("mean", |f| f.key),
         }
     }
 }
 
 /// One row of a figure's deterministic CSV (after the point's columns):
-/// the plotted quantity first, then every other measured quantity with its
-/// 95% confidence half-width over the replications.
-#[derive(Debug, Clone, Serialize)]
+/// the plotted quantity first, then every metric of [`METRICS`] that the
+/// figures carry, in [`metrics::figure_columns`] order, with its 95%
+/// confidence half-width over the replications.
+#[derive(Debug, Clone)]
 pub(crate) struct Row {
-    pub mean: f64,
-    pub ci95: Option<f64>,
-    pub jobs_mean: f64,
-    pub response_mean: f64,
-    pub response_ci95: Option<f64>,
-    pub wait_mean: f64,
-    pub wait_ci95: Option<f64>,
-    pub service_mean: f64,
-    pub service_ci95: Option<f64>,
-    pub numerical_delay_mean: f64,
-    pub numerical_delay_ci95: Option<f64>,
-    pub topological_delay_mean: f64,
-    pub topological_delay_ci95: Option<f64>,
-    pub utilization_mean: f64,
-    pub utilization_ci95: Option<f64>,
-    pub useful_utilization_mean: f64,
-    pub useful_utilization_ci95: Option<f64>,
-    pub miss_rate_mean: f64,
-    pub miss_rate_ci95: Option<f64>,
-    pub internal_fragmentation_mean: f64,
-    pub internal_fragmentation_ci95: Option<f64>,
-    pub queue_length_mean: f64,
-    pub queue_length_ci95: Option<f64>,
-    pub attempts_per_job_mean: f64,
-    pub attempts_per_job_ci95: Option<f64>,
+    main: Ci,
+    summary: Summary,
 }
 
 impl Row {
     pub(crate) fn new(s: &Summary, metric: Metric) -> Self {
-        let main = match metric {
-            Metric::Response => s.response,
-            Metric::Wait => s.wait,
-            Metric::Numerical => s.numerical,
-            Metric::Topological => s.topological,
-            Metric::Utilization => s.utilization,
-            Metric::MissRate => s.miss_rate,
-            Metric::SearchTime => s.attempts_per_job,
-        };
-        Self {
-            mean: main.mean,
-            ci95: main.half,
-            jobs_mean: s.completed.mean,
-            response_mean: s.response.mean,
-            response_ci95: s.response.half,
-            wait_mean: s.wait.mean,
-            wait_ci95: s.wait.half,
-            service_mean: s.service.mean,
-            service_ci95: s.service.half,
-            numerical_delay_mean: s.numerical.mean,
-            numerical_delay_ci95: s.numerical.half,
-            topological_delay_mean: s.topological.mean,
-            topological_delay_ci95: s.topological.half,
-            utilization_mean: s.utilization.mean,
-            utilization_ci95: s.utilization.half,
-            useful_utilization_mean: s.useful_utilization.mean,
-            useful_utilization_ci95: s.useful_utilization.half,
-            miss_rate_mean: s.miss_rate.mean,
-            miss_rate_ci95: s.miss_rate.half,
-            internal_fragmentation_mean: s.fragmentation.mean,
-            internal_fragmentation_ci95: s.fragmentation.half,
-            queue_length_mean: s.queue_length.mean,
-            queue_length_ci95: s.queue_length.half,
-            attempts_per_job_mean: s.attempts_per_job.mean,
-            attempts_per_job_ci95: s.attempts_per_job.half,
+        let main = metrics::by_name(metric.plotted()).map_or(
+            Ci {
+                mean: f64::NAN,
+                half: None,
+            },
+            |m| s.get(m),
+        );
+        Self { main, summary: *s }
+    }
+}
+
+impl Serialize for Row {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut row = serializer.serialize_struct("Row", 2 + 2 * METRICS.len())?;
+        row.serialize_field("mean", &self.main.mean)?;
+        row.serialize_field("ci95", &self.main.half)?;
+        for m in metrics::figure_columns() {
+            let Some(f) = m.figure else { continue };
+            let c = self.summary.get(m);
+            row.serialize_field(f.mean, &c.mean)?;
+            if let Some(ci95) = f.ci95 {
+                row.serialize_field(ci95, &c.half)?;
+            }
         }
+        row.end()
     }
 }
 
@@ -403,6 +376,67 @@ mod tests {
         let mut c = box_job(&[1, 1, 1]).with_shape(JobShape::Nodes { count: 5 });
         round_up_pow2(&mut c, &caps);
         assert_eq!(c.shape, JobShape::Nodes { count: 5 });
+    }
+
+    #[test]
+    fn figure_rows_keep_their_columns_and_carry_each_metric_once() {
+        let r = |completed, attempts, wait| partalloc_simkit::Results {
+            completed,
+            attempts,
+            mean_wait: wait,
+            mean_service: 1.5,
+            ..partalloc_simkit::Results::default()
+        };
+        let reports: Vec<Report> = [r(4, 6, 2.0), r(4, 10, 4.0)]
+            .into_iter()
+            .map(|results| Report {
+                allocator: "fsl".to_owned(),
+                scheduler: "fcfs".to_owned(),
+                topology: "mesh:4x4".to_owned(),
+                results,
+                search_time: partalloc_simkit::SearchTime::default(),
+                jobs: Vec::new(),
+            })
+            .collect();
+        let s = Summary::of(&reports).unwrap();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(Row::new(&s, Metric::SearchTime)).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let (header, values) = text.split_once('\n').unwrap();
+        // The columns of the figure CSVs written before the row was derived
+        // from the table.
+        assert_eq!(
+            header,
+            "mean,ci95,jobs_mean,response_mean,response_ci95,wait_mean,wait_ci95,\
+             service_mean,service_ci95,numerical_delay_mean,numerical_delay_ci95,\
+             topological_delay_mean,topological_delay_ci95,utilization_mean,\
+             utilization_ci95,useful_utilization_mean,useful_utilization_ci95,\
+             miss_rate_mean,miss_rate_ci95,internal_fragmentation_mean,\
+             internal_fragmentation_ci95,queue_length_mean,queue_length_ci95,\
+             attempts_per_job_mean,attempts_per_job_ci95"
+        );
+        let cols: Vec<&str> = header.split(',').collect();
+        let vals: Vec<&str> = values.trim_end().split(',').collect();
+        for m in METRICS {
+            let Some(f) = m.figure else { continue };
+            assert_eq!(
+                cols.iter().filter(|&&c| c == f.mean).count(),
+                1,
+                "{}",
+                m.name
+            );
+        }
+        let at = |c: &str| cols.iter().position(|&x| x == c).map(|i| vals[i]);
+        // The plotted quantity of a search-time panel is attempts per job.
+        assert_eq!(
+            (at("mean"), at("attempts_per_job_mean")),
+            (Some("2.0"), Some("2.0"))
+        );
+        assert_eq!(
+            (at("jobs_mean"), at("wait_mean"), at("service_mean")),
+            (Some("4.0"), Some("3.0"), Some("1.5"))
+        );
+        assert_eq!(at("service_ci95"), Some("0.0"));
     }
 
     #[test]

@@ -108,7 +108,9 @@ pub enum FslDealloc {
 fn fsl_key(r: &GridBox) -> (Reverse<u64>, u32, u32, u32, Reverse<u32>) {
     let (w, h) = (r.extent(0), r.extent(1));
     (
-        Reverse(r.volume()),
+        // The list's boxes are 2-D: w·h is their volume, without the
+        // general product over the dimensions.
+        Reverse(u64::from(w) * u64::from(h)),
         w.abs_diff(h),
         r.lo(1),
         r.lo(0),
@@ -122,6 +124,21 @@ fn fsl_key(r: &GridBox) -> (Reverse<u64>, u32, u32, u32, Reverse<u32>) {
 pub(super) fn rf(s: &GridBox, against: &GridBox) -> u64 {
     if !s.overlaps(against) {
         return against.volume();
+    }
+    if s.dims() == 2 && against.dims() == 2 {
+        // FSL's inner loop: the four slabs of Definition 2 directly.
+        let (w, h) = (u64::from(against.extent(0)), u64::from(against.extent(1)));
+        let slab = |below: u32, above: u32| u64::from(below.max(above));
+        return (slab(
+            s.lo(0).saturating_sub(against.lo(0)),
+            against.hi(0).saturating_sub(s.hi(0)),
+        ) * h)
+            .max(
+                slab(
+                    s.lo(1).saturating_sub(against.lo(1)),
+                    against.hi(1).saturating_sub(s.hi(1)),
+                ) * w,
+            );
     }
     let mut best = 0u64;
     for d in 0..against.dims() {
@@ -182,17 +199,20 @@ pub(super) fn decompose(free: &mut Vec<GridBox>, best: &GridBox, pieces: &mut Ve
             continue;
         }
         free.swap_remove(i);
-        pieces.extend(s.parts_outside(best));
+        for p in s.parts_outside(best) {
+            pieces.push(p);
+        }
     }
-    pieces.sort_unstable();
-    pieces.dedup();
     let survivors = free.len();
+    // A part is kept unless a survivor or another part contains it; of
+    // equal parts only the first is kept (no sort and dedup needed: the
+    // caller orders the list).
     for (k, p) in pieces.iter().enumerate() {
         let covered = free[..survivors].iter().any(|s| s.contains_box(p))
             || pieces
                 .iter()
                 .enumerate()
-                .any(|(j, q)| j != k && q.contains_box(p));
+                .any(|(j, q)| j != k && q.contains_box(p) && (j < k || q != p));
         if !covered {
             free.push(*p);
         }

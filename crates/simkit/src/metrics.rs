@@ -1,0 +1,196 @@
+//! The measured quantities of a run, in one table: each metric's name,
+//! what it means, how it is read from a run's [`Results`], and the columns
+//! it fills in the figure CSVs. Every output that reports metrics (the
+//! command-line tool's tables, JSON and sweep CSVs, the reproduction
+//! figures' CSVs) is made from [`METRICS`] rather than from a copy of it.
+//!
+//! ```
+//! use partalloc_simkit::Results;
+//! use partalloc_simkit::metrics::{self, METRICS};
+//! let r = Results { completed: 4, attempts: 6, mean_wait: 2.5, ..Results::default() };
+//! let wait = metrics::by_name("mean_wait").expect("a known metric");
+//! assert_eq!((wait.value)(&r), 2.5);
+//! assert_eq!(wait.figure.map(|f| f.mean), Some("wait_mean"));
+//! let per_job = metrics::by_name("attempts_per_job").expect("a known metric");
+//! assert_eq!((per_job.value)(&r), 1.5);
+//! assert!(!per_job.reported);
+//! // The figure columns, in CSV order, start with the completed jobs.
+//! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 12);
+//! ```
+
+use crate::Results;
+
+/// One measured quantity.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// Its name: the column (and JSON) name of its mean in the
+    /// command-line tool's outputs.
+    pub name: &'static str,
+    /// The column name of its 95% half-width there: `name` with `_hw`
+    /// appended.
+    pub half_width_name: &'static str,
+    /// What it is, as a table row label shows it (the parts of the waiting
+    /// time are indented under it).
+    pub description: &'static str,
+    /// Its value in one replication's results.
+    pub value: fn(&Results) -> f64,
+    /// Whether the command-line tool reports it (every metric except the
+    /// figures' attempts per job).
+    pub reported: bool,
+    /// Its columns in the figure CSVs, if they carry it.
+    pub figure: Option<FigureColumns>,
+}
+
+/// Where a metric stands in a figure CSV's result columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FigureColumns {
+    /// The column prefix (`response` for `response_mean`, …).
+    pub key: &'static str,
+    /// The column of the mean over the replications.
+    pub mean: &'static str,
+    /// The column of the 95% half-width, if the figures carry one.
+    pub ci95: Option<&'static str>,
+    /// The position among the figure's metric columns (0 first): the
+    /// figure CSVs keep an order of their own.
+    pub position: u8,
+}
+
+/// A reported metric, optionally with figure columns `<key>_mean` and
+/// `<key>_ci95` at `position` (`no_ci` for a mean without half-width).
+macro_rules! metric {
+    ($name:literal, $description:literal, $value:expr) => {
+        metric!(@make $name, $description, $value, true, None)
+    };
+    ($name:literal, $description:literal, $value:expr, figure $key:literal at $pos:literal) => {
+        metric!(@make $name, $description, $value, true, Some(FigureColumns {
+            key: $key,
+            mean: concat!($key, "_mean"),
+            ci95: Some(concat!($key, "_ci95")),
+            position: $pos,
+        }))
+    };
+    ($name:literal, $description:literal, $value:expr, figure $key:literal at $pos:literal no_ci) => {
+        metric!(@make $name, $description, $value, true, Some(FigureColumns {
+            key: $key,
+            mean: concat!($key, "_mean"),
+            ci95: None,
+            position: $pos,
+        }))
+    };
+    (@make $name:literal, $description:literal, $value:expr, $reported:expr, $figure:expr) => {
+        Metric {
+            name: $name,
+            half_width_name: concat!($name, "_hw"),
+            description: $description,
+            value: $value,
+            reported: $reported,
+            figure: $figure,
+        }
+    };
+}
+
+/// Attempts per completed job (0 without completed jobs).
+fn attempts_per_job(r: &Results) -> f64 {
+    if r.completed == 0 {
+        0.0
+    } else {
+        r.attempts as f64 / r.completed as f64
+    }
+}
+
+/// Every metric, in the order the command-line tool reports them (the
+/// figures-only ones last). The figure CSVs order their columns by
+/// [`FigureColumns::position`] instead ([`figure_columns`]).
+#[rustfmt::skip]
+pub const METRICS: &[Metric] = &[
+    metric!("mean_response", "mean response time", |r| r.mean_response, figure "response" at 1),
+    metric!("mean_wait", "mean waiting time", |r| r.mean_wait, figure "wait" at 2),
+    metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay, figure "numerical_delay" at 4),
+    metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay, figure "topological_delay" at 5),
+    metric!("mean_service", "mean service time", |r| r.mean_service, figure "service" at 3),
+    metric!("utilization", "utilization", |r| r.utilization, figure "utilization" at 6),
+    metric!("useful_utilization", "useful utilization", |r| r.useful_utilization, figure "useful_utilization" at 7),
+    metric!("miss_rate", "allocation miss rate", |r| r.miss_rate, figure "miss_rate" at 8),
+    metric!("mean_internal_fragmentation", "internal fragmentation", |r| r.mean_internal_fragmentation, figure "internal_fragmentation" at 9),
+    metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length, figure "queue_length" at 10),
+    metric!("throughput", "throughput", |r| r.throughput),
+    metric!("completed", "completed jobs", |r| r.completed as f64, figure "jobs" at 0 no_ci),
+    Metric {
+        reported: false,
+        ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
+    },
+];
+
+/// The metric named `name`, if any.
+#[must_use]
+pub fn by_name(name: &str) -> Option<&'static Metric> {
+    METRICS.iter().find(|m| m.name == name)
+}
+
+/// The metrics the figure CSVs carry, in their column order.
+pub fn figure_columns() -> impl Iterator<Item = &'static Metric> {
+    (0..=u8::MAX).map_while(|pos| {
+        METRICS
+            .iter()
+            .find(|m| m.figure.is_some_and(|f| f.position == pos))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_figure_positions_are_unique_and_dense() {
+        for (i, m) in METRICS.iter().enumerate() {
+            assert!(
+                METRICS[i + 1..].iter().all(|o| o.name != m.name),
+                "{} twice",
+                m.name
+            );
+            assert_eq!(m.half_width_name, format!("{}_hw", m.name));
+        }
+        let in_figures = METRICS.iter().filter(|m| m.figure.is_some()).count();
+        // Positions 0..n, each once: figure_columns reaches every one.
+        assert_eq!(figure_columns().count(), in_figures);
+        let mut keys: Vec<&str> = figure_columns()
+            .filter_map(|m| m.figure.map(|f| f.key))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), in_figures);
+    }
+
+    #[test]
+    fn values_read_their_own_field() {
+        let r = Results {
+            completed: 8,
+            attempts: 10,
+            mean_response: 1.0,
+            mean_wait: 2.0,
+            mean_numerical_delay: 3.0,
+            mean_topological_delay: 4.0,
+            mean_service: 5.0,
+            utilization: 6.0,
+            useful_utilization: 7.0,
+            miss_rate: 8.5,
+            mean_internal_fragmentation: 9.0,
+            mean_queue_length: 10.0,
+            throughput: 11.0,
+            ..Results::default()
+        };
+        let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
+        assert_eq!(
+            got,
+            [
+                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 1.25
+            ]
+        );
+        let empty = Results::default();
+        assert_eq!(
+            by_name("attempts_per_job").map(|m| (m.value)(&empty)),
+            Some(0.0)
+        );
+    }
+}
