@@ -59,6 +59,9 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::mesh::BUDDY_2D_ENTRY,
         crate::mesh::FSL_3D_ENTRY,
         crate::paging::ENTRY,
+        crate::pod::FIRST_FIT_ENTRY,
+        crate::pod::BEST_FIT_ENTRY,
+        crate::pod::RECONFIGURABLE_ENTRY,
     ],
 );
 
@@ -122,6 +125,7 @@ mod tests {
             let topo: Topology = match e.info.topologies[0] {
                 TopologyKind::Hypercube => "hypercube:6",
                 TopologyKind::Mesh => "mesh:8x8",
+                TopologyKind::Pod => "pod:tpu-v4:8x8x8",
                 _ => "torus:8x8",
             }
             .parse()

@@ -85,6 +85,7 @@ pub mod calendar;
 pub mod ci;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod pod;
 pub mod replicate;
 pub mod report;
 pub mod run;

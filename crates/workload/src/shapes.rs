@@ -698,6 +698,8 @@ pub enum ShapeDist {
     CubeDims(CubeDims),
     /// [`MeshSides`].
     Mesh(MeshSides),
+    /// [`CatalogueShapes`](crate::CatalogueShapes).
+    Catalogue(crate::CatalogueShapes),
 }
 
 impl Distribution<JobShape> for ShapeDist {
@@ -707,6 +709,7 @@ impl Distribution<JobShape> for ShapeDist {
             Self::Noncubic(d) => d.sample(rng),
             Self::CubeDims(d) => d.sample(rng),
             Self::Mesh(d) => d.sample(rng),
+            Self::Catalogue(d) => d.sample(rng),
         }
     }
 }
@@ -718,6 +721,7 @@ impl ShapeDistribution for ShapeDist {
             Self::Noncubic(d) => d.mean_nodes(),
             Self::CubeDims(d) => d.mean_nodes(),
             Self::Mesh(d) => d.mean_nodes(),
+            Self::Catalogue(d) => d.mean_nodes(),
         }
     }
 }
@@ -737,6 +741,12 @@ impl From<NoncubicShapes> for ShapeDist {
 impl From<CubeDims> for ShapeDist {
     fn from(d: CubeDims) -> Self {
         Self::CubeDims(d)
+    }
+}
+
+impl From<crate::CatalogueShapes> for ShapeDist {
+    fn from(d: crate::CatalogueShapes) -> Self {
+        Self::Catalogue(d)
     }
 }
 

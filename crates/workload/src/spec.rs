@@ -47,9 +47,9 @@ use partalloc_topology::{Coords, Topology, TopologyError, parse_sides};
 use thiserror::Error;
 
 use crate::{
-    Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential,
-    MeshSides, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw, UniformDemand, Workload,
-    WorkloadError,
+    CatalogueShapes, Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential,
+    HyperExponential, MeshSides, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw,
+    UniformDemand, Workload, WorkloadError,
 };
 
 /// Why a workload description was refused.
@@ -93,12 +93,13 @@ pub enum SpecError {
 }
 
 const ARRIVALS: &str = "load:RHO or rate:LAMBDA";
-const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…] or noncubic[:AxB…]";
+const SHAPES: &str =
+    "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…], noncubic[:AxB…] or catalogue[:W1,W2,…]";
 const CUBE_DIMS: &str = "uniform, uniform:LO-HI, normal, or weights W0,W1,…";
 const SIDE_LAWS: &str = "uniform, normal or exponential";
 const DEMANDS: &str = "exp:MEAN, uniform:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE";
 const DEPENDENCES: &str = "dependent or independent";
-const KINDS: &str = "auto, sides, cubic, noncubic or cube";
+const KINDS: &str = "auto, sides, cubic, noncubic, cube or catalogue";
 
 fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
     SpecError::Syntax {
@@ -392,6 +393,12 @@ pub enum ShapeLaw {
         /// The largest request, if smaller than the machine.
         max: Option<Coords>,
     },
+    /// `catalogue[:W1,W2,…]`: a pod's catalogue shapes, with a weight per
+    /// shape (smallest first; default all equal).
+    Catalogue {
+        /// The weights, one per catalogue shape.
+        weights: Option<Vec<f64>>,
+    },
 }
 
 impl ShapeLaw {
@@ -409,6 +416,8 @@ impl ShapeLaw {
     ) -> Self {
         match kind {
             ShapeKind::Auto if topology.as_hypercube().is_some() => Self::Cube(cube_dims.clone()),
+            ShapeKind::Auto if topology.as_pod().is_some() => Self::Catalogue { weights: None },
+            ShapeKind::Catalogue => Self::Catalogue { weights: None },
             ShapeKind::Cube => Self::Cube(cube_dims.clone()),
             ShapeKind::Auto | ShapeKind::Sides => Self::Sides { law: sides, max },
             ShapeKind::Cubic => Self::Cubic { max },
@@ -436,6 +445,14 @@ impl ShapeLaw {
                     )));
                 };
                 return Ok(dims.dims(h.dim())?.into());
+            }
+            Self::Catalogue { weights } => {
+                let Some(pod) = topology.as_pod() else {
+                    return Err(unfit(format!(
+                        "draws a pod's catalogue shapes and needs a pod, not {topology}; use sides"
+                    )));
+                };
+                return Ok(CatalogueShapes::new(pod.catalogue(), weights.as_deref())?.into());
             }
             Self::Sides { max, .. } | Self::Cubic { max } | Self::Noncubic { max } => max,
         };
@@ -527,6 +544,25 @@ impl FromStr for ShapeLaw {
             }
             "cubic" => Ok(Self::Cubic { max: max(rest)? }),
             "noncubic" => Ok(Self::Noncubic { max: max(rest)? }),
+            "catalogue" => {
+                let weights = rest
+                    .map(|r| {
+                        r.split(',')
+                            .map(|w| {
+                                w.trim().parse::<f64>().map_err(|_| {
+                                    syntax(
+                                        LAW,
+                                        text,
+                                        SHAPES,
+                                        format!("shape weight {w:?} is not a number"),
+                                    )
+                                })
+                            })
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .transpose()?;
+                Ok(Self::Catalogue { weights })
+            }
             other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
         }
     }
@@ -547,6 +583,15 @@ impl Display for ShapeLaw {
             Self::Noncubic { max } => {
                 f.write_str("noncubic")?;
                 max
+            }
+            Self::Catalogue { weights } => {
+                f.write_str("catalogue")?;
+                if let Some(w) = weights {
+                    for (i, w) in w.iter().enumerate() {
+                        write!(f, "{}{w}", if i == 0 { ':' } else { ',' })?;
+                    }
+                }
+                return Ok(());
             }
         };
         if let Some(m) = max {
@@ -592,6 +637,8 @@ pub enum ShapeKind {
     Cubic,
     /// `noncubic`: Kang's uniform boxes.
     Noncubic,
+    /// `catalogue`: a pod's catalogue shapes, all equally likely.
+    Catalogue,
 }
 
 impl FromStr for ShapeKind {
@@ -604,6 +651,7 @@ impl FromStr for ShapeKind {
             "sides" => Ok(Self::Sides),
             "cubic" => Ok(Self::Cubic),
             "noncubic" => Ok(Self::Noncubic),
+            "catalogue" => Ok(Self::Catalogue),
             _ => Err(syntax("shape kind", text, KINDS, "unknown kind".to_owned())),
         }
     }
@@ -617,6 +665,7 @@ impl Display for ShapeKind {
             Self::Sides => "sides",
             Self::Cubic => "cubic",
             Self::Noncubic => "noncubic",
+            Self::Catalogue => "catalogue",
         })
     }
 }
@@ -1121,6 +1170,8 @@ mod tests {
             (law, sides()).prop_map(|(law, max)| ShapeLaw::Sides { law, max }),
             sides().prop_map(|max| ShapeLaw::Cubic { max }),
             sides().prop_map(|max| ShapeLaw::Noncubic { max }),
+            proptest::option::of(proptest::collection::vec(0.0f64..100.0, 1..12))
+                .prop_map(|weights| ShapeLaw::Catalogue { weights }),
         ]
     }
 
@@ -1140,5 +1191,46 @@ mod tests {
             let a = if rate { Arrivals::Rate(x) } else { Arrivals::Load(x) };
             prop_assert_eq!(a.to_string().parse::<Arrivals>(), Ok(a));
         }
+    }
+}
+
+#[cfg(test)]
+mod pod_tests {
+    use partalloc_topology::pod::Pod;
+
+    use super::*;
+    use crate::ShapeDistribution;
+
+    #[test]
+    fn a_pod_draws_its_catalogue_shapes_by_default() {
+        let pod: Topology = Pod::preset("tpu-v5e").unwrap().into();
+        let auto = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &pod,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        assert_eq!(auto, ShapeLaw::Catalogue { weights: None });
+        // 1, 4, 8, 16, 32, 64, 128, 256 chips, equally likely.
+        let d = auto.shapes(&pod).unwrap();
+        assert_eq!(d.mean_nodes(), 509.0 / 8.0);
+        let law: ShapeLaw = "catalogue:1,0,0,0,0,0,0,1".parse().unwrap();
+        assert_eq!(law.to_string(), "catalogue:1,0,0,0,0,0,0,1");
+        assert_eq!(law.shapes(&pod).unwrap().mean_nodes(), 128.5);
+        let e = law
+            .shapes(&"mesh:8x8".parse().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a pod"), "{e}");
+        let e = "catalogue:1,x".parse::<ShapeLaw>().unwrap_err().to_string();
+        assert!(e.contains("shape weight \"x\" is not a number"), "{e}");
+        let e = "catalogue:1,2"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&pod)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 shape weights given for 8"), "{e}");
     }
 }

@@ -40,15 +40,77 @@ mod measures;
 #[cfg(test)]
 mod tests;
 
-pub use measures::{ShapeMeasure, pod_measures, stranded_chips};
+pub use measures::{
+    ShapeMeasure, largest_placeable, placeable, pod_measures, stranded_chips, stranded_chips_under,
+};
 
 use std::sync::Arc;
 
 use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
-use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology, TopologyKind};
 
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
+};
+
+/// The machines the pod strategies accept.
+const POD_KINDS: &[TopologyKind] = &[TopologyKind::Pod];
+
+/// The pod a registry entry was asked to run on, shared, or why not.
+fn pod_of(strategy: &'static str, topology: &Topology) -> Result<Arc<Pod>, BuildError> {
+    match topology {
+        Topology::Pod(p) => Ok(Arc::clone(p)),
+        other => Err(BuildError::UnsuitableTopology {
+            strategy,
+            topology: other.to_string(),
+            reason: "needs a pod, e.g. pod:tpu-v4 or pod:tpu-v5e".to_owned(),
+        }),
+    }
+}
+
+pub(crate) const FIRST_FIT_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-first-fit",
+        summary: "static links: the first free catalogue slice in node-id order, across the torus edge",
+        source: "docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| {
+        Ok(Box::new(PodAllocator::first_fit(pod_of(
+            "pod-first-fit",
+            t,
+        )?)))
+    },
+};
+
+pub(crate) const BEST_FIT_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-best-fit",
+        summary: "static links: the free slice after which the largest catalogue shapes keep the most placements",
+        source: "docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| Ok(Box::new(PodAllocator::best_fit(pod_of("pod-best-fit", t)?))),
+};
+
+pub(crate) const RECONFIGURABLE_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-reconfigurable",
+        summary: "optical switches: whole-cube slices from any free cubes (lowest ids), smaller ones packed into used cubes first",
+        source: "Jouppi et al., ISCA 2023 (TPU v4 optical circuit switches); docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| {
+        Ok(Box::new(PodAllocator::reconfigurable(pod_of(
+            "pod-reconfigurable",
+            t,
+        )?)))
+    },
 };
 
 /// Which pod strategy a [`PodAllocator`] runs.

@@ -333,3 +333,54 @@ proptest! {
         check_script_with(a.as_mut(), &fresh, &steps).map_err(|v| TestCaseError::fail(v.to_string()))?;
     }
 }
+
+#[test]
+fn stranded_chips_and_the_largest_shape_follow_the_wiring_rules() {
+    use super::{largest_placeable, stranded_chips_under};
+    // An 8x4 torus of two 4x4 cubes; chip 0 = (0,0) is busy.
+    let p = pod(
+        &[8, 4],
+        Some(&[4, 4]),
+        Wiring::Reconfigurable,
+        &[&[4, 4], &[8, 4]],
+        false,
+    );
+    let mut busy = NodeSet::new(32);
+    busy.insert(0).unwrap();
+    let shape = |s: Option<Coords>| s.map(|s| s.as_slice().to_vec());
+    // Static: 4x4 boxes at columns 1..4 are free and cover columns 1..=7;
+    // column 0 keeps rows 1..=3 free but in no free 4x4.
+    assert_eq!(stranded_chips_under(&p, &busy, Wiring::Static), 3);
+    assert_eq!(
+        shape(largest_placeable(&p, &busy, Wiring::Static)),
+        Some(vec![4, 4])
+    );
+    // Reconfigurable: cube 0 is not clean, so its 15 free chips join no
+    // whole-cube slice, and no shape fits inside a cube otherwise.
+    assert_eq!(stranded_chips_under(&p, &busy, Wiring::Reconfigurable), 15);
+    assert_eq!(
+        shape(largest_placeable(&p, &busy, Wiring::Reconfigurable)),
+        Some(vec![4, 4])
+    );
+    // With a 2x2 in the catalogue every free chip of cube 0 lies in a free
+    // 2x2 inside the cube.
+    let p2 = pod(
+        &[8, 4],
+        Some(&[4, 4]),
+        Wiring::Reconfigurable,
+        &[&[2, 2], &[4, 4], &[8, 4]],
+        false,
+    );
+    assert_eq!(stranded_chips_under(&p2, &busy, Wiring::Reconfigurable), 0);
+    // Both cubes dirty: only 2x2 slices remain.
+    busy.insert(4).unwrap();
+    assert_eq!(
+        shape(largest_placeable(&p2, &busy, Wiring::Reconfigurable)),
+        Some(vec![2, 2])
+    );
+    // Nothing free: nothing placeable, nothing stranded.
+    let mut full = NodeSet::new(32);
+    full.insert_range(0, 32).unwrap();
+    assert_eq!(largest_placeable(&p2, &full, Wiring::Static), None);
+    assert_eq!(stranded_chips_under(&p2, &full, Wiring::Reconfigurable), 0);
+}
