@@ -17,7 +17,8 @@ use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N.
+    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N,
+    /// pod:PRESET[:AxB…] or a pod file (*.toml).
     #[arg(long, short)]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
@@ -77,6 +78,9 @@ struct Output<'a> {
     metrics: &'a [Summary],
     search_time_us_per_job: f64,
     replications: Vec<Results>,
+    /// On a pod: stranded chips and the largest placeable shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod: Option<crate::pod_measures::PodSummary>,
 }
 
 /// Runs a trace once.
@@ -96,7 +100,8 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             time: args.time,
         },
         warmup: args.warmup,
-        record_jobs: args.jobs_csv.is_some(),
+        // A pod's measures need every job's placement.
+        record_jobs: args.jobs_csv.is_some() || topology.as_pod().is_some(),
         measure_search_time: true,
     };
     let report = Simulation::by_name(
@@ -141,9 +146,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds) = if args.trace.trace.is_some() {
+    let (reports, workload, seeds, pod) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
-        (r, w, 1)
+        let pod = r.first().and_then(|first| {
+            crate::pod_measures::from_records(&topology, &first.allocator, &first.jobs)
+        });
+        (r, w, 1, pod)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
@@ -170,10 +178,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         });
         bar.finish_and_clear();
         let r = r?;
+        let pod = crate::pod_measures::generated(
+            &topology,
+            &args.allocator,
+            &args.scheduler,
+            &w,
+            (spec.jobs, spec.warmup),
+            args.seed,
+        )?;
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),
             args.seeds,
+            pod,
         )
     };
     let summary = summarize(&reports)?;
@@ -191,6 +208,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         metrics: &summary,
         search_time_us_per_job: search_time_us(&reports),
         replications: reports.iter().map(|r| r.results).collect(),
+        pod,
     };
     // The job file first: if it cannot be written, no report claims success.
     if let Some(path) = &args.jobs_csv {
@@ -245,6 +263,26 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 "search time µs/job",
                 num(out.search_time_us_per_job)
             );
+            if let Some(p) = &out.pod {
+                let _ = writeln!(s);
+                let _ = writeln!(
+                    s,
+                    "pod, time average over seed 0 run to completion ({} placement rules):",
+                    p.rules
+                );
+                let _ = writeln!(
+                    s,
+                    "{:<26} {:>14}",
+                    "stranded chips",
+                    num(p.mean_stranded_chips)
+                );
+                let _ = writeln!(
+                    s,
+                    "{:<26} {:>14}",
+                    "largest placeable chips",
+                    num(p.mean_largest_placeable_chips)
+                );
+            }
             Ok(s)
         }
     }

@@ -27,6 +27,8 @@ pub(crate) enum ShapesArg {
     Noncubic,
     /// Subcube dimensions (Mohapatra §4.1).
     Cube,
+    /// A pod's catalogue shapes (weights from --shape-weights).
+    Catalogue,
 }
 
 /// Law of each side for `sides` shapes (`--sides`).
@@ -92,6 +94,10 @@ pub(crate) struct WorkloadArgs {
     /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
     #[arg(long, default_value = "uniform")]
     pub(crate) cube_dims: CubeDimLaw,
+    /// Weights of a pod's catalogue shapes, smallest shape first, e.g.
+    /// 4,2,1,1,0,0,0,0 (default: all equal).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) shape_weights: Option<Vec<f64>>,
     /// Residence time law: exp:MEAN, uniform:MEAN (on [0, 2·MEAN]),
     /// uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE.
     #[arg(long, default_value = "exp:1")]
@@ -111,7 +117,9 @@ impl WorkloadArgs {
                 ShapesArg::Cubic => ShapeKind::Cubic,
                 ShapesArg::Noncubic => ShapeKind::Noncubic,
                 ShapesArg::Cube => ShapeKind::Cube,
+                ShapesArg::Catalogue => ShapeKind::Catalogue,
             },
+            shape_weights: self.shape_weights.clone(),
             sides: match self.sides {
                 SidesArg::Uniform => SideLaw::Uniform,
                 SidesArg::Normal => SideLaw::TruncatedNormal,
@@ -183,6 +191,10 @@ pub(crate) struct WorkloadSpec {
     /// Residence (service) time law: `exp:MEAN`, `uniform:MEAN`,
     /// `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
     pub(crate) residence: DemandLaw,
+    /// Weights of a pod's catalogue shapes, smallest first (`catalogue`
+    /// shapes; default all equal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) shape_weights: Option<Vec<f64>>,
     /// `dependent` or `independent` (Mohapatra §4.1).
     #[serde(with = "as_text")]
     pub(crate) dependence: Dependence,
@@ -201,6 +213,7 @@ impl Default for WorkloadSpec {
             sides: SideLaw::Uniform,
             max_sides: None,
             cube_dims: CubeDimLaw::Uniform,
+            shape_weights: None,
             residence: DemandLaw::Exponential { mean: 1.0 },
             dependence: Dependence::Dependent,
             jobs: 1000,
@@ -213,13 +226,20 @@ impl Default for WorkloadSpec {
 impl WorkloadSpec {
     /// The shape law the options select on `topology`.
     pub(crate) fn shape_law(&self, topology: &Topology) -> ShapeLaw {
-        ShapeLaw::of_kind(
+        match ShapeLaw::of_kind(
             self.shapes,
             topology,
             self.sides,
             &self.cube_dims,
             self.max_sides.map(|m| m.0),
-        )
+        ) {
+            ShapeLaw::Catalogue { weights: None } if self.shape_weights.is_some() => {
+                ShapeLaw::Catalogue {
+                    weights: self.shape_weights.clone(),
+                }
+            }
+            law => law,
+        }
     }
 
     /// The shape distribution on `topology`.
@@ -261,6 +281,7 @@ pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: 
     let shapes = match spec.shape_law(topology) {
         ShapeLaw::Cube(dims) => format!("cube dims {dims}"),
         ShapeLaw::Sides { law, .. } => format!("sides {law}"),
+        law @ ShapeLaw::Catalogue { .. } => law.to_string(),
         _ => spec.shapes.to_string(),
     };
     let max = spec
