@@ -37,8 +37,11 @@
 //! ```
 
 mod measures;
+mod placements;
 #[cfg(test)]
 mod tests;
+
+use placements::FreeBases;
 
 pub use measures::{
     ShapeMeasure, largest_placeable, placeable, pod_measures, stranded_chips, stranded_chips_under,
@@ -329,6 +332,7 @@ impl PodAllocator {
     }
 
     /// Every free static placement, in first-fit order.
+    #[cfg(test)]
     fn static_candidates(&self, shape: &Coords, rotate: bool) -> Vec<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
@@ -346,7 +350,119 @@ impl PodAllocator {
         out
     }
 
+    /// The blocked chips (busy or faulty).
+    fn blocked(&self) -> NodeSet {
+        let mut b = self.busy.clone();
+        b.union_with(&self.faulty);
+        b
+    }
+
+    /// First fit from the free-base maps of every orientation: the lowest
+    /// base, then the earliest orientation.
     fn static_first(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let sides = *self.pod.grid().sides();
+        let blocked = self.blocked();
+        let mut fb = FreeBases::default();
+        let mut best: Option<(usize, Coords)> = None;
+        for o in orientations(shape, rotate, sides.as_slice()) {
+            fb.compute(sides.as_slice(), &blocked, o.as_slice());
+            if let Some(b) = fb.first_from(0)
+                && best.as_ref().is_none_or(|(bb, _)| b < *bb)
+            {
+                best = Some((b, o));
+            }
+        }
+        let (b, o) = best?;
+        let base = self.pod.grid().coords_of(b as NodeId).ok()?;
+        Some((base, o))
+    }
+
+    /// Best fit (see the module documentation) without trying each
+    /// placement: a tentative grant destroys exactly the free placements
+    /// of each catalogue shape whose box meets it, counted in a cyclic box
+    /// of bases; score components are compared largest shape first and
+    /// computed only while the candidate ties the best so far.
+    fn best_fit_fast(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let sides = *self.pod.grid().sides();
+        let k = sides.as_slice();
+        let blocked = self.blocked();
+        // Free-base maps with prefix sums for every catalogue shape with at
+        // least one free placement, largest shape first.
+        let mut maps: Vec<Vec<(Coords, FreeBases)>> = Vec::new();
+        for s in self.pod.catalogue().shapes().iter().rev() {
+            let mut per = Vec::new();
+            for o in orientations(s, self.pod.rotates(), k) {
+                let mut fb = FreeBases::default();
+                fb.compute(k, &blocked, o.as_slice());
+                if fb.total > 0 {
+                    fb.build_prefix(k);
+                    per.push((o, fb));
+                }
+            }
+            maps.push(per);
+        }
+        let component = |i: usize, base: &Coords, ext: &Coords| -> u32 {
+            maps[i]
+                .iter()
+                .map(|(o, fb)| {
+                    let mut lo = [0u32; partalloc_topology::MAX_DIMS];
+                    let mut len = [0u32; partalloc_topology::MAX_DIMS];
+                    for d in 0..k.len() {
+                        // Bases b' of o meeting [base, base+ext): b' in
+                        // base − o + 1 … base + ext − 1 (mod k).
+                        lo[d] = (base[d] + k[d] - (o[d] - 1) % k[d]) % k[d];
+                        len[d] = (ext[d] + o[d] - 1).min(k[d]);
+                    }
+                    fb.total - fb.count_cyclic(k, &lo[..k.len()], &len[..k.len()])
+                })
+                .sum()
+        };
+        let orients = orientations(shape, rotate, k);
+        let mut cands: Vec<FreeBases> = Vec::with_capacity(orients.len());
+        for o in &orients {
+            let mut fb = FreeBases::default();
+            fb.compute(k, &blocked, o.as_slice());
+            cands.push(fb);
+        }
+        let grid = self.pod.grid();
+        let mut best: Option<(Vec<u32>, (Coords, Coords))> = None;
+        for b in 0..grid.num_nodes() {
+            for (o, fb) in orients.iter().zip(&cands) {
+                if fb.free[b] == 0 {
+                    continue;
+                }
+                let base = grid.coords_of(b as NodeId).ok()?;
+                match &mut best {
+                    None => {
+                        let score = (0..maps.len()).map(|i| component(i, &base, o)).collect();
+                        best = Some((score, (base, *o)));
+                    }
+                    Some((score, place)) => {
+                        for i in 0..maps.len() {
+                            let v = component(i, &base, o);
+                            if v < score[i] {
+                                break;
+                            }
+                            if v > score[i] {
+                                score[i] = v;
+                                for (j, s) in score.iter_mut().enumerate().skip(i + 1) {
+                                    *s = component(j, &base, o);
+                                }
+                                *place = (base, *o);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// The first free placement by trying each base and orientation: the
+    /// reference [`static_first`](Self::static_first) must agree with.
+    #[cfg(test)]
+    fn static_first_reference(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
         for id in 0..grid.num_nodes() as NodeId {
@@ -362,6 +478,7 @@ impl PodAllocator {
         None
     }
 
+    #[cfg(test)]
     fn best_fit_score(&mut self, base: &Coords, ext: &Coords) -> Vec<usize> {
         let sides = *self.pod.grid().sides();
         let mut taken = Vec::with_capacity(ext.product() as usize);
@@ -393,6 +510,21 @@ impl PodAllocator {
 
     fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         match self.policy {
+            PodPolicy::BestFit => self.best_fit_fast(shape, rotate),
+            _ => self.static_first(shape, rotate),
+        }
+    }
+
+    /// Best fit by trying every placement and recounting every shape's
+    /// free placements: the reference [`best_fit_fast`](Self::best_fit_fast)
+    /// must agree with.
+    #[cfg(test)]
+    pub(crate) fn place_static_reference(
+        &mut self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        match self.policy {
             PodPolicy::BestFit => {
                 let mut best: Option<(Vec<usize>, (Coords, Coords))> = None;
                 for cand in self.static_candidates(shape, rotate) {
@@ -403,8 +535,18 @@ impl PodAllocator {
                 }
                 best.map(|(_, c)| c)
             }
-            _ => self.static_first(shape, rotate),
+            _ => self.static_first_reference(shape, rotate),
         }
+    }
+
+    /// The placement the strategy would choose for a static request now.
+    #[cfg(test)]
+    pub(crate) fn place_static_now(
+        &mut self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        self.place_static(shape, rotate)
     }
 
     fn cube_sides(&self) -> Coords {
@@ -624,9 +766,9 @@ impl Allocator for PodAllocator {
     }
 
     fn free_nodes(&self) -> usize {
-        let mut unavailable = self.busy.clone();
-        unavailable.union_with(&self.faulty);
-        self.total_nodes() - unavailable.count()
+        // Busy and faulty chips are disjoint: a busy chip cannot be marked
+        // faulty and a faulty one is never granted.
+        self.total_nodes() - self.busy.count() - self.faulty.count()
     }
 
     fn live_grants(&self) -> usize {

@@ -384,3 +384,48 @@ fn stranded_chips_and_the_largest_shape_follow_the_wiring_rules() {
     assert_eq!(largest_placeable(&p2, &full, Wiring::Static), None);
     assert_eq!(stranded_chips_under(&p2, &full, Wiring::Reconfigurable), 0);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The fast static searches choose exactly what trying every placement
+    /// chooses, on states reached by random grants and releases.
+    #[test]
+    fn fast_static_searches_choose_what_the_exhaustive_ones_choose(
+        which in 0usize..3,
+        best in any::<bool>(),
+        steps in prop::collection::vec((0usize..6, any::<bool>()), 1..14),
+        faults in prop::collection::vec(0u32..12, 0..3),
+    ) {
+        let mut pods = small_pods();
+        pods.push(pod(
+            &[4, 4, 4],
+            Some(&[2, 2, 2]),
+            Wiring::Static,
+            &[&[1, 1, 1], &[2, 1, 1], &[2, 2, 1], &[2, 2, 2], &[4, 2, 2], &[4, 4, 2], &[4, 4, 4]],
+            true,
+        ));
+        let p = pods[which].clone();
+        let shapes = p.catalogue().shapes().to_vec();
+        let mut a = if best { PodAllocator::best_fit(p.clone()) } else { PodAllocator::first_fit(p.clone()) };
+        for f in faults {
+            let _ = a.mark_faulty(f);
+        }
+        let mut live = Vec::new();
+        for (pick, release) in steps {
+            if release && !live.is_empty() {
+                let g = live.remove(pick % live.len());
+                a.release(&g).unwrap();
+                continue;
+            }
+            let shape = shapes[pick % shapes.len()];
+            let rotate = p.rotates();
+            let fast = a.place_static_now(&shape, rotate);
+            let slow = a.place_static_reference(&shape, rotate);
+            prop_assert_eq!(fast, slow);
+            if let Ok(g) = a.allocate(&Request::boxed(shape.as_slice()).unwrap()) {
+                live.push(g);
+            }
+        }
+    }
+}
