@@ -52,6 +52,41 @@ impl FreeBases {
         self.total = self.free.iter().map(|&f| u32::from(f)).sum();
     }
 
+    /// Marks in `covered` every chip of a box of `ext` based at a free base
+    /// (the free bases dilated by the box, cyclically per dimension).
+    pub(crate) fn cover(&mut self, sides: &[u32], ext: &[u32], covered: &mut [u8]) {
+        let n = self.free.len();
+        // scratch = free, then per dimension scratch'[x] = OR of scratch[x − j], j < e.
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.free);
+        let mut out = vec![0u8; n];
+        let mut stride = 1usize;
+        for (&k, &e) in sides.iter().zip(ext) {
+            let (k, e) = (k as usize, e as usize);
+            if e > 1 {
+                for block in 0..n / (k * stride) {
+                    for low in 0..stride {
+                        let start = block * k * stride + low;
+                        let at = |j: usize| start + (j % k) * stride;
+                        // Window of positions p − e + 1 … p.
+                        let mut sum: usize =
+                            (0..e).map(|j| usize::from(self.scratch[at(k - j)])).sum();
+                        for p in 0..k {
+                            out[at(p)] = u8::from(sum > 0);
+                            sum = sum + usize::from(self.scratch[at(p + 1)])
+                                - usize::from(self.scratch[at(p + 1 + k - e)]);
+                        }
+                    }
+                }
+                core::mem::swap(&mut self.scratch, &mut out);
+            }
+            stride *= k;
+        }
+        for (c, &s) in covered.iter_mut().zip(&self.scratch) {
+            *c |= s;
+        }
+    }
+
     /// The first free base at or after `from`, if any.
     pub(crate) fn first_from(&self, from: usize) -> Option<usize> {
         self.free

@@ -429,3 +429,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Stranded chips from dilated free-base maps equal the count from
+    /// trying every placement.
+    #[test]
+    fn fast_stranded_chips_match_the_exhaustive_count(
+        which in 0usize..2,
+        down in prop::collection::vec(0u32..12, 0..10),
+    ) {
+        // Without 1-chip shapes, so that chips can be stranded.
+        let p = [
+            pod(&[4, 3], None, Wiring::Static, &[&[2, 1], &[2, 2], &[4, 1], &[2, 3]], true),
+            pod(&[3, 2, 2], None, Wiring::Static, &[&[2, 2, 1], &[3, 1, 2]], false),
+        ][which]
+            .clone();
+        let mut set = NodeSet::new(12);
+        for d in down {
+            let _ = set.insert(d);
+        }
+        prop_assert_eq!(
+            stranded_chips(&p, &set),
+            super::measures::stranded_chips_reference(&p, &set)
+        );
+    }
+}
