@@ -1,7 +1,9 @@
 //! What `simulate` adds for a pod: stranded chips and the largest
 //! placeable catalogue shape, averaged over time.
 
+use partalloc::allocators::pod::{largest_placeable, stranded_chips_under};
 use partalloc::simkit::pod::{pod_run_measures, wiring_of};
+use partalloc::topology::NodeSet;
 use partalloc::simkit::{JobRecord, SimConfig, Simulation, replication_rng};
 use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, ShapeDist, Workload};
@@ -69,4 +71,34 @@ pub(crate) fn generated(
     )?
     .run()?;
     Ok(from_records(topology, allocator, &report.jobs))
+}
+
+/// For `show` on a pod: "; largest placeable slice 4x4x8, 0 stranded chips
+/// (static rules)" for the chips `owner` marks busy.
+pub(crate) fn state_line(
+    topology: &Topology,
+    allocator: &str,
+    owner: &[Option<usize>],
+) -> Option<String> {
+    let pod = topology.as_pod()?;
+    let mut busy = NodeSet::new(owner.len());
+    for (c, o) in owner.iter().enumerate() {
+        if o.is_some() {
+            let _ = busy.insert(u32::try_from(c).ok()?);
+        }
+    }
+    let wiring = wiring_of(allocator);
+    let largest = largest_placeable(pod, &busy, wiring).map_or_else(
+        || "none".to_owned(),
+        |s| {
+            s.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        },
+    );
+    Some(format!(
+        "; largest placeable slice {largest}, {} stranded chips ({wiring} rules)",
+        stranded_chips_under(pod, &busy, wiring)
+    ))
 }

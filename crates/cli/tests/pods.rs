@@ -193,3 +193,56 @@ fn a_trace_replays_on_a_pod_with_counts_rounded_to_catalogue_shapes() {
         .collect();
     assert_eq!(granted, ["4", "8", "128"], "{csv}");
 }
+
+#[test]
+fn show_draws_a_2d_pod_and_a_3d_pod_by_planes_with_the_pod_state() {
+    let out = ok(&run(&[
+        "show",
+        "--topology",
+        "pod:tpu-v5e:8x8",
+        "--allocator",
+        "pod-first-fit",
+        "--at",
+        "20",
+    ]));
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains("largest placeable slice") && first.contains("(static rules)"),
+        "{first}"
+    );
+    // Eight rows of eight cells.
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.len() == 8 && l.chars().all(|c| c == '.' || c.is_ascii_alphanumeric()))
+        .collect();
+    assert_eq!(rows.len(), 8, "{out}");
+    let out = ok(&run(&[
+        "show",
+        "--topology",
+        "pod:tpu-v4:8x8x8",
+        "--allocator",
+        "pod-reconfigurable",
+        "--at",
+        "20",
+    ]));
+    assert!(out.contains("(reconfigurable rules)"), "{out}");
+    for z in 0..8 {
+        assert!(out.contains(&format!("slice z = {z} (dimension 2)")), "{out}");
+    }
+}
+
+#[test]
+fn easy_backfilling_runs_on_a_pod() {
+    let v = simulate_json(&[
+        "--topology",
+        "pod:tpu-v4:8x8x8",
+        "--allocator",
+        "pod-reconfigurable",
+        "--scheduler",
+        "easy-backfilling",
+        "--load",
+        "0.7",
+    ]);
+    assert_eq!(v["scheduler"], "easy-backfilling");
+    assert_eq!(v["replications"][0]["completed"], 120);
+}
