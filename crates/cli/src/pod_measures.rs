@@ -3,8 +3,8 @@
 
 use partalloc::allocators::pod::{largest_placeable, stranded_chips_under};
 use partalloc::simkit::pod::{pod_run_measures, wiring_of};
-use partalloc::topology::NodeSet;
 use partalloc::simkit::{JobRecord, SimConfig, Simulation, replication_rng};
+use partalloc::topology::NodeSet;
 use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, ShapeDist, Workload};
 use serde::Serialize;

@@ -227,7 +227,10 @@ fn show_draws_a_2d_pod_and_a_3d_pod_by_planes_with_the_pod_state() {
     ]));
     assert!(out.contains("(reconfigurable rules)"), "{out}");
     for z in 0..8 {
-        assert!(out.contains(&format!("slice z = {z} (dimension 2)")), "{out}");
+        assert!(
+            out.contains(&format!("slice z = {z} (dimension 2)")),
+            "{out}"
+        );
     }
 }
 

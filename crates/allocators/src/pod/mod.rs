@@ -230,12 +230,34 @@ pub struct PodAllocator {
     busy: NodeSet,
     faulty: NodeSet,
     ledger: GrantLedger<SliceLayout>,
+    /// The cube of each chip (cube ids number the cube grid like node ids
+    /// number chips; one cube when the pod has none).
+    chip_cube: Vec<u32>,
+    /// Busy and faulty chips per cube, kept with `busy` and `faulty`, so
+    /// the cube choice reads counts instead of chips.
+    cube_busy: Vec<u32>,
+    cube_faulty: Vec<u32>,
 }
 
 impl PodAllocator {
     fn with(pod: Arc<Pod>, policy: PodPolicy) -> Self {
         let topology = Topology::Pod(Arc::clone(&pod));
         let n = pod.grid().num_nodes();
+        let sides = *pod.grid().sides();
+        let cube = pod.cube().copied().unwrap_or(sides);
+        let chip_cube: Vec<u32> = (0..n)
+            .map(|id| {
+                // Σ (a_d / c_d) · Π_{j<d} (k_j / c_j), dimension 0 fastest.
+                let (mut rest, mut cid, mut scale) = (id as u32, 0u32, 1u32);
+                for ((&k, &c), _) in sides.iter().zip(cube.iter()).zip(0..) {
+                    cid += (rest % k) / c * scale;
+                    scale *= k / c;
+                    rest /= k;
+                }
+                cid
+            })
+            .collect();
+        let cubes = chip_cube.iter().max().map_or(1, |&m| m as usize + 1);
         Self {
             pod,
             topology,
@@ -243,6 +265,9 @@ impl PodAllocator {
             busy: NodeSet::new(n),
             faulty: NodeSet::new(n),
             ledger: GrantLedger::new(),
+            chip_cube,
+            cube_busy: vec![0; cubes],
+            cube_faulty: vec![0; cubes],
         }
     }
 
@@ -576,8 +601,19 @@ impl PodAllocator {
         b
     }
 
-    /// (used chips, faulty chips) of a cube.
+    /// (used chips, faulty chips) of a cube, from the kept counts.
     fn cube_state(&self, cube: u32) -> (usize, usize) {
+        let i = cube as usize;
+        (
+            self.cube_busy.get(i).map_or(0, |&b| b as usize),
+            self.cube_faulty.get(i).map_or(0, |&f| f as usize),
+        )
+    }
+
+    /// (used chips, faulty chips) of a cube, read from its chips: the
+    /// reference the kept counts must equal.
+    #[cfg(test)]
+    pub(crate) fn cube_state_from_chips(&self, cube: u32) -> (usize, usize) {
         let base = self.cube_base(cube);
         let cs = self.cube_sides();
         let (mut used, mut bad) = (0, 0);
@@ -745,7 +781,11 @@ impl Allocator for PodAllocator {
                 reason: e.to_string(),
             })?;
         for c in chips {
-            let _ = self.busy.insert(c);
+            if self.busy.insert(c) == Ok(true)
+                && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
+            {
+                *n += 1;
+            }
         }
         let requested = match *request {
             Request::Nodes { count } => u64::from(count),
@@ -757,10 +797,14 @@ impl Allocator for PodAllocator {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.ledger.take(grant.id())?;
-        let busy = &mut self.busy;
+        let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.
         let _ = grant.partition().for_each_node(&self.topology, |c| {
-            let _ = busy.remove(c);
+            if busy.remove(c) == Ok(true)
+                && let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize))
+            {
+                *n -= 1;
+            }
         });
         Ok(())
     }
@@ -788,13 +832,25 @@ impl Allocator for PodAllocator {
         if self.busy.contains(node) {
             return Err(FaultError::Busy { node });
         }
-        self.faulty.insert(node)?;
+        if self.faulty.insert(node)?
+            && let Some(n) = self
+                .cube_faulty
+                .get_mut(self.chip_cube[node as usize] as usize)
+        {
+            *n += 1;
+        }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        self.faulty.remove(node)?;
+        if self.faulty.remove(node)?
+            && let Some(n) = self
+                .cube_faulty
+                .get_mut(self.chip_cube[node as usize] as usize)
+        {
+            *n -= 1;
+        }
         Ok(())
     }
 }

@@ -456,3 +456,47 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The per-cube busy and faulty counts stay equal to what the cube's
+    /// chips say, through grants, releases, faults and repairs.
+    #[test]
+    fn kept_cube_counts_match_the_chips(
+        steps in prop::collection::vec((0usize..8, 0u8..4), 1..30),
+    ) {
+        let p = pod(
+            &[8, 4],
+            Some(&[4, 2]),
+            Wiring::Reconfigurable,
+            &[&[1, 1], &[2, 2], &[4, 2], &[4, 4], &[8, 4]],
+            false,
+        );
+        let shapes = p.catalogue().shapes().to_vec();
+        let mut a = PodAllocator::reconfigurable(p);
+        let mut live = Vec::new();
+        for (pick, op) in steps {
+            match op {
+                0 => {
+                    if let Ok(g) = a.allocate(&Request::boxed(shapes[pick % shapes.len()].as_slice()).unwrap()) {
+                        live.push(g);
+                    }
+                }
+                1 if !live.is_empty() => {
+                    let g = live.remove(pick % live.len());
+                    a.release(&g).unwrap();
+                }
+                2 => {
+                    let _ = a.mark_faulty((pick * 5 % 32) as NodeId);
+                }
+                _ => {
+                    let _ = a.repair((pick * 5 % 32) as NodeId);
+                }
+            }
+            for cube in 0..4 {
+                prop_assert_eq!(a.cube_state(cube), a.cube_state_from_chips(cube));
+            }
+        }
+    }
+}
