@@ -356,3 +356,54 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ci(mean: f64) -> ConfidenceInterval {
+        ConfidenceInterval::from_samples(&[mean, mean], DEFAULT_LEVEL).unwrap()
+    }
+
+    fn point(pod: &'static str, strategy: &'static str, load: f64, wait: f64) -> Point {
+        Point {
+            pod,
+            strategy,
+            load,
+            wait: ci(wait),
+            utilization: ci(0.5),
+            stranded: ci(0.0),
+            largest: ci(64.0),
+        }
+    }
+
+    #[test]
+    fn the_claims_table_checks_the_direction_and_the_gap_closed() {
+        let mut points = Vec::new();
+        for (pod, rc_wait) in [("3d", 1.0), ("2d", 5.0)] {
+            points.push(point(pod, "pod-first-fit", 0.5, 4.0));
+            points.push(point(pod, "pod-best-fit", 0.5, 3.0));
+            points.push(point(pod, "pod-reconfigurable", 0.5, rc_wait));
+        }
+        let text = report(&points, 1, 10);
+        let claims: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("optical switches"))
+            .collect();
+        assert_eq!(claims.len(), 2, "{text}");
+        // 3-D: 1.0 vs 4.0 holds; 2-D: 5.0 vs 4.0 does not.
+        assert!(claims[0].ends_with("| holds |"), "{}", claims[0]);
+        assert!(claims[1].contains("does not hold"), "{}", claims[1]);
+        // Best fit closes (4 − 3) / (4 − 1) = 33% of the 3-D gap.
+        assert!(text.contains("0.5: 33%"), "{text}");
+    }
+
+    #[test]
+    fn a_pod_run_is_deterministic_and_measured() {
+        let topology: Topology = PODS[0].2.parse().unwrap();
+        let a = simulate(&topology, "pod-best-fit", 0.6, 7, 0, 60).unwrap();
+        let b = simulate(&topology, "pod-best-fit", 0.6, 7, 0, 60).unwrap();
+        assert_eq!(a.wait.to_bits(), b.wait.to_bits());
+        assert!(a.utilization > 0.0 && a.largest > 0.0, "{a:?}");
+    }
+}
