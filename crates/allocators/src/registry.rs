@@ -62,6 +62,9 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::slurm::BLOCK_BUDDY_ENTRY,
         crate::slurm::TREE_ENTRY,
         crate::paging::ENTRY,
+        crate::pod::FIRST_FIT_ENTRY,
+        crate::pod::BEST_FIT_ENTRY,
+        crate::pod::RECONFIGURABLE_ENTRY,
     ],
 );
 
@@ -134,6 +137,7 @@ mod tests {
                     slurm("BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\n")
                 }
                 TopologyKind::Tree => slurm("SwitchName=a Nodes=n[0-3]\n"),
+                TopologyKind::Pod => "pod:tpu-v4:8x8x8".parse().unwrap(),
                 _ => "torus:8x8".parse().unwrap(),
             };
             let a = build(e.info.name, &topo).unwrap();

@@ -78,6 +78,7 @@ const MACHINES: &[&str] = &[
     "torus:8x8",
     "kary-torus:4^3",
     "torus:2x2x2x2",
+    "pod:tpu-v5e:4x4",
 ];
 
 /// Words the parameters' documentation uses: the accepted values, and

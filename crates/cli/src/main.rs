@@ -23,6 +23,7 @@ mod limits;
 mod metrics;
 mod output;
 mod pod_file;
+mod pod_measures;
 mod progress;
 mod replay;
 mod run;

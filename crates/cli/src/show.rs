@@ -124,6 +124,8 @@ struct Snapshot {
     waiting: usize,
     /// Per node: index into `running`.
     owner: Vec<Option<usize>>,
+    /// On a pod: the largest placeable slice and the stranded chips.
+    pod: Option<String>,
 }
 
 fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
@@ -191,10 +193,12 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             })
             .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
     }
+    let pod = crate::pod_measures::state_line(topology, &args.allocator, &owner);
     Ok(Snapshot {
         running,
         waiting,
         owner,
+        pod,
     })
 }
 
@@ -203,10 +207,11 @@ fn summary(topology: &Topology, snap: &Snapshot) -> String {
     let busy = snap.owner.iter().filter(|o| o.is_some()).count();
     let n = snap.running.len();
     format!(
-        "{n} job{} running on {busy} of {} nodes, {} waiting",
+        "{n} job{} running on {busy} of {} nodes, {} waiting{}",
         if n == 1 { "" } else { "s" },
         topology.num_nodes(),
-        snap.waiting
+        snap.waiting,
+        snap.pod.as_deref().unwrap_or_default()
     )
 }
 

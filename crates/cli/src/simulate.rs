@@ -22,7 +22,8 @@ use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N,
-    /// or blocks:FILE / tree:FILE (a Slurm topology.conf or topology.yaml).
+    /// pod:PRESET[:AxB…], a pod file (*.toml), or blocks:FILE / tree:FILE
+    /// (a Slurm topology.conf or topology.yaml).
     #[arg(long, short)]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
@@ -82,6 +83,9 @@ struct Output<'a> {
     metrics: &'a [Summary],
     search_time_us_per_job: f64,
     replications: Vec<Results>,
+    /// On a pod: stranded chips and the largest placeable shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod: Option<crate::pod_measures::PodSummary>,
 }
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
@@ -101,7 +105,9 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             time: args.time,
         },
         warmup: args.warmup,
-        record_jobs: false,
+        // A pod's measures need every job's placement; otherwise records
+        // go only to the job file, as jobs complete.
+        record_jobs: topology.as_pod().is_some(),
         measure_search_time: true,
     };
     // Per-job records go to the file as jobs complete (renamed into place
@@ -121,11 +127,17 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
         let mut rows = JobCsvWriter::new(file).map_err(io)?;
         let mut failed = None;
-        let report = sim.run_with_records(&mut |r| {
+        let keep = topology.as_pod().is_some();
+        let mut kept = Vec::new();
+        let mut report = sim.run_with_records(&mut |r| {
             if failed.is_none() {
                 failed = rows.write(&r).err();
             }
+            if keep {
+                kept.push(r);
+            }
         })?;
+        report.jobs = kept;
         if let Some(e) = failed {
             return Err(io(e));
         }
@@ -182,9 +194,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds) = if args.trace.trace.is_some() {
+    let (reports, workload, seeds, pod) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
-        (r, w, 1)
+        let pod = r.first().and_then(|first| {
+            crate::pod_measures::from_records(&topology, &first.allocator, &first.jobs)
+        });
+        (r, w, 1, pod)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
@@ -211,10 +226,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         });
         bar.finish_and_clear();
         let r = r?;
+        let pod = crate::pod_measures::generated(
+            &topology,
+            &args.allocator,
+            &args.scheduler,
+            &w,
+            (spec.jobs, spec.warmup),
+            args.seed,
+        )?;
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),
             args.seeds,
+            pod,
         )
     };
     let summary = summarize(&reports)?;
@@ -232,6 +256,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         metrics: &summary,
         search_time_us_per_job: search_time_us(&reports),
         replications: reports.iter().map(|r| r.results).collect(),
+        pod,
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -290,6 +315,26 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 "search time µs/job",
                 num(out.search_time_us_per_job)
             );
+            if let Some(p) = &out.pod {
+                let _ = writeln!(s);
+                let _ = writeln!(
+                    s,
+                    "pod, time average over seed 0 run to completion ({} placement rules):",
+                    p.rules
+                );
+                let _ = writeln!(
+                    s,
+                    "{:<26} {:>14}",
+                    "stranded chips",
+                    num(p.mean_stranded_chips)
+                );
+                let _ = writeln!(
+                    s,
+                    "{:<26} {:>14}",
+                    "largest placeable chips",
+                    num(p.mean_largest_placeable_chips)
+                );
+            }
             Ok(s)
         }
     }

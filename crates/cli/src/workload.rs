@@ -30,6 +30,8 @@ pub(crate) enum ShapesArg {
     Cube,
     /// Plain node counts, uniform up to the machine.
     Nodes,
+    /// A pod's catalogue shapes (weights from --shape-weights).
+    Catalogue,
 }
 
 /// Law of each side for `sides` shapes (`--sides`).
@@ -95,6 +97,10 @@ pub(crate) struct WorkloadArgs {
     /// uniform:LO-HI, normal (Mohapatra's table), or weights w0,w1,….
     #[arg(long, default_value = "uniform")]
     pub(crate) cube_dims: CubeDimLaw,
+    /// Weights of a pod's catalogue shapes, smallest shape first, e.g.
+    /// 4,2,1,1,0,0,0,0 (default: all equal).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) shape_weights: Option<Vec<f64>>,
     /// Residence time law: exp:MEAN, uniform:MEAN (on [0, 2·MEAN]),
     /// uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE.
     #[arg(long, default_value = "exp:1")]
@@ -115,7 +121,9 @@ impl WorkloadArgs {
                 ShapesArg::Noncubic => ShapeKind::Noncubic,
                 ShapesArg::Cube => ShapeKind::Cube,
                 ShapesArg::Nodes => ShapeKind::Nodes,
+                ShapesArg::Catalogue => ShapeKind::Catalogue,
             },
+            shape_weights: self.shape_weights.clone(),
             sides: match self.sides {
                 SidesArg::Uniform => SideLaw::Uniform,
                 SidesArg::Normal => SideLaw::TruncatedNormal,
@@ -187,6 +195,10 @@ pub(crate) struct WorkloadSpec {
     /// Residence (service) time law: `exp:MEAN`, `uniform:MEAN`,
     /// `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
     pub(crate) residence: DemandLaw,
+    /// Weights of a pod's catalogue shapes, smallest first (`catalogue`
+    /// shapes; default all equal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) shape_weights: Option<Vec<f64>>,
     /// `dependent` or `independent` (Mohapatra §4.1).
     #[serde(with = "as_text")]
     pub(crate) dependence: Dependence,
@@ -205,6 +217,7 @@ impl Default for WorkloadSpec {
             sides: SideLaw::Uniform,
             max_sides: None,
             cube_dims: CubeDimLaw::Uniform,
+            shape_weights: None,
             residence: DemandLaw::Exponential { mean: 1.0 },
             dependence: Dependence::Dependent,
             jobs: 1000,
@@ -217,13 +230,20 @@ impl Default for WorkloadSpec {
 impl WorkloadSpec {
     /// The shape law the options select on `topology`.
     pub(crate) fn shape_law(&self, topology: &Topology) -> ShapeLaw {
-        ShapeLaw::of_kind(
+        match ShapeLaw::of_kind(
             self.shapes,
             topology,
             self.sides,
             &self.cube_dims,
             self.max_sides.map(|m| m.0),
-        )
+        ) {
+            ShapeLaw::Catalogue { weights: None } if self.shape_weights.is_some() => {
+                ShapeLaw::Catalogue {
+                    weights: self.shape_weights.clone(),
+                }
+            }
+            law => law,
+        }
     }
 
     /// The shape distribution on `topology`.

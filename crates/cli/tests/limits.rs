@@ -306,7 +306,7 @@ fn every_format_flag_is_one_spelling_and_help_lists_the_choices() {
     let help = ok(&run(&["simulate", "-h"]));
     for choices in [
         "[possible values: text, json, csv]",
-        "[possible values: auto, sides, cubic, noncubic, cube, nodes]",
+        "[possible values: auto, sides, cubic, noncubic, cube, nodes, catalogue]",
         "[possible values: uniform, normal, exponential]",
         "[possible values: dependent, independent]",
         "[possible values: shapes, nodes]",

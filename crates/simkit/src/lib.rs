@@ -86,6 +86,7 @@ pub mod ci;
 pub mod metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod pod;
 pub mod replicate;
 pub mod report;
 pub mod run;

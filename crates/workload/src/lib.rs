@@ -50,6 +50,7 @@
 #![deny(missing_docs)]
 
 mod arrivals;
+mod catalogue;
 mod demand;
 mod error;
 mod job;
@@ -61,6 +62,7 @@ mod stream;
 pub mod swf;
 
 pub use arrivals::{OfferedLoad, PoissonArrivals};
+pub use catalogue::{CatalogueShapes, MAX_CATALOGUE_SHAPES};
 pub use demand::{
     Constant, DemandDist, Dependence, Exponential, HyperExponential, MeanDistribution,
     UniformDemand,

@@ -11,6 +11,8 @@
 //!   fragmentation); remaining ties by the longer sides in the lower
 //!   dimensions (lexicographically largest (s_0, s_1, …)). For example on
 //!   a 16×16 mesh: 7 → 3×3, 8 → 3×3, 6 → 3×2, 12 → 4×3, 17 → 5×4;
+//! - pod: the smallest catalogue shape that holds p (ties: the
+//!   lexicographically smallest sides), as `ShapeCatalogue::round_up`;
 //! - any machine, non-contiguous: the plain count;
 //! - nodes of c cores (a Slurm machine, where jobs ask for nodes): the
 //!   plain count ⌈p / c⌉ ([`ShapeMapping::nodes_of_cores`]).
@@ -35,6 +37,10 @@ use crate::{JobShape, WorkloadError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "built once per replay; the inline catalogue keeps the mapping Copy"
+)]
 pub enum ShapeMapping {
     /// Subcubes of an n-cube.
     Hypercube {
@@ -59,13 +65,30 @@ pub enum ShapeMapping {
         /// Processors per node, at least 1.
         cores_per_node: u32,
     },
+    /// A pod's catalogue shapes: the smallest that holds the count.
+    Catalogue {
+        /// The catalogue (its weights are not used).
+        shapes: crate::CatalogueShapes,
+        /// The pod's chips.
+        total: u64,
+    },
 }
 
 impl ShapeMapping {
-    /// Subcubes for a hypercube, boxes for a mesh or torus.
+    /// Subcubes for a hypercube, catalogue shapes for a pod (boxes if its
+    /// catalogue is longer than [`crate::MAX_CATALOGUE_SHAPES`]), boxes for
+    /// a mesh or torus.
     #[must_use]
     pub fn for_topology(topology: &Topology) -> Self {
-        if let Some(h) = topology.as_hypercube() {
+        let catalogue = topology
+            .as_pod()
+            .and_then(|p| crate::CatalogueShapes::new(p.catalogue(), None).ok());
+        if let Some(shapes) = catalogue {
+            Self::Catalogue {
+                shapes,
+                total: topology.num_nodes() as u64,
+            }
+        } else if let Some(h) = topology.as_hypercube() {
             Self::Hypercube { dim: h.dim() }
         } else if let Some(g) = topology.as_grid() {
             Self::Grid { sides: *g.sides() }
@@ -117,7 +140,9 @@ impl ShapeMapping {
         match self {
             Self::Hypercube { dim } => 1u64.checked_shl(*dim).unwrap_or(u64::MAX),
             Self::Grid { sides } => sides.product(),
-            Self::Nodes { total } | Self::NodesOfCores { total, .. } => *total,
+            Self::Nodes { total }
+            | Self::NodesOfCores { total, .. }
+            | Self::Catalogue { total, .. } => *total,
         }
     }
 
@@ -152,6 +177,16 @@ impl ShapeMapping {
                     machine,
                 })?,
             }),
+            Self::Catalogue { shapes, .. } => {
+                let fit = shapes.shapes().iter().find(|s| s.product() >= processors);
+                fit.map(|&sides| JobShape::Box { sides })
+                    .ok_or_else(|| WorkloadError::BadShape {
+                        reason: format!(
+                            "no catalogue shape holds {processors} chips; the largest holds {}",
+                            shapes.shapes().last().map_or(0, Coords::product)
+                        ),
+                    })
+            }
             Self::Nodes { .. } | Self::NodesOfCores { .. } => Ok(JobShape::Nodes {
                 count: u32::try_from(processors).map_err(|_| WorkloadError::BadSize {
                     nodes: processors,
@@ -322,5 +357,33 @@ mod tests {
             let m = mesh(&limits);
             prop_assert_eq!(Some(sides(&m, p)), brute(&limits, p));
         }
+    }
+}
+
+#[cfg(test)]
+mod pod_tests {
+    use partalloc_topology::pod::Pod;
+
+    use super::*;
+
+    #[test]
+    fn a_count_rounds_up_to_the_smallest_catalogue_shape() {
+        let v4: Topology = "tpu-v4".parse::<Pod>().unwrap().into();
+        let m = ShapeMapping::for_topology(&v4);
+        let shape = |p| m.shape_for(p).unwrap().to_string();
+        // 2x2x1 = 4, 2x2x2 = 8, 2x2x4 = 16, 2x4x4 = 32, 4x4x4 = 64, 4x4x8 = 128.
+        assert_eq!(shape(1), "2x2x1");
+        assert_eq!(shape(4), "2x2x1");
+        assert_eq!(shape(5), "2x2x2");
+        assert_eq!(shape(33), "4x4x4");
+        assert_eq!(shape(65), "4x4x8");
+        assert_eq!(shape(4096), "16x16x16");
+        assert_eq!(m.machine_nodes(), 4096);
+        assert!(m.shape_for(4097).is_err());
+        let small: Topology = "tpu-v4:8x8x8".parse::<Pod>().unwrap().into();
+        let e = ShapeMapping::for_topology(&small)
+            .shape_for(512)
+            .map(|s| s.to_string());
+        assert_eq!(e, Ok("8x8x8".to_owned()));
     }
 }

@@ -803,6 +803,8 @@ pub enum ShapeDist {
     Mesh(MeshSides),
     /// [`NodeCounts`].
     Nodes(NodeCounts),
+    /// [`CatalogueShapes`](crate::CatalogueShapes).
+    Catalogue(crate::CatalogueShapes),
 }
 
 impl Distribution<JobShape> for ShapeDist {
@@ -813,6 +815,7 @@ impl Distribution<JobShape> for ShapeDist {
             Self::CubeDims(d) => d.sample(rng),
             Self::Mesh(d) => d.sample(rng),
             Self::Nodes(d) => d.sample(rng),
+            Self::Catalogue(d) => d.sample(rng),
         }
     }
 }
@@ -825,6 +828,7 @@ impl ShapeDistribution for ShapeDist {
             Self::CubeDims(d) => d.mean_nodes(),
             Self::Mesh(d) => d.mean_nodes(),
             Self::Nodes(d) => d.mean_nodes(),
+            Self::Catalogue(d) => d.mean_nodes(),
         }
     }
 }
@@ -844,6 +848,12 @@ impl From<NoncubicShapes> for ShapeDist {
 impl From<CubeDims> for ShapeDist {
     fn from(d: CubeDims) -> Self {
         Self::CubeDims(d)
+    }
+}
+
+impl From<crate::CatalogueShapes> for ShapeDist {
+    fn from(d: crate::CatalogueShapes) -> Self {
+        Self::Catalogue(d)
     }
 }
 

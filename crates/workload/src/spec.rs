@@ -47,9 +47,9 @@ use partalloc_topology::{Coords, Topology, TopologyError, parse_sides};
 use thiserror::Error;
 
 use crate::{
-    Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential, HyperExponential,
-    MeshSides, NodeCountLaw, NodeCounts, NoncubicShapes, PoissonArrivals, ShapeDist, SideLaw,
-    UniformDemand, Workload, WorkloadError,
+    CatalogueShapes, Constant, CubeDims, CubicShapes, DemandDist, Dependence, Exponential,
+    HyperExponential, MeshSides, NodeCountLaw, NodeCounts, NoncubicShapes, PoissonArrivals,
+    ShapeDist, SideLaw, UniformDemand, Workload, WorkloadError,
 };
 
 /// Why a workload description was refused.
@@ -93,12 +93,12 @@ pub enum SpecError {
 }
 
 const ARRIVALS: &str = "load:RHO or rate:LAMBDA";
-const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…], noncubic[:AxB…] or nodes:uniform|pow2|multiples-of-K[:MAX]";
+const SHAPES: &str = "cube:DIMS, sides:LAW[:AxB…], cubic[:AxB…], noncubic[:AxB…], nodes:uniform|pow2|multiples-of-K[:MAX] or catalogue[:W1,W2,…]";
 const CUBE_DIMS: &str = "uniform, uniform:LO-HI, normal, or weights W0,W1,…";
 const SIDE_LAWS: &str = "uniform, normal or exponential";
 const DEMANDS: &str = "exp:MEAN, uniform:MEAN, uniform:LO-HI, hyper:MEAN,ALPHA,CV or const:VALUE";
 const DEPENDENCES: &str = "dependent or independent";
-const KINDS: &str = "auto, sides, cubic, noncubic, cube or nodes";
+const KINDS: &str = "auto, sides, cubic, noncubic, cube, nodes or catalogue";
 
 fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
     SpecError::Syntax {
@@ -402,6 +402,12 @@ pub enum ShapeLaw {
         /// The largest count, if smaller than the machine.
         max: Option<u32>,
     },
+    /// `catalogue[:W1,W2,…]`: a pod's catalogue shapes, with a weight per
+    /// shape (smallest first; default all equal).
+    Catalogue {
+        /// The weights, one per catalogue shape.
+        weights: Option<Vec<f64>>,
+    },
 }
 
 impl ShapeLaw {
@@ -419,6 +425,8 @@ impl ShapeLaw {
     ) -> Self {
         match kind {
             ShapeKind::Auto if topology.as_hypercube().is_some() => Self::Cube(cube_dims.clone()),
+            ShapeKind::Auto if topology.as_pod().is_some() => Self::Catalogue { weights: None },
+            ShapeKind::Catalogue => Self::Catalogue { weights: None },
             ShapeKind::Auto if topology.as_grid().is_none() => Self::Nodes {
                 law: NodeCountLaw::Uniform,
                 max: None,
@@ -473,6 +481,14 @@ impl ShapeLaw {
                     )));
                 }
                 return Ok(NodeCounts::new(*law, max)?.into());
+            }
+            Self::Catalogue { weights } => {
+                let Some(pod) = topology.as_pod() else {
+                    return Err(unfit(format!(
+                        "draws a pod's catalogue shapes and needs a pod, not {topology}; use sides"
+                    )));
+                };
+                return Ok(CatalogueShapes::new(pod.catalogue(), weights.as_deref())?.into());
             }
             Self::Sides { max, .. } | Self::Cubic { max } | Self::Noncubic { max } => max,
         };
@@ -602,6 +618,25 @@ impl FromStr for ShapeLaw {
                 }
                 Ok(Self::Nodes { law, max })
             }
+            "catalogue" => {
+                let weights = rest
+                    .map(|r| {
+                        r.split(',')
+                            .map(|w| {
+                                w.trim().parse::<f64>().map_err(|_| {
+                                    syntax(
+                                        LAW,
+                                        text,
+                                        SHAPES,
+                                        format!("shape weight {w:?} is not a number"),
+                                    )
+                                })
+                            })
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .transpose()?;
+                Ok(Self::Catalogue { weights })
+            }
             other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
         }
     }
@@ -629,6 +664,15 @@ impl Display for ShapeLaw {
             Self::Noncubic { max } => {
                 f.write_str("noncubic")?;
                 max
+            }
+            Self::Catalogue { weights } => {
+                f.write_str("catalogue")?;
+                if let Some(w) = weights {
+                    for (i, w) in w.iter().enumerate() {
+                        write!(f, "{}{w}", if i == 0 { ':' } else { ',' })?;
+                    }
+                }
+                return Ok(());
             }
         };
         if let Some(m) = max {
@@ -676,6 +720,8 @@ pub enum ShapeKind {
     Noncubic,
     /// `nodes`: plain node counts, uniform up to the machine.
     Nodes,
+    /// `catalogue`: a pod's catalogue shapes, all equally likely.
+    Catalogue,
 }
 
 impl FromStr for ShapeKind {
@@ -689,6 +735,7 @@ impl FromStr for ShapeKind {
             "cubic" => Ok(Self::Cubic),
             "noncubic" => Ok(Self::Noncubic),
             "nodes" => Ok(Self::Nodes),
+            "catalogue" => Ok(Self::Catalogue),
             _ => Err(syntax("shape kind", text, KINDS, "unknown kind".to_owned())),
         }
     }
@@ -703,6 +750,7 @@ impl Display for ShapeKind {
             Self::Cubic => "cubic",
             Self::Noncubic => "noncubic",
             Self::Nodes => "nodes",
+            Self::Catalogue => "catalogue",
         })
     }
 }
@@ -911,6 +959,7 @@ impl WorkloadSpec {
             ShapeLaw::Cubic { .. } => ShapeKind::Cubic.to_string(),
             ShapeLaw::Noncubic { .. } => ShapeKind::Noncubic.to_string(),
             ShapeLaw::Nodes { .. } => ShapeKind::Nodes.to_string(),
+            law @ ShapeLaw::Catalogue { .. } => law.to_string(),
         };
         let max = max.map(|m| format!(" up to {m}")).unwrap_or_default();
         let warmup = if warmup > 0 {
@@ -1325,6 +1374,8 @@ mod tests {
                 proptest::option::of(64u32..10_000)
             )
                 .prop_map(|(law, max)| ShapeLaw::Nodes { law, max }),
+            proptest::option::of(proptest::collection::vec(0.0f64..100.0, 1..12))
+                .prop_map(|weights| ShapeLaw::Catalogue { weights }),
         ]
     }
 
@@ -1344,5 +1395,46 @@ mod tests {
             let a = if rate { Arrivals::Rate(x) } else { Arrivals::Load(x) };
             prop_assert_eq!(a.to_string().parse::<Arrivals>(), Ok(a));
         }
+    }
+}
+
+#[cfg(test)]
+mod pod_tests {
+    use partalloc_topology::pod::Pod;
+
+    use super::*;
+    use crate::ShapeDistribution;
+
+    #[test]
+    fn a_pod_draws_its_catalogue_shapes_by_default() {
+        let pod: Topology = Pod::preset("tpu-v5e").unwrap().into();
+        let auto = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &pod,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        assert_eq!(auto, ShapeLaw::Catalogue { weights: None });
+        // 1, 4, 8, 16, 32, 64, 128, 256 chips, equally likely.
+        let d = auto.shapes(&pod).unwrap();
+        assert_eq!(d.mean_nodes(), 509.0 / 8.0);
+        let law: ShapeLaw = "catalogue:1,0,0,0,0,0,0,1".parse().unwrap();
+        assert_eq!(law.to_string(), "catalogue:1,0,0,0,0,0,0,1");
+        assert_eq!(law.shapes(&pod).unwrap().mean_nodes(), 128.5);
+        let e = law
+            .shapes(&"mesh:8x8".parse().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a pod"), "{e}");
+        let e = "catalogue:1,x".parse::<ShapeLaw>().unwrap_err().to_string();
+        assert!(e.contains("shape weight \"x\" is not a number"), "{e}");
+        let e = "catalogue:1,2"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&pod)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 shape weights given for 8"), "{e}");
     }
 }

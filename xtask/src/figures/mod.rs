@@ -19,6 +19,7 @@ mod gupta;
 mod kang;
 mod kimyoon;
 mod mohapatra;
+mod pods;
 pub(crate) mod sim;
 mod table;
 
@@ -233,6 +234,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     kimyoon::FIG16,
     kimyoon::FIG17,
     gupta::EXAMPLES,
+    pods::FIGURE,
 ];
 
 /// Prints the figure ids.

@@ -37,18 +37,83 @@
 //! ```
 
 mod measures;
+mod placements;
 #[cfg(test)]
 mod tests;
 
-pub use measures::{ShapeMeasure, pod_measures, stranded_chips};
+use placements::FreeBases;
+
+pub use measures::{
+    ShapeMeasure, largest_placeable, placeable, pod_measures, stranded_chips, stranded_chips_under,
+};
 
 use std::sync::Arc;
 
 use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
-use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology, TopologyKind};
 
+use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
+    Request,
+};
+
+/// The machines the pod strategies accept.
+const POD_KINDS: &[TopologyKind] = &[TopologyKind::Pod];
+
+/// The pod a registry entry was asked to run on, shared, or why not.
+fn pod_of(strategy: &'static str, topology: &Topology) -> Result<Arc<Pod>, BuildError> {
+    match topology {
+        Topology::Pod(p) => Ok(Arc::clone(p)),
+        other => Err(BuildError::UnsuitableTopology {
+            strategy,
+            topology: other.to_string(),
+            reason: "needs a pod, e.g. pod:tpu-v4 or pod:tpu-v5e".to_owned(),
+        }),
+    }
+}
+
+pub(crate) const FIRST_FIT_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-first-fit",
+        summary: "static links: the first free catalogue slice in node-id order, across the torus edge",
+        source: "docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| {
+        Ok(Box::new(PodAllocator::first_fit(pod_of(
+            "pod-first-fit",
+            t,
+        )?)))
+    },
+};
+
+pub(crate) const BEST_FIT_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-best-fit",
+        summary: "static links: the free slice after which the largest catalogue shapes keep the most placements",
+        source: "docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| Ok(Box::new(PodAllocator::best_fit(pod_of("pod-best-fit", t)?))),
+};
+
+pub(crate) const RECONFIGURABLE_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-reconfigurable",
+        summary: "optical switches: whole-cube slices from any free cubes (lowest ids), smaller ones packed into used cubes first",
+        source: "Jouppi et al., ISCA 2023 (TPU v4 optical circuit switches); docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| {
+        Ok(Box::new(PodAllocator::reconfigurable(pod_of(
+            "pod-reconfigurable",
+            t,
+        )?)))
+    },
 };
 
 /// Which pod strategy a [`PodAllocator`] runs.
@@ -165,12 +230,34 @@ pub struct PodAllocator {
     busy: NodeSet,
     faulty: NodeSet,
     ledger: GrantLedger<SliceLayout>,
+    /// The cube of each chip (cube ids number the cube grid like node ids
+    /// number chips; one cube when the pod has none).
+    chip_cube: Vec<u32>,
+    /// Busy and faulty chips per cube, kept with `busy` and `faulty`, so
+    /// the cube choice reads counts instead of chips.
+    cube_busy: Vec<u32>,
+    cube_faulty: Vec<u32>,
 }
 
 impl PodAllocator {
     fn with(pod: Arc<Pod>, policy: PodPolicy) -> Self {
         let topology = Topology::Pod(Arc::clone(&pod));
         let n = pod.grid().num_nodes();
+        let sides = *pod.grid().sides();
+        let cube = pod.cube().copied().unwrap_or(sides);
+        let chip_cube: Vec<u32> = (0..n)
+            .map(|id| {
+                // Σ (a_d / c_d) · Π_{j<d} (k_j / c_j), dimension 0 fastest.
+                let (mut rest, mut cid, mut scale) = (id as u32, 0u32, 1u32);
+                for ((&k, &c), _) in sides.iter().zip(cube.iter()).zip(0..) {
+                    cid += (rest % k) / c * scale;
+                    scale *= k / c;
+                    rest /= k;
+                }
+                cid
+            })
+            .collect();
+        let cubes = chip_cube.iter().max().map_or(1, |&m| m as usize + 1);
         Self {
             pod,
             topology,
@@ -178,6 +265,9 @@ impl PodAllocator {
             busy: NodeSet::new(n),
             faulty: NodeSet::new(n),
             ledger: GrantLedger::new(),
+            chip_cube,
+            cube_busy: vec![0; cubes],
+            cube_faulty: vec![0; cubes],
         }
     }
 
@@ -267,6 +357,7 @@ impl PodAllocator {
     }
 
     /// Every free static placement, in first-fit order.
+    #[cfg(test)]
     fn static_candidates(&self, shape: &Coords, rotate: bool) -> Vec<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
@@ -284,7 +375,119 @@ impl PodAllocator {
         out
     }
 
+    /// The blocked chips (busy or faulty).
+    fn blocked(&self) -> NodeSet {
+        let mut b = self.busy.clone();
+        b.union_with(&self.faulty);
+        b
+    }
+
+    /// First fit from the free-base maps of every orientation: the lowest
+    /// base, then the earliest orientation.
     fn static_first(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let sides = *self.pod.grid().sides();
+        let blocked = self.blocked();
+        let mut fb = FreeBases::default();
+        let mut best: Option<(usize, Coords)> = None;
+        for o in orientations(shape, rotate, sides.as_slice()) {
+            fb.compute(sides.as_slice(), &blocked, o.as_slice());
+            if let Some(b) = fb.first_from(0)
+                && best.as_ref().is_none_or(|(bb, _)| b < *bb)
+            {
+                best = Some((b, o));
+            }
+        }
+        let (b, o) = best?;
+        let base = self.pod.grid().coords_of(b as NodeId).ok()?;
+        Some((base, o))
+    }
+
+    /// Best fit (see the module documentation) without trying each
+    /// placement: a tentative grant destroys exactly the free placements
+    /// of each catalogue shape whose box meets it, counted in a cyclic box
+    /// of bases; score components are compared largest shape first and
+    /// computed only while the candidate ties the best so far.
+    fn best_fit_fast(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let sides = *self.pod.grid().sides();
+        let k = sides.as_slice();
+        let blocked = self.blocked();
+        // Free-base maps with prefix sums for every catalogue shape with at
+        // least one free placement, largest shape first.
+        let mut maps: Vec<Vec<(Coords, FreeBases)>> = Vec::new();
+        for s in self.pod.catalogue().shapes().iter().rev() {
+            let mut per = Vec::new();
+            for o in orientations(s, self.pod.rotates(), k) {
+                let mut fb = FreeBases::default();
+                fb.compute(k, &blocked, o.as_slice());
+                if fb.total > 0 {
+                    fb.build_prefix(k);
+                    per.push((o, fb));
+                }
+            }
+            maps.push(per);
+        }
+        let component = |i: usize, base: &Coords, ext: &Coords| -> u32 {
+            maps[i]
+                .iter()
+                .map(|(o, fb)| {
+                    let mut lo = [0u32; partalloc_topology::MAX_DIMS];
+                    let mut len = [0u32; partalloc_topology::MAX_DIMS];
+                    for d in 0..k.len() {
+                        // Bases b' of o meeting [base, base+ext): b' in
+                        // base − o + 1 … base + ext − 1 (mod k).
+                        lo[d] = (base[d] + k[d] - (o[d] - 1) % k[d]) % k[d];
+                        len[d] = (ext[d] + o[d] - 1).min(k[d]);
+                    }
+                    fb.total - fb.count_cyclic(k, &lo[..k.len()], &len[..k.len()])
+                })
+                .sum()
+        };
+        let orients = orientations(shape, rotate, k);
+        let mut cands: Vec<FreeBases> = Vec::with_capacity(orients.len());
+        for o in &orients {
+            let mut fb = FreeBases::default();
+            fb.compute(k, &blocked, o.as_slice());
+            cands.push(fb);
+        }
+        let grid = self.pod.grid();
+        let mut best: Option<(Vec<u32>, (Coords, Coords))> = None;
+        for b in 0..grid.num_nodes() {
+            for (o, fb) in orients.iter().zip(&cands) {
+                if fb.free[b] == 0 {
+                    continue;
+                }
+                let base = grid.coords_of(b as NodeId).ok()?;
+                match &mut best {
+                    None => {
+                        let score = (0..maps.len()).map(|i| component(i, &base, o)).collect();
+                        best = Some((score, (base, *o)));
+                    }
+                    Some((score, place)) => {
+                        for i in 0..maps.len() {
+                            let v = component(i, &base, o);
+                            if v < score[i] {
+                                break;
+                            }
+                            if v > score[i] {
+                                score[i] = v;
+                                for (j, s) in score.iter_mut().enumerate().skip(i + 1) {
+                                    *s = component(j, &base, o);
+                                }
+                                *place = (base, *o);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// The first free placement by trying each base and orientation: the
+    /// reference [`static_first`](Self::static_first) must agree with.
+    #[cfg(test)]
+    fn static_first_reference(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
         for id in 0..grid.num_nodes() as NodeId {
@@ -300,6 +503,7 @@ impl PodAllocator {
         None
     }
 
+    #[cfg(test)]
     fn best_fit_score(&mut self, base: &Coords, ext: &Coords) -> Vec<usize> {
         let sides = *self.pod.grid().sides();
         let mut taken = Vec::with_capacity(ext.product() as usize);
@@ -331,6 +535,21 @@ impl PodAllocator {
 
     fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         match self.policy {
+            PodPolicy::BestFit => self.best_fit_fast(shape, rotate),
+            _ => self.static_first(shape, rotate),
+        }
+    }
+
+    /// Best fit by trying every placement and recounting every shape's
+    /// free placements: the reference [`best_fit_fast`](Self::best_fit_fast)
+    /// must agree with.
+    #[cfg(test)]
+    pub(crate) fn place_static_reference(
+        &mut self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        match self.policy {
             PodPolicy::BestFit => {
                 let mut best: Option<(Vec<usize>, (Coords, Coords))> = None;
                 for cand in self.static_candidates(shape, rotate) {
@@ -341,8 +560,18 @@ impl PodAllocator {
                 }
                 best.map(|(_, c)| c)
             }
-            _ => self.static_first(shape, rotate),
+            _ => self.static_first_reference(shape, rotate),
         }
+    }
+
+    /// The placement the strategy would choose for a static request now.
+    #[cfg(test)]
+    pub(crate) fn place_static_now(
+        &mut self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        self.place_static(shape, rotate)
     }
 
     fn cube_sides(&self) -> Coords {
@@ -372,8 +601,19 @@ impl PodAllocator {
         b
     }
 
-    /// (used chips, faulty chips) of a cube.
+    /// (used chips, faulty chips) of a cube, from the kept counts.
     fn cube_state(&self, cube: u32) -> (usize, usize) {
+        let i = cube as usize;
+        (
+            self.cube_busy.get(i).map_or(0, |&b| b as usize),
+            self.cube_faulty.get(i).map_or(0, |&f| f as usize),
+        )
+    }
+
+    /// (used chips, faulty chips) of a cube, read from its chips: the
+    /// reference the kept counts must equal.
+    #[cfg(test)]
+    pub(crate) fn cube_state_from_chips(&self, cube: u32) -> (usize, usize) {
         let base = self.cube_base(cube);
         let cs = self.cube_sides();
         let (mut used, mut bad) = (0, 0);
@@ -541,7 +781,11 @@ impl Allocator for PodAllocator {
                 reason: e.to_string(),
             })?;
         for c in chips {
-            let _ = self.busy.insert(c);
+            if self.busy.insert(c) == Ok(true)
+                && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
+            {
+                *n += 1;
+            }
         }
         let requested = match *request {
             Request::Nodes { count } => u64::from(count),
@@ -553,18 +797,22 @@ impl Allocator for PodAllocator {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.ledger.take(grant.id())?;
-        let busy = &mut self.busy;
+        let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.
         let _ = grant.partition().for_each_node(&self.topology, |c| {
-            let _ = busy.remove(c);
+            if busy.remove(c) == Ok(true)
+                && let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize))
+            {
+                *n -= 1;
+            }
         });
         Ok(())
     }
 
     fn free_nodes(&self) -> usize {
-        let mut unavailable = self.busy.clone();
-        unavailable.union_with(&self.faulty);
-        self.total_nodes() - unavailable.count()
+        // Busy and faulty chips are disjoint: a busy chip cannot be marked
+        // faulty and a faulty one is never granted.
+        self.total_nodes() - self.busy.count() - self.faulty.count()
     }
 
     fn live_grants(&self) -> usize {
@@ -584,13 +832,25 @@ impl Allocator for PodAllocator {
         if self.busy.contains(node) {
             return Err(FaultError::Busy { node });
         }
-        self.faulty.insert(node)?;
+        if self.faulty.insert(node)?
+            && let Some(n) = self
+                .cube_faulty
+                .get_mut(self.chip_cube[node as usize] as usize)
+        {
+            *n += 1;
+        }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        self.faulty.remove(node)?;
+        if self.faulty.remove(node)?
+            && let Some(n) = self
+                .cube_faulty
+                .get_mut(self.chip_cube[node as usize] as usize)
+        {
+            *n -= 1;
+        }
         Ok(())
     }
 }

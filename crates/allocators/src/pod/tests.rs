@@ -333,3 +333,170 @@ proptest! {
         check_script_with(a.as_mut(), &fresh, &steps).map_err(|v| TestCaseError::fail(v.to_string()))?;
     }
 }
+
+#[test]
+fn stranded_chips_and_the_largest_shape_follow_the_wiring_rules() {
+    use super::{largest_placeable, stranded_chips_under};
+    // An 8x4 torus of two 4x4 cubes; chip 0 = (0,0) is busy.
+    let p = pod(
+        &[8, 4],
+        Some(&[4, 4]),
+        Wiring::Reconfigurable,
+        &[&[4, 4], &[8, 4]],
+        false,
+    );
+    let mut busy = NodeSet::new(32);
+    busy.insert(0).unwrap();
+    let shape = |s: Option<Coords>| s.map(|s| s.as_slice().to_vec());
+    // Static: 4x4 boxes at columns 1..4 are free and cover columns 1..=7;
+    // column 0 keeps rows 1..=3 free but in no free 4x4.
+    assert_eq!(stranded_chips_under(&p, &busy, Wiring::Static), 3);
+    assert_eq!(
+        shape(largest_placeable(&p, &busy, Wiring::Static)),
+        Some(vec![4, 4])
+    );
+    // Reconfigurable: cube 0 is not clean, so its 15 free chips join no
+    // whole-cube slice, and no shape fits inside a cube otherwise.
+    assert_eq!(stranded_chips_under(&p, &busy, Wiring::Reconfigurable), 15);
+    assert_eq!(
+        shape(largest_placeable(&p, &busy, Wiring::Reconfigurable)),
+        Some(vec![4, 4])
+    );
+    // With a 2x2 in the catalogue every free chip of cube 0 lies in a free
+    // 2x2 inside the cube.
+    let p2 = pod(
+        &[8, 4],
+        Some(&[4, 4]),
+        Wiring::Reconfigurable,
+        &[&[2, 2], &[4, 4], &[8, 4]],
+        false,
+    );
+    assert_eq!(stranded_chips_under(&p2, &busy, Wiring::Reconfigurable), 0);
+    // Both cubes dirty: only 2x2 slices remain.
+    busy.insert(4).unwrap();
+    assert_eq!(
+        shape(largest_placeable(&p2, &busy, Wiring::Reconfigurable)),
+        Some(vec![2, 2])
+    );
+    // Nothing free: nothing placeable, nothing stranded.
+    let mut full = NodeSet::new(32);
+    full.insert_range(0, 32).unwrap();
+    assert_eq!(largest_placeable(&p2, &full, Wiring::Static), None);
+    assert_eq!(stranded_chips_under(&p2, &full, Wiring::Reconfigurable), 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The fast static searches choose exactly what trying every placement
+    /// chooses, on states reached by random grants and releases.
+    #[test]
+    fn fast_static_searches_choose_what_the_exhaustive_ones_choose(
+        which in 0usize..3,
+        best in any::<bool>(),
+        steps in prop::collection::vec((0usize..6, any::<bool>()), 1..14),
+        faults in prop::collection::vec(0u32..12, 0..3),
+    ) {
+        let mut pods = small_pods();
+        pods.push(pod(
+            &[4, 4, 4],
+            Some(&[2, 2, 2]),
+            Wiring::Static,
+            &[&[1, 1, 1], &[2, 1, 1], &[2, 2, 1], &[2, 2, 2], &[4, 2, 2], &[4, 4, 2], &[4, 4, 4]],
+            true,
+        ));
+        let p = pods[which].clone();
+        let shapes = p.catalogue().shapes().to_vec();
+        let mut a = if best { PodAllocator::best_fit(p.clone()) } else { PodAllocator::first_fit(p.clone()) };
+        for f in faults {
+            let _ = a.mark_faulty(f);
+        }
+        let mut live = Vec::new();
+        for (pick, release) in steps {
+            if release && !live.is_empty() {
+                let g = live.remove(pick % live.len());
+                a.release(&g).unwrap();
+                continue;
+            }
+            let shape = shapes[pick % shapes.len()];
+            let rotate = p.rotates();
+            let fast = a.place_static_now(&shape, rotate);
+            let slow = a.place_static_reference(&shape, rotate);
+            prop_assert_eq!(fast, slow);
+            if let Ok(g) = a.allocate(&Request::boxed(shape.as_slice()).unwrap()) {
+                live.push(g);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Stranded chips from dilated free-base maps equal the count from
+    /// trying every placement.
+    #[test]
+    fn fast_stranded_chips_match_the_exhaustive_count(
+        which in 0usize..2,
+        down in prop::collection::vec(0u32..12, 0..10),
+    ) {
+        // Without 1-chip shapes, so that chips can be stranded.
+        let p = [
+            pod(&[4, 3], None, Wiring::Static, &[&[2, 1], &[2, 2], &[4, 1], &[2, 3]], true),
+            pod(&[3, 2, 2], None, Wiring::Static, &[&[2, 2, 1], &[3, 1, 2]], false),
+        ][which]
+            .clone();
+        let mut set = NodeSet::new(12);
+        for d in down {
+            let _ = set.insert(d);
+        }
+        prop_assert_eq!(
+            stranded_chips(&p, &set),
+            super::measures::stranded_chips_reference(&p, &set)
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The per-cube busy and faulty counts stay equal to what the cube's
+    /// chips say, through grants, releases, faults and repairs.
+    #[test]
+    fn kept_cube_counts_match_the_chips(
+        steps in prop::collection::vec((0usize..8, 0u8..4), 1..30),
+    ) {
+        let p = pod(
+            &[8, 4],
+            Some(&[4, 2]),
+            Wiring::Reconfigurable,
+            &[&[1, 1], &[2, 2], &[4, 2], &[4, 4], &[8, 4]],
+            false,
+        );
+        let shapes = p.catalogue().shapes().to_vec();
+        let mut a = PodAllocator::reconfigurable(p);
+        let mut live = Vec::new();
+        for (pick, op) in steps {
+            match op {
+                0 => {
+                    if let Ok(g) = a.allocate(&Request::boxed(shapes[pick % shapes.len()].as_slice()).unwrap()) {
+                        live.push(g);
+                    }
+                }
+                1 if !live.is_empty() => {
+                    let g = live.remove(pick % live.len());
+                    a.release(&g).unwrap();
+                }
+                2 => {
+                    let _ = a.mark_faulty((pick * 5 % 32) as NodeId);
+                }
+                _ => {
+                    let _ = a.repair((pick * 5 % 32) as NodeId);
+                }
+            }
+            for cube in 0..4 {
+                prop_assert_eq!(a.cube_state(cube), a.cube_state_from_chips(cube));
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Fragmentation of an accelerator pod over a run: stranded chips and the
+//! largest placeable catalogue shape, averaged over time from the job
+//! records.
+//!
+//! The measures are sampled at evenly spaced times of the window in which
+//! the records hold every running job: from the first recorded completion
+//! (every warm-up job has ended by then) to the last one. Run the jobs to
+//! completion (a finite job source, no stop rule) so that no job still
+//! running at the end is missing from the records.
+//!
+//! ```
+//! use partalloc_simkit::pod::pod_run_measures;
+//! use partalloc_simkit::{SimConfig, Simulation};
+//! use partalloc_topology::Topology;
+//! use partalloc_topology::pod::Wiring;
+//! use partalloc_workload::{
+//!     Arrivals, ChaCha8Rng, DemandLaw, Dependence, SeedableRng, ShapeLaw, WorkloadSpec,
+//! };
+//!
+//! let pod: Topology = "pod:tpu-v5e:8x8".parse()?;
+//! let w = WorkloadSpec {
+//!     arrivals: Arrivals::Load(0.6),
+//!     shapes: ShapeLaw::Catalogue { weights: None },
+//!     demand: DemandLaw::Exponential { mean: 1.0 },
+//!     dependence: Dependence::Dependent,
+//!     allow_saturation: false,
+//! }
+//! .build(&pod)?;
+//! let mut rng = ChaCha8Rng::seed_from_u64(1);
+//! let jobs = w.jobs(&mut rng).take(300);
+//! let config = SimConfig { record_jobs: true, ..SimConfig::default() };
+//! let report = Simulation::by_name(pod.clone(), "pod-best-fit", "fcfs", jobs, config)?.run()?;
+//! let m = pod_run_measures(&pod, Wiring::Static, &report.jobs, 100).expect("a pod");
+//! assert!(m.mean_stranded_chips >= 0.0 && m.mean_stranded_chips <= 64.0);
+//! assert!(m.mean_largest_placeable <= 64.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_allocators::pod::{largest_placeable, stranded_chips_under};
+use partalloc_topology::pod::Wiring;
+use partalloc_topology::{NodeSet, Topology};
+
+use crate::JobRecord;
+
+/// Time averages of a pod's fragmentation over a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PodRunMeasures {
+    /// Mean number of free chips in no placeable catalogue shape.
+    pub mean_stranded_chips: f64,
+    /// Mean chip count of the largest placeable catalogue shape (0 when
+    /// none is placeable).
+    pub mean_largest_placeable: f64,
+    /// Sampling times used.
+    pub samples: usize,
+}
+
+/// The measures of a run on `topology` (a pod; `None` otherwise or without
+/// records), placement judged by `wiring`'s rules, sampled at `samples`
+/// evenly spaced times (at least 1).
+#[must_use]
+pub fn pod_run_measures(
+    topology: &Topology,
+    wiring: Wiring,
+    jobs: &[JobRecord],
+    samples: usize,
+) -> Option<PodRunMeasures> {
+    let pod = topology.as_pod()?;
+    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
+    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    let samples = samples.max(1);
+    let mut busy = NodeSet::new(topology.num_nodes());
+    let (mut stranded, mut largest) = (0.0, 0.0);
+    for i in 0..samples {
+        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
+        busy.clear();
+        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
+            // A recorded partition was granted on this machine.
+            let _ = j.partition.for_each_node(topology, |c| {
+                let _ = busy.insert(c);
+            });
+        }
+        stranded += stranded_chips_under(pod, &busy, wiring) as f64;
+        largest += largest_placeable(pod, &busy, wiring).map_or(0.0, |s| s.product() as f64);
+    }
+    Some(PodRunMeasures {
+        mean_stranded_chips: stranded / samples as f64,
+        mean_largest_placeable: largest / samples as f64,
+        samples,
+    })
+}
+
+/// The wiring whose placement rules judge a run of `allocator`: the
+/// reconfigurable strategy's, or static.
+#[must_use]
+pub fn wiring_of(allocator: &str) -> Wiring {
+    if allocator.starts_with("pod-reconfigurable") {
+        Wiring::Reconfigurable
+    } else {
+        Wiring::Static
+    }
+}
