@@ -1,0 +1,343 @@
+//! Word-level searches for the scanning mesh strategies (First Fit, Best
+//! Fit, Adaptive Scan, Frame Sliding, Busy List).
+//!
+//! The mesh is read once per request into row bit-words (`free`: bit x of
+//! row y set iff node ⟨x,y⟩ is available; bits past the last column are 0).
+//! Eroding a row by w (bit x kept iff bits x..x+w−1 are all set) takes
+//! ⌈log₂ w⌉ shift-and passes, and eroding the rows vertically by h the
+//! same number of passes over whole rows, so the free bases of every w×h
+//! frame cost O(H · ⌈W/64⌉ · log(wh)) word operations instead of O(W·H)
+//! node tests. Every search here reads those bases in the literal search's
+//! order (rows by increasing y, bits by increasing x), so it picks the
+//! same box and breaks ties the same way. Scratch buffers live in
+//! [`MeshScratch`] and are reused, so a warm search does not allocate.
+
+use core::cell::RefCell;
+
+use partalloc_topology::GridBox;
+
+use super::MeshCore;
+use crate::StrategySpec;
+use crate::kary::SearchMode;
+use crate::registry::{BuildError, ParamInfo};
+
+/// The `search` parameter of the scanning mesh strategies.
+pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
+    name: "search",
+    default: "fast",
+    doc: "fast (row bit-words, word-level erosion) or literal (node by node); both choose the same box",
+};
+
+/// Reads the `search` parameter.
+pub(crate) fn search_param(spec: &StrategySpec) -> Result<SearchMode, BuildError> {
+    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
+}
+
+/// `name` with `params` (each `key=value`, already in canonical order) and
+/// `search=literal` when the search is literal.
+pub(crate) fn spec_name(name: &str, params: &[&str], mode: SearchMode) -> String {
+    let literal = (mode == SearchMode::Literal).then_some("search=literal");
+    let all: Vec<&str> = params.iter().copied().chain(literal).collect();
+    if all.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}[{}]", all.join(","))
+    }
+}
+
+/// Reusable buffers of one mesh strategy's searches.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MeshScratch {
+    /// Words per row.
+    pub(crate) nw: usize,
+    /// The free rows, H × nw words.
+    pub(crate) free: Vec<u64>,
+    /// The eroded rows (free bases of the current frame), H × nw words.
+    pub(crate) bases: Vec<u64>,
+    /// One row of words (masks, running ANDs).
+    pub(crate) row: Vec<u64>,
+    /// Literal First Fit's run lengths and counts.
+    pub(crate) run: Vec<u32>,
+    pub(crate) cnt: Vec<u32>,
+    /// Literal Best Fit's coverage array.
+    pub(crate) cov: Vec<bool>,
+    /// Busy List: the busy rectangles and candidate rows.
+    pub(crate) busy: Vec<GridBox>,
+    pub(crate) ys: Vec<u32>,
+}
+
+impl MeshScratch {
+    /// Loads the free rows of the mesh into `free`.
+    pub(crate) fn load(&mut self, core: &MeshCore) {
+        let (width, height) = (core.width as usize, core.height as usize);
+        let nw = width.div_ceil(64);
+        self.nw = nw;
+        self.free.clear();
+        self.free.resize(nw * height, 0);
+        let blocked = core.occupancy.blocked().words();
+        let word = |i: usize| blocked.get(i).copied().unwrap_or(0);
+        let tail = width % 64;
+        for y in 0..height {
+            let start = y * width;
+            let row = &mut self.free[y * nw..(y + 1) * nw];
+            for (k, out) in row.iter_mut().enumerate() {
+                let bit = start + 64 * k;
+                let (wi, sh) = (bit / 64, bit % 64);
+                let b = if sh == 0 {
+                    word(wi)
+                } else {
+                    word(wi) >> sh | word(wi + 1) << (64 - sh)
+                };
+                *out = !b;
+            }
+            if tail != 0 {
+                row[nw - 1] &= (1u64 << tail) - 1;
+            }
+        }
+    }
+
+    /// Fills `bases` with the free bases of a w×h frame: bit x of row y set
+    /// iff the frame based at ⟨x,y⟩ lies in the mesh and is free. Needs
+    /// `load` first; w, h ≥ 1.
+    pub(crate) fn frame_bases(&mut self, w: u32, h: u32) {
+        self.bases.clear();
+        self.bases.extend_from_slice(&self.free);
+        let nw = self.nw;
+        if nw == 0 {
+            return;
+        }
+        for row in self.bases.chunks_exact_mut(nw) {
+            erode_row(row, w as usize);
+        }
+        erode_rows(&mut self.bases, nw, h as usize);
+    }
+
+    /// The first set bit of `bases` in row-major order, as (x, y).
+    pub(crate) fn first_base(&self) -> Option<(u32, u32)> {
+        let nw = self.nw;
+        let i = self.bases.iter().position(|&w| w != 0)?;
+        let x = (i % nw) * 64 + self.bases[i].trailing_zeros() as usize;
+        Some((x as u32, (i / nw) as u32))
+    }
+
+    /// Whether bit x of row y of `bases` is set (coordinates may be off
+    /// the mesh).
+    pub(crate) fn is_base(&self, x: i64, y: i64, width: u32, height: u32) -> bool {
+        if x < 0 || y < 0 || x >= i64::from(width) || y >= i64::from(height) {
+            return false;
+        }
+        let (x, y) = (x as usize, y as usize);
+        self.bases[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Whether node ⟨x,y⟩ (on the mesh) is free in `free`.
+    #[inline]
+    pub(crate) fn is_free(&self, x: u32, y: u32) -> bool {
+        let (x, y) = (x as usize, y as usize);
+        self.free[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Free nodes of row y in columns lo..lo+len.
+    pub(crate) fn free_in_row(&self, y: u32, lo: u32, len: u32) -> u32 {
+        let row = &self.free[y as usize * self.nw..(y as usize + 1) * self.nw];
+        let (lo, hi) = (lo as usize, lo as usize + len as usize);
+        let mut n = 0;
+        let (mut k, last) = (lo / 64, (hi - 1) / 64);
+        while k <= last {
+            let mut m = row[k];
+            if k == lo / 64 {
+                m &= !0u64 << (lo % 64);
+            }
+            if k == last && hi % 64 != 0 {
+                m &= (1u64 << (hi % 64)) - 1;
+            }
+            n += m.count_ones();
+            k += 1;
+        }
+        n
+    }
+}
+
+/// Clears every bit x of `row` whose run of set bits from x rightwards is
+/// shorter than `len` (len ≥ 1).
+fn erode_row(row: &mut [u64], len: usize) {
+    let mut have = 1;
+    while have < len {
+        let step = have.min(len - have);
+        and_shifted(row, step);
+        have += step;
+    }
+}
+
+/// row[x] &= row[x + k] for every bit x (bits past the end read as 0).
+/// Ascending order reads only words not yet updated.
+fn and_shifted(row: &mut [u64], k: usize) {
+    let (q, r) = (k / 64, k % 64);
+    let n = row.len();
+    for i in 0..n {
+        let lo = row.get(i + q).copied().unwrap_or(0);
+        let v = if r == 0 {
+            lo
+        } else {
+            let hi = if i + q + 1 < n { row[i + q + 1] } else { 0 };
+            lo >> r | hi << (64 - r)
+        };
+        row[i] &= v;
+    }
+}
+
+/// Rows (nw words each): row y &= rows y+1..y+len−1 (rows past the end
+/// read as 0), by doubling.
+fn erode_rows(rows: &mut [u64], nw: usize, len: usize) {
+    let height = rows.len() / nw;
+    let mut have = 1;
+    while have < len {
+        let step = have.min(len - have);
+        for y in 0..height {
+            if y + step < height {
+                let (lo, hi) = rows.split_at_mut((y + step) * nw);
+                for (a, b) in lo[y * nw..(y + 1) * nw].iter_mut().zip(&hi[..nw]) {
+                    *a &= *b;
+                }
+            } else {
+                rows[y * nw..(y + 1) * nw].fill(0);
+            }
+        }
+        have += step;
+    }
+}
+
+/// Runs `f` on the scratch of a `&self` query without allocating, or on a
+/// fresh one if the scratch is in use (not expected: queries do not nest).
+pub(crate) fn with_scratch<T>(
+    cell: &RefCell<MeshScratch>,
+    f: impl FnOnce(&mut MeshScratch) -> T,
+) -> T {
+    match cell.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut MeshScratch::default()),
+    }
+}
+
+/// Fast first fit: the first free w×h frame in row-major base order.
+pub(crate) fn first_free_base_fast(
+    core: &MeshCore,
+    s: &mut MeshScratch,
+    w: u32,
+    h: u32,
+) -> Option<(u32, u32)> {
+    if w == 0 || h == 0 || w > core.width || h > core.height {
+        return None;
+    }
+    s.frame_bases(w, h);
+    s.first_base()
+}
+
+/// Per bit, whether at least 0..=4 of four masks are set: `ge[s]`.
+#[inline]
+fn at_least(l: u64, r: u64, d: u64, u: u64) -> [u64; 5] {
+    let (s1, c1) = (l ^ r, l & r);
+    let (s2, c2) = (d ^ u, d & u);
+    let b0 = s1 ^ s2;
+    let carry = s1 & s2;
+    let b1 = c1 ^ c2 ^ carry;
+    let b2 = (c1 & c2) | ((c1 ^ c2) & carry);
+    [!0, b2 | b1 | b0, b2 | b1, b2 | (b1 & b0), b2]
+}
+
+/// Fast Best Fit on loaded `free` and computed `bases` of an a×b frame:
+/// the base with the highest score (blocked neighbours in `planes`, which
+/// is `free` or `bases`), first in row-major order on ties.
+pub(crate) fn best_base_fast(s: &MeshScratch, use_bases: bool, height: u32) -> Option<(u32, u32)> {
+    let nw = s.nw;
+    let planes = if use_bases { &s.bases } else { &s.free };
+    let height = height as usize;
+    let mut best: Option<(usize, u32, u32)> = None;
+    for y in 0..height {
+        let cur = &planes[y * nw..(y + 1) * nw];
+        for k in 0..nw {
+            let b = s.bases[y * nw + k];
+            if b == 0 {
+                continue;
+            }
+            let prev_hi = if k > 0 { cur[k - 1] >> 63 } else { 0 };
+            let next_lo = if k + 1 < nw { cur[k + 1] << 63 } else { 0 };
+            let left = !(cur[k] << 1 | prev_hi);
+            let right = !(cur[k] >> 1 | next_lo);
+            let down = if y == 0 {
+                !0
+            } else {
+                !planes[(y - 1) * nw + k]
+            };
+            let up = if y + 1 == height {
+                !0
+            } else {
+                !planes[(y + 1) * nw + k]
+            };
+            let ge = at_least(left, right, down, up);
+            let floor = best.map_or(0, |(bs, _, _)| bs + 1);
+            for sc in (floor..=4).rev() {
+                let m = b & ge[sc];
+                if m != 0 {
+                    let x = 64 * k + m.trailing_zeros() as usize;
+                    best = Some((sc, x as u32, y as u32));
+                    break;
+                }
+            }
+            if best.is_some_and(|(bs, _, _)| bs == 4) {
+                return best.map(|(_, x, y)| (x, y));
+            }
+        }
+    }
+    best.map(|(_, x, y)| (x, y))
+}
+
+/// Fast Frame Sliding: frames of a×b at rows y0, y0+b, … and columns
+/// xs, xs+a, …; the first entirely free one. Needs `load` first.
+pub(crate) fn frame_slide_fast(
+    core: &MeshCore,
+    s: &mut MeshScratch,
+    xs: u32,
+    y0: u32,
+    a: u32,
+    b: u32,
+) -> Option<GridBox> {
+    let (width, height) = (core.width, core.height);
+    if a > width || b > height || xs >= width {
+        return None;
+    }
+    let nw = s.nw;
+    // Stride mask: bits xs, xs+a, … (frames past the edge fail the erosion).
+    s.row.clear();
+    s.row.resize(nw, 0);
+    let mut x = xs as usize;
+    while x < width as usize {
+        s.row[x / 64] |= 1 << (x % 64);
+        x += a as usize;
+    }
+    s.bases.clear();
+    s.bases.resize(2 * nw, 0);
+    let mut y = y0;
+    while y + b <= height {
+        let (acc, tmp) = s.bases.split_at_mut(nw);
+        acc.copy_from_slice(&s.row);
+        for r in y..y + b {
+            tmp.copy_from_slice(&s.free[r as usize * nw..(r as usize + 1) * nw]);
+            erode_row(tmp, a as usize);
+            let mut any = 0;
+            for (p, q) in acc.iter_mut().zip(tmp.iter()) {
+                *p &= *q;
+                any |= *p;
+            }
+            if any == 0 {
+                break;
+            }
+        }
+        if let Some(k) = acc.iter().position(|&w| w != 0) {
+            let x = 64 * k as u32 + acc[k].trailing_zeros();
+            return super::rect(x, y, a, b);
+        }
+        y += b;
+    }
+    None
+}
