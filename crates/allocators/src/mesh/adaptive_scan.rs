@@ -9,7 +9,8 @@
 //! the first free a×b frame in row-major order and, only if none exists
 //! anywhere, the first free b×a frame (docs/baselines.md#adaptive-scan). It is therefore
 //! computed with the same one-pass coverage search as
-//! [`FirstFit`](super::FirstFit); the literal scan is kept as a test
+//! [`FirstFit`](super::FirstFit) (`search=fast` on row bit-words by
+//! default, `search=literal` node by node); the literal scan is kept as a test
 //! oracle. Complete recognition; with `rotate == false` only a×b is tried.
 //!
 //! ```

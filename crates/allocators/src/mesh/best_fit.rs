@@ -6,7 +6,9 @@
 //! neighbor beyond that boundary)" (Kim & Yoon §II.3). Fixed orientation
 //! a×b. Among the free bases (Zhu's coverage array, built in O(W·H)) BF
 //! maximises the score; ties go to the first base in row-major order
-//! (lowest y, then lowest x).
+//! (lowest y, then lowest x). `search=fast` (default) finds the bases on
+//! row bit-words and scores 64 of them per word operation; `search=literal`
+//! scores node by node; both choose the same base.
 //!
 //! The score is an open choice (docs/baselines.md#best-fit), the `score` parameter:
 //! - `neighbours` (default, Kim & Yoon's wording): how many of the base

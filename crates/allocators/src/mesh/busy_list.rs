@@ -22,7 +22,11 @@
 //! submesh are dropped; faulty nodes count as busy 1×1 submeshes. The
 //! candidate with the largest BV wins; ties go to the lowest base address
 //! (lowest y, then lowest x), then to the requested orientation a×b.
-//! Release O(n_b).
+//! Release O(n_b). `search=fast` (default) evaluates the same candidates
+//! with the same key but checks each on the free bases of its frame (row
+//! bit-words, O(1) per candidate instead of O(n_b)), scores it with word
+//! popcounts and reads the lower-left set a row of bases at a time;
+//! `search=literal` is the node-by-node form, kept as the oracle.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::BusyList, Allocator, Partition, Request};

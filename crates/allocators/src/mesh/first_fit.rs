@@ -9,6 +9,10 @@
 //! free nodes to the right of each column, per column the number of
 //! consecutive rows whose run is at least a; the first base whose count
 //! reaches b is the answer. O(W·H) time, no allocation on the hot path.
+//! That node-by-node scan is `search=literal`; the default `search=fast`
+//! finds the same base on row bit-words (free bases by word-level erosion,
+//! O(H·⌈W/64⌉·log(ab))), and `can_allocate` runs the same search without
+//! copying the allocator.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::FirstFit, Allocator, Partition, Request};

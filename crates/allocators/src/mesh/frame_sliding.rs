@@ -9,7 +9,10 @@
 //! frame winning (docs/baselines.md#frame-sliding). Variant B can fail on an almost empty
 //! mesh (8×8, busy ⟨0,0⟩–⟨6,0⟩, request 2×2), which contradicts Chuang &
 //! Tzeng's claim that a frame may start anywhere; hence A is the default.
-//! Not complete (fixed strides and orientation). O(W·H) per request.
+//! Not complete (fixed strides and orientation). O(W·H) per request with
+//! `search=literal`; the default `search=fast` tests a whole row of frames
+//! per word operation (row bit-words eroded by a, ANDed over b rows, masked
+//! by the stride) and picks the same frame.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::{FrameSliding, FsVariant}, Allocator, Partition, Request};

@@ -105,6 +105,9 @@ pub(crate) struct MeshCore {
     pub(crate) occupancy: Occupancy,
     pub(crate) ledger: GrantLedger<GridBox>,
     whole: GridBox,
+    /// Bumped on every change of the node states, so a search can keep
+    /// the row words it read until the mesh changes.
+    generation: u64,
 }
 
 impl MeshCore {
@@ -135,6 +138,7 @@ impl MeshCore {
             occupancy: Occupancy::new(n),
             ledger: GrantLedger::new(),
             whole,
+            generation: 0,
         })
     }
 
@@ -251,7 +255,13 @@ impl MeshCore {
         self.ledger.is_empty() && self.occupancy.faulty_count() == 0
     }
 
+    /// A number that changes whenever a node's state does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     fn set_rect(&mut self, r: &GridBox, value: bool) {
+        self.generation = self.generation.wrapping_add(1);
         let w = r.extent(0) as usize;
         for y in r.lo(1)..=r.hi(1) {
             let lo = self.idx(r.lo(0), y);
@@ -285,6 +295,7 @@ impl MeshCore {
         if !self.occupancy.mark_faulty(node)? {
             return Ok(None);
         }
+        self.generation = self.generation.wrapping_add(1);
         Ok(Some((node % self.width, node / self.width)))
     }
 
@@ -293,6 +304,7 @@ impl MeshCore {
         if !self.occupancy.repair(node)? {
             return Ok(None);
         }
+        self.generation = self.generation.wrapping_add(1);
         Ok(Some((node % self.width, node / self.width)))
     }
 

@@ -3,11 +3,12 @@
 //!
 //! The mesh is read once per request into row bit-words (`free`: bit x of
 //! row y set iff node ⟨x,y⟩ is available; bits past the last column are 0).
-//! Eroding a row by w (bit x kept iff bits x..x+w−1 are all set) takes
-//! ⌈log₂ w⌉ shift-and passes, and eroding the rows vertically by h the
-//! same number of passes over whole rows, so the free bases of every w×h
-//! frame cost O(H · ⌈W/64⌉ · log(wh)) word operations instead of O(W·H)
-//! node tests. Every search here reads those bases in the literal search's
+//! The bases of a w-wide run in a row (bit x set iff bits x..x+w−1 all
+//! are) come from walking the row's runs of free nodes a word at a time,
+//! and eroding the rows vertically by h takes ⌈log₂ h⌉ AND passes over
+//! whole rows, so the free bases of every w×h frame cost
+//! O(H · (⌈W/64⌉ · log h + runs)) word operations instead of O(W·H) node
+//! tests. Every search here reads those bases in the literal search's
 //! order (rows by increasing y, bits by increasing x), so it picks the
 //! same box and breaks ties the same way. Scratch buffers live in
 //! [`MeshScratch`] and are reused, so a warm search does not allocate.
@@ -50,6 +51,8 @@ pub(crate) fn spec_name(name: &str, params: &[&str], mode: SearchMode) -> String
 pub(crate) struct MeshScratch {
     /// Words per row.
     pub(crate) nw: usize,
+    /// The mesh generation `free` was read at.
+    loaded: Option<u64>,
     /// The free rows, H × nw words.
     pub(crate) free: Vec<u64>,
     /// The eroded rows (free bases of the current frame), H × nw words.
@@ -67,8 +70,13 @@ pub(crate) struct MeshScratch {
 }
 
 impl MeshScratch {
-    /// Loads the free rows of the mesh into `free`.
+    /// Loads the free rows of the mesh into `free` (kept while the mesh
+    /// has not changed: a scheduler probes many requests between changes).
     pub(crate) fn load(&mut self, core: &MeshCore) {
+        if self.loaded == Some(core.generation()) {
+            return;
+        }
+        self.loaded = Some(core.generation());
         let (width, height) = (core.width as usize, core.height as usize);
         let nw = width.div_ceil(64);
         self.nw = nw;
@@ -100,16 +108,19 @@ impl MeshScratch {
     /// iff the frame based at ⟨x,y⟩ lies in the mesh and is free. Needs
     /// `load` first; w, h ≥ 1.
     pub(crate) fn frame_bases(&mut self, w: u32, h: u32) {
-        self.bases.clear();
-        self.bases.extend_from_slice(&self.free);
         let nw = self.nw;
+        self.bases.clear();
+        self.bases.resize(self.free.len(), 0);
         if nw == 0 {
             return;
         }
-        for row in self.bases.chunks_exact_mut(nw) {
-            erode_row(row, w as usize);
+        let mut any = 0;
+        for (src, dst) in self.free.chunks_exact(nw).zip(self.bases.chunks_exact_mut(nw)) {
+            any |= run_starts(src, dst, w as usize);
         }
-        erode_rows(&mut self.bases, nw, h as usize);
+        if any != 0 {
+            erode_rows(&mut self.bases, nw, h as usize);
+        }
     }
 
     /// The first set bit of `bases` in row-major order, as (x, y).
@@ -158,32 +169,64 @@ impl MeshScratch {
     }
 }
 
-/// Clears every bit x of `row` whose run of set bits from x rightwards is
-/// shorter than `len` (len ≥ 1).
-fn erode_row(row: &mut [u64], len: usize) {
-    let mut have = 1;
-    while have < len {
-        let step = have.min(len - have);
-        and_shifted(row, step);
-        have += step;
+/// Sets in `dst` (zeroed) every bit x of `src` that starts a run of at
+/// least `len` set bits (len ≥ 1), walking the runs of the row rather than
+/// shifting it ⌈log₂ len⌉ times: a busy row has few runs. Returns the OR of
+/// the words written (0: no base in this row).
+fn run_starts(src: &[u64], dst: &mut [u64], len: usize) -> u64 {
+    let n = src.len();
+    let mut any = 0;
+    let mut k = 0;
+    let mut carry_start: Option<usize> = None;
+    // Walk set runs: `start` is the bit where the current run began.
+    while k < n {
+        let word = src[k];
+        let mut pos = 0u32;
+        while pos < 64 {
+            let rest = word >> pos;
+            if carry_start.is_none() {
+                if rest == 0 {
+                    break;
+                }
+                pos += rest.trailing_zeros();
+                carry_start = Some(64 * k + pos as usize);
+            }
+            let ones = if pos < 64 { (word >> pos).trailing_ones() } else { 0 };
+            pos += ones;
+            if pos < 64 {
+                // The run ends at bit 64k + pos.
+                if let Some(st) = carry_start.take() {
+                    any |= set_bases(dst, st, 64 * k + pos as usize, len);
+                }
+            }
+        }
+        k += 1;
     }
+    if let Some(st) = carry_start {
+        any |= set_bases(dst, st, 64 * n, len);
+    }
+    any
 }
 
-/// row[x] &= row[x + k] for every bit x (bits past the end read as 0).
-/// Ascending order reads only words not yet updated.
-fn and_shifted(row: &mut [u64], k: usize) {
-    let (q, r) = (k / 64, k % 64);
-    let n = row.len();
-    for i in 0..n {
-        let lo = row.get(i + q).copied().unwrap_or(0);
-        let v = if r == 0 {
-            lo
-        } else {
-            let hi = if i + q + 1 < n { row[i + q + 1] } else { 0 };
-            lo >> r | hi << (64 - r)
-        };
-        row[i] &= v;
+/// Sets bits start..=end−len of `dst` (the bases of a run [start, end)).
+fn set_bases(dst: &mut [u64], start: usize, end: usize, len: usize) -> u64 {
+    if end - start < len {
+        return 0;
     }
+    let (lo, hi) = (start, end - len + 1);
+    let mut any = 0;
+    for k in lo / 64..=(hi - 1) / 64 {
+        let mut m = !0u64;
+        if k == lo / 64 {
+            m &= !0u64 << (lo % 64);
+        }
+        if k == (hi - 1) / 64 && hi % 64 != 0 {
+            m &= (1u64 << (hi % 64)) - 1;
+        }
+        dst[k] |= m;
+        any |= m;
+    }
+    any
 }
 
 /// Rows (nw words each): row y &= rows y+1..y+len−1 (rows past the end
@@ -322,8 +365,8 @@ pub(crate) fn frame_slide_fast(
         let (acc, tmp) = s.bases.split_at_mut(nw);
         acc.copy_from_slice(&s.row);
         for r in y..y + b {
-            tmp.copy_from_slice(&s.free[r as usize * nw..(r as usize + 1) * nw]);
-            erode_row(tmp, a as usize);
+            tmp.fill(0);
+            run_starts(&s.free[r as usize * nw..(r as usize + 1) * nw], tmp, a as usize);
             let mut any = 0;
             for (p, q) in acc.iter_mut().zip(tmp.iter()) {
                 *p &= *q;
