@@ -102,7 +102,9 @@ impl BestFit {
                     return None;
                 }
                 s.load(&self.core);
-                s.frame_bases(a, b);
+                if s.known_refused(&self.core, a, b) || !s.frame_bases(a, b) {
+                    return None;
+                }
                 let coverage = self.score == BfScore::Coverage;
                 best_base_fast(s, coverage, self.core.height).and_then(|(x, y)| rect(x, y, a, b))
             }

@@ -195,10 +195,13 @@ impl BusyList {
         s.load(&self.core);
         let mut best: Best = None;
         for (o, &(w, h)) in or[..n].iter().enumerate() {
-            if w > width || h > height {
+            if w > width || h > height || s.known_refused(&self.core, w, h) {
                 continue;
             }
-            s.frame_bases(w, h);
+            if !s.frame_bases(w, h) {
+                s.note_refused(w, h);
+                continue;
+            }
             let (wi, hi) = (i64::from(w), i64::from(h));
             let s = &mut *s;
             let consider = |s: &MeshScratch, x: i64, y: i64, best: &mut Best| {

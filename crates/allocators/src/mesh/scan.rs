@@ -46,6 +46,9 @@ pub(crate) fn spec_name(name: &str, params: &[&str], mode: SearchMode) -> String
     }
 }
 
+/// A first-fit answer: the frame (w, h) and its first free base.
+type LastFirst = (u32, u32, Option<(u32, u32)>);
+
 /// Reusable buffers of one mesh strategy's searches.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MeshScratch {
@@ -59,6 +62,15 @@ pub(crate) struct MeshScratch {
     pub(crate) bases: Vec<u64>,
     /// One row of words (masks, running ANDs).
     pub(crate) row: Vec<u64>,
+    /// Suffix ANDs of the vertical erosion, H × nw words.
+    aux: Vec<u64>,
+    /// The generation the two caches below hold for.
+    cache_gen: Option<u64>,
+    /// The frames (w, h) known to have no free placement (the minimal
+    /// ones): any frame at least as wide and as tall has none either.
+    refused: Vec<(u32, u32)>,
+    /// The last first-fit answer, for the allocation that follows a probe.
+    last_first: Option<LastFirst>,
     /// Literal First Fit's run lengths and counts.
     pub(crate) run: Vec<u32>,
     pub(crate) cnt: Vec<u32>,
@@ -107,20 +119,91 @@ impl MeshScratch {
     /// Fills `bases` with the free bases of a w×h frame: bit x of row y set
     /// iff the frame based at ⟨x,y⟩ lies in the mesh and is free. Needs
     /// `load` first; w, h ≥ 1.
-    pub(crate) fn frame_bases(&mut self, w: u32, h: u32) {
+    /// Returns false if no base is set.
+    pub(crate) fn frame_bases(&mut self, w: u32, h: u32) -> bool {
         let nw = self.nw;
         self.bases.clear();
         self.bases.resize(self.free.len(), 0);
         if nw == 0 {
-            return;
+            return false;
         }
         let mut any = 0;
-        for (src, dst) in self.free.chunks_exact(nw).zip(self.bases.chunks_exact_mut(nw)) {
+        for (src, dst) in self
+            .free
+            .chunks_exact(nw)
+            .zip(self.bases.chunks_exact_mut(nw))
+        {
             any |= run_starts(src, dst, w as usize);
         }
-        if any != 0 {
-            erode_rows(&mut self.bases, nw, h as usize);
+        if any == 0 {
+            return false;
         }
+        if h <= 4 {
+            erode_rows(&mut self.bases, nw, h as usize);
+        } else {
+            self.erode_rows_blocked(h as usize);
+        }
+        self.bases.iter().any(|&w| w != 0)
+    }
+
+    /// Vertical erosion by h in three AND passes whatever h (van Herk,
+    /// Gil & Werman): rows split into blocks of h, a window of h rows is
+    /// the suffix AND of its first block times the prefix AND of the next.
+    fn erode_rows_blocked(&mut self, h: usize) {
+        let nw = self.nw;
+        let height = self.bases.len() / nw;
+        self.aux.clear();
+        self.aux.extend_from_slice(&self.bases);
+        for start in (0..height).step_by(h) {
+            let end = (start + h).min(height);
+            for y in (start..end - 1).rev() {
+                let (lo, hi) = self.aux.split_at_mut((y + 1) * nw);
+                for (a, b) in lo[y * nw..].iter_mut().zip(&hi[..nw]) {
+                    *a &= *b;
+                }
+            }
+        }
+        self.row.clear();
+        self.row.resize(nw, 0);
+        for y in 0..height {
+            let cur = &self.bases[y * nw..(y + 1) * nw];
+            if y % h == 0 {
+                self.row.copy_from_slice(cur);
+            } else {
+                for (p, c) in self.row.iter_mut().zip(cur) {
+                    *p &= *c;
+                }
+            }
+            if y + 1 >= h {
+                let top = y + 1 - h;
+                for k in 0..nw {
+                    self.bases[top * nw + k] = self.aux[top * nw + k] & self.row[k];
+                }
+            }
+        }
+        let first_dead = (height + 1).saturating_sub(h) * nw;
+        self.bases[first_dead.min(height * nw)..].fill(0);
+    }
+
+    /// Starts the caches afresh if the mesh changed since they were filled.
+    fn sync_cache(&mut self, generation: u64) {
+        if self.cache_gen != Some(generation) {
+            self.cache_gen = Some(generation);
+            self.refused.clear();
+            self.last_first = None;
+        }
+    }
+
+    /// Whether a w×h frame is known to have no free placement now.
+    pub(crate) fn known_refused(&mut self, core: &MeshCore, w: u32, h: u32) -> bool {
+        self.sync_cache(core.generation());
+        self.refused.iter().any(|&(rw, rh)| w >= rw && h >= rh)
+    }
+
+    /// Records that a w×h frame has no free placement now.
+    pub(crate) fn note_refused(&mut self, w: u32, h: u32) {
+        self.refused.retain(|&(rw, rh)| !(rw >= w && rh >= h));
+        self.refused.push((w, h));
     }
 
     /// The first set bit of `bases` in row-major order, as (x, y).
@@ -191,7 +274,11 @@ fn run_starts(src: &[u64], dst: &mut [u64], len: usize) -> u64 {
                 pos += rest.trailing_zeros();
                 carry_start = Some(64 * k + pos as usize);
             }
-            let ones = if pos < 64 { (word >> pos).trailing_ones() } else { 0 };
+            let ones = if pos < 64 {
+                (word >> pos).trailing_ones()
+            } else {
+                0
+            };
             pos += ones;
             if pos < 64 {
                 // The run ends at bit 64k + pos.
@@ -215,7 +302,13 @@ fn set_bases(dst: &mut [u64], start: usize, end: usize, len: usize) -> u64 {
     }
     let (lo, hi) = (start, end - len + 1);
     let mut any = 0;
-    for k in lo / 64..=(hi - 1) / 64 {
+    let first = lo / 64;
+    for (k, word) in dst
+        .iter_mut()
+        .enumerate()
+        .take((hi - 1) / 64 + 1)
+        .skip(first)
+    {
         let mut m = !0u64;
         if k == lo / 64 {
             m &= !0u64 << (lo % 64);
@@ -223,7 +316,7 @@ fn set_bases(dst: &mut [u64], start: usize, end: usize, len: usize) -> u64 {
         if k == (hi - 1) / 64 && hi % 64 != 0 {
             m &= (1u64 << (hi % 64)) - 1;
         }
-        dst[k] |= m;
+        *word |= m;
         any |= m;
     }
     any
@@ -269,11 +362,24 @@ pub(crate) fn first_free_base_fast(
     w: u32,
     h: u32,
 ) -> Option<(u32, u32)> {
-    if w == 0 || h == 0 || w > core.width || h > core.height {
+    if w == 0 || h == 0 || w > core.width || h > core.height || s.known_refused(core, w, h) {
         return None;
     }
-    s.frame_bases(w, h);
-    s.first_base()
+    if let Some((lw, lh, found)) = s.last_first
+        && (lw, lh) == (w, h)
+    {
+        return found;
+    }
+    let found = if s.frame_bases(w, h) {
+        s.first_base()
+    } else {
+        None
+    };
+    if found.is_none() {
+        s.note_refused(w, h);
+    }
+    s.last_first = Some((w, h, found));
+    found
 }
 
 /// Per bit, whether at least 0..=4 of four masks are set: `ge[s]`.
@@ -366,7 +472,11 @@ pub(crate) fn frame_slide_fast(
         acc.copy_from_slice(&s.row);
         for r in y..y + b {
             tmp.fill(0);
-            run_starts(&s.free[r as usize * nw..(r as usize + 1) * nw], tmp, a as usize);
+            run_starts(
+                &s.free[r as usize * nw..(r as usize + 1) * nw],
+                tmp,
+                a as usize,
+            );
             let mut any = 0;
             for (p, q) in acc.iter_mut().zip(tmp.iter()) {
                 *p &= *q;
