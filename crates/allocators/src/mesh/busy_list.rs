@@ -179,7 +179,18 @@ impl BusyList {
     fn select(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         match self.mode {
             SearchMode::Literal => self.select_literal(s, a, b, rotate),
-            SearchMode::Fast => self.select_fast(s, a, b, rotate),
+            SearchMode::Fast => {
+                // The candidate checks cost O(n_b) each against the busy
+                // list, O(1) on the row words after an O(H·W/64) read: the
+                // words pay off once n_b³ outgrows the mesh's word count.
+                let n_b = (self.core.ledger.len() + self.core.occupancy.faulty_count()) as u64;
+                let words = u64::from(self.core.height) * u64::from(self.core.width.div_ceil(64));
+                if n_b.pow(3) > 4 * words || super::scan::WORDS_ALWAYS {
+                    self.select_fast(s, a, b, rotate)
+                } else {
+                    self.select_literal(s, a, b, rotate)
+                }
+            }
         }
     }
 

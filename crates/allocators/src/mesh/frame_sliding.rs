@@ -88,7 +88,13 @@ impl FrameSliding {
         let first = self.core.occupancy.blocked().first_absent()? as usize;
         let w = self.core.width as usize;
         let (x0, y0) = ((first % w) as u32, (first / w) as u32);
-        if self.mode == SearchMode::Fast {
+        // Narrow frames make many frames per row: then the row words test
+        // a whole row of them per word operation. Wide frames are few, and
+        // testing each (word-parallel `rect_free`) is cheaper than reading
+        // the mesh; both find the same frame.
+        if self.mode == SearchMode::Fast
+            && (a.saturating_mul(32) <= self.core.width || super::scan::WORDS_ALWAYS)
+        {
             let xs = match self.variant {
                 FsVariant::A => x0 % a,
                 FsVariant::B => x0,

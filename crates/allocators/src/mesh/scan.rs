@@ -22,6 +22,12 @@ use crate::StrategySpec;
 use crate::kary::SearchMode;
 use crate::registry::{BuildError, ParamInfo};
 
+/// Whether the fast searches use the row words even where the per-request
+/// cost model prefers the literal path (which chooses the same box): in
+/// tests, so the equivalence checks exercise the word-level code on small
+/// meshes too.
+pub(crate) const WORDS_ALWAYS: bool = cfg!(test);
+
 /// The `search` parameter of the scanning mesh strategies.
 pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     name: "search",
