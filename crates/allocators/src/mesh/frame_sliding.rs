@@ -88,13 +88,15 @@ impl FrameSliding {
         let first = self.core.occupancy.blocked().first_absent()? as usize;
         let w = self.core.width as usize;
         let (x0, y0) = ((first % w) as u32, (first / w) as u32);
-        // Narrow frames make many frames per row: then the row words test
-        // a whole row of them per word operation. Wide frames are few, and
-        // testing each (word-parallel `rect_free`) is cheaper than reading
-        // the mesh; both find the same frame.
-        if self.mode == SearchMode::Fast
-            && (a.saturating_mul(32) <= self.core.width || super::scan::WORDS_ALWAYS)
-        {
+        // Testing a frame (word-parallel `rect_free`) costs about b words
+        // and the first free frame usually comes early, while the row words
+        // cost about 2·H·⌈W/64⌉ per change of the mesh: they pay off only
+        // for small frames, of which there are many. Both find the same
+        // frame.
+        let (width, height) = (self.core.width, self.core.height);
+        let frames = u64::from(width / a) * u64::from(height / b);
+        let words = u64::from(height) * u64::from(width.div_ceil(64));
+        if self.mode == SearchMode::Fast && (frames >= 4 * words || super::scan::WORDS_ALWAYS) {
             let xs = match self.variant {
                 FsVariant::A => x0 % a,
                 FsVariant::B => x0,
