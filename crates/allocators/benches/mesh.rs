@@ -12,6 +12,11 @@
 //! A second group runs many small jobs (sides 1..=16 on 128×128) to show
 //! the cost of long free and allocation lists.
 //!
+//! A third group (`mesh_search_fast_vs_literal`) runs the scanning
+//! baselines with their default word-level search and with
+//! `search=literal` (node by node) on 64², 256² and 512² under the same
+//! workload; both choose the same boxes, so only the time differs.
+//!
 //! Run: `cargo bench -p partalloc-allocators --bench mesh -- --warm-up-time 1 --measurement-time 2`
 
 #![expect(
@@ -121,12 +126,41 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The scanning baselines, each run fast and literal.
+const SCANNING: [&str; 5] = [
+    "first-fit",
+    "best-fit",
+    "adaptive-scan",
+    "frame-sliding",
+    "busy-list",
+];
+
+fn bench_search(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mesh_search_fast_vs_literal");
+    for side in [64u32, 256, 512] {
+        for name in SCANNING {
+            for literal in [false, true] {
+                let full = if literal {
+                    format!("{name}[search=literal]")
+                } else {
+                    name.to_owned()
+                };
+                let mut run = Run::new(&full, side, side);
+                group.bench_with_input(BenchmarkId::new(&full, side), &side, |b, _| {
+                    b.iter_custom(|iters| run.time(iters));
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .sample_size(20);
-    targets = bench
+    targets = bench, bench_search
 }
 criterion_main!(benches);

@@ -8,7 +8,7 @@
 //! rotated; FCFS (Figs. 10–14) or M-FCFS with the dynamic d·λ threshold
 //! (Figs. 15–17). The paper runs 100,000 requests per point on meshes up to
 //! 512×512 (`--paper-scale`); the default runs fewer requests and meshes up
-//! to 256×256 (Adaptive Scan's O(N) search makes 512×512 cost minutes).
+//! to 256×256.
 //! Search time is CPU time: it goes to `<id>-cputime.csv`, outside the
 //! determinism promise.
 

@@ -9,7 +9,8 @@
 //! the first free a×b frame in row-major order and, only if none exists
 //! anywhere, the first free b×a frame (docs/baselines.md#adaptive-scan). It is therefore
 //! computed with the same one-pass coverage search as
-//! [`FirstFit`](super::FirstFit); the literal scan is kept as a test
+//! [`FirstFit`](super::FirstFit) (`search=fast` on row bit-words by
+//! default, `search=literal` node by node); the literal scan is kept as a test
 //! oracle. Complete recognition; with `rotate == false` only a×b is tried.
 //!
 //! ```
@@ -25,7 +26,10 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
+use core::cell::RefCell;
+
+use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
+use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, first_fit_by, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -35,8 +39,8 @@ const NAME: &str = "adaptive-scan";
 #[derive(Debug, Clone)]
 pub struct AdaptiveScan {
     pub(super) core: MeshCore,
-    run: Vec<u32>,
-    cnt: Vec<u32>,
+    mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
 }
 
 impl AdaptiveScan {
@@ -47,9 +51,22 @@ impl AdaptiveScan {
     pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
-            run: Vec::new(),
-            cnt: Vec::new(),
+            mode: SearchMode::Fast,
+            scratch: RefCell::default(),
         })
+    }
+
+    /// The same strategy with the given search (both choose the same box).
+    #[must_use]
+    pub fn with_search(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The search in use.
+    #[must_use]
+    pub fn search(&self) -> SearchMode {
+        self.mode
     }
 }
 
@@ -58,19 +75,29 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         name: NAME,
         summary: "first free a×b submesh in row-major order, else the first b×a (complete)",
         source: "Ding & Bhuyan 1993, as described by Kim & Yoon §II.4; docs/baselines.md#adaptive-scan",
-        params: &[],
+        params: &[SEARCH_PARAM],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(AdaptiveScan::new(t.clone())?)),
+    build: |t, spec| {
+        Ok(Box::new(
+            AdaptiveScan::new(t.clone())?.with_search(search_param(spec)?),
+        ))
+    },
 };
 
 impl MeshHooks for AdaptiveScan {
     fn strategy_name(&self) -> String {
-        NAME.to_owned()
+        spec_name(NAME, &[], self.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        first_fit(&self.core, a, b, rotate, &mut self.run, &mut self.cnt)
+        first_fit_by(&self.core, self.mode, self.scratch.get_mut(), a, b, rotate)
+    }
+
+    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
+        Some(with_scratch(&self.scratch, |s| {
+            first_fit_by(&self.core, self.mode, s, a, b, rotate).is_some()
+        }))
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {

@@ -6,7 +6,9 @@
 //! neighbor beyond that boundary)" (Kim & Yoon §II.3). Fixed orientation
 //! a×b. Among the free bases (Zhu's coverage array, built in O(W·H)) BF
 //! maximises the score; ties go to the first base in row-major order
-//! (lowest y, then lowest x).
+//! (lowest y, then lowest x). `search=fast` (default) finds the bases on
+//! row bit-words and scores 64 of them per word operation; `search=literal`
+//! scores node by node; both choose the same base.
 //!
 //! The score is an open choice (docs/baselines.md#best-fit), the `score` parameter:
 //! - `neighbours` (default, Kim & Yoon's wording): how many of the base
@@ -25,7 +27,10 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, free_bases, mesh_allocator, rect};
+use core::cell::RefCell;
+
+use super::scan::{SEARCH_PARAM, best_base_fast, search_param, spec_name, with_scratch};
+use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, free_bases, mesh_allocator, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -50,8 +55,8 @@ pub enum BfScore {
 pub struct BestFit {
     pub(super) core: MeshCore,
     score: BfScore,
-    cov: Vec<bool>,
-    runs: Vec<u32>,
+    mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
 }
 
 impl BestFit {
@@ -63,9 +68,22 @@ impl BestFit {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             score,
-            cov: Vec::new(),
-            runs: Vec::new(),
+            mode: SearchMode::Fast,
+            scratch: RefCell::default(),
         })
+    }
+
+    /// The same strategy with the given search (both choose the same box).
+    #[must_use]
+    pub fn with_search(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The search in use.
+    #[must_use]
+    pub fn search(&self) -> SearchMode {
+        self.mode
     }
 
     /// The scoring rule.
@@ -75,45 +93,29 @@ impl BestFit {
     }
 }
 
-pub(crate) const ENTRY: AllocatorEntry = Entry {
-    info: StrategyInfo {
-        name: NAME,
-        summary: "free a×b base with the most blocked neighbours, fixed orientation",
-        source: "Zhu 1992, as described by Kim & Yoon §II.3; docs/baselines.md#best-fit",
-        params: &[ParamInfo {
-            name: "score",
-            default: "neighbours",
-            doc: "neighbours: busy/off-mesh neighbours of the base node (Kim & Yoon); \
-                  coverage: neighbouring positions that are not free bases",
-        }],
-        topologies: super::MESH_KINDS,
-    },
-    build: |t, spec| {
-        let score = match spec.get("score").map(str::trim) {
-            None | Some("neighbours") => BfScore::Neighbours,
-            Some("coverage") => BfScore::Coverage,
-            Some(_) => {
-                return Err(spec
-                    .invalid("score", "expected neighbours or coverage")
-                    .into());
+impl BestFit {
+    fn best(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
+        match self.mode {
+            SearchMode::Literal => self.best_literal(s, a, b),
+            SearchMode::Fast => {
+                if a > self.core.width || b > self.core.height {
+                    return None;
+                }
+                s.load(&self.core);
+                if s.known_refused(&self.core, a, b) || !s.frame_bases(a, b) {
+                    return None;
+                }
+                let coverage = self.score == BfScore::Coverage;
+                best_base_fast(s, coverage, self.core.height).and_then(|(x, y)| rect(x, y, a, b))
             }
-        };
-        Ok(Box::new(BestFit::new(t.clone(), score)?))
-    },
-};
-
-impl MeshHooks for BestFit {
-    fn strategy_name(&self) -> String {
-        match self.score {
-            BfScore::Neighbours => NAME.to_owned(),
-            BfScore::Coverage => format!("{NAME}[score=coverage]"),
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        free_bases(&self.core, a, b, &mut self.cov, &mut self.runs);
+    /// Every free base scored node by node on Zhu's coverage array.
+    fn best_literal(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
+        free_bases(&self.core, a, b, &mut s.cov, &mut s.run);
         let (width, height) = (self.core.width as i64, self.core.height as i64);
-        let cov = &self.cov;
+        let cov = &s.cov;
         let is_base = |x: i64, y: i64| {
             x >= 0 && y >= 0 && x < width && y < height && cov[(x + width * y) as usize]
         };
@@ -137,6 +139,62 @@ impl MeshHooks for BestFit {
             }
         }
         best.and_then(|(_, x, y)| rect(x, y, a, b))
+    }
+}
+
+pub(crate) const ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "free a×b base with the most blocked neighbours, fixed orientation",
+        source: "Zhu 1992, as described by Kim & Yoon §II.3; docs/baselines.md#best-fit",
+        params: &[
+            ParamInfo {
+                name: "score",
+                default: "neighbours",
+                doc: "neighbours: busy/off-mesh neighbours of the base node (Kim & Yoon); \
+                      coverage: neighbouring positions that are not free bases",
+            },
+            SEARCH_PARAM,
+        ],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, spec| {
+        let score = match spec.get("score").map(str::trim) {
+            None | Some("neighbours") => BfScore::Neighbours,
+            Some("coverage") => BfScore::Coverage,
+            Some(_) => {
+                return Err(spec
+                    .invalid("score", "expected neighbours or coverage")
+                    .into());
+            }
+        };
+        Ok(Box::new(
+            BestFit::new(t.clone(), score)?.with_search(search_param(spec)?),
+        ))
+    },
+};
+
+impl MeshHooks for BestFit {
+    fn strategy_name(&self) -> String {
+        let score: &[&str] = match self.score {
+            BfScore::Neighbours => &[],
+            BfScore::Coverage => &["score=coverage"],
+        };
+        spec_name(NAME, score, self.mode)
+    }
+
+    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
+        let mut s = core::mem::take(self.scratch.get_mut());
+        let found = self.best(&mut s, a, b);
+        *self.scratch.get_mut() = s;
+        found
+    }
+
+    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
+        // Best Fit finds a base iff First Fit does.
+        Some(with_scratch(&self.scratch, |s| {
+            super::first_fit_by(&self.core, self.mode, s, a, b, false).is_some()
+        }))
     }
 
     fn rotates(&self) -> bool {

@@ -22,7 +22,11 @@
 //! submesh are dropped; faulty nodes count as busy 1×1 submeshes. The
 //! candidate with the largest BV wins; ties go to the lowest base address
 //! (lowest y, then lowest x), then to the requested orientation a×b.
-//! Release O(n_b).
+//! Release O(n_b). `search=fast` (default) evaluates the same candidates
+//! with the same key but checks each on the free bases of its frame (row
+//! bit-words, O(1) per candidate instead of O(n_b)), scores it with word
+//! popcounts and reads the lower-left set a row of bases at a time;
+//! `search=literal` is the node-by-node form, kept as the oracle.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::BusyList, Allocator, Partition, Request};
@@ -36,7 +40,10 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
+use core::cell::RefCell;
+
+use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
+use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, orientations, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -48,9 +55,22 @@ const NAME: &str = "busy-list";
 pub struct BusyList {
     pub(super) core: MeshCore,
     candidates: BlCandidates,
+    mode: SearchMode,
     /// Scratch: the busy list read once per request (no copy between
-    /// requests; the ledger and the occupancy are the state).
-    busy: Vec<GridBox>,
+    /// requests; the ledger and the occupancy are the state) and the
+    /// fast search's row words.
+    scratch: RefCell<MeshScratch>,
+}
+
+/// The best candidate so far: (BV, base y, base x, orientation, box).
+type Best = Option<(u32, u32, u32, usize, GridBox)>;
+
+/// Whether a candidate beats `best`: larger BV, then lower (y, x), then
+/// the requested orientation.
+fn better(bv: u32, r: &GridBox, o: usize, best: &Best) -> bool {
+    best.is_none_or(|(bbv, by, bx, bo, _)| {
+        (bv, core::cmp::Reverse((r.lo(1), r.lo(0), o))) > (bbv, core::cmp::Reverse((by, bx, bo)))
+    })
 }
 
 /// Which placements Busy-List evaluates.
@@ -91,8 +111,22 @@ impl BusyList {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             candidates,
-            busy: Vec::new(),
+            mode: SearchMode::Fast,
+            scratch: RefCell::default(),
         })
+    }
+
+    /// The same strategy with the given search (both choose the same box).
+    #[must_use]
+    pub fn with_search(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The search in use.
+    #[must_use]
+    pub fn search(&self) -> SearchMode {
+        self.mode
     }
 
     /// The candidate set.
@@ -141,57 +175,153 @@ impl BusyList {
     }
 }
 
-pub(crate) const ENTRY: AllocatorEntry = Entry {
-    info: StrategyInfo {
-        name: NAME,
-        summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
-        source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; docs/baselines.md#busy-list",
-        params: &[ParamInfo {
-            name: "candidates",
-            default: "complete",
-            doc: "complete: corner-aligned placements plus every placement blocked on the \
-                  left and below (complete recognition); aligned: corner-aligned placements \
-                  and mesh corners only (incomplete: docs/baselines.md#busy-list-candidates)",
-        }],
-        topologies: super::MESH_KINDS,
-    },
-    build: |t, spec| {
-        let c = match spec.get("candidates").map(str::trim) {
-            None | Some("complete") => BlCandidates::Complete,
-            Some("aligned") => BlCandidates::Aligned,
-            Some(_) => {
-                return Err(spec
-                    .invalid("candidates", "expected complete or aligned")
-                    .into());
+impl BusyList {
+    fn select(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+        match self.mode {
+            SearchMode::Literal => self.select_literal(s, a, b, rotate),
+            SearchMode::Fast => {
+                // The candidate checks cost O(n_b) each against the busy
+                // list, O(1) on the row words after an O(H·W/64) read: the
+                // words pay off once n_b³ outgrows the mesh's word count.
+                let n_b = (self.core.ledger.len() + self.core.occupancy.faulty_count()) as u64;
+                let words = u64::from(self.core.height) * u64::from(self.core.width.div_ceil(64));
+                if n_b.pow(3) > 4 * words || super::scan::WORDS_ALWAYS {
+                    self.select_fast(s, a, b, rotate)
+                } else {
+                    self.select_literal(s, a, b, rotate)
+                }
             }
-        };
-        Ok(Box::new(BusyList::with_candidates(t.clone(), c)?))
-    },
-};
-
-impl MeshHooks for BusyList {
-    fn strategy_name(&self) -> String {
-        match self.candidates {
-            BlCandidates::Complete => NAME.to_owned(),
-            BlCandidates::Aligned => format!("{NAME}[candidates=aligned]"),
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+    /// The literal candidates, each checked on the free bases of its frame
+    /// (row bit-words) and scored with word popcounts; same key, same
+    /// choice.
+    fn select_fast(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+        let (or, n) = orientations(a, b, rotate);
+        let (width, height) = (self.core.width, self.core.height);
+        let (wi64, hi64) = (i64::from(width), i64::from(height));
+        s.busy.clear();
+        s.busy.extend(self.core.obstacles());
+        s.load(&self.core);
+        let mut best: Best = None;
+        for (o, &(w, h)) in or[..n].iter().enumerate() {
+            if w > width || h > height || s.known_refused(&self.core, w, h) {
+                continue;
+            }
+            if !s.frame_bases(w, h) {
+                s.note_refused(w, h);
+                continue;
+            }
+            let (wi, hi) = (i64::from(w), i64::from(h));
+            let s = &mut *s;
+            let consider = |s: &MeshScratch, x: i64, y: i64, best: &mut Best| {
+                if s.is_base(x, y, width, height)
+                    && let Some(r) = rect(x as u32, y as u32, w, h)
+                {
+                    let bv = Self::bv_fast(s, &r, width, height);
+                    if better(bv, &r, o, best) {
+                        *best = Some((bv, r.lo(1), r.lo(0), o, r));
+                    }
+                }
+            };
+            for &(x, y) in &[
+                (0, 0),
+                (wi64 - wi, 0),
+                (0, hi64 - hi),
+                (wi64 - wi, hi64 - hi),
+            ] {
+                consider(s, x, y, &mut best);
+            }
+            for bi in 0..s.busy.len() {
+                let bx = s.busy[bi];
+                let (x1, y1, x2, y2) = (
+                    i64::from(bx.lo(0)),
+                    i64::from(bx.lo(1)),
+                    i64::from(bx.hi(0)),
+                    i64::from(bx.hi(1)),
+                );
+                for (x, y) in [
+                    (x2 + 1, y1),
+                    (x2 + 1, y2 - hi + 1),
+                    (x1 - wi, y1),
+                    (x1 - wi, y2 - hi + 1),
+                    (x1, y2 + 1),
+                    (x2 - wi + 1, y2 + 1),
+                    (x1, y1 - hi),
+                    (x2 - wi + 1, y1 - hi),
+                ] {
+                    consider(s, x, y, &mut best);
+                }
+            }
+            if self.candidates == BlCandidates::Complete {
+                // Bases with x in {0} ∪ {x2 + 1} and y in {0} ∪ {y2 + 1}:
+                // a column mask ANDed with the free bases of each such row.
+                let nw = s.nw;
+                let mut cols = core::mem::take(&mut s.row);
+                let mut ys = core::mem::take(&mut s.ys);
+                cols.clear();
+                cols.resize(nw, 0);
+                cols[0] |= 1;
+                ys.clear();
+                ys.push(0);
+                for r in &s.busy {
+                    let (x, y) = (r.hi(0) as usize + 1, r.hi(1) + 1);
+                    if x < width as usize {
+                        cols[x / 64] |= 1 << (x % 64);
+                    }
+                    if y < height {
+                        ys.push(y);
+                    }
+                }
+                ys.sort_unstable();
+                ys.dedup();
+                for &y in &ys {
+                    for (k, &c) in cols.iter().enumerate() {
+                        let mut m = s.bases[y as usize * nw + k] & c;
+                        while m != 0 {
+                            let x = 64 * k as i64 + i64::from(m.trailing_zeros());
+                            consider(s, x, i64::from(y), &mut best);
+                            m &= m - 1;
+                        }
+                    }
+                }
+                s.row = cols;
+                s.ys = ys;
+            }
+        }
+        best.map(|t| t.4)
+    }
+
+    /// [`Self::bv`] on the loaded free rows: the horizontal sides by word
+    /// popcounts, the vertical ones bit by bit.
+    fn bv_fast(s: &MeshScratch, r: &GridBox, width: u32, height: u32) -> u32 {
+        let (x, y, x2, y2) = (r.lo(0), r.lo(1), r.hi(0), r.hi(1));
+        let (w, h) = (x2 - x + 1, y2 - y + 1);
+        let row_blocked = |row: Option<u32>| match row {
+            Some(j) if j < height => w - s.free_in_row(j, x, w),
+            _ => w,
+        };
+        let col_blocked = |col: Option<u32>| match col {
+            Some(i) if i < width => (y..=y2).filter(|&j| !s.is_free(i, j)).count() as u32,
+            _ => h,
+        };
+        row_blocked(y.checked_sub(1))
+            + row_blocked(Some(y2 + 1))
+            + col_blocked(x.checked_sub(1))
+            + col_blocked(Some(x2 + 1))
+    }
+
+    /// Every candidate checked against the busy list and scored node by node.
+    fn select_literal(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
         let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
-        let mut busy = core::mem::take(&mut self.busy);
+        let busy = &mut s.busy;
         busy.clear();
         busy.extend(self.core.obstacles());
         // Key: larger BV, then lower (y, x), then the requested orientation.
-        let mut best: Option<(u32, u32, u32, usize, GridBox)> = None;
-        let better =
-            |bv: u32, r: &GridBox, o: usize, best: &Option<(u32, u32, u32, usize, GridBox)>| {
-                best.is_none_or(|(bbv, by, bx, bo, _)| {
-                    (bv, std::cmp::Reverse((r.lo(1), r.lo(0), o)))
-                        > (bbv, std::cmp::Reverse((by, bx, bo)))
-                })
-            };
+        let busy = &*busy;
+        let mut best: Best = None;
         for (o, &(w, h)) in or[..n].iter().enumerate() {
             let (wi, hi) = (i64::from(w), i64::from(h));
             let corners = [
@@ -218,7 +348,7 @@ impl MeshHooks for BusyList {
                     (x2 - wi + 1, y1 - hi),
                 ]
             });
-            let obstacles = &busy;
+            let obstacles = busy;
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
                     let xs =
@@ -232,7 +362,7 @@ impl MeshHooks for BusyList {
                 .into_iter()
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
-                if let Some(r) = self.placeable(&busy, x, y, w, h) {
+                if let Some(r) = self.placeable(busy, x, y, w, h) {
                     let bv = self.bv(&r);
                     if better(bv, &r, o, &best) {
                         best = Some((bv, r.lo(1), r.lo(0), o, r));
@@ -240,8 +370,63 @@ impl MeshHooks for BusyList {
                 }
             }
         }
-        self.busy = busy;
         best.map(|t| t.4)
+    }
+}
+
+pub(crate) const ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: NAME,
+        summary: "candidate at a busy submesh or mesh corner with the largest boundary value (complete)",
+        source: "Das Sharma & Pradhan 1993, as described by Kim & Yoon §II.5; docs/baselines.md#busy-list",
+        params: &[
+            ParamInfo {
+                name: "candidates",
+                default: "complete",
+                doc: "complete: corner-aligned placements plus every placement blocked on the \
+                      left and below (complete recognition); aligned: corner-aligned placements \
+                      and mesh corners only (incomplete: docs/baselines.md#busy-list-candidates)",
+            },
+            SEARCH_PARAM,
+        ],
+        topologies: super::MESH_KINDS,
+    },
+    build: |t, spec| {
+        let c = match spec.get("candidates").map(str::trim) {
+            None | Some("complete") => BlCandidates::Complete,
+            Some("aligned") => BlCandidates::Aligned,
+            Some(_) => {
+                return Err(spec
+                    .invalid("candidates", "expected complete or aligned")
+                    .into());
+            }
+        };
+        Ok(Box::new(
+            BusyList::with_candidates(t.clone(), c)?.with_search(search_param(spec)?),
+        ))
+    },
+};
+
+impl MeshHooks for BusyList {
+    fn strategy_name(&self) -> String {
+        let candidates: &[&str] = match self.candidates {
+            BlCandidates::Complete => &[],
+            BlCandidates::Aligned => &["candidates=aligned"],
+        };
+        spec_name(NAME, candidates, self.mode)
+    }
+
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+        let mut s = core::mem::take(self.scratch.get_mut());
+        let found = self.select(&mut s, a, b, rotate);
+        *self.scratch.get_mut() = s;
+        found
+    }
+
+    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
+        Some(with_scratch(&self.scratch, |s| {
+            self.select(s, a, b, rotate).is_some()
+        }))
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {

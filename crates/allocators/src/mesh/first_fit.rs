@@ -9,6 +9,10 @@
 //! free nodes to the right of each column, per column the number of
 //! consecutive rows whose run is at least a; the first base whose count
 //! reaches b is the answer. O(W·H) time, no allocation on the hot path.
+//! That node-by-node scan is `search=literal`; the default `search=fast`
+//! finds the same base on row bit-words (free bases by word-level erosion,
+//! O(H·⌈W/64⌉·log(ab))), and `can_allocate` runs the same search without
+//! copying the allocator.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::FirstFit, Allocator, Partition, Request};
@@ -22,7 +26,10 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, first_fit, mesh_allocator};
+use core::cell::RefCell;
+
+use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
+use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, first_fit_by, mesh_allocator};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -32,8 +39,8 @@ const NAME: &str = "first-fit";
 #[derive(Debug, Clone)]
 pub struct FirstFit {
     pub(super) core: MeshCore,
-    run: Vec<u32>,
-    cnt: Vec<u32>,
+    mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
 }
 
 impl FirstFit {
@@ -44,9 +51,22 @@ impl FirstFit {
     pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
-            run: Vec::new(),
-            cnt: Vec::new(),
+            mode: SearchMode::Fast,
+            scratch: RefCell::default(),
         })
+    }
+
+    /// The same strategy with the given search (both choose the same box).
+    #[must_use]
+    pub fn with_search(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The search in use.
+    #[must_use]
+    pub fn search(&self) -> SearchMode {
+        self.mode
     }
 }
 
@@ -55,19 +75,29 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         name: NAME,
         summary: "first free a×b submesh in row-major order, fixed orientation",
         source: "Zhu 1992, as described by Kim & Yoon §II.3; docs/baselines.md#first-fit",
-        params: &[],
+        params: &[SEARCH_PARAM],
         topologies: super::MESH_KINDS,
     },
-    build: |t, _| Ok(Box::new(FirstFit::new(t.clone())?)),
+    build: |t, spec| {
+        Ok(Box::new(
+            FirstFit::new(t.clone())?.with_search(search_param(spec)?),
+        ))
+    },
 };
 
 impl MeshHooks for FirstFit {
     fn strategy_name(&self) -> String {
-        NAME.to_owned()
+        spec_name(NAME, &[], self.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        first_fit(&self.core, a, b, false, &mut self.run, &mut self.cnt)
+        first_fit_by(&self.core, self.mode, self.scratch.get_mut(), a, b, false)
+    }
+
+    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
+        Some(with_scratch(&self.scratch, |s| {
+            first_fit_by(&self.core, self.mode, s, a, b, false).is_some()
+        }))
     }
 
     fn rotates(&self) -> bool {

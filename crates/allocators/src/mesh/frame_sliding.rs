@@ -9,7 +9,10 @@
 //! frame winning (docs/baselines.md#frame-sliding). Variant B can fail on an almost empty
 //! mesh (8×8, busy ⟨0,0⟩–⟨6,0⟩, request 2×2), which contradicts Chuang &
 //! Tzeng's claim that a frame may start anywhere; hence A is the default.
-//! Not complete (fixed strides and orientation). O(W·H) per request.
+//! Not complete (fixed strides and orientation). O(W·H) per request with
+//! `search=literal`; the default `search=fast` tests a whole row of frames
+//! per word operation (row bit-words eroded by a, ANDed over b rows, masked
+//! by the stride) and picks the same frame.
 //!
 //! ```
 //! use partalloc_allocators::{mesh::{FrameSliding, FsVariant}, Allocator, Partition, Request};
@@ -23,7 +26,10 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, mesh_allocator, rect};
+use core::cell::RefCell;
+
+use super::scan::{SEARCH_PARAM, frame_slide_fast, search_param, spec_name, with_scratch};
+use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -46,6 +52,8 @@ pub enum FsVariant {
 pub struct FrameSliding {
     pub(super) core: MeshCore,
     variant: FsVariant,
+    mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
 }
 
 impl FrameSliding {
@@ -57,7 +65,55 @@ impl FrameSliding {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             variant,
+            mode: SearchMode::Fast,
+            scratch: RefCell::default(),
         })
+    }
+
+    /// The same strategy with the given search (both choose the same box).
+    #[must_use]
+    pub fn with_search(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The search in use.
+    #[must_use]
+    pub fn search(&self) -> SearchMode {
+        self.mode
+    }
+
+    /// The first free frame from the first free node, by the chosen search.
+    fn first_free_frame(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
+        let first = self.core.occupancy.blocked().first_absent()? as usize;
+        let w = self.core.width as usize;
+        let (x0, y0) = ((first % w) as u32, (first / w) as u32);
+        // Testing a frame (word-parallel `rect_free`) costs about b words
+        // and the first free frame usually comes early, while the row words
+        // cost about 2·H·⌈W/64⌉ per change of the mesh: they pay off only
+        // for small frames, of which there are many. Both find the same
+        // frame.
+        let (width, height) = (self.core.width, self.core.height);
+        let frames = u64::from(width / a) * u64::from(height / b);
+        let words = u64::from(height) * u64::from(width.div_ceil(64));
+        if self.mode == SearchMode::Fast && (frames >= 4 * words || super::scan::WORDS_ALWAYS) {
+            let xs = match self.variant {
+                FsVariant::A => x0 % a,
+                FsVariant::B => x0,
+            };
+            s.load(&self.core);
+            return frame_slide_fast(&self.core, s, xs, y0, a, b);
+        }
+        let mut found = None;
+        self.frames(x0, y0, a, b, |r| {
+            if self.core.rect_free(&r) {
+                found = Some(r);
+                true
+            } else {
+                false
+            }
+        });
+        found
     }
 
     /// The variant.
@@ -96,11 +152,14 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         name: NAME,
         summary: "a×b frames with strides (a, b) from the first free node, fixed orientation",
         source: "Chuang & Tzeng 1991, as described by Kim & Yoon §II.2; docs/baselines.md#frame-sliding",
-        params: &[ParamInfo {
-            name: "variant",
-            default: "a",
-            doc: "a: rows of frames start at x0 mod a (FS-A); b: they start at x0 (FS-B)",
-        }],
+        params: &[
+            ParamInfo {
+                name: "variant",
+                default: "a",
+                doc: "a: rows of frames start at x0 mod a (FS-A); b: they start at x0 (FS-B)",
+            },
+            SEARCH_PARAM,
+        ],
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
@@ -109,32 +168,32 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             Some("b" | "B") => FsVariant::B,
             Some(_) => return Err(spec.invalid("variant", "expected a or b").into()),
         };
-        Ok(Box::new(FrameSliding::new(t.clone(), variant)?))
+        Ok(Box::new(
+            FrameSliding::new(t.clone(), variant)?.with_search(search_param(spec)?),
+        ))
     },
 };
 
 impl MeshHooks for FrameSliding {
     fn strategy_name(&self) -> String {
-        match self.variant {
-            FsVariant::A => NAME.to_owned(),
-            FsVariant::B => format!("{NAME}[variant=b]"),
-        }
+        let variant: &[&str] = match self.variant {
+            FsVariant::A => &[],
+            FsVariant::B => &["variant=b"],
+        };
+        spec_name(NAME, variant, self.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        let first = self.core.occupancy.blocked().first_absent()? as usize;
-        let w = self.core.width as usize;
-        let (x0, y0) = ((first % w) as u32, (first / w) as u32);
-        let mut found = None;
-        self.frames(x0, y0, a, b, |r| {
-            if self.core.rect_free(&r) {
-                found = Some(r);
-                true
-            } else {
-                false
-            }
-        });
+        let mut s = core::mem::take(self.scratch.get_mut());
+        let found = self.first_free_frame(&mut s, a, b);
+        *self.scratch.get_mut() = s;
         found
+    }
+
+    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
+        Some(with_scratch(&self.scratch, |s| {
+            self.first_free_frame(s, a, b).is_some()
+        }))
     }
 
     fn rotates(&self) -> bool {

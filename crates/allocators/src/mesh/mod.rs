@@ -41,6 +41,9 @@
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
+pub use crate::kary::SearchMode;
+pub(crate) use scan::MeshScratch;
+
 use crate::{
     AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,
@@ -56,6 +59,7 @@ mod fsl;
 mod fsl3d;
 #[cfg(test)]
 mod oracle;
+mod scan;
 #[cfg(test)]
 mod tests;
 
@@ -101,6 +105,9 @@ pub(crate) struct MeshCore {
     pub(crate) occupancy: Occupancy,
     pub(crate) ledger: GrantLedger<GridBox>,
     whole: GridBox,
+    /// Bumped on every change of the node states, so a search can keep
+    /// the row words it read until the mesh changes.
+    generation: u64,
 }
 
 impl MeshCore {
@@ -131,6 +138,7 @@ impl MeshCore {
             occupancy: Occupancy::new(n),
             ledger: GrantLedger::new(),
             whole,
+            generation: 0,
         })
     }
 
@@ -247,7 +255,13 @@ impl MeshCore {
         self.ledger.is_empty() && self.occupancy.faulty_count() == 0
     }
 
+    /// A number that changes whenever a node's state does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     fn set_rect(&mut self, r: &GridBox, value: bool) {
+        self.generation = self.generation.wrapping_add(1);
         let w = r.extent(0) as usize;
         for y in r.lo(1)..=r.hi(1) {
             let lo = self.idx(r.lo(0), y);
@@ -281,6 +295,7 @@ impl MeshCore {
         if !self.occupancy.mark_faulty(node)? {
             return Ok(None);
         }
+        self.generation = self.generation.wrapping_add(1);
         Ok(Some((node % self.width, node / self.width)))
     }
 
@@ -289,6 +304,7 @@ impl MeshCore {
         if !self.occupancy.repair(node)? {
             return Ok(None);
         }
+        self.generation = self.generation.wrapping_add(1);
         Ok(Some((node % self.width, node / self.width)))
     }
 
@@ -325,6 +341,28 @@ pub(crate) fn first_fit(
     or[..n].iter().find_map(|&(w, h)| {
         first_free_base(core, w, h, run, cnt).and_then(|(x, y)| rect(x, y, w, h))
     })
+}
+
+/// [`first_fit`] by the chosen search: the literal node-by-node scan or
+/// the word-level one of [`scan`], which picks the same box.
+pub(crate) fn first_fit_by(
+    core: &MeshCore,
+    mode: SearchMode,
+    s: &mut MeshScratch,
+    a: u32,
+    b: u32,
+    rotate: bool,
+) -> Option<GridBox> {
+    match mode {
+        SearchMode::Literal => first_fit(core, a, b, rotate, &mut s.run, &mut s.cnt),
+        SearchMode::Fast => {
+            s.load(core);
+            let (or, n) = orientations(a, b, rotate);
+            or[..n].iter().find_map(|&(w, h)| {
+                scan::first_free_base_fast(core, s, w, h).and_then(|(x, y)| rect(x, y, w, h))
+            })
+        }
+    }
 }
 
 /// Row-major first fit of a w×h frame on the blocked array: the free base
@@ -441,7 +479,11 @@ macro_rules! mesh_allocator {
             }
 
             fn can_allocate(&self, request: &$crate::Request) -> Result<bool, $crate::AllocError> {
-                $crate::allocator::can_allocate_on_copy(self, request)
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
+                match self.fits(a, b, rotate) {
+                    Some(fits) => Ok(fits),
+                    None => $crate::allocator::can_allocate_on_copy(self, request),
+                }
             }
 
             fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
@@ -510,6 +552,11 @@ pub(crate) trait MeshHooks {
     /// free. Must not change state visible to the trait (it may fill
     /// scratch buffers or remember its choice for `granted`).
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox>;
+    /// Whether `choose` would find a submesh, answered without changing
+    /// state or allocating; None makes `can_allocate` try on a copy.
+    fn fits(&self, _a: u32, _b: u32, _rotate: bool) -> Option<bool> {
+        None
+    }
     /// Called with the chosen submesh just before it is committed.
     fn granted(&mut self, _r: GridBox) {}
     /// Called after a submesh has been taken back.

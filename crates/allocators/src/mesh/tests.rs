@@ -798,3 +798,128 @@ fn orientation_orders_are_the_specified_ones() {
         assert_eq!(orientations(a, 2, false).1, 1);
     }
 }
+
+// ------------------------------------------------- fast and literal searches
+
+/// A small deterministic generator (xorshift64*), so the equivalence runs
+/// below replay exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Drives a fast and a literal instance of `name` in lockstep through
+/// random allocations, releases, faults and repairs on meshes of 1 to 130
+/// columns (one to three row words, ragged and whole), asserting after
+/// every step that both granted the same box or refused alike and that
+/// `can_allocate` agrees with both. Returns the number of states checked.
+fn fast_matches_literal(name: &str, seed: u64) -> usize {
+    let mut rng = Rng(seed);
+    let mut states = 0;
+    for _ in 0..40 {
+        let width = match rng.below(4) {
+            0 => 1 + rng.below(12),
+            1 => 60 + rng.below(10),
+            2 => 126 + rng.below(5),
+            _ => 1 + rng.below(40),
+        } as u32;
+        let height = 1 + rng.below(30) as u32;
+        let machine = topo(width, height);
+        let mut fast = crate::registry::build(name, &machine).unwrap();
+        let literal_name = if name.contains('[') {
+            name.replace(']', ",search=literal]")
+        } else {
+            format!("{name}[search=literal]")
+        };
+        let mut literal = crate::registry::build(&literal_name, &machine).unwrap();
+        assert_eq!(literal.name(), literal_name);
+        assert_eq!(fast.name(), name);
+        let mut live: Vec<(Grant, Grant)> = Vec::new();
+        let nodes = u64::from(width * height);
+        for _ in 0..30 {
+            // Mostly small requests so the mesh fills up; some up to the
+            // whole side, some rotated, a few too large.
+            let side = |rng: &mut Rng, s: u32| {
+                let s = u64::from(s);
+                (1 + if rng.below(3) == 0 {
+                    rng.below(s + 1)
+                } else {
+                    rng.below(s.div_ceil(3))
+                }) as u32
+            };
+            let (a, b) = (side(&mut rng, width), side(&mut rng, height));
+            let request = boxed(a, b, rng.below(2) == 0);
+            let can_fast = fast.can_allocate(&request).map_err(|e| e.to_string());
+            let can_literal = literal.can_allocate(&request).map_err(|e| e.to_string());
+            assert_eq!(can_fast, can_literal, "{name} can_allocate {a}x{b}");
+            match rng.below(10) {
+                0..6 => {
+                    let f = fast.allocate(&request);
+                    let l = literal.allocate(&request);
+                    assert_eq!(
+                        f.as_ref()
+                            .map(|g| g.partition().clone())
+                            .map_err(|e| e.to_string()),
+                        l.as_ref()
+                            .map(|g| g.partition().clone())
+                            .map_err(|e| e.to_string()),
+                        "{name} on {width}x{height}: request {a}x{b}"
+                    );
+                    match &can_fast {
+                        Ok(can) => assert_eq!(*can, f.is_ok(), "{name}: can_allocate disagrees"),
+                        Err(_) => assert!(f.is_err(), "{name}: granted an invalid request"),
+                    }
+                    if let (Ok(f), Ok(l)) = (f, l) {
+                        live.push((f, l));
+                    }
+                }
+                6..9 if !live.is_empty() => {
+                    let (f, l) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                    fast.release(&f).unwrap();
+                    literal.release(&l).unwrap();
+                }
+                _ => {
+                    let node = rng.below(nodes) as u32;
+                    let (f, l) = if rng.below(2) == 0 {
+                        (fast.mark_faulty(node), literal.mark_faulty(node))
+                    } else {
+                        (fast.repair(node), literal.repair(node))
+                    };
+                    assert_eq!(f.is_ok(), l.is_ok());
+                }
+            }
+            states += 1;
+        }
+    }
+    states
+}
+
+#[test]
+fn fast_and_literal_searches_choose_the_same_boxes() {
+    for (i, name) in [
+        "first-fit",
+        "adaptive-scan",
+        "best-fit",
+        "best-fit[score=coverage]",
+        "frame-sliding",
+        "frame-sliding[variant=b]",
+        "busy-list",
+        "busy-list[candidates=aligned]",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let states = fast_matches_literal(name, 0x9E37_79B9_7F4A_7C15 ^ i as u64);
+        assert!(states >= 1000, "{name}: only {states} states");
+    }
+}

@@ -1,0 +1,502 @@
+//! Word-level searches for the scanning mesh strategies (First Fit, Best
+//! Fit, Adaptive Scan, Frame Sliding, Busy List).
+//!
+//! The mesh is read once per request into row bit-words (`free`: bit x of
+//! row y set iff node ⟨x,y⟩ is available; bits past the last column are 0).
+//! The bases of a w-wide run in a row (bit x set iff bits x..x+w−1 all
+//! are) come from walking the row's runs of free nodes a word at a time,
+//! and eroding the rows vertically by h takes ⌈log₂ h⌉ AND passes over
+//! whole rows, so the free bases of every w×h frame cost
+//! O(H · (⌈W/64⌉ · log h + runs)) word operations instead of O(W·H) node
+//! tests. Every search here reads those bases in the literal search's
+//! order (rows by increasing y, bits by increasing x), so it picks the
+//! same box and breaks ties the same way. Scratch buffers live in
+//! [`MeshScratch`] and are reused, so a warm search does not allocate.
+
+use core::cell::RefCell;
+
+use partalloc_topology::GridBox;
+
+use super::MeshCore;
+use crate::StrategySpec;
+use crate::kary::SearchMode;
+use crate::registry::{BuildError, ParamInfo};
+
+/// Whether the fast searches use the row words even where the per-request
+/// cost model prefers the literal path (which chooses the same box): in
+/// tests, so the equivalence checks exercise the word-level code on small
+/// meshes too.
+pub(crate) const WORDS_ALWAYS: bool = cfg!(test);
+
+/// The `search` parameter of the scanning mesh strategies.
+pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
+    name: "search",
+    default: "fast",
+    doc: "fast (row bit-words, word-level erosion) or literal (node by node); both choose the same box",
+};
+
+/// Reads the `search` parameter.
+pub(crate) fn search_param(spec: &StrategySpec) -> Result<SearchMode, BuildError> {
+    Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
+}
+
+/// `name` with `params` (each `key=value`, already in canonical order) and
+/// `search=literal` when the search is literal.
+pub(crate) fn spec_name(name: &str, params: &[&str], mode: SearchMode) -> String {
+    let literal = (mode == SearchMode::Literal).then_some("search=literal");
+    let all: Vec<&str> = params.iter().copied().chain(literal).collect();
+    if all.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}[{}]", all.join(","))
+    }
+}
+
+/// A first-fit answer: the frame (w, h) and its first free base.
+type LastFirst = (u32, u32, Option<(u32, u32)>);
+
+/// Reusable buffers of one mesh strategy's searches.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MeshScratch {
+    /// Words per row.
+    pub(crate) nw: usize,
+    /// The mesh generation `free` was read at.
+    loaded: Option<u64>,
+    /// The free rows, H × nw words.
+    pub(crate) free: Vec<u64>,
+    /// The eroded rows (free bases of the current frame), H × nw words.
+    pub(crate) bases: Vec<u64>,
+    /// One row of words (masks, running ANDs).
+    pub(crate) row: Vec<u64>,
+    /// Suffix ANDs of the vertical erosion, H × nw words.
+    aux: Vec<u64>,
+    /// The generation the two caches below hold for.
+    cache_gen: Option<u64>,
+    /// The frames (w, h) known to have no free placement (the minimal
+    /// ones): any frame at least as wide and as tall has none either.
+    refused: Vec<(u32, u32)>,
+    /// The last first-fit answer, for the allocation that follows a probe.
+    last_first: Option<LastFirst>,
+    /// Literal First Fit's run lengths and counts.
+    pub(crate) run: Vec<u32>,
+    pub(crate) cnt: Vec<u32>,
+    /// Literal Best Fit's coverage array.
+    pub(crate) cov: Vec<bool>,
+    /// Busy List: the busy rectangles and candidate rows.
+    pub(crate) busy: Vec<GridBox>,
+    pub(crate) ys: Vec<u32>,
+}
+
+impl MeshScratch {
+    /// Loads the free rows of the mesh into `free` (kept while the mesh
+    /// has not changed: a scheduler probes many requests between changes).
+    pub(crate) fn load(&mut self, core: &MeshCore) {
+        if self.loaded == Some(core.generation()) {
+            return;
+        }
+        self.loaded = Some(core.generation());
+        let (width, height) = (core.width as usize, core.height as usize);
+        let nw = width.div_ceil(64);
+        self.nw = nw;
+        self.free.clear();
+        self.free.resize(nw * height, 0);
+        let blocked = core.occupancy.blocked().words();
+        let word = |i: usize| blocked.get(i).copied().unwrap_or(0);
+        let tail = width % 64;
+        for y in 0..height {
+            let start = y * width;
+            let row = &mut self.free[y * nw..(y + 1) * nw];
+            for (k, out) in row.iter_mut().enumerate() {
+                let bit = start + 64 * k;
+                let (wi, sh) = (bit / 64, bit % 64);
+                let b = if sh == 0 {
+                    word(wi)
+                } else {
+                    word(wi) >> sh | word(wi + 1) << (64 - sh)
+                };
+                *out = !b;
+            }
+            if tail != 0 {
+                row[nw - 1] &= (1u64 << tail) - 1;
+            }
+        }
+    }
+
+    /// Fills `bases` with the free bases of a w×h frame: bit x of row y set
+    /// iff the frame based at ⟨x,y⟩ lies in the mesh and is free. Needs
+    /// `load` first; w, h ≥ 1.
+    /// Returns false if no base is set.
+    pub(crate) fn frame_bases(&mut self, w: u32, h: u32) -> bool {
+        let nw = self.nw;
+        self.bases.clear();
+        self.bases.resize(self.free.len(), 0);
+        if nw == 0 {
+            return false;
+        }
+        let mut any = 0;
+        for (src, dst) in self
+            .free
+            .chunks_exact(nw)
+            .zip(self.bases.chunks_exact_mut(nw))
+        {
+            any |= run_starts(src, dst, w as usize);
+        }
+        if any == 0 {
+            return false;
+        }
+        if h <= 4 {
+            erode_rows(&mut self.bases, nw, h as usize);
+        } else {
+            self.erode_rows_blocked(h as usize);
+        }
+        self.bases.iter().any(|&w| w != 0)
+    }
+
+    /// Vertical erosion by h in three AND passes whatever h (van Herk,
+    /// Gil & Werman): rows split into blocks of h, a window of h rows is
+    /// the suffix AND of its first block times the prefix AND of the next.
+    fn erode_rows_blocked(&mut self, h: usize) {
+        let nw = self.nw;
+        let height = self.bases.len() / nw;
+        self.aux.clear();
+        self.aux.extend_from_slice(&self.bases);
+        for start in (0..height).step_by(h) {
+            let end = (start + h).min(height);
+            for y in (start..end - 1).rev() {
+                let (lo, hi) = self.aux.split_at_mut((y + 1) * nw);
+                for (a, b) in lo[y * nw..].iter_mut().zip(&hi[..nw]) {
+                    *a &= *b;
+                }
+            }
+        }
+        self.row.clear();
+        self.row.resize(nw, 0);
+        for y in 0..height {
+            let cur = &self.bases[y * nw..(y + 1) * nw];
+            if y % h == 0 {
+                self.row.copy_from_slice(cur);
+            } else {
+                for (p, c) in self.row.iter_mut().zip(cur) {
+                    *p &= *c;
+                }
+            }
+            if y + 1 >= h {
+                let top = y + 1 - h;
+                for k in 0..nw {
+                    self.bases[top * nw + k] = self.aux[top * nw + k] & self.row[k];
+                }
+            }
+        }
+        let first_dead = (height + 1).saturating_sub(h) * nw;
+        self.bases[first_dead.min(height * nw)..].fill(0);
+    }
+
+    /// Starts the caches afresh if the mesh changed since they were filled.
+    fn sync_cache(&mut self, generation: u64) {
+        if self.cache_gen != Some(generation) {
+            self.cache_gen = Some(generation);
+            self.refused.clear();
+            self.last_first = None;
+        }
+    }
+
+    /// Whether a w×h frame is known to have no free placement now.
+    pub(crate) fn known_refused(&mut self, core: &MeshCore, w: u32, h: u32) -> bool {
+        self.sync_cache(core.generation());
+        self.refused.iter().any(|&(rw, rh)| w >= rw && h >= rh)
+    }
+
+    /// Records that a w×h frame has no free placement now.
+    pub(crate) fn note_refused(&mut self, w: u32, h: u32) {
+        self.refused.retain(|&(rw, rh)| !(rw >= w && rh >= h));
+        self.refused.push((w, h));
+    }
+
+    /// The first set bit of `bases` in row-major order, as (x, y).
+    pub(crate) fn first_base(&self) -> Option<(u32, u32)> {
+        let nw = self.nw;
+        let i = self.bases.iter().position(|&w| w != 0)?;
+        let x = (i % nw) * 64 + self.bases[i].trailing_zeros() as usize;
+        Some((x as u32, (i / nw) as u32))
+    }
+
+    /// Whether bit x of row y of `bases` is set (coordinates may be off
+    /// the mesh).
+    pub(crate) fn is_base(&self, x: i64, y: i64, width: u32, height: u32) -> bool {
+        if x < 0 || y < 0 || x >= i64::from(width) || y >= i64::from(height) {
+            return false;
+        }
+        let (x, y) = (x as usize, y as usize);
+        self.bases[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Whether node ⟨x,y⟩ (on the mesh) is free in `free`.
+    #[inline]
+    pub(crate) fn is_free(&self, x: u32, y: u32) -> bool {
+        let (x, y) = (x as usize, y as usize);
+        self.free[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Free nodes of row y in columns lo..lo+len.
+    pub(crate) fn free_in_row(&self, y: u32, lo: u32, len: u32) -> u32 {
+        let row = &self.free[y as usize * self.nw..(y as usize + 1) * self.nw];
+        let (lo, hi) = (lo as usize, lo as usize + len as usize);
+        let mut n = 0;
+        let (mut k, last) = (lo / 64, (hi - 1) / 64);
+        while k <= last {
+            let mut m = row[k];
+            if k == lo / 64 {
+                m &= !0u64 << (lo % 64);
+            }
+            if k == last && hi % 64 != 0 {
+                m &= (1u64 << (hi % 64)) - 1;
+            }
+            n += m.count_ones();
+            k += 1;
+        }
+        n
+    }
+}
+
+/// Sets in `dst` (zeroed) every bit x of `src` that starts a run of at
+/// least `len` set bits (len ≥ 1), walking the runs of the row rather than
+/// shifting it ⌈log₂ len⌉ times: a busy row has few runs. Returns the OR of
+/// the words written (0: no base in this row).
+fn run_starts(src: &[u64], dst: &mut [u64], len: usize) -> u64 {
+    let n = src.len();
+    let mut any = 0;
+    let mut k = 0;
+    let mut carry_start: Option<usize> = None;
+    // Walk set runs: `start` is the bit where the current run began.
+    while k < n {
+        let word = src[k];
+        let mut pos = 0u32;
+        while pos < 64 {
+            let rest = word >> pos;
+            if carry_start.is_none() {
+                if rest == 0 {
+                    break;
+                }
+                pos += rest.trailing_zeros();
+                carry_start = Some(64 * k + pos as usize);
+            }
+            let ones = if pos < 64 {
+                (word >> pos).trailing_ones()
+            } else {
+                0
+            };
+            pos += ones;
+            if pos < 64 {
+                // The run ends at bit 64k + pos.
+                if let Some(st) = carry_start.take() {
+                    any |= set_bases(dst, st, 64 * k + pos as usize, len);
+                }
+            }
+        }
+        k += 1;
+    }
+    if let Some(st) = carry_start {
+        any |= set_bases(dst, st, 64 * n, len);
+    }
+    any
+}
+
+/// Sets bits start..=end−len of `dst` (the bases of a run [start, end)).
+fn set_bases(dst: &mut [u64], start: usize, end: usize, len: usize) -> u64 {
+    if end - start < len {
+        return 0;
+    }
+    let (lo, hi) = (start, end - len + 1);
+    let mut any = 0;
+    let first = lo / 64;
+    for (k, word) in dst
+        .iter_mut()
+        .enumerate()
+        .take((hi - 1) / 64 + 1)
+        .skip(first)
+    {
+        let mut m = !0u64;
+        if k == lo / 64 {
+            m &= !0u64 << (lo % 64);
+        }
+        if k == (hi - 1) / 64 && hi % 64 != 0 {
+            m &= (1u64 << (hi % 64)) - 1;
+        }
+        *word |= m;
+        any |= m;
+    }
+    any
+}
+
+/// Rows (nw words each): row y &= rows y+1..y+len−1 (rows past the end
+/// read as 0), by doubling.
+fn erode_rows(rows: &mut [u64], nw: usize, len: usize) {
+    let height = rows.len() / nw;
+    let mut have = 1;
+    while have < len {
+        let step = have.min(len - have);
+        for y in 0..height {
+            if y + step < height {
+                let (lo, hi) = rows.split_at_mut((y + step) * nw);
+                for (a, b) in lo[y * nw..(y + 1) * nw].iter_mut().zip(&hi[..nw]) {
+                    *a &= *b;
+                }
+            } else {
+                rows[y * nw..(y + 1) * nw].fill(0);
+            }
+        }
+        have += step;
+    }
+}
+
+/// Runs `f` on the scratch of a `&self` query without allocating, or on a
+/// fresh one if the scratch is in use (not expected: queries do not nest).
+pub(crate) fn with_scratch<T>(
+    cell: &RefCell<MeshScratch>,
+    f: impl FnOnce(&mut MeshScratch) -> T,
+) -> T {
+    match cell.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut MeshScratch::default()),
+    }
+}
+
+/// Fast first fit: the first free w×h frame in row-major base order.
+pub(crate) fn first_free_base_fast(
+    core: &MeshCore,
+    s: &mut MeshScratch,
+    w: u32,
+    h: u32,
+) -> Option<(u32, u32)> {
+    if w == 0 || h == 0 || w > core.width || h > core.height || s.known_refused(core, w, h) {
+        return None;
+    }
+    if let Some((lw, lh, found)) = s.last_first
+        && (lw, lh) == (w, h)
+    {
+        return found;
+    }
+    let found = if s.frame_bases(w, h) {
+        s.first_base()
+    } else {
+        None
+    };
+    if found.is_none() {
+        s.note_refused(w, h);
+    }
+    s.last_first = Some((w, h, found));
+    found
+}
+
+/// Per bit, whether at least 0..=4 of four masks are set: `ge[s]`.
+#[inline]
+fn at_least(l: u64, r: u64, d: u64, u: u64) -> [u64; 5] {
+    let (s1, c1) = (l ^ r, l & r);
+    let (s2, c2) = (d ^ u, d & u);
+    let b0 = s1 ^ s2;
+    let carry = s1 & s2;
+    let b1 = c1 ^ c2 ^ carry;
+    let b2 = (c1 & c2) | ((c1 ^ c2) & carry);
+    [!0, b2 | b1 | b0, b2 | b1, b2 | (b1 & b0), b2]
+}
+
+/// Fast Best Fit on loaded `free` and computed `bases` of an a×b frame:
+/// the base with the highest score (blocked neighbours in `planes`, which
+/// is `free` or `bases`), first in row-major order on ties.
+pub(crate) fn best_base_fast(s: &MeshScratch, use_bases: bool, height: u32) -> Option<(u32, u32)> {
+    let nw = s.nw;
+    let planes = if use_bases { &s.bases } else { &s.free };
+    let height = height as usize;
+    let mut best: Option<(usize, u32, u32)> = None;
+    for y in 0..height {
+        let cur = &planes[y * nw..(y + 1) * nw];
+        for k in 0..nw {
+            let b = s.bases[y * nw + k];
+            if b == 0 {
+                continue;
+            }
+            let prev_hi = if k > 0 { cur[k - 1] >> 63 } else { 0 };
+            let next_lo = if k + 1 < nw { cur[k + 1] << 63 } else { 0 };
+            let left = !(cur[k] << 1 | prev_hi);
+            let right = !(cur[k] >> 1 | next_lo);
+            let down = if y == 0 {
+                !0
+            } else {
+                !planes[(y - 1) * nw + k]
+            };
+            let up = if y + 1 == height {
+                !0
+            } else {
+                !planes[(y + 1) * nw + k]
+            };
+            let ge = at_least(left, right, down, up);
+            let floor = best.map_or(0, |(bs, _, _)| bs + 1);
+            for sc in (floor..=4).rev() {
+                let m = b & ge[sc];
+                if m != 0 {
+                    let x = 64 * k + m.trailing_zeros() as usize;
+                    best = Some((sc, x as u32, y as u32));
+                    break;
+                }
+            }
+            if best.is_some_and(|(bs, _, _)| bs == 4) {
+                return best.map(|(_, x, y)| (x, y));
+            }
+        }
+    }
+    best.map(|(_, x, y)| (x, y))
+}
+
+/// Fast Frame Sliding: frames of a×b at rows y0, y0+b, … and columns
+/// xs, xs+a, …; the first entirely free one. Needs `load` first.
+pub(crate) fn frame_slide_fast(
+    core: &MeshCore,
+    s: &mut MeshScratch,
+    xs: u32,
+    y0: u32,
+    a: u32,
+    b: u32,
+) -> Option<GridBox> {
+    let (width, height) = (core.width, core.height);
+    if a > width || b > height || xs >= width {
+        return None;
+    }
+    let nw = s.nw;
+    // Stride mask: bits xs, xs+a, … (frames past the edge fail the erosion).
+    s.row.clear();
+    s.row.resize(nw, 0);
+    let mut x = xs as usize;
+    while x < width as usize {
+        s.row[x / 64] |= 1 << (x % 64);
+        x += a as usize;
+    }
+    s.bases.clear();
+    s.bases.resize(2 * nw, 0);
+    let mut y = y0;
+    while y + b <= height {
+        let (acc, tmp) = s.bases.split_at_mut(nw);
+        acc.copy_from_slice(&s.row);
+        for r in y..y + b {
+            tmp.fill(0);
+            run_starts(
+                &s.free[r as usize * nw..(r as usize + 1) * nw],
+                tmp,
+                a as usize,
+            );
+            let mut any = 0;
+            for (p, q) in acc.iter_mut().zip(tmp.iter()) {
+                *p &= *q;
+                any |= *p;
+            }
+            if any == 0 {
+                break;
+            }
+        }
+        if let Some(k) = acc.iter().position(|&w| w != 0) {
+            let x = 64 * k as u32 + acc[k].trailing_zeros();
+            return super::rect(x, y, a, b);
+        }
+        y += b;
+    }
+    None
+}
