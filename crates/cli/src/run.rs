@@ -1,9 +1,9 @@
 //! Running what the commands ask for: a machine parsed from its
 //! description, and the replications of a generated workload on it.
 
-use partalloc::simkit::{Replications, Report, SimConfig, Simulation, Stop};
+use partalloc::simkit::{Replications, Report, SimConfig, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
+use partalloc::workload::{DemandDist, ShapeDist, Workload};
 
 use crate::error::CliError;
 use crate::workload::WorkloadSpec;
@@ -41,39 +41,22 @@ pub(crate) fn run_generated(
     record_first: bool,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Report>, CliError> {
-    let Setup {
-        topology,
-        allocator,
-        scheduler,
-    } = setup;
-    // Build once up front so that a bad name fails before any work.
-    Simulation::by_name(
-        topology.clone(),
-        allocator,
-        scheduler,
-        std::iter::empty::<Job>(),
-        SimConfig::default(),
+    let config = SimConfig {
+        stop: Stop {
+            jobs: Some(spec.jobs),
+            time,
+        },
+        warmup: spec.warmup,
+        record_jobs: record_first,
+        measure_search_time: true,
+    };
+    let reports = reps.simulate(
+        setup.topology,
+        setup.allocator,
+        setup.scheduler,
+        workload,
+        config,
+        done,
     )?;
-    let reports = reps.try_run(|r, rng| {
-        let config = SimConfig {
-            stop: Stop {
-                jobs: Some(spec.jobs),
-                time,
-            },
-            warmup: spec.warmup,
-            record_jobs: record_first && r == 0,
-            measure_search_time: true,
-        };
-        let report = Simulation::by_name(
-            topology.clone(),
-            allocator,
-            scheduler,
-            workload.jobs(rng),
-            config,
-        )?
-        .run();
-        done();
-        report
-    })?;
     Ok(reports)
 }
