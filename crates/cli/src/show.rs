@@ -11,12 +11,16 @@
 //! Layout: a mesh or torus of 1 to 3 dimensions is drawn with dimension 0
 //! across and dimension 1 down (row y = 0 first), one panel per value of
 //! dimension 2. A hypercube Q_n is drawn as a 2^⌈n/2⌉ × 2^⌊n/2⌋ grid: the
-//! low ⌈n/2⌉ bits of a node id across, the high bits down.
+//! low ⌈n/2⌉ bits of a node id across, the high bits down. A Slurm machine
+//! is drawn one row per fast domain (base block or leaf switch), its nodes
+//! across in id order, each row labelled with the domain's name.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use partalloc::simkit::report::partition_label;
 use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
+use partalloc::topology::slurm::SlurmMachine;
 use partalloc::topology::{NodeId, Topology};
 use partalloc::workload::Job;
 
@@ -30,7 +34,8 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 /// Options of `partalloc show`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The machine (1- to 3-dimensional mesh or torus, or a hypercube).
+    /// The machine: a 1- to 3-dimensional mesh, torus or pod, a hypercube,
+    /// or a Slurm block or tree machine.
     #[arg(long, short)]
     topology: String,
     /// Allocation strategy.
@@ -57,13 +62,15 @@ pub(crate) struct Args {
     svg: Option<PathBuf>,
 }
 
-/// Forwards every call and keeps each granted partition by its printed form.
 /// The picture's geometry: width × height cells in `panels` panels.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Layout {
     width: u32,
     height: u32,
     panels: u32,
+    /// On a Slurm machine, one row per fast domain: its first node id and
+    /// its name (empty otherwise).
+    rows: Vec<(NodeId, String)>,
 }
 
 fn layout(topology: &Topology) -> Result<Layout, CliError> {
@@ -73,7 +80,11 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
             width: 1 << lo,
             height: 1 << (h.dim() - lo),
             panels: 1,
+            rows: Vec::new(),
         });
+    }
+    if let Some(m) = topology.as_slurm() {
+        return Ok(slurm_layout(m));
     }
     let g = topology
         .as_grid()
@@ -90,13 +101,54 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
         width: side(0),
         height: side(1),
         panels: side(2),
+        rows: Vec::new(),
     })
 }
 
+/// One row per base block or leaf switch; domains hold consecutive ids.
+fn slurm_layout(m: &SlurmMachine) -> Layout {
+    let mut rows: Vec<(NodeId, String)> = Vec::new();
+    let mut width = 0;
+    for node in 0..m.num_nodes() as NodeId {
+        let Some(d) = m.domain_of(node) else { continue };
+        if d as usize == rows.len() {
+            if let Some(&(start, _)) = rows.last() {
+                width = width.max(node - start);
+            }
+            let name = match (m.blocks(), m.tree()) {
+                (Some(b), _) => b.block_names().get(d as usize).cloned(),
+                (_, Some(t)) => t
+                    .leaves()
+                    .get(d as usize)
+                    .and_then(|&l| t.switches().get(l as usize))
+                    .map(|s| s.name.clone()),
+                _ => None,
+            };
+            rows.push((node, name.unwrap_or_else(|| format!("domain {d}"))));
+        }
+    }
+    if let Some(&(start, _)) = rows.last() {
+        width = width.max(m.num_nodes() as NodeId - start);
+    }
+    Layout {
+        width,
+        height: rows.len() as u32,
+        panels: 1,
+        rows,
+    }
+}
+
 /// (panel, x, y) of a node.
-fn place(topology: &Topology, lay: Layout, node: NodeId) -> (u32, u32, u32) {
+fn place(topology: &Topology, lay: &Layout, node: NodeId) -> (u32, u32, u32) {
     if topology.as_hypercube().is_some() {
         return (0, node % lay.width, node / lay.width);
+    }
+    if !lay.rows.is_empty() {
+        let y = lay
+            .rows
+            .partition_point(|&(start, _)| start <= node)
+            .saturating_sub(1);
+        return (0, node - lay.rows[y].0, y as u32);
     }
     let n = node;
     (
@@ -215,7 +267,7 @@ fn summary(topology: &Topology, snap: &Snapshot) -> String {
     )
 }
 
-fn panels(lay: Layout, slice: Option<u32>) -> Result<Vec<u32>, CliError> {
+fn panels(lay: &Layout, slice: Option<u32>) -> Result<Vec<u32>, CliError> {
     match slice {
         Some(z) if z >= lay.panels => Err(CliError::input(format!(
             "--slice {z}: the machine has slices 0 to {} along dimension 2",
@@ -229,7 +281,7 @@ fn panels(lay: Layout, slice: Option<u32>) -> Result<Vec<u32>, CliError> {
 fn text(
     args: &Args,
     topology: &Topology,
-    lay: Layout,
+    lay: &Layout,
     snap: &Snapshot,
 ) -> Result<String, CliError> {
     let mut grid = vec![b'.'; topology.num_nodes()];
@@ -260,10 +312,14 @@ fn text(
         } else {
             s.push('\n');
         }
+        let label = lay.rows.iter().map(|(_, n)| n.chars().count()).max();
         for y in 0..lay.height {
             let start = ((z * lay.height + y) * lay.width) as usize;
             let row = &at[start..start + lay.width as usize];
-            s.push_str(&String::from_utf8_lossy(row));
+            if let (Some(w), Some((_, name))) = (label, lay.rows.get(y as usize)) {
+                let _ = write!(s, "{name:<w$}  ");
+            }
+            s.push_str(String::from_utf8_lossy(row).trim_end());
             s.push('\n');
         }
     }
@@ -275,7 +331,7 @@ fn text(
             symbol(i),
             r.id,
             r.granted,
-            r.partition.to_string(),
+            partition_label(&r.partition, topology, &mut Vec::new()),
             num(r.start),
             num(r.end)
         );
@@ -283,7 +339,12 @@ fn text(
     Ok(s)
 }
 
-fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result<String, CliError> {
+fn svg(
+    args: &Args,
+    topology: &Topology,
+    lay: &Layout,
+    snap: &Snapshot,
+) -> Result<String, CliError> {
     let shown = panels(lay, args.slice)?;
     // Pixel arithmetic in u64: a long 1-D machine is wider than u32 allows
     // once multiplied by the cell size and the panels.
@@ -296,11 +357,18 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
     let cell = (640 / w.max(h)).clamp(3, 24);
     let gap = cell * 2;
     let (pw, ph) = (w * cell, h * cell);
-    let width = (shown.len() as u64 * (pw + gap) + gap).max(420);
+    // Room left of the panel for the row names of a Slurm machine.
+    let margin = lay
+        .rows
+        .iter()
+        .map(|(_, n)| n.chars().count() as u64 * 7 + 6)
+        .max()
+        .unwrap_or(0);
+    let width = (margin + shown.len() as u64 * (pw + gap) + gap).max(420);
     let height = ph + 90;
     svg_header(&mut s, args, topology, snap, width, height, gap);
     for (k, &z) in shown.iter().enumerate() {
-        let ox = gap + k as u64 * (pw + gap);
+        let ox = margin + gap + k as u64 * (pw + gap);
         let oy = 70;
         if lay.panels > 1 {
             let _ = writeln!(
@@ -313,6 +381,15 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
             s,
             r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="#f2f2f2" stroke="#999"/>"##
         );
+        for (y, (_, name)) in lay.rows.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>"#,
+                ox - 4,
+                oy + y as u64 * cell + cell * 3 / 4,
+                escape(name)
+            );
+        }
         // Each job's letter (as in the text picture) in its first cell of
         // the panel, when cells are large enough to hold it.
         let mut labelled = vec![false; snap.running.len()];
@@ -344,7 +421,7 @@ fn svg(args: &Args, topology: &Topology, lay: Layout, snap: &Snapshot) -> Result
                     oy + y * cell,
                     r.id,
                     r.granted,
-                    escape(&r.partition.to_string())
+                    escape(&partition_label(&r.partition, topology, &mut Vec::new()))
                 );
             }
         }
@@ -412,7 +489,7 @@ fn svg_summary(args: &Args, topology: &Topology, snap: &Snapshot, cells: u64) ->
             symbol(i),
             r.id,
             r.granted,
-            escape(&r.partition.to_string())
+            escape(&partition_label(&r.partition, topology, &mut Vec::new()))
         );
     }
     if more > 0 {
@@ -438,11 +515,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
     check_machine("show", &topology, MAX_SHOW_NODES)?;
     let lay = layout(&topology)?;
-    panels(lay, args.slice)?;
+    panels(&lay, args.slice)?;
     let snap = snapshot(args, &topology)?;
-    let t = text(args, &topology, lay, &snap)?;
+    let t = text(args, &topology, &lay, &snap)?;
     if let Some(path) = &args.svg {
-        write_atomic(path, svg(args, &topology, lay, &snap)?.as_bytes())?;
+        write_atomic(path, svg(args, &topology, &lay, &snap)?.as_bytes())?;
     }
     emit(&t)
 }

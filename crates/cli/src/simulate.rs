@@ -125,7 +125,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         };
         let io = |e: ReportError| CliError::input(format!("{}: {e}", csv.display()));
         let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
-        let mut rows = JobCsvWriter::new(file).map_err(io)?;
+        let mut rows = JobCsvWriter::new(file).map_err(io)?.on(topology);
         let mut failed = None;
         let keep = topology.as_pod().is_some();
         let mut kept = Vec::new();
@@ -267,7 +267,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     {
         let mut buf = Vec::new();
         first
-            .write_jobs_csv(&mut buf)
+            .write_jobs_csv_on(Some(&topology), &mut buf)
             .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
         write_atomic(path, &buf)?;
     }

@@ -699,6 +699,53 @@ fn show_draws_the_occupancy_at_a_time() {
     assert_eq!(svg.matches("<title>job 2 ").count(), 6);
 }
 
+/// A Slurm block machine is drawn one row per base block, labelled with the
+/// block's name, and grants print as hostlists (Slurm's `NodeList`), in the
+/// picture and in the per-job CSV. Paging grants the lowest free ids: job 1
+/// (3 nodes) n[0-2], job 2 (4 nodes) n[3-6], across the two blocks.
+#[test]
+fn show_and_job_records_print_hostlists_on_a_block_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("t.conf"),
+        "BlockName=b0 Nodes=n[0-3]\nBlockName=b1 Nodes=n[4-7]\nBlockSizes=4,8\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("t.swf"),
+        "1 0 -1 10 3 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         2 0 -1 20 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let base = ["-t", "blocks:t.conf", "-a", "paging", "--trace", "t.swf"];
+    let mut a = vec!["show"];
+    a.extend(base);
+    a.extend(["--at", "5", "--svg", "at5.svg"]);
+    let text = ok(&run_in(d, &a));
+    assert!(text.contains("\nb0  AAAB\nb1  BBB.\n"), "{text}");
+    assert!(text.contains("A job 1          3 nodes  n[0-2] "), "{text}");
+    assert!(text.contains("B job 2          4 nodes  n[3-6] "), "{text}");
+    let svg = fs::read_to_string(d.join("at5.svg")).unwrap();
+    assert!(svg.contains(r#"text-anchor="end">b1</text>"#), "{svg}");
+    assert_eq!(
+        svg.matches("<title>job 2 (4 nodes) n[3-6]</title>").count(),
+        4
+    );
+
+    let mut a = vec!["simulate"];
+    a.extend(base);
+    a.extend(["--jobs-csv", "jobs.csv"]);
+    ok(&run_in(d, &a));
+    let csv = fs::read_to_string(d.join("jobs.csv")).unwrap();
+    let nodelists: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.rsplit(',').next())
+        .collect();
+    assert_eq!(nodelists, ["n[0-2]", "n[3-6]"], "{csv}");
+}
+
 /// Buddy on a 4-cube grants the least aligned free block (Al-Dhelaan &
 /// Bose, Alg. 1): Q_3 0XXX (nodes 0–7), then Q_2 10XX (8–11), then 3
 /// processors round up to Q_2 11XX (12–15). The picture puts the low two

@@ -46,6 +46,7 @@
 use core::fmt;
 
 use partalloc_allocators::Partition;
+use partalloc_topology::{NodeId, Topology};
 
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
@@ -168,12 +169,48 @@ impl Report {
     /// # Errors
     /// The destination fails.
     pub fn write_jobs_csv<W: std::io::Write>(&self, out: W) -> Result<(), ReportError> {
+        self.write_jobs_csv_on(None, out)
+    }
+
+    /// As [`Report::write_jobs_csv`], with partitions printed as hostlists
+    /// when `topology` is a Slurm machine ([`JobCsvWriter::on`]).
+    ///
+    /// # Errors
+    /// The destination fails.
+    pub fn write_jobs_csv_on<W: std::io::Write>(
+        &self,
+        topology: Option<&Topology>,
+        out: W,
+    ) -> Result<(), ReportError> {
         let mut w = JobCsvWriter::new(out)?;
+        if let Some(t) = topology {
+            w = w.on(t);
+        }
         for j in &self.jobs {
             w.write(j)?;
         }
         w.finish()?;
         Ok(())
+    }
+}
+
+/// How a grant is printed for people: a hostlist expression of node names
+/// on a Slurm machine (as Slurm's `NodeList`), the partition's own form
+/// elsewhere. `nodes` is scratch space, reused between calls.
+#[must_use]
+pub fn partition_label(
+    partition: &Partition,
+    topology: &Topology,
+    nodes: &mut Vec<NodeId>,
+) -> String {
+    let Some(m) = topology.as_slurm() else {
+        return partition.to_string();
+    };
+    nodes.clear();
+    match partition.for_each_node(topology, |n| nodes.push(n)) {
+        Ok(()) => m.hostlist(nodes),
+        // A partition that is not of this machine keeps its own form.
+        Err(_) => partition.to_string(),
     }
 }
 
@@ -184,6 +221,9 @@ impl Report {
 #[derive(Debug)]
 pub struct JobCsvWriter<W: std::io::Write> {
     w: csv::Writer<W>,
+    /// On a Slurm machine: the machine and a reusable node buffer, so the
+    /// partition column is the job's hostlist, as Slurm prints it.
+    hostlists: Option<(Topology, Vec<NodeId>)>,
 }
 
 #[cfg(feature = "csv")]
@@ -207,7 +247,17 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             "granted",
             "partition",
         ])?;
-        Ok(Self { w })
+        Ok(Self { w, hostlists: None })
+    }
+
+    /// Writes the partition column as a hostlist expression of node names
+    /// (`rack[0-1]-n[00-17]`, as Slurm's `NodeList`) when `topology` is a
+    /// Slurm block or tree machine; other machines keep the partition's
+    /// own printed form.
+    #[must_use]
+    pub fn on(mut self, topology: &Topology) -> Self {
+        self.hostlists = topology.as_slurm().map(|_| (topology.clone(), Vec::new()));
+        self
     }
 
     /// Writes one record.
@@ -215,6 +265,10 @@ impl<W: std::io::Write> JobCsvWriter<W> {
     /// # Errors
     /// The destination fails.
     pub fn write(&mut self, j: &JobRecord) -> Result<(), ReportError> {
+        let partition = match &mut self.hostlists {
+            Some((topology, nodes)) => partition_label(&j.partition, topology, nodes),
+            None => j.partition.to_string(),
+        };
         self.w.write_record([
             j.id.to_string(),
             j.arrival.to_string(),
@@ -226,7 +280,7 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             (j.wait - j.numerical_delay).to_string(),
             j.requested.to_string(),
             j.granted.to_string(),
-            j.partition.to_string(),
+            partition,
         ])?;
         Ok(())
     }
