@@ -136,6 +136,32 @@ impl StrategySpec {
         }
     }
 
+    /// Parameter `key` as one of a fixed set of values: `choices` pairs each
+    /// accepted text with its value, the first being the default when the
+    /// parameter is absent. Surrounding spaces are ignored.
+    ///
+    /// # Errors
+    /// [`SpecError::InvalidValue`] listing the accepted texts.
+    pub fn choice<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<T, SpecError> {
+        let Some(v) = self.get(key).map(str::trim) else {
+            return choices
+                .first()
+                .map(|&(_, t)| t)
+                .ok_or_else(|| self.invalid(key, "no value is accepted"));
+        };
+        if let Some(&(_, t)) = choices.iter().find(|(name, _)| *name == v) {
+            return Ok(t);
+        }
+        let mut expected = String::from("expected ");
+        for (i, (name, _)) in choices.iter().enumerate() {
+            if i > 0 {
+                expected.push_str(if i + 1 == choices.len() { " or " } else { ", " });
+            }
+            expected.push_str(name);
+        }
+        Err(self.invalid(key, expected))
+    }
+
     /// A [`SpecError::InvalidValue`] for parameter `key`.
     #[must_use]
     pub fn invalid(&self, key: &str, reason: impl Into<String>) -> SpecError {
@@ -227,6 +253,36 @@ impl fmt::Display for StrategySpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn choice_takes_the_first_by_default_and_lists_the_accepted_values() {
+        let choices = [("up", 1), ("down", 2), ("sideways", 3)];
+        let pick = |text: &str| {
+            text.parse::<StrategySpec>()
+                .unwrap()
+                .choice("dir", &choices)
+        };
+        assert_eq!(pick("s"), Ok(1));
+        assert_eq!(pick("s[dir= down ]"), Ok(2));
+        assert_eq!(pick("s[dir=sideways]"), Ok(3));
+        let err = pick("s[dir=Up]").unwrap_err();
+        assert_eq!(
+            err,
+            SpecError::InvalidValue {
+                strategy: "s".into(),
+                param: "dir".into(),
+                value: "Up".into(),
+                reason: "expected up, down or sideways".into(),
+            }
+        );
+        let none: [(&str, u8); 0] = [];
+        assert!(
+            "s".parse::<StrategySpec>()
+                .unwrap()
+                .choice("dir", &none)
+                .is_err()
+        );
+    }
 
     #[test]
     fn round_trips() {

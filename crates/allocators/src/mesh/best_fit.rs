@@ -159,15 +159,13 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
-        let score = match spec.get("score").map(str::trim) {
-            None | Some("neighbours") => BfScore::Neighbours,
-            Some("coverage") => BfScore::Coverage,
-            Some(_) => {
-                return Err(spec
-                    .invalid("score", "expected neighbours or coverage")
-                    .into());
-            }
-        };
+        let score = spec.choice(
+            "score",
+            &[
+                ("neighbours", BfScore::Neighbours),
+                ("coverage", BfScore::Coverage),
+            ],
+        )?;
         Ok(Box::new(
             BestFit::new(t.clone(), score)?.with_search(search_param(spec)?),
         ))

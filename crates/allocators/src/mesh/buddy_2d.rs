@@ -148,15 +148,13 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
-        let order = match spec.get("order").map(str::trim) {
-            None | Some("row-major") => BuddyOrder::RowMajor,
-            Some("z-order") => BuddyOrder::ZOrder,
-            Some(_) => {
-                return Err(spec
-                    .invalid("order", "expected row-major or z-order")
-                    .into());
-            }
-        };
+        let order = spec.choice(
+            "order",
+            &[
+                ("row-major", BuddyOrder::RowMajor),
+                ("z-order", BuddyOrder::ZOrder),
+            ],
+        )?;
         Ok(Box::new(Buddy2d::new(t.clone(), order)?))
     },
 };

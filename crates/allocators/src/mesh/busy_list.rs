@@ -392,15 +392,13 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
-        let c = match spec.get("candidates").map(str::trim) {
-            None | Some("complete") => BlCandidates::Complete,
-            Some("aligned") => BlCandidates::Aligned,
-            Some(_) => {
-                return Err(spec
-                    .invalid("candidates", "expected complete or aligned")
-                    .into());
-            }
-        };
+        let c = spec.choice(
+            "candidates",
+            &[
+                ("complete", BlCandidates::Complete),
+                ("aligned", BlCandidates::Aligned),
+            ],
+        )?;
         Ok(Box::new(
             BusyList::with_candidates(t.clone(), c)?.with_search(search_param(spec)?),
         ))

@@ -163,11 +163,15 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
-        let variant = match spec.get("variant").map(str::trim) {
-            None | Some("a" | "A") => FsVariant::A,
-            Some("b" | "B") => FsVariant::B,
-            Some(_) => return Err(spec.invalid("variant", "expected a or b").into()),
-        };
+        let variant = spec.choice(
+            "variant",
+            &[
+                ("a", FsVariant::A),
+                ("b", FsVariant::B),
+                ("A", FsVariant::A),
+                ("B", FsVariant::B),
+            ],
+        )?;
         Ok(Box::new(
             FrameSliding::new(t.clone(), variant)?.with_search(search_param(spec)?),
         ))

@@ -336,15 +336,13 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         topologies: super::MESH_KINDS,
     },
     build: |t, spec| {
-        let dealloc = match spec.get("dealloc").map(str::trim) {
-            None | Some("rebuild") => FslDealloc::Rebuild,
-            Some("incremental") => FslDealloc::Incremental,
-            Some(_) => {
-                return Err(spec
-                    .invalid("dealloc", "expected rebuild or incremental")
-                    .into());
-            }
-        };
+        let dealloc = spec.choice(
+            "dealloc",
+            &[
+                ("rebuild", FslDealloc::Rebuild),
+                ("incremental", FslDealloc::Incremental),
+            ],
+        )?;
         Ok(Box::new(Fsl::with_dealloc(t.clone(), dealloc)?))
     },
 };
