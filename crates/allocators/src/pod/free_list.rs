@@ -291,6 +291,27 @@ fn coords_of(k: &[u32], id: u32) -> [u32; MAX_DIMS] {
     c
 }
 
+/// The chips of `set` as runs along dimension 0, in chip order.
+fn runs(k: &[u32], set: &NodeSet) -> Vec<CBox> {
+    let ones = [1u32; MAX_DIMS];
+    let mut out = Vec::new();
+    let mut it = set.iter().peekable();
+    while let Some(first) = it.next() {
+        let mut len = 1u32;
+        while it.next_if(|&c| c == first + len && c % k[0] != 0).is_some() {
+            len += 1;
+        }
+        let mut ext = ones;
+        ext[0] = len;
+        out.push(CBox::new(
+            k,
+            &coords_of(k, first)[..k.len()],
+            &ext[..k.len()],
+        ));
+    }
+    out
+}
+
 /// The free list of a [`PodAllocator`] running `pod-free-list`, and the
 /// blocked chips it was computed for.
 #[derive(Debug, Clone, Default)]
@@ -304,62 +325,71 @@ pub(crate) struct FreeList {
     granted: Vec<CBox>,
     pieces: Vec<CBox>,
     cands: Vec<(CBox, usize)>,
+    scores: Vec<u64>,
 }
 
 impl FreeList {
     /// Brings the list up to date with `blocked`: decomposition when chips
-    /// were only added, a rebuild otherwise.
+    /// were only added; when chips were only freed, the boxes meeting the
+    /// freed chips are recomputed and replace the old ones they contain
+    /// (the same list as a rebuild: a maximal free box missing the freed
+    /// chips was free and maximal before); a rebuild otherwise.
     fn sync(&mut self, k: &[u32], blocked: &NodeSet) {
-        let only_added = match &self.seen {
+        let (mut added, mut removed) = (blocked.clone(), NodeSet::new(blocked.universe()));
+        match &self.seen {
             Some(s) if s == blocked => return,
-            Some(s) => s
-                .words()
-                .iter()
-                .zip(blocked.words())
-                .all(|(&old, &new)| old & !new == 0),
-            None => false,
-        };
-        let ones = [1u32; MAX_DIMS];
-        if only_added {
-            let mut added = blocked.clone();
-            if let Some(s) = &self.seen {
+            Some(s) => {
                 added.difference_with(s);
+                removed.clone_from(s);
+                removed.difference_with(blocked);
             }
-            for c in added.iter() {
-                let r = CBox::new(k, &coords_of(k, c)[..k.len()], &ones[..k.len()]);
+            None => removed = blocked.clone(),
+        }
+        if self.seen.is_some() && removed.is_empty() {
+            for r in runs(k, &added) {
                 decompose(k, &mut self.boxes, &r, &mut self.pieces);
             }
+        } else if self.seen.is_some() && added.is_empty() {
+            let freed = runs(k, &removed);
+            let mut near = Vec::new();
+            self.obstacles(k, blocked, &mut near, &freed);
+            self.boxes
+                .retain(|m| !near.iter().any(|n| n.contains(k, m)));
+            self.boxes.extend_from_slice(&near);
         } else {
-            self.boxes.clear();
-            self.boxes.push(CBox::whole(k));
-            self.granted.retain(|g| {
-                let n = k.len();
-                all_chips(k, &g.lo[..n], &g.len[..n], |c| blocked.contains(c))
-            });
-            let mut rest = blocked.clone();
-            for g in &self.granted {
-                let n = k.len();
-                all_chips(k, &g.lo[..n], &g.len[..n], |c| {
-                    let _ = rest.remove(c);
-                    true
-                });
-                decompose(k, &mut self.boxes, g, &mut self.pieces);
-            }
-            // The rest as runs along dimension 0.
-            let mut it = rest.iter().peekable();
-            while let Some(first) = it.next() {
-                let mut len = 1u32;
-                while it.next_if(|&c| c == first + len && c % k[0] != 0).is_some() {
-                    len += 1;
-                }
-                let mut ext = ones;
-                ext[0] = len;
-                let r = CBox::new(k, &coords_of(k, first)[..k.len()], &ext[..k.len()]);
-                decompose(k, &mut self.boxes, &r, &mut self.pieces);
-            }
+            let mut all = Vec::new();
+            self.obstacles(k, blocked, &mut all, &[]);
+            self.boxes = all;
         }
         self.boxes.sort_unstable_by_key(|b| list_key(k, b));
         self.seen = Some(blocked.clone());
+    }
+
+    /// Fig. 8's rebuild into `out`: the whole pod decomposed for every
+    /// blocked region — the slices this list granted that are still wholly
+    /// blocked, then the other blocked chips as runs along dimension 0.
+    /// With `near` non-empty, only the boxes meeting one of its boxes are
+    /// kept at every stage (a box meeting them has every containing box
+    /// meet them too, so none is lost).
+    fn obstacles(&mut self, k: &[u32], blocked: &NodeSet, out: &mut Vec<CBox>, near: &[CBox]) {
+        let n = k.len();
+        out.clear();
+        out.push(CBox::whole(k));
+        self.granted
+            .retain(|g| all_chips(k, &g.lo[..n], &g.len[..n], |c| blocked.contains(c)));
+        let mut rest = blocked.clone();
+        for g in &self.granted {
+            all_chips(k, &g.lo[..n], &g.len[..n], |c| {
+                let _ = rest.remove(c);
+                true
+            });
+        }
+        for r in self.granted.iter().copied().chain(runs(k, &rest)) {
+            decompose(k, out, &r, &mut self.pieces);
+            if !near.is_empty() {
+                out.retain(|b| near.iter().any(|f| f.meets(k, b)));
+            }
+        }
     }
 
     /// Fig. 6 steps 1 and 2 on the list: the chosen box and orientation.
@@ -401,13 +431,21 @@ impl FreeList {
         self.cands
             .sort_unstable_by_key(|(c, oi)| (c.base_id(k), *oi, c.len));
         self.cands.dedup();
-        let keep_best = |cands: &mut Vec<(CBox, usize)>, against: &CBox| {
-            let top = cands
-                .iter()
-                .map(|(c, _)| rf(k, c, against))
-                .max()
-                .unwrap_or(0);
-            cands.retain(|(c, _)| rf(k, c, against) == top);
+        // Each factor computed once: kept in `scores`, then the candidates
+        // with the top one compacted in place, in order.
+        let mut scores = core::mem::take(&mut self.scores);
+        let mut keep_best = |cands: &mut Vec<(CBox, usize)>, against: &CBox| {
+            scores.clear();
+            scores.extend(cands.iter().map(|(c, _)| rf(k, c, against)));
+            let top = scores.iter().copied().max().unwrap_or(0);
+            let mut w = 0;
+            for r in 0..cands.len() {
+                if scores[r] == top {
+                    cands[w] = cands[r];
+                    w += 1;
+                }
+            }
+            cands.truncate(w);
         };
         for s in &self.boxes {
             if self.cands.len() <= 1 {
@@ -418,6 +456,7 @@ impl FreeList {
         if self.cands.len() > 1 {
             keep_best(&mut self.cands, &CBox::whole(k));
         }
+        self.scores = scores;
         self.cands.first().map(|&(c, _)| c)
     }
 

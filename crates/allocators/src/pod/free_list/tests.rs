@@ -341,7 +341,10 @@ proptest! {
 }
 
 /// Allocate + release on a half-full tpu-v4 (4096 chips): an ad-hoc
-/// timing, not a benchmark (`cargo test --release -- --ignored`).
+/// timing, not a benchmark (`cargo test --release -- --ignored`). The pod
+/// is filled to three quarters with a seeded mix of small shapes, then
+/// random grants are released down to half, so that the free space is
+/// fragmented.
 #[test]
 #[ignore = "timing, run by hand in release mode"]
 fn time_allocate_release_on_a_half_full_tpu_v4() {
@@ -354,36 +357,46 @@ fn time_allocate_release_on_a_half_full_tpu_v4() {
         p.rotates(),
     )
     .unwrap();
-    let mut a = PodAllocator::free_list(p);
-    // Fill to about half with a seeded mix of small shapes.
-    let shapes: [&[u32]; 4] = [&[2, 2, 1], &[2, 2, 2], &[2, 2, 4], &[2, 4, 4]];
-    let mut x = 12345u64;
-    let mut live = Vec::new();
-    while a.free_nodes() > 2048 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let s = shapes[(x >> 33) as usize % shapes.len()];
-        if let Ok(g) = a.allocate(&Request::boxed(s).unwrap()) {
-            live.push(g);
+    for (name, mut a) in [
+        ("pod-free-list", PodAllocator::free_list(p.clone())),
+        ("pod-first-fit", PodAllocator::first_fit(p.clone())),
+    ] {
+        let shapes: [&[u32]; 4] = [&[2, 2, 1], &[2, 2, 2], &[2, 2, 4], &[2, 4, 4]];
+        let mut x = 12345u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize
+        };
+        let mut live = Vec::new();
+        while a.free_nodes() > 1024 {
+            if let Ok(g) = a.allocate(&Request::boxed(shapes[next() % shapes.len()]).unwrap()) {
+                live.push(g);
+            }
         }
-        // Release one in four so that the free space fragments.
-        if (x >> 40).is_multiple_of(4) && !live.is_empty() {
-            let g = live.swap_remove((x >> 20) as usize % live.len());
+        while a.free_nodes() < 2048 {
+            let g = live.swap_remove(next() % live.len());
             a.release(&g).unwrap();
         }
+        let boxes = a.free_boxes().len();
+        let rounds = 200;
+        for req in [[2u32, 2, 2], [4, 4, 4]] {
+            let req = Request::boxed(&req).unwrap();
+            // One pair first: the list catches up with the releases above.
+            if let Ok(g) = a.allocate(&req) {
+                a.release(&g).unwrap();
+            }
+            let t = std::time::Instant::now();
+            for _ in 0..rounds {
+                let Ok(g) = a.allocate(&req) else { break };
+                a.release(&g).unwrap();
+            }
+            println!(
+                "{name}: {boxes} maximal free boxes, {} free chips, {req}: allocate+release {:?} per pair",
+                a.free_nodes(),
+                t.elapsed() / rounds
+            );
+        }
     }
-    println!(
-        "list {} boxes, {} free chips",
-        a.free_boxes().len(),
-        a.free_nodes()
-    );
-    let req = Request::boxed(&[2, 2, 2]).unwrap();
-    let rounds = 50;
-    let t = std::time::Instant::now();
-    for _ in 0..rounds {
-        let g = a.allocate(&req).unwrap();
-        a.release(&g).unwrap();
-    }
-    println!("allocate+release: {:?} per pair", t.elapsed() / rounds);
 }
