@@ -1,6 +1,6 @@
 //! Slice allocation on accelerator pods ([`partalloc_topology::pod`]).
 //!
-//! Three strategies share [`PodAllocator`]:
+//! Four strategies share [`PodAllocator`]:
 //!
 //! - [`PodPolicy::FirstFit`] (static wiring): the first free placement,
 //!   bases in node-id order (dimension 0 fastest) and, at each base, the
@@ -18,6 +18,8 @@
 //!   wrap-around in every dimension; a shape that fits in a cube is placed
 //!   first fit inside one cube, cubes already partly used first (lowest id),
 //!   then empty ones, without wrap-around.
+//! - [`PodPolicy::FreeList`] (static wiring): Kim & Yoon's free submesh
+//!   list on the torus; see [`free_list`].
 //!
 //! Every grant is a [`Partition::Boxes`]; [`PodAllocator::layout`] says per
 //! dimension ring or line and, for whole-cube slices, the cubes in join
