@@ -258,7 +258,7 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     /// (1) the list equals the brute-force maximal free cyclic boxes after
     /// every step; (2) a request is granted exactly when a free placement
@@ -338,4 +338,37 @@ proptest! {
         let fresh = move || Ok(build());
         check_script_with(a.as_mut(), &fresh, &steps).map_err(|v| TestCaseError::fail(v.to_string()))?;
     }
+}
+
+#[test]
+fn elimination_prefers_the_small_box_that_spares_the_largest_one() {
+    // Columns 3 and 5 of a 6x4 pod down: free boxes 3x4 at 0,0 and 1x4 at
+    // 4,0, both rings in dimension 1.
+    let mut a = PodAllocator::free_list(pod(&[6, 4], &[&[1, 1], &[1, 2], &[3, 4]], false));
+    for y in 0..4 {
+        a.mark_faulty(y * 6 + 3).unwrap();
+        a.mark_faulty(y * 6 + 5).unwrap();
+    }
+    assert_eq!(strings(&a), ["3x4 at 0,0", "1x4 at 4,0"]);
+    // Against the 3x4 (listed first) only the candidates in the 1x4 keep
+    // its whole size (12); of those, (4,0) has the lower base. First fit
+    // would take (0,0) and cut the 3x4.
+    let g = a.allocate(&Request::boxed(&[1, 2]).unwrap()).unwrap();
+    assert_eq!(chips_of(&a, &g), vec![4, 10]);
+    assert_eq!(strings(&a), ["3x4 at 0,0", "1x2 at 4,2"]);
+    let h = a.allocate(&Request::boxed(&[1, 2]).unwrap()).unwrap();
+    assert_eq!(chips_of(&a, &h), vec![16, 22]);
+    assert_eq!(strings(&a), ["3x4 at 0,0"]);
+    let i = a.allocate(&Request::boxed(&[3, 4]).unwrap()).unwrap();
+    assert_eq!(
+        a.layout(&i).unwrap().links,
+        vec![LinkKind::Line, LinkKind::Ring]
+    );
+    let mut ff = PodAllocator::first_fit(pod(&[6, 4], &[&[1, 1], &[1, 2], &[3, 4]], false));
+    for y in 0..4 {
+        ff.mark_faulty(y * 6 + 3).unwrap();
+        ff.mark_faulty(y * 6 + 5).unwrap();
+    }
+    let f = ff.allocate(&Request::boxed(&[1, 2]).unwrap()).unwrap();
+    assert_eq!(chips_of(&ff, &f), vec![0, 6]);
 }
