@@ -48,19 +48,32 @@
 //!   is a ring there) — and a part is kept unless a surviving member or
 //!   another part contains it. A new fault is decomposed the same way as a
 //!   1×…×1 grant.
-//! - **Release and repair** (Fig. 8): the list is rebuilt from the whole
-//!   pod by decomposing it for every blocked region: the slices this list
-//!   granted that are still entirely blocked, then the remaining blocked
-//!   chips as runs along dimension 0.
+//! - **Release and repair** (Fig. 8): the paper rebuilds the list from the
+//!   whole pod by decomposing it for every allocated submesh. Here the
+//!   blocked regions are the slices this list granted that are still
+//!   wholly blocked, then the other blocked chips as runs along dimension
+//!   0, and (beyond the paper, as `fsl`'s `dealloc=incremental`) only the
+//!   boxes meeting the freed chips are recomputed — every stage keeps only
+//!   the boxes that meet them — and they replace the old boxes they
+//!   contain. That is the rebuilt list: a maximal free box that misses the
+//!   freed chips was free, hence maximal, before. When chips were both
+//!   freed and blocked since the list was last used, it is rebuilt whole.
 //!
-//! The list is brought up to date when the strategy is next asked for a
-//! slice (it compares the blocked chips it was computed for with the
-//! allocator's), so grants, releases, faults and repairs need no other
-//! bookkeeping. It always equals the set of maximal free cyclic boxes (the
-//! tests compare it with a brute-force enumeration). Recognition is
-//! complete: a free placement of an orientation lies in some maximal free
-//! cyclic box, whose corners then give a free candidate, so a request is
-//! refused only when no free placement exists, across the edge included.
+//! The choice of a slice updates the list at once (the allocator then
+//! grants exactly that slice). Releases, faults and repairs reach the list
+//! when the strategy is next asked for a slice: it compares the blocked
+//! chips it was computed for with the allocator's, so they need no other
+//! bookkeeping. The list always equals the set of maximal free cyclic
+//! boxes (the tests compare it with a brute-force enumeration).
+//! Recognition is complete: a free placement of an orientation lies in
+//! some maximal free cyclic box, whose corners then give a free candidate,
+//! so a request is refused only when no free placement exists, across the
+//! edge included.
+//!
+//! Cost: the candidates and their factors take O(N_f² · 2^dims) per
+//! allocation for N_f listed boxes, as in the mesh strategy; the update
+//! after a release decomposes for every blocked region but keeps only the
+//! few boxes that meet the freed chips.
 //!
 //! Catalogue requests, rotation, faults, grants and ring/line layouts are
 //! those of the other static pod strategies ([`PodAllocator`]).
