@@ -18,7 +18,8 @@ fn pod(sides: &[u32], shapes: &[&[u32]], rotate: bool) -> Pod {
     .unwrap()
 }
 
-/// The pods of the brute-force checks: 2-D with and without rotation, 3-D.
+/// The pods of the brute-force checks: 2-D and 3-D, with and without
+/// rotation.
 fn small_pods() -> Vec<Pod> {
     vec![
         pod(
@@ -37,6 +38,11 @@ fn small_pods() -> Vec<Pod> {
             true,
         ),
         pod(
+            &[5, 5],
+            &[&[1, 1], &[2, 1], &[2, 2], &[3, 2], &[5, 2], &[3, 3]],
+            false,
+        ),
+        pod(
             &[4, 4, 2],
             &[
                 &[1, 1, 1],
@@ -47,6 +53,11 @@ fn small_pods() -> Vec<Pod> {
                 &[4, 4, 1],
             ],
             false,
+        ),
+        pod(
+            &[4, 4, 2],
+            &[&[1, 1, 1], &[2, 1, 1], &[2, 2, 1], &[4, 2, 1], &[4, 4, 1]],
+            true,
         ),
     ]
 }
@@ -266,7 +277,7 @@ proptest! {
     /// list exactly.
     #[test]
     fn the_list_is_the_set_of_maximal_free_boxes_and_recognition_is_complete(
-        which in 0usize..4,
+        which in 0usize..6,
         steps in ops(),
     ) {
         let p = small_pods()[which].clone();
