@@ -65,6 +65,7 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::pod::FIRST_FIT_ENTRY,
         crate::pod::BEST_FIT_ENTRY,
         crate::pod::RECONFIGURABLE_ENTRY,
+        crate::pod::FREE_LIST_ENTRY,
     ],
 );
 

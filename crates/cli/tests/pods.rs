@@ -53,7 +53,12 @@ fn simulate_json(extra: &[&str]) -> Value {
 fn strategies_on_a_pod_lists_the_pod_strategies_only() {
     let out = ok(&run(&["strategies", "--topology", "pod:tpu-v4:8x8x8"]));
     let allocators = out.split("Scheduling policies").next().unwrap();
-    for name in ["pod-first-fit", "pod-best-fit", "pod-reconfigurable"] {
+    for name in [
+        "pod-first-fit",
+        "pod-best-fit",
+        "pod-reconfigurable",
+        "pod-free-list",
+    ] {
         assert!(allocators.contains(name), "{name} missing:\n{out}");
     }
     assert!(!allocators.contains("  fsl\n"), "{out}");
@@ -66,6 +71,7 @@ fn simulate_runs_each_pod_strategy_on_a_preset_and_reports_pod_measures() {
         ("pod-first-fit", "static"),
         ("pod-best-fit", "static"),
         ("pod-reconfigurable", "reconfigurable"),
+        ("pod-free-list", "static"),
     ] {
         let v = simulate_json(&["--topology", "pod:tpu-v5e:8x8", "--allocator", alloc]);
         assert_eq!(v["topology"], "pod:tpu-v5e:8x8", "{alloc}");

@@ -1,6 +1,6 @@
 //! Slice allocation on accelerator pods ([`partalloc_topology::pod`]).
 //!
-//! Three strategies share [`PodAllocator`]:
+//! Four strategies share [`PodAllocator`]:
 //!
 //! - [`PodPolicy::FirstFit`] (static wiring): the first free placement,
 //!   bases in node-id order (dimension 0 fastest) and, at each base, the
@@ -18,6 +18,8 @@
 //!   wrap-around in every dimension; a shape that fits in a cube is placed
 //!   first fit inside one cube, cubes already partly used first (lowest id),
 //!   then empty ones, without wrap-around.
+//! - [`PodPolicy::FreeList`] (static wiring): Kim & Yoon's free submesh
+//!   list on the torus; see [`free_list`].
 //!
 //! Every grant is a [`Partition::Boxes`]; [`PodAllocator::layout`] says per
 //! dimension ring or line and, for whole-cube slices, the cubes in join
@@ -36,6 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod free_list;
 mod measures;
 mod placements;
 #[cfg(test)]
@@ -116,6 +119,23 @@ pub(crate) const RECONFIGURABLE_ENTRY: AllocatorEntry = Entry {
     },
 };
 
+pub(crate) const FREE_LIST_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "pod-free-list",
+        summary: "static links: free submesh list on the torus, maximal free boxes across the edge, corners chosen by reservation factor",
+        source: "Kim & Yoon, A Dynamic Processor Allocation Strategy for Mesh-Connected \
+                 Multicomputers, §III (Figs. 6 and 8), on the torus; docs/pods.md#strategies",
+        params: &[],
+        topologies: POD_KINDS,
+    },
+    build: |t, _| {
+        Ok(Box::new(PodAllocator::free_list(pod_of(
+            "pod-free-list",
+            t,
+        )?)))
+    },
+};
+
 /// Which pod strategy a [`PodAllocator`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -127,6 +147,8 @@ pub enum PodPolicy {
     /// Reconfigurable wiring: whole cubes by lowest id, sub-cube slices
     /// packed into partly used cubes first.
     Reconfigurable,
+    /// Static wiring, Kim & Yoon's free submesh list on the torus.
+    FreeList,
 }
 
 /// What a grant is made of, beyond its chips.
@@ -237,6 +259,8 @@ pub struct PodAllocator {
     /// the cube choice reads counts instead of chips.
     cube_busy: Vec<u32>,
     cube_faulty: Vec<u32>,
+    /// The `pod-free-list` list (empty for the other strategies).
+    free_list: free_list::FreeList,
 }
 
 impl PodAllocator {
@@ -268,6 +292,7 @@ impl PodAllocator {
             chip_cube,
             cube_busy: vec![0; cubes],
             cube_faulty: vec![0; cubes],
+            free_list: free_list::FreeList::default(),
         }
     }
 
@@ -536,6 +561,7 @@ impl PodAllocator {
     fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         match self.policy {
             PodPolicy::BestFit => self.best_fit_fast(shape, rotate),
+            PodPolicy::FreeList => self.free_list_place(shape, rotate),
             _ => self.static_first(shape, rotate),
         }
     }
@@ -725,6 +751,7 @@ impl Allocator for PodAllocator {
             PodPolicy::FirstFit => "pod-first-fit",
             PodPolicy::BestFit => "pod-best-fit",
             PodPolicy::Reconfigurable => "pod-reconfigurable",
+            PodPolicy::FreeList => "pod-free-list",
         }
         .to_owned()
     }
