@@ -77,6 +77,10 @@ pub(crate) struct MeshScratch {
     refused: Vec<(u32, u32)>,
     /// The last first-fit answer, for the allocation that follows a probe.
     last_first: Option<LastFirst>,
+    /// The longest free run of each row of `free`, and the generation it
+    /// was computed for (`first_base_in_bands`).
+    row_max: Vec<u32>,
+    row_max_at: Option<u64>,
     /// Literal First Fit's run lengths and counts.
     pub(crate) run: Vec<u32>,
     pub(crate) cnt: Vec<u32>,
@@ -152,43 +156,62 @@ impl MeshScratch {
         self.bases.iter().any(|&w| w != 0)
     }
 
-    /// Vertical erosion by h in three AND passes whatever h (van Herk,
-    /// Gil & Werman): rows split into blocks of h, a window of h rows is
-    /// the suffix AND of its first block times the prefix AND of the next.
+    /// Vertical erosion of all of `bases` by h (see [`erode_blocked`]).
     fn erode_rows_blocked(&mut self, h: usize) {
+        erode_blocked(&mut self.bases, &mut self.aux, &mut self.row, self.nw, h);
+    }
+
+    /// The first free base of a w×h frame in row-major order, eroding
+    /// only bands of consecutive rows that each hold a free run of at
+    /// least w: a frame's rows all do, so a band shorter than h holds no
+    /// base and a probe that fits nowhere is often refused without
+    /// touching the rows' words. Needs `load` first; w, h ≥ 1.
+    fn first_base_in_bands(&mut self, w: u32, h: u32) -> Option<(u32, u32)> {
         let nw = self.nw;
-        let height = self.bases.len() / nw;
-        self.aux.clear();
-        self.aux.extend_from_slice(&self.bases);
-        for start in (0..height).step_by(h) {
-            let end = (start + h).min(height);
-            for y in (start..end - 1).rev() {
-                let (lo, hi) = self.aux.split_at_mut((y + 1) * nw);
-                for (a, b) in lo[y * nw..].iter_mut().zip(&hi[..nw]) {
-                    *a &= *b;
-                }
-            }
+        if nw == 0 {
+            return None;
         }
-        self.row.clear();
-        self.row.resize(nw, 0);
-        for y in 0..height {
-            let cur = &self.bases[y * nw..(y + 1) * nw];
-            if y % h == 0 {
-                self.row.copy_from_slice(cur);
+        if self.row_max_at != self.loaded {
+            self.row_max_at = self.loaded;
+            self.row_max.clear();
+            self.row_max
+                .extend(self.free.chunks_exact(nw).map(longest_run));
+        }
+        let (w, h) = (w as usize, h as usize);
+        let height = self.row_max.len();
+        self.bases.resize(self.free.len(), 0);
+        let mut y = 0;
+        while y < height {
+            if (self.row_max[y] as usize) < w {
+                y += 1;
+                continue;
+            }
+            let start = y;
+            while y < height && self.row_max[y] as usize >= w {
+                y += 1;
+            }
+            if y - start < h {
+                continue;
+            }
+            let band = &mut self.bases[start * nw..y * nw];
+            band.fill(0);
+            for (src, dst) in self.free[start * nw..y * nw]
+                .chunks_exact(nw)
+                .zip(band.chunks_exact_mut(nw))
+            {
+                run_starts(src, dst, w);
+            }
+            if h <= 4 {
+                erode_rows(band, nw, h);
             } else {
-                for (p, c) in self.row.iter_mut().zip(cur) {
-                    *p &= *c;
-                }
+                erode_blocked(band, &mut self.aux, &mut self.row, nw, h);
             }
-            if y + 1 >= h {
-                let top = y + 1 - h;
-                for k in 0..nw {
-                    self.bases[top * nw + k] = self.aux[top * nw + k] & self.row[k];
-                }
+            if let Some(i) = band.iter().position(|&b| b != 0) {
+                let x = (i % nw) * 64 + band[i].trailing_zeros() as usize;
+                return Some((x as u32, (start + i / nw) as u32));
             }
         }
-        let first_dead = (height + 1).saturating_sub(h) * nw;
-        self.bases[first_dead.min(height * nw)..].fill(0);
+        None
     }
 
     /// Starts the caches afresh if the mesh changed since they were filled.
@@ -210,14 +233,6 @@ impl MeshScratch {
     pub(crate) fn note_refused(&mut self, w: u32, h: u32) {
         self.refused.retain(|&(rw, rh)| !(rw >= w && rh >= h));
         self.refused.push((w, h));
-    }
-
-    /// The first set bit of `bases` in row-major order, as (x, y).
-    pub(crate) fn first_base(&self) -> Option<(u32, u32)> {
-        let nw = self.nw;
-        let i = self.bases.iter().position(|&w| w != 0)?;
-        let x = (i % nw) * 64 + self.bases[i].trailing_zeros() as usize;
-        Some((x as u32, (i / nw) as u32))
     }
 
     /// Whether bit x of row y of `bases` is set (coordinates may be off
@@ -349,6 +364,77 @@ fn erode_rows(rows: &mut [u64], nw: usize, len: usize) {
     }
 }
 
+/// Vertical erosion of `rows` (nw words each) by h in three AND passes
+/// whatever h (van Herk, Gil & Werman): rows split into blocks of h, a
+/// window of h rows is the suffix AND of its first block times the prefix
+/// AND of the next. Rows whose window runs past the end become 0.
+fn erode_blocked(rows: &mut [u64], aux: &mut Vec<u64>, row: &mut Vec<u64>, nw: usize, h: usize) {
+    let height = rows.len() / nw;
+    aux.clear();
+    aux.extend_from_slice(rows);
+    for start in (0..height).step_by(h) {
+        let end = (start + h).min(height);
+        for y in (start..end - 1).rev() {
+            let (lo, hi) = aux.split_at_mut((y + 1) * nw);
+            for (a, b) in lo[y * nw..].iter_mut().zip(&hi[..nw]) {
+                *a &= *b;
+            }
+        }
+    }
+    row.clear();
+    row.resize(nw, 0);
+    for y in 0..height {
+        let cur = &rows[y * nw..(y + 1) * nw];
+        if y % h == 0 {
+            row.copy_from_slice(cur);
+        } else {
+            for (p, c) in row.iter_mut().zip(cur) {
+                *p &= *c;
+            }
+        }
+        if y + 1 >= h {
+            let top = y + 1 - h;
+            for k in 0..nw {
+                rows[top * nw + k] = aux[top * nw + k] & row[k];
+            }
+        }
+    }
+    let first_dead = (height + 1).saturating_sub(h) * nw;
+    rows[first_dead.min(height * nw)..].fill(0);
+}
+
+/// The longest run of set bits in a row of words.
+fn longest_run(row: &[u64]) -> u32 {
+    let (mut best, mut cur) = (0u32, 0u32);
+    for &word in row {
+        if word == !0 {
+            cur += 64;
+            continue;
+        }
+        // The low ones continue the run of the words before.
+        let low = word.trailing_ones();
+        best = best.max(cur + low);
+        cur = 0;
+        let mut pos = low;
+        while pos < 64 {
+            let rest = word >> pos;
+            if rest == 0 {
+                break;
+            }
+            pos += rest.trailing_zeros();
+            let ones = (word >> pos).trailing_ones();
+            pos += ones;
+            if pos >= 64 {
+                // Runs on into the next word.
+                cur = ones;
+            } else {
+                best = best.max(ones);
+            }
+        }
+    }
+    best.max(cur)
+}
+
 /// Runs `f` on the scratch of a `&self` query without allocating, or on a
 /// fresh one if the scratch is in use (not expected: queries do not nest).
 pub(crate) fn with_scratch<T>(
@@ -376,11 +462,7 @@ pub(crate) fn first_free_base_fast(
     {
         return found;
     }
-    let found = if s.frame_bases(w, h) {
-        s.first_base()
-    } else {
-        None
-    };
+    let found = s.first_base_in_bands(w, h);
     if found.is_none() {
         s.note_refused(w, h);
     }
@@ -499,4 +581,52 @@ pub(crate) fn frame_slide_fast(
         y += b;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::longest_run;
+
+    /// The longest run by bits, one at a time.
+    fn naive(row: &[u64], width: usize) -> u32 {
+        let (mut best, mut cur) = (0, 0);
+        for x in 0..width {
+            if row[x / 64] >> (x % 64) & 1 == 1 {
+                cur += 1;
+                best = best.max(cur);
+            } else {
+                cur = 0;
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn longest_run_matches_a_bit_by_bit_count() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for words in 1..=4 {
+            for _ in 0..2000 {
+                // Dense, sparse and whole words, so runs cross word ends.
+                let row: Vec<u64> = (0..words)
+                    .map(|_| match next() % 4 {
+                        0 => !0,
+                        1 => next() | next(),
+                        2 => next() & next(),
+                        _ => next(),
+                    })
+                    .collect();
+                assert_eq!(longest_run(&row), naive(&row, 64 * words), "{row:x?}");
+            }
+        }
+        assert_eq!(longest_run(&[]), 0);
+        assert_eq!(longest_run(&[0, 0]), 0);
+        assert_eq!(longest_run(&[!0, !0]), 128);
+        assert_eq!(longest_run(&[1 << 63, 1]), 2);
+    }
 }
