@@ -81,6 +81,8 @@ pub(crate) struct MeshScratch {
     /// was computed for (`first_base_in_bands`).
     row_max: Vec<u32>,
     row_max_at: Option<u64>,
+    /// The generation of the last first-fit probe.
+    probed_at: Option<u64>,
     /// Literal First Fit's run lengths and counts.
     pub(crate) run: Vec<u32>,
     pub(crate) cnt: Vec<u32>,
@@ -164,11 +166,39 @@ impl MeshScratch {
     /// The first free base of a w×h frame in row-major order, eroding
     /// only bands of consecutive rows that each hold a free run of at
     /// least w: a frame's rows all do, so a band shorter than h holds no
-    /// base and a probe that fits nowhere is often refused without
-    /// touching the rows' words. Needs `load` first; w, h ≥ 1.
+    /// base, and the search stops at the first band holding one. From the
+    /// second probe between two changes of the mesh on, the rows' longest
+    /// free runs are kept, so a probe that fits nowhere (most probes of a
+    /// waiting queue) is often refused without reading the rows' words.
+    /// Needs `load` first; w, h ≥ 1.
     fn first_base_in_bands(&mut self, w: u32, h: u32) -> Option<(u32, u32)> {
         let nw = self.nw;
         if nw == 0 {
+            return None;
+        }
+        let height = self.free.len() / nw;
+        let (w, h) = (w as usize, h as usize);
+        self.bases.resize(self.free.len(), 0);
+        if self.probed_at != self.loaded {
+            // The first probe since the change: the horizontal bases of
+            // every row tell the bands as they are computed.
+            self.probed_at = self.loaded;
+            let mut start = 0;
+            for y in 0..=height {
+                let long_enough = y < height && {
+                    let dst = &mut self.bases[y * nw..(y + 1) * nw];
+                    dst.fill(0);
+                    run_starts(&self.free[y * nw..(y + 1) * nw], dst, w) != 0
+                };
+                if !long_enough {
+                    if y - start >= h
+                        && let Some(found) = self.first_base_of_band(start, y, h)
+                    {
+                        return Some(found);
+                    }
+                    start = y + 1;
+                }
+            }
             return None;
         }
         if self.row_max_at != self.loaded {
@@ -177,9 +207,6 @@ impl MeshScratch {
             self.row_max
                 .extend(self.free.chunks_exact(nw).map(longest_run));
         }
-        let (w, h) = (w as usize, h as usize);
-        let height = self.row_max.len();
-        self.bases.resize(self.free.len(), 0);
         let mut y = 0;
         while y < height {
             if (self.row_max[y] as usize) < w {
@@ -201,17 +228,26 @@ impl MeshScratch {
             {
                 run_starts(src, dst, w);
             }
-            if h <= 4 {
-                erode_rows(band, nw, h);
-            } else {
-                erode_blocked(band, &mut self.aux, &mut self.row, nw, h);
-            }
-            if let Some(i) = band.iter().position(|&b| b != 0) {
-                let x = (i % nw) * 64 + band[i].trailing_zeros() as usize;
-                return Some((x as u32, (start + i / nw) as u32));
+            if let Some(found) = self.first_base_of_band(start, y, h) {
+                return Some(found);
             }
         }
         None
+    }
+
+    /// Erodes rows start..end of `bases` (holding horizontal bases) by h
+    /// within the band and returns its first base.
+    fn first_base_of_band(&mut self, start: usize, end: usize, h: usize) -> Option<(u32, u32)> {
+        let nw = self.nw;
+        let band = &mut self.bases[start * nw..end * nw];
+        if h <= 4 {
+            erode_rows(band, nw, h);
+        } else {
+            erode_blocked(band, &mut self.aux, &mut self.row, nw, h);
+        }
+        let i = band.iter().position(|&b| b != 0)?;
+        let x = (i % nw) * 64 + band[i].trailing_zeros() as usize;
+        Some((x as u32, (start + i / nw) as u32))
     }
 
     /// Starts the caches afresh if the mesh changed since they were filled.
