@@ -90,6 +90,7 @@ pub mod pod;
 pub mod replicate;
 pub mod report;
 pub mod run;
+pub mod slurm;
 pub mod stats;
 pub mod step;
 #[cfg(feature = "csv")]

@@ -13,6 +13,7 @@ use partalloc_simkit::{Replications, Sweep};
 use rayon::prelude::*;
 use thiserror::Error;
 
+mod blocks;
 #[cfg(test)]
 mod claims;
 mod gupta;
@@ -235,6 +236,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     kimyoon::FIG17,
     gupta::EXAMPLES,
     pods::FIGURE,
+    blocks::FIGURE,
 ];
 
 /// Prints the figure ids.

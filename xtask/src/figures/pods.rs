@@ -136,18 +136,21 @@ fn simulate(
     })
 }
 
-fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
+/// A 95% interval of the replications' values.
+pub(crate) fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
     Ok(ConfidenceInterval::from_samples(samples, DEFAULT_LEVEL)?)
 }
 
-fn cell(c: &ConfidenceInterval) -> String {
+/// A table cell: the mean ± the half width, three decimals.
+pub(crate) fn cell(c: &ConfidenceInterval) -> String {
     c.half_width.map_or_else(
         || format!("{:.3}", c.mean),
         |h| format!("{:.3} ± {h:.3}", c.mean),
     )
 }
 
-fn csv_num(c: &ConfidenceInterval) -> (String, String) {
+/// CSV fields: the mean and the half width (empty without one).
+pub(crate) fn csv_num(c: &ConfidenceInterval) -> (String, String) {
     (
         format!("{}", c.mean),
         c.half_width.map(|h| format!("{h}")).unwrap_or_default(),
@@ -156,8 +159,9 @@ fn csv_num(c: &ConfidenceInterval) -> (String, String) {
 
 fn run(ctx: &Ctx) -> Result<(), FigError> {
     let loads = loads(ctx);
-    let reps = ctx.reps(1, 5, 10);
-    let jobs = ctx.jobs(300, 1500, 5000);
+    // No paper to match: `--paper-scale` runs the default scale.
+    let reps = ctx.reps(1, 5, 5);
+    let jobs = ctx.jobs(300, 1500, 1500);
     let pool = partalloc_simkit::thread_pool(ctx.args.threads)?;
     let mut points = Vec::new();
     for (pi, (pod_id, _, machine)) in PODS.iter().enumerate() {

@@ -1,0 +1,274 @@
+//! Locality and fragmentation of a Slurm block or tree machine over a run:
+//! stranded nodes averaged over time, and per job the fast domains touched,
+//! the segments split and whether the job sat at the lowest level its size
+//! allows, all from the job records.
+//!
+//! A *fast domain* is a base block of a block machine or a leaf switch of a
+//! tree machine. A free node is **stranded** when its domain is partly
+//! busy: a job that wants whole domains (Slurm's `--exclusive=topo`, or
+//! segments as large as a domain) cannot use it. The per-state measure is
+//! [`stranded_nodes`]; over a run it is sampled at evenly spaced times of
+//! the window in which the records hold every running job, from the first
+//! recorded completion to the last one, as [`crate::pod`] does for pods.
+//! Run the jobs to completion (a finite job source, no stop rule).
+//!
+//! ```
+//! use partalloc_simkit::slurm::slurm_run_measures;
+//! use partalloc_simkit::{SimConfig, Simulation};
+//! use partalloc_topology::Topology;
+//! use partalloc_topology::slurm::SlurmMachine;
+//! use partalloc_workload::{
+//!     Arrivals, ChaCha8Rng, DemandLaw, Dependence, NodeCountLaw, SeedableRng, ShapeLaw,
+//!     WorkloadSpec,
+//! };
+//!
+//! let conf = "BlockName=r0 Nodes=n[00-07]\nBlockName=r1 Nodes=n[08-15]\nBlockSizes=8,16\n";
+//! let machine: Topology = SlurmMachine::parse_conf(conf, "example")?.into();
+//! let w = WorkloadSpec {
+//!     arrivals: Arrivals::Load(0.6),
+//!     shapes: ShapeLaw::Nodes { law: NodeCountLaw::Multiples(2), max: Some(8) },
+//!     demand: DemandLaw::Exponential { mean: 1.0 },
+//!     dependence: Dependence::Dependent,
+//!     allow_saturation: false,
+//! }
+//! .build(&machine)?;
+//! let mut rng = ChaCha8Rng::seed_from_u64(1);
+//! let jobs = w.jobs(&mut rng).take(200);
+//! let config = SimConfig { record_jobs: true, ..SimConfig::default() };
+//! let report =
+//!     Simulation::by_name(machine.clone(), "block[segment=2]", "fcfs", jobs, config)?.run()?;
+//! let m = slurm_run_measures(&machine, &report.jobs, Some(2), 50).expect("a Slurm machine");
+//! assert!(m.mean_stranded_nodes >= 0.0 && m.mean_stranded_nodes <= 16.0);
+//! // Segments of 2 never straddle a block of 8.
+//! assert_eq!(m.mean_split_segments, 0.0);
+//! assert!(m.mean_domains >= 1.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_topology::slurm::SlurmMachine;
+use partalloc_topology::{NodeId, NodeSet, Topology};
+
+use crate::JobRecord;
+
+/// What a run on a Slurm machine did to locality and fragmentation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlurmRunMeasures {
+    /// Mean number of free nodes in partly busy fast domains (time average).
+    pub mean_stranded_nodes: f64,
+    /// Mean number of fast domains a job's nodes lie in.
+    pub mean_domains: f64,
+    /// Mean number of a job's segments that no single domain holds (0
+    /// without a segment size).
+    pub mean_split_segments: f64,
+    /// Share of jobs placed at the lowest level their size allows (one base
+    /// block or leaf switch if they fit one, else the smallest aggregate or
+    /// switch that could hold them on an empty machine).
+    pub lowest_level_share: f64,
+    /// Sampling times of the stranded-node average.
+    pub samples: usize,
+    /// Job records measured.
+    pub jobs: usize,
+}
+
+/// Free nodes of `machine` lying in fast domains that also hold a busy node
+/// (`busy` holds the busy ids).
+#[must_use]
+pub fn stranded_nodes(machine: &SlurmMachine, busy: &NodeSet) -> u32 {
+    let domains = machine.num_domains() as usize;
+    // Per domain: (nodes, busy nodes).
+    let mut count = vec![(0u32, 0u32); domains];
+    for node in 0..machine.num_nodes() as NodeId {
+        if let Some(c) = machine
+            .domain_of(node)
+            .and_then(|d| count.get_mut(d as usize))
+        {
+            c.0 += 1;
+            c.1 += u32::from(busy.contains(node));
+        }
+    }
+    count
+        .iter()
+        .filter(|&&(_, b)| b > 0)
+        .map(|&(n, b)| n - b)
+        .sum()
+}
+
+/// The lowest distance class ([`JobLocality::distance_class`]) a job of
+/// `nodes` nodes can have on `machine`, whatever else runs (`u32::MAX` if
+/// no switch holds that many; on a block machine, the number of levels if
+/// no block does).
+///
+/// [`JobLocality::distance_class`]: partalloc_topology::slurm::JobLocality::distance_class
+#[must_use]
+pub fn lowest_class(machine: &SlurmMachine, nodes: u64) -> u32 {
+    if let Some(b) = machine.blocks() {
+        let base = u64::from(b.base_size());
+        return b
+            .levels()
+            .iter()
+            .position(|&m| u64::from(m) * base >= nodes)
+            .map_or(b.levels().len() as u32, |l| l as u32);
+    }
+    let Some(t) = machine.tree() else {
+        return 0;
+    };
+    // Nodes under every switch, then, from each leaf, the steps up to the
+    // first switch holding enough nodes: the class `job_locality` gives a
+    // job whose first node lies on that leaf.
+    let switches = t.switches();
+    let mut under: Vec<u64> = switches
+        .iter()
+        .map(|s| u64::from(s.nodes.end - s.nodes.start))
+        .collect();
+    for &leaf in t.leaves() {
+        let n = under.get(leaf as usize).copied().unwrap_or(0);
+        for a in t.ancestors(leaf).skip(1) {
+            if let Some(u) = under.get_mut(a as usize) {
+                *u += n;
+            }
+        }
+    }
+    t.leaves()
+        .iter()
+        .filter_map(|&leaf| {
+            t.ancestors(leaf)
+                .position(|a| under.get(a as usize).is_some_and(|&u| u >= nodes))
+                .map(|h| h as u32)
+        })
+        .min()
+        .unwrap_or(u32::MAX)
+}
+
+/// The measures of a run on `topology` (a Slurm machine; `None` otherwise
+/// or without records), segments of `segment` nodes counted as split when
+/// no domain holds them, stranded nodes sampled at `samples` evenly spaced
+/// times (at least 1).
+#[must_use]
+pub fn slurm_run_measures(
+    topology: &Topology,
+    jobs: &[JobRecord],
+    segment: Option<u32>,
+    samples: usize,
+) -> Option<SlurmRunMeasures> {
+    let machine = topology.as_slurm()?;
+    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
+    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    let samples = samples.max(1);
+    let mut busy = NodeSet::new(topology.num_nodes());
+    let mut stranded = 0.0;
+    for i in 0..samples {
+        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
+        busy.clear();
+        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
+            // A recorded partition was granted on this machine.
+            let _ = j.partition.for_each_node(topology, |c| {
+                let _ = busy.insert(c);
+            });
+        }
+        stranded += f64::from(stranded_nodes(machine, &busy));
+    }
+    let (mut domains, mut split, mut lowest) = (0u64, 0u64, 0u64);
+    let mut ids = Vec::new();
+    for j in jobs {
+        ids.clear();
+        let _ = j.partition.for_each_node(topology, |c| ids.push(c));
+        ids.sort_unstable();
+        let l = machine.job_locality(&ids, segment);
+        domains += u64::from(l.domains);
+        split += u64::from(l.split_segments);
+        lowest += u64::from(l.distance_class <= lowest_class(machine, ids.len() as u64));
+    }
+    let n = jobs.len() as f64;
+    Some(SlurmRunMeasures {
+        mean_stranded_nodes: stranded / samples as f64,
+        mean_domains: domains as f64 / n,
+        mean_split_segments: split as f64 / n,
+        lowest_level_share: lowest as f64 / n,
+        samples,
+        jobs: jobs.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks() -> SlurmMachine {
+        let conf = "BlockName=r0 Nodes=n[00-05]\nBlockName=r1 Nodes=n[06-11]\n\
+                    BlockName=r2 Nodes=n[12-17]\nBlockName=r3 Nodes=n[18-23]\n\
+                    BlockSizes=6,12,24\n";
+        SlurmMachine::parse_conf(conf, "test").unwrap()
+    }
+
+    fn tree() -> SlurmMachine {
+        let conf = "SwitchName=l0 Nodes=t[0-3]\nSwitchName=l1 Nodes=t[4-7]\n\
+                    SwitchName=l2 Nodes=t[8-13]\nSwitchName=s0 Switches=l[0-1]\n\
+                    SwitchName=top Switches=s0,l2\n";
+        SlurmMachine::parse_conf(conf, "test").unwrap()
+    }
+
+    /// Stranded nodes by brute force: for each node, whether it is free
+    /// and some node of its domain is busy.
+    fn brute(m: &SlurmMachine, busy: &NodeSet) -> u32 {
+        let n = m.num_nodes() as NodeId;
+        (0..n)
+            .filter(|&a| {
+                !busy.contains(a)
+                    && (0..n).any(|b| busy.contains(b) && m.domain_of(a) == m.domain_of(b))
+            })
+            .count() as u32
+    }
+
+    #[test]
+    fn stranded_nodes_match_a_brute_force_count() {
+        for m in [blocks(), tree()] {
+            let n = m.num_nodes();
+            let mut state = 0x9E37_79B9_7F4A_7C15u64;
+            for _ in 0..300 {
+                let mut busy = NodeSet::new(n);
+                for node in 0..n as NodeId {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    if state >> 61 == 0 {
+                        busy.insert(node).unwrap();
+                    }
+                }
+                assert_eq!(stranded_nodes(&m, &busy), brute(&m, &busy));
+            }
+            assert_eq!(stranded_nodes(&m, &NodeSet::new(n)), 0);
+        }
+        // One busy node in r1 strands the other five of r1 only.
+        let m = blocks();
+        let mut busy = NodeSet::new(24);
+        busy.insert(7).unwrap();
+        assert_eq!(stranded_nodes(&m, &busy), 5);
+    }
+
+    #[test]
+    fn the_lowest_class_follows_the_levels_and_the_switches() {
+        let b = blocks();
+        assert_eq!(
+            [1, 6, 7, 12, 13, 24, 25].map(|n| lowest_class(&b, n)),
+            [0, 0, 1, 1, 2, 2, 3]
+        );
+        // Leaves l0, l1 of 4 nodes under s0 (8) under top (14), and l2 of
+        // 6 nodes right under top: from l2, top is one step up.
+        let t = tree();
+        assert_eq!(
+            [4, 5, 6, 7, 8, 9, 14, 15].map(|n| lowest_class(&t, n)),
+            [0, 0, 0, 1, 1, 1, 1, u32::MAX]
+        );
+    }
+
+    #[test]
+    fn a_run_without_records_or_off_a_slurm_machine_has_no_measures() {
+        let m: Topology = blocks().into();
+        assert!(slurm_run_measures(&m, &[], None, 10).is_none());
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        assert!(slurm_run_measures(&mesh, &[], None, 10).is_none());
+    }
+}

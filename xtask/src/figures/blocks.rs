@@ -1,0 +1,441 @@
+//! Slurm block and tree machines (docs/blocks.md): mean wait, utilization,
+//! stranded nodes and locality versus offered load on 8 racks of 18 nodes
+//! (BlockSizes 18, 36, 72, 144), for Slurm's `topology/block` placement
+//! with and without `--segment`, `topology/tree` placement on the same
+//! racks as leaf switches under one spine, a buddy baseline over the
+//! aggregated blocks and non-contiguous paging; with what Slurm's
+//! documentation states next to what is measured.
+//!
+//! Every strategy is offered the same jobs (the stream depends on the load
+//! and the replication only) and runs them all to completion under FCFS,
+//! so the job records hold every placement; stranded nodes are averaged
+//! over evenly spaced times and locality over jobs
+//! (`partalloc_simkit::slurm`).
+
+use std::fmt::Write as _;
+
+use partalloc_simkit::plot::{Chart, Series, write_svg};
+use partalloc_simkit::slurm::slurm_run_measures;
+use partalloc_simkit::{ConfidenceInterval, SimConfig, Simulation, replication_rng};
+use partalloc_topology::Topology;
+use partalloc_topology::slurm::SlurmMachine;
+use partalloc_workload::{Arrivals, DemandLaw, Dependence, NodeCountLaw, ShapeLaw, WorkloadSpec};
+use rayon::prelude::*;
+
+use super::pods::{cell, ci, csv_num};
+use super::{Ctx, FigError, Figure, FigureKind, Scale};
+
+pub(crate) const FIGURE: Figure = Figure {
+    id: "blocks",
+    paper: "Slurm topology.conf(5), sbatch(1)",
+    summary: "block (with and without segments), tree, block buddy and paging on 8 racks of 18 nodes: wait, utilization, stranded nodes vs load",
+    kind: FigureKind::Custom(run),
+};
+
+/// The block machine: the example file shipped with the tool.
+const BLOCKS_CONF: &str = include_str!("../../../examples/blocks-8x18.conf");
+
+/// The same racks as the leaf switches of a two-level tree.
+const TREE_CONF: &str = "\
+SwitchName=rack0 Nodes=gpu[000-017]
+SwitchName=rack1 Nodes=gpu[018-035]
+SwitchName=rack2 Nodes=gpu[036-053]
+SwitchName=rack3 Nodes=gpu[054-071]
+SwitchName=rack4 Nodes=gpu[072-089]
+SwitchName=rack5 Nodes=gpu[090-107]
+SwitchName=rack6 Nodes=gpu[108-125]
+SwitchName=rack7 Nodes=gpu[126-143]
+SwitchName=spine Switches=rack[0-7]
+";
+
+/// Segment size of the segmented runs, and of the split-segment count of
+/// every strategy: three segments fill a rack of 18 exactly.
+const SEGMENT: u32 = 6;
+
+/// Jobs ask for 1 to 72 nodes, equally likely: from one node to four
+/// racks (the largest aggregate below the whole machine). Most sizes are
+/// not multiples of the segment, so segmented jobs round up and the other
+/// strategies may split segments.
+const SIZES: ShapeLaw = ShapeLaw::Nodes {
+    law: NodeCountLaw::Uniform,
+    max: Some(72),
+};
+
+/// The strategies: (series label, machine, registry name).
+const STRATEGIES: [(&str, Machine, &str); 5] = [
+    ("block", Machine::Blocks, "block"),
+    ("block, segments of 6", Machine::Blocks, "block[segment=6]"),
+    ("tree", Machine::Tree, "tree"),
+    ("block buddy", Machine::Blocks, "block-buddy"),
+    ("paging", Machine::Blocks, "paging"),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Machine {
+    Blocks,
+    Tree,
+}
+
+/// Sampling times of the stranded-node average per run.
+const SAMPLES: usize = 100;
+
+/// One run's measurements.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    wait: f64,
+    utilization: f64,
+    stranded: f64,
+    domains: f64,
+    split: f64,
+    lowest: f64,
+}
+
+/// The summary of one (strategy, load) point over replications.
+#[derive(Debug, Clone)]
+struct Point {
+    strategy: &'static str,
+    load: f64,
+    wait: ConfidenceInterval,
+    utilization: ConfidenceInterval,
+    stranded: ConfidenceInterval,
+    domains: ConfidenceInterval,
+    split: ConfidenceInterval,
+    lowest: ConfidenceInterval,
+}
+
+fn loads(ctx: &Ctx) -> Vec<f64> {
+    match ctx.scale {
+        Scale::Quick => vec![0.3, 0.6, 0.8],
+        _ => vec![0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+    }
+}
+
+fn machines() -> Result<(Topology, Topology), FigError> {
+    let parse = |text: &str, source: &str| -> Result<Topology, FigError> {
+        Ok(SlurmMachine::parse_conf(text, source)
+            .map_err(|e| FigError::Setup(e.to_string()))?
+            .into())
+    };
+    Ok((
+        parse(BLOCKS_CONF, "blocks-8x18.conf")?,
+        parse(TREE_CONF, "tree-8x18.conf")?,
+    ))
+}
+
+fn simulate(
+    topology: &Topology,
+    strategy: &str,
+    load: f64,
+    stream_seed: u64,
+    rep: u64,
+    jobs: u64,
+) -> Result<Measured, FigError> {
+    let w = WorkloadSpec {
+        arrivals: Arrivals::Load(load),
+        shapes: SIZES,
+        demand: DemandLaw::Exponential { mean: 1.0 },
+        dependence: Dependence::Dependent,
+        allow_saturation: false,
+    }
+    .build(topology)?;
+    let mut rng = replication_rng(stream_seed, rep);
+    let n = usize::try_from(jobs).unwrap_or(usize::MAX);
+    let config = SimConfig {
+        record_jobs: true,
+        measure_search_time: false,
+        ..SimConfig::default()
+    };
+    let report = Simulation::by_name(
+        topology.clone(),
+        strategy,
+        "fcfs",
+        w.jobs(&mut rng).take(n),
+        config,
+    )?
+    .run()?;
+    let m = slurm_run_measures(topology, &report.jobs, Some(SEGMENT), SAMPLES)
+        .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
+    Ok(Measured {
+        wait: report.results.mean_wait,
+        utilization: report.results.utilization,
+        stranded: m.mean_stranded_nodes,
+        domains: m.mean_domains,
+        split: m.mean_split_segments,
+        lowest: m.lowest_level_share,
+    })
+}
+
+fn run(ctx: &Ctx) -> Result<(), FigError> {
+    let loads = loads(ctx);
+    // No paper to match: `--paper-scale` runs the default scale.
+    let reps = ctx.reps(1, 10, 10);
+    let jobs = ctx.jobs(300, 5000, 5000);
+    let pool = partalloc_simkit::thread_pool(ctx.args.threads)?;
+    let (blocks, tree) = machines()?;
+    let mut points = Vec::new();
+    for (_, machine, strategy) in STRATEGIES {
+        let topology = match machine {
+            Machine::Blocks => &blocks,
+            Machine::Tree => &tree,
+        };
+        for (li, &load) in loads.iter().enumerate() {
+            // The job stream depends on the load only.
+            let stream_seed = ctx.args.seed.wrapping_add(li as u64);
+            let runs: Vec<Measured> = pool.install(|| {
+                (0..reps)
+                    .into_par_iter()
+                    .map(|rep| simulate(topology, strategy, load, stream_seed, rep, jobs))
+                    .collect::<Result<_, _>>()
+            })?;
+            let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+            points.push(Point {
+                strategy,
+                load,
+                wait: ci(&pick(|m| m.wait))?,
+                utilization: ci(&pick(|m| m.utilization))?,
+                stranded: ci(&pick(|m| m.stranded))?,
+                domains: ci(&pick(|m| m.domains))?,
+                split: ci(&pick(|m| m.split))?,
+                lowest: ci(&pick(|m| m.lowest))?,
+            });
+        }
+    }
+    write_outputs(ctx, &points, reps, jobs)
+}
+
+fn find<'a>(points: &'a [Point], strategy: &str, load: f64) -> Option<&'a Point> {
+    points
+        .iter()
+        .find(|p| p.strategy == strategy && p.load == load)
+}
+
+fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<(), FigError> {
+    let dir = &ctx.args.out;
+    let mut csv = String::from(
+        "strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,stranded_nodes,stranded_nodes_ci95,domains_per_job,domains_per_job_ci95,split_segments_per_job,split_segments_per_job_ci95,lowest_level_share,lowest_level_share_ci95\n",
+    );
+    for p in points {
+        let cols = [
+            &p.wait,
+            &p.utilization,
+            &p.stranded,
+            &p.domains,
+            &p.split,
+            &p.lowest,
+        ]
+        .map(|c| {
+            let (m, h) = csv_num(c);
+            format!("{m},{h}")
+        });
+        let _ = writeln!(csv, "{},{},{}", p.strategy, p.load, cols.join(","));
+    }
+    let write = |name: &str, text: &str| -> Result<(), FigError> {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| FigError::Io { path, source })
+    };
+    write("blocks.csv", &csv)?;
+    type Pick = fn(&Point) -> &ConfidenceInterval;
+    let metrics: [(&str, &str, Pick); 4] = [
+        ("wait", "Mean waiting time", |p| &p.wait),
+        ("utilization", "Utilization", |p| &p.utilization),
+        ("stranded", "Stranded nodes (time average)", |p| &p.stranded),
+        ("domains", "Racks per job", |p| &p.domains),
+    ];
+    for (mid, label, pick) in metrics {
+        let series = STRATEGIES
+            .iter()
+            .map(|(name, _, strategy)| Series {
+                label: (*name).to_owned(),
+                points: points
+                    .iter()
+                    .filter(|p| p.strategy == *strategy)
+                    .map(|p| {
+                        let c = pick(p);
+                        (p.load, c.mean, c.half_width.unwrap_or(0.0))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let chart = Chart {
+            title: format!(
+                "8 racks of 18 nodes, BlockSizes 18,36,72,144: {}",
+                label.to_lowercase()
+            ),
+            x_label: "Offered load".to_owned(),
+            y_label: label.to_owned(),
+            series,
+            y_max: None,
+        };
+        write_svg(&chart, &dir.join(format!("blocks-{mid}.svg")))?;
+    }
+    let text = report(points, reps, jobs);
+    print!("{text}");
+    write("blocks.txt", &text)
+}
+
+/// `f` of each load's point of `strategy`, as "load: value" items.
+fn by_load(points: &[Point], strategy: &str, f: impl Fn(&Point) -> String) -> String {
+    points
+        .iter()
+        .filter(|p| p.strategy == strategy)
+        .map(|p| format!("{}: {}", p.load, f(p)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The tables and the claims, as printed and written to blocks.txt.
+fn report(points: &[Point], reps: u64, jobs: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n## blocks — 8 racks of 18 nodes (BlockSizes 18,36,72,144; the tree: the racks as leaf switches under one spine), FCFS, {jobs} jobs per run to completion, {reps} replication(s) per point, 1 to 72 nodes equally likely, exponential service (mean 1)\n"
+    );
+    let _ = writeln!(
+        out,
+        "| load | strategy | mean wait | utilization | stranded nodes | racks per job | split segments of 6 per job | jobs at their lowest level |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for p in points {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            p.load,
+            p.strategy,
+            cell(&p.wait),
+            cell(&p.utilization),
+            cell(&p.stranded),
+            cell(&p.domains),
+            cell(&p.split),
+            cell(&p.lowest)
+        );
+    }
+    let _ = writeln!(out, "\n### Claims\n");
+    let _ = writeln!(out, "| claim (source) | measured | verdict |");
+    let _ = writeln!(out, "|---|---|---|");
+    let segmented = "block[segment=6]";
+    let whole = points
+        .iter()
+        .filter(|p| p.strategy == segmented)
+        .all(|p| p.split.mean == 0.0);
+    let _ = writeln!(
+        out,
+        "| with --segment, each segment of a job lies within one base block (sbatch(1) --segment; Slurm Topology guide) | split segments of 6 per job, block with segments: {}; without: {} | {} |",
+        by_load(points, segmented, |p| format!("{:.3}", p.split.mean)),
+        by_load(points, "block", |p| format!("{:.3}", p.split.mean)),
+        if whole {
+            "holds"
+        } else {
+            "does not hold at every load"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "| a job is placed in the smallest block level that can hold it, best fit among those (topology.conf(5), BlockSizes) | jobs at the lowest level their size allows, block: {}; paging: {} | measured |",
+        by_load(points, "block", |p| format!(
+            "{:.0}%",
+            100.0 * p.lowest.mean
+        )),
+        by_load(points, "paging", |p| format!(
+            "{:.0}%",
+            100.0 * p.lowest.mean
+        ))
+    );
+    let five = |p: &Point, f: fn(&Point) -> f64| {
+        let of = |s: &str| find(points, s, p.load).map_or(f64::NAN, f);
+        format!(
+            "{}: {:.2} / {:.2} / {:.2} / {:.2} / {:.2}",
+            p.load,
+            f(p),
+            of(segmented),
+            of("tree"),
+            of("block-buddy"),
+            of("paging")
+        )
+    };
+    let waits: Vec<String> = points
+        .iter()
+        .filter(|p| p.strategy == "block")
+        .map(|p| five(p, |q| q.wait.mean))
+        .collect();
+    let _ = writeln!(
+        out,
+        "| the cost of locality: mean wait, block / segments / tree / buddy / paging (question of docs/blocks.md, no public claim) | {} | measured |",
+        waits.join("; ")
+    );
+    let stranded: Vec<String> = points
+        .iter()
+        .filter(|p| p.strategy == "block")
+        .map(|p| five(p, |q| q.stranded.mean))
+        .collect();
+    let _ = writeln!(
+        out,
+        "| stranded nodes, block / segments / tree / buddy / paging (no public claim) | {} | measured |",
+        stranded.join("; ")
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use partalloc_simkit::DEFAULT_LEVEL;
+
+    use super::*;
+
+    fn ci(mean: f64) -> ConfidenceInterval {
+        ConfidenceInterval::from_samples(&[mean, mean], DEFAULT_LEVEL).unwrap()
+    }
+
+    fn point(strategy: &'static str, load: f64, split: f64) -> Point {
+        Point {
+            strategy,
+            load,
+            wait: ci(1.0),
+            utilization: ci(0.5),
+            stranded: ci(3.0),
+            domains: ci(2.0),
+            split: ci(split),
+            lowest: ci(1.0),
+        }
+    }
+
+    #[test]
+    fn the_segment_claim_is_judged_from_the_split_counts() {
+        let holds = [
+            point("block", 0.5, 0.4),
+            point("block[segment=6]", 0.5, 0.0),
+            point("paging", 0.5, 1.0),
+        ];
+        let text = report(&holds, 1, 10);
+        let row = text.lines().find(|l| l.contains("--segment")).unwrap();
+        assert!(row.ends_with("| holds |"), "{row}");
+        let fails = [
+            point("block[segment=6]", 0.5, 0.0),
+            point("block[segment=6]", 0.7, 0.1),
+        ];
+        let text = report(&fails, 1, 10);
+        let row = text.lines().find(|l| l.contains("--segment")).unwrap();
+        assert!(row.contains("does not hold"), "{row}");
+    }
+
+    #[test]
+    fn the_machines_are_the_same_racks() {
+        let (blocks, tree) = machines().unwrap();
+        let (b, t) = (blocks.as_slurm().unwrap(), tree.as_slurm().unwrap());
+        assert_eq!(b.num_nodes(), 144);
+        assert_eq!(b.names(), t.names());
+        assert_eq!(b.num_domains(), 8);
+        assert_eq!(t.num_domains(), 8);
+        assert_eq!(b.blocks().unwrap().levels(), [1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn segmented_runs_split_no_segment_and_runs_are_deterministic() {
+        let (blocks, _) = machines().unwrap();
+        let a = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
+        let b = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
+        assert_eq!(a.wait.to_bits(), b.wait.to_bits());
+        assert_eq!(a.split, 0.0);
+        assert!(a.utilization > 0.0 && a.domains >= 1.0, "{a:?}");
+        assert!((0.0..=144.0).contains(&a.stranded), "{a:?}");
+    }
+}
