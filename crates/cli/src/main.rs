@@ -31,6 +31,7 @@ mod shard;
 mod show;
 mod simulate;
 mod slurm_file;
+mod slurm_measures;
 mod strategies;
 mod sweep;
 mod trace;

@@ -39,9 +39,8 @@ pub(crate) fn from_records(
     })
 }
 
-/// The measures of replication 0 of a generated workload: its first
-/// `jobs + warmup` jobs run again to completion with records, so that
-/// every running job is known at every sampled time.
+/// The measures of replication 0 of a generated workload (see
+/// [`seed0_records`]).
 pub(crate) fn generated(
     topology: &Topology,
     allocator: &str,
@@ -53,6 +52,28 @@ pub(crate) fn generated(
     if topology.as_pod().is_none() {
         return Ok(None);
     }
+    let jobs = seed0_records(
+        topology,
+        allocator,
+        scheduler,
+        workload,
+        jobs_and_warmup,
+        seed,
+    )?;
+    Ok(from_records(topology, allocator, &jobs))
+}
+
+/// Replication 0 of a generated workload, its first `jobs + warmup` jobs
+/// run again to completion with records, so that every running job is
+/// known at every sampled time: the job records after the warm-up.
+pub(crate) fn seed0_records(
+    topology: &Topology,
+    allocator: &str,
+    scheduler: &str,
+    workload: &Workload<ShapeDist, DemandDist>,
+    jobs_and_warmup: (u64, u64),
+    seed: u64,
+) -> Result<Vec<JobRecord>, CliError> {
     let (jobs, warmup) = jobs_and_warmup;
     let mut rng = replication_rng(seed, 0);
     let n = usize::try_from(jobs.saturating_add(warmup)).unwrap_or(usize::MAX);
@@ -70,7 +91,7 @@ pub(crate) fn generated(
         config,
     )?
     .run()?;
-    Ok(from_records(topology, allocator, &report.jobs))
+    Ok(report.jobs)
 }
 
 /// For `show` on a pod: "; largest placeable slice 4x4x8, 0 stranded chips

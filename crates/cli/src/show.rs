@@ -176,7 +176,8 @@ struct Snapshot {
     waiting: usize,
     /// Per node: index into `running`.
     owner: Vec<Option<usize>>,
-    /// On a pod: the largest placeable slice and the stranded chips.
+    /// On a pod: the largest placeable slice and the stranded chips; on a
+    /// Slurm machine, the stranded nodes.
     pod: Option<String>,
 }
 
@@ -245,7 +246,8 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             })
             .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
     }
-    let pod = crate::pod_measures::state_line(topology, &args.allocator, &owner);
+    let pod = crate::pod_measures::state_line(topology, &args.allocator, &owner)
+        .or_else(|| crate::slurm_measures::state_line(topology, &owner));
     Ok(Snapshot {
         running,
         waiting,

@@ -86,6 +86,10 @@ struct Output<'a> {
     /// On a pod: stranded chips and the largest placeable shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pod: Option<crate::pod_measures::PodSummary>,
+    /// On a Slurm machine (generated workloads): stranded nodes and
+    /// locality.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slurm: Option<crate::slurm_measures::SlurmSummary>,
 }
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
@@ -194,12 +198,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds, pod) = if args.trace.trace.is_some() {
+    let (reports, workload, seeds, pod, slurm) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
         let pod = r.first().and_then(|first| {
             crate::pod_measures::from_records(&topology, &first.allocator, &first.jobs)
         });
-        (r, w, 1, pod)
+        // A replayed trace on a Slurm machine keeps no records in memory
+        // (a million jobs stream through); its placements are in the
+        // --jobs-csv file.
+        (r, w, 1, pod, None)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
@@ -234,11 +241,25 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             (spec.jobs, spec.warmup),
             args.seed,
         )?;
+        let slurm = if topology.as_slurm().is_some() {
+            let jobs = crate::pod_measures::seed0_records(
+                &topology,
+                &args.allocator,
+                &args.scheduler,
+                &w,
+                (spec.jobs, spec.warmup),
+                args.seed,
+            )?;
+            crate::slurm_measures::from_records(&topology, &args.allocator, &jobs)
+        } else {
+            None
+        };
         (
             r,
             describe_workload(&spec, &topology, args.workload.load),
             args.seeds,
             pod,
+            slurm,
         )
     };
     let summary = summarize(&reports)?;
@@ -257,6 +278,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         search_time_us_per_job: search_time_us(&reports),
         replications: reports.iter().map(|r| r.results).collect(),
         pod,
+        slurm,
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -334,6 +356,26 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                     "largest placeable chips",
                     num(p.mean_largest_placeable_chips)
                 );
+            }
+            if let Some(m) = &out.slurm {
+                let _ = writeln!(s);
+                let _ = writeln!(s, "Slurm machine, seed 0 run to completion:");
+                let rows = [
+                    ("stranded nodes (time avg)", m.mean_stranded_nodes),
+                    ("racks or leaves per job", m.mean_domains_per_job),
+                    ("jobs at lowest level", m.lowest_level_share),
+                ];
+                for (label, v) in rows {
+                    let _ = writeln!(s, "{label:<26} {:>14}", num(v));
+                }
+                if let Some(seg) = m.segment {
+                    let _ = writeln!(
+                        s,
+                        "{:<26} {:>14}",
+                        format!("split segments of {seg}/job"),
+                        num(m.mean_split_segments_per_job)
+                    );
+                }
             }
             Ok(s)
         }

@@ -723,6 +723,11 @@ fn show_and_job_records_print_hostlists_on_a_block_machine() {
     a.extend(base);
     a.extend(["--at", "5", "--svg", "at5.svg"]);
     let text = ok(&run_in(d, &a));
+    // n7 is free in the partly busy block b1.
+    assert!(
+        text.contains("2 jobs running on 7 of 8 nodes, 0 waiting; 1 stranded node (free in partly busy base blocks)"),
+        "{text}"
+    );
     assert!(text.contains("\nb0  AAAB\nb1  BBB.\n"), "{text}");
     assert!(text.contains("A job 1          3 nodes  n[0-2] "), "{text}");
     assert!(text.contains("B job 2          4 nodes  n[3-6] "), "{text}");
@@ -1223,6 +1228,23 @@ fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
         ]));
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert!(v.to_string().contains("blocks-8x18.yaml"), "{a}: {out}");
+        // The run's locality and fragmentation: segments of 6 never
+        // straddle a rack, and whole-block grants strand no node.
+        let m = &v["slurm"];
+        let stranded = m["mean_stranded_nodes"].as_f64().unwrap();
+        assert!((0.0..=144.0).contains(&stranded), "{a}: {m}");
+        assert!(
+            m["mean_domains_per_job"].as_f64().unwrap() >= 1.0,
+            "{a}: {m}"
+        );
+        match a {
+            "block[segment=6]" => {
+                assert_eq!(m["segment"], 6, "{m}");
+                assert_eq!(m["mean_split_segments_per_job"], 0.0, "{m}");
+            }
+            "block-buddy" => assert_eq!(stranded, 0.0, "{a}: {m}"),
+            _ => assert!(m.get("segment").is_none(), "{a}: {m}"),
+        }
     }
     let tree = format!("tree:{}", example("tree-2level.conf"));
     for a in ["tree", "paging"] {
