@@ -25,7 +25,12 @@ use partalloc_topology::Topology;
 use partalloc_topology::pod::Wiring;
 
 const SEQ: usize = 1 << 12;
-const NAMES: [&str; 3] = ["pod-first-fit", "pod-best-fit", "pod-reconfigurable"];
+const NAMES: [&str; 4] = [
+    "pod-first-fit",
+    "pod-best-fit",
+    "pod-reconfigurable",
+    "pod-free-list",
+];
 
 #[path = "../tests/support/mod.rs"]
 mod support;

@@ -261,6 +261,8 @@ pub struct PodAllocator {
     cube_faulty: Vec<u32>,
     /// The `pod-free-list` list (empty for the other strategies).
     free_list: free_list::FreeList,
+    /// The chips of a grant being made (reused between allocations).
+    chips: Vec<NodeId>,
 }
 
 impl PodAllocator {
@@ -293,6 +295,7 @@ impl PodAllocator {
             cube_busy: vec![0; cubes],
             cube_faulty: vec![0; cubes],
             free_list: free_list::FreeList::default(),
+            chips: Vec::new(),
         }
     }
 
@@ -698,46 +701,68 @@ impl PodAllocator {
                 cs.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
             ));
         }
-        let mut order: Vec<(bool, u32)> = (0..ncubes)
-            .map(|c| {
-                let (used, bad) = self.cube_state(c);
-                (used + bad == 0, c)
-            })
-            .collect();
-        order.sort_unstable();
-        for (_, cube) in order {
-            let cb = self.cube_base(cube);
-            let mut local = Coords::filled(dims, 0).map_err(|e| e.to_string())?;
-            let cells = cs.product();
-            for i in 0..cells {
-                let mut rest = i;
-                for (l, &c) in local.as_mut_slice().iter_mut().zip(cs.iter()) {
-                    *l = (rest % u64::from(c)) as u32;
-                    rest /= u64::from(c);
+        // Partly used (or faulty) cubes first, then empty ones, each in id
+        // order; a cube with fewer free chips than the shape is skipped
+        // (a chip both busy and faulty counts once, so at most
+        // cells − max(used, bad) chips are free).
+        let cells = cs.product();
+        let volume = shape.product();
+        for empty_pass in [false, true] {
+            for cube in 0..ncubes {
+                let (used, bad) = self.cube_state(cube);
+                if (used + bad == 0) != empty_pass
+                    || cells.saturating_sub(used.max(bad) as u64) < volume
+                {
+                    continue;
                 }
-                for o in &inside {
-                    if local
-                        .iter()
-                        .zip(o.iter())
-                        .zip(cs.iter())
-                        .any(|((&l, &e), &c)| l + e > c)
-                    {
-                        continue;
-                    }
-                    let mut base = cb;
-                    for (b, &l) in base.as_mut_slice().iter_mut().zip(local.iter()) {
-                        *b += l;
-                    }
-                    if self.placement_free(base.as_slice(), o.as_slice()) {
-                        let b = GridBox::new(base.as_slice(), o.as_slice())
-                            .map_err(|e| e.to_string())?;
-                        let layout = SliceLayout {
-                            shape: *o,
-                            links: vec![LinkKind::Line; dims],
-                            cubes: Vec::new(),
-                        };
-                        return Ok(Some((vec![b], layout)));
-                    }
+                if let Some(found) = self.place_in_cube(cube, &inside, dims)? {
+                    return Ok(Some(found));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first free box of one of `inside` (orientations that fit a
+    /// cube) inside `cube`: local bases in chip order, orientations in
+    /// their order at each base.
+    fn place_in_cube(
+        &self,
+        cube: u32,
+        inside: &[Coords],
+        dims: usize,
+    ) -> Result<Option<(Vec<GridBox>, SliceLayout)>, String> {
+        let cs = self.cube_sides();
+        let cb = self.cube_base(cube);
+        let mut local = Coords::filled(dims, 0).map_err(|e| e.to_string())?;
+        for i in 0..cs.product() {
+            let mut rest = i;
+            for (l, &c) in local.as_mut_slice().iter_mut().zip(cs.iter()) {
+                *l = (rest % u64::from(c)) as u32;
+                rest /= u64::from(c);
+            }
+            for o in inside {
+                if local
+                    .iter()
+                    .zip(o.iter())
+                    .zip(cs.iter())
+                    .any(|((&l, &e), &c)| l + e > c)
+                {
+                    continue;
+                }
+                let mut base = cb;
+                for (b, &l) in base.as_mut_slice().iter_mut().zip(local.iter()) {
+                    *b += l;
+                }
+                if self.placement_free(base.as_slice(), o.as_slice()) {
+                    let b =
+                        GridBox::new(base.as_slice(), o.as_slice()).map_err(|e| e.to_string())?;
+                    let layout = SliceLayout {
+                        shape: *o,
+                        links: vec![LinkKind::Line; dims],
+                        cubes: Vec::new(),
+                    };
+                    return Ok(Some((vec![b], layout)));
                 }
             }
         }
@@ -800,20 +825,26 @@ impl Allocator for PodAllocator {
             )
         };
         let partition = Partition::Boxes(boxes);
-        let mut chips = Vec::new();
-        partition
-            .for_each_node(&self.topology, |c| chips.push(c))
-            .map_err(|e| AllocError::Invalid {
+        // All chips first, into a reused buffer: an error leaves the state
+        // as it was.
+        let mut chips = core::mem::take(&mut self.chips);
+        chips.clear();
+        let listed = partition.for_each_node(&self.topology, |c| chips.push(c));
+        if let Err(e) = listed {
+            self.chips = chips;
+            return Err(AllocError::Invalid {
                 request: *request,
                 reason: e.to_string(),
-            })?;
-        for c in chips {
+            });
+        }
+        for &c in &chips {
             if self.busy.insert(c) == Ok(true)
                 && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
             {
                 *n += 1;
             }
         }
+        self.chips = chips;
         let requested = match *request {
             Request::Nodes { count } => u64::from(count),
             _ => layout.shape.product(),
