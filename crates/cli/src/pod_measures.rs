@@ -39,30 +39,6 @@ pub(crate) fn from_records(
     })
 }
 
-/// The measures of replication 0 of a generated workload (see
-/// [`seed0_records`]).
-pub(crate) fn generated(
-    topology: &Topology,
-    allocator: &str,
-    scheduler: &str,
-    workload: &Workload<ShapeDist, DemandDist>,
-    jobs_and_warmup: (u64, u64),
-    seed: u64,
-) -> Result<Option<PodSummary>, CliError> {
-    if topology.as_pod().is_none() {
-        return Ok(None);
-    }
-    let jobs = seed0_records(
-        topology,
-        allocator,
-        scheduler,
-        workload,
-        jobs_and_warmup,
-        seed,
-    )?;
-    Ok(from_records(topology, allocator, &jobs))
-}
-
 /// Replication 0 of a generated workload, its first `jobs + warmup` jobs
 /// run again to completion with records, so that every running job is
 /// known at every sampled time: the job records after the warm-up.

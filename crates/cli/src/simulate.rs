@@ -233,15 +233,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         });
         bar.finish_and_clear();
         let r = r?;
-        let pod = crate::pod_measures::generated(
-            &topology,
-            &args.allocator,
-            &args.scheduler,
-            &w,
-            (spec.jobs, spec.warmup),
-            args.seed,
-        )?;
-        let slurm = if topology.as_slurm().is_some() {
+        // Pods and Slurm machines measure seed 0 again, run to completion
+        // with records.
+        let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
             let jobs = crate::pod_measures::seed0_records(
                 &topology,
                 &args.allocator,
@@ -250,9 +244,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 (spec.jobs, spec.warmup),
                 args.seed,
             )?;
-            crate::slurm_measures::from_records(&topology, &args.allocator, &jobs)
+            (
+                crate::pod_measures::from_records(&topology, &args.allocator, &jobs),
+                crate::slurm_measures::from_records(&topology, &args.allocator, &jobs),
+            )
         } else {
-            None
+            (None, None)
         };
         (
             r,

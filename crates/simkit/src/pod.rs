@@ -37,8 +37,8 @@
 //! ```
 
 use partalloc_allocators::pod::{largest_placeable, stranded_chips_under};
+use partalloc_topology::Topology;
 use partalloc_topology::pod::Wiring;
-use partalloc_topology::{NodeSet, Topology};
 
 use crate::JobRecord;
 
@@ -65,26 +65,11 @@ pub fn pod_run_measures(
     samples: usize,
 ) -> Option<PodRunMeasures> {
     let pod = topology.as_pod()?;
-    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
-    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return None;
-    }
-    let samples = samples.max(1);
-    let mut busy = NodeSet::new(topology.num_nodes());
     let (mut stranded, mut largest) = (0.0, 0.0);
-    for i in 0..samples {
-        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        busy.clear();
-        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
-            // A recorded partition was granted on this machine.
-            let _ = j.partition.for_each_node(topology, |c| {
-                let _ = busy.insert(c);
-            });
-        }
-        stranded += stranded_chips_under(pod, &busy, wiring) as f64;
-        largest += largest_placeable(pod, &busy, wiring).map_or(0.0, |s| s.product() as f64);
-    }
+    let samples = crate::report::for_each_sampled_state(topology, jobs, samples, |busy| {
+        stranded += stranded_chips_under(pod, busy, wiring) as f64;
+        largest += largest_placeable(pod, busy, wiring).map_or(0.0, |s| s.product() as f64);
+    })?;
     Some(PodRunMeasures {
         mean_stranded_chips: stranded / samples as f64,
         mean_largest_placeable: largest / samples as f64,

@@ -46,7 +46,7 @@
 use core::fmt;
 
 use partalloc_allocators::Partition;
-use partalloc_topology::{NodeId, Topology};
+use partalloc_topology::{NodeId, NodeSet, Topology};
 
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
@@ -192,6 +192,38 @@ impl Report {
         w.finish()?;
         Ok(())
     }
+}
+
+/// Calls `f` with the busy nodes of `topology` at `samples` (at least 1)
+/// evenly spaced times of the window in which `jobs` hold every running
+/// job: from the first recorded completion (every warm-up job has ended
+/// by then) to the last one. Returns the number of samples, or `None`
+/// without records.
+pub fn for_each_sampled_state(
+    topology: &Topology,
+    jobs: &[JobRecord],
+    samples: usize,
+    mut f: impl FnMut(&NodeSet),
+) -> Option<usize> {
+    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
+    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    let samples = samples.max(1);
+    let mut busy = NodeSet::new(topology.num_nodes());
+    for i in 0..samples {
+        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
+        busy.clear();
+        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
+            // A recorded partition was granted on this machine.
+            let _ = j.partition.for_each_node(topology, |c| {
+                let _ = busy.insert(c);
+            });
+        }
+        f(&busy);
+    }
+    Some(samples)
 }
 
 /// How a grant is printed for people: a hostlist expression of node names

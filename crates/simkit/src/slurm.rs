@@ -151,25 +151,10 @@ pub fn slurm_run_measures(
     samples: usize,
 ) -> Option<SlurmRunMeasures> {
     let machine = topology.as_slurm()?;
-    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
-    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return None;
-    }
-    let samples = samples.max(1);
-    let mut busy = NodeSet::new(topology.num_nodes());
     let mut stranded = 0.0;
-    for i in 0..samples {
-        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        busy.clear();
-        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
-            // A recorded partition was granted on this machine.
-            let _ = j.partition.for_each_node(topology, |c| {
-                let _ = busy.insert(c);
-            });
-        }
-        stranded += f64::from(stranded_nodes(machine, &busy));
-    }
+    let samples = crate::report::for_each_sampled_state(topology, jobs, samples, |busy| {
+        stranded += f64::from(stranded_nodes(machine, busy));
+    })?;
     let (mut domains, mut split, mut lowest) = (0u64, 0u64, 0u64);
     let mut ids = Vec::new();
     for j in jobs {

@@ -14,15 +14,15 @@
 
 use std::fmt::Write as _;
 
+use partalloc_simkit::ConfidenceInterval;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::slurm::slurm_run_measures;
-use partalloc_simkit::{ConfidenceInterval, SimConfig, Simulation, replication_rng};
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
-use partalloc_workload::{Arrivals, DemandLaw, Dependence, NodeCountLaw, ShapeLaw, WorkloadSpec};
+use partalloc_workload::{NodeCountLaw, ShapeLaw};
 use rayon::prelude::*;
 
-use super::pods::{cell, ci, csv_num};
+use super::pods::{cell, ci, csv_num, run_recorded};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -130,29 +130,7 @@ fn simulate(
     rep: u64,
     jobs: u64,
 ) -> Result<Measured, FigError> {
-    let w = WorkloadSpec {
-        arrivals: Arrivals::Load(load),
-        shapes: SIZES,
-        demand: DemandLaw::Exponential { mean: 1.0 },
-        dependence: Dependence::Dependent,
-        allow_saturation: false,
-    }
-    .build(topology)?;
-    let mut rng = replication_rng(stream_seed, rep);
-    let n = usize::try_from(jobs).unwrap_or(usize::MAX);
-    let config = SimConfig {
-        record_jobs: true,
-        measure_search_time: false,
-        ..SimConfig::default()
-    };
-    let report = Simulation::by_name(
-        topology.clone(),
-        strategy,
-        "fcfs",
-        w.jobs(&mut rng).take(n),
-        config,
-    )?
-    .run()?;
+    let report = run_recorded(topology, strategy, SIZES, load, (stream_seed, rep), jobs)?;
     let m = slurm_run_measures(topology, &report.jobs, Some(SEGMENT), SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {

@@ -16,7 +16,9 @@ use std::fmt::Write as _;
 
 use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::pod::{pod_run_measures, wiring_of};
-use partalloc_simkit::{ConfidenceInterval, DEFAULT_LEVEL, SimConfig, Simulation, replication_rng};
+use partalloc_simkit::{
+    ConfidenceInterval, DEFAULT_LEVEL, Report, SimConfig, Simulation, replication_rng,
+};
 use partalloc_topology::Topology;
 use partalloc_workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
 use rayon::prelude::*;
@@ -95,17 +97,20 @@ fn shape_law(topology: &Topology) -> Result<ShapeLaw, FigError> {
     })
 }
 
-fn simulate(
+/// Replication `rep` of `jobs` jobs of `shapes` at offered `load`
+/// (exponential service, mean 1; the stream depends on `stream_seed` and
+/// `rep` only), run under FCFS to completion with every job recorded.
+pub(crate) fn run_recorded(
     topology: &Topology,
     strategy: &str,
+    shapes: ShapeLaw,
     load: f64,
-    stream_seed: u64,
-    rep: u64,
+    (stream_seed, rep): (u64, u64),
     jobs: u64,
-) -> Result<Measured, FigError> {
+) -> Result<Report, FigError> {
     let w = WorkloadSpec {
         arrivals: Arrivals::Load(load),
-        shapes: shape_law(topology)?,
+        shapes,
         demand: DemandLaw::Exponential { mean: 1.0 },
         dependence: Dependence::Dependent,
         allow_saturation: false,
@@ -118,14 +123,32 @@ fn simulate(
         measure_search_time: false,
         ..SimConfig::default()
     };
-    let report = Simulation::by_name(
+    Ok(Simulation::by_name(
         topology.clone(),
         strategy,
         "fcfs",
         w.jobs(&mut rng).take(n),
         config,
     )?
-    .run()?;
+    .run()?)
+}
+
+fn simulate(
+    topology: &Topology,
+    strategy: &str,
+    load: f64,
+    stream_seed: u64,
+    rep: u64,
+    jobs: u64,
+) -> Result<Measured, FigError> {
+    let report = run_recorded(
+        topology,
+        strategy,
+        shape_law(topology)?,
+        load,
+        (stream_seed, rep),
+        jobs,
+    )?;
     let pod = pod_run_measures(topology, wiring_of(strategy), &report.jobs, SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {
