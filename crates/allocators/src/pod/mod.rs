@@ -38,6 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod box_counts;
 pub mod free_list;
 mod measures;
 mod placements;
@@ -251,7 +252,8 @@ pub struct PodAllocator {
     policy: PodPolicy,
     busy: NodeSet,
     faulty: NodeSet,
-    ledger: GrantLedger<SliceLayout>,
+    /// Each live grant's layout and, for a static slice, its base chip.
+    ledger: GrantLedger<(SliceLayout, Option<Coords>)>,
     /// The cube of each chip (cube ids number the cube grid like node ids
     /// number chips; one cube when the pod has none).
     chip_cube: Vec<u32>,
@@ -263,6 +265,9 @@ pub struct PodAllocator {
     free_list: free_list::FreeList,
     /// The chips of a grant being made (reused between allocations).
     chips: Vec<NodeId>,
+    /// Best fit's blocked-chip counts per catalogue orientation (`None`
+    /// for the other strategies).
+    best: Option<box_counts::BestFitCounts>,
 }
 
 impl PodAllocator {
@@ -284,6 +289,16 @@ impl PodAllocator {
             })
             .collect();
         let cubes = chip_cube.iter().max().map_or(1, |&m| m as usize + 1);
+        let best = (policy == PodPolicy::BestFit).then(|| {
+            let shapes: Vec<Vec<Coords>> = pod
+                .catalogue()
+                .shapes()
+                .iter()
+                .rev()
+                .map(|s| orientations(s, pod.rotates(), sides.as_slice()))
+                .collect();
+            box_counts::BestFitCounts::new(sides, &shapes)
+        });
         Self {
             pod,
             topology,
@@ -296,6 +311,7 @@ impl PodAllocator {
             cube_faulty: vec![0; cubes],
             free_list: free_list::FreeList::default(),
             chips: Vec::new(),
+            best,
         }
     }
 
@@ -330,7 +346,15 @@ impl PodAllocator {
     /// # Errors
     /// The grant is not live here.
     pub fn layout(&self, grant: &Grant) -> Result<&SliceLayout, ReleaseError> {
-        self.ledger.get(grant.id())
+        self.ledger.get(grant.id()).map(|(layout, _)| layout)
+    }
+
+    /// Blocks or frees one chip in best fit's kept counts.
+    fn count_chip(&mut self, node: NodeId, block: bool) {
+        if let (Some(best), Ok(at)) = (self.best.as_mut(), self.pod.grid().coords_of(node)) {
+            let one = [1u32; partalloc_topology::MAX_DIMS];
+            best.apply(at.as_slice(), &one[..at.len()], block);
+        }
     }
 
     fn unavailable(&self, id: NodeId) -> bool {
@@ -430,86 +454,18 @@ impl PodAllocator {
         Some((base, o))
     }
 
-    /// Best fit (see the module documentation) without trying each
-    /// placement: a tentative grant destroys exactly the free placements
-    /// of each catalogue shape whose box meets it, counted in a cyclic box
-    /// of bases; score components are compared largest shape first and
-    /// computed only while the candidate ties the best so far.
-    fn best_fit_fast(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
-        let sides = *self.pod.grid().sides();
-        let k = sides.as_slice();
-        let blocked = self.blocked();
-        // Free-base maps with prefix sums for every catalogue shape with at
-        // least one free placement, largest shape first.
-        let mut maps: Vec<Vec<(Coords, FreeBases)>> = Vec::new();
-        for s in self.pod.catalogue().shapes().iter().rev() {
-            let mut per = Vec::new();
-            for o in orientations(s, self.pod.rotates(), k) {
-                let mut fb = FreeBases::default();
-                fb.compute(k, &blocked, o.as_slice());
-                if fb.total > 0 {
-                    fb.build_prefix(k);
-                    per.push((o, fb));
-                }
-            }
-            maps.push(per);
-        }
-        let component = |i: usize, base: &Coords, ext: &Coords| -> u32 {
-            maps[i]
-                .iter()
-                .map(|(o, fb)| {
-                    let mut lo = [0u32; partalloc_topology::MAX_DIMS];
-                    let mut len = [0u32; partalloc_topology::MAX_DIMS];
-                    for d in 0..k.len() {
-                        // Bases b' of o meeting [base, base+ext): b' in
-                        // base − o + 1 … base + ext − 1 (mod k).
-                        lo[d] = (base[d] + k[d] - (o[d] - 1) % k[d]) % k[d];
-                        len[d] = (ext[d] + o[d] - 1).min(k[d]);
-                    }
-                    fb.total - fb.count_cyclic(k, &lo[..k.len()], &len[..k.len()])
-                })
-                .sum()
-        };
-        let orients = orientations(shape, rotate, k);
-        let mut cands: Vec<FreeBases> = Vec::with_capacity(orients.len());
-        for o in &orients {
-            let mut fb = FreeBases::default();
-            fb.compute(k, &blocked, o.as_slice());
-            cands.push(fb);
-        }
-        let grid = self.pod.grid();
-        let mut best: Option<(Vec<u32>, (Coords, Coords))> = None;
-        for b in 0..grid.num_nodes() {
-            for (o, fb) in orients.iter().zip(&cands) {
-                if fb.free[b] == 0 {
-                    continue;
-                }
-                let base = grid.coords_of(b as NodeId).ok()?;
-                match &mut best {
-                    None => {
-                        let score = (0..maps.len()).map(|i| component(i, &base, o)).collect();
-                        best = Some((score, (base, *o)));
-                    }
-                    Some((score, place)) => {
-                        for i in 0..maps.len() {
-                            let v = component(i, &base, o);
-                            if v < score[i] {
-                                break;
-                            }
-                            if v > score[i] {
-                                score[i] = v;
-                                for (j, s) in score.iter_mut().enumerate().skip(i + 1) {
-                                    *s = component(j, &base, o);
-                                }
-                                *place = (base, *o);
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        best.map(|(_, p)| p)
+    /// Best fit (see the module documentation) from the kept counts of
+    /// [`box_counts`], without trying each placement.
+    fn best_fit_kept(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+        let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
+        let (busy, faulty) = (&self.busy, &self.faulty);
+        let (b, o) = self.best.as_mut()?.choose(&orients, || {
+            let mut blocked = busy.clone();
+            blocked.union_with(faulty);
+            blocked
+        })?;
+        let base = self.pod.grid().coords_of(b).ok()?;
+        Some((base, *orients.get(o)?))
     }
 
     /// The first free placement by trying each base and orientation: the
@@ -563,14 +519,14 @@ impl PodAllocator {
 
     fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         match self.policy {
-            PodPolicy::BestFit => self.best_fit_fast(shape, rotate),
+            PodPolicy::BestFit => self.best_fit_kept(shape, rotate),
             PodPolicy::FreeList => self.free_list_place(shape, rotate),
             _ => self.static_first(shape, rotate),
         }
     }
 
     /// Best fit by trying every placement and recounting every shape's
-    /// free placements: the reference [`best_fit_fast`](Self::best_fit_fast)
+    /// free placements: the reference [`best_fit_kept`](Self::best_fit_kept)
     /// must agree with.
     #[cfg(test)]
     pub(crate) fn place_static_reference(
@@ -792,12 +748,13 @@ impl Allocator for PodAllocator {
             free: self.free_nodes(),
             total: self.total_nodes(),
         };
-        let (boxes, layout) = if self.policy == PodPolicy::Reconfigurable {
+        let (boxes, layout, base) = if self.policy == PodPolicy::Reconfigurable {
             self.place_reconfigurable(&shape, rotate)
                 .map_err(|reason| AllocError::Invalid {
                     request: *request,
                     reason,
                 })?
+                .map(|(boxes, layout)| (boxes, layout, None))
                 .ok_or(no_room)?
         } else {
             let (base, ext) = self.place_static(&shape, rotate).ok_or(no_room)?;
@@ -822,6 +779,7 @@ impl Allocator for PodAllocator {
                     links,
                     cubes: Vec::new(),
                 },
+                Some(base),
             )
         };
         let partition = Partition::Boxes(boxes);
@@ -845,16 +803,22 @@ impl Allocator for PodAllocator {
             }
         }
         self.chips = chips;
+        if let (Some(best), Some(base)) = (self.best.as_mut(), base.as_ref()) {
+            best.apply(base.as_slice(), layout.shape.as_slice(), true);
+        }
         let requested = match *request {
             Request::Nodes { count } => u64::from(count),
             _ => layout.shape.product(),
         };
-        let id = self.ledger.issue(layout);
+        let id = self.ledger.issue((layout, base));
         Ok(Grant::new(id, partition, requested))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.ledger.take(grant.id())?;
+        let (layout, base) = self.ledger.take(grant.id())?;
+        if let (Some(best), Some(base)) = (self.best.as_mut(), base) {
+            best.apply(base.as_slice(), layout.shape.as_slice(), false);
+        }
         let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.
         let _ = grant.partition().for_each_node(&self.topology, |c| {
@@ -890,24 +854,28 @@ impl Allocator for PodAllocator {
         if self.busy.contains(node) {
             return Err(FaultError::Busy { node });
         }
-        if self.faulty.insert(node)?
-            && let Some(n) = self
+        if self.faulty.insert(node)? {
+            if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)
-        {
-            *n += 1;
+            {
+                *n += 1;
+            }
+            self.count_chip(node, true);
         }
         Ok(())
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        if self.faulty.remove(node)?
-            && let Some(n) = self
+        if self.faulty.remove(node)? {
+            if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)
-        {
-            *n -= 1;
+            {
+                *n -= 1;
+            }
+            self.count_chip(node, false);
         }
         Ok(())
     }

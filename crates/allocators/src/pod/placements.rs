@@ -1,11 +1,9 @@
 //! Every free placement of a box on a torus at once: for each base chip,
 //! whether the (possibly wrapping) box based there avoids the blocked
 //! chips, by a cyclic sliding window per dimension (O(chips · dims) per
-//! shape instead of O(chips · volume)); and counts of free bases in a
-//! cyclic box of bases by d-dimensional prefix sums, so that the number
-//! of free placements a tentative grant destroys costs O(4^d) lookups.
+//! shape instead of O(chips · volume)).
 
-use partalloc_topology::{MAX_DIMS, NodeSet};
+use partalloc_topology::NodeSet;
 
 /// Reusable buffers and the results for one box extent.
 #[derive(Debug, Default, Clone)]
@@ -13,8 +11,6 @@ pub(crate) struct FreeBases {
     /// free[b] = 1 when the box based at chip b is free.
     pub(crate) free: Vec<u8>,
     scratch: Vec<u8>,
-    /// Inclusive prefix sums of `free` over a (k_0+1)×(k_1+1)×… array.
-    prefix: Vec<u32>,
     /// Free bases in all.
     pub(crate) total: u32,
 }
@@ -94,89 +90,5 @@ impl FreeBases {
             .iter()
             .position(|&f| f == 1)
             .map(|i| from + i)
-    }
-
-    /// Builds the prefix sums used by [`count_cyclic`](Self::count_cyclic).
-    pub(crate) fn build_prefix(&mut self, sides: &[u32]) {
-        let dims = sides.len();
-        let mut ps = [0usize; MAX_DIMS];
-        let mut len = 1usize;
-        for d in 0..dims {
-            ps[d] = len;
-            len *= sides[d] as usize + 1;
-        }
-        self.prefix.clear();
-        self.prefix.resize(len, 0);
-        // Place free[b] at prefix index of coords + 1, then sum along each
-        // dimension.
-        let n = self.free.len();
-        for b in 0..n {
-            let mut rest = b;
-            let mut idx = 0;
-            for d in 0..dims {
-                let k = sides[d] as usize;
-                idx += (rest % k + 1) * ps[d];
-                rest /= k;
-            }
-            self.prefix[idx] = u32::from(self.free[b]);
-        }
-        for d in 0..dims {
-            let step = ps[d];
-            let side = sides[d] as usize + 1;
-            for i in 0..len {
-                if (i / step) % side != 0 {
-                    self.prefix[i] += self.prefix[i - step];
-                }
-            }
-        }
-    }
-
-    /// Free bases b with, in every dimension d, (b_d − lo_d) mod k_d <
-    /// len_d (a cyclic box of bases; len_d ≤ k_d).
-    pub(crate) fn count_cyclic(&self, sides: &[u32], lo: &[u32], len: &[u32]) -> u32 {
-        let dims = sides.len();
-        // Per dimension, one or two plain intervals [a, b).
-        let mut parts = [[(0u32, 0u32); 2]; MAX_DIMS];
-        let mut counts = [1usize; MAX_DIMS];
-        for d in 0..dims {
-            let (k, l, s) = (sides[d], len[d].min(sides[d]), lo[d] % sides[d]);
-            if s + l <= k {
-                parts[d][0] = (s, s + l);
-            } else {
-                parts[d] = [(s, k), (0, s + l - k)];
-                counts[d] = 2;
-            }
-        }
-        let mut ps = [0usize; MAX_DIMS];
-        let mut stride = 1usize;
-        for d in 0..dims {
-            ps[d] = stride;
-            stride *= sides[d] as usize + 1;
-        }
-        let combos: usize = counts[..dims].iter().product();
-        let mut total = 0i64;
-        for mut c in 0..combos {
-            let mut pick = [(0u32, 0u32); MAX_DIMS];
-            for d in 0..dims {
-                pick[d] = parts[d][c % counts[d]];
-                c /= counts[d];
-            }
-            // Inclusion–exclusion over the 2^d corners of [a, b).
-            for corner in 0..(1usize << dims) {
-                let mut idx = 0;
-                let mut sign = 1i64;
-                for d in 0..dims {
-                    let (a, b) = pick[d];
-                    if corner >> d & 1 == 1 {
-                        idx += b as usize * ps[d];
-                    } else {
-                        idx += a as usize * ps[d];
-                        sign = -sign;
-                    }
-                }
-                total += sign * i64::from(self.prefix[idx]);
-            }
-        }
-        u32::try_from(total).unwrap_or(0)
     }
 }

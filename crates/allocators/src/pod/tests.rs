@@ -2,6 +2,7 @@ use partalloc_topology::pod::{LinkKind, Pod, ShapeCatalogue, Wiring};
 use partalloc_topology::{Coords, NodeId, NodeSet};
 use proptest::prelude::*;
 
+use super::box_counts::CountMethod;
 use super::{PodAllocator, all_chips, orientations, pod_measures, stranded_chips};
 use crate::conformance::{Step, check_script_with};
 use crate::{AllocError, Allocator, Request};
@@ -389,12 +390,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// The fast static searches choose exactly what trying every placement
-    /// chooses, on states reached by random grants and releases.
+    /// chooses, on states reached by random grants, releases, faults and
+    /// repairs, with requests that may rotate on pods that do not; best
+    /// fit's kept counts always equal counts made afresh, whichever
+    /// counting method it is made to use.
     #[test]
     fn fast_static_searches_choose_what_the_exhaustive_ones_choose(
-        which in 0usize..3,
+        which in 0usize..6,
         best in any::<bool>(),
-        steps in prop::collection::vec((0usize..6, any::<bool>()), 1..14),
+        method in 0usize..4,
+        steps in prop::collection::vec((0usize..8, 0u8..8, any::<bool>()), 1..14),
         faults in prop::collection::vec(0u32..12, 0..3),
     ) {
         let mut pods = small_pods();
@@ -405,26 +410,60 @@ proptest! {
             &[&[1, 1, 1], &[2, 1, 1], &[2, 2, 1], &[2, 2, 2], &[4, 2, 2], &[4, 4, 2], &[4, 4, 4]],
             true,
         ));
+        pods.push(pod(
+            &[6, 4, 3],
+            None,
+            Wiring::Static,
+            &[&[1, 1, 1], &[2, 1, 1], &[3, 2, 1], &[2, 2, 3], &[4, 4, 2], &[6, 4, 3]],
+            false,
+        ));
+        // Lines of 64 chips (one bitmap word) and of more than 64 (counts
+        // only).
+        for k0 in [64, 66] {
+            pods.push(pod(
+                &[k0, 2],
+                None,
+                Wiring::Static,
+                &[&[1, 1], &[4, 1], &[3, 2], &[32, 2], &[k0, 1], &[k0, 2]],
+                true,
+            ));
+        }
         let p = pods[which].clone();
         let shapes = p.catalogue().shapes().to_vec();
         let mut a = if best { PodAllocator::best_fit(p.clone()) } else { PodAllocator::first_fit(p.clone()) };
+        if let Some(counts) = a.best.as_mut() {
+            counts.force = [None, Some(CountMethod::PerCandidate), Some(CountMethod::PerFreeBase), Some(CountMethod::Window)][method];
+        }
         for f in faults {
             let _ = a.mark_faulty(f);
         }
+        let n = p.grid().num_nodes() as u32;
         let mut live = Vec::new();
-        for (pick, release) in steps {
-            if release && !live.is_empty() {
-                let g = live.remove(pick % live.len());
-                a.release(&g).unwrap();
-                continue;
+        for (pick, act, release) in steps {
+            match act {
+                0 => {
+                    let _ = a.mark_faulty(pick as u32 * 7 % n);
+                }
+                1 => {
+                    let _ = a.repair(pick as u32 * 7 % n);
+                }
+                _ if release && !live.is_empty() => {
+                    let g = live.remove(pick % live.len());
+                    a.release(&g).unwrap();
+                }
+                _ => {
+                    let shape = shapes[pick % shapes.len()];
+                    let rotate = p.rotates() || act == 2;
+                    let fast = a.place_static_now(&shape, rotate);
+                    let slow = a.place_static_reference(&shape, rotate);
+                    prop_assert_eq!(fast, slow);
+                    if let Ok(g) = a.allocate(&Request::Box { sides: shape, rotate }) {
+                        live.push(g);
+                    }
+                }
             }
-            let shape = shapes[pick % shapes.len()];
-            let rotate = p.rotates();
-            let fast = a.place_static_now(&shape, rotate);
-            let slow = a.place_static_reference(&shape, rotate);
-            prop_assert_eq!(fast, slow);
-            if let Ok(g) = a.allocate(&Request::boxed(shape.as_slice()).unwrap()) {
-                live.push(g);
+            if let Some(counts) = &a.best {
+                prop_assert!(counts.matches(&a.blocked()));
             }
         }
     }
