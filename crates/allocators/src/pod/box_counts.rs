@@ -62,6 +62,8 @@ struct Scratch {
     lists: [Vec<(usize, u32)>; MAX_DIMS],
     /// Dimension 0's weights, contiguous for the innermost loop.
     row: Vec<u32>,
+    /// The (line, weight) combinations of dimensions 1 and up.
+    combos: Vec<(usize, u32)>,
     tmp: Vec<u32>,
     acc: Vec<u32>,
 }
@@ -227,35 +229,66 @@ impl BoxCounts {
             (&mut self.counts, &mut self.bits, &scratch.row, &lists[0]);
         let (line_len, k0) = (self.line_len, sides[0] as usize);
         let mut zeros = 0u32;
+        let has_bits = !bits.is_empty();
+        let combos = &mut scratch.combos;
+        combos.clear();
         for_each_combination(&lists[..dims], |line, weight| {
+            combos.push((line, weight));
+            true
+        });
+        for &(line, weight) in combos.iter() {
             for &(a, b) in &runs[..nruns] {
                 let x0 = first[a].0;
                 let cells = &mut counts[line * line_len + x0..][..b - a];
-                if block {
-                    for (c, &w0) in cells.iter_mut().zip(&row[a..b]) {
-                        zeros += u32::from(*c == 0);
+                let weights = &row[a..b];
+                // The run's bits in the line word (the whole word when
+                // dimension 0 is folded).
+                let run_mask = if !has_bits {
+                    0
+                } else if line_len == 1 {
+                    low_bits(k0)
+                } else {
+                    low_bits(b - a) << x0
+                };
+                if !has_bits {
+                    for (c, &w0) in cells.iter_mut().zip(weights) {
+                        if block {
+                            zeros += u32::from(*c == 0);
+                            *c += weight * w0;
+                        } else {
+                            *c -= weight * w0;
+                            zeros += u32::from(*c == 0);
+                        }
+                    }
+                } else if block {
+                    // Every weight in a run is positive: the run's bases
+                    // are all blocked afterwards.
+                    let w = &mut bits[line];
+                    zeros += if line_len == 1 {
+                        u32::from(*w != 0)
+                    } else {
+                        (*w & run_mask).count_ones()
+                    };
+                    *w &= !run_mask;
+                    for (c, &w0) in cells.iter_mut().zip(weights) {
                         *c += weight * w0;
                     }
                 } else {
-                    for (c, &w0) in cells.iter_mut().zip(&row[a..b]) {
+                    let mut run = 0u64;
+                    for (i, (c, &w0)) in cells.iter_mut().zip(weights).enumerate() {
                         *c -= weight * w0;
-                        zeros += u32::from(*c == 0);
+                        run |= u64::from(*c == 0) << i;
                     }
-                }
-                if let Some(w) = bits.get_mut(line) {
+                    zeros += run.count_ones();
+                    let w = &mut bits[line];
                     *w = if line_len == 1 {
-                        if cells[0] == 0 { low_bits(k0) } else { 0 }
+                        if run != 0 { run_mask } else { 0 }
                     } else {
-                        let run = cells
-                            .iter()
-                            .enumerate()
-                            .fold(0, |w, (x, &c)| w | u64::from(c == 0) << x);
-                        *w & !(low_bits(b - a) << x0) | run << x0
+                        *w & !run_mask | run << x0
                     };
                 }
             }
-            true
-        });
+        }
         if block {
             self.free -= zeros * self.mult;
         } else {
@@ -461,9 +494,6 @@ struct LineBits {
     free: Vec<u64>,
     a: Vec<u64>,
     b: Vec<u64>,
-    out: Vec<u64>,
-    /// Per requested orientation: bases whose box meets a free placement.
-    touch: Vec<Vec<u64>>,
 }
 
 impl LineBits {
@@ -493,9 +523,17 @@ impl LineBits {
             .extend((0..map.line_map.len()).map(|l| map.line_word(l)));
     }
 
-    /// `dst[x] = src[x with x_d replaced by (x_d + c) mod k_d]` (`|=` when
-    /// `or`), for dimension `d` of the torus (0: bits within a line).
-    fn rotate(&self, src: &[u64], dst: &mut [u64], d: usize, c: u32, or: bool) {
+    /// `dst[x] = src[x with x_d replaced by (x_d + c) mod k_d]`, or that
+    /// ORed into `dst` or into `src[x]` (see [`Rot`]), for dimension `d` of
+    /// the torus (0: bits within a line).
+    fn rotate(&self, src: &[u64], dst: &mut [u64], d: usize, c: u32, mode: Rot) {
+        let put = |o: &mut u64, here: u64, r: u64| {
+            *o = match mode {
+                Rot::Set => r,
+                Rot::Or => *o | r,
+                Rot::Keep => here | r,
+            }
+        };
         if d == 0 {
             let (k0, mask) = (self.k0, self.mask);
             let c = c % k0;
@@ -505,35 +543,42 @@ impl LineBits {
                 } else {
                     ((w >> c) | (w << (k0 - c))) & mask
                 };
-                *o = if or { *o | r } else { r };
+                put(o, w, r);
             }
             return;
         }
         let stride: usize = self.lines[..d - 1].iter().map(|&k| k as usize).product();
         let k = self.lines[d - 1] as usize;
         let c = c as usize % k;
+        // Within a block of k slabs, the rotation is two contiguous moves:
+        // slabs c.. to 0.., and slabs ..c to k − c...
+        let cut = c * stride;
         for (sb, db) in src
             .chunks_exact(k * stride)
             .zip(dst.chunks_exact_mut(k * stride))
         {
-            for x in 0..k {
-                let from = if x + c >= k { x + c - k } else { x + c };
-                let (sl, dl) = (
-                    &sb[from * stride..][..stride],
-                    &mut db[x * stride..][..stride],
-                );
-                if or {
-                    for (o, &w) in dl.iter_mut().zip(sl) {
-                        *o |= w;
+            let (d_head, d_tail) = db.split_at_mut(k * stride - cut);
+            let (s_head, s_tail) = sb.split_at(k * stride - cut);
+            let moves = [(d_head, s_head, &sb[cut..]), (d_tail, s_tail, &sb[..cut])];
+            for (dl, here, from) in moves {
+                match mode {
+                    Rot::Set => dl.copy_from_slice(from),
+                    Rot::Or => {
+                        for (o, &r) in dl.iter_mut().zip(from) {
+                            *o |= r;
+                        }
                     }
-                } else {
-                    dl.copy_from_slice(sl);
+                    Rot::Keep => {
+                        for ((o, &h), &r) in dl.iter_mut().zip(here).zip(from) {
+                            *o = h | r;
+                        }
+                    }
                 }
             }
         }
     }
 
-    /// `out[x] = OR_{j < len} free[x with x_d + j − shift, every d]`: the
+    /// `a[x] = OR_{j < len} free[x with x_d + j − shift, every d]`: the
     /// bases whose box of `e` meets the box of `o` at a free base, with
     /// `shift = o − 1` and `len = min(e + o − 1, k)` per dimension.
     fn dilate(&mut self, sides: &[u32], o: &Coords, e: &Coords) {
@@ -548,25 +593,63 @@ impl LineBits {
             if len == 1 && shift == 0 {
                 continue;
             }
+            if len == k {
+                // The whole ring: every position gets the ring's OR.
+                self.ring_or(&mut cur, &mut tmp, d);
+                continue;
+            }
             // Windows of a power of two by doubling, then two of them
             // cover any window length.
             let mut p = 1;
             while p * 2 <= len {
-                tmp.copy_from_slice(&cur);
-                self.rotate(&cur, &mut tmp, d, p, true);
+                self.rotate(&cur, &mut tmp, d, p, Rot::Keep);
                 core::mem::swap(&mut cur, &mut tmp);
                 p *= 2;
             }
             let back = k - shift % k;
-            self.rotate(&cur, &mut tmp, d, back % k, false);
-            self.rotate(&cur, &mut tmp, d, (back + len - p) % k, true);
+            self.rotate(&cur, &mut tmp, d, back % k, Rot::Set);
+            self.rotate(&cur, &mut tmp, d, (back + len - p) % k, Rot::Or);
             core::mem::swap(&mut cur, &mut tmp);
         }
-        self.out.clear();
-        self.out.extend_from_slice(&cur);
         self.a = cur;
         self.b = tmp;
     }
+
+    /// Replaces every word of `words` by the OR along dimension `d`'s ring
+    /// through it (`tmp` is scratch).
+    fn ring_or(&self, words: &mut [u64], tmp: &mut [u64], d: usize) {
+        if d == 0 {
+            for w in words.iter_mut() {
+                *w = if *w != 0 { self.mask } else { 0 };
+            }
+            return;
+        }
+        let stride: usize = self.lines[..d - 1].iter().map(|&k| k as usize).product();
+        let k = self.lines[d - 1] as usize;
+        let acc = &mut tmp[..stride];
+        for block in words.chunks_exact_mut(k * stride) {
+            acc.fill(0);
+            for slab in block.chunks_exact(stride) {
+                for (a, &w) in acc.iter_mut().zip(slab) {
+                    *a |= w;
+                }
+            }
+            for slab in block.chunks_exact_mut(stride) {
+                slab.copy_from_slice(acc);
+            }
+        }
+    }
+}
+
+/// How [`LineBits::rotate`] writes the rotated word `r`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rot {
+    /// `dst = r`.
+    Set,
+    /// `dst |= r`.
+    Or,
+    /// `dst = src | r`.
+    Keep,
 }
 
 /// How to count, for candidates of one orientation, the free placements of
@@ -774,42 +857,77 @@ impl BestFitCounts {
             coords,
             cands,
             sides,
+            destroyed,
+            scratch,
             ..
         } = self;
         let Some(bits) = bits.as_mut() else {
             return false;
         };
-        let dims = sides.len();
+        let k = sides.as_slice();
+        let dims = k.len();
         let lines = bits.line_of.last().map_or(0, |&l| l as usize + 1);
-        bits.touch.resize_with(of_orient.len(), Vec::new);
-        for t in &mut bits.touch {
-            t.clear();
-            t.resize(lines, 0);
-        }
+        // destroyed[i] = 1 once candidate i is seen to destroy something.
+        destroyed.clear();
+        destroyed.resize(cands.len(), 0);
         for target in group {
             if maps[target].free == 0 {
                 continue;
             }
-            bits.load(&maps[target]);
-            for (i, &m) in of_orient.iter().enumerate() {
-                bits.dilate(sides.as_slice(), &maps[target].ext, &maps[m].ext);
-                for (t, &w) in bits.touch[i].iter_mut().zip(&bits.out) {
-                    *t |= w;
+            let o = maps[target].ext;
+            let mut loaded = false;
+            for &m in of_orient {
+                let e = maps[m].ext;
+                let mut len = [0u32; MAX_DIMS];
+                for d in 0..dims {
+                    len[d] = (e[d] + o[d] - 1).min(k[d]);
+                }
+                // Word operations: dilating the whole bitmap, or testing
+                // each candidate's box of bases line by line.
+                let dilate: usize = (0..dims)
+                    .map(|d| (len[d].max(1).ilog2() as usize + 2) * lines)
+                    .sum();
+                let of_m = cands.iter().filter(|c| c.1 == m).count();
+                let per: usize = of_m * len[1..dims].iter().map(|&l| l as usize).product::<usize>();
+                if per * 4 < dilate {
+                    for (c, hit) in cands.iter().zip(destroyed.iter_mut()) {
+                        if c.1 != m || *hit != 0 {
+                            continue;
+                        }
+                        let at = &coords[c.0 as usize * dims..][..dims];
+                        let mut lo = [0u32; MAX_DIMS];
+                        for d in 0..dims {
+                            lo[d] = ring_back(at[d], o[d] - 1, k[d]);
+                        }
+                        let lists = &mut scratch.lists;
+                        *hit = u32::from(
+                            maps[target].free_in(k, &lo[..dims], &len[..dims], 1, lists) > 0,
+                        );
+                    }
+                } else {
+                    if !loaded {
+                        bits.load(&maps[target]);
+                        loaded = true;
+                    }
+                    bits.dilate(k, &o, &e);
+                    for (c, hit) in cands.iter().zip(destroyed.iter_mut()) {
+                        if c.1 == m {
+                            let (line, x) =
+                                (bits.line_of[c.0 as usize], coords[c.0 as usize * dims]);
+                            *hit |= u32::from(LineBits::is_set(&bits.a, line, x));
+                        }
+                    }
                 }
             }
         }
-        let untouched = |&(b, m): &(u32, usize)| {
-            let i = of_orient.iter().position(|&x| x == m).unwrap_or(0);
-            !LineBits::is_set(
-                &bits.touch[i],
-                bits.line_of[b as usize],
-                coords[b as usize * dims],
-            )
-        };
-        if !cands.iter().any(untouched) {
+        if destroyed.iter().all(|&h| h != 0) {
             return false;
         }
-        cands.retain(untouched);
+        let mut i = 0;
+        cands.retain(|_| {
+            i += 1;
+            destroyed[i - 1] == 0
+        });
         true
     }
 
