@@ -9,10 +9,16 @@
 //! one ring overlap per dimension, so an update visits only the bases
 //! whose box meets `P` and never lists chips.
 //!
+//! Along a dimension where `o` spans the whole ring, every base holds the
+//! same chips, so one count stands for the ring ("folded"). Lines along
+//! dimension 0 of at most 64 chips also keep a bitmap of their free bases.
+//!
 //! Best fit then scores candidates by how many free placements of each
 //! catalogue shape their grant would destroy (the free bases in a cyclic
 //! box around the candidate), one shape at a time and only among the
-//! candidates still tied, counting each shape by whichever of three exact
+//! candidates still tied. When some candidates destroy nothing (the free
+//! bitmap, dilated by that box, is clear at them) those are kept without
+//! counting; otherwise each shape is counted by whichever of three exact
 //! methods costs least for the state at hand.
 
 use core::ops::Range;
