@@ -673,7 +673,7 @@ pub(crate) enum CountMethod {
 /// Counts for every catalogue orientation, the groups that make up each
 /// shape, and buffers reused between requests.
 #[derive(Debug, Clone)]
-pub(crate) struct BestFitCounts {
+pub(crate) struct CatalogueCounts {
     sides: Coords,
     maps: Vec<BoxCounts>,
     /// Catalogue shapes, largest first: their orientations' range in `maps`.
@@ -695,7 +695,7 @@ pub(crate) struct BestFitCounts {
     pub(crate) force: Option<CountMethod>,
 }
 
-impl BestFitCounts {
+impl CatalogueCounts {
     /// Counts for `shapes` (each a list of orientations, largest shape
     /// first) on an empty torus of `sides`.
     pub(crate) fn new(sides: Coords, shapes: &[Vec<Coords>]) -> Self {
@@ -760,15 +760,15 @@ impl BestFitCounts {
         self.maps.len() - 1
     }
 
-    /// The best-fit placement among the free placements of `orients`
-    /// (base chip id and index into `orients`), or `None` when none is
-    /// free. `blocked` gives the blocked chips, needed only for an
-    /// orientation no catalogue shape has.
-    pub(crate) fn choose(
+    /// Fills `cands` with the free placements of `orients` in first-fit
+    /// order (base, then orientation), only the first when `first_only`,
+    /// and returns the map of each orientation.
+    fn candidates(
         &mut self,
         orients: &[Coords],
         blocked: impl Fn() -> NodeSet,
-    ) -> Option<(u32, usize)> {
+        first_only: bool,
+    ) -> Vec<usize> {
         let mut of_orient = core::mem::take(&mut self.of_orient);
         of_orient.clear();
         for &o in orients {
@@ -776,7 +776,6 @@ impl BestFitCounts {
             of_orient.push(m);
         }
         let n = self.sides.product() as usize;
-        // Candidates in first-fit order: base, then orientation.
         self.cands.clear();
         let dims = self.sides.len();
         if self.bits.is_some() {
@@ -792,6 +791,9 @@ impl BestFitCounts {
                     for &m in &of_orient {
                         if self.maps[m].line_word(l) >> x & 1 == 1 {
                             self.cands.push(((l * k0 + x) as u32, m));
+                            if first_only {
+                                return of_orient;
+                            }
                         }
                     }
                 }
@@ -801,10 +803,42 @@ impl BestFitCounts {
                 for &m in &of_orient {
                     if self.maps[m].count_of(b, at) == 0 {
                         self.cands.push((b as u32, m));
+                        if first_only {
+                            return of_orient;
+                        }
                     }
                 }
             }
         }
+        of_orient
+    }
+
+    /// The first free placement of `orients` in first-fit order, as
+    /// [`choose`](Self::choose) returns it.
+    pub(crate) fn first(
+        &mut self,
+        orients: &[Coords],
+        blocked: impl Fn() -> NodeSet,
+    ) -> Option<(u32, usize)> {
+        let of_orient = self.candidates(orients, blocked, true);
+        let chosen = self
+            .cands
+            .first()
+            .and_then(|&(b, m)| Some((b, of_orient.iter().position(|&x| x == m)?)));
+        self.of_orient = of_orient;
+        chosen
+    }
+
+    /// The best-fit placement among the free placements of `orients`
+    /// (base chip id and index into `orients`), or `None` when none is
+    /// free. `blocked` gives the blocked chips, needed only for an
+    /// orientation no catalogue shape has.
+    pub(crate) fn choose(
+        &mut self,
+        orients: &[Coords],
+        blocked: impl Fn() -> NodeSet,
+    ) -> Option<(u32, usize)> {
+        let of_orient = self.candidates(orients, blocked, false);
         // Score components largest shape first; a shape with no free
         // placement scores 0 for every candidate and decides nothing.
         for g in 0..self.groups.len() {

@@ -45,8 +45,6 @@ mod placements;
 #[cfg(test)]
 mod tests;
 
-use placements::FreeBases;
-
 pub use measures::{
     ShapeMeasure, largest_placeable, placeable, pod_measures, stranded_chips, stranded_chips_under,
 };
@@ -265,9 +263,9 @@ pub struct PodAllocator {
     free_list: free_list::FreeList,
     /// The chips of a grant being made (reused between allocations).
     chips: Vec<NodeId>,
-    /// Best fit's blocked-chip counts per catalogue orientation (`None`
-    /// for the other strategies).
-    best: Option<box_counts::BestFitCounts>,
+    /// Static first and best fit's blocked-chip counts per catalogue
+    /// orientation, kept across requests (`None` for the other strategies).
+    counts: Option<box_counts::CatalogueCounts>,
 }
 
 impl PodAllocator {
@@ -289,7 +287,7 @@ impl PodAllocator {
             })
             .collect();
         let cubes = chip_cube.iter().max().map_or(1, |&m| m as usize + 1);
-        let best = (policy == PodPolicy::BestFit).then(|| {
+        let counts = matches!(policy, PodPolicy::BestFit | PodPolicy::FirstFit).then(|| {
             let shapes: Vec<Vec<Coords>> = pod
                 .catalogue()
                 .shapes()
@@ -297,7 +295,7 @@ impl PodAllocator {
                 .rev()
                 .map(|s| orientations(s, pod.rotates(), sides.as_slice()))
                 .collect();
-            box_counts::BestFitCounts::new(sides, &shapes)
+            box_counts::CatalogueCounts::new(sides, &shapes)
         });
         Self {
             pod,
@@ -311,7 +309,7 @@ impl PodAllocator {
             cube_faulty: vec![0; cubes],
             free_list: free_list::FreeList::default(),
             chips: Vec::new(),
-            best,
+            counts,
         }
     }
 
@@ -351,9 +349,9 @@ impl PodAllocator {
 
     /// Blocks or frees one chip in best fit's kept counts.
     fn count_chip(&mut self, node: NodeId, block: bool) {
-        if let (Some(best), Ok(at)) = (self.best.as_mut(), self.pod.grid().coords_of(node)) {
+        if let (Some(counts), Ok(at)) = (self.counts.as_mut(), self.pod.grid().coords_of(node)) {
             let one = [1u32; partalloc_topology::MAX_DIMS];
-            best.apply(at.as_slice(), &one[..at.len()], block);
+            counts.apply(at.as_slice(), &one[..at.len()], block);
         }
     }
 
@@ -434,42 +432,29 @@ impl PodAllocator {
         b
     }
 
-    /// First fit from the free-base maps of every orientation: the lowest
-    /// base, then the earliest orientation.
-    fn static_first(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
-        let sides = *self.pod.grid().sides();
-        let blocked = self.blocked();
-        let mut fb = FreeBases::default();
-        let mut best: Option<(usize, Coords)> = None;
-        for o in orientations(shape, rotate, sides.as_slice()) {
-            fb.compute(sides.as_slice(), &blocked, o.as_slice());
-            if let Some(b) = fb.first_from(0)
-                && best.as_ref().is_none_or(|(bb, _)| b < *bb)
-            {
-                best = Some((b, o));
-            }
-        }
-        let (b, o) = best?;
-        let base = self.pod.grid().coords_of(b as NodeId).ok()?;
-        Some((base, o))
-    }
-
-    /// Best fit (see the module documentation) from the kept counts of
-    /// [`box_counts`], without trying each placement.
-    fn best_fit_kept(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+    /// First fit (the lowest base, then the earliest orientation) or, when
+    /// `best`, best fit (see the module documentation), both from the
+    /// counts of [`box_counts`] kept across requests.
+    fn place_kept(&mut self, shape: &Coords, rotate: bool, best: bool) -> Option<(Coords, Coords)> {
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
         let (busy, faulty) = (&self.busy, &self.faulty);
-        let (b, o) = self.best.as_mut()?.choose(&orients, || {
+        let blocked = || {
             let mut blocked = busy.clone();
             blocked.union_with(faulty);
             blocked
-        })?;
+        };
+        let counts = self.counts.as_mut()?;
+        let (b, o) = if best {
+            counts.choose(&orients, blocked)
+        } else {
+            counts.first(&orients, blocked)
+        }?;
         let base = self.pod.grid().coords_of(b).ok()?;
         Some((base, *orients.get(o)?))
     }
 
     /// The first free placement by trying each base and orientation: the
-    /// reference [`static_first`](Self::static_first) must agree with.
+    /// reference first fit must agree with.
     #[cfg(test)]
     fn static_first_reference(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         let grid = self.pod.grid();
@@ -519,14 +504,14 @@ impl PodAllocator {
 
     fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
         match self.policy {
-            PodPolicy::BestFit => self.best_fit_kept(shape, rotate),
+            PodPolicy::BestFit => self.place_kept(shape, rotate, true),
             PodPolicy::FreeList => self.free_list_place(shape, rotate),
-            _ => self.static_first(shape, rotate),
+            _ => self.place_kept(shape, rotate, false),
         }
     }
 
     /// Best fit by trying every placement and recounting every shape's
-    /// free placements: the reference [`best_fit_kept`](Self::best_fit_kept)
+    /// free placements: the reference best fit
     /// must agree with.
     #[cfg(test)]
     pub(crate) fn place_static_reference(
@@ -803,8 +788,8 @@ impl Allocator for PodAllocator {
             }
         }
         self.chips = chips;
-        if let (Some(best), Some(base)) = (self.best.as_mut(), base.as_ref()) {
-            best.apply(base.as_slice(), layout.shape.as_slice(), true);
+        if let (Some(counts), Some(base)) = (self.counts.as_mut(), base.as_ref()) {
+            counts.apply(base.as_slice(), layout.shape.as_slice(), true);
         }
         let requested = match *request {
             Request::Nodes { count } => u64::from(count),
@@ -816,8 +801,8 @@ impl Allocator for PodAllocator {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let (layout, base) = self.ledger.take(grant.id())?;
-        if let (Some(best), Some(base)) = (self.best.as_mut(), base) {
-            best.apply(base.as_slice(), layout.shape.as_slice(), false);
+        if let (Some(counts), Some(base)) = (self.counts.as_mut(), base) {
+            counts.apply(base.as_slice(), layout.shape.as_slice(), false);
         }
         let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.

@@ -82,13 +82,4 @@ impl FreeBases {
             *c |= s;
         }
     }
-
-    /// The first free base at or after `from`, if any.
-    pub(crate) fn first_from(&self, from: usize) -> Option<usize> {
-        self.free
-            .get(from..)?
-            .iter()
-            .position(|&f| f == 1)
-            .map(|i| from + i)
-    }
 }

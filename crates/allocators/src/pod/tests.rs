@@ -431,7 +431,7 @@ proptest! {
         let p = pods[which].clone();
         let shapes = p.catalogue().shapes().to_vec();
         let mut a = if best { PodAllocator::best_fit(p.clone()) } else { PodAllocator::first_fit(p.clone()) };
-        if let Some(counts) = a.best.as_mut() {
+        if let Some(counts) = a.counts.as_mut() {
             counts.force = [None, Some(CountMethod::PerCandidate), Some(CountMethod::PerFreeBase), Some(CountMethod::Window)][method];
         }
         for f in faults {
@@ -462,7 +462,7 @@ proptest! {
                     }
                 }
             }
-            if let Some(counts) = &a.best {
+            if let Some(counts) = &a.counts {
                 prop_assert!(counts.matches(&a.blocked()));
             }
         }
