@@ -3,8 +3,10 @@
 //! (BlockSizes 18, 36, 72, 144), for Slurm's `topology/block` placement
 //! with and without `--segment`, `topology/tree` placement on the same
 //! racks as leaf switches under one spine, a buddy baseline over the
-//! aggregated blocks and non-contiguous paging; with what Slurm's
-//! documentation states next to what is measured.
+//! aggregated blocks and non-contiguous paging; and `topology/block` on the
+//! same racks without the machine-wide level (BlockSizes 18, 36, 72), where
+//! a job must fit in half the machine; with what Slurm's documentation
+//! states next to what is measured.
 //!
 //! Every strategy is offered the same jobs (the stream depends on the load
 //! and the replication only) and runs them all to completion under FCFS,
@@ -28,12 +30,15 @@ use super::{Ctx, FigError, Figure, FigureKind, Scale};
 pub(crate) const FIGURE: Figure = Figure {
     id: "blocks",
     paper: "Slurm topology.conf(5), sbatch(1)",
-    summary: "block (with and without segments), tree, block buddy and paging on 8 racks of 18 nodes: wait, utilization, stranded nodes vs load",
+    summary: "block (with and without segments, and without a machine-wide block), tree, block buddy and paging on 8 racks of 18 nodes: wait, utilization, stranded nodes vs load",
     kind: FigureKind::Custom(run),
 };
 
 /// The block machine: the example file shipped with the tool.
 const BLOCKS_CONF: &str = include_str!("../../../examples/blocks-8x18.conf");
+
+/// The same racks with no block level for the whole machine.
+const TOP72_CONF: &str = include_str!("../../../examples/blocks-8x18-top72.conf");
 
 /// The same racks as the leaf switches of a two-level tree.
 const TREE_CONF: &str = "\
@@ -62,18 +67,32 @@ const SIZES: ShapeLaw = ShapeLaw::Nodes {
 };
 
 /// The strategies: (series label, machine, registry name).
-const STRATEGIES: [(&str, Machine, &str); 5] = [
+const STRATEGIES: [(&str, Machine, &str); 6] = [
     ("block", Machine::Blocks, "block"),
     ("block, segments of 6", Machine::Blocks, "block[segment=6]"),
     ("tree", Machine::Tree, "tree"),
     ("block buddy", Machine::Blocks, "block-buddy"),
     ("paging", Machine::Blocks, "paging"),
+    ("block, largest block 72", Machine::Top72, "block"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Machine {
     Blocks,
     Tree,
+    /// The block racks without the machine-wide level.
+    Top72,
+}
+
+impl Machine {
+    /// The machine's column in blocks.csv.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Blocks => "blocks-8x18",
+            Self::Tree => "tree-8x18",
+            Self::Top72 => "blocks-8x18-top72",
+        }
+    }
 }
 
 /// Sampling times of the stranded-node average per run.
@@ -90,9 +109,10 @@ struct Measured {
     lowest: f64,
 }
 
-/// The summary of one (strategy, load) point over replications.
+/// The summary of one (machine, strategy, load) point over replications.
 #[derive(Debug, Clone)]
 struct Point {
+    machine: Machine,
     strategy: &'static str,
     load: f64,
     wait: ConfidenceInterval,
@@ -110,7 +130,7 @@ fn loads(ctx: &Ctx) -> Vec<f64> {
     }
 }
 
-fn machines() -> Result<(Topology, Topology), FigError> {
+fn machines() -> Result<(Topology, Topology, Topology), FigError> {
     let parse = |text: &str, source: &str| -> Result<Topology, FigError> {
         Ok(SlurmMachine::parse_conf(text, source)
             .map_err(|e| FigError::Setup(e.to_string()))?
@@ -119,6 +139,7 @@ fn machines() -> Result<(Topology, Topology), FigError> {
     Ok((
         parse(BLOCKS_CONF, "blocks-8x18.conf")?,
         parse(TREE_CONF, "tree-8x18.conf")?,
+        parse(TOP72_CONF, "blocks-8x18-top72.conf")?,
     ))
 }
 
@@ -149,12 +170,13 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     let reps = ctx.reps(1, 10, 10);
     let jobs = ctx.jobs(300, 5000, 5000);
     let pool = partalloc_simkit::thread_pool(ctx.args.threads)?;
-    let (blocks, tree) = machines()?;
+    let (blocks, tree, top72) = machines()?;
     let mut points = Vec::new();
     for (_, machine, strategy) in STRATEGIES {
         let topology = match machine {
             Machine::Blocks => &blocks,
             Machine::Tree => &tree,
+            Machine::Top72 => &top72,
         };
         for (li, &load) in loads.iter().enumerate() {
             // The job stream depends on the load only.
@@ -167,6 +189,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
             })?;
             let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
             points.push(Point {
+                machine,
                 strategy,
                 load,
                 wait: ci(&pick(|m| m.wait))?,
@@ -181,16 +204,24 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     write_outputs(ctx, &points, reps, jobs)
 }
 
+/// The point of `strategy` at `load` on the racks with every block level
+/// (or, for the tree, under the spine).
 fn find<'a>(points: &'a [Point], strategy: &str, load: f64) -> Option<&'a Point> {
     points
         .iter()
-        .find(|p| p.strategy == strategy && p.load == load)
+        .find(|p| p.strategy == strategy && p.load == load && p.machine != Machine::Top72)
+}
+
+/// Whether `p` is `strategy` on the racks with every block level (or the
+/// tree).
+fn on_full(p: &Point, strategy: &str) -> bool {
+    p.strategy == strategy && p.machine != Machine::Top72
 }
 
 fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<(), FigError> {
     let dir = &ctx.args.out;
     let mut csv = String::from(
-        "strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,stranded_nodes,stranded_nodes_ci95,domains_per_job,domains_per_job_ci95,split_segments_per_job,split_segments_per_job_ci95,lowest_level_share,lowest_level_share_ci95\n",
+        "machine,strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,stranded_nodes,stranded_nodes_ci95,domains_per_job,domains_per_job_ci95,split_segments_per_job,split_segments_per_job_ci95,lowest_level_share,lowest_level_share_ci95\n",
     );
     for p in points {
         let cols = [
@@ -205,7 +236,14 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
             let (m, h) = csv_num(c);
             format!("{m},{h}")
         });
-        let _ = writeln!(csv, "{},{},{}", p.strategy, p.load, cols.join(","));
+        let _ = writeln!(
+            csv,
+            "{},{},{},{}",
+            p.machine.name(),
+            p.strategy,
+            p.load,
+            cols.join(",")
+        );
     }
     let write = |name: &str, text: &str| -> Result<(), FigError> {
         let path = dir.join(name);
@@ -222,11 +260,11 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
     for (mid, label, pick) in metrics {
         let series = STRATEGIES
             .iter()
-            .map(|(name, _, strategy)| Series {
+            .map(|(name, machine, strategy)| Series {
                 label: (*name).to_owned(),
                 points: points
                     .iter()
-                    .filter(|p| p.strategy == *strategy)
+                    .filter(|p| p.strategy == *strategy && p.machine == *machine)
                     .map(|p| {
                         let c = pick(p);
                         (p.load, c.mean, c.half_width.unwrap_or(0.0))
@@ -236,7 +274,7 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
             .collect();
         let chart = Chart {
             title: format!(
-                "8 racks of 18 nodes, BlockSizes 18,36,72,144: {}",
+                "8 racks of 18 nodes, BlockSizes 18,36,72,144 (or up to 72): {}",
                 label.to_lowercase()
             ),
             x_label: "Offered load".to_owned(),
@@ -251,11 +289,12 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
     write("blocks.txt", &text)
 }
 
-/// `f` of each load's point of `strategy`, as "load: value" items.
+/// `f` of each load's point of `strategy` (on the racks with every block
+/// level), as "load: value" items.
 fn by_load(points: &[Point], strategy: &str, f: impl Fn(&Point) -> String) -> String {
     points
         .iter()
-        .filter(|p| p.strategy == strategy)
+        .filter(|p| on_full(p, strategy))
         .map(|p| format!("{}: {}", p.load, f(p)))
         .collect::<Vec<_>>()
         .join("; ")
@@ -266,18 +305,19 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n## blocks — 8 racks of 18 nodes (BlockSizes 18,36,72,144; the tree: the racks as leaf switches under one spine), FCFS, {jobs} jobs per run to completion, {reps} replication(s) per point, 1 to 72 nodes equally likely, exponential service (mean 1)\n"
+        "\n## blocks — 8 racks of 18 nodes (BlockSizes 18,36,72,144, and 18,36,72 for blocks-8x18-top72; the tree: the racks as leaf switches under one spine), FCFS, {jobs} jobs per run to completion, {reps} replication(s) per point, 1 to 72 nodes equally likely, exponential service (mean 1)\n"
     );
     let _ = writeln!(
         out,
-        "| load | strategy | mean wait | utilization | stranded nodes | racks per job | split segments of 6 per job | jobs at their lowest level |"
+        "| load | machine | strategy | mean wait | utilization | stranded nodes | racks per job | split segments of 6 per job | jobs at their lowest level |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for p in points {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.load,
+            p.machine.name(),
             p.strategy,
             cell(&p.wait),
             cell(&p.utilization),
@@ -332,7 +372,7 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
     };
     let waits: Vec<String> = points
         .iter()
-        .filter(|p| p.strategy == "block")
+        .filter(|p| on_full(p, "block"))
         .map(|p| five(p, |q| q.wait.mean))
         .collect();
     let _ = writeln!(
@@ -342,13 +382,32 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
     );
     let stranded: Vec<String> = points
         .iter()
-        .filter(|p| p.strategy == "block")
+        .filter(|p| on_full(p, "block"))
         .map(|p| five(p, |q| q.stranded.mean))
         .collect();
     let _ = writeln!(
         out,
         "| stranded nodes, block / segments / tree / buddy / paging (no public claim) | {} | measured |",
         stranded.join("; ")
+    );
+    let capped: Vec<String> = points
+        .iter()
+        .filter(|p| p.machine == Machine::Top72)
+        .map(|p| {
+            let paging = find(points, "paging", p.load).map_or(f64::NAN, |q| q.wait.mean);
+            format!(
+                "{}: {:.2} against {:.2} ({:.1}×)",
+                p.load,
+                p.wait.mean,
+                paging,
+                p.wait.mean / paging
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "| a job lies within one block (topology.conf(5), topology/block): without a machine-wide level, mean wait of block against paging on the same jobs (no public claim on the cost) | {} | measured |",
+        capped.join("; ")
     );
     out
 }
@@ -365,6 +424,7 @@ mod tests {
 
     fn point(strategy: &'static str, load: f64, split: f64) -> Point {
         Point {
+            machine: Machine::Blocks,
             strategy,
             load,
             wait: ci(1.0),
@@ -397,18 +457,46 @@ mod tests {
 
     #[test]
     fn the_machines_are_the_same_racks() {
-        let (blocks, tree) = machines().unwrap();
-        let (b, t) = (blocks.as_slurm().unwrap(), tree.as_slurm().unwrap());
+        let (blocks, tree, top72) = machines().unwrap();
+        let (b, t, c) = (
+            blocks.as_slurm().unwrap(),
+            tree.as_slurm().unwrap(),
+            top72.as_slurm().unwrap(),
+        );
         assert_eq!(b.num_nodes(), 144);
         assert_eq!(b.names(), t.names());
+        assert_eq!(b.names(), c.names());
         assert_eq!(b.num_domains(), 8);
         assert_eq!(t.num_domains(), 8);
         assert_eq!(b.blocks().unwrap().levels(), [1, 2, 4, 8]);
+        assert_eq!(c.blocks().unwrap().levels(), [1, 2, 4]);
+    }
+
+    #[test]
+    fn without_the_machine_wide_level_every_job_lies_in_one_half() {
+        let (_, _, top72) = machines().unwrap();
+        let report = run_recorded(&top72, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        assert_eq!(report.jobs.len(), 400);
+        let mut spans_both = 0;
+        for j in &report.jobs {
+            let nodes = j.partition.node_list(&top72).unwrap();
+            let halves: std::collections::BTreeSet<u32> = nodes.iter().map(|&n| n / 72).collect();
+            spans_both += usize::from(halves.len() > 1);
+        }
+        assert_eq!(spans_both, 0);
+        // The same jobs on the racks with every level do cross halves.
+        let (blocks, _, _) = machines().unwrap();
+        let report = run_recorded(&blocks, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        let crossing = report.jobs.iter().filter(|j| {
+            let nodes = j.partition.node_list(&blocks).unwrap();
+            nodes.iter().any(|&n| n < 72) && nodes.iter().any(|&n| n >= 72)
+        });
+        assert!(crossing.count() > 0);
     }
 
     #[test]
     fn segmented_runs_split_no_segment_and_runs_are_deterministic() {
-        let (blocks, _) = machines().unwrap();
+        let (blocks, _, _) = machines().unwrap();
         let a = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
         let b = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
         assert_eq!(a.wait.to_bits(), b.wait.to_bits());
