@@ -14,6 +14,11 @@ use crate::error::CliError;
 /// Sampling times of a run's pod measures.
 const SAMPLES: usize = 200;
 
+/// At most this many jobs after the warm-up are run again with records
+/// for the pod and Slurm measures: memory stays bounded (a few tens of MB)
+/// however long the simulated stream.
+pub(crate) const MEASURED_JOBS: u64 = 100_000;
+
 /// The pod section of a `simulate` report.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct PodSummary {
@@ -23,6 +28,8 @@ pub(crate) struct PodSummary {
     pub(crate) mean_largest_placeable_chips: f64,
     /// Whose placement rules judged it: `static` or `reconfigurable`.
     pub(crate) rules: String,
+    /// Jobs of seed 0 measured (after the warm-up).
+    pub(crate) jobs: usize,
 }
 
 /// The measures of recorded jobs that all ran to completion.
@@ -36,23 +43,26 @@ pub(crate) fn from_records(
         mean_stranded_chips: m.mean_stranded_chips,
         mean_largest_placeable_chips: m.mean_largest_placeable,
         rules: wiring.to_string(),
+        jobs: jobs.len(),
     })
 }
 
 /// Replication 0 of a generated workload, its first `jobs + warmup` jobs
-/// run again to completion with records, so that every running job is
-/// known at every sampled time: the job records after the warm-up.
+/// (at most `most` after the warm-up) run again to completion
+/// with records, so that every running job is known at every sampled
+/// time: the job records after the warm-up.
 pub(crate) fn seed0_records(
     topology: &Topology,
     allocator: &str,
     scheduler: &str,
     workload: &Workload<ShapeDist, DemandDist>,
     jobs_and_warmup: (u64, u64),
+    most: u64,
     seed: u64,
 ) -> Result<Vec<JobRecord>, CliError> {
     let (jobs, warmup) = jobs_and_warmup;
     let mut rng = replication_rng(seed, 0);
-    let n = usize::try_from(jobs.saturating_add(warmup)).unwrap_or(usize::MAX);
+    let n = usize::try_from(jobs.min(most).saturating_add(warmup)).unwrap_or(usize::MAX);
     let config = SimConfig {
         warmup,
         record_jobs: true,
@@ -98,4 +108,40 @@ pub(crate) fn state_line(
         "; largest placeable slice {largest}, {} stranded chips ({wiring} rules)",
         stranded_chips_under(pod, &busy, wiring)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use partalloc::workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
+
+    use super::*;
+
+    #[test]
+    fn the_rerun_keeps_at_most_the_bound_and_its_jobs_are_the_stream_s_first() {
+        let topology: Topology = "pod:tpu-v5e:4x4".parse().unwrap();
+        let w = WorkloadSpec {
+            arrivals: Arrivals::Load(0.5),
+            shapes: ShapeLaw::Catalogue { weights: None },
+            demand: DemandLaw::Exponential { mean: 1.0 },
+            dependence: Dependence::Dependent,
+            allow_saturation: false,
+        }
+        .build(&topology)
+        .unwrap();
+        let all =
+            seed0_records(&topology, "pod-first-fit", "fcfs", &w, (300, 20), 1000, 3).unwrap();
+        assert_eq!(all.len(), 300);
+        let capped =
+            seed0_records(&topology, "pod-first-fit", "fcfs", &w, (300, 20), 120, 3).unwrap();
+        assert_eq!(capped.len(), 120);
+        // Under FCFS the first jobs run as they did in the longer stream.
+        let starts = |r: &[JobRecord]| {
+            let mut v: Vec<(u64, u64)> = r.iter().map(|j| (j.id, j.start.to_bits())).collect();
+            v.sort_unstable();
+            v
+        };
+        let (a, c) = (starts(&all), starts(&capped));
+        assert!(c.iter().all(|x| a.contains(x)));
+        assert!(from_records(&topology, "pod-first-fit", &capped).is_some_and(|m| m.jobs == 120));
+    }
 }

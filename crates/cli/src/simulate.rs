@@ -234,7 +234,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         bar.finish_and_clear();
         let r = r?;
         // Pods and Slurm machines measure seed 0 again, run to completion
-        // with records.
+        // with records (its first jobs only on long streams).
         let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
             let jobs = crate::pod_measures::seed0_records(
                 &topology,
@@ -242,6 +242,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 &args.scheduler,
                 &w,
                 (spec.jobs, spec.warmup),
+                crate::pod_measures::MEASURED_JOBS,
                 args.seed,
             )?;
             (
@@ -338,8 +339,8 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let _ = writeln!(s);
                 let _ = writeln!(
                     s,
-                    "pod, time average over seed 0 run to completion ({} placement rules):",
-                    p.rules
+                    "pod, time average over seed 0's {} measured jobs run to completion ({} placement rules):",
+                    p.jobs, p.rules
                 );
                 let _ = writeln!(
                     s,
@@ -356,7 +357,11 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             }
             if let Some(m) = &out.slurm {
                 let _ = writeln!(s);
-                let _ = writeln!(s, "Slurm machine, seed 0 run to completion:");
+                let _ = writeln!(
+                    s,
+                    "Slurm machine, seed 0's {} measured jobs run to completion:",
+                    m.jobs
+                );
                 let rows = [
                     ("stranded nodes (time avg)", m.mean_stranded_nodes),
                     ("racks or leaves per job", m.mean_domains_per_job),

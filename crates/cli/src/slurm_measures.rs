@@ -26,6 +26,8 @@ pub(crate) struct SlurmSummary {
     pub(crate) mean_split_segments_per_job: f64,
     /// Share of jobs at the lowest block level or switch their size allows.
     pub(crate) lowest_level_share: f64,
+    /// Jobs of seed 0 measured (after the warm-up).
+    pub(crate) jobs: usize,
 }
 
 /// The `segment=S` option of a strategy, if it has one.
@@ -47,6 +49,7 @@ pub(crate) fn from_records(
         segment,
         mean_split_segments_per_job: m.mean_split_segments,
         lowest_level_share: m.lowest_level_share,
+        jobs: m.jobs,
     })
 }
 

@@ -211,14 +211,43 @@ pub fn for_each_sampled_state(
         return None;
     }
     let samples = samples.max(1);
+    // One sweep through the starts and ends in time order (an end before a
+    // start at the same time) instead of a pass over every job per sample:
+    // at sample t the jobs applied are those with start <= t, less those
+    // with end <= t, which is start <= t < end. Holders are counted per
+    // node, so the set is the union of the running jobs' nodes whatever
+    // the records hold.
+    let mut events: Vec<(f64, bool, usize)> = jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, j)| [(j.start, true, i), (j.end, false, i)])
+        .collect();
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut holders = vec![0u32; topology.num_nodes()];
     let mut busy = NodeSet::new(topology.num_nodes());
+    let mut next = 0;
     for i in 0..samples {
         let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        busy.clear();
-        for j in jobs.iter().filter(|j| j.start <= t && t < j.end) {
+        while let Some(&(time, start, j)) = events.get(next)
+            && time <= t
+        {
+            next += 1;
             // A recorded partition was granted on this machine.
-            let _ = j.partition.for_each_node(topology, |c| {
-                let _ = busy.insert(c);
+            let _ = jobs[j].partition.for_each_node(topology, |c| {
+                let Some(h) = holders.get_mut(c as usize) else {
+                    return;
+                };
+                if start {
+                    *h += 1;
+                    if *h == 1 {
+                        let _ = busy.insert(c);
+                    }
+                } else if *h > 0 {
+                    *h -= 1;
+                    if *h == 0 {
+                        let _ = busy.remove(c);
+                    }
+                }
             });
         }
         f(&busy);
@@ -358,5 +387,70 @@ impl fmt::Display for Results {
         )?;
         writeln!(f, "mean queue length       {:.6}", self.mean_queue_length)?;
         write!(f, "throughput              {:.6}", self.throughput)
+    }
+}
+
+#[cfg(test)]
+mod sampled_state_tests {
+    use partalloc_topology::{NodeSet, Topology};
+    use partalloc_workload::{
+        Arrivals, ChaCha8Rng, DemandLaw, Dependence, SeedableRng, ShapeLaw, WorkloadSpec,
+    };
+
+    use super::for_each_sampled_state;
+    use crate::{SimConfig, Simulation};
+
+    /// The sweep gives, at every sample, the nodes of the jobs with
+    /// start <= t < end, as a pass over every job finds them.
+    #[test]
+    fn the_sweep_finds_the_jobs_running_at_each_sample() {
+        for strategy in ["pod-best-fit", "pod-reconfigurable"] {
+            let machine = "pod:tpu-v4:8x8x8";
+            let topology: Topology = machine.parse().unwrap();
+            let w = WorkloadSpec {
+                arrivals: Arrivals::Load(0.8),
+                shapes: ShapeLaw::Catalogue { weights: None },
+                demand: DemandLaw::Exponential { mean: 1.0 },
+                dependence: Dependence::Dependent,
+                allow_saturation: false,
+            }
+            .build(&topology)
+            .unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let config = SimConfig {
+                record_jobs: true,
+                warmup: 50,
+                ..SimConfig::default()
+            };
+            let jobs = w.jobs(&mut rng).take(400);
+            let report = Simulation::by_name(topology.clone(), strategy, "fcfs", jobs, config)
+                .unwrap()
+                .run()
+                .unwrap();
+            let lo = report
+                .jobs
+                .iter()
+                .map(|j| j.end)
+                .fold(f64::INFINITY, f64::min);
+            let hi = report.jobs.iter().map(|j| j.end).fold(0.0, f64::max);
+            let samples = 37;
+            let mut seen = Vec::new();
+            let n =
+                for_each_sampled_state(&topology, &report.jobs, samples, |b| seen.push(b.clone()));
+            assert_eq!(n, Some(samples));
+            for (i, busy) in seen.iter().enumerate() {
+                let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
+                let mut want = NodeSet::new(topology.num_nodes());
+                for j in report.jobs.iter().filter(|j| j.start <= t && t < j.end) {
+                    j.partition
+                        .for_each_node(&topology, |c| {
+                            want.insert(c).unwrap();
+                        })
+                        .unwrap();
+                }
+                assert_eq!(busy, &want, "sample {i}");
+            }
+            assert!(seen.iter().any(|b| b.count() > 0));
+        }
     }
 }
