@@ -89,8 +89,9 @@ pub(crate) struct WorkloadArgs {
     /// Law of each side for `sides` shapes.
     #[arg(long, value_enum, default_value_t = SidesArg::Uniform)]
     pub(crate) sides: SidesArg,
-    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16
-    /// (default: the whole machine).
+    /// Largest request for sides/cubic/noncubic shapes, e.g. 16x16, and
+    /// for node counts its product, e.g. 72 (default: the whole machine,
+    /// or its largest block).
     #[arg(long)]
     pub(crate) max_sides: Option<Sides>,
     /// Subcube dimension law for `cube` shapes: uniform (0..n−1),

@@ -1214,6 +1214,52 @@ fn replay_reads_cores_per_node_and_sacct_dumps() {
 }
 
 #[test]
+fn max_sides_caps_node_count_jobs_and_the_report_says_how_many_were_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs.csv");
+    let blocks = format!("blocks:{}", example("blocks-8x18.conf"));
+    let out = ok(&run(&[
+        "simulate",
+        "-t",
+        &blocks,
+        "-a",
+        "block",
+        "--jobs",
+        "300",
+        "--max-sides",
+        "18",
+        "--jobs-csv",
+        jobs.to_str().unwrap(),
+    ]));
+    assert!(out.contains("nodes up to 18"), "{out}");
+    assert!(out.contains("seed 0's 300 measured jobs"), "{out}");
+    let csv = fs::read_to_string(&jobs).unwrap();
+    let requested: Vec<u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(8).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(requested.len(), 300);
+    assert!(
+        requested.iter().all(|&n| (1..=18).contains(&n)),
+        "{requested:?}"
+    );
+    assert!(requested.iter().any(|&n| n > 9));
+    let e = fails(&run(&[
+        "simulate",
+        "-t",
+        &blocks,
+        "-a",
+        "block",
+        "--jobs",
+        "10",
+        "--max-sides",
+        "200",
+    ]));
+    assert!(e.contains("larger than the machine"), "{e}");
+}
+
+#[test]
 fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
     let blocks = format!("blocks:{}", example("blocks-8x18.yaml"));
     for a in [

@@ -414,7 +414,8 @@ impl ShapeLaw {
     /// The law a [`ShapeKind`] stands for on `topology`, taking the side
     /// law, the dimension law and the largest request from the settings
     /// the kind leaves open (`auto` is `cube` on a hypercube, `sides`
-    /// otherwise).
+    /// otherwise). For node counts the largest request is `max`'s product
+    /// (`72`, or `4x4` for 16 nodes).
     #[must_use]
     pub fn of_kind(
         kind: ShapeKind,
@@ -429,11 +430,11 @@ impl ShapeLaw {
             ShapeKind::Catalogue => Self::Catalogue { weights: None },
             ShapeKind::Auto if topology.as_grid().is_none() => Self::Nodes {
                 law: NodeCountLaw::Uniform,
-                max: None,
+                max: max.map(|m| u32::try_from(m.product()).unwrap_or(u32::MAX)),
             },
             ShapeKind::Nodes => Self::Nodes {
                 law: NodeCountLaw::Uniform,
-                max: None,
+                max: max.map(|m| u32::try_from(m.product()).unwrap_or(u32::MAX)),
             },
             ShapeKind::Cube => Self::Cube(cube_dims.clone()),
             ShapeKind::Auto | ShapeKind::Sides => Self::Sides { law: sides, max },
@@ -961,7 +962,11 @@ impl WorkloadSpec {
             ShapeLaw::Nodes { .. } => ShapeKind::Nodes.to_string(),
             law @ ShapeLaw::Catalogue { .. } => law.to_string(),
         };
-        let max = max.map(|m| format!(" up to {m}")).unwrap_or_default();
+        let max = match (&self.shapes, max) {
+            (ShapeLaw::Nodes { max: Some(n), .. }, _) => format!(" up to {n}"),
+            (_, Some(m)) => format!(" up to {m}"),
+            _ => String::new(),
+        };
         let warmup = if warmup > 0 {
             format!(" after {warmup} warm-up")
         } else {
@@ -1404,6 +1409,32 @@ mod pod_tests {
 
     use super::*;
     use crate::ShapeDistribution;
+
+    #[test]
+    fn the_largest_request_caps_node_counts_by_its_product() {
+        let mesh: Topology = "mesh:8x8".parse().unwrap();
+        let law = |max: Option<&[u32]>| {
+            ShapeLaw::of_kind(
+                ShapeKind::Nodes,
+                &mesh,
+                SideLaw::Uniform,
+                &CubeDimLaw::Uniform,
+                max.map(|m| Coords::new(m).unwrap()),
+            )
+        };
+        assert_eq!(
+            law(Some(&[4, 4])),
+            ShapeLaw::Nodes {
+                law: NodeCountLaw::Uniform,
+                max: Some(16)
+            }
+        );
+        // Uniform on 1..=16 nodes: mean 8.5; uncapped, 1..=64.
+        assert_eq!(law(Some(&[4, 4])).shapes(&mesh).unwrap().mean_nodes(), 8.5);
+        assert_eq!(law(None).shapes(&mesh).unwrap().mean_nodes(), 32.5);
+        let e = law(Some(&[65])).shapes(&mesh).unwrap_err().to_string();
+        assert!(e.contains("larger than the machine"), "{e}");
+    }
 
     #[test]
     fn a_pod_draws_its_catalogue_shapes_by_default() {
