@@ -112,9 +112,8 @@ pub fn lowest_class(machine: &SlurmMachine, nodes: u64) -> u32 {
     let Some(t) = machine.tree() else {
         return 0;
     };
-    // Nodes under every switch, then, from each leaf, the steps up to the
-    // first switch holding enough nodes: the class `job_locality` gives a
-    // job whose first node lies on that leaf.
+    // Nodes under every switch; the lowest level among the switches that
+    // hold enough nodes.
     let switches = t.switches();
     let mut under: Vec<u64> = switches
         .iter()
@@ -128,13 +127,9 @@ pub fn lowest_class(machine: &SlurmMachine, nodes: u64) -> u32 {
             }
         }
     }
-    t.leaves()
-        .iter()
-        .filter_map(|&leaf| {
-            t.ancestors(leaf)
-                .position(|a| under.get(a as usize).is_some_and(|&u| u >= nodes))
-                .map(|h| h as u32)
-        })
+    (0..switches.len() as u32)
+        .filter(|&s| under.get(s as usize).is_some_and(|&u| u >= nodes))
+        .filter_map(|s| t.level(s))
         .min()
         .unwrap_or(u32::MAX)
 }
@@ -240,13 +235,18 @@ mod tests {
             [1, 6, 7, 12, 13, 24, 25].map(|n| lowest_class(&b, n)),
             [0, 0, 1, 1, 2, 2, 3]
         );
-        // Leaves l0, l1 of 4 nodes under s0 (8) under top (14), and l2 of
-        // 6 nodes right under top: from l2, top is one step up.
+        // Leaves l0, l1 of 4 nodes under s0 (8, level 1) under top (14),
+        // and l2 of 6 nodes right under top: top's level is 2, one more
+        // than s0's, though l2 is one step below it.
         let t = tree();
         assert_eq!(
             [4, 5, 6, 7, 8, 9, 14, 15].map(|n| lowest_class(&t, n)),
-            [0, 0, 0, 1, 1, 1, 1, u32::MAX]
+            [0, 0, 0, 1, 1, 2, 2, u32::MAX]
         );
+        // A job's class does not depend on which of its nodes comes first.
+        let one_each = [0, 8]; // t0 on l0, t8 on l2
+        assert_eq!(t.job_locality(&one_each, None).distance_class, 2);
+        assert_eq!(t.job_locality(&[8, 0], None).distance_class, 2);
     }
 
     #[test]

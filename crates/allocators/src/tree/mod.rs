@@ -58,11 +58,13 @@ impl TreePlacer {
     #[must_use]
     pub fn new(tree: &Tree) -> Self {
         let sw = tree.switches();
-        let mut height = vec![0u32; sw.len()];
+        // Heights are Slurm's switch levels.
+        let height: Vec<u32> = (0..sw.len() as u32)
+            .map(|s| tree.level(s).unwrap_or(0))
+            .collect();
         let mut below = vec![Vec::new(); sw.len()];
         for (li, &leaf) in tree.leaves().iter().enumerate() {
-            for (h, s) in tree.ancestors(leaf).enumerate() {
-                height[s as usize] = height[s as usize].max(h as u32);
+            for s in tree.ancestors(leaf) {
                 below[s as usize].push(li as u32);
             }
         }

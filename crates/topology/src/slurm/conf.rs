@@ -360,10 +360,11 @@ fn read_tree(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
             switches[i].children.push(c);
         }
     }
-    let tree = Tree {
+    let mut tree = Tree {
         switches,
         leaf_of,
         leaves,
+        levels: Vec::new(),
     };
     // Each switch has at most one parent, so a cycle shows as a walk up
     // that never ends.
@@ -374,6 +375,7 @@ fn read_tree(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
             return Err(r.err(l.number, ConfErrorKind::BadSwitch(l.name(), why)));
         }
     }
+    tree.levels = tree.compute_levels();
     Ok(Shape::Tree(tree))
 }
 

@@ -17,8 +17,9 @@ pub struct JobLocality {
     pub split_segments: u32,
     /// The smallest level whose one block holds every node (0 = one base
     /// block; the number of levels when only the whole machine does), or the
-    /// height above the leaves of the lowest switch over every node
-    /// (0 = one leaf switch; `u32::MAX` when the nodes share no switch).
+    /// level of the lowest switch over every node as Slurm numbers switch
+    /// levels (0 = one leaf switch, one more than the highest child above;
+    /// `u32::MAX` when the nodes share no switch).
     pub distance_class: u32,
 }
 
@@ -104,21 +105,19 @@ impl SlurmMachine {
             }
             Shape::Tree(t) => {
                 // Climb from the first node's leaf until the switch's
-                // subtree (a run of leaves) covers every node.
+                // subtree covers every node: the lowest common switch,
+                // whichever node comes first; its class is its level.
                 let Some(leaf) = t.leaf_of(first) else {
                     return u32::MAX;
                 };
-                let mut covering = u32::MAX;
-                for (h, s) in t.ancestors(leaf).enumerate() {
-                    if nodes
-                        .iter()
-                        .all(|&n| t.leaf_of(n).is_none_or(|l| t.ancestors(l).any(|a| a == s)))
-                    {
-                        covering = h as u32;
-                        break;
-                    }
-                }
-                covering
+                t.ancestors(leaf)
+                    .find(|&s| {
+                        nodes
+                            .iter()
+                            .all(|&n| t.leaf_of(n).is_none_or(|l| t.ancestors(l).any(|a| a == s)))
+                    })
+                    .and_then(|s| t.level(s))
+                    .unwrap_or(u32::MAX)
             }
         }
     }

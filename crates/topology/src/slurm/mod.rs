@@ -95,6 +95,9 @@ pub struct Tree {
     leaf_of: Vec<u32>,
     /// The leaf switches, in node-id order.
     leaves: Vec<u32>,
+    /// Each switch's level, as Slurm numbers them: 0 at a leaf switch, one
+    /// more than its highest child otherwise.
+    levels: Vec<u32>,
 }
 
 impl Tree {
@@ -114,6 +117,28 @@ impl Tree {
     #[must_use]
     pub fn leaf_of(&self, node: NodeId) -> Option<u32> {
         self.leaf_of.get(node as usize).copied()
+    }
+
+    /// The level of switch `s` as Slurm numbers switch levels: 0 at a leaf
+    /// switch, one more than its highest child otherwise (the longest way
+    /// down to a leaf).
+    #[must_use]
+    pub fn level(&self, s: u32) -> Option<u32> {
+        self.levels.get(s as usize).copied()
+    }
+
+    /// Every switch's level, from each leaf's walk up (the tree has no
+    /// cycle).
+    fn compute_levels(&self) -> Vec<u32> {
+        let mut levels = vec![0u32; self.switches.len()];
+        for &leaf in &self.leaves {
+            for (h, a) in self.ancestors(leaf).enumerate() {
+                if let Some(l) = levels.get_mut(a as usize) {
+                    *l = (*l).max(h as u32);
+                }
+            }
+        }
+        levels
     }
 
     /// The ancestors of switch `s`, itself first.
