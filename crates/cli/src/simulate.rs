@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::{
-    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, Simulation, Stop,
+    JobCsvWriter, JobRecord, Replications, Report, ReportError, Results, SimConfig, Simulation,
+    Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -86,10 +87,13 @@ struct Output<'a> {
     /// On a pod: stranded chips and the largest placeable shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pod: Option<crate::pod_measures::PodSummary>,
-    /// On a Slurm machine (generated workloads): stranded nodes and
-    /// locality.
+    /// On a Slurm machine: stranded nodes and locality.
     #[serde(skip_serializing_if = "Option::is_none")]
     slurm: Option<crate::slurm_measures::SlurmSummary>,
+    /// Whose jobs the pod and Slurm measures ran: "seed 0's" or "the
+    /// trace's" (text output only).
+    #[serde(skip)]
+    measured: &'static str,
 }
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
@@ -109,9 +113,9 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             time: args.time,
         },
         warmup: args.warmup,
-        // A pod's measures need every job's placement; otherwise records
-        // go only to the job file, as jobs complete.
-        record_jobs: topology.as_pod().is_some(),
+        // Records go only to the job file, as jobs complete; pod and Slurm
+        // measures come from a bounded second run (`trace_records`).
+        record_jobs: false,
         measure_search_time: true,
     };
     // Per-job records go to the file as jobs complete (renamed into place
@@ -131,17 +135,11 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
         let mut rows = JobCsvWriter::new(file).map_err(io)?.on(topology);
         let mut failed = None;
-        let keep = topology.as_pod().is_some();
-        let mut kept = Vec::new();
-        let mut report = sim.run_with_records(&mut |r| {
+        let report = sim.run_with_records(&mut |r| {
             if failed.is_none() {
                 failed = rows.write(&r).err();
             }
-            if keep {
-                kept.push(r);
-            }
         })?;
-        report.jobs = kept;
         if let Some(e) = failed {
             return Err(io(e));
         }
@@ -179,6 +177,45 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
     ))
 }
 
+/// The job records of a trace's first jobs (at most
+/// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS) after the
+/// warm-up) run again to completion, as the main run saw them, for the pod
+/// and Slurm measures: every job running at a sampled time is among them,
+/// and memory stays bounded however long the trace.
+fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, CliError> {
+    let Some(path) = &args.trace.trace else {
+        return Ok(Vec::new());
+    };
+    let mapping = args.trace.mapping(topology);
+    let most = crate::pod_measures::MEASURED_JOBS.saturating_add(args.warmup);
+    let limit = args.jobs.unwrap_or(u64::MAX).min(most);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
+    let mut jobs: Vec<Job> = stream.by_ref().collect();
+    if let StreamEnd::Unsorted = stream.finish()? {
+        let (mut all, _header, _skipped) = read_trace(path, mapping, args.trace.lenient)?;
+        all.truncate(limit);
+        jobs = all;
+    }
+    let config = SimConfig {
+        stop: Stop {
+            jobs: None,
+            time: args.time,
+        },
+        warmup: args.warmup,
+        record_jobs: true,
+        measure_search_time: false,
+    };
+    let sim = Simulation::by_name(
+        topology.clone(),
+        &args.allocator,
+        &args.scheduler,
+        jobs,
+        config,
+    )?;
+    Ok(sim.run()?.jobs)
+}
+
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
@@ -200,13 +237,16 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     }
     let (reports, workload, seeds, pod, slurm) = if args.trace.trace.is_some() {
         let (r, w) = run_trace(args, &topology)?;
-        let pod = r.first().and_then(|first| {
-            crate::pod_measures::from_records(&topology, &first.allocator, &first.jobs)
-        });
-        // A replayed trace on a Slurm machine keeps no records in memory
-        // (a million jobs stream through); its placements are in the
-        // --jobs-csv file.
-        (r, w, 1, pod, None)
+        let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
+            let jobs = trace_records(args, &topology)?;
+            (
+                crate::pod_measures::from_records(&topology, &args.allocator, &jobs),
+                crate::slurm_measures::from_records(&topology, &args.allocator, &jobs),
+            )
+        } else {
+            (None, None)
+        };
+        (r, w, 1, pod, slurm)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
         spec.check()?;
@@ -277,6 +317,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         replications: reports.iter().map(|r| r.results).collect(),
         pod,
         slurm,
+        measured: if args.trace.trace.is_some() {
+            "the trace's first"
+        } else {
+            "seed 0's"
+        },
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -339,8 +384,8 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let _ = writeln!(s);
                 let _ = writeln!(
                     s,
-                    "pod, time average over seed 0's {} measured jobs run to completion ({} placement rules):",
-                    p.jobs, p.rules
+                    "pod, time average over {} {} measured jobs run to completion ({} placement rules):",
+                    out.measured, p.jobs, p.rules
                 );
                 let _ = writeln!(
                     s,
@@ -359,8 +404,8 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let _ = writeln!(s);
                 let _ = writeln!(
                     s,
-                    "Slurm machine, seed 0's {} measured jobs run to completion:",
-                    m.jobs
+                    "Slurm machine, {} {} measured jobs run to completion:",
+                    out.measured, m.jobs
                 );
                 let rows = [
                     ("stranded nodes (time avg)", m.mean_stranded_nodes),

@@ -1260,6 +1260,48 @@ fn max_sides_caps_node_count_jobs_and_the_report_says_how_many_were_measured() {
 }
 
 #[test]
+fn a_replayed_trace_on_a_slurm_machine_reports_its_locality() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("blocks.swf");
+    let blocks = format!("blocks:{}", example("blocks-8x18.conf"));
+    ok(&run(&[
+        "generate",
+        "-t",
+        &blocks,
+        "--jobs",
+        "300",
+        "--load",
+        "0.7",
+        "--out",
+        trace.to_str().unwrap(),
+    ]));
+    for (limit, want) in [(None, 300), (Some("120"), 120)] {
+        let mut args = vec![
+            "simulate",
+            "-t",
+            &blocks,
+            "-a",
+            "block[segment=6]",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--format",
+            "json",
+        ];
+        if let Some(l) = limit {
+            args.extend(["--jobs", l]);
+        }
+        let out = ok(&run(&args));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let m = &v["slurm"];
+        assert_eq!(m["jobs"], want, "{m}");
+        assert_eq!(m["mean_split_segments_per_job"], 0.0, "{m}");
+        let share = m["lowest_level_share"].as_f64().unwrap();
+        assert!(share > 0.0 && share <= 1.0, "{m}");
+        assert!(m["mean_domains_per_job"].as_f64().unwrap() >= 1.0, "{m}");
+    }
+}
+
+#[test]
 fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
     let blocks = format!("blocks:{}", example("blocks-8x18.yaml"));
     for a in [
