@@ -821,6 +821,12 @@ impl CatalogueCounts {
         blocked: impl Fn() -> NodeSet,
     ) -> Option<(u32, usize)> {
         let of_orient = self.candidates(orients, blocked, true);
+        self.first_candidate(of_orient)
+    }
+
+    /// The first candidate left (base, index of its orientation), giving
+    /// `of_orient` back for the next request.
+    fn first_candidate(&mut self, of_orient: Vec<usize>) -> Option<(u32, usize)> {
         let chosen = self
             .cands
             .first()
@@ -877,12 +883,7 @@ impl CatalogueCounts {
                 keep
             });
         }
-        let chosen = self
-            .cands
-            .first()
-            .and_then(|&(b, m)| Some((b, of_orient.iter().position(|&x| x == m)?)));
-        self.of_orient = of_orient;
-        chosen
+        self.first_candidate(of_orient)
     }
 
     /// Adds to `destroyed` the free placements of map `target` that each
