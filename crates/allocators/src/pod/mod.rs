@@ -287,16 +287,23 @@ impl PodAllocator {
             })
             .collect();
         let cubes = chip_cube.iter().max().map_or(1, |&m| m as usize + 1);
-        let counts = matches!(policy, PodPolicy::BestFit | PodPolicy::FirstFit).then(|| {
-            let shapes: Vec<Vec<Coords>> = pod
-                .catalogue()
-                .shapes()
-                .iter()
-                .rev()
-                .map(|s| orientations(s, pod.rotates(), sides.as_slice()))
-                .collect();
-            box_counts::CatalogueCounts::new(sides, &shapes)
-        });
+        // Best fit scores against every catalogue shape; first fit keeps
+        // counts only for the orientations it is asked for (made on first
+        // use), so it updates no others.
+        let counts = match policy {
+            PodPolicy::BestFit => {
+                let shapes: Vec<Vec<Coords>> = pod
+                    .catalogue()
+                    .shapes()
+                    .iter()
+                    .rev()
+                    .map(|s| orientations(s, pod.rotates(), sides.as_slice()))
+                    .collect();
+                Some(box_counts::CatalogueCounts::new(sides, &shapes))
+            }
+            PodPolicy::FirstFit => Some(box_counts::CatalogueCounts::new(sides, &[])),
+            _ => None,
+        };
         Self {
             pod,
             topology,
