@@ -68,3 +68,90 @@ pub(crate) fn machine(what: &str, text: &str) -> Result<Topology, CliError> {
     check_machine(what, &topology, MAX_MACHINE_NODES)?;
     Ok(topology)
 }
+
+/// Largest configuration file read whole: an experiment, a pod file, a
+/// Slurm `topology.conf` / `topology.yaml` (16 MiB; the largest real ones
+/// are a few hundred KiB).
+pub(crate) const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Largest `sacct` dump or shard file read whole (1 GiB, a few million
+/// jobs or points).
+pub(crate) const MAX_DATA_BYTES: u64 = 1 << 30;
+
+/// What a file read whole is, for the message that refuses an oversized one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    /// An experiment, pod or topology file.
+    Config,
+    /// A `sacct` dump.
+    Sacct,
+    /// A sweep shard's CSV or record.
+    Shard,
+}
+
+impl FileKind {
+    fn max(self) -> u64 {
+        match self {
+            Self::Config => MAX_CONFIG_BYTES,
+            Self::Sacct | Self::Shard => MAX_DATA_BYTES,
+        }
+    }
+
+    fn advice(self) -> &'static str {
+        match self {
+            Self::Config => "is this the file you meant?",
+            Self::Sacct => "split the dump by time (sacct -S/-E) and replay the parts",
+            Self::Shard => "split the sweep into more shards",
+        }
+    }
+}
+
+/// Reads `path` whole, refusing it past `kind`'s size before reading
+/// (from its metadata) and while reading (a device or FIFO has no size),
+/// so `/dev/zero` or a multi-gigabyte file costs no memory.
+pub(crate) fn read_bytes(path: &std::path::Path, kind: FileKind) -> Result<Vec<u8>, CliError> {
+    use std::io::Read as _;
+    let max = kind.max();
+    let too_big = || {
+        CliError::input(format!(
+            "{}: larger than {} MiB, the most read for this kind of file; {}",
+            path.display(),
+            max >> 20,
+            kind.advice()
+        ))
+    };
+    let file = std::fs::File::open(path).map_err(CliError::io(path))?;
+    let meta = file.metadata().map_err(CliError::io(path))?;
+    if meta.is_dir() {
+        return Err(CliError::input(format!(
+            "{}: a directory, not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > max {
+        return Err(too_big());
+    }
+    // The metadata length is a hint for regular files only; cap the
+    // initial capacity either way.
+    let hint = usize::try_from(meta.len().min(max)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(hint);
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(CliError::io(path))?;
+    if bytes.len() as u64 > max {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// [`read_bytes`] as UTF-8 text.
+pub(crate) fn read_text(path: &std::path::Path, kind: FileKind) -> Result<String, CliError> {
+    let bytes = read_bytes(path, kind)?;
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::input(format!(
+            "{}: not UTF-8 text (byte {} is invalid)",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}

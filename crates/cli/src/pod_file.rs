@@ -19,7 +19,7 @@ pub(crate) fn is_pod_file(text: &str) -> bool {
 /// `name`, `sides`, `cube`, `wiring`, `rotate`, `shapes`; see
 /// `examples/pods/`).
 pub(crate) fn load_pod_file(path: &Path) -> Result<Topology, CliError> {
-    let text = std::fs::read_to_string(path).map_err(CliError::io(path))?;
+    let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
     let what = || format!("pod file {}", path.display());
     let description: PodDescription =
         toml::from_str(&text).map_err(|e| CliError::input(format!("{}: {e}", what())))?;

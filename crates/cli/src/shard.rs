@@ -16,7 +16,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -24,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::error::CliError;
+use crate::limits::{FileKind, read_bytes, read_text};
 use crate::output::{emit, write_atomic};
 
 /// Why a shard could not be chosen or the shards could not be merged.
@@ -239,6 +239,9 @@ struct ShardRecord {
     csv: String,
 }
 
+/// Missing shards named in the error; the rest are counted.
+const MAX_NAMED_MISSING: usize = 5;
+
 const RECORD_FORMAT: &str = "partalloc-sweep-shard/1";
 
 /// 64-bit FNV-1a as 16 hex digits: stable across runs and platforms.
@@ -303,7 +306,7 @@ pub(crate) fn write_record(
     points: usize,
     ids: Vec<usize>,
 ) -> Result<PathBuf, CliError> {
-    let bytes = fs::read(csv).map_err(CliError::io(csv))?;
+    let bytes = read_bytes(csv, FileKind::Shard)?;
     let record = ShardRecord {
         format: RECORD_FORMAT.to_owned(),
         experiment,
@@ -331,18 +334,15 @@ struct Shard {
 
 fn read_shard(file: &Path) -> Result<Shard, CliError> {
     let record_file = record_path(file);
-    let bytes = fs::read(file).map_err(CliError::io(file))?;
-    let text = match fs::read_to_string(&record_file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ShardError::NoRecord {
-                file: file.to_path_buf(),
-                record: record_file,
-            }
-            .into());
+    let bytes = read_bytes(file, FileKind::Shard)?;
+    if !record_file.exists() {
+        return Err(ShardError::NoRecord {
+            file: file.to_path_buf(),
+            record: record_file,
         }
-        Err(e) => return Err(CliError::io(&record_file)(e)),
-    };
+        .into());
+    }
+    let text = read_text(&record_file, FileKind::Shard)?;
     let bad = |reason: String| ShardError::BadRecord {
         file: record_file.clone(),
         reason,
@@ -356,16 +356,20 @@ fn read_shard(file: &Path) -> Result<Shard, CliError> {
         ))
         .into());
     }
+    // Compared without building the expected list: `points` and `shards`
+    // come from the file, and only the ids it lists are in memory.
     if record.shards == 0
         || record.shard >= record.shards
-        || record.ids
-            != ids(
-                ShardSpec {
-                    index: record.shard,
-                    count: record.shards,
-                },
-                record.points,
-            )
+        || record.ids.len()
+            != record
+                .points
+                .saturating_sub(record.shard)
+                .div_ceil(record.shards)
+        || !record
+            .ids
+            .iter()
+            .copied()
+            .eq((record.shard..record.points).step_by(record.shards))
     {
         return Err(bad("its shard, shard count and point ids disagree".to_owned()).into());
     }
@@ -454,8 +458,12 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
             .into());
         }
     }
+    // Every shard is given once, so the ids add up to `points` and the rows
+    // below are all in memory; name at most a few missing ones (`count`
+    // comes from a file).
     let missing: Vec<String> = (0..count)
         .filter(|i| !by_index.contains_key(i))
+        .take(MAX_NAMED_MISSING)
         .map(|i| {
             // Name the missing file as its siblings are named.
             let name = first
@@ -472,10 +480,15 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
         })
         .collect();
     if !missing.is_empty() {
+        let more = count - by_index.len() - missing.len();
+        let mut names = missing.join(", ");
+        if more > 0 {
+            names.push_str(&format!(" and {more} more"));
+        }
         return Err(ShardError::Missing {
-            missing: missing.len(),
+            missing: count - by_index.len(),
             count,
-            names: missing.join(", "),
+            names,
         }
         .into());
     }

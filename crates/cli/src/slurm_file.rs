@@ -40,7 +40,7 @@ fn read(kind: TopologyKind, spec: &str) -> Result<Topology, CliError> {
         )));
     }
     let path = Path::new(file);
-    let body = std::fs::read_to_string(path).map_err(CliError::io(path))?;
+    let body = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
     let machine = if is_yaml(file) {
         SlurmMachine::parse_yaml(&body, spec, name)
     } else {

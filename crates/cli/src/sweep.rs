@@ -10,7 +10,6 @@
 //! computed under other settings are refused rather than resumed.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -183,7 +182,7 @@ fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
 
 /// Reads and checks an experiment file.
 pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
-    let text = fs::read_to_string(path).map_err(CliError::io(path))?;
+    let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
     parse_experiment(&text, path)
 }
 

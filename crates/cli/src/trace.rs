@@ -264,7 +264,7 @@ pub(crate) fn read_sacct(
     machine_nodes: u64,
     lenient: bool,
 ) -> Result<(Vec<Job>, u64), CliError> {
-    let text = fs::read_to_string(path).map_err(CliError::io(path))?;
+    let text = crate::limits::read_text(path, crate::limits::FileKind::Sacct)?;
     let bad = |e: partalloc::workload::sacct::SacctError| {
         CliError::input(format!("{}: {e}", path.display()))
     };
