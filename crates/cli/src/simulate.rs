@@ -219,6 +219,22 @@ fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, Cli
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
+    let machine_file = crate::run::topology_file(&args.topology);
+    let inputs: Vec<&std::path::Path> = args
+        .trace
+        .trace
+        .as_deref()
+        .into_iter()
+        .chain(machine_file.as_deref())
+        .collect();
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--output", args.output.as_deref()),
+        ("--jobs-csv", args.jobs_csv.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.map(|p| (f, p)))
+    .collect();
+    crate::output::check_outputs(&outputs, &inputs)?;
     crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
     if args.jobs_csv.is_some() {
         let jobs = args.jobs.unwrap_or(1000);

@@ -410,6 +410,20 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let exp = load_experiment(experiment)?;
     let topologies = validate(&exp)?;
     let out = output_path(args, experiment, &exp);
+    let flag = if args.out.is_some() {
+        "--out"
+    } else {
+        "the output"
+    };
+    let machine_files: Vec<PathBuf> = exp
+        .topologies
+        .iter()
+        .filter_map(|t| crate::run::topology_file(t))
+        .collect();
+    let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
+        .chain(machine_files.iter().map(PathBuf::as_path))
+        .collect();
+    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
     let grid = points(&exp, &topologies)?;
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
@@ -430,16 +444,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             (path, mine, Some((spec, hash, total, ids)))
         }
     };
-    if let Some(dir) = out.parent()
-        && !dir.as_os_str().is_empty()
-        && !dir.is_dir()
-    {
-        return Err(CliError::input(format!(
-            "{}: the directory {} does not exist",
-            out.display(),
-            dir.display()
-        )));
-    }
+    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
     let mut sweep = match Sweep::open(&out, grid) {
         Err(SweepError::UnknownPoint {
             key,

@@ -146,7 +146,24 @@ pub enum SimError {
     /// The allocator refused to take back a grant it issued.
     #[error("the allocator refused a release: {0}")]
     Release(#[from] ReleaseError),
+    /// More jobs wait than [`MAX_WAITING`]: the machine cannot keep up.
+    #[error(
+        "{waiting} jobs wait at time {time}, more than the {max} a run holds: the offered load is more than the machine serves; lower the load or the number of jobs",
+        max = MAX_WAITING
+    )]
+    Saturated {
+        /// Jobs waiting.
+        waiting: usize,
+        /// When the queue passed the bound.
+        time: f64,
+    },
 }
+
+/// Most jobs a run lets wait at once (2^21, a few hundred MB of queued
+/// jobs). A run past it is saturated: more work arrives than the machine
+/// serves, so the queue, and the memory it holds, would grow with the
+/// length of the run. It stops with [`SimError::Saturated`] instead.
+pub const MAX_WAITING: usize = 1 << 21;
 
 /// A calendar entry. The source is pulled one arrival at a time, so at
 /// most one arrival is pending: its job waits beside the calendar
@@ -691,6 +708,12 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 .head()
                 .is_some_and(|h| h.shape.node_count() > self.alloc.free_nodes() as u64);
             let waiting = self.sched.queue_len() as u64;
+            if waiting > MAX_WAITING as u64 {
+                return Err(SimError::Saturated {
+                    waiting: waiting as usize,
+                    time: t,
+                });
+            }
             busy.update(t, busy_now as f64)?;
             useful.update(t, useful_now as f64)?;
             queue.update(t, waiting as f64)?;
