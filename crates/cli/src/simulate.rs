@@ -120,7 +120,14 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
+    // A trace without a usable job is refused (before a jobs CSV is
+    // written), as `replay` refuses it.
+    let empty = || CliError::input(format!("{}: the trace has no usable job", path.display()));
     let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
+        let mut jobs = jobs.peekable();
+        if jobs.peek().is_none() {
+            return Err(empty());
+        }
         let sim = Simulation::by_name(
             topology.clone(),
             &args.allocator,

@@ -315,6 +315,48 @@ fn slug(s: &str) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// Columns of a row that name its point (topology, allocator, scheduler,
+/// load, settings); the rest are results.
+const POINT_COLUMNS: usize = 5;
+
+/// Checks the results an earlier run left in `path` (a `.partial` file or
+/// a finished CSV), if it exists, before they are resumed into this one:
+/// every result field must be a number or empty, as the sweep writes
+/// them, so a damaged file is refused with its line rather than copied
+/// into the output. (A torn last line is left to the sweep, which cuts it
+/// off.)
+fn check_resumed(path: &Path) -> Result<(), CliError> {
+    if !path.is_file() {
+        return Ok(());
+    }
+    let bytes = crate::limits::read_bytes(path, crate::limits::FileKind::Shard)?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(bytes.get(..complete).unwrap_or_default());
+    let headers = match r.headers() {
+        Ok(h) => h.clone(),
+        // The sweep reports an unreadable header itself.
+        Err(_) => return Ok(()),
+    };
+    for rec in r.records() {
+        let Ok(rec) = rec else { return Ok(()) };
+        let line = rec.position().map_or(0, csv::Position::line);
+        for (i, field) in rec.iter().enumerate().skip(POINT_COLUMNS) {
+            if !field.is_empty() && field.parse::<f64>().is_err() {
+                let column = headers.get(i).unwrap_or("?");
+                let shown: String = field.chars().take(40).collect();
+                return Err(CliError::input(format!(
+                    "{}: line {line}: {column} is {shown:?}, not a number; the file is damaged: move it away (or delete it) and run the sweep again",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A chart line: its label and its points (x, mean, half-width).
 type Line = (String, Vec<(f64, f64, f64)>);
 
@@ -445,6 +487,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         }
     };
     crate::output::check_outputs(&[(flag, &out)], &inputs)?;
+    let mut partial = out.clone().into_os_string();
+    partial.push(".partial");
+    for earlier in [PathBuf::from(partial), out.clone()] {
+        check_resumed(&earlier)?;
+    }
     let mut sweep = match Sweep::open(&out, grid) {
         Err(SweepError::UnknownPoint {
             key,
