@@ -1,8 +1,7 @@
 //! The measured quantities every command reports, in one table, and their
 //! summaries over replications.
 
-use partalloc::simkit::{ConfidenceInterval, Report};
-use serde::Serialize;
+use partalloc::simkit::Report;
 
 use crate::error::CliError;
 
@@ -11,11 +10,7 @@ pub(crate) use partalloc::simkit::metrics::Metric;
 /// The metrics every command reports, in output order: the reported ones
 /// of the one table, [`partalloc::simkit::metrics::METRICS`], from which
 /// tables, JSON and the sweep's CSV columns are all made.
-pub(crate) fn reported() -> impl Iterator<Item = &'static Metric> {
-    partalloc::simkit::metrics::METRICS
-        .iter()
-        .filter(|m| m.reported)
-}
+pub(crate) use partalloc::simkit::metrics::reported;
 
 /// Looks a metric up by name.
 pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
@@ -28,41 +23,13 @@ pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
 }
 
 /// A metric over replications: mean and 95% half-width.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Summary {
-    pub(crate) metric: &'static str,
-    pub(crate) mean: f64,
-    pub(crate) half_width: Option<f64>,
-    pub(crate) n: u64,
-}
+pub(crate) use partalloc::simkit::metrics::Summary;
 
 /// Summarizes every metric over the reports.
 pub(crate) fn summarize(reports: &[Report]) -> Result<Vec<Summary>, CliError> {
-    reported()
-        .map(|m| {
-            let xs: Vec<f64> = reports.iter().map(|r| (m.value)(&r.results)).collect();
-            let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
-            Ok(Summary {
-                metric: m.name,
-                mean: ci.mean,
-                half_width: ci.half_width,
-                n: ci.n,
-            })
-        })
-        .collect()
+    Ok(partalloc::simkit::metrics::summarize(reports)?)
 }
 
 /// Mean search time per job in microseconds over the reports (wall clock,
 /// not deterministic).
-pub(crate) fn search_time_us(reports: &[Report]) -> f64 {
-    if reports.is_empty() {
-        return 0.0;
-    }
-    let n = reports.len() as f64;
-    reports
-        .iter()
-        .map(|r| r.search_time.mean_seconds_per_job)
-        .sum::<f64>()
-        / n
-        * 1e6
-}
+pub(crate) use partalloc::simkit::metrics::mean_search_time_us as search_time_us;

@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use partalloc_simkit::{
-    ConfidenceInterval, Report, Results, SimConfig, Simulation, Stop, TraceError,
-};
+use partalloc_simkit::{Report, Results, SimConfig, Simulation, Stop, TraceError};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -20,27 +18,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())
 }
-
-/// A metric's name and how to read it from a replication's results.
-type Metric = (&'static str, fn(&Results) -> f64);
-
-/// The metrics of the command line's summary, in its order.
-const METRICS: &[Metric] = &[
-    ("mean_response", |r| r.mean_response),
-    ("mean_wait", |r| r.mean_wait),
-    ("mean_numerical_delay", |r| r.mean_numerical_delay),
-    ("mean_topological_delay", |r| r.mean_topological_delay),
-    ("mean_service", |r| r.mean_service),
-    ("utilization", |r| r.utilization),
-    ("useful_utilization", |r| r.useful_utilization),
-    ("miss_rate", |r| r.miss_rate),
-    ("mean_internal_fragmentation", |r| {
-        r.mean_internal_fragmentation
-    }),
-    ("mean_queue_length", |r| r.mean_queue_length),
-    ("throughput", |r| r.throughput),
-    ("completed", |r| r.completed as f64),
-];
 
 /// The mapping named as on the command line.
 pub(crate) fn mapping_of(name: &str, topology: &RustTopology) -> PyResult<ShapeMapping> {
@@ -242,24 +219,17 @@ fn simulate<'py>(
     summary.set_item("seeds", seeds)?;
     summary.set_item("seed", seed)?;
     let metrics = PyList::empty(py);
-    for (name, get) in METRICS {
-        let xs: Vec<f64> = reports.iter().map(|r| get(&r.results)).collect();
-        let ci = ConfidenceInterval::from_samples(&xs, 0.95).map_err(value_error)?;
+    // The command line's summary, from the one table of reported metrics.
+    for sm in partalloc_simkit::metrics::summarize(&reports).map_err(value_error)? {
         let m = PyDict::new(py);
-        m.set_item("metric", *name)?;
-        m.set_item("mean", ci.mean)?;
-        m.set_item("half_width", ci.half_width)?;
-        m.set_item("n", ci.n)?;
+        m.set_item("metric", sm.metric)?;
+        m.set_item("mean", sm.mean)?;
+        m.set_item("half_width", sm.half_width)?;
+        m.set_item("n", sm.n)?;
         metrics.append(m)?;
     }
     summary.set_item("metrics", metrics)?;
-    let n = reports.len() as f64;
-    let search: f64 = reports
-        .iter()
-        .map(|r| r.search_time.mean_seconds_per_job)
-        .sum::<f64>()
-        / n
-        * 1e6;
+    let search = partalloc_simkit::metrics::mean_search_time_us(&reports);
     summary.set_item("search_time_us_per_job", search)?;
     let reps = PyList::empty(py);
     for r in &reports {

@@ -19,7 +19,7 @@
 //! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 12);
 //! ```
 
-use crate::Results;
+use crate::{ConfidenceInterval, Report, Results, StatsError};
 
 /// One measured quantity.
 #[derive(Debug, Clone, Copy)]
@@ -121,6 +121,80 @@ pub const METRICS: &[Metric] = &[
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
     },
 ];
+
+/// The metrics the command-line tool, the sweeps and the Python package
+/// report, in their order.
+pub fn reported() -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(|m| m.reported)
+}
+
+/// A reported metric over the replications of one point: the mean and the
+/// half-width of its 95% Student-t confidence interval (none for a single
+/// replication). The one summary that the tool's tables, JSON and sweep
+/// CSVs and the Python package's results are made from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Summary {
+    /// The metric's name.
+    pub metric: &'static str,
+    /// The mean over the replications.
+    pub mean: f64,
+    /// The 95% half-width.
+    pub half_width: Option<f64>,
+    /// Replications.
+    pub n: u64,
+}
+
+/// Every [`reported`] metric of `reports` (one per replication), in order.
+///
+/// ```
+/// use partalloc_simkit::metrics::summarize;
+/// use partalloc_simkit::{SimConfig, Simulation};
+/// use partalloc_workload::{Job, JobShape};
+/// let mesh: partalloc_topology::Topology = "mesh:4x4".parse()?;
+/// let run = |service: f64| {
+///     let jobs = (0..3).map(move |i| Job::new(i, 0.0, JobShape::Nodes { count: 4 }, service));
+///     Simulation::by_name(mesh.clone(), "paging", "fcfs", jobs, SimConfig::default())?.run()
+/// };
+/// let s = summarize(&[run(1.0)?, run(3.0)?])?;
+/// let service = s.iter().find(|m| m.metric == "mean_service").expect("reported");
+/// assert_eq!((service.mean, service.n), (2.0, 2));
+/// assert!(service.half_width.is_some_and(|h| h > 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// A [`StatsError`] if a value is not finite.
+pub fn summarize(reports: &[Report]) -> Result<Vec<Summary>, StatsError> {
+    reported()
+        .map(|m| {
+            let xs: Vec<f64> = reports.iter().map(|r| (m.value)(&r.results)).collect();
+            let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
+            Ok(Summary {
+                metric: m.name,
+                mean: ci.mean,
+                half_width: ci.half_width,
+                n: ci.n,
+            })
+        })
+        .collect()
+}
+
+/// The mean wall-clock search time per job in microseconds over `reports`
+/// (not deterministic: never part of [`Results`]); 0 for none.
+#[must_use]
+pub fn mean_search_time_us(reports: &[Report]) -> f64 {
+    if reports.is_empty() {
+        return 0.0;
+    }
+    let n = reports.len() as f64;
+    reports
+        .iter()
+        .map(|r| r.search_time.mean_seconds_per_job)
+        .sum::<f64>()
+        / n
+        * 1e6
+}
 
 /// The metric named `name`, if any.
 #[must_use]

@@ -56,4 +56,3 @@ pub(crate) use gray_code::ENTRY as GRAY_CODE;
 pub(crate) use multiple_gray_code::ENTRY as MULTIPLE_GRAY_CODE;
 pub(crate) use partner::ENTRY as PARTNER;
 pub(crate) use partner_ext::ENTRY as PARTNER_EXT;
-
