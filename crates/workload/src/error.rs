@@ -67,6 +67,42 @@ pub enum WorkloadError {
         /// Upper bound.
         hi: f64,
     },
+    /// A range's bound is negative where only values from 0 make sense.
+    #[error(
+        "{name}: lower bound {lo} is negative; write the range as LO-HI with 0 <= LO <= HI, e.g. uniform:0-5"
+    )]
+    NegativeBound {
+        /// The parameter.
+        name: &'static str,
+        /// The refused lower bound.
+        lo: f64,
+    },
+    /// A range's bound is infinite or not a number.
+    #[error("{name}: bound {value} is not a finite number")]
+    InfiniteBound {
+        /// The parameter.
+        name: &'static str,
+        /// The refused bound.
+        value: f64,
+    },
+    /// A value above the largest one supported.
+    #[error("{name} {value} is above the largest supported, {max}")]
+    AboveMaximum {
+        /// The parameter.
+        name: &'static str,
+        /// The refused value.
+        value: u64,
+        /// The largest accepted value.
+        max: u64,
+    },
+    /// Weights whose sum is not a finite number although each one is.
+    #[error(
+        "{what}: the weights add up to more than the largest finite number (about 1.8e308); divide them all by a common factor"
+    )]
+    WeightsOverflow {
+        /// What the weights are for.
+        what: &'static str,
+    },
     /// A shape does not fit the machine or is malformed.
     #[error("shape: {reason}")]
     BadShape {
@@ -86,6 +122,17 @@ pub enum WorkloadError {
     /// A topology value was rejected.
     #[error(transparent)]
     Topology(#[from] TopologyError),
+}
+
+/// The sum of `weights`, each already checked finite and at least 0, or
+/// [`WorkloadError::WeightsOverflow`] if the sum is not finite.
+pub(crate) fn weight_sum(what: &'static str, weights: &[f64]) -> Result<f64, WorkloadError> {
+    let total: f64 = weights.iter().sum();
+    if total.is_finite() {
+        Ok(total)
+    } else {
+        Err(WorkloadError::WeightsOverflow { what })
+    }
 }
 
 /// `Ok(x)` if `x` is finite and > 0.

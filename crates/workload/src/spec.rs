@@ -228,7 +228,13 @@ impl CubeDimLaw {
     fn check(&self) -> Result<(), WorkloadError> {
         match self {
             Self::Uniform | Self::Normal => Ok(()),
-            Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi).map(drop),
+            // The upper bound is checked against the machine in `dims`.
+            Self::Range { lo, hi } if lo > hi => Err(WorkloadError::BadRange {
+                name: "cube dimension",
+                lo: f64::from(*lo),
+                hi: f64::from(*hi),
+            }),
+            Self::Range { .. } => Ok(()),
             Self::Weights(w) => CubeDims::from_weights(w).map(drop),
         }
     }
@@ -238,6 +244,17 @@ impl CubeDimLaw {
     /// # Errors
     /// [`SpecError::Machine`] if it draws subcubes larger than the machine.
     pub fn dims(&self, machine_dim: u32) -> Result<CubeDims, SpecError> {
+        let too_large = |max_dim: u32| SpecError::Machine {
+            law: ShapeLaw::Cube(self.clone()).to_string(),
+            reason: format!(
+                "requests of dimension up to {max_dim} are larger than the machine's {machine_dim}-cube"
+            ),
+        };
+        if let Self::Range { hi, .. } = self
+            && *hi > machine_dim
+        {
+            return Err(too_large(*hi));
+        }
         let dims = match self {
             Self::Uniform => CubeDims::uniform(0, machine_dim.saturating_sub(1))?,
             Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi)?,
@@ -245,13 +262,7 @@ impl CubeDimLaw {
             Self::Weights(w) => CubeDims::from_weights(w)?,
         };
         if dims.max_dim() > machine_dim {
-            return Err(SpecError::Machine {
-                law: ShapeLaw::Cube(self.clone()).to_string(),
-                reason: format!(
-                    "requests of dimension up to {} are larger than the machine's {machine_dim}-cube",
-                    dims.max_dim()
-                ),
-            });
+            return Err(too_large(dims.max_dim()));
         }
         Ok(dims)
     }
@@ -459,7 +470,8 @@ impl ShapeLaw {
             Self::Cube(dims) => {
                 let Some(h) = topology.as_hypercube() else {
                     return Err(unfit(format!(
-                        "draws subcubes and needs a hypercube, not {topology}; use sides, cubic or noncubic"
+                        "draws subcubes and needs a hypercube, not {topology}; {}",
+                        fitting_shapes(topology)
                     )));
                 };
                 return Ok(dims.dims(h.dim())?.into());
@@ -486,7 +498,8 @@ impl ShapeLaw {
             Self::Catalogue { weights } => {
                 let Some(pod) = topology.as_pod() else {
                     return Err(unfit(format!(
-                        "draws a pod's catalogue shapes and needs a pod, not {topology}; use sides"
+                        "draws a pod's catalogue shapes and needs a pod, not {topology}; {}",
+                        fitting_shapes(topology)
                     )));
                 };
                 return Ok(CatalogueShapes::new(pod.catalogue(), weights.as_deref())?.into());
@@ -495,7 +508,8 @@ impl ShapeLaw {
         };
         let Some(grid) = topology.as_grid() else {
             return Err(unfit(format!(
-                "draws boxes and needs a mesh or torus, not {topology}; use cube"
+                "draws boxes and needs a mesh or torus, not {topology}; {}",
+                fitting_shapes(topology)
             )));
         };
         let machine = grid.sides();
@@ -534,6 +548,19 @@ impl ShapeLaw {
                 CubicShapes::new(&exps)?.into()
             }
         })
+    }
+}
+
+/// The shape laws that fit `topology`, as advice for a law that does not.
+fn fitting_shapes(topology: &Topology) -> &'static str {
+    if topology.as_hypercube().is_some() {
+        "use cube"
+    } else if topology.as_pod().is_some() {
+        "use catalogue or sides"
+    } else if topology.as_grid().is_some() {
+        "use sides, cubic or noncubic"
+    } else {
+        "use nodes (node counts)"
     }
 }
 
@@ -1216,6 +1243,82 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn misfitting_laws_name_the_laws_that_fit_and_the_real_fault() {
+        let racks: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\nBlockSizes=4,8\n",
+            "r.conf",
+        )
+        .unwrap()
+        .into();
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let pod: Topology = "pod:tpu-v4:4x4x4".parse().unwrap();
+        for (law, machine, advice) in [
+            ("sides:uniform", &racks, "; use nodes (node counts)"),
+            ("cube:uniform", &racks, "; use nodes (node counts)"),
+            ("catalogue", &racks, "; use nodes (node counts)"),
+            ("cube:uniform", &mesh, "; use sides, cubic or noncubic"),
+            ("catalogue", &cube, "; use cube"),
+            ("catalogue", &mesh, "; use sides, cubic or noncubic"),
+            ("cube:uniform", &pod, "; use catalogue or sides"),
+        ] {
+            let e = law
+                .parse::<ShapeLaw>()
+                .unwrap()
+                .shapes(machine)
+                .unwrap_err();
+            assert!(e.to_string().ends_with(advice), "{law} on {machine}: {e}");
+        }
+        // A dimension above the machine is said so, even above every machine.
+        for (hi, says) in [(7, "up to 7 are"), (99, "up to 99 are")] {
+            let e = format!("cube:uniform:0-{hi}")
+                .parse::<ShapeLaw>()
+                .unwrap()
+                .shapes(&cube)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "shape law cube:uniform:0-{hi}: requests of dimension {says} larger than the machine's 6-cube"
+                )
+            );
+        }
+        let e = "uniform:5-3".parse::<CubeDimLaw>().unwrap_err().to_string();
+        assert!(
+            e.ends_with("lower bound 5 must not exceed upper bound 3"),
+            "{e}"
+        );
+        // A negative lower bound is named as such, not as a reversed range.
+        let e = "uniform:-1-5".parse::<DemandLaw>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "demand law \"uniform:-1-5\": uniform demand: lower bound -1 is negative; write the range as LO-HI with 0 <= LO <= HI, e.g. uniform:0-5"
+        );
+        let e = "uniform:0-inf"
+            .parse::<DemandLaw>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("bound inf is not a finite number"), "{e}");
+        // Weights that overflow are not "a sum of 0".
+        let e = "1e308,1e308".parse::<CubeDimLaw>().unwrap_err().to_string();
+        assert!(
+            e.contains("add up to more than the largest finite number"),
+            "{e}"
+        );
+        let e = ShapeLaw::Catalogue {
+            weights: Some(vec![1e308, 1e308, 1.0, 1.0, 1.0]),
+        }
+        .shapes(&pod)
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("add up to more than the largest finite number"),
+            "{e}"
+        );
     }
 
     #[test]
