@@ -150,6 +150,11 @@ pub enum PodError {
         /// The name given.
         name: String,
     },
+    /// A description with neither sides nor a preset (an empty pod file).
+    #[error(
+        "the pod description gives neither sides nor a preset; add sides = \"AxB…\" with shapes, or preset = \"tpu-v4\" (presets tpu-v4, tpu-v5e)"
+    )]
+    MissingSides,
     /// A malformed pod text form or description.
     #[error("invalid pod description {text:?}: {reason} ({POD_TEXT_HELP})")]
     InvalidText {
@@ -706,12 +711,7 @@ impl TryFrom<PodDescription> for Pod {
         let sides = match (&d.sides, &base) {
             (Some(text), _) => parse_sides(text)?,
             (None, Some(b)) => *b.grid.sides(),
-            (None, None) => {
-                return Err(PodError::InvalidText {
-                    text: format!("{d:?}"),
-                    reason: "sides are required without a preset".to_owned(),
-                });
-            }
+            (None, None) => return Err(PodError::MissingSides),
         };
         // A resized preset keeps the shapes that fit the new sides.
         let base = base
@@ -1065,6 +1065,9 @@ mod tests {
         // The whole description rebuilds an equal pod.
         assert_eq!(Pod::try_from(PodDescription::from(&pod)).unwrap(), pod);
         let e = Pod::try_from(PodDescription::default()).unwrap_err();
-        assert!(e.to_string().contains("sides are required"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "the pod description gives neither sides nor a preset; add sides = \"AxB…\" with shapes, or preset = \"tpu-v4\" (presets tpu-v4, tpu-v5e)"
+        );
     }
 }
