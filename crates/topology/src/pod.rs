@@ -72,7 +72,7 @@ impl FromStr for Wiring {
             "static" => Ok(Self::Static),
             "reconfigurable" => Ok(Self::Reconfigurable),
             _ => Err(PodError::InvalidText {
-                text: s.to_owned(),
+                text: crate::echo(s),
                 reason: "wiring is static or reconfigurable".to_owned(),
             }),
         }
@@ -446,7 +446,7 @@ impl Pod {
                 true,
             ),
             _ => Err(PodError::UnknownPreset {
-                name: name.to_owned(),
+                name: crate::echo(name),
             }),
         }?;
         Ok(Self {
@@ -467,7 +467,9 @@ impl Pod {
             if !first_ok
                 || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
             {
-                return Err(PodError::InvalidName { name: n.to_owned() });
+                return Err(PodError::InvalidName {
+                    name: crate::echo(n),
+                });
             }
         }
         Ok(Self {
@@ -841,7 +843,7 @@ impl FromStr for Pod {
     /// Parses the text form described at [`Pod`]; no file is read.
     fn from_str(s: &str) -> Result<Self, PodError> {
         let invalid = |reason: String| PodError::InvalidText {
-            text: s.to_owned(),
+            text: crate::echo(s),
             reason,
         };
         let mut fields = s.trim().split(':').map(str::trim).peekable();
@@ -865,7 +867,7 @@ impl FromStr for Pod {
         for field in fields {
             let (key, value) = field
                 .split_once('=')
-                .ok_or_else(|| invalid(format!("{field:?} is not key=value")))?;
+                .ok_or_else(|| invalid(format!("{:?} is not key=value", crate::echo(field))))?;
             let (key, value) = (key.trim(), value.trim());
             let duplicate = || invalid(format!("{key} is given twice"));
             match key {
@@ -889,7 +891,10 @@ impl FromStr for Pod {
                         "true" => true,
                         "false" => false,
                         _ => {
-                            return Err(invalid(format!("rotate is true or false, not {value:?}")));
+                            return Err(invalid(format!(
+                                "rotate is true or false, not {:?}",
+                                crate::echo(value)
+                            )));
                         }
                     };
                     if d.rotate.replace(r).is_some() {
@@ -902,7 +907,7 @@ impl FromStr for Pod {
                         return Err(duplicate());
                     }
                 }
-                other => return Err(invalid(format!("unknown key {other:?}"))),
+                other => return Err(invalid(format!("unknown key {:?}", crate::echo(other)))),
             }
         }
         Self::try_from(d)

@@ -261,10 +261,11 @@ fn whole_number(t: &str) -> Result<u32, String> {
     use core::num::IntErrorKind;
     t.trim().parse::<u32>().map_err(|e| match e.kind() {
         IntErrorKind::PosOverflow => format!(
-            "{t:?} is larger than the largest side or dimension accepted, {}",
+            "{:?} is larger than the largest side or dimension accepted, {}",
+            crate::echo(t),
             u32::MAX
         ),
-        _ => format!("{t:?} is not a non-negative integer"),
+        _ => format!("{:?} is not a non-negative integer", crate::echo(t)),
     })
 }
 
@@ -283,7 +284,7 @@ fn whole_number(t: &str) -> Result<u32, String> {
 /// numbers; as [`Coords::new`] for no or too many dimensions.
 pub fn parse_sides(text: &str) -> Result<Coords, TopologyError> {
     let sides = side_list(text).map_err(|reason| TopologyError::InvalidSides {
-        text: text.to_owned(),
+        text: crate::echo(text),
         reason,
     })?;
     Coords::new(&sides)
@@ -294,7 +295,7 @@ impl FromStr for Topology {
 
     fn from_str(s: &str) -> Result<Self, TopologyError> {
         let err = |reason: &str| TopologyError::InvalidTopology {
-            text: s.to_owned(),
+            text: crate::echo(s),
             reason: reason.to_owned(),
         };
         let (family, rest) = s
@@ -335,7 +336,7 @@ impl FromStr for Topology {
             "blocks" | "tree" => Err(err(&format!(
                 "a {family} machine is read from a topology.conf or topology.yaml file, not parsed from text; load it with SlurmMachine::parse_conf or parse_yaml (the command-line tool reads {family}:FILE)"
             ))),
-            other => Err(err(&format!("unknown family {other:?}"))),
+            other => Err(err(&format!("unknown family {:?}", crate::echo(other)))),
         }
     }
 }

@@ -103,7 +103,7 @@ const KINDS: &str = "auto, sides, cubic, noncubic, cube, nodes or catalogue";
 fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
     SpecError::Syntax {
         law,
-        text: text.to_owned(),
+        text: partalloc_topology::echo(text),
         reason,
         accepted,
     }
@@ -112,7 +112,7 @@ fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String)
 fn invalid<'t>(law: &'static str, text: &'t str) -> impl FnOnce(WorkloadError) -> SpecError + 't {
     move |source| SpecError::Invalid {
         law,
-        text: text.to_owned(),
+        text: partalloc_topology::echo(text),
         source,
     }
 }
@@ -124,9 +124,14 @@ fn number(
     accepted: &'static str,
     part: &str,
 ) -> Result<f64, SpecError> {
-    part.trim()
-        .parse::<f64>()
-        .map_err(|_| syntax(law, text, accepted, format!("{part:?} is not a number")))
+    part.trim().parse::<f64>().map_err(|_| {
+        syntax(
+            law,
+            text,
+            accepted,
+            format!("{:?} is not a number", partalloc_topology::echo(part)),
+        )
+    })
 }
 
 /// The sides `part` of `text`, read by the topology's parser of side lists.
@@ -189,7 +194,7 @@ impl FromStr for Arrivals {
                 LAW,
                 text,
                 ARRIVALS,
-                format!("unknown law {other:?}"),
+                format!("unknown law {:?}", partalloc_topology::echo(other)),
             )),
         }
     }
@@ -284,7 +289,12 @@ impl FromStr for CubeDimLaw {
                 })?;
                 let whole = |s: &str| {
                     s.trim().parse::<u32>().map_err(|_| {
-                        syntax(LAW, text, CUBE_DIMS, format!("{s:?} is not a whole number"))
+                        syntax(
+                            LAW,
+                            text,
+                            CUBE_DIMS,
+                            format!("{:?} is not a whole number", partalloc_topology::echo(s)),
+                        )
                     })
                 };
                 Self::Range {
@@ -621,10 +631,12 @@ impl FromStr for ShapeLaw {
                     None => (rest.trim(), None),
                 };
                 let positive = |t: &str| {
-                    t.parse::<u32>()
-                        .ok()
-                        .filter(|&v| v > 0)
-                        .ok_or_else(|| bad(format!("{t:?} is not a positive whole number")))
+                    t.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(|| {
+                        bad(format!(
+                            "{:?} is not a positive whole number",
+                            partalloc_topology::echo(t)
+                        ))
+                    })
                 };
                 let law = match law {
                     "uniform" => NodeCountLaw::Uniform,
@@ -633,7 +645,8 @@ impl FromStr for ShapeLaw {
                         Some(k) => NodeCountLaw::Multiples(positive(k)?),
                         None => {
                             return Err(bad(format!(
-                                "unknown count law {other:?} (uniform, pow2 or multiples-of-K)"
+                                "unknown count law {:?} (uniform, pow2 or multiples-of-K)",
+                                partalloc_topology::echo(other)
                             )));
                         }
                     },
@@ -665,7 +678,12 @@ impl FromStr for ShapeLaw {
                     .transpose()?;
                 Ok(Self::Catalogue { weights })
             }
-            other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
+            other => Err(syntax(
+                LAW,
+                text,
+                SHAPES,
+                format!("unknown law {:?}", partalloc_topology::echo(other)),
+            )),
         }
     }
 }
@@ -889,7 +907,14 @@ impl FromStr for DemandLaw {
                 }
             }
             "const" | "constant" => Self::Constant { value: num(args)? },
-            other => return Err(syntax(LAW, text, DEMANDS, format!("unknown law {other:?}"))),
+            other => {
+                return Err(syntax(
+                    LAW,
+                    text,
+                    DEMANDS,
+                    format!("unknown law {:?}", partalloc_topology::echo(other)),
+                ));
+            }
         };
         parsed.dist().map_err(invalid(LAW, text))?;
         Ok(parsed)

@@ -119,7 +119,7 @@ fn check_line(text: &str, line: u64) -> Result<(), TestCaseError> {
             if msg.contains("field ") {
                 let quoted = text
                     .split_ascii_whitespace()
-                    .any(|tok| msg.contains(&format!("{tok:?}")));
+                    .any(|tok| msg.contains(&format!("{:?}", partalloc_topology::echo(tok))));
                 prop_assert!(quoted, "{msg} quotes no field of {text:?}");
             }
         }
@@ -286,7 +286,7 @@ proptest! {
                 let msg = e.to_string();
                 let value = header.get(key).unwrap_or_default();
                 prop_assert!(
-                    msg.contains(key) && msg.contains(&format!("{value:?}"))
+                    msg.contains(key) && msg.contains(&format!("{:?}", partalloc_topology::echo(value)))
                         && msg.starts_with(&format!("line {line}:")),
                     "{msg}"
                 );

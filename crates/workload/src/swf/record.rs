@@ -132,7 +132,7 @@ impl SwfRecord {
         let job_number = int(SwfField::JobNumber, t1)?.ok_or_else(|| SwfError::Field {
             line,
             field: SwfField::JobNumber,
-            value: t1.to_owned(),
+            value: partalloc_topology::echo(t1),
             reason: "must be known: every job needs a number",
         })?;
         Ok(Self {
@@ -312,7 +312,7 @@ fn int_field(t: &str, field: SwfField, line: u64) -> Result<Option<u64>, SwfErro
     let err = |reason| SwfError::Field {
         line,
         field,
-        value: t.to_owned(),
+        value: partalloc_topology::echo(t),
         reason,
     };
     if t == "-1" {
@@ -339,7 +339,7 @@ fn real_field(t: &str, field: SwfField, line: u64) -> Result<Option<f64>, SwfErr
     let err = |reason| SwfError::Field {
         line,
         field,
-        value: t.to_owned(),
+        value: partalloc_topology::echo(t),
         reason,
     };
     // Only plain decimal numbers: `f64::from_str` also takes "inf", "NaN".
