@@ -25,6 +25,25 @@ pub enum WorkloadError {
         /// The refused load.
         load: f64,
     },
+    /// An offered load so small that arrival times lose the residence
+    /// times (or overflow): below [`MIN_LOAD`](crate::MIN_LOAD).
+    #[error(
+        "offered load {load:e} is below {min:e}, the smallest accepted: arrivals would be so rare that arrival times swallow the residence times or overflow to infinity"
+    )]
+    LoadTooSmall {
+        /// The refused load.
+        load: f64,
+        /// The smallest accepted load.
+        min: f64,
+    },
+    /// An arrival rate whose mean gap 1/λ is not a finite number.
+    #[error(
+        "arrival rate {rate} gives an infinite mean gap between arrivals; raise the load or shorten the residence times"
+    )]
+    InfiniteGap {
+        /// The refused rate.
+        rate: f64,
+    },
     /// The load parameters contradict each other.
     #[error("inconsistent load parameters: {reason}")]
     InconsistentLoad {
