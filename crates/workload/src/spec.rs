@@ -488,20 +488,29 @@ impl ShapeLaw {
             }
             Self::Nodes { law, max } => {
                 // On a block machine a job must fit one block of the largest
-                // level; elsewhere the whole machine.
-                let nodes = match topology.as_slurm().and_then(|m| m.blocks()) {
-                    Some(b) => {
+                // level, on a tree machine the largest tree under one root;
+                // elsewhere the whole machine.
+                let slurm = topology.as_slurm();
+                let nodes = match (slurm.and_then(|m| m.blocks()), slurm.and_then(|m| m.tree())) {
+                    (Some(b), _) => {
                         let widest = b.levels().last().map_or(1, |&m| m.min(b.base_blocks()));
                         (u64::from(widest) * u64::from(b.base_size())) as usize
                     }
-                    None => topology.num_nodes(),
+                    (None, Some(t)) => largest_root_tree(t),
+                    (None, None) => topology.num_nodes(),
                 };
                 let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
                 let max = max.unwrap_or(machine);
                 if max > machine {
-                    return Err(unfit(format!(
-                        "requests would be larger than the machine {topology} of {machine} nodes"
-                    )));
+                    return Err(unfit(if slurm.is_some() {
+                        format!(
+                            "requests of up to {max} nodes are larger than the largest job {topology} can place, {machine} nodes (one block of its largest level, or one root's tree); give at most {machine} (--max-sides on the command line)"
+                        )
+                    } else {
+                        format!(
+                            "requests would be larger than the machine {topology} of {machine} nodes"
+                        )
+                    }));
                 }
                 return Ok(NodeCounts::new(*law, max)?.into());
             }
@@ -559,6 +568,24 @@ impl ShapeLaw {
             }
         })
     }
+}
+
+/// The nodes under the root switch with the most of them: the largest job
+/// a tree machine can ever place (a machine of two roots is two trees).
+fn largest_root_tree(tree: &partalloc_topology::slurm::Tree) -> usize {
+    let switches = tree.switches();
+    let mut below = vec![0usize; switches.len()];
+    for &leaf in tree.leaves() {
+        let nodes = switches
+            .get(leaf as usize)
+            .map_or(0, |s| s.nodes.end.saturating_sub(s.nodes.start) as usize);
+        if let Some(root) = tree.ancestors(leaf).last()
+            && let Some(b) = below.get_mut(root as usize)
+        {
+            *b += nodes;
+        }
+    }
+    below.into_iter().max().unwrap_or(0)
 }
 
 /// The shape laws that fit `topology`, as advice for a law that does not.
@@ -1268,6 +1295,35 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn node_counts_on_a_tree_of_two_roots_stay_under_the_larger_root() {
+        let two: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "SwitchName=a Nodes=n[0-3]\nSwitchName=b Nodes=m[0-7]\n",
+            "two.conf",
+        )
+        .unwrap()
+        .into();
+        let law = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &two,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        // Uniform in 1..=8, not 1..=12.
+        assert_eq!(law.shapes(&two).unwrap().mean_nodes(), 4.5);
+        let e = "nodes:uniform:9"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("requests of up to 9 nodes are larger than the largest job tree:two.conf can place, 8 nodes"),
+            "{e}"
+        );
     }
 
     #[test]
