@@ -367,6 +367,14 @@ fn topology_strings() -> Vec<Probe> {
             .collect();
         v.push(b);
     }
+    v.push(
+        cmd(
+            "topology strings",
+            &["strategies", "--topology", "mesh:4294967296x1"],
+        )
+        .expect(Expect::Fails)
+        .says("\"4294967296\" is larger than the largest side or dimension accepted"),
+    );
     v
 }
 
@@ -1715,6 +1723,41 @@ fn sweep_files() -> Vec<Probe> {
             None,
         ),
         (
+            "negative residence bound",
+            with("exp:1", "uniform:-1-5"),
+            Expect::Fails,
+            Some("lower bound -1 is negative"),
+        ),
+        (
+            "cube dimension weights overflow",
+            with("[\"mesh:4x4\"]", "[\"hypercube:6\"]")
+                .replace("[\"first-fit\", \"paging\"]", "[\"buddy\"]")
+                .replace(
+                    "shapes = \"sides\"",
+                    "shapes = \"cube\"\ncube_dims = \"1e308,1e308\"",
+                ),
+            Expect::Fails,
+            Some("add up to more than the largest finite number"),
+        ),
+        (
+            "cube dimensions above the machine",
+            with("[\"mesh:4x4\"]", "[\"hypercube:6\"]")
+                .replace("[\"first-fit\", \"paging\"]", "[\"buddy\"]")
+                .replace(
+                    "shapes = \"sides\"",
+                    "shapes = \"cube\"\ncube_dims = \"uniform:0-99\"",
+                ),
+            Expect::Fails,
+            Some("larger than the machine's 6-cube"),
+        ),
+        (
+            "shapes misfit on a block machine",
+            with("[\"mesh:4x4\"]", "[\"blocks:b.conf\"]")
+                .replace("[\"first-fit\", \"paging\"]", "[\"block\"]"),
+            Expect::Fails,
+            Some("use nodes"),
+        ),
+        (
             "shapes misfit",
             with("shapes = \"sides\"", "shapes = \"cube\""),
             Expect::Fails,
@@ -1747,6 +1790,7 @@ fn sweep_files() -> Vec<Probe> {
             .file("e.toml", text)
             .expect(e);
             p.name = format!("sweep file {what}");
+            p = p.file("b.conf", data("blocks.conf"));
             if let Some(s) = says {
                 p = p.says(s);
             }
