@@ -762,8 +762,9 @@ fn edit_field(csv: &[u8], col: usize, to: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// 10. A write stopped by SIGTERM removes its temporary file: `generate`
-/// writing a large trace is stopped while its temporary file exists.
+/// Item 10: a write stopped by SIGTERM removes its temporary file:
+/// `generate` writing a large trace is stopped while its temporary file
+/// exists.
 pub(crate) fn sigterm_cleans_up() -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let d = dir.path();

@@ -16,6 +16,11 @@
 //! root (`mknod`, a tmpfs mount) fail with a message saying why when they
 //! cannot run, unless `PARTALLOC_ADVERSARIAL_SKIP` lists them (`mknod`,
 //! `tmpfs`, comma-separated). See docs/guide.md, "Adversarial corpus".
+#![expect(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test harness: a setup that cannot be made stops the test"
+)]
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
