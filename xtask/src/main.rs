@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 mod ci;
 mod figures;
+mod tidy;
 
 use figures::RunArgs;
 

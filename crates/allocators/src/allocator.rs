@@ -227,6 +227,108 @@ pub trait Allocator: Send + fmt::Debug {
     }
 }
 
+/// An allocator wrapped to watch (or change) its `allocate` and `release`,
+/// such as a simulator's metering layer: every other [`Allocator`]
+/// method is forwarded to [`inner`](Self::inner) by the one blanket
+/// implementation below, so no wrapper can drop a method (a wrapper that
+/// forwarded by hand once lost `can_allocate`, and its schedulers were
+/// told probing was unsupported). A method added to [`Allocator`] is
+/// forwarded there, once.
+///
+/// ```
+/// use partalloc_allocators::{Allocator, AllocatorWrapper, AllocError, Grant, Request, registry};
+///
+/// #[derive(Debug)]
+/// struct Counting { inner: Box<dyn Allocator>, grants: u64 }
+///
+/// impl AllocatorWrapper for Counting {
+///     fn inner(&self) -> &dyn Allocator { self.inner.as_ref() }
+///     fn inner_mut(&mut self) -> &mut dyn Allocator { self.inner.as_mut() }
+///     fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+///         let g = self.inner.allocate(request)?;
+///         self.grants += 1;
+///         Ok(g)
+///     }
+/// }
+///
+/// let mut c = Counting { inner: registry::build("fsl", &"mesh:4x4".parse()?)?, grants: 0 };
+/// let g = c.allocate(&Request::boxed(&[2, 2])?)?;
+/// assert_eq!((c.grants, c.free_nodes()), (1, 12));
+/// // Forwarded, not dropped: fsl answers the probe itself.
+/// assert_eq!(c.can_allocate(&Request::boxed(&[4, 4])?), Ok(false));
+/// assert_eq!(c.can_allocate(&Request::boxed(&[2, 4])?), Ok(true));
+/// c.release(&g)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait AllocatorWrapper: Send + fmt::Debug {
+    /// The wrapped allocator.
+    fn inner(&self) -> &dyn Allocator;
+
+    /// The wrapped allocator, mutably.
+    fn inner_mut(&mut self) -> &mut dyn Allocator;
+
+    /// [`Allocator::allocate`] of the wrapper; forwards by default.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate`].
+    fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        self.inner_mut().allocate(request)
+    }
+
+    /// [`Allocator::release`] of the wrapper; forwards by default.
+    ///
+    /// # Errors
+    /// As [`Allocator::release`].
+    fn wrapped_release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.inner_mut().release(grant)
+    }
+}
+
+impl<W: AllocatorWrapper> Allocator for W {
+    fn name(&self) -> String {
+        self.inner().name()
+    }
+    fn topology(&self) -> &Topology {
+        self.inner().topology()
+    }
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        self.wrapped_allocate(request)
+    }
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.wrapped_release(grant)
+    }
+    fn free_nodes(&self) -> usize {
+        self.inner().free_nodes()
+    }
+    fn total_nodes(&self) -> usize {
+        self.inner().total_nodes()
+    }
+    fn live_grants(&self) -> usize {
+        self.inner().live_grants()
+    }
+    fn is_available(&self, node: NodeId) -> bool {
+        self.inner().is_available(node)
+    }
+    fn busy_nodes(&self) -> NodeSet {
+        self.inner().busy_nodes()
+    }
+    fn faulty_nodes(&self) -> NodeSet {
+        self.inner().faulty_nodes()
+    }
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner_mut().mark_faulty(node)
+    }
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.inner_mut().repair(node)
+    }
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        self.inner().can_allocate(request)
+    }
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.inner().recognizable(request)
+    }
+}
+
 /// [`Allocator::can_allocate`] for a strategy that can be cloned: it
 /// allocates on a copy, so the original is untouched.
 pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(

@@ -64,7 +64,7 @@ pub mod slurm;
 mod spec;
 pub mod tree;
 
-pub use allocator::Allocator;
+pub use allocator::{Allocator, AllocatorWrapper};
 pub use error::{AllocError, BuildError, FaultError, ReleaseError};
 pub use grant::{Grant, GrantId, Partition};
 pub use ledger::GrantLedger;

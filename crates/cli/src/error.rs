@@ -22,6 +22,42 @@ pub(crate) enum CliError {
         /// The cause.
         source: io::Error,
     },
+    /// An output path cannot be written (checked before any work).
+    #[error("{flag} {}: {reason}", .path.display())]
+    OutputPath {
+        /// The option that names it.
+        flag: String,
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// An output path is one of the command's inputs.
+    #[error(
+        "{flag} {}: that is the input {}; write the output to another file",
+        .path.display(), .input.display()
+    )]
+    OutputIsInput {
+        /// The option that names the output.
+        flag: String,
+        /// The output.
+        path: PathBuf,
+        /// The input it is.
+        input: PathBuf,
+    },
+    /// Two outputs are the same file.
+    #[error(
+        "{second} {}: the same file as {first}; give each output its own file",
+        .path.display()
+    )]
+    SameOutput {
+        /// The first option naming the file.
+        first: String,
+        /// The second one.
+        second: String,
+        /// The path.
+        path: PathBuf,
+    },
     /// A trace line is malformed.
     #[error("{path}: {source}")]
     Swf {

@@ -40,6 +40,11 @@ pub(crate) struct Args {
 /// Runs `partalloc generate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
+    let machine_file = crate::run::topology_file(&args.topology);
+    crate::output::check_outputs(
+        &[("--out", args.out.as_path())],
+        &machine_file.as_deref().into_iter().collect::<Vec<_>>(),
+    )?;
     let spec = args.workload.spec(args.jobs, 0);
     spec.check()?;
     crate::limits::check_count("--jobs", spec.jobs, crate::limits::MAX_GENERATED_JOBS)?;

@@ -35,13 +35,29 @@ pub(crate) const MAX_SEEDS: u64 = 100_000;
 /// Most jobs whose records are kept for `simulate --jobs-csv`.
 pub(crate) const MAX_RECORDED_JOBS: u64 = 10_000_000;
 
+/// Most worker threads (`--threads`): each costs a stack and start-up
+/// time before any work, and results never depend on the count.
+pub(crate) const MAX_THREADS: usize = 1024;
+
 /// Most jobs `generate` writes; the trace is built in memory and renamed
 /// into place.
 pub(crate) const MAX_GENERATED_JOBS: u64 = 10_000_000;
 
-/// Refuses a machine above `max` nodes for `what` (e.g. "simulate").
+/// Largest pod a command builds strategies for (2^16 chips, seven times
+/// the largest pods built so far). Pod strategies keep counts per
+/// catalogue orientation and chip, and a request costs time in the pod's
+/// size: a pod of 2^22 chips took a minute for 20 jobs.
+pub(crate) const MAX_POD_CHIPS: usize = 1 << 16;
+
+/// Refuses a machine above `max` nodes for `what` (e.g. "simulate"), and
+/// a pod above [`MAX_POD_CHIPS`].
 pub(crate) fn check_machine(what: &str, topology: &Topology, max: usize) -> Result<(), CliError> {
     let nodes = topology.num_nodes();
+    if topology.as_pod().is_some() && nodes > MAX_POD_CHIPS {
+        return Err(CliError::input(format!(
+            "{topology} has {nodes} chips, too many for {what}: pods of at most {MAX_POD_CHIPS} chips (2^16) are accepted"
+        )));
+    }
     if nodes > max {
         return Err(CliError::input(format!(
             "{topology} has {nodes} nodes, too many for {what}: machines of at most {max} nodes (2^{}) are accepted",

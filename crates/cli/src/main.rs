@@ -73,6 +73,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C or a TERM signal (a cancelled Slurm job) ends the process at
+    // once: remove the temporary files of unfinished writes first, so
+    // none is left beside its target. A sweep's `.partial` file is not a
+    // temporary: it stays, and the sweep resumes from it.
+    let _ = ctrlc::set_handler(|| {
+        partalloc::simkit::remove_temporaries();
+        std::process::exit(130);
+    });
     let result = match cli.command {
         Command::Strategies(a) => strategies::run(&a),
         Command::Simulate(a) => simulate::run(&a),

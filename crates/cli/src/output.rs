@@ -83,6 +83,72 @@ pub(crate) fn emit(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// Checks every output path of a command before any work: each must be
+/// writable as [`atomic::destination`] says (not a directory, its
+/// directory existing, no dangling link), no two may be the same file, and
+/// none may be one of the command's input files. Identity is the file's,
+/// not its name's: a link or another spelling of an input is refused too.
+/// Devices, FIFOs and standard output are written in place and never
+/// clash.
+pub(crate) fn check_outputs(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), CliError> {
+    let mut files: Vec<(&str, &Path, FileId)> = Vec::new();
+    for &(flag, path) in outputs {
+        let dest = atomic::destination(path).map_err(|e| CliError::OutputPath {
+            flag: flag.to_owned(),
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        let atomic::Destination::Replace(real) = dest else {
+            continue;
+        };
+        let id = FileId::of(&real)?;
+        for &input in inputs {
+            if FileId::existing(input).is_some_and(|i| i == id) {
+                return Err(CliError::OutputIsInput {
+                    flag: flag.to_owned(),
+                    path: path.to_path_buf(),
+                    input: input.to_path_buf(),
+                });
+            }
+        }
+        if let Some((other, _, _)) = files.iter().find(|(_, _, i)| *i == id) {
+            return Err(CliError::SameOutput {
+                first: (*other).to_owned(),
+                second: flag.to_owned(),
+                path: path.to_path_buf(),
+            });
+        }
+        files.push((flag, path, id));
+    }
+    Ok(())
+}
+
+/// What makes two paths the same file: device and inode where the file
+/// exists, else the absolute path it would be created at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileId {
+    Inode(u64, u64),
+    New(PathBuf),
+}
+
+impl FileId {
+    /// The identity of an existing file, following links.
+    fn existing(path: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = std::fs::metadata(path).ok()?;
+        m.is_file().then(|| Self::Inode(m.dev(), m.ino()))
+    }
+
+    fn of(path: &Path) -> Result<Self, CliError> {
+        if let Some(id) = Self::existing(path) {
+            return Ok(id);
+        }
+        std::path::absolute(path)
+            .map(Self::New)
+            .map_err(CliError::io(path))
+    }
+}
+
 /// Writes `bytes` to `path` atomically (simkit's [`write_atomic`]), so
 /// `path` never holds partial content.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {

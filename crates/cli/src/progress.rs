@@ -30,6 +30,9 @@ pub(crate) fn bar(len: u64, unit: &str, quiet: bool) -> ProgressBar {
 
 /// A rayon pool of `threads` workers (`None` or 0: one per core).
 pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    if let Some(t) = threads {
+        crate::limits::check_count("--threads", t as u64, crate::limits::MAX_THREADS as u64)?;
+    }
     partalloc::simkit::thread_pool(threads.unwrap_or(0))
         .map_err(|e| CliError::input(format!("--threads: {e}")))
 }

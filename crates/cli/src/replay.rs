@@ -21,20 +21,21 @@
 //! submits by F (the first submit stays), multiplying the offered load by
 //! F; `--target-load ρ` chooses F so that the load of the counts is ρ.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
+use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
-use partalloc::workload::{Job, JobShape};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::{Format, csv_text, json_text, num, write_or_emit};
-use crate::trace::{read_sacct, read_trace};
+use crate::trace::{StreamEnd, TraceStream, read_sacct, read_trace};
 
 /// Options of `partalloc replay`.
 #[derive(Debug, clap::Args)]
@@ -172,6 +173,13 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
 /// Runs `partalloc replay`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("replay", &args.topology)?;
+    if let Some(out) = &args.output {
+        let machine_file = crate::run::topology_file(&args.topology);
+        let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
+            .chain(machine_file.as_deref())
+            .collect();
+        crate::output::check_outputs(&[("--output", out.as_path())], &inputs)?;
+    }
     let allocators = if args.allocators.is_empty() {
         default_allocators(&topology)?
     } else {
@@ -194,54 +202,58 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("--cores-per-node: {e}")))?,
         None => ShapeMapping::nodes_of(&topology),
     };
-    let (mut jobs, skipped) = match args.trace_format {
+    // The trace is read once to survey it (the mapping table, the span
+    // and the offered load, which the scale needs), then once more by
+    // every run as it simulates: memory stays flat in the trace's length.
+    // A trace that is not sorted by submit time, and a sacct dump, are
+    // held in memory instead.
+    let limit = args.jobs.unwrap_or(usize::MAX);
+    let (source, survey, skipped) = match args.trace_format {
         TraceFormat::Swf => {
-            let (jobs, _header, skipped) = read_trace(&args.trace, counts, args.lenient)?;
-            (jobs, skipped)
+            let mut stream = TraceStream::open(&args.trace, counts, args.lenient, limit)?;
+            let survey = Survey::of(&mut stream, &shaped);
+            // A malformed line anywhere comes first, as when the whole
+            // trace was read before anything else.
+            match stream.finish()? {
+                StreamEnd::Sorted { jobs, skipped } => {
+                    let survey = survey?;
+                    if survey.jobs != jobs {
+                        return Err(changed(&args.trace));
+                    }
+                    (Source::Stream, survey, skipped)
+                }
+                StreamEnd::Unsorted => {
+                    let (mut jobs, _header, skipped) =
+                        read_trace(&args.trace, counts, args.lenient)?;
+                    jobs.truncate(limit);
+                    let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
+                    (Source::Memory(jobs), survey, skipped)
+                }
+            }
         }
-        TraceFormat::Sacct => read_sacct(&args.trace, topology.num_nodes() as u64, args.lenient)?,
+        TraceFormat::Sacct => {
+            let (mut jobs, skipped) =
+                read_sacct(&args.trace, topology.num_nodes() as u64, args.lenient)?;
+            jobs.truncate(limit);
+            let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
+            (Source::Memory(jobs), survey, skipped)
+        }
     };
-    if let Some(n) = args.jobs {
-        jobs.truncate(n);
-    }
-    if jobs.is_empty() {
+    if survey.jobs == 0 {
         return Err(CliError::input(format!(
             "{}: the trace has no usable job",
             args.trace.display()
         )));
     }
     let nodes = topology.num_nodes() as f64;
-    // The mapping table and the loads.
-    let mut table: BTreeMap<(u64, String), MappingRow> = BTreeMap::new();
-    let mut shapes: Vec<JobShape> = Vec::with_capacity(jobs.len());
-    let (mut proc_s, mut node_s) = (0.0, 0.0);
-    for j in &jobs {
-        let p = j.nodes();
-        let shape = shaped
-            .shape_for(p)
-            .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
-        let k = shape.node_count();
-        let row = table
-            .entry((k, shape.to_string()))
-            .or_insert_with(|| MappingRow {
-                shape: shape.to_string(),
-                processors_min: p,
-                processors_max: p,
-                jobs: 0,
-                processor_seconds: 0.0,
-                node_seconds: 0.0,
-            });
-        row.processors_min = row.processors_min.min(p);
-        row.processors_max = row.processors_max.max(p);
-        row.jobs += 1;
-        row.processor_seconds += p as f64 * j.service;
-        row.node_seconds += k as f64 * j.service;
-        proc_s += p as f64 * j.service;
-        node_s += k as f64 * j.service;
-        shapes.push(shape);
-    }
-    let first = jobs.first().map_or(0.0, |j| j.arrival);
-    let last = jobs.last().map_or(0.0, |j| j.arrival);
+    let Survey {
+        jobs: job_count,
+        table,
+        processor_seconds: proc_s,
+        node_seconds: node_s,
+        first,
+        last,
+    } = survey;
     let span = last - first;
     if span <= 0.0 {
         return Err(CliError::input(format!(
@@ -268,98 +280,237 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scaled: original * scale,
         scaled_shapes: node_s / (nodes * span) * scale,
     };
-    let scaled_jobs: Vec<Job> = jobs
-        .iter()
-        .map(|j| j.with_arrival(first + (j.arrival - first) / scale))
-        .collect();
-    let shaped_jobs: Vec<Job> = scaled_jobs
-        .iter()
-        .zip(&shapes)
-        .map(|(j, s)| j.with_shape(*s))
-        .collect();
-    let processors: HashMap<u64, u64> = jobs.iter().map(|j| (j.id, j.nodes())).collect();
 
-    // (label, allocator, jobs)
-    let mut runs: Vec<(&'static str, &str, &[Job])> = allocators
-        .iter()
-        .map(|a| ("shapes", a.as_str(), shaped_jobs.as_slice()))
-        .collect();
-    runs.push(("counts", args.reference.as_str(), scaled_jobs.as_slice()));
-    runs.push(("shapes", args.reference.as_str(), shaped_jobs.as_slice()));
+    // (label, allocator)
+    let mut runs: Vec<(&'static str, &str)> =
+        allocators.iter().map(|a| ("shapes", a.as_str())).collect();
+    runs.push(("counts", args.reference.as_str()));
+    runs.push(("shapes", args.reference.as_str()));
     let pool = crate::progress::pool(args.threads)?;
     let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
-    let reports: Result<Vec<Report>, CliError> = pool.install(|| {
+    let replay = Replay {
+        trace: &args.trace,
+        counts,
+        shaped: &shaped,
+        lenient: args.lenient,
+        jobs: job_count,
+        first,
+        scale,
+    };
+    let results: Result<Vec<(Report, f64)>, CliError> = pool.install(|| {
         runs.par_iter()
-            .map(|(_, a, js)| {
+            .map(|&(label, a)| {
                 let config = SimConfig {
                     stop: Stop::default(),
                     warmup: 0,
-                    record_jobs: true,
+                    record_jobs: false,
                     measure_search_time: false,
                 };
-                let report = Simulation::by_name(
-                    topology.clone(),
+                let r = replay.run(
+                    &topology,
                     a,
                     &args.scheduler,
-                    js.iter().copied(),
+                    label == "shapes",
+                    &source,
                     config,
-                )?
-                .run();
+                );
                 bar.inc(1);
-                Ok(report?)
+                r
             })
             .collect()
     });
     bar.finish_and_clear();
-    let reports = reports?;
-    let reference = reports
+    let results = results?;
+    let reference = results
         .iter()
         .zip(&runs)
-        .find(|(_, (l, _, _))| *l == "counts")
-        .map_or(f64::NAN, |(r, _)| r.results.mean_response);
-    let rows: Vec<RunRow> = reports
+        .find(|(_, (l, _))| *l == "counts")
+        .map_or(f64::NAN, |((r, _), _)| r.results.mean_response);
+    let rows: Vec<RunRow> = results
         .iter()
         .zip(&runs)
-        .map(|(r, (label, _, _))| {
-            let busy: f64 = r
-                .jobs
-                .iter()
-                .map(|j| processors.get(&j.id).copied().unwrap_or(0) as f64 * (j.end - j.start))
-                .sum();
-            RunRow {
-                allocator: r.allocator.clone(),
-                requests: label,
-                completed: r.results.completed,
-                mean_response: r.results.mean_response,
-                mean_wait: r.results.mean_wait,
-                mean_numerical_delay: r.results.mean_numerical_delay,
-                mean_topological_delay: r.results.mean_topological_delay,
-                utilization: r.results.utilization,
-                processor_utilization: if r.results.span > 0.0 {
-                    busy / (nodes * r.results.span)
-                } else {
-                    0.0
-                },
-                miss_rate: r.results.miss_rate,
-                response_vs_reference: r.results.mean_response / reference,
-            }
+        .map(|((r, busy), (label, _))| RunRow {
+            allocator: r.allocator.clone(),
+            requests: label,
+            completed: r.results.completed,
+            mean_response: r.results.mean_response,
+            mean_wait: r.results.mean_wait,
+            mean_numerical_delay: r.results.mean_numerical_delay,
+            mean_topological_delay: r.results.mean_topological_delay,
+            utilization: r.results.utilization,
+            processor_utilization: if r.results.span > 0.0 {
+                busy / (nodes * r.results.span)
+            } else {
+                0.0
+            },
+            miss_rate: r.results.miss_rate,
+            response_vs_reference: r.results.mean_response / reference,
         })
         .collect();
     let out = Output {
         trace: args.trace.display().to_string(),
-        jobs: jobs.len(),
+        jobs: job_count,
         skipped_lines: skipped,
         topology: topology.to_string(),
         nodes: topology.num_nodes(),
-        scheduler: reports
+        scheduler: results
             .first()
-            .map_or_else(|| args.scheduler.clone(), |r| r.scheduler.clone()),
+            .map_or_else(|| args.scheduler.clone(), |(r, _)| r.scheduler.clone()),
         mapping: table.into_values().collect(),
         loads,
         runs: rows,
     };
     let text = render(&out, args.format)?;
     write_or_emit(args.output.as_deref(), &text)
+}
+
+/// Where the runs read their jobs from.
+#[derive(Debug)]
+enum Source {
+    /// The trace file again, streamed (it is sorted by submit time).
+    Stream,
+    /// Jobs held in memory (an unsorted trace, a sacct dump).
+    Memory(Vec<Job>),
+}
+
+/// What one pass over the trace's jobs (on processor counts) tells.
+#[derive(Debug)]
+struct Survey {
+    jobs: usize,
+    table: BTreeMap<(u64, String), MappingRow>,
+    /// Σ p · run time.
+    processor_seconds: f64,
+    /// Σ shape nodes · run time.
+    node_seconds: f64,
+    first: f64,
+    last: f64,
+}
+
+impl Survey {
+    fn of(jobs: &mut dyn Iterator<Item = Job>, shaped: &ShapeMapping) -> Result<Self, CliError> {
+        let mut s = Self {
+            jobs: 0,
+            table: BTreeMap::new(),
+            processor_seconds: 0.0,
+            node_seconds: 0.0,
+            first: 0.0,
+            last: 0.0,
+        };
+        for j in jobs {
+            let p = j.nodes();
+            let shape = shaped
+                .shape_for(p)
+                .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+            let k = shape.node_count();
+            let row = s
+                .table
+                .entry((k, shape.to_string()))
+                .or_insert_with(|| MappingRow {
+                    shape: shape.to_string(),
+                    processors_min: p,
+                    processors_max: p,
+                    jobs: 0,
+                    processor_seconds: 0.0,
+                    node_seconds: 0.0,
+                });
+            row.processors_min = row.processors_min.min(p);
+            row.processors_max = row.processors_max.max(p);
+            row.jobs += 1;
+            row.processor_seconds += p as f64 * j.service;
+            row.node_seconds += k as f64 * j.service;
+            s.processor_seconds += p as f64 * j.service;
+            s.node_seconds += k as f64 * j.service;
+            if s.jobs == 0 {
+                s.first = j.arrival;
+            }
+            s.last = j.arrival;
+            s.jobs += 1;
+        }
+        Ok(s)
+    }
+}
+
+fn changed(trace: &Path) -> CliError {
+    CliError::input(format!(
+        "{}: the trace changed while it was replayed; replay a file nothing writes to",
+        trace.display()
+    ))
+}
+
+/// What every run of a replay shares.
+#[derive(Debug)]
+struct Replay<'a> {
+    trace: &'a Path,
+    counts: ShapeMapping,
+    shaped: &'a ShapeMapping,
+    lenient: bool,
+    /// Jobs the survey counted.
+    jobs: usize,
+    first: f64,
+    scale: f64,
+}
+
+impl Replay<'_> {
+    /// One run: the trace's jobs with scaled submits, on their rounded
+    /// shapes (`shapes`) or their processor counts. Returns the report
+    /// and Σ p·(end − start) over the jobs, p the trace's processor count,
+    /// summed in completion order.
+    fn run(
+        &self,
+        topology: &Topology,
+        allocator: &str,
+        scheduler: &str,
+        shapes: bool,
+        source: &Source,
+        config: SimConfig,
+    ) -> Result<(Report, f64), CliError> {
+        let mut stream = match source {
+            Source::Stream => Some(TraceStream::open(
+                self.trace,
+                self.counts,
+                self.lenient,
+                self.jobs,
+            )?),
+            Source::Memory(_) => None,
+        };
+        let raw: Box<dyn Iterator<Item = Job> + '_> = match (&mut stream, source) {
+            (Some(s), _) => Box::new(s),
+            (None, Source::Memory(jobs)) => Box::new(jobs.iter().copied()),
+            (None, Source::Stream) => Box::new(std::iter::empty()),
+        };
+        // The processor counts of the jobs in the system, by id (ids are
+        // unique in a run), until their records come back.
+        let in_flight: RefCell<HashMap<u64, u64>> = RefCell::new(HashMap::new());
+        let yielded = Cell::new(0usize);
+        let jobs = raw.map_while(|j| {
+            let p = j.nodes();
+            let j = j.with_arrival(self.first + (j.arrival - self.first) / self.scale);
+            let j = if shapes {
+                j.with_shape(self.shaped.shape_for(p).ok()?)
+            } else {
+                j
+            };
+            in_flight.borrow_mut().insert(j.id, p);
+            yielded.set(yielded.get() + 1);
+            Some(j)
+        });
+        let mut busy = 0.0;
+        let report = Simulation::by_name(topology.clone(), allocator, scheduler, jobs, config)?
+            .run_with_records(&mut |r| {
+                let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
+                busy += p as f64 * (r.end - r.start);
+            })?;
+        if let Some(s) = stream {
+            match s.finish()? {
+                StreamEnd::Sorted { jobs, .. } if jobs == self.jobs => {}
+                _ => return Err(changed(self.trace)),
+            }
+        }
+        if yielded.get() != self.jobs {
+            return Err(changed(self.trace));
+        }
+        Ok((report, busy))
+    }
 }
 
 /// `x` as Rust prints it when that is short (1.5), else [`num`].

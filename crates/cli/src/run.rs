@@ -22,6 +22,28 @@ pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
         .map_err(|e| CliError::input(format!("--topology {text:?}: {e}")))
 }
 
+/// The file a `--topology` value reads, if any (`blocks:FILE`,
+/// `tree:FILE[#NAME]`, a pod's `.toml`): an input no output may replace.
+pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
+    let t = text.trim();
+    if crate::pod_file::is_pod_file(t) {
+        return Some(t.into());
+    }
+    let (family, rest) = t.split_once(':')?;
+    if !matches!(
+        family.trim().to_ascii_lowercase().as_str(),
+        "blocks" | "tree"
+    ) {
+        return None;
+    }
+    let rest = rest.trim();
+    let file = match rest.rsplit_once('#') {
+        Some((f, _)) if !std::path::Path::new(rest).exists() => f,
+        _ => rest,
+    };
+    Some(file.into())
+}
+
 /// A machine with the strategy and policy to run on it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Setup<'a> {

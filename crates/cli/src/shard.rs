@@ -413,6 +413,14 @@ fn read_shard(file: &Path) -> Result<Shard, CliError> {
 
 /// Runs `partalloc sweep merge`.
 pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
+    let records: Vec<PathBuf> = args.shards.iter().map(|f| record_path(f)).collect();
+    let inputs: Vec<&Path> = args
+        .shards
+        .iter()
+        .chain(&records)
+        .map(PathBuf::as_path)
+        .collect();
+    crate::output::check_outputs(&[("the merged CSV", &args.out)], &inputs)?;
     let shards = args
         .shards
         .iter()
@@ -541,6 +549,20 @@ fn line_safe(option: &'static str, value: &str) -> Result<(), ShardError> {
     Ok(())
 }
 
+/// A path bound for the script: no control character (a line break would
+/// end the line it stands in).
+fn script_safe(option: &'static str, p: &Path) -> Result<(), ShardError> {
+    let text = p.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        return Err(ShardError::BadOption {
+            option,
+            value: text.into_owned(),
+            reason: "has a control character (such as a line break), which a batch script cannot hold safely; rename it",
+        });
+    }
+    Ok(())
+}
+
 /// The Slurm batch script of `partalloc sweep --emit-slurm`: a job array
 /// of the shards whose first task submits the merge, which waits for every
 /// task (`afterok`) and is dropped if one fails.
@@ -579,6 +601,16 @@ pub(crate) fn slurm_script(
     let dir = out.parent().unwrap_or(Path::new("/")).to_path_buf();
     let exe = std::env::current_exe()
         .map_err(|e| CliError::input(format!("cannot locate the partalloc binary: {e}")))?;
+    // Every path goes into the script: quoted for the shell where it is a
+    // word of a command, but a line break would end a comment or an
+    // `#SBATCH` line and start a command of its own.
+    for (option, p) in [
+        ("the experiment path", &experiment),
+        ("--out", &out),
+        ("the partalloc binary's path", &exe),
+    ] {
+        script_safe(option, p)?;
+    }
     let stem = out
         .file_stem()
         .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
@@ -593,8 +625,16 @@ pub(crate) fn slurm_script(
         })
         .collect();
     let d = |p: &Path| p.display().to_string();
-    let log = dir.join(format!("{stem}.shard-%a-of-{count}.log"));
-    let merge_log = dir.join(format!("{stem}.merge.log"));
+    // `#SBATCH --output` takes a file name pattern: `%` is doubled to stay
+    // a `%`, and the line has no quoting, so no space may stand in it.
+    let log_dir = d(&dir).replace('%', "%%");
+    line_safe("--out (its directory, for the log files)", &log_dir)?;
+    let log = format!(
+        "{log_dir}/{}.shard-%a-of-{count}.log",
+        stem.replace('%', "%%")
+    );
+    line_safe("--out (its name, for the log files)", &log)?;
+    let merge_log = format!("{log_dir}/{}.merge.log", stem.replace('%', "%%"));
     let mut common = vec![format!("--time={}", cluster.time)];
     if let Some(p) = &cluster.partition {
         common.push(format!("--partition={p}"));
@@ -624,7 +664,7 @@ pub(crate) fn slurm_script(
     let _ = writeln!(w, "#SBATCH --job-name=partalloc-{name}");
     let _ = writeln!(w, "#SBATCH --array=0-{}", count - 1);
     let _ = writeln!(w, "#SBATCH --cpus-per-task={}", cluster.cpus_per_task);
-    let _ = writeln!(w, "#SBATCH --output={}", d(&log));
+    let _ = writeln!(w, "#SBATCH --output={log}");
     for c in &common {
         let _ = writeln!(w, "#SBATCH {c}");
     }
@@ -647,7 +687,7 @@ pub(crate) fn slurm_script(
     let _ = write!(
         w,
         "  sbatch --dependency=afterok:\"${{SLURM_ARRAY_JOB_ID}}\" --kill-on-invalid-dep=yes \\\n    --job-name=partalloc-{name}-merge --output={}",
-        sh(&d(&merge_log))
+        sh(&merge_log)
     );
     for c in &common {
         let _ = write!(w, " {}", sh(c));

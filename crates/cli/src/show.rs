@@ -516,6 +516,13 @@ fn escape(t: &str) -> String {
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
     check_machine("show", &topology, MAX_SHOW_NODES)?;
+    if let Some(svg) = &args.svg {
+        let machine_file = crate::run::topology_file(&args.topology);
+        crate::output::check_outputs(
+            &[("--svg", svg.as_path())],
+            &machine_file.as_deref().into_iter().collect::<Vec<_>>(),
+        )?;
+    }
     let lay = layout(&topology)?;
     panels(&lay, args.slice)?;
     let snap = snapshot(args, &topology)?;

@@ -120,7 +120,14 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
+    // A trace without a usable job is refused (before a jobs CSV is
+    // written), as `replay` refuses it.
+    let empty = || CliError::input(format!("{}: the trace has no usable job", path.display()));
     let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
+        let mut jobs = jobs.peekable();
+        if jobs.peek().is_none() {
+            return Err(empty());
+        }
         let sim = Simulation::by_name(
             topology.clone(),
             &args.allocator,
@@ -219,6 +226,22 @@ fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, Cli
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
+    let machine_file = crate::run::topology_file(&args.topology);
+    let inputs: Vec<&std::path::Path> = args
+        .trace
+        .trace
+        .as_deref()
+        .into_iter()
+        .chain(machine_file.as_deref())
+        .collect();
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--output", args.output.as_deref()),
+        ("--jobs-csv", args.jobs_csv.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.map(|p| (f, p)))
+    .collect();
+    crate::output::check_outputs(&outputs, &inputs)?;
     crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
     if args.jobs_csv.is_some() {
         let jobs = args.jobs.unwrap_or(1000);

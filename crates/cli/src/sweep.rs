@@ -315,6 +315,48 @@ fn slug(s: &str) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// Columns of a row that name its point (topology, allocator, scheduler,
+/// load, settings); the rest are results.
+const POINT_COLUMNS: usize = 5;
+
+/// Checks the results an earlier run left in `path` (a `.partial` file or
+/// a finished CSV), if it exists, before they are resumed into this one:
+/// every result field must be a number or empty, as the sweep writes
+/// them, so a damaged file is refused with its line rather than copied
+/// into the output. (A torn last line is left to the sweep, which cuts it
+/// off.)
+fn check_resumed(path: &Path) -> Result<(), CliError> {
+    if !path.is_file() {
+        return Ok(());
+    }
+    let bytes = crate::limits::read_bytes(path, crate::limits::FileKind::Shard)?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(bytes.get(..complete).unwrap_or_default());
+    let headers = match r.headers() {
+        Ok(h) => h.clone(),
+        // The sweep reports an unreadable header itself.
+        Err(_) => return Ok(()),
+    };
+    for rec in r.records() {
+        let Ok(rec) = rec else { return Ok(()) };
+        let line = rec.position().map_or(0, csv::Position::line);
+        for (i, field) in rec.iter().enumerate().skip(POINT_COLUMNS) {
+            if !field.is_empty() && field.parse::<f64>().is_err() {
+                let column = headers.get(i).unwrap_or("?");
+                let shown: String = field.chars().take(40).collect();
+                return Err(CliError::input(format!(
+                    "{}: line {line}: {column} is {shown:?}, not a number; the file is damaged: move it away (or delete it) and run the sweep again",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A chart line: its label and its points (x, mean, half-width).
 type Line = (String, Vec<(f64, f64, f64)>);
 
@@ -410,6 +452,20 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let exp = load_experiment(experiment)?;
     let topologies = validate(&exp)?;
     let out = output_path(args, experiment, &exp);
+    let flag = if args.out.is_some() {
+        "--out"
+    } else {
+        "the output"
+    };
+    let machine_files: Vec<PathBuf> = exp
+        .topologies
+        .iter()
+        .filter_map(|t| crate::run::topology_file(t))
+        .collect();
+    let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
+        .chain(machine_files.iter().map(PathBuf::as_path))
+        .collect();
+    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
     let grid = points(&exp, &topologies)?;
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
@@ -430,15 +486,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             (path, mine, Some((spec, hash, total, ids)))
         }
     };
-    if let Some(dir) = out.parent()
-        && !dir.as_os_str().is_empty()
-        && !dir.is_dir()
-    {
-        return Err(CliError::input(format!(
-            "{}: the directory {} does not exist",
-            out.display(),
-            dir.display()
-        )));
+    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
+    let mut partial = out.clone().into_os_string();
+    partial.push(".partial");
+    for earlier in [PathBuf::from(partial), out.clone()] {
+        check_resumed(&earlier)?;
     }
     let mut sweep = match Sweep::open(&out, grid) {
         Err(SweepError::UnknownPoint {

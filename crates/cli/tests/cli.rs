@@ -15,6 +15,9 @@ use partalloc::topology::{Grid, Topology};
 use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
 use serde_json::Value;
 
+#[path = "cli/guide.rs"]
+mod guide;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_partalloc"))
 }

@@ -97,7 +97,7 @@ pub mod step;
 pub mod sweep;
 pub mod trace;
 
-pub use atomic::write_atomic;
+pub use atomic::{remove_temporaries, write_atomic};
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 /// The random-number traits of [`SimRng`], the generator every replication
@@ -109,7 +109,7 @@ pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
 #[cfg(feature = "csv")]
 pub use report::{JobCsvWriter, ReportError};
 pub use report::{JobRecord, Report, Results, SearchTime};
-pub use run::{SimConfig, SimError, Simulation, Stop};
+pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]

@@ -49,11 +49,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
-use partalloc_allocators::{
-    AllocError, Allocator, FaultError, Grant, Partition, ReleaseError, Request,
-};
+use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Grant, ReleaseError, Request};
 use partalloc_schedulers::{ScheduleError, Scheduler, Started};
-use partalloc_topology::{NodeId, NodeSet, Topology};
+use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
 
@@ -146,7 +144,24 @@ pub enum SimError {
     /// The allocator refused to take back a grant it issued.
     #[error("the allocator refused a release: {0}")]
     Release(#[from] ReleaseError),
+    /// More jobs wait than [`MAX_WAITING`]: the machine cannot keep up.
+    #[error(
+        "{waiting} jobs wait at time {time}, more than the {max} a run holds: the offered load is more than the machine serves; lower the load or the number of jobs",
+        max = MAX_WAITING
+    )]
+    Saturated {
+        /// Jobs waiting.
+        waiting: usize,
+        /// When the queue passed the bound.
+        time: f64,
+    },
 }
+
+/// Most jobs a run lets wait at once (2^21, a few hundred MB of queued
+/// jobs). A run past it is saturated: more work arrives than the machine
+/// serves, so the queue, and the memory it holds, would grow with the
+/// length of the run. It stops with [`SimError::Saturated`] instead.
+pub const MAX_WAITING: usize = 1 << 21;
 
 /// A calendar entry. The source is pulled one arrival at a time, so at
 /// most one arrival is pending: its job waits beside the calendar
@@ -307,21 +322,21 @@ impl CallClock {
 }
 
 /// The allocator as the scheduler sees it during a run: every call is
-/// forwarded; `allocate` and `release` are counted and timed.
+/// forwarded (by [`AllocatorWrapper`]); `allocate` is counted and timed.
 #[derive(Debug)]
 struct Metered<'a> {
     inner: &'a mut dyn Allocator,
     meter: &'a mut Meter,
 }
 
-impl Allocator for Metered<'_> {
-    fn name(&self) -> String {
-        self.inner.name()
+impl AllocatorWrapper for Metered<'_> {
+    fn inner(&self) -> &dyn Allocator {
+        self.inner
     }
-    fn topology(&self) -> &Topology {
-        self.inner.topology()
+    fn inner_mut(&mut self) -> &mut dyn Allocator {
+        self.inner
     }
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let free = self.inner.free_nodes() as u64;
         let t0 = if self.meter.timing && self.meter.measuring {
             self.meter.allocate.start()
@@ -342,36 +357,6 @@ impl Allocator for Metered<'_> {
             }
         }
         r
-    }
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.inner.release(grant)
-    }
-    fn free_nodes(&self) -> usize {
-        self.inner.free_nodes()
-    }
-    fn total_nodes(&self) -> usize {
-        self.inner.total_nodes()
-    }
-    fn live_grants(&self) -> usize {
-        self.inner.live_grants()
-    }
-    fn is_available(&self, node: NodeId) -> bool {
-        self.inner.is_available(node)
-    }
-    fn busy_nodes(&self) -> NodeSet {
-        self.inner.busy_nodes()
-    }
-    fn faulty_nodes(&self) -> NodeSet {
-        self.inner.faulty_nodes()
-    }
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.inner.mark_faulty(node)
-    }
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.inner.repair(node)
-    }
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        self.inner.recognizable(request)
     }
 }
 
@@ -691,6 +676,12 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 .head()
                 .is_some_and(|h| h.shape.node_count() > self.alloc.free_nodes() as u64);
             let waiting = self.sched.queue_len() as u64;
+            if waiting > MAX_WAITING as u64 {
+                return Err(SimError::Saturated {
+                    waiting: waiting as usize,
+                    time: t,
+                });
+            }
             busy.update(t, busy_now as f64)?;
             useful.update(t, useful_now as f64)?;
             queue.update(t, waiting as f64)?;
@@ -765,5 +756,56 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             search_time: search,
             jobs: records,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meter() -> Meter {
+        Meter {
+            measuring: true,
+            timing: false,
+            attempts: 0,
+            valid: 0,
+            misses: 0,
+            allocate: CallClock::default(),
+        }
+    }
+
+    /// The metering layer answers every question as the allocator it wraps
+    /// does: a hand-written forwarding once dropped `can_allocate`, and a
+    /// scheduler probing through it was told probing was unsupported.
+    #[test]
+    fn the_metering_layer_forwards_every_question() -> Result<(), Box<dyn std::error::Error>> {
+        let topology: Topology = "mesh:4x4".parse()?;
+        let mut plain = partalloc_allocators::registry::build("fsl", &topology)?;
+        let mut inner = partalloc_allocators::registry::build("fsl", &topology)?;
+        let mut m = meter();
+        let mut metered = Metered {
+            inner: inner.as_mut(),
+            meter: &mut m,
+        };
+        let big = Request::boxed(&[4, 4])?;
+        let small = Request::boxed(&[2, 2])?;
+        let g = metered.allocate(&small)?;
+        let h = plain.allocate(&small)?;
+        assert_eq!(metered.can_allocate(&big)?, plain.can_allocate(&big)?);
+        assert!(metered.can_allocate(&small)?);
+        assert_eq!(metered.recognizable(&small)?, plain.recognizable(&small)?);
+        assert_eq!(metered.busy_nodes(), plain.busy_nodes());
+        assert_eq!(metered.free_nodes(), plain.free_nodes());
+        assert_eq!(metered.live_grants(), 1);
+        assert_eq!(
+            metered.mark_faulty(15).is_ok(),
+            plain.mark_faulty(15).is_ok()
+        );
+        assert_eq!(metered.faulty_nodes(), plain.faulty_nodes());
+        metered.release(&g)?;
+        plain.release(&h)?;
+        assert_eq!(metered.name(), plain.name());
+        assert_eq!((m.attempts, m.valid, m.misses), (1, 1, 0));
+        Ok(())
     }
 }

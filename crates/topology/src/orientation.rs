@@ -21,6 +21,10 @@ pub enum OrientationOrder {
     /// through this same order: for (a, b, c), abc, bac, acb, bca, cab,
     /// cba.
     Insertion,
+    /// The given sides first, then every other orientation in increasing
+    /// lexicographic order of its sides (not of side indices): for sides
+    /// (4, 2, 8), 428, 248, 284, 482, 824, 842. The pod allocators' order.
+    Sorted,
 }
 
 /// The distinct orientations of a box with the given sides, in an
@@ -54,6 +58,10 @@ pub struct Orientations {
     /// Lexicographic: the current permutation. Insertion: the counters,
     /// entry j ≥ 1 saying how many places before position j side j goes.
     state: [u8; MAX_DIMS],
+    /// Sorted: the sides of the orientation listed next after the given
+    /// one (the given one comes first, while `given` is still true).
+    cur: Coords,
+    given: bool,
     done: bool,
 }
 
@@ -68,10 +76,14 @@ impl Orientations {
                 *s = i as u8;
             }
         }
+        let mut cur = sides;
+        cur.as_mut_slice().sort_unstable();
         Self {
             sides,
             order,
             state,
+            cur,
+            given: true,
             done: false,
         }
     }
@@ -80,7 +92,7 @@ impl Orientations {
     fn permutation(&self) -> [u8; MAX_DIMS] {
         let n = self.sides.len();
         match self.order {
-            OrientationOrder::Lexicographic => self.state,
+            OrientationOrder::Lexicographic | OrientationOrder::Sorted => self.state,
             OrientationOrder::Insertion => {
                 let mut perm = [0u8; MAX_DIMS];
                 for j in 1..n {
@@ -97,7 +109,9 @@ impl Orientations {
     fn advance(&mut self) -> bool {
         let n = self.sides.len();
         match self.order {
-            OrientationOrder::Lexicographic => next_permutation(&mut self.state[..n]),
+            OrientationOrder::Lexicographic | OrientationOrder::Sorted => {
+                next_permutation(&mut self.state[..n])
+            }
             OrientationOrder::Insertion => {
                 // Mixed-radix counter, entry 1 fastest, entry j in 0..=j.
                 for j in 1..n {
@@ -125,7 +139,9 @@ fn keeps_equal_sides_in_order(sides: &[u32], perm: &[u8]) -> bool {
 }
 
 /// The next permutation in lexicographic order; false after the last.
-fn next_permutation(p: &mut [u8]) -> bool {
+/// With repeated values it steps over equal arrangements, so it lists
+/// each distinct arrangement once.
+fn next_permutation<T: Ord>(p: &mut [T]) -> bool {
     let n = p.len();
     if n < 2 {
         return false;
@@ -151,6 +167,19 @@ impl Iterator for Orientations {
 
     fn next(&mut self) -> Option<Coords> {
         let n = self.sides.len();
+        if self.order == OrientationOrder::Sorted {
+            if std::mem::take(&mut self.given) {
+                return Some(self.sides);
+            }
+            while !self.done {
+                let o = self.cur;
+                self.done = !next_permutation(self.cur.as_mut_slice());
+                if o != self.sides {
+                    return Some(o);
+                }
+            }
+            return None;
+        }
         while !self.done {
             let perm = self.permutation();
             let first = keeps_equal_sides_in_order(&self.sides, &perm[..n]);
@@ -207,8 +236,16 @@ mod tests {
         }
     }
 
-    /// The oracle: every permutation in order, repeats dropped.
+    /// The oracle: every permutation in order, repeats dropped; for the
+    /// sorted order, the given sides, then the rest sorted by value.
     fn oracle(sides: &[u32], order: OrientationOrder) -> Vec<Vec<u32>> {
+        if order == OrientationOrder::Sorted {
+            let mut rest = oracle(sides, OrientationOrder::Lexicographic);
+            rest.retain(|o| o != sides);
+            rest.sort();
+            rest.insert(0, sides.to_vec());
+            return rest;
+        }
         let mut out: Vec<Vec<u32>> = Vec::new();
         for p in all_permutations(sides.len(), order) {
             let o: Vec<u32> = p.iter().map(|&i| sides[i]).collect();
@@ -223,8 +260,11 @@ mod tests {
         (1..=n).product()
     }
 
-    const ORDERS: [OrientationOrder; 2] =
-        [OrientationOrder::Lexicographic, OrientationOrder::Insertion];
+    const ORDERS: [OrientationOrder; 3] = [
+        OrientationOrder::Lexicographic,
+        OrientationOrder::Insertion,
+        OrientationOrder::Sorted,
+    ];
 
     #[test]
     fn three_distinct_sides_in_each_order() {
@@ -253,7 +293,26 @@ mod tests {
     }
 
     #[test]
-    fn two_sides_agree_in_both_orders() {
+    fn the_sorted_order_lists_by_value_after_the_given_sides() {
+        assert_eq!(
+            list(&[4, 2, 8], OrientationOrder::Sorted),
+            [
+                [4, 2, 8],
+                [2, 4, 8],
+                [2, 8, 4],
+                [4, 8, 2],
+                [8, 2, 4],
+                [8, 4, 2]
+            ]
+        );
+        assert_eq!(
+            list(&[2, 1, 1], OrientationOrder::Sorted),
+            [[2, 1, 1], [1, 1, 2], [1, 2, 1]]
+        );
+    }
+
+    #[test]
+    fn two_sides_agree_in_every_order() {
         for order in ORDERS {
             assert_eq!(list(&[4, 7], order), [[4, 7], [7, 4]]);
             assert_eq!(list(&[5, 5], order), [[5, 5]]);

@@ -520,8 +520,12 @@ impl PodAllocator {
         let k = k.as_slice();
         let blocked = self.blocked();
         self.free_list.sync(k, &blocked);
-        let orients = orientations(shape, rotate, k);
-        let c = self.free_list.choose(k, &orients)?;
+        let mut orients = std::mem::take(&mut self.orients);
+        orients.clear();
+        orients.extend(orientations(shape, rotate, k));
+        let c = self.free_list.choose(k, &orients);
+        self.orients = orients;
+        let c = c?;
         debug_assert!(c.is_free(k, &blocked));
         let dims = k.len();
         let place = (

@@ -27,8 +27,8 @@ fn each_placement(pod: &Pod, shape: &Coords, mut f: impl FnMut(&Coords, &Coords)
         let Ok(base) = grid.coords_of(id) else {
             continue;
         };
-        for o in &orients {
-            if !f(&base, o) {
+        for o in orients.clone() {
+            if !f(&base, &o) {
                 return;
             }
         }
@@ -226,12 +226,10 @@ pub fn placeable(pod: &Pod, unavailable: &NodeSet, shape: &Coords, wiring: Wirin
         _ => {
             let k = *pod.grid().sides();
             let mut fb = FreeBases::default();
-            found = orientations(shape, pod.rotates(), k.as_slice())
-                .iter()
-                .any(|o| {
-                    fb.compute(k.as_slice(), unavailable, o.as_slice());
-                    fb.total > 0
-                });
+            found = orientations(shape, pod.rotates(), k.as_slice()).any(|o| {
+                fb.compute(k.as_slice(), unavailable, o.as_slice());
+                fb.total > 0
+            });
         }
     }
     found

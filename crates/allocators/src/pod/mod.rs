@@ -52,7 +52,9 @@ pub use measures::{
 use std::sync::Arc;
 
 use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
-use partalloc_topology::{Coords, GridBox, NodeId, NodeSet, Topology, TopologyKind};
+use partalloc_topology::{
+    Coords, GridBox, NodeId, NodeSet, OrientationOrder, Orientations, Topology, TopologyKind,
+};
 
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
@@ -163,49 +165,19 @@ pub struct SliceLayout {
     pub cubes: Vec<u32>,
 }
 
-/// The distinct permutations of `shape` (only `shape` itself unless
-/// `rotate`) that fit in a torus of `sides`: identity first, then in
-/// lexicographic order of the permuted sides.
-#[must_use]
-pub fn orientations(shape: &Coords, rotate: bool, sides: &[u32]) -> Vec<Coords> {
-    let mut out = vec![*shape];
-    if rotate {
-        let mut sorted = *shape;
-        sorted.as_mut_slice().sort_unstable();
-        let mut all = vec![sorted];
-        let mut cur = sorted;
-        while next_permutation(cur.as_mut_slice()) {
-            all.push(cur);
-        }
-        for c in all {
-            if c != *shape {
-                out.push(c);
-            }
-        }
-    }
-    out.retain(|o| o.len() == sides.len() && o.iter().zip(sides).all(|(e, k)| e <= k));
-    out
-}
-
-fn next_permutation(v: &mut [u32]) -> bool {
-    let n = v.len();
-    if n < 2 {
-        return false;
-    }
-    let mut i = n - 1;
-    while i > 0 && v[i - 1] >= v[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        return false;
-    }
-    let mut j = n - 1;
-    while v[j] <= v[i - 1] {
-        j -= 1;
-    }
-    v.swap(i - 1, j);
-    v[i..].reverse();
-    true
+/// The orientations of `shape` a request may take on a torus of `sides`:
+/// the shape itself, then, if it may rotate, its other distinct
+/// orientations in increasing order of their sides
+/// ([`OrientationOrder::Sorted`]), each kept only if it fits. Allocates
+/// nothing.
+pub(crate) fn orientations<'a>(
+    shape: &Coords,
+    rotate: bool,
+    sides: &'a [u32],
+) -> impl Iterator<Item = Coords> + Clone + 'a {
+    Orientations::new(*shape, OrientationOrder::Sorted)
+        .take(if rotate { usize::MAX } else { 1 })
+        .filter(move |o| o.len() == sides.len() && o.iter().zip(sides).all(|(e, k)| e <= k))
 }
 
 /// Calls `f` with every chip of the (possibly wrapping) box at `base` with
@@ -266,6 +238,8 @@ pub struct PodAllocator {
     /// Static first and best fit's blocked-chip counts per catalogue
     /// orientation, kept across requests (`None` for the other strategies).
     counts: Option<box_counts::CatalogueCounts>,
+    /// A request's orientations (reused between allocations).
+    orients: Vec<Coords>,
 }
 
 impl PodAllocator {
@@ -297,7 +271,7 @@ impl PodAllocator {
                     .shapes()
                     .iter()
                     .rev()
-                    .map(|s| orientations(s, pod.rotates(), sides.as_slice()))
+                    .map(|s| orientations(s, pod.rotates(), sides.as_slice()).collect())
                     .collect();
                 Some(box_counts::CatalogueCounts::new(sides, &shapes))
             }
@@ -317,6 +291,7 @@ impl PodAllocator {
             free_list: free_list::FreeList::default(),
             chips: Vec::new(),
             counts,
+            orients: Vec::new(),
         }
     }
 
@@ -383,7 +358,6 @@ impl PodAllocator {
                     )));
                 }
                 let listed = orientations(&sides, rotate, self.pod.grid().sides().as_slice())
-                    .iter()
                     .any(|o| cat.check(o.as_slice()).is_ok());
                 if listed {
                     Ok((sides, rotate))
@@ -423,9 +397,9 @@ impl PodAllocator {
             let Ok(base) = grid.coords_of(id) else {
                 continue;
             };
-            for o in &orients {
+            for o in orients.clone() {
                 if self.placement_free(base.as_slice(), o.as_slice()) {
-                    out.push((base, *o));
+                    out.push((base, o));
                 }
             }
         }
@@ -443,7 +417,19 @@ impl PodAllocator {
     /// `best`, best fit (see the module documentation), both from the
     /// counts of [`box_counts`] kept across requests.
     fn place_kept(&mut self, shape: &Coords, rotate: bool, best: bool) -> Option<(Coords, Coords)> {
-        let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
+        let mut orients = std::mem::take(&mut self.orients);
+        orients.clear();
+        orients.extend(orientations(
+            shape,
+            rotate,
+            self.pod.grid().sides().as_slice(),
+        ));
+        let chosen = self.place_kept_among(&orients, best);
+        self.orients = orients;
+        chosen
+    }
+
+    fn place_kept_among(&mut self, orients: &[Coords], best: bool) -> Option<(Coords, Coords)> {
         let (busy, faulty) = (&self.busy, &self.faulty);
         let blocked = || {
             let mut blocked = busy.clone();
@@ -452,9 +438,9 @@ impl PodAllocator {
         };
         let counts = self.counts.as_mut()?;
         let (b, o) = if best {
-            counts.choose(&orients, blocked)
+            counts.choose(orients, blocked)
         } else {
-            counts.first(&orients, blocked)
+            counts.first(orients, blocked)
         }?;
         let base = self.pod.grid().coords_of(b).ok()?;
         Some((base, *orients.get(o)?))
@@ -470,9 +456,9 @@ impl PodAllocator {
             let Ok(base) = grid.coords_of(id) else {
                 continue;
             };
-            for o in &orients {
+            for o in orients.clone() {
                 if self.placement_free(base.as_slice(), o.as_slice()) {
-                    return Some((base, *o));
+                    return Some((base, o));
                 }
             }
         }

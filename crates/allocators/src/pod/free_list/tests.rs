@@ -131,7 +131,6 @@ fn placeable(p: &Pod, down: &NodeSet, shape: &Coords, rotate: bool) -> bool {
     (0..p.grid().num_nodes() as NodeId).any(|id| {
         let base = p.grid().coords_of(id).unwrap();
         orientations(shape, rotate, k)
-            .iter()
             .any(|o| all_chips(k, base.as_slice(), o.as_slice(), |c| !down.contains(c)))
     })
 }
