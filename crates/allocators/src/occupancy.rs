@@ -221,6 +221,13 @@ impl Occupancy {
 /// `is_available`, `busy_nodes` and `faulty_nodes`. Give the field paths
 /// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`.
 macro_rules! occupancy_methods {
+    ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+) => {
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.$($topo).+
+        }
+
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+);
+    };
     ($($occ:ident).+, $($ledger:ident).+) => {
         fn free_nodes(&self) -> usize {
             self.$($occ).+.free_count()

@@ -223,7 +223,8 @@ fn open_stream(path: &Path) -> io::Result<File> {
 /// or is not writable, the disk is full, …), or
 /// [`io::ErrorKind::InvalidInput`] as [`destination`] says. On error
 /// `path` is unchanged and the temporary file is removed.
-pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> io::Result<()> {
+    let bytes = bytes.as_ref();
     let path = match destination(path)? {
         Destination::Stream(p) => {
             let mut f = open_stream(&p)?;

@@ -202,7 +202,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
 /// As [`render_svg`], or [`PlotError::Io`].
 pub fn write_svg(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     let svg = render_svg(chart)?;
-    std::fs::write(path, svg).map_err(|source| PlotError::Io {
+    crate::atomic::write_atomic(path, svg).map_err(|source| PlotError::Io {
         path: path.display().to_string(),
         source,
     })

@@ -189,7 +189,8 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     let dir = &ctx.args.out;
     for (name, text) in [("gupta-examples.csv", &csv), ("gupta-examples.txt", &out)] {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|source| FigError::Io { path, source })?;
+        partalloc_simkit::write_atomic(&path, text)
+            .map_err(|source| FigError::Io { path, source })?;
     }
     Ok(())
 }

@@ -455,7 +455,8 @@ fn run_panel(ctx: &Ctx, panel: &Panel) -> Result<(), FigError> {
     let text = table.render(panel, col, &claims);
     print!("{text}");
     let txt = out.join(format!("{}.txt", panel.id));
-    std::fs::write(&txt, &text).map_err(|source| FigError::Io { path: txt, source })?;
+    partalloc_simkit::write_atomic(&txt, &text)
+        .map_err(|source| FigError::Io { path: txt, source })?;
     Ok(())
 }
 

@@ -239,7 +239,7 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
     }
     let write = |name: &str, text: &str| -> Result<(), FigError> {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|source| FigError::Io { path, source })
+        partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
     };
     write("pods.csv", &csv)?;
     type Pick = fn(&Point) -> &ConfidenceInterval;

@@ -33,7 +33,6 @@
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
@@ -87,7 +86,7 @@ impl Allocator for Buddy {
         NAME.to_owned()
     }
 
-    node_state_methods!();
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;

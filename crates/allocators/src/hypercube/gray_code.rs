@@ -41,7 +41,6 @@ use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use super::node_state_methods;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
@@ -211,7 +210,7 @@ impl Allocator for GrayCode {
         format!("{NAME}[g={}]", g.join(","))
     }
 
-    node_state_methods!();
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;

@@ -57,35 +57,3 @@ pub(crate) use multiple_gray_code::ENTRY as MULTIPLE_GRAY_CODE;
 pub(crate) use partner::ENTRY as PARTNER;
 pub(crate) use partner_ext::ENTRY as PARTNER_EXT;
 
-/// The `Allocator` methods every node-bitmap strategy shares: they read
-/// `self.nodes` (an [`Occupancy`](crate::Occupancy)), `self.ledger` and `self.topology`, or
-/// the same fields of the struct at a path given as `core.` (with the
-/// trailing dot).
-macro_rules! node_state_methods {
-    ($($path:ident .)*) => {
-        fn topology(&self) -> &partalloc_topology::Topology {
-            &self.$($path.)*topology
-        }
-
-        fn free_nodes(&self) -> usize {
-            self.$($path.)*nodes.free_count()
-        }
-
-        fn live_grants(&self) -> usize {
-            self.$($path.)*ledger.len()
-        }
-
-        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
-            self.$($path.)*nodes.is_available(node)
-        }
-
-        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
-            self.$($path.)*nodes.busy()
-        }
-
-        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
-            self.$($path.)*nodes.faulty().clone()
-        }
-    };
-}
-pub(crate) use node_state_methods;

@@ -53,7 +53,6 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, requested_dim, sub};
 use super::gray_code::window;
-use super::node_state_methods;
 use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
@@ -230,7 +229,7 @@ impl Allocator for MultipleGrayCode {
         NAME.to_owned()
     }
 
-    node_state_methods!();
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;

@@ -40,7 +40,6 @@
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, requested_dim, sub};
-use super::node_state_methods;
 use super::tree::{Tree, partner_cubes};
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
@@ -144,7 +143,7 @@ impl Allocator for Partner {
         NAME.to_owned()
     }
 
-    node_state_methods!();
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;

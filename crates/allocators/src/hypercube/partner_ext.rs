@@ -49,7 +49,6 @@ use thiserror::Error;
 use partalloc_topology::{Hypercube, NodeId, Subcube, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use super::node_state_methods;
 use super::partner::Partner;
 use super::tree::partner_cube;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
@@ -191,7 +190,7 @@ impl Allocator for PartnerExt {
         format!("{NAME}[delta={}]", self.delta)
     }
 
-    node_state_methods!(core.);
+    crate::occupancy::occupancy_methods!(core.nodes, core.ledger, topology: core.topology);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;

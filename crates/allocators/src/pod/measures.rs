@@ -162,7 +162,6 @@ fn clean_cubes(pod: &Pod, unavailable: &NodeSet) -> Vec<bool> {
 /// Whether `shape` (in one of its orientations) is made of whole cubes.
 fn whole_cube_orientation(pod: &Pod, shape: &Coords, cube: &Coords) -> Option<Coords> {
     orientations(shape, pod.rotates(), pod.grid().sides().as_slice())
-        .into_iter()
         .find(|o| o.iter().zip(cube.iter()).all(|(&e, &c)| e % c == 0))
 }
 
@@ -171,7 +170,6 @@ fn whole_cube_orientation(pod: &Pod, shape: &Coords, cube: &Coords) -> Option<Co
 fn each_in_cube_placement(pod: &Pod, shape: &Coords, mut f: impl FnMut(&Coords, &Coords) -> bool) {
     let (cube, grid, n) = cubes(pod);
     let orients: Vec<Coords> = orientations(shape, pod.rotates(), pod.grid().sides().as_slice())
-        .into_iter()
         .filter(|o| o.iter().zip(cube.iter()).all(|(e, c)| e <= c))
         .collect();
     let cells = u32::try_from(cube.product()).unwrap_or(u32::MAX);

@@ -626,7 +626,6 @@ impl PodAllocator {
             }
         }
         let inside: Vec<Coords> = orientations(shape, rotate, self.pod.grid().sides().as_slice())
-            .into_iter()
             .filter(|o| o.iter().zip(cs.iter()).all(|(&e, &c)| e <= c))
             .collect();
         if inside.is_empty() {
