@@ -67,6 +67,22 @@ const CI_STEPS: &[Step] = &[
     Step::run(&["xtask", "reproduce-fig10", "--quick", "--out", FIGURES]),
 ];
 
+/// The whole adversarial corpus of the command-line tool (`--adversarial`;
+/// the workspace tests run its fast part): see docs/guide.md,
+/// "Adversarial corpus".
+const ADVERSARIAL_STEP: Step = Step {
+    args: &[
+        "test",
+        "-p",
+        "partalloc-cli",
+        "--test",
+        "limits",
+        "adversarial",
+    ],
+    env: &[("PARTALLOC_ADVERSARIAL", "full")],
+    check_output: None,
+};
+
 /// Steps that are not cargo commands, run after the cargo steps and the
 /// figure checks: the Python package, built in a fresh virtual environment
 /// and tested with pytest (the script skips, saying so, without python3).
@@ -144,8 +160,10 @@ fn run_args(cargo: &str, args: &[String]) -> Result<(), String> {
     }
 }
 
-/// Runs every step, then checks the figures; stops at the first failure.
-pub(crate) fn run() -> ExitCode {
+/// Runs every step (with `adversarial`, the whole adversarial corpus after
+/// the workspace steps), then checks the figures; stops at the first
+/// failure.
+pub(crate) fn run(adversarial: bool) -> ExitCode {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     // A fresh quick Fig. 10: the sweeps would otherwise resume old files.
     match std::fs::remove_dir_all(FIGURES) {
@@ -155,8 +173,14 @@ pub(crate) fn run() -> ExitCode {
         }
         _ => {}
     }
+    let extra: &[Step] = if adversarial {
+        &[ADVERSARIAL_STEP]
+    } else {
+        &[]
+    };
     let result = CI_STEPS
         .iter()
+        .chain(extra)
         .try_for_each(|step| run_step(&cargo, step))
         .and_then(|()| feature_checks(Path::new("crates")))
         .and_then(|checks| checks.iter().try_for_each(|args| run_args(&cargo, args)))

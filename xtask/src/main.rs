@@ -1,6 +1,6 @@
 //! Developer tasks for the partalloc workspace.
 //!
-//! - `cargo xtask ci` — every check CI runs (format, lints, tests, docs,
+//! - `cargo xtask ci [--adversarial]` — every check CI runs (format, lints, tests, docs,
 //!   the feature and dependency checks, the quick Fig. 10 reproduction);
 //! - `cargo xtask reproduce-fig10` — Kang et al. (IEEE TC 2003) Fig. 10 at
 //!   the paper's scale;
@@ -31,7 +31,12 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Task {
     /// Run every check CI runs: fmt, clippy, tests, docs, quick Fig. 10.
-    Ci,
+    Ci {
+        /// Also run the whole adversarial corpus of the command-line tool
+        /// (PARTALLOC_ADVERSARIAL=full; the tests run its fast part).
+        #[arg(long)]
+        adversarial: bool,
+    },
     /// Reproduce Kang et al. Fig. 10 (a, b, c): ETC vs Isomorphic on 4-, 8-
     /// and 16-ary 3-cubes, 20 seeds x 1000 jobs per point.
     #[command(name = "reproduce-fig10")]
@@ -52,7 +57,7 @@ enum Task {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
-        Task::Ci => return ci::run(),
+        Task::Ci { adversarial } => return ci::run(adversarial),
         Task::ReproduceFig10(args) => figures::reproduce("kang-fig10", &args),
         Task::Reproduce { list: true, .. } => {
             figures::list();

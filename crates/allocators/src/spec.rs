@@ -101,8 +101,8 @@ impl StrategySpec {
         for (k, _) in &self.params {
             if !known.contains(&k.as_str()) {
                 return Err(SpecError::UnknownParameter {
-                    strategy: self.name.clone(),
-                    param: k.clone(),
+                    strategy: partalloc_topology::echo(&self.name),
+                    param: partalloc_topology::echo(k),
                     known: if known.is_empty() {
                         "(none)".to_owned()
                     } else {
@@ -128,9 +128,9 @@ impl StrategySpec {
                 .trim()
                 .parse()
                 .map_err(|e: T::Err| SpecError::InvalidValue {
-                    strategy: self.name.clone(),
-                    param: key.to_owned(),
-                    value: v.to_owned(),
+                    strategy: partalloc_topology::echo(&self.name),
+                    param: partalloc_topology::echo(key),
+                    value: partalloc_topology::echo(v),
                     reason: e.to_string(),
                 }),
         }
@@ -166,9 +166,9 @@ impl StrategySpec {
     #[must_use]
     pub fn invalid(&self, key: &str, reason: impl Into<String>) -> SpecError {
         SpecError::InvalidValue {
-            strategy: self.name.clone(),
-            param: key.to_owned(),
-            value: self.get(key).unwrap_or_default().to_owned(),
+            strategy: partalloc_topology::echo(&self.name),
+            param: partalloc_topology::echo(key),
+            value: partalloc_topology::echo(self.get(key).unwrap_or_default()),
             reason: reason.into(),
         }
     }
@@ -179,7 +179,7 @@ impl FromStr for StrategySpec {
 
     fn from_str(s: &str) -> Result<Self, SpecError> {
         let err = |reason| SpecError::Malformed {
-            text: s.to_owned(),
+            text: partalloc_topology::echo(s),
             reason,
         };
         let s = s.trim();

@@ -22,10 +22,29 @@ pub(crate) fn load_pod_file(path: &Path) -> Result<Topology, CliError> {
     let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
     let what = || format!("pod file {}", path.display());
     let description: PodDescription =
-        toml::from_str(&text).map_err(|e| CliError::input(format!("{}: {e}", what())))?;
+        toml::from_str(&text).map_err(|e| toml_error(&text, path, &e))?;
     let pod =
         Pod::try_from(description).map_err(|e| CliError::input(format!("{}: {e}", what())))?;
     Ok(pod.into())
+}
+
+/// A TOML error in one line: the file, the line of the fault when known,
+/// and the parser's message with its line breaks joined (the form of the
+/// sweep file's errors).
+pub(crate) fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> CliError {
+    let line = e
+        .span()
+        .and_then(|s| text.get(..s.start))
+        .map(|t| format!("line {}: ", t.matches('\n').count() + 1))
+        .unwrap_or_default();
+    let message = e
+        .message()
+        .split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    CliError::input(format!("pod file {}: {line}{message}", path.display()))
 }
 
 #[cfg(test)]
@@ -67,6 +86,22 @@ mod tests {
         std::fs::write(&path, "sides = \"8x8\"\nshape = [\"2x2\"]\n").unwrap();
         let e = load_pod_file(&path).unwrap_err().to_string();
         assert!(e.contains("unknown field"), "{e}");
+        // Syntax errors and an empty file are one line naming file and line.
+        for (text, says) in [
+            (
+                "sides = \"8x8\"\nname = \n",
+                "bad.toml: line 2: string values must be quoted, expected literal string",
+            ),
+            (
+                "",
+                "bad.toml: the pod description gives neither sides nor a preset; add sides",
+            ),
+            ("sides = 8\n", "bad.toml: line 1: invalid type: integer `8`"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = load_pod_file(&path).unwrap_err().to_string();
+            assert!(e.contains(says) && !e.contains('\n'), "{text:?}: {e}");
+        }
         let e = load_pod_file(&dir.path().join("missing.toml")).unwrap_err();
         assert!(e.to_string().contains("missing.toml"), "{e}");
     }

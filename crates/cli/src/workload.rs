@@ -173,6 +173,9 @@ pub(crate) fn workload_error(e: SpecError) -> CliError {
         SpecError::Workload(WorkloadError::Saturated { load }) => CliError::input(format!(
             "offered load {load} is at least 1: no strategy can keep up and the queue grows without bound; use a load below 1, or pass --allow-saturation (allow_saturation = true in an experiment file) for a saturation study"
         )),
+        SpecError::Workload(WorkloadError::LoadTooSmall { load, min }) => CliError::input(format!(
+            "offered load {load:e} (--load, or loads in an experiment file) is below {min:e}, the smallest accepted: arrivals would be so rare that arrival times swallow the residence times or overflow to infinity"
+        )),
         other => CliError::input(format!("workload: {other}")),
     }
 }
@@ -297,6 +300,21 @@ pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: 
 mod tests {
     use super::*;
     use partalloc::workload::ShapeDistribution;
+
+    #[test]
+    fn a_load_too_small_for_finite_arrival_times_names_the_flag() {
+        let mesh: Topology = "mesh:8x8".parse().unwrap();
+        let e = WorkloadSpec::default()
+            .build(&mesh, 1e-308)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "offered load 1e-308 (--load, or loads in an experiment file) is below 1e-9"
+            ),
+            "{e}"
+        );
+    }
 
     #[test]
     fn shape_laws_follow_the_machine() {

@@ -1259,7 +1259,10 @@ fn max_sides_caps_node_count_jobs_and_the_report_says_how_many_were_measured() {
         "--max-sides",
         "200",
     ]));
-    assert!(e.contains("larger than the machine"), "{e}");
+    assert!(
+        e.contains("larger than the largest job") && e.contains("can place, 144 nodes"),
+        "{e}"
+    );
 }
 
 #[test]

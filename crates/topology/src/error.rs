@@ -162,3 +162,25 @@ pub enum TopologyError {
         reason: String,
     },
 }
+
+/// How many characters of an input an error message repeats.
+pub const ECHO_CHARS: usize = 40;
+
+/// `text` as error messages repeat it: whole if it has at most
+/// [`ECHO_CHARS`] characters, otherwise its first `ECHO_CHARS` characters
+/// and `…`, so a huge field or argument cannot flood standard error.
+///
+/// ```
+/// use partalloc_topology::echo;
+/// assert_eq!(echo("mesh:4x4"), "mesh:4x4");
+/// let long = "7".repeat(10_000_000);
+/// assert_eq!(echo(&long).chars().count(), 41);
+/// assert!(echo(&long).ends_with('…'));
+/// ```
+#[must_use]
+pub fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}

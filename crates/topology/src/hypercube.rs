@@ -352,7 +352,7 @@ impl FromStr for Subcube {
 
     fn from_str(s: &str) -> Result<Self, TopologyError> {
         let err = |reason| TopologyError::InvalidAddress {
-            text: s.to_owned(),
+            text: crate::echo(s),
             reason,
         };
         let n = s.chars().count();

@@ -65,7 +65,7 @@ mod subtorus;
 mod topology;
 
 pub use coords::{Coords, MAX_DIMS};
-pub use error::TopologyError;
+pub use error::{ECHO_CHARS, TopologyError, echo};
 pub use freeset::FreeSet;
 pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};

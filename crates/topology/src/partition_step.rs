@@ -138,7 +138,7 @@ impl TryFrom<StepAddressRepr> for StepAddress {
 
 fn bad(text: &str, reason: &'static str) -> TopologyError {
     TopologyError::InvalidAddress {
-        text: text.to_owned(),
+        text: crate::echo(text),
         reason,
     }
 }

@@ -72,7 +72,7 @@ impl FromStr for Wiring {
             "static" => Ok(Self::Static),
             "reconfigurable" => Ok(Self::Reconfigurable),
             _ => Err(PodError::InvalidText {
-                text: s.to_owned(),
+                text: crate::echo(s),
                 reason: "wiring is static or reconfigurable".to_owned(),
             }),
         }
@@ -150,6 +150,11 @@ pub enum PodError {
         /// The name given.
         name: String,
     },
+    /// A description with neither sides nor a preset (an empty pod file).
+    #[error(
+        "the pod description gives neither sides nor a preset; add sides = \"AxB…\" with shapes, or preset = \"tpu-v4\" (presets tpu-v4, tpu-v5e)"
+    )]
+    MissingSides,
     /// A malformed pod text form or description.
     #[error("invalid pod description {text:?}: {reason} ({POD_TEXT_HELP})")]
     InvalidText {
@@ -441,7 +446,7 @@ impl Pod {
                 true,
             ),
             _ => Err(PodError::UnknownPreset {
-                name: name.to_owned(),
+                name: crate::echo(name),
             }),
         }?;
         Ok(Self {
@@ -462,7 +467,9 @@ impl Pod {
             if !first_ok
                 || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
             {
-                return Err(PodError::InvalidName { name: n.to_owned() });
+                return Err(PodError::InvalidName {
+                    name: crate::echo(n),
+                });
             }
         }
         Ok(Self {
@@ -706,12 +713,7 @@ impl TryFrom<PodDescription> for Pod {
         let sides = match (&d.sides, &base) {
             (Some(text), _) => parse_sides(text)?,
             (None, Some(b)) => *b.grid.sides(),
-            (None, None) => {
-                return Err(PodError::InvalidText {
-                    text: format!("{d:?}"),
-                    reason: "sides are required without a preset".to_owned(),
-                });
-            }
+            (None, None) => return Err(PodError::MissingSides),
         };
         // A resized preset keeps the shapes that fit the new sides.
         let base = base
@@ -841,7 +843,7 @@ impl FromStr for Pod {
     /// Parses the text form described at [`Pod`]; no file is read.
     fn from_str(s: &str) -> Result<Self, PodError> {
         let invalid = |reason: String| PodError::InvalidText {
-            text: s.to_owned(),
+            text: crate::echo(s),
             reason,
         };
         let mut fields = s.trim().split(':').map(str::trim).peekable();
@@ -865,7 +867,7 @@ impl FromStr for Pod {
         for field in fields {
             let (key, value) = field
                 .split_once('=')
-                .ok_or_else(|| invalid(format!("{field:?} is not key=value")))?;
+                .ok_or_else(|| invalid(format!("{:?} is not key=value", crate::echo(field))))?;
             let (key, value) = (key.trim(), value.trim());
             let duplicate = || invalid(format!("{key} is given twice"));
             match key {
@@ -889,7 +891,10 @@ impl FromStr for Pod {
                         "true" => true,
                         "false" => false,
                         _ => {
-                            return Err(invalid(format!("rotate is true or false, not {value:?}")));
+                            return Err(invalid(format!(
+                                "rotate is true or false, not {:?}",
+                                crate::echo(value)
+                            )));
                         }
                     };
                     if d.rotate.replace(r).is_some() {
@@ -902,7 +907,7 @@ impl FromStr for Pod {
                         return Err(duplicate());
                     }
                 }
-                other => return Err(invalid(format!("unknown key {other:?}"))),
+                other => return Err(invalid(format!("unknown key {:?}", crate::echo(other)))),
             }
         }
         Self::try_from(d)
@@ -1065,6 +1070,9 @@ mod tests {
         // The whole description rebuilds an equal pod.
         assert_eq!(Pod::try_from(PodDescription::from(&pod)).unwrap(), pod);
         let e = Pod::try_from(PodDescription::default()).unwrap_err();
-        assert!(e.to_string().contains("sides are required"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "the pod description gives neither sides nor a preset; add sides = \"AxB…\" with shapes, or preset = \"tpu-v4\" (presets tpu-v4, tpu-v5e)"
+        );
     }
 }

@@ -251,13 +251,22 @@ impl fmt::Display for Topology {
 /// The sides of `AxB[xC…]` (`x`, `X` or `×` between them), dimension 0
 /// first, or why the text is not that.
 fn side_list(text: &str) -> Result<Vec<u32>, String> {
-    text.split(['x', 'X', '×'])
-        .map(|t| {
-            t.trim()
-                .parse::<u32>()
-                .map_err(|_| format!("{t:?} is not a non-negative integer"))
-        })
-        .collect()
+    text.split(['x', 'X', '×']).map(whole_number).collect()
+}
+
+/// A whole number of a machine's text form, or why `t` is not one: too
+/// large for the sides and dimensions accepted (at most `u32::MAX`), or
+/// not a non-negative integer at all.
+fn whole_number(t: &str) -> Result<u32, String> {
+    use core::num::IntErrorKind;
+    t.trim().parse::<u32>().map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow => format!(
+            "{:?} is larger than the largest side or dimension accepted, {}",
+            crate::echo(t),
+            u32::MAX
+        ),
+        _ => format!("{:?} is not a non-negative integer", crate::echo(t)),
+    })
 }
 
 /// Parses sides written as in a machine description, `AxB[xC…]` (`x`, `X`
@@ -275,7 +284,7 @@ fn side_list(text: &str) -> Result<Vec<u32>, String> {
 /// numbers; as [`Coords::new`] for no or too many dimensions.
 pub fn parse_sides(text: &str) -> Result<Coords, TopologyError> {
     let sides = side_list(text).map_err(|reason| TopologyError::InvalidSides {
-        text: text.to_owned(),
+        text: crate::echo(text),
         reason,
     })?;
     Coords::new(&sides)
@@ -286,18 +295,15 @@ impl FromStr for Topology {
 
     fn from_str(s: &str) -> Result<Self, TopologyError> {
         let err = |reason: &str| TopologyError::InvalidTopology {
-            text: s.to_owned(),
+            text: crate::echo(s),
             reason: reason.to_owned(),
         };
         let (family, rest) = s
             .trim()
             .split_once(':')
             .ok_or_else(|| err("missing ':' between family and size"))?;
-        let number = |t: &str| -> Result<u32, TopologyError> {
-            t.trim()
-                .parse::<u32>()
-                .map_err(|_| err(&format!("{t:?} is not a non-negative integer")))
-        };
+        let number =
+            |t: &str| -> Result<u32, TopologyError> { whole_number(t).map_err(|r| err(&r)) };
         let sides =
             |t: &str| -> Result<Vec<u32>, TopologyError> { side_list(t).map_err(|r| err(&r)) };
         let kary = |t: &str| -> Result<Vec<u32>, TopologyError> {
@@ -330,7 +336,7 @@ impl FromStr for Topology {
             "blocks" | "tree" => Err(err(&format!(
                 "a {family} machine is read from a topology.conf or topology.yaml file, not parsed from text; load it with SlurmMachine::parse_conf or parse_yaml (the command-line tool reads {family}:FILE)"
             ))),
-            other => Err(err(&format!("unknown family {other:?}"))),
+            other => Err(err(&format!("unknown family {:?}", crate::echo(other)))),
         }
     }
 }
@@ -395,6 +401,14 @@ mod tests {
             (
                 "mesh:4xq",
                 "invalid topology \"mesh:4xq\": \"q\" is not a non-negative integer",
+            ),
+            (
+                "mesh:4294967296x1",
+                "invalid topology \"mesh:4294967296x1\": \"4294967296\" is larger than the largest side or dimension accepted, 4294967295",
+            ),
+            (
+                "hypercube:99999999999",
+                "\"99999999999\" is larger than the largest side or dimension accepted",
             ),
             ("blob:4", "unknown family \"blob\""),
             ("kary:16", "expected K^N, e.g. 16^3"),

@@ -39,6 +39,13 @@ use rand_distr::{Distribution, Exp};
 use crate::WorkloadError;
 use crate::error::positive;
 
+/// The smallest offered load accepted (10⁻⁹). The mean gap between
+/// arrivals is m·r/(ρ·N) ≤ r/ρ, so at this load it is at most 10⁹ mean
+/// residence times; smaller loads make arrival times that swallow the
+/// residence times in `f64` sums, or overflow to infinity (a load of
+/// 1e-308 does after a few jobs).
+pub const MIN_LOAD: f64 = 1e-9;
+
 /// The offered load ρ = λ·m·r/N and its parameters (Kim–Yoon §IV.1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
@@ -99,6 +106,7 @@ impl OfferedLoad {
     /// # Errors
     /// [`WorkloadError::NotPositive`] for a load, mean size or mean
     /// residence that is not finite and > 0;
+    /// [`WorkloadError::LoadTooSmall`] for a load below [`MIN_LOAD`];
     /// [`WorkloadError::InconsistentLoad`] if the machine is empty or the
     /// mean request is below 1 node or above the machine;
     /// [`WorkloadError::Saturated`] if `load` ≥ 1 (see
@@ -123,6 +131,12 @@ impl OfferedLoad {
         mean_residence: f64,
     ) -> Result<Self, WorkloadError> {
         positive("offered load", load)?;
+        if load < MIN_LOAD {
+            return Err(WorkloadError::LoadTooSmall {
+                load,
+                min: MIN_LOAD,
+            });
+        }
         positive("mean request size", mean_nodes)?;
         positive("mean residence time", mean_residence)?;
         if machine_nodes == 0 {
@@ -220,9 +234,13 @@ impl PoissonArrivals {
     /// Arrivals at rate λ = `rate` per time unit.
     ///
     /// # Errors
-    /// [`WorkloadError::NotPositive`] unless `rate` is finite and > 0.
+    /// [`WorkloadError::NotPositive`] unless `rate` is finite and > 0;
+    /// [`WorkloadError::InfiniteGap`] if 1/`rate` is not finite.
     pub fn new(rate: f64) -> Result<Self, WorkloadError> {
         positive("arrival rate", rate)?;
+        if !(1.0 / rate).is_finite() {
+            return Err(WorkloadError::InfiniteGap { rate });
+        }
         let exp = Exp::new(rate).map_err(|_| WorkloadError::NotPositive {
             name: "arrival rate",
             value: rate,
@@ -264,6 +282,29 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
+
+    #[test]
+    fn loads_too_small_for_finite_arrival_times_are_refused() {
+        let e = OfferedLoad::new(1e-308, 64, 20.0, 1.0).unwrap_err();
+        assert_eq!(
+            e,
+            WorkloadError::LoadTooSmall {
+                load: 1e-308,
+                min: MIN_LOAD
+            }
+        );
+        assert!(
+            e.to_string()
+                .starts_with("offered load 1e-308 is below 1e-9, the smallest accepted"),
+            "{e}"
+        );
+        let l = OfferedLoad::new(MIN_LOAD, 64, 64.0, 1.0).unwrap();
+        let gap = PoissonArrivals::from_load(&l).unwrap().mean_gap();
+        assert!((gap / 1e9 - 1.0).abs() < 1e-12, "{gap}");
+        // A rate whose inverse overflows (a subnormal rate).
+        let e = PoissonArrivals::new(1e-310).unwrap_err();
+        assert_eq!(e, WorkloadError::InfiniteGap { rate: 1e-310 });
+    }
 
     #[test]
     fn load_validation() {

@@ -111,7 +111,7 @@ impl CatalogueShapes {
                 "shape weight {w} is not a finite number at least 0"
             )));
         }
-        let total: f64 = weights.iter().sum();
+        let total = crate::error::weight_sum("shape weights", weights)?;
         if total <= 0.0 {
             return Err(bad("every shape weight is 0".to_owned()));
         }

@@ -136,15 +136,19 @@ impl UniformDemand {
     /// Uniform on [lo, hi], 0 ≤ lo ≤ hi, both finite.
     ///
     /// # Errors
-    /// [`WorkloadError::BadRange`] for non-finite, negative or reversed
+    /// [`WorkloadError::InfiniteBound`], [`WorkloadError::NegativeBound`]
+    /// or [`WorkloadError::BadRange`] for non-finite, negative or reversed
     /// bounds.
     pub fn new(lo: f64, hi: f64) -> Result<Self, WorkloadError> {
-        if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi) {
-            return Err(WorkloadError::BadRange {
-                name: "uniform demand",
-                lo,
-                hi,
-            });
+        const NAME: &str = "uniform demand";
+        if let Some(value) = [lo, hi].into_iter().find(|v| !v.is_finite()) {
+            return Err(WorkloadError::InfiniteBound { name: NAME, value });
+        }
+        if lo < 0.0 {
+            return Err(WorkloadError::NegativeBound { name: NAME, lo });
+        }
+        if lo > hi {
+            return Err(WorkloadError::BadRange { name: NAME, lo, hi });
         }
         Ok(Self { lo, hi })
     }

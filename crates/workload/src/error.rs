@@ -25,6 +25,25 @@ pub enum WorkloadError {
         /// The refused load.
         load: f64,
     },
+    /// An offered load so small that arrival times lose the residence
+    /// times (or overflow): below [`MIN_LOAD`](crate::MIN_LOAD).
+    #[error(
+        "offered load {load:e} is below {min:e}, the smallest accepted: arrivals would be so rare that arrival times swallow the residence times or overflow to infinity"
+    )]
+    LoadTooSmall {
+        /// The refused load.
+        load: f64,
+        /// The smallest accepted load.
+        min: f64,
+    },
+    /// An arrival rate whose mean gap 1/λ is not a finite number.
+    #[error(
+        "arrival rate {rate} gives an infinite mean gap between arrivals; raise the load or shorten the residence times"
+    )]
+    InfiniteGap {
+        /// The refused rate.
+        rate: f64,
+    },
     /// The load parameters contradict each other.
     #[error("inconsistent load parameters: {reason}")]
     InconsistentLoad {
@@ -67,6 +86,42 @@ pub enum WorkloadError {
         /// Upper bound.
         hi: f64,
     },
+    /// A range's bound is negative where only values from 0 make sense.
+    #[error(
+        "{name}: lower bound {lo} is negative; write the range as LO-HI with 0 <= LO <= HI, e.g. uniform:0-5"
+    )]
+    NegativeBound {
+        /// The parameter.
+        name: &'static str,
+        /// The refused lower bound.
+        lo: f64,
+    },
+    /// A range's bound is infinite or not a number.
+    #[error("{name}: bound {value} is not a finite number")]
+    InfiniteBound {
+        /// The parameter.
+        name: &'static str,
+        /// The refused bound.
+        value: f64,
+    },
+    /// A value above the largest one supported.
+    #[error("{name} {value} is above the largest supported, {max}")]
+    AboveMaximum {
+        /// The parameter.
+        name: &'static str,
+        /// The refused value.
+        value: u64,
+        /// The largest accepted value.
+        max: u64,
+    },
+    /// Weights whose sum is not a finite number although each one is.
+    #[error(
+        "{what}: the weights add up to more than the largest finite number (about 1.8e308); divide them all by a common factor"
+    )]
+    WeightsOverflow {
+        /// What the weights are for.
+        what: &'static str,
+    },
     /// A shape does not fit the machine or is malformed.
     #[error("shape: {reason}")]
     BadShape {
@@ -86,6 +141,17 @@ pub enum WorkloadError {
     /// A topology value was rejected.
     #[error(transparent)]
     Topology(#[from] TopologyError),
+}
+
+/// The sum of `weights`, each already checked finite and at least 0, or
+/// [`WorkloadError::WeightsOverflow`] if the sum is not finite.
+pub(crate) fn weight_sum(what: &'static str, weights: &[f64]) -> Result<f64, WorkloadError> {
+    let total: f64 = weights.iter().sum();
+    if total.is_finite() {
+        Ok(total)
+    } else {
+        Err(WorkloadError::WeightsOverflow { what })
+    }
 }
 
 /// `Ok(x)` if `x` is finite and > 0.

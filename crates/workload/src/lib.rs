@@ -61,7 +61,7 @@ pub mod spec;
 mod stream;
 pub mod swf;
 
-pub use arrivals::{OfferedLoad, PoissonArrivals};
+pub use arrivals::{MIN_LOAD, OfferedLoad, PoissonArrivals};
 pub use catalogue::{CatalogueShapes, MAX_CATALOGUE_SHAPES};
 pub use demand::{
     Constant, DemandDist, Dependence, Exponential, HyperExponential, MeanDistribution,

@@ -76,6 +76,9 @@ pub enum SacctError {
         /// Why.
         reason: &'static str,
     },
+    /// No job is left to replay: every row was malformed or dropped.
+    #[error("no job to replay: {0}")]
+    NoUsableJob(Dropped),
     /// A job asks for more nodes than the machine has.
     #[error("line {line}: job {job} asks for {nodes} nodes; the machine has {machine}")]
     TooLarge {
@@ -120,6 +123,91 @@ pub struct SacctTrace {
     pub records: Vec<SacctRecord>,
     /// Lines skipped in lenient mode, with why.
     pub skipped: Vec<SacctError>,
+    /// Jobs left out by [`usable`](Self::usable), by reason.
+    pub dropped: Dropped,
+}
+
+/// How many job rows of a dump were left out, and why: the reason given
+/// when no job is left.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Dropped {
+    /// Malformed lines skipped in lenient mode.
+    pub malformed: usize,
+    /// The first malformed line's error, as printed.
+    pub first_malformed: Option<String>,
+    /// Jobs that never started (`Start` is `Unknown`).
+    pub never_started: usize,
+    /// Jobs that have not ended (`End` is `Unknown`).
+    pub not_ended: usize,
+    /// Jobs that end before they start.
+    pub ends_before_start: usize,
+    /// Jobs asking for more nodes than the machine has.
+    pub too_large: usize,
+    /// The machine's nodes, when jobs were checked against it.
+    pub machine_nodes: u64,
+}
+
+impl Dropped {
+    /// Rows left out, malformed or dropped.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.malformed
+            + self.never_started
+            + self.not_ended
+            + self.ends_before_start
+            + self.too_large
+    }
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let total = self.total();
+        if total == 0 {
+            return f.write_str("the dump has a header but no job line");
+        }
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        write!(f, "all {total} job row{} left out:", s(total))?;
+        let mut sep = " ";
+        let mut part = |f: &mut std::fmt::Formatter<'_>, n: usize, text: String| {
+            if n == 0 {
+                return Ok(());
+            }
+            let r = write!(f, "{sep}{n} {text}");
+            sep = ", ";
+            r
+        };
+        part(
+            f,
+            self.never_started,
+            "never ran (Start is Unknown)".to_owned(),
+        )?;
+        part(
+            f,
+            self.not_ended,
+            "have not ended (End is Unknown)".to_owned(),
+        )?;
+        part(
+            f,
+            self.ends_before_start,
+            "end before they start".to_owned(),
+        )?;
+        part(
+            f,
+            self.too_large,
+            format!("need more nodes than the machine's {}", self.machine_nodes),
+        )?;
+        let first = self
+            .first_malformed
+            .as_deref()
+            .map(|e| format!(" (first: {e})"))
+            .unwrap_or_default();
+        part(
+            f,
+            self.malformed,
+            format!("malformed line{}{first}", s(self.malformed)),
+        )
+    }
 }
 
 struct Columns {
@@ -256,7 +344,7 @@ fn record(cols: &Columns, text: &str, line: u64) -> Result<Option<SacctRecord>, 
     let field = |column: &'static str, value: &str, reason: &'static str| SacctError::Field {
         line,
         column,
-        value: value.to_owned(),
+        value: partalloc_topology::echo(value),
         reason,
     };
     if job_id.is_empty() {
@@ -332,15 +420,22 @@ impl SacctTrace {
     /// # Errors
     /// [`SacctError::Unusable`] for a job that never started or has not
     /// ended, or that ended before it started; [`SacctError::TooLarge`] for
-    /// one larger than the machine. Use [`usable`](Self::usable) first to
-    /// keep only the jobs that ran.
+    /// one larger than the machine; [`SacctError::NoUsableJob`], counting
+    /// the rows left out by reason, when there is no job at all. Use
+    /// [`usable`](Self::usable) first to keep only the jobs that ran.
     pub fn jobs(&self, machine_nodes: u64) -> Result<Vec<Job>, SacctError> {
+        if self.records.is_empty() {
+            let mut why = self.dropped.clone();
+            why.malformed = self.skipped.len();
+            why.first_malformed = self.skipped.first().map(ToString::to_string);
+            return Err(SacctError::NoUsableJob(why));
+        }
         let origin = self.records.iter().map(|r| r.submit).min().unwrap_or(0);
         let mut jobs = Vec::with_capacity(self.records.len());
         for (k, r) in self.records.iter().enumerate() {
             let unusable = |reason| SacctError::Unusable {
                 line: r.line,
-                job: r.job_id.clone(),
+                job: partalloc_topology::echo(&r.job_id),
                 reason,
             };
             let start = r
@@ -355,7 +450,7 @@ impl SacctTrace {
             if u64::from(r.nodes) > machine_nodes {
                 return Err(SacctError::TooLarge {
                     line: r.line,
-                    job: r.job_id.clone(),
+                    job: partalloc_topology::echo(&r.job_id),
                     nodes: r.nodes,
                     machine: machine_nodes,
                 });
@@ -380,9 +475,18 @@ impl SacctTrace {
     #[must_use]
     pub fn usable(mut self, machine_nodes: u64) -> (Self, usize) {
         let before = self.records.len();
+        let d = &mut self.dropped;
+        d.machine_nodes = machine_nodes;
         self.records.retain(|r| {
-            matches!((r.start, r.end), (Some(s), Some(e)) if e >= s)
-                && u64::from(r.nodes) <= machine_nodes
+            let counter = match (r.start, r.end) {
+                (None, _) => &mut d.never_started,
+                (_, None) => &mut d.not_ended,
+                (Some(s), Some(e)) if e < s => &mut d.ends_before_start,
+                _ if u64::from(r.nodes) > machine_nodes => &mut d.too_large,
+                _ => return true,
+            };
+            *counter += 1;
+            false
         });
         let dropped = before - self.records.len();
         (self, dropped)
@@ -457,6 +561,52 @@ JobID|JobName|Partition|Submit|Start|End|NNodes|NCPUS|Timelimit|State
                 (1, 0.0, 3600.0, 36, Some(86_400.0)),
                 (2, 20.0, 930.0, 2, Some(1800.0)),
             ]
+        );
+    }
+
+    #[test]
+    fn a_dump_with_no_usable_job_says_why_each_row_was_left_out() {
+        let head = "JobID|Submit|Start|End|NNodes\n";
+        let row = |id: u32, start: &str, nodes: u32| {
+            format!("{id}|2024-01-01T00:00:00|{start}|2024-01-01T01:00:00|{nodes}\n")
+        };
+        let mut dump = head.to_owned();
+        for id in 0..10 {
+            dump.push_str(&row(id, "Unknown", 1));
+        }
+        dump.push_str(&row(10, "2024-01-01T00:00:00", 145));
+        dump.push_str(&row(11, "2024-01-01T00:00:00", 200));
+        let (t, _) = SacctTrace::parse(&dump, false).unwrap().usable(144);
+        assert_eq!(
+            t.jobs(144).unwrap_err().to_string(),
+            "no job to replay: all 12 job rows left out: 10 never ran (Start is Unknown), 2 need more nodes than the machine's 144"
+        );
+        dump.push_str("12|x|x|x|1\n");
+        let (t, _) = SacctTrace::parse(&dump, true).unwrap().usable(144);
+        let e = t.jobs(144).unwrap_err().to_string();
+        assert!(
+            e.starts_with("no job to replay: all 13 job rows left out: 10 never ran")
+                && e.ends_with(", 1 malformed line (first: line 14: Submit: \"x\" is not a time YYYY-MM-DDTHH:MM:SS)"),
+            "{e}"
+        );
+        let t = SacctTrace::parse(head, false).unwrap();
+        assert_eq!(
+            t.jobs(144).unwrap_err().to_string(),
+            "no job to replay: the dump has a header but no job line"
+        );
+    }
+
+    #[test]
+    fn a_huge_field_is_echoed_in_40_characters() {
+        let big = "7".repeat(10_000_000);
+        let dump = format!("JobID|Submit|Start|End|NNodes\n1|{big}|x|x|1\n");
+        let e = SacctTrace::parse(&dump, false).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "line 2: Submit: \"{}…\" is not a time YYYY-MM-DDTHH:MM:SS",
+                "7".repeat(40)
+            )
         );
     }
 

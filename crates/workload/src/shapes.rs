@@ -322,8 +322,8 @@ impl CubeDims {
                 reason: format!("weight {w} of dimension {i} must be a finite number at least 0"),
             });
         }
-        let total: f64 = weights.iter().sum();
-        if !(total > 0.0 && total.is_finite()) {
+        let total = crate::error::weight_sum("cube dimension weights", weights)?;
+        if total <= 0.0 {
             return Err(WorkloadError::BadTable {
                 reason: "the weights sum to 0".to_owned(),
             });
@@ -375,9 +375,17 @@ impl CubeDims {
     /// Dimension uniform in `lo..=hi`.
     ///
     /// # Errors
-    /// [`WorkloadError::BadRange`] if lo > hi or hi > `MAX_HYPERCUBE_DIM`.
+    /// [`WorkloadError::AboveMaximum`] if hi > `MAX_HYPERCUBE_DIM`,
+    /// [`WorkloadError::BadRange`] if lo > hi.
     pub fn uniform(lo: u32, hi: u32) -> Result<Self, WorkloadError> {
-        if lo > hi || hi > MAX_HYPERCUBE_DIM {
+        if hi > MAX_HYPERCUBE_DIM {
+            return Err(WorkloadError::AboveMaximum {
+                name: "cube dimension",
+                value: u64::from(hi),
+                max: u64::from(MAX_HYPERCUBE_DIM),
+            });
+        }
+        if lo > hi {
             return Err(WorkloadError::BadRange {
                 name: "cube dimension",
                 lo: f64::from(lo),

@@ -103,7 +103,7 @@ const KINDS: &str = "auto, sides, cubic, noncubic, cube, nodes or catalogue";
 fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String) -> SpecError {
     SpecError::Syntax {
         law,
-        text: text.to_owned(),
+        text: partalloc_topology::echo(text),
         reason,
         accepted,
     }
@@ -112,7 +112,7 @@ fn syntax(law: &'static str, text: &str, accepted: &'static str, reason: String)
 fn invalid<'t>(law: &'static str, text: &'t str) -> impl FnOnce(WorkloadError) -> SpecError + 't {
     move |source| SpecError::Invalid {
         law,
-        text: text.to_owned(),
+        text: partalloc_topology::echo(text),
         source,
     }
 }
@@ -124,9 +124,14 @@ fn number(
     accepted: &'static str,
     part: &str,
 ) -> Result<f64, SpecError> {
-    part.trim()
-        .parse::<f64>()
-        .map_err(|_| syntax(law, text, accepted, format!("{part:?} is not a number")))
+    part.trim().parse::<f64>().map_err(|_| {
+        syntax(
+            law,
+            text,
+            accepted,
+            format!("{:?} is not a number", partalloc_topology::echo(part)),
+        )
+    })
 }
 
 /// The sides `part` of `text`, read by the topology's parser of side lists.
@@ -189,7 +194,7 @@ impl FromStr for Arrivals {
                 LAW,
                 text,
                 ARRIVALS,
-                format!("unknown law {other:?}"),
+                format!("unknown law {:?}", partalloc_topology::echo(other)),
             )),
         }
     }
@@ -228,7 +233,13 @@ impl CubeDimLaw {
     fn check(&self) -> Result<(), WorkloadError> {
         match self {
             Self::Uniform | Self::Normal => Ok(()),
-            Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi).map(drop),
+            // The upper bound is checked against the machine in `dims`.
+            Self::Range { lo, hi } if lo > hi => Err(WorkloadError::BadRange {
+                name: "cube dimension",
+                lo: f64::from(*lo),
+                hi: f64::from(*hi),
+            }),
+            Self::Range { .. } => Ok(()),
             Self::Weights(w) => CubeDims::from_weights(w).map(drop),
         }
     }
@@ -238,6 +249,17 @@ impl CubeDimLaw {
     /// # Errors
     /// [`SpecError::Machine`] if it draws subcubes larger than the machine.
     pub fn dims(&self, machine_dim: u32) -> Result<CubeDims, SpecError> {
+        let too_large = |max_dim: u32| SpecError::Machine {
+            law: ShapeLaw::Cube(self.clone()).to_string(),
+            reason: format!(
+                "requests of dimension up to {max_dim} are larger than the machine's {machine_dim}-cube"
+            ),
+        };
+        if let Self::Range { hi, .. } = self
+            && *hi > machine_dim
+        {
+            return Err(too_large(*hi));
+        }
         let dims = match self {
             Self::Uniform => CubeDims::uniform(0, machine_dim.saturating_sub(1))?,
             Self::Range { lo, hi } => CubeDims::uniform(*lo, *hi)?,
@@ -245,13 +267,7 @@ impl CubeDimLaw {
             Self::Weights(w) => CubeDims::from_weights(w)?,
         };
         if dims.max_dim() > machine_dim {
-            return Err(SpecError::Machine {
-                law: ShapeLaw::Cube(self.clone()).to_string(),
-                reason: format!(
-                    "requests of dimension up to {} are larger than the machine's {machine_dim}-cube",
-                    dims.max_dim()
-                ),
-            });
+            return Err(too_large(dims.max_dim()));
         }
         Ok(dims)
     }
@@ -273,7 +289,12 @@ impl FromStr for CubeDimLaw {
                 })?;
                 let whole = |s: &str| {
                     s.trim().parse::<u32>().map_err(|_| {
-                        syntax(LAW, text, CUBE_DIMS, format!("{s:?} is not a whole number"))
+                        syntax(
+                            LAW,
+                            text,
+                            CUBE_DIMS,
+                            format!("{:?} is not a whole number", partalloc_topology::echo(s)),
+                        )
                     })
                 };
                 Self::Range {
@@ -459,34 +480,45 @@ impl ShapeLaw {
             Self::Cube(dims) => {
                 let Some(h) = topology.as_hypercube() else {
                     return Err(unfit(format!(
-                        "draws subcubes and needs a hypercube, not {topology}; use sides, cubic or noncubic"
+                        "draws subcubes and needs a hypercube, not {topology}; {}",
+                        fitting_shapes(topology)
                     )));
                 };
                 return Ok(dims.dims(h.dim())?.into());
             }
             Self::Nodes { law, max } => {
                 // On a block machine a job must fit one block of the largest
-                // level; elsewhere the whole machine.
-                let nodes = match topology.as_slurm().and_then(|m| m.blocks()) {
-                    Some(b) => {
+                // level, on a tree machine the largest tree under one root;
+                // elsewhere the whole machine.
+                let slurm = topology.as_slurm();
+                let nodes = match (slurm.and_then(|m| m.blocks()), slurm.and_then(|m| m.tree())) {
+                    (Some(b), _) => {
                         let widest = b.levels().last().map_or(1, |&m| m.min(b.base_blocks()));
                         (u64::from(widest) * u64::from(b.base_size())) as usize
                     }
-                    None => topology.num_nodes(),
+                    (None, Some(t)) => largest_root_tree(t),
+                    (None, None) => topology.num_nodes(),
                 };
                 let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
                 let max = max.unwrap_or(machine);
                 if max > machine {
-                    return Err(unfit(format!(
-                        "requests would be larger than the machine {topology} of {machine} nodes"
-                    )));
+                    return Err(unfit(if slurm.is_some() {
+                        format!(
+                            "requests of up to {max} nodes are larger than the largest job {topology} can place, {machine} nodes (one block of its largest level, or one root's tree); give at most {machine} (--max-sides on the command line)"
+                        )
+                    } else {
+                        format!(
+                            "requests would be larger than the machine {topology} of {machine} nodes"
+                        )
+                    }));
                 }
                 return Ok(NodeCounts::new(*law, max)?.into());
             }
             Self::Catalogue { weights } => {
                 let Some(pod) = topology.as_pod() else {
                     return Err(unfit(format!(
-                        "draws a pod's catalogue shapes and needs a pod, not {topology}; use sides"
+                        "draws a pod's catalogue shapes and needs a pod, not {topology}; {}",
+                        fitting_shapes(topology)
                     )));
                 };
                 return Ok(CatalogueShapes::new(pod.catalogue(), weights.as_deref())?.into());
@@ -495,7 +527,8 @@ impl ShapeLaw {
         };
         let Some(grid) = topology.as_grid() else {
             return Err(unfit(format!(
-                "draws boxes and needs a mesh or torus, not {topology}; use cube"
+                "draws boxes and needs a mesh or torus, not {topology}; {}",
+                fitting_shapes(topology)
             )));
         };
         let machine = grid.sides();
@@ -534,6 +567,37 @@ impl ShapeLaw {
                 CubicShapes::new(&exps)?.into()
             }
         })
+    }
+}
+
+/// The nodes under the root switch with the most of them: the largest job
+/// a tree machine can ever place (a machine of two roots is two trees).
+fn largest_root_tree(tree: &partalloc_topology::slurm::Tree) -> usize {
+    let switches = tree.switches();
+    let mut below = vec![0usize; switches.len()];
+    for &leaf in tree.leaves() {
+        let nodes = switches
+            .get(leaf as usize)
+            .map_or(0, |s| s.nodes.end.saturating_sub(s.nodes.start) as usize);
+        if let Some(root) = tree.ancestors(leaf).last()
+            && let Some(b) = below.get_mut(root as usize)
+        {
+            *b += nodes;
+        }
+    }
+    below.into_iter().max().unwrap_or(0)
+}
+
+/// The shape laws that fit `topology`, as advice for a law that does not.
+fn fitting_shapes(topology: &Topology) -> &'static str {
+    if topology.as_hypercube().is_some() {
+        "use cube"
+    } else if topology.as_pod().is_some() {
+        "use catalogue or sides"
+    } else if topology.as_grid().is_some() {
+        "use sides, cubic or noncubic"
+    } else {
+        "use nodes (node counts)"
     }
 }
 
@@ -594,10 +658,12 @@ impl FromStr for ShapeLaw {
                     None => (rest.trim(), None),
                 };
                 let positive = |t: &str| {
-                    t.parse::<u32>()
-                        .ok()
-                        .filter(|&v| v > 0)
-                        .ok_or_else(|| bad(format!("{t:?} is not a positive whole number")))
+                    t.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(|| {
+                        bad(format!(
+                            "{:?} is not a positive whole number",
+                            partalloc_topology::echo(t)
+                        ))
+                    })
                 };
                 let law = match law {
                     "uniform" => NodeCountLaw::Uniform,
@@ -606,7 +672,8 @@ impl FromStr for ShapeLaw {
                         Some(k) => NodeCountLaw::Multiples(positive(k)?),
                         None => {
                             return Err(bad(format!(
-                                "unknown count law {other:?} (uniform, pow2 or multiples-of-K)"
+                                "unknown count law {:?} (uniform, pow2 or multiples-of-K)",
+                                partalloc_topology::echo(other)
                             )));
                         }
                     },
@@ -638,7 +705,12 @@ impl FromStr for ShapeLaw {
                     .transpose()?;
                 Ok(Self::Catalogue { weights })
             }
-            other => Err(syntax(LAW, text, SHAPES, format!("unknown law {other:?}"))),
+            other => Err(syntax(
+                LAW,
+                text,
+                SHAPES,
+                format!("unknown law {:?}", partalloc_topology::echo(other)),
+            )),
         }
     }
 }
@@ -862,7 +934,14 @@ impl FromStr for DemandLaw {
                 }
             }
             "const" | "constant" => Self::Constant { value: num(args)? },
-            other => return Err(syntax(LAW, text, DEMANDS, format!("unknown law {other:?}"))),
+            other => {
+                return Err(syntax(
+                    LAW,
+                    text,
+                    DEMANDS,
+                    format!("unknown law {:?}", partalloc_topology::echo(other)),
+                ));
+            }
         };
         parsed.dist().map_err(invalid(LAW, text))?;
         Ok(parsed)
@@ -1216,6 +1295,111 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn node_counts_on_a_tree_of_two_roots_stay_under_the_larger_root() {
+        let two: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "SwitchName=a Nodes=n[0-3]\nSwitchName=b Nodes=m[0-7]\n",
+            "two.conf",
+        )
+        .unwrap()
+        .into();
+        let law = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &two,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        // Uniform in 1..=8, not 1..=12.
+        assert_eq!(law.shapes(&two).unwrap().mean_nodes(), 4.5);
+        let e = "nodes:uniform:9"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("requests of up to 9 nodes are larger than the largest job tree:two.conf can place, 8 nodes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn misfitting_laws_name_the_laws_that_fit_and_the_real_fault() {
+        let racks: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(
+            "BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\nBlockSizes=4,8\n",
+            "r.conf",
+        )
+        .unwrap()
+        .into();
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let cube: Topology = "hypercube:6".parse().unwrap();
+        let pod: Topology = "pod:tpu-v4:4x4x4".parse().unwrap();
+        for (law, machine, advice) in [
+            ("sides:uniform", &racks, "; use nodes (node counts)"),
+            ("cube:uniform", &racks, "; use nodes (node counts)"),
+            ("catalogue", &racks, "; use nodes (node counts)"),
+            ("cube:uniform", &mesh, "; use sides, cubic or noncubic"),
+            ("catalogue", &cube, "; use cube"),
+            ("catalogue", &mesh, "; use sides, cubic or noncubic"),
+            ("cube:uniform", &pod, "; use catalogue or sides"),
+        ] {
+            let e = law
+                .parse::<ShapeLaw>()
+                .unwrap()
+                .shapes(machine)
+                .unwrap_err();
+            assert!(e.to_string().ends_with(advice), "{law} on {machine}: {e}");
+        }
+        // A dimension above the machine is said so, even above every machine.
+        for (hi, says) in [(7, "up to 7 are"), (99, "up to 99 are")] {
+            let e = format!("cube:uniform:0-{hi}")
+                .parse::<ShapeLaw>()
+                .unwrap()
+                .shapes(&cube)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "shape law cube:uniform:0-{hi}: requests of dimension {says} larger than the machine's 6-cube"
+                )
+            );
+        }
+        let e = "uniform:5-3".parse::<CubeDimLaw>().unwrap_err().to_string();
+        assert!(
+            e.ends_with("lower bound 5 must not exceed upper bound 3"),
+            "{e}"
+        );
+        // A negative lower bound is named as such, not as a reversed range.
+        let e = "uniform:-1-5".parse::<DemandLaw>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "demand law \"uniform:-1-5\": uniform demand: lower bound -1 is negative; write the range as LO-HI with 0 <= LO <= HI, e.g. uniform:0-5"
+        );
+        let e = "uniform:0-inf"
+            .parse::<DemandLaw>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("bound inf is not a finite number"), "{e}");
+        // Weights that overflow are not "a sum of 0".
+        let e = "1e308,1e308".parse::<CubeDimLaw>().unwrap_err().to_string();
+        assert!(
+            e.contains("add up to more than the largest finite number"),
+            "{e}"
+        );
+        let e = ShapeLaw::Catalogue {
+            weights: Some(vec![1e308, 1e308, 1.0, 1.0, 1.0]),
+        }
+        .shapes(&pod)
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("add up to more than the largest finite number"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -250,7 +250,7 @@ impl<T: ?Sized, E> Registry<T, E> {
         self.find(name).ok_or_else(|| UnknownName {
             kind: self.kind,
             plural: self.plural,
-            name: name.to_owned(),
+            name: partalloc_topology::echo(name),
             known: join(self.names()),
         })
     }

@@ -95,8 +95,8 @@ impl SwfHeader {
         };
         v.parse().map(Some).map_err(|_| SwfError::Header {
             line: *line,
-            key: key.to_owned(),
-            value: v.clone(),
+            key: partalloc_topology::echo(key),
+            value: partalloc_topology::echo(v),
         })
     }
 

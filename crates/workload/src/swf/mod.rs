@@ -49,6 +49,16 @@ pub use reader::{SwfJobs, SwfReader};
 pub use record::SwfRecord;
 pub use writer::SwfWriter;
 
+/// The largest time an SWF line may give, in seconds (1e12 s, about
+/// 31,700 years): submit, wait, run, CPU, requested and think times above
+/// it are refused when read, so that sums and products of times (loads,
+/// waits, areas) stay finite.
+pub const MAX_SECONDS: f64 = 1e12;
+
+/// The largest processor count an SWF line may give (2^40), allocated or
+/// requested; larger counts are refused when read.
+pub const MAX_PROCESSORS: u64 = 1 << 40;
+
 /// The longest line [`SwfReader`] reads (1 MiB); header comments in the
 /// archive's logs are a few hundred bytes.
 pub const MAX_LINE_BYTES: u64 = 1 << 20;

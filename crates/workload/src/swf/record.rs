@@ -129,22 +129,46 @@ impl SwfRecord {
         ] = toks;
         let int = |field, t| int_field(t, field, line);
         let real = |field, t| real_field(t, field, line);
+        let above = |field, t: &str, reason| SwfError::Field {
+            line,
+            field,
+            value: partalloc_topology::echo(t),
+            reason,
+        };
+        // Times and counts whose products with each other would overflow
+        // are refused here, with the line, rather than as infinite sums.
+        let time = |field, t| match real(field, t)? {
+            Some(v) if v > super::MAX_SECONDS => Err(above(
+                field,
+                t,
+                "is above 1e12 seconds (about 31,700 years), the largest time accepted",
+            )),
+            v => Ok(v),
+        };
+        let count = |field, t| match int(field, t)? {
+            Some(v) if v > super::MAX_PROCESSORS => Err(above(
+                field,
+                t,
+                "is above 2^40 (1099511627776), the largest processor count accepted",
+            )),
+            v => Ok(v),
+        };
         let job_number = int(SwfField::JobNumber, t1)?.ok_or_else(|| SwfError::Field {
             line,
             field: SwfField::JobNumber,
-            value: t1.to_owned(),
+            value: partalloc_topology::echo(t1),
             reason: "must be known: every job needs a number",
         })?;
         Ok(Self {
             job_number,
-            submit_time: real(SwfField::SubmitTime, t2)?,
-            wait_time: real(SwfField::WaitTime, t3)?,
-            run_time: real(SwfField::RunTime, t4)?,
-            allocated_processors: int(SwfField::AllocatedProcessors, t5)?,
-            average_cpu_time: real(SwfField::AverageCpuTime, t6)?,
+            submit_time: time(SwfField::SubmitTime, t2)?,
+            wait_time: time(SwfField::WaitTime, t3)?,
+            run_time: time(SwfField::RunTime, t4)?,
+            allocated_processors: count(SwfField::AllocatedProcessors, t5)?,
+            average_cpu_time: time(SwfField::AverageCpuTime, t6)?,
             used_memory: real(SwfField::UsedMemory, t7)?,
-            requested_processors: int(SwfField::RequestedProcessors, t8)?,
-            requested_time: real(SwfField::RequestedTime, t9)?,
+            requested_processors: count(SwfField::RequestedProcessors, t8)?,
+            requested_time: time(SwfField::RequestedTime, t9)?,
             requested_memory: real(SwfField::RequestedMemory, t10)?,
             status: int(SwfField::Status, t11)?,
             user_id: int(SwfField::UserId, t12)?,
@@ -153,7 +177,7 @@ impl SwfRecord {
             queue: int(SwfField::Queue, t15)?,
             partition: int(SwfField::Partition, t16)?,
             preceding_job: int(SwfField::PrecedingJob, t17)?,
-            think_time: real(SwfField::ThinkTime, t18)?,
+            think_time: time(SwfField::ThinkTime, t18)?,
         })
     }
 
@@ -248,17 +272,36 @@ impl SwfRecord {
     }
 
     /// Checks that [`write_line`](Self::write_line) gives a line that reads
-    /// back as this record: every known real value finite and at least 0.
+    /// back as this record: every known real value finite and at least 0,
+    /// times at most [`MAX_SECONDS`](super::MAX_SECONDS) and processor
+    /// counts at most [`MAX_PROCESSORS`](super::MAX_PROCESSORS).
     ///
     /// # Errors
     /// [`SwfError::Unwritable`] for the first value that is not.
     pub fn check_writable(&self) -> Result<(), SwfError> {
+        let counts = [
+            (SwfField::AllocatedProcessors, self.allocated_processors),
+            (SwfField::RequestedProcessors, self.requested_processors),
+        ];
+        for (field, count) in counts {
+            if let Some(c) = count.filter(|&c| c > super::MAX_PROCESSORS) {
+                return Err(SwfError::Unwritable {
+                    job: self.job_number,
+                    field,
+                    value: c as f64,
+                    reason: "counts above 2^40 are refused when read",
+                });
+            }
+        }
         for (field, value) in self.reals() {
             let Some(v) = value else { continue };
+            let is_time = !matches!(field, SwfField::UsedMemory | SwfField::RequestedMemory);
             let reason = if v.is_nan() || v.is_infinite() {
                 "only finite numbers can be written"
             } else if v < 0.0 {
                 "a negative value would read back as unknown (-1) or be refused; use None for unknown"
+            } else if is_time && v > super::MAX_SECONDS {
+                "times above 1e12 seconds are refused when read"
             } else {
                 continue;
             };
@@ -312,7 +355,7 @@ fn int_field(t: &str, field: SwfField, line: u64) -> Result<Option<u64>, SwfErro
     let err = |reason| SwfError::Field {
         line,
         field,
-        value: t.to_owned(),
+        value: partalloc_topology::echo(t),
         reason,
     };
     if t == "-1" {
@@ -339,7 +382,7 @@ fn real_field(t: &str, field: SwfField, line: u64) -> Result<Option<f64>, SwfErr
     let err = |reason| SwfError::Field {
         line,
         field,
-        value: t.to_owned(),
+        value: partalloc_topology::echo(t),
         reason,
     };
     // Only plain decimal numbers: `f64::from_str` also takes "inf", "NaN".

@@ -313,21 +313,27 @@ fn opt_int() -> impl Strategy<Value = Option<u64>> {
     prop_oneof![Just(None), (0u64..u64::MAX).prop_map(Some)]
 }
 
+/// Processor counts the reader accepts (at most 2^40).
+fn opt_count() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![Just(None), (0u64..=MAX_PROCESSORS).prop_map(Some)]
+}
+
 prop_compose! {
     fn record()(
         job_number in 0u64..u64::MAX,
         reals in proptest::collection::vec(opt_real(), 8),
         ints in proptest::collection::vec(opt_int(), 9),
+        counts in proptest::collection::vec(opt_count(), 2),
     ) -> SwfRecord {
         SwfRecord {
             job_number,
             submit_time: reals[0],
             wait_time: reals[1],
             run_time: reals[2],
-            allocated_processors: ints[0],
+            allocated_processors: counts[0],
             average_cpu_time: reals[3],
             used_memory: reals[4],
-            requested_processors: ints[1],
+            requested_processors: counts[1],
             requested_time: reals[5],
             requested_memory: reals[6],
             status: ints[2],
@@ -350,6 +356,7 @@ fn writer_refuses_values_that_would_not_read_back() {
         (-0.5, SwfField::RunTime),
         (f64::NAN, SwfField::RunTime),
         (f64::INFINITY, SwfField::RunTime),
+        (1.5e12, SwfField::RunTime),
     ] {
         let mut r = SwfRecord::unknown(7);
         r.run_time = Some(value);
@@ -463,4 +470,43 @@ proptest! {
             h2
         });
     }
+}
+
+/// Times and counts whose sums or products would overflow are refused at
+/// read time with the line and field, not later as infinite results.
+#[test]
+fn times_and_counts_above_the_bounds_are_refused_with_line_and_field() {
+    let line = |run: &str, procs: &str| {
+        format!("; MaxNodes: 4\n1 0 -1 {run} {procs} -1 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1\n")
+    };
+    let first = |text: String| {
+        SwfReader::new(text.as_bytes())
+            .unwrap()
+            .next()
+            .unwrap()
+            .map(|r| r.run_time)
+    };
+    assert_eq!(first(line("1e12", "4")).unwrap(), Some(1e12));
+    let e = first(line("1e308", "4")).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "line 2: field 4 (run time): \"1e308\" is above 1e12 seconds (about 31,700 years), the largest time accepted"
+    );
+    let e = first(line("1000000000001", "4")).unwrap_err().to_string();
+    assert!(
+        e.starts_with("line 2: field 4 (run time): \"1000000000001\" is above 1e12"),
+        "{e}"
+    );
+    assert!(first(line("5", "1099511627776")).is_ok());
+    let e = first(line("5", "1099511627777")).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "line 2: field 5 (number of allocated processors): \"1099511627777\" is above 2^40 (1099511627776), the largest processor count accepted"
+    );
+    let submit = "; x\n1 2e12 -1 5 4 -1 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1\n";
+    let e = first(submit.to_owned()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("line 2: field 2 (submit time): \"2e12\""),
+        "{e}"
+    );
 }

@@ -22,7 +22,9 @@ impl<W: Write> SwfWriter<W> {
     /// `out`.
     pub fn new(mut out: W, header: &SwfHeader) -> Result<Self, SwfError> {
         if let Some(l) = header.lines().iter().find(|l| l.contains(['\n', '\r'])) {
-            return Err(SwfError::HeaderLineBreak { text: l.clone() });
+            return Err(SwfError::HeaderLineBreak {
+                text: partalloc_topology::echo(l),
+            });
         }
         for (i, l) in header.lines().iter().enumerate() {
             writeln!(out, ";{l}").map_err(|source| SwfError::Io {
