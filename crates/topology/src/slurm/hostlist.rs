@@ -185,14 +185,18 @@ fn expand_pieces(pieces: &[Piece<'_>], prefix: &mut String, out: &mut Vec<String
     }
 }
 
-fn count(pieces: &[Piece<'_>]) -> u128 {
+fn count_pieces(pieces: &[Piece<'_>]) -> u128 {
     pieces
         .iter()
         .map(|p| match p {
             Piece::Literal(_) => 1,
-            Piece::Ranges(r) => r.iter().map(|&(lo, hi, _)| u128::from(hi - lo) + 1).sum(),
+            Piece::Ranges(r) => r
+                .iter()
+                .map(|&(lo, hi, _)| u128::from(hi - lo) + 1)
+                .fold(0u128, u128::saturating_add),
         })
-        .product()
+        // Several brackets of 10^19 names each overflow even u128.
+        .fold(1u128, u128::saturating_mul)
 }
 
 /// Expands a hostlist expression into host names, in written order
@@ -213,7 +217,7 @@ pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
             });
         }
         let p = pieces(text, item)?;
-        total += count(&p);
+        total += count_pieces(&p);
         if total > MAX_HOSTS as u128 {
             return Err(HostlistError::TooMany {
                 text: text.to_owned(),
@@ -223,6 +227,32 @@ pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
         expand_pieces(&p, &mut String::new(), &mut out);
     }
     Ok(out)
+}
+
+/// How many names `text` expands to, without expanding it: a reader can
+/// check a file's total against its limit before any name is made.
+///
+/// ```
+/// use partalloc_topology::slurm::hostlist;
+/// assert_eq!(hostlist::count("n[0-4194303],s[1-2]c[1-3]")?, (1 << 22) + 6);
+/// # Ok::<(), partalloc_topology::slurm::HostlistError>(())
+/// ```
+///
+/// # Errors
+/// The syntax errors of [`expand`]; no limit on the count (it saturates at
+/// `u64::MAX`).
+pub fn count(text: &str) -> Result<u64, HostlistError> {
+    let mut total: u128 = 0;
+    for (_, item) in split_top(text)? {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(HostlistError::EmptyName {
+                text: text.to_owned(),
+            });
+        }
+        total = total.saturating_add(count_pieces(&pieces(text, item)?));
+    }
+    Ok(u64::try_from(total).unwrap_or(u64::MAX))
 }
 
 /// A run of names `prefix` + number, numbers increasing.
@@ -406,6 +436,10 @@ mod tests {
             expand("n[0-99999999999]"),
             Err(HostlistError::TooMany { .. })
         ));
+        let huge = "n[0-9999999999999999999][0-9999999999999999999][0-9999999999999999999]";
+        assert!(matches!(expand(huge), Err(HostlistError::TooMany { .. })));
+        assert_eq!(count(huge), Ok(u64::MAX));
+        assert_eq!(count("a,b[1-3]x[08-10]"), Ok(10));
         assert_eq!(
             expand("n[5-3]").unwrap_err().to_string(),
             "range 5-3 in \"n[5-3]\" runs backwards"
