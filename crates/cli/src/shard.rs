@@ -156,7 +156,12 @@ impl FromStr for ShardSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("{s:?} is not I/N with 0 <= I < N (e.g. 0/4 … 3/4)");
+        let bad = || {
+            format!(
+                "{:?} is not I/N with 0 <= I < N (e.g. 0/4 … 3/4)",
+                partalloc::topology::echo(s)
+            )
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
@@ -352,7 +357,7 @@ fn read_shard(file: &Path) -> Result<Shard, CliError> {
     if record.format != RECORD_FORMAT {
         return Err(bad(format!(
             "format {:?}, this version reads {RECORD_FORMAT:?}",
-            record.format
+            partalloc::topology::echo(&record.format)
         ))
         .into());
     }

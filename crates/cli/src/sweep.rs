@@ -226,7 +226,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     if !matches!(exp.plot.series.as_str(), "allocator" | "scheduler") {
         return Err(ctx(format!(
             "plot: series {:?} must be \"allocator\" or \"scheduler\"",
-            exp.plot.series
+            partalloc::topology::echo(&exp.plot.series)
         )));
     }
     Ok(exp)
@@ -238,12 +238,20 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
         for a in &exp.allocators {
-            partalloc::allocators::registry::build(a, &topo)
-                .map_err(|e| CliError::input(format!("allocator {a:?} on {topo}: {e}")))?;
+            partalloc::allocators::registry::build(a, &topo).map_err(|e| {
+                CliError::input(format!(
+                    "allocator {:?} on {topo}: {e}",
+                    partalloc::topology::echo(a)
+                ))
+            })?;
         }
         for s in &exp.schedulers {
-            partalloc::schedulers::registry::build(s, &topo)
-                .map_err(|e| CliError::input(format!("scheduler {s:?} on {topo}: {e}")))?;
+            partalloc::schedulers::registry::build(s, &topo).map_err(|e| {
+                CliError::input(format!(
+                    "scheduler {:?} on {topo}: {e}",
+                    partalloc::topology::echo(s)
+                ))
+            })?;
         }
         for &l in &exp.loads {
             exp.workload
@@ -344,11 +352,24 @@ fn check_resumed(path: &Path) -> Result<(), CliError> {
         let Ok(rec) = rec else { return Ok(()) };
         let line = rec.position().map_or(0, csv::Position::line);
         for (i, field) in rec.iter().enumerate().skip(POINT_COLUMNS) {
-            if !field.is_empty() && field.parse::<f64>().is_err() {
-                let column = headers.get(i).unwrap_or("?");
+            let column = headers.get(i).unwrap_or("?");
+            // The sweep writes finite numbers only (a missing half-width is
+            // empty), and the replication count as a positive whole number.
+            let ok = field.is_empty()
+                || if column == "seeds" {
+                    field.parse::<u64>().is_ok_and(|n| n > 0)
+                } else {
+                    field.parse::<f64>().is_ok_and(f64::is_finite)
+                };
+            if !ok {
                 let shown: String = field.chars().take(40).collect();
+                let want = if column == "seeds" {
+                    "a positive whole number"
+                } else {
+                    "a finite number"
+                };
                 return Err(CliError::input(format!(
-                    "{}: line {line}: {column} is {shown:?}, not a number; the file is damaged: move it away (or delete it) and run the sweep again",
+                    "{}: line {line}: {column} is {shown:?}, not {want}; the file is damaged: move it away (or delete it) and run the sweep again",
                     path.display()
                 )));
             }
