@@ -199,11 +199,11 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             .unwrap_or_default();
         CliError::input(format!(
             "{}: {line}{}",
-            path.display(),
+            crate::error::shown(path),
             e.message().trim().replace('\n', "; ")
         ))
     })?;
-    let ctx = |msg: String| CliError::input(format!("{}: {msg}", path.display()));
+    let ctx = |msg: String| CliError::input(format!("{}: {msg}", crate::error::shown(path)));
     for (name, len) in [
         ("topologies", exp.topologies.len()),
         ("allocators", exp.allocators.len()),
@@ -370,7 +370,7 @@ fn check_resumed(path: &Path) -> Result<(), CliError> {
                 };
                 return Err(CliError::input(format!(
                     "{}: line {line}: {column} is {shown:?}, not {want}; the file is damaged: move it away (or delete it) and run the sweep again",
-                    path.display()
+                    crate::error::shown(path)
                 )));
             }
         }
@@ -385,16 +385,18 @@ type Line = (String, Vec<(f64, f64, f64)>);
 /// (machine, allocator, metric) when the lines are policies).
 fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let mut reader = csv::Reader::from_path(csv_path)
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?;
     let headers = reader
         .headers()
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?
         .clone();
     let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| CliError::input(format!("{}: no column {name}", csv_path.display())))
+        headers.iter().position(|h| h == name).ok_or_else(|| {
+            CliError::input(format!(
+                "{}: no column {name}",
+                crate::error::shown(csv_path)
+            ))
+        })
     };
     let (ct, cl) = (col("topology")?, col("load")?);
     // `ca`: the column that names a line, `cs`: the one that names a chart.
@@ -406,7 +408,7 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let rows: Vec<csv::StringRecord> = reader
         .records()
         .collect::<Result<_, _>>()
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?;
     let num = |r: &csv::StringRecord, c: usize| -> f64 {
         r.get(c).and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
     };
@@ -520,7 +522,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         }) => {
             return Err(CliError::input(format!(
                 "the results on disk for {} hold a row (line {line}: {key}) that is not a point of this experiment: other points, or other settings (seed, seeds or workload); write to another file or move the old one (and its .partial) away",
-                out.display()
+                crate::error::shown(&out)
             )));
         }
         other => other?,
@@ -587,19 +589,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "shard {} of {}: {total} points ({resumed} from an earlier run) written to {} (record {})\n",
             spec.index,
             spec.count,
-            path.display(),
-            record.display()
+            crate::error::shown(&path),
+            crate::error::shown(&record)
         ));
     }
     let mut msg = format!(
         "{} points ({} from an earlier run) written to {}\n",
         total,
         resumed,
-        path.display()
+        crate::error::shown(&path)
     );
     if !args.no_plots {
         for p in plots(&exp, &path)? {
-            msg.push_str(&format!("chart {}\n", p.display()));
+            msg.push_str(&format!("chart {}\n", crate::error::shown(&p)));
         }
     }
     emit(&msg)
