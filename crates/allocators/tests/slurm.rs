@@ -176,3 +176,42 @@ fn bad_parameters_and_machines_are_refused() {
     let mesh: Topology = "mesh:4x4".parse().unwrap();
     assert!(SlurmAllocator::new(&mesh, SlurmRule::BlockBuddy).is_err());
 }
+
+#[path = "support/slurm_golden_replay.rs"]
+mod slurm_golden_replay;
+
+/// Every Slurm oracle golden replayed decision by decision and as a whole
+/// sequence: 100% agreement, every decision the files hold checked.
+#[test]
+fn slurm_goldens_replay_with_full_agreement() {
+    let dir = slurm_golden_replay::golden_dir();
+    let r = slurm_golden_replay::replay_dir(&dir).unwrap();
+    println!(
+        "slurm goldens: {} files, {} decisions recorded, {} checked one by one, {} in sequence, {} rejections, {} mismatches",
+        r.files,
+        r.present,
+        r.checked,
+        r.sequence_checked,
+        r.rejects,
+        r.mismatches.len()
+    );
+    assert!(r.files > 0, "no golden in {}", dir.display());
+    assert!(
+        r.mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        r.mismatches.len(),
+        r.mismatches.join("\n")
+    );
+    assert!(
+        r.checked >= r.present && r.present > 0,
+        "{} of {} decisions checked",
+        r.checked,
+        r.present
+    );
+    assert!(
+        r.sequence_checked >= r.present,
+        "{} of {} decisions in sequence",
+        r.sequence_checked,
+        r.present
+    );
+}

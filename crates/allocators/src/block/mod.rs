@@ -187,6 +187,10 @@ struct Scratch {
 pub struct BlockPlacer {
     base: u32,
     levels: Vec<u32>,
+    /// Per base block: its first node id (and one past the last node).
+    first: Vec<u32>,
+    /// Per node: its base block.
+    block_of: Vec<u32>,
     /// Bit `k` set: blocks of `2^k` base blocks are configured.
     level_bits: u32,
     busy: Vec<bool>,
@@ -200,19 +204,41 @@ impl BlockPlacer {
     /// An empty machine with the structure of `blocks`.
     #[must_use]
     pub fn new(blocks: &Blocks) -> Self {
-        let n = blocks.base_blocks() as usize;
-        let nodes = n * blocks.base_size() as usize;
-        let level_bits = blocks
-            .levels()
+        let sizes = vec![blocks.base_size(); blocks.base_blocks() as usize];
+        Self::with_base_blocks(&sizes, blocks.base_size(), blocks.levels())
+    }
+
+    /// An empty machine whose base blocks hold `sizes` nodes each (in node
+    /// id order; Slurm allows base blocks smaller than the base size), with
+    /// `base` nodes as the base block size the levels count in (Slurm's
+    /// first `BlockSizes` value) and `levels` base blocks per block at each
+    /// level. Levels that are not a power of two are left out; the base
+    /// level is always there; a `base` of 0 counts as 1.
+    #[must_use]
+    pub fn with_base_blocks(sizes: &[u32], base: u32, levels: &[u32]) -> Self {
+        let n = sizes.len();
+        let mut first = Vec::with_capacity(n + 1);
+        let mut block_of = Vec::new();
+        let mut next = 0u32;
+        for (b, &size) in sizes.iter().enumerate() {
+            first.push(next);
+            next = next.saturating_add(size);
+            block_of.extend(core::iter::repeat_n(b as u32, size as usize));
+        }
+        first.push(next);
+        let nodes = block_of.len();
+        let level_bits = levels
             .iter()
             .filter(|m| m.is_power_of_two())
             .fold(1u32, |acc, m| acc | 1 << m.trailing_zeros());
         Self {
-            base: blocks.base_size(),
-            levels: blocks.levels().to_vec(),
+            base: base.max(1),
+            levels: levels.to_vec(),
+            first,
+            block_of,
             level_bits,
             busy: vec![false; nodes],
-            free: vec![blocks.base_size(); n],
+            free: sizes.to_vec(),
             held: vec![false; n],
             scratch: Scratch {
                 open: vec![false; n],
@@ -229,6 +255,16 @@ impl BlockPlacer {
                 sort: Vec::with_capacity(n),
             },
         }
+    }
+
+    /// Nodes of base block `b`.
+    fn size(&self, b: usize) -> u32 {
+        self.first[b + 1] - self.first[b]
+    }
+
+    /// Node ids of base block `b`.
+    fn nodes_of(&self, b: usize) -> core::ops::Range<usize> {
+        self.first[b] as usize..self.first[b + 1] as usize
     }
 
     /// Nodes per base block.
@@ -258,7 +294,7 @@ impl BlockPlacer {
             return 0;
         };
         let unit = match (how.exclusive, how.segment) {
-            (true, _) => self.base,
+            (true, _) => self.size(0),
             (false, Some(s)) if s > 0 && s <= self.base => s,
             (false, Some(_)) => return 0,
             (false, None) => 1,
@@ -279,7 +315,7 @@ impl BlockPlacer {
     #[must_use]
     pub fn stranded_nodes(&self) -> u32 {
         (0..self.free.len())
-            .filter(|&b| self.held[b] || self.free[b] < self.base)
+            .filter(|&b| self.held[b] || self.free[b] < self.size(b))
             .map(|b| self.free[b])
             .sum()
     }
@@ -297,7 +333,7 @@ impl BlockPlacer {
             return 0;
         }
         match (how.exclusive, how.segment) {
-            (true, _) => u32::from(self.free[b] == self.base),
+            (true, _) => u32::from(self.free[b] == self.size(b)),
             (false, Some(s)) => self.free[b] / s,
             (false, None) => self.free[b],
         }
@@ -356,14 +392,14 @@ impl BlockPlacer {
     fn reset_avail(&mut self, empty: bool) -> u64 {
         let mut total = 0u64;
         for b in 0..self.free.len() {
-            let s = &mut self.scratch;
-            let here = if !s.open[b] {
+            let here = if !self.scratch.open[b] {
                 0
             } else if empty {
-                self.base
+                self.size(b)
             } else {
                 self.free[b]
             };
+            let s = &mut self.scratch;
             let a = here.saturating_sub(s.removed_in[b]);
             s.avail[b] = a;
             total += u64::from(a);
@@ -519,8 +555,7 @@ impl BlockPlacer {
             self.scratch.used[best] = true;
             self.scratch.low_used[best >> sh] += 1;
             let mut left = self.scratch.avail[best];
-            let start = best * self.base as usize;
-            for x in start..start + self.base as usize {
+            for x in self.nodes_of(best) {
                 if rem == 0 || left == 0 {
                     break;
                 }
@@ -619,7 +654,7 @@ impl BlockPlacer {
         // The job's view of the base blocks (`_block_by_topology`).
         for b in 0..self.free.len() {
             self.scratch.open[b] =
-                empty || (!self.held[b] && (!how.exclusive || self.free[b] == self.base));
+                empty || (!self.held[b] && (!how.exclusive || self.free[b] == self.size(b)));
         }
         let mut ok = false;
         loop {
@@ -637,8 +672,7 @@ impl BlockPlacer {
                 Err(_) if candidates <= u64::from(nodes) => break,
                 Err(Fail::Retry(lo, hi)) => {
                     for b in lo..hi {
-                        let start = b * self.base as usize;
-                        for x in start..start + self.base as usize {
+                        for x in self.nodes_of(b) {
                             if self.scratch.open[b]
                                 && (empty || !self.busy[x])
                                 && !self.scratch.removed[x]
@@ -651,7 +685,7 @@ impl BlockPlacer {
                 Err(Fail::Hint) => {
                     let lowest = out.iter().copied().min().map(|x| x as usize).or_else(|| {
                         (0..self.busy.len()).find(|&x| {
-                            let b = x / self.base as usize;
+                            let b = self.block_of[x] as usize;
                             self.scratch.open[b]
                                 && (empty || !self.busy[x])
                                 && !self.scratch.removed[x]
@@ -668,16 +702,17 @@ impl BlockPlacer {
         for i in 0..self.scratch.removed_list.len() {
             let x = self.scratch.removed_list[i] as usize;
             self.scratch.removed[x] = false;
-            self.scratch.removed_in[x / self.base as usize] = 0;
+            self.scratch.removed_in[self.block_of[x] as usize] = 0;
         }
         self.scratch.removed_list.clear();
         ok
     }
 
     fn remove(&mut self, x: usize) {
+        let b = self.block_of[x] as usize;
         let s = &mut self.scratch;
         s.removed[x] = true;
-        s.removed_in[x / self.base as usize] += 1;
+        s.removed_in[b] += 1;
         s.removed_list.push(x as NodeId);
     }
 
@@ -744,7 +779,7 @@ impl BlockPlacer {
         if self.run(nodes, segment, how, false, out) {
             for &x in out.iter() {
                 let x = x as usize;
-                let b = x / self.base as usize;
+                let b = self.block_of[x] as usize;
                 self.scratch.taken[x] = false;
                 self.busy[x] = true;
                 self.free[b] -= 1;
@@ -768,7 +803,10 @@ impl BlockPlacer {
     /// held).
     pub fn release(&mut self, nodes: &[NodeId], how: Placement) {
         for &n in nodes {
-            let b = (n / self.base) as usize;
+            let Some(&b) = self.block_of.get(n as usize) else {
+                continue;
+            };
+            let b = b as usize;
             if let Some(busy) = self.busy.get_mut(n as usize).filter(|x| **x) {
                 *busy = false;
                 self.free[b] += 1;
@@ -786,7 +824,10 @@ impl BlockPlacer {
     /// [`Placement::exclusive`]. Ids outside the machine are skipped.
     pub fn occupy(&mut self, nodes: &[NodeId], exclusive: bool) {
         for &n in nodes {
-            let b = (n / self.base) as usize;
+            let Some(&b) = self.block_of.get(n as usize) else {
+                continue;
+            };
+            let b = b as usize;
             if let Some(busy) = self.busy.get_mut(n as usize).filter(|x| !**x) {
                 *busy = true;
                 self.free[b] -= 1;

@@ -316,6 +316,19 @@ impl TreePlacer {
         }
     }
 
+    /// Marks `nodes` busy as a running job placed elsewhere (for replaying
+    /// another scheduler's decisions). Ids outside the machine or already
+    /// busy are skipped.
+    pub fn occupy(&mut self, nodes: &[NodeId]) {
+        for &n in nodes {
+            if let Some(b) = self.busy.get_mut(n as usize).filter(|b| !**b) {
+                *b = true;
+                let l = self.leaf_of[n as usize] as usize;
+                self.take_from(l, 1, false);
+            }
+        }
+    }
+
     /// Free nodes of the whole machine.
     #[must_use]
     pub fn free_nodes(&self) -> u32 {
