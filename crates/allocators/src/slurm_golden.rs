@@ -271,18 +271,36 @@ impl Golden {
                 });
                 continue;
             }
-            if kind == "reject" {
-                let (job, message) = rest.split_once(' ').unwrap_or((rest, ""));
-                if job.is_empty() {
-                    return Err(err(line, GoldenErrorKind::TooShort("reject")));
+            // A reject's message and a pending reason are free text.
+            if kind == "reject" || kind == "pending" {
+                let (job, text) = rest.split_once(' ').unwrap_or((rest, ""));
+                let text = text.trim();
+                if job.is_empty() || (kind == "pending" && text.is_empty()) {
+                    return Err(err(
+                        line,
+                        GoldenErrorKind::TooShort(if kind == "reject" {
+                            "reject"
+                        } else {
+                            "pending"
+                        }),
+                    ));
                 }
                 let step = steps
                     .last_mut()
                     .ok_or_else(|| err(line, GoldenErrorKind::OrphanOutcome))?;
-                step.outcomes.push(Outcome::Reject {
-                    line,
-                    job: job.to_owned(),
-                    message: message.trim().to_owned(),
+                let job = job.to_owned();
+                step.outcomes.push(if kind == "reject" {
+                    Outcome::Reject {
+                        line,
+                        job,
+                        message: text.to_owned(),
+                    }
+                } else {
+                    Outcome::Pending {
+                        line,
+                        job,
+                        reason: text.to_owned(),
+                    }
                 });
                 continue;
             }
@@ -321,33 +339,17 @@ impl Golden {
                         outcomes: Vec::new(),
                     });
                 }
-                "start" | "pending" => {
-                    let [job, value] = fields.as_slice() else {
-                        return Err(err(
-                            line,
-                            GoldenErrorKind::TooShort(if kind == "start" {
-                                "start"
-                            } else {
-                                "pending"
-                            }),
-                        ));
+                "start" => {
+                    let [job, nodes] = fields.as_slice() else {
+                        return Err(err(line, GoldenErrorKind::TooShort("start")));
                     };
                     let step = steps
                         .last_mut()
                         .ok_or_else(|| err(line, GoldenErrorKind::OrphanOutcome))?;
-                    let (job, value) = ((*job).to_owned(), (*value).to_owned());
-                    step.outcomes.push(if kind == "start" {
-                        Outcome::Start {
-                            line,
-                            job,
-                            nodes: value,
-                        }
-                    } else {
-                        Outcome::Pending {
-                            line,
-                            job,
-                            reason: value,
-                        }
+                    step.outcomes.push(Outcome::Start {
+                        line,
+                        job: (*job).to_owned(),
+                        nodes: (*nodes).to_owned(),
                     });
                 }
                 other => {
@@ -413,7 +415,7 @@ mod tests {
     const GOOD: &str = "# a scenario\nslurm 26.05.3  # slurmctld -V\ntopology block\n\
         conf BlockName=r0 Nodes=n[0-3]\nconf BlockSizes=4\n\n\
         submit j1 nodes=2 segment=1 consolidate exclusive=topo\nstart j1 n[2-3]\n\
-        submit j2 nodes=3\npending j2 Resources\nsubmit j3 nodes=9\n\
+        submit j2 nodes=3\npending j2 No suitable topology unit found\nsubmit j3 nodes=9\n\
         reject j3 Requested node configuration is not available\ncancel j1\nstart j2 n[0-2]\n";
 
     #[test]
@@ -445,6 +447,14 @@ mod tests {
             }]
         );
         assert_eq!(g.steps[3].line, 13);
+        assert_eq!(
+            g.steps[1].outcomes,
+            vec![Outcome::Pending {
+                line: 10,
+                job: "j2".into(),
+                reason: "No suitable topology unit found".into()
+            }]
+        );
         // Two starts and one wait.
         assert_eq!(g.decisions(), 3);
     }
@@ -501,6 +511,11 @@ mod tests {
                 &format!("{head}cancel\n"),
                 4,
                 GoldenErrorKind::TooShort("cancel"),
+            ),
+            (
+                &format!("{head}submit j1 nodes=2\npending j1\n"),
+                5,
+                GoldenErrorKind::TooShort("pending"),
             ),
             (
                 &format!("{head}launch j1\n"),
