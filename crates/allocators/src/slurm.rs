@@ -53,8 +53,8 @@ pub enum SlurmRule {
     Block(Placement),
     /// Whole blocks of the smallest level that holds the job, first fit.
     BlockBuddy,
-    /// `topology/tree`: lowest switch, best fit, fewest leaves, at most
-    /// `max_leaves` leaf switches (`--switches`).
+    /// `topology/tree` as Slurm 26.05.3 decides; a placement over more than
+    /// `max_leaves` leaf switches waits (`--switches`).
     Tree {
         /// The leaf-switch limit, if any.
         max_leaves: Option<u32>,
@@ -73,7 +73,20 @@ impl Placer {
         match self {
             Self::Block(p, how) => p.place_into(nodes, *how, out),
             Self::Buddy(p) => p.place_into(nodes, out),
-            Self::Tree(p, max) => p.place_into(nodes, *max, out),
+            // A job that would wait for ever for its leaf limit is refused
+            // in a simulation (Slurm starts it after max_switch_wait).
+            Self::Tree(p, max) => match p.place_into(nodes, *max, out) {
+                Err(PlaceError::NoRoom { .. }) if max.is_some() && !p.fits_empty(nodes, *max) => {
+                    Err(PlaceError::Invalid {
+                        nodes,
+                        reason: format!(
+                            "it never starts within {} leaf switches, even on the empty machine",
+                            max.unwrap_or(0)
+                        ),
+                    })
+                }
+                r => r,
+            },
         }
     }
 
@@ -259,12 +272,12 @@ pub(crate) const BLOCK_BUDDY_ENTRY: AllocatorEntry = Entry {
 pub(crate) const TREE_ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "tree",
-        summary: "Slurm topology/tree: lowest switch with room, best fit, fewest leaf switches",
-        source: "Slurm topology.conf(5), Topology guide, sbatch(1) --switches; docs/blocks.md",
+        summary: "Slurm 26.05.3 topology/tree: highest switch with room, leaf by leaf by best fit and switch distance",
+        source: "Slurm 26.05.3 source: src/plugins/topology/tree/eval_nodes_tree.c, switch_record.c; docs/blocks.md",
         params: &[ParamInfo {
             name: "switches",
             default: "none",
-            doc: "most leaf switches a job may span (sbatch --switches)",
+            doc: "most leaf switches a job may span; a placement over more waits (sbatch --switches)",
         }],
         topologies: &[TopologyKind::Tree],
     },
