@@ -45,10 +45,13 @@
 //!    `topology_p_whole_topo`): an exclusive job sees only base blocks no
 //!    running job touches; every other job sees none of the base blocks an
 //!    exclusive job touches. Placement is otherwise the same.
-//! 9. **Refused at submission** (`job_test.c`, test-only mode): a job that
-//!    could not be placed on the empty machine is refused
-//!    ([`PlaceError::Unavailable`], Slurm's "Requested node configuration
-//!    is not available"), never queued.
+//! 9. **One node** (`select/cons_tres/job_test.c`, `_get_one_res`): a
+//!    job of one node skips the block rules and takes the first free node
+//!    it may use, in node order.
+//! 10. **Refused at submission** (`job_test.c`, test-only mode): a job
+//!     that could not be placed on the empty machine is refused
+//!     ([`PlaceError::Unavailable`], Slurm's "Requested node configuration
+//!     is not available"), never queued.
 //!
 //! Where Slurm's rules depend on things partalloc does not model (node
 //! weights, CPUs, GRES, required nodes), every node is taken as equal.
@@ -776,6 +779,26 @@ impl BlockPlacer {
             });
         }
         let segment = self.segment_for(nodes, how)?;
+        if nodes == 1 {
+            // A one-node job never reaches the block plugin's placement
+            // (select/cons_tres `_get_one_res`): the first free node the
+            // job may use, in node order.
+            let view = |b: usize| !self.held[b] && (!how.exclusive || self.free[b] == self.size(b));
+            let node = (0..self.free.len())
+                .filter(|&b| self.free[b] > 0 && view(b))
+                .find_map(|b| self.nodes_of(b).find(|&x| !self.busy[x]));
+            let Some(x) = node else {
+                return Err(PlaceError::NoRoom { nodes });
+            };
+            let b = self.block_of[x] as usize;
+            self.busy[x] = true;
+            self.free[b] -= 1;
+            if how.exclusive {
+                self.held[b] = true;
+            }
+            out.push(x as NodeId);
+            return Ok(());
+        }
         if self.run(nodes, segment, how, false, out) {
             for &x in out.iter() {
                 let x = x as usize;
@@ -1005,19 +1028,23 @@ mod tests {
         // the last (rack 2).
         let b = p.place(2, ex).unwrap();
         assert_eq!(m.hostlist(&b), "n[008-009]");
-        // Two free nodes of rack 2 are closed to everyone else.
-        assert_eq!(m.hostlist(&p.place(1, plain()).unwrap()), "n015");
-        assert_eq!(p.stranded_nodes(), 2);
+        // Rack 2's two free nodes would be the best fit for two, but they
+        // are closed to everyone else: racks 0 and 1 (4 free), the last.
+        assert_eq!(m.hostlist(&p.place(2, plain()).unwrap()), "n[004-005]");
+        assert_eq!(p.stranded_nodes(), 2 + 2 + 1);
         p.release(&b, ex);
         assert_eq!(m.hostlist(&p.place(4, plain()).unwrap()), "n[008-011]");
         assert_eq!(
             p.place(4, ex).map(|v| m.hostlist(&v)),
-            Ok("n[004-007]".into())
+            Ok("n[000-003]".into())
         );
-        assert_eq!(p.place(1, ex).map(|v| m.hostlist(&v)), Ok("n000".into()));
-        // Rack 0 is held by the last exclusive job; nothing else is free.
-        assert_eq!(p.place(1, plain()), Err(PlaceError::NoRoom { nodes: 1 }));
+        // No whole free rack is left for an exclusive job, even of one node.
         assert_eq!(p.place(1, ex), Err(PlaceError::NoRoom { nodes: 1 }));
+        // One plain node: the first free node outside the held rack 0.
+        assert_eq!(
+            p.place(1, plain()).map(|v| m.hostlist(&v)),
+            Ok("n006".into())
+        );
     }
 
     #[test]
@@ -1064,6 +1091,10 @@ mod tests {
     /// then base blocks by best fit for the rest, else the most free (the
     /// last of equals), lowest free ids first. `None`: the job waits.
     fn expected(p: &BlockPlacer, nodes: u32) -> Option<Vec<NodeId>> {
+        if nodes == 1 {
+            // One node: the first free one.
+            return p.busy.iter().position(|b| !b).map(|x| vec![x as NodeId]);
+        }
         let (base, count) = (p.base as usize, p.free.len());
         let need = (nodes as usize).div_ceil(base);
         let per = p

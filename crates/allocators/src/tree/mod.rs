@@ -17,7 +17,9 @@
 //!    else the same comparison among leaves as close as the best so far.
 //!    All free nodes of a picked leaf count as used by the job for later
 //!    comparisons; nodes are taken in id order.
-//! 3. **`--switches=K`** (`eval_nodes_tree.c`, end of `_eval_nodes_topo`,
+//! 3. **One node** (`select/cons_tres/job_test.c`, `_get_one_res`): the
+//!    first free node, in node order.
+//! 4. **`--switches=K`** (`eval_nodes_tree.c`, end of `_eval_nodes_topo`,
 //!    and `select/cons_tres/job_test.c`): the placement is made as above;
 //!    if it uses more than `K` leaf switches the job waits (until Slurm's
 //!    `max_switch_wait`, which partalloc does not model).
@@ -258,6 +260,18 @@ impl TreePlacer {
                     self.busy.len()
                 ),
             });
+        }
+        if nodes == 1 {
+            // A one-node job skips the tree rules (select/cons_tres
+            // `_get_one_res`): the first free node, in node order.
+            let Some(x) = self.busy.iter().position(|b| !b) else {
+                return Err(PlaceError::NoRoom { nodes });
+            };
+            self.busy[x] = true;
+            let l = self.leaf_of[x] as usize;
+            self.take_from(l, 1, false);
+            out.push(x as NodeId);
+            return Ok(());
         }
         let n = self.height.len();
         // The top switch: the highest level with room, the last of equals.
