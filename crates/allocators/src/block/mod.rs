@@ -155,6 +155,10 @@ struct Shape {
     limited: bool,
 }
 
+/// A request as the empty-machine check remembers it: nodes, segment,
+/// consolidate, exclusive.
+type Request = (u32, Option<u32>, bool, bool);
+
 /// Buffers reused between placements, so a placement does not allocate.
 #[derive(Debug, Clone, Default)]
 struct Scratch {
@@ -181,6 +185,9 @@ struct Scratch {
     outer_free: Vec<u32>,
     /// Lower-level counts of one block, sorted.
     sort: Vec<u32>,
+    /// Whether the empty machine holds a request (nodes, segment,
+    /// consolidate, exclusive): it never changes.
+    empty_fits: Vec<(Request, bool)>,
 }
 
 /// The placement state of one block machine: which nodes are busy, the
@@ -256,6 +263,7 @@ impl BlockPlacer {
                 block_free: vec![0; n],
                 outer_free: vec![0; n],
                 sort: Vec::with_capacity(n),
+                empty_fits: Vec::with_capacity(32),
             },
         }
     }
@@ -290,27 +298,26 @@ impl BlockPlacer {
 
     /// The largest job that can be placed now inside one block of `level`
     /// under `how` (0 if none, or if `level` does not exist): the most
-    /// units any block of that level offers, in nodes.
+    /// nodes any block of that level offers, counting whole segments per
+    /// base block with a segment size, and only base blocks no job touches
+    /// when exclusive.
     #[must_use]
     pub fn largest_placeable(&self, level: usize, how: Placement) -> u32 {
         let Some(&m) = self.levels.get(level) else {
             return 0;
         };
-        let unit = match (how.exclusive, how.segment) {
-            (true, _) => self.size(0),
-            (false, Some(s)) if s > 0 && s <= self.base => s,
-            (false, Some(_)) => return 0,
-            (false, None) => 1,
-        };
+        if how.segment == Some(0) {
+            return 0;
+        }
         (0..self.free.len())
-            .step_by(m as usize)
+            .step_by((m as usize).max(1))
             .map(|first| {
                 (first..(first + m as usize).min(self.free.len()))
-                    .map(|b| self.units(b, how))
+                    .map(|b| self.offers(b, how))
                     .sum::<u32>()
             })
             .max()
-            .map_or(0, |u| u * unit)
+            .unwrap_or(0)
     }
 
     /// Free nodes that a job wanting whole base blocks cannot use: those in
@@ -329,16 +336,16 @@ impl BlockPlacer {
         self.free.get(b as usize).copied().unwrap_or(0)
     }
 
-    /// How many units (nodes, segments or whole base blocks) base block `b`
-    /// offers to `how`.
-    fn units(&self, b: usize, how: Placement) -> u32 {
+    /// Nodes base block `b` offers to a job asking `how`.
+    fn offers(&self, b: usize, how: Placement) -> u32 {
         if self.held[b] {
             return 0;
         }
         match (how.exclusive, how.segment) {
-            (true, _) => u32::from(self.free[b] == self.size(b)),
-            (false, Some(s)) => self.free[b] / s,
-            (false, None) => self.free[b],
+            (true, _) if self.free[b] == self.size(b) => self.free[b],
+            (true, _) => 0,
+            (false, Some(s)) if s > 0 => self.free[b] / s * s,
+            (false, _) => self.free[b],
         }
     }
 
@@ -390,19 +397,22 @@ impl BlockPlacer {
         s.open[b] && (empty || !self.busy[x]) && !s.removed[x] && !s.taken[x]
     }
 
-    /// Resets the per-evaluation counts from the state, the job's view and
-    /// the nodes removed so far; returns the candidate count.
-    fn reset_avail(&mut self, empty: bool) -> u64 {
+    /// Resets the per-evaluation counts from the state, the job's view of
+    /// the base blocks (`_block_by_topology`: an exclusive job sees only
+    /// base blocks no job touches, others none an exclusive job touches)
+    /// and the nodes removed so far; returns the candidate count.
+    fn reset_avail(&mut self, exclusive: bool, empty: bool) -> u64 {
+        let s = &mut self.scratch;
         let mut total = 0u64;
         for b in 0..self.free.len() {
-            let here = if !self.scratch.open[b] {
-                0
-            } else if empty {
-                self.size(b)
-            } else {
-                self.free[b]
+            let size = self.first[b + 1] - self.first[b];
+            let open = empty || (!self.held[b] && (!exclusive || self.free[b] == size));
+            s.open[b] = open;
+            let here = match (open, empty) {
+                (false, _) => 0,
+                (true, true) => size,
+                (true, false) => self.free[b],
             };
-            let s = &mut self.scratch;
             let a = here.saturating_sub(s.removed_in[b]);
             s.avail[b] = a;
             total += u64::from(a);
@@ -441,10 +451,13 @@ impl BlockPlacer {
         for _ in 0..nodes / size.max(1) {
             let first = out.is_empty();
             // Free nodes per block and per enclosing block.
-            for i in 0..shape.blocks {
-                let lo = i * shape.per_block;
-                let hi = (lo + shape.per_block).min(count);
-                self.scratch.block_free[i] = self.scratch.avail[lo..hi].iter().sum();
+            let sums = shape.per_block > 1 || outer.is_some();
+            if sums {
+                for i in 0..shape.blocks {
+                    let lo = i * shape.per_block;
+                    let hi = (lo + shape.per_block).min(count);
+                    self.scratch.block_free[i] = self.scratch.avail[lo..hi].iter().sum();
+                }
             }
             if let (Some(per), true) = (outer, first) {
                 let outers = shape.blocks.div_ceil(per);
@@ -462,7 +475,11 @@ impl BlockPlacer {
                 {
                     continue;
                 }
-                let bnc = self.scratch.block_free[i];
+                let bnc = if sums {
+                    self.scratch.block_free[i]
+                } else {
+                    self.scratch.avail[i]
+                };
                 let usable = if shape.limited {
                     self.best_lows(i, shape)
                 } else {
@@ -654,15 +671,10 @@ impl BlockPlacer {
         empty: bool,
         out: &mut Vec<NodeId>,
     ) -> bool {
-        // The job's view of the base blocks (`_block_by_topology`).
-        for b in 0..self.free.len() {
-            self.scratch.open[b] =
-                empty || (!self.held[b] && (!how.exclusive || self.free[b] == self.size(b)));
-        }
         let mut ok = false;
         loop {
             self.clear_taken(out);
-            let candidates = self.reset_avail(empty);
+            let candidates = self.reset_avail(how.exclusive, empty);
             if candidates < u64::from(nodes) {
                 break;
             }
@@ -709,6 +721,29 @@ impl BlockPlacer {
         }
         self.scratch.removed_list.clear();
         ok
+    }
+
+    /// Whether the empty machine holds the job (what Slurm checks at
+    /// submission), remembered for the last few requests.
+    fn fits_empty(
+        &mut self,
+        nodes: u32,
+        segment: Option<u32>,
+        how: Placement,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        let key = (nodes, segment, how.consolidate, how.exclusive);
+        if let Some(&(_, fits)) = self.scratch.empty_fits.iter().find(|(k, _)| *k == key) {
+            return fits;
+        }
+        let fits = self.run(nodes, segment, how, true, out);
+        self.clear_taken(out);
+        let cache = &mut self.scratch.empty_fits;
+        if cache.len() >= 32 {
+            cache.remove(0);
+        }
+        cache.push((key, fits));
+        fits
     }
 
     fn remove(&mut self, x: usize) {
@@ -813,8 +848,7 @@ impl BlockPlacer {
             out.sort_unstable();
             return Ok(());
         }
-        let never = !self.run(nodes, segment, how, true, out);
-        self.clear_taken(out);
+        let never = !self.fits_empty(nodes, segment, how, out);
         Err(if never {
             PlaceError::Unavailable { nodes }
         } else {
