@@ -166,8 +166,6 @@ struct Scratch {
     open: Vec<bool>,
     /// Per base block: nodes this evaluation may still take.
     avail: Vec<u32>,
-    /// Per base block: nodes removed by the retry loop.
-    removed_in: Vec<u32>,
     /// Per node: removed by the retry loop.
     removed: Vec<bool>,
     /// The removed nodes (to reset `removed`).
@@ -253,7 +251,6 @@ impl BlockPlacer {
             scratch: Scratch {
                 open: vec![false; n],
                 avail: vec![0; n],
-                removed_in: vec![0; n],
                 removed: vec![false; nodes],
                 removed_list: Vec::new(),
                 taken: vec![false; nodes],
@@ -403,21 +400,35 @@ impl BlockPlacer {
     /// and the nodes removed so far; returns the candidate count.
     fn reset_avail(&mut self, exclusive: bool, empty: bool) -> u64 {
         let s = &mut self.scratch;
-        let mut total = 0u64;
-        for b in 0..self.free.len() {
-            let size = self.first[b + 1] - self.first[b];
-            let open = empty || (!self.held[b] && (!exclusive || self.free[b] == size));
-            s.open[b] = open;
-            let here = match (open, empty) {
-                (false, _) => 0,
-                (true, true) => size,
-                (true, false) => self.free[b],
-            };
-            let a = here.saturating_sub(s.removed_in[b]);
-            s.avail[b] = a;
-            total += u64::from(a);
+        let n = self.free.len();
+        let (open, avail) = (&mut s.open[..n], &mut s.avail[..n]);
+        if empty {
+            open.fill(true);
+            for (b, a) in avail.iter_mut().enumerate() {
+                *a = self.first[b + 1] - self.first[b];
+            }
+        } else if exclusive {
+            for b in 0..n {
+                let whole = !self.held[b] && self.free[b] == self.first[b + 1] - self.first[b];
+                open[b] = whole;
+                avail[b] = if whole { self.free[b] } else { 0 };
+            }
+        } else {
+            for ((o, a), (&held, &free)) in open
+                .iter_mut()
+                .zip(avail.iter_mut())
+                .zip(self.held.iter().zip(&self.free))
+            {
+                *o = !held;
+                *a = if held { 0 } else { free };
+            }
         }
-        total
+        // Nodes the retry loop removed (each an open, free node).
+        for &x in &s.removed_list {
+            let b = self.block_of[x as usize] as usize;
+            s.avail[b] = s.avail[b].saturating_sub(1);
+        }
+        s.avail[..n].iter().map(|&a| u64::from(a)).sum()
     }
 
     /// One of Slurm's evaluations (`eval_nodes_block`) on the current
@@ -714,12 +725,11 @@ impl BlockPlacer {
         if !ok {
             self.clear_taken(out);
         }
-        for i in 0..self.scratch.removed_list.len() {
-            let x = self.scratch.removed_list[i] as usize;
-            self.scratch.removed[x] = false;
-            self.scratch.removed_in[self.block_of[x] as usize] = 0;
+        let s = &mut self.scratch;
+        for &x in &s.removed_list {
+            s.removed[x as usize] = false;
         }
-        self.scratch.removed_list.clear();
+        s.removed_list.clear();
         ok
     }
 
@@ -747,10 +757,8 @@ impl BlockPlacer {
     }
 
     fn remove(&mut self, x: usize) {
-        let b = self.block_of[x] as usize;
         let s = &mut self.scratch;
         s.removed[x] = true;
-        s.removed_in[b] += 1;
         s.removed_list.push(x as NodeId);
     }
 
