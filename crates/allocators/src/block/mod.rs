@@ -479,8 +479,10 @@ impl BlockPlacer {
             }
             // The block: fewest free nodes among those that qualify, the
             // last among equals.
+            // Scanned from the last block, so the first of the fewest is the
+            // last among equals; an exact fit cannot be beaten.
             let mut chosen: Option<(usize, u32)> = None;
-            for i in 0..shape.blocks {
+            for i in (0..shape.blocks).rev() {
                 if let (Some(per), true) = (outer, first)
                     && self.scratch.outer_free[i / per] < nodes
                 {
@@ -499,8 +501,11 @@ impl BlockPlacer {
                 if usable < size || bnc == 0 {
                     continue;
                 }
-                if chosen.is_none_or(|(_, f)| bnc <= f) {
+                if chosen.is_none_or(|(_, f)| bnc < f) {
                     chosen = Some((i, bnc));
+                    if bnc == size {
+                        break;
+                    }
                 }
             }
             let Some((block, _)) = chosen else {
