@@ -482,7 +482,24 @@ impl BlockPlacer {
             // Scanned from the last block, so the first of the fewest is the
             // last among equals; an exact fit cannot be beaten.
             let mut chosen: Option<(usize, u32)> = None;
+            if !sums && !shape.limited {
+                // Blocks are base blocks: a tight scan of their counts.
+                let counts = &self.scratch.avail[..shape.blocks.min(count)];
+                let mut fewest = u32::MAX;
+                for (i, &a) in counts.iter().enumerate().rev() {
+                    if a >= size && a < fewest {
+                        fewest = a;
+                        chosen = Some((i, a));
+                        if a == size {
+                            break;
+                        }
+                    }
+                }
+            }
             for i in (0..shape.blocks).rev() {
+                if !sums && !shape.limited {
+                    break;
+                }
                 if let (Some(per), true) = (outer, first)
                     && self.scratch.outer_free[i / per] < nodes
                 {
