@@ -238,7 +238,7 @@ def play(scn, out):
     golden.append("# decisions: %d" % decisions)
     with open(out, "w") as f:
         f.write("\n".join(golden) + "\n")
-    print("%s: %d decisions" % (os.path.basename(out), decisions))
+    print("%s: %d decisions" % (os.path.basename(scn)[:-len(".scn")], decisions))
 
 
 def hostlists(cases, out):
@@ -256,7 +256,7 @@ def hostlists(cases, out):
                 res.append("compress %s\t%s" % (arg, r.stdout.strip()))
     with open(out, "w") as f:
         f.write("\n".join(res) + "\n")
-    print("%s: %d cases" % (os.path.basename(out), len(res) - 1))
+    print("hostlists: %d cases" % (len(res) - 1))
 
 
 if __name__ == "__main__":
