@@ -4,8 +4,8 @@
 //! ([`TreePlacer`], with `switches`). Grants are node lists in increasing
 //! id order; [`SlurmAllocator::machine`] names them as Slurm does. `block`
 //! decides as Slurm 26.05.3 does (see [`crate::block`] for each rule and the
-//! Slurm source it comes from). With a segment size S no larger than the job,
-//! a job of n nodes is given ⌈n / S⌉ whole segments (sbatch wants S to
+//! Slurm source it comes from). With a segment size S a job of n nodes is
+//! given ⌈n / S⌉ whole segments (sbatch wants S to
 //! divide the count; the extra nodes count as internal fragmentation), and a
 //! job that no block or switch could ever hold is refused as invalid rather
 //! than left waiting, as Slurm refuses it at submission.
@@ -336,11 +336,13 @@ impl Allocator for SlurmAllocator {
         };
         // With segments a job asks for whole segments (sbatch --segment
         // must divide the count; a user rounds up), the rest is internal
-        // fragmentation. Slurm ignores a segment larger than the job.
+        // fragmentation. A job smaller than its segment is given one whole
+        // segment too (Slurm 26.05.3 would ignore the segment; rounding up
+        // keeps every job of the run in whole segments).
         let count = match self.rule {
             SlurmRule::Block(Placement {
                 segment: Some(seg), ..
-            }) if seg > 0 && seg <= count => count.div_ceil(seg).saturating_mul(seg),
+            }) if seg > 0 => count.div_ceil(seg).saturating_mul(seg),
             _ => count,
         };
         let mut out = core::mem::take(&mut self.scratch);
