@@ -63,6 +63,8 @@ pub struct TreePlacer {
     leaf_index: Vec<Option<u32>>,
     /// Per switch: the leaves below it (for the measures).
     below: Vec<Vec<u32>>,
+    /// Switches without a parent.
+    roots: usize,
     /// Hops between switches, row by row (`FAR` across trees).
     hops: Vec<u32>,
     /// Reused between placements: free nodes per switch as the placement
@@ -122,6 +124,7 @@ impl TreePlacer {
             }
         }
         Self {
+            roots: parent.iter().filter(|p| p.is_none()).count(),
             free,
             leaf_nodes,
             busy: vec![false; total],
@@ -285,10 +288,15 @@ impl TreePlacer {
         let Some(top) = top else {
             return Err(PlaceError::NoRoom { nodes });
         };
-        for s in 0..n {
-            self.count[s] = self.under(s, top);
-            self.dist[s] = 0;
+        if self.parent[top].is_none() && self.roots == 1 {
+            // The only root: every switch's free nodes lie under it.
+            self.count.copy_from_slice(&self.switch_free);
+        } else {
+            for s in 0..n {
+                self.count[s] = self.under(s, top);
+            }
         }
+        self.dist.fill(0);
         let mut rem = nodes;
         let mut leaves = 0u32;
         let mut prev = u64::from(rem) + 1;
