@@ -134,6 +134,13 @@ impl<'s> Reader<'s> {
     /// Adds the nodes of `expr`; returns how many.
     fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
         let hosts = hostlist::expand(expr).map_err(|e| self.err(line, e.into()))?;
+        if hosts.is_empty() {
+            // Slurm's parser gives no host for an empty text; a line must name one.
+            let e = HostlistError::EmptyName {
+                text: expr.to_owned(),
+            };
+            return Err(self.err(line, e.into()));
+        }
         let n = hosts.len();
         for h in hosts {
             if self.seen.contains_key(&h) {
