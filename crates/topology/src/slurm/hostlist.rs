@@ -37,8 +37,11 @@
 //!   (`hostlist_ranged_string_dims`, `_get_bracketed_list`).
 //!
 //! So `expand(compress(names)) == names` (order and duplicates kept) for
-//! every list of names made of printable non-space ASCII other than `[`,
-//! `]` and `,` whose trailing number, if any, is below 2^64 − 1.
+//! every list of non-empty names made of printable non-space ASCII other
+//! than `[`, `]` and `,` whose trailing number, if any, is below 2^64 − 1
+//! (a property test checks it). Slurm gives no such guarantee beyond that:
+//! an empty name vanishes, a name with a separator splits, and a trailing
+//! number of 20 or more digits is read as 2^64 − 1.
 //!
 //! ```
 //! use partalloc_topology::slurm::hostlist;
@@ -943,6 +946,17 @@ mod tests {
         fn expand_after_compress_is_identity(names in prop::collection::vec(name(), 0..40)) {
             let text = compress(&names);
             prop_assert_eq!(expand(&text).unwrap(), names, "{}", text);
+        }
+
+        #[test]
+        fn any_text_expands_or_is_refused_without_panicking(
+            text in "[\\[\\]0-9ax, +\t-]{0,40}",
+            names in prop::collection::vec("[\\[\\]0-9ax, -]{0,8}", 0..8),
+        ) {
+            if let Ok(got) = expand(&text) {
+                prop_assert!(got.iter().all(|n| !n.is_empty()));
+            }
+            let _ = compress(&names);
         }
 
         #[test]
