@@ -154,6 +154,13 @@ impl<'s> Reader<'s> {
     /// Adds the nodes of `expr`; returns how many.
     fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
         let hosts = hostlist::expand(expr).map_err(|e| self.err(line, e.into()))?;
+        if hosts.is_empty() {
+            // Slurm's parser gives no host for an empty text; a line must name one.
+            let e = HostlistError::EmptyName {
+                text: expr.to_owned(),
+            };
+            return Err(self.err(line, e.into()));
+        }
         let n = hosts.len();
         for h in hosts {
             if self.seen.contains_key(&h) {
@@ -517,10 +524,15 @@ mod tests {
 
     #[test]
     fn the_node_limit_counts_the_whole_file_before_expanding() {
-        // Sixteen lists at the per-expression limit: 2^26 names, refused at
-        // the second line from the counts alone.
+        // Sixteen lists at the per-expression limit (64 ranges of 65,536,
+        // Slurm's most per range): 2^26 names, refused at the second line
+        // from the counts alone.
+        let ranges: Vec<String> = (0..64u32)
+            .map(|k| format!("{}-{}", k << 16, ((k + 1) << 16) - 1))
+            .collect();
+        let ranges = ranges.join(",");
         let blocks: String = (0..16)
-            .map(|i| format!("BlockName=b{i} Nodes=p{i}_[0-4194303]\n"))
+            .map(|i| format!("BlockName=b{i} Nodes=p{i}_[{ranges}]\n"))
             .collect();
         let e = err(&blocks);
         assert_eq!(e.line, 2, "{e}");
@@ -533,13 +545,13 @@ mod tests {
         );
         let switches = blocks.replace("BlockName", "SwitchName");
         assert_eq!(err(&switches).line, 2);
-        let e = err("SwitchName=s Nodes=n1\nSwitchName=t Switches=s[0-4194303]\n");
+        let e = err("SwitchName=s Nodes=n1\nSwitchName=t Switches=s[0-65535]\n");
         assert_eq!(
             (e.line, e.kind),
             (
                 2,
                 ConfErrorKind::TooManyChildren {
-                    named: 1 << 22,
+                    named: 1 << 16,
                     defined: 2
                 }
             )
