@@ -307,12 +307,14 @@ fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let count = block_names.len() as u64;
     let levels = match sizes {
         None => {
-            // Slurm's default: the base size and its doublings that fit.
-            let mut v = vec![1u32];
-            let mut m = 2u64;
-            while m <= count {
-                v.push(m as u32);
-                m *= 2;
+            // Slurm's default (block_record.c sets levels 0 to 4): 1, 2, 4,
+            // 8 and 16 base blocks, up to the first that covers the machine.
+            let mut v = Vec::new();
+            for k in 0..=4 {
+                v.push(1u32 << k);
+                if 1u64 << k >= count {
+                    break;
+                }
             }
             v
         }
@@ -341,10 +343,10 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
             ));
         }
         let m = s / base;
-        if m > count {
+        // Slurm keeps 16 levels (2^0 to 2^15 base blocks).
+        if m >= 1 << 16 {
             return Err(format!(
-                "{s} nodes is more than the machine's {} nodes",
-                base * count
+                "{s} nodes is 2^16 or more base blocks of {base}; Slurm keeps block levels up to 2^15"
             ));
         }
         // topology.conf(5): successive sizes are a power of two larger.
@@ -356,6 +358,11 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
             return Err(format!(
                 "{s} is not the previous size times a power of two (2, 4, 8, …)"
             ));
+        }
+        // Slurm uses the sizes up to the first that covers the machine and
+        // ignores larger ones (block_record.c, block_record_validate).
+        if levels.last().is_some_and(|&prev| u64::from(prev) >= count) {
+            break;
         }
         levels.push(m as u32);
     }
@@ -452,6 +459,35 @@ mod tests {
         assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
         assert_eq!(m.names()[19], "n19");
+    }
+
+    #[test]
+    fn block_levels_stop_where_slurm_stops() {
+        let racks = |n: u32, sizes: &str| {
+            let mut t: String = (0..n)
+                .map(|r| format!("BlockName=r{r} Nodes=n[{}-{}]\n", r * 2, r * 2 + 1))
+                .collect();
+            t.push_str(sizes);
+            parse(&t, "l.conf")
+                .unwrap()
+                .blocks()
+                .unwrap()
+                .levels()
+                .to_vec()
+        };
+        // Without BlockSizes: 1, 2, 4, 8, 16 base blocks, up to the first
+        // that covers the machine (not every doubling up to it).
+        assert_eq!(racks(6, ""), [1, 2, 4, 8]);
+        assert_eq!(racks(40, ""), [1, 2, 4, 8, 16]);
+        assert_eq!(racks(1, ""), [1]);
+        // Sizes past the one that covers the machine are ignored, not refused.
+        assert_eq!(racks(3, "BlockSizes=2,4,8,16,32\n"), [1, 2, 4]);
+        assert_eq!(racks(4, "BlockSizes=2,4,8,16,32\n"), [1, 2, 4]);
+        assert!(
+            err("BlockName=a Nodes=n[0-1]\nBlockSizes=2,131072\n")
+                .to_string()
+                .contains("2^15")
+        );
     }
 
     #[test]
