@@ -1,5 +1,6 @@
-//! Slurm machines named by file: `blocks:FILE` and `tree:FILE` read a
-//! `topology.conf` or (`.yaml`, `.yml`) `topology.yaml` file here, since
+//! Slurm machines named by file: `blocks:FILE`, `tree:FILE`, `ring:FILE`
+//! and `torus3d:FILE` read a `topology.conf` or (`.yaml`, `.yml`)
+//! `topology.yaml` file here (a torus only from `topology.yaml`), since
 //! the text form of `Topology` never touches files. A YAML file with
 //! several topologies takes `FILE#NAME`; without a name, its cluster
 //! default. The machine keeps the path as its source, so it prints back as
@@ -12,13 +13,15 @@ use partalloc::topology::{Topology, TopologyKind};
 
 use crate::error::CliError;
 
-/// The Slurm machine a `--topology` value names, if it is `blocks:…` or
-/// `tree:…`.
+/// The Slurm machine a `--topology` value names, if it is `blocks:…`,
+/// `tree:…`, `ring:…` or `torus3d:…`.
 pub(crate) fn load(text: &str) -> Option<Result<Topology, CliError>> {
     let (family, rest) = text.trim().split_once(':')?;
     let kind = match family.trim().to_ascii_lowercase().as_str() {
         "blocks" => TopologyKind::Blocks,
         "tree" => TopologyKind::Tree,
+        "ring" => TopologyKind::Ring,
+        "torus3d" => TopologyKind::Torus3d,
         _ => return None,
     };
     Some(read(kind, rest.trim()))
