@@ -60,8 +60,10 @@ pub mod paging;
 pub mod pod;
 pub mod registry;
 mod request;
+pub mod ring;
 pub mod slurm;
 mod spec;
+pub mod torus3d;
 pub mod tree;
 
 pub use allocator::{Allocator, AllocatorWrapper};
