@@ -192,7 +192,7 @@ impl RingPlacer {
             return Err(invalid("a job needs at least one node".to_owned()));
         }
         let seg = segment.filter(|&s| s > 0 && s <= nodes).unwrap_or(nodes);
-        if nodes % seg != 0 {
+        if !nodes.is_multiple_of(seg) {
             return Err(invalid(format!(
                 "segment {seg} does not divide the job's {nodes} nodes"
             )));

@@ -289,7 +289,7 @@ impl TorusPlacer {
             )));
         }
         let seg = segment.filter(|&s| s > 0 && s <= nodes).unwrap_or(nodes);
-        if nodes % seg != 0 {
+        if !nodes.is_multiple_of(seg) {
             return Err(invalid(format!(
                 "segment {seg} does not divide the job's {nodes} nodes"
             )));
@@ -411,11 +411,15 @@ mod tests {
         Some(out)
     }
 
+    /// Slurm's ranking of a sub-cube: torus free nodes, torus, placement,
+    /// fragmentation cost, anchor.
+    type Rank = (u32, usize, usize, u32, usize);
+
     /// Every feasible sub-cube for `n` nodes ranked by Slurm's rule: (free
     /// nodes of its torus, torus, placement, fragmentation cost, anchor).
     fn brute(m: &SlurmMachine, busy: &BTreeSet<NodeId>, n: u32) -> Option<Vec<NodeId>> {
         let ts = m.toruses().unwrap().toruses();
-        let mut best: Option<((u32, usize, usize, u32, usize), BTreeSet<NodeId>)> = None;
+        let mut best: Option<(Rank, BTreeSet<NodeId>)> = None;
         for (ti, t) in ts.iter().enumerate() {
             let free = t.nodes().filter(|x| !busy.contains(x)).count() as u32;
             for (pi, p) in t.placements().iter().enumerate() {
