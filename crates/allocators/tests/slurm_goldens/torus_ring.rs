@@ -5,7 +5,10 @@
 //! action, every `start` reproduced exactly, the head `pending` job told to
 //! wait, every `reject` refused as invalid).
 
-#![expect(clippy::panic, reason = "a malformed golden file fails the test with its name")]
+#![expect(
+    clippy::panic,
+    reason = "a malformed golden file fails the test with its name"
+)]
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
