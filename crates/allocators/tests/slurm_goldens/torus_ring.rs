@@ -169,6 +169,7 @@ struct Tally {
     decisions: u32,
     agree: u32,
     rejects: u32,
+    held: u32,
     mismatches: Vec<String>,
 }
 
@@ -217,53 +218,75 @@ fn replay(g: &Golden, name: &str) -> Tally {
             queue.push((job, nodes, segment));
         } else if let Some(i) = running.iter().position(|(j, _)| *j == job) {
             running.remove(i);
+        } else if let Some(i) = queue.iter().position(|(j, _, _)| *j == job) {
+            queue.remove(i);
         } else {
-            queue.retain(|(j, _, _)| *j != job);
+            // A refused job was never queued: the harness cancels nothing
+            // and records nothing.
+            continue;
         }
-        // The FCFS pass.
+        // The FCFS pass. Slurm queues a job larger than the partition
+        // (reason PartitionConfig) and passes over it; partalloc refuses it.
         let starts: Vec<&Vec<String>> = outcomes.iter().filter(|o| o[0] == "start").collect();
+        let reason = |j: &str| outcomes.iter().find(|o| o[0] == "pending" && o[1] == j).map(|o| o[2].clone());
         let mut next_start = 0;
-        while let Some((j, nodes, segment)) = queue.first().cloned() {
-            let busy: Vec<NodeId> = running
-                .iter()
-                .flat_map(|(_, n)| n.iter().copied())
-                .collect();
+        let mut pending_ok = true;
+        let mut i = 0;
+        while let Some((j, nodes, segment)) = queue.get(i).cloned() {
+            let busy: Vec<NodeId> = running.iter().flat_map(|(_, n)| n.iter().copied()).collect();
             let ours = decide(g, &busy, nodes, segment);
-            t.decisions += 1;
-            match starts.get(next_start).filter(|s| s[1] == j) {
-                Some(s) => {
-                    next_start += 1;
-                    let want = ids(&s[2]);
-                    match ours {
-                        Ok(got) if got == want => t.agree += 1,
-                        other => t.mismatches.push(format!(
-                            "{where_}: {j}: Slurm started {}, partalloc {}",
-                            s[2],
-                            match other {
-                                Ok(got) => g.machine.hostlist(&got),
-                                Err(e) => e.to_string(),
-                            }
-                        )),
-                    }
-                    running.push((j, want));
-                    queue.remove(0);
+            if let Some(s) = starts.get(next_start).filter(|s| s[1] == j) {
+                next_start += 1;
+                t.decisions += 1;
+                let want = ids(&s[2]);
+                match ours {
+                    Ok(got) if got == want => t.agree += 1,
+                    other => t.mismatches.push(format!(
+                        "{where_}: {j}: Slurm started {}, partalloc {}",
+                        s[2],
+                        match other {
+                            Ok(got) => g.machine.hostlist(&got),
+                            Err(e) => e.to_string(),
+                        }
+                    )),
                 }
-                None => {
-                    let head = outcomes.iter().find(|o| o[0] == "pending");
-                    if head.is_none_or(|p| p[1] != j) {
-                        t.mismatches.push(format!(
-                            "{where_}: {j} is neither started nor the first pending job"
-                        ));
-                    }
-                    match ours {
-                        Err(PlaceError::NoRoom { .. }) => t.agree += 1,
-                        other => t.mismatches.push(format!(
-                            "{where_}: {j}: Slurm kept it waiting, partalloc said {other:?}"
-                        )),
-                    }
-                    break;
+                running.push((j, want));
+                queue.remove(i);
+                continue;
+            }
+            match (reason(&j).as_deref(), ours) {
+                (Some("PartitionConfig"), Err(PlaceError::Invalid { .. })) => {
+                    t.held += 1;
+                    i += 1;
+                    continue;
+                }
+                (Some("PartitionConfig"), other) => {
+                    pending_ok = false;
+                    t.mismatches.push(format!(
+                        "{where_}: {j}: Slurm holds it as larger than the partition, partalloc said {other:?}"
+                    ));
+                    i += 1;
+                    continue;
+                }
+                (Some(_), Err(PlaceError::NoRoom { .. })) => {}
+                (Some(_), other) => {
+                    pending_ok = false;
+                    t.mismatches.push(format!(
+                        "{where_}: {j}: Slurm kept it waiting, partalloc said {other:?}"
+                    ));
+                }
+                (None, _) => {
+                    pending_ok = false;
+                    t.mismatches.push(format!("{where_}: {j} is neither started nor pending"));
                 }
             }
+            break;
+        }
+        // As the harness counts: the first pending line of an action is one
+        // decision (all of this pass's waiting and holding must agree).
+        if outcomes.iter().any(|o| o[0] == "pending") {
+            t.decisions += 1;
+            t.agree += u32::from(pending_ok);
         }
         if next_start != starts.len() {
             t.mismatches
@@ -305,8 +328,8 @@ submit j3 nodes=6
 pending j3 Resources
 cancel j1
 start j3 node[01-06]
-submit j4 nodes=17
-reject j4 sbatch: error: Batch job submission failed: Requested node configuration is not available
+submit j4 nodes=12 segment=8
+reject j4 sbatch: fatal: --segment=8 does not fit the job size (12): node count must be evenly divisible by segment size
 ";
 
 const HAND_TORUS: &str = "\
@@ -365,10 +388,11 @@ fn every_ring_and_torus3d_golden_agrees_with_slurm() {
         seen.insert(g.topology.clone());
         let t = replay(&g, &name);
         println!(
-            "{name}: {} decisions, {} agree, {} refusals, {} mismatches",
+            "{name}: {} decisions, {} agree, {} refusals, {} held over the partition size, {} mismatches",
             t.decisions,
             t.agree,
             t.rejects,
+            t.held,
             t.mismatches.len()
         );
         decisions += t.decisions;
