@@ -531,11 +531,11 @@ pub(super) fn to_yaml(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::SlurmMachine;
     use super::*;
 
-    const REGIONS: &str = "\
+    pub(super) const REGIONS: &str = "\
 - topology: topo-torus
   cluster_default: true
   torus3d:
@@ -648,5 +648,20 @@ mod tests {
         assert_eq!(axis(3, 3, 2), vec![2]);
         assert!(grids_meet((0, 2, 2), (1, 2, 2), 4));
         assert!(!grids_meet((0, 2, 1), (1, 2, 1), 4));
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::super::SlurmMachine;
+
+    #[test]
+    fn ring_and_torus_machines_round_trip_through_json() {
+        let t = SlurmMachine::parse_yaml(super::tests::REGIONS, "t.yaml", None).unwrap();
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), t);
+        let r = SlurmMachine::parse_conf("RingName=a Nodes=n[0-3]\nRingName=b Nodes=m[0-1]\n", "r.conf").unwrap();
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), r);
     }
 }
