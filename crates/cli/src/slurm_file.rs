@@ -94,6 +94,27 @@ mod tests {
     }
 
     #[test]
+    fn ring_and_torus3d_files_load_with_their_prefixes() {
+        let ring = load(&format!("ring:{}", example("ring-4x8.conf")))
+            .unwrap()
+            .unwrap();
+        let yaml = load(&format!("ring:{}", example("ring-4x8.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!((ring.kind(), ring.num_nodes()), (TopologyKind::Ring, 32));
+        assert_eq!(ring.as_slurm(), yaml.as_slurm());
+        let torus = load(&format!("torus3d:{}", example("torus3d-4x4x4.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!((torus.kind(), torus.num_nodes()), (TopologyKind::Torus3d, 64));
+        assert!(torus.to_string().starts_with("torus3d:"));
+        let e = load(&format!("tree:{}", example("ring-4x8.conf")))
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("describes a ring machine; name it ring:"), "{e}");
+    }
+
+    #[test]
     fn wrong_family_missing_file_and_bad_text_are_one_line_errors() {
         assert!(load("mesh:4x4").is_none());
         let e = load(&format!("tree:{}", example("blocks-8x18.conf")))
