@@ -11,7 +11,11 @@
 //! job is `n / S` windows of `S` nodes on as many different rings: the
 //! `n / S` best rings as a bounded max-heap keeps them, exactly as Slurm's
 //! heap does (so among rings with equal free counts the heap's order
-//! decides which one a better ring displaces). A job no ring layout could
+//! decides which one a better ring displaces). A one-node job takes the
+//! first free node in id order instead: select/cons_tres handles one-node
+//! jobs itself when the topology allows it, as `topology/ring` does
+//! (`_get_one_res` in `src/plugins/select/cons_tres/job_test.c`, with
+//! `topology_p_allow_one_node` in `topology_ring.c`). A job no ring layout could
 //! ever hold (even on an idle machine), or whose node count `S` does not
 //! divide, is refused as invalid, as sbatch and slurmctld refuse it.
 //!
@@ -197,6 +201,17 @@ impl RingPlacer {
                 "segment {seg} does not divide the job's {nodes} nodes"
             )));
         }
+        // One node: select/cons_tres takes the first free node in node
+        // order and never asks the ring plugin's evaluation
+        // (`_get_one_res`, since topology/ring allows one-node jobs).
+        if nodes == 1 {
+            let Some(x) = self.busy.iter().position(|&b| !b) else {
+                return Err(PlaceError::NoRoom { nodes });
+            };
+            self.occupy(&[x as NodeId]);
+            out.push(x as NodeId);
+            return Ok(());
+        }
         let count = (nodes / seg) as usize;
         if count > self.rings.len() || !choose(&self.rings, &mut self.heap, seg, count, |_| true) {
             return Err(invalid(format!(
@@ -286,6 +301,11 @@ mod tests {
     /// Every feasible window ranked by Slurm's rule without segments: the
     /// ring's free nodes, the ring, the start.
     fn brute(m: &SlurmMachine, busy: &BTreeSet<NodeId>, n: u32) -> Option<Vec<NodeId>> {
+        if n == 1 {
+            return (0..m.num_nodes() as NodeId)
+                .find(|x| !busy.contains(x))
+                .map(|x| vec![x]);
+        }
         let rings = m.rings().unwrap();
         let mut best: Option<((u32, usize, u32), Vec<NodeId>)> = None;
         for r in 0..rings.len() {

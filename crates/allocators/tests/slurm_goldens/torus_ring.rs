@@ -228,12 +228,20 @@ fn replay(g: &Golden, name: &str) -> Tally {
         // The FCFS pass. Slurm queues a job larger than the partition
         // (reason PartitionConfig) and passes over it; partalloc refuses it.
         let starts: Vec<&Vec<String>> = outcomes.iter().filter(|o| o[0] == "start").collect();
-        let reason = |j: &str| outcomes.iter().find(|o| o[0] == "pending" && o[1] == j).map(|o| o[2].clone());
+        let reason = |j: &str| {
+            outcomes
+                .iter()
+                .find(|o| o[0] == "pending" && o[1] == j)
+                .map(|o| o[2].clone())
+        };
         let mut next_start = 0;
         let mut pending_ok = true;
         let mut i = 0;
         while let Some((j, nodes, segment)) = queue.get(i).cloned() {
-            let busy: Vec<NodeId> = running.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+            let busy: Vec<NodeId> = running
+                .iter()
+                .flat_map(|(_, n)| n.iter().copied())
+                .collect();
             let ours = decide(g, &busy, nodes, segment);
             if let Some(s) = starts.get(next_start).filter(|s| s[1] == j) {
                 next_start += 1;
@@ -277,7 +285,8 @@ fn replay(g: &Golden, name: &str) -> Tally {
                 }
                 (None, _) => {
                     pending_ok = false;
-                    t.mismatches.push(format!("{where_}: {j} is neither started nor pending"));
+                    t.mismatches
+                        .push(format!("{where_}: {j} is neither started nor pending"));
                 }
             }
             break;

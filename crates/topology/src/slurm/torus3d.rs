@@ -660,7 +660,11 @@ mod serde_tests {
         let t = SlurmMachine::parse_yaml(super::tests::REGIONS, "t.yaml", None).unwrap();
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), t);
-        let r = SlurmMachine::parse_conf("RingName=a Nodes=n[0-3]\nRingName=b Nodes=m[0-1]\n", "r.conf").unwrap();
+        let r = SlurmMachine::parse_conf(
+            "RingName=a Nodes=n[0-3]\nRingName=b Nodes=m[0-1]\n",
+            "r.conf",
+        )
+        .unwrap();
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<SlurmMachine>(&json).unwrap(), r);
     }
