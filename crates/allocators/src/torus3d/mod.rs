@@ -18,7 +18,11 @@
 //! Otherwise the earlier candidate stays. With `segment = S` (sbatch
 //! `--segment`, ignored when `S > n`) the job is `n / S` sub-cubes of `S`
 //! cells, chosen one after another by the same rule, each on the nodes the
-//! previous ones left (they may lie on different tori). A count no
+//! previous ones left (they may lie on different tori); when a later one
+//! cannot be found and an earlier one came from a placement whose
+//! sub-cubes can overlap, Slurm's generic retry takes the first node of the
+//! partial choice out of the available set and tries again, node by node
+//! (`common_topo_choose_nodes`). A count no
 //! placement has, a segment that does not divide the count, or a job the
 //! rule could not place even on an idle machine is refused as invalid.
 //!
@@ -71,6 +75,8 @@ pub struct TorusPlacer {
     /// Reused between placements: nodes taken by earlier segments of the
     /// job being placed, and the cells of the sub-cubes being compared.
     taken: Vec<bool>,
+    /// Nodes Slurm's retry has taken out of the available set.
+    removed: Vec<bool>,
     cube: Vec<NodeId>,
     best_cube: Vec<NodeId>,
 }
@@ -225,6 +231,7 @@ impl TorusPlacer {
             busy: vec![false; total],
             free: total as u32,
             taken: vec![false; total],
+            removed: vec![false; total],
             cube: Vec::new(),
             best_cube: Vec::new(),
         }
@@ -238,25 +245,38 @@ impl TorusPlacer {
 
     /// Chooses `count` sub-cubes of `size` cells one after another, each
     /// among the nodes the earlier ones left (on an idle machine with
-    /// `idle`), writing their nodes to `out`; false if one cannot be found.
-    fn select(&mut self, size: u32, count: u32, idle: bool, out: &mut Vec<NodeId>) -> bool {
+    /// `idle`; never a `removed` node), writing their nodes to `out`.
+    /// `Ok(())` if all were found; otherwise `Err(hint)`, `out` holding the
+    /// sub-cubes found so far and `hint` true when one of them came from a
+    /// placement whose sub-cubes can overlap (Slurm then answers
+    /// `ESLURM_TOPO_SEGMENT_NO_FIT` with a retry hint, else it gives up).
+    fn select(
+        &mut self,
+        size: u32,
+        count: u32,
+        idle: bool,
+        out: &mut Vec<NodeId>,
+    ) -> Result<(), bool> {
         out.clear();
-        let mut ok = true;
+        let mut result = Ok(());
+        let mut overlap = false;
         for _ in 0..count {
-            let (busy, taken) = (&self.busy, &self.taken);
-            let avail = |n: NodeId| !taken[n as usize] && (idle || !busy[n as usize]);
-            if choose(
+            let (busy, taken, removed) = (&self.busy, &self.taken, &self.removed);
+            let avail = |n: NodeId| {
+                let i = n as usize;
+                !taken[i] && !removed[i] && (idle || !busy[i])
+            };
+            let Some(best) = choose(
                 &self.toruses,
                 size,
                 &avail,
                 &mut self.cube,
                 &mut self.best_cube,
-            )
-            .is_none()
-            {
-                ok = false;
+            ) else {
+                result = Err(overlap);
                 break;
-            }
+            };
+            overlap |= self.toruses[best.torus].placements()[best.placement].has_overlap();
             for &n in &self.best_cube {
                 self.taken[n as usize] = true;
                 out.push(n);
@@ -265,7 +285,58 @@ impl TorusPlacer {
         for &n in out.iter() {
             self.taken[n as usize] = false;
         }
-        ok
+        result
+    }
+
+    /// [`select`](Self::select) with the retry of Slurm's
+    /// `common_topo_choose_nodes` (`src/plugins/topology/common/common_topo.c`):
+    /// after a failure with a retry hint it takes out of the available
+    /// nodes, one per attempt, the first node (in node order, all nodes
+    /// being equal) of the partial selection not yet passed over, and
+    /// tries again, until the job fits, the hint is gone, or no more than
+    /// the job's nodes are left. True if the job fits; its nodes in `out`.
+    fn select_with_retry(
+        &mut self,
+        size: u32,
+        count: u32,
+        nodes: u32,
+        idle: bool,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        let Err(mut hint) = self.select(size, count, idle, out) else {
+            return true;
+        };
+        // The available nodes when the retries start, in node order.
+        let order: Vec<NodeId> = (0..self.busy.len() as NodeId)
+            .filter(|&n| idle || !self.busy[n as usize])
+            .collect();
+        let mut left = order.len();
+        let mut idx = 0;
+        let mut fits = false;
+        while hint && left > nodes as usize && !out.is_empty() {
+            let Some(tmp) = (idx..order.len()).find(|&k| out.contains(&order[k])) else {
+                break;
+            };
+            self.removed[order[tmp] as usize] = true;
+            left -= 1;
+            if tmp == idx {
+                idx += 1;
+            }
+            if idx >= order.len() {
+                break;
+            }
+            match self.select(size, count, idle, out) {
+                Ok(()) => {
+                    fits = true;
+                    break;
+                }
+                Err(h) => hint = h,
+            }
+        }
+        for &n in &order {
+            self.removed[n as usize] = false;
+        }
+        fits
     }
 
     /// Places a job of `nodes` nodes (in segments of `segment`), marking
@@ -302,13 +373,13 @@ impl TorusPlacer {
             return Err(invalid(format!("no torus has a placement of {seg} nodes")));
         }
         let count = nodes / seg;
-        if !self.select(seg, count, true, out) {
+        if !self.select_with_retry(seg, count, nodes, true, out) {
             out.clear();
             return Err(invalid(format!(
                 "{count} sub-cubes of {seg} nodes do not fit even an idle machine"
             )));
         }
-        if !self.select(seg, count, false, out) {
+        if !self.select_with_retry(seg, count, nodes, false, out) {
             out.clear();
             return Err(PlaceError::NoRoom { nodes });
         }

@@ -66,7 +66,7 @@ proptest! {
             }
         }
         let torus: Topology = SlurmMachine::parse_yaml(TORUS, "t.yaml", None).unwrap().into();
-        for name in ["torus3d", "torus3d[segment=2]", "torus3d[segment=1]"] {
+        for name in ["torus3d", "torus3d[segment=2]", "torus3d[segment=1]", "torus3d[segment=4]"] {
             let mut a = registry::build(name, &torus).unwrap();
             if let Err(v) = check_script(a.as_mut(), &script) {
                 prop_assert!(false, "{name}: {v}");
