@@ -42,7 +42,7 @@ fn half_full_block_machine(c: &mut Criterion) {
     }
     let seg = Placement {
         segment: Some(6),
-        exclusive: false,
+        ..Placement::default()
     };
     c.bench_function(
         "block: allocate+release 12 nodes, 10k nodes half full",

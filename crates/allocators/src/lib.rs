@@ -62,6 +62,7 @@ pub mod registry;
 mod request;
 pub mod ring;
 pub mod slurm;
+pub mod slurm_golden;
 mod spec;
 pub mod torus3d;
 pub mod tree;

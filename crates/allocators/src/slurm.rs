@@ -5,11 +5,13 @@
 //! 26.05.3's `ring` ([`RingPlacer`]) and `torus3d` ([`TorusPlacer`]), both
 //! with `segment`; those two refuse a segment that does not divide the
 //! node count, as sbatch does. Grants are node lists in increasing
-//! id order; [`SlurmAllocator::machine`] names them as Slurm does. With a
-//! segment size S a job of n nodes is given ⌈n / S⌉ whole segments (sbatch
-//! wants S to divide the count; the extra nodes count as internal
-//! fragmentation), and a job that no block or switch could ever hold is
-//! refused as invalid rather than left waiting.
+//! id order; [`SlurmAllocator::machine`] names them as Slurm does. `block`
+//! decides as Slurm 26.05.3 does (see [`crate::block`] for each rule and the
+//! Slurm source it comes from). With a segment size S a `block` job of n
+//! nodes is given ⌈n / S⌉ whole segments (sbatch wants S to divide the
+//! count; the extra nodes count as internal fragmentation), and a job that
+//! no block or switch could ever hold is refused as invalid rather than
+//! left waiting, as Slurm refuses it at submission.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -26,7 +28,8 @@
 //! let mut a = registry::build("block[segment=12]", &topology)?;
 //! let g = a.allocate(&Request::nodes(36))?;
 //! let nodes = g.partition().node_list(&topology)?;
-//! assert_eq!(machine.hostlist(&nodes), "n[000-011,018-029,036-047]");
+//! // One segment after the other, each in the best-fit rack (the last of equals).
+//! assert_eq!(machine.hostlist(&nodes), "n[090-101,108-119,126-137]");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -50,12 +53,13 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SlurmRule {
-    /// `topology/block`: smallest level, best fit, segments, exclusive.
+    /// `topology/block` as Slurm 26.05.3 decides: the level from the job's
+    /// size, best fit, segments, consolidation, exclusive.
     Block(Placement),
     /// Whole blocks of the smallest level that holds the job, first fit.
     BlockBuddy,
-    /// `topology/tree`: lowest switch, best fit, fewest leaves, at most
-    /// `max_leaves` leaf switches (`--switches`).
+    /// `topology/tree` as Slurm 26.05.3 decides; a placement over more than
+    /// `max_leaves` leaf switches waits (`--switches`).
     Tree {
         /// The leaf-switch limit, if any.
         max_leaves: Option<u32>,
@@ -88,7 +92,20 @@ impl Placer {
         match self {
             Self::Block(p, how) => p.place_into(nodes, *how, out),
             Self::Buddy(p) => p.place_into(nodes, out),
-            Self::Tree(p, max) => p.place_into(nodes, *max, out),
+            // A job that would wait for ever for its leaf limit is refused
+            // in a simulation (Slurm starts it after max_switch_wait).
+            Self::Tree(p, max) => match p.place_into(nodes, *max, out) {
+                Err(PlaceError::NoRoom { .. }) if max.is_some() && !p.fits_empty(nodes, *max) => {
+                    Err(PlaceError::Invalid {
+                        nodes,
+                        reason: format!(
+                            "it never starts within {} leaf switches, even on the empty machine",
+                            max.unwrap_or(0)
+                        ),
+                    })
+                }
+                r => r,
+            },
             Self::Ring(p, seg) => p.place_into(nodes, *seg, out),
             Self::Torus(p, seg) => p.place_into(nodes, *seg, out),
         }
@@ -125,7 +142,7 @@ impl SlurmAllocator {
     /// # Errors
     /// [`BuildError::UnsupportedTopology`] for another machine or a block
     /// rule on a tree (and the reverse); [`BuildError::UnsuitableTopology`]
-    /// for a segment that does not fit a base block or a leaf limit of 0.
+    /// for a segment of 0 nodes or a leaf limit of 0.
     pub fn new(topology: &Topology, rule: SlurmRule) -> Result<Self, BuildError> {
         let name = match rule {
             SlurmRule::Block(_) => "block",
@@ -152,13 +169,8 @@ impl SlurmAllocator {
         };
         let placer = match (rule, machine.blocks(), machine.tree()) {
             (SlurmRule::Block(how), Some(b), _) => {
-                if let Some(s) = how.segment
-                    && (s == 0 || s > b.base_size())
-                {
-                    return Err(unsuitable(format!(
-                        "segment {s} must be between 1 and the base block size {}",
-                        b.base_size()
-                    )));
+                if how.segment == Some(0) {
+                    return Err(unsuitable("a segment has at least one node".to_owned()));
                 }
                 Placer::Block(BlockPlacer::new(b), how)
             }
@@ -247,18 +259,23 @@ fn spec_u32(spec: &crate::StrategySpec, key: &str) -> Result<Option<u32>, BuildE
 pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "block",
-        summary: "Slurm topology/block: smallest block level that holds the job, best fit, fullest base blocks first",
-        source: "Slurm topology.conf(5), Topology guide, sbatch(1) --segment and --exclusive=topo; docs/blocks.md",
+        summary: "Slurm 26.05.3 topology/block: block level from the job's size (waits rather than climbs), best-fit block and base blocks, last among equals",
+        source: "Slurm 26.05.3 source: src/plugins/topology/block/eval_nodes_block.c, topology/common/common_topo.c, select/cons_tres/job_test.c; docs/blocks.md",
         params: &[
             ParamInfo {
                 name: "segment",
                 default: "none",
-                doc: "nodes per segment: every segment inside one base block (sbatch --segment)",
+                doc: "nodes per segment: each segment placed on its own as a job of that size; ignored if larger than the job (sbatch --segment)",
+            },
+            ParamInfo {
+                name: "consolidate",
+                default: "false",
+                doc: "true: all segments inside one block of the job's whole size (sbatch --consolidate-segments)",
             },
             ParamInfo {
                 name: "exclusive",
                 default: "false",
-                doc: "true: whole base blocks shared with no other job (sbatch --exclusive=topo)",
+                doc: "true: no base block shared with another job (sbatch --exclusive=topo)",
             },
         ],
         topologies: &[TopologyKind::Blocks],
@@ -266,9 +283,14 @@ pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {
     build: |t, spec| {
         let segment = spec_u32(spec, "segment")?;
         let exclusive = spec.parse_or("exclusive", false)?;
+        let consolidate = spec.parse_or("consolidate", false)?;
         Ok(Box::new(SlurmAllocator::new(
             t,
-            SlurmRule::Block(Placement { segment, exclusive }),
+            SlurmRule::Block(Placement {
+                segment,
+                exclusive,
+                consolidate,
+            }),
         )?))
     },
 };
@@ -287,12 +309,12 @@ pub(crate) const BLOCK_BUDDY_ENTRY: AllocatorEntry = Entry {
 pub(crate) const TREE_ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
         name: "tree",
-        summary: "Slurm topology/tree: lowest switch with room, best fit, fewest leaf switches",
-        source: "Slurm topology.conf(5), Topology guide, sbatch(1) --switches; docs/blocks.md",
+        summary: "Slurm 26.05.3 topology/tree: highest switch with room, leaf by leaf by best fit and switch distance",
+        source: "Slurm 26.05.3 source: src/plugins/topology/tree/eval_nodes_tree.c, switch_record.c; docs/blocks.md",
         params: &[ParamInfo {
             name: "switches",
             default: "none",
-            doc: "most leaf switches a job may span (sbatch --switches)",
+            doc: "most leaf switches a job may span; a placement over more waits (sbatch --switches)",
         }],
         topologies: &[TopologyKind::Tree],
     },
@@ -356,6 +378,9 @@ impl Allocator for SlurmAllocator {
                 if how.exclusive {
                     params.push("exclusive=true".to_owned());
                 }
+                if how.consolidate {
+                    params.push("consolidate=true".to_owned());
+                }
                 if params.is_empty() {
                     "block".to_owned()
                 } else {
@@ -392,7 +417,9 @@ impl Allocator for SlurmAllocator {
         };
         // With segments a job asks for whole segments (sbatch --segment
         // must divide the count; a user rounds up), the rest is internal
-        // fragmentation.
+        // fragmentation. A job smaller than its segment is given one whole
+        // segment too (Slurm 26.05.3 would ignore the segment; rounding up
+        // keeps every job of the run in whole segments).
         let count = match self.rule {
             SlurmRule::Block(Placement {
                 segment: Some(seg), ..

@@ -61,7 +61,7 @@ proptest! {
         script in prop::collection::vec(step(), 1..60),
     ) {
         let blocks = racks(4, 3, "3,6,12");
-        for name in ["block", "block[segment=3]", "block[exclusive=true]", "block[segment=1,exclusive=true]", "block-buddy", "paging"] {
+        for name in ["block", "block[segment=3]", "block[segment=6]", "block[segment=3,consolidate=true]", "block[exclusive=true]", "block[segment=1,exclusive=true]", "block-buddy", "paging"] {
             let mut a = registry::build(name, &blocks).unwrap();
             if let Err(v) = check_script(a.as_mut(), &script) {
                 prop_assert!(false, "{name}: {v}");
@@ -85,15 +85,18 @@ fn the_documented_placements_through_the_registry() {
     assert_eq!(seg.name(), "block[segment=12]");
     let g = seg.allocate(&Request::nodes(36)).unwrap();
     let nodes = g.partition().node_list(&t).unwrap();
-    assert_eq!(m.hostlist(&nodes), "n[000-011,018-029,036-047]");
+    // Slurm 26.05.3 places each segment on its own in the best-fit rack,
+    // the last among equals: racks 7, 6 and 5 (the old rule filled racks
+    // 0-2 from the first).
+    assert_eq!(m.hostlist(&nodes), "n[090-101,108-119,126-137]");
     let loc = m.job_locality(&nodes, Some(12));
     assert_eq!((loc.domains, loc.split_segments), (3, 0));
-    // 24 nodes in segments of 12: racks 0-2 keep 6 free each, so the pair
-    // of racks 2-3 offers one segment only; the next pair, 4-5, takes it.
+    // 24 nodes in segments of 12: racks 5-7 keep 6 free each, so the
+    // segments go to the last whole racks, 4 then 3.
     let h = seg.allocate(&Request::nodes(24)).unwrap();
     assert_eq!(
         m.hostlist(&h.partition().node_list(&t).unwrap()),
-        "n[072-083,090-101]"
+        "n[054-065,072-083]"
     );
     // 30 nodes ask for three segments of 12: 36 nodes granted.
     let r = seg.allocate(&Request::nodes(30)).unwrap();
@@ -108,11 +111,13 @@ fn the_documented_placements_through_the_registry() {
     assert_eq!((b.requested_nodes(), b.granted_nodes()), (19, 36));
     assert_eq!(buddy.free_nodes(), 144 - 36);
     // Stranded nodes and locality through the concrete type.
+    // 20 nodes: the last pair of racks; rack 7 whole, then the best fit
+    // for the 2 left in rack 6 (the old rule took n[000-019]).
     let mut a = SlurmAllocator::new(&t, SlurmRule::Block(Default::default())).unwrap();
     let g = a.allocate(&Request::nodes(20)).unwrap();
     assert_eq!(
         a.machine().hostlist(&g.partition().node_list(&t).unwrap()),
-        "n[000-019]"
+        "n[108-109,126-143]"
     );
     assert_eq!(a.stranded_nodes(), 16);
     assert_eq!(a.locality(&g).distance_class, 1);
@@ -156,11 +161,7 @@ fn bad_parameters_and_machines_are_refused() {
     let blocks = racks(4, 3, "3,6,12");
     let tree = fabric();
     for (spec, machine, says) in [
-        (
-            "block[segment=4]",
-            &blocks,
-            "segment 4 must be between 1 and the base block size 3",
-        ),
+        ("block[consolidate=maybe]", &blocks, "consolidate"),
         ("block[segment=0]", &blocks, "a positive whole number"),
         ("block[exclusive=maybe]", &blocks, "exclusive"),
         ("tree[switches=0]", &tree, "a positive whole number"),
@@ -177,4 +178,43 @@ fn bad_parameters_and_machines_are_refused() {
     ));
     let mesh: Topology = "mesh:4x4".parse().unwrap();
     assert!(SlurmAllocator::new(&mesh, SlurmRule::BlockBuddy).is_err());
+}
+
+#[path = "support/slurm_golden_replay.rs"]
+mod slurm_golden_replay;
+
+/// Every Slurm oracle golden replayed decision by decision and as a whole
+/// sequence: 100% agreement, every decision the files hold checked.
+#[test]
+fn slurm_goldens_replay_with_full_agreement() {
+    let dir = slurm_golden_replay::golden_dir();
+    let r = slurm_golden_replay::replay_dir(&dir).unwrap();
+    println!(
+        "slurm goldens: {} files, {} decisions recorded, {} checked one by one, {} in sequence, {} rejections, {} mismatches",
+        r.files,
+        r.present,
+        r.checked,
+        r.sequence_checked,
+        r.rejects,
+        r.mismatches.len()
+    );
+    assert!(r.files > 0, "no golden in {}", dir.display());
+    assert!(
+        r.mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        r.mismatches.len(),
+        r.mismatches.join("\n")
+    );
+    assert!(
+        r.checked >= r.present && r.present > 0,
+        "{} of {} decisions checked",
+        r.checked,
+        r.present
+    );
+    assert!(
+        r.sequence_checked >= r.present,
+        "{} of {} decisions in sequence",
+        r.sequence_checked,
+        r.present
+    );
 }

@@ -15,7 +15,7 @@ pub(crate) enum CliError {
     #[error("{0}")]
     Input(String),
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", shown(.path))]
     Io {
         /// The file.
         path: PathBuf,
@@ -23,7 +23,7 @@ pub(crate) enum CliError {
         source: io::Error,
     },
     /// An output path cannot be written (checked before any work).
-    #[error("{flag} {}: {reason}", .path.display())]
+    #[error("{flag} {}: {reason}", shown(.path))]
     OutputPath {
         /// The option that names it.
         flag: String,
@@ -35,7 +35,7 @@ pub(crate) enum CliError {
     /// An output path is one of the command's inputs.
     #[error(
         "{flag} {}: that is the input {}; write the output to another file",
-        .path.display(), .input.display()
+        shown(.path), shown(.input)
     )]
     OutputIsInput {
         /// The option that names the output.
@@ -48,7 +48,7 @@ pub(crate) enum CliError {
     /// Two outputs are the same file.
     #[error(
         "{second} {}: the same file as {first}; give each output its own file",
-        .path.display()
+        shown(.path)
     )]
     SameOutput {
         /// The first option naming the file.
@@ -59,7 +59,7 @@ pub(crate) enum CliError {
         path: PathBuf,
     },
     /// A trace line is malformed.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", shown(.path))]
     Swf {
         /// The trace.
         path: PathBuf,
@@ -78,6 +78,20 @@ pub(crate) enum CliError {
     /// A statistic failed.
     #[error(transparent)]
     Stats(#[from] partalloc::simkit::StatsError),
+}
+
+/// Most characters of a path a message repeats: real paths stay whole, a
+/// megabyte of path (an experiment file's `output`) does not flood stderr.
+const PATH_CHARS: usize = 512;
+
+/// `path` as a message shows it: whole up to [`PATH_CHARS`] characters,
+/// else its start and `…`.
+pub(crate) fn shown(path: &Path) -> String {
+    let text = path.display().to_string();
+    match text.char_indices().nth(PATH_CHARS) {
+        None => text,
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
 }
 
 impl CliError {

@@ -11,10 +11,10 @@
 use std::path::PathBuf;
 
 use partalloc::simkit::Replications;
+use partalloc::simkit::atomic::AtomicFile;
 use partalloc::workload::swf::{SwfHeader, SwfRecord, SwfWriter};
 
 use crate::error::CliError;
-use crate::output::write_atomic;
 use crate::run::parse_topology;
 use crate::workload::{WorkloadArgs, describe_workload};
 
@@ -71,7 +71,10 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     header.push_field("MaxNodes", &topology.num_nodes().to_string());
     header.push_field("MaxProcs", &topology.num_nodes().to_string());
     header.push_field("UnixStartTime", "0");
-    let mut writer = SwfWriter::new(Vec::new(), &header).map_err(CliError::swf(&args.out))?;
+    // Streamed through the temporary file: memory stays flat whatever
+    // --jobs is, and the named file appears only when the trace is whole.
+    let file = AtomicFile::create(&args.out).map_err(CliError::io(&args.out))?;
+    let mut writer = SwfWriter::new(file, &header).map_err(CliError::swf(&args.out))?;
     for job in w
         .jobs(&mut rng)
         .take(usize::try_from(spec.jobs).unwrap_or(usize::MAX))
@@ -84,6 +87,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         r.status = Some(1);
         writer.write(&r).map_err(CliError::swf(&args.out))?;
     }
-    let bytes = writer.finish().map_err(CliError::io(&args.out))?;
-    write_atomic(&args.out, &bytes)
+    let file = writer.finish().map_err(CliError::io(&args.out))?;
+    file.commit().map_err(CliError::io(&args.out))
 }

@@ -131,7 +131,7 @@ pub(crate) fn read_bytes(path: &std::path::Path, kind: FileKind) -> Result<Vec<u
     let too_big = || {
         CliError::input(format!(
             "{}: larger than {} MiB, the most read for this kind of file; {}",
-            path.display(),
+            crate::error::shown(path),
             max >> 20,
             kind.advice()
         ))
@@ -141,7 +141,7 @@ pub(crate) fn read_bytes(path: &std::path::Path, kind: FileKind) -> Result<Vec<u
     if meta.is_dir() {
         return Err(CliError::input(format!(
             "{}: a directory, not a file",
-            path.display()
+            crate::error::shown(path)
         )));
     }
     if meta.len() > max {
@@ -166,7 +166,7 @@ pub(crate) fn read_text(path: &std::path::Path, kind: FileKind) -> Result<String
     String::from_utf8(bytes).map_err(|e| {
         CliError::input(format!(
             "{}: not UTF-8 text (byte {} is invalid)",
-            path.display(),
+            crate::error::shown(path),
             e.utf8_error().valid_up_to()
         ))
     })

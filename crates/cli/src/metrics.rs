@@ -16,7 +16,8 @@ pub(crate) use partalloc::simkit::metrics::reported;
 pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
     reported().find(|m| m.name == name).copied().ok_or_else(|| {
         CliError::input(format!(
-            "unknown metric {name:?}; known metrics: {}",
+            "unknown metric {:?}; known metrics: {}",
+            partalloc::topology::echo(name),
             reported().map(|m| m.name).collect::<Vec<_>>().join(", ")
         ))
     })

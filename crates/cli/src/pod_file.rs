@@ -20,7 +20,7 @@ pub(crate) fn is_pod_file(text: &str) -> bool {
 /// `examples/pods/`).
 pub(crate) fn load_pod_file(path: &Path) -> Result<Topology, CliError> {
     let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
-    let what = || format!("pod file {}", path.display());
+    let what = || format!("pod file {}", crate::error::shown(path));
     let description: PodDescription =
         toml::from_str(&text).map_err(|e| toml_error(&text, path, &e))?;
     let pod =
@@ -44,7 +44,10 @@ pub(crate) fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> CliErr
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ");
-    CliError::input(format!("pod file {}: {line}{message}", path.display()))
+    CliError::input(format!(
+        "pod file {}: {line}{message}",
+        crate::error::shown(path)
+    ))
 }
 
 #[cfg(test)]

@@ -242,7 +242,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     if survey.jobs == 0 {
         return Err(CliError::input(format!(
             "{}: the trace has no usable job",
-            args.trace.display()
+            crate::error::shown(&args.trace)
         )));
     }
     let nodes = topology.num_nodes() as f64;
@@ -258,7 +258,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     if span <= 0.0 {
         return Err(CliError::input(format!(
             "{}: every job is submitted at the same time; the offered load is undefined",
-            args.trace.display()
+            crate::error::shown(&args.trace)
         )));
     }
     let original = proc_s / (nodes * span);
@@ -433,7 +433,7 @@ impl Survey {
 fn changed(trace: &Path) -> CliError {
     CliError::input(format!(
         "{}: the trace changed while it was replayed; replay a file nothing writes to",
-        trace.display()
+        crate::error::shown(trace)
     ))
 }
 

@@ -18,8 +18,12 @@ pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
     if crate::pod_file::is_pod_file(text) {
         return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
     }
-    text.parse::<Topology>()
-        .map_err(|e| CliError::input(format!("--topology {text:?}: {e}")))
+    text.parse::<Topology>().map_err(|e| {
+        CliError::input(format!(
+            "--topology {:?}: {e}",
+            partalloc::topology::echo(text)
+        ))
+    })
 }
 
 /// The file a `--topology` value reads, if any (`blocks:FILE`,

@@ -45,7 +45,7 @@ pub(crate) enum ShardError {
     /// A shard's record is absent: the shard has not finished.
     #[error(
         "{}: no shard record {}; the shard has not finished: run its --shard command again",
-        .file.display(), .record.display()
+        crate::error::shown(.file), crate::error::shown(.record)
     )]
     NoRecord {
         /// The shard's CSV.
@@ -54,7 +54,7 @@ pub(crate) enum ShardError {
         record: PathBuf,
     },
     /// A shard's record cannot be read or contradicts itself.
-    #[error("{}: {reason}", .file.display())]
+    #[error("{}: {reason}", crate::error::shown(.file))]
     BadRecord {
         /// The record.
         file: PathBuf,
@@ -64,7 +64,7 @@ pub(crate) enum ShardError {
     /// Two shards come from different experiments.
     #[error(
         "{}: a shard of another experiment than {} (other grid or settings); merge shards of one experiment",
-        .file.display(), .first.display()
+        crate::error::shown(.file), crate::error::shown(.first)
     )]
     Foreign {
         /// The odd shard.
@@ -75,7 +75,7 @@ pub(crate) enum ShardError {
     /// Two shards split the grid differently.
     #[error(
         "{}: one of {count} shards, but {} is one of {first_count}; merge shards of one split",
-        .file.display(), .first.display()
+        crate::error::shown(.file), crate::error::shown(.first)
     )]
     OtherSplit {
         /// The odd shard.
@@ -90,7 +90,7 @@ pub(crate) enum ShardError {
     /// The same shard is given twice.
     #[error(
         "{}: shard {index} of {count} again (already given as {}); give each shard once",
-        .file.display(), .first.display()
+        crate::error::shown(.file), crate::error::shown(.first)
     )]
     Duplicate {
         /// The second file.
@@ -115,7 +115,7 @@ pub(crate) enum ShardError {
     /// A shard's CSV differs from what its record says.
     #[error(
         "{}: changed since its shard finished (it does not match {}); run the shard again",
-        .file.display(), .record.display()
+        crate::error::shown(.file), crate::error::shown(.record)
     )]
     Stale {
         /// The shard's CSV.
@@ -124,7 +124,7 @@ pub(crate) enum ShardError {
         record: PathBuf,
     },
     /// A shard's CSV cannot be parsed or has other columns.
-    #[error("{}: {reason}", .file.display())]
+    #[error("{}: {reason}", crate::error::shown(.file))]
     BadCsv {
         /// The shard's CSV.
         file: PathBuf,
@@ -156,7 +156,12 @@ impl FromStr for ShardSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("{s:?} is not I/N with 0 <= I < N (e.g. 0/4 … 3/4)");
+        let bad = || {
+            format!(
+                "{:?} is not I/N with 0 <= I < N (e.g. 0/4 … 3/4)",
+                partalloc::topology::echo(s)
+            )
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
@@ -352,7 +357,7 @@ fn read_shard(file: &Path) -> Result<Shard, CliError> {
     if record.format != RECORD_FORMAT {
         return Err(bad(format!(
             "format {:?}, this version reads {RECORD_FORMAT:?}",
-            record.format
+            partalloc::topology::echo(&record.format)
         ))
         .into());
     }
@@ -461,7 +466,7 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
         if s.header != first.header {
             return Err(ShardError::BadCsv {
                 file: s.file.clone(),
-                reason: format!("other columns than {}", first.file.display()),
+                reason: format!("other columns than {}", crate::error::shown(&first.file)),
             }
             .into());
         }
@@ -508,8 +513,12 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
             }
         }
     }
-    let csv_err =
-        |e: csv::Error| CliError::input(format!("cannot write {}: {e}", args.out.display()));
+    let csv_err = |e: csv::Error| {
+        CliError::input(format!(
+            "cannot write {}: {e}",
+            crate::error::shown(&args.out)
+        ))
+    };
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
@@ -517,14 +526,17 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<(), CliError> {
     for r in rows.into_iter().flatten() {
         w.write_record(r).map_err(csv_err)?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| CliError::input(format!("cannot write {}: {e}", args.out.display())))?;
+    let bytes = w.into_inner().map_err(|e| {
+        CliError::input(format!(
+            "cannot write {}: {e}",
+            crate::error::shown(&args.out)
+        ))
+    })?;
     write_atomic(&args.out, &bytes)?;
     emit(&format!(
         "{} points from {count} shards written to {}\n",
         first.record.points,
-        args.out.display()
+        crate::error::shown(&args.out)
     ))
 }
 

@@ -122,7 +122,12 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
     // once the run succeeded), not into memory.
     // A trace without a usable job is refused (before a jobs CSV is
     // written), as `replay` refuses it.
-    let empty = || CliError::input(format!("{}: the trace has no usable job", path.display()));
+    let empty = || {
+        CliError::input(format!(
+            "{}: the trace has no usable job",
+            crate::error::shown(path)
+        ))
+    };
     let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
         let mut jobs = jobs.peekable();
         if jobs.peek().is_none() {
@@ -138,7 +143,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         let Some(csv) = &args.jobs_csv else {
             return Ok(sim.run()?);
         };
-        let io = |e: ReportError| CliError::input(format!("{}: {e}", csv.display()));
+        let io = |e: ReportError| CliError::input(format!("{}: {e}", crate::error::shown(csv)));
         let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
         let mut rows = JobCsvWriter::new(file).map_err(io)?.on(topology);
         let mut failed = None;
@@ -178,7 +183,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         vec![report],
         format!(
             "trace {} ({count} jobs, {} mapping{skipped})",
-            path.display(),
+            crate::error::shown(path),
             value_name(&args.trace.mapping)
         ),
     ))
@@ -356,7 +361,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let mut buf = Vec::new();
         first
             .write_jobs_csv_on(Some(&topology), &mut buf)
-            .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+            .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(path))))?;
         write_atomic(path, &buf)?;
     }
     let text = render(&out, args.format)?;

@@ -199,11 +199,11 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             .unwrap_or_default();
         CliError::input(format!(
             "{}: {line}{}",
-            path.display(),
+            crate::error::shown(path),
             e.message().trim().replace('\n', "; ")
         ))
     })?;
-    let ctx = |msg: String| CliError::input(format!("{}: {msg}", path.display()));
+    let ctx = |msg: String| CliError::input(format!("{}: {msg}", crate::error::shown(path)));
     for (name, len) in [
         ("topologies", exp.topologies.len()),
         ("allocators", exp.allocators.len()),
@@ -226,7 +226,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     if !matches!(exp.plot.series.as_str(), "allocator" | "scheduler") {
         return Err(ctx(format!(
             "plot: series {:?} must be \"allocator\" or \"scheduler\"",
-            exp.plot.series
+            partalloc::topology::echo(&exp.plot.series)
         )));
     }
     Ok(exp)
@@ -238,12 +238,20 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
         for a in &exp.allocators {
-            partalloc::allocators::registry::build(a, &topo)
-                .map_err(|e| CliError::input(format!("allocator {a:?} on {topo}: {e}")))?;
+            partalloc::allocators::registry::build(a, &topo).map_err(|e| {
+                CliError::input(format!(
+                    "allocator {:?} on {topo}: {e}",
+                    partalloc::topology::echo(a)
+                ))
+            })?;
         }
         for s in &exp.schedulers {
-            partalloc::schedulers::registry::build(s, &topo)
-                .map_err(|e| CliError::input(format!("scheduler {s:?} on {topo}: {e}")))?;
+            partalloc::schedulers::registry::build(s, &topo).map_err(|e| {
+                CliError::input(format!(
+                    "scheduler {:?} on {topo}: {e}",
+                    partalloc::topology::echo(s)
+                ))
+            })?;
         }
         for &l in &exp.loads {
             exp.workload
@@ -344,12 +352,25 @@ fn check_resumed(path: &Path) -> Result<(), CliError> {
         let Ok(rec) = rec else { return Ok(()) };
         let line = rec.position().map_or(0, csv::Position::line);
         for (i, field) in rec.iter().enumerate().skip(POINT_COLUMNS) {
-            if !field.is_empty() && field.parse::<f64>().is_err() {
-                let column = headers.get(i).unwrap_or("?");
+            let column = headers.get(i).unwrap_or("?");
+            // The sweep writes finite numbers only (a missing half-width is
+            // empty), and the replication count as a positive whole number.
+            let ok = field.is_empty()
+                || if column == "seeds" {
+                    field.parse::<u64>().is_ok_and(|n| n > 0)
+                } else {
+                    field.parse::<f64>().is_ok_and(f64::is_finite)
+                };
+            if !ok {
                 let shown: String = field.chars().take(40).collect();
+                let want = if column == "seeds" {
+                    "a positive whole number"
+                } else {
+                    "a finite number"
+                };
                 return Err(CliError::input(format!(
-                    "{}: line {line}: {column} is {shown:?}, not a number; the file is damaged: move it away (or delete it) and run the sweep again",
-                    path.display()
+                    "{}: line {line}: {column} is {shown:?}, not {want}; the file is damaged: move it away (or delete it) and run the sweep again",
+                    crate::error::shown(path)
                 )));
             }
         }
@@ -364,16 +385,18 @@ type Line = (String, Vec<(f64, f64, f64)>);
 /// (machine, allocator, metric) when the lines are policies).
 fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let mut reader = csv::Reader::from_path(csv_path)
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?;
     let headers = reader
         .headers()
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?
         .clone();
     let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| CliError::input(format!("{}: no column {name}", csv_path.display())))
+        headers.iter().position(|h| h == name).ok_or_else(|| {
+            CliError::input(format!(
+                "{}: no column {name}",
+                crate::error::shown(csv_path)
+            ))
+        })
     };
     let (ct, cl) = (col("topology")?, col("load")?);
     // `ca`: the column that names a line, `cs`: the one that names a chart.
@@ -385,7 +408,7 @@ fn plots(exp: &Experiment, csv_path: &Path) -> Result<Vec<PathBuf>, CliError> {
     let rows: Vec<csv::StringRecord> = reader
         .records()
         .collect::<Result<_, _>>()
-        .map_err(|e| CliError::input(format!("{}: {e}", csv_path.display())))?;
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(csv_path))))?;
     let num = |r: &csv::StringRecord, c: usize| -> f64 {
         r.get(c).and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
     };
@@ -499,7 +522,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         }) => {
             return Err(CliError::input(format!(
                 "the results on disk for {} hold a row (line {line}: {key}) that is not a point of this experiment: other points, or other settings (seed, seeds or workload); write to another file or move the old one (and its .partial) away",
-                out.display()
+                crate::error::shown(&out)
             )));
         }
         other => other?,
@@ -566,19 +589,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "shard {} of {}: {total} points ({resumed} from an earlier run) written to {} (record {})\n",
             spec.index,
             spec.count,
-            path.display(),
-            record.display()
+            crate::error::shown(&path),
+            crate::error::shown(&record)
         ));
     }
     let mut msg = format!(
         "{} points ({} from an earlier run) written to {}\n",
         total,
         resumed,
-        path.display()
+        crate::error::shown(&path)
     );
     if !args.no_plots {
         for p in plots(&exp, &path)? {
-            msg.push_str(&format!("chart {}\n", p.display()));
+            msg.push_str(&format!("chart {}\n", crate::error::shown(&p)));
         }
     }
     emit(&msg)

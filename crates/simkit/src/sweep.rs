@@ -274,10 +274,13 @@ impl<P: Serialize> Sweep<P> {
             appended: false,
             writer: None,
         };
-        if sweep.partial.exists() {
+        // Only regular files hold earlier results: a device, FIFO or
+        // terminal named as the output is written to, never read (reading
+        // a FIFO blocks until someone writes to it, /dev/zero never ends).
+        if sweep.partial.is_file() {
             sweep.source = Source::Partial;
             sweep.load(&sweep.partial.clone(), true)?;
-        } else if sweep.path.exists() {
+        } else if sweep.path.is_file() {
             sweep.source = Source::Final;
             sweep.load(&sweep.path.clone(), false)?;
         }

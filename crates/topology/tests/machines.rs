@@ -8,6 +8,9 @@
     reason = "test helpers unwrap values that are valid by construction"
 )]
 
+#[path = "machines/slurm_hostlists.rs"]
+mod slurm_hostlists;
+
 use std::collections::{BTreeSet, VecDeque};
 
 use partalloc_topology::{Grid, GridBox, Hypercube, NodeId, Subcube, Topology};

@@ -346,9 +346,15 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
             "does not hold at every load"
         }
     );
+    // Slurm fixes the level from the job's size and never climbs, so every
+    // block job must sit at its lowest level.
+    let lowest = points
+        .iter()
+        .filter(|p| p.strategy == "block" && p.machine == Machine::Blocks)
+        .all(|p| p.lowest.mean == 1.0);
     let _ = writeln!(
         out,
-        "| a job is placed in the smallest block level that can hold it, best fit among those (topology.conf(5), BlockSizes) | jobs at the lowest level their size allows, block: {}; paging: {} | measured |",
+        "| a job is placed in the smallest block level that can hold it, best fit among those (topology.conf(5), BlockSizes) | jobs at the lowest level their size allows, block: {}; paging: {} | {} |",
         by_load(points, "block", |p| format!(
             "{:.0}%",
             100.0 * p.lowest.mean
@@ -356,7 +362,12 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
         by_load(points, "paging", |p| format!(
             "{:.0}%",
             100.0 * p.lowest.mean
-        ))
+        )),
+        if lowest {
+            "holds"
+        } else {
+            "does not hold at every load"
+        }
     );
     let five = |p: &Point, f: fn(&Point) -> f64| {
         let of = |s: &str| find(points, s, p.load).map_or(f64::NAN, f);

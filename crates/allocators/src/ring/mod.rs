@@ -197,9 +197,10 @@ impl RingPlacer {
         }
         let seg = segment.filter(|&s| s > 0 && s <= nodes).unwrap_or(nodes);
         if !nodes.is_multiple_of(seg) {
-            return Err(invalid(format!(
-                "segment {seg} does not divide the job's {nodes} nodes"
-            )));
+            return Err(PlaceError::SegmentSize {
+                nodes,
+                segment: seg,
+            });
         }
         // One node: select/cons_tres takes the first free node in node
         // order and never asks the ring plugin's evaluation
@@ -345,10 +346,13 @@ mod tests {
                 reason: "no 1 rings hold 9 consecutive nodes each (rings hold at most 16)".into()
             })
         );
-        assert!(matches!(
+        assert_eq!(
             p.place(6, Some(4)),
-            Err(PlaceError::Invalid { .. })
-        ));
+            Err(PlaceError::SegmentSize {
+                nodes: 6,
+                segment: 4
+            })
+        );
         // 16 in segments of 8 needs both rings whole: it waits.
         assert_eq!(p.place(16, Some(8)), Err(PlaceError::NoRoom { nodes: 16 }));
         // A segment larger than the job is ignored.
@@ -397,6 +401,7 @@ mod tests {
                 Ok(got) => prop_assert_eq!(Some(got), want),
                 Err(PlaceError::NoRoom { .. }) => prop_assert_eq!(None, want),
                 Err(PlaceError::Invalid { .. }) => prop_assert!(sizes.iter().all(|&s| s < n)),
+                Err(e) => prop_assert!(false, "{e}"),
             }
             let total = seg * (n % 4 + 1);
             if let Ok(g) = p.place(total, Some(seg)) {

@@ -361,9 +361,10 @@ impl TorusPlacer {
         }
         let seg = segment.filter(|&s| s > 0 && s <= nodes).unwrap_or(nodes);
         if !nodes.is_multiple_of(seg) {
-            return Err(invalid(format!(
-                "segment {seg} does not divide the job's {nodes} nodes"
-            )));
+            return Err(PlaceError::SegmentSize {
+                nodes,
+                segment: seg,
+            });
         }
         let sized = self
             .toruses
@@ -555,10 +556,13 @@ mod tests {
         // 3 nodes: no placement has 3 cells.
         assert!(matches!(p.place(3, None), Err(PlaceError::Invalid { .. })));
         // 12 in segments of 8 does not divide.
-        assert!(matches!(
+        assert_eq!(
             p.place(12, Some(8)),
-            Err(PlaceError::Invalid { .. })
-        ));
+            Err(PlaceError::SegmentSize {
+                nodes: 12,
+                segment: 8
+            })
+        );
         // 32 waits for the 16 to leave.
         assert_eq!(p.place(32, None), Err(PlaceError::NoRoom { nodes: 32 }));
         p.release(&g);

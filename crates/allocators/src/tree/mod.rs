@@ -1,11 +1,28 @@
-//! Switch-tree placement on a Slurm `topology/tree` machine.
+//! Switch-tree placement on a Slurm `topology/tree` machine, deciding as
+//! Slurm 26.05.3 decides (`src/plugins/topology/tree/eval_nodes_tree.c`,
+//! `_eval_nodes_topo`, with the switch distances of `switch_record.c`).
 //!
-//! The rule follows the topology guide's description of `topology/tree`:
-//! a job that fits one leaf switch goes to the best-fit leaf (fewest free
-//! nodes that still hold it); otherwise to the lowest switch whose subtree
-//! has room, best fit among the switches of that height, using as few leaf
-//! switches as possible (the fullest-free leaves, then the best-fit leaf
-//! for the remainder). `max_leaves` is sbatch's `--switches`.
+//! 1. **Top switch**: among the switches whose subtree has enough free
+//!    nodes, the one of the highest level; among equals the last in
+//!    `topology.conf` order. With a root that has room this is the root:
+//!    the job is not confined to the lowest switch that could hold it.
+//! 2. **Leaf switches**, one after the other, under the top switch: the
+//!    first pick compares leaves in file order and keeps the better one:
+//!    a leaf that holds the rest beats one that does not, among leaves
+//!    that hold it the fewest free nodes; when neither holds it, their
+//!    parents are compared the same way, up to the level below their
+//!    common switch, and then the one with more free nodes wins; a tie
+//!    keeps the earlier leaf. Later picks prefer leaves closer (in switch
+//!    hops, summed over the leaves already picked) if they hold the rest,
+//!    else the same comparison among leaves as close as the best so far.
+//!    All free nodes of a picked leaf count as used by the job for later
+//!    comparisons; nodes are taken in id order.
+//! 3. **One node** (`select/cons_tres/job_test.c`, `_get_one_res`): the
+//!    first free node, in node order.
+//! 4. **`--switches=K`** (`eval_nodes_tree.c`, end of `_eval_nodes_topo`,
+//!    and `select/cons_tres/job_test.c`): the placement is made as above;
+//!    if it uses more than `K` leaf switches the job waits (until Slurm's
+//!    `max_switch_wait`, which partalloc does not model).
 //!
 //! ```
 //! use partalloc_allocators::tree::TreePlacer;
@@ -13,6 +30,7 @@
 //! let conf = "SwitchName=a Nodes=n[0-3]\nSwitchName=b Nodes=n[4-7]\nSwitchName=c Switches=a,b\n";
 //! let m = SlurmMachine::parse_conf(conf, "x.conf")?;
 //! let mut p = TreePlacer::new(m.tree().expect("tree"));
+//! // Neither leaf holds 6: the first (a) gives its 4, then b the 2 left.
 //! let nodes = p.place(6, None)?;
 //! assert_eq!(m.hostlist(&nodes), "n[0-5]");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -22,6 +40,9 @@ use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Tree;
 
 use crate::block::PlaceError;
+
+/// Distance between switches in different trees.
+const FAR: u32 = u32::MAX;
 
 /// The placement state of one tree machine.
 #[derive(Debug, Clone)]
@@ -33,24 +54,23 @@ pub struct TreePlacer {
     busy: Vec<bool>,
     /// Leaf (in leaf order) of each node.
     leaf_of: Vec<u32>,
-    /// Per switch: height above the leaves, the leaves below it, its
-    /// parent and its free nodes.
+    /// Per switch: its Slurm level, its parent and its free nodes.
     height: Vec<u32>,
-    below: Vec<Vec<u32>>,
     parent: Vec<Option<u32>>,
     switch_free: Vec<u32>,
-    /// Switch index of each leaf.
+    /// Switch index of each leaf; leaf order index of each leaf switch.
     leaf_switch: Vec<u32>,
-    /// Per switch: the sizes of the leaves below it, largest first (what
-    /// an empty machine offers a job limited to k leaves).
-    sizes_below: Vec<Vec<u32>>,
-    /// Nodes under the largest switch.
-    largest_subtree: u32,
-    /// Reused between placements: leaves sorted for a plan, the plan being
-    /// tried and the best plan so far.
-    sorted: Vec<u32>,
-    trial: Vec<u32>,
-    best: Vec<u32>,
+    leaf_index: Vec<Option<u32>>,
+    /// Per switch: the leaves below it (for the measures).
+    below: Vec<Vec<u32>>,
+    /// Switches without a parent.
+    roots: usize,
+    /// Hops between switches, row by row (`FAR` across trees).
+    hops: Vec<u32>,
+    /// Reused between placements: free nodes per switch as the placement
+    /// sees them, and the summed distance to the leaves picked so far.
+    count: Vec<u32>,
+    dist: Vec<u32>,
 }
 
 impl TreePlacer {
@@ -58,14 +78,14 @@ impl TreePlacer {
     #[must_use]
     pub fn new(tree: &Tree) -> Self {
         let sw = tree.switches();
-        // Heights are Slurm's switch levels.
-        let height: Vec<u32> = (0..sw.len() as u32)
-            .map(|s| tree.level(s).unwrap_or(0))
-            .collect();
-        let mut below = vec![Vec::new(); sw.len()];
+        let n = sw.len();
+        let height: Vec<u32> = (0..n as u32).map(|s| tree.level(s).unwrap_or(0)).collect();
+        let mut below = vec![Vec::new(); n];
         for (li, &leaf) in tree.leaves().iter().enumerate() {
             for s in tree.ancestors(leaf) {
-                below[s as usize].push(li as u32);
+                if let Some(b) = below.get_mut(s as usize) {
+                    b.push(li as u32);
+                }
             }
         }
         let leaf_nodes: Vec<_> = tree
@@ -73,11 +93,11 @@ impl TreePlacer {
             .iter()
             .map(|&l| sw[l as usize].nodes.clone())
             .collect();
-        let total = leaf_nodes.last().map_or(0, |r| r.end as usize);
+        let total = leaf_nodes.iter().map(|r| r.end as usize).max().unwrap_or(0);
         let mut leaf_of = vec![0u32; total];
         for (li, r) in leaf_nodes.iter().enumerate() {
-            for n in r.clone() {
-                leaf_of[n as usize] = li as u32;
+            for node in r.clone() {
+                leaf_of[node as usize] = li as u32;
             }
         }
         let free: Vec<u32> = leaf_nodes.iter().map(|r| r.end - r.start).collect();
@@ -85,155 +105,125 @@ impl TreePlacer {
             .iter()
             .map(|ls| ls.iter().map(|&l| free[l as usize]).sum())
             .collect();
-        let widest = below.iter().map(Vec::len).max().unwrap_or(0);
-        let sizes_below = below
-            .iter()
-            .map(|ls| {
-                let mut v: Vec<u32> = ls.iter().map(|&l| free[l as usize]).collect();
-                v.sort_unstable_by(|a, b| b.cmp(a));
-                v
-            })
-            .collect::<Vec<Vec<u32>>>();
-        let largest_subtree = sizes_below
-            .iter()
-            .map(|v: &Vec<u32>| v.iter().sum::<u32>())
-            .max()
-            .unwrap_or(0);
+        let mut leaf_index = vec![None; n];
+        for (li, &l) in tree.leaves().iter().enumerate() {
+            leaf_index[l as usize] = Some(li as u32);
+        }
+        let parent: Vec<Option<u32>> = sw.iter().map(|s| s.parent).collect();
+        // Hops: through the lowest common ancestor, within one tree.
+        let mut hops = vec![FAR; n * n];
+        for a in 0..n {
+            let up: Vec<u32> = tree.ancestors(a as u32).collect();
+            for b in 0..n {
+                for (db, x) in tree.ancestors(b as u32).enumerate() {
+                    if let Some(da) = up.iter().position(|&y| y == x) {
+                        hops[a * n + b] = (da + db) as u32;
+                        break;
+                    }
+                }
+            }
+        }
         Self {
-            largest_subtree,
-            sizes_below,
+            roots: parent.iter().filter(|p| p.is_none()).count(),
             free,
             leaf_nodes,
             busy: vec![false; total],
             leaf_of,
             height,
-            below,
-            parent: sw.iter().map(|s| s.parent).collect(),
+            parent,
             switch_free,
             leaf_switch: tree.leaves().to_vec(),
-            sorted: Vec::with_capacity(widest),
-            trial: Vec::with_capacity(widest),
-            best: Vec::with_capacity(widest),
+            leaf_index,
+            below,
+            hops,
+            count: vec![0; n],
+            dist: vec![0; n],
         }
     }
 
-    /// Leaves (in leaf order) a job of `nodes` would use under switch `s`,
-    /// written into `chosen`: while no leaf holds the rest, the leaf with
-    /// the most free nodes; then the best-fit leaf for the rest. False if
-    /// the job does not fit in `max` leaves.
-    fn plan(
-        &self,
-        s: usize,
-        nodes: u32,
-        max: Option<u32>,
-        sorted: &mut Vec<u32>,
-        chosen: &mut Vec<u32>,
-    ) -> bool {
-        sorted.clear();
-        sorted.extend_from_slice(&self.below[s]);
-        sorted.sort_unstable_by_key(|&l| (core::cmp::Reverse(self.free[l as usize]), l));
-        chosen.clear();
-        let mut left = nodes;
-        for (k, &l) in sorted.iter().enumerate() {
-            if left == 0 {
-                break;
+    /// Slurm's comparison of leaf `i` with the best leaf `j` so far
+    /// (`_topo_compare_switches`): above 0 if `i` is better, and whether
+    /// `i` (or the ancestor last compared) holds `rem`.
+    fn compare(&self, mut i: usize, mut j: usize, rem: u32) -> (i32, bool) {
+        let c = &self.count;
+        let mut i_fit;
+        loop {
+            i_fit = c[i] >= rem;
+            let j_fit = c[j] >= rem;
+            match (i_fit, j_fit) {
+                (true, true) => {
+                    if c[i] != c[j] {
+                        return (if c[i] < c[j] { 1 } else { -1 }, i_fit);
+                    }
+                    break;
+                }
+                (true, false) => return (1, i_fit),
+                (false, true) => return (-1, i_fit),
+                (false, false) => {}
             }
-            let f = self.free[l as usize];
-            if f >= left {
-                // The remainder goes to the best-fit leaf among the rest.
-                let best = sorted[k..]
-                    .iter()
-                    .copied()
-                    .filter(|&x| self.free[x as usize] >= left)
-                    .min_by_key(|&x| (self.free[x as usize], x))
-                    .unwrap_or(l);
-                chosen.push(best);
-                left = 0;
-                break;
+            match (self.parent[i], self.parent[j]) {
+                (Some(pi), Some(pj)) if pi != pj => {
+                    i = pi as usize;
+                    j = pj as usize;
+                }
+                _ => break,
             }
-            if f == 0 {
-                break;
-            }
-            chosen.push(l);
-            left -= f;
         }
-        left == 0 && max.is_none_or(|m| chosen.len() as u32 <= m)
+        let order = c[i]
+            .cmp(&c[j])
+            .then_with(|| self.height[j].cmp(&self.height[i]));
+        (order as i32, i_fit)
     }
 
-    fn check(&self, nodes: u32, max_leaves: Option<u32>) -> Result<(), PlaceError> {
-        let invalid = |reason: String| PlaceError::Invalid { nodes, reason };
-        if nodes == 0 || nodes as usize > self.busy.len() || max_leaves == Some(0) {
-            return Err(invalid(format!(
-                "the machine has {} nodes and a job needs at least one leaf switch",
-                self.busy.len()
-            )));
+    /// The next leaf switch for `rem` nodes (`_topo_choose_best_switch`
+    /// over the leaves in switch order).
+    fn pick(&self, rem: u32) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for i in 0..self.height.len() {
+            if self.height[i] != 0 || self.leaf_index[i].is_none() {
+                continue;
+            }
+            let usable = self.count[i] > 0 && self.dist[i] != FAR;
+            let Some(b) = best else {
+                if usable {
+                    best = Some(i);
+                }
+                continue;
+            };
+            if !usable {
+                continue;
+            }
+            let (better, i_fit) = self.compare(i, b, rem);
+            if (self.dist[i] < self.dist[b] && i_fit)
+                || (self.dist[i] == self.dist[b] && better > 0)
+            {
+                best = Some(i);
+            }
         }
-        // Even on an empty machine the job must fit under one switch in at
-        // most the allowed leaves, or it would wait for ever.
-        let most = match max_leaves {
-            // The largest subtree: its leaves' sizes sum to the most.
-            None => self.largest_subtree,
-            Some(k) => self
-                .sizes_below
-                .iter()
-                .map(|v| v.iter().take(k as usize).sum::<u32>())
-                .max()
-                .unwrap_or(0),
+        best
+    }
+
+    /// Free nodes of switch `s` that lie under switch `top`.
+    fn under(&self, s: usize, top: usize) -> u32 {
+        let n = self.height.len();
+        let anc = |a: usize, b: usize| {
+            // Whether `a` is `b` or above it.
+            let mut x = Some(b as u32);
+            while let Some(y) = x {
+                if y as usize == a {
+                    return true;
+                }
+                x = self.parent[y as usize];
+            }
+            false
         };
-        if nodes > most {
-            return Err(invalid(format!(
-                "at most {most} nodes fit under one switch{}",
-                max_leaves.map_or(String::new(), |m| format!(" in {m} leaf switches"))
-            )));
+        if s < n && anc(top, s) {
+            self.switch_free[s]
+        } else if anc(s, top) {
+            self.switch_free[top]
+        } else {
+            0
         }
-        Ok(())
-    }
-
-    /// The rule's switch, its plan left in `self.best`.
-    fn choose_into(
-        &mut self,
-        nodes: u32,
-        max_leaves: Option<u32>,
-    ) -> Result<Option<usize>, PlaceError> {
-        self.check(nodes, max_leaves)?;
-        let (mut sorted, mut trial, mut best) = (
-            core::mem::take(&mut self.sorted),
-            core::mem::take(&mut self.trial),
-            core::mem::take(&mut self.best),
-        );
-        let mut chosen: Option<(u32, u32, usize)> = None; // (height, free, switch)
-        for s in 0..self.height.len() {
-            let free = self.switch_free[s];
-            if free < nodes {
-                continue;
-            }
-            let key = (self.height[s], free);
-            if chosen.is_some_and(|b| (b.0, b.1) <= key) {
-                continue;
-            }
-            if self.plan(s, nodes, max_leaves, &mut sorted, &mut trial) {
-                chosen = Some((key.0, key.1, s));
-                core::mem::swap(&mut best, &mut trial);
-            }
-        }
-        (self.sorted, self.trial, self.best) = (sorted, trial, best);
-        Ok(chosen.map(|c| c.2))
-    }
-
-    /// The switch the rule chooses and the leaves it would use.
-    ///
-    /// # Errors
-    /// A job of no nodes or larger than the machine, or a limit of zero
-    /// leaves.
-    pub fn choose(
-        &self,
-        nodes: u32,
-        max_leaves: Option<u32>,
-    ) -> Result<Option<(usize, Vec<u32>)>, PlaceError> {
-        let mut probe = self.clone();
-        Ok(probe
-            .choose_into(nodes, max_leaves)?
-            .map(|s| (s, probe.best.clone())))
     }
 
     /// Places a job; returns its nodes in increasing id order.
@@ -254,7 +244,10 @@ impl TreePlacer {
     /// `out` (cleared first). With a reused `out` no placement allocates.
     ///
     /// # Errors
-    /// As [`choose`](Self::choose), or [`PlaceError::NoRoom`] (state unchanged).
+    /// [`PlaceError::Invalid`] for no nodes, more than the machine or a
+    /// limit of zero leaves; [`PlaceError::NoRoom`] when the job waits (no
+    /// switch has room, or the placement would use more than `max_leaves`
+    /// leaf switches); the state is then unchanged.
     pub fn place_into(
         &mut self,
         nodes: u32,
@@ -262,29 +255,117 @@ impl TreePlacer {
         out: &mut Vec<NodeId>,
     ) -> Result<(), PlaceError> {
         out.clear();
-        if self.choose_into(nodes, max_leaves)?.is_none() {
-            return Err(PlaceError::NoRoom { nodes });
+        if nodes == 0 || nodes as usize > self.busy.len() || max_leaves == Some(0) {
+            return Err(PlaceError::Invalid {
+                nodes,
+                reason: format!(
+                    "the machine has {} nodes and a job needs at least one leaf switch",
+                    self.busy.len()
+                ),
+            });
         }
-        let mut left = nodes;
-        for i in 0..self.best.len() {
-            let l = self.best[i] as usize;
-            let take = self.free[l].min(left);
-            let mut got = 0;
-            for n in self.leaf_nodes[l].clone() {
-                if got == take {
-                    break;
-                }
-                if !self.busy[n as usize] {
-                    self.busy[n as usize] = true;
-                    out.push(n);
-                    got += 1;
+        if nodes == 1 {
+            // A one-node job skips the tree rules (select/cons_tres
+            // `_get_one_res`): the first free node, in node order.
+            let Some(x) = self.busy.iter().position(|b| !b) else {
+                return Err(PlaceError::NoRoom { nodes });
+            };
+            self.busy[x] = true;
+            let l = self.leaf_of[x] as usize;
+            self.take_from(l, 1, false);
+            out.push(x as NodeId);
+            return Ok(());
+        }
+        let n = self.height.len();
+        // The top switch: the highest level with room, the last of equals.
+        let mut top: Option<usize> = None;
+        for s in 0..n {
+            if self.switch_free[s] >= nodes && top.is_none_or(|t| self.height[s] >= self.height[t])
+            {
+                top = Some(s);
+            }
+        }
+        let Some(top) = top else {
+            return Err(PlaceError::NoRoom { nodes });
+        };
+        if self.parent[top].is_none() && self.roots == 1 {
+            // The only root: every switch's free nodes lie under it.
+            self.count.copy_from_slice(&self.switch_free);
+        } else {
+            for s in 0..n {
+                self.count[s] = self.under(s, top);
+            }
+        }
+        self.dist.fill(0);
+        let mut rem = nodes;
+        let mut leaves = 0u32;
+        let mut prev = u64::from(rem) + 1;
+        while rem > 0 {
+            if prev == u64::from(rem) {
+                break;
+            }
+            prev = u64::from(rem);
+            let Some(best) = self.pick(rem) else { break };
+            leaves += 1;
+            for x in 0..n {
+                let h = self.hops[best * n + x];
+                self.dist[x] = if h == FAR || self.dist[x] == FAR {
+                    FAR
+                } else {
+                    self.dist[x] + h
+                };
+            }
+            if let Some(l) = self.leaf_index[best] {
+                for node in self.leaf_nodes[l as usize].clone() {
+                    if rem == 0 {
+                        break;
+                    }
+                    if !self.busy[node as usize] {
+                        // Marked now; undone below if the job cannot start.
+                        self.busy[node as usize] = true;
+                        out.push(node);
+                        rem -= 1;
+                    }
                 }
             }
-            self.take_from(l, take, false);
-            left -= take;
+            // The whole leaf counts as used, up to the root.
+            let used = self.count[best];
+            let mut s = Some(best as u32);
+            while let Some(x) = s {
+                let c = &mut self.count[x as usize];
+                *c = c.saturating_sub(used);
+                s = self.parent[x as usize];
+            }
+        }
+        if rem > 0 || max_leaves.is_some_and(|m| leaves > m) {
+            for &node in out.iter() {
+                self.busy[node as usize] = false;
+            }
+            out.clear();
+            return Err(PlaceError::NoRoom { nodes });
+        }
+        for &node in out.iter() {
+            let l = self.leaf_of[node as usize] as usize;
+            self.take_from(l, 1, false);
         }
         out.sort_unstable();
         Ok(())
+    }
+
+    /// Whether the empty machine would start a job of `nodes` within
+    /// `max_leaves` leaf switches (a job that never would waits for ever
+    /// in a simulation; Slurm lets it run after `max_switch_wait`).
+    #[must_use]
+    pub fn fits_empty(&self, nodes: u32, max_leaves: Option<u32>) -> bool {
+        let mut empty = self.clone();
+        empty.busy.fill(false);
+        for (l, r) in empty.leaf_nodes.iter().enumerate() {
+            empty.free[l] = r.end - r.start;
+        }
+        for s in 0..empty.switch_free.len() {
+            empty.switch_free[s] = empty.below[s].iter().map(|&l| empty.free[l as usize]).sum();
+        }
+        empty.place(nodes, max_leaves).is_ok()
     }
 
     /// Takes (or with `back`, returns) `count` free nodes of leaf `l`, and
@@ -312,6 +393,19 @@ impl TreePlacer {
                 *b = false;
                 let l = self.leaf_of[n as usize] as usize;
                 self.take_from(l, 1, true);
+            }
+        }
+    }
+
+    /// Marks `nodes` busy as a running job placed elsewhere (for replaying
+    /// another scheduler's decisions). Ids outside the machine or already
+    /// busy are skipped.
+    pub fn occupy(&mut self, nodes: &[NodeId]) {
+        for &n in nodes {
+            if let Some(b) = self.busy.get_mut(n as usize).filter(|b| !**b) {
+                *b = true;
+                let l = self.leaf_of[n as usize] as usize;
+                self.take_from(l, 1, false);
             }
         }
     }
@@ -362,27 +456,6 @@ mod tests {
         SlurmMachine::parse_conf(conf, "t.conf").unwrap()
     }
 
-    #[test]
-    fn fewest_leaves_and_best_fit_at_the_lowest_switch() {
-        let m = machine();
-        let mut p = TreePlacer::new(m.tree().unwrap());
-        let a = p.place(3, None).unwrap();
-        assert_eq!(m.hostlist(&a), "t[00-02]");
-        // One node: the best-fit leaf is l0 (one free).
-        assert_eq!(m.hostlist(&p.place(1, None).unwrap()), "t03");
-        let b = p.place(2, None).unwrap();
-        assert_eq!(m.hostlist(&b), "t[04-05]");
-        // Five nodes: s0 has 2 free, so s1 (8 free): two leaves of s1.
-        let c = p.place(5, None).unwrap();
-        assert_eq!(m.hostlist(&c), "t[08-12]");
-        // Four nodes, at most one leaf: none has four free any more.
-        assert_eq!(p.place(4, Some(1)), Err(PlaceError::NoRoom { nodes: 4 }));
-        // Without the limit: the lowest switch with room is the root; the
-        // fullest leaf l3 gives all of its 3, l1 the remaining one.
-        let d = p.place(4, None).unwrap();
-        assert_eq!(m.hostlist(&d), "t[06,13-15]");
-    }
-
     /// Leaves of 2, 3, 3 and 4 nodes, pairs under two spines and a core.
     fn uneven() -> SlurmMachine {
         let conf = "SwitchName=l0 Nodes=t[00-01]\nSwitchName=l1 Nodes=t[02-04]\n\
@@ -392,90 +465,46 @@ mod tests {
         SlurmMachine::parse_conf(conf, "u.conf").unwrap()
     }
 
-    /// The documented rule's ranking of one placement (a set of free
-    /// nodes): the lowest switch over all its nodes, best fit among
-    /// switches of that height (fewest free, then lowest index), then the
-    /// fewest leaf switches. `None` if a node is busy or the set needs more
-    /// than `max` leaves.
-    fn rank(p: &TreePlacer, mask: u32, max: Option<u32>) -> Option<(u32, u32, usize, u32)> {
-        let mut leaves = std::collections::BTreeSet::new();
-        for n in (0..p.busy.len()).filter(|n| mask >> n & 1 == 1) {
-            if p.busy[n] {
-                return None;
-            }
-            leaves.insert(p.leaf_of[n]);
-        }
-        let count = leaves.len() as u32;
-        if max.is_some_and(|m| count > m) {
-            return None;
-        }
-        (0..p.height.len())
-            .filter(|&s| leaves.iter().all(|l| p.below[s].contains(l)))
-            .map(|s| (p.height[s], p.switch_free[s], s, count))
-            .min()
-    }
-
-    proptest! {
-        /// Every placement on a 12-node tree is enumerated: the placer's
-        /// choice ranks best among all feasible ones, takes the lowest free
-        /// ids of each leaf it uses, and it refuses exactly when none is
-        /// feasible.
-        #[test]
-        fn placement_ranks_best_among_every_feasible_one(
-            ops in prop::collection::vec((1u32..=12, 0u32..4, any::<bool>()), 1..25)
-        ) {
-            let m = uneven();
-            let mut p = TreePlacer::new(m.tree().unwrap());
-            let mut live: Vec<Vec<NodeId>> = Vec::new();
-            for (nodes, limit, release) in ops {
-                if release && !live.is_empty() {
-                    let v = live.remove(0);
-                    p.release(&v);
-                    continue;
-                }
-                let max = (limit > 0).then_some(limit);
-                let best = (0u32..1 << 12)
-                    .filter(|mask| mask.count_ones() == nodes)
-                    .filter_map(|mask| rank(&p, mask, max))
-                    .min();
-                let before = p.clone();
-                match p.place(nodes, max) {
-                    Ok(v) => {
-                        let mask = v.iter().fold(0u32, |acc, &n| acc | 1 << n);
-                        prop_assert_eq!(rank(&before, mask, max), best);
-                        for &n in &v {
-                            let l = before.leaf_of[n as usize] as usize;
-                            let lower_free = before.leaf_nodes[l].clone()
-                                .filter(|&x| x < n && !before.busy[x as usize])
-                                .all(|x| v.contains(&x));
-                            prop_assert!(lower_free, "node {n} skips a lower free node of its leaf");
-                        }
-                        live.push(v);
-                    }
-                    Err(e) => prop_assert!(best.is_none(), "{e} but {best:?} is feasible"),
-                }
-            }
-        }
+    #[test]
+    fn best_fit_leaf_first_of_equals_then_closest_leaves() {
+        let m = machine();
+        let mut p = TreePlacer::new(m.tree().unwrap());
+        // Every leaf holds 3: the first of the equal best fits.
+        assert_eq!(m.hostlist(&p.place(3, None).unwrap()), "t[00-02]");
+        // One node: l0 has 1 free, the best fit.
+        assert_eq!(m.hostlist(&p.place(1, None).unwrap()), "t03");
+        // Two: l1, l2, l3 all 4: the first.
+        assert_eq!(m.hostlist(&p.place(2, None).unwrap()), "t[04-05]");
+        // Five: no leaf holds it; l1's spine s0 has 2, s1 has 8 and holds
+        // it, so l2 first (the first of s1's leaves), then the closest leaf
+        // that holds the last one: l3 (two hops) rather than l1 (four).
+        assert_eq!(m.hostlist(&p.place(5, None).unwrap()), "t[08-12]");
+        // Four nodes within one leaf: l1 has 2, l3 3: never now.
+        assert_eq!(p.place(4, Some(1)), Err(PlaceError::NoRoom { nodes: 4 }));
+        // Without the limit: l3 (3) beats l1 (2) as neither holds 4 and
+        // their spines differ (s1 has 3, s0 has 2: more wins); then l1.
+        assert_eq!(m.hostlist(&p.place(4, None).unwrap()), "t[06,13-15]");
+        assert_eq!(p.free_nodes(), 1);
     }
 
     #[test]
-    fn jobs_no_switch_could_ever_hold_are_invalid_not_waiting() {
+    fn switch_limits_make_a_job_wait_never_reshape_it() {
         let m = uneven();
-        let p = TreePlacer::new(m.tree().unwrap());
-        // Two leaves hold at most 4 + 3 nodes.
+        let mut p = TreePlacer::new(m.tree().unwrap());
+        // Seven nodes: the root is the top switch; l3 (4) first, as no
+        // leaf holds 7 and s1 (7) holds it, then l2 (3): two leaves.
+        assert_eq!(m.hostlist(&p.place(7, Some(2)).unwrap()), "t[05-11]");
+        // Five nodes on l0 (2) and l1 (3): two leaves; with one it waits.
+        assert_eq!(p.place(5, Some(1)), Err(PlaceError::NoRoom { nodes: 5 }));
+        assert!(p.busy.iter().filter(|b| **b).count() == 7);
+        assert_eq!(m.hostlist(&p.place(5, Some(2)).unwrap()), "t[00-04]");
         assert!(matches!(
-            p.choose(8, Some(2)),
+            p.place(1, Some(0)),
             Err(PlaceError::Invalid { .. })
         ));
-        assert!(p.choose(7, Some(2)).unwrap().is_some());
-        assert!(p.choose(12, None).unwrap().is_some());
-        let two = SlurmMachine::parse_conf(
-            "SwitchName=a Nodes=x[1-2]\nSwitchName=b Nodes=x[3-4]\n",
-            "t",
-        )
-        .unwrap();
-        let q = TreePlacer::new(two.tree().unwrap());
-        assert!(matches!(q.choose(3, None), Err(PlaceError::Invalid { .. })));
+        assert!(matches!(p.place(13, None), Err(PlaceError::Invalid { .. })));
+        assert!(p.fits_empty(7, Some(2)));
+        assert!(!p.fits_empty(8, Some(2)));
     }
 
     #[test]
@@ -492,7 +521,7 @@ mod tests {
         );
         let mut out = Vec::new();
         p.place_into(3, None, &mut out).unwrap();
-        // Best fit for three: l1 (three free) before l2 (three, higher index).
+        // Best fit for three: l1 (three free) before l2 (three, later).
         assert_eq!(m.hostlist(&out), "t[02-04]");
         p.place_into(1, None, &mut out).unwrap();
         assert_eq!(m.hostlist(&out), "t00");
@@ -507,48 +536,47 @@ mod tests {
         );
         assert_eq!(p.largest_placeable(3), 0);
         assert_eq!(p.free_nodes(), 8);
-        assert!(matches!(
-            p.place_into(2, Some(0), &mut out),
-            Err(PlaceError::Invalid { .. })
-        ));
     }
 
     proptest! {
+        /// Any history: grants are exact, disjoint and free before; without
+        /// a leaf limit a job waits exactly when fewer nodes are free than it
+        /// asks (the root is the top switch and every leaf gives all it
+        /// has); with a limit a placed job uses at most that many leaves,
+        /// and a job that waits leaves the state as it was.
         #[test]
-        fn grants_are_exact_disjoint_and_use_the_fewest_leaves(
-            ops in prop::collection::vec((1u32..=16, any::<bool>()), 1..30)
+        fn grants_are_exact_and_wait_only_when_slurm_would(
+            ops in prop::collection::vec((1u32..=12, 0u32..3, any::<bool>()), 1..40)
         ) {
-            let m = machine();
+            let m = uneven();
             let mut p = TreePlacer::new(m.tree().unwrap());
             let mut live: Vec<Vec<NodeId>> = Vec::new();
-            for (nodes, release) in ops {
+            for (nodes, limit, release) in ops {
                 if release && !live.is_empty() {
                     let v = live.remove(0);
                     p.release(&v);
                     continue;
                 }
-                let free: Vec<u32> = p.free.clone();
-                let chosen = p.choose(nodes, None).unwrap();
-                match p.place(nodes, None) {
+                let max = (limit > 0).then_some(limit);
+                let before = p.clone();
+                match p.place(nodes, max) {
                     Ok(v) => {
                         prop_assert_eq!(v.len(), nodes as usize);
-                        let used: std::collections::BTreeSet<u32> =
-                            v.iter().map(|n| n / 4).collect();
-                        // Under the chosen switch no placement uses fewer
-                        // leaves: its k-1 fullest leaves hold fewer nodes.
-                        let (s, _) = chosen.unwrap();
-                        let mut under: Vec<u32> =
-                            p.below[s].iter().map(|&l| free[l as usize]).collect();
-                        under.sort_unstable_by(|a, b| b.cmp(a));
-                        let k = used.len();
-                        prop_assert!(under[..k - 1].iter().sum::<u32>() < nodes);
-                        prop_assert!(used.iter().all(|l| p.below[s].contains(l)));
-                        for o in &live {
-                            prop_assert!(o.iter().all(|n| !v.contains(n)));
-                        }
+                        prop_assert!(v.iter().all(|&n| !before.busy[n as usize]));
+                        let leaves: std::collections::BTreeSet<u32> =
+                            v.iter().map(|&n| before.leaf_of[n as usize]).collect();
+                        prop_assert!(max.is_none_or(|k| leaves.len() as u32 <= k));
+                        prop_assert_eq!(p.free_nodes() + nodes, before.free_nodes());
                         live.push(v);
                     }
-                    Err(_) => prop_assert!(free.iter().sum::<u32>() < nodes),
+                    Err(PlaceError::NoRoom { .. }) => {
+                        if max.is_none() {
+                            prop_assert!(before.free_nodes() < nodes);
+                        }
+                        prop_assert_eq!(&p.busy, &before.busy);
+                        prop_assert_eq!(&p.free, &before.free);
+                    }
+                    Err(e) => prop_assert!(false, "{e}"),
                 }
             }
         }

@@ -208,7 +208,7 @@ fn replay(g: &Golden, name: &str) -> Tally {
             if outcomes.iter().any(|o| o[0] == "reject") {
                 t.rejects += 1;
                 match decide(g, &busy, nodes, segment) {
-                    Err(PlaceError::Invalid { .. }) => {}
+                    Err(PlaceError::Invalid { .. } | PlaceError::SegmentSize { .. }) => {}
                     other => t.mismatches.push(format!(
                         "{where_}: Slurm refused it, partalloc said {other:?}"
                     )),

@@ -330,12 +330,17 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         .absent("m.csv"),
     ];
     // 2. The node cap applies to the sum of a file's hostlists, before
-    // expansion.
+    // expansion: each line names 2^22 nodes in 64 ranges of 65,536 (the
+    // most one range may hold, as in Slurm).
+    let ranges = (0..64u32)
+        .map(|k| format!("{}-{}", k << 16, ((k + 1) << 16) - 1))
+        .collect::<Vec<_>>()
+        .join(",");
     let blocks: String = (0..16)
-        .map(|i| format!("BlockName=b{i} Nodes=p{i}_[0-4194303]\n"))
+        .map(|i| format!("BlockName=b{i} Nodes=p{i}_[{ranges}]\n"))
         .collect();
     let switches: String = (0..16)
-        .map(|i| format!("SwitchName=s{i} Nodes=p{i}_[0-4194303]\n"))
+        .map(|i| format!("SwitchName=s{i} Nodes=p{i}_[{ranges}]\n"))
         .collect();
     v.push(
         p(
@@ -354,6 +359,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         )
         .file("b.conf", blocks)
         .expect(Expect::Fails)
+        .says("more than the 4194304 (2^22) a machine may have")
         .timeout(10),
     );
     v.push(
@@ -373,6 +379,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         )
         .file("t.conf", switches)
         .expect(Expect::Fails)
+        .says("more than the 4194304 (2^22) a machine may have")
         .timeout(10),
     );
     v.push(

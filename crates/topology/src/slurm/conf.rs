@@ -243,6 +243,13 @@ impl<'s> Reader<'s> {
     /// Adds the nodes of `expr`; returns how many.
     pub(super) fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
         let hosts = hostlist::expand(expr).map_err(|e| self.err(line, e.into()))?;
+        if hosts.is_empty() {
+            // Slurm's parser gives no host for an empty text; a line must name one.
+            let e = HostlistError::EmptyName {
+                text: expr.to_owned(),
+            };
+            return Err(self.err(line, e.into()));
+        }
         let n = hosts.len();
         for h in hosts {
             if self.seen.contains_key(&h) {
@@ -401,12 +408,14 @@ fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let count = block_names.len() as u64;
     let levels = match sizes {
         None => {
-            // Slurm's default: the base size and its doublings that fit.
-            let mut v = vec![1u32];
-            let mut m = 2u64;
-            while m <= count {
-                v.push(m as u32);
-                m *= 2;
+            // Slurm's default (block_record.c sets levels 0 to 4): 1, 2, 4,
+            // 8 and 16 base blocks, up to the first that covers the machine.
+            let mut v = Vec::new();
+            for k in 0..=4 {
+                v.push(1u32 << k);
+                if 1u64 << k >= count {
+                    break;
+                }
             }
             v
         }
@@ -435,10 +444,10 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
             ));
         }
         let m = s / base;
-        if m > count {
+        // Slurm keeps 16 levels (2^0 to 2^15 base blocks).
+        if m >= 1 << 16 {
             return Err(format!(
-                "{s} nodes is more than the machine's {} nodes",
-                base * count
+                "{s} nodes is 2^16 or more base blocks of {base}; Slurm keeps block levels up to 2^15"
             ));
         }
         // topology.conf(5): successive sizes are a power of two larger.
@@ -450,6 +459,11 @@ fn block_levels(sizes: &[u64], base: u64, count: u64) -> Result<Vec<u32>, String
             return Err(format!(
                 "{s} is not the previous size times a power of two (2, 4, 8, …)"
             ));
+        }
+        // Slurm uses the sizes up to the first that covers the machine and
+        // ignores larger ones (block_record.c, block_record_validate).
+        if levels.last().is_some_and(|&prev| u64::from(prev) >= count) {
+            break;
         }
         levels.push(m as u32);
     }
@@ -549,6 +563,35 @@ mod tests {
     }
 
     #[test]
+    fn block_levels_stop_where_slurm_stops() {
+        let racks = |n: u32, sizes: &str| {
+            let mut t: String = (0..n)
+                .map(|r| format!("BlockName=r{r} Nodes=n[{}-{}]\n", r * 2, r * 2 + 1))
+                .collect();
+            t.push_str(sizes);
+            parse(&t, "l.conf")
+                .unwrap()
+                .blocks()
+                .unwrap()
+                .levels()
+                .to_vec()
+        };
+        // Without BlockSizes: 1, 2, 4, 8, 16 base blocks, up to the first
+        // that covers the machine (not every doubling up to it).
+        assert_eq!(racks(6, ""), [1, 2, 4, 8]);
+        assert_eq!(racks(40, ""), [1, 2, 4, 8, 16]);
+        assert_eq!(racks(1, ""), [1]);
+        // Sizes past the one that covers the machine are ignored, not refused.
+        assert_eq!(racks(3, "BlockSizes=2,4,8,16,32\n"), [1, 2, 4]);
+        assert_eq!(racks(4, "BlockSizes=2,4,8,16,32\n"), [1, 2, 4]);
+        assert!(
+            err("BlockName=a Nodes=n[0-1]\nBlockSizes=2,131072\n")
+                .to_string()
+                .contains("2^15")
+        );
+    }
+
+    #[test]
     fn tree_file_reads_with_leaves_in_order() {
         let text = "SwitchName=s0 Nodes=tux[0-3] LinkSpeed=100\nSwitchName=s1 Nodes=tux[4-7]\n\
                     SwitchName=top Switches=s[0-1]\n";
@@ -618,10 +661,15 @@ mod tests {
 
     #[test]
     fn the_node_limit_counts_the_whole_file_before_expanding() {
-        // Sixteen lists at the per-expression limit: 2^26 names, refused at
-        // the second line from the counts alone.
+        // Sixteen lists at the per-expression limit (64 ranges of 65,536,
+        // Slurm's most per range): 2^26 names, refused at the second line
+        // from the counts alone.
+        let ranges: Vec<String> = (0..64u32)
+            .map(|k| format!("{}-{}", k << 16, ((k + 1) << 16) - 1))
+            .collect();
+        let ranges = ranges.join(",");
         let blocks: String = (0..16)
-            .map(|i| format!("BlockName=b{i} Nodes=p{i}_[0-4194303]\n"))
+            .map(|i| format!("BlockName=b{i} Nodes=p{i}_[{ranges}]\n"))
             .collect();
         let e = err(&blocks);
         assert_eq!(e.line, 2, "{e}");
@@ -634,13 +682,13 @@ mod tests {
         );
         let switches = blocks.replace("BlockName", "SwitchName");
         assert_eq!(err(&switches).line, 2);
-        let e = err("SwitchName=s Nodes=n1\nSwitchName=t Switches=s[0-4194303]\n");
+        let e = err("SwitchName=s Nodes=n1\nSwitchName=t Switches=s[0-65535]\n");
         assert_eq!(
             (e.line, e.kind),
             (
                 2,
                 ConfErrorKind::TooManyChildren {
-                    named: 1 << 22,
+                    named: 1 << 16,
                     defined: 2
                 }
             )

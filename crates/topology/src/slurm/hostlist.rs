@@ -1,37 +1,89 @@
 //! Slurm hostlist expressions: `node[001-018,020]`, `rack[0-3]-n[00-17]`.
 //!
-//! The forms are those of Slurm's `scontrol show hostnames` (expand) and
-//! `scontrol show hostlist` (compress): names separated by top-level commas;
-//! inside brackets, comma-separated numbers and `lo-hi` ranges; a range keeps
-//! the zero padding of its lower bound (`[08-10]` gives `08 09 10`); several
-//! bracket groups in one name expand as a product, the first varying
-//! slowest. Compression keeps the order of the names, so
-//! `expand(compress(names)) == names` for any list of names.
+//! [`expand`] gives what Slurm 26.05's `scontrol show hostnames` prints and
+//! [`compress`] what `scontrol show hostlist` prints (one-dimensional
+//! names, as scontrol uses without a multi-dimensional cluster). The rules,
+//! each from the part of Slurm's `src/common/hostlist.c` that has it:
+//!
+//! - **Names** are separated by commas, spaces, tabs and newlines outside
+//!   brackets; runs of separators count as one, so `a,,b` is `a b` and an
+//!   empty text names no host (`_next_tok`).
+//! - **Brackets.** The *last* `[` of a name and the first `]` after it hold
+//!   comma-separated numbers and `lo-hi` ranges; every number of a range is
+//!   printed zero-padded to the length of its lower bound as written
+//!   (`[08-10]` → `08 09 10`, `[8-10]` → `8 9 10`). Text after that `]` is
+//!   kept after every number (`n[1-3]a` → `n1a n2a n3a`)
+//!   (`_hostlist_create_bracketed`, `_parse_single_range`).
+//! - **More brackets** before the last one are expanded one at a time, the
+//!   last of them first: with two groups the first varies slowest
+//!   (`r[0-1]n[0-1]` → `r0n0 r0n1 r1n0 r1n1`); with three, the middle one
+//!   varies slowest, then the first, then the last (`s[1-2]c[1-2]n[1-2]` →
+//!   `s1c1n1 s1c1n2 s2c1n1 s2c1n2 s1c2n1 …`) (`_push_range_list`). A bad
+//!   bracket anywhere is refused. (With three or more brackets Slurm only
+//!   logs an error for a bad one before the second-to-last and prints the
+//!   names it got, usually none; [`expand`] refuses.)
+//! - **Limits** (refused): a range of more than [`MAX_RANGE`] numbers, a
+//!   bracket before the last naming more than [`MAX_PREFIXES`] numbers, a
+//!   bracket of more than [`MAX_ITEMS`] items; and, partalloc's own bound
+//!   against untrusted input, more than [`MAX_HOSTS`] names or
+//!   [`MAX_BYTES`] bytes of names in all.
+//! - **Compression** keeps the names in their order. A name is a prefix and
+//!   its trailing decimal digits (`hostname_create_dims`). A name extends
+//!   the previous run when it has the same prefix and the next number, and
+//!   the two paddings print both numbers unchanged (`hostlist_push_range`,
+//!   `_width_equiv`). Consecutive runs of one prefix share a bracket, even
+//!   when numbers go down, repeat, or are padded differently:
+//!   `x0y21,x0y20` → `x0y[21,20]`, `n1,n02` → `n[1,02]`
+//!   (`hostlist_ranged_string_dims`, `_get_bracketed_list`).
+//!
+//! So `expand(compress(names)) == names` (order and duplicates kept) for
+//! every list of non-empty names made of printable non-space ASCII other
+//! than `[`, `]` and `,` whose trailing number, if any, is below 2^64 − 1
+//! (a property test checks it). Slurm gives no such guarantee beyond that:
+//! an empty name vanishes, a name with a separator splits, and a trailing
+//! number of 20 or more digits is read as 2^64 − 1.
 //!
 //! ```
 //! use partalloc_topology::slurm::hostlist;
 //! let names = hostlist::expand("node[001-003,007],login")?;
 //! assert_eq!(names, ["node001", "node002", "node003", "node007", "login"]);
 //! assert_eq!(hostlist::compress(&names), "node[001-003,007],login");
+//! assert_eq!(hostlist::compress(&["x0y21", "x0y20"]), "x0y[21,20]");
 //! # Ok::<(), partalloc_topology::slurm::HostlistError>(())
 //! ```
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use thiserror::Error;
 
 /// Largest number of names one expression may expand to, so that a typo
-/// such as `n[0-999999999]` is refused instead of exhausting memory.
+/// such as `n[0-9999]x[0-9999]` is refused instead of exhausting memory.
 pub const MAX_HOSTS: usize = 1 << 22;
+
+/// Largest total length in bytes of the names one expression may expand to.
+pub const MAX_BYTES: usize = 1 << 28;
+
+/// Most numbers one `lo-hi` range may hold (Slurm's `MAX_RANGE`).
+pub const MAX_RANGE: u64 = 1 << 16;
+
+/// Most numbers one bracket before the last may hold, over all its items
+/// (Slurm's `MAX_PREFIX_CNT`).
+pub const MAX_PREFIXES: u64 = 1 << 16;
+
+/// Most comma-separated items in one bracket (Slurm's `MAX_RANGES`).
+pub const MAX_ITEMS: usize = 256 * 1024;
 
 /// Why a hostlist expression could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum HostlistError {
-    /// A `[` without its `]`, a `]` without its `[`, or nested brackets.
+    /// A `[` without a `]` after it.
     #[error("unbalanced bracket at column {column} of {text:?}")]
     Unbalanced {
         /// The expression.
         text: String,
-        /// 1-based column of the offending bracket.
+        /// 1-based column (in characters) of the `[`.
         column: usize,
     },
     /// A bracket item that is not `N` or `LO-HI` with decimal numbers.
@@ -47,12 +99,14 @@ pub enum HostlistError {
     Backwards {
         /// The expression.
         text: String,
-        /// Lower bound as written.
+        /// Lower bound as read.
         lo: u64,
-        /// Upper bound as written.
+        /// Upper bound as read.
         hi: u64,
     },
-    /// An empty name between commas, or an empty expression.
+    /// An expression that names no host where one is needed. [`expand`]
+    /// itself returns an empty list for an empty text, as Slurm does;
+    /// readers that need a host (`Nodes=`) give this error.
     #[error("empty host name in {text:?}")]
     EmptyName {
         /// The expression.
@@ -66,292 +120,657 @@ pub enum HostlistError {
         /// The limit.
         max: usize,
     },
+    /// The names of the expression are longer than [`MAX_BYTES`] in all,
+    /// or its brackets would be reparsed for more bytes than that.
+    #[error("{text:?} needs more than {max} bytes to expand")]
+    TooLong {
+        /// The expression.
+        text: String,
+        /// The limit.
+        max: usize,
+    },
+    /// A range of more than [`MAX_RANGE`] numbers.
+    #[error("range {item:?} in {text:?} holds more than {max} numbers")]
+    RangeTooLarge {
+        /// The expression.
+        text: String,
+        /// The range as written.
+        item: String,
+        /// The limit.
+        max: u64,
+    },
+    /// A bracket before the last one with more than [`MAX_PREFIXES`]
+    /// numbers.
+    #[error("a bracket before the last in {text:?} holds more than {max} numbers")]
+    TooManyPrefixes {
+        /// The expression.
+        text: String,
+        /// The limit.
+        max: u64,
+    },
+    /// A bracket of more than [`MAX_ITEMS`] comma-separated items.
+    #[error("a bracket in {text:?} has more than {max} items")]
+    TooManyItems {
+        /// The expression.
+        text: String,
+        /// The limit.
+        max: usize,
+    },
+    /// A range that runs up to 2^64 − 1 (or `99999999999999999999`, read
+    /// as that), which Slurm cannot expand: only a single such number in
+    /// the last bracket, with no text after it, is expanded.
+    #[error("range {lo}-{hi} in {text:?} reaches the largest number")]
+    Overflow {
+        /// The expression.
+        text: String,
+        /// Lower bound.
+        lo: u64,
+        /// Upper bound.
+        hi: u64,
+    },
 }
 
-/// One piece of a host name pattern: literal text or a bracket of ranges.
-enum Piece<'a> {
-    Literal(&'a str),
-    /// (lo, hi, width) ranges; width is the padding of the lower bound.
-    Ranges(Vec<(u64, u64, usize)>),
+/// A run of hosts: `prefix` followed by the numbers `lo..=hi`, each
+/// zero-padded to `width`; or, when `single`, the one host `prefix`.
+#[derive(Debug)]
+struct Run<'a> {
+    prefix: Cow<'a, str>,
+    lo: u64,
+    hi: u64,
+    width: usize,
+    single: bool,
 }
 
-/// Splits at commas outside brackets, checking bracket balance.
-fn split_top(text: &str) -> Result<Vec<(usize, &str)>, HostlistError> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        match c {
-            '[' if depth == 0 => depth = 1,
-            '[' | ']' if c == '[' || depth == 0 => {
-                return Err(HostlistError::Unbalanced {
-                    text: text.to_owned(),
-                    column: text[..i].chars().count() + 1,
-                });
-            }
-            ']' => depth = 0,
-            ',' if depth == 0 => {
-                out.push((start, &text[start..i]));
-                start = i + 1;
-            }
-            _ => {}
+impl Run<'_> {
+    fn count(&self) -> u64 {
+        if self.single {
+            1
+        } else {
+            // Callers only build runs with lo <= hi.
+            (self.hi - self.lo).saturating_add(1)
         }
     }
-    if depth != 0 {
-        let open = text.rfind('[').unwrap_or(0);
-        return Err(HostlistError::Unbalanced {
-            text: text.to_owned(),
-            column: text[..open].chars().count() + 1,
-        });
-    }
-    out.push((start, &text[start..]));
-    Ok(out)
 }
 
-fn parse_ranges(text: &str, inner: &str) -> Result<Vec<(u64, u64, usize)>, HostlistError> {
-    let bad = |item: &str| HostlistError::BadRange {
-        text: text.to_owned(),
-        item: item.to_owned(),
-    };
-    let number = |t: &str| -> Option<u64> {
-        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+/// C's `isspace` in the C locale.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// Equality of two prefixes under Slurm's natural comparison (`strnatcmp`
+/// returning 0): whitespace outside digit runs is skipped.
+fn natural_eq(a: &[u8], b: &[u8]) -> bool {
+    let at = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(0);
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while is_c_space(at(a, i)) {
+            i += 1;
         }
-        t.parse().ok()
-    };
-    inner
-        .split(',')
-        .map(|item| {
-            let item = item.trim();
-            let (lo_t, hi_t) = item.split_once('-').unwrap_or((item, item));
-            let lo = number(lo_t).ok_or_else(|| bad(item))?;
-            let hi = number(hi_t).ok_or_else(|| bad(item))?;
-            if hi < lo {
-                return Err(HostlistError::Backwards {
-                    text: text.to_owned(),
-                    lo,
-                    hi,
-                });
-            }
-            Ok((lo, hi, lo_t.len()))
-        })
-        .collect()
-}
-
-fn pieces<'a>(text: &str, item: &'a str) -> Result<Vec<Piece<'a>>, HostlistError> {
-    let mut out = Vec::new();
-    let mut rest = item;
-    while let Some(open) = rest.find('[') {
-        if open > 0 {
-            out.push(Piece::Literal(&rest[..open]));
+        while is_c_space(at(b, j)) {
+            j += 1;
         }
-        // split_top has checked that every '[' has its ']'.
-        let close = rest[open..].find(']').map_or(rest.len(), |c| open + c);
-        let inner = rest.get(open + 1..close).unwrap_or("");
-        out.push(Piece::Ranges(parse_ranges(text, inner)?));
-        rest = rest.get(close + 1..).unwrap_or("");
-    }
-    if !rest.is_empty() {
-        out.push(Piece::Literal(rest));
-    }
-    Ok(out)
-}
-
-fn push_number(name: &mut String, value: u64, width: usize) {
-    use core::fmt::Write;
-    // Writing to a String cannot fail.
-    let _ = write!(name, "{value:0width$}");
-}
-
-fn expand_pieces(pieces: &[Piece<'_>], prefix: &mut String, out: &mut Vec<String>) {
-    match pieces.split_first() {
-        None => out.push(prefix.clone()),
-        Some((Piece::Literal(t), rest)) => {
-            let len = prefix.len();
-            prefix.push_str(t);
-            expand_pieces(rest, prefix, out);
-            prefix.truncate(len);
-        }
-        Some((Piece::Ranges(ranges), rest)) => {
-            for &(lo, hi, width) in ranges {
-                for v in lo..=hi {
-                    let len = prefix.len();
-                    push_number(prefix, v, width);
-                    expand_pieces(rest, prefix, out);
-                    prefix.truncate(len);
+        let (ca, cb) = (at(a, i), at(b, j));
+        if ca.is_ascii_digit() && cb.is_ascii_digit() {
+            // Digit runs compare equal only when they are the same digits.
+            let mut k = 0;
+            loop {
+                let (x, y) = (at(a, i + k), at(b, j + k));
+                match (x.is_ascii_digit(), y.is_ascii_digit()) {
+                    (false, false) => break,
+                    (true, true) if x == y => k += 1,
+                    _ => return false,
                 }
             }
         }
+        if ca == 0 && cb == 0 {
+            return true;
+        }
+        if ca != cb {
+            return false;
+        }
+        i += 1;
+        j += 1;
     }
 }
 
-fn count_pieces(pieces: &[Piece<'_>]) -> u128 {
-    pieces
-        .iter()
-        .map(|p| match p {
-            Piece::Literal(_) => 1,
-            Piece::Ranges(r) => r
-                .iter()
-                .map(|&(lo, hi, _)| u128::from(hi - lo) + 1)
-                .fold(0u128, u128::saturating_add),
-        })
-        // Several brackets of 10^19 names each overflow even u128.
-        .fold(1u128, u128::saturating_mul)
+/// Zero padding `value` needs to reach `width` (Slurm's `_zero_padded`).
+fn zero_padding(value: u64, width: usize) -> usize {
+    let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
+    width.saturating_sub(digits)
 }
 
-/// Expands a hostlist expression into host names, in written order
-/// (`scontrol show hostnames`). Whitespace around names is ignored.
+/// Whether numbers `n` (padded to `wn`) and `m` (padded to `wm`) can share
+/// one width without changing how either prints; if so, sets both widths
+/// to it (Slurm's `_width_equiv`).
+fn width_equiv(n: u64, wn: &mut usize, m: u64, wm: &mut usize) -> bool {
+    if *wn == *wm {
+        return true;
+    }
+    let n_same = zero_padding(n, *wn) == zero_padding(n, *wm);
+    let m_same = zero_padding(m, *wm) == zero_padding(m, *wn);
+    if !n_same && !m_same {
+        return false;
+    }
+    if n_same {
+        *wn = *wm;
+    } else {
+        *wm = *wn;
+    }
+    true
+}
+
+/// Same prefix and both numbered or both not (`hostrange_prefix_cmp == 0`).
+fn same_prefix(a: &Run<'_>, b: &Run<'_>) -> bool {
+    a.single == b.single && natural_eq(a.prefix.as_bytes(), b.prefix.as_bytes())
+}
+
+/// Slurm's hostlist: runs in order, with the bounds of [`expand`].
+struct List<'a> {
+    runs: Vec<Run<'a>>,
+    hosts: usize,
+    bytes: usize,
+    /// Bytes of brackets parsed while expanding brackets before the last.
+    work: usize,
+}
+
+impl<'a> List<'a> {
+    fn new() -> Self {
+        List {
+            runs: Vec::new(),
+            hosts: 0,
+            bytes: 0,
+            work: 0,
+        }
+    }
+
+    /// Appends a run, extending the last one when it continues it
+    /// (`hostlist_push_range`).
+    fn push(&mut self, mut run: Run<'a>) {
+        if let Some(tail) = self.runs.last_mut()
+            && tail.hi == run.lo.wrapping_sub(1)
+            && same_prefix(tail, &run)
+            && width_equiv(tail.lo, &mut tail.width, run.lo, &mut run.width)
+        {
+            tail.hi = run.hi;
+        } else {
+            self.runs.push(run);
+        }
+    }
+
+    /// Appends one name as a host (`hostlist_push_host_dims`, one
+    /// dimension): trailing digits make its number.
+    fn push_name(&mut self, name: &'a str) {
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let run = if digits == 0 {
+            Run {
+                prefix: Cow::Borrowed(name),
+                lo: 0,
+                hi: 0,
+                width: 0,
+                single: true,
+            }
+        } else {
+            let (prefix, number) = name.split_at(name.len() - digits);
+            let value = strtoul(number).map_or(0, |(v, _)| v);
+            Run {
+                prefix: Cow::Borrowed(prefix),
+                lo: value,
+                hi: value,
+                width: digits,
+                single: false,
+            }
+        };
+        self.push(run);
+    }
+}
+
+/// C's `strtoul` in base 10: leading whitespace, an optional sign, digits;
+/// saturates at `u64::MAX`, negates modulo 2^64 after `-`. Gives the value
+/// and the bytes read, or `None` when there are no digits.
+fn strtoul(text: &str) -> Option<(u64, usize)> {
+    let b = text.as_bytes();
+    let mut i = b.iter().take_while(|&&c| is_c_space(c)).count();
+    let negative = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let start = i;
+    let mut value: u64 = 0;
+    let mut overflow = false;
+    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        match value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(c - b'0')))
+        {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    let value = if overflow {
+        u64::MAX
+    } else if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    };
+    Some((value, i))
+}
+
+/// One bracket item: numbers `lo..=hi`, printed `width` wide.
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    lo: u64,
+    hi: u64,
+    width: usize,
+}
+
+/// The parse of one name of an expression, with its error context.
+struct Expr<'t> {
+    text: &'t str,
+}
+
+impl Expr<'_> {
+    fn bad(&self, item: &str) -> HostlistError {
+        HostlistError::BadRange {
+            text: self.text.to_owned(),
+            item: item.to_owned(),
+        }
+    }
+
+    /// One item: `N` or `LO-HI` (`_parse_single_range`).
+    fn item(&self, item: &str) -> Result<Item, HostlistError> {
+        if item.contains('x') {
+            return Err(self.bad(item));
+        }
+        let (lo_text, hi_text) = match item.split_once('-') {
+            Some((lo, hi)) => (lo, Some(hi)),
+            None => (item, None),
+        };
+        if hi_text.is_some_and(|h| h.starts_with('-')) {
+            return Err(self.bad(item));
+        }
+        let (lo, lo_read) = strtoul(lo_text).ok_or_else(|| self.bad(item))?;
+        let hi = match hi_text.filter(|h| !h.is_empty()) {
+            Some(h) => match strtoul(h) {
+                Some((hi, read)) if read == h.len() => hi,
+                _ => return Err(self.bad(item)),
+            },
+            None if lo_read == lo_text.len() => lo,
+            None => return Err(self.bad(item)),
+        };
+        if hi < lo {
+            return Err(HostlistError::Backwards {
+                text: self.text.to_owned(),
+                lo,
+                hi,
+            });
+        }
+        if hi - lo >= MAX_RANGE {
+            return Err(HostlistError::RangeTooLarge {
+                text: self.text.to_owned(),
+                item: item.to_owned(),
+                max: MAX_RANGE,
+            });
+        }
+        if lo < hi && hi == u64::MAX {
+            return Err(HostlistError::Overflow {
+                text: self.text.to_owned(),
+                lo,
+                hi,
+            });
+        }
+        Ok(Item {
+            lo,
+            hi,
+            width: lo_text.len(),
+        })
+    }
+
+    /// The items of one bracket (`_parse_range_list`).
+    fn items(&self, inner: &str) -> Result<Vec<Item>, HostlistError> {
+        let mut out = Vec::new();
+        for (k, item) in inner.split(',').enumerate() {
+            if k >= MAX_ITEMS {
+                return Err(HostlistError::TooManyItems {
+                    text: self.text.to_owned(),
+                    max: MAX_ITEMS,
+                });
+            }
+            out.push(self.item(item)?);
+        }
+        Ok(out)
+    }
+
+    fn too_many(&self) -> HostlistError {
+        HostlistError::TooMany {
+            text: self.text.to_owned(),
+            max: MAX_HOSTS,
+        }
+    }
+
+    /// Refuses a number 2^64 − 1 where Slurm would count past it and
+    /// never stop: in a bracket before the last, or one with text after it.
+    fn no_wrap(&self, it: Item) -> Result<(), HostlistError> {
+        if it.hi == u64::MAX {
+            return Err(HostlistError::Overflow {
+                text: self.text.to_owned(),
+                lo: it.lo,
+                hi: it.hi,
+            });
+        }
+        Ok(())
+    }
+
+    fn too_long(&self) -> HostlistError {
+        HostlistError::TooLong {
+            text: self.text.to_owned(),
+            max: MAX_BYTES,
+        }
+    }
+
+    /// Pushes `prefix` + each number of `items` (+ `suffix`), after
+    /// expanding the brackets left in `prefix`, the last first
+    /// (`_push_range_list` and `hostlist_push_hr`).
+    fn push_items<'a>(
+        &self,
+        list: &mut List<'a>,
+        prefix: Cow<'a, str>,
+        suffix: Option<&'a str>,
+        items: &[Item],
+    ) -> Result<(), HostlistError> {
+        let bracket = prefix
+            .rfind('[')
+            .and_then(|open| prefix[open..].rfind(']').map(|c| (open, open + c)));
+        let Some((open, close)) = bracket else {
+            for it in items {
+                self.push_numbers(list, prefix.clone(), suffix, *it)?;
+            }
+            return Ok(());
+        };
+        let (head, inner, tail) = (
+            &prefix[..open],
+            &prefix[open + 1..close],
+            &prefix[close + 1..],
+        );
+        let nested = head.contains('[');
+        // Every visit reparses this bracket; bound that work too.
+        list.work = list.work.saturating_add(1 + inner.len());
+        if list.work > MAX_BYTES {
+            return Err(self.too_long());
+        }
+        let numbers = self.items(inner)?;
+        let mut seen: u64 = 0;
+        let mut name = String::new();
+        for it in numbers {
+            self.no_wrap(it)?;
+            seen = seen.saturating_add(it.hi - it.lo + 1);
+            if seen > MAX_PREFIXES {
+                return Err(HostlistError::TooManyPrefixes {
+                    text: self.text.to_owned(),
+                    max: MAX_PREFIXES,
+                });
+            }
+            for v in it.lo..=it.hi {
+                name.clear();
+                name.push_str(head);
+                let _ = write!(name, "{v:0w$}", w = it.width);
+                name.push_str(tail);
+                if nested {
+                    self.push_items(list, Cow::Owned(name.clone()), suffix, items)?;
+                } else {
+                    for it in items {
+                        self.push_numbers(list, Cow::Owned(name.clone()), suffix, *it)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes the hosts of one item after `prefix` (`hostlist_push_hr`),
+    /// counting them against the bounds first.
+    fn push_numbers<'a>(
+        &self,
+        list: &mut List<'a>,
+        prefix: Cow<'a, str>,
+        suffix: Option<&'a str>,
+        it: Item,
+    ) -> Result<(), HostlistError> {
+        let count = it.hi - it.lo + 1;
+        let digits = it.hi.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let each = prefix.len() + digits.max(it.width) + suffix.map_or(0, str::len);
+        list.hosts = usize::try_from(count)
+            .ok()
+            .and_then(|c| list.hosts.checked_add(c))
+            .filter(|&h| h <= MAX_HOSTS)
+            .ok_or_else(|| self.too_many())?;
+        list.bytes = usize::try_from(count)
+            .ok()
+            .and_then(|c| c.checked_mul(each))
+            .and_then(|b| list.bytes.checked_add(b))
+            .filter(|&b| b <= MAX_BYTES)
+            .ok_or_else(|| self.too_long())?;
+        match suffix {
+            Some(suffix) => {
+                self.no_wrap(it)?;
+                for v in it.lo..=it.hi {
+                    let mut name = String::with_capacity(each);
+                    name.push_str(&prefix);
+                    let _ = write!(name, "{v:0w$}", w = it.width);
+                    name.push_str(suffix);
+                    list.push(Run {
+                        prefix: Cow::Owned(name),
+                        lo: 0,
+                        hi: 0,
+                        width: 0,
+                        single: true,
+                    });
+                }
+            }
+            None => list.push(Run {
+                prefix,
+                lo: it.lo,
+                hi: it.hi,
+                width: it.width,
+                single: false,
+            }),
+        }
+        Ok(())
+    }
+
+    /// One name of the expression (a token of `_next_tok`).
+    fn push_token<'a>(
+        &self,
+        list: &mut List<'a>,
+        start: usize,
+        token: &'a str,
+    ) -> Result<(), HostlistError> {
+        let Some(open) = token.rfind('[') else {
+            list.hosts += 1;
+            if list.hosts > MAX_HOSTS {
+                return Err(self.too_many());
+            }
+            list.push_name(token);
+            return Ok(());
+        };
+        let Some(close) = token[open..].find(']').map(|c| open + c) else {
+            return Err(HostlistError::Unbalanced {
+                text: self.text.to_owned(),
+                column: self.text[..start + open].chars().count() + 1,
+            });
+        };
+        let after = &token[close + 1..];
+        let suffix = (!after.is_empty() && !after.starts_with(',')).then_some(after);
+        let items = self.items(&token[open + 1..close])?;
+        self.push_items(list, Cow::Borrowed(&token[..open]), suffix, &items)
+    }
+}
+
+/// Separators between names outside brackets.
+fn is_separator(b: u8) -> bool {
+    matches!(b, b'\t' | b',' | b' ' | b'\n')
+}
+
+/// The names of an expression: split at separators, a bracket pair
+/// keeping separators inside it (`_next_tok`).
+fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let b = text.as_bytes();
+    let find = move |from: usize, c: u8| {
+        b.get(from..)
+            .and_then(|rest| rest.iter().position(|&x| x == c))
+            .map(|p| from + p)
+    };
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        while b.get(pos).is_some_and(|&c| is_separator(c)) {
+            pos += 1;
+        }
+        if pos >= b.len() {
+            return None;
+        }
+        let start = pos;
+        let mut parse = pos;
+        'token: loop {
+            while b.get(pos).is_some_and(|&c| !is_separator(c)) {
+                pos += 1;
+            }
+            loop {
+                let Some(open) = find(parse, b'[').filter(|&o| o <= pos) else {
+                    break 'token;
+                };
+                let Some(close) = find(parse, b']').filter(|&c| c >= open) else {
+                    break 'token;
+                };
+                if close < pos {
+                    parse = close + 1;
+                } else {
+                    pos = close;
+                    continue 'token;
+                }
+            }
+        }
+        // Separators and brackets are ASCII, so these are char boundaries.
+        text.get(start..pos).map(|t| (start, t))
+    })
+}
+
+/// Builds Slurm's hostlist of an expression (`hostlist_create_client`).
+fn parse(text: &str) -> Result<List<'_>, HostlistError> {
+    let expr = Expr { text };
+    let mut list = List::new();
+    for (start, token) in tokens(text) {
+        expr.push_token(&mut list, start, token)?;
+    }
+    Ok(list)
+}
+
+/// Expands a hostlist expression into host names, in the order
+/// `scontrol show hostnames` prints them (see the module documentation).
+/// An empty text, or one of separators only, names no host.
 ///
 /// # Errors
-/// Unbalanced or nested brackets, a bracket item that is not a number or
-/// range, a backwards range, an empty name, or more than [`MAX_HOSTS`]
-/// names.
+/// A `[` without `]`, a bracket item that is not a number or range, a
+/// backwards range, a range reaching 2^64 − 1, or an expression over one
+/// of the limits ([`MAX_RANGE`], [`MAX_PREFIXES`], [`MAX_ITEMS`],
+/// [`MAX_HOSTS`], [`MAX_BYTES`]).
 pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
-    let mut out = Vec::new();
-    let mut total: u128 = 0;
-    for (_, item) in split_top(text)? {
-        let item = item.trim();
-        if item.is_empty() {
-            return Err(HostlistError::EmptyName {
-                text: text.to_owned(),
-            });
+    let list = parse(text)?;
+    if let Some(r) = list
+        .runs
+        .iter()
+        .find(|r| !r.single && r.lo < r.hi && r.hi == u64::MAX)
+    {
+        return Err(HostlistError::Overflow {
+            text: text.to_owned(),
+            lo: r.lo,
+            hi: r.hi,
+        });
+    }
+    let mut out = Vec::with_capacity(list.hosts);
+    for run in list.runs {
+        if run.single {
+            out.push(run.prefix.into_owned());
+            continue;
         }
-        let p = pieces(text, item)?;
-        total += count_pieces(&p);
-        if total > MAX_HOSTS as u128 {
-            return Err(HostlistError::TooMany {
-                text: text.to_owned(),
-                max: MAX_HOSTS,
-            });
+        for v in run.lo..=run.hi {
+            let mut name = String::with_capacity(run.prefix.len() + run.width.max(20));
+            name.push_str(&run.prefix);
+            let _ = write!(name, "{v:0w$}", w = run.width);
+            out.push(name);
         }
-        expand_pieces(&p, &mut String::new(), &mut out);
     }
     Ok(out)
 }
 
-/// How many names `text` expands to, without expanding it: a reader can
-/// check a file's total against its limit before any name is made.
+/// How many names `text` expands to, without making them: a reader can
+/// check a whole file's total against its limit before any name exists.
 ///
 /// ```
 /// use partalloc_topology::slurm::hostlist;
-/// assert_eq!(hostlist::count("n[0-4194303],s[1-2]c[1-3]")?, (1 << 22) + 6);
+/// assert_eq!(hostlist::count("n[0-99],s[1-2]c[1-3]")?, 106);
 /// # Ok::<(), partalloc_topology::slurm::HostlistError>(())
 /// ```
 ///
 /// # Errors
-/// The syntax errors of [`expand`]; no limit on the count (it saturates at
-/// `u64::MAX`).
+/// As [`expand`], whose limits apply to each expression.
 pub fn count(text: &str) -> Result<u64, HostlistError> {
-    let mut total: u128 = 0;
-    for (_, item) in split_top(text)? {
-        let item = item.trim();
-        if item.is_empty() {
-            return Err(HostlistError::EmptyName {
-                text: text.to_owned(),
-            });
-        }
-        total = total.saturating_add(count_pieces(&pieces(text, item)?));
+    Ok(parse(text)?.hosts as u64)
+}
+
+/// Writes the numbers of a run: `lo` or `lo-hi` (`hostrange_numstr`).
+fn write_numbers(out: &mut String, run: &Run<'_>) {
+    if run.single {
+        return;
     }
-    Ok(u64::try_from(total).unwrap_or(u64::MAX))
-}
-
-/// A run of names `prefix` + number, numbers increasing.
-struct Group<'a> {
-    prefix: &'a str,
-    width: usize,
-    ranges: Vec<(u64, u64)>,
-}
-
-/// Splits a name into prefix and trailing decimal number with its padding
-/// width (0 = unpadded). Names without a trailing number, or with one too
-/// long for `u64`, have none.
-fn split_number(name: &str) -> (&str, Option<(u64, usize)>) {
-    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    let (prefix, num) = name.split_at(name.len() - digits);
-    match num.parse::<u64>() {
-        Ok(v) if num.len() <= 19 => {
-            let width = if num.len() > 1 && num.starts_with('0') {
-                num.len()
-            } else {
-                0
-            };
-            (prefix, Some((v, width)))
-        }
-        _ => (name, None),
+    let _ = write!(out, "{:0w$}", run.lo, w = run.width);
+    if run.lo < run.hi {
+        let _ = write!(out, "-{:0w$}", run.hi, w = run.width);
     }
 }
 
-fn padded_len(value: u64, width: usize) -> usize {
-    let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
-    digits.max(width)
-}
-
-/// Compresses host names into one hostlist expression
-/// (`scontrol show hostlist`), keeping their order: consecutive names with
-/// the same prefix and increasing numbers share one bracket.
+/// Compresses host names into one hostlist expression, as
+/// `scontrol show hostlist` prints the list of the names in this order (see
+/// the module documentation): names keep their order and repeats.
 ///
-/// A name containing `[`, `]` or `,` cannot be written in a hostlist and is
-/// copied as is (expansion will not give it back).
+/// Each name is taken as one host, as Slurm takes a name without brackets;
+/// a name holding a separator (`,`, space, tab, newline) or a bracket is
+/// copied as is and does not expand back to itself.
 #[must_use]
 pub fn compress<S: AsRef<str>>(names: &[S]) -> String {
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    let mut plain: Vec<Option<&str>> = Vec::new();
+    let mut list = List::new();
     for name in names {
-        let name = name.as_ref();
-        let (prefix, num) = split_number(name);
-        let Some((v, w)) = num else {
-            plain.push(Some(name));
-            groups.push(Group {
-                prefix: name,
-                width: 0,
-                ranges: Vec::new(),
-            });
-            continue;
-        };
-        let digits_len = name.len() - prefix.len();
-        if let (Some(g), Some(None)) = (groups.last_mut(), plain.last()) {
-            let fits = g.prefix == prefix && padded_len(v, g.width) == digits_len;
-            if let Some(last) = g.ranges.last_mut().filter(|_| fits) {
-                if v == last.1 + 1 {
-                    last.1 = v;
-                    continue;
-                }
-                if v > last.1 {
-                    g.ranges.push((v, v));
-                    continue;
-                }
-            }
-        }
-        plain.push(None);
-        groups.push(Group {
-            prefix,
-            width: w,
-            ranges: vec![(v, v)],
-        });
+        list.push_name(name.as_ref());
     }
+    let runs = &list.runs;
     let mut out = String::new();
-    for (g, p) in groups.iter().zip(&plain) {
-        if !out.is_empty() {
+    let mut i = 0;
+    while let Some(first) = runs.get(i) {
+        if i > 0 {
             out.push(',');
         }
-        if let Some(name) = p {
-            out.push_str(name);
-            continue;
-        }
-        out.push_str(g.prefix);
-        let bracket = g.ranges.len() > 1 || g.ranges.iter().any(|r| r.0 != r.1);
+        let joins = |a: &Run<'_>, b: &Run<'_>| !a.single && !b.single && same_prefix(a, b);
+        let bracket = first.count() > 1 || runs.get(i + 1).is_some_and(|next| joins(first, next));
+        out.push_str(&first.prefix);
         if bracket {
             out.push('[');
         }
-        for (i, &(lo, hi)) in g.ranges.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_number(&mut out, lo, g.width);
-            if hi != lo {
-                out.push('-');
-                push_number(&mut out, hi, g.width);
-            }
+        write_numbers(&mut out, first);
+        i += 1;
+        while let Some(run) = runs.get(i).filter(|r| joins(r, &runs[i - 1])) {
+            out.push(',');
+            write_numbers(&mut out, run);
+            i += 1;
         }
         if bracket {
             out.push(']');
@@ -367,12 +786,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn count_agrees_with_expand_without_making_names() {
+        for text in [
+            "a,b[1-3]x[08-10]",
+            "n[0-99],s[1-2]c[1-3]",
+            "",
+            "x,,y",
+            "n[1-3]a",
+        ] {
+            assert_eq!(
+                count(text),
+                Ok(expand(text).map_or(0, |v| v.len() as u64)),
+                "{text}"
+            );
+        }
+        let huge = "n[0-9999999999999999999][0-9999999999999999999][0-9999999999999999999]";
+        assert!(count(huge).is_err());
+        assert_eq!(count("n[0-2]").ok(), Some(3));
+    }
+
+    fn ex(text: &str) -> Vec<String> {
+        expand(text).unwrap()
+    }
+
+    #[test]
     fn documented_forms_expand_as_slurm_does() {
-        let n = expand("node[001-003,020]").unwrap();
-        assert_eq!(n, ["node001", "node002", "node003", "node020"]);
-        let r = expand("rack[0-1]-n[00-02]").unwrap();
         assert_eq!(
-            r,
+            ex("node[001-003,020]"),
+            ["node001", "node002", "node003", "node020"]
+        );
+        assert_eq!(
+            ex("rack[0-1]-n[00-02]"),
             [
                 "rack0-n00",
                 "rack0-n01",
@@ -382,85 +826,172 @@ mod tests {
                 "rack1-n02"
             ]
         );
-        assert_eq!(expand("tux[8-10]").unwrap(), ["tux8", "tux9", "tux10"]);
-        assert_eq!(expand("tux[08-10]").unwrap(), ["tux08", "tux09", "tux10"]);
-        assert_eq!(expand(" a , b[1]").unwrap(), ["a", "b1"]);
-        assert_eq!(expand("s[0-2,4-5,12]").unwrap().len(), 6);
+        assert_eq!(ex("tux[8-10]"), ["tux8", "tux9", "tux10"]);
+        assert_eq!(ex("tux[08-10]"), ["tux08", "tux09", "tux10"]);
+        assert_eq!(ex("s[0-2,4-5,12]").len(), 6);
     }
 
     #[test]
-    fn documented_forms_compress_as_slurm_does() {
-        let names = expand("node[001-018,020]").unwrap();
-        assert_eq!(compress(&names), "node[001-018,020]");
-        let racks = expand("rack[0-3]-n[00-17]").unwrap();
+    fn separators_are_commas_and_whitespace_and_runs_count_once() {
+        assert_eq!(ex(" a , b[1]"), ["a", "b1"]);
+        assert_eq!(ex("a,,b\tc\nd e"), ["a", "b", "c", "d", "e"]);
+        assert!(ex("").is_empty());
+        assert!(ex(" ,, ").is_empty());
+        // Inside a bracket a space is part of the item: width 2.
+        assert_eq!(ex("n[1, 2]"), ["n1", "n02"]);
+    }
+
+    #[test]
+    fn three_brackets_vary_middle_then_first_then_last() {
+        assert_eq!(
+            ex("s[1-2]c[1-2]n[1-2]"),
+            [
+                "s1c1n1", "s1c1n2", "s2c1n1", "s2c1n2", "s1c2n1", "s1c2n2", "s2c2n1", "s2c2n2"
+            ]
+        );
+        // Four: the third slowest, then the second, then the first, the last fastest.
+        assert_eq!(
+            ex("a[1-2]b[1-2]c[1-2]d[1]"),
+            [
+                "a1b1c1d1", "a2b1c1d1", "a1b2c1d1", "a2b2c1d1", "a1b1c2d1", "a2b1c2d1", "a1b2c2d1",
+                "a2b2c2d1"
+            ]
+        );
+    }
+
+    #[test]
+    fn text_after_the_last_bracket_follows_every_number() {
+        assert_eq!(ex("n[1-3]a"), ["n1a", "n2a", "n3a"]);
+        assert_eq!(
+            ex("r[1-2]n[1-2].x"),
+            ["r1n1.x", "r1n2.x", "r2n1.x", "r2n2.x"]
+        );
+        // Names given with their text after do not join into runs.
+        assert_eq!(compress(&ex("n[1-3]a")), "n1a,n2a,n3a");
+    }
+
+    #[test]
+    fn items_are_read_as_strtoul_reads_them() {
+        assert_eq!(ex("n[1-]"), ["n1"]);
+        assert_eq!(ex("n[+2]"), ["n02"]);
+        assert_eq!(ex("n[1a-3]"), ["n01", "n02", "n03"]);
+        assert_eq!(ex("n[0-65535]").len(), 65536);
+        assert_eq!(ex("n99999999999999999999"), ["n18446744073709551615"]);
+        assert_eq!(ex("n[1[2]"), ["n[12"]);
+        assert_eq!(ex("n1]"), ["n1]"]);
+        assert_eq!(ex("n[[1]]"), ["n[1]"]);
+    }
+
+    #[test]
+    fn a_bad_bracket_anywhere_is_refused() {
+        for bad in ["a[x]c[1-2]", "a[x]b[1-2]c[1-2]", "a[1]b[2-1]c[1]d[1]"] {
+            assert!(expand(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn compression_keeps_order_repeats_and_paddings() {
+        assert_eq!(compress(&["x0y21", "x0y20"]), "x0y[21,20]");
+        assert_eq!(compress(&["n3", "n1"]), "n[3,1]");
+        assert_eq!(compress(&["n1", "n1"]), "n[1,1]");
+        assert_eq!(compress(&["n1", "n02", "n3"]), "n[1,02,3]");
+        assert_eq!(compress(&["n8", "n9", "n10", "n11"]), "n[8-11]");
+        assert_eq!(compress(&["n08", "n09", "n10"]), "n[08-10]");
+        assert_eq!(compress(&["n9", "n010"]), "n[9,010]");
+        assert_eq!(compress(&["a", "n1", "n2", "a", "n3"]), "a,n[1-2],a,n3");
+        assert_eq!(compress(&["n1", "m1", "n2"]), "n1,m1,n2");
+        assert_eq!(compress(&["7", "8"]), "[7-8]");
+        assert_eq!(compress::<&str>(&[]), "");
+        let racks = ex("rack[0-3]-n[00-17]");
         assert_eq!(
             compress(&racks),
             "rack0-n[00-17],rack1-n[00-17],rack2-n[00-17],rack3-n[00-17]"
         );
-        assert_eq!(compress(&["tux9", "tux10", "tux11"]), "tux[9-11]");
-        assert_eq!(compress(&["n3", "n1"]), "n3,n1");
-        assert_eq!(compress::<&str>(&[]), "");
+        assert_eq!(compress(&ex("node[001-018,020]")), "node[001-018,020]");
     }
 
     #[test]
-    fn malformed_expressions_are_refused_with_the_place() {
-        let e = expand("node[1-3").unwrap_err();
+    fn malformed_expressions_are_refused_with_a_typed_error() {
         assert_eq!(
-            e,
+            expand("a,node[1-3").unwrap_err(),
             HostlistError::Unbalanced {
-                text: "node[1-3".into(),
-                column: 5
+                text: "a,node[1-3".into(),
+                column: 7
             }
         );
-        assert!(matches!(
-            expand("n1]"),
-            Err(HostlistError::Unbalanced { column: 3, .. })
-        ));
-        assert!(matches!(
-            expand("n[[1]]"),
-            Err(HostlistError::Unbalanced { .. })
-        ));
-        assert!(matches!(
-            expand("n[a-3]"),
-            Err(HostlistError::BadRange { .. })
-        ));
+        for bad in [
+            "n[a-3]", "n[]", "n[1,]", "n[1x2]", "n[1--3]", "n[-3]", "n[1a]", "n[1-3b]",
+        ] {
+            assert!(
+                matches!(expand(bad), Err(HostlistError::BadRange { .. })),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             expand("n[5-3]"),
             Err(HostlistError::Backwards { lo: 5, hi: 3, .. })
         ));
         assert!(matches!(
-            expand("a,,b"),
-            Err(HostlistError::EmptyName { .. })
+            expand("n[0-65536]"),
+            Err(HostlistError::RangeTooLarge { max: 65536, .. })
         ));
         assert!(matches!(
             expand("n[0-99999999999]"),
+            Err(HostlistError::RangeTooLarge { .. })
+        ));
+        assert!(matches!(
+            expand("a[0-65535,0]b[1]"),
+            Err(HostlistError::TooManyPrefixes { .. })
+        ));
+        assert!(matches!(
+            expand("n[0-4095]x[0-1024]"),
             Err(HostlistError::TooMany { .. })
         ));
-        let huge = "n[0-9999999999999999999][0-9999999999999999999][0-9999999999999999999]";
-        assert!(matches!(expand(huge), Err(HostlistError::TooMany { .. })));
-        assert_eq!(count(huge), Ok(u64::MAX));
-        assert_eq!(count("a,b[1-3]x[08-10]"), Ok(10));
+        assert!(matches!(
+            expand("n[18446744073709551614-18446744073709551615]"),
+            Err(HostlistError::Overflow { .. })
+        ));
         assert_eq!(
             expand("n[5-3]").unwrap_err().to_string(),
             "range 5-3 in \"n[5-3]\" runs backwards"
         );
     }
 
+    #[test]
+    fn huge_names_are_refused_before_they_are_made() {
+        let text = format!("n[{}-65535]x[0-9]", "0".repeat(5000));
+        assert!(matches!(
+            expand(&text),
+            Err(HostlistError::TooLong { max: MAX_BYTES, .. })
+        ));
+    }
+
     fn name() -> impl Strategy<Value = String> {
         (
-            prop::sample::select(vec!["n", "node", "rack1-n", "gpu-", "x0y"]),
+            prop::sample::select(vec!["n", "node", "rack1-n", "gpu-", "x0y", ""]),
             0u64..40,
             prop::sample::select(vec![0usize, 1, 2, 3]),
+            prop::sample::select(vec!["", "", "", "a", ".x"]),
         )
-            .prop_map(|(p, v, w)| format!("{p}{v:0w$}"))
+            .prop_map(|(p, v, w, s)| format!("{p}{v:0w$}{s}"))
     }
 
     proptest! {
         #[test]
         fn expand_after_compress_is_identity(names in prop::collection::vec(name(), 0..40)) {
             let text = compress(&names);
-            let back = if names.is_empty() { Vec::new() } else { expand(&text).unwrap() };
-            prop_assert_eq!(back, names, "{}", text);
+            prop_assert_eq!(expand(&text).unwrap(), names, "{}", text);
+        }
+
+        #[test]
+        fn any_text_expands_or_is_refused_without_panicking(
+            text in "[\\[\\]0-9ax, +\t-]{0,40}",
+            names in prop::collection::vec("[\\[\\]0-9ax, -]{0,8}", 0..8),
+        ) {
+            if let Ok(got) = expand(&text) {
+                prop_assert!(got.iter().all(|n| !n.is_empty()));
+            }
+            let _ = compress(&names);
         }
 
         #[test]
