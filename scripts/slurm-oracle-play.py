@@ -4,7 +4,8 @@ daemons; this file only writes configuration and talks to a running
 slurmctld through the Slurm commands on PATH).
 
     slurm-oracle-play.py setup SCN DIR PORT MUNGE_SOCKET
-        writes DIR/slurm.conf and DIR/topology.conf for the machine of SCN
+        writes DIR/slurm.conf and DIR/topology.conf (or, for `yaml` lines,
+        DIR/topology.yaml) for the machine of SCN
         (node n... on 127.0.0.1, slurmctld on PORT, slurmd on PORT+1+i) and
         prints the node names, one a line, in slurm.conf order
     slurm-oracle-play.py play SCN OUT
@@ -51,29 +52,35 @@ def expand_simple(expr):
 
 
 def machine(lines):
-    kind, conf = None, []
+    kind, conf, yaml = None, [], []
     for l in lines:
         if l.startswith("topology "):
             kind = l.split()[1]
         elif l.startswith("conf "):
             conf.append(l[5:])
+        elif l.startswith("yaml "):
+            yaml.append(l[5:])
     nodes = []
-    for c in conf:
-        m = re.search(r"\bNodes=(\S+)", c)
-        if m:
-            for n in expand_simple(m.group(1)):
-                if n not in nodes:
-                    nodes.append(n)
-    return kind, conf, nodes
+    lists = [m.group(1) for m in (re.search(r"\bNodes=(\S+)", c) for c in conf) if m]
+    # topology.yaml (ring, torus3d): every `nodes:` value, in file order.
+    lists += [m.group(1) for m in (re.match(r"\s*(?:-\s*)?nodes:\s*(\S+)", y) for y in yaml) if m]
+    for expr in lists:
+        for n in expand_simple(expr):
+            if n not in nodes:
+                nodes.append(n)
+    return kind, conf, yaml, nodes
 
 
 def setup(scn, d, port, sock):
     _, lines = read_scn(scn)
-    kind, conf, nodes = machine(lines)
+    kind, conf, yaml, nodes = machine(lines)
     host = os.uname().nodename.split(".")[0]
     slot = os.path.basename(os.path.normpath(d))
-    with open(os.path.join(d, "topology.conf"), "w") as f:
-        f.write("\n".join(conf) + "\n")
+    # A topology.yaml, when given, is what slurmctld reads (torus3d has no
+    # topology.conf form).
+    name, text = ("topology.yaml", yaml) if yaml else ("topology.conf", conf)
+    with open(os.path.join(d, name), "w") as f:
+        f.write("\n".join(text) + "\n")
     c = f"""ClusterName=oracle
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={port}
@@ -175,7 +182,7 @@ def play(scn, out):
     for line in lines:
         golden.append(line)
         w = line.split()
-        if not w or line.startswith("#") or w[0] in ("topology", "conf"):
+        if not w or line.startswith("#") or w[0] in ("topology", "conf", "yaml"):
             continue
         if w[0] == "submit":
             name, args = w[1], ["sbatch", "--parsable", "-o", "/dev/null",

@@ -60,9 +60,11 @@ pub mod paging;
 pub mod pod;
 pub mod registry;
 mod request;
+pub mod ring;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
+pub mod torus3d;
 pub mod tree;
 
 pub use allocator::{Allocator, AllocatorWrapper};

@@ -112,6 +112,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             TopologyKind::Torus,
             TopologyKind::Blocks,
             TopologyKind::Tree,
+            TopologyKind::Ring,
+            TopologyKind::Torus3d,
         ],
     },
     build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),

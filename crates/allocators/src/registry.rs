@@ -61,6 +61,8 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::slurm::BLOCK_ENTRY,
         crate::slurm::BLOCK_BUDDY_ENTRY,
         crate::slurm::TREE_ENTRY,
+        crate::slurm::RING_ENTRY,
+        crate::slurm::TORUS3D_ENTRY,
         crate::paging::ENTRY,
         crate::pod::FIRST_FIT_ENTRY,
         crate::pod::BEST_FIT_ENTRY,
@@ -138,6 +140,14 @@ mod tests {
                     slurm("BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-7]\n")
                 }
                 TopologyKind::Tree => slurm("SwitchName=a Nodes=n[0-3]\n"),
+                TopologyKind::Ring => slurm("RingName=a Nodes=n[0-3]\n"),
+                TopologyKind::Torus3d => partalloc_topology::slurm::SlurmMachine::parse_yaml(
+                    "- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: n[0-3]\n",
+                    "t.yaml",
+                    None,
+                )
+                .unwrap()
+                .into(),
                 TopologyKind::Pod => "pod:tpu-v4:8x8x8".parse().unwrap(),
                 _ => "torus:8x8".parse().unwrap(),
             };

@@ -1,14 +1,17 @@
-//! Slurm's placement rules as [`Allocator`]s on `blocks:FILE` and
-//! `tree:FILE` machines: `block` ([`BlockPlacer`], with `segment` and
-//! `exclusive`), `block-buddy` ([`BlockBuddy`]) and `tree`
-//! ([`TreePlacer`], with `switches`). Grants are node lists in increasing
+//! Slurm's placement rules as [`Allocator`]s on `blocks:FILE`,
+//! `tree:FILE`, `ring:FILE` and `torus3d:FILE` machines: `block`
+//! ([`BlockPlacer`], with `segment` and `exclusive`), `block-buddy`
+//! ([`BlockBuddy`]), `tree` ([`TreePlacer`], with `switches`), and Slurm
+//! 26.05.3's `ring` ([`RingPlacer`]) and `torus3d` ([`TorusPlacer`]), both
+//! with `segment`; those two refuse a segment that does not divide the
+//! node count, as sbatch does. Grants are node lists in increasing
 //! id order; [`SlurmAllocator::machine`] names them as Slurm does. `block`
 //! decides as Slurm 26.05.3 does (see [`crate::block`] for each rule and the
-//! Slurm source it comes from). With a segment size S a job of n nodes is
-//! given ⌈n / S⌉ whole segments (sbatch wants S to
-//! divide the count; the extra nodes count as internal fragmentation), and a
-//! job that no block or switch could ever hold is refused as invalid rather
-//! than left waiting, as Slurm refuses it at submission.
+//! Slurm source it comes from). With a segment size S a `block` job of n
+//! nodes is given ⌈n / S⌉ whole segments (sbatch wants S to divide the
+//! count; the extra nodes count as internal fragmentation), and a job that
+//! no block or switch could ever hold is refused as invalid rather than
+//! left waiting, as Slurm refuses it at submission.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,6 +41,8 @@ use partalloc_topology::{NodeId, Topology, TopologyKind};
 use crate::block::{BlockBuddy, BlockPlacer, PlaceError, Placement};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo, UnsupportedTopology};
+use crate::ring::RingPlacer;
+use crate::torus3d::TorusPlacer;
 use crate::tree::TreePlacer;
 use crate::{
     AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
@@ -59,6 +64,18 @@ pub enum SlurmRule {
         /// The leaf-switch limit, if any.
         max_leaves: Option<u32>,
     },
+    /// `topology/ring` (Slurm 26.05.3): contiguous ring windows, best-fit
+    /// ring, one window per ring per segment.
+    Ring {
+        /// Nodes per segment (`--segment`), if any.
+        segment: Option<u32>,
+    },
+    /// `topology/torus3d` (Slurm 26.05.3): one placement sub-cube per
+    /// segment, least fragmentation, best-fit torus.
+    Torus3d {
+        /// Nodes per segment (`--segment`), if any.
+        segment: Option<u32>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +83,8 @@ enum Placer {
     Block(BlockPlacer, Placement),
     Buddy(BlockBuddy),
     Tree(TreePlacer, Option<u32>),
+    Ring(RingPlacer, Option<u32>),
+    Torus(TorusPlacer, Option<u32>),
 }
 
 impl Placer {
@@ -87,6 +106,8 @@ impl Placer {
                 }
                 r => r,
             },
+            Self::Ring(p, seg) => p.place_into(nodes, *seg, out),
+            Self::Torus(p, seg) => p.place_into(nodes, *seg, out),
         }
     }
 
@@ -95,6 +116,8 @@ impl Placer {
             Self::Block(p, how) => p.release(nodes, *how),
             Self::Buddy(p) => p.release(nodes),
             Self::Tree(p, _) => p.release(nodes),
+            Self::Ring(p, _) => p.release(nodes),
+            Self::Torus(p, _) => p.release(nodes),
         }
     }
 }
@@ -114,7 +137,7 @@ pub struct SlurmAllocator {
 }
 
 impl SlurmAllocator {
-    /// The rule on a `blocks:`/`tree:` machine.
+    /// The rule on a `blocks:`/`tree:`/`ring:`/`torus3d:` machine.
     ///
     /// # Errors
     /// [`BuildError::UnsupportedTopology`] for another machine or a block
@@ -125,14 +148,17 @@ impl SlurmAllocator {
             SlurmRule::Block(_) => "block",
             SlurmRule::BlockBuddy => "block-buddy",
             SlurmRule::Tree { .. } => "tree",
+            SlurmRule::Ring { .. } => "ring",
+            SlurmRule::Torus3d { .. } => "torus3d",
         };
         let unsupported =
             |kind| BuildError::from(UnsupportedTopology::new(name, topology, &[kind]));
         let Some(machine) = topology.as_slurm() else {
-            let kind = if matches!(rule, SlurmRule::Tree { .. }) {
-                TopologyKind::Tree
-            } else {
-                TopologyKind::Blocks
+            let kind = match rule {
+                SlurmRule::Tree { .. } => TopologyKind::Tree,
+                SlurmRule::Ring { .. } => TopologyKind::Ring,
+                SlurmRule::Torus3d { .. } => TopologyKind::Torus3d,
+                _ => TopologyKind::Blocks,
             };
             return Err(unsupported(kind));
         };
@@ -156,6 +182,14 @@ impl SlurmAllocator {
                 Placer::Tree(TreePlacer::new(t), max_leaves)
             }
             (SlurmRule::Tree { .. }, ..) => return Err(unsupported(TopologyKind::Tree)),
+            (SlurmRule::Ring { segment }, ..) => match machine.rings() {
+                Some(r) => Placer::Ring(RingPlacer::new(r), segment),
+                None => return Err(unsupported(TopologyKind::Ring)),
+            },
+            (SlurmRule::Torus3d { segment }, ..) => match machine.toruses() {
+                Some(t) => Placer::Torus(TorusPlacer::new(t), segment),
+                None => return Err(unsupported(TopologyKind::Torus3d)),
+            },
             _ => return Err(unsupported(TopologyKind::Blocks)),
         };
         Ok(Self {
@@ -187,6 +221,7 @@ impl SlurmAllocator {
     pub fn locality(&self, grant: &Grant) -> JobLocality {
         let segment = match self.rule {
             SlurmRule::Block(how) => how.segment,
+            SlurmRule::Ring { segment } | SlurmRule::Torus3d { segment } => segment,
             _ => None,
         };
         match grant.partition() {
@@ -204,6 +239,8 @@ impl SlurmAllocator {
             // The buddy grants whole base blocks: nothing is ever partly used.
             Placer::Buddy(_) => 0,
             Placer::Tree(p, _) => p.stranded_nodes(),
+            // Any free node can start some window or sub-cube.
+            Placer::Ring(..) | Placer::Torus(..) => 0,
         }
     }
 }
@@ -290,6 +327,46 @@ pub(crate) const TREE_ENTRY: AllocatorEntry = Entry {
     },
 };
 
+const SEGMENT_PARAM: ParamInfo = ParamInfo {
+    name: "segment",
+    default: "none",
+    doc: "nodes per segment (sbatch --segment): must divide the node count; ignored when larger",
+};
+
+pub(crate) const RING_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "ring",
+        summary: "follows Slurm 26.05.3 topology/ring: first free contiguous (wrapping) window of each ring, best-fit ring, one ring per segment",
+        source: "Slurm 26.05.3 src/plugins/topology/ring/eval_nodes_ring.c; docs/slurm-topologies.md",
+        params: &[SEGMENT_PARAM],
+        topologies: &[TopologyKind::Ring],
+    },
+    build: |t, spec| {
+        let segment = spec_u32(spec, "segment")?;
+        Ok(Box::new(SlurmAllocator::new(
+            t,
+            SlurmRule::Ring { segment },
+        )?))
+    },
+};
+
+pub(crate) const TORUS3D_ENTRY: AllocatorEntry = Entry {
+    info: StrategyInfo {
+        name: "torus3d",
+        summary: "follows Slurm 26.05.3 topology/torus3d: one placement sub-cube per segment, least fragmentation of the next larger placement, best-fit torus",
+        source: "Slurm 26.05.3 src/plugins/topology/torus3d/eval_nodes_torus3d.c and torus3d_record.c; docs/slurm-topologies.md",
+        params: &[SEGMENT_PARAM],
+        topologies: &[TopologyKind::Torus3d],
+    },
+    build: |t, spec| {
+        let segment = spec_u32(spec, "segment")?;
+        Ok(Box::new(SlurmAllocator::new(
+            t,
+            SlurmRule::Torus3d { segment },
+        )?))
+    },
+};
+
 impl Allocator for SlurmAllocator {
     fn name(&self) -> String {
         match self.rule {
@@ -315,6 +392,10 @@ impl Allocator for SlurmAllocator {
             SlurmRule::Tree {
                 max_leaves: Some(m),
             } => format!("tree[switches={m}]"),
+            SlurmRule::Ring { segment: None } => "ring".to_owned(),
+            SlurmRule::Ring { segment: Some(s) } => format!("ring[segment={s}]"),
+            SlurmRule::Torus3d { segment: None } => "torus3d".to_owned(),
+            SlurmRule::Torus3d { segment: Some(s) } => format!("torus3d[segment={s}]"),
         }
     }
 

@@ -13,6 +13,9 @@ use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use proptest::prelude::*;
 
+#[path = "slurm_goldens/torus_ring.rs"]
+mod torus_ring_goldens;
+
 fn racks(n: u32, size: u32, sizes: &str) -> Topology {
     let mut conf = String::new();
     for r in 0..n {

@@ -147,15 +147,18 @@ fn grammar() -> impl Strategy<Value = String> {
         })
 }
 
-/// A block and a tree machine (read from topology.conf text, as they have
-/// no text form of their own).
+/// A block, a tree, a ring and a torus3d machine (read from topology.conf
+/// or topology.yaml text, as they have no text form of their own).
 fn slurm_machines() -> Vec<Topology> {
+    let torus = "- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: p[0-3]\n        placements:\n          - dims: {x: 1, y: 1, z: 1}\n          - dims: {x: 2, y: 1, z: 1}\n";
     [
         "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\nBlockSizes=4,8\n",
         "SwitchName=a Nodes=t[0-3]\nSwitchName=b Nodes=t[4-5]\nSwitchName=c Switches=a,b\n",
+        "RingName=a Nodes=r[0-3]\nRingName=b Nodes=r[4-6]\n",
     ]
     .iter()
     .filter_map(|conf| SlurmMachine::parse_conf(conf, "m.conf").ok())
+    .chain(SlurmMachine::parse_yaml(torus, "m.yaml", None).ok())
     .map(Topology::from)
     .collect()
 }

@@ -36,7 +36,7 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
     let (family, rest) = t.split_once(':')?;
     if !matches!(
         family.trim().to_ascii_lowercase().as_str(),
-        "blocks" | "tree"
+        "blocks" | "tree" | "ring" | "torus3d"
     ) {
         return None;
     }

@@ -1,5 +1,6 @@
-//! Slurm machines named by file: `blocks:FILE` and `tree:FILE` read a
-//! `topology.conf` or (`.yaml`, `.yml`) `topology.yaml` file here, since
+//! Slurm machines named by file: `blocks:FILE`, `tree:FILE`, `ring:FILE`
+//! and `torus3d:FILE` read a `topology.conf` or (`.yaml`, `.yml`)
+//! `topology.yaml` file here (a torus only from `topology.yaml`), since
 //! the text form of `Topology` never touches files. A YAML file with
 //! several topologies takes `FILE#NAME`; without a name, its cluster
 //! default. The machine keeps the path as its source, so it prints back as
@@ -12,13 +13,15 @@ use partalloc::topology::{Topology, TopologyKind};
 
 use crate::error::CliError;
 
-/// The Slurm machine a `--topology` value names, if it is `blocks:…` or
-/// `tree:…`.
+/// The Slurm machine a `--topology` value names, if it is `blocks:…`,
+/// `tree:…`, `ring:…` or `torus3d:…`.
 pub(crate) fn load(text: &str) -> Option<Result<Topology, CliError>> {
     let (family, rest) = text.trim().split_once(':')?;
     let kind = match family.trim().to_ascii_lowercase().as_str() {
         "blocks" => TopologyKind::Blocks,
         "tree" => TopologyKind::Tree,
+        "ring" => TopologyKind::Ring,
+        "torus3d" => TopologyKind::Torus3d,
         _ => return None,
     };
     Some(read(kind, rest.trim()))
@@ -88,6 +91,37 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((tree.kind(), tree.num_nodes()), (TopologyKind::Tree, 64));
+    }
+
+    #[test]
+    fn ring_and_torus3d_files_load_with_their_prefixes() {
+        let ring = load(&format!("ring:{}", example("ring-4x8.conf")))
+            .unwrap()
+            .unwrap();
+        let yaml = load(&format!("ring:{}", example("ring-4x8.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!((ring.kind(), ring.num_nodes()), (TopologyKind::Ring, 32));
+        assert_eq!(
+            ring.as_slurm().unwrap().to_conf(),
+            yaml.as_slurm().unwrap().to_conf()
+        );
+        let torus = load(&format!("torus3d:{}", example("torus3d-4x4x4.yaml")))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (torus.kind(), torus.num_nodes()),
+            (TopologyKind::Torus3d, 64)
+        );
+        assert!(torus.to_string().starts_with("torus3d:"));
+        let e = load(&format!("tree:{}", example("ring-4x8.conf")))
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("describes a ring machine; name it ring:"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub enum TopologyKind {
     Blocks,
     /// Slurm `topology/tree`: leaf switches under a switch tree.
     Tree,
+    /// Slurm `topology/ring` (26.05): rings of at most 16 nodes.
+    Ring,
+    /// Slurm `topology/torus3d` (26.05): 3-D tori with placement shapes.
+    Torus3d,
 }
 
 impl fmt::Display for TopologyKind {
@@ -72,6 +76,8 @@ impl fmt::Display for TopologyKind {
             Self::Pod => "pod",
             Self::Blocks => "blocks",
             Self::Tree => "tree",
+            Self::Ring => "ring",
+            Self::Torus3d => "torus3d",
         })
     }
 }
@@ -86,6 +92,8 @@ impl Topology {
             Self::Grid(_) => TopologyKind::Mesh,
             Self::Pod(_) => TopologyKind::Pod,
             Self::Slurm(m) if m.tree().is_some() => TopologyKind::Tree,
+            Self::Slurm(m) if m.rings().is_some() => TopologyKind::Ring,
+            Self::Slurm(m) if m.toruses().is_some() => TopologyKind::Torus3d,
             Self::Slurm(_) => TopologyKind::Blocks,
         }
     }
@@ -243,6 +251,8 @@ impl fmt::Display for Topology {
             }
             Self::Pod(p) => write!(f, "pod:{p}"),
             Self::Slurm(m) if m.tree().is_some() => write!(f, "tree:{}", m.source()),
+            Self::Slurm(m) if m.rings().is_some() => write!(f, "ring:{}", m.source()),
+            Self::Slurm(m) if m.toruses().is_some() => write!(f, "torus3d:{}", m.source()),
             Self::Slurm(m) => write!(f, "blocks:{}", m.source()),
         }
     }
@@ -333,7 +343,7 @@ impl FromStr for Topology {
                 .parse::<Pod>()
                 .map(Into::into)
                 .map_err(|e| err(&e.to_string())),
-            "blocks" | "tree" => Err(err(&format!(
+            "blocks" | "tree" | "ring" | "torus3d" => Err(err(&format!(
                 "a {family} machine is read from a topology.conf or topology.yaml file, not parsed from text; load it with SlurmMachine::parse_conf or parse_yaml (the command-line tool reads {family}:FILE)"
             ))),
             other => Err(err(&format!("unknown family {:?}", crate::echo(other)))),

@@ -51,6 +51,8 @@ pub const ANY_TOPOLOGY: &[TopologyKind] = &[
     TopologyKind::Pod,
     TopologyKind::Blocks,
     TopologyKind::Tree,
+    TopologyKind::Ring,
+    TopologyKind::Torus3d,
 ];
 
 /// Builds an entry's product for a machine from a parsed spec whose name

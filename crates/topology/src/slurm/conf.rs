@@ -28,7 +28,7 @@ pub enum ConfErrorKind {
     NotKeyValue(String),
     /// A key this reader does not know.
     #[error(
-        "unknown key {0:?} (known: BlockName, BlockSizes, Nodes, SwitchName, Switches, LinkSpeed)"
+        "unknown key {0:?} (known: BlockName, BlockSizes, Nodes, SwitchName, Switches, LinkSpeed, RingName)"
     )]
     UnknownKey(String),
     /// A bad hostlist expression.
@@ -37,11 +37,12 @@ pub enum ConfErrorKind {
     /// A bad number.
     #[error("{0:?} is not a positive whole number")]
     BadNumber(String),
-    /// Block and switch lines in one file.
-    #[error("block and switch lines cannot be mixed in one file")]
+    /// Block, switch and ring lines in one file.
+    #[error("block, switch and ring lines cannot be mixed in one file")]
     Mixed,
-    /// A line with neither `BlockName`, `BlockSizes` nor `SwitchName`.
-    #[error("a line must start with BlockName=, BlockSizes= or SwitchName=")]
+    /// A line with neither `BlockName`, `BlockSizes`, `SwitchName` nor
+    /// `RingName`.
+    #[error("a line must start with BlockName=, BlockSizes=, SwitchName= or RingName=")]
     NoName,
     /// A block or switch line without what it needs.
     #[error("{0}")]
@@ -94,6 +95,89 @@ pub enum ConfErrorKind {
         /// Switches in the file.
         defined: usize,
     },
+    /// A ring with more nodes than Slurm 26.05.3 allows
+    /// ([`MAX_RING_SIZE`](super::ring::MAX_RING_SIZE)).
+    #[error("ring {name:?} has {nodes} nodes; a ring may have at most 16")]
+    RingTooLarge {
+        /// The ring.
+        name: String,
+        /// Nodes its list names.
+        nodes: u64,
+    },
+    /// A torus without a name.
+    #[error("a torus needs `name: NAME`")]
+    TorusNoName,
+    /// A torus with both a flat node list and regions.
+    #[error("torus {0:?} gives both nodes and regions; give one")]
+    TorusNodesAndRegions(String),
+    /// A torus with a zero or missing dimension.
+    #[error("torus {0:?} needs dims x, y and z of at least 1")]
+    TorusZeroDims(String),
+    /// A torus with more cells than a machine may have nodes.
+    #[error("torus {name:?} has {cells} cells, more than the {max} (2^22) a machine may have")]
+    TorusTooLarge {
+        /// The torus.
+        name: String,
+        /// Its cells.
+        cells: u64,
+        /// The limit, [`hostlist::MAX_HOSTS`].
+        max: usize,
+    },
+    /// A flat node list that does not fill the torus exactly.
+    #[error(
+        "torus {name:?} is {}x{}x{} = {} cells, but its nodes list names {nodes}",
+        dims[0], dims[1], dims[2],
+        u64::from(dims[0]) * u64::from(dims[1]) * u64::from(dims[2])
+    )]
+    TorusNodeCount {
+        /// The torus.
+        name: String,
+        /// Its dimensions.
+        dims: [u16; 3],
+        /// Nodes the list names.
+        nodes: u64,
+    },
+    /// A region without nodes.
+    #[error("a region of torus {0:?} has no nodes")]
+    RegionNoNodes(String),
+    /// A region that does not fit inside its torus (regions do not wrap).
+    #[error("a region of torus {0:?} reaches past the torus's dimensions (regions do not wrap)")]
+    RegionOutside(String),
+    /// A region whose node list does not fill it exactly.
+    #[error("a region of torus {torus:?} has {cells} cells, but its nodes list names {nodes}")]
+    RegionNodeCount {
+        /// The torus.
+        torus: String,
+        /// The region's cells.
+        cells: u64,
+        /// Nodes the list names.
+        nodes: u64,
+    },
+    /// Two regions of one torus sharing a cell.
+    #[error("regions of torus {torus:?} overlap at ({}, {}, {})", at[0], at[1], at[2])]
+    RegionOverlap {
+        /// The torus.
+        torus: String,
+        /// The first shared cell.
+        at: [u16; 3],
+    },
+    /// A placement with a zero or missing dimension.
+    #[error("a placement of torus {0:?} needs dims x, y and z of at least 1")]
+    PlacementZeroDims(String),
+    /// A placement larger than its torus along some axis.
+    #[error("placement {}x{}x{} is larger than the torus {torus:?}", dims[0], dims[1], dims[2])]
+    PlacementTooLarge {
+        /// The torus.
+        torus: String,
+        /// The placement's dimensions.
+        dims: [u16; 3],
+    },
+    /// An anchor spacing larger than the torus along some axis.
+    #[error("an anchor_spacing of torus {0:?} is larger than the torus")]
+    AnchorSpacing(String),
+    /// An anchor seed outside the torus.
+    #[error("an anchor_seed of torus {0:?} lies outside the torus")]
+    AnchorSeed(String),
 }
 
 /// One definition (a `topology.conf` line, or a `topology.yaml` entry
@@ -108,11 +192,11 @@ impl Line {
         self.pairs.first().map_or("", |p| p.0.as_str())
     }
 
-    fn name(&self) -> String {
+    pub(super) fn name(&self) -> String {
         self.pairs.first().map_or("", |p| p.1.as_str()).to_owned()
     }
 
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.pairs
             .iter()
             .find(|(k, _)| k == key)
@@ -151,8 +235,13 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// Nodes read so far.
+    pub(super) fn node_count(&self) -> usize {
+        self.names.len()
+    }
+
     /// Adds the nodes of `expr`; returns how many.
-    fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
+    pub(super) fn add_nodes(&mut self, expr: &str, line: usize) -> Result<usize, ConfError> {
         let hosts = hostlist::expand(expr).map_err(|e| self.err(line, e.into()))?;
         if hosts.is_empty() {
             // Slurm's parser gives no host for an empty text; a line must name one.
@@ -173,7 +262,8 @@ impl<'s> Reader<'s> {
     }
 }
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
+    "ringname",
     "blockname",
     "blocksizes",
     "nodes",
@@ -205,20 +295,25 @@ pub(super) fn parse(text: &str, source: &str) -> Result<SlurmMachine, ConfError>
             });
         }
     }
-    if let Some(l) = lines
-        .iter()
-        .find(|l| !matches!(l.first(), "blockname" | "blocksizes" | "switchname"))
-    {
+    if let Some(l) = lines.iter().find(|l| {
+        !matches!(
+            l.first(),
+            "blockname" | "blocksizes" | "switchname" | "ringname"
+        )
+    }) {
         return Err(r.err(l.number, ConfErrorKind::NoName));
     }
-    let is_block = lines
-        .iter()
-        .any(|l| matches!(l.first(), "blockname" | "blocksizes"));
-    let first_switch = lines.iter().find(|l| l.first() == "switchname");
-    if let (true, Some(l)) = (is_block, first_switch) {
+    // One family per file: the first line's.
+    let family = |l: &Line| match l.first() {
+        "switchname" => 1,
+        "ringname" => 2,
+        _ => 0,
+    };
+    let first = lines.first().map_or(0, family);
+    if let Some(l) = lines.iter().find(|l| family(l) != first) {
         return Err(r.err(l.number, ConfErrorKind::Mixed));
     }
-    build(&lines, first_switch.is_some(), r)
+    build(&lines, first == 1, r)
 }
 
 /// Builds the machine from its definitions, a tree or a block machine.
@@ -227,7 +322,6 @@ pub(super) fn build(
     tree: bool,
     mut r: Reader<'_>,
 ) -> Result<SlurmMachine, ConfError> {
-    let source = r.source;
     // Count every list before expanding any, so that many lists at the
     // per-expression limit cannot add up to gigabytes of names.
     let mut total = 0u64;
@@ -254,16 +348,23 @@ pub(super) fn build(
             }
         }
     }
-    let shape = if tree {
+    let shape = if lines.first().is_some_and(|l| l.first() == "ringname") {
+        super::ring::read(lines, &mut r)?
+    } else if tree {
         read_tree(lines, &mut r)?
     } else {
         read_blocks(lines, &mut r)?
     };
+    finish(r, shape)
+}
+
+/// The machine of `shape` with the nodes `r` read.
+pub(super) fn finish(r: Reader<'_>, shape: Shape) -> Result<SlurmMachine, ConfError> {
     if r.names.is_empty() {
         return Err(r.err(0, ConfErrorKind::Empty));
     }
     Ok(SlurmMachine {
-        source: source.to_owned(),
+        source: r.source.to_owned(),
         names: r.names,
         shape,
     })

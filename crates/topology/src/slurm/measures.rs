@@ -39,6 +39,8 @@ impl SlurmMachine {
                     .partition_point(|&l| t.switches[l as usize].nodes.end <= node)
                     as u32,
             ),
+            Shape::Rings(r) => r.ring_of(node).map(|i| i as u32),
+            Shape::Toruses(t) => t.torus_of(node).map(|i| i as u32),
         }
     }
 
@@ -48,6 +50,8 @@ impl SlurmMachine {
         match &self.shape {
             Shape::Blocks(b) => b.base_blocks(),
             Shape::Tree(t) => t.leaves.len() as u32,
+            Shape::Rings(r) => r.len() as u32,
+            Shape::Toruses(t) => t.toruses().len() as u32,
         }
     }
 
@@ -118,6 +122,18 @@ impl SlurmMachine {
                     })
                     .and_then(|s| t.level(s))
                     .unwrap_or(u32::MAX)
+            }
+            // One ring or torus: class 0; several: no common domain.
+            Shape::Rings(_) | Shape::Toruses(_) => {
+                let d = self.domain_of(first);
+                if nodes
+                    .iter()
+                    .all(|&n| (n as usize) >= self.num_nodes() || self.domain_of(n) == d)
+                {
+                    0
+                } else {
+                    u32::MAX
+                }
             }
         }
     }

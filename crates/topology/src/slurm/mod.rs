@@ -1,9 +1,12 @@
-//! Machines as Slurm describes them: racks and blocks (`topology/block`)
-//! and switch trees (`topology/tree`), read from `topology.conf`.
+//! Machines as Slurm describes them: racks and blocks (`topology/block`),
+//! switch trees (`topology/tree`) and rings (`topology/ring`), read from
+//! `topology.conf` or `topology.yaml`, and 3-D tori (`topology/torus3d`),
+//! read from `topology.yaml`.
 //!
 //! Node ids follow the order in which the file names the nodes: base block
 //! by base block for a block machine, leaf switch by leaf switch for a tree,
-//! so that every base block or leaf switch is a run of consecutive ids.
+//! so that every base block or leaf switch is a run of consecutive ids;
+//! ring by ring, and torus by torus (region by region), likewise.
 //! Node names are kept; [`SlurmMachine::hostlist`] prints a set of ids as
 //! Slurm prints node lists.
 //!
@@ -21,11 +24,15 @@
 mod conf;
 pub mod hostlist;
 mod measures;
+pub mod ring;
+pub mod torus3d;
 mod yaml;
 
 pub use conf::{ConfError, ConfErrorKind};
 pub use hostlist::HostlistError;
 pub use measures::JobLocality;
+pub use ring::Rings;
+pub use torus3d::{PlacementShape, Torus, Toruses};
 
 use crate::NodeId;
 
@@ -196,6 +203,10 @@ pub enum Shape {
     Blocks(Blocks),
     /// `topology/tree`.
     Tree(Tree),
+    /// `topology/ring` (Slurm 26.05).
+    Rings(Rings),
+    /// `topology/torus3d` (Slurm 26.05).
+    Toruses(Toruses),
 }
 
 /// A machine read from a Slurm topology description, node names kept.
@@ -237,7 +248,12 @@ impl From<SlurmMachine> for SlurmRepr {
 impl TryFrom<SlurmRepr> for SlurmMachine {
     type Error = ConfError;
     fn try_from(r: SlurmRepr) -> Result<Self, ConfError> {
-        Self::parse_conf(&r.conf, &r.source)
+        // A torus machine is written as topology.yaml (see `to_conf`).
+        if r.conf.starts_with("- topology:") {
+            Self::parse_yaml(&r.conf, &r.source, None)
+        } else {
+            Self::parse_conf(&r.conf, &r.source)
+        }
     }
 }
 
@@ -288,7 +304,10 @@ impl SlurmMachine {
     /// The machine as `topology.conf` text, which
     /// [`parse_conf`](Self::parse_conf) reads back to an equal machine:
     /// one `BlockName=` line per base block and `BlockSizes=`, or one
-    /// `SwitchName=` line per switch, node lists as hostlists.
+    /// `SwitchName=` line per switch, or one `RingName=` line per ring,
+    /// node lists as hostlists. A torus machine, which `topology.conf` cannot
+    /// describe, is written as `topology.yaml` text instead, which
+    /// [`parse_yaml`](Self::parse_yaml) reads back to an equal machine.
     ///
     /// ```
     /// use partalloc_topology::slurm::SlurmMachine;
@@ -334,6 +353,15 @@ impl SlurmMachine {
                     out.push('\n');
                 }
             }
+            Shape::Rings(r) => {
+                for (i, name) in r.ring_names().iter().enumerate() {
+                    let nodes = self.hostlist(&ids(r.nodes(i)));
+                    let _ = writeln!(out, "RingName={name} Nodes={nodes}");
+                }
+            }
+            Shape::Toruses(t) => {
+                return torus3d::to_yaml(t, |range| self.hostlist(&ids(range)));
+            }
         }
         out
     }
@@ -376,7 +404,25 @@ impl SlurmMachine {
     pub fn blocks(&self) -> Option<&Blocks> {
         match &self.shape {
             Shape::Blocks(b) => Some(b),
-            Shape::Tree(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The rings, if this is a ring machine.
+    #[must_use]
+    pub fn rings(&self) -> Option<&Rings> {
+        match &self.shape {
+            Shape::Rings(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The tori, if this is a torus machine.
+    #[must_use]
+    pub fn toruses(&self) -> Option<&Toruses> {
+        match &self.shape {
+            Shape::Toruses(t) => Some(t),
+            _ => None,
         }
     }
 
@@ -385,7 +431,7 @@ impl SlurmMachine {
     pub fn tree(&self) -> Option<&Tree> {
         match &self.shape {
             Shape::Tree(t) => Some(t),
-            Shape::Blocks(_) => None,
+            _ => None,
         }
     }
 
@@ -425,6 +471,13 @@ impl SlurmMachine {
                         .map(|s| s.children.len() as u64)
                         .sum::<u64>()
             }
+            Shape::Rings(r) => (0..r.len())
+                .map(|i| match r.nodes(i).len() as u64 {
+                    n @ 0..=2 => n.saturating_sub(1),
+                    n => n,
+                })
+                .sum(),
+            Shape::Toruses(t) => t.toruses().iter().map(torus_links).sum(),
         }
     }
 
@@ -458,14 +511,53 @@ impl SlurmMachine {
                     .max()
                     .unwrap_or(1)
             }
+            Shape::Rings(r) if r.len() > 1 => u32::MAX,
+            Shape::Rings(r) => r.nodes(0).len() as u32 / 2,
+            Shape::Toruses(t) if t.toruses().len() > 1 => u32::MAX,
+            Shape::Toruses(t) => t
+                .toruses()
+                .first()
+                .map_or(0, |x| x.dims().iter().map(|&d| u32::from(d) / 2).sum()),
         }
     }
 
-    /// The other nodes of `node`'s base block or leaf switch (distance 1),
+    /// The other nodes of `node`'s base block or leaf switch, its two ring
+    /// neighbours, or the filled cells next to it on its torus (distance 1),
     /// or `None` if `node` does not exist.
     #[must_use]
     pub fn neighbours(&self, node: NodeId) -> Option<Vec<NodeId>> {
+        if (node as usize) >= self.names.len() {
+            return None;
+        }
         let range = match &self.shape {
+            Shape::Rings(r) => {
+                let ring = r.nodes(r.ring_of(node)?);
+                let n = ring.len() as u32;
+                let pos = node - ring.start;
+                let mut v = vec![ring.start + (pos + n - 1) % n, ring.start + (pos + 1) % n];
+                v.dedup();
+                v.retain(|&x| x != node);
+                return Some(v);
+            }
+            Shape::Toruses(t) => {
+                let torus = &t.toruses()[t.torus_of(node)?];
+                let c = torus.coord_of(node)?;
+                let mut v = Vec::new();
+                for a in 0..3 {
+                    let d = torus.dims()[a];
+                    for step in [d - 1, 1] {
+                        let mut at = c;
+                        at[a] = ((u32::from(c[a]) + u32::from(step)) % u32::from(d)) as u16;
+                        if let Some(x) = torus.cell(at[0], at[1], at[2])
+                            && x != node
+                            && !v.contains(&x)
+                        {
+                            v.push(x);
+                        }
+                    }
+                }
+                return Some(v);
+            }
             Shape::Blocks(b) => {
                 let lo = b.block_of(node) * b.base_size;
                 lo..lo + b.base_size
@@ -477,7 +569,9 @@ impl SlurmMachine {
 
     /// Hop distance in the usual Slurm sense: 0 for the same node, 1 within
     /// a base block or leaf switch, then one more per aggregation level or
-    /// switch level to the lowest common block or switch.
+    /// switch level to the lowest common block or switch; on a ring the
+    /// shorter way round, on a torus the wrapped (Lee) distance between the
+    /// cells; `u32::MAX` between two rings or two tori.
     #[must_use]
     pub fn distance(&self, a: NodeId, b: NodeId) -> u32 {
         if a == b {
@@ -499,8 +593,58 @@ impl SlurmMachine {
                     .find_map(|(i, s)| up.iter().position(|&u| u == s).map(|j| i.max(j) as u32 + 1))
                     .unwrap_or(u32::MAX)
             }
+            Shape::Rings(r) => match (r.ring_of(a), r.ring_of(b)) {
+                (Some(x), Some(y)) if x == y => {
+                    let n = r.nodes(x).len() as u32;
+                    let d = a.abs_diff(b);
+                    d.min(n - d)
+                }
+                _ => u32::MAX,
+            },
+            Shape::Toruses(t) => match (t.torus_of(a), t.torus_of(b)) {
+                (Some(x), Some(y)) if x == y => {
+                    let torus = &t.toruses()[x];
+                    match (torus.coord_of(a), torus.coord_of(b)) {
+                        (Some(p), Some(q)) => (0..3)
+                            .map(|k| {
+                                let d = u32::from(p[k].abs_diff(q[k]));
+                                d.min(u32::from(torus.dims()[k]) - d)
+                            })
+                            .sum(),
+                        _ => u32::MAX,
+                    }
+                }
+                _ => u32::MAX,
+            },
         }
     }
+}
+
+/// Links between filled neighbouring cells of one torus (an axis of two
+/// cells has one link per pair, not two).
+fn torus_links(t: &Torus) -> u64 {
+    let [dx, dy, dz] = t.dims();
+    let mut links = 0;
+    for z in 0..dz {
+        for y in 0..dy {
+            for x in 0..dx {
+                if t.cell(x, y, z).is_none() {
+                    continue;
+                }
+                let c = [x, y, z];
+                for a in 0..3 {
+                    let d = t.dims()[a];
+                    if d < 2 || (d == 2 && c[a] == 1) {
+                        continue;
+                    }
+                    let mut at = c;
+                    at[a] = (c[a] + 1) % d;
+                    links += u64::from(t.cell(at[0], at[1], at[2]).is_some());
+                }
+            }
+        }
+    }
+    links
 }
 
 #[cfg(all(test, feature = "serde"))]

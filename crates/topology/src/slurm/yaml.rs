@@ -3,14 +3,18 @@
 //! The file is a list of named topologies, each `block:` (with
 //! `block_sizes` and `blocks`, each block a `block` name and its `nodes`),
 //! `tree:` (with `switches`, each a `switch` name and its `children` or
-//! `nodes`) or `flat: true`. The reader understands the part of YAML these
-//! files use — block mappings and sequences by indentation, `- key: value`
-//! items, `[a, b]` flow lists, quoted and plain scalars, `#` comments — and
-//! translates the chosen topology into the definitions of `topology.conf`,
-//! so both files give the same [`SlurmMachine`] and the same checks.
+//! `nodes`), `ring:` (with `rings`, each a `ring` name and its `nodes`),
+//! `torus3d:` (with `toruses`, see [`torus3d`](super::torus3d)) or
+//! `flat: true`. The reader understands the part of YAML these files use —
+//! block mappings and sequences by indentation, `- key: value` items,
+//! `[a, b]` flow lists, `{x: 1, y: 2}` flow mappings of scalars, quoted and
+//! plain scalars, `#` comments — and translates the chosen topology into
+//! the definitions of `topology.conf` (a torus, which has none, into its
+//! own), so both files give the same [`SlurmMachine`] and the same checks.
 
 use super::SlurmMachine;
 use super::conf::{self, ConfError, ConfErrorKind, Line, Reader};
+use super::torus3d::{PlacementConfig, RegionConfig, TorusConfig};
 
 /// A YAML value with the line it starts on.
 #[derive(Debug)]
@@ -104,11 +108,27 @@ fn inline(text: &str, line: usize) -> YamlResult<Value> {
             .collect::<YamlResult<_>>()?;
         return Ok(Value::Seq(items, line));
     }
-    if text.starts_with('{') {
-        return Err((
-            line,
-            "flow mappings ({...}) are not supported; write one key per line".to_owned(),
-        ));
+    if let Some(body) = text.strip_prefix('{') {
+        let body = body
+            .strip_suffix('}')
+            .ok_or_else(|| (line, format!("unclosed flow mapping {text}")))?;
+        let mut entries: Vec<(String, Value, usize)> = Vec::new();
+        for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = split_key(item)
+                .ok_or_else(|| (line, format!("expected `key: value` in {text}")))?;
+            let key = unquote(k, line)?;
+            if v.starts_with(['[', '{']) {
+                return Err((
+                    line,
+                    format!("nested flow values are not supported in {text}"),
+                ));
+            }
+            if entries.iter().any(|(e, _, _)| *e == key) {
+                return Err((line, format!("key {key:?} is given twice")));
+            }
+            entries.push((key, Value::Scalar(unquote(v, line)?, line), line));
+        }
+        return Ok(Value::Map(entries, line));
     }
     Ok(Value::Scalar(unquote(text, line)?, line))
 }
@@ -290,8 +310,16 @@ fn truthy(v: &Value) -> YamlResult<bool> {
     }
 }
 
+/// The chosen topology's definitions.
+enum Definitions {
+    /// As `topology.conf` lines; true for a tree.
+    Conf(Vec<Line>, bool),
+    /// Tori.
+    Toruses(Vec<TorusConfig>),
+}
+
 /// The chosen topology's definitions, as `topology.conf` lines.
-fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<(Vec<Line>, bool)> {
+fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
     let topologies = seq(root, "the file")?;
     let mut chosen = None;
     let mut names = Vec::new();
@@ -299,7 +327,15 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<(Vec<Line>, boo
         let e = map(t, "a topology")?;
         check_keys(
             e,
-            &["topology", "cluster_default", "block", "tree", "flat"],
+            &[
+                "topology",
+                "cluster_default",
+                "block",
+                "tree",
+                "flat",
+                "ring",
+                "torus3d",
+            ],
             "a topology",
         )?;
         if e.first().is_none_or(|(k, _, _)| k != "topology") {
@@ -341,17 +377,21 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<(Vec<Line>, boo
     };
     let kinds: Vec<&(String, Value, usize)> = e
         .iter()
-        .filter(|(k, _, _)| matches!(k.as_str(), "block" | "tree" | "flat"))
+        .filter(|(k, _, _)| matches!(k.as_str(), "block" | "tree" | "flat" | "ring" | "torus3d"))
         .collect();
     let [(kind, body, line)] = kinds.as_slice() else {
         return Err((
             e[0].2,
-            format!("topology {name:?} must have exactly one of block, tree and flat"),
+            format!(
+                "topology {name:?} must have exactly one of block, tree, ring, torus3d and flat"
+            ),
         ));
     };
     match kind.as_str() {
-        "block" => Ok((block_lines(body)?, false)),
-        "tree" => Ok((tree_lines(body)?, true)),
+        "block" => Ok(Definitions::Conf(block_lines(body)?, false)),
+        "tree" => Ok(Definitions::Conf(tree_lines(body)?, true)),
+        "ring" => Ok(Definitions::Conf(ring_lines(body)?, false)),
+        "torus3d" => Ok(Definitions::Toruses(torus_configs(body)?)),
         _ => Err((
             *line,
             format!("topology {name:?} is flat: it has no blocks or switches to place jobs in"),
@@ -413,6 +453,126 @@ fn tree_lines(body: &Value) -> YamlResult<Vec<Line>> {
     Ok(lines)
 }
 
+/// A list of mappings, or one mapping standing for a list of one (Slurm's
+/// data parser takes both).
+fn items<'v>(v: &'v Value, what: &str) -> YamlResult<Vec<&'v Value>> {
+    match v {
+        Value::Map(..) => Ok(vec![v]),
+        _ => Ok(seq(v, what)?.iter().collect()),
+    }
+}
+
+fn ring_lines(body: &Value) -> YamlResult<Vec<Line>> {
+    let e = map(body, "ring")?;
+    check_keys(e, &["rings"], "ring")?;
+    let rings = get(e, "rings").ok_or((body.line(), "ring needs a `rings` list".to_owned()))?;
+    let mut lines = Vec::new();
+    for g in items(rings, "rings")? {
+        let ge = map(g, "a ring")?;
+        check_keys(ge, &["ring", "nodes"], "a ring")?;
+        let name = get(ge, "ring").ok_or((g.line(), "a ring needs `ring: NAME`".to_owned()))?;
+        let mut pairs = vec![("ringname".to_owned(), scalar(name, "ring")?)];
+        if let Some(n) = get(ge, "nodes") {
+            pairs.push(("nodes".to_owned(), hostlist(n, "nodes")?));
+        }
+        lines.push(Line {
+            number: g.line(),
+            pairs,
+        });
+    }
+    Ok(lines)
+}
+
+/// `{x, y, z}` (each missing one 0).
+fn xyz(v: &Value, what: &str) -> YamlResult<[u16; 3]> {
+    let e = map(v, what)?;
+    check_keys(e, &["x", "y", "z"], what)?;
+    let mut out = [0u16; 3];
+    for (slot, key) in out.iter_mut().zip(["x", "y", "z"]) {
+        if let Some(n) = get(e, key) {
+            let t = scalar(n, key)?;
+            *slot = t.parse().map_err(|_| {
+                (
+                    n.line(),
+                    format!("{what}: {key} {t:?} is not a whole number from 0 to 65535"),
+                )
+            })?;
+        }
+    }
+    Ok(out)
+}
+
+fn torus_configs(body: &Value) -> YamlResult<Vec<TorusConfig>> {
+    let e = map(body, "torus3d")?;
+    check_keys(e, &["toruses"], "torus3d")?;
+    let toruses =
+        get(e, "toruses").ok_or((body.line(), "torus3d needs a `toruses` list".to_owned()))?;
+    let mut out = Vec::new();
+    for t in items(toruses, "toruses")? {
+        let te = map(t, "a torus")?;
+        check_keys(
+            te,
+            &["name", "nodes", "dims", "placements", "regions"],
+            "a torus",
+        )?;
+        let mut c = TorusConfig {
+            line: t.line(),
+            ..TorusConfig::default()
+        };
+        c.name = get(te, "name").map(|n| scalar(n, "name")).transpose()?;
+        if let Some(d) = get(te, "dims") {
+            c.dims = xyz(d, "dims")?;
+        }
+        if let Some(n) = get(te, "nodes") {
+            c.nodes = Some((hostlist(n, "nodes")?, n.line()));
+        }
+        if let Some(rs) = get(te, "regions") {
+            for g in items(rs, "regions")? {
+                let ge = map(g, "a region")?;
+                check_keys(ge, &["anchor", "dims", "nodes"], "a region")?;
+                let mut r = RegionConfig {
+                    line: g.line(),
+                    ..RegionConfig::default()
+                };
+                if let Some(a) = get(ge, "anchor") {
+                    r.anchor = xyz(a, "anchor")?;
+                }
+                if let Some(d) = get(ge, "dims") {
+                    r.dims = xyz(d, "dims")?;
+                }
+                r.nodes = get(ge, "nodes").map(|n| hostlist(n, "nodes")).transpose()?;
+                c.regions.push(r);
+            }
+        }
+        if let Some(ps) = get(te, "placements") {
+            for p in items(ps, "placements")? {
+                let pe = map(p, "a placement")?;
+                check_keys(
+                    pe,
+                    &["dims", "anchor_seed", "anchor_spacing"],
+                    "a placement",
+                )?;
+                let mut pc = PlacementConfig {
+                    line: p.line(),
+                    ..PlacementConfig::default()
+                };
+                if let Some(d) = get(pe, "dims") {
+                    pc.dims = xyz(d, "dims")?;
+                }
+                if let Some(d) = get(pe, "anchor_seed") {
+                    pc.seed = xyz(d, "anchor_seed")?;
+                }
+                if let Some(d) = get(pe, "anchor_spacing") {
+                    pc.spacing = xyz(d, "anchor_spacing")?;
+                }
+                c.placements.push(pc);
+            }
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
 pub(super) fn parse(
     text: &str,
     source: &str,
@@ -423,8 +583,14 @@ pub(super) fn parse(
     let root = parse_value(text)
         .map_err(yaml_err)?
         .ok_or_else(|| r.err(0, ConfErrorKind::Empty))?;
-    let (lines, tree) = definitions(&root, topology).map_err(yaml_err)?;
-    conf::build(&lines, tree, r)
+    match definitions(&root, topology).map_err(yaml_err)? {
+        Definitions::Conf(lines, tree) => conf::build(&lines, tree, r),
+        Definitions::Toruses(configs) => {
+            let mut r = r;
+            let shape = super::torus3d::read(&configs, &mut r)?;
+            conf::finish(r, shape)
+        }
+    }
 }
 
 #[cfg(test)]
