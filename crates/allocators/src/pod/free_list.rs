@@ -26,12 +26,12 @@
 //!   When several orientations fit in S, only those whose type reservation
 //!   factor against S (the largest slab of S beside o, Fig. 6) is largest
 //!   give candidates, as in the mesh strategy. Orientations are those of
-//!   [`orientations`]: the requested shape, and its permutations when the
+//!   [`Orientations`](partalloc_topology::Orientations): the requested shape, and its permutations when the
 //!   request or the pod allows rotation.
 //! - **Elimination** (Fig. 6 step 2): against each list member in order,
 //!   keep the candidates with the largest reservation factor; stop when one
 //!   is left; then against the whole pod; then (ours) the lowest base chip
-//!   id, then the earliest orientation in [`orientations`] order.
+//!   id, then the earliest orientation in [`OrientationOrder::Sorted`](partalloc_topology::OrientationOrder::Sorted) order.
 //! - **Reservation factor** (Definition 2) of a candidate C against a box T:
 //!   the size of T if they do not meet; otherwise the size of the largest
 //!   slab of T beside C, where a slab in dimension d is T with its arc in d

@@ -4,7 +4,7 @@
 //!
 //! - [`PodPolicy::FirstFit`] (static wiring): the first free placement,
 //!   bases in node-id order (dimension 0 fastest) and, at each base, the
-//!   orientations in [`orientations`] order; placements run across the
+//!   orientations in [`OrientationOrder::Sorted`] order; placements run across the
 //!   torus edge.
 //! - [`PodPolicy::BestFit`] (static wiring, catalogue-keeping): among all
 //!   free placements, the one after which the catalogue stays most
