@@ -44,6 +44,37 @@ use crate::block::PlaceError;
 /// Distance between switches in different trees.
 const FAR: u32 = u32::MAX;
 
+/// Most switches for which [`TreePlacer`] keeps a table of all pairwise
+/// hops (4 MB at this size).
+const HOPS_TABLE_MAX: usize = 1024;
+
+/// Hops from switch `a` to switch `b` through their lowest common ancestor,
+/// walking up from the deeper one; `FAR` when they share no ancestor.
+fn lca_hops(parent: &[Option<u32>], depth: &[u32], a: usize, b: usize) -> u32 {
+    let (mut a, mut b, mut h) = (a, b, 0u32);
+    while depth[a] > depth[b] {
+        let Some(p) = parent[a] else { return FAR };
+        a = p as usize;
+        h += 1;
+    }
+    while depth[b] > depth[a] {
+        let Some(p) = parent[b] else { return FAR };
+        b = p as usize;
+        h += 1;
+    }
+    while a != b {
+        match (parent[a], parent[b]) {
+            (Some(pa), Some(pb)) => {
+                a = pa as usize;
+                b = pb as usize;
+                h += 2;
+            }
+            _ => return FAR,
+        }
+    }
+    h
+}
+
 /// The placement state of one tree machine.
 #[derive(Debug, Clone)]
 pub struct TreePlacer {
@@ -65,8 +96,12 @@ pub struct TreePlacer {
     below: Vec<Vec<u32>>,
     /// Switches without a parent.
     roots: usize,
-    /// Hops between switches, row by row (`FAR` across trees).
+    /// Hops between switches, row by row (`FAR` across trees), kept for
+    /// trees of at most [`HOPS_TABLE_MAX`] switches; larger ones walk up
+    /// to the common ancestor on each query ([`hop`](Self::hop)).
     hops: Vec<u32>,
+    /// Per switch: hops up to its root.
+    depth: Vec<u32>,
     /// Reused between placements: free nodes per switch as the placement
     /// sees them, and the summed distance to the leaves picked so far.
     count: Vec<u32>,
@@ -110,16 +145,28 @@ impl TreePlacer {
             leaf_index[l as usize] = Some(li as u32);
         }
         let parent: Vec<Option<u32>> = sw.iter().map(|s| s.parent).collect();
-        // Hops: through the lowest common ancestor, within one tree.
-        let mut hops = vec![FAR; n * n];
-        for a in 0..n {
-            let up: Vec<u32> = tree.ancestors(a as u32).collect();
-            for b in 0..n {
-                for (db, x) in tree.ancestors(b as u32).enumerate() {
-                    if let Some(da) = up.iter().position(|&y| y == x) {
-                        hops[a * n + b] = (da + db) as u32;
-                        break;
-                    }
+        // Depths from the roots down, so a chain costs one pass.
+        let mut depth = vec![0u32; n];
+        let mut order: Vec<u32> = (0..n as u32)
+            .filter(|&s| sw[s as usize].parent.is_none())
+            .collect();
+        let mut next = 0;
+        while let Some(&s) = order.get(next) {
+            for &c in &sw[s as usize].children {
+                depth[c as usize] = depth[s as usize] + 1;
+                order.push(c);
+            }
+            next += 1;
+        }
+        // Hops: through the lowest common ancestor, within one tree. The
+        // table is n² entries, so only small trees keep one (a file of
+        // 100,000 switches would ask for 40 GB).
+        let mut hops = Vec::new();
+        if n <= HOPS_TABLE_MAX {
+            hops = vec![FAR; n * n];
+            for a in 0..n {
+                for b in 0..n {
+                    hops[a * n + b] = lca_hops(&parent, &depth, a, b);
                 }
             }
         }
@@ -136,8 +183,19 @@ impl TreePlacer {
             leaf_index,
             below,
             hops,
+            depth,
             count: vec![0; n],
             dist: vec![0; n],
+        }
+    }
+
+    /// Hops between switches `a` and `b` through their lowest common
+    /// ancestor (`FAR` when they are in different trees).
+    fn hop(&self, a: usize, b: usize) -> u32 {
+        let n = self.parent.len();
+        match self.hops.get(a * n + b) {
+            Some(&h) if !self.hops.is_empty() => h,
+            _ => lca_hops(&self.parent, &self.depth, a, b),
         }
     }
 
@@ -308,7 +366,7 @@ impl TreePlacer {
             let Some(best) = self.pick(rem) else { break };
             leaves += 1;
             for x in 0..n {
-                let h = self.hops[best * n + x];
+                let h = self.hop(best, x);
                 self.dist[x] = if h == FAR || self.dist[x] == FAR {
                     FAR
                 } else {
@@ -485,6 +543,54 @@ mod tests {
         // their spines differ (s1 has 3, s0 has 2: more wins); then l1.
         assert_eq!(m.hostlist(&p.place(4, None).unwrap()), "t[06,13-15]");
         assert_eq!(p.free_nodes(), 1);
+    }
+
+    proptest! {
+        /// A tree too large for the hop table walks to the common ancestor
+        /// instead: the same placements, job for job, as with the table.
+        #[test]
+        fn hops_walked_up_place_as_the_table_does(
+            ops in prop::collection::vec((1u32..=16, 0u32..4, any::<bool>()), 1..30)
+        ) {
+            let m = machine();
+            let mut table = TreePlacer::new(m.tree().unwrap());
+            let mut walk = table.clone();
+            walk.hops = Vec::new();
+            for a in 0..7 {
+                for b in 0..7 {
+                    prop_assert_eq!(walk.hop(a, b), table.hop(a, b));
+                }
+            }
+            let mut live = Vec::new();
+            for (nodes, limit, release) in ops {
+                if release && !live.is_empty() {
+                    let v: Vec<NodeId> = live.remove(0);
+                    table.release(&v);
+                    walk.release(&v);
+                    continue;
+                }
+                let limit = (limit > 0).then_some(limit);
+                let (a, b) = (table.place(nodes, limit), walk.place(nodes, limit));
+                prop_assert_eq!(&a, &b);
+                if let Ok(v) = a {
+                    live.push(v);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hop_table_is_kept_for_small_trees_only() {
+        let mut conf = String::from("SwitchName=s0 Nodes=n[0-1]\n");
+        for i in 1..=HOPS_TABLE_MAX {
+            conf.push_str(&format!("SwitchName=s{i} Switches=s{}\n", i - 1));
+        }
+        let m = SlurmMachine::parse_conf(&conf, "chain.conf").unwrap();
+        let mut p = TreePlacer::new(m.tree().unwrap());
+        assert!(p.hops.is_empty());
+        assert_eq!(p.hop(0, HOPS_TABLE_MAX), HOPS_TABLE_MAX as u32);
+        assert_eq!(m.hostlist(&p.place(2, None).unwrap()), "n[0-1]");
+        assert!(TreePlacer::new(machine().tree().unwrap()).hops.len() == 49);
     }
 
     #[test]
