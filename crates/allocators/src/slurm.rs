@@ -39,8 +39,9 @@ use partalloc_topology::slurm::{JobLocality, SlurmMachine};
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
 use crate::block::{BlockBuddy, BlockPlacer, PlaceError, Placement};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::error::UnsupportedTopology;
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo, UnsupportedTopology};
 use crate::ring::RingPlacer;
 use crate::torus3d::TorusPlacer;
 use crate::tree::TreePlacer;

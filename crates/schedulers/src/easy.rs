@@ -51,7 +51,7 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -241,16 +241,12 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
         params: &[ROTATE],
         topologies: ANY_TOPOLOGY,
     },
-    build: |_, spec| {
-        Ok(Box::new(EasyBackfilling::new(crate::registry::mapping(
-            spec,
-        )?)))
-    },
+    build: |_, spec| Ok(Box::new(EasyBackfilling::new(crate::entry::mapping(spec)?))),
 };
 
 impl Scheduler for EasyBackfilling {
     fn name(&self) -> String {
-        crate::registry::with_rotate("easy-backfilling", self.mapping, String::new())
+        crate::entry::with_rotate("easy-backfilling", self.mapping, String::new())
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

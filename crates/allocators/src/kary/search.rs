@@ -14,7 +14,8 @@ use partalloc_topology::{
 
 use super::box_sides;
 use super::common::odometer;
-use crate::registry::{BuildError, ParamInfo};
+use crate::BuildError;
+use crate::entry::ParamInfo;
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };

@@ -69,7 +69,7 @@ use core::cmp::Reverse;
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "fsl";

@@ -18,9 +18,10 @@ use core::cell::RefCell;
 use partalloc_topology::GridBox;
 
 use super::MeshCore;
+use crate::BuildError;
 use crate::StrategySpec;
+use crate::entry::ParamInfo;
 use crate::kary::SearchMode;
-use crate::registry::{BuildError, ParamInfo};
 
 /// Whether the fast searches use the row words even where the per-request
 /// cost model prefers the literal path (which chooses the same box): in

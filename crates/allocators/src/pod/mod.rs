@@ -56,7 +56,7 @@ use partalloc_topology::{
     Coords, GridBox, NodeId, NodeSet, OrientationOrder, Orientations, Topology, TopologyKind,
 };
 
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
     Request,
