@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::{
-    JobCsvWriter, JobRecord, Replications, Report, ReportError, Results, SimConfig, Simulation,
-    Stop,
+    JobCsvWriter, JobRecord, Replications, Report, ReportError, Results, SimConfig, Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -15,7 +14,7 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::run::{Setup, run_generated};
+use crate::run::{Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
 
@@ -99,7 +98,11 @@ struct Output<'a> {
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
 /// them, so memory stays flat in the trace length. A trace that is not
 /// sorted by submit time is run again from the sorted whole.
-fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
+fn run_trace(
+    args: &Args,
+    topology: &Topology,
+    strategies: &Strategies,
+) -> Result<(Vec<Report>, String), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new()));
     };
@@ -133,13 +136,7 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         if jobs.peek().is_none() {
             return Err(empty());
         }
-        let sim = Simulation::by_name(
-            topology.clone(),
-            &args.allocator,
-            &args.scheduler,
-            jobs,
-            config,
-        )?;
+        let sim = strategies.simulation(topology, jobs, config)?;
         let Some(csv) = &args.jobs_csv else {
             return Ok(sim.run()?);
         };
@@ -194,7 +191,11 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
 /// warm-up) run again to completion, as the main run saw them, for the pod
 /// and Slurm measures: every job running at a sampled time is among them,
 /// and memory stays bounded however long the trace.
-fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, CliError> {
+fn trace_records(
+    args: &Args,
+    topology: &Topology,
+    strategies: &Strategies,
+) -> Result<Vec<JobRecord>, CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok(Vec::new());
     };
@@ -218,19 +219,15 @@ fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, Cli
         record_jobs: true,
         measure_search_time: false,
     };
-    let sim = Simulation::by_name(
-        topology.clone(),
-        &args.allocator,
-        &args.scheduler,
-        jobs,
-        config,
-    )?;
+    let sim = strategies.simulation(topology, jobs, config)?;
     Ok(sim.run()?.jobs)
 }
 
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
+    // Parsed once here; their errors come where the run first needs them.
+    let strategies = Strategies::parse(&args.allocator, &args.scheduler);
     let machine_file = crate::run::topology_file(&args.topology);
     let inputs: Vec<&std::path::Path> = args
         .trace
@@ -264,9 +261,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         )));
     }
     let (reports, workload, seeds, pod, slurm) = if args.trace.trace.is_some() {
-        let (r, w) = run_trace(args, &topology)?;
+        let (r, w) = run_trace(args, &topology, &strategies)?;
         let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
-            let jobs = trace_records(args, &topology)?;
+            let jobs = trace_records(args, &topology, &strategies)?;
             (
                 crate::pod_measures::from_records(&topology, &args.allocator, &jobs),
                 crate::slurm_measures::from_records(&topology, &args.allocator, &jobs),
@@ -281,12 +278,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
             .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
-        let setup = Setup {
-            topology: &topology,
-            allocator: &args.allocator,
-            scheduler: &args.scheduler,
-        };
         let pool = crate::progress::pool(args.threads)?;
+        let setup = strategies.checked(&topology)?;
         let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
         let r = pool.install(|| {
             run_generated(

@@ -34,8 +34,10 @@ use rand::rngs::ChaCha8Rng;
 use rayon::prelude::*;
 use thiserror::Error;
 
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_topology::Topology;
-use partalloc_workload::{Job, MeanDistribution, ShapeDistribution, Workload};
+use partalloc_workload::{MeanDistribution, ShapeDistribution, Workload};
 
 use crate::{ConfidenceInterval, Report, SimConfig, SimError, Simulation, StatsError};
 
@@ -174,7 +176,9 @@ impl Replications {
     /// replication only. `done` is called as each replication finishes
     /// (for a progress bar; in any order).
     ///
-    /// A bad strategy or policy name fails before any replication runs.
+    /// The names are parsed once and each is built once up front, so a bad
+    /// strategy or policy fails before any replication runs; then as
+    /// [`Replications::simulate_specs`].
     ///
     /// ```
     /// use partalloc_simkit::{Replications, SimConfig, Stop};
@@ -218,20 +222,66 @@ impl Replications {
         S: ShapeDistribution + Sync,
         D: MeanDistribution + Sync,
     {
-        // Build once up front so that a bad name fails before any work.
-        Simulation::by_name(
-            topology.clone(),
-            allocator,
-            scheduler,
-            std::iter::empty::<Job>(),
-            SimConfig::default(),
-        )?;
+        // Built once up front (the allocator first) so that a bad name
+        // fails before any work.
+        let allocator = ALLOCATORS.spec(allocator)?;
+        allocator.build(topology)?;
+        let scheduler = POLICIES.spec(scheduler)?;
+        scheduler.build(topology)?;
+        self.simulate_specs(topology, &allocator, &scheduler, workload, config, done)
+    }
+
+    /// As [`Replications::simulate`], with the strategy and the policy
+    /// parsed once by the caller (from any registry value, see
+    /// [`Simulation::from_specs`]): each replication builds its own
+    /// instances from them. A spec that cannot be built for `topology`
+    /// fails every replication, and the first one's error is returned.
+    ///
+    /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
+    /// use partalloc_simkit::{Replications, SimConfig, Stop};
+    /// use partalloc_workload::spec::WorkloadSpec;
+    ///
+    /// let machine = "mesh:8x8".parse()?;
+    /// let spec: WorkloadSpec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let workload = spec.build(&machine)?;
+    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
+    /// let reps = Replications::new(1, 2)?;
+    /// let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
+    /// let typed = reps.simulate_specs(&machine, &fsl, &fcfs, &workload, config, &|| {})?;
+    /// let named = reps.simulate(&machine, "fsl", "fcfs", &workload, config, &|| {})?;
+    /// assert_eq!(typed[1].results, named[1].results);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first failing replication's error in replication order.
+    pub fn simulate_specs<S, D>(
+        &self,
+        topology: &Topology,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
+        workload: &Workload<S, D>,
+        config: SimConfig,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Report>, SimError>
+    where
+        S: ShapeDistribution + Sync,
+        D: MeanDistribution + Sync,
+    {
         self.try_run(|r, rng| {
             let config = SimConfig {
                 record_jobs: config.record_jobs && r == 0,
                 ..config
             };
-            let report = Simulation::by_name(
+            let report = Simulation::from_specs(
                 topology.clone(),
                 allocator,
                 scheduler,

@@ -49,7 +49,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
+use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Grant, ReleaseError, Request};
+use partalloc_schedulers::registry::PolicySpec;
 use partalloc_schedulers::{ScheduleError, Scheduler, Started};
 use partalloc_topology::Topology;
 use partalloc_workload::Job;
@@ -417,6 +419,40 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             source: source.into_iter(),
             config,
         })
+    }
+
+    /// A simulation with the allocator and the scheduler built from specs
+    /// parsed once (a built-in registry's, a registry value extended with
+    /// one's own strategies, or [`Spec::from_fn`](partalloc_allocators::registry::Spec::from_fn)):
+    /// the allocator is built first, then the scheduler.
+    ///
+    /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
+    /// for count in [4, 8] {
+    ///     let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count }, 1.0)];
+    ///     let sim = Simulation::from_specs("mesh:4x4".parse()?, &paging, &fcfs, jobs, SimConfig::default())?;
+    ///     assert_eq!(sim.run()?.results.utilization, f64::from(count) / 16.0);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// What building either refuses (its machine family, parameters or
+    /// their values), and as [`Simulation::new`].
+    pub fn from_specs(
+        topology: Topology,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
+        source: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Self, SimError> {
+        let alloc = allocator.build(&topology)?;
+        let sched = scheduler.build(&topology)?;
+        Self::new(topology, alloc, sched, source, config)
     }
 
     /// A simulation with the allocator and the scheduler built by name

@@ -1,8 +1,12 @@
 //! One point of a simulated figure: its setup, its replications and the
 //! summary written to the figure's CSV.
 
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric};
-use partalloc_simkit::{ConfidenceInterval, Report, SimConfig, Simulation, Stop, replication_rng};
+use partalloc_simkit::{
+    ConfidenceInterval, Report, SimConfig, SimError, Simulation, Stop, replication_rng,
+};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
     Arrivals, CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, JobShape, ShapeDist, ShapeLaw,
@@ -124,10 +128,23 @@ impl Setup {
         Ok(spec.build(&self.machine)?)
     }
 
-    /// Runs replication `rep` under `seed`: the jobs come from stream `rep`
+    /// The strategy and the policy, parsed once for every replication.
+    pub(crate) fn specs(&self) -> Result<(AllocatorSpec, PolicySpec), FigError> {
+        let allocator = ALLOCATORS.spec(&self.allocator).map_err(SimError::from)?;
+        let scheduler = POLICIES.spec(&self.scheduler).map_err(SimError::from)?;
+        Ok((allocator, scheduler))
+    }
+
+    /// Runs replication `rep` under `seed` with the strategy and policy
+    /// [`specs`](Self::specs) parsed: the jobs come from stream `rep`
     /// of the master seed, so every strategy and load sees the same job
     /// sizes and service draws (common random numbers).
-    pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
+    pub(crate) fn replicate(
+        &self,
+        (allocator, scheduler): (&AllocatorSpec, &PolicySpec),
+        seed: u64,
+        rep: u64,
+    ) -> Result<Report, FigError> {
         let w = self.workload()?;
         let round = self.round_up_pow2;
         let caps = match self.machine {
@@ -153,14 +170,8 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take(usize::try_from(n).unwrap_or(usize::MAX));
-                Simulation::by_name(
-                    self.machine.clone(),
-                    &self.allocator,
-                    &self.scheduler,
-                    jobs,
-                    cfg,
-                )?
-                .run()?
+                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
+                    .run()?
             }
             StopRule::Horizon(t) => {
                 cfg.stop.time = Some(t);
@@ -168,14 +179,8 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take_while(move |j| j.arrival < t);
-                Simulation::by_name(
-                    self.machine.clone(),
-                    &self.allocator,
-                    &self.scheduler,
-                    jobs,
-                    cfg,
-                )?
-                .run()?
+                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
+                    .run()?
             }
         };
         Ok(report)
