@@ -91,6 +91,15 @@ pub enum BuildError {
     /// The name or a parameter of a spec is malformed, unknown or invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The constructor of a strategy from outside the workspace (written
+    /// in another language, say) failed for a reason of its own.
+    #[error("{strategy} could not be built: {reason}")]
+    Constructor {
+        /// The strategy.
+        strategy: String,
+        /// Its constructor's error.
+        reason: String,
+    },
 }
 
 /// Why a request was refused. A refused request leaves the allocator

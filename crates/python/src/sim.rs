@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::alloc::topology_arg;
+use crate::custom::{Callbacks, allocator_spec, policy_spec};
 use crate::errors::{guard, value_error};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -128,8 +129,8 @@ enum Source {
 fn simulate<'py>(
     py: Python<'py>,
     topology: &Bound<'py, PyAny>,
-    allocator: &str,
-    scheduler: &str,
+    allocator: &Bound<'py, PyAny>,
+    scheduler: &Bound<'py, PyAny>,
     trace: Option<std::path::PathBuf>,
     workload: Option<&Bound<'py, PyDict>>,
     jobs: Option<u64>,
@@ -184,10 +185,14 @@ fn simulate<'py>(
             (Source::Generated(Box::new(g)), text, seeds)
         }
     };
-    let allocator = allocator.to_owned();
-    let scheduler = scheduler.to_owned();
-    // The long part runs without the interpreter lock.
-    let reports: Vec<Report> = py.allow_threads(|| {
+    // Parsed once (a registry name is built once to check it); every
+    // replication builds its own instances from these.
+    let callbacks = Callbacks::default();
+    let allocator = allocator_spec(allocator, &topology, &callbacks)?;
+    let scheduler = policy_spec(scheduler, &topology, &callbacks)?;
+    // The long part runs without the interpreter lock (a Python strategy
+    // takes it for each of its calls).
+    let reports: PyResult<Vec<Report>> = py.allow_threads(|| {
         guard(|| match source {
             Source::Trace(all) => {
                 let config = SimConfig {
@@ -196,17 +201,20 @@ fn simulate<'py>(
                     record_jobs: records,
                     measure_search_time: true,
                 };
-                let r = Simulation::by_name(topology.clone(), &allocator, &scheduler, all, config)
-                    .map_err(value_error)?
-                    .run()
-                    .map_err(value_error)?;
+                let r =
+                    Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
+                        .map_err(value_error)?
+                        .run()
+                        .map_err(value_error)?;
                 Ok(vec![r])
             }
             Source::Generated(g) => g.run(
                 &topology, &allocator, &scheduler, time, seeds, seed, records,
             ),
         })
-    })?;
+    });
+    // An exception a Python strategy raised is raised as itself.
+    let reports = reports.map_err(|e| callbacks.or(e))?;
     let Some(first) = reports.first() else {
         return Err(PyValueError::new_err("no replication ran"));
     };

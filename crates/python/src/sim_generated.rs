@@ -2,6 +2,8 @@
 //! workload options in their texts (`partalloc_workload::spec`), drawn and
 //! run as `partalloc simulate` does.
 
+use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_schedulers::registry::PolicySpec;
 use partalloc_simkit::{Replications, Report, SimConfig, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::spec::{self, Arrivals, ShapeLaw, SpecError};
@@ -168,8 +170,8 @@ impl Generated {
     pub(crate) fn run(
         self,
         topology: &Topology,
-        allocator: &str,
-        scheduler: &str,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
         time: Option<f64>,
         seeds: u64,
         seed: u64,
@@ -186,7 +188,7 @@ impl Generated {
             record_jobs: records,
             measure_search_time: true,
         };
-        reps.simulate(
+        reps.simulate_specs(
             topology,
             allocator,
             scheduler,

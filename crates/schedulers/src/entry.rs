@@ -39,6 +39,15 @@ pub enum PolicyBuildError {
     /// The name or a parameter is malformed or invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The constructor of a policy from outside the workspace (written in
+    /// another language, say) failed for a reason of its own.
+    #[error("{policy} could not be built: {reason}")]
+    Constructor {
+        /// The policy.
+        policy: String,
+        /// Its constructor's error.
+        reason: String,
+    },
 }
 
 /// The `rotate` parameter every built-in policy takes.

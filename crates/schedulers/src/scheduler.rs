@@ -46,6 +46,15 @@ pub enum ScheduleError {
         /// The allocator's refusal.
         source: ReleaseError,
     },
+    /// A policy from outside the workspace (written in another language,
+    /// say) failed or answered something unusable; the run cannot go on.
+    #[error("the scheduling policy {policy} failed: {reason}")]
+    Policy {
+        /// The policy's name.
+        policy: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A submitted job has a non-finite or negative arrival time or service
     /// demand. It was not queued.
     #[error("job {job}: {what} must be finite and non-negative, got {value}")]
