@@ -213,8 +213,8 @@ const SMALLEST_FIRST: PolicyEntry = Entry {
 };
 
 /// A check of the example that failed.
-fn fail(what: impl Into<String>) -> Box<dyn std::error::Error> {
-    what.into().into()
+fn fail(what: String) -> Box<dyn std::error::Error> {
+    what.into()
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -224,7 +224,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut schedulers = policies::builtin();
     schedulers.register(SMALLEST_FIRST)?;
     if strategies.register(FIRST_FREE).is_ok() {
-        return Err(fail("a second first-free was registered"));
+        return Err(fail("a second first-free was registered".to_owned()));
     }
 
     // 2. The allocator contract, with fresh twins from our registry, on a
@@ -274,7 +274,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             SimConfig::default(),
         )?;
         let got = sim.run()?.results.mean_response;
-        if got != want {
+        if (got - want).abs() > 1e-12 {
             return Err(fail(format!(
                 "{policy}: mean response {got}, expected {want}"
             )));

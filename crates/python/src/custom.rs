@@ -117,7 +117,7 @@ fn instantiate(
     topology: &RustTopology,
     callbacks: &Callbacks,
 ) -> Result<Py<PyAny>, String> {
-    Python::with_gil(|py| {
+    Python::with_gil(|py| -> PyResult<Py<PyAny>> {
         let machine = Bound::new(
             py,
             Topology {
@@ -141,8 +141,8 @@ pub(crate) fn allocator_spec(
     topology: &RustTopology,
     callbacks: &Callbacks,
 ) -> PyResult<AllocatorSpec> {
-    if let Ok(text) = obj.extract::<&str>() {
-        let spec = ALLOCATORS.spec(text).map_err(value_error)?;
+    if let Ok(text) = obj.extract::<String>() {
+        let spec = ALLOCATORS.spec(&text).map_err(value_error)?;
         guard(|| spec.build(topology).map(drop).map_err(value_error))?;
         return Ok(spec);
     }
@@ -174,8 +174,8 @@ pub(crate) fn policy_spec(
     topology: &RustTopology,
     callbacks: &Callbacks,
 ) -> PyResult<PolicySpec> {
-    if let Ok(text) = obj.extract::<&str>() {
-        let spec = POLICIES.spec(text).map_err(value_error)?;
+    if let Ok(text) = obj.extract::<String>() {
+        let spec = POLICIES.spec(&text).map_err(value_error)?;
         guard(|| spec.build(topology).map(drop).map_err(value_error))?;
         return Ok(spec);
     }
@@ -189,21 +189,24 @@ pub(crate) fn policy_spec(
     };
     let (cls, callbacks) = (cls.unbind(), callbacks.clone());
     let spec = StrategySpec::bare(&name);
-    Ok(Spec::from_fn(spec, move |topology| {
-        let object = instantiate(&cls, topology, &callbacks).map_err(|reason| {
-            PolicyBuildError::Constructor {
-                policy: name.clone(),
-                reason,
-            }
-        })?;
-        Ok(Box::new(PyPolicy {
-            name: name.clone(),
-            object,
-            queue: VecDeque::new(),
-            mapping: RequestMapping { rotate },
-            callbacks: callbacks.clone(),
-        }))
-    }))
+    Ok(Spec::from_fn(
+        spec,
+        move |topology: &RustTopology| -> Result<Box<dyn Scheduler>, PolicyBuildError> {
+            let object = instantiate(&cls, topology, &callbacks).map_err(|reason| {
+                PolicyBuildError::Constructor {
+                    policy: name.clone(),
+                    reason,
+                }
+            })?;
+            Ok(Box::new(PyPolicy {
+                name: name.clone(),
+                object,
+                queue: VecDeque::new(),
+                mapping: RequestMapping { rotate },
+                callbacks: callbacks.clone(),
+            }))
+        },
+    ))
 }
 
 /// A request as the Python allocator sees it.
@@ -515,7 +518,7 @@ fn script(topology: &RustTopology, steps: usize, seed: u64) -> Vec<Step> {
     let total = topology.num_nodes() as u64;
     let mut state = seed;
     let mut out = Vec::with_capacity(steps);
-    while out.len() < steps {
+    for _ in 0..steps {
         let r = next(&mut state);
         let pick = next(&mut state);
         out.push(match r % 10 {
@@ -523,7 +526,8 @@ fn script(topology: &RustTopology, steps: usize, seed: u64) -> Vec<Step> {
                 let nodes = 1 + pick % (total / 2).max(1);
                 match shapes.shape_for(nodes) {
                     Ok(shape) => Step::Allocate(RequestMapping::default().request(&shape)),
-                    Err(_) => continue,
+                    // A count the machine has no shape for: a plain count.
+                    Err(_) => Step::Allocate(Request::nodes(nodes as u32)),
                 }
             }
             6 | 7 => Step::Release(pick as usize),
