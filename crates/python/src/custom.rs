@@ -150,21 +150,25 @@ pub(crate) fn allocator_spec(
     let name = class_name(&cls)?;
     let (cls, callbacks) = (cls.unbind(), callbacks.clone());
     let spec = StrategySpec::bare(&name);
-    Ok(Spec::from_fn(spec, move |topology| {
-        let object =
-            instantiate(&cls, topology, &callbacks).map_err(|reason| BuildError::Constructor {
-                strategy: name.clone(),
-                reason,
+    Ok(Spec::from_fn(
+        spec,
+        move |topology: &RustTopology| -> Result<Box<dyn Allocator>, BuildError> {
+            let object = instantiate(&cls, topology, &callbacks).map_err(|reason| {
+                BuildError::Constructor {
+                    strategy: name.clone(),
+                    reason,
+                }
             })?;
-        Ok(Box::new(PyAllocator {
-            name: name.clone(),
-            topology: topology.clone(),
-            object,
-            occupancy: Occupancy::new(topology.num_nodes()),
-            ledger: GrantLedger::new(),
-            callbacks: callbacks.clone(),
-        }))
-    }))
+            Ok(Box::new(PyAllocator {
+                name: name.clone(),
+                topology: topology.clone(),
+                object,
+                occupancy: Occupancy::new(topology.num_nodes()),
+                ledger: GrantLedger::new(),
+                callbacks: callbacks.clone(),
+            }))
+        },
+    ))
 }
 
 /// The scheduling policy named by `obj`: a registry spec (checked by
@@ -532,7 +536,7 @@ fn script(topology: &RustTopology, steps: usize, seed: u64) -> Vec<Step> {
             }
             6 | 7 => Step::Release(pick as usize),
             8 => Step::ReleaseTwice(pick as usize),
-            _ if pick % 2 == 0 => Step::MarkFaulty((pick / 2 % total) as NodeId),
+            _ if pick.is_multiple_of(2) => Step::MarkFaulty((pick / 2 % total) as NodeId),
             _ => Step::Repair((pick / 2 % total) as NodeId),
         });
     }
