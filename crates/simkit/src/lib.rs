@@ -82,8 +82,10 @@
 
 pub mod atomic;
 pub mod calendar;
+mod engine;
 pub mod ci;
 pub mod metrics;
+pub mod observe;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod pod;

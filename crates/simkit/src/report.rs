@@ -203,56 +203,15 @@ pub fn for_each_sampled_state(
     topology: &Topology,
     jobs: &[JobRecord],
     samples: usize,
-    mut f: impl FnMut(&NodeSet),
+    f: impl FnMut(&NodeSet),
 ) -> Option<usize> {
-    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
-    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return None;
-    }
-    let samples = samples.max(1);
-    // One sweep through the starts and ends in time order (an end before a
-    // start at the same time) instead of a pass over every job per sample:
-    // at sample t the jobs applied are those with start <= t, less those
-    // with end <= t, which is start <= t < end. Holders are counted per
-    // node, so the set is the union of the running jobs' nodes whatever
-    // the records hold.
-    let mut events: Vec<(f64, bool, usize)> = jobs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, j)| [(j.start, true, i), (j.end, false, i)])
-        .collect();
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut holders = vec![0u32; topology.num_nodes()];
-    let mut busy = NodeSet::new(topology.num_nodes());
-    let mut next = 0;
-    for i in 0..samples {
-        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        while let Some(&(time, start, j)) = events.get(next)
-            && time <= t
-        {
-            next += 1;
-            // A recorded partition was granted on this machine.
-            let _ = jobs[j].partition.for_each_node(topology, |c| {
-                let Some(h) = holders.get_mut(c as usize) else {
-                    return;
-                };
-                if start {
-                    *h += 1;
-                    if *h == 1 {
-                        let _ = busy.insert(c);
-                    }
-                } else if *h > 0 {
-                    *h -= 1;
-                    if *h == 0 {
-                        let _ = busy.remove(c);
-                    }
-                }
-            });
-        }
-        f(&busy);
-    }
-    Some(samples)
+    crate::observe::sample_states(
+        topology,
+        jobs.iter().map(|j| (j.start, j.end, &j.partition)),
+        jobs.iter().map(|j| j.end),
+        samples,
+        f,
+    )
 }
 
 /// How a grant is printed for people: a hostlist expression of node names
