@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
 use crate::workload::WorkloadSpec;
 
@@ -294,7 +294,15 @@ fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
         allocator: &p.allocator,
         scheduler: &p.scheduler,
     };
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
+    let (reports, _) = run_generated(
+        setup,
+        &w,
+        &exp.workload,
+        reps,
+        None,
+        Keep::default(),
+        &|| {},
+    )?;
     row(&reports, exp.seeds)
 }
 

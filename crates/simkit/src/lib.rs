@@ -82,8 +82,8 @@
 
 pub mod atomic;
 pub mod calendar;
-mod engine;
 pub mod ci;
+mod engine;
 pub mod metrics;
 pub mod observe;
 #[cfg(feature = "plot")]

@@ -136,14 +136,3 @@ fn measures(
         samples,
     })
 }
-
-/// The wiring whose placement rules judge a run of `allocator`: the
-/// reconfigurable strategy's, or static.
-#[must_use]
-pub fn wiring_of(allocator: &str) -> Wiring {
-    if allocator.starts_with("pod-reconfigurable") {
-        Wiring::Reconfigurable
-    } else {
-        Wiring::Static
-    }
-}

@@ -560,9 +560,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         }
         observer.finish(end);
         let allocator = engine.alloc().name();
-        let Metered {
-            meter, release, ..
-        } = engine.into_alloc();
+        let Metered { meter, release, .. } = engine.into_alloc();
         let (results, jobs) = measures.results(end, &meter)?;
         let n = results.completed as f64;
         let search = SearchTime {
