@@ -96,7 +96,8 @@ pub fn pod_run_measures(
 ///     allow_saturation: false,
 /// }
 /// .build(&pod)?;
-/// let jobs = w.jobs(&mut ChaCha8Rng::seed_from_u64(1));
+/// let mut rng = ChaCha8Rng::seed_from_u64(1);
+/// let jobs = w.jobs(&mut rng);
 /// let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
 /// let sim = Simulation::by_name(pod.clone(), "pod-reconfigurable", "fcfs", jobs, config)?;
 /// let mut log = GrantLog::new(usize::MAX);
