@@ -8,7 +8,7 @@ use partalloc::workload::{DemandDist, ShapeDist, Workload};
 
 use crate::error::CliError;
 use crate::pod_measures::MEASURED_JOBS;
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
 /// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
@@ -73,7 +73,7 @@ pub(crate) struct Keep {
 pub(crate) fn run_generated(
     setup: Setup<'_>,
     workload: &Workload<ShapeDist, DemandDist>,
-    spec: &WorkloadSpec,
+    spec: &WorkloadOptions,
     reps: Replications,
     time: Option<f64>,
     keep: Keep,

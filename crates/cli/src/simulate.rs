@@ -18,7 +18,7 @@ use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emi
 use crate::pod_measures::MEASURED_JOBS;
 use crate::run::{Keep, Setup, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
-use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
+use crate::workload::{TraceArgs, WorkloadArgs, value_name};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -245,7 +245,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         (r, w, 1, log)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
-        spec.check()?;
+        crate::workload::check(&spec)?;
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
             .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
@@ -266,7 +266,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let (r, log) = r?;
         (
             r,
-            describe_workload(&spec, &topology, args.workload.load),
+            spec.describe(&topology, args.workload.load),
             args.seeds,
             log,
         )
