@@ -107,9 +107,12 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
         Ok(e)
     }
 
+    /// Pulls the next job of the source into `next_arrival` (`None` at the
+    /// end of the source or past the horizon).
+    #[inline]
     fn pull(&mut self) -> Result<(), SimError> {
-        self.next_arrival = None;
         let Some(job) = self.source.next() else {
+            self.next_arrival = None;
             return Ok(());
         };
         if !job.arrival.is_finite() || job.arrival < 0.0 {
@@ -126,19 +129,19 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             });
         }
         self.previous_arrival = job.arrival;
-        if job.arrival <= self.horizon {
-            self.next_arrival = Some(job);
-        }
+        self.next_arrival = (job.arrival <= self.horizon).then_some(job);
         Ok(())
     }
 
     /// The allocator.
+    #[inline]
     pub(crate) fn alloc(&self) -> &A {
         &self.alloc
     }
 
     /// The allocator, to start jobs through (then [`launch`](Self::launch)
     /// them).
+    #[inline]
     pub(crate) fn alloc_mut(&mut self) -> &mut A {
         &mut self.alloc
     }
@@ -174,16 +177,19 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
     }
 
     /// The job running in `slot`.
+    #[inline]
     pub(crate) fn running_at(&self, slot: u32) -> Option<&Running<X>> {
         self.slots.get(slot as usize).and_then(Option::as_ref)
     }
 
     /// Whether an event remains: a job to arrive or one running.
+    #[inline]
     pub(crate) fn has_events(&self) -> bool {
         self.next_arrival.is_some() || !self.departures.is_empty()
     }
 
     /// The time of the next event.
+    #[inline]
     pub(crate) fn next_time(&self) -> Option<f64> {
         let arrival = self.next_arrival.as_ref().map(|j| j.arrival);
         match (self.departures.peek_time(), arrival) {
@@ -197,12 +203,27 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
     /// event remains.
     ///
     /// # Errors
-    /// The allocator refuses a release, a pulled job is out of order or
-    /// has bad times, or `sink` fails.
+    /// As [`advance_to`](Self::advance_to).
     pub(crate) fn advance(&mut self, sink: &mut impl EventSink<A, X>) -> Result<bool, SimError> {
         let Some(t) = self.next_time() else {
             return Ok(false);
         };
+        self.advance_to(t, sink)?;
+        Ok(true)
+    }
+
+    /// Moves to `t`, the time of the next event ([`next_time`](Self::next_time)),
+    /// and hands its departures, then its arrivals, to `sink`.
+    ///
+    /// # Errors
+    /// The allocator refuses a release, a pulled job is out of order or
+    /// has bad times, or `sink` fails.
+    #[inline]
+    pub(crate) fn advance_to(
+        &mut self,
+        t: f64,
+        sink: &mut impl EventSink<A, X>,
+    ) -> Result<(), SimError> {
         self.busy_area += self.busy_nodes as f64 * (t - self.now);
         self.now = t;
         while self.departures.peek_time() == Some(t) {
@@ -217,13 +238,11 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             self.busy_nodes -= r.grant.granted_nodes();
             sink.departed(&mut self.alloc, slot, &r, t)?;
         }
-        while self.next_arrival.as_ref().is_some_and(|j| j.arrival == t) {
-            if let Some(job) = self.next_arrival.take() {
-                sink.arrived(job, t)?;
-            }
+        while let Some(job) = self.next_arrival.take_if(|j| j.arrival == t) {
+            sink.arrived(job, t)?;
             self.pull()?;
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Runs `job` on `grant` (just granted by the allocator) from now until
@@ -231,6 +250,7 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
     ///
     /// # Errors
     /// A departure time the calendar refuses.
+    #[inline]
     pub(crate) fn launch(&mut self, job: Job, grant: Grant, extra: X) -> Result<u32, SimError> {
         self.busy_nodes += grant.granted_nodes();
         let depart = self.now + job.service;

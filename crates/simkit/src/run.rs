@@ -316,6 +316,7 @@ struct Metered {
 }
 
 impl Metered {
+    #[inline]
     fn timing(&self) -> bool {
         self.meter.timing && self.meter.measuring
     }
@@ -525,11 +526,14 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             }
             measures.advance_to(t);
             // 1. Every event at time t: departures, then arrivals.
-            engine.advance(&mut Driver {
-                sched: sched.as_mut(),
-                measures: &mut measures,
-                observer: &mut *observer,
-            })?;
+            engine.advance_to(
+                t,
+                &mut Driver {
+                    sched: sched.as_mut(),
+                    measures: &mut measures,
+                    observer: &mut *observer,
+                },
+            )?;
             // 2. One scheduling decision for the batch.
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
@@ -543,7 +547,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             // 3. The state until the next event.
             let alloc = engine.alloc().inner();
             let waiting = sched.queue_len();
-            measures.settled(t, sched.head(), alloc, waiting)?;
+            let held = (engine.busy_nodes(), engine.running_len() as u64);
+            measures.settled(t, sched.head(), alloc, waiting, held)?;
             observer.settled(t, alloc, waiting);
             if cfg.stop.jobs.is_some_and(|n| measures.sums.completed >= n) {
                 stopped_by_jobs = true;
@@ -591,6 +596,7 @@ struct Driver<'a, 's, O> {
 }
 
 impl<O: Observer> EventSink<Metered, f64> for Driver<'_, '_, O> {
+    #[inline]
     fn departed(
         &mut self,
         alloc: &mut Metered,
@@ -618,6 +624,7 @@ impl<O: Observer> EventSink<Metered, f64> for Driver<'_, '_, O> {
         Ok(())
     }
 
+    #[inline]
     fn arrived(&mut self, job: Job, now: f64) -> Result<(), SimError> {
         self.sched.submit(job, now)?;
         self.measures.arrived(&job)?;
@@ -655,9 +662,7 @@ struct Measures<'s> {
     useful: TimeWeighted,
     queue: TimeWeighted,
     in_system: TimeWeighted,
-    busy_now: u64,
     useful_now: u64,
-    running_now: u64,
     window_start: f64,
     reset_pending: bool,
     completions: u64,
@@ -686,9 +691,7 @@ impl<'s> Measures<'s> {
             useful: TimeWeighted::new(0.0, 0.0)?,
             queue: TimeWeighted::new(0.0, 0.0)?,
             in_system: TimeWeighted::new(0.0, 0.0)?,
-            busy_now: 0,
             useful_now: 0,
-            running_now: 0,
             window_start: 0.0,
             reset_pending: false,
             completions: 0,
@@ -698,6 +701,7 @@ impl<'s> Measures<'s> {
     }
 
     /// The clock moves to `t`, the next event time.
+    #[inline]
     fn advance_to(&mut self, t: f64) {
         if self.head_numerical {
             self.num_clock += t - self.last_t;
@@ -706,6 +710,7 @@ impl<'s> Measures<'s> {
         self.end = t;
     }
 
+    #[inline]
     fn arrived(&mut self, job: &Job) -> Result<(), SimError> {
         if self.num_at_arrival.insert(job.id, self.num_clock).is_some() {
             return Err(SimError::DuplicateId(job.id));
@@ -714,28 +719,26 @@ impl<'s> Measures<'s> {
     }
 
     /// A job starts: returns its numerical delay.
+    #[inline]
     fn started(&mut self, s: &Started) -> f64 {
         let numerical = self.num_clock
             - self
                 .num_at_arrival
                 .remove(&s.job.id)
                 .unwrap_or(self.num_clock);
-        self.busy_now += s.grant.granted_nodes();
         self.useful_now += s.grant.requested_nodes();
-        self.running_now += 1;
         numerical
     }
 
+    #[inline]
     fn departed(&mut self, r: &Running<f64>, t: f64) -> Completed {
-        self.busy_now -= r.grant.granted_nodes();
-        self.useful_now -= r.grant.requested_nodes();
-        self.running_now -= 1;
+        let requested = r.grant.requested_nodes();
+        self.useful_now -= requested;
         self.completions += 1;
         if self.completions > self.warmup {
             let numerical = r.extra;
             let wait = r.start - r.job.arrival;
             let granted = r.grant.granted_nodes();
-            let requested = r.grant.requested_nodes();
             let sums = &mut self.sums;
             sums.completed += 1;
             sums.response += t - r.job.arrival;
@@ -776,13 +779,16 @@ impl<'s> Measures<'s> {
     }
 
     /// The decisions at `t` are made: `head` waits first on `alloc`'s
-    /// machine and `waiting` jobs wait until the next event.
+    /// machine, `waiting` jobs wait and `running` jobs hold `busy` nodes
+    /// until the next event.
+    #[inline]
     fn settled(
         &mut self,
         t: f64,
         head: Option<&Job>,
         alloc: &dyn Allocator,
         waiting: usize,
+        (busy, running): (u64, u64),
     ) -> Result<(), SimError> {
         self.head_numerical =
             head.is_some_and(|h| h.shape.node_count() > alloc.free_nodes() as u64);
@@ -790,11 +796,10 @@ impl<'s> Measures<'s> {
             return Err(SimError::Saturated { waiting, time: t });
         }
         let waiting = waiting as u64;
-        self.busy.update(t, self.busy_now as f64)?;
+        self.busy.update(t, busy as f64)?;
         self.useful.update(t, self.useful_now as f64)?;
         self.queue.update(t, waiting as f64)?;
-        self.in_system
-            .update(t, (waiting + self.running_now) as f64)?;
+        self.in_system.update(t, (waiting + running) as f64)?;
         if self.reset_pending {
             self.reset_pending = false;
             self.busy.reset_at(t)?;
