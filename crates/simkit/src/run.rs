@@ -2,14 +2,20 @@
 //!
 //! A [`Simulation`] owns an allocator, a scheduler and a job source (any
 //! iterator of [`Job`]s in non-decreasing arrival order: a generator or a
-//! replayed trace). It pulls one arrival at a time into the event
-//! [`Calendar`], and at every event time
+//! replayed trace). It runs on the one event loop that the
+//! [`Stepper`](crate::Stepper) runs on too (the crate's engine: the source
+//! pulled one job ahead, running jobs in a slab, their departures in a
+//! [`Calendar`](crate::Calendar)), with a scheduler making the decisions
+//! and measuring observers watching. At every event time it
 //!
-//! 1. processes every event at that time, in calendar order: an arrival is
-//!    submitted to the scheduler; a departure releases the job's grant and
-//!    tells the scheduler ([`Scheduler::departed`]);
+//! 1. processes every event at that time: each departure (in start order
+//!    for equal end times) releases the job's grant and tells the
+//!    scheduler ([`Scheduler::departed`]), then each arrival (in source
+//!    order) is submitted to the scheduler;
 //! 2. asks the scheduler once to start jobs ([`Scheduler::schedule`]) and
-//!    schedules each started job's departure at start + service.
+//!    schedules each started job's departure at start + service;
+//! 3. records the state until the next event for the time averages, and
+//!    shows it to the observers ([`observe`](crate::observe)).
 //!
 //! Events at the same time are simultaneous: the scheduler sees all of
 //! them before deciding (a batch of jobs arriving at t = 0 is queued
