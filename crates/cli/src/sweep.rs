@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -97,7 +97,7 @@ pub(crate) struct Experiment {
     loads: Vec<f64>,
     /// The workload at every point.
     #[serde(default)]
-    workload: WorkloadSpec,
+    workload: WorkloadOptions,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -221,7 +221,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     }
     crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
-    exp.workload.check().map_err(|e| ctx(e.to_string()))?;
+    crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -277,7 +277,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         for &l in &exp.loads {
             exp.workload
                 .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {e}")))?;
+                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
         }
         topologies.push(topo);
     }
@@ -342,7 +342,15 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
     let w = exp.workload.build(topo, p.load)?;
     let reps = Replications::new(exp.seed, exp.seeds)
         .map_err(|e| CliError::input(format!("seeds: {e}")))?;
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
+    let (reports, _) = run_generated(
+        setup,
+        &w,
+        &exp.workload,
+        reps,
+        None,
+        Keep::default(),
+        &|| {},
+    )?;
     row(&reports, exp.seeds)
 }
 
