@@ -94,6 +94,7 @@ mod tests {
         "ChaCha8Rng",
         "Arc",
         "Pod",
+        "Option",
         "Result",
         "Self",
         "BuildError",
