@@ -61,6 +61,7 @@ pub mod pod;
 pub mod registry;
 mod request;
 pub mod ring;
+mod rowgrid;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
