@@ -65,6 +65,7 @@ mod rowgrid;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
+mod submesh_list;
 pub mod torus3d;
 pub mod tree;
 

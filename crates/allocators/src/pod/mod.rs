@@ -181,37 +181,16 @@ pub(crate) fn orientations<'a>(
 }
 
 /// Calls `f` with every chip of the (possibly wrapping) box at `base` with
-/// `ext` on a torus of `sides`; stops early when `f` returns false.
-/// Returns whether every call returned true.
+/// `ext` on a torus of `sides` ([`PodSlice::all_chips`]); stops early when
+/// `f` returns false. Returns whether every call returned true.
 pub(crate) fn all_chips(
     sides: &[u32],
     base: &[u32],
     ext: &[u32],
-    mut f: impl FnMut(NodeId) -> bool,
+    f: impl FnMut(NodeId) -> bool,
 ) -> bool {
-    let n = sides.len();
-    let mut off = [0u32; partalloc_topology::MAX_DIMS];
-    loop {
-        let mut id = 0u32;
-        for d in (0..n).rev() {
-            id = id * sides[d] + (base[d] + off[d]) % sides[d];
-        }
-        if !f(id) {
-            return false;
-        }
-        let mut d = 0;
-        loop {
-            if d == n {
-                return true;
-            }
-            off[d] += 1;
-            if off[d] < ext[d] {
-                break;
-            }
-            off[d] = 0;
-            d += 1;
-        }
-    }
+    // Callers pass a base and extents of the pod's dimensions.
+    PodSlice::new(base, ext).is_ok_and(|s| s.all_chips(sides, f))
 }
 
 /// Slice allocation on a pod; see the module documentation.
