@@ -24,8 +24,6 @@
 //! [`ListBox`] trait only names them, with the machine's sides that a
 //! wrapping box needs (a mesh box ignores them).
 
-use core::cmp::Reverse;
-
 use partalloc_topology::pod::PodSlice;
 use partalloc_topology::{GridBox, MAX_DIMS};
 
@@ -66,6 +64,14 @@ pub(crate) trait ListBox: Copy + PartialEq {
             .max()
             .unwrap_or(0)
     }
+    /// The node id of the base on a machine of `sides` (dimension 0
+    /// fastest): the lowest address first.
+    #[inline]
+    fn base_id(&self, sides: &[u32]) -> u64 {
+        (0..sides.len()).rev().fold(0u64, |id, d| {
+            id * u64::from(sides[d]) + u64::from(self.lo(d))
+        })
+    }
 }
 
 impl ListBox for GridBox {
@@ -89,11 +95,11 @@ impl ListBox for GridBox {
     fn cross_section(&self, d: usize) -> u64 {
         GridBox::cross_section(self, d)
     }
-    #[inline]
+    #[inline(always)]
     fn meets(&self, _: &[u32], other: &Self) -> bool {
         self.overlaps(other)
     }
-    #[inline]
+    #[inline(always)]
     fn holds(&self, _: &[u32], other: &Self) -> bool {
         self.contains_box(other)
     }
@@ -110,6 +116,16 @@ impl ListBox for GridBox {
         extents: &'a [u32],
     ) -> impl Iterator<Item = Self> + 'a {
         GridBox::corner_placements(self, extents)
+    }
+    #[inline]
+    fn base_id(&self, sides: &[u32]) -> u64 {
+        if let [w, _] = *sides {
+            // The 2-D meshes sort their lists by this, often.
+            return u64::from(self.lo(0)) + u64::from(w) * u64::from(self.lo(1));
+        }
+        (0..sides.len()).rev().fold(0u64, |id, d| {
+            id * u64::from(sides[d]) + u64::from(self.lo(d))
+        })
     }
     #[inline]
     fn largest_part_outside(&self, _: &[u32], s: &Self) -> u64 {
@@ -187,38 +203,45 @@ impl ListBox for PodSlice {
     }
 }
 
-/// The node id of a box's base on a machine of `sides` (dimension 0
-/// fastest): the lowest address first.
+/// The longest minus the shortest extent: how far from a cube.
 #[inline]
-pub(crate) fn base_id<B: ListBox>(sides: &[u32], b: &B) -> u64 {
-    (0..sides.len())
-        .rev()
-        .fold(0u64, |id, d| id * u64::from(sides[d]) + u64::from(b.lo(d)))
+fn spread<B: ListBox>(b: &B) -> u32 {
+    let (lo, hi) = (0..b.dims())
+        .map(|d| b.extent(d))
+        .fold((u32::MAX, 0), |(lo, hi), e| (lo.min(e), hi.max(e)));
+    hi.saturating_sub(lo)
 }
 
 /// Definition 1's list order, generalized (ours beyond two dimensions):
 /// larger first; among equal sizes the one closer to a cube first,
 /// measured by the longest minus the shortest extent (the paper's "closer
 /// to a square"); then the lowest base id; then the longer extents first
-/// (dimension 0 first).
-pub(crate) fn list_key<B: ListBox>(
-    sides: &[u32],
-    b: &B,
-) -> (Reverse<u64>, u32, u64, Reverse<[u32; MAX_DIMS]>) {
-    let mut ext = [0u32; MAX_DIMS];
-    let n = b.dims().min(MAX_DIMS);
-    for (d, e) in ext.iter_mut().enumerate().take(n) {
-        *e = b.extent(d);
+/// (dimension 0 first). Each criterion is computed only on a tie of the
+/// ones before.
+#[inline]
+pub(crate) fn list_order<B: ListBox>(sides: &[u32], a: &B, b: &B) -> core::cmp::Ordering {
+    b.volume()
+        .cmp(&a.volume())
+        .then_with(|| spread(a).cmp(&spread(b)))
+        .then_with(|| a.base_id(sides).cmp(&b.base_id(sides)))
+        .then_with(|| {
+            let ext = |x: &B| (0..x.dims()).map(|d| x.extent(d)).collect::<ExtentsKey>();
+            ext(b).cmp(&ext(a))
+        })
+}
+
+/// A box's extents, compared dimension 0 first (no allocation).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct ExtentsKey([u32; MAX_DIMS]);
+
+impl FromIterator<u32> for ExtentsKey {
+    fn from_iter<I: IntoIterator<Item = u32>>(it: I) -> Self {
+        let mut k = [0u32; MAX_DIMS];
+        for (slot, e) in k.iter_mut().zip(it) {
+            *slot = e;
+        }
+        Self(k)
     }
-    let (lo, hi) = ext[..n]
-        .iter()
-        .fold((u32::MAX, 0), |(lo, hi), &e| (lo.min(e), hi.max(e)));
-    (
-        Reverse(b.volume()),
-        hi.saturating_sub(lo),
-        base_id(sides, b),
-        Reverse(ext),
-    )
 }
 
 /// rf(c, t), Definition 2: the size of `t` if `c` misses it, else the size
@@ -259,15 +282,18 @@ pub(crate) fn decompose<B: ListBox>(sides: &[u32], free: &mut Vec<B>, r: &B, pie
             continue;
         }
         free.swap_remove(i);
-        pieces.extend(s.parts_outside(sides, r));
+        for p in s.parts_outside(sides, r) {
+            pieces.push(p);
+        }
     }
     let survivors = free.len();
     for (j, p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.holds(sides, p))
-            || pieces
-                .iter()
-                .enumerate()
-                .any(|(q, o)| q != j && o.holds(sides, p) && (q < j || o != p));
+        // The few other parts first: they often cover it.
+        let covered = pieces
+            .iter()
+            .enumerate()
+            .any(|(q, o)| q != j && o.holds(sides, p) && (q < j || o != p))
+            || free[..survivors].iter().any(|s| s.holds(sides, p));
         if !covered {
             free.push(*p);
         }
@@ -309,8 +335,9 @@ pub(crate) fn replace_contained<B: ListBox>(sides: &[u32], free: &mut Vec<B>, ne
 /// Fig. 6 steps 1 and 2, with buffers reused between requests.
 #[derive(Debug, Clone)]
 pub(crate) struct Chooser<B> {
-    /// Candidates with the rank of their orientation.
-    cands: Vec<(B, usize)>,
+    /// Candidates: base id (the sort key, computed once), the rank of
+    /// the orientation, the box.
+    cands: Vec<(u64, usize, B)>,
     /// Each candidate's factor against the box being eliminated against.
     scores: Vec<u64>,
 }
@@ -334,7 +361,7 @@ impl<B: ListBox> Chooser<B> {
         sides: &[u32],
         free: &[B],
         orients: &[O],
-    ) -> &[(B, usize)] {
+    ) -> &[(u64, usize, B)] {
         self.cands.clear();
         for s in free {
             let Some(top) = orients.iter().filter_map(|o| type_rf(s, o.as_ref())).max() else {
@@ -342,14 +369,15 @@ impl<B: ListBox> Chooser<B> {
             };
             for (rank, o) in orients.iter().enumerate() {
                 if type_rf(s, o.as_ref()) == Some(top) {
-                    self.cands
-                        .extend(s.corner_placements(sides, o.as_ref()).map(|c| (c, rank)));
+                    for c in s.corner_placements(sides, o.as_ref()) {
+                        self.cands.push((c.base_id(sides), rank, c));
+                    }
                 }
             }
         }
-        self.cands
-            .sort_unstable_by_key(|(c, rank)| (base_id(sides, c), *rank));
-        self.cands.dedup();
+        // Equal (base, rank) means equal boxes.
+        self.cands.sort_unstable_by_key(|&(id, rank, _)| (id, rank));
+        self.cands.dedup_by_key(|&mut (id, rank, _)| (id, rank));
         &self.cands
     }
 
@@ -372,7 +400,7 @@ impl<B: ListBox> Chooser<B> {
             }
             self.keep_best(sides, against);
         }
-        self.cands.first().copied()
+        self.cands.first().map(|&(_, rank, c)| (c, rank))
     }
 
     /// Keeps the candidates with the largest factor against `against`, in
@@ -380,7 +408,7 @@ impl<B: ListBox> Chooser<B> {
     fn keep_best(&mut self, sides: &[u32], against: &B) {
         let (cands, scores) = (&mut self.cands, &mut self.scores);
         scores.clear();
-        scores.extend(cands.iter().map(|(c, _)| rf(sides, c, against)));
+        scores.extend(cands.iter().map(|(_, _, c)| rf(sides, c, against)));
         let top = scores.iter().copied().max().unwrap_or(0);
         let mut w = 0;
         for r in 0..cands.len() {

@@ -68,7 +68,7 @@ use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
 use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::submesh_list::{Chooser, decompose, list_key, rebuild_into, replace_contained, rf};
+use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained, rf};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "fsl";
@@ -78,7 +78,7 @@ const NAME: &str = "fsl";
 pub struct Fsl {
     pub(super) core: MeshCore,
     /// The dominant free submeshes, sorted by
-    /// [`list_key`](crate::submesh_list::list_key).
+    /// [`list_order`](crate::submesh_list::list_order).
     pub(super) free: Vec<GridBox>,
     dealloc: FslDealloc,
     pub(super) chooser: Chooser<GridBox>,
@@ -169,7 +169,7 @@ impl Fsl {
 
     fn sort(&mut self) {
         let sides = self.sides();
-        self.free.sort_unstable_by_key(|b| list_key(&sides, b));
+        self.free.sort_unstable_by(|a, b| list_order(&sides, a, b));
     }
 
     /// Fig. 8 step 2: the list rebuilt from the whole mesh and the

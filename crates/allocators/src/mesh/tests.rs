@@ -125,7 +125,7 @@ fn example_1_candidates_and_first_elimination() {
         .chooser
         .candidates(&sides, &f.free, &[[3, 2], [2, 3]])
         .iter()
-        .map(|&(c, _)| c)
+        .map(|&(_, _, c)| c)
         .collect();
     c.sort_unstable();
     // Fig. 5's eight candidates: four 2×3 at S1's corners (2×3 is S1's

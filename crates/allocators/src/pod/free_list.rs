@@ -109,7 +109,7 @@ use partalloc_topology::pod::{Pod, PodSlice};
 use partalloc_topology::{Coords, MAX_DIMS, NodeSet};
 
 use super::{PodAllocator, PodPolicy, orientations};
-use crate::submesh_list::{Chooser, decompose, list_key, rebuild_into, replace_contained};
+use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained};
 
 /// The whole pod as one slice (`None` only for sides no pod has).
 fn whole(k: &[u32]) -> Option<PodSlice> {
@@ -193,7 +193,7 @@ impl FreeList {
             self.obstacles(k, blocked, &mut all, &[]);
             self.boxes = all;
         }
-        self.boxes.sort_unstable_by_key(|b| list_key(k, b));
+        self.boxes.sort_unstable_by(|a, b| list_order(k, a, b));
         self.seen = Some(blocked.clone());
     }
 
@@ -236,7 +236,7 @@ impl FreeList {
     /// Fig. 6 step 3 for a box about to be granted.
     fn grant(&mut self, k: &[u32], g: &PodSlice) {
         decompose(k, &mut self.boxes, g, &mut self.pieces);
-        self.boxes.sort_unstable_by_key(|b| list_key(k, b));
+        self.boxes.sort_unstable_by(|a, b| list_order(k, a, b));
         if let Some(seen) = &mut self.seen {
             g.all_chips(k, |c| {
                 let _ = seen.insert(c);
