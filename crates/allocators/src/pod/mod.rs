@@ -61,6 +61,7 @@ use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
     Request,
 };
+use crate::{Occupancy, occupancy::occupancy_methods};
 
 /// The machines the pod strategies accept.
 const POD_KINDS: &[TopologyKind] = &[TopologyKind::Pod];
@@ -199,15 +200,15 @@ pub struct PodAllocator {
     pod: Arc<Pod>,
     topology: Topology,
     policy: PodPolicy,
-    busy: NodeSet,
-    faulty: NodeSet,
+    /// Busy and faulty chips.
+    occupancy: Occupancy,
     /// Each live grant's layout and, for a static slice, its base chip.
     ledger: GrantLedger<(SliceLayout, Option<Coords>)>,
     /// The cube of each chip (cube ids number the cube grid like node ids
     /// number chips; one cube when the pod has none).
     chip_cube: Vec<u32>,
-    /// Busy and faulty chips per cube, kept with `busy` and `faulty`, so
-    /// the cube choice reads counts instead of chips.
+    /// Busy and faulty chips per cube, kept with `occupancy`, so the cube
+    /// choice reads counts instead of chips.
     cube_busy: Vec<u32>,
     cube_faulty: Vec<u32>,
     /// The `pod-free-list` list (empty for the other strategies).
@@ -261,8 +262,7 @@ impl PodAllocator {
             pod,
             topology,
             policy,
-            busy: NodeSet::new(n),
-            faulty: NodeSet::new(n),
+            occupancy: Occupancy::new(n),
             ledger: GrantLedger::new(),
             chip_cube,
             cube_busy: vec![0; cubes],
@@ -316,10 +316,6 @@ impl PodAllocator {
         }
     }
 
-    fn unavailable(&self, id: NodeId) -> bool {
-        self.busy.contains(id) || self.faulty.contains(id)
-    }
-
     /// The catalogue shape a request asks for, or why it is refused.
     fn shape_of(&self, request: &Request) -> Result<(Coords, bool), AllocError> {
         let invalid = |reason: String| AllocError::Invalid {
@@ -362,7 +358,7 @@ impl PodAllocator {
 
     fn placement_free(&self, base: &[u32], ext: &[u32]) -> bool {
         all_chips(self.pod.grid().sides().as_slice(), base, ext, |c| {
-            !self.unavailable(c)
+            self.occupancy.is_available(c)
         })
     }
 
@@ -387,9 +383,7 @@ impl PodAllocator {
 
     /// The blocked chips (busy or faulty).
     fn blocked(&self) -> NodeSet {
-        let mut b = self.busy.clone();
-        b.union_with(&self.faulty);
-        b
+        self.occupancy.blocked().clone()
     }
 
     /// First fit (the lowest base, then the earliest orientation) or, when
@@ -409,12 +403,8 @@ impl PodAllocator {
     }
 
     fn place_kept_among(&mut self, orients: &[Coords], best: bool) -> Option<(Coords, Coords)> {
-        let (busy, faulty) = (&self.busy, &self.faulty);
-        let blocked = || {
-            let mut blocked = busy.clone();
-            blocked.union_with(faulty);
-            blocked
-        };
+        let occupancy = &self.occupancy;
+        let blocked = || occupancy.blocked().clone();
         let counts = self.counts.as_mut()?;
         let (b, o) = if best {
             counts.choose(orients, blocked)
@@ -452,9 +442,7 @@ impl PodAllocator {
             taken.push(c);
             true
         });
-        for &c in &taken {
-            let _ = self.busy.insert(c);
-        }
+        self.occupancy.occupy(taken.iter().copied());
         let rotate = self.pod.rotates();
         let shapes: Vec<Coords> = self
             .pod
@@ -468,9 +456,7 @@ impl PodAllocator {
             .iter()
             .map(|s| self.static_candidates(s, rotate).len())
             .collect();
-        for &c in &taken {
-            let _ = self.busy.remove(c);
-        }
+        self.occupancy.vacate(taken.iter().copied());
         score
     }
 
@@ -564,8 +550,9 @@ impl PodAllocator {
             base.as_slice(),
             cs.as_slice(),
             |c| {
-                used += usize::from(self.busy.contains(c));
-                bad += usize::from(self.faulty.contains(c));
+                let faulty = self.occupancy.faulty().contains(c);
+                used += usize::from(!faulty && !self.occupancy.is_available(c));
+                bad += usize::from(faulty);
                 true
             },
         );
@@ -752,7 +739,7 @@ impl Allocator for PodAllocator {
             });
         }
         for &c in &chips {
-            if self.busy.insert(c) == Ok(true)
+            if self.occupancy.occupy_node(c)
                 && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
             {
                 *n += 1;
@@ -775,10 +762,10 @@ impl Allocator for PodAllocator {
         if let (Some(counts), Some(base)) = (self.counts.as_mut(), base) {
             counts.apply(base.as_slice(), layout.shape.as_slice(), false);
         }
-        let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
+        let (occupancy, counts, of) = (&mut self.occupancy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.
         let _ = grant.partition().for_each_node(&self.topology, |c| {
-            if busy.remove(c) == Ok(true)
+            if occupancy.vacate_node(c)
                 && let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize))
             {
                 *n -= 1;
@@ -787,30 +774,11 @@ impl Allocator for PodAllocator {
         Ok(())
     }
 
-    fn free_nodes(&self) -> usize {
-        // Busy and faulty chips are disjoint: a busy chip cannot be marked
-        // faulty and a faulty one is never granted.
-        self.total_nodes() - self.busy.count() - self.faulty.count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.busy.clone()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.faulty.clone()
-    }
+    occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        if self.busy.contains(node) {
-            return Err(FaultError::Busy { node });
-        }
-        if self.faulty.insert(node)? {
+        if self.occupancy.mark_faulty(node)? {
             if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)
@@ -824,7 +792,7 @@ impl Allocator for PodAllocator {
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        if self.faulty.remove(node)? {
+        if self.occupancy.repair(node)? {
             if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)
