@@ -61,9 +61,11 @@ pub mod pod;
 pub mod registry;
 mod request;
 pub mod ring;
+mod rowgrid;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
+mod submesh_list;
 pub mod torus3d;
 pub mod tree;
 
