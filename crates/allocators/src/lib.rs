@@ -60,6 +60,7 @@ pub mod noncontig;
 mod occupancy;
 pub mod paging;
 pub mod pod;
+pub mod premas_golden;
 pub mod registry;
 mod request;
 pub mod ring;

@@ -105,4 +105,6 @@ pub(crate) fn pow2_floor(n: u32) -> u32 {
 }
 
 #[cfg(test)]
+mod premas_replay;
+#[cfg(test)]
 mod tests;
