@@ -180,7 +180,10 @@ impl Measurer {
     ///
     /// # Errors
     /// The partition does not lie in the machine, or lists a node twice.
-    pub fn measure_partition(&mut self, partition: &Partition) -> Result<Dispersal, DispersalError> {
+    pub fn measure_partition(
+        &mut self,
+        partition: &Partition,
+    ) -> Result<Dispersal, DispersalError> {
         let mut ids = core::mem::take(&mut self.ids);
         ids.clear();
         let grid = Grid::new(&self.sides, self.wrap)?;
@@ -430,7 +433,10 @@ impl Measurer {
 
     fn lee(&self, i: usize, j: usize) -> u32 {
         let d = self.sides.len();
-        let (a, b) = (&self.coords[i * d..i * d + d], &self.coords[j * d..j * d + d]);
+        let (a, b) = (
+            &self.coords[i * d..i * d + d],
+            &self.coords[j * d..j * d + d],
+        );
         a.iter()
             .zip(b)
             .zip(self.sides.iter())
@@ -473,8 +479,16 @@ impl Measurer {
                 let c = rest % k;
                 rest /= k;
                 if k > 1 {
-                    let up = if c + 1 < k { v + stride } else { v - c * stride };
-                    let down = if c > 0 { v - stride } else { v + (k - 1) * stride };
+                    let up = if c + 1 < k {
+                        v + stride
+                    } else {
+                        v - c * stride
+                    };
+                    let down = if c > 0 {
+                        v - stride
+                    } else {
+                        v + (k - 1) * stride
+                    };
                     for m in [up, down] {
                         if self.dist[m as usize] == u32::MAX {
                             self.dist[m as usize] = dv + 1;
@@ -608,19 +622,18 @@ mod tests {
     }
 
     fn machine() -> impl Strategy<Value = (Grid, Vec<NodeId>)> {
-        (prop::collection::vec(1u32..=7, 1..=3), any::<bool>())
-            .prop_flat_map(|(sides, wrap)| {
-                let grid = Grid::new(&sides, wrap).unwrap();
-                let n = grid.num_nodes() as u32;
-                let subset = prop::sample::subsequence((0..n).collect::<Vec<_>>(), 0..=n as usize);
-                (Just(grid), subset).prop_map(|(g, mut s)| {
-                    // Any order is accepted; reverse some sets.
-                    if s.len() % 2 == 1 {
-                        s.reverse();
-                    }
-                    (g, s)
-                })
+        (prop::collection::vec(1u32..=7, 1..=3), any::<bool>()).prop_flat_map(|(sides, wrap)| {
+            let grid = Grid::new(&sides, wrap).unwrap();
+            let n = grid.num_nodes() as u32;
+            let subset = prop::sample::subsequence((0..n).collect::<Vec<_>>(), 0..=n as usize);
+            (Just(grid), subset).prop_map(|(g, mut s)| {
+                // Any order is accepted; reverse some sets.
+                if s.len() % 2 == 1 {
+                    s.reverse();
+                }
+                (g, s)
             })
+        })
     }
 
     proptest! {
@@ -677,7 +690,10 @@ mod tests {
         );
         assert!(matches!(
             m.measure(&[3, 16]),
-            Err(DispersalError::Topology(TopologyError::NodeOutOfRange { node: 16, .. }))
+            Err(DispersalError::Topology(TopologyError::NodeOutOfRange {
+                node: 16,
+                ..
+            }))
         ));
         assert_eq!(m.measure(&[1, 2]).unwrap().distance_sum, 1);
         let cube: Topology = "hypercube:3".parse().unwrap();
@@ -699,6 +715,12 @@ mod tests {
         let d = m.measure_partition(&Partition::Box(b)).unwrap();
         // A 2×2 square: four pairs at 1, two at 2.
         assert_eq!((d.distance_sum, d.diameter, d.pieces), (8, 2, 1));
-        assert_eq!(d.span, Some(Span { base: *b.base(), extents: *b.extents() }));
+        assert_eq!(
+            d.span,
+            Some(Span {
+                base: *b.base(),
+                extents: *b.extents()
+            })
+        );
     }
 }

@@ -203,19 +203,38 @@ impl Golden {
                 "b" => {
                     let f: Vec<&str> = rest.split(' ').collect();
                     if f.len() != 5 {
-                        return Err(err(line, format!("expected `b JOB START PROCS L1 HASH`, got {l:?}")));
+                        return Err(err(
+                            line,
+                            format!("expected `b JOB START PROCS L1 HASH`, got {l:?}"),
+                        ));
                     }
                     let nonneg = |v: i64, what: &str| {
-                        u64::try_from(v).map_err(|_| err(line, format!("{what} is negative in {l:?}")))
+                        u64::try_from(v)
+                            .map_err(|_| err(line, format!("{what} is negative in {l:?}")))
                     };
                     let job = nonneg(num(f.first().copied(), "the job")?, "the job")?;
                     let start = num(f.get(1).copied(), "the start")?;
-                    let procs = u32::try_from(num(f.get(2).copied(), "the node count")?)
-                        .map_err(|_| err(line, format!("the node count is out of range in {l:?}")))?;
+                    let procs =
+                        u32::try_from(num(f.get(2).copied(), "the node count")?).map_err(|_| {
+                            err(line, format!("the node count is out of range in {l:?}"))
+                        })?;
                     let l1 = nonneg(num(f.get(3).copied(), "the distance")?, "the distance")?;
-                    let nodes = u32::from_str_radix(f[4], 16)
-                        .map_err(|_| err(line, format!("the fingerprint is not 8 hex digits in {l:?}")))?;
-                    events.push((line, Event::Begin { job, start, procs, l1, nodes }));
+                    let nodes = u32::from_str_radix(f[4], 16).map_err(|_| {
+                        err(
+                            line,
+                            format!("the fingerprint is not 8 hex digits in {l:?}"),
+                        )
+                    })?;
+                    events.push((
+                        line,
+                        Event::Begin {
+                            job,
+                            start,
+                            procs,
+                            l1,
+                            nodes,
+                        },
+                    ));
                 }
                 "e" => {
                     let f: Vec<&str> = rest.split(' ').collect();
@@ -242,13 +261,18 @@ impl Golden {
         };
         if get("premas-oracle")? != "1" {
             let line = head.get("premas-oracle").map_or(0, |h| h.0);
-            return Err(err(line, "this reader knows format 1 (`premas-oracle 1`)".to_owned()));
+            return Err(err(
+                line,
+                "this reader knows format 1 (`premas-oracle 1`)".to_owned(),
+            ));
         }
         let m = get("machine")?;
         let line = head.get("machine").map_or(0, |h| h.0);
-        let sides: Vec<u32> = m.split('x').map(str::parse).collect::<Result<_, _>>().map_err(|_| {
-            err(line, format!("the machine {m:?} is not XxYxZ"))
-        })?;
+        let sides: Vec<u32> = m
+            .split('x')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|_| err(line, format!("the machine {m:?} is not XxYxZ")))?;
         let machine: [u32; 3] = sides
             .try_into()
             .map_err(|_| err(line, format!("the machine {m:?} is not XxYxZ")))?;
@@ -269,7 +293,11 @@ impl Golden {
     /// A side of 0 or a machine too large.
     pub fn topology(&self) -> Result<Topology, TopologyError> {
         let [x, y, z] = self.machine;
-        let text = if z == 1 { format!("mesh:{x}x{y}") } else { format!("mesh:{x}x{y}x{z}") };
+        let text = if z == 1 {
+            format!("mesh:{x}x{y}")
+        } else {
+            format!("mesh:{x}x{y}x{z}")
+        };
         text.parse()
     }
 
@@ -277,7 +305,10 @@ impl Golden {
     /// ([`PREMAS_NAMES`]).
     #[must_use]
     pub fn partalloc_name(&self) -> Option<&'static str> {
-        PREMAS_NAMES.iter().find(|(p, _)| *p == self.allocator).map(|&(_, n)| n)
+        PREMAS_NAMES
+            .iter()
+            .find(|(p, _)| *p == self.allocator)
+            .map(|&(_, n)| n)
     }
 
     /// Plays the golden's allocations and releases on `alloc` (fresh, on
@@ -297,18 +328,33 @@ impl Golden {
         let mut sum = ReplaySummary::default();
         for &(line, ev) in &self.events {
             match ev {
-                Event::Begin { job, procs, l1, nodes, .. } => {
-                    let g = alloc
-                        .allocate(&Request::nodes(procs))
-                        .map_err(|e| ReplayError::Refused { line, job, reason: e.to_string() })?;
-                    let ids = g.partition().node_list(&topo).map_err(|e| ReplayError::Inconsistent {
-                        line,
-                        reason: e.to_string(),
+                Event::Begin {
+                    job,
+                    procs,
+                    l1,
+                    nodes,
+                    ..
+                } => {
+                    let g = alloc.allocate(&Request::nodes(procs)).map_err(|e| {
+                        ReplayError::Refused {
+                            line,
+                            job,
+                            reason: e.to_string(),
+                        }
                     })?;
-                    let d = measure.measure(&ids).map_err(|e| ReplayError::Inconsistent {
-                        line,
-                        reason: e.to_string(),
-                    })?;
+                    let ids =
+                        g.partition()
+                            .node_list(&topo)
+                            .map_err(|e| ReplayError::Inconsistent {
+                                line,
+                                reason: e.to_string(),
+                            })?;
+                    let d = measure
+                        .measure(&ids)
+                        .map_err(|e| ReplayError::Inconsistent {
+                            line,
+                            reason: e.to_string(),
+                        })?;
                     if d.distance_sum != u128::from(l1) {
                         return Err(ReplayError::Differs {
                             line,

@@ -165,7 +165,8 @@ impl BlockTree {
                     return Err(bad(format!("block {} has no children", blk.gbox)));
                 }
                 let id = blk.gbox.lo(0) as usize
-                    + sides[0] as usize * (blk.gbox.lo(1) as usize + sides[1] as usize * blk.gbox.lo(2) as usize);
+                    + sides[0] as usize
+                        * (blk.gbox.lo(1) as usize + sides[1] as usize * blk.gbox.lo(2) as usize);
                 leaf_of[id] = i as u32;
             } else {
                 let vol: u64 = kids.iter().map(|&c| blocks[c as usize].gbox.volume()).sum();
@@ -174,7 +175,10 @@ impl BlockTree {
                     blk.gbox.contains_box(&k.gbox) && k.rank + 1 == blk.rank
                 });
                 if vol != blk.gbox.volume() || !inside {
-                    return Err(bad(format!("the children of block {} do not tile it", blk.gbox)));
+                    return Err(bad(format!(
+                        "the children of block {} do not tile it",
+                        blk.gbox
+                    )));
                 }
             }
         }
@@ -277,9 +281,7 @@ impl BuddyCore {
     }
 
     fn first_free(&self, rank: usize) -> Option<u32> {
-        self.free[rank]
-            .first()
-            .map(|p| self.tree.by_rank[rank][p])
+        self.free[rank].first().map(|p| self.tree.by_rank[rank][p])
     }
 
     /// The free blocks of each size, smallest size first, each list in
@@ -349,7 +351,11 @@ impl BuddyCore {
         let mut left = want;
         let mut top = 0;
         while left > 0 {
-            let r = self.tree.sizes.partition_point(|&s| s <= left).saturating_sub(1);
+            let r = self
+                .tree
+                .sizes
+                .partition_point(|&s| s <= left)
+                .saturating_sub(1);
             let count = left / self.tree.sizes[r];
             self.rbr[r] += count;
             left -= count * self.tree.sizes[r];
@@ -518,7 +524,10 @@ macro_rules! buddy_allocator {
                 self.core.mark_faulty(node)
             }
 
-            fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), $crate::FaultError> {
+            fn repair(
+                &mut self,
+                node: partalloc_topology::NodeId,
+            ) -> Result<(), $crate::FaultError> {
                 self.core.repair(node)
             }
         }
@@ -552,12 +561,26 @@ mod tests {
             for &r in &tree.roots {
                 fbr[tree.blocks[r as usize].rank as usize].insert(Self::key(&tree, r));
             }
-            Self { tree, fbr, live: Vec::new() }
+            Self {
+                tree,
+                fbr,
+                live: Vec::new(),
+            }
         }
 
         fn key(tree: &BlockTree, b: u32) -> ([u32; 6], u32) {
             let g = &tree.blocks[b as usize].gbox;
-            ([g.lo(0), g.lo(1), g.lo(2), g.extent(0), g.extent(1), g.extent(2)], b)
+            (
+                [
+                    g.lo(0),
+                    g.lo(1),
+                    g.lo(2),
+                    g.extent(0),
+                    g.extent(1),
+                    g.extent(2),
+                ],
+                b,
+            )
         }
 
         fn rank(&self, b: u32) -> usize {
@@ -623,7 +646,10 @@ mod tests {
             }
             let tree = self.tree.clone();
             let kids = tree.children(p);
-            if !kids.iter().all(|&c| self.fbr[self.rank(c)].contains(&Self::key(&tree, c))) {
+            if !kids
+                .iter()
+                .all(|&c| self.fbr[self.rank(c)].contains(&Self::key(&tree, c)))
+            {
                 return;
             }
             for &c in kids {
@@ -638,7 +664,12 @@ mod tests {
         fn release(&mut self, blocks: &[u32]) {
             let mut sorted: Vec<u32> = blocks.to_vec();
             // Block order: size, then base, then extents.
-            sorted.sort_by_key(|&b| (self.tree.blocks[b as usize].gbox.volume(), Self::key(&self.tree, b).0));
+            sorted.sort_by_key(|&b| {
+                (
+                    self.tree.blocks[b as usize].gbox.volume(),
+                    Self::key(&self.tree, b).0,
+                )
+            });
             for &b in &sorted {
                 let r = self.rank(b);
                 self.fbr[r].insert(Self::key(&self.tree, b));
@@ -653,7 +684,12 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(r, set)| {
-                    (self.tree.sizes[r], set.iter().map(|&(_, b)| self.tree.blocks[b as usize].gbox).collect())
+                    (
+                        self.tree.sizes[r],
+                        set.iter()
+                            .map(|&(_, b)| self.tree.blocks[b as usize].gbox)
+                            .collect(),
+                    )
                 })
                 .collect()
         }

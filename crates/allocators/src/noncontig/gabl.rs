@@ -120,7 +120,11 @@ impl Gabl {
 
     fn coords(&self, id: usize) -> [u32; 3] {
         let [sx, sy, _] = self.sides.map(|s| s as usize);
-        [(id % sx) as u32, (id / sx % sy) as u32, (id / (sx * sy)) as u32]
+        [
+            (id % sx) as u32,
+            (id / sx % sy) as u32,
+            (id / (sx * sy)) as u32,
+        ]
     }
 
     fn stride(&self, axis: usize) -> usize {
@@ -169,7 +173,13 @@ impl Gabl {
                 reach[a] = reach[a].max(b[a].min(self.sides[a]));
             }
         }
-        let limit = cap.min(bounds.iter().map(|b| b.iter().map(|&s| u64::from(s)).product()).max().unwrap_or(0));
+        let limit = cap.min(
+            bounds
+                .iter()
+                .map(|b| b.iter().map(|&s| u64::from(s)).product())
+                .max()
+                .unwrap_or(0),
+        );
         let mut best: Option<Best> = None;
         self.col.resize(self.sides[l1] as usize, 0);
         for base in 0..self.occupancy.len() {
@@ -213,7 +223,9 @@ impl Gabl {
                         continue;
                     }
                     ext[r] = deep;
-                    let rotated = !(ext[0] <= bounds[0][0] && ext[1] <= bounds[0][1] && ext[2] <= bounds[0][2]);
+                    let rotated = !(ext[0] <= bounds[0][0]
+                        && ext[1] <= bounds[0][1]
+                        && ext[2] <= bounds[0][2]);
                     let cand = Best {
                         volume: u64::from(e0) * u64::from(e1) * u64::from(deep),
                         base,
@@ -344,11 +356,17 @@ impl Allocator for Gabl {
             };
             // In the machine: the search keeps boxes inside it, which the
             // constructor checked box3 accepts.
-            let g = box3(NAME, &self.topology, self.dims, self.coords(best.base), best.extents)
-                .map_err(|e| AllocError::Invalid {
-                    request: *request,
-                    reason: e.to_string(),
-                })?;
+            let g = box3(
+                NAME,
+                &self.topology,
+                self.dims,
+                self.coords(best.base),
+                best.extents,
+            )
+            .map_err(|e| AllocError::Invalid {
+                request: *request,
+                reason: e.to_string(),
+            })?;
             self.set(&g, true);
             boxes.push(g);
             need -= best.volume;
@@ -374,7 +392,10 @@ impl Allocator for Gabl {
         if want == 0 || want > self.topology.num_nodes() as u64 {
             return Err(AllocError::Invalid {
                 request: *request,
-                reason: format!("needs {want} nodes; the machine has {}", self.topology.num_nodes()),
+                reason: format!(
+                    "needs {want} nodes; the machine has {}",
+                    self.topology.num_nodes()
+                ),
             });
         }
         self.bound(request)?;
@@ -542,7 +563,9 @@ mod tests {
         assert_eq!(g.partition().to_string(), "⟨0,0⟩⟨1,4⟩");
         // 5×2 does not fit unrotated beside it (4 columns left) but does
         // rotated, as 2×5 at x = 2.
-        let g = a.allocate(&Request::boxed(&[5, 2]).unwrap().any_orientation()).unwrap();
+        let g = a
+            .allocate(&Request::boxed(&[5, 2]).unwrap().any_orientation())
+            .unwrap();
         assert_eq!(g.partition().to_string(), "⟨2,0⟩⟨3,4⟩");
         // Unrotated, 5×2 is split. Free: columns 4–5 of rows 0–4 and all of
         // row 5. The largest box inside 5×2 is 5×1 in row 5 (5 nodes beat

@@ -84,7 +84,13 @@ fn merged_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree,
     let (dims, sides) = grid3(strategy, topology)?;
     let mut b = TreeBuilder::default();
     let mk = |b: &mut TreeBuilder, k: &Key| -> Result<u32, BuildError> {
-        let g = box3(strategy, topology, dims, [k[0], k[1], k[2]], [k[3], k[4], k[5]])?;
+        let g = box3(
+            strategy,
+            topology,
+            dims,
+            [k[0], k[1], k[2]],
+            [k[3], k[4], k[5]],
+        )?;
         Ok(b.add(g, None))
     };
     // Unmerged blocks by size, each size's blocks by key.
@@ -106,7 +112,10 @@ fn merged_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree,
         for axis in 0..3 {
             let sizes: Vec<u64> = sets.keys().rev().copied().collect();
             for size in sizes {
-                let keys: Vec<Key> = sets.get(&size).map(|s| s.keys().copied().collect()).unwrap_or_default();
+                let keys: Vec<Key> = sets
+                    .get(&size)
+                    .map(|s| s.keys().copied().collect())
+                    .unwrap_or_default();
                 for first in keys {
                     let Some(set) = sets.get_mut(&size) else {
                         break;

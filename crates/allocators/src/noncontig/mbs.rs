@@ -107,7 +107,10 @@ fn layered_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree
         }
         let t = s / 2;
         for (cx, cy) in [(x, y), (x, y + t), (x + t, y), (x + t, y + t)] {
-            let c = b.add(box3(strategy, topology, dims, [cx, cy, z], [t, t, 1])?, Some(parent));
+            let c = b.add(
+                box3(strategy, topology, dims, [cx, cy, z], [t, t, 1])?,
+                Some(parent),
+            );
             squares.push((c, [cx, cy, z], t));
         }
     }
@@ -133,7 +136,10 @@ mod tests {
     use crate::{Allocator, Request};
 
     fn squares(mbs: &Mbs) -> Vec<String> {
-        mbs.initial_blocks().iter().map(ToString::to_string).collect()
+        mbs.initial_blocks()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     #[test]
@@ -160,7 +166,10 @@ mod tests {
         assert_eq!(sizes.iter().filter(|&&v| v == 4).count(), 2);
         // Layered: one division per plane of a 3-D mesh.
         let m = Mbs::new("mesh:4x4x3".parse().unwrap()).unwrap();
-        assert_eq!(squares(&m), ["⟨0,0,0⟩⟨3,3,0⟩", "⟨0,0,1⟩⟨3,3,1⟩", "⟨0,0,2⟩⟨3,3,2⟩"]);
+        assert_eq!(
+            squares(&m),
+            ["⟨0,0,0⟩⟨3,3,0⟩", "⟨0,0,1⟩⟨3,3,1⟩", "⟨0,0,2⟩⟨3,3,2⟩"]
+        );
     }
 
     #[test]
@@ -180,7 +189,12 @@ mod tests {
         let (g7, b) = ids(7);
         assert_eq!(b, [2, 3, 10, 16, 17, 24, 25]);
         let (_, c) = ids(16);
-        assert_eq!(c, [32, 33, 34, 35, 40, 41, 42, 43, 48, 49, 50, 51, 56, 57, 58, 59]);
+        assert_eq!(
+            c,
+            [
+                32, 33, 34, 35, 40, 41, 42, 43, 48, 49, 50, 51, 56, 57, 58, 59
+            ]
+        );
         let (_, d) = ids(3);
         assert_eq!(d, [11, 18, 26]);
         // Releasing the 7 merges nothing: each of its blocks has a busy
@@ -197,7 +211,13 @@ mod tests {
             [
                 (
                     1,
-                    list(&["⟨2,0⟩⟨2,0⟩", "⟨2,1⟩⟨2,1⟩", "⟨3,0⟩⟨3,0⟩", "⟨3,2⟩⟨3,2⟩", "⟨3,3⟩⟨3,3⟩"])
+                    list(&[
+                        "⟨2,0⟩⟨2,0⟩",
+                        "⟨2,1⟩⟨2,1⟩",
+                        "⟨3,0⟩⟨3,0⟩",
+                        "⟨3,2⟩⟨3,2⟩",
+                        "⟨3,3⟩⟨3,3⟩"
+                    ])
                 ),
                 (4, list(&["⟨0,2⟩⟨1,3⟩"])),
                 (16, list(&["⟨4,0⟩⟨7,3⟩", "⟨4,4⟩⟨7,7⟩"])),

@@ -66,7 +66,10 @@ pub(crate) const GRID_KINDS: &[TopologyKind] = &[TopologyKind::Mesh, TopologyKin
 
 /// The grid's dimension count and its sides padded to three with 1s;
 /// refuses machines other than 1- to 3-D meshes and tori.
-pub(crate) fn grid3(strategy: &'static str, topology: &Topology) -> Result<(usize, [u32; 3]), BuildError> {
+pub(crate) fn grid3(
+    strategy: &'static str,
+    topology: &Topology,
+) -> Result<(usize, [u32; 3]), BuildError> {
     match topology {
         Topology::Grid(g) if g.dims() <= 3 => {
             let mut sides = [1u32; 3];
@@ -76,8 +79,9 @@ pub(crate) fn grid3(strategy: &'static str, topology: &Topology) -> Result<(usiz
         _ => Err(BuildError::UnsuitableTopology {
             strategy,
             topology: topology.to_string(),
-            reason: "needs a mesh or torus of one to three dimensions, e.g. mesh:16x16 or mesh:8x8x8"
-                .to_owned(),
+            reason:
+                "needs a mesh or torus of one to three dimensions, e.g. mesh:16x16 or mesh:8x8x8"
+                    .to_owned(),
         }),
     }
 }

@@ -94,7 +94,11 @@ fn cube_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree, B
         }
         let t = s / 2;
         for oct in 0..8u32 {
-            let c = [x + t * (oct & 1), y + t * (oct >> 1 & 1), z + t * (oct >> 2)];
+            let c = [
+                x + t * (oct & 1),
+                y + t * (oct >> 1 & 1),
+                z + t * (oct >> 2),
+            ];
             let id = b.add(box3(strategy, topology, dims, c, [t, t, t])?, Some(parent));
             cubes.push((id, c, t));
         }
@@ -135,7 +139,13 @@ mod tests {
         // 6×4×4: a 4-cube, the 2×4×4 region beside it (two 2-cubes).
         assert_eq!(
             roots("mesh:6x4x4"),
-            ["⟨0,0,0⟩⟨3,3,3⟩", "⟨4,0,0⟩⟨5,1,1⟩", "⟨4,0,2⟩⟨5,1,3⟩", "⟨4,2,0⟩⟨5,3,1⟩", "⟨4,2,2⟩⟨5,3,3⟩"]
+            [
+                "⟨0,0,0⟩⟨3,3,3⟩",
+                "⟨4,0,0⟩⟨5,1,1⟩",
+                "⟨4,0,2⟩⟨5,1,3⟩",
+                "⟨4,2,0⟩⟨5,3,1⟩",
+                "⟨4,2,2⟩⟨5,3,3⟩"
+            ]
         );
         // A plane: single nodes only.
         let o = OctetMbs::new("mesh:3x2".parse().unwrap()).unwrap();

@@ -67,13 +67,15 @@ impl SplitMix {
 
     /// Uniform in 0..n (n ≥ 1), without modulo bias (Lemire 2019).
     pub(crate) fn below(&mut self, n: u64) -> u64 {
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next_u64()) * u128::from(n);
-            if (m as u64) >= threshold {
-                return (m >> 64) as u64;
+        let mut m = u128::from(self.next_u64()) * u128::from(n);
+        // The division only when the low half is small enough to matter.
+        if (m as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u64) < threshold {
+                m = u128::from(self.next_u64()) * u128::from(n);
             }
         }
+        (m >> 64) as u64
     }
 }
 
@@ -114,7 +116,11 @@ impl RandomNodes {
         let len = self.occupancy.len();
         let w = !self.occupancy.blocked().words()[i];
         let inside = len - i * 64;
-        if inside >= 64 { w } else { w & ((1u64 << inside) - 1) }
+        if inside >= 64 {
+            w
+        } else {
+            w & ((1u64 << inside) - 1)
+        }
     }
 
     /// Chooses `want` of the `free` available nodes: Floyd's algorithm
@@ -133,6 +139,22 @@ impl RandomNodes {
             }
         }
     }
+}
+
+/// The position of the `j`-th set bit of `w` (from 0; `w` has more than
+/// `j` set bits), by halving: six popcounts.
+fn select_bit(w: u64, mut j: u32) -> u32 {
+    let (mut pos, mut width, mut w) = (0u32, 32u32, w);
+    while width > 0 {
+        let low = (w & ((1u64 << width) - 1)).count_ones();
+        if j >= low {
+            j -= low;
+            pos += width;
+            w >>= width;
+        }
+        width /= 2;
+    }
+    pos
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -201,11 +223,7 @@ impl Allocator for RandomNodes {
                     word += 1;
                     avail = self.free_word(word);
                 }
-                let mut a = avail;
-                for _ in before..rank {
-                    a &= a - 1;
-                }
-                let bit = a & a.wrapping_neg();
+                let bit = 1u64 << select_bit(avail, (rank - before) as u32);
                 // Machines have at most 2^31 nodes.
                 nodes.push((word * 64) as NodeId + bit.trailing_zeros());
                 match taken.last_mut() {
@@ -226,7 +244,10 @@ impl Allocator for RandomNodes {
         if want == 0 || want > self.topology.num_nodes() as u64 {
             return Err(AllocError::Invalid {
                 request: *request,
-                reason: format!("needs {want} nodes; the machine has {}", self.topology.num_nodes()),
+                reason: format!(
+                    "needs {want} nodes; the machine has {}",
+                    self.topology.num_nodes()
+                ),
             });
         }
         Ok(want <= self.occupancy.free_count() as u64)
@@ -300,7 +321,10 @@ mod tests {
 
     /// Σ (observed − expected)² / expected.
     fn chi_square(counts: &[u32], expected: f64) -> f64 {
-        counts.iter().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum()
+        counts
+            .iter()
+            .map(|&c| (f64::from(c) - expected).powi(2) / expected)
+            .sum()
     }
 
     #[test]
@@ -325,7 +349,10 @@ mod tests {
         assert!(faulty.iter().all(|&n| counts[n as usize] == 0));
         let free: Vec<u32> = (0..64).filter(|n| n % 8 >= 3).map(|n| counts[n]).collect();
         let chi = chi_square(&free, 1000.0);
-        assert!(chi < 80.0, "chi-square {chi} over 39 degrees of freedom: {free:?}");
+        assert!(
+            chi < 80.0,
+            "chi-square {chi} over 39 degrees of freedom: {free:?}"
+        );
     }
 
     #[test]
@@ -336,7 +363,12 @@ mod tests {
         let mut counts = [0u32; 64];
         for seed in 0..15_000u64 {
             let mut a = RandomNodes::new(topo.clone(), seed).unwrap();
-            let ids = a.allocate(&Request::nodes(2)).unwrap().partition().node_list(&topo).unwrap();
+            let ids = a
+                .allocate(&Request::nodes(2))
+                .unwrap()
+                .partition()
+                .node_list(&topo)
+                .unwrap();
             counts[(ids[0] * 6 + ids[1]) as usize] += 1;
         }
         let pairs: Vec<u32> = (0..6)
@@ -345,7 +377,22 @@ mod tests {
             .collect();
         assert_eq!(pairs.iter().sum::<u32>(), 15_000);
         let chi = chi_square(&pairs, 1000.0);
-        assert!(chi < 40.0, "chi-square {chi} over 14 degrees of freedom: {pairs:?}");
+        assert!(
+            chi < 40.0,
+            "chi-square {chi} over 14 degrees of freedom: {pairs:?}"
+        );
+    }
+
+    #[test]
+    fn select_bit_finds_the_jth_set_bit() {
+        let mut rng = SplitMix(11);
+        for _ in 0..2000 {
+            let w = rng.next_u64() | 1 << 63;
+            let ones: Vec<u32> = (0..64).filter(|&b| w >> b & 1 == 1).collect();
+            for (j, &b) in ones.iter().enumerate() {
+                assert_eq!(select_bit(w, j as u32), b);
+            }
+        }
     }
 
     #[test]
@@ -357,7 +404,11 @@ mod tests {
             let g2 = a.allocate(&Request::nodes(9)).unwrap();
             a.release(&g1).unwrap();
             let g3 = a.allocate(&Request::nodes(4)).unwrap();
-            (g1.partition().clone(), g2.partition().clone(), g3.partition().clone())
+            (
+                g1.partition().clone(),
+                g2.partition().clone(),
+                g3.partition().clone(),
+            )
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));

@@ -8,7 +8,14 @@ use crate::registry;
 use crate::{Allocator, Partition, Request};
 use partalloc_topology::Topology;
 
-const NAMES: [&str; 6] = ["mbs", "granular-mbs", "octet-mbs", "gabl", "random", "random[seed=42]"];
+const NAMES: [&str; 6] = [
+    "mbs",
+    "granular-mbs",
+    "octet-mbs",
+    "gabl",
+    "random",
+    "random[seed=42]",
+];
 
 fn topo(s: &str) -> Topology {
     s.parse().unwrap()
@@ -87,7 +94,11 @@ fn a_fresh_grant_is_the_base_4_8_2_decomposition() {
         assert_eq!(sizes(g.partition()), digits(u64::from(n), 4), "mbs {n}");
         let mut gm = GranularMbs::new(topo("mesh:16x16")).unwrap();
         let g = gm.allocate(&Request::nodes(n)).unwrap();
-        assert_eq!(sizes(g.partition()), digits(u64::from(n), 2), "granular {n}");
+        assert_eq!(
+            sizes(g.partition()),
+            digits(u64::from(n), 2),
+            "granular {n}"
+        );
     }
     for n in 1..=512u32 {
         let mut o = OctetMbs::new(topo("mesh:8x8x8")).unwrap();
@@ -182,19 +193,33 @@ fn tori_are_served_as_the_mesh_of_the_same_sides() {
 #[test]
 fn bad_machines_and_requests_are_typed_errors() {
     for name in ["mbs", "granular-mbs", "octet-mbs", "gabl"] {
-        let e = registry::build(name, &topo("mesh:2x2x2x2")).unwrap_err().to_string();
+        let e = registry::build(name, &topo("mesh:2x2x2x2"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one to three dimensions"), "{name}: {e}");
-        let e = registry::build(name, &topo("hypercube:4")).unwrap_err().to_string();
+        let e = registry::build(name, &topo("hypercube:4"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("does not run on hypercube:4"), "{name}: {e}");
         let mut a = registry::build(name, &topo("mesh:4x4")).unwrap();
         for bad in [Request::nodes(0), Request::nodes(17)] {
-            assert!(matches!(a.allocate(&bad), Err(crate::AllocError::Invalid { .. })), "{name}");
+            assert!(
+                matches!(a.allocate(&bad), Err(crate::AllocError::Invalid { .. })),
+                "{name}"
+            );
         }
     }
     // A 3-D box on a 2-D mesh cannot be GABL's shape.
     let mut g = registry::build("gabl", &topo("mesh:4x4")).unwrap();
-    let e = g.allocate(&Request::boxed(&[1, 1, 2]).unwrap()).unwrap_err();
-    assert_eq!(e.to_string(), "invalid request 1x1x2 box: a 3-D box on a 2-D mesh");
-    let e = registry::build("random[seed=-1]", &topo("mesh:4x4")).unwrap_err().to_string();
+    let e = g
+        .allocate(&Request::boxed(&[1, 1, 2]).unwrap())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid request 1x1x2 box: a 3-D box on a 2-D mesh"
+    );
+    let e = registry::build("random[seed=-1]", &topo("mesh:4x4"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("seed"), "{e}");
 }
