@@ -52,7 +52,7 @@ pub use gabl::Gabl;
 pub use granular_mbs::GranularMbs;
 pub use mbs::Mbs;
 pub use octet_mbs::OctetMbs;
-pub use random::RandomNodes;
+pub use random::{RandomDraw, RandomNodes};
 
 pub(crate) use gabl::ENTRY as GABL_ENTRY;
 pub(crate) use granular_mbs::ENTRY as GRANULAR_MBS_ENTRY;

@@ -39,11 +39,27 @@ use crate::{
 
 const NAME: &str = "random";
 
+/// How a random rank is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum RandomDraw {
+    /// Exactly uniform (PReMAS: `Random.nextInt`): Floyd's sampling with
+    /// unbiased draws.
+    #[default]
+    Uniform,
+    /// SST's arithmetic: the nodes one after another, each the free node
+    /// of rank x mod (nodes left) in id order, x a signed 32-bit draw
+    /// widened to an unsigned 64-bit one (a bias below 2^−31 per node).
+    Modulo,
+}
+
 /// Uniformly random free nodes, reproducible by seed.
 #[derive(Debug, Clone)]
 pub struct RandomNodes {
     topology: Topology,
     seed: u64,
+    draw: RandomDraw,
     occupancy: Occupancy,
     /// Each grant's nodes as (word, bits) of the occupancy bitset.
     ledger: GrantLedger<Vec<(usize, u64)>>,
@@ -85,10 +101,19 @@ impl RandomNodes {
     /// # Errors
     /// None today (every strategy constructor returns a `Result`).
     pub fn new(topology: Topology, seed: u64) -> Result<Self, BuildError> {
+        Self::with_draw(topology, seed, RandomDraw::Uniform)
+    }
+
+    /// As [`RandomNodes::new`], with SST's draw or PReMAS's.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn with_draw(topology: Topology, seed: u64, draw: RandomDraw) -> Result<Self, BuildError> {
         Ok(Self {
             occupancy: Occupancy::new(topology.num_nodes()),
             topology,
             seed,
+            draw,
             ledger: GrantLedger::new(),
             chosen: Vec::new(),
         })
@@ -129,6 +154,29 @@ impl RandomNodes {
         let words = (free as usize).div_ceil(64);
         self.chosen.clear();
         self.chosen.resize(words, 0);
+        if self.draw == RandomDraw::Modulo {
+            for left in (free - want + 1..=free).rev() {
+                let x = rng.next_u64() as u32 as i32;
+                let mut r = (i64::from(x) as u64) % left;
+                // The r-th rank not chosen yet.
+                for (w, bits) in self.chosen.iter_mut().enumerate() {
+                    let valid = free - w as u64 * 64;
+                    let mask = if valid >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << valid) - 1
+                    };
+                    let open = !*bits & mask;
+                    let n = u64::from(open.count_ones());
+                    if r < n {
+                        *bits |= 1 << select_bit(open, r as u32);
+                        break;
+                    }
+                    r -= n;
+                }
+            }
+            return;
+        }
         for j in free - want..free {
             let t = rng.below(j + 1);
             let (w, b) = ((t / 64) as usize, t % 64);
@@ -162,25 +210,40 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         name: NAME,
         summary: "uniformly random free nodes, reproducible by seed: the non-contiguous floor",
         source: "PReMAS and SST RandomAllocator, seeded; docs/baselines.md#random",
-        params: &[ParamInfo {
-            name: "seed",
-            default: "0",
-            doc: "seed of the random choice (an unsigned 64-bit integer); same seed, same grants",
-        }],
+        params: &[
+            ParamInfo {
+                name: "seed",
+                default: "0",
+                doc: "seed of the random choice (an unsigned 64-bit integer); same seed, same grants",
+            },
+            ParamInfo {
+                name: "draw",
+                default: "uniform",
+                doc: "uniform (exactly, as PReMAS) or modulo (SST: a 32-bit draw modulo the free nodes left, one node at a time)",
+            },
+        ],
         topologies: ANY_TOPOLOGY,
     },
     build: |t, spec| {
         let seed = spec.parse_or("seed", 0u64)?;
-        Ok(Box::new(RandomNodes::new(t.clone(), seed)?))
+        let draw = spec.choice(
+            "draw",
+            &[
+                ("uniform", RandomDraw::Uniform),
+                ("modulo", RandomDraw::Modulo),
+            ],
+        )?;
+        Ok(Box::new(RandomNodes::with_draw(t.clone(), seed, draw)?))
     },
 };
 
 impl Allocator for RandomNodes {
     fn name(&self) -> String {
-        if self.seed == 0 {
-            NAME.to_owned()
-        } else {
-            format!("{NAME}[seed={}]", self.seed)
+        match (self.seed, self.draw) {
+            (0, RandomDraw::Uniform) => NAME.to_owned(),
+            (s, RandomDraw::Uniform) => format!("{NAME}[seed={s}]"),
+            (0, RandomDraw::Modulo) => format!("{NAME}[draw=modulo]"),
+            (s, RandomDraw::Modulo) => format!("{NAME}[seed={s},draw=modulo]"),
         }
     }
 
@@ -384,6 +447,35 @@ mod tests {
     }
 
     #[test]
+    fn modulo_draw_takes_sst_ranks_one_at_a_time() {
+        // The literal SST procedure: a list of free ids, each draw removes
+        // the id at x mod (ids left).
+        let topo: Topology = "mesh:9x7".parse().unwrap();
+        let mut a = RandomNodes::with_draw(topo.clone(), 5, RandomDraw::Modulo).unwrap();
+        let mut live = Vec::new();
+        for want in [5u32, 17, 1, 30, 9] {
+            let mut free: Vec<NodeId> = (0..63).filter(|&n| a.is_available(n)).collect();
+            let mut rng = a.stream(u64::from(want));
+            let mut expect: Vec<NodeId> = (0..want)
+                .map(|_| {
+                    let x = rng.next_u64() as u32 as i32;
+                    free.remove(((i64::from(x) as u64) % free.len() as u64) as usize)
+                })
+                .collect();
+            expect.sort_unstable();
+            let g = a.allocate(&Request::nodes(want)).unwrap();
+            assert_eq!(g.partition(), &Partition::Nodes(expect));
+            live.push(g);
+        }
+        // From the same fresh state and stream, uniform draws differently.
+        let mut u = RandomNodes::new(topo, 5).unwrap();
+        assert_ne!(
+            u.allocate(&Request::nodes(5)).unwrap().partition(),
+            live[0].partition()
+        );
+    }
+
+    #[test]
     fn select_bit_finds_the_jth_set_bit() {
         let mut rng = SplitMix(11);
         for _ in 0..2000 {
@@ -414,7 +506,15 @@ mod tests {
         assert_ne!(run(3), run(4));
         let a = RandomNodes::new(topo, 3).unwrap();
         assert_eq!(a.name(), "random[seed=3]");
-        let built = crate::registry::build("random[seed=3]", a.topology()).unwrap();
-        assert_eq!(built.name(), "random[seed=3]");
+        for name in [
+            "random[seed=3]",
+            "random[draw=modulo]",
+            "random[seed=3,draw=modulo]",
+        ] {
+            assert_eq!(
+                crate::registry::build(name, a.topology()).unwrap().name(),
+                name
+            );
+        }
     }
 }
