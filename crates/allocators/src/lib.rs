@@ -49,6 +49,7 @@
 mod allocator;
 pub mod block;
 pub mod conformance;
+pub mod curve;
 mod error;
 mod grant;
 pub mod hypercube;

@@ -68,6 +68,9 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::pod::BEST_FIT_ENTRY,
         crate::pod::RECONFIGURABLE_ENTRY,
         crate::pod::FREE_LIST_ENTRY,
+        crate::curve::FIRST_FIT_ENTRY,
+        crate::curve::BEST_FIT_ENTRY,
+        crate::curve::SORTED_FREE_LIST_ENTRY,
     ],
 );
 
