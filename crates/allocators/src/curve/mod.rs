@@ -455,9 +455,10 @@ pub struct CurveAllocator {
     /// Bit r is set when the node at rank r is available.
     free: NodeSet,
     ledger: GrantLedger<Taken>,
-    /// Scratch, empty between calls: a grant's node ids, to list them in
-    /// increasing order without sorting.
-    ids: NodeSet,
+    /// Scratch, zero between calls: a grant's node ids as bits, to update
+    /// the occupancy a word at a time and list the ids in increasing order
+    /// without sorting.
+    ids: Vec<u64>,
 }
 
 impl CurveAllocator {
@@ -482,7 +483,7 @@ impl CurveAllocator {
         Ok(Self {
             occupancy: Occupancy::new(n),
             free: NodeSet::full(n),
-            ids: NodeSet::new(n),
+            ids: vec![0; n.div_ceil(64)],
             curve: Arc::new(curve),
             ledger: GrantLedger::new(),
             topology,
@@ -516,28 +517,43 @@ impl CurveAllocator {
         Ok(want as usize)
     }
 
-    /// Marks the node at `rank` busy and notes its id in the scratch set;
-    /// returns the id.
-    fn occupy_rank(&mut self, rank: usize) -> NodeId {
-        let node = self.curve.nodes[rank];
-        self.occupancy.occupy([node]);
-        let _ = self.ids.insert(node);
-        node
+    /// Notes the node at each rank of `ranks` in the scratch words; returns
+    /// the range of words touched.
+    fn note(&mut self, ranks: impl Iterator<Item = usize>) -> core::ops::Range<usize> {
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for r in ranks {
+            let node = self.curve.nodes[r] as usize;
+            self.ids[node / 64] |= 1 << (node % 64);
+            lo = lo.min(node / 64);
+            hi = hi.max(node / 64 + 1);
+        }
+        lo.min(hi)..hi
     }
 
-    /// Takes the nodes of `choice` (`k` of them): marks them busy, records
-    /// what to undo, and returns their ids in increasing order.
-    fn take(&mut self, choice: Choice, k: usize) -> (Vec<NodeId>, Taken) {
-        let (mut lo_id, mut hi_id) = (NodeId::MAX, 0);
-        let mut note = |id: NodeId| {
-            lo_id = lo_id.min(id);
-            hi_id = hi_id.max(id);
+    /// The ranks of what `taken` holds, in increasing order.
+    fn ranks(taken: &Taken) -> impl Iterator<Item = usize> + '_ {
+        let (run, words) = match taken {
+            Taken::Run { lo, len } => (*lo..*lo + *len, &[][..]),
+            Taken::Words(w) => (0..0, &w[..]),
         };
+        run.chain(words.iter().flat_map(|&(wi, bits)| {
+            let mut b = bits;
+            core::iter::from_fn(move || {
+                (b != 0).then(|| {
+                    let r = wi * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    r
+                })
+            })
+        }))
+    }
+
+    /// Takes the nodes of `choice` (`k` of them): marks them busy a word
+    /// at a time, records what to undo, and returns their ids in
+    /// increasing order.
+    fn take(&mut self, choice: Choice, k: usize) -> (Vec<NodeId>, Taken) {
         let taken = match choice {
             Choice::Run { lo } => {
-                for r in lo..lo + k {
-                    note(self.occupy_rank(r));
-                }
                 let _ = self.free.remove_range(lo, lo + k);
                 Taken::Run { lo, len: k }
             }
@@ -549,42 +565,26 @@ impl CurveAllocator {
                     let mask = (!0u64 << from) & (!0u64 >> (63 - to));
                     let bits = self.free.words()[wi] & mask;
                     if bits != 0 {
+                        let _ = self.free.remove_word_bits(wi, bits);
                         words.push((wi, bits));
                     }
-                }
-                for &(wi, bits) in &words {
-                    let mut b = bits;
-                    while b != 0 {
-                        note(self.occupy_rank(wi * 64 + b.trailing_zeros() as usize));
-                        b &= b - 1;
-                    }
-                    let _ = self.free.remove_word_bits(wi, bits);
                 }
                 Taken::Words(words)
             }
         };
-        // Drain the scratch set in id order.
+        let touched = self.note(Self::ranks(&taken));
         let mut nodes = Vec::with_capacity(k);
-        if lo_id <= hi_id {
-            for wi in lo_id as usize / 64..=hi_id as usize / 64 {
-                let w = self.ids.words()[wi];
-                let mut b = w;
-                while b != 0 {
-                    // Ids are below the machine's size, which fits u32.
-                    nodes.push((wi * 64) as NodeId + b.trailing_zeros());
-                    b &= b - 1;
-                }
-                let _ = self.ids.remove_word_bits(wi, w);
+        for wi in touched {
+            let w = core::mem::take(&mut self.ids[wi]);
+            self.occupancy.occupy_word_bits(wi, w);
+            let mut b = w;
+            while b != 0 {
+                // Ids are below the machine's size, which fits u32.
+                nodes.push((wi * 64) as NodeId + b.trailing_zeros());
+                b &= b - 1;
             }
         }
         (nodes, taken)
-    }
-
-    /// Makes the node at `rank` (busy, healthy) available again.
-    fn vacate_rank(&mut self, rank: usize) {
-        let node = self.curve.nodes[rank];
-        self.occupancy.vacate([node]);
-        let _ = self.free.insert(rank as NodeId);
     }
 }
 
@@ -623,15 +623,16 @@ impl Allocator for CurveAllocator {
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        match self.ledger.take(grant.id())? {
-            Taken::Run { lo, len } => (lo..lo + len).for_each(|r| self.vacate_rank(r)),
+        let taken = self.ledger.take(grant.id())?;
+        for wi in self.note(Self::ranks(&taken)) {
+            let w = core::mem::take(&mut self.ids[wi]);
+            self.occupancy.vacate_word_bits(wi, w);
+        }
+        match taken {
+            Taken::Run { lo, len } => drop(self.free.insert_range(lo, lo + len)),
             Taken::Words(words) => {
                 for (wi, bits) in words {
-                    let mut b = bits;
-                    while b != 0 {
-                        self.vacate_rank(wi * 64 + b.trailing_zeros() as usize);
-                        b &= b - 1;
-                    }
+                    let _ = self.free.insert_word_bits(wi, bits);
                 }
             }
         }
