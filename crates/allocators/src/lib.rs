@@ -56,6 +56,7 @@ pub mod hypercube;
 pub mod kary;
 mod ledger;
 pub mod mesh;
+pub mod nearest;
 mod occupancy;
 pub mod paging;
 pub mod pod;

@@ -1,7 +1,10 @@
-//! Allocate + release of the curve allocators (`curve-first-fit`,
-//! `curve-best-fit`, `curve-sorted-free-list`, Hilbert order unless named)
-//! and, for reference, `paging`, on machines of 256 and 4,096 nodes half
-//! full: 16×16, 64×64 and 16×16×16 meshes.
+//! Allocate + release of the allocators that trade contiguity for
+//! locality: the curve allocators (`curve-first-fit`, `curve-best-fit`,
+//! `curve-sorted-free-list`, Hilbert order unless named; group
+//! `curve_alloc_release`) and the center-based nearest ones (`gen-alg`,
+//! `mm`, `mc1x1`, `mc`; group `nearest_alloc_release`), with `paging` for
+//! reference, on machines of 256 and 4,096 nodes half full: 16×16, 64×64
+//! and 16×16×16 meshes.
 //!
 //! Requests are node counts uniform in 1..=N/16. The machine is first
 //! filled to half its nodes; one measured iteration is one allocation
@@ -10,7 +13,7 @@
 //! per iteration is the mean cost of one allocate plus one release at 50%
 //! occupancy.
 //!
-//! Run: `cargo bench -p partalloc-allocators --bench curve -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p partalloc-allocators --bench locality -- --warm-up-time 1 --measurement-time 3`
 
 #![expect(
     clippy::unwrap_used,
@@ -27,12 +30,23 @@ use partalloc_topology::Topology;
 const LOAD: f64 = 0.5;
 const SEQ: usize = 1 << 14;
 const MACHINES: [&str; 3] = ["mesh:16x16", "mesh:64x64", "mesh:16x16x16"];
-const NAMES: [&str; 6] = [
+const CURVE: [&str; 6] = [
     "curve-first-fit",
     "curve-best-fit",
     "curve-sorted-free-list",
     "curve-first-fit[order=snake]",
     "curve-best-fit[order=row-major]",
+    "paging",
+];
+/// The nearest family; the PReMAS variant of MC1x1 looks at every free
+/// node for each pick, so it is timed on the small machine only.
+const NEAREST: [&str; 7] = [
+    "gen-alg",
+    "gen-alg[metric=linf]",
+    "mm",
+    "mc1x1",
+    "mc",
+    "mc1x1[outer=premas]",
     "paging",
 ];
 
@@ -100,14 +114,19 @@ impl Run {
 }
 
 fn bench(c: &mut Criterion) {
-    for machine in MACHINES {
-        let topo: Topology = machine.parse().unwrap();
-        let mut group = c.benchmark_group(format!("curve_alloc_release/{machine}"));
-        for name in NAMES {
-            let mut run = Run::new(name, &topo);
-            group.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
+    for (group, names) in [("curve", &CURVE[..]), ("nearest", &NEAREST[..])] {
+        for machine in MACHINES {
+            let topo: Topology = machine.parse().unwrap();
+            let mut g = c.benchmark_group(format!("{group}_alloc_release/{machine}"));
+            for &name in names {
+                if name.ends_with("=premas]") && topo.num_nodes() > 256 {
+                    continue;
+                }
+                let mut run = Run::new(name, &topo);
+                g.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
+            }
+            g.finish();
         }
-        group.finish();
     }
 }
 
@@ -115,7 +134,8 @@ criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(10);
     targets = bench
 }
 criterion_main!(benches);
