@@ -517,35 +517,30 @@ impl CurveAllocator {
         Ok(want as usize)
     }
 
-    /// Notes the node at each rank of `ranks` in the scratch words; returns
-    /// the range of words touched.
-    fn note(&mut self, ranks: impl Iterator<Item = usize>) -> core::ops::Range<usize> {
+    /// Notes the node at each rank `taken` holds in the scratch words;
+    /// returns the range of words touched.
+    fn note(&mut self, taken: &Taken) -> core::ops::Range<usize> {
         let (mut lo, mut hi) = (usize::MAX, 0);
-        for r in ranks {
-            let node = self.curve.nodes[r] as usize;
-            self.ids[node / 64] |= 1 << (node % 64);
+        let (nodes, ids) = (&self.curve.nodes, &mut self.ids);
+        let mut mark = |r: usize| {
+            let node = nodes[r] as usize;
+            ids[node / 64] |= 1 << (node % 64);
             lo = lo.min(node / 64);
             hi = hi.max(node / 64 + 1);
+        };
+        match taken {
+            Taken::Run { lo, len } => (*lo..*lo + *len).for_each(&mut mark),
+            Taken::Words(words) => {
+                for &(wi, bits) in words {
+                    let mut b = bits;
+                    while b != 0 {
+                        mark(wi * 64 + b.trailing_zeros() as usize);
+                        b &= b - 1;
+                    }
+                }
+            }
         }
         lo.min(hi)..hi
-    }
-
-    /// The ranks of what `taken` holds, in increasing order.
-    fn ranks(taken: &Taken) -> impl Iterator<Item = usize> + '_ {
-        let (run, words) = match taken {
-            Taken::Run { lo, len } => (*lo..*lo + *len, &[][..]),
-            Taken::Words(w) => (0..0, &w[..]),
-        };
-        run.chain(words.iter().flat_map(|&(wi, bits)| {
-            let mut b = bits;
-            core::iter::from_fn(move || {
-                (b != 0).then(|| {
-                    let r = wi * 64 + b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    r
-                })
-            })
-        }))
     }
 
     /// Takes the nodes of `choice` (`k` of them): marks them busy a word
@@ -572,7 +567,7 @@ impl CurveAllocator {
                 Taken::Words(words)
             }
         };
-        let touched = self.note(Self::ranks(&taken));
+        let touched = self.note(&taken);
         let mut nodes = Vec::with_capacity(k);
         for wi in touched {
             let w = core::mem::take(&mut self.ids[wi]);
@@ -624,7 +619,7 @@ impl Allocator for CurveAllocator {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let taken = self.ledger.take(grant.id())?;
-        for wi in self.note(Self::ranks(&taken)) {
+        for wi in self.note(&taken) {
             let w = core::mem::take(&mut self.ids[wi]);
             self.occupancy.vacate_word_bits(wi, w);
         }

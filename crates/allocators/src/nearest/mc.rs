@@ -37,5 +37,6 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 /// Shells around the job's box (each allowed orientation) on every free
 /// node.
 pub(super) fn choose(s: &mut Search, shape: Point, rotate: bool, outer: Outer, k: usize) {
-    s.nearest_by_shells(&orientations(shape, rotate), outer, k);
+    let shapes = orientations(shape, rotate, s.dims);
+    s.nearest_by_shells(&shapes, outer, k);
 }

@@ -69,6 +69,10 @@ pub(crate) use mm::ENTRY as MM_ENTRY;
 /// The machine families the nearest strategies accept.
 const KINDS: &[TopologyKind] = &[TopologyKind::Mesh];
 
+/// The most nodes a nearest allocator is built for: an allocation costs
+/// about (free nodes)² steps, already minutes at this size.
+pub const MAX_NEAREST_NODES: usize = 1 << 20;
+
 /// A node's coordinates (x, y, z), padded with 0.
 type Point = [u32; 3];
 
@@ -209,6 +213,8 @@ fn linf(a: Point, b: Point) -> u32 {
 /// allocates nothing beyond its grant once they have grown.
 #[derive(Debug, Clone)]
 struct Search {
+    /// The mesh's dimensions (1 to 3) and sides, padded with 1.
+    dims: usize,
     sides: [u32; 3],
     /// Coordinates by node id.
     points: Box<[Point]>,
@@ -234,7 +240,7 @@ struct Search {
 }
 
 impl Search {
-    fn new(sides: [u32; 3]) -> Self {
+    fn new(dims: usize, sides: [u32; 3]) -> Self {
         let [nx, ny, nz] = sides;
         let mut points = Vec::with_capacity((nx * ny * nz) as usize);
         for z in 0..nz {
@@ -245,6 +251,7 @@ impl Search {
             }
         }
         Self {
+            dims,
             sides,
             points: points.into_boxed_slice(),
             free: Vec::new(),
@@ -502,23 +509,32 @@ impl NearestAllocator {
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine.
     pub fn new(topology: Topology, method: Method) -> Result<Self, BuildError> {
+        let unsuitable = |reason: String| BuildError::UnsuitableTopology {
+            strategy: method.name(),
+            topology: topology.to_string(),
+            reason,
+        };
         let grid = match (&topology, topology.kind()) {
             (Topology::Grid(g), TopologyKind::Mesh) if g.dims() <= 3 => g,
             _ => {
-                return Err(BuildError::UnsuitableTopology {
-                    strategy: method.name(),
-                    topology: topology.to_string(),
-                    reason: "needs a mesh of 1 to 3 dimensions (no torus: the papers measure distance without wrap links)"
+                return Err(unsuitable(
+                    "needs a mesh of 1 to 3 dimensions (no torus: the papers measure distance without wrap links)"
                         .to_owned(),
-                });
+                ));
             }
         };
+        if grid.num_nodes() > MAX_NEAREST_NODES {
+            return Err(unsuitable(format!(
+                "it has {} nodes; nearest allocation is quadratic in the free nodes and runs on at most {MAX_NEAREST_NODES}",
+                grid.num_nodes()
+            )));
+        }
         let mut sides = [1u32; 3];
         sides[..grid.dims()].copy_from_slice(grid.sides().as_slice());
         Ok(Self {
             occupancy: Occupancy::new(grid.num_nodes()),
             ledger: GrantLedger::new(),
-            search: Search::new(sides),
+            search: Search::new(grid.dims(), sides),
             topology,
             method,
         })
@@ -546,13 +562,14 @@ impl NearestAllocator {
         }
         let mut shape = [1; 3];
         if let Request::Box { sides, .. } = request {
-            if sides.len() > 3 {
+            let dims = self.search.dims;
+            if sides.iter().skip(dims).any(|&s| s > 1) {
                 return Err(invalid(format!(
-                    "a box of {} dimensions on a mesh of at most 3",
-                    sides.len()
+                    "the box has more dimensions than the {dims}-D mesh"
                 )));
             }
-            shape[..sides.len()].copy_from_slice(sides.as_slice());
+            let n = sides.len().min(dims);
+            shape[..n].copy_from_slice(&sides.as_slice()[..n]);
         }
         // At most the machine's size, which fits usize.
         Ok((want as usize, shape))
@@ -582,18 +599,19 @@ impl NearestAllocator {
 }
 
 /// The distinct orientations of a box shape, the given one first (only
-/// the given one without `rotate`).
-fn orientations(shape: Point, rotate: bool) -> Vec<Point> {
+/// the given one without `rotate`;
+/// turned only within the mesh's `dims` dimensions).
+fn orientations(shape: Point, rotate: bool, dims: usize) -> Vec<Point> {
+    let Ok(sides) = Coords::new(&shape[..dims.clamp(1, 3)]) else {
+        return vec![shape];
+    };
     if !rotate {
         return vec![shape];
     }
-    let Ok(sides) = Coords::new(&shape) else {
-        return vec![shape];
-    };
     Orientations::new(sides, OrientationOrder::Lexicographic)
         .map(|o| {
             let mut p = [1; 3];
-            p.copy_from_slice(&o.as_slice()[..3]);
+            p[..o.len()].copy_from_slice(o.as_slice());
             p
         })
         .collect()

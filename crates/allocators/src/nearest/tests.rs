@@ -258,7 +258,7 @@ proptest! {
         let free = free_list(&sides, &busy);
         prop_assume!(k <= free.len());
         let shape = [k as u32, 1, 1];
-        let shapes = orientations(shape, rotate);
+        let shapes = orientations(shape, rotate, sides.len());
         // For each center and shape, the least cost of any k free nodes is
         // the sum of the k smallest shell numbers.
         let best_cost = |shapes: &[Point]| {
