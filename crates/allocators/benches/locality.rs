@@ -50,7 +50,7 @@ const NEAREST: [&str; 7] = [
     "paging",
 ];
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/allocators/support/mod.rs"]
 mod support;
 use support::SplitMix;
 

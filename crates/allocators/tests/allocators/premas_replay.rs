@@ -10,6 +10,7 @@
 //! set (the FNV-1a fingerprint of the sorted node ids). The linear
 //! allocators' curve files were written by partalloc
 //! (`examples/premas_curve.rs`), so these goldens pin the curves too.
+//! Run: `cargo test -p partalloc-allocators --test allocators premas_replay::`.
 
 #![expect(clippy::unwrap_used, reason = "test of fixed, checked-in files")]
 
