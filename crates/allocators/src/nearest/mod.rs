@@ -231,9 +231,8 @@ struct Search {
     /// Per-dimension counts of coordinate values (pairwise L1 sums and
     /// distance sums to a group).
     tally: [Vec<u64>; 3],
-    /// Greedy outer-shell choice: candidates (node, distance to the group,
-    /// L1 distance to the center).
-    cands: Vec<(NodeId, u64, u32)>,
+    /// Greedy outer-shell choice: its candidates.
+    cands: Vec<Cand>,
     /// The set being built for one center and the best one so far.
     group: Vec<NodeId>,
     best: Vec<NodeId>,
@@ -378,36 +377,51 @@ impl Search {
     /// the box centered there; the inner shells whole and the rest
     /// greedily (`outer`); the set of least total shell number ends in
     /// `best`.
+    ///
+    /// The nodes chosen for a center do not depend on any order of the
+    /// free nodes (the inner shells are a set, the greedy breaks every tie
+    /// by coordinates), so no sort is needed: a histogram of shell numbers
+    /// gives the outermost shell needed and a lower bound of the cost (the
+    /// inner shells plus the rest at the outermost shell's number, which is
+    /// the cost itself with `outer=shell`). A center whose bound does not
+    /// beat the best so far cannot win and is passed over.
     fn nearest_by_shells(&mut self, shapes: &[Point], outer: Outer, k: usize) {
-        self.centers.clear();
-        for i in 0..self.free.len() {
-            let p = self.point(self.free[i]);
-            self.centers.push(p);
-        }
         let mut best = u64::MAX;
-        for i in 0..self.centers.len() {
-            let c = self.centers[i];
+        for i in 0..self.free.len() {
+            let c = self.point(self.free[i]);
             for &shape in shapes {
-                let shell = move |p: Point| shell_number(c, shape, p);
-                self.sort_by(shell);
-                let last = shell(self.point(self.order[k - 1]));
-                let inner =
-                    self.order[..k].partition_point(|&v| shell(self.points[v as usize]) < last);
-                self.group.clear();
-                self.group.extend_from_slice(&self.order[..inner]);
-                let end = match outer {
-                    Outer::Shell => {
-                        inner
-                            + self.order[inner..]
-                                .partition_point(|&v| shell(self.points[v as usize]) == last)
+                let mut top = 0;
+                self.keys.clear();
+                for &v in &self.free {
+                    let s = shell_number(c, shape, self.points[v as usize]);
+                    top = top.max(s);
+                    self.keys.push(s);
+                }
+                self.counts.clear();
+                self.counts.resize(top as usize + 1, 0);
+                for &s in &self.keys {
+                    self.counts[s as usize] += 1;
+                }
+                // The outermost shell needed, the nodes inside it and their cost.
+                let (mut inner, mut inner_cost, mut last) = (0usize, 0u64, 0u32);
+                for (s, &n) in self.counts.iter().enumerate() {
+                    // Shell numbers are below the mesh's sides, which fit u32.
+                    last = s as u32;
+                    if inner + n as usize >= k {
+                        break;
                     }
-                    Outer::Premas => self.order.len(),
-                };
-                self.greedy(c, inner, end, k);
+                    inner += n as usize;
+                    inner_cost += u64::from(last) * u64::from(n);
+                }
+                let bound = inner_cost + (k - inner) as u64 * u64::from(last);
+                if bound >= best {
+                    continue;
+                }
+                self.greedy(c, last, outer, k);
                 let score: u64 = self
                     .group
                     .iter()
-                    .map(|&v| u64::from(shell(self.points[v as usize])))
+                    .map(|&v| u64::from(shell_number(c, shape, self.points[v as usize])))
                     .sum();
                 if score < best {
                     best = score;
@@ -418,49 +432,63 @@ impl Search {
         }
     }
 
-    /// Adds to `group` (the inner shells, `order[..inner]`) the `k − inner`
-    /// nodes of `order[inner..end]` chosen one at a time: least total L1
-    /// distance to the group so far, then least L1 distance to `center`,
-    /// then lowest (x, y, z).
-    fn greedy(&mut self, center: Point, inner: usize, end: usize, k: usize) {
-        // Distance sums to the inner shells, per dimension from counts.
-        for d in 0..3 {
-            for &v in &self.order[..inner] {
-                self.tally[d][self.points[v as usize][d] as usize] += 1;
-            }
-        }
-        self.cands.clear();
-        for &v in &self.order[inner..end] {
-            let p = self.points[v as usize];
-            let mut g = 0;
-            for (tally, &pd) in self.tally.iter().zip(&p) {
-                for (x, &c) in tally.iter().enumerate() {
-                    g += c * u64::from((x as u32).abs_diff(pd));
+    /// Fills `group` with the free nodes of shell number below `last`
+    /// (`keys` holds each free node's) and then the `k − |group|` nodes
+    /// chosen one at a time among those of shell `last` (with `outer=premas`,
+    /// of shell `last` or more): least total L1 distance to the group so
+    /// far, then least L1 distance to `center`, then lowest (x, y, z).
+    fn greedy(&mut self, center: Point, last: u32, outer: Outer, k: usize) {
+        self.group.clear();
+        for (&v, &s) in self.free.iter().zip(&self.keys) {
+            if s < last {
+                self.group.push(v);
+                for (t, &x) in self.tally.iter_mut().zip(&self.points[v as usize]) {
+                    t[x as usize] += 1;
                 }
             }
-            self.cands.push((v, g, l1(center, p)));
+        }
+        // Candidates with their distance sum to the inner shells (from the
+        // per-dimension counts).
+        self.cands.clear();
+        for (&v, &s) in self.free.iter().zip(&self.keys) {
+            if s == last || (s > last && outer == Outer::Premas) {
+                let p = self.points[v as usize];
+                let mut g = 0;
+                for (tally, &pd) in self.tally.iter().zip(&p) {
+                    for (x, &n) in tally.iter().enumerate() {
+                        g += n * u64::from((x as u32).abs_diff(pd));
+                    }
+                }
+                self.cands.push((g, l1(center, p), p[0], p[1], p[2], v));
+            }
         }
         for t in &mut self.tally {
-            t.iter_mut().for_each(|c| *c = 0);
+            t.iter_mut().for_each(|n| *n = 0);
         }
-        let points = &self.points;
-        let rank = |&(v, g, to_center): &(NodeId, u64, u32)| {
-            let p = points[v as usize];
-            (g, to_center, p[0], p[1], p[2])
-        };
-        for _ in inner..k {
-            let Some(pick) = (0..self.cands.len()).min_by_key(|&i| rank(&self.cands[i])) else {
-                return;
-            };
-            let (v, _, _) = self.cands.swap_remove(pick);
-            let p = points[v as usize];
-            for cand in &mut self.cands {
-                cand.1 += u64::from(l1(points[cand.0 as usize], p));
+        let key = |c: &Cand| (c.0, c.1, c.2, c.3, c.4);
+        let mut next = (0..self.cands.len()).min_by_key(|&i| key(&self.cands[i]));
+        while self.group.len() < k {
+            let Some(at) = next else { return };
+            let picked = self.cands.swap_remove(at);
+            self.group.push(picked.5);
+            // Add the pick's distance to every other candidate and find the
+            // next pick in the same pass.
+            let p = [picked.2, picked.3, picked.4];
+            next = None;
+            for i in 0..self.cands.len() {
+                let c = &mut self.cands[i];
+                c.0 += u64::from(l1([c.2, c.3, c.4], p));
+                if next.is_none_or(|j: usize| key(&self.cands[i]) < key(&self.cands[j])) {
+                    next = Some(i);
+                }
             }
-            self.group.push(v);
         }
     }
 }
+
+/// A candidate of the greedy outer-shell choice: distance sum to the
+/// group, L1 distance to the center, x, y, z, and the node.
+type Cand = (u64, u32, u32, u32, u32, NodeId);
 
 /// The shell of `p` around the box of sides `shape` centered on `c`: 0
 /// inside the box, i on the ring of the box grown by i on every side. A
