@@ -3,8 +3,8 @@
 //! On sides that are powers of two the walk is a Hilbert curve: it starts
 //! at the origin, every step goes to a neighbour, and every aligned
 //! 2^j-sided sub-square (sub-cube) is one interval of ranks. Other sides
-//! use the generalisation of Červený's "gilbert" curves (2019, public
-//! domain description): a box is cut recursively the way the Hilbert
+//! use the generalisation of Červený's "gilbert" curves (2019; written
+//! here from the construction's description): a box is cut recursively the way the Hilbert
 //! curve cuts a square, but the cuts fall near the middle at an even
 //! offset, and a box much longer than wide is first cut across its long
 //! side. Each part is walked from one corner to the neighbouring corner
