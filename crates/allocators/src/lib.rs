@@ -49,6 +49,7 @@
 mod allocator;
 pub mod block;
 pub mod conformance;
+pub mod curve;
 pub mod dispersal;
 mod error;
 mod grant;
@@ -56,6 +57,7 @@ pub mod hypercube;
 pub mod kary;
 mod ledger;
 pub mod mesh;
+pub mod nearest;
 pub mod noncontig;
 mod occupancy;
 pub mod paging;

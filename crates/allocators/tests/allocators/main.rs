@@ -9,6 +9,7 @@ mod hypercube;
 mod hypercube_conformance;
 mod kary;
 mod mesh;
+mod premas_replay;
 mod slurm;
 mod spec_fuzz;
 mod support;
