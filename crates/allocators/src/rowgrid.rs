@@ -110,7 +110,7 @@ impl RowGrid {
                 };
                 *out = !b;
             }
-            if width % 64 != 0
+            if !width.is_multiple_of(64)
                 && let Some(last) = row.last_mut()
             {
                 *last &= tail;

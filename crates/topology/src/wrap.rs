@@ -307,7 +307,10 @@ mod tests {
 
     fn chips(s: &PodSlice, k: &[u32]) -> BTreeSet<NodeId> {
         let mut out = BTreeSet::new();
-        s.all_chips(k, |c| out.insert(c) || true);
+        s.all_chips(k, |c| {
+            out.insert(c);
+            true
+        });
         out
     }
 
