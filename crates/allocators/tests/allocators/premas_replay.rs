@@ -1,75 +1,23 @@
 //! Replays the PReMAS oracle goldens of the curve and nearest allocators
 //! (`data/premas-oracle/*.golden` whose allocator is `linear-first[C]`,
 //! `linear-best[C]`, `linear-sorted[C]`, `MC1x1`, `MM` or `genAlg`; made by
-//! `scripts/premas-oracle`, docs/premas-oracle.md) without Java.
+//! `scripts/premas-oracle`, docs/premas-oracle.md) without Java, through
+//! the one golden reader, `partalloc_allocators::premas_golden`.
 //!
 //! A golden lists, in the order PReMAS called its allocator, every grant
-//! (`b job start procs pairwiseL1 fnv32`) and every release (`e job end`).
-//! The same calls are made on partalloc's allocator of the same name, and
-//! every grant must have PReMAS's pairwise L1 distance and PReMAS's node
-//! set (the FNV-1a fingerprint of the sorted node ids). The linear
-//! allocators' curve files were written by partalloc
+//! and every release. The same calls are made on partalloc's allocator of
+//! the same name, and every grant must have PReMAS's pairwise L1 distance
+//! and PReMAS's node set (the FNV-1a fingerprint of the sorted node ids).
+//! The linear allocators' curve files were written by partalloc
 //! (`examples/premas_curve.rs`), so these goldens pin the curves too.
 //! Run: `cargo test -p partalloc-allocators --test allocators premas_replay::`.
 
 #![expect(clippy::unwrap_used, reason = "test of fixed, checked-in files")]
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use partalloc_allocators::{Grant, Partition, Request, registry};
-use partalloc_topology::{NodeId, Topology};
-
-/// partalloc's registry name for a PReMAS allocator, if it is one of the
-/// curve or nearest allocators.
-fn partalloc_name(premas: &str) -> Option<String> {
-    let linear = |fit: &str| {
-        let curve = premas.split_once('[')?.1.strip_suffix(']')?;
-        Some(format!("curve-{fit}[order={curve}]"))
-    };
-    match premas.split_once('[').map_or(premas, |(name, _)| name) {
-        "linear-first" => linear("first-fit"),
-        "linear-best" => linear("best-fit"),
-        "linear-sorted" => linear("sorted-free-list"),
-        "MC1x1" => Some("mc1x1[outer=premas]".to_owned()),
-        "MM" => Some("mm".to_owned()),
-        "genAlg" => Some("gen-alg".to_owned()),
-        _ => None,
-    }
-}
-
-/// Sum of L1 distances over every pair of nodes (test-local brute force).
-fn pairwise_l1(ids: &[NodeId], sides: [u32; 3]) -> u64 {
-    let p = |n: NodeId| {
-        [
-            n % sides[0],
-            n / sides[0] % sides[1],
-            n / (sides[0] * sides[1]),
-        ]
-    };
-    let mut sum = 0;
-    for (i, &a) in ids.iter().enumerate() {
-        for &b in &ids[i + 1..] {
-            let (pa, pb) = (p(a), p(b));
-            sum += u64::from((0..3).map(|d| pa[d].abs_diff(pb[d])).sum::<u32>());
-        }
-    }
-    sum
-}
-
-/// FNV-1a (32 bit) of the sorted ids as little-endian u32s, as the script
-/// computes it.
-fn fnv32(ids: &[NodeId]) -> u32 {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    let mut h: u32 = 0x811C_9DC5;
-    for n in sorted {
-        for b in n.to_le_bytes() {
-            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-        }
-    }
-    h
-}
+use partalloc_allocators::premas_golden::Golden;
+use partalloc_allocators::registry;
 
 /// What one golden replay found.
 struct Outcome {
@@ -78,92 +26,27 @@ struct Outcome {
     mismatch: Option<String>,
 }
 
+/// Replays the golden at `path` if its allocator's registry name (without
+/// parameters) is `only`.
 fn replay(path: &Path, only: &str) -> Option<Outcome> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
-    assert_eq!(lines.next(), Some("premas-oracle 1"), "{}", path.display());
-    let mut header = HashMap::new();
-    let mut body = Vec::new();
-    for line in lines {
-        match line.split_once(' ') {
-            Some((k @ ("premas" | "machine" | "allocator" | "scheduler" | "trace"), v)) => {
-                header.insert(k, v);
-            }
-            _ => body.push(line),
-        }
-    }
-    let allocator = partalloc_name(header["allocator"])?;
+    let name = path.file_name().unwrap().to_string_lossy();
+    let g = Golden::parse(&std::fs::read_to_string(path).unwrap(), &name).unwrap();
+    let allocator = g.partalloc_name()?;
     if allocator.split('[').next() != Some(only) {
         return None;
     }
-    let sides: Vec<u32> = header["machine"]
-        .split('x')
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let sides = [sides[0], sides[1], sides[2]];
-    let machine = if sides[2] == 1 {
-        format!("mesh:{}x{}", sides[0], sides[1])
-    } else {
-        format!("mesh:{}x{}x{}", sides[0], sides[1], sides[2])
-    };
-    let topology: Topology = machine.parse().unwrap();
-    let mut alloc = registry::build(&allocator, &topology).unwrap();
-    let mut live: HashMap<&str, Grant> = HashMap::new();
-    let mut grants = 0;
-    for line in body {
-        let f: Vec<&str> = line.split(' ').collect();
-        match f.as_slice() {
-            ["b", job, _start, procs, l1, fnv] => {
-                let g = alloc.allocate(&Request::nodes(procs.parse().unwrap()));
-                let g = match g {
-                    Ok(g) => g,
-                    Err(e) => {
-                        let mismatch = Some(format!("job {job}: PReMAS granted, partalloc: {e}"));
-                        return Some(Outcome {
-                            allocator,
-                            grants,
-                            mismatch,
-                        });
-                    }
-                };
-                let Partition::Nodes(ids) = g.partition() else {
-                    let mismatch = Some(format!("job {job}: not a node list: {}", g.partition()));
-                    return Some(Outcome {
-                        allocator,
-                        grants,
-                        mismatch,
-                    });
-                };
-                let (got_l1, got_fnv) = (pairwise_l1(ids, sides), format!("{:08x}", fnv32(ids)));
-                if got_l1.to_string() != *l1 || got_fnv != *fnv {
-                    let mismatch = Some(format!(
-                        "job {job} ({procs} nodes): PReMAS pairwise L1 {l1} set {fnv}, partalloc {got_l1} set {got_fnv} {ids:?}"
-                    ));
-                    return Some(Outcome {
-                        allocator,
-                        grants,
-                        mismatch,
-                    });
-                }
-                grants += 1;
-                live.insert(job, g);
-            }
-            ["e", job, _end] => alloc.release(&live.remove(job).unwrap()).unwrap(),
-            _ => {
-                let mismatch = Some(format!("unreadable line {line:?}"));
-                return Some(Outcome {
-                    allocator,
-                    grants,
-                    mismatch,
-                });
-            }
+    let mut alloc = registry::build(&allocator, &g.topology().unwrap()).unwrap();
+    let (grants, mismatch) = match g.replay(alloc.as_mut()) {
+        Ok(sum) => {
+            assert_eq!(sum.starts, sum.ends, "{name}: jobs never released");
+            (sum.starts, None)
         }
-    }
-    assert!(live.is_empty(), "{}: jobs never released", path.display());
+        Err(e) => (0, Some(e.to_string())),
+    };
     Some(Outcome {
         allocator,
         grants,
-        mismatch: None,
+        mismatch,
     })
 }
 
