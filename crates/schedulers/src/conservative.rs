@@ -173,6 +173,7 @@ pub struct ConservativeBackfilling {
     ranking: Ranking,
     picks: Vec<usize>,
     order: Vec<usize>,
+    ends: Vec<f64>,
 }
 
 impl ConservativeBackfilling {
@@ -286,11 +287,47 @@ impl ConservativeBackfilling {
             return;
         }
         self.profile.advance(now);
-        let stale = self.queue.iter().any(|q| q.start < now);
-        if self.early || stale {
+        if self.early {
             match self.compression {
                 Compression::Queue => self.compress_in_queue_order(now),
                 Compression::Rebuild => self.rebuild(now, capacity),
+            }
+        } else if self.queue.iter().any(|q| q.start < now) {
+            self.repair(now);
+        }
+    }
+
+    /// Places again, at their earliest starts from `now` among all other
+    /// reservations, the jobs whose reservation has passed without them
+    /// starting and the jobs reserved at a time at which nothing is planned
+    /// to end any more (the end of a job that has just moved), until every
+    /// reserved start is now or a planned end. No other job moves.
+    fn repair(&mut self, now: f64) {
+        for _ in 0..=self.queue.len() {
+            self.ends.clear();
+            self.ends.extend(self.running.iter().map(|r| r.end));
+            self.ends.extend(
+                self.queue
+                    .iter()
+                    .filter(|q| q.start.is_finite())
+                    .map(|q| q.start + q.est),
+            );
+            self.ends.sort_unstable_by(f64::total_cmp);
+            let ends = &self.ends;
+            let anchored = |t: f64| t == now || ends.binary_search_by(|e| e.total_cmp(&t)).is_ok();
+            self.picks.clear();
+            self.picks.extend((0..self.queue.len()).filter(|&i| {
+                let t = self.queue[i].start;
+                t.is_finite() && (t < now || !anchored(t))
+            }));
+            if self.picks.is_empty() {
+                break;
+            }
+            self.rank_picks(now);
+            for k in 0..self.order.len() {
+                let i = self.order[k];
+                self.unbook(i);
+                self.place(i, now);
             }
         }
     }
