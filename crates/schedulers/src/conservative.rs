@@ -174,6 +174,9 @@ pub struct ConservativeBackfilling {
     picks: Vec<usize>,
     order: Vec<usize>,
     ends: Vec<f64>,
+    /// Tests: compress by the literal definitions (every job taken out and
+    /// placed again by a search from now), the oracle of the shortcuts.
+    reference: bool,
 }
 
 impl ConservativeBackfilling {
@@ -184,6 +187,16 @@ impl ConservativeBackfilling {
             options,
             compression,
             ..Self::default()
+        }
+    }
+
+    /// The same policy compressing by the literal definitions (tests: the
+    /// oracle of the shortcuts).
+    #[cfg(test)]
+    pub(crate) fn reference(options: QueueOptions, compression: Compression) -> Self {
+        Self {
+            reference: true,
+            ..Self::new(options, compression)
         }
     }
 
@@ -233,7 +246,14 @@ impl ConservativeBackfilling {
 
     /// The plan from the running jobs alone, every placed job re-added in
     /// the order of its reserved start (ties by id).
-    fn rebuild(&mut self, now: f64, capacity: u64) {
+    ///
+    /// With `known` (a compression: no reserved start is in the past and
+    /// the usable nodes did not change) each job's old start still fits
+    /// among the jobs re-added before it (they were reserved no later and
+    /// only moved earlier), so only the plan before it is searched for an
+    /// earlier start ([`Profile::earlier_start`]); the result is the one of
+    /// a search from `now`.
+    fn rebuild(&mut self, now: f64, capacity: u64, known: bool) {
         self.profile.reset(now, signed(capacity));
         for r in &self.running {
             self.profile.add(now, r.end, -signed(r.nodes));
@@ -247,12 +267,32 @@ impl ConservativeBackfilling {
             a.start.total_cmp(&b.start).then(a.job.id.cmp(&b.job.id))
         });
         for k in 0..self.order.len() {
-            self.place(self.order[k], now);
+            let i = self.order[k];
+            let q = self.queue[i];
+            if !known || self.reference || !q.start.is_finite() || q.start < now {
+                self.place(i, now);
+                continue;
+            }
+            let need = signed(q.need);
+            let start = if q.start > now {
+                self.profile
+                    .earlier_start(now, need, q.est, q.start, false)
+                    .unwrap_or(q.start)
+            } else {
+                q.start
+            };
+            self.queue[i].start = start;
+            self.profile.add(start, start + q.est, -need);
         }
     }
 
     /// Moves every placed job, in queue order, to its earliest start among
     /// all other reservations, in passes until none moves.
+    ///
+    /// No reserved start is in the past here, so a job never moves later
+    /// and only the plan before its start is searched
+    /// ([`Profile::earlier_start`] with the job's own nodes counted free);
+    /// a job that cannot move is not taken out of the plan and put back.
     fn compress_in_queue_order(&mut self, now: f64) {
         self.picks.clear();
         self.picks
@@ -265,10 +305,23 @@ impl ConservativeBackfilling {
             let mut moved = false;
             for k in 0..self.order.len() {
                 let i = self.order[k];
-                let old = self.queue[i].start;
-                self.unbook(i);
-                self.place(i, now);
-                moved |= self.queue[i].start < old;
+                let q = self.queue[i];
+                if self.reference {
+                    self.unbook(i);
+                    self.place(i, now);
+                    moved |= self.queue[i].start != q.start;
+                    continue;
+                }
+                if !(q.start.is_finite() && q.start > now) {
+                    continue;
+                }
+                let need = signed(q.need);
+                if let Some(t) = self.profile.earlier_start(now, need, q.est, q.start, true) {
+                    self.unbook(i);
+                    self.queue[i].start = t;
+                    self.profile.add(t, t + q.est, -need);
+                    moved = true;
+                }
             }
             if !moved {
                 break;
@@ -276,59 +329,105 @@ impl ConservativeBackfilling {
         }
     }
 
-    /// Brings the plan to `now`: a new base if the usable nodes changed,
-    /// else a compression if a job ended early or a reservation passed
-    /// without its job starting.
+    /// Brings the plan to `now`: a new base if the usable nodes changed;
+    /// else the reservations that passed without their job starting are
+    /// placed again, then the plan is compressed if a job ended early.
     fn update_plan(&mut self, now: f64, free: u64) {
         let capacity = free + self.held;
         if self.capacity != Some(capacity) {
             self.capacity = Some(capacity);
-            self.rebuild(now, capacity);
+            self.rebuild(now, capacity, false);
             return;
         }
         self.profile.advance(now);
+        self.repair(now);
         if self.early {
             match self.compression {
                 Compression::Queue => self.compress_in_queue_order(now),
-                Compression::Rebuild => self.rebuild(now, capacity),
+                Compression::Rebuild => self.rebuild(now, capacity, true),
             }
-        } else if self.queue.iter().any(|q| q.start < now) {
-            self.repair(now);
         }
     }
 
     /// Places again, at their earliest starts from `now` among all other
     /// reservations, the jobs whose reservation has passed without them
-    /// starting and the jobs reserved at a time at which nothing is planned
-    /// to end any more (the end of a job that has just moved), until every
-    /// reserved start is now or a planned end. No other job moves.
+    /// starting; then, in rounds, the jobs reserved at a time at which
+    /// nothing is planned to end any more (the old end of a job that has
+    /// just moved), which only move earlier. No other job moves.
+    ///
+    /// Before a pass every reserved start is now or a planned end (arrivals
+    /// and compressions place jobs only there), so only the old ends of the
+    /// jobs moved here can leave a start unanchored; they are the only
+    /// times checked. Cost: the moved jobs' placements plus one queue scan
+    /// per round.
     fn repair(&mut self, now: f64) {
-        for _ in 0..=self.queue.len() {
-            self.ends.clear();
-            self.ends.extend(self.running.iter().map(|r| r.end));
-            self.ends.extend(
-                self.queue
-                    .iter()
-                    .filter(|q| q.start.is_finite())
-                    .map(|q| q.start + q.est),
-            );
-            self.ends.sort_unstable_by(f64::total_cmp);
-            let ends = &self.ends;
-            let anchored = |t: f64| t == now || ends.binary_search_by(|e| e.total_cmp(&t)).is_ok();
-            self.picks.clear();
-            self.picks.extend((0..self.queue.len()).filter(|&i| {
-                let t = self.queue[i].start;
-                t.is_finite() && (t < now || !anchored(t))
-            }));
-            if self.picks.is_empty() {
-                break;
-            }
+        self.picks.clear();
+        self.picks.extend(
+            (0..self.queue.len())
+                .filter(|&i| self.queue[i].start < now && self.queue[i].start.is_finite()),
+        );
+        while !self.picks.is_empty() {
             self.rank_picks(now);
+            self.ends.clear();
             for k in 0..self.order.len() {
                 let i = self.order[k];
+                let (old, est) = (self.queue[i].start, self.queue[i].est);
                 self.unbook(i);
                 self.place(i, now);
+                if self.queue[i].start != old && old + est > now {
+                    self.ends.push(old + est);
+                }
             }
+            self.picks.clear();
+            if self.ends.is_empty() {
+                break;
+            }
+            self.ends.sort_unstable_by(f64::total_cmp);
+            self.ends.dedup();
+            // The jobs reserved at a freed end at which nothing else ends.
+            let (running, queue, ends) = (&self.running, &self.queue, &self.ends);
+            let unanchored = |t: f64| {
+                ends.binary_search_by(|e| e.total_cmp(&t)).is_ok()
+                    && !running.iter().any(|r| r.end == t)
+                    && !queue
+                        .iter()
+                        .any(|q| q.start.is_finite() && q.start + q.est == t)
+            };
+            self.picks.extend(
+                (0..queue.len()).filter(|&i| queue[i].start > now && unanchored(queue[i].start)),
+            );
+        }
+    }
+
+    /// Tests: the plan is what the running jobs and the reservations
+    /// book, and every reserved start after `now` is a planned end (the
+    /// property that makes every reservation an event of the run loop).
+    #[cfg(test)]
+    fn check_plan(&self, now: f64) {
+        let Some(capacity) = self.capacity else {
+            return;
+        };
+        let mut fresh = Profile::default();
+        fresh.reset(now, signed(capacity));
+        for r in &self.running {
+            fresh.add(now, r.end, -signed(r.nodes));
+        }
+        let booked = self.queue.iter().filter(|q| q.start.is_finite());
+        for q in booked.clone() {
+            fresh.add(q.start, q.start + q.est, -signed(q.need));
+        }
+        for &t in self.profile.breakpoints().iter().chain(fresh.breakpoints()) {
+            debug_assert_eq!(self.profile.free_at(t), fresh.free_at(t), "plan at {t}");
+        }
+        for q in booked.clone() {
+            let t = q.start;
+            debug_assert!(
+                t <= now
+                    || self.running.iter().any(|r| r.end == t)
+                    || booked.clone().any(|o| o.start + o.est == t),
+                "job {} reserved at {t}, when nothing ends (now {now})",
+                q.job.id
+            );
         }
     }
 
@@ -475,6 +574,8 @@ impl Scheduler for ConservativeBackfilling {
         }
         let result = self.start_all_due(now, alloc, started);
         self.queue.retain(|q| !q.done);
+        #[cfg(test)]
+        self.check_plan(now);
         result
     }
 

@@ -663,3 +663,53 @@ proptest! {
         }
     }
 }
+
+/// Random cube jobs on Q4 (ids from 1, in arrival order): (gap, dim,
+/// service, estimate in quarters of the service, 1..=8: under- and
+/// over-estimates).
+fn cube_stream() -> impl Strategy<Value = Vec<(u32, u32, u32, u32)>> {
+    proptest::collection::vec((0u32..4, 0u32..4, 1u32..10, 1u32..=8), 1..60)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// The compression shortcuts (search only before the old start, leave
+    /// a job that cannot move in place) give the schedule of the literal
+    /// definitions, with early ends, late ends, and a buddy allocator that
+    /// refuses due jobs (fragmentation), for every order and both rules.
+    /// Each pass of both also checks the plan (`check_plan`).
+    #[test]
+    fn compression_shortcuts_give_the_literal_schedule(
+        v in cube_stream(),
+        order in 0usize..ORDERS.len(),
+        rebuild in any::<bool>(),
+        contiguous in any::<bool>(),
+    ) {
+        let mut t = 0.0;
+        let jobs: Vec<Job> = v
+            .iter()
+            .enumerate()
+            .map(|(i, &(dt, dim, service, quarters))| {
+                t += f64::from(dt);
+                let est = f64::from(service * quarters) / 4.0;
+                crate::testing::cube_job(i as u64 + 1, dim, t, f64::from(service))
+                    .with_estimate(Some(est))
+            })
+            .collect();
+        let options = QueueOptions { order: ORDERS[order].1, ..QueueOptions::default() };
+        let compression = if rebuild { Compression::Rebuild } else { Compression::Queue };
+        let schedule = |mut s: ConservativeBackfilling| {
+            let mut alloc: Box<dyn Allocator> = if contiguous {
+                Box::new(crate::testing::TestAlloc::buddy(4).unwrap())
+            } else {
+                paging(4)
+            };
+            run(&mut s, alloc.as_mut(), &jobs, |_, _| {})
+        };
+        let fast = schedule(ConservativeBackfilling::new(options, compression));
+        let literal = schedule(ConservativeBackfilling::reference(options, compression));
+        prop_assert_eq!(fast.len(), jobs.len());
+        prop_assert_eq!(fast, literal);
+    }
+}

@@ -151,6 +151,60 @@ impl Profile {
         }
     }
 
+    /// The breakpoints (tests and debug checks).
+    #[cfg(test)]
+    pub(crate) fn breakpoints(&self) -> &[f64] {
+        &self.times
+    }
+
+    /// The earliest start t in `[from, limit)` at which [`earliest`]
+    /// (Self::earliest) would place a job of `need` nodes and `duration`,
+    /// given that a start at `limit` is known to fit; `None` if no earlier
+    /// start fits. With `own`, the job itself is booked over `[limit, limit
+    /// + duration)` and counted free there: a window starting before
+    /// `limit` ends before `limit + duration`, so past `limit` it only
+    /// needs no overbooking (≥ 0 free besides the job's own nodes).
+    ///
+    /// Scans only the segments before `limit` and the windows of the
+    /// anchors tried, and writes nothing: a job that cannot move costs no
+    /// booking.
+    pub(crate) fn earlier_start(
+        &self,
+        from: f64,
+        need: i64,
+        duration: f64,
+        limit: f64,
+        own: bool,
+    ) -> Option<f64> {
+        let len = self.times.len();
+        let mut k = self.segment_at(from);
+        let mut anchor = from.max(self.times[0]);
+        let floor = if own { 0 } else { need };
+        while anchor < limit {
+            let end = anchor + duration;
+            let mut j = k;
+            let blocked = loop {
+                let wants = if self.times[j] < limit { need } else { floor };
+                if self.free[j] < wants {
+                    break Some(j);
+                }
+                j += 1;
+                if j >= len || self.times[j] >= end {
+                    break None;
+                }
+            };
+            match blocked {
+                None => return Some(anchor),
+                Some(j) if j + 1 < len => {
+                    k = j + 1;
+                    anchor = self.times[k];
+                }
+                Some(_) => return None,
+            }
+        }
+        None
+    }
+
     /// Checks the representation (tests).
     #[cfg(test)]
     pub(crate) fn check(&self) {
@@ -223,6 +277,45 @@ mod tests {
                     let least = slots[from..from + dur].iter().copied().min().unwrap_or(0);
                     prop_assert_eq!(p.min_over(from as f64, (from + dur) as f64), least);
                 }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// `earlier_start` finds what `earliest` finds before the limit,
+        /// with the job out of the plan (`own = false`) or booked at the
+        /// limit (`own = true`).
+        #[test]
+        fn earlier_start_is_earliest_before_the_limit(
+            ops in proptest::collection::vec((0usize..30, 1usize..12, 1i64..4), 0..20),
+            from in 0usize..10,
+            need in 1i64..6,
+            dur in 0usize..10,
+            own in any::<bool>(),
+        ) {
+            let mut p = Profile::default();
+            p.reset(0.0, 6);
+            for &(at, len, n) in &ops {
+                // Bookings only where they fit, as reservations are made.
+                let t = p.earliest(at as f64, n, len as f64);
+                if t.is_finite() {
+                    p.add(t, t + len as f64, -n);
+                }
+            }
+            let (from, dur) = (from as f64, dur as f64);
+            let limit = p.earliest(from + 3.0, need, dur);
+            prop_assume!(limit.is_finite());
+            let want = p.earliest(from, need, dur);
+            if own {
+                let mut booked = p.clone();
+                booked.add(limit, limit + dur, -need);
+                let got = booked.earlier_start(from, need, dur, limit, true);
+                prop_assert_eq!(got, (want < limit).then_some(want));
+            } else {
+                let got = p.earlier_start(from, need, dur, limit, false);
+                prop_assert_eq!(got, (want < limit).then_some(want));
             }
         }
     }
