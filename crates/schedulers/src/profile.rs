@@ -160,10 +160,10 @@ impl Profile {
     /// The earliest start t in `[from, limit)` at which [`earliest`]
     /// (Self::earliest) would place a job of `need` nodes and `duration`,
     /// given that a start at `limit` is known to fit; `None` if no earlier
-    /// start fits. With `own`, the job itself is booked over `[limit, limit
-    /// + duration)` and counted free there: a window starting before
-    /// `limit` ends before `limit + duration`, so past `limit` it only
-    /// needs no overbooking (≥ 0 free besides the job's own nodes).
+    /// start fits. With `own`, the job itself is booked from `limit` for
+    /// `duration` and counted free there: a window starting before `limit`
+    /// ends before the job's own booking does, so past `limit` it only
+    /// needs no overbooking (at least 0 free besides the job's own nodes).
     ///
     /// Scans only the segments before `limit` and the windows of the
     /// anchors tried, and writes nothing: a job that cannot move costs no
