@@ -166,14 +166,14 @@ pub struct ConservativeBackfilling {
     profile: Profile,
     /// Usable nodes when the plan was last built.
     capacity: Option<u64>,
-    /// A running job ended before its estimate since the last pass.
-    early: bool,
     options: QueueOptions,
     compression: Compression,
     ranking: Ranking,
     picks: Vec<usize>,
     order: Vec<usize>,
     ends: Vec<f64>,
+    /// Whether something still ends at each of `ends`.
+    live: Vec<bool>,
     /// Tests: compress by the literal definitions (every job taken out and
     /// placed again by a search from now), the oracle of the shortcuts.
     reference: bool,
@@ -329,9 +329,9 @@ impl ConservativeBackfilling {
         }
     }
 
-    /// Brings the plan to `now`: a new base if the usable nodes changed;
+    /// Brings the plan to `now`: a new base if the usable nodes changed,
     /// else the reservations that passed without their job starting are
-    /// placed again, then the plan is compressed if a job ended early.
+    /// placed again.
     fn update_plan(&mut self, now: f64, free: u64) {
         let capacity = free + self.held;
         if self.capacity != Some(capacity) {
@@ -341,11 +341,19 @@ impl ConservativeBackfilling {
         }
         self.profile.advance(now);
         self.repair(now);
-        if self.early {
-            match self.compression {
-                Compression::Queue => self.compress_in_queue_order(now),
-                Compression::Rebuild => self.rebuild(now, capacity, true),
-            }
+    }
+
+    /// Compresses the plan at `now`, after a job ended early (its nodes are
+    /// already free in the plan).
+    fn compress(&mut self, now: f64) {
+        let Some(capacity) = self.capacity else {
+            return;
+        };
+        self.profile.advance(now);
+        self.repair(now);
+        match self.compression {
+            Compression::Queue => self.compress_in_queue_order(now),
+            Compression::Rebuild => self.rebuild(now, capacity, true),
         }
     }
 
@@ -384,18 +392,27 @@ impl ConservativeBackfilling {
             }
             self.ends.sort_unstable_by(f64::total_cmp);
             self.ends.dedup();
-            // The jobs reserved at a freed end at which nothing else ends.
-            let (running, queue, ends) = (&self.running, &self.queue, &self.ends);
-            let unanchored = |t: f64| {
-                ends.binary_search_by(|e| e.total_cmp(&t)).is_ok()
-                    && !running.iter().any(|r| r.end == t)
-                    && !queue
-                        .iter()
-                        .any(|q| q.start.is_finite() && q.start + q.est == t)
-            };
-            self.picks.extend(
-                (0..queue.len()).filter(|&i| queue[i].start > now && unanchored(queue[i].start)),
-            );
+            // Mark the freed ends at which something still ends, then pick
+            // the jobs reserved at the others.
+            self.live.clear();
+            self.live.resize(self.ends.len(), false);
+            let ends = &self.ends;
+            let find = |t: f64| ends.binary_search_by(|e| e.total_cmp(&t)).ok();
+            let queue_ends = self
+                .queue
+                .iter()
+                .filter(|q| q.start.is_finite())
+                .map(|q| q.start + q.est);
+            for t in self.running.iter().map(|r| r.end).chain(queue_ends) {
+                if let Some(k) = find(t) {
+                    self.live[k] = true;
+                }
+            }
+            let (queue, live) = (&self.queue, &self.live);
+            self.picks.extend((0..queue.len()).filter(|&i| {
+                let t = queue[i].start;
+                t > now && find(t).is_some_and(|k| !live[k])
+            }));
         }
     }
 
@@ -563,7 +580,6 @@ impl Scheduler for ConservativeBackfilling {
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
         self.update_plan(now, alloc.free_nodes() as u64);
-        self.early = false;
         // New arrivals, in queue order.
         self.picks.clear();
         self.picks
@@ -585,7 +601,7 @@ impl Scheduler for ConservativeBackfilling {
             self.held -= r.nodes;
             if r.end > now {
                 self.profile.add(now, r.end, signed(r.nodes));
-                self.early = true;
+                self.compress(now);
             }
         }
     }
