@@ -49,15 +49,18 @@
 mod allocator;
 pub mod block;
 pub mod conformance;
+pub mod dispersal;
 mod error;
 mod grant;
 pub mod hypercube;
 pub mod kary;
 mod ledger;
 pub mod mesh;
+pub mod noncontig;
 mod occupancy;
 pub mod paging;
 pub mod pod;
+pub mod premas_golden;
 pub mod registry;
 mod request;
 pub mod ring;

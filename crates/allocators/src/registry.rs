@@ -68,6 +68,11 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::pod::BEST_FIT_ENTRY,
         crate::pod::RECONFIGURABLE_ENTRY,
         crate::pod::FREE_LIST_ENTRY,
+        crate::noncontig::MBS_ENTRY,
+        crate::noncontig::GRANULAR_MBS_ENTRY,
+        crate::noncontig::OCTET_MBS_ENTRY,
+        crate::noncontig::GABL_ENTRY,
+        crate::noncontig::RANDOM_ENTRY,
     ],
 );
 
