@@ -1,0 +1,3 @@
+//! The schedulers crate's integration tests (one binary, one module each).
+
+mod premas_schedules;
