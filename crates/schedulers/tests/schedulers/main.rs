@@ -1,3 +1,4 @@
 //! The schedulers crate's integration tests (one binary, one module each).
 
+#[cfg(test)]
 mod premas_schedules;
