@@ -9,23 +9,26 @@
 //! starts when its reservation comes due and the allocator grants it.
 //!
 //! When a running job ends before its estimate, the nodes it would have
-//! held are free earlier and the plan is *compressed*:
-//! - `compression=rebuild` (default; PReMAS's `StatefulScheduler.compress`,
-//!   its implementation of the paper's compression): the plan is rebuilt
+//! held are free earlier and the plan is *compressed*, at once (each early
+//! end compresses, as in PReMAS):
+//! - `compression=rebuild` (default; PReMAS's `cons`,
+//!   `StatefulScheduler.compress`, its implementation of the paper's
+//!   compression, checked against PReMAS's schedules): the plan is rebuilt
 //!   from the running jobs alone, the waiting jobs re-added one by one in
 //!   the order of their reserved starts (ties by job id), each at its
 //!   earliest start among the running jobs and the jobs already re-added.
 //!   Every job re-added before a job j was reserved no later than j and
 //!   only moves earlier, so its part of the plan after j's old start only
 //!   shrinks and j's old slot stays free: no reservation moves later.
-//! - `compression=queue`: the waiting jobs are reconsidered in the queue's
-//!   [order](crate::order), each taken out of the plan and put back at its
-//!   earliest start among all the other reservations (its own old slot is
-//!   still free, so again no reservation moves later, whatever the
-//!   order); passes repeat until no job moves. The repetition matters: a
-//!   job that stays put because a later job held its slot would otherwise
-//!   keep a start at that job's old end, a time at which, the job having
-//!   moved, no event may ever happen.
+//! - `compression=queue` (a prioritized compression): the waiting jobs are
+//!   reconsidered in the queue's [order](crate::order), each taken out of
+//!   the plan and put back at its earliest start among all the other
+//!   reservations (its own old slot is still free, so again no
+//!   reservation moves later, whatever the order); passes repeat until no
+//!   job moves. The repetition matters: a job that stays put because a
+//!   later job held its slot would otherwise keep a start at that job's
+//!   old end, a time at which, the job having moved, no event may ever
+//!   happen.
 //!
 //! Either way every reserved start is now or the (estimated) end of a
 //! running or reserved job, so it is either an event of the run loop or
@@ -43,14 +46,19 @@
 //! their estimated end, waiting jobs the nodes they request. A contiguous
 //! allocator can still refuse a due job when enough nodes are free but
 //! scattered; the job then keeps waiting, and at the next event its
-//! reservation (now in the past) is placed again like the others. A grant
-//! larger than the request (a buddy rounding a node count up) is kept only
-//! if the plan has the extra nodes free over the job's estimated run time;
-//! otherwise it is handed back at once and the job keeps waiting. So on a
-//! non-contiguous allocator and with estimates that never fall below the
-//! run times (`estimates=exact`, or `underestimates=raise`), no job starts
-//! later than its first reservation; on a contiguous one fragmentation can
-//! delay jobs past them.
+//! reservation (now in the past) is placed again on its own, at its
+//! earliest start among all the other reservations, so it delays none of
+//! them. If that leaves a job reserved at the refused job's old end, a time
+//! at which nothing ends any more, that job is placed again too (it only
+//! moves earlier), and so on. Nothing else moves: a refusal is not an
+//! early end and compresses nothing. A grant larger than the request (a
+//! buddy rounding a node count up) is kept only if the plan has the extra
+//! nodes free over the job's estimated run time; otherwise it is handed
+//! back at once and the job keeps waiting. So on a non-contiguous
+//! allocator and with estimates that never fall below the run times
+//! (`estimates=exact`, or `underestimates=raise`), no job starts later
+//! than its first reservation; on a contiguous one fragmentation can
+//! delay the refused jobs past theirs.
 //!
 //! Other rules, all deterministic: a running job that has outlived its
 //! estimate (`underestimates=keep`) is assumed to end now; when the
@@ -63,11 +71,17 @@
 //! # Cost
 //!
 //! The plan is a step function in two flat arrays (`profile.rs`), at most
-//! two breakpoints per running or waiting job. Placing a job is one scan
-//! of the plan; a compression re-places every waiting job, so its cost is
-//! the queue length times the plan's length. With exact estimates nothing
-//! ends early and no compression happens. Nothing is allocated per event
-//! once the arrays have grown to the largest plan.
+//! two breakpoints per running or waiting job. Placing an arriving job is
+//! one scan of the plan. A compression searches, for each waiting job,
+//! only the plan before its old start (it never moves later), and under
+//! `queue` leaves a job that cannot move in place without taking it out
+//! and booking it again; the literal procedures (every job taken out and
+//! placed by a search from now) are kept as the test oracle and give the
+//! same schedules. A compression is still linear in the queue, and under
+//! `rebuild` re-books every waiting job. A refused job costs its own
+//! placement, not a compression. With exact estimates nothing ends early
+//! and no compression happens. Nothing is allocated per event once the
+//! arrays have grown to the largest plan.
 //!
 //! ```
 //! use partalloc_schedulers::{registry, Scheduler};
@@ -392,14 +406,22 @@ impl ConservativeBackfilling {
             }
             self.ends.sort_unstable_by(f64::total_cmp);
             self.ends.dedup();
-            // Mark the freed ends at which something still ends, then pick
-            // the jobs reserved at the others.
-            self.live.clear();
-            self.live.resize(self.ends.len(), false);
+            // The jobs reserved at a freed end, then of those the ones at
+            // which nothing ends any more (one pass over the plan's jobs,
+            // only when there are any).
             let ends = &self.ends;
             let find = |t: f64| ends.binary_search_by(|e| e.total_cmp(&t)).ok();
-            let queue_ends = self
-                .queue
+            let queue = &self.queue;
+            self.picks.extend(
+                (0..queue.len())
+                    .filter(|&i| queue[i].start > now && find(queue[i].start).is_some()),
+            );
+            if self.picks.is_empty() {
+                break;
+            }
+            self.live.clear();
+            self.live.resize(self.ends.len(), false);
+            let queue_ends = queue
                 .iter()
                 .filter(|q| q.start.is_finite())
                 .map(|q| q.start + q.est);
@@ -408,11 +430,9 @@ impl ConservativeBackfilling {
                     self.live[k] = true;
                 }
             }
-            let (queue, live) = (&self.queue, &self.live);
-            self.picks.extend((0..queue.len()).filter(|&i| {
-                let t = queue[i].start;
-                t > now && find(t).is_some_and(|k| !live[k])
-            }));
+            let live = &self.live;
+            self.picks
+                .retain(|&i| find(queue[i].start).is_some_and(|k| !live[k]));
         }
     }
 
