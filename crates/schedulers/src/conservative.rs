@@ -394,8 +394,10 @@ impl ConservativeBackfilling {
             for k in 0..self.order.len() {
                 let i = self.order[k];
                 let (old, est) = (self.queue[i].start, self.queue[i].est);
-                self.unbook(i);
-                self.place(i, now);
+                if !self.stays_due(i, now) {
+                    self.unbook(i);
+                    self.place(i, now);
+                }
                 if self.queue[i].start != old && old + est > now {
                     self.ends.push(old + est);
                 }
@@ -434,6 +436,27 @@ impl ConservativeBackfilling {
             self.picks
                 .retain(|&i| find(queue[i].start).is_some_and(|k| !live[k]));
         }
+    }
+
+    /// A refused job's shortcut: if `queue[i]`, reserved before `now` and
+    /// still booked past it, fits from `now` for its whole estimate (its
+    /// own remaining booking counted free), that is its earliest start (no
+    /// start is earlier than now), and only the tail beyond its old end is
+    /// booked. Returns whether it was moved so.
+    fn stays_due(&mut self, i: usize, now: f64) -> bool {
+        let q = self.queue[i];
+        let old_end = q.start + q.est;
+        if self.reference || !(q.start < now && old_end > now) {
+            return false;
+        }
+        let need = signed(q.need);
+        let fits = self.profile.min_over(now, old_end) >= 0
+            && self.profile.min_over(old_end, now + q.est) >= need;
+        if fits {
+            self.profile.add(old_end, now + q.est, -need);
+            self.queue[i].start = now;
+        }
+        fits
     }
 
     /// Tests: the plan is what the running jobs and the reservations
