@@ -5,7 +5,7 @@
 //! registry's real strategies through `Simulation::by_name`: `buddy` on
 //! `hypercube:10` (the same cube workload) and `fsl` on `mesh:64x64`
 //! (boxes with sides uniform in 1..=32), both under FCFS at load 0.5.
-//! Conservative backfilling on 20,000 of the load-0.5 cube jobs, with
+//! Conservative backfilling on 20,000 cube jobs at load 0.8, with
 //! exact and with over-estimated run times.
 
 use std::hint::black_box;
@@ -111,10 +111,10 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     // Conservative backfilling on the contiguous buddy (refused due jobs
-    // are placed again), 20,000 jobs at load 0.5: exact estimates (no job
+    // are placed again), 20,000 jobs at load 0.8: exact estimates (no job
     // ends early) and user estimates of service × U(1, 5) (every job ends
     // early: one compression per departure), under both compression rules.
-    let exact: Vec<Job> = workload(0.5).into_iter().take(CONS_JOBS).collect();
+    let exact: Vec<Job> = workload(0.8).into_iter().take(CONS_JOBS).collect();
     let mut rng = replication_rng(2, 0);
     let over: Vec<Job> = exact
         .iter()
