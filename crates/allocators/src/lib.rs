@@ -49,6 +49,7 @@
 mod allocator;
 pub mod block;
 pub mod conformance;
+pub mod curve;
 pub mod dispersal;
 mod error;
 mod grant;
@@ -56,6 +57,7 @@ pub mod hypercube;
 pub mod kary;
 mod ledger;
 pub mod mesh;
+pub mod nearest;
 pub mod noncontig;
 mod occupancy;
 pub mod paging;
@@ -64,9 +66,11 @@ pub mod premas_golden;
 pub mod registry;
 mod request;
 pub mod ring;
+mod rowgrid;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
+mod submesh_list;
 pub mod torus3d;
 pub mod tree;
 

@@ -36,7 +36,7 @@
 //! );
 //! let g = Golden::parse(&text, "x.golden")?;
 //! assert_eq!(g.topology()?.to_string(), "mesh:8x8");
-//! let mut mbs = registry::build(g.partalloc_name().unwrap_or("?"), &g.topology()?)?;
+//! let mut mbs = registry::build(&g.partalloc_name().unwrap_or_default(), &g.topology()?)?;
 //! assert_eq!(g.replay(mbs.as_mut())?.starts, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -49,12 +49,24 @@ use thiserror::Error;
 use crate::dispersal::Measurer;
 use crate::{Allocator, Grant, Request};
 
-/// The PReMAS allocators partalloc reproduces: (PReMAS's name, registry
-/// name).
+/// The PReMAS allocators partalloc reproduces by a fixed name: (PReMAS's
+/// name, registry name). The linear allocators, named by their curve
+/// (`linear-first[hilbert]`), are mapped by [`Golden::partalloc_name`].
 pub const PREMAS_NAMES: &[(&str, &str)] = &[
     ("MBS", "mbs"),
     ("GranularMBS", "granular-mbs"),
     ("OctetMBS", "octet-mbs"),
+    ("MC1x1", "mc1x1[outer=premas]"),
+    ("MM", "mm"),
+    ("genAlg", "gen-alg"),
+];
+
+/// PReMAS's linear allocators: (name before the curve, registry name of
+/// the fit, which takes the curve as its `order`).
+const PREMAS_LINEAR: &[(&str, &str)] = &[
+    ("linear-first", "curve-first-fit"),
+    ("linear-best", "curve-best-fit"),
+    ("linear-sorted", "curve-sorted-free-list"),
 ];
 
 /// One allocator call PReMAS made.
@@ -304,11 +316,14 @@ impl Golden {
     /// The registry name of the golden's allocator, if partalloc has it
     /// ([`PREMAS_NAMES`]).
     #[must_use]
-    pub fn partalloc_name(&self) -> Option<&'static str> {
-        PREMAS_NAMES
-            .iter()
-            .find(|(p, _)| *p == self.allocator)
-            .map(|&(_, n)| n)
+    pub fn partalloc_name(&self) -> Option<String> {
+        if let Some(&(_, n)) = PREMAS_NAMES.iter().find(|(p, _)| *p == self.allocator) {
+            return Some(n.to_owned());
+        }
+        let (name, curve) = self.allocator.split_once('[')?;
+        let curve = curve.strip_suffix(']')?;
+        let &(_, fit) = PREMAS_LINEAR.iter().find(|(p, _)| *p == name)?;
+        Some(format!("{fit}[order={curve}]"))
     }
 
     /// Plays the golden's allocations and releases on `alloc` (fresh, on

@@ -92,6 +92,32 @@ pub(crate) struct BlockTree {
     sides: [u32; 3],
 }
 
+/// The most nodes a multiple-buddy strategy is built for. Its block tree
+/// holds every block down to single nodes (about 4/3 blocks per node, some
+/// 300 bytes per node in all), so a machine of this size already needs
+/// about 80 MB and larger ones are refused rather than allocated.
+pub const MAX_BUDDY_NODES: u64 = 1 << 18;
+
+/// Refuses a machine of more than [`MAX_BUDDY_NODES`] nodes, before its
+/// tree is built.
+pub(crate) fn check_size(
+    strategy: &'static str,
+    topology: &Topology,
+    sides: [u32; 3],
+) -> Result<(), BuildError> {
+    let nodes: u64 = sides.iter().map(|&s| u64::from(s)).product();
+    if nodes > MAX_BUDDY_NODES {
+        return Err(BuildError::UnsuitableTopology {
+            strategy,
+            topology: topology.to_string(),
+            reason: format!(
+                "it has {nodes} nodes; the multiple-buddy block tree is built down to single nodes and runs on at most {MAX_BUDDY_NODES}"
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl BlockTree {
     /// Finishes a tree: ranks by size, the order within each rank, child
     /// lists and the node → leaf map; checks that the roots tile the

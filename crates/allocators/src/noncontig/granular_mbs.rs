@@ -82,6 +82,7 @@ type Key = [u32; 6];
 
 fn merged_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree, BuildError> {
     let (dims, sides) = grid3(strategy, topology)?;
+    super::buddy::check_size(strategy, topology, sides)?;
     let mut b = TreeBuilder::default();
     let mk = |b: &mut TreeBuilder, k: &Key| -> Result<u32, BuildError> {
         let g = box3(

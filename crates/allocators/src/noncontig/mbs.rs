@@ -83,6 +83,7 @@ impl Mbs {
 /// squares, each with its quad tree down to single nodes.
 fn layered_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree, BuildError> {
     let (dims, sides) = grid3(strategy, topology)?;
+    super::buddy::check_size(strategy, topology, sides)?;
     let mut b = TreeBuilder::default();
     // Regions (width, height, x, y) still to divide; the order they are
     // divided in does not matter, only the blocks.

@@ -71,6 +71,7 @@ impl OctetMbs {
 
 fn cube_tree(strategy: &'static str, topology: &Topology) -> Result<BlockTree, BuildError> {
     let (dims, sides) = grid3(strategy, topology)?;
+    super::buddy::check_size(strategy, topology, sides)?;
     let mut b = TreeBuilder::default();
     let mut regions = vec![(sides, [0u32; 3])];
     let mut cubes = Vec::new();

@@ -223,3 +223,21 @@ fn bad_machines_and_requests_are_typed_errors() {
         .to_string();
     assert!(e.contains("seed"), "{e}");
 }
+
+#[test]
+fn buddy_trees_beyond_the_node_limit_are_refused_before_they_are_built() {
+    // 512x512 and 64x64x64 are exactly MAX_BUDDY_NODES; one more row or
+    // plane is refused with the limit in the message, and nothing else
+    // (gabl, random) is limited by it.
+    assert_eq!(super::MAX_BUDDY_NODES, 512 * 512);
+    for name in ["mbs", "granular-mbs", "octet-mbs"] {
+        for big in ["mesh:512x513", "mesh:64x64x65", "torus:2048x2048"] {
+            let e = registry::build(name, &topo(big)).unwrap_err().to_string();
+            assert!(e.contains("at most 262144"), "{name} on {big}: {e}");
+        }
+    }
+    registry::build("mbs", &topo("mesh:512x512")).unwrap();
+    for name in ["gabl", "random"] {
+        registry::build(name, &topo("mesh:512x513")).unwrap();
+    }
+}
