@@ -12,7 +12,10 @@
 //! | `static-partitioning` | [`static_partitioning`] | Mohapatra et al. §3.1 |
 //! | `lazy` | [`lazy`] | Mohapatra et al. §3.2 |
 //! | `m-fcfs` | [`mfcfs`] | Kim & Yoon §IV.1 |
-//! | `easy-backfilling` | [`easy`] | beyond the papers |
+//! | `easy-backfilling` | [`easy`] | beyond the papers (Lifka 1995) |
+//! | `priority` | [`priority`] | PReMAS `pqueue`; orders in [`order`] |
+//! | `conservative-backfilling` | [`conservative`] | Mu'alem & Feitelson 2001 |
+//! | `rlscheduler` | [`rlscheduler`] | RLScheduler's simulator (Zhang et al. SC'20) |
 //!
 //! # Quick start
 //!
@@ -112,18 +115,26 @@
 
 #![deny(missing_docs)]
 
+pub mod conservative;
 pub mod easy;
 mod entry;
+pub mod estimates;
 pub mod fcfs;
 pub mod lazy;
 pub mod mfcfs;
+pub mod order;
+pub mod priority;
+mod profile;
 pub mod registry;
+pub mod rlscheduler;
 pub mod scan;
 mod scheduler;
 pub mod static_partitioning;
 pub mod threshold;
 pub mod torus;
 
+#[cfg(test)]
+mod ordering_tests;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 #[cfg(test)]

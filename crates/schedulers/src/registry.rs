@@ -62,6 +62,9 @@ const BUILTIN: &[PolicyEntry] = &[
     crate::lazy::ENTRY,
     crate::mfcfs::ENTRY,
     crate::easy::ENTRY,
+    crate::priority::ENTRY,
+    crate::conservative::ENTRY,
+    crate::rlscheduler::ENTRY,
 ];
 
 /// The built-in policies, in listing order.
@@ -154,7 +157,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown scheduling policy \"sjf\"; known policies: fcfs, scan, \
-             static-partitioning, lazy, m-fcfs, easy-backfilling"
+             static-partitioning, lazy, m-fcfs, easy-backfilling, priority, \
+             conservative-backfilling, rlscheduler"
         );
         let e = build("fcfs[", &topo).unwrap_err();
         assert!(matches!(e, PolicyBuildError::Spec(_)), "{e}");
