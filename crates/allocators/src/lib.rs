@@ -74,7 +74,7 @@ mod submesh_list;
 pub mod torus3d;
 pub mod tree;
 
-pub use allocator::{Allocator, AllocatorWrapper};
+pub use allocator::{Allocator, AllocatorWrapper, PlacementRules};
 pub use error::{AllocError, BuildError, FaultError, ReleaseError};
 pub use grant::{Grant, GrantId, Partition};
 pub use ledger::GrantLedger;

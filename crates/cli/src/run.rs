@@ -1,12 +1,14 @@
 //! Running what the commands ask for: a machine parsed from its
 //! description, and the replications of a generated workload on it.
 
+use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{Replications, Report, SimConfig, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, ShapeDist, Workload};
 
 use crate::error::CliError;
-use crate::workload::WorkloadSpec;
+use crate::pod_measures::MEASURED_JOBS;
+use partalloc::workload::WorkloadOptions;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
 /// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
@@ -56,33 +58,50 @@ pub(crate) struct Setup<'a> {
     pub(crate) scheduler: &'a str,
 }
 
+/// What the first replication keeps beyond its results.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Keep {
+    /// Its job records.
+    pub(crate) records: bool,
+    /// Its grants, for the pod and Slurm measures (at most
+    /// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS)).
+    pub(crate) grants: bool,
+}
+
 /// Runs the replications of a generated workload and returns their reports
-/// in replication order.
+/// in replication order, and the first one's grants if kept.
 pub(crate) fn run_generated(
     setup: Setup<'_>,
     workload: &Workload<ShapeDist, DemandDist>,
-    spec: &WorkloadSpec,
+    spec: &WorkloadOptions,
     reps: Replications,
     time: Option<f64>,
-    record_first: bool,
+    keep: Keep,
     done: &(dyn Fn() + Sync),
-) -> Result<Vec<Report>, CliError> {
+) -> Result<(Vec<Report>, Option<GrantLog>), CliError> {
     let config = SimConfig {
         stop: Stop {
             jobs: Some(spec.jobs),
             time,
         },
         warmup: spec.warmup,
-        record_jobs: record_first,
+        record_jobs: keep.records,
         measure_search_time: true,
     };
-    let reports = reps.simulate(
-        setup.topology,
-        setup.allocator,
-        setup.scheduler,
+    let runs = reps.simulate_observed(
+        (setup.topology, setup.allocator, setup.scheduler),
         workload,
         config,
+        &|r| (keep.grants && r == 0).then(|| GrantLog::new(MEASURED_JOBS)),
         done,
     )?;
-    Ok(reports)
+    let mut first = None;
+    let reports = runs
+        .into_iter()
+        .map(|(report, log)| {
+            first = first.take().or(log);
+            report
+        })
+        .collect();
+    Ok((reports, first))
 }

@@ -25,9 +25,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -95,7 +95,7 @@ pub(crate) struct Experiment {
     loads: Vec<f64>,
     /// The workload at every point.
     #[serde(default)]
-    workload: WorkloadSpec,
+    workload: WorkloadOptions,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -219,7 +219,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     }
     crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
-    exp.workload.check().map_err(|e| ctx(e.to_string()))?;
+    crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -256,7 +256,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
         for &l in &exp.loads {
             exp.workload
                 .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {e}")))?;
+                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
         }
         topologies.push(topo);
     }
@@ -294,7 +294,15 @@ fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
         allocator: &p.allocator,
         scheduler: &p.scheduler,
     };
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
+    let (reports, _) = run_generated(
+        setup,
+        &w,
+        &exp.workload,
+        reps,
+        None,
+        Keep::default(),
+        &|| {},
+    )?;
     row(&reports, exp.seeds)
 }
 

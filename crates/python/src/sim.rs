@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use partalloc_simkit::{Report, Results, SimConfig, Simulation, Stop, TraceError};
+use partalloc_simkit::{Report, ResultValue, Results, SimConfig, Simulation, Stop, TraceError};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -44,27 +44,16 @@ pub(crate) fn read_trace(
     }
 }
 
+/// One replication's results, every field by the one list of them
+/// ([`Results::fields`]): counts as ints, the rest as floats.
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("completed", r.completed)?;
-    d.set_item("span", r.span)?;
-    d.set_item("mean_response", r.mean_response)?;
-    d.set_item("mean_wait", r.mean_wait)?;
-    d.set_item("mean_service", r.mean_service)?;
-    d.set_item("mean_numerical_delay", r.mean_numerical_delay)?;
-    d.set_item("mean_topological_delay", r.mean_topological_delay)?;
-    d.set_item("utilization", r.utilization)?;
-    d.set_item("useful_utilization", r.useful_utilization)?;
-    d.set_item("attempts", r.attempts)?;
-    d.set_item("valid_attempts", r.valid_attempts)?;
-    d.set_item("misses", r.misses)?;
-    d.set_item("miss_rate", r.miss_rate)?;
-    d.set_item("mean_requested", r.mean_requested)?;
-    d.set_item("mean_granted", r.mean_granted)?;
-    d.set_item("mean_internal_fragmentation", r.mean_internal_fragmentation)?;
-    d.set_item("mean_queue_length", r.mean_queue_length)?;
-    d.set_item("mean_in_system", r.mean_in_system)?;
-    d.set_item("throughput", r.throughput)?;
+    for (name, value) in r.fields() {
+        match value {
+            ResultValue::Count(n) => d.set_item(name, n)?,
+            ResultValue::Real(x) => d.set_item(name, x)?,
+        }
+    }
     Ok(d)
 }
 

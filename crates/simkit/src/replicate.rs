@@ -37,6 +37,7 @@ use thiserror::Error;
 use partalloc_topology::Topology;
 use partalloc_workload::{Job, MeanDistribution, ShapeDistribution, Workload};
 
+use crate::observe::Observer;
 use crate::{ConfidenceInterval, Report, SimConfig, SimError, Simulation, StatsError};
 
 /// The generator every reproducible draw in partalloc uses.
@@ -218,6 +219,63 @@ impl Replications {
         S: ShapeDistribution + Sync,
         D: MeanDistribution + Sync,
     {
+        let runs = self.simulate_observed(
+            (topology, allocator, scheduler),
+            workload,
+            config,
+            &|_| (),
+            done,
+        )?;
+        Ok(runs.into_iter().map(|(report, ())| report).collect())
+    }
+
+    /// As [`simulate`](Self::simulate), with replication r watched by the
+    /// observer `observe(r)` (see [`observe`](crate::observe); `None` or
+    /// `()` to watch none), which comes back beside its report.
+    ///
+    /// ```
+    /// use partalloc_simkit::observe::GrantLog;
+    /// use partalloc_simkit::{Replications, SimConfig, Stop};
+    /// use partalloc_topology::Topology;
+    /// use partalloc_workload::spec::WorkloadSpec;
+    ///
+    /// let machine: Topology = "mesh:8x8".parse()?;
+    /// let spec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
+    /// // Replication 0's grants, at most 60 of them.
+    /// let runs = Replications::new(1, 2)?.simulate_observed(
+    ///     (&machine, "fsl", "fcfs"),
+    ///     &spec.build(&machine)?,
+    ///     config,
+    ///     &|r| (r == 0).then(|| GrantLog::new(60)),
+    ///     &|| {},
+    /// )?;
+    /// assert_eq!(runs[0].1.as_ref().map(|log| log.completed().len()), Some(60));
+    /// assert!(runs[1].1.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`simulate`](Self::simulate).
+    pub fn simulate_observed<S, D, O>(
+        &self,
+        (topology, allocator, scheduler): (&Topology, &str, &str),
+        workload: &Workload<S, D>,
+        config: SimConfig,
+        observe: &(dyn Fn(u64) -> O + Sync),
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<(Report, O)>, SimError>
+    where
+        S: ShapeDistribution + Sync,
+        D: MeanDistribution + Sync,
+        O: Observer + Send,
+    {
         // Build once up front so that a bad name fails before any work.
         Simulation::by_name(
             topology.clone(),
@@ -231,6 +289,7 @@ impl Replications {
                 record_jobs: config.record_jobs && r == 0,
                 ..config
             };
+            let mut observer = observe(r);
             let report = Simulation::by_name(
                 topology.clone(),
                 allocator,
@@ -238,9 +297,9 @@ impl Replications {
                 workload.jobs(rng),
                 config,
             )?
-            .run();
+            .run_observed(&mut observer, None);
             done();
-            report
+            Ok((report?, observer))
         })
     }
 }

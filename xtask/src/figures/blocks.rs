@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use partalloc_simkit::ConfidenceInterval;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::slurm::slurm_run_measures;
+use partalloc_simkit::slurm::slurm_log_measures;
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
@@ -151,8 +151,10 @@ fn simulate(
     rep: u64,
     jobs: u64,
 ) -> Result<Measured, FigError> {
-    let report = run_recorded(topology, strategy, SIZES, load, (stream_seed, rep), jobs)?;
-    let m = slurm_run_measures(topology, &report.jobs, Some(SEGMENT), SAMPLES)
+    let (report, log) = run_recorded(topology, strategy, SIZES, load, (stream_seed, rep), jobs)?;
+    // Split segments are counted in segments of SEGMENT for every strategy,
+    // so that they compare.
+    let m = slurm_log_measures(topology, &log, Some(SEGMENT), SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {
         wait: report.results.mean_wait,
@@ -486,7 +488,7 @@ mod tests {
     #[test]
     fn every_job_lies_in_one_half_with_or_without_the_machine_wide_level() {
         let (_, _, top72) = machines().unwrap();
-        let report = run_recorded(&top72, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        let (report, _) = run_recorded(&top72, "block", SIZES, 0.8, (5, 0), 400).unwrap();
         assert_eq!(report.jobs.len(), 400);
         let mut spans_both = 0;
         for j in &report.jobs {
@@ -500,7 +502,7 @@ mod tests {
         // most the 72-node level) and never climbs to the whole machine.
         // This is why both machines measure the same waits.
         let (blocks, _, _) = machines().unwrap();
-        let full = run_recorded(&blocks, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        let (full, _) = run_recorded(&blocks, "block", SIZES, 0.8, (5, 0), 400).unwrap();
         assert_eq!(full.jobs.len(), report.jobs.len());
         for (a, b) in full.jobs.iter().zip(&report.jobs) {
             assert_eq!(

@@ -14,8 +14,9 @@
 
 use std::fmt::Write as _;
 
+use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::pod::{pod_run_measures, wiring_of};
+use partalloc_simkit::pod::pod_log_measures;
 use partalloc_simkit::{
     ConfidenceInterval, DEFAULT_LEVEL, Report, SimConfig, Simulation, replication_rng,
 };
@@ -99,7 +100,8 @@ fn shape_law(topology: &Topology) -> Result<ShapeLaw, FigError> {
 
 /// Replication `rep` of `jobs` jobs of `shapes` at offered `load`
 /// (exponential service, mean 1; the stream depends on `stream_seed` and
-/// `rep` only), run under FCFS to completion with every job recorded.
+/// `rep` only), run under FCFS to completion with every job recorded and
+/// every grant logged (for the measures of the machine over time).
 pub(crate) fn run_recorded(
     topology: &Topology,
     strategy: &str,
@@ -107,7 +109,7 @@ pub(crate) fn run_recorded(
     load: f64,
     (stream_seed, rep): (u64, u64),
     jobs: u64,
-) -> Result<Report, FigError> {
+) -> Result<(Report, GrantLog), FigError> {
     let w = WorkloadSpec {
         arrivals: Arrivals::Load(load),
         shapes,
@@ -123,14 +125,16 @@ pub(crate) fn run_recorded(
         measure_search_time: false,
         ..SimConfig::default()
     };
-    Ok(Simulation::by_name(
+    let mut log = GrantLog::new(usize::MAX);
+    let report = Simulation::by_name(
         topology.clone(),
         strategy,
         "fcfs",
         w.jobs(&mut rng).take(n),
         config,
     )?
-    .run()?)
+    .run_observed(&mut log, None)?;
+    Ok((report, log))
 }
 
 fn simulate(
@@ -141,7 +145,7 @@ fn simulate(
     rep: u64,
     jobs: u64,
 ) -> Result<Measured, FigError> {
-    let report = run_recorded(
+    let (report, log) = run_recorded(
         topology,
         strategy,
         shape_law(topology)?,
@@ -149,7 +153,8 @@ fn simulate(
         (stream_seed, rep),
         jobs,
     )?;
-    let pod = pod_run_measures(topology, wiring_of(strategy), &report.jobs, SAMPLES)
+    // Judged by the rules the strategy reports (its wiring).
+    let pod = pod_log_measures(topology, &log, SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {
         wait: report.results.mean_wait,

@@ -684,6 +684,14 @@ impl Allocator for PodAllocator {
         &self.topology
     }
 
+    fn placement_rules(&self) -> Option<crate::PlacementRules> {
+        use partalloc_topology::pod::Wiring;
+        Some(crate::PlacementRules::Pod(match self.policy {
+            PodPolicy::Reconfigurable => Wiring::Reconfigurable,
+            PodPolicy::FirstFit | PodPolicy::BestFit | PodPolicy::FreeList => Wiring::Static,
+        }))
+    }
+
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let (shape, rotate) = self.shape_of(request)?;
         let no_room = AllocError::NoRoom {

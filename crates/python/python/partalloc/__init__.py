@@ -253,9 +253,10 @@ def simulate(
     jobs only; ``mapping``: ``"shapes"`` or ``"nodes"``), or generate jobs
     from ``workload``, a dict of the command line's workload options
     (``load``, ``shapes``, ``sides``, ``max_sides``, ``cube_dims``,
-    ``residence``, ``dependence``, ``allow_saturation``, in the same texts
-    and with the same defaults: ``{"load": 0.6, "residence":
-    "hyper:5,0.95,4"}``) over ``seeds`` replications of ``jobs`` measured
+    ``shape_weights``, ``residence``, ``dependence``, ``allow_saturation``,
+    in the same texts and with the same defaults: ``{"load": 0.6,
+    "residence": "hyper:5,0.95,4"}``; ``shape_weights`` also as a list of
+    numbers) over ``seeds`` replications of ``jobs`` measured
     jobs each (default 1000), replication r drawing from ChaCha8 stream r
     of master seed ``seed``.
 
