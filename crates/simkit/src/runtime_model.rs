@@ -129,8 +129,9 @@ pub enum RuntimeModelError {
     },
 }
 
-/// A run-time model (see the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A run-time model (see the [module docs](self)). Two models are equal
+/// when their parameters have the same bits.
+#[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum RuntimeModel {
@@ -151,6 +152,18 @@ pub enum RuntimeModel {
         coef: f64,
     },
 }
+
+impl PartialEq for RuntimeModel {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |m: &Self| match *m {
+            Self::Sst { a, b, c, seed } => [0, a.to_bits(), b.to_bits(), c.to_bits(), seed],
+            Self::Linear { coef } => [1, coef.to_bits(), 0, 0, 0],
+        };
+        bits(self) == bits(other)
+    }
+}
+
+impl Eq for RuntimeModel {}
 
 fn number(name: &'static str, text: &str) -> Result<f64, RuntimeModelError> {
     let value: f64 = text.trim().parse().map_err(|_| RuntimeModelError::Syntax {
