@@ -50,6 +50,18 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
     Some(file.into())
 }
 
+/// Reads a `--runtime-model` value (`sst:A[B,C]`, `linear:K`), naming the
+/// option in the error.
+pub(crate) fn runtime_model(
+    text: Option<&str>,
+) -> Result<Option<partalloc::simkit::RuntimeModel>, CliError> {
+    text.map(|t| {
+        t.parse()
+            .map_err(|e| CliError::input(format!("--runtime-model: {e}")))
+    })
+    .transpose()
+}
+
 /// A machine with the strategy and policy to run on it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Setup<'a> {
