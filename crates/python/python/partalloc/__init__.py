@@ -202,6 +202,11 @@ _RECORD_DTYPE = np.dtype(
         ("requested", "<u8"),
         ("granted", "<u8"),
         ("partition", object),
+        ("distance_sum", "<f8"),
+        ("mean_distance", "<f8"),
+        ("diameter", "<f8"),
+        ("span", "<f8"),
+        ("pieces", "<f8"),
     ]
 )
 
@@ -246,6 +251,7 @@ def simulate(
     lenient: bool = False,
     records: bool = True,
     as_frame: Optional[bool] = None,
+    runtime_model: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -267,6 +273,12 @@ def simulate(
     pandas DataFrame when pandas is installed (or ``as_frame=True``), else
     a NumPy structured array. The simulation runs without the interpreter
     lock, so other Python threads go on meanwhile.
+
+    Each record carries its grant's dispersal (``distance_sum``,
+    ``mean_distance``, ``diameter``, ``span``, ``pieces``; NaN on a Slurm
+    machine) and the results their means. ``runtime_model``
+    (``"sst:A[B,C]"`` or ``"linear:K"``, as ``--runtime-model``) makes run
+    times grow with dispersal; off by default.
     """
     summary, columns = _native.simulate(
         topology,
@@ -282,6 +294,7 @@ def simulate(
         mapping=mapping,
         lenient=lenient,
         records=records,
+        runtime_model=runtime_model,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 
