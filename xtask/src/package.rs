@@ -115,20 +115,24 @@ fn run_check() -> Result<(), String> {
         let file: PathBuf = target
             .join("package")
             .join(format!("{name}-{version}.crate"));
-        run_command(Command::new("tar")
-            .arg("-xzf")
-            .arg(&file)
-            .arg("-C")
-            .arg(dir))?;
+        run_command(
+            Command::new("tar")
+                .arg("-xzf")
+                .arg(&file)
+                .arg("-C")
+                .arg(dir),
+        )?;
     }
     std::fs::write(dir.join("Cargo.toml"), scratch_manifest(&version))
         .map_err(|e| format!("cannot write {DIR}/Cargo.toml: {e}"))?;
     for name in PUBLISHED {
-        run_command(Command::new(&cargo)
-            .current_dir(dir)
-            .args(["test", "--all-targets", "--no-run", "-p", name])
-            .arg("--target-dir")
-            .arg("target"))?;
+        run_command(
+            Command::new(&cargo)
+                .current_dir(dir)
+                .args(["test", "--all-targets", "--no-run", "-p", name])
+                .arg("--target-dir")
+                .arg("target"),
+        )?;
     }
     eprintln!(
         "the {} published crates, as packaged, build their tests",
