@@ -35,8 +35,11 @@ pub(crate) const FIGURE: Figure = Figure {
     kind: FigureKind::Custom(run),
 };
 
+/// Strategies as (label, registry name).
+type Strategies = &'static [(&'static str, &'static str)];
+
 /// The machines: (id, machine, contiguous strategies).
-const MACHINES: [(&str, &str, &[(&str, &str)]); 2] = [
+const MACHINES: [(&str, &str, Strategies); 2] = [
     (
         "2d",
         "mesh:16x16",

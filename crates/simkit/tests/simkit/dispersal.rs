@@ -1,6 +1,11 @@
 //! The dispersal measures of a run and the run-time model, against brute
 //! force over the recorded grants.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers building fixtures sit outside #[test] functions"
+)]
+
 use partalloc_allocators::Partition;
 use partalloc_simkit::runtime_model::baseline_nodes;
 use partalloc_simkit::{Report, RuntimeModel, SimConfig, Simulation};
