@@ -20,8 +20,8 @@ use partalloc_topology::{NodeId, Topology, TopologyKind};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 /// The non-contiguous reference allocator.
@@ -154,15 +154,7 @@ impl Allocator for Paging {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let want = request.node_count();

@@ -33,8 +33,8 @@ use partalloc_topology::{NodeId, Topology};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "random";
@@ -323,15 +323,7 @@ impl Allocator for RandomNodes {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 }
 
 #[cfg(test)]
