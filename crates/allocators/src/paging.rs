@@ -125,16 +125,7 @@ impl Allocator for Paging {
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let want = request.node_count();
-        if want == 0 || want > self.topology.num_nodes() as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!(
-                    "needs {want} nodes; the machine has {}",
-                    self.topology.num_nodes()
-                ),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         if want > self.occupancy.free_count() as u64 {
             return Err(AllocError::NoRoom {
                 request: *request,

@@ -320,15 +320,7 @@ impl BuddyCore {
     /// The node count of a request, validated: any request kind, 1 ..=
     /// the machine's nodes.
     pub(crate) fn want(&self, request: &Request) -> Result<u64, AllocError> {
-        let want = request.node_count();
-        let total = self.topology.num_nodes() as u64;
-        if want == 0 || want > total {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
-        Ok(want)
+        crate::allocator::wanted_nodes(request, self.topology.num_nodes())
     }
 
     pub(crate) fn no_room(&self, request: &Request) -> AllocError {

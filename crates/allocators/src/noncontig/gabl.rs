@@ -316,14 +316,8 @@ impl Allocator for Gabl {
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let want = request.node_count();
         let total = self.topology.num_nodes();
-        if want == 0 || want > total as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, total)?;
         let (first, rotate) = self.bound(request)?;
         if want > self.occupancy.free_count() as u64 {
             return Err(AllocError::NoRoom {
@@ -377,16 +371,7 @@ impl Allocator for Gabl {
     }
 
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        let want = request.node_count();
-        if want == 0 || want > self.topology.num_nodes() as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!(
-                    "needs {want} nodes; the machine has {}",
-                    self.topology.num_nodes()
-                ),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         self.bound(request)?;
         Ok(want <= self.occupancy.free_count() as u64)
     }
