@@ -220,7 +220,9 @@ fn simulate<'py>(
                     Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
                         .map_err(value_error)?;
                 if let Some(m) = model {
-                    sim = sim.with_runtime_model(m.seeded(seed)).map_err(value_error)?;
+                    sim = sim
+                        .with_runtime_model(m.seeded(seed))
+                        .map_err(value_error)?;
                 }
                 let r = sim.run().map_err(value_error)?;
                 Ok(vec![r])
