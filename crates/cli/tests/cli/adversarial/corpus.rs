@@ -1803,70 +1803,11 @@ fn sweep_files() -> Vec<Probe> {
 /// existing file, a path with a newline. (Devices, FIFOs, symbolic links
 /// and inputs as outputs are issue 23's item 8, in [`super::issue`].)
 fn output_paths() -> Vec<Probe> {
-    let writers: Vec<(&str, Vec<&str>)> = vec![
-        (
-            "simulate -o",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "-o",
-            ],
-        ),
-        (
-            "simulate --jobs-csv",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "--jobs-csv",
-            ],
-        ),
-        (
-            "show --svg",
-            vec![
-                "show",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--at",
-                "5",
-                "--svg",
-            ],
-        ),
-        (
-            "generate --out",
-            vec!["generate", "-t", "mesh:8x8", "--jobs", "10", "--out"],
-        ),
-        (
-            "replay -o",
-            vec![
-                "replay",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-            ],
-        ),
-        (
-            "sweep -o",
-            vec!["sweep", "e.toml", "-q", "--no-plots", "-o"],
-        ),
-    ];
+    // The writers of issue 23's item 8 but `sweep merge`, whose inputs differ.
+    let writers: Vec<(&str, Vec<&str>)> = super::issue::writers()
+        .into_iter()
+        .filter(|(w, _)| *w != "sweep merge")
+        .collect();
     let mut v = Vec::new();
     for (w, args) in &writers {
         let with = |target: &str| {

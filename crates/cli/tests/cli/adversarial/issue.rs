@@ -93,7 +93,7 @@ fn script_runs_nothing_injected(d: &Path, script: &[u8]) -> Result<(), String> {
 }
 
 /// The writers of issue 23's item 8, each ending with its output path.
-fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
+pub(super) fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         (
             "simulate -o",
