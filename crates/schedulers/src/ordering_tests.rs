@@ -48,7 +48,7 @@ impl<T: Allocator + 'static> AsDynAllocator for T {
     }
 }
 
-impl AsDynAllocator for dyn Allocator {
+impl<'a> AsDynAllocator for dyn Allocator + 'a {
     fn as_dyn(&mut self) -> &mut dyn Allocator {
         self
     }

@@ -6,10 +6,6 @@
 //! [`SubtorusEdge`]: partalloc_topology::SubtorusEdge
 
 #![cfg(feature = "serde")]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers unwrap values that are valid by construction"
-)]
 
 use partalloc_testkit::{json_rejects as rejects, json_round_trip as round_trip};
 use partalloc_topology::gray::GrayCode;

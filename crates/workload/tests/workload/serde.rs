@@ -3,10 +3,6 @@
 //! produce a distribution that samples nonsense or panics.
 
 #![cfg(feature = "serde")]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers unwrap values that are valid by construction"
-)]
 
 use partalloc_testkit::{json_rejects as rejects, json_round_trip as round_trip};
 use partalloc_workload::{
