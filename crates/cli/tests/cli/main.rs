@@ -7,3 +7,4 @@ mod cli;
 mod limits;
 mod pods;
 mod shard;
+mod support;
