@@ -7,15 +7,13 @@
 )]
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use partalloc::simkit::{SimConfig, Simulation, Stop, replication_rng};
 use partalloc::topology::{Grid, Topology};
 use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
 use serde_json::Value;
 
-use crate::support::{bin, fails, nasa, ok, repo, run, run_in, stderr, stdout, words};
+use crate::support::{bin, fails, nasa, ok, repo, run, run_in, stderr, words};
 
 #[path = "guide.rs"]
 mod guide;
@@ -99,8 +97,19 @@ fn strategies_lists_both_registries_with_parameters() {
 
 // ------------------------------------------------------------------ simulate
 
-const SIM: &[&str] =
-    &words("simulate --topology mesh:8x8 --allocator fsl --load 0.4 --residence exp:10 --jobs 200");
+const SIM: &[&str] = &[
+    "simulate",
+    "--topology",
+    "mesh:8x8",
+    "--allocator",
+    "fsl",
+    "--load",
+    "0.4",
+    "--residence",
+    "exp:10",
+    "--jobs",
+    "200",
+];
 
 #[test]
 fn simulate_matches_the_library_run_with_the_same_stream() {

@@ -7,7 +7,7 @@
 )]
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use crate::support::{fails, nasa, ok, run, run_in, stderr, words};

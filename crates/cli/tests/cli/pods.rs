@@ -6,8 +6,7 @@
     reason = "the helpers running the binary sit outside #[test] functions"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
