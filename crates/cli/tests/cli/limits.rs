@@ -1,10 +1,6 @@
 //! Input that would make the tool allocate without bound is refused with
 //! one line and exit code 1; flags a subcommand does not use are refused by
 //! the command line parser; the thread count never changes a result.
-#![expect(
-    clippy::unwrap_used,
-    reason = "the helpers running the binary sit outside #[test] functions"
-)]
 
 use std::fs;
 use std::path::PathBuf;
