@@ -254,7 +254,8 @@ impl Occupancy {
 /// `is_available`, `busy_nodes` and `faulty_nodes`. Give the field paths
 /// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`. With a
 /// trailing `faults` it also implements `mark_faulty` and `repair` as the
-/// occupancy's own, for the strategies that keep no other state per node.
+/// occupancy's own, for the strategies that keep no other state per node;
+/// `topology: path` adds `topology` (both may be given, `faults` last).
 macro_rules! occupancy_methods {
     ($($occ:ident).+, $($ledger:ident).+, faults) => {
         $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+);
@@ -268,6 +269,13 @@ macro_rules! occupancy_methods {
 
         fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), $crate::FaultError> {
             self.$($occ).+.repair(node).map(drop)
+        }
+    };
+    ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+, faults) => {
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+, faults);
+
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.$($topo).+
         }
     };
     ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+) => {

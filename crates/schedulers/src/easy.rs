@@ -89,11 +89,26 @@ pub struct RunningEstimates {
 impl RunningEstimates {
     /// Records that `job` started at `now` holding `granted` nodes.
     pub fn started(&mut self, job: &Job, granted: u64, now: f64) {
-        self.running.push(Running {
-            id: job.id,
-            est_end: now + estimate(job),
-            nodes: granted,
-        });
+        self.push(job.id, now + estimate(job), granted);
+    }
+
+    /// Records running job `id`, estimated to end at `est_end`, holding
+    /// `nodes` nodes.
+    pub(crate) fn push(&mut self, id: u64, est_end: f64, nodes: u64) {
+        self.running.push(Running { id, est_end, nodes });
+    }
+
+    /// The running jobs' (estimated end, nodes) by increasing end (ties in
+    /// the order kept), each end raised to `floor` when one is given.
+    pub(crate) fn by_end(&mut self, floor: Option<f64>) -> &[(f64, u64)] {
+        self.scratch.clear();
+        self.scratch
+            .extend(self.running.iter().map(|r| match floor {
+                Some(now) => (r.est_end.max(now), r.nodes),
+                None => (r.est_end, r.nodes),
+            }));
+        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
+        &self.scratch
     }
 
     /// Forgets the running job `id` (it departed).
@@ -110,12 +125,8 @@ impl RunningEstimates {
     /// beyond its need. Infinite shadow time and no extra nodes when the
     /// running jobs never free enough.
     pub fn reservation(&mut self, need: u64, free: u64, now: f64) -> Reservation {
-        self.scratch.clear();
-        self.scratch
-            .extend(self.running.iter().map(|r| (r.est_end.max(now), r.nodes)));
-        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut avail = free;
-        for &(t, n) in &self.scratch {
+        for &(t, n) in self.by_end(Some(now)) {
             avail += n;
             if avail >= need {
                 return Reservation {

@@ -24,19 +24,51 @@ fn paging(n: u32) -> Box<dyn Allocator> {
     allocators::build("paging", &machine).unwrap()
 }
 
-/// An event loop: every arrival and departure at a time, then one
-/// decision; `observe` sees the policy after each decision. Returns
-/// (id, start) in start order.
-fn run<S: Scheduler + ?Sized>(
+/// What the observer of [`event_loop`] sees after a decision.
+pub(crate) struct Moment {
+    /// The time of the decision.
+    pub(crate) t: f64,
+    /// How many jobs have been submitted.
+    pub(crate) submitted: usize,
+    /// How many jobs have started.
+    pub(crate) started: usize,
+    /// How many jobs are running.
+    pub(crate) running: usize,
+}
+
+/// An allocator [`event_loop`] can hand to a policy: a concrete one (whose
+/// copies an observer may probe) or a `dyn` one.
+pub(crate) trait AsDynAllocator: Allocator {
+    fn as_dyn(&mut self) -> &mut dyn Allocator;
+}
+
+impl<T: Allocator + 'static> AsDynAllocator for T {
+    fn as_dyn(&mut self) -> &mut dyn Allocator {
+        self
+    }
+}
+
+impl<'a> AsDynAllocator for dyn Allocator + 'a {
+    fn as_dyn(&mut self) -> &mut dyn Allocator {
+        self
+    }
+}
+
+/// An event loop: every departure (by end, then job id) and arrival at a
+/// time, then one decision. `on_start` sees each started job with the
+/// time; `after` sees the policy and the allocator after each decision,
+/// once the allocator's free nodes are checked against the live grants.
+pub(crate) fn event_loop<S: Scheduler + ?Sized, A: AsDynAllocator + ?Sized>(
     s: &mut S,
-    alloc: &mut dyn Allocator,
+    alloc: &mut A,
     jobs: &[Job],
-    mut observe: impl FnMut(&S, f64),
-) -> Vec<(u64, f64)> {
+    mut on_start: impl FnMut(&Started, f64),
+    mut after: impl FnMut(&S, &A, Moment),
+) {
     let total = alloc.free_nodes() as u64;
     let mut running: Vec<(f64, Started)> = Vec::new();
-    let mut out = Vec::new();
     let mut next = 0;
+    let mut count = 0;
     let mut started = Vec::new();
     loop {
         let t_arr = jobs.get(next).map(|j| j.arrival);
@@ -56,19 +88,47 @@ fn run<S: Scheduler + ?Sized>(
             next += 1;
         }
         started.clear();
-        s.schedule(t, alloc, &mut started).unwrap();
+        s.schedule(t, alloc.as_dyn(), &mut started).unwrap();
         for st in started.drain(..) {
-            out.push((st.job.id, t));
+            on_start(&st, t);
+            count += 1;
             running.push((t + st.job.service, st));
         }
         let held: u64 = running.iter().map(|r| r.1.grant.granted_nodes()).sum();
         assert_eq!(alloc.free_nodes() as u64 + held, total);
-        observe(s, t);
-        assert!(
-            next < jobs.len() || !running.is_empty() || s.queue_len() == 0,
-            "jobs left waiting on an idle machine"
-        );
+        let moment = Moment {
+            t,
+            submitted: next,
+            started: count,
+            running: running.len(),
+        };
+        after(s, alloc, moment);
     }
+}
+
+/// [`event_loop`] that also fails if jobs are left waiting on an idle
+/// machine; `observe` sees the policy after each decision. Returns
+/// (id, start) in start order.
+fn run<S: Scheduler + ?Sized>(
+    s: &mut S,
+    alloc: &mut dyn Allocator,
+    jobs: &[Job],
+    mut observe: impl FnMut(&S, f64),
+) -> Vec<(u64, f64)> {
+    let mut out = Vec::new();
+    event_loop(
+        s,
+        alloc,
+        jobs,
+        |st, t| out.push((st.job.id, t)),
+        |s, _, m| {
+            observe(s, m.t);
+            assert!(
+                m.submitted < jobs.len() || m.running > 0 || s.queue_len() == 0,
+                "jobs left waiting on an idle machine"
+            );
+        },
+    );
     out
 }
 

@@ -62,19 +62,12 @@ use partalloc_allocators::Allocator;
 use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
+use crate::easy::RunningEstimates;
 use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
 use crate::order::Ranking;
 use crate::priority::{QUEUE_PARAMS, QueueOptions};
 use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::{ScheduleError, Scheduler, Started};
-
-/// A running job: id, estimated end, granted nodes.
-#[derive(Debug, Clone, Copy)]
-struct Running {
-    id: u64,
-    est_end: f64,
-    nodes: u64,
-}
 
 /// RLScheduler's simulator's decision procedure (see the
 /// [module docs](self)).
@@ -86,8 +79,8 @@ pub struct RlScheduler {
     chosen: Option<u64>,
     /// The chosen head's shadow time, once it has been refused.
     shadow: Option<f64>,
-    running: Vec<Running>,
-    scratch: Vec<(f64, u64)>,
+    /// The running jobs' estimated ends and nodes.
+    running: RunningEstimates,
     backfill: bool,
     options: QueueOptions,
     ranking: Ranking,
@@ -107,23 +100,17 @@ impl RlScheduler {
     /// Records the job just pushed to `started` as running.
     fn record(&mut self, started: &[Started], now: f64) {
         if let Some(s) = started.last() {
-            self.running.push(Running {
-                id: s.job.id,
-                est_end: now + self.options.estimates.of(&s.job),
-                nodes: s.grant.granted_nodes(),
-            });
+            let est_end = now + self.options.estimates.of(&s.job);
+            self.running
+                .push(s.job.id, est_end, s.grant.granted_nodes());
         }
     }
 
     /// The shadow time of a head needing `need` nodes with `free` free.
     fn shadow_time(&mut self, need: u64, free: u64, now: f64) -> f64 {
-        self.scratch.clear();
-        self.scratch
-            .extend(self.running.iter().map(|r| (r.est_end, r.nodes)));
-        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut shadow = now;
         let mut avail = free;
-        for &(t, n) in &self.scratch {
+        for &(t, n) in self.running.by_end(None) {
             avail += n;
             shadow = t;
             if avail >= need {
@@ -255,9 +242,7 @@ impl Scheduler for RlScheduler {
     }
 
     fn departed(&mut self, job: &Job, _now: f64) {
-        if let Some(pos) = self.running.iter().position(|r| r.id == job.id) {
-            self.running.swap_remove(pos);
-        }
+        self.running.departed(job.id);
     }
 
     fn queue_len(&self) -> usize {

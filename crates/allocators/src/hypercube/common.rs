@@ -51,6 +51,14 @@ pub(crate) fn sub(cube: &Hypercube, free: u32, fixed: u32) -> Subcube {
     Subcube::new(cube.dim(), free & m, fixed & m).unwrap_or_else(|_| cube.whole())
 }
 
+/// Every node as a 0-dimensional subcube, in id order: what the Gray-code
+/// strategies recognise for a request of one node.
+pub(crate) fn single_nodes(cube: &Hypercube) -> Vec<Partition> {
+    (0..cube.num_nodes() as NodeId)
+        .map(|v| Partition::Subcube(sub(cube, 0, v)))
+        .collect()
+}
+
 /// Calls `f(lo, hi)` for the maximal aligned id ranges that make up `s`:
 /// its low run of free dimensions gives the range length, the other free
 /// dimensions are enumerated. Stops early when `f` returns false; returns

@@ -276,10 +276,6 @@ impl Allocator for Fsl3d {
         NAME.to_owned()
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
         crate::allocator::can_allocate_on_copy(self, request)
     }
@@ -308,7 +304,7 @@ impl Allocator for Fsl3d {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
+    occupancy_methods!(occupancy, ledger, topology: topology);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         if self.occupancy.mark_faulty(node)?

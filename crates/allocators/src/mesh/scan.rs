@@ -41,6 +41,53 @@ pub(crate) fn search_param(spec: &StrategySpec) -> Result<SearchMode, BuildError
     Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
 
+/// A scanning strategy's search: the mode it runs in and the reusable
+/// buffers that both `choose` and `fits` work in.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Search {
+    pub(crate) mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
+}
+
+impl Search {
+    /// Runs `f` on the buffers (on fresh ones if they are in use).
+    pub(crate) fn run<T>(&self, f: impl FnOnce(&mut MeshScratch) -> T) -> T {
+        with_scratch(&self.scratch, f)
+    }
+
+    /// The first free a×b frame in row-major base order, then (with
+    /// `rotate`) the first free b×a one.
+    pub(crate) fn first_fit(
+        &self,
+        core: &MeshCore,
+        a: u32,
+        b: u32,
+        rotate: bool,
+    ) -> Option<GridBox> {
+        self.run(|s| super::first_fit_by(core, self.mode, s, a, b, rotate))
+    }
+}
+
+/// The public `with_search` and `search` of a scanning strategy whose
+/// [`Search`] is its `search` field.
+macro_rules! search_methods {
+    () => {
+        /// The same strategy with the given search (both choose the same box).
+        #[must_use]
+        pub fn with_search(mut self, mode: $crate::mesh::SearchMode) -> Self {
+            self.search.mode = mode;
+            self
+        }
+
+        /// The search in use.
+        #[must_use]
+        pub fn search(&self) -> $crate::mesh::SearchMode {
+            self.search.mode
+        }
+    };
+}
+pub(crate) use search_methods;
+
 /// `name` with `params` (each `key=value`, already in canonical order) and
 /// `search=literal` when the search is literal.
 pub(crate) fn spec_name(name: &str, params: &[&str], mode: SearchMode) -> String {

@@ -311,10 +311,6 @@ impl Allocator for Gabl {
         NAME.to_owned()
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let total = self.topology.num_nodes();
         let want = crate::allocator::wanted_nodes(request, total)?;
@@ -383,7 +379,7 @@ impl Allocator for Gabl {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger, faults);
+    occupancy_methods!(occupancy, ledger, topology: topology, faults);
 }
 
 #[cfg(test)]

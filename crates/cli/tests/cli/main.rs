@@ -8,3 +8,4 @@ mod everywhere;
 mod limits;
 mod pods;
 mod shard;
+mod support;
