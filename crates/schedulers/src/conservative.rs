@@ -77,8 +77,10 @@
 //! `queue` leaves a job that cannot move in place without taking it out
 //! and booking it again; the literal procedures (every job taken out and
 //! placed by a search from now) are kept as the test oracle and give the
-//! same schedules. A compression is still linear in the queue, and under
-//! `rebuild` re-books every waiting job. A refused job costs its own
+//! same schedules. Under `rebuild` the jobs move within the plan as it
+//! stands, in order of reserved starts, and only the jobs that move are
+//! booked again. A compression is still linear in the queue (one search
+//! per waiting job). A refused job costs its own
 //! placement, not a compression. With exact estimates nothing ends early
 //! and no compression happens. Nothing is allocated per event once the
 //! arrays have grown to the largest plan.
