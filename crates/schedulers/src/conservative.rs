@@ -77,8 +77,10 @@
 //! `queue` leaves a job that cannot move in place without taking it out
 //! and booking it again; the literal procedures (every job taken out and
 //! placed by a search from now) are kept as the test oracle and give the
-//! same schedules. A compression is still linear in the queue, and under
-//! `rebuild` re-books every waiting job. A refused job costs its own
+//! same schedules. Under `rebuild` the jobs move within the plan as it
+//! stands, in order of reserved starts, and only the jobs that move are
+//! booked again. A compression is still linear in the queue (one search
+//! per waiting job). A refused job costs its own
 //! placement, not a compression. With exact estimates nothing ends early
 //! and no compression happens. Nothing is allocated per event once the
 //! arrays have grown to the largest plan.
@@ -268,6 +270,9 @@ impl ConservativeBackfilling {
     /// earlier start ([`Profile::earlier_start`]); the result is the one of
     /// a search from `now`.
     fn rebuild(&mut self, now: f64, capacity: u64, known: bool) {
+        if known && !self.reference && self.rebuild_in_place(now) {
+            return;
+        }
         self.profile.reset(now, signed(capacity));
         for r in &self.running {
             self.profile.add(now, r.end, -signed(r.nodes));
@@ -298,6 +303,53 @@ impl ConservativeBackfilling {
             self.queue[i].start = start;
             self.profile.add(start, start + q.est, -need);
         }
+    }
+
+    /// [`rebuild`](Self::rebuild) with `known`, without taking the plan
+    /// apart: the jobs, in the order of their reserved starts (ties by id),
+    /// are each moved to their earliest start before their old one, if
+    /// any, in the plan as it stands. Returns `false`, doing nothing, when
+    /// a reserved start is in the past or the plan is overbooked somewhere
+    /// (then the plan is rebuilt from the running jobs).
+    ///
+    /// Why this is the rebuild: when job j's turn comes, the jobs before it
+    /// in the order were reserved no later than j's old start s and have
+    /// moved only earlier, and the jobs after it start at s or later. So
+    /// before s the plan is exactly the running jobs and the jobs re-added
+    /// before j, the plan the rebuild searches. At and after s (where a
+    /// window starting before s may reach) the rebuild's plan has at least
+    /// j's nodes free, since every job before j books no more there than it
+    /// did and the old plan was not overbooked; here the plan holds j's own
+    /// booking and is not overbooked either. Both searches therefore accept
+    /// every window past s and see the same plan before it
+    /// ([`Profile::earlier_start`] with j's own booking counted free). A
+    /// job that does not move is not taken out and booked again.
+    fn rebuild_in_place(&mut self, now: f64) -> bool {
+        let queue = &self.queue;
+        if queue.iter().any(|q| q.start < now) || self.profile.min_over(now, f64::INFINITY) < 0 {
+            return false;
+        }
+        self.order.clear();
+        self.order
+            .extend((0..queue.len()).filter(|&i| queue[i].start.is_finite()));
+        self.order.sort_unstable_by(|&a, &b| {
+            let (a, b) = (&queue[a], &queue[b]);
+            a.start.total_cmp(&b.start).then(a.job.id.cmp(&b.job.id))
+        });
+        for k in 0..self.order.len() {
+            let i = self.order[k];
+            let q = self.queue[i];
+            if q.start <= now {
+                continue;
+            }
+            let need = signed(q.need);
+            if let Some(t) = self.profile.earlier_start(now, need, q.est, q.start, true) {
+                self.unbook(i);
+                self.queue[i].start = t;
+                self.profile.add(t, t + q.est, -need);
+            }
+        }
+        true
     }
 
     /// Moves every placed job, in queue order, to its earliest start among
@@ -409,28 +461,31 @@ impl ConservativeBackfilling {
             self.ends.sort_unstable_by(f64::total_cmp);
             self.ends.dedup();
             // The jobs reserved at a freed end, then of those the ones at
-            // which nothing ends any more (one pass over the plan's jobs,
-            // only when there are any).
+            // which nothing ends any more: one pass over the plan's jobs
+            // finds both.
             let ends = &self.ends;
             let find = |t: f64| ends.binary_search_by(|e| e.total_cmp(&t)).ok();
-            let queue = &self.queue;
-            self.picks.extend(
-                (0..queue.len())
-                    .filter(|&i| queue[i].start > now && find(queue[i].start).is_some()),
-            );
-            if self.picks.is_empty() {
-                break;
-            }
             self.live.clear();
             self.live.resize(self.ends.len(), false);
-            let queue_ends = queue
-                .iter()
-                .filter(|q| q.start.is_finite())
-                .map(|q| q.start + q.est);
-            for t in self.running.iter().map(|r| r.end).chain(queue_ends) {
-                if let Some(k) = find(t) {
+            for r in &self.running {
+                if let Some(k) = find(r.end) {
                     self.live[k] = true;
                 }
+            }
+            let queue = &self.queue;
+            for (i, q) in queue.iter().enumerate() {
+                if !q.start.is_finite() {
+                    continue;
+                }
+                if q.start > now && find(q.start).is_some() {
+                    self.picks.push(i);
+                }
+                if let Some(k) = find(q.start + q.est) {
+                    self.live[k] = true;
+                }
+            }
+            if self.picks.is_empty() {
+                break;
             }
             let live = &self.live;
             self.picks
