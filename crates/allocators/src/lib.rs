@@ -64,6 +64,7 @@ pub mod ring;
 pub mod slurm;
 pub mod slurm_golden;
 mod spec;
+pub mod tas;
 pub mod torus3d;
 pub mod tree;
 

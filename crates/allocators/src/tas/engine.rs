@@ -1,0 +1,364 @@
+//! The phases every TAS algorithm shares (Kueue v0.19.2,
+//! `pkg/cache/scheduler/tas_flavor_snapshot.go`): count how many pods and
+//! slices each domain can hold, choose the level and the domains that hold
+//! the request, then descend level by level, keeping the number of domains
+//! used small at each level, down to pods per leaf.
+//!
+//! Domains are numbers of the [`CapacityMachine`]; within a level a smaller
+//! number is a lexicographically smaller list of label values, Kueue's
+//! last tie-break.
+
+use partalloc_topology::capacity::{CapacityMachine, PodRequest};
+
+use super::{TasError, balanced, best_fit, least_free_capacity};
+
+/// What the request asks, after defaults are resolved.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Params {
+    pub(super) count: i64,
+    pub(super) slice_size: i64,
+    pub(super) slice_level: usize,
+    pub(super) level: usize,
+    pub(super) required: bool,
+    pub(super) unconstrained: bool,
+    /// LeastFreeCapacity order and no best-fit swaps.
+    pub(super) lfc: bool,
+    pub(super) balanced: bool,
+}
+
+/// Per-domain pod and slice counts: first what fits, then what is placed.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Counts {
+    pub(super) pod: Vec<i64>,
+    pub(super) slice: Vec<i64>,
+}
+
+/// Scratch space reused across placements.
+#[derive(Debug, Clone)]
+pub(super) struct Engine {
+    counts: Counts,
+    free: Vec<i64>,
+    cur: Vec<u32>,
+    next: Vec<u32>,
+    sorted: Vec<u32>,
+}
+
+impl Engine {
+    pub(super) fn new(m: &CapacityMachine) -> Self {
+        let n = m.num_domains();
+        Self {
+            counts: Counts {
+                pod: vec![0; n],
+                slice: vec![0; n],
+            },
+            free: vec![0; m.resources().len()],
+            cur: Vec::new(),
+            next: Vec::new(),
+            sorted: Vec::new(),
+        }
+    }
+
+    pub(super) fn run(
+        &mut self,
+        m: &CapacityMachine,
+        used: &[i64],
+        pod: &PodRequest,
+        p: &Params,
+    ) -> Result<Vec<(u32, u32)>, TasError> {
+        fill_counts(
+            m,
+            used,
+            pod,
+            p.slice_size,
+            p.slice_level,
+            &mut self.counts,
+            &mut self.free,
+        );
+        let last = m.levels().len() - 1;
+        let mut use_balanced = false;
+        let mut fit_level = p.level;
+        if p.balanced && !p.required && !p.unconstrained {
+            if let Some((counts, domains, level)) = balanced::place(m, &self.counts, p) {
+                self.counts = counts;
+                self.cur.clear();
+                self.cur.extend_from_slice(&domains);
+                fit_level = level;
+                use_balanced = true;
+            }
+        }
+        if !use_balanced {
+            fit_level = find_level(m, &self.counts, p, p.level, &mut self.cur, &mut self.sorted)?;
+        }
+        update_counts(
+            &mut self.counts,
+            &mut self.cur,
+            p.count,
+            p.slice_size,
+            true,
+            p.lfc,
+        )?;
+        let mut level = fit_level;
+        if !use_balanced {
+            while level < last.min(p.slice_level) {
+                self.sorted.clear();
+                for &d in &self.cur {
+                    self.sorted.extend(m.children(d as usize).map(|c| c as u32));
+                }
+                sort_domains(&self.counts, &mut self.sorted, p.lfc);
+                std::mem::swap(&mut self.cur, &mut self.sorted);
+                update_counts(
+                    &mut self.counts,
+                    &mut self.cur,
+                    p.count,
+                    p.slice_size,
+                    true,
+                    p.lfc,
+                )?;
+                level += 1;
+            }
+        }
+        while level < last {
+            let size_here = if level >= p.slice_level {
+                1
+            } else {
+                p.slice_size
+            };
+            self.next.clear();
+            for i in 0..self.cur.len() {
+                let d = self.cur[i] as usize;
+                self.sorted.clear();
+                self.sorted.extend(m.children(d).map(|c| c as u32));
+                sort_domains(&self.counts, &mut self.sorted, p.lfc);
+                if size_here > 1 {
+                    // Kueue recounts the children's slices from their pods here.
+                    for &c in &self.sorted {
+                        self.counts.slice[c as usize] = self.counts.pod[c as usize] / size_here;
+                    }
+                }
+                let parent_pods = self.counts.pod[d];
+                update_counts(
+                    &mut self.counts,
+                    &mut self.sorted,
+                    parent_pods,
+                    size_here,
+                    size_here > 1,
+                    p.lfc,
+                )?;
+                self.next.extend_from_slice(&self.sorted);
+            }
+            std::mem::swap(&mut self.cur, &mut self.next);
+            level += 1;
+        }
+        let leaf0 = m.leaf_domain(0);
+        let mut out: Vec<(u32, u32)> = self
+            .cur
+            .iter()
+            .filter(|&&d| self.counts.pod[d as usize] > 0)
+            .map(|&d| {
+                (
+                    (d as usize - leaf0) as u32,
+                    self.counts.pod[d as usize].clamp(0, i64::from(u32::MAX)) as u32,
+                )
+            })
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+}
+
+/// Phase 1: pods that fit on each leaf, rolled up; slices at and above
+/// the slice level (Kueue's `fillInCounts`).
+pub(super) fn fill_counts(
+    m: &CapacityMachine,
+    used: &[i64],
+    pod: &PodRequest,
+    slice_size: i64,
+    slice_level: usize,
+    counts: &mut Counts,
+    free: &mut [i64],
+) {
+    let last = m.levels().len() - 1;
+    let k = m.resources().len();
+    let caps = m.leaf_capacities();
+    let leaves = m.level_domains(last);
+    for (leaf, d) in leaves.enumerate() {
+        for r in 0..k {
+            free[r] = caps[leaf * k + r] - used.get(leaf * k + r).copied().unwrap_or(0);
+        }
+        let pods = pod.fits_in(free);
+        counts.pod[d] = pods;
+        counts.slice[d] = if last == slice_level {
+            pods / slice_size
+        } else {
+            0
+        };
+    }
+    for level in (0..last).rev() {
+        recount_level(m, counts, level, slice_size, slice_level);
+    }
+}
+
+/// Recomputes one level's counts from its children.
+pub(super) fn recount_level(
+    m: &CapacityMachine,
+    counts: &mut Counts,
+    level: usize,
+    slice_size: i64,
+    slice_level: usize,
+) {
+    for d in m.level_domains(level) {
+        recount(m, counts, d, level, slice_size, slice_level);
+    }
+}
+
+/// One parent's counts from its children (Kueue's `fillInCountsHelper`
+/// without leaders and inner slice layers).
+pub(super) fn recount(
+    m: &CapacityMachine,
+    counts: &mut Counts,
+    d: usize,
+    level: usize,
+    slice_size: i64,
+    slice_level: usize,
+) {
+    let mut pods = 0;
+    let mut slices = 0;
+    for c in m.children(d) {
+        pods += counts.pod[c];
+        slices += counts.slice[c];
+    }
+    counts.pod[d] = pods;
+    counts.slice[d] = if level == slice_level {
+        pods / slice_size
+    } else {
+        slices
+    };
+}
+
+/// Kueue's `sortedDomains`: most slices first (fewest with
+/// LeastFreeCapacity), then fewest pods, then label values.
+pub(super) fn sort_domains(counts: &Counts, domains: &mut [u32], lfc: bool) {
+    domains.sort_unstable_by(|&a, &b| {
+        let (sa, sb) = (counts.slice[a as usize], counts.slice[b as usize]);
+        let by_slices = if lfc { sa.cmp(&sb) } else { sb.cmp(&sa) };
+        by_slices
+            .then(counts.pod[a as usize].cmp(&counts.pod[b as usize]))
+            .then(a.cmp(&b))
+    });
+}
+
+/// Phase 2a (Kueue's `findLevelWithFitDomains`): the level and the domains
+/// that will hold the request, into `out`; returns the level.
+fn find_level(
+    m: &CapacityMachine,
+    counts: &Counts,
+    p: &Params,
+    level: usize,
+    out: &mut Vec<u32>,
+    sorted: &mut Vec<u32>,
+) -> Result<usize, TasError> {
+    sorted.clear();
+    sorted.extend(m.level_domains(level).map(|d| d as u32));
+    sort_domains(counts, sorted, p.lfc);
+    let needed = p.count / p.slice_size;
+    let no_fit = |fit: i64| TasError::NoFit {
+        fit,
+        total: needed,
+        unit: if p.slice_size == 1 { "pod" } else { "slice" },
+    };
+    let Some(&first) = sorted.first() else {
+        return Err(no_fit(0));
+    };
+    let slices = |d: u32| counts.slice[d as usize];
+    let mut top = first;
+    if !p.lfc && slices(top) >= needed {
+        top = best_fit::pick(sorted, needed, slices);
+    }
+    if p.lfc {
+        if let Some(d) = least_free_capacity::first_holding(sorted, needed, slices) {
+            out.clear();
+            out.push(d);
+            return Ok(level);
+        }
+        if p.required {
+            let last = sorted.last().map_or(0, |&d| counts.pod[d as usize]);
+            return Err(no_fit(last));
+        }
+    }
+    if slices(top) < needed {
+        if p.required {
+            return Err(no_fit(slices(top)));
+        }
+        if level > 0 && !p.unconstrained {
+            return find_level(m, counts, p, level - 1, out, sorted);
+        }
+        // Spread over several domains of this level.
+        out.clear();
+        let mut remaining = needed;
+        let mut idx = 0;
+        while remaining > 0 && idx < sorted.len() {
+            let mut d = sorted[idx];
+            if !p.lfc && slices(d) >= remaining {
+                d = best_fit::pick(&sorted[idx..], remaining, slices);
+            }
+            out.push(d);
+            remaining -= slices(d);
+            idx += 1;
+        }
+        if remaining > 0 {
+            return Err(no_fit(needed - remaining));
+        }
+        return Ok(level);
+    }
+    out.clear();
+    out.push(top);
+    Ok(level)
+}
+
+/// Kueue's `updateCountsToMinimumGeneric` without leaders: takes domains
+/// in the given order until `count` pods (or `count / slice_size` slices)
+/// are placed, swapping the last one for the best fit unless
+/// LeastFreeCapacity; sets each chosen domain's placed counts and keeps
+/// only the chosen domains in `domains`.
+pub(super) fn update_counts(
+    counts: &mut Counts,
+    domains: &mut Vec<u32>,
+    count: i64,
+    slice_size: i64,
+    slices: bool,
+    lfc: bool,
+) -> Result<(), TasError> {
+    let mut remaining = if slices { count / slice_size } else { count };
+    for i in 0..domains.len() {
+        let mut d = domains[i];
+        if slices {
+            if !lfc && counts.slice[d as usize] >= remaining {
+                d = best_fit::pick(&domains[i..], remaining, |x| counts.slice[x as usize]);
+            }
+            let di = d as usize;
+            if counts.slice[di] >= remaining {
+                counts.pod[di] = remaining * slice_size;
+                counts.slice[di] = remaining;
+                domains[i] = d;
+                domains.truncate(i + 1);
+                return Ok(());
+            }
+            counts.pod[di] = counts.slice[di] * slice_size;
+            remaining -= counts.slice[di];
+        } else {
+            if !lfc && counts.pod[d as usize] >= remaining {
+                d = best_fit::pick(&domains[i..], remaining, |x| counts.pod[x as usize]);
+            }
+            let di = d as usize;
+            if counts.pod[di] >= remaining {
+                counts.pod[di] = remaining;
+                domains[i] = d;
+                domains.truncate(i + 1);
+                return Ok(());
+            }
+            remaining -= counts.pod[di];
+        }
+        domains[i] = d;
+    }
+    Err(TasError::Descent { remaining })
+}
