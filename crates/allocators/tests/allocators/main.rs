@@ -8,6 +8,7 @@ mod clone_grants;
 mod hypercube;
 mod hypercube_conformance;
 mod kary;
+mod kueue_tas;
 mod mesh;
 mod slurm;
 mod spec_fuzz;

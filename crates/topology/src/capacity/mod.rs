@@ -88,6 +88,8 @@ pub struct CapacityMachine {
 pub struct PodRequest {
     /// (resource index, positive quantity).
     parts: Vec<(u32, i64)>,
+    /// Asks for a resource no node has, so fits nowhere.
+    impossible: bool,
 }
 
 impl PodRequest {
@@ -96,12 +98,22 @@ impl PodRequest {
     /// remainder holds none.
     #[must_use]
     pub fn fits_in(&self, capacity: &[i64]) -> i64 {
+        if self.impossible {
+            return 0;
+        }
         let mut count = i64::from(i32::MAX);
         for &(r, q) in &self.parts {
             let have = capacity.get(r as usize).copied().unwrap_or(0);
             count = count.min((have / q).max(0));
         }
         count
+    }
+
+    /// Whether the request names a resource no node has (then no pod
+    /// fits anywhere).
+    #[must_use]
+    pub fn is_impossible(&self) -> bool {
+        self.impossible
     }
 
     /// The (resource index, quantity) pairs with a positive quantity.
@@ -355,6 +367,28 @@ impl CapacityMachine {
     /// [`CapacityError::UnknownResource`] for a resource no node has,
     /// [`CapacityError::NegativeRequest`] for a negative quantity.
     pub fn pod_request(&self, per_pod: &[(&str, i64)]) -> Result<PodRequest, CapacityError> {
+        self.make_request(per_pod, true)
+    }
+
+    /// Like [`pod_request`](Self::pod_request) but, as Kueue does, a
+    /// positive request of a resource no node has is not an error: the
+    /// request then fits nowhere ([`PodRequest::is_impossible`]).
+    ///
+    /// # Errors
+    /// [`CapacityError::NegativeRequest`] for a negative quantity.
+    pub fn pod_request_lenient(
+        &self,
+        per_pod: &[(&str, i64)],
+    ) -> Result<PodRequest, CapacityError> {
+        self.make_request(per_pod, false)
+    }
+
+    fn make_request(
+        &self,
+        per_pod: &[(&str, i64)],
+        strict: bool,
+    ) -> Result<PodRequest, CapacityError> {
+        let mut impossible = false;
         let mut amounts = vec![0i64; self.resources.len()];
         for &(name, value) in per_pod {
             if value < 0 {
@@ -363,12 +397,20 @@ impl CapacityMachine {
                     value,
                 });
             }
-            let i = self
-                .resource_index(name)
-                .ok_or_else(|| CapacityError::UnknownResource {
-                    resource: echo(name),
-                    known: self.resources.join(", "),
-                })?;
+            if value == 0 {
+                // Kueue ignores a zero request, even of a resource no node has.
+                continue;
+            }
+            let Some(i) = self.resource_index(name) else {
+                if strict {
+                    return Err(CapacityError::UnknownResource {
+                        resource: echo(name),
+                        known: self.resources.join(", "),
+                    });
+                }
+                impossible = true;
+                continue;
+            };
             amounts[i] = amounts[i].saturating_add(value);
         }
         if let Some(p) = self.resource_index(PODS_RESOURCE) {
@@ -380,7 +422,7 @@ impl CapacityMachine {
             .filter(|(_, q)| **q > 0)
             .map(|(i, &q)| (i as u32, q))
             .collect();
-        Ok(PodRequest { parts })
+        Ok(PodRequest { parts, impossible })
     }
 }
 
