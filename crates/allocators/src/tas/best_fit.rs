@@ -25,3 +25,33 @@ pub(super) fn pick(domains: &[u32], needed: i64, count: impl Fn(u32) -> i64) -> 
     }
     best.or_else(|| domains.first().copied()).unwrap_or(0)
 }
+
+/// [`pick`] on domains in any order: the least (count, pods, label
+/// values) among those whose count holds `needed`, which is what `pick`
+/// finds when the domains are in BestFit order (equal counts are ordered
+/// by pods, then label values); the first domain when none holds it.
+pub(super) fn pick_least(
+    domains: impl Iterator<Item = u32> + Clone,
+    needed: i64,
+    key: impl Fn(u32) -> (i64, i64),
+) -> u32 {
+    let mut best: Option<(i64, i64, u32)> = None;
+    for d in domains.clone() {
+        let (c, pods) = key(d);
+        if c >= needed && best.is_none_or(|b| (c, pods, d) < b) {
+            best = Some((c, pods, d));
+        }
+    }
+    best.map(|b| b.2)
+        .or_else(|| domains.clone().next())
+        .unwrap_or(0)
+}
+
+/// Whether a domain with (slices, pods) `key` comes strictly before one
+/// with `than` in BestFit order (most slices, then fewest pods; label
+/// values break ties, scanned in label order): the first such domain is
+/// the most free one, whose slices Kueue reports when a required request
+/// fits nowhere.
+pub(super) fn more_free(key: (i64, i64), than: (i64, i64)) -> bool {
+    key.0 > than.0 || (key.0 == than.0 && key.1 < than.1)
+}

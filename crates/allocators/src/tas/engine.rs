@@ -41,6 +41,7 @@ pub(super) struct Engine {
     cur: Vec<u32>,
     next: Vec<u32>,
     sorted: Vec<u32>,
+    keys: Vec<u128>,
 }
 
 impl Engine {
@@ -55,6 +56,7 @@ impl Engine {
             cur: Vec::new(),
             next: Vec::new(),
             sorted: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -77,17 +79,27 @@ impl Engine {
         let last = m.levels().len() - 1;
         let mut use_balanced = false;
         let mut fit_level = p.level;
-        if p.balanced && !p.required && !p.unconstrained {
-            if let Some((counts, domains, level)) = balanced::place(m, &self.counts, p) {
-                self.counts = counts;
-                self.cur.clear();
-                self.cur.extend_from_slice(&domains);
-                fit_level = level;
-                use_balanced = true;
-            }
+        if p.balanced
+            && !p.required
+            && !p.unconstrained
+            && let Some((counts, domains, level)) = balanced::place(m, &self.counts, p)
+        {
+            self.counts = counts;
+            self.cur.clear();
+            self.cur.extend_from_slice(&domains);
+            fit_level = level;
+            use_balanced = true;
         }
         if !use_balanced {
-            fit_level = find_level(m, &self.counts, p, p.level, &mut self.cur, &mut self.sorted)?;
+            fit_level = find_level(
+                m,
+                &self.counts,
+                p,
+                p.level,
+                &mut self.cur,
+                &mut self.sorted,
+                &mut self.keys,
+            )?;
         }
         update_counts(
             &mut self.counts,
@@ -181,17 +193,30 @@ pub(super) fn fill_counts(
     let k = m.resources().len();
     let caps = m.leaf_capacities();
     let leaves = m.level_domains(last);
-    for (leaf, d) in leaves.enumerate() {
-        for r in 0..k {
-            free[r] = caps[leaf * k + r] - used.get(leaf * k + r).copied().unwrap_or(0);
+    let at_slice_level = last == slice_level;
+    let _ = free;
+    if pod.is_impossible() || k == 0 {
+        counts.pod[leaves.clone()].fill(0);
+        counts.slice[leaves].fill(0);
+    } else {
+        let parts = pod.parts();
+        for ((d, cap), use_) in leaves.zip(caps.chunks_exact(k)).zip(used.chunks_exact(k)) {
+            let mut pods = i64::from(i32::MAX);
+            for &(r, q) in parts {
+                let r = r as usize;
+                let room = cap[r] - use_[r];
+                pods = pods.min(if q == 1 { room } else { room / q });
+            }
+            let pods = pods.max(0);
+            counts.pod[d] = pods;
+            counts.slice[d] = if !at_slice_level {
+                0
+            } else if slice_size == 1 {
+                pods
+            } else {
+                pods / slice_size
+            };
         }
-        let pods = pod.fits_in(free);
-        counts.pod[d] = pods;
-        counts.slice[d] = if last == slice_level {
-            pods / slice_size
-        } else {
-            0
-        };
     }
     for level in (0..last).rev() {
         recount_level(m, counts, level, slice_size, slice_level);
@@ -238,13 +263,16 @@ pub(super) fn recount(
 /// Kueue's `sortedDomains`: most slices first (fewest with
 /// LeastFreeCapacity), then fewest pods, then label values.
 pub(super) fn sort_domains(counts: &Counts, domains: &mut [u32], lfc: bool) {
-    domains.sort_unstable_by(|&a, &b| {
-        let (sa, sb) = (counts.slice[a as usize], counts.slice[b as usize]);
-        let by_slices = if lfc { sa.cmp(&sb) } else { sb.cmp(&sa) };
-        by_slices
-            .then(counts.pod[a as usize].cmp(&counts.pod[b as usize]))
-            .then(a.cmp(&b))
-    });
+    domains.sort_unstable_by(|&a, &b| domain_order(counts, a, b, lfc));
+}
+
+/// The order of [`sort_domains`].
+fn domain_order(counts: &Counts, a: u32, b: u32, lfc: bool) -> core::cmp::Ordering {
+    let (sa, sb) = (counts.slice[a as usize], counts.slice[b as usize]);
+    let by_slices = if lfc { sa.cmp(&sb) } else { sb.cmp(&sa) };
+    by_slices
+        .then(counts.pod[a as usize].cmp(&counts.pod[b as usize]))
+        .then(a.cmp(&b))
 }
 
 /// Phase 2a (Kueue's `findLevelWithFitDomains`): the level and the domains
@@ -256,62 +284,107 @@ fn find_level(
     level: usize,
     out: &mut Vec<u32>,
     sorted: &mut Vec<u32>,
+    keys: &mut Vec<u128>,
 ) -> Result<usize, TasError> {
-    sorted.clear();
-    sorted.extend(m.level_domains(level).map(|d| d as u32));
-    sort_domains(counts, sorted, p.lfc);
     let needed = p.count / p.slice_size;
     let no_fit = |fit: i64| TasError::NoFit {
         fit,
         total: needed,
         unit: if p.slice_size == 1 { "pod" } else { "slice" },
     };
-    let Some(&first) = sorted.first() else {
-        return Err(no_fit(0));
-    };
     let slices = |d: u32| counts.slice[d as usize];
-    let mut top = first;
-    if !p.lfc && slices(top) >= needed {
-        top = best_fit::pick(sorted, needed, slices);
-    }
-    if p.lfc {
-        if let Some(d) = least_free_capacity::first_holding(sorted, needed, slices) {
-            out.clear();
-            out.push(d);
-            return Ok(level);
+    // One pass finds what Kueue's sorted scans find when a domain holds
+    // the request: BestFit swaps the most-free domain for the first with
+    // the fewest slices that still hold it, LeastFreeCapacity takes the
+    // first in its ascending order that holds it; both are the least
+    // (slices, pods, label values) among the domains that hold it.
+    let mut holding: Option<u32> = None;
+    let mut widest: Option<u32> = None;
+    for d in m.level_domains(level) {
+        let d = d as u32;
+        let key = (counts.slice[d as usize], counts.pod[d as usize]);
+        if key.0 >= needed
+            && holding.is_none_or(|h| key < (counts.slice[h as usize], counts.pod[h as usize]))
+        {
+            holding = Some(d);
         }
-        if p.required {
-            let last = sorted.last().map_or(0, |&d| counts.pod[d as usize]);
-            return Err(no_fit(last));
-        }
-    }
-    if slices(top) < needed {
-        if p.required {
-            return Err(no_fit(slices(top)));
-        }
-        if level > 0 && !p.unconstrained {
-            return find_level(m, counts, p, level - 1, out, sorted);
-        }
-        // Spread over several domains of this level.
-        out.clear();
-        let mut remaining = needed;
-        let mut idx = 0;
-        while remaining > 0 && idx < sorted.len() {
-            let mut d = sorted[idx];
-            if !p.lfc && slices(d) >= remaining {
-                d = best_fit::pick(&sorted[idx..], remaining, slices);
+        let wider = widest.is_none_or(|w| {
+            let wk = (counts.slice[w as usize], counts.pod[w as usize]);
+            if p.lfc {
+                least_free_capacity::later(key, wk)
+            } else {
+                best_fit::more_free(key, wk)
             }
-            out.push(d);
-            remaining -= slices(d);
-            idx += 1;
+        });
+        if wider {
+            widest = Some(d);
         }
-        if remaining > 0 {
-            return Err(no_fit(needed - remaining));
-        }
+    }
+    if let Some(d) = holding {
+        out.clear();
+        out.push(d);
         return Ok(level);
     }
+    let Some(widest) = widest else {
+        return Err(no_fit(0));
+    };
+    if p.required {
+        // Kueue reports the most free domain's slices (BestFit) or the
+        // last domain's pods in LeastFreeCapacity order.
+        let fit = if p.lfc {
+            counts.pod[widest as usize]
+        } else {
+            slices(widest)
+        };
+        return Err(no_fit(fit));
+    }
+    if level > 0 && !p.unconstrained {
+        return find_level(m, counts, p, level - 1, out, sorted, keys);
+    }
+    // Spread over several domains of this level, in Kueue's order.
+    // Domains that hold no slice change nothing (Kueue takes them with no
+    // pods), so they are left out; each other one holds a slice, so at
+    // most `needed` are taken and only that prefix is sorted. Keys pack
+    // (slices, pods, domain) so the order is an integer order.
+    let _ = &sorted;
+    let keys = &mut *keys;
+    keys.clear();
+    for d in m.level_domains(level) {
+        let (sl, pods) = (counts.slice[d], counts.pod[d]);
+        if sl > 0 {
+            let sl_key = if p.lfc {
+                sl as u128
+            } else {
+                (i64::from(i32::MAX) - sl) as u128
+            };
+            keys.push(sl_key << 64 | (pods as u128) << 32 | d as u128);
+        }
+    }
+    let take = usize::try_from(needed)
+        .unwrap_or(usize::MAX)
+        .min(keys.len());
+    if take > 0 && take < keys.len() {
+        keys.select_nth_unstable(take - 1);
+    }
+    keys[..take].sort_unstable();
+    let domain_of = |k: u128| (k & 0xffff_ffff) as u32;
     out.clear();
-    out.push(top);
+    let mut remaining = needed;
+    let mut idx = 0;
+    while remaining > 0 && idx < take {
+        let mut d = domain_of(keys[idx]);
+        if !p.lfc && slices(d) >= remaining {
+            d = best_fit::pick_least(keys[idx..].iter().map(|&k| domain_of(k)), remaining, |x| {
+                (counts.slice[x as usize], counts.pod[x as usize])
+            });
+        }
+        out.push(d);
+        remaining -= slices(d);
+        idx += 1;
+    }
+    if remaining > 0 {
+        return Err(no_fit(needed - remaining));
+    }
     Ok(level)
 }
 

@@ -9,11 +9,10 @@
 //! search the lowest level (the highest when only slices are asked for)
 //! and never widen.
 
-/// The first domain in order whose count holds `needed`.
-pub(super) fn first_holding(
-    sorted: &[u32],
-    needed: i64,
-    count: impl Fn(u32) -> i64,
-) -> Option<u32> {
-    sorted.iter().copied().find(|&d| count(d) >= needed)
+/// Whether a domain with (slices, pods) `key` comes at or after one with
+/// `than` in LeastFreeCapacity order (fewest slices, then fewest pods,
+/// then label values, scanned in label order): the last such domain is the
+/// one whose pods Kueue reports when a required request fits nowhere.
+pub(super) fn later(key: (i64, i64), than: (i64, i64)) -> bool {
+    key >= than
 }

@@ -380,7 +380,7 @@ impl Tas {
                 level,
             });
         }
-        if slice_size == 0 || request.count % slice_size != 0 {
+        if slice_size == 0 || !request.count.is_multiple_of(slice_size) {
             return Err(TasError::SliceSize {
                 size: slice_size,
                 count: request.count,

@@ -12,5 +12,5 @@ mod kueue_tas;
 mod mesh;
 mod slurm;
 mod spec_fuzz;
-mod tas_oracle;
 mod support;
+mod tas_oracle;

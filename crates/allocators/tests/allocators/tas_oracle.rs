@@ -4,6 +4,7 @@
 //! inside one slice-level domain and, for `required`, all pods inside one
 //! domain of the level. Each algorithm must find a placement exactly when
 //! one exists, and what it returns must be one of them.
+#![expect(clippy::unwrap_used, reason = "test helpers build fixed, valid inputs")]
 
 use std::sync::Arc;
 
@@ -22,7 +23,11 @@ fn machine(racks: usize, cpus: &[u8]) -> CapacityMachine {
         b.add_node(
             0,
             &host,
-            &[("block", &format!("b{block}")), ("rack", &format!("b{block}r{rack}")), (HOSTNAME_LABEL, &host)],
+            &[
+                ("block", &format!("b{block}")),
+                ("rack", &format!("b{block}r{rack}")),
+                (HOSTNAME_LABEL, &host),
+            ],
             &[("cpu", &c.to_string()), ("pods", "110")],
         )
         .unwrap();
@@ -60,7 +65,14 @@ fn valid(m: &CapacityMachine, counts: &[u32], req: &TasRequest) -> bool {
 /// Tries every placement (the machine is small).
 fn exists(m: &CapacityMachine, free: &[u32], req: &TasRequest) -> bool {
     let mut counts = vec![0u32; free.len()];
-    fn go(i: usize, left: u32, m: &CapacityMachine, free: &[u32], counts: &mut Vec<u32>, req: &TasRequest) -> bool {
+    fn go(
+        i: usize,
+        left: u32,
+        m: &CapacityMachine,
+        free: &[u32],
+        counts: &mut Vec<u32>,
+        req: &TasRequest,
+    ) -> bool {
         if i == free.len() {
             return left == 0 && valid(m, counts, req);
         }
