@@ -91,3 +91,86 @@ fn commit_and_release_restore_the_state() {
     tas.release(&a, &pod);
     assert_eq!(tas.place(&req).unwrap(), a);
 }
+
+/// Machine of blocks → racks → hosts with these free pod counts.
+fn blocks(capacities: &[&[&[u32]]]) -> Arc<CapacityMachine> {
+    let mut b = CapacityMachineBuilder::new("kep", &["block", "rack", HOSTNAME_LABEL]).unwrap();
+    for (bi, racks) in capacities.iter().enumerate() {
+        for (ri, hosts) in racks.iter().enumerate() {
+            for (hi, &c) in hosts.iter().enumerate() {
+                let host = format!("b{bi}r{ri}h{hi}");
+                let rack = format!("b{bi}r{ri}");
+                b.add_node(
+                    0,
+                    &host,
+                    &[
+                        ("block", &format!("b{bi}")),
+                        ("rack", &rack),
+                        (HOSTNAME_LABEL, &host),
+                    ],
+                    &[("cpu", &c.to_string()), ("pods", "110")],
+                )
+                .unwrap();
+            }
+        }
+    }
+    Arc::new(b.build().unwrap())
+}
+
+/// The worked examples of KEP 2724's "Balanced placement" section
+/// (capacities, request, slice size, assignment per host), run through
+/// the v0.19.2 code path: the code gives the KEP's answer in all seven.
+#[test]
+fn kep_balanced_placement_examples() {
+    type Case<'a> = (&'a [&'a [&'a [u32]]], u32, u32, &'a [u32]);
+    let cases: [Case<'_>; 7] = [
+        (&[&[&[15], &[15]]], 25, 1, &[13, 12]),
+        (&[&[&[15, 13, 10]]], 23, 1, &[12, 11, 0]),
+        (&[&[&[20, 10], &[15, 15]]], 22, 1, &[0, 0, 11, 11]),
+        (&[&[&[20, 10], &[15, 15]]], 20, 1, &[20, 0, 0, 0]),
+        (&[&[&[10, 5], &[5, 5, 5]]], 15, 1, &[0, 0, 5, 5, 5]),
+        (&[&[&[15], &[15]], &[&[15, 15]]], 25, 1, &[0, 0, 13, 12]),
+        (&[&[&[15], &[15], &[15, 15]]], 25, 5, &[0, 0, 15, 10]),
+    ];
+    for (caps, count, slice, kep) in cases {
+        // The KEP writes racks of hosts; its sixth row has two blocks.
+        let m = blocks(caps);
+        let mut tas = Tas::new(Arc::clone(&m));
+        let pod = m.pod_request(&[("cpu", 1000)]).unwrap();
+        let mut req = TasRequest::new(count, pod, TasMode::Preferred, 1, TasAlgorithm::Balanced);
+        if slice > 1 {
+            req = req.with_slices(slice, 2);
+        }
+        let a = tas.place(&req).unwrap();
+        let mut per_host = vec![0u32; m.num_leaves()];
+        for &(leaf, c) in a.entries() {
+            per_host[leaf as usize] = c;
+        }
+        assert_eq!(per_host, kep, "{caps:?} {count}");
+    }
+}
+
+/// KEP 2724's example of the two greedy algorithms: one rack of nodes
+/// holding 3, 3, 2 and 1 pods, 7 pods asked for.
+#[test]
+fn kep_best_fit_and_least_free_capacity_example() {
+    let m = blocks(&[&[&[3, 3, 2, 1]]]);
+    let mut tas = Tas::new(Arc::clone(&m));
+    let pod = m.pod_request(&[("cpu", 1000)]).unwrap();
+    // BestFit: the two nodes of 3, then the node that holds exactly 1.
+    let bf = TasRequest::new(7, pod.clone(), TasMode::Required, 1, TasAlgorithm::BestFit);
+    assert_eq!(tas.place(&bf).unwrap().entries(), &[(0, 3), (1, 3), (3, 1)]);
+    // LeastFreeCapacity: 1, 2 and 3 from the fullest, then 1 more.
+    let lfc = TasRequest::new(
+        7,
+        pod,
+        TasMode::Unconstrained,
+        0,
+        TasAlgorithm::LeastFreeCapacity,
+    );
+    // Of the two nodes of 3 the first by name is taken first.
+    assert_eq!(
+        tas.place(&lfc).unwrap().entries(),
+        &[(0, 3), (1, 1), (2, 2), (3, 1)]
+    );
+}

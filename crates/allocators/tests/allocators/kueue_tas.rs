@@ -1,7 +1,12 @@
 //! Replays the cases translated from Kueue's own TAS unit tests
 //! (`data/kueue-tas/*.yaml`, each naming its Go test function, case and
 //! Kueue release) and requires every expected assignment or failure.
-#![expect(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "golden files are checked-in, valid fixtures")]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "golden files are checked-in, valid fixtures"
+)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
