@@ -116,19 +116,33 @@ impl Occupancy {
     /// nodes outside the machine or already unavailable are skipped.
     pub fn occupy(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if self.blocked.insert(n) == Ok(true) {
-                self.free -= 1;
-            }
+            self.occupy_node(n);
         }
     }
 
     /// Marks busy nodes free again; nodes that were not busy are skipped.
     pub fn vacate(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if !self.faulty.contains(n) && self.blocked.remove(n) == Ok(true) {
-                self.free += 1;
-            }
+            self.vacate_node(n);
         }
+    }
+
+    /// Marks one available node busy; returns whether it was available
+    /// (a node outside the machine or unavailable changes nothing).
+    #[inline]
+    pub fn occupy_node(&mut self, node: NodeId) -> bool {
+        let changed = self.blocked.insert(node) == Ok(true);
+        self.free -= usize::from(changed);
+        changed
+    }
+
+    /// Marks one busy node free; returns whether it was busy (a free,
+    /// faulty or outside node changes nothing).
+    #[inline]
+    pub fn vacate_node(&mut self, node: NodeId) -> bool {
+        let changed = !self.faulty.contains(node) && self.blocked.remove(node) == Ok(true);
+        self.free += usize::from(changed);
+        changed
     }
 
     /// Marks the available nodes `64·word + b`, for the set bits `b` of
@@ -322,14 +336,14 @@ mod tests {
                         }
                     }
                     Op::Occupy(n) => {
-                        occ.occupy([n]);
-                        if (n as usize) < len && !faulty.contains(&n) {
+                        let was_free = (n as usize) < len && !faulty.contains(&n) && !busy.contains(&n);
+                        prop_assert_eq!(occ.occupy_node(n), was_free);
+                        if was_free {
                             busy.insert(n);
                         }
                     }
                     Op::Vacate(n) => {
-                        occ.vacate([n]);
-                        busy.remove(&n);
+                        prop_assert_eq!(occ.vacate_node(n), busy.remove(&n));
                     }
                     Op::OccupyWord(w, m) => {
                         occ.occupy_word_bits(w, m);

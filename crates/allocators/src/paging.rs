@@ -65,11 +65,7 @@ impl Paging {
             };
             // Bits past the machine read as blocked.
             let inside = len - word * 64;
-            let free = if inside >= 64 {
-                !blocked
-            } else {
-                !blocked & ((1u64 << inside) - 1)
-            };
+            let free = !blocked & crate::rowgrid::low_bits(inside.min(64) as u32);
             let need = want - nodes.len();
             let taken = if free.count_ones() as usize <= need {
                 free

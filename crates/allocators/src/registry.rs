@@ -68,6 +68,18 @@ pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
         crate::pod::BEST_FIT_ENTRY,
         crate::pod::RECONFIGURABLE_ENTRY,
         crate::pod::FREE_LIST_ENTRY,
+        crate::noncontig::MBS_ENTRY,
+        crate::noncontig::GRANULAR_MBS_ENTRY,
+        crate::noncontig::OCTET_MBS_ENTRY,
+        crate::noncontig::GABL_ENTRY,
+        crate::noncontig::RANDOM_ENTRY,
+        crate::curve::FIRST_FIT_ENTRY,
+        crate::curve::BEST_FIT_ENTRY,
+        crate::curve::SORTED_FREE_LIST_ENTRY,
+        crate::nearest::GEN_ALG_ENTRY,
+        crate::nearest::MM_ENTRY,
+        crate::nearest::MC1X1_ENTRY,
+        crate::nearest::MC_ENTRY,
     ],
 );
 

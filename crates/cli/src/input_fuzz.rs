@@ -416,9 +416,9 @@ fn mutated_experiment() -> impl Strategy<Value = String> {
     (
         select(
             &[
-                include_str!("../../../examples/kimyoon-small.toml"),
-                include_str!("../../../examples/kang-small.toml"),
-                include_str!("../../../examples/mohapatra-small.toml"),
+                include_str!("testdata/kimyoon-small.toml"),
+                include_str!("testdata/kang-small.toml"),
+                include_str!("testdata/mohapatra-small.toml"),
             ][..],
         ),
         prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..5),

@@ -64,6 +64,7 @@ mod products;
 pub mod slurm;
 mod subtorus;
 mod topology;
+mod wrap;
 
 pub use coords::{Coords, MAX_DIMS};
 pub use error::{ECHO_CHARS, TopologyError, echo};

@@ -35,14 +35,11 @@ pub(crate) fn cube_of(strategy: &'static str, t: &Topology) -> Result<Hypercube,
     })
 }
 
-/// Mask of the low `bits` bits.
+/// Mask of the low `bits` bits of an address.
 #[inline]
 pub(crate) fn low(bits: u32) -> u32 {
-    if bits >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << bits) - 1
-    }
+    // Truncation keeps the low 32 of the (at most 64) bits.
+    crate::rowgrid::low_bits(bits) as u32
 }
 
 /// The subcube of `cube` with these masks. Construction cannot fail for

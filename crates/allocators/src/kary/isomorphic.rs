@@ -151,11 +151,7 @@ pub struct Isomorphic {
 }
 
 fn full_mask(f: u32) -> u64 {
-    if f >= MAX_FAN_BITS {
-        u64::MAX
-    } else {
-        (1u64 << (1u32 << f)) - 1
-    }
+    crate::rowgrid::low_bits(1u32 << f.min(MAX_FAN_BITS))
 }
 
 /// Start bits of aligned runs of 2^l set bits in a 2^f-bit bitmap

@@ -40,12 +40,12 @@ mod search;
 mod slice;
 pub mod sniffing;
 
+pub use crate::rowgrid::SearchMode;
 pub use etc::Etc;
 pub use extended_buddy::ExtendedBuddy;
 pub use extended_gray_code::ExtendedGrayCode;
 pub use isomorphic::Isomorphic;
 pub use kary_partner::KaryPartner;
-pub use search::SearchMode;
 pub use sniffing::Sniffing;
 
 use core::fmt;

@@ -41,9 +41,9 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
-use super::fsl::{decompose, rf, type_rf};
 use crate::occupancy::occupancy_methods;
 use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::submesh_list::{Chooser, decompose, rebuild_into};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
@@ -135,7 +135,7 @@ pub struct Fsl3d {
     pub(super) free: Vec<GridBox>,
     whole: GridBox,
     ors: Vec<[u32; 3]>,
-    cands: Vec<(GridBox, usize)>,
+    chooser: Chooser<GridBox>,
     pieces: Vec<GridBox>,
 }
 
@@ -174,7 +174,7 @@ impl Fsl3d {
             free: vec![whole],
             whole,
             ors: Vec::new(),
-            cands: Vec::new(),
+            chooser: Chooser::default(),
             pieces: Vec::new(),
         })
     }
@@ -234,34 +234,9 @@ impl Fsl3d {
 
     fn choose(&mut self, sides: [u32; 3], rotate: bool) -> Option<GridBox> {
         orientations3(sides, rotate, &mut self.ors);
-        self.cands.clear();
-        for s in &self.free {
-            let Some(top) = self.ors.iter().filter_map(|o| type_rf(s, o)).max() else {
-                continue;
-            };
-            for (rank, o) in self.ors.iter().enumerate() {
-                if type_rf(s, o) == Some(top) {
-                    self.cands.extend(s.corner_placements(o).map(|c| (c, rank)));
-                }
-            }
-        }
-        self.cands
-            .sort_unstable_by_key(|&(c, rank)| ([c.lo(2), c.lo(1), c.lo(0)], rank));
-        self.cands.dedup();
-        let keep_best = |cands: &mut Vec<(GridBox, usize)>, against: &GridBox| {
-            let top = cands.iter().map(|(c, _)| rf(c, against)).max().unwrap_or(0);
-            cands.retain(|(c, _)| rf(c, against) == top);
-        };
-        for s in &self.free {
-            if self.cands.len() <= 1 {
-                break;
-            }
-            keep_best(&mut self.cands, s);
-        }
-        if self.cands.len() > 1 {
-            keep_best(&mut self.cands, &self.whole);
-        }
-        self.cands.first().map(|&(c, _)| c)
+        self.chooser
+            .choose(&self.sides, &self.free, &self.ors, &self.whole)
+            .map(|(c, _)| c)
     }
 
     fn sort(&mut self) {
@@ -269,7 +244,7 @@ impl Fsl3d {
     }
 
     fn block(&mut self, c: GridBox) {
-        decompose(&mut self.free, &c, &mut self.pieces);
+        decompose(&[], &mut self.free, &c, &mut self.pieces);
         self.sort();
     }
 
@@ -278,11 +253,15 @@ impl Fsl3d {
             self.free.push(released);
             return;
         }
-        self.free.clear();
-        self.free.push(self.whole);
-        for o in busy_boxes(&self.ledger, &self.occupancy, self.sides) {
-            decompose(&mut self.free, &o, &mut self.pieces);
-        }
+        let obstacles = busy_boxes(&self.ledger, &self.occupancy, self.sides);
+        rebuild_into(
+            &[],
+            self.whole,
+            obstacles,
+            &[],
+            &mut self.free,
+            &mut self.pieces,
+        );
         self.sort();
     }
 

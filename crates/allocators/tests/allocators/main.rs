@@ -10,6 +10,7 @@ mod hypercube_conformance;
 mod kary;
 mod kueue_tas;
 mod mesh;
+mod premas_replay;
 mod slurm;
 mod spec_fuzz;
 mod support;

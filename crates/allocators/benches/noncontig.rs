@@ -1,0 +1,140 @@
+//! Allocate + release time of the non-contiguous strategies (`mbs`,
+//! `granular-mbs`, `octet-mbs`, `gabl`, `random`, and `paging` for
+//! reference) at 256 and 4,096 nodes, half full.
+//!
+//! Machines: 16×16 and 64×64 (2-D), 8×8×4 and 16×16×16 (3-D). Requests:
+//! node counts uniform in 1..=N/32 (about 16 live jobs at half occupancy),
+//! pre-generated from a fixed seed; `gabl(box)` gets boxes instead, sides
+//! uniform in 1..=side/4 per dimension, any orientation. One measured
+//! iteration = one allocation attempt for the next request, then, while
+//! more than half the nodes are busy, the release of a pre-chosen live job:
+//! in the steady state the time per iteration is the mean cost of one
+//! allocate plus one release.
+//!
+//! Run: `cargo bench -p partalloc-allocators --bench noncontig -- --warm-up-time 1 --measurement-time 3`
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
+)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_topology::Topology;
+
+const SEQ: usize = 1 << 14;
+
+/// A small fixed stream (a 64-bit LCG's high bits).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+struct Run {
+    alloc: Box<dyn Allocator>,
+    requests: Vec<Request>,
+    picks: Vec<usize>,
+    live: Vec<Grant>,
+    target: usize,
+    i: usize,
+}
+
+impl Run {
+    fn new(name: &str, machine: &str, boxes: bool) -> Self {
+        let topo: Topology = machine.parse().unwrap();
+        let alloc = registry::build(name, &topo).unwrap();
+        let n = topo.num_nodes() as u64;
+        let sides: Vec<u32> = topo.as_grid().unwrap().sides().to_vec();
+        let mut rng = Lcg(0x5EED ^ n);
+        let requests = (0..SEQ)
+            .map(|_| {
+                if boxes {
+                    let s: Vec<u32> = sides
+                        .iter()
+                        .map(|&k| 1 + rng.below(u64::from(k / 4)) as u32)
+                        .collect();
+                    Request::boxed(&s).unwrap().any_orientation()
+                } else {
+                    Request::nodes(1 + rng.below(n / 32) as u32)
+                }
+            })
+            .collect();
+        let picks = (0..SEQ).map(|_| rng.below(1 << 30) as usize).collect();
+        let mut run = Self {
+            alloc,
+            requests,
+            picks,
+            live: Vec::new(),
+            target: topo.num_nodes() / 2,
+            i: 0,
+        };
+        for _ in 0..2000 {
+            run.step();
+        }
+        run
+    }
+
+    fn step(&mut self) {
+        let k = self.i % SEQ;
+        self.i += 1;
+        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
+            self.live.push(g);
+        }
+        while self.alloc.total_nodes() - self.alloc.free_nodes() > self.target
+            && !self.live.is_empty()
+        {
+            let g = self.live.swap_remove(self.picks[k] % self.live.len());
+            self.alloc.release(&g).unwrap();
+        }
+        black_box(&self.live);
+    }
+
+    fn time(&mut self, iters: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..iters {
+            self.step();
+        }
+        start.elapsed()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("noncontig_alloc_release_half_full");
+    for machine in ["mesh:16x16", "mesh:64x64", "mesh:8x8x4", "mesh:16x16x16"] {
+        for (label, name, boxes) in [
+            ("mbs", "mbs", false),
+            ("granular-mbs", "granular-mbs", false),
+            ("octet-mbs", "octet-mbs", false),
+            ("gabl", "gabl", false),
+            ("gabl(box)", "gabl", true),
+            ("random", "random", false),
+            ("paging", "paging", false),
+        ] {
+            let mut run = Run::new(name, machine, boxes);
+            group.bench_with_input(BenchmarkId::new(label, machine), &machine, |b, _| {
+                b.iter_custom(|iters| run.time(iters));
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
