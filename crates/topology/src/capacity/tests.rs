@@ -1,10 +1,17 @@
 use super::*;
 
-const TOPOLOGY: &str = include_str!("../../../../examples/kueue/topology.yaml");
-const NODES: &str = include_str!("../../../../examples/kueue/nodes.yaml");
+/// The example files, read at run time (a published package has no
+/// `examples/kueue/` to compile in).
+fn example_text(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/kueue")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
 
 fn example() -> CapacityMachine {
-    CapacityMachine::from_kueue_yaml(TOPOLOGY, "topology.yaml", NODES, "nodes.yaml").unwrap()
+    let (topology, nodes) = (example_text("topology.yaml"), example_text("nodes.yaml"));
+    CapacityMachine::from_kueue_yaml(&topology, "topology.yaml", &nodes, "nodes.yaml").unwrap()
 }
 
 #[test]
@@ -88,18 +95,24 @@ fn error_of(topology: &str, nodes: &str) -> String {
 }
 
 #[test]
+#[expect(
+    non_snake_case,
+    reason = "the fixtures read like the constants they were"
+)]
 fn bad_input_is_one_line_naming_file_and_line() {
+    let (topology, nodes) = (example_text("topology.yaml"), example_text("nodes.yaml"));
+    let (topo, node_list) = (topology.as_str(), nodes.as_str());
     let bad_yaml = error_of(
         "spec:\n  levels:\n  - nodeLabel: a\n  - : : [\nkind: x\n",
-        NODES,
+        node_list,
     );
     assert!(
         bad_yaml.starts_with("t.yaml:5: malformed yaml"),
         "{bad_yaml}"
     );
-    let no_levels = error_of("spec:\n  levels: []\n", NODES);
+    let no_levels = error_of("spec:\n  levels: []\n", node_list);
     assert!(no_levels.contains("no levels"), "{no_levels}");
-    let no_spec = error_of("kind: Topology\n", NODES);
+    let no_spec = error_of("kind: Topology\n", node_list);
     assert!(no_spec.contains("`spec` is missing"), "{no_spec}");
     let missing = error_of(
         "spec:\n  levels:\n  - nodeLabel: rack\n",
@@ -109,16 +122,16 @@ fn bad_input_is_one_line_naming_file_and_line() {
         missing,
         "n.yaml:2: node `a` has no label `rack` (a topology level); label it or drop the node"
     );
-    let negative = NODES.replacen("nvidia.com/gpu: \"4\"", "nvidia.com/gpu: \"-4\"", 1);
-    let neg = error_of(TOPOLOGY, &negative);
+    let negative = node_list.replacen("nvidia.com/gpu: \"4\"", "nvidia.com/gpu: \"-4\"", 1);
+    let neg = error_of(topo, &negative);
     assert!(
         neg.starts_with("n.yaml:6: node `b0-r0-n0` resource `nvidia.com/gpu`"),
         "{neg}"
     );
-    let word = NODES.replacen("cpu: \"72\"", "cpu: lots", 1);
-    assert!(error_of(TOPOLOGY, &word).contains("quantity `lots`"));
-    let dup = NODES.replacen("name: b0-r0-n1", "name: b0-r0-n0", 1);
-    assert!(error_of(TOPOLOGY, &dup).contains("appears twice"));
+    let word = node_list.replacen("cpu: \"72\"", "cpu: lots", 1);
+    assert!(error_of(topo, &word).contains("quantity `lots`"));
+    let dup = node_list.replacen("name: b0-r0-n1", "name: b0-r0-n0", 1);
+    assert!(error_of(topo, &dup).contains("appears twice"));
     for e in [bad_yaml, no_levels, missing, neg] {
         assert!(!e.contains('\n'));
         assert!(e.chars().next().is_some_and(|c| !c.is_uppercase()));
