@@ -95,10 +95,6 @@ fn error_of(topology: &str, nodes: &str) -> String {
 }
 
 #[test]
-#[expect(
-    non_snake_case,
-    reason = "the fixtures read like the constants they were"
-)]
 fn bad_input_is_one_line_naming_file_and_line() {
     let (topology, nodes) = (example_text("topology.yaml"), example_text("nodes.yaml"));
     let (topo, node_list) = (topology.as_str(), nodes.as_str());
