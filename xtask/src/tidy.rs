@@ -162,6 +162,7 @@ mod tests {
         "ChaCha8Rng",
         "Arc",
         "Pod",
+        "Option",
         "Result",
         "Self",
         "BuildError",

@@ -2,10 +2,59 @@
 
 use thiserror::Error;
 
-use partalloc_topology::{NodeId, TopologyError};
+use partalloc_topology::{NodeId, Topology, TopologyError, TopologyKind};
 
-use crate::registry::{UnknownName, UnsupportedTopology};
 use crate::{GrantId, Request, SpecError};
+
+/// No entry of a registry has the name given.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown {kind} {name:?}; known {plural}: {known}")]
+pub struct UnknownName {
+    /// What the registry holds (e.g. `allocation strategy`).
+    pub kind: &'static str,
+    /// The same in the plural (e.g. `strategies`).
+    pub plural: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The registered names, comma separated.
+    pub known: String,
+}
+
+/// The entry does not run on this family of machine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{strategy} does not run on {topology}; it accepts: {accepted}")]
+pub struct UnsupportedTopology {
+    /// The entry's name.
+    pub strategy: &'static str,
+    /// The machine given.
+    pub topology: String,
+    /// The families it accepts, comma separated.
+    pub accepted: String,
+}
+
+impl UnsupportedTopology {
+    /// `strategy`, which accepts `accepted`, refuses `topology`.
+    #[must_use]
+    pub fn new(strategy: &'static str, topology: &Topology, accepted: &[TopologyKind]) -> Self {
+        Self {
+            strategy,
+            topology: topology.to_string(),
+            accepted: join(accepted.iter().map(ToString::to_string)),
+        }
+    }
+}
+
+/// The items separated by `, `.
+pub(crate) fn join<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
+    let mut out = String::new();
+    for (i, s) in items.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(s.as_ref());
+    }
+    out
+}
 
 /// Why an allocator could not be built, by its constructor or by the
 /// [`registry`](crate::registry): the one construction error of the crate.
@@ -42,6 +91,15 @@ pub enum BuildError {
     /// The name or a parameter of a spec is malformed, unknown or invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The constructor of a strategy from outside the workspace (written
+    /// in another language, say) failed for a reason of its own.
+    #[error("{strategy} could not be built: {reason}")]
+    Constructor {
+        /// The strategy.
+        strategy: String,
+        /// Its constructor's error.
+        reason: String,
+    },
 }
 
 /// Why a request was refused. A refused request leaves the allocator

@@ -51,6 +51,7 @@ pub mod block;
 pub mod conformance;
 pub mod curve;
 pub mod dispersal;
+mod entry;
 mod error;
 mod grant;
 pub mod hypercube;
@@ -75,7 +76,7 @@ pub mod tas;
 pub mod torus3d;
 pub mod tree;
 
-pub use allocator::{Allocator, AllocatorWrapper};
+pub use allocator::{Allocator, AllocatorWrapper, PlacementRules};
 pub use error::{AllocError, BuildError, FaultError, ReleaseError};
 pub use grant::{Grant, GrantId, Partition};
 pub use ledger::GrantLedger;

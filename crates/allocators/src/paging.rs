@@ -17,8 +17,8 @@
 
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,

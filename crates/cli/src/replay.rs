@@ -26,6 +26,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -185,16 +187,23 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     } else {
         args.allocators.clone()
     };
-    // Fail on names before reading the trace.
+    // Parsed once, and each built once to fail on names before reading
+    // the trace.
+    let mut specs = Vec::with_capacity(allocators.len() + 1);
     for (flag, a) in allocators
         .iter()
         .map(|a| ("--allocators", a))
         .chain([("--reference", &args.reference)])
     {
-        partalloc::allocators::registry::build(a, &topology)
+        let spec = ALLOCATORS
+            .spec(a)
+            .and_then(|spec| spec.build(&topology).map(|_| spec))
             .map_err(|e| CliError::input(format!("{flag}: {e}")))?;
+        specs.push(spec);
     }
-    partalloc::schedulers::registry::build(&args.scheduler, &topology)
+    let scheduler = POLICIES
+        .spec(&args.scheduler)
+        .and_then(|spec| spec.build(&topology).map(|_| spec))
         .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
     let shaped = ShapeMapping::for_topology(&topology);
     let counts = match args.cores_per_node {
@@ -281,11 +290,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scaled_shapes: node_s / (nodes * span) * scale,
     };
 
-    // (label, allocator)
-    let mut runs: Vec<(&'static str, &str)> =
-        allocators.iter().map(|a| ("shapes", a.as_str())).collect();
-    runs.push(("counts", args.reference.as_str()));
-    runs.push(("shapes", args.reference.as_str()));
+    // (label, allocator); the reference is the last spec.
+    let (reference_spec, shaped_specs) = specs
+        .split_last()
+        .ok_or_else(|| CliError::input("no allocator to replay"))?;
+    let mut runs: Vec<(&'static str, &AllocatorSpec)> =
+        shaped_specs.iter().map(|a| ("shapes", a)).collect();
+    runs.push(("counts", reference_spec));
+    runs.push(("shapes", reference_spec));
     let pool = crate::progress::pool(args.threads)?;
     let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
     let replay = Replay {
@@ -306,14 +318,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     record_jobs: false,
                     measure_search_time: false,
                 };
-                let r = replay.run(
-                    &topology,
-                    a,
-                    &args.scheduler,
-                    label == "shapes",
-                    &source,
-                    config,
-                );
+                let r = replay.run(&topology, a, &scheduler, label == "shapes", &source, config);
                 bar.inc(1);
                 r
             })
@@ -458,8 +463,8 @@ impl Replay<'_> {
     fn run(
         &self,
         topology: &Topology,
-        allocator: &str,
-        scheduler: &str,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
         shapes: bool,
         source: &Source,
         config: SimConfig,
@@ -495,7 +500,7 @@ impl Replay<'_> {
             Some(j)
         });
         let mut busy = 0.0;
-        let report = Simulation::by_name(topology.clone(), allocator, scheduler, jobs, config)?
+        let report = Simulation::from_specs(topology.clone(), allocator, scheduler, jobs, config)?
             .run_with_records(&mut |r| {
                 let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
                 busy += p as f64 * (r.end - r.start);

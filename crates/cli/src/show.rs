@@ -224,6 +224,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         record_jobs: true,
         measure_search_time: false,
     };
+    let rules = alloc.placement_rules();
     let report = Simulation::new(topology.clone(), alloc, sched, jobs, config)?.run()?;
     let waiting = report
         .jobs
@@ -246,7 +247,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             })
             .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
     }
-    let pod = crate::pod_measures::state_line(topology, &args.allocator, &owner)
+    let pod = crate::pod_measures::state_line(topology, rules, &owner)
         .or_else(|| crate::slurm_measures::state_line(topology, &owner));
     Ok(Snapshot {
         running,

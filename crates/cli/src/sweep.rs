@@ -15,6 +15,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{Replications, Report, Sweep, SweepError};
 use partalloc::topology::Topology;
@@ -25,9 +27,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -95,7 +97,7 @@ pub(crate) struct Experiment {
     loads: Vec<f64>,
     /// The workload at every point.
     #[serde(default)]
-    workload: WorkloadSpec,
+    workload: WorkloadOptions,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -219,7 +221,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     }
     crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
-    exp.workload.check().map_err(|e| ctx(e.to_string()))?;
+    crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -232,35 +234,68 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     Ok(exp)
 }
 
+/// An experiment's machines, strategies and policies, each parsed once
+/// and checked on every machine.
+#[derive(Debug)]
+pub(crate) struct Validated {
+    topologies: Vec<Topology>,
+    /// One per `allocators` entry, in order.
+    allocators: Vec<AllocatorSpec>,
+    /// One per `schedulers` entry, in order.
+    schedulers: Vec<PolicySpec>,
+}
+
 /// Checks every combination before any work: names, machines, loads.
-pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
+pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
+    let allocators: Vec<_> = exp.allocators.iter().map(|a| ALLOCATORS.spec(a)).collect();
+    let schedulers: Vec<_> = exp.schedulers.iter().map(|s| POLICIES.spec(s)).collect();
     let mut topologies = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
-        for a in &exp.allocators {
-            partalloc::allocators::registry::build(a, &topo).map_err(|e| {
-                CliError::input(format!(
-                    "allocator {:?} on {topo}: {e}",
-                    partalloc::topology::echo(a)
-                ))
-            })?;
+        for (a, spec) in exp.allocators.iter().zip(&allocators) {
+            spec.as_ref()
+                .map_err(Clone::clone)
+                .and_then(|spec| spec.build(&topo))
+                .map_err(|e| {
+                    CliError::input(format!(
+                        "allocator {:?} on {topo}: {e}",
+                        partalloc::topology::echo(a)
+                    ))
+                })?;
         }
-        for s in &exp.schedulers {
-            partalloc::schedulers::registry::build(s, &topo).map_err(|e| {
-                CliError::input(format!(
-                    "scheduler {:?} on {topo}: {e}",
-                    partalloc::topology::echo(s)
-                ))
-            })?;
+        for (s, spec) in exp.schedulers.iter().zip(&schedulers) {
+            spec.as_ref()
+                .map_err(Clone::clone)
+                .and_then(|spec| spec.build(&topo))
+                .map_err(|e| {
+                    CliError::input(format!(
+                        "scheduler {:?} on {topo}: {e}",
+                        partalloc::topology::echo(s)
+                    ))
+                })?;
         }
         for &l in &exp.loads {
             exp.workload
                 .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {e}")))?;
+                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
         }
         topologies.push(topo);
     }
-    Ok(topologies)
+    // Every spec was built on the first machine above (there is one), so
+    // none is an error here.
+    let allocators = allocators
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let schedulers = schedulers
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    Ok(Validated {
+        topologies,
+        allocators,
+        schedulers,
+    })
 }
 
 fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliError> {
@@ -284,17 +319,38 @@ fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliEr
     Ok(v)
 }
 
-fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
-    let topo = parse_topology(&p.topology)?;
-    let w = exp.workload.build(&topo, p.load)?;
+/// The item of `typed` at the position of `name` in `names`.
+fn typed<'a, T>(names: &[String], typed: &'a [T], name: &str) -> Option<&'a T> {
+    names
+        .iter()
+        .position(|n| n == name)
+        .and_then(|i| typed.get(i))
+}
+
+fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliError> {
+    let missing = || CliError::input("the point is not one of the experiment's");
+    let topo = valid
+        .topologies
+        .iter()
+        .find(|t| t.to_string() == p.topology)
+        .ok_or_else(missing)?;
+    let setup = Setup {
+        topology: topo,
+        allocator: typed(&exp.allocators, &valid.allocators, &p.allocator).ok_or_else(missing)?,
+        scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler).ok_or_else(missing)?,
+    };
+    let w = exp.workload.build(topo, p.load)?;
     let reps = Replications::new(exp.seed, exp.seeds)
         .map_err(|e| CliError::input(format!("seeds: {e}")))?;
-    let setup = Setup {
-        topology: &topo,
-        allocator: &p.allocator,
-        scheduler: &p.scheduler,
-    };
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
+    let (reports, _) = run_generated(
+        setup,
+        &w,
+        &exp.workload,
+        reps,
+        None,
+        Keep::default(),
+        &|| {},
+    )?;
     row(&reports, exp.seeds)
 }
 
@@ -473,7 +529,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         (None, None) => return Err(CliError::input("name an experiment file")),
     };
     let exp = load_experiment(experiment)?;
-    let topologies = validate(&exp)?;
+    let valid = validate(&exp)?;
     let out = output_path(args, experiment, &exp);
     let flag = if args.out.is_some() {
         "--out"
@@ -489,7 +545,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .chain(machine_files.iter().map(PathBuf::as_path))
         .collect();
     crate::output::check_outputs(&[(flag, &out)], &inputs)?;
-    let grid = points(&exp, &topologies)?;
+    let grid = points(&exp, &valid.topologies)?;
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
             experiment,
@@ -555,7 +611,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     p.topology, p.allocator, p.scheduler, p.load
                 ));
                 bar.enable_steady_tick(Duration::from_millis(200));
-                let r = compute(&exp, p).map_err(|e| {
+                let r = compute(&exp, &valid, p).map_err(|e| {
                     CliError::input(format!(
                         "point ({}, {}, {}, load {}): {e}",
                         p.topology, p.allocator, p.scheduler, p.load

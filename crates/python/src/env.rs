@@ -3,6 +3,7 @@
 //! step costs one call from Python.
 
 use partalloc_allocators::Request;
+use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::RequestMapping;
 use partalloc_simkit::{Completion, Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
@@ -13,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::alloc::topology_arg;
+use crate::custom::{Callbacks, allocator_spec};
 use crate::errors::{guard, value_error};
 use crate::sim::{mapping_of, read_trace};
 use crate::sim_generated::Generated;
@@ -58,7 +60,11 @@ type Run = Stepper<std::vec::IntoIter<Job>>;
 #[derive(Debug)]
 pub(crate) struct EnvCore {
     topology: RustTopology,
-    strategy: String,
+    /// The allocation strategy, parsed once; each episode builds a fresh
+    /// instance.
+    strategy: AllocatorSpec,
+    /// What a Python strategy raised, raised as itself.
+    callbacks: Callbacks,
     rotate: bool,
     jobs: Vec<Job>,
     /// Draws each episode's jobs instead of slicing `jobs`.
@@ -285,7 +291,7 @@ impl EnvCore {
     )]
     fn new(
         topology: &Bound<'_, PyAny>,
-        allocator: &str,
+        allocator: &Bound<'_, PyAny>,
         trace: Option<std::path::PathBuf>,
         workload: Option<&Bound<'_, PyDict>>,
         window: usize,
@@ -299,8 +305,10 @@ impl EnvCore {
         lenient: bool,
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
-        // Build once so that a bad strategy fails here.
-        guard(|| partalloc_allocators::registry::build(allocator, &topology).map_err(value_error))?;
+        // Parsed once; a registry name is built once so that a bad
+        // strategy fails here.
+        let callbacks = Callbacks::default();
+        let strategy = allocator_spec(allocator, &topology, &callbacks)?;
         if window == 0 {
             return Err(PyValueError::new_err("window must be at least 1"));
         }
@@ -414,7 +422,8 @@ impl EnvCore {
         }
         Ok(Self {
             topology,
-            strategy: allocator.to_owned(),
+            strategy,
+            callbacks,
             rotate,
             jobs,
             generated,
@@ -498,8 +507,7 @@ impl EnvCore {
             let slice = self.episode(seed);
             self.start_time = slice.first().map_or(0.0, |j| j.arrival);
             self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
-            let alloc = partalloc_allocators::registry::build(&self.strategy, &self.topology)
-                .map_err(value_error)?;
+            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
             let mut run = Stepper::new(alloc, slice)
                 .map_err(value_error)?
                 .with_mapping(RequestMapping {
@@ -518,7 +526,8 @@ impl EnvCore {
             self.largest = None;
             self.account();
             self.encode()
-        })?;
+        })
+        .map_err(|e| self.callbacks.or(e))?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -576,7 +585,8 @@ impl EnvCore {
             };
             self.encode()?;
             Ok((reward, done))
-        })?;
+        })
+        .map_err(|e| self.callbacks.or(e))?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),

@@ -4,6 +4,7 @@
 //! read.
 
 mod alloc;
+mod custom;
 mod env;
 mod errors;
 mod sim;
@@ -20,5 +21,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     swf::register(m)?;
     env::register(m)?;
+    custom::register(m)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use partalloc_simkit::{Report, Results, SimConfig, Simulation, Stop, TraceError};
+use partalloc_simkit::{Report, ResultValue, Results, SimConfig, Simulation, Stop, TraceError};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::alloc::topology_arg;
+use crate::custom::{Callbacks, allocator_spec, policy_spec};
 use crate::errors::{guard, value_error};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -44,27 +45,16 @@ pub(crate) fn read_trace(
     }
 }
 
+/// One replication's results, every field by the one list of them
+/// ([`Results::fields`]): counts as ints, the rest as floats.
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("completed", r.completed)?;
-    d.set_item("span", r.span)?;
-    d.set_item("mean_response", r.mean_response)?;
-    d.set_item("mean_wait", r.mean_wait)?;
-    d.set_item("mean_service", r.mean_service)?;
-    d.set_item("mean_numerical_delay", r.mean_numerical_delay)?;
-    d.set_item("mean_topological_delay", r.mean_topological_delay)?;
-    d.set_item("utilization", r.utilization)?;
-    d.set_item("useful_utilization", r.useful_utilization)?;
-    d.set_item("attempts", r.attempts)?;
-    d.set_item("valid_attempts", r.valid_attempts)?;
-    d.set_item("misses", r.misses)?;
-    d.set_item("miss_rate", r.miss_rate)?;
-    d.set_item("mean_requested", r.mean_requested)?;
-    d.set_item("mean_granted", r.mean_granted)?;
-    d.set_item("mean_internal_fragmentation", r.mean_internal_fragmentation)?;
-    d.set_item("mean_queue_length", r.mean_queue_length)?;
-    d.set_item("mean_in_system", r.mean_in_system)?;
-    d.set_item("throughput", r.throughput)?;
+    for (name, value) in r.fields() {
+        match value {
+            ResultValue::Count(n) => d.set_item(name, n)?,
+            ResultValue::Real(x) => d.set_item(name, x)?,
+        }
+    }
     Ok(d)
 }
 
@@ -128,8 +118,8 @@ enum Source {
 fn simulate<'py>(
     py: Python<'py>,
     topology: &Bound<'py, PyAny>,
-    allocator: &str,
-    scheduler: &str,
+    allocator: &Bound<'py, PyAny>,
+    scheduler: &Bound<'py, PyAny>,
     trace: Option<std::path::PathBuf>,
     workload: Option<&Bound<'py, PyDict>>,
     jobs: Option<u64>,
@@ -184,10 +174,14 @@ fn simulate<'py>(
             (Source::Generated(Box::new(g)), text, seeds)
         }
     };
-    let allocator = allocator.to_owned();
-    let scheduler = scheduler.to_owned();
-    // The long part runs without the interpreter lock.
-    let reports: Vec<Report> = py.allow_threads(|| {
+    // Parsed once (a registry name is built once to check it); every
+    // replication builds its own instances from these.
+    let callbacks = Callbacks::default();
+    let allocator = allocator_spec(allocator, &topology, &callbacks)?;
+    let scheduler = policy_spec(scheduler, &topology, &callbacks)?;
+    // The long part runs without the interpreter lock (a Python strategy
+    // takes it for each of its calls).
+    let reports: PyResult<Vec<Report>> = py.allow_threads(|| {
         guard(|| match source {
             Source::Trace(all) => {
                 let config = SimConfig {
@@ -196,17 +190,20 @@ fn simulate<'py>(
                     record_jobs: records,
                     measure_search_time: true,
                 };
-                let r = Simulation::by_name(topology.clone(), &allocator, &scheduler, all, config)
-                    .map_err(value_error)?
-                    .run()
-                    .map_err(value_error)?;
+                let r =
+                    Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
+                        .map_err(value_error)?
+                        .run()
+                        .map_err(value_error)?;
                 Ok(vec![r])
             }
             Source::Generated(g) => g.run(
                 &topology, &allocator, &scheduler, time, seeds, seed, records,
             ),
         })
-    })?;
+    });
+    // An exception a Python strategy raised is raised as itself.
+    let reports = reports.map_err(|e| callbacks.or(e))?;
     let Some(first) = reports.first() else {
         return Err(PyValueError::new_err("no replication ran"));
     };

@@ -164,6 +164,33 @@ def test_generated_workloads_equal_the_tool(
     assert [float(r["response"]) for r in rows] == records["response"].tolist()
 
 
+def test_shape_weights_equal_the_tools(cli: str, tmp_path: Path) -> None:
+    # Only the smallest (1 chip) and the largest (the whole 8x8 pod) of the
+    # six catalogue shapes.
+    expected = run_cli(
+        cli,
+        ["-t", "pod:tpu-v5e:8x8", "-a", "pod-first-fit", "--shapes", "catalogue",
+         "--shape-weights", "1,0,0,0,0,1", "--jobs", "200", "--seed", "3"],
+        tmp_path,
+    )
+    # The pod section (stranded chips) is the tool's own.
+    expected.pop("pod")
+    workload = {"shapes": "catalogue", "shape_weights": [1, 0, 0, 0, 0, 1]}
+    summary, records = pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload=workload, jobs=200, seed=3)
+    same(summary, expected)
+    assert "catalogue:1,0,0,0,0,1" in summary["workload"]
+    assert sorted(set(records["requested"].tolist())) == [1, 64]
+    # The flag's text form reads the same.
+    as_text, _ = pa.simulate(
+        "pod:tpu-v5e:8x8", "pod-first-fit", workload={**workload, "shape_weights": "1,0,0,0,0,1"}, jobs=200, seed=3
+    )
+    same(as_text, summary)
+    with pytest.raises(ValueError, match=r"^workload: shape: 2 shape weights given for 6 catalogue shapes"):
+        pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload={"shape_weights": [1, 0]})
+    with pytest.raises(ValueError, match=r"^--shape-weights must be a list of numbers"):
+        pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload={"shape_weights": ["x"]})
+
+
 def test_generated_workload_errors_name_the_option() -> None:
     with pytest.raises(ValueError, match=r'^--residence "exp:x": '):
         pa.simulate("mesh:8x8", "fsl", workload={"residence": "exp:x"})

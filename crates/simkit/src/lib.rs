@@ -83,7 +83,9 @@
 pub mod atomic;
 pub mod calendar;
 pub mod ci;
+mod engine;
 pub mod metrics;
+pub mod observe;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod pod;
@@ -108,7 +110,7 @@ pub use replicate::thread_pool;
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
 #[cfg(feature = "csv")]
 pub use report::{JobCsvWriter, ReportError};
-pub use report::{JobRecord, Report, Results, SearchTime};
+pub use report::{JobRecord, Report, ResultValue, Results, SearchTime};
 pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};

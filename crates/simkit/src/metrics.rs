@@ -166,18 +166,52 @@ pub struct Summary {
 /// # Errors
 /// A [`StatsError`] if a value is not finite.
 pub fn summarize(reports: &[Report]) -> Result<Vec<Summary>, StatsError> {
-    reported()
-        .map(|m| {
-            let xs: Vec<f64> = reports.iter().map(|r| (m.value)(&r.results)).collect();
-            let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
-            Ok(Summary {
-                metric: m.name,
-                mean: ci.mean,
-                half_width: ci.half_width,
-                n: ci.n,
-            })
-        })
+    summarize_metrics(reports, reported())
+}
+
+/// `metrics` of `reports` (one per replication), in the order given: the
+/// command-line tool's and the Python package's [`reported`] ones, or all
+/// of [`METRICS`] for the figures.
+///
+/// # Errors
+/// A [`StatsError`] if a value is not finite.
+pub fn summarize_metrics<'m>(
+    reports: &[Report],
+    metrics: impl IntoIterator<Item = &'m Metric>,
+) -> Result<Vec<Summary>, StatsError> {
+    metrics
+        .into_iter()
+        .map(|m| summary_of(m.name, reports.iter().map(|r| (m.value)(&r.results))))
         .collect()
+}
+
+/// One quantity over replications, named `metric`: the mean and the 95%
+/// Student-t half-width of `values` (one per replication; no half-width for
+/// one). The one place a summary over replications is computed.
+///
+/// ```
+/// use partalloc_simkit::metrics::summary_of;
+/// let s = summary_of("search_us", [1.0, 2.0, 3.0])?;
+/// assert_eq!((s.metric, s.mean, s.n), ("search_us", 2.0, 3));
+/// assert!(s.half_width.is_some_and(|h| (h - 2.484).abs() < 1e-3));
+/// assert_eq!(summary_of("x", [4.0])?.half_width, None);
+/// # Ok::<(), partalloc_simkit::StatsError>(())
+/// ```
+///
+/// # Errors
+/// A [`StatsError`] if a value is not finite or there is none.
+pub fn summary_of(
+    metric: &'static str,
+    values: impl IntoIterator<Item = f64>,
+) -> Result<Summary, StatsError> {
+    let xs: Vec<f64> = values.into_iter().collect();
+    let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
+    Ok(Summary {
+        metric,
+        mean: ci.mean,
+        half_width: ci.half_width,
+        n: ci.n,
+    })
 }
 
 /// The mean wall-clock search time per job in microseconds over `reports`

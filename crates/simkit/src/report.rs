@@ -93,6 +93,57 @@ pub struct Results {
     pub throughput: f64,
 }
 
+/// One value of [`Results`]: a count or a real number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ResultValue {
+    /// A count (jobs, attempts).
+    Count(u64),
+    /// A time, a mean or a share.
+    Real(f64),
+}
+
+impl Results {
+    /// Every field by name, in declaration order (the order serde writes
+    /// them): the one list a front end without serde, such as the Python
+    /// package, reads the results by.
+    ///
+    /// ```
+    /// use partalloc_simkit::report::{ResultValue, Results};
+    /// let r = Results { completed: 3, mean_wait: 0.5, ..Results::default() };
+    /// let f = r.fields();
+    /// assert_eq!(f[0], ("completed", ResultValue::Count(3)));
+    /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
+    /// ```
+    #[must_use]
+    pub fn fields(&self) -> [(&'static str, ResultValue); 19] {
+        use ResultValue::{Count, Real};
+        [
+            ("completed", Count(self.completed)),
+            ("span", Real(self.span)),
+            ("mean_response", Real(self.mean_response)),
+            ("mean_wait", Real(self.mean_wait)),
+            ("mean_service", Real(self.mean_service)),
+            ("mean_numerical_delay", Real(self.mean_numerical_delay)),
+            ("mean_topological_delay", Real(self.mean_topological_delay)),
+            ("utilization", Real(self.utilization)),
+            ("useful_utilization", Real(self.useful_utilization)),
+            ("attempts", Count(self.attempts)),
+            ("valid_attempts", Count(self.valid_attempts)),
+            ("misses", Count(self.misses)),
+            ("miss_rate", Real(self.miss_rate)),
+            ("mean_requested", Real(self.mean_requested)),
+            ("mean_granted", Real(self.mean_granted)),
+            (
+                "mean_internal_fragmentation",
+                Real(self.mean_internal_fragmentation),
+            ),
+            ("mean_queue_length", Real(self.mean_queue_length)),
+            ("mean_in_system", Real(self.mean_in_system)),
+            ("throughput", Real(self.throughput)),
+        ]
+    }
+}
+
 /// Time spent in the allocator (not deterministic): a sampled estimate
 /// (see the [module docs](crate::report)), a full measurement only for slow
 /// calls.
@@ -203,56 +254,15 @@ pub fn for_each_sampled_state(
     topology: &Topology,
     jobs: &[JobRecord],
     samples: usize,
-    mut f: impl FnMut(&NodeSet),
+    f: impl FnMut(&NodeSet),
 ) -> Option<usize> {
-    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
-    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return None;
-    }
-    let samples = samples.max(1);
-    // One sweep through the starts and ends in time order (an end before a
-    // start at the same time) instead of a pass over every job per sample:
-    // at sample t the jobs applied are those with start <= t, less those
-    // with end <= t, which is start <= t < end. Holders are counted per
-    // node, so the set is the union of the running jobs' nodes whatever
-    // the records hold.
-    let mut events: Vec<(f64, bool, usize)> = jobs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, j)| [(j.start, true, i), (j.end, false, i)])
-        .collect();
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut holders = vec![0u32; topology.num_nodes()];
-    let mut busy = NodeSet::new(topology.num_nodes());
-    let mut next = 0;
-    for i in 0..samples {
-        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        while let Some(&(time, start, j)) = events.get(next)
-            && time <= t
-        {
-            next += 1;
-            // A recorded partition was granted on this machine.
-            let _ = jobs[j].partition.for_each_node(topology, |c| {
-                let Some(h) = holders.get_mut(c as usize) else {
-                    return;
-                };
-                if start {
-                    *h += 1;
-                    if *h == 1 {
-                        let _ = busy.insert(c);
-                    }
-                } else if *h > 0 {
-                    *h -= 1;
-                    if *h == 0 {
-                        let _ = busy.remove(c);
-                    }
-                }
-            });
-        }
-        f(&busy);
-    }
-    Some(samples)
+    crate::observe::sample_states(
+        topology,
+        jobs.iter().map(|j| (j.start, j.end, &j.partition)),
+        jobs.iter().map(|j| j.end),
+        samples,
+        f,
+    )
 }
 
 /// How a grant is printed for people: a hostlist expression of node names
@@ -452,5 +462,50 @@ mod sampled_state_tests {
             }
             assert!(seen.iter().any(|b| b.count() > 0));
         }
+    }
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::{ResultValue, Results};
+
+    /// The list of fields is the struct: every field, in order, with its
+    /// own value (read back from the derived `Debug`, which lists them
+    /// all), so a field added to `Results` and not to the list fails here.
+    #[test]
+    fn the_field_list_is_every_field_of_results_in_order() {
+        let r = Results {
+            completed: 1,
+            span: 2.5,
+            mean_response: 3.5,
+            mean_wait: 4.5,
+            mean_service: 5.5,
+            mean_numerical_delay: 6.5,
+            mean_topological_delay: 7.5,
+            utilization: 8.5,
+            useful_utilization: 9.5,
+            attempts: 10,
+            valid_attempts: 11,
+            misses: 12,
+            miss_rate: 13.5,
+            mean_requested: 14.5,
+            mean_granted: 15.5,
+            mean_internal_fragmentation: 16.5,
+            mean_queue_length: 17.5,
+            mean_in_system: 18.5,
+            throughput: 19.5,
+        };
+        let listed: Vec<String> = r
+            .fields()
+            .iter()
+            .map(|(name, v)| match v {
+                ResultValue::Count(n) => format!("{name}: {n}"),
+                ResultValue::Real(x) => format!("{name}: {x:?}"),
+            })
+            .collect();
+        assert_eq!(
+            format!("{r:?}"),
+            format!("Results {{ {} }}", listed.join(", "))
+        );
     }
 }

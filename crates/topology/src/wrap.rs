@@ -268,12 +268,32 @@ impl PodSlice {
     /// assert_eq!(chips, [3, 0, 7, 4]);
     /// # Ok::<(), partalloc_topology::TopologyError>(())
     /// ```
-    pub fn all_chips(&self, sides: &[u32], mut f: impl FnMut(NodeId) -> bool) -> bool {
+    pub fn all_chips(&self, sides: &[u32], f: impl FnMut(NodeId) -> bool) -> bool {
+        Self::chips_of(sides, self.base().as_slice(), self.extents().as_slice(), f)
+    }
+
+    /// [`PodSlice::all_chips`] of the slice with this base and these
+    /// extents, without building it: for hot loops over many candidate
+    /// placements. Slices of other lengths than `sides` (or of more than
+    /// [`MAX_DIMS`] dimensions) have no chips there: true, no call.
+    ///
+    /// ```
+    /// use partalloc_topology::pod::PodSlice;
+    /// let mut chips = Vec::new();
+    /// assert!(PodSlice::chips_of(&[4, 4], &[3, 0], &[2, 2], |c| { chips.push(c); true }));
+    /// assert_eq!(chips, [3, 0, 7, 4]);
+    /// ```
+    #[inline]
+    pub fn chips_of(
+        sides: &[u32],
+        base: &[u32],
+        ext: &[u32],
+        mut f: impl FnMut(NodeId) -> bool,
+    ) -> bool {
         let n = sides.len();
-        if self.base().len() != n || n > MAX_DIMS {
+        if base.len() != n || ext.len() != n || n > MAX_DIMS || ext.contains(&0) {
             return true;
         }
-        let (base, ext) = (self.base().lanes(), self.extents().lanes());
         let mut off = [0u32; MAX_DIMS];
         loop {
             let mut id = 0u32;

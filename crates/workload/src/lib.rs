@@ -55,6 +55,7 @@ mod demand;
 mod error;
 mod job;
 mod mapping;
+mod options;
 pub mod sacct;
 mod shapes;
 pub mod spec;
@@ -70,6 +71,7 @@ pub use demand::{
 pub use error::WorkloadError;
 pub use job::{Job, JobShape};
 pub use mapping::ShapeMapping;
+pub use options::WorkloadOptions;
 pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,
     NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,

@@ -9,7 +9,7 @@
 use partalloc_topology::NodeSet;
 
 use super::{Choice, Fit, KINDS, ORDER_PARAM, build_entry, runs, span};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "curve-first-fit";
 

@@ -48,8 +48,8 @@ use std::sync::Arc;
 use partalloc_topology::{Grid, NodeId, NodeSet, Topology, TopologyKind};
 use thiserror::Error;
 
+use crate::entry::ParamInfo;
 use crate::occupancy::occupancy_methods;
-use crate::registry::ParamInfo;
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request, StrategySpec,

@@ -5,7 +5,7 @@
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology};
 
 use crate::BuildError;
-use crate::registry::UnsupportedTopology;
+use crate::error::UnsupportedTopology;
 use crate::{AllocError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request};
 
 /// The dimension k of a subcube request on Q_n.

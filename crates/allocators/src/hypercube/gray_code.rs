@@ -41,7 +41,7 @@ use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request, StrategySpec,

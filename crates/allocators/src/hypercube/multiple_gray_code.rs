@@ -53,7 +53,8 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, requested_dim, sub};
 use super::gray_code::window;
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
     Request,

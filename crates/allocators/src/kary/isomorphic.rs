@@ -80,7 +80,8 @@ use partalloc_topology::{
 
 use super::common::{as_box_if_box, odometer};
 use super::{any_grid, box_sides};
-use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };

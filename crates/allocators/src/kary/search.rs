@@ -11,7 +11,8 @@ use partalloc_topology::{
 
 use super::box_sides;
 use super::common::odometer;
-use crate::registry::{BuildError, ParamInfo};
+use crate::BuildError;
+use crate::entry::ParamInfo;
 use crate::rowgrid::{RowGrid, SearchMode};
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,

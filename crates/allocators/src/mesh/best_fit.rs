@@ -31,7 +31,7 @@ use core::cell::RefCell;
 
 use super::scan::{SEARCH_PARAM, best_base_fast, search_param, spec_name, with_scratch};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, free_bases, mesh_allocator, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "best-fit";

@@ -44,7 +44,7 @@ use core::cell::RefCell;
 
 use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, orientations, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "busy-list";

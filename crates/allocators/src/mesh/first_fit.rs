@@ -30,7 +30,7 @@ use core::cell::RefCell;
 
 use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, first_fit_by, mesh_allocator};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "first-fit";

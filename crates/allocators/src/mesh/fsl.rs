@@ -67,7 +67,7 @@
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained, rf};
 use crate::{BuildError, Partition};
 

@@ -41,8 +41,8 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::submesh_list::{Chooser, decompose, rebuild_into};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,

@@ -18,8 +18,9 @@ use core::cell::RefCell;
 use partalloc_topology::GridBox;
 
 use super::MeshCore;
+use crate::BuildError;
 use crate::StrategySpec;
-use crate::registry::{BuildError, ParamInfo};
+use crate::entry::ParamInfo;
 use crate::rowgrid::{RowGrid, SearchMode, set_range};
 
 /// Whether the fast searches use the row words even where the per-request

@@ -11,7 +11,7 @@
 //! pairwise sum per center; O(n·(n + k²)) in L∞).
 
 use super::{KINDS, METRIC_PARAM, Method, Metric, NearestAllocator, Search, metric_param};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "gen-alg";
 

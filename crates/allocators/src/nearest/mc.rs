@@ -16,7 +16,7 @@
 use super::{
     KINDS, Method, NearestAllocator, OUTER_PARAM, Outer, Point, Search, orientations, outer_param,
 };
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "mc";
 

@@ -16,7 +16,7 @@
 //! `outer=premas`).
 
 use super::{KINDS, Method, NearestAllocator, OUTER_PARAM, Outer, Search, outer_param};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "mc1x1";
 

@@ -10,7 +10,7 @@
 //! Gen-Alg. O(c·(n + D)) per allocation for c ≤ the machine's size centers.
 
 use super::{KINDS, METRIC_PARAM, Method, Metric, NearestAllocator, Search, metric_param};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "mm";
 

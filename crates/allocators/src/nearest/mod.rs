@@ -47,8 +47,8 @@ use core::fmt;
 
 use partalloc_topology::{Coords, NodeId, OrientationOrder, Orientations, Topology, TopologyKind};
 
+use crate::entry::ParamInfo;
 use crate::occupancy::occupancy_methods;
-use crate::registry::ParamInfo;
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request, StrategySpec,

@@ -51,8 +51,8 @@
 use partalloc_topology::{GridBox, NodeId, Topology};
 
 use super::{box3, grid3};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,

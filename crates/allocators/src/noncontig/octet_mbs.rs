@@ -32,7 +32,7 @@ use partalloc_topology::{GridBox, Topology};
 use super::buddy::{BlockTree, BuddyCore, TreeBuilder, buddy_allocator};
 use super::{box3, grid3, pow2_floor};
 use crate::BuildError;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 const NAME: &str = "octet-mbs";
 

@@ -30,8 +30,8 @@
 
 use partalloc_topology::{NodeId, Topology};
 
+use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,

@@ -9,7 +9,10 @@ The simulator is the Rust core of partalloc; this package wraps it:
 - :class:`Allocator` — one strategy on one machine: ``allocate``,
   ``release``, ``occupancy``, faults;
 - :func:`simulate` — one simulation point, the same numbers as
-  ``partalloc simulate``;
+  ``partalloc simulate``, with a built-in strategy and policy or ones
+  written in Python (a class with ``allocate``/``release``, or ``choose``);
+- :func:`check_allocator` — the allocation contract as an executable check,
+  for built-in strategies and Python ones;
 - :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
 - :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
 
@@ -28,6 +31,7 @@ import numpy as np
 from . import _native
 from ._native import (
     AllocationError,
+    ConformanceError,
     FaultError,
     Grant,
     ReleaseError,
@@ -38,12 +42,14 @@ from ._native import (
 __all__ = [
     "AllocationError",
     "Allocator",
+    "ConformanceError",
     "FaultError",
     "Grant",
     "ReleaseError",
     "SWF_FIELDS",
     "Topology",
     "UnsupportedRequestError",
+    "check_allocator",
     "policies",
     "read_swf",
     "read_swf_header",
@@ -232,8 +238,8 @@ def _table(columns: Dict[str, Any], dtype: np.dtype, as_frame: Optional[bool]) -
 
 def simulate(
     topology: Union[str, Topology],
-    allocator: str,
-    scheduler: str = "fcfs",
+    allocator: Union[str, type],
+    scheduler: Union[str, type] = "fcfs",
     *,
     trace: Optional[PathLike] = None,
     workload: Optional[Dict[str, Any]] = None,
@@ -253,9 +259,10 @@ def simulate(
     jobs only; ``mapping``: ``"shapes"`` or ``"nodes"``), or generate jobs
     from ``workload``, a dict of the command line's workload options
     (``load``, ``shapes``, ``sides``, ``max_sides``, ``cube_dims``,
-    ``residence``, ``dependence``, ``allow_saturation``, in the same texts
-    and with the same defaults: ``{"load": 0.6, "residence":
-    "hyper:5,0.95,4"}``) over ``seeds`` replications of ``jobs`` measured
+    ``shape_weights``, ``residence``, ``dependence``, ``allow_saturation``,
+    in the same texts and with the same defaults: ``{"load": 0.6,
+    "residence": "hyper:5,0.95,4"}``; ``shape_weights`` also as a list of
+    numbers) over ``seeds`` replications of ``jobs`` measured
     jobs each (default 1000), replication r drawing from ChaCha8 stream r
     of master seed ``seed``.
 
@@ -265,7 +272,29 @@ def simulate(
     records are one row per measured job of the first replication: a
     pandas DataFrame when pandas is installed (or ``as_frame=True``), else
     a NumPy structured array. The simulation runs without the interpreter
-    lock, so other Python threads go on meanwhile.
+    lock, so other Python threads go on meanwhile (a strategy written in
+    Python takes it for each of its calls).
+
+    ``allocator`` and ``scheduler`` are registry specs (``"fsl"``,
+    ``"m-fcfs[threshold=dynamic]"``) or classes written in Python, made
+    once per replication with the :class:`Topology` as their one argument
+    (see ``docs/python.md``, "Strategies written in Python"):
+
+    - an allocator class has ``allocate(request)``, given a dict (``nodes``,
+      ``kind``: ``"nodes"``, ``"box"`` or ``"subcube"``, ``sides``, ``dim``,
+      ``rotate``) and returning the node ids to grant (at least ``nodes`` of
+      them, each free) or ``None`` when there is no room now, and
+      ``release(nodes)``, told the node ids of a grant that ends;
+    - a policy class has ``choose(waiting, free_nodes, now)``, given the
+      waiting jobs (dicts: ``id``, ``arrival``, ``service``, ``estimate``,
+      ``nodes``) in arrival order and returning the index of the job to
+      start, or ``None`` to start nothing more until the next event.
+
+    Their ``name`` attribute (else the class name) names them in the
+    summary. A class without those methods is a ``TypeError``; an answer of
+    the wrong type a ``TypeError``, a wrong value (a busy node, too few
+    nodes, an index past the queue) a ``ValueError``; an exception raised
+    inside one of them stops the run and is raised as itself.
     """
     summary, columns = _native.simulate(
         topology,
@@ -283,6 +312,35 @@ def simulate(
         records=records,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
+
+
+def check_allocator(
+    allocator: Union[str, type],
+    topology: Union[str, Topology],
+    *,
+    steps: int = 200,
+    seed: int = 0,
+) -> Dict[str, int]:
+    """Checks an allocation strategy against the allocation contract, as the
+    Rust test suites check every built-in one: a random script of ``steps``
+    steps from ``seed`` (requests shaped for the machine, releases, double
+    releases, faults and repairs) runs on a fresh instance and, in
+    lockstep, on a second one (same answers: the choice is deterministic);
+    every grant is then released and the script runs again against a fresh
+    instance (releasing everything restores the fresh state). After every
+    step: no node in two grants, grants hold only free nodes, the free
+    count is exact, refusals change nothing, a double release is refused.
+
+    ``allocator`` is a registry spec or a Python allocator class (see
+    :func:`simulate`). Returns the counts of the first pass (``granted``,
+    ``no_room``, ``rejected``, ``released``); raises
+    :class:`ConformanceError` (an ``AssertionError``) naming the first
+    broken rule and its step, or the exception a Python strategy raised.
+
+    >>> check_allocator("fsl", "mesh:8x8", steps=50)["granted"] > 0
+    True
+    """
+    return _native.check_allocator(allocator, topology, steps=steps, seed=seed)
 
 
 SWF_FIELDS: Tuple[str, ...] = (

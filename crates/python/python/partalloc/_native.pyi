@@ -9,6 +9,7 @@ class AllocationError(Exception): ...
 class ReleaseError(AllocationError): ...
 class FaultError(AllocationError): ...
 class UnsupportedRequestError(AllocationError): ...
+class ConformanceError(AssertionError): ...
 
 class Topology:
     """A machine: ``Topology("torus:8x8x8")``, ``"mesh:32x32"``,
@@ -92,8 +93,8 @@ def strategies() -> List[Dict[str, Any]]: ...
 def policies() -> List[Dict[str, Any]]: ...
 def simulate(
     topology: Union[str, Topology],
-    allocator: str,
-    scheduler: str,
+    allocator: Union[str, type],
+    scheduler: Union[str, type],
     *,
     trace: Optional[str] = None,
     workload: Optional[Dict[str, Any]] = None,
@@ -113,7 +114,7 @@ class EnvCore:
     def __init__(
         self,
         topology: Union[str, Topology],
-        allocator: str,
+        allocator: Union[str, type],
         *,
         trace: Optional[str] = None,
         workload: Optional[Dict[str, Any]] = None,
@@ -144,3 +145,11 @@ class EnvCore:
 
 # Test-only: panics inside the guard; not part of the API.
 def _panic_for_tests() -> None: ...
+
+def check_allocator(
+    allocator: Union[str, type],
+    topology: Union[str, Topology],
+    *,
+    steps: int = 200,
+    seed: int = 0,
+) -> Dict[str, int]: ...

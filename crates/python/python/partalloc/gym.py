@@ -103,7 +103,8 @@ class SchedulingEnv(gym.Env):
     :func:`partalloc.simulate`, e.g. ``{"load": 0.8}``; each episode draws
     ``episode_jobs`` jobs, default 1000, from the reset seed), ``topology``,
     ``allocator`` (a strategy spec such as ``"buddy"`` or
-    ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``backfill``
+    ``"fsl[reservation=0.5]"``, or an allocator class written in Python as
+    for :func:`partalloc.simulate`, made once per episode), ``window`` (K, default 16), ``backfill``
     (``"none"`` or ``"easy"``: what choosing a job that cannot start now
     means, see the module docs), ``reward``,
     ``per_step``, ``bound``, ``episode_jobs`` (each episode replays this
@@ -120,7 +121,7 @@ class SchedulingEnv(gym.Env):
         self,
         trace: Optional[Union[str, "os.PathLike[str]"]] = None,
         topology: Union[str, Topology] = "hypercube:7",
-        allocator: str = "buddy",
+        allocator: Union[str, type] = "buddy",
         *,
         workload: Optional[Dict[str, Any]] = None,
         window: int = 16,
