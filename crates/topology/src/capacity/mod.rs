@@ -57,6 +57,9 @@ pub const BLOCK_LABEL: &str = "cloud.provider.com/topology-block";
 /// Label of the rack level of [`CapacityMachine::racks`] machines.
 pub const RACK_LABEL: &str = "cloud.provider.com/topology-rack";
 
+/// The GPU resource of `racks:` machines (NVIDIA's device plugin name).
+pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
+
 /// Pods a node of [`CapacityMachine::racks`] accepts (Kubernetes' default).
 pub const DEFAULT_MAX_PODS: i64 = 110;
 
@@ -64,6 +67,9 @@ const MAX_LEVELS: usize = 16;
 const MAX_RESOURCES: usize = 64;
 const MAX_NODES: u64 = 1 << 24;
 const NO_PARENT: u32 = u32::MAX;
+/// Most allocation units (GPUs, or pod slots) a machine may have: each is
+/// one node of the machine's [`crate::Topology`] form.
+pub const MAX_UNITS: u64 = 1 << 26;
 
 /// A cluster of nodes with allocatable resources under a tree of topology
 /// levels. Immutable once built; usage is kept by the allocators.
@@ -80,6 +86,8 @@ pub struct CapacityMachine {
     leaf_capacity: Vec<i64>,
     node_names: Vec<String>,
     node_leaf: Vec<u32>,
+    unit: usize,
+    unit_start: Vec<u32>,
 }
 
 /// Per-pod resource requests, in the units and order of one machine's
@@ -357,6 +365,83 @@ impl CapacityMachine {
     pub fn leaf_of_node(&self, name: &str) -> Option<usize> {
         let i = self.node_names.iter().position(|n| n == name)?;
         self.node_leaf(i)
+    }
+
+    /// Replaces the name the machine prints as (its [`crate::Topology`]
+    /// text form, e.g. `racks:8x18x4gpu` or `kueue:TOPOLOGY,NODES`).
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
+        self.source = source.into();
+        self
+    }
+
+    /// The resource counted as the machine's allocation unit: the first
+    /// extended resource (a name with a domain, such as `nvidia.com/gpu`)
+    /// that some node has, else [`PODS_RESOURCE`]. Each unit is one node
+    /// of the machine as a [`crate::Topology`], numbered leaf after leaf.
+    #[must_use]
+    pub fn unit_resource(&self) -> &str {
+        self.resources.get(self.unit).map_or("", String::as_str)
+    }
+
+    /// Index of [`unit_resource`](Self::unit_resource) among the resources.
+    #[must_use]
+    pub fn unit_index(&self) -> usize {
+        self.unit
+    }
+
+    /// Total allocation units (the machine's node count as a topology).
+    #[must_use]
+    pub fn num_units(&self) -> usize {
+        self.unit_start.last().map_or(0, |&u| u as usize)
+    }
+
+    /// The units of one leaf, a contiguous range (empty past the leaves).
+    #[must_use]
+    pub fn leaf_units(&self, leaf: usize) -> Range<u32> {
+        match (self.unit_start.get(leaf), self.unit_start.get(leaf + 1)) {
+            (Some(&a), Some(&b)) => a..b,
+            _ => 0..0,
+        }
+    }
+
+    /// The leaf holding a unit, `None` past the last unit.
+    #[must_use]
+    pub fn unit_leaf(&self, unit: u32) -> Option<usize> {
+        if unit as usize >= self.num_units() {
+            return None;
+        }
+        Some(self.unit_start.partition_point(|&s| s <= unit) - 1)
+    }
+
+    /// Hops between two units as a tree: 0 for the same unit, 1 on the
+    /// same leaf, `k + 1` when they first share a domain `k` levels above
+    /// the leaves, and one more than the number of levels when they share
+    /// none; `None` for a unit past the last.
+    #[must_use]
+    pub fn unit_distance(&self, a: u32, b: u32) -> Option<u32> {
+        let (la, lb) = (self.unit_leaf(a)?, self.unit_leaf(b)?);
+        if a == b {
+            return Some(0);
+        }
+        let (mut x, mut y) = (self.leaf_domain(la), self.leaf_domain(lb));
+        let mut hops = 1;
+        while x != y {
+            match (self.parent(x), self.parent(y)) {
+                (Some(px), Some(py)) => (x, y) = (px, py),
+                _ => return Some(self.levels.len() as u32 + 1),
+            }
+            hops += 1;
+        }
+        Some(hops)
+    }
+
+    /// Links of the machine as a tree: one from each unit to its leaf and
+    /// one from each domain to its parent (or, on the top level, to a
+    /// root).
+    #[must_use]
+    pub fn num_links(&self) -> u64 {
+        self.num_units() as u64 + self.num_domains() as u64
     }
 
     /// A per-pod request in machine units (`cpu` in thousandths); one
@@ -651,6 +736,33 @@ impl CapacityMachineBuilder {
             node_leaf.push(leaf as u32);
         }
         debug_assert_eq!(leaf_base + leaf_prefixes.len(), n);
+        let pods = resources
+            .binary_search_by(|r| r.as_str().cmp(PODS_RESOURCE))
+            .unwrap_or(0);
+        let total = |r: usize| -> i64 {
+            leaf_capacity
+                .iter()
+                .skip(r)
+                .step_by(k)
+                .fold(0i64, |a, &v| a.saturating_add(v.max(0)))
+        };
+        let unit = (0..k)
+            .find(|&r| resources[r].contains('/') && total(r) > 0)
+            .unwrap_or(pods);
+        if total(unit) as u64 > MAX_UNITS {
+            return Err(CapacityError::TooLarge {
+                what: "the count of allocation units (GPUs or pods)",
+                got: total(unit) as u64,
+                max: MAX_UNITS,
+            });
+        }
+        let mut unit_start = Vec::with_capacity(leaf_prefixes.len() + 1);
+        let mut at = 0u32;
+        unit_start.push(0);
+        for leaf in 0..leaf_prefixes.len() {
+            at += leaf_capacity[leaf * k + unit].max(0) as u32;
+            unit_start.push(at);
+        }
         Ok(CapacityMachine {
             source: self.source,
             levels: self.levels,
@@ -663,6 +775,8 @@ impl CapacityMachineBuilder {
             leaf_capacity,
             node_names,
             node_leaf,
+            unit,
+            unit_start,
         })
     }
 }
