@@ -49,6 +49,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod allocator;
 pub mod balanced;
 pub mod best_fit;
 mod engine;
@@ -59,6 +60,8 @@ use std::sync::Arc;
 use partalloc_topology::capacity::{CapacityMachine, PodRequest};
 use thiserror::Error;
 
+pub use allocator::{TasAllocator, TasSettings};
+pub(crate) use allocator::ENTRY;
 use engine::Engine;
 
 /// The Kueue release whose code these algorithms follow.

@@ -14,4 +14,5 @@ mod premas_replay;
 mod slurm;
 mod spec_fuzz;
 mod support;
+mod tas_allocator;
 mod tas_oracle;
