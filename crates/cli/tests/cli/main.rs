@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod cli;
+mod kueue;
 mod limits;
 mod pods;
 mod shard;
