@@ -361,9 +361,9 @@ fn racks(text: &str) -> Result<Topology, String> {
         .ok_or_else(|| format!("{:?}: {shape}", crate::echo(t)))?;
     let gpus = whole_number(gpus)?;
     let counts = side_list(counts)?;
-    let (blocks, racks, nodes) = match counts.as_slice() {
-        &[r, n] => (1, r, n),
-        &[b, r, n] => (b, r, n),
+    let (blocks, racks, nodes) = match *counts.as_slice() {
+        [r, n] => (1, r, n),
+        [b, r, n] => (b, r, n),
         _ => return Err(format!("{:?}: {shape}", crate::echo(t))),
     };
     let machine =

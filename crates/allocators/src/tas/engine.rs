@@ -33,15 +33,33 @@ pub(super) struct Counts {
     pub(super) slice: Vec<i64>,
 }
 
-/// Scratch space reused across placements.
+/// What the counts of phase 1 depend on besides the usage: the per-pod
+/// request and the slices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CountsKey {
+    pod: PodRequest,
+    slice_size: i64,
+    slice_level: usize,
+}
+
+/// Scratch space reused across placements, and phase 1's counts kept
+/// between them: while the request's pod and slices stay the same, a
+/// placement recounts only the leaves whose usage changed (and their
+/// ancestors) instead of every leaf, and undoes its own writes to the
+/// counts when it ends.
 #[derive(Debug, Clone)]
 pub(super) struct Engine {
     counts: Counts,
-    free: Vec<i64>,
     cur: Vec<u32>,
     next: Vec<u32>,
     sorted: Vec<u32>,
     keys: Vec<u128>,
+    /// The request the counts were made for; `None` when they are stale.
+    key: Option<CountsKey>,
+    /// Leaves whose usage changed since the counts were made.
+    dirty: Vec<u32>,
+    /// (domain, pods, slices) before a placement wrote them.
+    saved: Vec<(u32, i64, i64)>,
 }
 
 impl Engine {
@@ -52,12 +70,78 @@ impl Engine {
                 pod: vec![0; n],
                 slice: vec![0; n],
             },
-            free: vec![0; m.resources().len()],
             cur: Vec::new(),
             next: Vec::new(),
             sorted: Vec::new(),
             keys: Vec::new(),
+            key: None,
+            dirty: Vec::new(),
+            saved: Vec::new(),
         }
+    }
+
+    /// Notes that a leaf's usage changed.
+    pub(super) fn mark_dirty(&mut self, leaf: usize) {
+        if self.key.is_some() {
+            self.dirty.push(leaf as u32);
+        }
+    }
+
+    /// Brings phase 1's counts up to date for this request: a full count
+    /// when the request's pod or slices differ from the last one's or
+    /// many leaves changed, else only the changed leaves and their
+    /// ancestors.
+    fn refresh_counts(&mut self, m: &CapacityMachine, used: &[i64], pod: &PodRequest, p: &Params) {
+        let fresh = self.key.as_ref().is_some_and(|k| {
+            k.slice_size == p.slice_size && k.slice_level == p.slice_level && k.pod == *pod
+        });
+        if !fresh || self.dirty.len() > (m.num_leaves() / 16).max(8) {
+            fill_counts(m, used, pod, p.slice_size, p.slice_level, &mut self.counts);
+            if !fresh {
+                self.key = Some(CountsKey {
+                    pod: pod.clone(),
+                    slice_size: p.slice_size,
+                    slice_level: p.slice_level,
+                });
+            }
+            self.dirty.clear();
+            return;
+        }
+        let last = m.levels().len() - 1;
+        let k = m.resources().len();
+        for i in 0..self.dirty.len() {
+            let leaf = self.dirty[i] as usize;
+            let d = m.leaf_domain(leaf);
+            let (cap, use_) = (m.leaf_capacity(leaf), used.get(leaf * k..(leaf + 1) * k));
+            let pods = use_.map_or(0, |u| leaf_pods(pod, cap, u));
+            self.counts.pod[d] = pods;
+            self.counts.slice[d] = leaf_slices(pods, last == p.slice_level, p.slice_size);
+            let (mut at, mut level) = (d, last);
+            while let Some(parent) = m.parent(at) {
+                level -= 1;
+                recount(m, &mut self.counts, parent, level, p.slice_size, p.slice_level);
+                at = parent;
+            }
+        }
+        self.dirty.clear();
+    }
+
+    /// Keeps the counts of `domains` to restore after the placement.
+    fn save(&mut self, domains: &[u32]) {
+        for &d in domains {
+            let i = d as usize;
+            self.saved.push((d, self.counts.pod[i], self.counts.slice[i]));
+        }
+    }
+
+    /// Undoes the placement's writes (latest first, so each domain gets
+    /// its count from before the placement).
+    fn restore(&mut self) {
+        for &(d, pods, slices) in self.saved.iter().rev() {
+            self.counts.pod[d as usize] = pods;
+            self.counts.slice[d as usize] = slices;
+        }
+        self.saved.clear();
     }
 
     pub(super) fn run(
@@ -67,15 +151,17 @@ impl Engine {
         pod: &PodRequest,
         p: &Params,
     ) -> Result<Vec<(u32, u32)>, TasError> {
-        fill_counts(
-            m,
-            used,
-            pod,
-            p.slice_size,
-            p.slice_level,
-            &mut self.counts,
-            &mut self.free,
-        );
+        self.refresh_counts(m, used, pod, p);
+        self.saved.clear();
+        let result = self.descend(m, p);
+        self.restore();
+        result
+    }
+
+    /// Phases 2 and 3 on up-to-date counts; every count it writes is
+    /// saved first (or, after a balanced placement, which replaces the
+    /// counts, they are marked stale).
+    fn descend(&mut self, m: &CapacityMachine, p: &Params) -> Result<Vec<(u32, u32)>, TasError> {
         let last = m.levels().len() - 1;
         let mut use_balanced = false;
         let mut fit_level = p.level;
@@ -85,6 +171,7 @@ impl Engine {
             && let Some((counts, domains, level)) = balanced::place(m, &self.counts, p)
         {
             self.counts = counts;
+            self.key = None;
             self.cur.clear();
             self.cur.extend_from_slice(&domains);
             fit_level = level;
@@ -101,6 +188,9 @@ impl Engine {
                 &mut self.keys,
             )?;
         }
+        let cur = core::mem::take(&mut self.cur);
+        self.save(&cur);
+        self.cur = cur;
         update_counts(
             &mut self.counts,
             &mut self.cur,
@@ -118,6 +208,9 @@ impl Engine {
                 }
                 sort_domains(&self.counts, &mut self.sorted, p.lfc);
                 std::mem::swap(&mut self.cur, &mut self.sorted);
+                let cur = core::mem::take(&mut self.cur);
+                self.save(&cur);
+                self.cur = cur;
                 update_counts(
                     &mut self.counts,
                     &mut self.cur,
@@ -141,6 +234,9 @@ impl Engine {
                 self.sorted.clear();
                 self.sorted.extend(m.children(d).map(|c| c as u32));
                 sort_domains(&self.counts, &mut self.sorted, p.lfc);
+                let sorted = core::mem::take(&mut self.sorted);
+                self.save(&sorted);
+                self.sorted = sorted;
                 if size_here > 1 {
                     // Kueue recounts the children's slices from their pods here.
                     for &c in &self.sorted {
@@ -187,39 +283,52 @@ pub(super) fn fill_counts(
     slice_size: i64,
     slice_level: usize,
     counts: &mut Counts,
-    free: &mut [i64],
 ) {
     let last = m.levels().len() - 1;
     let k = m.resources().len();
     let caps = m.leaf_capacities();
     let leaves = m.level_domains(last);
     let at_slice_level = last == slice_level;
-    let _ = free;
     if pod.is_impossible() || k == 0 {
         counts.pod[leaves.clone()].fill(0);
         counts.slice[leaves].fill(0);
     } else {
-        let parts = pod.parts();
         for ((d, cap), use_) in leaves.zip(caps.chunks_exact(k)).zip(used.chunks_exact(k)) {
-            let mut pods = i64::from(i32::MAX);
-            for &(r, q) in parts {
-                let r = r as usize;
-                let room = cap[r] - use_[r];
-                pods = pods.min(if q == 1 { room } else { room / q });
-            }
-            let pods = pods.max(0);
+            let pods = leaf_pods(pod, cap, use_);
             counts.pod[d] = pods;
-            counts.slice[d] = if !at_slice_level {
-                0
-            } else if slice_size == 1 {
-                pods
-            } else {
-                pods / slice_size
-            };
+            counts.slice[d] = leaf_slices(pods, at_slice_level, slice_size);
         }
     }
     for level in (0..last).rev() {
         recount_level(m, counts, level, slice_size, slice_level);
+    }
+}
+
+/// Pods of `pod` that fit in a leaf's capacity less its usage.
+#[inline]
+fn leaf_pods(pod: &PodRequest, cap: &[i64], used: &[i64]) -> i64 {
+    if pod.is_impossible() {
+        return 0;
+    }
+    let mut pods = i64::from(i32::MAX);
+    for &(r, q) in pod.parts() {
+        let r = r as usize;
+        let room = cap.get(r).copied().unwrap_or(0) - used.get(r).copied().unwrap_or(0);
+        pods = pods.min(if q == 1 { room } else { room / q });
+    }
+    pods.max(0)
+}
+
+/// A leaf's slices: its pods in slices when the leaves are the slice
+/// level, else none.
+#[inline]
+fn leaf_slices(pods: i64, at_slice_level: bool, slice_size: i64) -> i64 {
+    if !at_slice_level {
+        0
+    } else if slice_size == 1 {
+        pods
+    } else {
+        pods / slice_size
     }
 }
 

@@ -317,6 +317,7 @@ impl Tas {
     /// admitted workloads alike.
     pub fn add_usage(&mut self, leaf: usize, pod: &PodRequest, times: i64) {
         let k = self.machine.resources().len();
+        self.engine.mark_dirty(leaf);
         for &(r, q) in pod.parts() {
             if let Some(slot) = self.used.get_mut(leaf * k + r as usize) {
                 *slot = slot.saturating_add(q.saturating_mul(times));

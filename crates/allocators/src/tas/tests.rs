@@ -174,3 +174,57 @@ fn kep_best_fit_and_least_free_capacity_example() {
         &[(0, 3), (1, 1), (2, 2), (3, 1)]
     );
 }
+
+mod kept_counts {
+    use proptest::prelude::*;
+    use partalloc_topology::capacity::{BLOCK_LABEL, RACK_LABEL};
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The counts kept between placements (only changed leaves
+        /// recounted) give the placements a fresh state gives.
+        #[test]
+        fn kept_counts_place_as_fresh_counts(
+            steps in prop::collection::vec((1u32..=24, 0u8..6, any::<bool>()), 1..40),
+        ) {
+            let m = Arc::new(CapacityMachine::racks(2, 3, 6, &[("nvidia.com/gpu", 4)]).unwrap());
+            let one = m.pod_request(&[("nvidia.com/gpu", 1)]).unwrap();
+            let two = m.pod_request(&[("nvidia.com/gpu", 2)]).unwrap();
+            let rack = m.level_index(RACK_LABEL).unwrap();
+            let block = m.level_index(BLOCK_LABEL).unwrap();
+            let mut kept = Tas::new(Arc::clone(&m));
+            let mut live: Vec<(TasAssignment, PodRequest)> = Vec::new();
+            for (count, kind, release) in steps {
+                if release && !live.is_empty() {
+                    let (a, pod) = live.remove(count as usize % live.len());
+                    kept.release(&a, &pod);
+                }
+                let (pod, mode, level, algorithm) = match kind {
+                    0 => (&one, TasMode::Required, rack, TasAlgorithm::BestFit),
+                    1 => (&one, TasMode::Preferred, rack, TasAlgorithm::BestFit),
+                    2 => (&one, TasMode::Unconstrained, 0, TasAlgorithm::LeastFreeCapacity),
+                    3 => (&two, TasMode::Required, block, TasAlgorithm::BestFit),
+                    4 => (&one, TasMode::Preferred, rack, TasAlgorithm::Balanced),
+                    _ => (&one, TasMode::Preferred, block, TasAlgorithm::BestFit),
+                };
+                let mut req = TasRequest::new(count, pod.clone(), mode, level, algorithm);
+                if kind == 5 && count % 2 == 0 {
+                    req = req.with_slices(2, rack);
+                }
+                let mut fresh = Tas::new(Arc::clone(&m));
+                for (a, p) in &live {
+                    fresh.commit(a, p);
+                }
+                let got = kept.place(&req);
+                prop_assert_eq!(&got, &fresh.place(&req));
+                if let Ok(a) = got {
+                    kept.commit(&a, pod);
+                    live.push((a, pod.clone()));
+                }
+            }
+        }
+    }
+}
