@@ -76,14 +76,17 @@ fn placements(c: &mut Criterion) {
     }
     // What a simulation does: each placement taken and given back, so the
     // next one recounts the leaves that changed.
-    c.bench_function("tas/10k-nodes/best-fit-required-rack-16/place-commit-release", |b| {
-        b.iter(|| {
-            if let Ok(a) = tas.place(black_box(&churn)) {
-                tas.commit(&a, &churn.pod);
-                tas.release(&a, &churn.pod);
-            }
-        });
-    });
+    c.bench_function(
+        "tas/10k-nodes/best-fit-required-rack-16/place-commit-release",
+        |b| {
+            b.iter(|| {
+                if let Ok(a) = tas.place(black_box(&churn)) {
+                    tas.commit(&a, &churn.pod);
+                    tas.release(&a, &churn.pod);
+                }
+            });
+        },
+    );
 }
 
 criterion_group!(benches, placements);

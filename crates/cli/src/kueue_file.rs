@@ -45,7 +45,9 @@ fn read(topology: &str, nodes: &str) -> Result<Topology, CliError> {
     let list = crate::limits::read_text(Path::new(nodes), kind)?;
     let machine = CapacityMachine::from_kueue_yaml(&levels, topology, &list, nodes)
         .map_err(|e| CliError::input(e.to_string()))?;
-    Ok(machine.with_source(format!("kueue:{topology},{nodes}")).into())
+    Ok(machine
+        .with_source(format!("kueue:{topology},{nodes}"))
+        .into())
 }
 
 #[cfg(test)]
@@ -57,6 +59,9 @@ mod tests {
         assert_eq!(files("kueue:a.yaml,b.yaml"), Some(("a.yaml", "b.yaml")));
         assert_eq!(files("mesh:4x4"), None);
         let e = load("kueue:a.yaml").unwrap().unwrap_err().to_string();
-        assert!(e.contains("needs a Kueue Topology file and a node list"), "{e}");
+        assert!(
+            e.contains("needs a Kueue Topology file and a node list"),
+            "{e}"
+        );
     }
 }

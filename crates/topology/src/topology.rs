@@ -366,9 +366,8 @@ fn racks(text: &str) -> Result<Topology, String> {
         [b, r, n] => (b, r, n),
         _ => return Err(format!("{:?}: {shape}", crate::echo(t))),
     };
-    let machine =
-        CapacityMachine::racks(blocks, racks, nodes, &[(GPU_RESOURCE, i64::from(gpus))])
-            .map_err(|e| e.to_string())?;
+    let machine = CapacityMachine::racks(blocks, racks, nodes, &[(GPU_RESOURCE, i64::from(gpus))])
+        .map_err(|e| e.to_string())?;
     if machine.unit_resource() != GPU_RESOURCE {
         return Err("a racks machine needs at least 1 GPU per node".to_owned());
     }
@@ -493,7 +492,10 @@ mod tests {
         // 576 units + 1 block + 8 racks + 144 nodes.
         assert_eq!(t.num_links(), 576 + 153);
         let two: Topology = "racks:2x1x3x2gpu".parse().unwrap();
-        assert_eq!((two.to_string(), two.num_nodes()), ("racks:2x1x3x2gpu".to_owned(), 12));
+        assert_eq!(
+            (two.to_string(), two.num_nodes()),
+            ("racks:2x1x3x2gpu".to_owned(), 12)
+        );
         assert_eq!(two.diameter(), 4, "no common block");
         assert_eq!("racks:1x8x18x4gpu".parse::<Topology>().unwrap(), t);
         for (bad, says) in [

@@ -92,7 +92,9 @@ impl TasAllocator {
     /// than 1 on a machine without GPUs (its unit is a pod).
     pub fn new(topology: &Topology, settings: TasSettings) -> Result<Self, BuildError> {
         let Some(machine) = topology.as_capacity() else {
-            return Err(UnsupportedTopology::new("tas", topology, &[TopologyKind::Capacity]).into());
+            return Err(
+                UnsupportedTopology::new("tas", topology, &[TopologyKind::Capacity]).into(),
+            );
         };
         let unsuitable = |reason: String| BuildError::UnsuitableTopology {
             strategy: "tas",
@@ -106,7 +108,9 @@ impl TasAllocator {
             .flatten()
             .find(|&l| l >= levels)
         {
-            return Err(unsuitable(format!("level {l} is past the machine's {levels} levels")));
+            return Err(unsuitable(format!(
+                "level {l} is past the machine's {levels} levels"
+            )));
         }
         if let Some(l) = slice_level
             && settings.mode != TasMode::Unconstrained
@@ -146,13 +150,8 @@ impl TasAllocator {
         if machine.num_units() == 0 {
             return Err(unsuitable("the machine has no allocation units".to_owned()));
         }
-        let mut request = TasRequest::new(
-            1,
-            pod,
-            settings.mode,
-            settings.level,
-            settings.algorithm,
-        );
+        let mut request =
+            TasRequest::new(1, pod, settings.mode, settings.level, settings.algorithm);
         request.slice = settings.slice;
         let tas = Tas::new(Arc::clone(machine));
         Ok(Self {
@@ -188,6 +187,34 @@ impl TasAllocator {
         self.ledger.get(grant.id()).map(|h| &h.assignment)
     }
 
+    /// How many domains of each level (widest first) a live grant
+    /// touches: the job's locality measure (1 at a level means the job
+    /// stayed within one domain there).
+    ///
+    /// # Errors
+    /// [`ReleaseError`] for a grant that is not live here.
+    pub fn domains_per_level(&self, grant: &Grant) -> Result<Vec<u32>, ReleaseError> {
+        let held = self.ledger.get(grant.id())?;
+        let m = &self.machine;
+        let last = m.levels().len() - 1;
+        let mut per_level = vec![0u32; m.levels().len()];
+        let mut seen = Vec::with_capacity(held.assignment.entries().len() * 2);
+        for &(leaf, _) in held.assignment.entries() {
+            let (mut d, mut level) = (m.leaf_domain(leaf as usize), last);
+            loop {
+                if !seen.contains(&d) {
+                    seen.push(d);
+                    per_level[level] += 1;
+                }
+                match m.parent(d) {
+                    Some(p) => (d, level) = (p, level - 1),
+                    None => break,
+                }
+            }
+        }
+        Ok(per_level)
+    }
+
     /// Pods a job of `units` units asks for: whole pods, then whole slices.
     fn pods_for(&self, units: u32) -> u32 {
         let pods = units.div_ceil(self.settings.units_per_pod);
@@ -214,7 +241,11 @@ impl Allocator for TasAllocator {
     fn name(&self) -> String {
         let s = &self.settings;
         let levels = self.machine.levels();
-        let mut name = format!("tas[algorithm={},mode={}", s.algorithm.name(), s.mode.name());
+        let mut name = format!(
+            "tas[algorithm={},mode={}",
+            s.algorithm.name(),
+            s.mode.name()
+        );
         if s.mode != TasMode::Unconstrained {
             name.push_str(",level=");
             name.push_str(&levels[s.level]);
@@ -277,7 +308,11 @@ impl Allocator for TasAllocator {
                 free: self.occupancy.free_count(),
                 total,
             }),
-            Err(TasError::NoFit { fit, total: of, unit }) => Err(AllocError::Invalid {
+            Err(TasError::NoFit {
+                fit,
+                total: of,
+                unit,
+            }) => Err(AllocError::Invalid {
                 request: *request,
                 reason: format!(
                     "it never fits, even on the empty machine: the topology allows to fit only {fit} out of {of} {unit}(s)"
@@ -349,7 +384,10 @@ fn settings_of(topology: &Topology, spec: &StrategySpec) -> Result<TasSettings, 
             Some(v) => level_by_name(machine, v).ok_or_else(|| {
                 spec.invalid(
                     key,
-                    format!("expected one of the machine's levels: {}", machine.levels().join(", ")),
+                    format!(
+                        "expected one of the machine's levels: {}",
+                        machine.levels().join(", ")
+                    ),
                 )
                 .into()
             }),

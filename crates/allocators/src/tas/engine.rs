@@ -119,7 +119,14 @@ impl Engine {
             let (mut at, mut level) = (d, last);
             while let Some(parent) = m.parent(at) {
                 level -= 1;
-                recount(m, &mut self.counts, parent, level, p.slice_size, p.slice_level);
+                recount(
+                    m,
+                    &mut self.counts,
+                    parent,
+                    level,
+                    p.slice_size,
+                    p.slice_level,
+                );
                 at = parent;
             }
         }
@@ -130,7 +137,8 @@ impl Engine {
     fn save(&mut self, domains: &[u32]) {
         for &d in domains {
             let i = d as usize;
-            self.saved.push((d, self.counts.pod[i], self.counts.slice[i]));
+            self.saved
+                .push((d, self.counts.pod[i], self.counts.slice[i]));
         }
     }
 

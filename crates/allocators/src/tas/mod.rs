@@ -60,8 +60,8 @@ use std::sync::Arc;
 use partalloc_topology::capacity::{CapacityMachine, PodRequest};
 use thiserror::Error;
 
-pub use allocator::{TasAllocator, TasSettings};
 pub(crate) use allocator::ENTRY;
+pub use allocator::{TasAllocator, TasSettings};
 use engine::Engine;
 
 /// The Kueue release whose code these algorithms follow.

@@ -176,8 +176,8 @@ fn kep_best_fit_and_least_free_capacity_example() {
 }
 
 mod kept_counts {
-    use proptest::prelude::*;
     use partalloc_topology::capacity::{BLOCK_LABEL, RACK_LABEL};
+    use proptest::prelude::*;
 
     use super::*;
 

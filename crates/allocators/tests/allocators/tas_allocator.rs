@@ -7,6 +7,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers build fixed, valid inputs")]
 
 use partalloc_allocators::conformance::{Step, check_script};
+use partalloc_allocators::tas::{TasAlgorithm, TasAllocator, TasMode, TasSettings};
 use partalloc_allocators::{AllocError, Allocator, Grant, Request, registry};
 use partalloc_topology::Topology;
 use partalloc_topology::capacity::CapacityMachine;
@@ -73,8 +74,7 @@ fn ask(a: &dyn Allocator) -> Ask {
     Ask {
         required_level: (get("mode").as_deref() == Some("required"))
             .then(|| level(get("level").unwrap())),
-        slice: get("slice-size")
-            .map(|s| (s.parse().unwrap(), level(get("slice-level").unwrap()))),
+        slice: get("slice-size").map(|s| (s.parse().unwrap(), level(get("slice-level").unwrap()))),
         per_pod: get("gpus-per-pod").map_or(1, |s| s.parse().unwrap()),
     }
 }
@@ -101,7 +101,13 @@ fn valid(m: &CapacityMachine, counts: &[u32], pods: u32, ask: &Ask) -> bool {
 
 /// Tries every vector of pods per leaf within `free` pods per leaf.
 fn exists(m: &CapacityMachine, free: &[u32], pods: u32, ask: &Ask) -> bool {
-    fn go(i: usize, left: u32, free: &[u32], counts: &mut Vec<u32>, ok: &dyn Fn(&[u32]) -> bool) -> bool {
+    fn go(
+        i: usize,
+        left: u32,
+        free: &[u32],
+        counts: &mut Vec<u32>,
+        ok: &dyn Fn(&[u32]) -> bool,
+    ) -> bool {
         if i == free.len() {
             return left == 0 && ok(counts);
         }
@@ -206,7 +212,10 @@ fn kueue_names_and_refusals() {
         "tas[algorithm=best-fit,mode=required,level=cloud.provider.com/topology-rack]"
     );
     let u = registry::build("tas[mode=unconstrained]", &t).unwrap();
-    assert_eq!(u.name(), "tas[algorithm=least-free-capacity,mode=unconstrained]");
+    assert_eq!(
+        u.name(),
+        "tas[algorithm=least-free-capacity,mode=unconstrained]"
+    );
     assert_eq!(u.free_nodes(), 576);
     // A job of 5 pods never fits one 4-GPU node; within a rack it does.
     let mut host = registry::build("tas[mode=required,level=hostname]", &t).unwrap();
@@ -223,12 +232,21 @@ fn kueue_names_and_refusals() {
         Err(AllocError::Invalid { .. })
     ));
     for (bad, says) in [
-        ("tas[algorithm=least-free-capacity,mode=required]", "only for unconstrained"),
-        ("tas[algorithm=balanced,mode=required]", "only for preferred"),
+        (
+            "tas[algorithm=least-free-capacity,mode=required]",
+            "only for unconstrained",
+        ),
+        (
+            "tas[algorithm=balanced,mode=required]",
+            "only for preferred",
+        ),
         ("tas[level=zone]", "expected one of the machine's levels"),
         ("tas[slice-level=rack]", "needs slice-size"),
         ("tas[slice-size=0]", "a positive whole number"),
-        ("tas[mode=required,level=hostname,slice-size=2,slice-level=rack]", "above the level"),
+        (
+            "tas[mode=required,level=hostname,slice-size=2,slice-level=rack]",
+            "above the level",
+        ),
         ("tas[algorithm=first-fit]", "expected best-fit"),
         ("tas[gpus-per-pod=x]", "a positive whole number"),
     ] {
@@ -238,4 +256,27 @@ fn kueue_names_and_refusals() {
     let mesh: Topology = "mesh:4x4".parse().unwrap();
     let e = registry::build("tas", &mesh).unwrap_err().to_string();
     assert!(e.contains("capacity"), "{e}");
+}
+
+#[test]
+fn domains_per_level_count_the_racks_and_nodes_a_job_spans() {
+    let t: Topology = "racks:2x2x3x4gpu".parse().unwrap();
+    let settings = TasSettings {
+        algorithm: TasAlgorithm::BestFit,
+        mode: TasMode::Preferred,
+        level: 1,
+        slice: None,
+        units_per_pod: 1,
+    };
+    let mut a = TasAllocator::new(&t, settings).unwrap();
+    // 6 GPUs fit one rack of 12: one block, one rack, two nodes.
+    let g = a.allocate(&Request::nodes(6)).unwrap();
+    assert_eq!(a.domains_per_level(&g).unwrap(), vec![1, 1, 2]);
+    // 30 GPUs: more than a block's 24, so both blocks and at least 3 racks.
+    let big = a.allocate(&Request::nodes(30)).unwrap();
+    let d = a.domains_per_level(&big).unwrap();
+    assert_eq!(d[0], 2, "{d:?}");
+    assert!(d[1] >= 3 && d[2] >= 8, "{d:?}");
+    a.release(&g).unwrap();
+    assert!(a.domains_per_level(&g).is_err());
 }

@@ -91,7 +91,10 @@ fn simulate_runs_each_tas_strategy_on_racks_and_on_the_yaml_machine() {
                 serde_json::from_str(&ok(&simulate(&machine, alloc, &["--max-sides", "16"])))
                     .unwrap();
             assert_eq!(v["topology"], machine.as_str());
-            assert_eq!(v["replications"][0]["completed"], 150, "{alloc} on {machine}");
+            assert_eq!(
+                v["replications"][0]["completed"], 150,
+                "{alloc} on {machine}"
+            );
             let u = mean(&v, "utilization");
             assert!(u > 0.0 && u < 1.0, "{alloc}: utilization {u}");
         }
@@ -149,7 +152,10 @@ fn a_bad_node_list_is_one_line_naming_file_and_line() {
     let e = fails(&run(&["strategies", "--topology", &machine]));
     assert!(e.contains("nodes.yaml:"), "{e}");
     let e = fails(&run(&["strategies", "--topology", "kueue:only-one.yaml"]));
-    assert!(e.contains("needs a Kueue Topology file and a node list"), "{e}");
+    assert!(
+        e.contains("needs a Kueue Topology file and a node list"),
+        "{e}"
+    );
     let e = fails(&run(&["strategies", "--topology", "racks:8x18"]));
     assert!(e.contains("racks:8x18x4gpu"), "{e}");
 }
