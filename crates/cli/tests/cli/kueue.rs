@@ -2,35 +2,15 @@
 //! YAML pair and the synthetic `racks:` form, the `tas[...]` strategies
 //! listed and simulated, jobs refused that never fit, and one file:line
 //! error for a bad node list.
-#![expect(
-    clippy::unwrap_used,
-    reason = "the helpers running the binary sit outside #[test] functions"
-)]
+#![expect(clippy::unwrap_used, reason = "test helpers read fixed JSON")]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "failed: {err}");
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn fails(o: &Output) -> String {
-    let e = String::from_utf8(o.stderr.clone()).unwrap();
-    assert_eq!(o.status.code(), Some(1), "stderr: {e}");
-    assert!(e.starts_with("error: ") && e.lines().count() == 1, "{e}");
-    e
-}
+// The binary-running helpers of the pod tests.
+use crate::pods::{fails, ok, run};
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -11,20 +11,20 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
+pub(crate) fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_partalloc"))
         .args(args)
         .output()
         .unwrap()
 }
 
-fn ok(o: &Output) -> String {
+pub(crate) fn ok(o: &Output) -> String {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "failed: {err}");
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-fn fails(o: &Output) -> String {
+pub(crate) fn fails(o: &Output) -> String {
     let e = String::from_utf8(o.stderr.clone()).unwrap();
     assert_eq!(o.status.code(), Some(1), "stderr: {e}");
     assert!(e.starts_with("error: ") && e.lines().count() == 1, "{e}");
