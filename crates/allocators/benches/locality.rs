@@ -20,11 +20,10 @@
     reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
 )]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::Topology;
 
 const LOAD: f64 = 0.5;
@@ -51,66 +50,22 @@ const NEAREST: [&str; 7] = [
 ];
 
 #[path = "../tests/allocators/support/mod.rs"]
+mod stream;
 mod support;
-use support::SplitMix;
+use stream::SplitMix;
+use support::Run;
 
-struct Run {
-    alloc: Box<dyn Allocator>,
-    requests: Vec<Request>,
-    picks: Vec<usize>,
-    live: Vec<Grant>,
-    target: usize,
-    i: usize,
-}
-
-impl Run {
-    fn new(name: &str, topo: &Topology) -> Self {
-        let alloc = registry::build(name, topo).unwrap();
-        let n = topo.num_nodes() as u64;
-        let mut rng = SplitMix(0x5EED ^ n);
-        let requests = (0..SEQ)
-            .map(|_| Request::nodes(1 + rng.below(n / 16) as u32))
-            .collect();
-        let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
-        let target = (LOAD * n as f64) as usize;
-        let mut run = Self {
-            alloc,
-            requests,
-            picks,
-            live: Vec::new(),
-            target,
-            i: 0,
-        };
-        while run.busy() < run.target {
-            run.step();
-        }
-        run
-    }
-
-    fn busy(&self) -> usize {
-        self.alloc.total_nodes() - self.alloc.free_nodes()
-    }
-
-    fn step(&mut self) {
-        let k = self.i % SEQ;
-        self.i += 1;
-        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
-            self.live.push(g);
-        }
-        if self.busy() > self.target && !self.live.is_empty() {
-            let g = self.live.swap_remove(self.picks[k] % self.live.len());
-            self.alloc.release(&g).unwrap();
-        }
-        black_box(&self.live);
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            self.step();
-        }
-        start.elapsed()
-    }
+/// `name` on `topo` filled to the load, node counts uniform in 1..=N/16.
+fn setup(name: &str, topo: &Topology) -> Run {
+    let alloc = registry::build(name, topo).unwrap();
+    let n = topo.num_nodes() as u64;
+    let mut rng = SplitMix(0x5EED ^ n);
+    let requests = (0..SEQ)
+        .map(|_| Request::nodes(1 + rng.below(n / 16) as u32))
+        .collect();
+    let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
+    let target = (LOAD * n as f64) as usize;
+    Run::new(alloc, requests, picks, target, false).fill(usize::MAX, true)
 }
 
 fn bench(c: &mut Criterion) {
@@ -122,7 +77,7 @@ fn bench(c: &mut Criterion) {
                 if name.ends_with("=premas]") && topo.num_nodes() > 256 {
                     continue;
                 }
-                let mut run = Run::new(name, &topo);
+                let mut run = setup(name, &topo);
                 g.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
             }
             g.finish();

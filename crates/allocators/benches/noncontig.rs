@@ -18,12 +18,14 @@
     reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
 )]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::Topology;
+
+mod support;
+use support::Run;
 
 const SEQ: usize = 1 << 14;
 
@@ -40,72 +42,29 @@ impl Lcg {
     }
 }
 
-struct Run {
-    alloc: Box<dyn Allocator>,
-    requests: Vec<Request>,
-    picks: Vec<usize>,
-    live: Vec<Grant>,
-    target: usize,
-    i: usize,
-}
-
-impl Run {
-    fn new(name: &str, machine: &str, boxes: bool) -> Self {
-        let topo: Topology = machine.parse().unwrap();
-        let alloc = registry::build(name, &topo).unwrap();
-        let n = topo.num_nodes() as u64;
-        let sides: Vec<u32> = topo.as_grid().unwrap().sides().to_vec();
-        let mut rng = Lcg(0x5EED ^ n);
-        let requests = (0..SEQ)
-            .map(|_| {
-                if boxes {
-                    let s: Vec<u32> = sides
-                        .iter()
-                        .map(|&k| 1 + rng.below(u64::from(k / 4)) as u32)
-                        .collect();
-                    Request::boxed(&s).unwrap().any_orientation()
-                } else {
-                    Request::nodes(1 + rng.below(n / 32) as u32)
-                }
-            })
-            .collect();
-        let picks = (0..SEQ).map(|_| rng.below(1 << 30) as usize).collect();
-        let mut run = Self {
-            alloc,
-            requests,
-            picks,
-            live: Vec::new(),
-            target: topo.num_nodes() / 2,
-            i: 0,
-        };
-        for _ in 0..2000 {
-            run.step();
-        }
-        run
-    }
-
-    fn step(&mut self) {
-        let k = self.i % SEQ;
-        self.i += 1;
-        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
-            self.live.push(g);
-        }
-        while self.alloc.total_nodes() - self.alloc.free_nodes() > self.target
-            && !self.live.is_empty()
-        {
-            let g = self.live.swap_remove(self.picks[k] % self.live.len());
-            self.alloc.release(&g).unwrap();
-        }
-        black_box(&self.live);
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            self.step();
-        }
-        start.elapsed()
-    }
+/// `name` on `machine` after 2,000 steps, node counts (or boxes) from the
+/// LCG, jobs released until at most half the nodes are busy.
+fn setup(name: &str, machine: &str, boxes: bool) -> Run {
+    let topo: Topology = machine.parse().unwrap();
+    let alloc = registry::build(name, &topo).unwrap();
+    let n = topo.num_nodes() as u64;
+    let sides: Vec<u32> = topo.as_grid().unwrap().sides().to_vec();
+    let mut rng = Lcg(0x5EED ^ n);
+    let requests = (0..SEQ)
+        .map(|_| {
+            if boxes {
+                let s: Vec<u32> = sides
+                    .iter()
+                    .map(|&k| 1 + rng.below(u64::from(k / 4)) as u32)
+                    .collect();
+                Request::boxed(&s).unwrap().any_orientation()
+            } else {
+                Request::nodes(1 + rng.below(n / 32) as u32)
+            }
+        })
+        .collect();
+    let picks = (0..SEQ).map(|_| rng.below(1 << 30) as usize).collect();
+    Run::new(alloc, requests, picks, topo.num_nodes() / 2, true).fill(2000, false)
 }
 
 fn bench(c: &mut Criterion) {
@@ -120,7 +79,7 @@ fn bench(c: &mut Criterion) {
             ("random", "random", false),
             ("paging", "paging", false),
         ] {
-            let mut run = Run::new(name, machine, boxes);
+            let mut run = setup(name, machine, boxes);
             group.bench_with_input(BenchmarkId::new(label, machine), &machine, |b, _| {
                 b.iter_custom(|iters| run.time(iters));
             });

@@ -357,6 +357,19 @@ impl<W: AllocatorWrapper> Allocator for W {
     }
 }
 
+/// The node count of `request` if a machine of `total` nodes can ever
+/// serve it (1 ..= `total`), else [`AllocError::Invalid`] saying both.
+pub(crate) fn wanted_nodes(request: &Request, total: usize) -> Result<u64, AllocError> {
+    let want = request.node_count();
+    if want == 0 || want > total as u64 {
+        return Err(AllocError::Invalid {
+            request: *request,
+            reason: format!("needs {want} nodes; the machine has {total}"),
+        });
+    }
+    Ok(want)
+}
+
 /// [`Allocator::can_allocate`] for a strategy that can be cloned: it
 /// allocates on a copy, so the original is untouched.
 pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(

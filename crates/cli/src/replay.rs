@@ -79,6 +79,10 @@ pub(crate) struct Args {
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
     lenient: bool,
+    /// Run times grow with each grant's dispersal: sst:A[B,C] or linear:K
+    /// (see `simulate --runtime-model`). Off by default.
+    #[arg(long)]
+    runtime_model: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -144,6 +148,10 @@ struct RunRow {
     miss_rate: f64,
     /// Mean response over the reference's (paging on counts).
     response_vs_reference: f64,
+    /// Mean over jobs of the grant's mean pairwise hop distance.
+    mean_pairwise_distance: f64,
+    /// Mean over jobs of the grant's contiguous pieces.
+    mean_pieces: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -308,6 +316,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         jobs: job_count,
         first,
         scale,
+        model: crate::run::runtime_model(args.runtime_model.as_deref())?,
     };
     let results: Result<Vec<(Report, f64)>, CliError> = pool.install(|| {
         runs.par_iter()
@@ -350,6 +359,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             },
             miss_rate: r.results.miss_rate,
             response_vs_reference: r.results.mean_response / reference,
+            mean_pairwise_distance: r.results.mean_pairwise_distance,
+            mean_pieces: r.results.mean_pieces,
         })
         .collect();
     let out = Output {
@@ -453,6 +464,8 @@ struct Replay<'a> {
     jobs: usize,
     first: f64,
     scale: f64,
+    /// The run-time model, if any.
+    model: Option<partalloc::simkit::RuntimeModel>,
 }
 
 impl Replay<'_> {
@@ -500,11 +513,14 @@ impl Replay<'_> {
             Some(j)
         });
         let mut busy = 0.0;
-        let report = Simulation::from_specs(topology.clone(), allocator, scheduler, jobs, config)?
-            .run_with_records(&mut |r| {
-                let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
-                busy += p as f64 * (r.end - r.start);
-            })?;
+        let mut sim = Simulation::from_specs(topology.clone(), allocator, scheduler, jobs, config)?;
+        if let Some(m) = self.model {
+            sim = sim.with_runtime_model(m)?;
+        }
+        let report = sim.run_with_records(&mut |r| {
+            let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
+            busy += p as f64 * (r.end - r.start);
+        })?;
         if let Some(s) = stream {
             match s.finish()? {
                 StreamEnd::Sorted { jobs, .. } if jobs == self.jobs => {}
@@ -544,6 +560,8 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                         r.processor_utilization.to_string(),
                         r.miss_rate.to_string(),
                         r.response_vs_reference.to_string(),
+                        r.mean_pairwise_distance.to_string(),
+                        r.mean_pieces.to_string(),
                     ]
                 })
                 .collect();
@@ -560,6 +578,8 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     "processor_utilization",
                     "miss_rate",
                     "response_vs_reference",
+                    "mean_pairwise_distance",
+                    "mean_pieces",
                 ],
                 &rows,
             )
@@ -619,7 +639,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8} {:>9}",
+                "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8} {:>9} {:>8} {:>6}",
                 "allocator",
                 "requests",
                 "response",
@@ -629,12 +649,14 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                 "util",
                 "p-util",
                 "miss",
-                "vs ref"
+                "vs ref",
+                "distance",
+                "pieces"
             );
             for r in &out.runs {
                 let _ = writeln!(
                     s,
-                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3}",
+                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3} {:>8.3} {:>6.2}",
                     r.allocator,
                     r.requests,
                     num(r.mean_response),
@@ -644,12 +666,14 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     r.utilization,
                     r.processor_utilization,
                     r.miss_rate,
-                    r.response_vs_reference
+                    r.response_vs_reference,
+                    r.mean_pairwise_distance,
+                    r.mean_pieces
                 );
             }
             let _ = writeln!(
                 s,
-                "\nutil: granted node·time / (N·span); p-util: the trace's processors only; vs ref: mean response over the reference on processor counts"
+                "\nutil: granted node·time / (N·span); p-util: the trace's processors only; vs ref: mean response over the reference on processor counts; distance: mean pairwise hop distance of a grant; pieces: its contiguous pieces"
             );
             Ok(s)
         }

@@ -109,6 +109,18 @@ impl Strategies {
     }
 }
 
+/// Reads a `--runtime-model` value (`sst:A[B,C]`, `linear:K`), naming the
+/// option in the error.
+pub(crate) fn runtime_model(
+    text: Option<&str>,
+) -> Result<Option<partalloc::simkit::RuntimeModel>, CliError> {
+    text.map(|t| {
+        t.parse()
+            .map_err(|e| CliError::input(format!("--runtime-model: {e}")))
+    })
+    .transpose()
+}
+
 /// A machine with the strategy and the policy to run on it, parsed and
 /// checked.
 #[derive(Debug, Clone, Copy)]

@@ -58,6 +58,12 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Run times grow with each grant's dispersal: sst:A[B,C] (SST's
+    /// allocation-based timing, e.g. sst:.001865[.1569,.0129]) or linear:K
+    /// (K × the relative excess of the mean pairwise distance over the
+    /// baseline's). Off by default.
+    #[arg(long)]
+    runtime_model: Option<String>,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -142,7 +148,10 @@ fn run_trace(
         if jobs.peek().is_none() {
             return Err(empty());
         }
-        let sim = strategies.simulation(topology, jobs, config)?;
+        let mut sim = strategies.simulation(topology, jobs, config)?;
+        if let Some(m) = crate::run::runtime_model(args.runtime_model.as_deref())? {
+            sim = sim.with_runtime_model(m.seeded(args.seed))?;
+        }
         let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS));
         let Some(csv) = &args.jobs_csv else {
             return Ok((sim.run_observed(&mut log, None)?, log));
@@ -245,7 +254,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         crate::workload::check(&spec)?;
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
-            .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
+            .map_err(|e| CliError::input(format!("--seeds: {e}")))?
+            .with_runtime_model(crate::run::runtime_model(args.runtime_model.as_deref())?);
         let keep = Keep {
             records: args.jobs_csv.is_some(),
             grants,

@@ -98,6 +98,10 @@ pub(crate) struct Experiment {
     /// The workload at every point.
     #[serde(default)]
     workload: WorkloadOptions,
+    /// The run-time model at every point (`sst:A[B,C]` or `linear:K`;
+    /// none by default).
+    #[serde(default)]
+    runtime_model: Option<String>,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -143,8 +147,13 @@ struct Point {
 /// workload): 64-bit FNV-1a of their JSON form, as 16 hex digits. Stable
 /// across runs, platforms and compiler versions.
 fn settings(exp: &Experiment) -> Result<String, CliError> {
-    let json = serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload))
-        .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
+    // Without a model the fingerprint is the one files written before
+    // models existed carry.
+    let json = match &exp.runtime_model {
+        None => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
+        Some(m) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
+    }
+    .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in json.bytes() {
         h ^= u64::from(b);
@@ -222,6 +231,10 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
     crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
+    if let Some(m) = &exp.runtime_model {
+        m.parse::<partalloc::simkit::RuntimeModel>()
+            .map_err(|e| ctx(format!("runtime_model: {e}")))?;
+    }
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -243,6 +256,8 @@ pub(crate) struct Validated {
     allocators: Vec<AllocatorSpec>,
     /// One per `schedulers` entry, in order.
     schedulers: Vec<PolicySpec>,
+    /// The run-time model, if the experiment names one.
+    runtime_model: Option<partalloc::simkit::RuntimeModel>,
 }
 
 /// Checks every combination before any work: names, machines, loads.
@@ -291,10 +306,17 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         .into_iter()
         .collect::<Result<_, _>>()
         .map_err(|e| CliError::input(e.to_string()))?;
+    let runtime_model = exp
+        .runtime_model
+        .as_deref()
+        .map(str::parse::<partalloc::simkit::RuntimeModel>)
+        .transpose()
+        .map_err(|e| CliError::input(format!("runtime_model: {e}")))?;
     Ok(Validated {
         topologies,
         allocators,
         schedulers,
+        runtime_model,
     })
 }
 
@@ -341,7 +363,8 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
     };
     let w = exp.workload.build(topo, p.load)?;
     let reps = Replications::new(exp.seed, exp.seeds)
-        .map_err(|e| CliError::input(format!("seeds: {e}")))?;
+        .map_err(|e| CliError::input(format!("seeds: {e}")))?
+        .with_runtime_model(valid.runtime_model);
     let (reports, _) = run_generated(
         setup,
         &w,
@@ -696,7 +719,8 @@ mod tests {
             }
         }
         // The columns of the files written before the row was derived from
-        // the table; a resumed sweep needs them unchanged.
+        // the table, then the dispersal means (added after them, so the
+        // earlier columns keep their places).
         assert_eq!(
             header,
             "seeds,mean_response,mean_response_hw,mean_wait,mean_wait_hw,\
@@ -705,12 +729,14 @@ mod tests {
              utilization_hw,useful_utilization,useful_utilization_hw,miss_rate,\
              miss_rate_hw,mean_internal_fragmentation,mean_internal_fragmentation_hw,\
              mean_queue_length,mean_queue_length_hw,throughput,throughput_hw,\
-             completed,completed_hw"
+             completed,completed_hw,mean_pairwise_distance,mean_pairwise_distance_hw,\
+             mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
+             mean_span,mean_span_hw,mean_pieces,mean_pieces_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
-             9.5,,10.5,0.25,11.5,\n"
+             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25\n"
         );
     }
 }

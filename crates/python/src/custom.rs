@@ -385,7 +385,7 @@ impl Allocator for PyAllocator {
 }
 
 /// A job as the Python policy sees it.
-fn job_dict<'py>(py: Python<'py>, job: &Job) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn job_dict<'py>(py: Python<'py>, job: &Job) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("id", job.id)?;
     d.set_item("arrival", job.arrival)?;

@@ -11,10 +11,10 @@ use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::alloc::topology_arg;
-use crate::custom::{Callbacks, allocator_spec};
+use crate::custom::{Callbacks, allocator_spec, job_dict};
 use crate::errors::{guard, value_error};
 use crate::sim::{mapping_of, read_trace};
 use crate::sim_generated::Generated;
@@ -635,7 +635,24 @@ impl EnvCore {
         d.set_item("time", now)?;
         d.set_item("waiting", waiting)?;
         d.set_item("running", running)?;
+        let free = self
+            .run
+            .as_ref()
+            .map_or(self.topology.num_nodes(), |r| r.allocator().free_nodes());
+        d.set_item("free_nodes", free)?;
         Ok(d)
+    }
+
+    /// The waiting jobs, oldest first, as the dicts a Python policy's
+    /// `choose` is given (`id`, `arrival`, `service`, `estimate`, `nodes`).
+    fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        if let Some(run) = self.run.as_ref() {
+            for job in run.waiting() {
+                list.append(job_dict(py, job)?)?;
+            }
+        }
+        Ok(list)
     }
 }
 

@@ -93,6 +93,27 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
     )?;
     d.set_item("requested", PyBytes::new(py, &u64s(|j| j.requested)))?;
     d.set_item("granted", PyBytes::new(py, &u64s(|j| j.granted)))?;
+    // Dispersal, as floats: NaN on a machine without hop distances.
+    let dispersal = |f: fn(&partalloc_simkit::GrantDispersal) -> f64| -> Vec<u8> {
+        let mut v = Vec::with_capacity(n * 8);
+        for j in &report.jobs {
+            let x = j.dispersal.as_ref().map_or(f64::NAN, f);
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+        v
+    };
+    for (name, f) in [
+        (
+            "distance_sum",
+            (|d| d.distance_sum as f64) as fn(&partalloc_simkit::GrantDispersal) -> f64,
+        ),
+        ("mean_distance", |d| d.mean_distance()),
+        ("diameter", |d| f64::from(d.diameter)),
+        ("span", |d| d.span_nodes as f64),
+        ("pieces", |d| f64::from(d.pieces)),
+    ] {
+        d.set_item(name, PyBytes::new(py, &dispersal(f)))?;
+    }
     let parts: Vec<String> = report
         .jobs
         .iter()
@@ -110,7 +131,7 @@ enum Source {
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -130,8 +151,13 @@ fn simulate<'py>(
     mapping: &str,
     lenient: bool,
     records: bool,
+    runtime_model: Option<&str>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
+    let model = runtime_model
+        .map(str::parse::<partalloc_simkit::RuntimeModel>)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("runtime_model: {e}")))?;
     if let Some(t) = time
         && !(t.is_finite() && t >= 0.0)
     {
@@ -190,15 +216,19 @@ fn simulate<'py>(
                     record_jobs: records,
                     measure_search_time: true,
                 };
-                let r =
+                let mut sim =
                     Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
-                        .map_err(value_error)?
-                        .run()
                         .map_err(value_error)?;
+                if let Some(m) = model {
+                    sim = sim
+                        .with_runtime_model(m.seeded(seed))
+                        .map_err(value_error)?;
+                }
+                let r = sim.run().map_err(value_error)?;
                 Ok(vec![r])
             }
             Source::Generated(g) => g.run(
-                &topology, &allocator, &scheduler, time, seeds, seed, records,
+                &topology, &allocator, &scheduler, time, seeds, seed, records, model,
             ),
         })
     });

@@ -172,9 +172,11 @@ impl Generated {
         seeds: u64,
         seed: u64,
         records: bool,
+        model: Option<partalloc_simkit::RuntimeModel>,
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
-            .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?;
+            .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?
+            .with_runtime_model(model);
         let config = SimConfig {
             stop: Stop {
                 jobs: Some(self.options.jobs),

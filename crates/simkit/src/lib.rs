@@ -83,6 +83,7 @@
 pub mod atomic;
 pub mod calendar;
 pub mod ci;
+pub mod dispersal;
 mod engine;
 pub mod metrics;
 pub mod observe;
@@ -92,6 +93,7 @@ pub mod pod;
 pub mod replicate;
 pub mod report;
 pub mod run;
+pub mod runtime_model;
 pub mod slurm;
 pub mod stats;
 pub mod step;
@@ -102,6 +104,7 @@ pub mod trace;
 pub use atomic::{remove_temporaries, write_atomic};
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
+pub use dispersal::{DispersalMeter, GrantDispersal};
 /// The random-number traits of [`SimRng`], the generator every replication
 /// draws from, so a user need not depend on `rand` itself.
 pub use rand::{Rng, RngExt, SeedableRng};
@@ -112,6 +115,7 @@ pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
 pub use report::{JobCsvWriter, ReportError};
 pub use report::{JobRecord, Report, ResultValue, Results, SearchTime};
 pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
+pub use runtime_model::{RuntimeModel, RuntimeModelError};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]

@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 12);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 17);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -116,6 +116,11 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length, figure "queue_length" at 10),
     metric!("throughput", "throughput", |r| r.throughput),
     metric!("completed", "completed jobs", |r| r.completed as f64, figure "jobs" at 0 no_ci),
+    metric!("mean_pairwise_distance", "mean pairwise distance", |r| r.mean_pairwise_distance),
+    metric!("mean_distance_sum", "  pairwise distance sum", |r| r.mean_distance_sum),
+    metric!("mean_diameter", "  diameter", |r| r.mean_diameter),
+    metric!("mean_span", "  bounding box nodes", |r| r.mean_span),
+    metric!("mean_pieces", "  contiguous pieces", |r| r.mean_pieces),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -286,13 +291,19 @@ mod tests {
             mean_internal_fragmentation: 9.0,
             mean_queue_length: 10.0,
             throughput: 11.0,
+            mean_pairwise_distance: 12.0,
+            mean_distance_sum: 13.0,
+            mean_diameter: 14.0,
+            mean_span: 15.0,
+            mean_pieces: 16.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
         assert_eq!(
             got,
             [
-                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 1.25
+                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
+                15.0, 16.0, 1.25
             ]
         );
         let empty = Results::default();

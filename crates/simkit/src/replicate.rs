@@ -40,6 +40,7 @@ use partalloc_topology::Topology;
 use partalloc_workload::{MeanDistribution, ShapeDistribution, Workload};
 
 use crate::observe::Observer;
+use crate::runtime_model::RuntimeModel;
 use crate::{ConfidenceInterval, Report, SimConfig, SimError, Simulation, StatsError};
 
 /// The generator every reproducible draw in partalloc uses.
@@ -72,6 +73,12 @@ pub enum ReplicationError {
 pub struct Replications {
     master_seed: u64,
     count: u64,
+    /// The run-time model of every simulated replication, if any.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    runtime_model: Option<RuntimeModel>,
 }
 
 impl Replications {
@@ -83,7 +90,20 @@ impl Replications {
         if count == 0 {
             return Err(ReplicationError::Zero);
         }
-        Ok(Self { master_seed, count })
+        Ok(Self {
+            master_seed,
+            count,
+            runtime_model: None,
+        })
+    }
+
+    /// The same replications, each simulation run with `model`
+    /// ([`Simulation::with_runtime_model`]); replication r draws the
+    /// model's per-job randomness from the master seed and r.
+    #[must_use]
+    pub fn with_runtime_model(mut self, model: Option<RuntimeModel>) -> Self {
+        self.runtime_model = model;
+        self
     }
 
     /// The master seed.
@@ -343,14 +363,18 @@ impl Replications {
                 ..config
             };
             let mut observer = observe(r);
-            let report = Simulation::from_specs(
+            let mut sim = Simulation::from_specs(
                 topology.clone(),
                 allocator,
                 scheduler,
                 workload.jobs(rng),
                 config,
-            )?
-            .run_observed(&mut observer, None);
+            )?;
+            if let Some(m) = self.runtime_model {
+                let seed = self.master_seed ^ r.wrapping_mul(0xD1B5_4A32_D192_ED03);
+                sim = sim.with_runtime_model(m.seeded(seed))?;
+            }
+            let report = sim.run_observed(&mut observer, None);
             done();
             Ok((report?, observer))
         })

@@ -48,6 +48,8 @@ use core::fmt;
 use partalloc_allocators::Partition;
 use partalloc_topology::{NodeId, NodeSet, Topology};
 
+use crate::dispersal::GrantDispersal;
+
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -91,6 +93,18 @@ pub struct Results {
     pub mean_in_system: f64,
     /// Completed jobs per time unit.
     pub throughput: f64,
+    /// Mean over measured jobs of the sum of hop distances over the
+    /// grant's node pairs ([`crate::dispersal`]; 0 on machines without
+    /// distances).
+    pub mean_distance_sum: f64,
+    /// Mean over measured jobs of the grant's mean pairwise hop distance.
+    pub mean_pairwise_distance: f64,
+    /// Mean over measured jobs of the grant's diameter.
+    pub mean_diameter: f64,
+    /// Mean over measured jobs of the nodes in the grant's bounding box.
+    pub mean_span: f64,
+    /// Mean over measured jobs of the grant's contiguous pieces.
+    pub mean_pieces: f64,
 }
 
 /// One value of [`Results`]: a count or a real number.
@@ -115,7 +129,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 19] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 24] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -140,6 +154,11 @@ impl Results {
             ("mean_queue_length", Real(self.mean_queue_length)),
             ("mean_in_system", Real(self.mean_in_system)),
             ("throughput", Real(self.throughput)),
+            ("mean_distance_sum", Real(self.mean_distance_sum)),
+            ("mean_pairwise_distance", Real(self.mean_pairwise_distance)),
+            ("mean_diameter", Real(self.mean_diameter)),
+            ("mean_span", Real(self.mean_span)),
+            ("mean_pieces", Real(self.mean_pieces)),
         ]
     }
 }
@@ -180,6 +199,9 @@ pub struct JobRecord {
     pub granted: u64,
     /// The granted partition.
     pub partition: Partition,
+    /// How far apart its nodes are (`None` on a machine without hop
+    /// distances: see [`crate::dispersal`]).
+    pub dispersal: Option<GrantDispersal>,
 }
 
 /// The report of one run.
@@ -317,6 +339,11 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             "requested",
             "granted",
             "partition",
+            "distance_sum",
+            "mean_distance",
+            "diameter",
+            "span",
+            "pieces",
         ])?;
         Ok(Self { w, hostlists: None })
     }
@@ -340,6 +367,8 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             Some((topology, nodes)) => partition_label(&j.partition, topology, nodes),
             None => j.partition.to_string(),
         };
+        let d = j.dispersal.as_ref();
+        let cell = |f: &dyn Fn(&GrantDispersal) -> String| d.map_or_else(String::new, f);
         self.w.write_record([
             j.id.to_string(),
             j.arrival.to_string(),
@@ -352,6 +381,11 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             j.requested.to_string(),
             j.granted.to_string(),
             partition,
+            cell(&|d| d.distance_sum.to_string()),
+            cell(&|d| d.mean_distance().to_string()),
+            cell(&|d| d.diameter.to_string()),
+            cell(&|d| d.span_nodes.to_string()),
+            cell(&|d| d.pieces.to_string()),
         ])?;
         Ok(())
     }
@@ -494,6 +528,11 @@ mod field_tests {
             mean_queue_length: 17.5,
             mean_in_system: 18.5,
             throughput: 19.5,
+            mean_distance_sum: 20.5,
+            mean_pairwise_distance: 21.5,
+            mean_diameter: 22.5,
+            mean_span: 23.5,
+            mean_pieces: 24.5,
         };
         let listed: Vec<String> = r
             .fields()

@@ -63,9 +63,11 @@ use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
 
+use crate::dispersal::{DispersalMeter, DispersalSums, GrantDispersal};
 use crate::engine::{Engine, EventSink, Running};
 use crate::observe::{Departure, Observer};
 use crate::report::{JobRecord, Report, Results, SearchTime};
+use crate::runtime_model::{Dilation, RuntimeModel, RuntimeModelError};
 use crate::{CalendarError, StatsError, TimeWeighted};
 
 /// When a run stops (whichever comes first; with neither, it runs until the
@@ -154,6 +156,9 @@ pub enum SimError {
     /// The allocator refused to take back a grant it issued.
     #[error("the allocator refused a release: {0}")]
     Release(#[from] ReleaseError),
+    /// The run-time model does not fit the machine.
+    #[error(transparent)]
+    RuntimeModel(#[from] RuntimeModelError),
     /// More jobs wait than [`MAX_WAITING`]: the machine cannot keep up.
     #[error(
         "{waiting} jobs wait at time {time}, more than the {max} a run holds: the offered load is more than the machine serves; lower the load or the number of jobs",
@@ -382,6 +387,15 @@ pub struct Simulation<I> {
     sched: Box<dyn Scheduler>,
     source: I,
     config: SimConfig,
+    runtime: Option<Dilation>,
+}
+
+/// What the run keeps beside a running job: its numerical delay and its
+/// grant's dispersal.
+#[derive(Debug, Clone, Copy)]
+struct Extra {
+    numerical: f64,
+    dispersal: Option<GrantDispersal>,
 }
 
 /// Running sums of the measured jobs.
@@ -429,6 +443,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             sched,
             source: source.into_iter(),
             config,
+            runtime: None,
         })
     }
 
@@ -464,6 +479,31 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         let alloc = allocator.build(&topology)?;
         let sched = scheduler.build(&topology)?;
         Self::new(topology, alloc, sched, source, config)
+    }
+
+    /// The same simulation with job run times from `model`
+    /// ([`runtime_model`](crate::runtime_model)): each started job runs
+    /// for the model's time on its grant instead of its service time.
+    ///
+    /// ```
+    /// use partalloc_simkit::{RuntimeModel, SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// // Paging hands the 4 nodes of a 4×4 mesh's first row: a row of 4,
+    /// // whose distances sum to 10 where the baseline 2×2 square's sum to 8.
+    /// let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count: 4 }, 100.0)];
+    /// let model: RuntimeModel = "linear:0.5".parse()?;
+    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?
+    ///     .with_runtime_model(model)?
+    ///     .run()?;
+    /// assert_eq!(r.results.mean_service, 100.0 * (1.0 + 0.5 * (10.0 / 8.0 - 1.0)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SimError::RuntimeModel`] on a machine without hop distances.
+    pub fn with_runtime_model(mut self, model: RuntimeModel) -> Result<Self, SimError> {
+        self.runtime = Some(Dilation::new(model, &self.topology)?);
+        Ok(self)
     }
 
     /// A simulation with the allocator and the scheduler built by name
@@ -545,6 +585,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             mut sched,
             source,
             config: cfg,
+            mut runtime,
         } = self;
         let stop_time = cfg.stop.time.unwrap_or(f64::INFINITY);
         let metered = Metered {
@@ -557,7 +598,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             release: CallClock::default(),
         };
         // The source is pulled one job ahead; none after the stop time.
-        let mut engine: Engine<I, Metered, f64> = Engine::new(metered, source, stop_time, false)?;
+        let mut engine: Engine<I, Metered, Extra> = Engine::new(metered, source, stop_time, false)?;
+        let mut meter = DispersalMeter::new(&topology);
         observer.begin(&topology, engine.alloc().inner());
         let mut measures = Measures::new(&topology, &cfg, records)?;
         let mut started: Vec<Started> = Vec::new();
@@ -579,9 +621,17 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             // 2. One scheduling decision for the batch.
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
-            for s in started.drain(..) {
+            for mut s in started.drain(..) {
                 let numerical = measures.started(&s);
-                let slot = engine.launch(s.job, s.grant, numerical)?;
+                let dispersal = meter.measure(s.grant.partition());
+                if let Some(model) = runtime.as_mut() {
+                    s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
+                }
+                let extra = Extra {
+                    numerical,
+                    dispersal,
+                };
+                let slot = engine.launch(s.job, s.grant, extra)?;
                 if let Some(r) = engine.running_at(slot) {
                     observer.started(slot, &r.job, &r.grant, t);
                 }
@@ -637,13 +687,13 @@ struct Driver<'a, 's, O> {
     observer: &'a mut O,
 }
 
-impl<O: Observer> EventSink<Metered, f64> for Driver<'_, '_, O> {
+impl<O: Observer> EventSink<Metered, Extra> for Driver<'_, '_, O> {
     #[inline]
     fn departed(
         &mut self,
         alloc: &mut Metered,
         slot: u32,
-        r: &Running<f64>,
+        r: &Running<Extra>,
         now: f64,
     ) -> Result<(), SimError> {
         self.sched.departed(&r.job, now);
@@ -709,6 +759,7 @@ struct Measures<'s> {
     reset_pending: bool,
     completions: u64,
     sums: Sums,
+    dispersal: DispersalSums,
     /// The last event time.
     end: f64,
 }
@@ -738,6 +789,7 @@ impl<'s> Measures<'s> {
             reset_pending: false,
             completions: 0,
             sums: Sums::default(),
+            dispersal: DispersalSums::default(),
             end: 0.0,
         })
     }
@@ -773,12 +825,15 @@ impl<'s> Measures<'s> {
     }
 
     #[inline]
-    fn departed(&mut self, r: &Running<f64>, t: f64) -> Completed {
+    fn departed(&mut self, r: &Running<Extra>, t: f64) -> Completed {
         let requested = r.grant.requested_nodes();
         self.useful_now -= requested;
         self.completions += 1;
         if self.completions > self.warmup {
-            let numerical = r.extra;
+            let numerical = r.extra.numerical;
+            if let Some(d) = &r.extra.dispersal {
+                self.dispersal.add(d);
+            }
             let wait = r.start - r.job.arrival;
             let granted = r.grant.granted_nodes();
             let sums = &mut self.sums;
@@ -803,6 +858,7 @@ impl<'s> Measures<'s> {
                     requested,
                     granted,
                     partition: r.grant.partition().clone(),
+                    dispersal: r.extra.dispersal,
                 };
                 match self.sink.as_mut() {
                     Some(sink) => sink(record),
@@ -866,6 +922,13 @@ impl<'s> Measures<'s> {
                 Ok(0.0)
             }
         };
+        let [
+            mean_distance_sum,
+            mean_pairwise_distance,
+            mean_diameter,
+            mean_span,
+            mean_pieces,
+        ] = self.dispersal.means();
         let results = Results {
             completed: sums.completed,
             span,
@@ -890,6 +953,11 @@ impl<'s> Measures<'s> {
             mean_queue_length: mean_over(&self.queue)?,
             mean_in_system: mean_over(&self.in_system)?,
             throughput: if span > 0.0 { n / span } else { 0.0 },
+            mean_distance_sum,
+            mean_pairwise_distance,
+            mean_diameter,
+            mean_span,
+            mean_pieces,
         };
         Ok((results, self.records))
     }

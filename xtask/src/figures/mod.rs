@@ -16,6 +16,7 @@ use thiserror::Error;
 mod blocks;
 #[cfg(test)]
 mod claims;
+mod dispersal;
 mod gupta;
 mod kang;
 mod kimyoon;
@@ -237,6 +238,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     gupta::EXAMPLES,
     pods::FIGURE,
     blocks::FIGURE,
+    dispersal::FIGURE,
 ];
 
 /// Prints the figure ids.

@@ -505,14 +505,7 @@ impl CurveAllocator {
 
     /// The node count of a request this machine can ever serve.
     fn wanted(&self, request: &Request) -> Result<usize, AllocError> {
-        let want = request.node_count();
-        let total = self.curve.len();
-        if want == 0 || want > total as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.curve.len())?;
         // At most the machine's size, which fits usize.
         Ok(want as usize)
     }

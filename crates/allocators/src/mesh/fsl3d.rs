@@ -89,17 +89,6 @@ fn to_machine(c: &GridBox, dims: usize) -> Result<GridBox, partalloc_topology::T
     GridBox::new(&c.base()[..dims], &c.extents()[..dims])
 }
 
-/// Calls `f(lo, hi)` for the node-id range of every x-row of `c`.
-fn for_rows(sides: [u32; 3], c: &GridBox, mut f: impl FnMut(usize, usize)) {
-    let [w, h, _] = sides.map(|s| s as usize);
-    for z in c.lo(2)..=c.hi(2) {
-        for y in c.lo(1)..=c.hi(1) {
-            let lo = c.lo(0) as usize + w * (y as usize + h * z as usize);
-            f(lo, lo + c.extent(0) as usize);
-        }
-    }
-}
-
 /// The busy list: the granted boxes (from the ledger), then the faulty
 /// nodes as 1×1×1 boxes (the faulty set is scanned only when it is not
 /// empty). Read from the state rather than kept beside it.
@@ -307,16 +296,14 @@ impl Allocator for Fsl3d {
             reason: e.to_string(),
         })?;
         self.block(c);
-        let occ = &mut self.occupancy;
-        for_rows(self.sides, &c, |lo, hi| occ.occupy_range(lo, hi));
+        self.occupancy.set_box(self.sides, &c, true);
         let id = self.ledger.issue(c);
         Ok(Grant::new(id, Partition::Box(b), request.node_count()))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let c = self.ledger.take(grant.id())?;
-        let occ = &mut self.occupancy;
-        for_rows(self.sides, &c, |lo, hi| occ.vacate_range(lo, hi));
+        self.occupancy.set_box(self.sides, &c, false);
         self.rebuild(c);
         Ok(())
     }

@@ -50,8 +50,8 @@ use partalloc_topology::{Coords, NodeId, OrientationOrder, Orientations, Topolog
 use crate::entry::ParamInfo;
 use crate::occupancy::occupancy_methods;
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request, StrategySpec,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request, StrategySpec,
 };
 
 mod gen_alg;
@@ -677,15 +677,7 @@ impl Allocator for NearestAllocator {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
         // Every method grants whenever enough nodes are free.

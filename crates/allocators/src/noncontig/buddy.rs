@@ -161,22 +161,12 @@ impl BlockTree {
                 pos: 0,
             });
         }
-        let key = |g: &GridBox| {
-            [
-                g.lo(0),
-                g.lo(1),
-                g.lo(2),
-                g.extent(0),
-                g.extent(1),
-                g.extent(2),
-            ]
-        };
         let mut by_rank = vec![Vec::new(); sizes.len()];
         for (i, blk) in blocks.iter().enumerate() {
             by_rank[blk.rank as usize].push(i as u32);
         }
         for list in &mut by_rank {
-            list.sort_by_key(|&i| key(&blocks[i as usize].gbox));
+            list.sort_by_key(|&i| take_order(&blocks[i as usize].gbox));
             for (p, &i) in list.iter().enumerate() {
                 blocks[i as usize].pos = p as u32;
             }
@@ -330,15 +320,7 @@ impl BuddyCore {
     /// The node count of a request, validated: any request kind, 1 ..=
     /// the machine's nodes.
     pub(crate) fn want(&self, request: &Request) -> Result<u64, AllocError> {
-        let want = request.node_count();
-        let total = self.topology.num_nodes() as u64;
-        if want == 0 || want > total {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
-        Ok(want)
+        crate::allocator::wanted_nodes(request, self.topology.num_nodes())
     }
 
     pub(crate) fn no_room(&self, request: &Request) -> AllocError {
@@ -424,19 +406,7 @@ impl BuddyCore {
 
     /// Sets the node states of a block's nodes.
     fn mark(&mut self, g: &GridBox, busy: bool) {
-        let [sx, sy, _] = self.tree.sides;
-        let (sx, sy) = (sx as usize, sy as usize);
-        let w = g.extent(0) as usize;
-        for z in g.lo(2)..=g.hi(2) {
-            for y in g.lo(1)..=g.hi(1) {
-                let lo = g.lo(0) as usize + sx * (y as usize + sy * z as usize);
-                if busy {
-                    self.occupancy.occupy_range(lo, lo + w);
-                } else {
-                    self.occupancy.vacate_range(lo, lo + w);
-                }
-            }
-        }
+        self.occupancy.set_box(self.tree.sides, g, busy);
     }
 
     /// Lists block `b` free and merges upwards while every child of the
@@ -508,10 +478,68 @@ impl BuddyCore {
     }
 }
 
-/// Implements [`Allocator`](crate::Allocator) for a multiple-buddy
-/// strategy with a `core: BuddyCore` field.
+/// The order free blocks of one size are taken in: lowest x, then y, then
+/// z, then the extents.
+fn take_order(g: &GridBox) -> [u32; 6] {
+    [
+        g.lo(0),
+        g.lo(1),
+        g.lo(2),
+        g.extent(0),
+        g.extent(1),
+        g.extent(2),
+    ]
+}
+
+/// Declares a multiple-buddy strategy: the struct (the doc comments given
+/// first) around a [`BuddyCore`], its constructor from the strategy's
+/// block-tree builder `tree(name, &topology)`, its inspection methods (the
+/// doc line of `new` and of `initial_blocks` given) and its
+/// [`Allocator`](crate::Allocator) impl. The three strategies differ only in
+/// the tree.
 macro_rules! buddy_allocator {
-    ($ty:ty) => {
+    (
+        $(#[$doc:meta])*
+        $ty:ident {
+            name: $name:expr,
+            tree: $tree:path,
+            new: $new_doc:literal,
+            free_blocks: $free_doc:literal,
+            initial_blocks: $init_doc:literal $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $ty {
+            pub(super) core: $crate::noncontig::buddy::BuddyCore,
+        }
+
+        impl $ty {
+            #[doc = $new_doc]
+            ///
+            /// # Errors
+            /// [`BuildError::UnsuitableTopology`](crate::BuildError::UnsuitableTopology)
+            /// for any other machine.
+            pub fn new(topology: partalloc_topology::Topology) -> Result<Self, $crate::BuildError> {
+                let tree = $tree($name, &topology)?;
+                Ok(Self {
+                    core: $crate::noncontig::buddy::BuddyCore::new($name, topology, tree),
+                })
+            }
+
+            #[doc = $free_doc]
+            #[must_use]
+            pub fn free_blocks(&self) -> Vec<(u64, Vec<partalloc_topology::GridBox>)> {
+                self.core.free_blocks()
+            }
+
+            #[doc = $init_doc]
+            #[must_use]
+            pub fn initial_blocks(&self) -> Vec<partalloc_topology::GridBox> {
+                self.core.tree().roots().copied().collect()
+            }
+        }
+
         impl $crate::Allocator for $ty {
             fn name(&self) -> String {
                 self.core.strategy.to_owned()
@@ -595,18 +623,7 @@ mod tests {
         }
 
         fn key(tree: &BlockTree, b: u32) -> ([u32; 6], u32) {
-            let g = &tree.blocks[b as usize].gbox;
-            (
-                [
-                    g.lo(0),
-                    g.lo(1),
-                    g.lo(2),
-                    g.extent(0),
-                    g.extent(1),
-                    g.extent(2),
-                ],
-                b,
-            )
+            (take_order(&tree.blocks[b as usize].gbox), b)
         }
 
         fn rank(&self, b: u32) -> usize {

@@ -54,8 +54,8 @@ use super::{box3, grid3};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "gabl";
@@ -244,19 +244,22 @@ impl Gabl {
         best
     }
 
+    /// The machine's box at `base` with `extents` (3-D, z = 0 on a plane);
+    /// a box3 refusal becomes the request's error.
+    fn machine_box(
+        &self,
+        request: &Request,
+        base: [u32; 3],
+        extents: [u32; 3],
+    ) -> Result<GridBox, AllocError> {
+        box3(NAME, &self.topology, self.dims, base, extents).map_err(|e| AllocError::Invalid {
+            request: *request,
+            reason: e.to_string(),
+        })
+    }
+
     fn set(&mut self, g: &GridBox, busy: bool) {
-        let [sx, sy, _] = self.sides.map(|s| s as usize);
-        let w = g.extent(0) as usize;
-        for z in g.lo(2)..=g.hi(2) {
-            for y in g.lo(1)..=g.hi(1) {
-                let lo = g.lo(0) as usize + sx * (y as usize + sy * z as usize);
-                if busy {
-                    self.occupancy.occupy_range(lo, lo + w);
-                } else {
-                    self.occupancy.vacate_range(lo, lo + w);
-                }
-            }
-        }
+        self.occupancy.set_box(self.sides, g, busy);
     }
 
     /// The request's first bound and whether it may rotate.
@@ -313,14 +316,8 @@ impl Allocator for Gabl {
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let want = request.node_count();
         let total = self.topology.num_nodes();
-        if want == 0 || want > total as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, total)?;
         let (first, rotate) = self.bound(request)?;
         if want > self.occupancy.free_count() as u64 {
             return Err(AllocError::NoRoom {
@@ -338,11 +335,7 @@ impl Allocator for Gabl {
                 let mut id = 0;
                 while need > 0 && id < total {
                     if self.occupancy.is_available(id as NodeId) {
-                        let g = box3(NAME, &self.topology, self.dims, self.coords(id), [1; 3])
-                            .map_err(|e| AllocError::Invalid {
-                                request: *request,
-                                reason: e.to_string(),
-                            })?;
+                        let g = self.machine_box(request, self.coords(id), [1; 3])?;
                         self.set(&g, true);
                         boxes.push(g);
                         need -= 1;
@@ -356,17 +349,7 @@ impl Allocator for Gabl {
             };
             // In the machine: the search keeps boxes inside it, which the
             // constructor checked box3 accepts.
-            let g = box3(
-                NAME,
-                &self.topology,
-                self.dims,
-                self.coords(best.base),
-                best.extents,
-            )
-            .map_err(|e| AllocError::Invalid {
-                request: *request,
-                reason: e.to_string(),
-            })?;
+            let g = self.machine_box(request, self.coords(best.base), best.extents)?;
             self.set(&g, true);
             boxes.push(g);
             need -= best.volume;
@@ -388,16 +371,7 @@ impl Allocator for Gabl {
     }
 
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        let want = request.node_count();
-        if want == 0 || want > self.topology.num_nodes() as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!(
-                    "needs {want} nodes; the machine has {}",
-                    self.topology.num_nodes()
-                ),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         self.bound(request)?;
         Ok(want <= self.occupancy.free_count() as u64)
     }
@@ -409,15 +383,7 @@ impl Allocator for Gabl {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 }
 
 #[cfg(test)]

@@ -34,45 +34,23 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use partalloc_topology::{GridBox, Topology};
+use partalloc_topology::Topology;
 
-use super::buddy::{BlockTree, BuddyCore, TreeBuilder, buddy_allocator};
+use super::buddy::{BlockTree, TreeBuilder, buddy_allocator};
 use super::{box3, grid3};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 const NAME: &str = "granular-mbs";
 
-/// The multiple buddy strategy over pairwise-merged blocks.
-#[derive(Debug, Clone)]
-pub struct GranularMbs {
-    pub(super) core: BuddyCore,
-}
-
-impl GranularMbs {
-    /// Granular MBS on `topology`, a mesh or torus (wrap unused) of one to
-    /// three dimensions.
-    ///
-    /// # Errors
-    /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
-        let tree = merged_tree(NAME, &topology)?;
-        Ok(Self {
-            core: BuddyCore::new(NAME, topology, tree),
-        })
-    }
-
-    /// The free blocks of each size, smallest size first, each list in the
-    /// order the strategy takes them.
-    #[must_use]
-    pub fn free_blocks(&self) -> Vec<(u64, Vec<GridBox>)> {
-        self.core.free_blocks()
-    }
-
-    /// The blocks left when the merging stops (the roots of the tree).
-    #[must_use]
-    pub fn initial_blocks(&self) -> Vec<GridBox> {
-        self.core.tree().roots().copied().collect()
+buddy_allocator! {
+    /// The multiple buddy strategy over pairwise-merged blocks.
+    GranularMbs {
+        name: NAME,
+        tree: merged_tree,
+        new: "Granular MBS on `topology`, a mesh or torus (wrap unused) of one to three dimensions.",
+        free_blocks: "The free blocks of each size, smallest size first, each list in the order the strategy takes them.",
+        initial_blocks: "The blocks left when the merging stops (the roots of the tree).",
     }
 }
 
@@ -159,8 +137,6 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
     build: |t, _| Ok(Box::new(GranularMbs::new(t.clone())?)),
 };
-
-buddy_allocator!(GranularMbs);
 
 #[cfg(test)]
 mod tests {

@@ -37,45 +37,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, Topology};
+use partalloc_topology::Topology;
 
-use super::buddy::{BlockTree, BuddyCore, TreeBuilder, buddy_allocator};
+use super::buddy::{BlockTree, TreeBuilder, buddy_allocator};
 use super::{box3, grid3, pow2_floor};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 const NAME: &str = "mbs";
 
-/// The multiple buddy strategy on a 1- to 3-D mesh (layered in 3-D).
-#[derive(Debug, Clone)]
-pub struct Mbs {
-    pub(super) core: BuddyCore,
-}
-
-impl Mbs {
-    /// MBS on `topology`, a mesh or torus (wrap unused) of one to three
-    /// dimensions.
-    ///
-    /// # Errors
-    /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
-        let tree = layered_tree(NAME, &topology)?;
-        Ok(Self {
-            core: BuddyCore::new(NAME, topology, tree),
-        })
-    }
-
-    /// The free blocks of each size, smallest size first, each list in the
-    /// order MBS takes them (the paper's free block record).
-    #[must_use]
-    pub fn free_blocks(&self) -> Vec<(u64, Vec<GridBox>)> {
-        self.core.free_blocks()
-    }
-
-    /// The blocks of the initial division.
-    #[must_use]
-    pub fn initial_blocks(&self) -> Vec<GridBox> {
-        self.core.tree().roots().copied().collect()
+buddy_allocator! {
+    /// The multiple buddy strategy on a 1- to 3-D mesh (layered in 3-D).
+    Mbs {
+        name: NAME,
+        tree: layered_tree,
+        new: "MBS on `topology`, a mesh or torus (wrap unused) of one to three dimensions.",
+        free_blocks: "The free blocks of each size, smallest size first, each list in the order MBS takes them (the paper's free block record).",
+        initial_blocks: "The blocks of the initial division.",
     }
 }
 
@@ -129,10 +107,10 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, _| Ok(Box::new(Mbs::new(t.clone())?)),
 };
 
-buddy_allocator!(Mbs);
-
 #[cfg(test)]
 mod tests {
+    use partalloc_topology::GridBox;
+
     use super::*;
     use crate::{Allocator, Request};
 

@@ -27,45 +27,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, Topology};
+use partalloc_topology::Topology;
 
-use super::buddy::{BlockTree, BuddyCore, TreeBuilder, buddy_allocator};
+use super::buddy::{BlockTree, TreeBuilder, buddy_allocator};
 use super::{box3, grid3, pow2_floor};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 const NAME: &str = "octet-mbs";
 
-/// The multiple buddy strategy with power-of-two cubes.
-#[derive(Debug, Clone)]
-pub struct OctetMbs {
-    pub(super) core: BuddyCore,
-}
-
-impl OctetMbs {
-    /// Octet MBS on `topology`, a mesh or torus (wrap unused) of one to
-    /// three dimensions.
-    ///
-    /// # Errors
-    /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
-        let tree = cube_tree(NAME, &topology)?;
-        Ok(Self {
-            core: BuddyCore::new(NAME, topology, tree),
-        })
-    }
-
-    /// The free blocks of each size, smallest size first, each list in the
-    /// order the strategy takes them.
-    #[must_use]
-    pub fn free_blocks(&self) -> Vec<(u64, Vec<GridBox>)> {
-        self.core.free_blocks()
-    }
-
-    /// The cubes of the initial division.
-    #[must_use]
-    pub fn initial_blocks(&self) -> Vec<GridBox> {
-        self.core.tree().roots().copied().collect()
+buddy_allocator! {
+    /// The multiple buddy strategy with power-of-two cubes.
+    OctetMbs {
+        name: NAME,
+        tree: cube_tree,
+        new: "Octet MBS on `topology`, a mesh or torus (wrap unused) of one to three dimensions.",
+        free_blocks: "The free blocks of each size, smallest size first, each list in the order the strategy takes them.",
+        initial_blocks: "The cubes of the initial division.",
     }
 }
 
@@ -117,8 +95,6 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
     build: |t, _| Ok(Box::new(OctetMbs::new(t.clone())?)),
 };
-
-buddy_allocator!(OctetMbs);
 
 #[cfg(test)]
 mod tests {

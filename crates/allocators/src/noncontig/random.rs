@@ -33,8 +33,8 @@ use partalloc_topology::{NodeId, Topology};
 use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::occupancy::occupancy_methods;
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "random";
@@ -252,14 +252,8 @@ impl Allocator for RandomNodes {
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let want = request.node_count();
         let total = self.topology.num_nodes();
-        if want == 0 || want > total as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, total)?;
         let free = self.occupancy.free_count() as u64;
         if want > free {
             return Err(AllocError::NoRoom {
@@ -303,16 +297,7 @@ impl Allocator for RandomNodes {
     }
 
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        let want = request.node_count();
-        if want == 0 || want > self.topology.num_nodes() as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!(
-                    "needs {want} nodes; the machine has {}",
-                    self.topology.num_nodes()
-                ),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         Ok(want <= self.occupancy.free_count() as u64)
     }
 
@@ -323,15 +308,7 @@ impl Allocator for RandomNodes {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod cli;
+mod everywhere;
 mod kueue;
 mod limits;
 mod pods;

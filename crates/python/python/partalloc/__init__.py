@@ -208,6 +208,11 @@ _RECORD_DTYPE = np.dtype(
         ("requested", "<u8"),
         ("granted", "<u8"),
         ("partition", object),
+        ("distance_sum", "<f8"),
+        ("mean_distance", "<f8"),
+        ("diameter", "<f8"),
+        ("span", "<f8"),
+        ("pieces", "<f8"),
     ]
 )
 
@@ -252,6 +257,7 @@ def simulate(
     lenient: bool = False,
     records: bool = True,
     as_frame: Optional[bool] = None,
+    runtime_model: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -295,6 +301,12 @@ def simulate(
     the wrong type a ``TypeError``, a wrong value (a busy node, too few
     nodes, an index past the queue) a ``ValueError``; an exception raised
     inside one of them stops the run and is raised as itself.
+
+    Each record carries its grant's dispersal (``distance_sum``,
+    ``mean_distance``, ``diameter``, ``span``, ``pieces``; NaN on a Slurm
+    machine) and the results their means. ``runtime_model``
+    (``"sst:A[B,C]"`` or ``"linear:K"``, as ``--runtime-model``) makes run
+    times grow with dispersal; off by default.
     """
     summary, columns = _native.simulate(
         topology,
@@ -310,6 +322,7 @@ def simulate(
         mapping=mapping,
         lenient=lenient,
         records=records,
+        runtime_model=runtime_model,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 
