@@ -46,9 +46,7 @@ fn simulate(machine: &str, alloc: &str, extra: &[&str]) -> Output {
 }
 
 fn mean(v: &Value, metric: &str) -> f64 {
-    v["replications"][0][metric]
-        .as_f64()
-        .unwrap()
+    v["replications"][0][metric].as_f64().unwrap()
 }
 
 #[test]
