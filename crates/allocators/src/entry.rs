@@ -70,6 +70,7 @@ pub const ANY_TOPOLOGY: &[TopologyKind] = &[
     TopologyKind::Tree,
     TopologyKind::Ring,
     TopologyKind::Torus3d,
+    TopologyKind::Capacity,
 ];
 
 /// Builds an entry's product for a machine from a parsed spec whose name

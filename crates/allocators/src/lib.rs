@@ -72,6 +72,7 @@ pub mod slurm;
 pub mod slurm_golden;
 mod spec;
 mod submesh_list;
+pub mod tas;
 pub mod torus3d;
 pub mod tree;
 

@@ -110,6 +110,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             TopologyKind::Tree,
             TopologyKind::Ring,
             TopologyKind::Torus3d,
+            TopologyKind::Capacity,
         ],
     },
     build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),

@@ -105,6 +105,7 @@ const BUILTIN: &[AllocatorEntry] = &[
     crate::slurm::RING_ENTRY,
     crate::slurm::TORUS3D_ENTRY,
     crate::paging::ENTRY,
+    crate::tas::ENTRY,
     crate::pod::FIRST_FIT_ENTRY,
     crate::pod::BEST_FIT_ENTRY,
     crate::pod::RECONFIGURABLE_ENTRY,
@@ -201,6 +202,7 @@ mod tests {
                 .unwrap()
                 .into(),
                 TopologyKind::Pod => "pod:tpu-v4:8x8x8".parse().unwrap(),
+                TopologyKind::Capacity => "racks:2x3x4gpu".parse().unwrap(),
                 _ => "torus:8x8".parse().unwrap(),
             };
             let a = build(e.info.name, &topo).unwrap();

@@ -21,6 +21,9 @@ pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
     if let Some(slurm) = crate::slurm_file::load(text) {
         return slurm;
     }
+    if let Some(kueue) = crate::kueue_file::load(text) {
+        return kueue;
+    }
     if crate::pod_file::is_pod_file(text) {
         return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
     }
@@ -38,6 +41,9 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
     let t = text.trim();
     if crate::pod_file::is_pod_file(t) {
         return Some(t.into());
+    }
+    if let Some(nodes) = crate::kueue_file::nodes_file(t) {
+        return Some(nodes);
     }
     let (family, rest) = t.split_once(':')?;
     if !matches!(

@@ -47,6 +47,7 @@
 
 #![deny(missing_docs)]
 
+pub mod capacity;
 mod coords;
 mod error;
 mod freeset;

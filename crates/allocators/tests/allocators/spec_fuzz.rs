@@ -81,6 +81,8 @@ const MACHINES: &[&str] = &[
     "torus:8x8",
     "kary-torus:4^3",
     "torus:2x2x2x2",
+    "racks:1x1x1gpu",
+    "racks:2x2x2x2gpu",
     "pod:tpu-v5e:4x4",
 ];
 

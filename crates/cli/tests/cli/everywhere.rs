@@ -76,6 +76,9 @@ const ANY_FREE_NODES: &[&str] = &[
     "octet-mbs",
     "gabl",
     "random",
+    // Its default, preferred at the rack level with 1-GPU pods, spreads
+    // when no rack holds the job.
+    "tas",
     "curve-first-fit",
     "curve-best-fit",
     "curve-sorted-free-list",
@@ -107,6 +110,7 @@ fn machines() -> Vec<(String, &'static str)> {
             format!("ring:{}", example("ring-4x8.conf")),
             "max_sides = \"4\"",
         ),
+        ("racks:2x4x4gpu".to_owned(), "max_sides = \"16\""),
         (
             example("pods/lab-2d.toml"),
             "shape_weights = [1, 1, 1, 1, 1, 0, 0]",
@@ -221,9 +225,10 @@ fn every_listed_allocator_replays_a_trace_on_every_family() {
         for r in runs {
             assert_eq!(r["completed"], 40, "{machine}: {}", r["allocator"]);
             // Every grant is at least one contiguous piece where hops are
-            // defined; Slurm machines measure no dispersal (zero means).
+            // defined; Slurm and capacity machines measure no dispersal
+            // (zero means).
             let pieces = r["mean_pieces"].as_f64().unwrap();
-            let slurm = ["blocks:", "tree:", "ring:", "torus3d:"]
+            let slurm = ["blocks:", "tree:", "ring:", "torus3d:", "racks:"]
                 .iter()
                 .any(|p| machine.starts_with(p));
             assert!(

@@ -5,6 +5,7 @@
 mod adversarial;
 mod cli;
 mod everywhere;
+mod kueue;
 mod limits;
 mod pods;
 mod shard;

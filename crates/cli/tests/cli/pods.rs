@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::support::{ok, repo, run, words};
 
-fn fails(o: &Output) -> String {
+pub(crate) fn fails(o: &Output) -> String {
     let e = String::from_utf8(o.stderr.clone()).unwrap();
     assert_eq!(o.status.code(), Some(1), "stderr: {e}");
     assert!(e.starts_with("error: ") && e.lines().count() == 1, "{e}");
