@@ -121,6 +121,19 @@ impl Dispersal {
     }
 }
 
+/// Most entries (nodes × dimensions) of a machine's coordinate table: 16
+/// MiB of `u32`; larger machines compute coordinates by division.
+const COORD_TABLE_MAX: usize = 1 << 22;
+
+/// Appends the coordinates of `node` (dimension 0 fastest).
+fn push_coords(out: &mut Vec<u32>, node: NodeId, sides: &Coords) {
+    let mut rest = node;
+    for &k in sides.iter() {
+        out.push(rest % k);
+        rest /= k;
+    }
+}
+
 /// Measures node sets of one machine, keeping its buffers between calls.
 #[derive(Debug, Clone)]
 pub struct Measurer {
@@ -135,8 +148,14 @@ pub struct Measurer {
     /// Coordinate counts of one dimension (and, doubled, running sums).
     counts: Vec<u64>,
     sums: Vec<u64>,
-    /// Union–find parents.
+    /// Union–find parents and, per root, its component's size (the
+    /// smaller tree joins the larger, so finds stay short).
     parent: Vec<u32>,
+    size: Vec<u32>,
+    /// Per node of the machine, its d coordinates (built on first use for
+    /// machines of at most [`COORD_TABLE_MAX`] entries; larger machines
+    /// divide instead).
+    table: Vec<u32>,
     /// The set's node ids (for partitions).
     ids: Vec<NodeId>,
     /// Breadth-first distances over the machine (torus diameter only).
@@ -170,6 +189,8 @@ impl Measurer {
             counts: Vec::new(),
             sums: Vec::new(),
             parent: Vec::new(),
+            size: Vec::new(),
+            table: Vec::new(),
             ids: Vec::new(),
             dist: Vec::new(),
             queue: Vec::new(),
@@ -232,11 +253,23 @@ impl Measurer {
         }
         self.coords.clear();
         self.coords.reserve(n * d);
-        for &node in nodes {
-            let mut rest = node;
-            for &k in self.sides.iter() {
-                self.coords.push(rest % k);
-                rest /= k;
+        if self.table.is_empty() && self.nodes * d <= COORD_TABLE_MAX {
+            self.table.reserve_exact(self.nodes * d);
+            for node in 0..self.nodes as u32 {
+                push_coords(&mut self.table, node, &self.sides);
+            }
+        }
+        if self.table.is_empty() {
+            for &node in nodes {
+                push_coords(&mut self.coords, node, &self.sides);
+            }
+        } else {
+            for &node in nodes {
+                // In range: every node was checked against the machine above.
+                let at = node as usize * d;
+                if let Some(c) = self.table.get(at..at + d) {
+                    self.coords.extend_from_slice(c);
+                }
             }
         }
         let mut distance_sum = 0u128;
@@ -361,6 +394,8 @@ impl Measurer {
         let n = nodes.len();
         self.parent.clear();
         self.parent.extend(0..n as u32);
+        self.size.clear();
+        self.size.resize(n, 1);
         let mut pieces = n as u32;
         for (i, &node) in nodes.iter().enumerate() {
             let mut stride = 1u32;
@@ -383,7 +418,13 @@ impl Measurer {
                 }
                 let (a, b) = (self.find(i as u32), self.find(j - 1));
                 if a != b {
-                    self.parent[a as usize] = b;
+                    let (big, small) = if self.size[a as usize] < self.size[b as usize] {
+                        (b, a)
+                    } else {
+                        (a, b)
+                    };
+                    self.parent[small as usize] = big;
+                    self.size[big as usize] += self.size[small as usize];
                     pieces -= 1;
                 }
             }
