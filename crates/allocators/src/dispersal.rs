@@ -353,41 +353,40 @@ impl Measurer {
                 pieces: 0,
             });
         }
-        if !rows.mark(self.nodes, nodes) {
-            return None;
-        }
-        let width = rows.width as usize;
-        // Coordinates along dimensions 1..d of each touched row (e each).
+        // Dimension 0's counts come with the marking.
+        let mut c0 = [0u64; 64];
+        let union = rows.mark(self.nodes, nodes, &mut c0)?;
+        // Coordinates along dimensions 1..d of each touched row (e each;
+        // the last is what remains of the row number).
         let e = d - 1;
         rows.coords.clear();
-        for &r in &rows.touched {
-            let mut rest = r;
-            for &k in self.sides.iter().skip(1) {
-                rows.coords.push(rest % k);
-                rest /= k;
+        if e > 0 {
+            let inner = &self.sides[1..e];
+            for &r in &rows.touched {
+                let mut rest = r;
+                for &k in inner {
+                    rows.coords.push(rest % k);
+                    rest /= k;
+                }
+                rows.coords.push(rest);
             }
         }
-        // Dimension 0 from each row's set bits, the others from each row's
-        // count at the row's coordinates.
-        let mut c0 = [0u64; 65];
-        for &r in &rows.touched {
-            let mut m = rows.masks[r as usize];
-            while m != 0 {
-                c0[m.trailing_zeros() as usize] += 1;
-                m &= m - 1;
-            }
-        }
-        let (mut distance_sum, lo, ext) = line(&c0[..width], n);
+        // Every x of the set is a bit of the rows' union.
+        let (lo, hi) = (union.trailing_zeros(), 63 - union.leading_zeros());
+        let (mut distance_sum, lo, ext) = line(&c0[lo as usize..=hi as usize], n, lo);
         let (mut base, mut extents) = (self.sides, self.sides);
         (base[0], extents[0]) = (lo, ext);
         for dim in 1..d {
             self.counts.clear();
             self.counts.resize(self.sides[dim] as usize, 0);
+            let (mut lo, mut hi) = (u32::MAX, 0);
             for (t, &r) in rows.touched.iter().enumerate() {
-                let y = rows.coords[t * e + dim - 1] as usize;
-                self.counts[y] += u64::from(rows.masks[r as usize].count_ones());
+                let y = rows.coords[t * e + dim - 1];
+                lo = lo.min(y);
+                hi = hi.max(y);
+                self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
             }
-            let (sum, lo, ext) = line(&self.counts, n);
+            let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
             distance_sum += sum;
             (base[dim], extents[dim]) = (lo, ext);
         }
@@ -468,7 +467,7 @@ impl Measurer {
             return (0, 0, 0);
         }
         if !self.wrap {
-            return line(&self.counts, n);
+            return line(&self.counts, n, 0);
         }
         // A cycle of k positions: for each occupied v, the coordinates at
         // offsets 1..=h ahead (h = ⌊k/2⌋) are that far away, those at offsets
@@ -523,6 +522,7 @@ impl Measurer {
         (twice / 2, lo as u32, ext as u32)
     }
 
+    #[inline]
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let p = self.parent[x as usize];
@@ -542,6 +542,7 @@ impl Measurer {
 
     /// Joins the components of `x` and `y` (the smaller under the larger);
     /// whether they were apart.
+    #[inline]
     fn union(&mut self, x: u32, y: u32) -> bool {
         let (a, b) = (self.find(x), self.find(y));
         if a == b {
@@ -754,9 +755,10 @@ impl Rows {
         })
     }
 
-    /// Sets each node's bit in its row; false (and nothing marked) for a
-    /// node outside the machine's `nodes` or a node listed twice.
-    fn mark(&mut self, nodes: usize, set: &[NodeId]) -> bool {
+    /// Sets each node's bit in its row and counts its x in `c0`; the union
+    /// of the rows, or `None` (and nothing marked) for a node outside the
+    /// machine's `nodes` or a node listed twice.
+    fn mark(&mut self, nodes: usize, set: &[NodeId], c0: &mut [u64; 64]) -> Option<u64> {
         let rows = nodes / self.width as usize;
         if self.masks.len() != rows {
             self.masks = vec![0; rows];
@@ -765,25 +767,31 @@ impl Rows {
         self.touched.clear();
         let w = self.width;
         let inside = match self.shift {
-            Some(s) => self.mark_split(set, |v| (v >> s, v & (w - 1))),
-            None => self.mark_split(set, |v| (v / w, v % w)),
+            Some(s) => self.mark_split(set, c0, |v| (v >> s, v & (w - 1))),
+            None => self.mark_split(set, c0, |v| (v / w, v % w)),
         };
         // Without repeats, the rows hold as many bits as the set has nodes.
-        let ones: u64 = self
-            .touched
-            .iter()
-            .map(|&r| u64::from(self.masks[r as usize].count_ones()))
-            .sum();
+        let (mut ones, mut union) = (0u64, 0u64);
+        for &r in &self.touched {
+            let m = self.masks[r as usize];
+            ones += u64::from(m.count_ones());
+            union |= m;
+        }
         if inside && ones == set.len() as u64 {
-            return true;
+            return Some(union);
         }
         for &r in &self.touched {
             self.masks[r as usize] = 0;
         }
-        false
+        None
     }
 
-    fn mark_split(&mut self, set: &[NodeId], split: impl Fn(NodeId) -> (u32, u32)) -> bool {
+    fn mark_split(
+        &mut self,
+        set: &[NodeId],
+        c0: &mut [u64; 64],
+        split: impl Fn(NodeId) -> (u32, u32),
+    ) -> bool {
         for &node in set {
             let (r, x) = split(node);
             // Rows × width = nodes, so a row past the last is a node past it.
@@ -794,6 +802,8 @@ impl Rows {
                 self.touched.push(r);
             }
             *m |= 1 << x;
+            // x < width ≤ 64: the mask changes nothing.
+            c0[x as usize & 63] += 1;
         }
         true
     }
@@ -825,17 +835,18 @@ impl Rows {
 }
 
 /// Along a line of a mesh holding `counts[v]` of the set's `n` (≥ 1) nodes
-/// at coordinate v: the sum of pairwise distances and the span (first
-/// coordinate, extent).
-fn line(counts: &[u64], n: usize) -> (u128, u32, u32) {
+/// at coordinate `offset + v`: the sum of pairwise distances and the span
+/// (first coordinate, extent).
+fn line(counts: &[u64], n: usize, offset: u32) -> (u128, u32, u32) {
     // Below 2^20 nodes and 2^20 coordinates every partial sum stays under
     // n²·k < 2^60, so words suffice.
-    if n < 1 << 20 && counts.len() < 1 << 20 {
+    let (total, lo, ext) = if n < 1 << 20 && counts.len() < 1 << 20 {
         let (total, lo, ext) = line_in::<u64>(counts);
         (u128::from(total), lo, ext)
     } else {
         line_in::<u128>(counts)
-    }
+    };
+    (total, offset + lo, ext)
 }
 
 fn line_in<T>(counts: &[u64]) -> (T, u32, u32)
