@@ -1021,7 +1021,10 @@ mod tests {
             let grid = Grid::mesh(&sides).unwrap();
             let all: Vec<NodeId> = (0..grid.num_nodes() as NodeId).collect();
             let n = all.len();
-            (Just(grid), prop::sample::subsequence(all, 0..=n).prop_shuffle())
+            (
+                Just(grid),
+                prop::sample::subsequence(all, 0..=n).prop_shuffle(),
+            )
         })
     }
 
