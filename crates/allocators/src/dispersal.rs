@@ -164,8 +164,9 @@ pub struct Measurer {
     dist: Vec<u32>,
     queue: Vec<u32>,
     /// The word-level path (see [`Rows`]), on meshes whose dimension 0
-    /// fits a word.
-    rows: Option<Rows>,
+    /// fits a word (boxed: the measurer stays small, and handing the
+    /// buffers over per call moves a pointer).
+    rows: Option<Box<Rows>>,
 }
 
 /// Buffers of the word-level path: on a mesh whose dimension 0 has at most
@@ -223,7 +224,7 @@ impl Measurer {
             ids: Vec::new(),
             dist: Vec::new(),
             queue: Vec::new(),
-            rows: Rows::for_grid(grid),
+            rows: Rows::for_grid(grid).map(Box::new),
         }
     }
 
