@@ -11,6 +11,12 @@
 //! in the steady state the time per iteration is the mean cost of one
 //! allocate plus one release.
 //!
+//! `dispersal_144_of_256`: measuring one paging-like grant (144 of a 16×16
+//! machine's nodes, scattered, in random order) with a
+//! [`Measurer`](partalloc_allocators::dispersal::Measurer), as a run does for
+//! every started job: on the mesh (the word-per-row path) and, for
+//! reference, the torus (node by node).
+//!
 //! Run: `cargo bench -p partalloc-allocators --bench noncontig -- --warm-up-time 1 --measurement-time 3`
 
 #![expect(
@@ -21,8 +27,9 @@
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use partalloc_allocators::dispersal::Measurer;
 use partalloc_allocators::{Request, registry};
-use partalloc_topology::Topology;
+use partalloc_topology::{NodeId, Topology};
 
 mod support;
 use support::Run;
@@ -88,12 +95,30 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// One 144-node grant scattered over 16×16 (a shuffle's first 144), measured.
+fn dispersal(c: &mut Criterion) {
+    let mut rng = Lcg(0xD15);
+    let mut all: Vec<NodeId> = (0..256).collect();
+    for i in (1..all.len()).rev() {
+        all.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let grant = &all[..144];
+    let mut group = c.benchmark_group("dispersal_144_of_256");
+    for machine in ["mesh:16x16", "torus:16x16"] {
+        let mut m = Measurer::new(&machine.parse().unwrap()).unwrap();
+        group.bench_function(machine, |b| {
+            b.iter(|| m.measure(std::hint::black_box(grant)).unwrap());
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .sample_size(20);
-    targets = bench
+    targets = bench, dispersal
 }
 criterion_main!(benches);

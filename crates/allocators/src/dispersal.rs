@@ -44,6 +44,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use core::ops::{Add, Mul, Sub};
+
 use partalloc_topology::{Coords, Grid, NodeId, Topology, TopologyError};
 use thiserror::Error;
 
@@ -121,6 +123,19 @@ impl Dispersal {
     }
 }
 
+/// Most entries (nodes × dimensions) of a machine's coordinate table: 16
+/// MiB of `u32`; larger machines compute coordinates by division.
+const COORD_TABLE_MAX: usize = 1 << 22;
+
+/// Appends the coordinates of `node` (dimension 0 fastest).
+fn push_coords(out: &mut Vec<u32>, node: NodeId, sides: &Coords) {
+    let mut rest = node;
+    for &k in sides.iter() {
+        out.push(rest % k);
+        rest /= k;
+    }
+}
+
 /// Measures node sets of one machine, keeping its buffers between calls.
 #[derive(Debug, Clone)]
 pub struct Measurer {
@@ -135,13 +150,47 @@ pub struct Measurer {
     /// Coordinate counts of one dimension (and, doubled, running sums).
     counts: Vec<u64>,
     sums: Vec<u64>,
-    /// Union–find parents.
+    /// Union–find parents and, per root, its component's size (the
+    /// smaller tree joins the larger, so finds stay short).
     parent: Vec<u32>,
+    size: Vec<u32>,
+    /// Per node of the machine, its d coordinates (built on first use for
+    /// machines of at most [`COORD_TABLE_MAX`] entries; larger machines
+    /// divide instead).
+    table: Vec<u32>,
     /// The set's node ids (for partitions).
     ids: Vec<NodeId>,
     /// Breadth-first distances over the machine (torus diameter only).
     dist: Vec<u32>,
     queue: Vec<u32>,
+    /// The word-level path (see [`Rows`]), on meshes whose dimension 0
+    /// fits a word (boxed: the measurer stays small, and handing the
+    /// buffers over per call moves a pointer).
+    rows: Option<Box<Rows>>,
+}
+
+/// Buffers of the word-level path: on a mesh whose dimension 0 has at most
+/// 64 nodes, a set is one 64-bit mask per row (a row: the nodes sharing
+/// their coordinates along dimensions 1..d), and most work is per row.
+#[derive(Debug, Clone)]
+struct Rows {
+    /// Nodes per row (the side of dimension 0, 1..=64).
+    width: u32,
+    /// `log2(width)` when the width is a power of two (rows by shifting).
+    shift: Option<u32>,
+    /// Per row of the machine, the set's nodes in it (cleared after every
+    /// call).
+    masks: Vec<u64>,
+    /// The rows the set occupies, in the order first met.
+    touched: Vec<u32>,
+    /// Coordinates along dimensions 1..d of each touched row.
+    coords: Vec<u32>,
+    /// Per row of the machine: its runs in `runs` (first, end), valid for
+    /// touched rows.
+    spans: Vec<(u32, u32)>,
+    /// Runs of consecutive nodes within a row, as masks; a row's runs lie
+    /// in increasing order.
+    runs: Vec<u64>,
 }
 
 impl Measurer {
@@ -170,9 +219,12 @@ impl Measurer {
             counts: Vec::new(),
             sums: Vec::new(),
             parent: Vec::new(),
+            size: Vec::new(),
+            table: Vec::new(),
             ids: Vec::new(),
             dist: Vec::new(),
             queue: Vec::new(),
+            rows: Rows::for_grid(grid).map(Box::new),
         }
     }
 
@@ -201,6 +253,15 @@ impl Measurer {
     /// # Errors
     /// A node outside the machine, or a node listed twice.
     pub fn measure(&mut self, nodes: &[NodeId]) -> Result<Dispersal, DispersalError> {
+        if let Some(got) = self.measure_rows(nodes) {
+            return Ok(got);
+        }
+        self.measure_generic(nodes)
+    }
+
+    /// The node-by-node path: any grid; also where the word-level path
+    /// hands a bad set, so both give the same error.
+    fn measure_generic(&mut self, nodes: &[NodeId]) -> Result<Dispersal, DispersalError> {
         if self.slot.len() != self.nodes {
             self.slot = vec![0; self.nodes];
         }
@@ -232,11 +293,23 @@ impl Measurer {
         }
         self.coords.clear();
         self.coords.reserve(n * d);
-        for &node in nodes {
-            let mut rest = node;
-            for &k in self.sides.iter() {
-                self.coords.push(rest % k);
-                rest /= k;
+        if self.table.is_empty() && self.nodes * d <= COORD_TABLE_MAX {
+            self.table.reserve_exact(self.nodes * d);
+            for node in 0..self.nodes as u32 {
+                push_coords(&mut self.table, node, &self.sides);
+            }
+        }
+        if self.table.is_empty() {
+            for &node in nodes {
+                push_coords(&mut self.coords, node, &self.sides);
+            }
+        } else {
+            for &node in nodes {
+                // In range: every node was checked against the machine above.
+                let at = node as usize * d;
+                if let Some(c) = self.table.get(at..at + d) {
+                    self.coords.extend_from_slice(c);
+                }
             }
         }
         let mut distance_sum = 0u128;
@@ -260,6 +333,127 @@ impl Measurer {
         })
     }
 
+    /// The word-level path (a mesh whose dimension 0 has at most 64
+    /// nodes); `None` on other machines and for a set with a node outside
+    /// the machine or listed twice (the generic path then names it).
+    fn measure_rows(&mut self, nodes: &[NodeId]) -> Option<Dispersal> {
+        let mut rows = self.rows.take()?;
+        let got = self.measure_in_rows(&mut rows, nodes);
+        self.rows = Some(rows);
+        got
+    }
+
+    fn measure_in_rows(&mut self, rows: &mut Rows, nodes: &[NodeId]) -> Option<Dispersal> {
+        let (d, n) = (self.sides.len(), nodes.len());
+        if n == 0 {
+            return Some(Dispersal {
+                nodes: 0,
+                distance_sum: 0,
+                diameter: 0,
+                span: None,
+                pieces: 0,
+            });
+        }
+        // Dimension 0's counts come with the marking.
+        let mut c0 = [0u64; 64];
+        let union = rows.mark(self.nodes, nodes, &mut c0)?;
+        // Coordinates along dimensions 1..d of each touched row (e each;
+        // the last is what remains of the row number).
+        let e = d - 1;
+        rows.coords.clear();
+        if e > 0 {
+            let inner = &self.sides[1..e];
+            for &r in &rows.touched {
+                let mut rest = r;
+                for &k in inner {
+                    rows.coords.push(rest % k);
+                    rest /= k;
+                }
+                rows.coords.push(rest);
+            }
+        }
+        // Every x of the set is a bit of the rows' union.
+        let (lo, hi) = (union.trailing_zeros(), 63 - union.leading_zeros());
+        let (mut distance_sum, lo, ext) = line(&c0[lo as usize..=hi as usize], n, lo);
+        let (mut base, mut extents) = (self.sides, self.sides);
+        (base[0], extents[0]) = (lo, ext);
+        for dim in 1..d {
+            self.counts.clear();
+            self.counts.resize(self.sides[dim] as usize, 0);
+            let (mut lo, mut hi) = (u32::MAX, 0);
+            for (t, &r) in rows.touched.iter().enumerate() {
+                let y = rows.coords[t * e + dim - 1];
+                lo = lo.min(y);
+                hi = hi.max(y);
+                self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
+            }
+            let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
+            distance_sum += sum;
+            (base[dim], extents[dim]) = (lo, ext);
+        }
+        let pieces = self.row_pieces(rows);
+        let diameter = if n < 2 { 0 } else { rows.diameter(e) };
+        for &r in &rows.touched {
+            rows.masks[r as usize] = 0;
+        }
+        Some(Dispersal {
+            nodes: n as u64,
+            distance_sum,
+            diameter,
+            span: Some(Span { base, extents }),
+            pieces,
+        })
+    }
+
+    /// Pieces of a marked set: union–find over the runs of each row, a run
+    /// joined to the runs it overlaps in the next row along each dimension
+    /// 1..d.
+    fn row_pieces(&mut self, rows: &mut Rows) -> u32 {
+        let e = self.sides.len() - 1;
+        rows.runs.clear();
+        for &r in &rows.touched {
+            let first = rows.runs.len() as u32;
+            let mut m = rows.masks[r as usize];
+            while m != 0 {
+                // Adding the lowest set bit clears the lowest run and sets
+                // the bit above it (or carries out at bit 63).
+                let t = m.wrapping_add(m & m.wrapping_neg());
+                rows.runs.push(m & !t);
+                m &= t;
+            }
+            rows.spans[r as usize] = (first, rows.runs.len() as u32);
+        }
+        self.reset_union(rows.runs.len());
+        let mut pieces = rows.runs.len() as u32;
+        let sides = self.sides;
+        for (t, &r) in rows.touched.iter().enumerate() {
+            let mut stride = 1usize;
+            for (&k, &c) in sides.iter().skip(1).zip(&rows.coords[t * e..t * e + e]) {
+                let next = r as usize + stride;
+                stride *= k as usize;
+                if c + 1 >= k || rows.masks[next] == 0 {
+                    continue;
+                }
+                // Both rows' runs in increasing order: step past whichever
+                // ends first (the smaller mask), joining overlaps.
+                let (mut i, a_end) = rows.spans[r as usize];
+                let (mut j, b_end) = rows.spans[next];
+                while i < a_end && j < b_end {
+                    let (a, b) = (rows.runs[i as usize], rows.runs[j as usize]);
+                    if a & b != 0 && self.union(i, j) {
+                        pieces -= 1;
+                    }
+                    if a < b {
+                        i += 1;
+                    } else {
+                        j += 1;
+                    }
+                }
+            }
+        }
+        pieces
+    }
+
     /// Along one dimension: the sum of pairwise distances between the
     /// coordinates, and the span (first coordinate, extent).
     fn dimension(&mut self, dim: usize, n: usize) -> (u128, u32, u32) {
@@ -274,23 +468,7 @@ impl Measurer {
             return (0, 0, 0);
         }
         if !self.wrap {
-            // Σ over v < w of c_v·c_w·(w − v), from the running count and
-            // the running sum of coordinates below w.
-            let (mut below, mut below_sum, mut total) = (0u128, 0u128, 0u128);
-            let (mut lo, mut hi) = (None, 0);
-            for (w, &c) in self.counts.iter().enumerate() {
-                if c == 0 {
-                    continue;
-                }
-                let (c, wv) = (u128::from(c), w as u128);
-                total += c * (below * wv - below_sum);
-                below += c;
-                below_sum += c * wv;
-                lo.get_or_insert(w);
-                hi = w;
-            }
-            let lo = lo.unwrap_or(0);
-            return (total, lo as u32, (hi - lo + 1) as u32);
+            return line(&self.counts, n, 0);
         }
         // A cycle of k positions: for each occupied v, the coordinates at
         // offsets 1..=h ahead (h = ⌊k/2⌋) are that far away, those at offsets
@@ -345,6 +523,7 @@ impl Measurer {
         (twice / 2, lo as u32, ext as u32)
     }
 
+    #[inline]
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let p = self.parent[x as usize];
@@ -354,13 +533,38 @@ impl Measurer {
         x
     }
 
+    /// Fresh union–find over `n` singletons.
+    fn reset_union(&mut self, n: usize) {
+        self.parent.clear();
+        self.parent.extend(0..n as u32);
+        self.size.clear();
+        self.size.resize(n, 1);
+    }
+
+    /// Joins the components of `x` and `y` (the smaller under the larger);
+    /// whether they were apart.
+    #[inline]
+    fn union(&mut self, x: u32, y: u32) -> bool {
+        let (a, b) = (self.find(x), self.find(y));
+        if a == b {
+            return false;
+        }
+        let (big, small) = if self.size[a as usize] < self.size[b as usize] {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        self.parent[small as usize] = big;
+        self.size[big as usize] += self.size[small as usize];
+        true
+    }
+
     /// Connected components: every node joined to its +1 neighbour along
     /// each dimension when that neighbour is in the set.
     fn pieces(&mut self, nodes: &[NodeId]) -> u32 {
         let d = self.sides.len();
         let n = nodes.len();
-        self.parent.clear();
-        self.parent.extend(0..n as u32);
+        self.reset_union(n);
         let mut pieces = n as u32;
         for (i, &node) in nodes.iter().enumerate() {
             let mut stride = 1u32;
@@ -381,9 +585,7 @@ impl Measurer {
                 if j == 0 {
                     continue;
                 }
-                let (a, b) = (self.find(i as u32), self.find(j - 1));
-                if a != b {
-                    self.parent[a as usize] = b;
+                if self.union(i as u32, j - 1) {
                     pieces -= 1;
                 }
             }
@@ -534,6 +736,144 @@ impl Measurer {
     }
 }
 
+impl Rows {
+    fn for_grid(grid: &Grid) -> Option<Self> {
+        let width = *grid.sides().first()?;
+        if grid.is_torus() || width == 0 || width > 64 {
+            return None;
+        }
+        if grid.num_nodes() / width as usize > COORD_TABLE_MAX {
+            return None;
+        }
+        Some(Self {
+            width,
+            shift: width.is_power_of_two().then(|| width.trailing_zeros()),
+            masks: Vec::new(),
+            touched: Vec::new(),
+            coords: Vec::new(),
+            spans: Vec::new(),
+            runs: Vec::new(),
+        })
+    }
+
+    /// Sets each node's bit in its row and counts its x in `c0`; the union
+    /// of the rows, or `None` (and nothing marked) for a node outside the
+    /// machine's `nodes` or a node listed twice.
+    fn mark(&mut self, nodes: usize, set: &[NodeId], c0: &mut [u64; 64]) -> Option<u64> {
+        let rows = nodes / self.width as usize;
+        if self.masks.len() != rows {
+            self.masks = vec![0; rows];
+            self.spans = vec![(0, 0); rows];
+        }
+        self.touched.clear();
+        let w = self.width;
+        let inside = match self.shift {
+            Some(s) => self.mark_split(set, c0, |v| (v >> s, v & (w - 1))),
+            None => self.mark_split(set, c0, |v| (v / w, v % w)),
+        };
+        // Without repeats, the rows hold as many bits as the set has nodes.
+        let (mut ones, mut union) = (0u64, 0u64);
+        for &r in &self.touched {
+            let m = self.masks[r as usize];
+            ones += u64::from(m.count_ones());
+            union |= m;
+        }
+        if inside && ones == set.len() as u64 {
+            return Some(union);
+        }
+        for &r in &self.touched {
+            self.masks[r as usize] = 0;
+        }
+        None
+    }
+
+    fn mark_split(
+        &mut self,
+        set: &[NodeId],
+        c0: &mut [u64; 64],
+        split: impl Fn(NodeId) -> (u32, u32),
+    ) -> bool {
+        for &node in set {
+            let (r, x) = split(node);
+            // Rows × width = nodes, so a row past the last is a node past it.
+            let Some(m) = self.masks.get_mut(r as usize) else {
+                return false;
+            };
+            if *m == 0 {
+                self.touched.push(r);
+            }
+            *m |= 1 << x;
+            // x < width ≤ 64: the mask changes nothing.
+            c0[x as usize & 63] += 1;
+        }
+        true
+    }
+
+    /// The largest L1 distance of the marked set (two nodes or more): per
+    /// sign vector over dimensions 1..d, the widest spread of x ± y… taken
+    /// at each row's lowest and highest x.
+    fn diameter(&self, e: usize) -> u32 {
+        let mut best = 0i64;
+        for signs in 0..1u32 << e {
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for (t, &r) in self.touched.iter().enumerate() {
+                let m = self.masks[r as usize];
+                let mut s = 0i64;
+                for (i, &y) in self.coords[t * e..t * e + e].iter().enumerate() {
+                    if signs >> i & 1 == 1 {
+                        s -= i64::from(y);
+                    } else {
+                        s += i64::from(y);
+                    }
+                }
+                lo = lo.min(s + i64::from(m.trailing_zeros()));
+                hi = hi.max(s + i64::from(63 - m.leading_zeros()));
+            }
+            best = best.max(hi - lo);
+        }
+        best as u32
+    }
+}
+
+/// Along a line of a mesh holding `counts[v]` of the set's `n` (≥ 1) nodes
+/// at coordinate `offset + v`: the sum of pairwise distances and the span
+/// (first coordinate, extent).
+fn line(counts: &[u64], n: usize, offset: u32) -> (u128, u32, u32) {
+    // Below 2^20 nodes and 2^20 coordinates every partial sum stays under
+    // n²·k < 2^60, so words suffice.
+    let (total, lo, ext) = if n < 1 << 20 && counts.len() < 1 << 20 {
+        let (total, lo, ext) = line_in::<u64>(counts);
+        (u128::from(total), lo, ext)
+    } else {
+        line_in::<u128>(counts)
+    };
+    (total, offset + lo, ext)
+}
+
+fn line_in<T>(counts: &[u64]) -> (T, u32, u32)
+where
+    T: Copy + From<u64> + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
+{
+    // Σ over v < w of c_v·c_w·(w − v), from the running count and the
+    // running sum of coordinates below w.
+    let zero = T::from(0);
+    let (mut below, mut below_sum, mut total) = (zero, zero, zero);
+    let (mut lo, mut hi) = (None, 0);
+    for (w, &c) in counts.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let (c, wv) = (T::from(c), T::from(w as u64));
+        total = total + c * (below * wv - below_sum);
+        below = below + c;
+        below_sum = below_sum + c * wv;
+        lo.get_or_insert(w);
+        hi = w;
+    }
+    let lo = lo.unwrap_or(0);
+    (total, lo as u32, (hi - lo + 1) as u32)
+}
+
 /// The dispersal of `nodes` on `topology` (a one-off [`Measurer`]).
 ///
 /// # Errors
@@ -668,6 +1008,53 @@ mod tests {
                 m.coords.extend_from_slice(&grid.coords_of(x).unwrap()[..d]);
             }
             prop_assert_eq!(m.torus_diameter_by_search(nodes.len()), want);
+        }
+    }
+
+    /// A mesh of one to three dimensions with sides up to 70 (so dimension
+    /// 0 is at times too wide for a word) and at most about 5,000 nodes,
+    /// with a subset of any size in random order.
+    fn mesh_set() -> impl Strategy<Value = (Grid, Vec<NodeId>)> {
+        prop::collection::vec(1u32..=70, 1..=3).prop_flat_map(|mut sides| {
+            if let [a, b, c] = sides[..] {
+                sides[2] = c.min(5000 / (a * b)).max(1);
+            }
+            let grid = Grid::mesh(&sides).unwrap();
+            let all: Vec<NodeId> = (0..grid.num_nodes() as NodeId).collect();
+            let n = all.len();
+            (
+                Just(grid),
+                prop::sample::subsequence(all, 0..=n).prop_shuffle(),
+            )
+        })
+    }
+
+    proptest! {
+        /// The word-level path gives every field of the node-by-node path,
+        /// and the same error for a node repeated or outside the machine.
+        #[test]
+        fn word_rows_equal_the_generic_path(
+            (grid, nodes) in mesh_set(),
+            at in any::<prop::sample::Index>(),
+            outside in any::<bool>(),
+        ) {
+            let mut m = Measurer::for_grid(&grid);
+            prop_assert_eq!(m.rows.is_some(), grid.sides()[0] <= 64);
+            let fast = m.measure(&nodes);
+            prop_assert!(fast.is_ok());
+            prop_assert_eq!(&fast, &m.measure_generic(&nodes));
+            let mut wrong = nodes.clone();
+            let extra = if outside || nodes.is_empty() {
+                grid.num_nodes() as NodeId
+            } else {
+                nodes[at.index(nodes.len())]
+            };
+            wrong.insert(at.index(nodes.len() + 1), extra);
+            let refused = m.measure(&wrong);
+            prop_assert!(refused.is_err());
+            prop_assert_eq!(refused, m.measure_generic(&wrong));
+            // Refusing left the rows clean.
+            prop_assert_eq!(m.measure(&nodes), fast);
         }
     }
 

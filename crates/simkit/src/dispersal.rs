@@ -148,6 +148,11 @@ impl DispersalMeter {
         if matches!(self.kind, Kind::Undefined) {
             return None;
         }
+        if let Partition::Nodes(ns) = partition {
+            // Listed already: measured in place (a node outside the machine
+            // or listed twice gives `None`, as listing it would).
+            return self.measure_nodes(ns);
+        }
         let mut ids = core::mem::take(&mut self.ids);
         ids.clear();
         let listed = partition.for_each_node(&self.topology, |n| ids.push(n));
