@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 17);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 18);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -109,6 +109,7 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay, figure "numerical_delay" at 4),
     metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay, figure "topological_delay" at 5),
     metric!("mean_service", "mean service time", |r| r.mean_service, figure "service" at 3),
+    metric!("mean_bounded_slowdown", "mean bounded slowdown", |r| r.mean_bounded_slowdown),
     metric!("utilization", "utilization", |r| r.utilization, figure "utilization" at 6),
     metric!("useful_utilization", "useful utilization", |r| r.useful_utilization, figure "useful_utilization" at 7),
     metric!("miss_rate", "allocation miss rate", |r| r.miss_rate, figure "miss_rate" at 8),
@@ -285,6 +286,7 @@ mod tests {
             mean_numerical_delay: 3.0,
             mean_topological_delay: 4.0,
             mean_service: 5.0,
+            mean_bounded_slowdown: 5.5,
             utilization: 6.0,
             useful_utilization: 7.0,
             miss_rate: 8.5,
@@ -302,8 +304,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 1.25
+                1.0, 2.0, 3.0, 4.0, 5.0, 5.5, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0,
+                14.0, 15.0, 16.0, 1.25
             ]
         );
         let empty = Results::default();
