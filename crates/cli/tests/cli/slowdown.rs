@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use crate::support::{fails, ok, run_in, stderr};
+use crate::support::{fails, ok, run_in, stderr, words};
 
 /// Three jobs on four nodes under FCFS: J1 (4 nodes, 20 s) runs 0–20; J2
 /// (2 nodes, 5 s, submitted at 0) and J3 (2 nodes, 40 s, submitted at 10)
@@ -59,58 +59,29 @@ fn simulate_reports_the_hand_computed_bounded_slowdown() {
     assert!(text.contains("mean bounded slowdown"), "{text}");
 }
 
+/// The `mean_bounded_slowdown` column of `replay --format csv`, one
+/// value per run.
+fn replay_column(d: &std::path::Path, extra: &[&str]) -> Option<Vec<f64>> {
+    let line = "replay t.swf -t hypercube:2 --allocators buddy --format csv -q";
+    let csv = ok(&run_in(d, &[&words(line)[..], extra].concat()));
+    let mut lines = csv.lines();
+    let header = lines.next()?;
+    let col = header
+        .split(',')
+        .position(|h| h == "mean_bounded_slowdown")?;
+    lines.map(|l| l.split(',').nth(col)?.parse().ok()).collect()
+}
+
 #[test]
 fn replay_reports_it_per_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fs::write(d.join("t.swf"), TRACE).unwrap();
-    let csv = ok(&run_in(
-        d,
-        &[
-            "replay",
-            "t.swf",
-            "-t",
-            "hypercube:2",
-            "--allocators",
-            "buddy",
-            "--format",
-            "csv",
-            "-q",
-        ],
-    ));
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header
-        .iter()
-        .position(|h| *h == "mean_bounded_slowdown")
-        .unwrap();
-    let rows: Vec<f64> = lines
-        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
-        .collect();
     // buddy on shapes, paging on counts and on shapes: the same starts.
+    let rows = replay_column(d, &[]).unwrap();
     assert_eq!(rows, [(1.0 + 2.5 + 1.25) / 3.0; 3]);
-    let tight = ok(&run_in(
-        d,
-        &[
-            "replay",
-            "t.swf",
-            "-t",
-            "hypercube:2",
-            "--allocators",
-            "buddy",
-            "--format",
-            "csv",
-            "-q",
-            "--slowdown-bound",
-            "1",
-        ],
-    ));
-    assert!(
-        tight
-            .lines()
-            .skip(1)
-            .all(|l| l.ends_with(&((1.0 + 5.0 + 1.25) / 3.0).to_string()))
-    );
+    let tight = replay_column(d, &["--slowdown-bound", "1"]).unwrap();
+    assert_eq!(tight, [(1.0 + 5.0 + 1.25) / 3.0; 3]);
 }
 
 #[test]
