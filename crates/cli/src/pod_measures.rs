@@ -109,6 +109,7 @@ mod tests {
                 warmup: 20,
                 record_jobs: true,
                 measure_search_time: false,
+                ..SimConfig::default()
             };
             let (allocator, fcfs) = (
                 ALLOCATORS.spec(strategy).unwrap(),

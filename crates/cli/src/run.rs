@@ -141,24 +141,27 @@ pub(crate) struct Keep {
 }
 
 /// Runs the replications of a generated workload and returns their reports
-/// in replication order, and the first one's grants if kept.
+/// in replication order, and the first one's grants if kept. `base` gives
+/// the stop time and the slowdown bound; the jobs and warm-up come from
+/// `spec`, the records from `keep`.
 pub(crate) fn run_generated(
     setup: Setup<'_>,
     workload: &Workload<ShapeDist, DemandDist>,
     spec: &WorkloadOptions,
     reps: Replications,
-    time: Option<f64>,
+    base: SimConfig,
     keep: Keep,
     done: &(dyn Fn() + Sync),
 ) -> Result<(Vec<Report>, Option<GrantLog>), CliError> {
     let config = SimConfig {
         stop: Stop {
             jobs: Some(spec.jobs),
-            time,
+            time: base.stop.time,
         },
         warmup: spec.warmup,
         record_jobs: keep.records,
         measure_search_time: true,
+        ..base
     };
     let runs = reps.simulate_observed(
         (setup.topology, setup.allocator, setup.scheduler),

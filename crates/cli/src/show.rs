@@ -223,6 +223,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         warmup: 0,
         record_jobs: true,
         measure_search_time: false,
+        ..SimConfig::default()
     };
     let rules = alloc.placement_rules();
     let report = Simulation::new(topology.clone(), alloc, sched, jobs, config)?.run()?;

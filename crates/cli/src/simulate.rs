@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, Stop,
+    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, SlowdownBound, Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -49,6 +49,10 @@ pub(crate) struct Args {
     /// Stop at this simulated time.
     #[arg(long)]
     time: Option<f64>,
+    /// The threshold τ of the bounded slowdown, max(1, response /
+    /// max(service, τ)), in the trace's time unit (seconds in SWF).
+    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
+    slowdown_bound: SlowdownBound,
     /// Independent replications (seeds), reported as mean ± 95% half-width.
     #[arg(long, default_value_t = 1, conflicts_with = "trace")]
     seeds: u64,
@@ -131,6 +135,7 @@ fn run_trace(
         // measures from a bounded log of the grants.
         record_jobs: false,
         measure_search_time: true,
+        slowdown_bound: args.slowdown_bound,
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
@@ -263,8 +268,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let pool = crate::progress::pool(args.threads)?;
         let setup = strategies.checked(&topology)?;
         let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
-        let r =
-            pool.install(|| run_generated(setup, &w, &spec, reps, args.time, keep, &|| bar.inc(1)));
+        let base = SimConfig {
+            stop: Stop {
+                jobs: None,
+                time: args.time,
+            },
+            slowdown_bound: args.slowdown_bound,
+            ..SimConfig::default()
+        };
+        let r = pool.install(|| run_generated(setup, &w, &spec, reps, base, keep, &|| bar.inc(1)));
         bar.finish_and_clear();
         let (r, log) = r?;
         (

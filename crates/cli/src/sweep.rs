@@ -18,7 +18,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
-use partalloc::simkit::{Replications, Report, Sweep, SweepError};
+use partalloc::simkit::{
+    Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
+};
 use partalloc::topology::Topology;
 use rayon::prelude::*;
 use serde::ser::SerializeStruct as _;
@@ -102,6 +104,9 @@ pub(crate) struct Experiment {
     /// none by default).
     #[serde(default)]
     runtime_model: Option<String>,
+    /// The threshold τ of the bounded slowdown (10 by default).
+    #[serde(default)]
+    slowdown_bound: Option<f64>,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -149,9 +154,14 @@ struct Point {
 fn settings(exp: &Experiment) -> Result<String, CliError> {
     // Without a model the fingerprint is the one files written before
     // models existed carry.
-    let json = match &exp.runtime_model {
-        None => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
-        Some(m) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
+    // Nor does the default slowdown bound change it.
+    let bound = exp
+        .slowdown_bound
+        .filter(|&b| b != SlowdownBound::default().seconds());
+    let json = match (&exp.runtime_model, bound) {
+        (None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
+        (Some(m), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
+        (m, Some(b)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
     }
     .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -235,6 +245,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         m.parse::<partalloc::simkit::RuntimeModel>()
             .map_err(|e| ctx(format!("runtime_model: {e}")))?;
     }
+    slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -245,6 +256,12 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         )));
     }
     Ok(exp)
+}
+
+/// The experiment's slowdown bound (10 without `slowdown_bound`).
+fn slowdown_bound(exp: &Experiment) -> Result<SlowdownBound, SlowdownBoundError> {
+    exp.slowdown_bound
+        .map_or(Ok(SlowdownBound::default()), SlowdownBound::new)
 }
 
 /// An experiment's machines, strategies and policies, each parsed once
@@ -258,6 +275,8 @@ pub(crate) struct Validated {
     schedulers: Vec<PolicySpec>,
     /// The run-time model, if the experiment names one.
     runtime_model: Option<partalloc::simkit::RuntimeModel>,
+    /// The threshold of the bounded slowdown.
+    slowdown_bound: SlowdownBound,
 }
 
 /// Checks every combination before any work: names, machines, loads.
@@ -312,11 +331,14 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         .map(str::parse::<partalloc::simkit::RuntimeModel>)
         .transpose()
         .map_err(|e| CliError::input(format!("runtime_model: {e}")))?;
+    let slowdown_bound =
+        slowdown_bound(exp).map_err(|e| CliError::input(format!("slowdown_bound: {e}")))?;
     Ok(Validated {
         topologies,
         allocators,
         schedulers,
         runtime_model,
+        slowdown_bound,
     })
 }
 
@@ -370,7 +392,10 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
         &w,
         &exp.workload,
         reps,
-        None,
+        SimConfig {
+            slowdown_bound: valid.slowdown_bound,
+            ..SimConfig::default()
+        },
         Keep::default(),
         &|| {},
     )?;
@@ -719,8 +744,8 @@ mod tests {
             }
         }
         // The columns of the files written before the row was derived from
-        // the table, then the dispersal means (added after them, so the
-        // earlier columns keep their places).
+        // the table, then the dispersal means and the bounded slowdown
+        // (each added after them, so the earlier columns keep their places).
         assert_eq!(
             header,
             "seeds,mean_response,mean_response_hw,mean_wait,mean_wait_hw,\
@@ -731,12 +756,13 @@ mod tests {
              mean_queue_length,mean_queue_length_hw,throughput,throughput_hw,\
              completed,completed_hw,mean_pairwise_distance,mean_pairwise_distance_hw,\
              mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
-             mean_span,mean_span_hw,mean_pieces,mean_pieces_hw"
+             mean_span,mean_span_hw,mean_pieces,mean_pieces_hw,\
+             mean_bounded_slowdown,mean_bounded_slowdown_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
-             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25\n"
+             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,\n"
         );
     }
 }

@@ -5,7 +5,7 @@
 use partalloc_allocators::Request;
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::{Completion, Stepper, replication_rng};
+use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -74,7 +74,7 @@ pub(crate) struct EnvCore {
     backfill: Backfill,
     reward: Reward,
     per_step: bool,
-    bound: f64,
+    bound: SlowdownBound,
     time_scale: f64,
     /// The two time features are clipped at this (a bound no trace value
     /// reaches; generated times have none).
@@ -312,11 +312,9 @@ impl EnvCore {
         if window == 0 {
             return Err(PyValueError::new_err("window must be at least 1"));
         }
-        if !(bound.is_finite() && bound > 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "bound {bound}: the slowdown bound must be a positive number"
-            )));
-        }
+        // The run loop's own bound and check (`simulate(slowdown_bound=…)`).
+        let bound =
+            SlowdownBound::new(bound).map_err(|e| PyValueError::new_err(format!("bound: {e}")))?;
         let backfill = match backfill {
             "none" => Backfill::None,
             "easy" => Backfill::Easy,

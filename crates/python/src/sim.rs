@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use partalloc_simkit::{Report, ResultValue, Results, SimConfig, Simulation, Stop, TraceError};
+use partalloc_simkit::{
+    Report, ResultValue, Results, SimConfig, Simulation, SlowdownBound, Stop, TraceError,
+};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -91,6 +93,10 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
         "topological_delay",
         PyBytes::new(py, &f64s(|j| j.wait - j.numerical_delay)),
     )?;
+    d.set_item(
+        "bounded_slowdown",
+        PyBytes::new(py, &f64s(|j| j.bounded_slowdown)),
+    )?;
     d.set_item("requested", PyBytes::new(py, &u64s(|j| j.requested)))?;
     d.set_item("granted", PyBytes::new(py, &u64s(|j| j.granted)))?;
     // Dispersal, as floats: NaN on a machine without hop distances.
@@ -131,7 +137,7 @@ enum Source {
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -152,8 +158,11 @@ fn simulate<'py>(
     lenient: bool,
     records: bool,
     runtime_model: Option<&str>,
+    slowdown_bound: f64,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
+    let slowdown_bound = SlowdownBound::new(slowdown_bound)
+        .map_err(|e| PyValueError::new_err(format!("slowdown_bound: {e}")))?;
     let model = runtime_model
         .map(str::parse::<partalloc_simkit::RuntimeModel>)
         .transpose()
@@ -215,6 +224,7 @@ fn simulate<'py>(
                     warmup,
                     record_jobs: records,
                     measure_search_time: true,
+                    slowdown_bound,
                 };
                 let mut sim =
                     Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
@@ -228,7 +238,15 @@ fn simulate<'py>(
                 Ok(vec![r])
             }
             Source::Generated(g) => g.run(
-                &topology, &allocator, &scheduler, time, seeds, seed, records, model,
+                &topology,
+                &allocator,
+                &scheduler,
+                time,
+                seeds,
+                seed,
+                records,
+                model,
+                slowdown_bound,
             ),
         })
     });

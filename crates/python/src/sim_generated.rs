@@ -4,7 +4,7 @@
 
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::registry::PolicySpec;
-use partalloc_simkit::{Replications, Report, SimConfig, Stop};
+use partalloc_simkit::{Replications, Report, SimConfig, SlowdownBound, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::spec::SpecError;
 use partalloc_workload::{
@@ -173,6 +173,7 @@ impl Generated {
         seed: u64,
         records: bool,
         model: Option<partalloc_simkit::RuntimeModel>,
+        slowdown_bound: SlowdownBound,
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
             .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?
@@ -185,6 +186,7 @@ impl Generated {
             warmup: self.options.warmup,
             record_jobs: records,
             measure_search_time: true,
+            slowdown_bound,
         };
         reps.simulate_specs(
             topology,

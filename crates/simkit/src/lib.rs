@@ -94,6 +94,7 @@ pub mod replicate;
 pub mod report;
 pub mod run;
 pub mod runtime_model;
+pub mod slowdown;
 pub mod slurm;
 pub mod stats;
 pub mod step;
@@ -116,6 +117,7 @@ pub use report::{JobCsvWriter, ReportError};
 pub use report::{JobRecord, Report, ResultValue, Results, SearchTime};
 pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
 pub use runtime_model::{RuntimeModel, RuntimeModelError};
+pub use slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]

@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 17);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 18);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -121,6 +121,8 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_diameter", "  diameter", |r| r.mean_diameter),
     metric!("mean_span", "  bounding box nodes", |r| r.mean_span),
     metric!("mean_pieces", "  contiguous pieces", |r| r.mean_pieces),
+    // Added last so the sweep CSVs' earlier columns keep their places.
+    metric!("mean_bounded_slowdown", "mean bounded slowdown", |r| r.mean_bounded_slowdown),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -285,6 +287,7 @@ mod tests {
             mean_numerical_delay: 3.0,
             mean_topological_delay: 4.0,
             mean_service: 5.0,
+            mean_bounded_slowdown: 5.5,
             utilization: 6.0,
             useful_utilization: 7.0,
             miss_rate: 8.5,
@@ -303,7 +306,7 @@ mod tests {
             got,
             [
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 1.25
+                15.0, 16.0, 5.5, 1.25
             ]
         );
         let empty = Results::default();

@@ -24,6 +24,9 @@
 //! - **internal fragmentation**: mean granted − requested nodes per job;
 //! - **queue length** and **number in system**: time averages;
 //! - **throughput**: measured jobs / span;
+//! - **bounded slowdown** = max(1, response / max(service, τ)), τ from
+//!   [`SimConfig::slowdown_bound`](crate::SimConfig::slowdown_bound)
+//!   (10 by default; [`crate::slowdown`]), per job and its mean;
 //! - **search time**: wall-clock (monotonic) time spent in the allocator's
 //!   allocate (every attempt) and release calls, per measured job. It is
 //!   kept in [`Report::search_time`], outside [`Results`], so it never takes
@@ -69,6 +72,9 @@ pub struct Results {
     pub mean_numerical_delay: f64,
     /// Mean topological delay.
     pub mean_topological_delay: f64,
+    /// Mean bounded slowdown, max(1, response / max(service, τ))
+    /// ([`crate::slowdown`]; τ is [`SimConfig::slowdown_bound`](crate::SimConfig::slowdown_bound)).
+    pub mean_bounded_slowdown: f64,
     /// Granted node·time over N · span.
     pub utilization: f64,
     /// Requested node·time over N · span.
@@ -129,7 +135,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 24] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 25] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -139,6 +145,7 @@ impl Results {
             ("mean_service", Real(self.mean_service)),
             ("mean_numerical_delay", Real(self.mean_numerical_delay)),
             ("mean_topological_delay", Real(self.mean_topological_delay)),
+            ("mean_bounded_slowdown", Real(self.mean_bounded_slowdown)),
             ("utilization", Real(self.utilization)),
             ("useful_utilization", Real(self.useful_utilization)),
             ("attempts", Count(self.attempts)),
@@ -193,6 +200,8 @@ pub struct JobRecord {
     pub response: f64,
     /// The part of the wait that was numerical delay.
     pub numerical_delay: f64,
+    /// max(1, response / max(service, τ)) ([`crate::slowdown`]).
+    pub bounded_slowdown: f64,
     /// Requested nodes.
     pub requested: u64,
     /// Granted nodes.
@@ -344,6 +353,7 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             "diameter",
             "span",
             "pieces",
+            "bounded_slowdown",
         ])?;
         Ok(Self { w, hostlists: None })
     }
@@ -386,6 +396,7 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             cell(&|d| d.diameter.to_string()),
             cell(&|d| d.span_nodes.to_string()),
             cell(&|d| d.pieces.to_string()),
+            j.bounded_slowdown.to_string(),
         ])?;
         Ok(())
     }
@@ -417,6 +428,11 @@ impl fmt::Display for Results {
             self.mean_topological_delay
         )?;
         writeln!(f, "mean service            {:.6}", self.mean_service)?;
+        writeln!(
+            f,
+            "mean bounded slowdown   {:.6}",
+            self.mean_bounded_slowdown
+        )?;
         writeln!(f, "utilization             {:.6}", self.utilization)?;
         writeln!(f, "useful utilization      {:.6}", self.useful_utilization)?;
         writeln!(
@@ -516,6 +532,7 @@ mod field_tests {
             mean_service: 5.5,
             mean_numerical_delay: 6.5,
             mean_topological_delay: 7.5,
+            mean_bounded_slowdown: 7.75,
             utilization: 8.5,
             useful_utilization: 9.5,
             attempts: 10,

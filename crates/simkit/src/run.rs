@@ -68,6 +68,7 @@ use crate::engine::{Engine, EventSink, Running};
 use crate::observe::{Departure, Observer};
 use crate::report::{JobRecord, Report, Results, SearchTime};
 use crate::runtime_model::{Dilation, RuntimeModel, RuntimeModelError};
+use crate::slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
 use crate::{CalendarError, StatsError, TimeWeighted};
 
 /// When a run stops (whichever comes first; with neither, it runs until the
@@ -94,6 +95,9 @@ pub struct SimConfig {
     /// Measure the wall-clock time spent in allocate and release (sampled
     /// for fast allocators: see [`SearchTime`]).
     pub measure_search_time: bool,
+    /// The threshold τ of the bounded slowdown ([`crate::slowdown`]; 10 by
+    /// default).
+    pub slowdown_bound: SlowdownBound,
 }
 
 impl Default for SimConfig {
@@ -103,7 +107,31 @@ impl Default for SimConfig {
             warmup: 0,
             record_jobs: false,
             measure_search_time: true,
+            slowdown_bound: SlowdownBound::default(),
         }
+    }
+}
+
+impl SimConfig {
+    /// The same options with the bounded slowdown's threshold τ set to
+    /// `seconds`.
+    ///
+    /// ```
+    /// use partalloc_simkit::SimConfig;
+    /// let c = SimConfig::default().with_slowdown_bound(60.0)?;
+    /// assert_eq!(c.slowdown_bound.seconds(), 60.0);
+    /// assert_eq!(
+    ///     SimConfig::default().with_slowdown_bound(0.0).unwrap_err().to_string(),
+    ///     "slowdown bound 0 must be above 0 seconds (the usual bound is 10)"
+    /// );
+    /// # Ok::<(), partalloc_simkit::SlowdownBoundError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A bound that is not finite or not above 0.
+    pub fn with_slowdown_bound(mut self, seconds: f64) -> Result<Self, SlowdownBoundError> {
+        self.slowdown_bound = SlowdownBound::new(seconds)?;
+        Ok(self)
     }
 }
 
@@ -407,6 +435,7 @@ struct Sums {
     service: f64,
     numerical: f64,
     topological: f64,
+    bounded_slowdown: f64,
     requested: f64,
     granted: f64,
     fragmentation: f64,
@@ -740,6 +769,7 @@ enum Completed {
 struct Measures<'s> {
     nodes: f64,
     warmup: u64,
+    slowdown_bound: SlowdownBound,
     /// Keep the records (in `records`, or handed to `sink`).
     record: bool,
     sink: Option<&'s mut dyn FnMut(JobRecord)>,
@@ -773,6 +803,7 @@ impl<'s> Measures<'s> {
         Ok(Self {
             nodes: topology.num_nodes() as f64,
             warmup: cfg.warmup,
+            slowdown_bound: cfg.slowdown_bound,
             record: cfg.record_jobs || sink.is_some(),
             sink,
             records: Vec::new(),
@@ -836,6 +867,7 @@ impl<'s> Measures<'s> {
             }
             let wait = r.start - r.job.arrival;
             let granted = r.grant.granted_nodes();
+            let bsld = bounded_slowdown(r.job.arrival, r.start, t, self.slowdown_bound);
             let sums = &mut self.sums;
             sums.completed += 1;
             sums.response += t - r.job.arrival;
@@ -843,6 +875,7 @@ impl<'s> Measures<'s> {
             sums.service += t - r.start;
             sums.numerical += numerical;
             sums.topological += (wait - numerical).max(0.0);
+            sums.bounded_slowdown += bsld;
             sums.requested += requested as f64;
             sums.granted += granted as f64;
             sums.fragmentation += r.grant.internal_fragmentation() as f64;
@@ -855,6 +888,7 @@ impl<'s> Measures<'s> {
                     wait,
                     response: t - r.job.arrival,
                     numerical_delay: numerical,
+                    bounded_slowdown: bsld,
                     requested,
                     granted,
                     partition: r.grant.partition().clone(),
@@ -937,6 +971,7 @@ impl<'s> Measures<'s> {
             mean_service: per_job(sums.service),
             mean_numerical_delay: per_job(sums.numerical),
             mean_topological_delay: per_job(sums.topological),
+            mean_bounded_slowdown: per_job(sums.bounded_slowdown),
             utilization: mean_over(&self.busy)? / self.nodes,
             useful_utilization: mean_over(&self.useful)? / self.nodes,
             attempts: meter.attempts,
@@ -976,6 +1011,70 @@ mod tests {
             misses: 0,
             allocate: CallClock::default(),
         }
+    }
+
+    /// Three jobs on a 2×2 mesh under FCFS, by hand: J1 (4 nodes, 20 s)
+    /// runs 0–20; J2 (2 nodes, 5 s, arrived 0) and J3 (2 nodes, 40 s,
+    /// arrived 10) wait for it and run 20–25 and 20–60. With τ = 10 the
+    /// bounded slowdowns are 20/20 = 1, 25/max(5, 10) = 2.5 and 50/40 =
+    /// 1.25; with τ = 1, J2's is 25/5 = 5; with τ = 100 every one is 1.
+    #[test]
+    fn bounded_slowdown_of_three_jobs_by_hand() -> Result<(), Box<dyn std::error::Error>> {
+        use partalloc_workload::JobShape;
+        let jobs = [(1, 0.0, 4, 20.0), (2, 0.0, 2, 5.0), (3, 10.0, 2, 40.0)].map(
+            |(id, arrival, count, service)| {
+                Job::new(id, arrival, JobShape::Nodes { count }, service)
+            },
+        );
+        let mesh: Topology = "mesh:2x2".parse()?;
+        let run = |config: SimConfig| {
+            Simulation::by_name(mesh.clone(), "paging", "fcfs", jobs, config)?.run()
+        };
+        let config = SimConfig {
+            record_jobs: true,
+            measure_search_time: false,
+            ..SimConfig::default()
+        };
+        let report = run(config)?;
+        let per_job: Vec<(u64, f64)> = report
+            .jobs
+            .iter()
+            .map(|j| (j.id, j.bounded_slowdown))
+            .collect();
+        assert_eq!(per_job, [(1, 1.0), (2, 2.5), (3, 1.25)]);
+        assert_eq!(
+            report.results.mean_bounded_slowdown,
+            (1.0 + 2.5 + 1.25) / 3.0
+        );
+        let tight = run(config.with_slowdown_bound(1.0)?)?;
+        assert_eq!(
+            tight.results.mean_bounded_slowdown,
+            (1.0 + 5.0 + 1.25) / 3.0
+        );
+        let loose = run(config.with_slowdown_bound(100.0)?)?;
+        assert_eq!(loose.results.mean_bounded_slowdown, 1.0);
+        // The other results do not depend on τ.
+        let mut same = tight.results;
+        same.mean_bounded_slowdown = report.results.mean_bounded_slowdown;
+        assert_eq!(same, report.results);
+        #[cfg(feature = "csv")]
+        {
+            let mut csv = Vec::new();
+            report.write_jobs_csv(&mut csv)?;
+            let text = String::from_utf8(csv)?;
+            let mut lines = text.lines();
+            assert!(
+                lines
+                    .next()
+                    .is_some_and(|h| h.ends_with(",pieces,bounded_slowdown"))
+            );
+            let last: Vec<&str> = lines.filter_map(|l| l.rsplit(',').next()).collect();
+            assert_eq!(last, ["1", "2.5", "1.25"]);
+        }
+        for bad in [0.0, -10.0, f64::NAN, f64::INFINITY] {
+            assert!(config.with_slowdown_bound(bad).is_err(), "{bad}");
+        }
+        Ok(())
     }
 
     /// The metering layer answers every question as the allocator it wraps

@@ -48,6 +48,7 @@ use partalloc_workload::Job;
 
 use crate::engine::{Engine, EventSink, Running};
 use crate::run::SimError;
+use crate::slowdown::{SlowdownBound, bounded_slowdown};
 
 /// A job that has completed under a [`Stepper`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,11 +70,12 @@ pub struct Completion {
 
 impl Completion {
     /// Bounded slowdown max(1, response / max(service, `bound`)), the
-    /// usual measure of scheduling quality for traces with very short jobs.
+    /// usual measure of scheduling quality for traces with very short jobs
+    /// (the definition of [`crate::slowdown`], as in the run loop's
+    /// [`Results`](crate::Results)).
     #[must_use]
-    pub fn bounded_slowdown(&self, bound: f64) -> f64 {
-        let service = self.end - self.start;
-        ((self.end - self.arrival) / service.max(bound)).max(1.0)
+    pub fn bounded_slowdown(&self, bound: SlowdownBound) -> f64 {
+        bounded_slowdown(self.arrival, self.start, self.end, bound)
     }
 }
 
@@ -477,7 +479,7 @@ mod tests {
             machine,
             "buddy",
             "fcfs",
-            jobs,
+            jobs.clone(),
             SimConfig {
                 measure_search_time: false,
                 record_jobs: true,
@@ -498,6 +500,36 @@ mod tests {
         assert_eq!(mine, theirs);
         let util = s.busy_area() / (8.0 * s.now());
         assert!((util - report.results.utilization).abs() < 1e-12);
+        // The environment's reward (the mean of the completions' bounded
+        // slowdowns, summed in completion order) is the run loop's mean,
+        // to the bit, for any bound.
+        for bound in [0.5, 3.0, 10.0] {
+            let tau = SlowdownBound::new(bound)?;
+            let sum: f64 = s
+                .completions()
+                .iter()
+                .map(|c| c.bounded_slowdown(tau))
+                .sum();
+            let config = SimConfig {
+                measure_search_time: false,
+                slowdown_bound: tau,
+                ..SimConfig::default()
+            };
+            let r = Simulation::by_name(
+                "hypercube:3".parse()?,
+                "buddy",
+                "fcfs",
+                jobs.clone(),
+                config,
+            )?
+            .run()?;
+            assert_eq!(
+                sum / 200.0,
+                r.results.mean_bounded_slowdown,
+                "bound {bound}"
+            );
+        }
+        assert!(report.results.mean_bounded_slowdown > 1.0);
         Ok(())
     }
 
@@ -630,8 +662,12 @@ mod tests {
         assert!(s.is_done());
         assert_eq!(s.now(), 7.0);
         // J1 waited 2 for 5 of service: slowdown 7/5; J2 none.
-        assert_eq!(s.completions()[2].bounded_slowdown(1.0), 7.0 / 5.0);
-        assert_eq!(s.completions()[0].bounded_slowdown(10.0), 1.0);
+        let one = SlowdownBound::new(1.0)?;
+        assert_eq!(s.completions()[2].bounded_slowdown(one), 7.0 / 5.0);
+        assert_eq!(
+            s.completions()[0].bounded_slowdown(SlowdownBound::default()),
+            1.0
+        );
         Ok(())
     }
 

@@ -161,6 +161,7 @@ impl Setup {
             warmup: 0,
             record_jobs: false,
             measure_search_time: self.search_time,
+            ..SimConfig::default()
         };
         let report = match self.stop {
             StopRule::Jobs(n) => {

@@ -216,7 +216,7 @@ fn simulate_table_csv_and_job_records() {
     assert_eq!(
         rows.next(),
         Some(
-            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition,distance_sum,mean_distance,diameter,span,pieces"
+            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition,distance_sum,mean_distance,diameter,span,pieces,bounded_slowdown"
         )
     );
     let rows: Vec<&str> = rows.collect();
@@ -667,11 +667,17 @@ fn show_and_job_records_print_hostlists_on_a_block_machine() {
     ok(&run_in(d, &a));
     let csv = fs::read_to_string(d.join("jobs.csv")).unwrap();
     // The partition column, then the five dispersal columns, empty on a
-    // Slurm machine (no hop distances).
+    // Slurm machine (no hop distances), then the bounded slowdown.
     let nodelists: Vec<&str> = csv
         .lines()
         .skip(1)
-        .filter_map(|l| l.strip_suffix(",,,,,")?.rsplit(',').next())
+        .filter_map(|l| {
+            l.rsplit_once(',')?
+                .0
+                .strip_suffix(",,,,,")?
+                .rsplit(',')
+                .next()
+        })
         .collect();
     assert_eq!(nodelists, ["n[0-2]", "n[3-6]"], "{csv}");
 }

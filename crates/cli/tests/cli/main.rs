@@ -9,4 +9,5 @@ mod kueue;
 mod limits;
 mod pods;
 mod shard;
+mod slowdown;
 mod support;

@@ -213,6 +213,7 @@ _RECORD_DTYPE = np.dtype(
         ("diameter", "<f8"),
         ("span", "<f8"),
         ("pieces", "<f8"),
+        ("bounded_slowdown", "<f8"),
     ]
 )
 
@@ -258,6 +259,7 @@ def simulate(
     records: bool = True,
     as_frame: Optional[bool] = None,
     runtime_model: Optional[str] = None,
+    slowdown_bound: float = 10.0,
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -307,6 +309,11 @@ def simulate(
     machine) and the results their means. ``runtime_model``
     (``"sst:A[B,C]"`` or ``"linear:K"``, as ``--runtime-model``) makes run
     times grow with dispersal; off by default.
+
+    ``slowdown_bound`` is the threshold τ of the bounded slowdown,
+    max(1, response / max(service, τ)), as ``--slowdown-bound``: each record
+    has its ``bounded_slowdown`` and the results ``mean_bounded_slowdown``.
+    A τ that is not a finite number above 0 is a ``ValueError``.
     """
     summary, columns = _native.simulate(
         topology,
@@ -323,6 +330,7 @@ def simulate(
         lenient=lenient,
         records=records,
         runtime_model=runtime_model,
+        slowdown_bound=slowdown_bound,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 
