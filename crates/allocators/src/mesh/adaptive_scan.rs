@@ -25,8 +25,8 @@
 //! ```
 
 use super::first_fit::FirstFree;
-use super::{MeshHooks, mesh_allocator};
 use super::scan::{SEARCH_PARAM, search_param};
+use super::{MeshHooks, mesh_allocator};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "adaptive-scan";
