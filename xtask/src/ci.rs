@@ -76,7 +76,7 @@ const ADVERSARIAL_STEP: Step = Step {
         "-p",
         "partalloc-cli",
         "--test",
-        "limits",
+        "cli",
         "adversarial",
     ],
     env: &[("PARTALLOC_ADVERSARIAL", "full")],

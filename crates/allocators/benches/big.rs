@@ -28,7 +28,7 @@ use partalloc_topology::Topology;
 const LOAD: f64 = 0.5;
 const SEQ: usize = 1 << 14;
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/allocators/support/mod.rs"]
 mod support;
 use support::SplitMix;
 

@@ -14,7 +14,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use partalloc_allocators::{Allocator, Grant, Request, registry};
 use partalloc_topology::{Grid, Topology};
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/allocators/support/mod.rs"]
 mod support;
 use support::SplitMix;
 

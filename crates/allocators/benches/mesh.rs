@@ -40,7 +40,7 @@ const NAMES: [&str; 4] = [
     "busy-list",
 ];
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/allocators/support/mod.rs"]
 mod support;
 use support::SplitMix;
 

@@ -32,7 +32,7 @@ const NAMES: [&str; 4] = [
     "pod-free-list",
 ];
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/allocators/support/mod.rs"]
 mod support;
 use support::SplitMix;
 

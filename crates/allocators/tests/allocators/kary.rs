@@ -33,8 +33,7 @@ fn ids(a: &dyn Allocator, p: &Partition) -> Vec<NodeId> {
     p.node_list(a.topology()).unwrap()
 }
 
-mod support;
-use support::SplitMix;
+use crate::support::SplitMix;
 
 // ---------------------------------------------------------------- Kang §4
 

@@ -181,7 +181,7 @@ fn hostlists_agree_with_scontrol() {
 /// whitespace inside brackets, `strtoul` quirks, bad items, limits.
 #[test]
 fn hostlists_agree_with_slurms_hostlist_c() {
-    let path = manifest().join("tests/data/hostlists-libslurm.golden");
+    let path = manifest().join("tests/topology/data/hostlists-libslurm.golden");
     match check(&read(&path), 1000) {
         Ok(c) => eprintln!("{}: {} cases agree ({c:?})", path.display(), c.total()),
         Err(report) => panic!("{}:\n{report}", path.display()),

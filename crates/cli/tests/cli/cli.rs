@@ -15,7 +15,7 @@ use partalloc::topology::{Grid, Topology};
 use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
 use serde_json::Value;
 
-#[path = "cli/guide.rs"]
+#[path = "guide.rs"]
 mod guide;
 
 fn bin() -> Command {

@@ -201,10 +201,10 @@ pub(crate) fn skipped(what: &str) -> bool {
         .is_ok_and(|v| v.split(',').any(|s| s.trim() == what))
 }
 
-/// The seed files of the mutation probes, in `tests/adversarial/data`.
+/// The seed files of the mutation probes, in `tests/cli/adversarial/data`.
 pub(crate) fn data(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/adversarial/data")
+        .join("tests/cli/adversarial/data")
         .join(name);
     fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -10,8 +10,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod adversarial;
-
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_partalloc"))
 }

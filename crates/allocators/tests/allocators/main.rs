@@ -1,0 +1,14 @@
+//! The integration tests of `partalloc-allocators`, one module per former
+//! test file, linked into one binary (one link instead of seven). Run one
+//! part with a filter: `cargo test -p partalloc-allocators --test
+//! allocators kary::`. Proptest keeps each module's regressions in
+//! `tests/proptest-regressions/<module>.txt`.
+
+mod clone_grants;
+mod hypercube;
+mod hypercube_conformance;
+mod kary;
+mod mesh;
+mod slurm;
+mod spec_fuzz;
+mod support;

@@ -1,0 +1,9 @@
+//! The integration tests of `partalloc-cli`: the `partalloc` binary run as
+//! a user runs it, one module per subject, linked into one binary. Run one
+//! part with a filter: `cargo test -p partalloc-cli --test cli shard::`.
+
+mod adversarial;
+mod cli;
+mod limits;
+mod pods;
+mod shard;

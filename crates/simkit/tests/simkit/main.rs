@@ -1,0 +1,9 @@
+//! The integration tests of `partalloc-simkit`, one module per former test
+//! file, linked into one binary. Run one part with a filter: `cargo test
+//! -p partalloc-simkit --test simkit run_loop::`.
+
+// Thread-count independence needs rayon's pool.
+#[cfg(feature = "parallel")]
+mod determinism;
+mod mohapatra_trends;
+mod run_loop;
