@@ -6,6 +6,7 @@
 mod alloc;
 mod env;
 mod errors;
+mod lublin;
 mod sim;
 mod sim_generated;
 mod swf;
@@ -19,6 +20,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     sim::register(m)?;
     swf::register(m)?;
+    lublin::register(m)?;
     env::register(m)?;
     Ok(())
 }

@@ -5,5 +5,6 @@
 mod adversarial;
 mod cli;
 mod limits;
+mod lublin;
 mod pods;
 mod shard;
