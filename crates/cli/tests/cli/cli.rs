@@ -22,7 +22,7 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_partalloc"))
 }
 
-fn run_in(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn run_in(dir: &Path, args: &[&str]) -> Output {
     bin().current_dir(dir).args(args).output().unwrap()
 }
 
@@ -39,7 +39,7 @@ fn stderr(o: &Output) -> String {
 }
 
 /// Asserts success and returns standard output.
-fn ok(o: &Output) -> String {
+pub(crate) fn ok(o: &Output) -> String {
     assert!(o.status.success(), "failed: {}", stderr(o));
     stdout(o)
 }

@@ -1,36 +1,16 @@
 //! `partalloc generate --model lublin…`: the Lublin–Feitelson model's jobs
 //! written as SWF, exactly the library's stream for the seed, replayed by
 //! `simulate --trace`; bad model texts refused.
-#![expect(
-    clippy::unwrap_used,
-    reason = "the helpers running the binary sit outside #[test] functions"
-)]
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use partalloc::simkit::replication_rng;
 use partalloc::workload::lublin::LublinSpec;
 use partalloc::workload::swf::SwfReader;
 use serde_json::Value;
 
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+use crate::cli::{ok, run_in};
 
 fn generate(dir: &Path, model: &str, topology: &str, out: &str) {
     ok(&run_in(
