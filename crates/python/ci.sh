@@ -13,7 +13,7 @@ fi
 
 # One target directory with the Rust workspace, so CI builds it once.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
-venv="$root/target/python-ci-venv"
+venv="$CARGO_TARGET_DIR/python-ci-venv"
 rm -rf "$venv"
 python3 -m venv "$venv"
 py="$venv/bin/python"
@@ -22,7 +22,7 @@ py="$venv/bin/python"
 
 # The simulate tests compare with the tool itself.
 cargo build --quiet -p partalloc-cli --manifest-path "$root/Cargo.toml"
-export PARTALLOC_CLI="$root/target/debug/partalloc"
+export PARTALLOC_CLI="$CARGO_TARGET_DIR/debug/partalloc"
 
 cd "$here"
 set +e

@@ -42,6 +42,10 @@ const CI_STEPS: &[Step] = &[
         "warnings",
     ]),
     Step::run(&["test", "--workspace"]),
+    // A researcher's own allocator and policy, registered beside the
+    // built-ins and run through the conformance checks and the simulator
+    // (it exits non-zero when one of its checks fails).
+    Step::run(&["run", "-p", "partalloc", "--example", "custom_strategy"]),
     Step {
         args: &["doc", "--workspace", "--no-deps"],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
@@ -334,6 +338,7 @@ mod tests {
         let lines: Vec<String> = CI_STEPS.iter().map(|s| s.args.join(" ")).collect();
         for want in [
             "test --workspace",
+            "run -p partalloc --example custom_strategy",
             "build -p partalloc-simkit --no-default-features",
             "tree -p partalloc -e normal --prefix none",
         ] {

@@ -5,7 +5,9 @@
 //! - `cargo xtask reproduce-fig10` — Kang et al. (IEEE TC 2003) Fig. 10 at
 //!   the paper's scale;
 //! - `cargo xtask reproduce <id>`, `cargo xtask reproduce all`,
-//!   `cargo xtask reproduce --list` — every figure of docs/reproduction.md.
+//!   `cargo xtask reproduce --list` — every figure of docs/reproduction.md;
+//! - `cargo xtask package-check` — every published library crate, packaged
+//!   as for crates.io, builds its own tests (opt-in, not part of CI).
 //!
 //! See `docs/reproduction.md` for what each figure runs and how the
 //! measurements compare with the papers.
@@ -16,6 +18,7 @@ use clap::{Parser, Subcommand};
 
 mod ci;
 mod figures;
+mod package;
 mod tidy;
 
 use figures::RunArgs;
@@ -52,6 +55,11 @@ enum Task {
         #[command(flatten)]
         args: RunArgs,
     },
+    /// Package each published library crate as for crates.io, unpack the
+    /// packages side by side and build each one's tests there (slow; not
+    /// part of `ci`).
+    #[command(name = "package-check")]
+    PackageCheck,
 }
 
 fn main() -> ExitCode {
@@ -63,6 +71,7 @@ fn main() -> ExitCode {
             figures::list();
             Ok(())
         }
+        Task::PackageCheck => return package::run(),
         Task::Reproduce { id, args, .. } => {
             figures::reproduce(id.as_deref().unwrap_or("all"), &args)
         }

@@ -1,6 +1,10 @@
-//! Tidy checks that keep the documentation true to the code: every path
-//! and every type `docs/ARCHITECTURE.md` names must exist. (The guide's
-//! samples are checked against the tool by the CLI's tests.)
+//! Tidy checks that keep the documentation and the packages true to the
+//! code: every path and every type `docs/ARCHITECTURE.md` names exists,
+//! every path any other document names exists, the documents name the
+//! workspace's Rust version, and no crate's source reaches outside its
+//! directory for a file it compiles in (its published package would not
+//! build). The guide's samples are checked against the tool by the CLI's
+//! tests (`crates/cli/tests/cli/guide.rs`).
 
 #[cfg(test)]
 mod tests {
@@ -84,6 +88,70 @@ mod tests {
         names
     }
 
+    /// Whether the repository path a document names in backticks exists:
+    /// `None` when the token is not such a path (or a placeholder like
+    /// `data/<name>.golden`). A command line counts by its first word,
+    /// `{a,b}` stands for both names, and `*` must match at least one.
+    fn named_path_exists(token: &str) -> Option<bool> {
+        const ROOTS: &[&str] = &[
+            "crates/",
+            "docs/",
+            "xtask/",
+            "scripts/",
+            "examples/",
+            "data/",
+            ".ci/",
+            ".cargo/",
+        ];
+        let path = token.split_whitespace().next()?;
+        if !ROOTS.iter().any(|r| path.starts_with(r)) || path.contains('<') {
+            return None;
+        }
+        let expanded: Vec<String> = match (path.find('{'), path.find('}')) {
+            (Some(open), Some(close)) if open < close => path[open + 1..close]
+                .split(',')
+                .map(|alt| format!("{}{alt}{}", &path[..open], &path[close + 1..]))
+                .collect(),
+            _ => vec![path.to_owned()],
+        };
+        Some(expanded.iter().all(|p| {
+            let parts: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+            matches_somewhere(&root(), &parts)
+        }))
+    }
+
+    /// Whether the path `parts` (components, `*` a wildcard) names
+    /// something below `dir`.
+    fn matches_somewhere(dir: &Path, parts: &[&str]) -> bool {
+        let Some((first, rest)) = parts.split_first() else {
+            return dir.exists();
+        };
+        if !first.contains('*') {
+            return matches_somewhere(&dir.join(first), rest);
+        }
+        let Ok(entries) = fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|name| wildcard(first, name))
+                && matches_somewhere(&e.path(), rest)
+        })
+    }
+
+    /// `pattern` with `*` for any run of characters matches `name`.
+    fn wildcard(pattern: &str, name: &str) -> bool {
+        match pattern.split_once('*') {
+            None => pattern == name,
+            Some((head, tail)) => {
+                name.starts_with(head)
+                    && (head.len()..=name.len())
+                        .any(|i| name.is_char_boundary(i) && wildcard(tail, &name[i..]))
+            }
+        }
+    }
+
     /// Names the document may use that are not the workspace's.
     const OUTSIDE: &[&str] = &[
         "Clone",
@@ -94,6 +162,7 @@ mod tests {
         "ChaCha8Rng",
         "Arc",
         "Pod",
+        "Option",
         "Result",
         "Self",
         "BuildError",
@@ -111,21 +180,9 @@ mod tests {
                 continue;
             }
             let token = span.trim();
-            let is_path = [
-                "crates/",
-                "docs/",
-                "xtask/",
-                "scripts/",
-                "examples/",
-                "data/",
-                ".ci/",
-                ".cargo/",
-            ]
-            .iter()
-            .any(|p| token.starts_with(p));
-            if is_path {
+            if let Some(exists) = named_path_exists(token) {
                 checked += 1;
-                if !root().join(token).exists() {
+                if !exists {
                     missing.push(format!("path {token}"));
                 }
                 continue;
@@ -167,5 +224,220 @@ mod tests {
             missing.is_empty(),
             "docs/ARCHITECTURE.md names what the code does not have: {missing:?}"
         );
+    }
+
+    /// Every Markdown file of the repository that is not ARCHITECTURE.md
+    /// (checked above with the names too).
+    fn documents() -> Vec<PathBuf> {
+        let mut docs = vec![root().join("README.md"), root().join("data/README.md")];
+        for dir in [root().join("docs"), root().join("crates")] {
+            for e in fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "md") {
+                    docs.push(p);
+                } else if p.join("README.md").is_file() {
+                    docs.push(p.join("README.md"));
+                }
+            }
+        }
+        docs.retain(|p| !p.ends_with("ARCHITECTURE.md"));
+        docs.sort();
+        docs
+    }
+
+    #[test]
+    fn every_path_the_documents_name_exists() {
+        assert!(wildcard("*.golden", "ring-hand.golden"));
+        assert!(!wildcard("*.golden", "ring-hand.scn"));
+        assert_eq!(named_path_exists("crates/*/Cargo.toml"), Some(true));
+        assert_eq!(named_path_exists("crates/nowhere.rs"), Some(false));
+        assert_eq!(named_path_exists("data/slurm-oracle/<name>.golden"), None);
+        let mut missing = Vec::new();
+        let mut checked = 0;
+        for doc in documents() {
+            let text = fs::read_to_string(&doc).unwrap();
+            for (i, span) in text.split('`').enumerate() {
+                if i % 2 == 1
+                    && let Some(exists) = named_path_exists(span.trim())
+                {
+                    checked += 1;
+                    if !exists {
+                        let name = doc.strip_prefix(root()).unwrap_or(&doc).display();
+                        missing.push(format!("{name}: {}", span.trim()));
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 100,
+            "only {checked} paths checked: did the format change?"
+        );
+        assert!(
+            missing.is_empty(),
+            "documents name paths that do not exist: {missing:?}"
+        );
+    }
+
+    /// The workspace's `rust-version`.
+    fn rust_version() -> String {
+        let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+        manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("rust-version = "))
+            .unwrap()
+            .trim_matches('"')
+            .to_owned()
+    }
+
+    #[test]
+    fn the_documents_name_the_workspace_rust_version() {
+        let want = rust_version();
+        let mut found = Vec::new();
+        for doc in documents() {
+            let text = fs::read_to_string(&doc).unwrap();
+            // "the Rust toolchain (1.89 or newer)", "Rust 1.89".
+            for (at, _) in text.match_indices("Rust") {
+                let after = &text[at + 4..];
+                let after = after.strip_prefix(" toolchain").unwrap_or(after);
+                let after = after.trim_start_matches([' ', '(']);
+                let version: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                let version = version.trim_end_matches('.');
+                if version.starts_with("1.") {
+                    found.push((doc.clone(), version.to_owned()));
+                }
+            }
+        }
+        let names: Vec<String> = found
+            .iter()
+            .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        for must in ["README.md", "guide.md"] {
+            assert!(
+                names.iter().any(|n| n == must),
+                "{must} names no Rust version: {names:?}"
+            );
+        }
+        for (doc, version) in &found {
+            assert_eq!(
+                version,
+                &want,
+                "{} says Rust {version}; the workspace needs {want}",
+                doc.display()
+            );
+        }
+        // The Python bindings are a workspace of their own.
+        let python = fs::read_to_string(root().join("crates/python/Cargo.toml")).unwrap();
+        assert!(python.contains(&format!("rust-version = \"{want}\"")));
+    }
+
+    /// A file one of the crate's sources compiles in: the argument of
+    /// `include_str!`/`include_bytes!` or of a `#[path]` attribute,
+    /// resolved as rustc resolves it. `Err` for a form this check cannot
+    /// read.
+    fn compiled_in(file: &Path, crate_dir: &Path, line: &str) -> Vec<Result<PathBuf, String>> {
+        let mut out = Vec::new();
+        let literal = |s: &str| -> Option<String> {
+            let s = s.trim_start().strip_prefix('"')?;
+            Some(s[..s.find('"')?].to_owned())
+        };
+        for key in ["include_str!(", "include_bytes!(", "#[path ="] {
+            for (at, _) in line.match_indices(key) {
+                let arg = &line[at + key.len()..];
+                let here = file.parent().unwrap_or(crate_dir);
+                let resolved = if let Some(lit) = literal(arg) {
+                    Ok(here.join(lit))
+                } else if let Some(rest) = arg
+                    .trim_start()
+                    .strip_prefix("concat!(env!(\"CARGO_MANIFEST_DIR\"),")
+                    && let Some(lit) = literal(rest)
+                {
+                    Ok(crate_dir.join(lit.trim_start_matches('/')))
+                } else {
+                    Err(format!("{}: cannot read `{}`", file.display(), line.trim()))
+                };
+                out.push(resolved);
+            }
+        }
+        out
+    }
+
+    /// `..` and `.` removed without touching the file system (a link in
+    /// the crate stays in the crate: `cargo package` copies its target).
+    fn normalized(p: &Path) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_crate_compiles_in_a_file_outside_its_directory() {
+        // xtask is not published: it reads the repository by design.
+        let mut bad = Vec::new();
+        let mut checked = 0;
+        for e in fs::read_dir(root().join("crates")).unwrap().flatten() {
+            let crate_dir = normalized(&e.path());
+            if !crate_dir.join("Cargo.toml").is_file() {
+                continue;
+            }
+            let mut files = Vec::new();
+            sources(&crate_dir, &mut files);
+            for file in files {
+                let text = fs::read_to_string(&file).unwrap();
+                for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                    for r in compiled_in(&file, &crate_dir, line) {
+                        checked += 1;
+                        match r.map(|p| normalized(&p)) {
+                            Ok(p) if p.starts_with(&crate_dir) && p.is_file() => {}
+                            Ok(p) => bad.push(format!("{}: {}", file.display(), p.display())),
+                            Err(e) => bad.push(e),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            checked >= 20,
+            "only {checked} includes found: did the check break?"
+        );
+        assert!(
+            bad.is_empty(),
+            "sources compile in files outside their crate (its package would not build): {bad:?}"
+        );
+    }
+
+    #[test]
+    fn the_include_check_resolves_as_rustc_does() {
+        let dir = Path::new("/w/crates/topology");
+        let file = dir.join("src/slurm/ring.rs");
+        let got = |line: &str| -> Vec<PathBuf> {
+            compiled_in(&file, dir, line)
+                .into_iter()
+                .map(|r| normalized(&r.unwrap()))
+                .collect()
+        };
+        assert_eq!(
+            got(r#"parse(include_str!("../../../../examples/a.conf"))"#),
+            [PathBuf::from("/w/examples/a.conf")]
+        );
+        assert_eq!(
+            got(r#"#[path = "testdata/b.rs"]"#),
+            [PathBuf::from("/w/crates/topology/src/slurm/testdata/b.rs")]
+        );
+        assert_eq!(
+            got(r#"include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/c"))"#),
+            [PathBuf::from("/w/crates/topology/data/c")]
+        );
+        assert!(compiled_in(&file, dir, "include_str!(NAME)")[0].is_err());
     }
 }

@@ -18,19 +18,20 @@
     reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
 )]
 
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::Topology;
 
 const LOAD: f64 = 0.5;
 const SEQ: usize = 1 << 14;
 
 #[path = "../tests/allocators/support/mod.rs"]
+mod stream;
 mod support;
-use support::SplitMix;
+use stream::SplitMix;
+use support::Run;
 
 /// The machines and the strategies timed on each, with the largest
 /// power-of-two exponent of a request side.
@@ -49,70 +50,23 @@ const SETUPS: [(&str, u32, &[&str]); 2] = [
     ("torus:128x128x64", 4, &["fsl-3d", "isomorphic", "etc"]),
 ];
 
-struct Run {
-    alloc: Box<dyn Allocator>,
-    requests: Vec<Request>,
-    picks: Vec<usize>,
-    live: Vec<Grant>,
-    target: usize,
-    i: usize,
-}
-
-impl Run {
-    fn new(name: &str, topo: &Topology, max_exp: u32) -> Self {
-        let alloc = registry::build(name, topo).unwrap();
-        let dims = topo.as_grid().unwrap().dims();
-        let mut rng = SplitMix(0x5EED ^ topo.num_nodes() as u64);
-        let requests = (0..SEQ)
-            .map(|_| {
-                let sides: Vec<u32> = (0..dims)
-                    .map(|_| 1 << rng.below(u64::from(max_exp) + 1))
-                    .collect();
-                Request::boxed(&sides).unwrap().any_orientation()
-            })
-            .collect();
-        let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
-        let target = (LOAD * topo.num_nodes() as f64) as usize;
-        let mut run = Self {
-            alloc,
-            requests,
-            picks,
-            live: Vec::new(),
-            target,
-            i: 0,
-        };
-        // Fill to the target (a refused request does not stop the fill).
-        while run.busy() < run.target && run.i < 8 * SEQ {
-            run.step();
-        }
-        run
-    }
-
-    fn busy(&self) -> usize {
-        self.alloc.total_nodes() - self.alloc.free_nodes()
-    }
-
-    fn step(&mut self) {
-        let k = self.i % SEQ;
-        self.i += 1;
-        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
-            self.live.push(g);
-        }
-        if self.busy() > self.target && !self.live.is_empty() {
-            let g = self.live.swap_remove(self.picks[k] % self.live.len());
-            self.alloc.release(&g).unwrap();
-        }
-        black_box(&self.live);
-    }
-
-    /// The time of `iters` steps.
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            self.step();
-        }
-        start.elapsed()
-    }
+/// `name` on `topo` filled to the load (at most 8 passes over the
+/// stream), cubic jobs with sides up to 2^`max_exp`.
+fn setup(name: &str, topo: &Topology, max_exp: u32) -> Run {
+    let alloc = registry::build(name, topo).unwrap();
+    let dims = topo.as_grid().unwrap().dims();
+    let mut rng = SplitMix(0x5EED ^ topo.num_nodes() as u64);
+    let requests = (0..SEQ)
+        .map(|_| {
+            let sides: Vec<u32> = (0..dims)
+                .map(|_| 1 << rng.below(u64::from(max_exp) + 1))
+                .collect();
+            Request::boxed(&sides).unwrap().any_orientation()
+        })
+        .collect();
+    let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
+    let target = (LOAD * topo.num_nodes() as f64) as usize;
+    Run::new(alloc, requests, picks, target, false).fill(8 * SEQ, true)
 }
 
 fn bench(c: &mut Criterion) {
@@ -121,7 +75,7 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("big_alloc_release/{machine}"));
         for name in names {
             let t0 = Instant::now();
-            let mut run = Run::new(name, &topo, max_exp);
+            let mut run = setup(name, &topo, max_exp);
             eprintln!(
                 "{machine} {name}: filled to {:.1}% with {} live jobs in {:.2?}",
                 100.0 * run.busy() as f64 / topo.num_nodes() as f64,

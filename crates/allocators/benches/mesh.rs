@@ -24,11 +24,10 @@
     reason = "fixed, valid benchmark inputs; a failure is a bug to surface"
 )]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::Topology;
 
 const LOAD: f64 = 0.47;
@@ -41,75 +40,35 @@ const NAMES: [&str; 4] = [
 ];
 
 #[path = "../tests/allocators/support/mod.rs"]
+mod stream;
 mod support;
-use support::SplitMix;
+use stream::SplitMix;
+use support::Run;
 
-struct Run {
-    alloc: Box<dyn Allocator>,
-    requests: Vec<Request>,
-    picks: Vec<usize>,
-    live: Vec<Grant>,
-    target: usize,
-    i: usize,
-}
-
-impl Run {
-    fn new(name: &str, side: u32, max_side: u32) -> Self {
-        let topo: Topology = format!("mesh:{side}x{side}").parse().unwrap();
-        let alloc = registry::build(name, &topo).unwrap();
-        let mut rng = SplitMix(0x5EED ^ u64::from(side));
-        let requests = (0..SEQ)
-            .map(|_| {
-                let a = 1 + rng.below(u64::from(max_side)) as u32;
-                let b = 1 + rng.below(u64::from(max_side)) as u32;
-                Request::boxed(&[a, b]).unwrap().any_orientation()
-            })
-            .collect();
-        let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
-        let target = (LOAD * topo.num_nodes() as f64) as usize;
-        let mut run = Self {
-            alloc,
-            requests,
-            picks,
-            live: Vec::new(),
-            target,
-            i: 0,
-        };
-        for _ in 0..2000 {
-            run.step();
-        }
-        run
-    }
-
-    fn step(&mut self) {
-        let k = self.i % SEQ;
-        self.i += 1;
-        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
-            self.live.push(g);
-        }
-        let busy = self.alloc.total_nodes() - self.alloc.free_nodes();
-        if busy > self.target && !self.live.is_empty() {
-            let g = self.live.swap_remove(self.picks[k] % self.live.len());
-            self.alloc.release(&g).unwrap();
-        }
-        black_box(&self.live);
-    }
-
-    /// The time of `iters` steps.
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            self.step();
-        }
-        start.elapsed()
-    }
+/// `name` on a `side`×`side` mesh after 2,000 steps, rectangles with
+/// sides uniform in 1..=`max_side`, one job released per step above the
+/// load.
+fn setup(name: &str, side: u32, max_side: u32) -> Run {
+    let topo: Topology = format!("mesh:{side}x{side}").parse().unwrap();
+    let alloc = registry::build(name, &topo).unwrap();
+    let mut rng = SplitMix(0x5EED ^ u64::from(side));
+    let requests = (0..SEQ)
+        .map(|_| {
+            let a = 1 + rng.below(u64::from(max_side)) as u32;
+            let b = 1 + rng.below(u64::from(max_side)) as u32;
+            Request::boxed(&[a, b]).unwrap().any_orientation()
+        })
+        .collect();
+    let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
+    let target = (LOAD * topo.num_nodes() as f64) as usize;
+    Run::new(alloc, requests, picks, target, false).fill(2000, false)
 }
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mesh_alloc_release_load047");
     for side in [16u32, 32, 64, 128, 256, 512] {
         for name in NAMES {
-            let mut run = Run::new(name, side, side);
+            let mut run = setup(name, side, side);
             group.bench_with_input(BenchmarkId::new(name, side), &side, |b, _| {
                 b.iter_custom(|iters| run.time(iters));
             });
@@ -120,7 +79,7 @@ fn bench(c: &mut Criterion) {
     // hundred live jobs), where the list lengths N_f and N_a matter.
     let mut group = c.benchmark_group("mesh_small_jobs_128_load047");
     for name in NAMES {
-        let mut run = Run::new(name, 128, 16);
+        let mut run = setup(name, 128, 16);
         group.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
     }
     group.finish();
@@ -145,7 +104,7 @@ fn bench_search(c: &mut Criterion) {
                 } else {
                     name.to_owned()
                 };
-                let mut run = Run::new(&full, side, side);
+                let mut run = setup(&full, side, side);
                 group.bench_with_input(BenchmarkId::new(&full, side), &side, |b, _| {
                     b.iter_custom(|iters| run.time(iters));
                 });

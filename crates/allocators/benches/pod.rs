@@ -16,11 +16,11 @@
 )]
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use partalloc_allocators::pod::{largest_placeable, pod_measures, stranded_chips_under};
-use partalloc_allocators::{Allocator, Grant, Request, registry};
+use partalloc_allocators::{Request, registry};
 use partalloc_topology::Topology;
 use partalloc_topology::pod::Wiring;
 
@@ -33,87 +33,45 @@ const NAMES: [&str; 4] = [
 ];
 
 #[path = "../tests/allocators/support/mod.rs"]
+mod stream;
 mod support;
-use support::SplitMix;
+use stream::SplitMix;
+use support::Run;
 
-struct Run {
-    alloc: Box<dyn Allocator>,
-    requests: Vec<Request>,
-    picks: Vec<usize>,
-    live: Vec<Grant>,
-    target: usize,
-    i: usize,
-}
-
-impl Run {
-    fn new(name: &str, topo: &Topology) -> Self {
-        let alloc = registry::build(name, topo).unwrap();
-        let pod = topo.as_pod().unwrap();
-        // Catalogue shapes up to 128 chips, equally likely.
-        let shapes: Vec<_> = pod
-            .catalogue()
-            .shapes()
-            .iter()
-            .filter(|s| s.product() <= 128)
-            .copied()
-            .collect();
-        let mut rng = SplitMix(0x90D);
-        let requests = (0..SEQ)
-            .map(|_| {
-                let s = shapes[rng.below(shapes.len() as u64) as usize];
-                Request::boxed(s.as_slice()).unwrap()
-            })
-            .collect();
-        let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
-        let mut run = Self {
-            alloc,
-            requests,
-            picks,
-            live: Vec::new(),
-            target: topo.num_nodes() / 2,
-            i: 0,
-        };
-        for _ in 0..2000 {
-            run.step();
-        }
-        run
-    }
-
-    fn step(&mut self) {
-        let k = self.i % SEQ;
-        self.i += 1;
-        if let Ok(g) = self.alloc.allocate(&self.requests[k]) {
-            self.live.push(g);
-        }
-        while self.alloc.total_nodes() - self.alloc.free_nodes() > self.target
-            && !self.live.is_empty()
-        {
-            let g = self.live.swap_remove(self.picks[k] % self.live.len());
-            self.alloc.release(&g).unwrap();
-        }
-        black_box(&self.live);
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            self.step();
-        }
-        start.elapsed()
-    }
+/// `name` on `topo` after 2,000 steps, catalogue shapes up to 128 chips
+/// equally likely, jobs released until at most half the chips are busy.
+fn setup(name: &str, topo: &Topology) -> Run {
+    let alloc = registry::build(name, topo).unwrap();
+    let pod = topo.as_pod().unwrap();
+    let shapes: Vec<_> = pod
+        .catalogue()
+        .shapes()
+        .iter()
+        .filter(|s| s.product() <= 128)
+        .copied()
+        .collect();
+    let mut rng = SplitMix(0x90D);
+    let requests = (0..SEQ)
+        .map(|_| {
+            let s = shapes[rng.below(shapes.len() as u64) as usize];
+            Request::boxed(s.as_slice()).unwrap()
+        })
+        .collect();
+    let picks = (0..SEQ).map(|_| rng.next() as usize).collect();
+    Run::new(alloc, requests, picks, topo.num_nodes() / 2, true).fill(2000, false)
 }
 
 fn bench(c: &mut Criterion) {
     let topo: Topology = "pod:tpu-v4".parse().unwrap();
     let mut group = c.benchmark_group("pod_alloc_release_tpu_v4_half_full");
     for name in NAMES {
-        let mut run = Run::new(name, &topo);
+        let mut run = setup(name, &topo);
         group.bench_function(name, |b| b.iter_custom(|iters| run.time(iters)));
     }
     group.finish();
 
     // The measures on the half-full state first fit leaves.
-    let run = Run::new("pod-first-fit", &topo);
+    let run = setup("pod-first-fit", &topo);
     let busy = run.alloc.busy_nodes();
     let pod = topo.as_pod().unwrap();
     let mut group = c.benchmark_group("pod_measures_tpu_v4_half_full");

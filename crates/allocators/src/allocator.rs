@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use partalloc_topology::pod::Wiring;
 use partalloc_topology::{NodeId, NodeSet, Topology};
 
 use crate::{AllocError, FaultError, Grant, Partition, ReleaseError, Request};
@@ -225,6 +226,30 @@ pub trait Allocator: Send + fmt::Debug {
             strategy: self.name(),
         })
     }
+
+    /// The placement rules the strategy follows, for the measures of a run
+    /// that judge the machine by them (a pod's stranded chips under its
+    /// wiring, a Slurm job's split segments): the strategy says so itself,
+    /// so nothing guesses it from its name. `None`, the default, for a
+    /// strategy with no such rules.
+    fn placement_rules(&self) -> Option<PlacementRules> {
+        None
+    }
+}
+
+/// What a strategy reports about the rules it places by
+/// ([`Allocator::placement_rules`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlacementRules {
+    /// An accelerator-pod strategy placing slices by this wiring's rules.
+    Pod(Wiring),
+    /// A Slurm strategy, with the segment size its jobs are placed in
+    /// (`--segment`), if it has one.
+    Slurm {
+        /// Nodes per segment.
+        segment: Option<u32>,
+    },
 }
 
 /// An allocator wrapped to watch (or change) its `allocate` and `release`,
@@ -327,6 +352,22 @@ impl<W: AllocatorWrapper> Allocator for W {
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.inner().recognizable(request)
     }
+    fn placement_rules(&self) -> Option<PlacementRules> {
+        self.inner().placement_rules()
+    }
+}
+
+/// The node count of `request` if a machine of `total` nodes can ever
+/// serve it (1 ..= `total`), else [`AllocError::Invalid`] saying both.
+pub(crate) fn wanted_nodes(request: &Request, total: usize) -> Result<u64, AllocError> {
+    let want = request.node_count();
+    if want == 0 || want > total as u64 {
+        return Err(AllocError::Invalid {
+            request: *request,
+            reason: format!("needs {want} nodes; the machine has {total}"),
+        });
+    }
+    Ok(want)
 }
 
 /// [`Allocator::can_allocate`] for a strategy that can be cloned: it
@@ -344,7 +385,7 @@ pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(
 
 #[cfg(test)]
 mod tests {
-    use partalloc_topology::{NodeSet, Topology};
+    use partalloc_topology::{NodeId, NodeSet, Topology};
 
     use super::Allocator;
     use crate::{AllocError, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request};
@@ -457,5 +498,104 @@ mod tests {
         assert_eq!(avail, [false, true, true, true, false]);
         a.release(&g).unwrap();
         assert!(a.is_available(0));
+    }
+
+    /// Answers every method, provided ones too, unlike its default, so a
+    /// wrapper that dropped one (and so fell back to the default) is seen.
+    #[derive(Debug)]
+    struct Unusual(OneNode);
+
+    impl Allocator for Unusual {
+        fn name(&self) -> String {
+            "unusual".to_owned()
+        }
+        fn topology(&self) -> &Topology {
+            self.0.topology()
+        }
+        fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+            self.0.allocate(request)
+        }
+        fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+            self.0.release(grant)
+        }
+        fn free_nodes(&self) -> usize {
+            self.0.free_nodes()
+        }
+        fn total_nodes(&self) -> usize {
+            99
+        }
+        fn live_grants(&self) -> usize {
+            self.0.live_grants()
+        }
+        fn is_available(&self, node: NodeId) -> bool {
+            node == 42
+        }
+        fn busy_nodes(&self) -> NodeSet {
+            self.0.busy_nodes()
+        }
+        fn faulty_nodes(&self) -> NodeSet {
+            let mut f = NodeSet::new(4);
+            f.insert(3).unwrap();
+            f
+        }
+        fn mark_faulty(&mut self, _node: NodeId) -> Result<(), FaultError> {
+            Ok(())
+        }
+        fn repair(&mut self, _node: NodeId) -> Result<(), FaultError> {
+            Ok(())
+        }
+        fn can_allocate(&self, _request: &Request) -> Result<bool, AllocError> {
+            Ok(true)
+        }
+        fn recognizable(&self, _request: &Request) -> Result<Vec<Partition>, AllocError> {
+            Ok(vec![Partition::Nodes(vec![2])])
+        }
+        fn placement_rules(&self) -> Option<super::PlacementRules> {
+            Some(super::PlacementRules::Slurm { segment: Some(5) })
+        }
+    }
+
+    /// The thinnest wrapper: every method by the blanket implementation.
+    #[derive(Debug)]
+    struct Thin(Box<dyn Allocator>);
+
+    impl super::AllocatorWrapper for Thin {
+        fn inner(&self) -> &dyn Allocator {
+            self.0.as_ref()
+        }
+        fn inner_mut(&mut self) -> &mut dyn Allocator {
+            self.0.as_mut()
+        }
+    }
+
+    /// Every method of a wrapper answers as the wrapped allocator does: a
+    /// hand-written forwarding once dropped `can_allocate`, and schedulers
+    /// probing through it were told probing was unsupported. A method
+    /// added to `Allocator` without a forward in the blanket implementation
+    /// fails here once `Unusual` answers it.
+    #[test]
+    fn a_wrapper_forwards_every_method() {
+        let mut w = Thin(Box::new(Unusual(one_node())));
+        let mut u = Unusual(one_node());
+        let r = Request::nodes(1);
+        assert_eq!(w.name(), u.name());
+        assert_eq!(w.topology(), u.topology());
+        assert_eq!(w.total_nodes(), 99);
+        assert!(w.is_available(42) && !w.is_available(0));
+        assert_eq!(w.faulty_nodes(), u.faulty_nodes());
+        assert_eq!(w.mark_faulty(1), Ok(()));
+        assert_eq!(w.repair(1), Ok(()));
+        assert_eq!(w.can_allocate(&r), Ok(true));
+        assert_eq!(w.recognizable(&r), u.recognizable(&r));
+        assert_eq!(w.placement_rules(), u.placement_rules());
+        let g = w.allocate(&r).unwrap();
+        let h = u.allocate(&r).unwrap();
+        assert_eq!(g.partition(), h.partition());
+        assert_eq!(
+            (w.free_nodes(), w.live_grants(), w.busy_nodes()),
+            (u.free_nodes(), u.live_grants(), u.busy_nodes())
+        );
+        w.release(&g).unwrap();
+        assert_eq!(w.live_grants(), 0);
     }
 }

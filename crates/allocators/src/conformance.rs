@@ -28,9 +28,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{NodeId, NodeSet};
+use partalloc_topology::{NodeId, NodeSet, Topology};
 use thiserror::Error;
 
+use crate::registry::{AllocatorRegistry, AllocatorSpec};
 use crate::{AllocError, Allocator, Grant, ReleaseError, Request};
 
 /// Builds a fresh instance of the strategy under test, on the same machine.
@@ -98,21 +99,98 @@ fn same(a: &Snapshot, b: &Snapshot) -> bool {
 }
 
 /// Runs `script` on `alloc`, checking the contract after every step, with
-/// fresh instances built by the registry from `alloc.name()` (see
-/// [`check_script_with`] for a strategy the registry does not know).
+/// fresh instances built by the built-in registry from `alloc.name()` (see
+/// [`check_script_in`] for a registry with your own strategies and
+/// [`check_script_with`] for a strategy in no registry).
 ///
 /// # Errors
 /// The first [`Violation`] found; a strategy whose name the registry
 /// cannot build is reported as one.
 pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summary, Violation> {
+    check_script_in(&crate::registry::ALLOCATORS, alloc, script)
+}
+
+/// As [`check_script`], with fresh instances built by `registry` (for
+/// example the built-ins extended with your own strategies) from
+/// `alloc.name()`.
+///
+/// ```
+/// use partalloc_allocators::conformance::{check_script_in, Step};
+/// use partalloc_allocators::paging::Paging;
+/// use partalloc_allocators::registry::{self, ANY_TOPOLOGY, Entry, StrategyInfo};
+/// use partalloc_allocators::{AllocError, Allocator, Grant, ReleaseError, Request};
+/// use partalloc_topology::{NodeSet, Topology};
+///
+/// // Paging under another name: an outside strategy.
+/// #[derive(Debug)]
+/// struct Mine(Paging);
+/// impl Allocator for Mine {
+///     fn name(&self) -> String { "mine".to_owned() }
+///     fn topology(&self) -> &Topology { self.0.topology() }
+///     fn allocate(&mut self, r: &Request) -> Result<Grant, AllocError> { self.0.allocate(r) }
+///     fn release(&mut self, g: &Grant) -> Result<(), ReleaseError> { self.0.release(g) }
+///     fn free_nodes(&self) -> usize { self.0.free_nodes() }
+///     fn live_grants(&self) -> usize { self.0.live_grants() }
+///     fn busy_nodes(&self) -> NodeSet { self.0.busy_nodes() }
+/// }
+/// let mut strategies = registry::builtin();
+/// strategies.register(Entry {
+///     info: StrategyInfo {
+///         name: "mine",
+///         summary: "paging under another name",
+///         source: "a test",
+///         params: &[],
+///         topologies: ANY_TOPOLOGY,
+///     },
+///     build: |t, _| Ok(Box::new(Mine(Paging::new(t.clone())?))),
+/// })?;
+/// let mut a = strategies.build("mine", &"hypercube:3".parse()?)?;
+/// let script = [Step::Allocate(Request::nodes(3)), Step::Release(0)];
+/// assert_eq!(check_script_in(&strategies, a.as_mut(), &script)?.granted, 1);
+/// // The built-in registry does not know it.
+/// let v = partalloc_allocators::conformance::check_script(a.as_mut(), &script).unwrap_err();
+/// assert!(v.problem.contains("unknown allocation strategy \"mine\""), "{v}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`check_script`].
+pub fn check_script_in(
+    registry: &AllocatorRegistry,
+    alloc: &mut dyn Allocator,
+    script: &[Step],
+) -> Result<Summary, Violation> {
     let name = alloc.name();
     let topology = alloc.topology().clone();
     let fresh = move || {
-        crate::registry::build(&name, &topology).map_err(|e| {
-            format!("{e} (for a strategy outside the registry, use check_script_with)")
+        registry.build(&name, &topology).map_err(|e| {
+            format!(
+                "{e} (for a strategy outside the registry, register it and use \
+                 check_script_in, or use check_script_with)"
+            )
         })
     };
     check_script_with(alloc, &fresh, script)
+}
+
+/// Builds the strategy of `spec` for `topology` and runs `script` on it
+/// as [`check_script_with`] does, with fresh instances from the same spec.
+///
+/// # Errors
+/// A [`Violation`] at step 0 if the spec cannot be built for `topology`,
+/// otherwise as [`check_script_with`].
+pub fn check_spec(
+    spec: &AllocatorSpec,
+    topology: &Topology,
+    script: &[Step],
+) -> Result<Summary, Violation> {
+    let fresh = || spec.build(topology).map_err(|e| e.to_string());
+    let mut alloc = fresh().map_err(|problem| Violation {
+        step: 0,
+        what: "setup".to_owned(),
+        problem: format!("{spec} cannot be built for {topology}: {problem}"),
+    })?;
+    check_script_with(alloc.as_mut(), &fresh, script)
 }
 
 /// Runs `script` on `alloc` (which must hold no live grant), checking the
@@ -466,8 +544,6 @@ fn check_state(alloc: &dyn Allocator, total: usize, live: &Live) -> Result<(), S
 
 #[cfg(test)]
 mod tests {
-    use partalloc_topology::Topology;
-
     use super::*;
     use crate::paging::Paging;
     use crate::{FaultError, Partition};

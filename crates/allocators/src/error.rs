@@ -2,10 +2,59 @@
 
 use thiserror::Error;
 
-use partalloc_topology::{NodeId, TopologyError};
+use partalloc_topology::{NodeId, Topology, TopologyError, TopologyKind};
 
-use crate::registry::{UnknownName, UnsupportedTopology};
 use crate::{GrantId, Request, SpecError};
+
+/// No entry of a registry has the name given.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown {kind} {name:?}; known {plural}: {known}")]
+pub struct UnknownName {
+    /// What the registry holds (e.g. `allocation strategy`).
+    pub kind: &'static str,
+    /// The same in the plural (e.g. `strategies`).
+    pub plural: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The registered names, comma separated.
+    pub known: String,
+}
+
+/// The entry does not run on this family of machine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{strategy} does not run on {topology}; it accepts: {accepted}")]
+pub struct UnsupportedTopology {
+    /// The entry's name.
+    pub strategy: &'static str,
+    /// The machine given.
+    pub topology: String,
+    /// The families it accepts, comma separated.
+    pub accepted: String,
+}
+
+impl UnsupportedTopology {
+    /// `strategy`, which accepts `accepted`, refuses `topology`.
+    #[must_use]
+    pub fn new(strategy: &'static str, topology: &Topology, accepted: &[TopologyKind]) -> Self {
+        Self {
+            strategy,
+            topology: topology.to_string(),
+            accepted: join(accepted.iter().map(ToString::to_string)),
+        }
+    }
+}
+
+/// The items separated by `, `.
+pub(crate) fn join<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
+    let mut out = String::new();
+    for (i, s) in items.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(s.as_ref());
+    }
+    out
+}
 
 /// Why an allocator could not be built, by its constructor or by the
 /// [`registry`](crate::registry): the one construction error of the crate.
@@ -42,6 +91,15 @@ pub enum BuildError {
     /// The name or a parameter of a spec is malformed, unknown or invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The constructor of a strategy from outside the workspace (written
+    /// in another language, say) failed for a reason of its own.
+    #[error("{strategy} could not be built: {reason}")]
+    Constructor {
+        /// The strategy.
+        strategy: String,
+        /// Its constructor's error.
+        reason: String,
+    },
 }
 
 /// Why a request was refused. A refused request leaves the allocator
@@ -134,5 +192,45 @@ pub enum FaultError {
     Unsupported {
         /// The strategy's name.
         strategy: String,
+    },
+}
+
+/// Why a job cannot be placed by one of the Slurm planners ([`block`](crate::block),
+/// [`tree`](crate::tree), [`ring`](crate::ring), [`torus3d`](crate::torus3d)); their
+/// one error, kept here so that no planner imports another.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PlaceError {
+    /// The request can never be placed on this machine.
+    #[error("cannot place {nodes} nodes: {reason}")]
+    Invalid {
+        /// Nodes asked for.
+        nodes: u32,
+        /// Why.
+        reason: String,
+    },
+    /// The segment size does not divide the job (sbatch refuses it).
+    #[error("segment {segment} does not divide a job of {nodes} nodes")]
+    SegmentSize {
+        /// Nodes asked for.
+        nodes: u32,
+        /// The segment size.
+        segment: u32,
+    },
+    /// Not even the empty machine could hold the job as asked: Slurm
+    /// refuses it at submission ("Requested node configuration is not
+    /// available").
+    #[error(
+        "requested node configuration is not available: {nodes} nodes fit no block even on the empty machine"
+    )]
+    Unavailable {
+        /// Nodes asked for.
+        nodes: u32,
+    },
+    /// No block has room now: the job waits.
+    #[error("no block has room for {nodes} nodes now")]
+    NoRoom {
+        /// Nodes asked for.
+        nodes: u32,
     },
 }

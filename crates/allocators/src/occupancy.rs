@@ -1,7 +1,7 @@
 //! Per-node state (busy, faulty) shared by the bitmap-based strategies,
 //! built on [`NodeSet`].
 
-use partalloc_topology::{NodeId, NodeSet};
+use partalloc_topology::{GridBox, NodeId, NodeSet};
 
 use crate::FaultError;
 
@@ -116,19 +116,33 @@ impl Occupancy {
     /// nodes outside the machine or already unavailable are skipped.
     pub fn occupy(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if self.blocked.insert(n) == Ok(true) {
-                self.free -= 1;
-            }
+            self.occupy_node(n);
         }
     }
 
     /// Marks busy nodes free again; nodes that were not busy are skipped.
     pub fn vacate(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
         for n in nodes {
-            if !self.faulty.contains(n) && self.blocked.remove(n) == Ok(true) {
-                self.free += 1;
-            }
+            self.vacate_node(n);
         }
+    }
+
+    /// Marks one available node busy; returns whether it was available
+    /// (a node outside the machine or unavailable changes nothing).
+    #[inline]
+    pub fn occupy_node(&mut self, node: NodeId) -> bool {
+        let changed = self.blocked.insert(node) == Ok(true);
+        self.free -= usize::from(changed);
+        changed
+    }
+
+    /// Marks one busy node free; returns whether it was busy (a free,
+    /// faulty or outside node changes nothing).
+    #[inline]
+    pub fn vacate_node(&mut self, node: NodeId) -> bool {
+        let changed = !self.faulty.contains(node) && self.blocked.remove(node) == Ok(true);
+        self.free += usize::from(changed);
+        changed
     }
 
     /// Marks the available nodes `64·word + b`, for the set bits `b` of
@@ -180,6 +194,25 @@ impl Occupancy {
         }
     }
 
+    /// Marks busy (`busy`) or frees the nodes of `g`, a box of a mesh of
+    /// `sides` whose ids run x fastest, then y, then z: one id range per
+    /// x-row. Flat meshes have z = 0 only.
+    #[inline]
+    pub(crate) fn set_box(&mut self, sides: [u32; 3], g: &GridBox, busy: bool) {
+        let [sx, sy, _] = sides.map(|s| s as usize);
+        let w = g.extent(0) as usize;
+        for z in g.lo(2)..=g.hi(2) {
+            for y in g.lo(1)..=g.hi(1) {
+                let lo = g.lo(0) as usize + sx * (y as usize + sy * z as usize);
+                if busy {
+                    self.occupy_range(lo, lo + w);
+                } else {
+                    self.vacate_range(lo, lo + w);
+                }
+            }
+        }
+    }
+
     /// Marks a free node faulty; returns whether it was healthy before
     /// (marking a faulty node again changes nothing).
     ///
@@ -219,8 +252,32 @@ impl Occupancy {
 /// Implements the `Allocator` methods that only read an [`Occupancy`] and a
 /// [`GrantLedger`](crate::GrantLedger): `free_nodes`, `live_grants`,
 /// `is_available`, `busy_nodes` and `faulty_nodes`. Give the field paths
-/// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`.
+/// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`. With a
+/// trailing `faults` it also implements `mark_faulty` and `repair` as the
+/// occupancy's own, for the strategies that keep no other state per node;
+/// `topology: path` adds `topology` (both may be given, `faults` last).
 macro_rules! occupancy_methods {
+    ($($occ:ident).+, $($ledger:ident).+, faults) => {
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+);
+
+        fn mark_faulty(
+            &mut self,
+            node: partalloc_topology::NodeId,
+        ) -> Result<(), $crate::FaultError> {
+            self.$($occ).+.mark_faulty(node).map(drop)
+        }
+
+        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), $crate::FaultError> {
+            self.$($occ).+.repair(node).map(drop)
+        }
+    };
+    ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+, faults) => {
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+, faults);
+
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.$($topo).+
+        }
+    };
     ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+) => {
         fn topology(&self) -> &partalloc_topology::Topology {
             &self.$($topo).+
@@ -322,14 +379,14 @@ mod tests {
                         }
                     }
                     Op::Occupy(n) => {
-                        occ.occupy([n]);
-                        if (n as usize) < len && !faulty.contains(&n) {
+                        let was_free = (n as usize) < len && !faulty.contains(&n) && !busy.contains(&n);
+                        prop_assert_eq!(occ.occupy_node(n), was_free);
+                        if was_free {
                             busy.insert(n);
                         }
                     }
                     Op::Vacate(n) => {
-                        occ.vacate([n]);
-                        busy.remove(&n);
+                        prop_assert_eq!(occ.vacate_node(n), busy.remove(&n));
                     }
                     Op::OccupyWord(w, m) => {
                         occ.occupy_word_bits(w, m);

@@ -17,11 +17,11 @@
 
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 /// The non-contiguous reference allocator.
@@ -65,11 +65,7 @@ impl Paging {
             };
             // Bits past the machine read as blocked.
             let inside = len - word * 64;
-            let free = if inside >= 64 {
-                !blocked
-            } else {
-                !blocked & ((1u64 << inside) - 1)
-            };
+            let free = !blocked & crate::rowgrid::low_bits(inside.min(64) as u32);
             let need = want - nodes.len();
             let taken = if free.count_ones() as usize <= need {
                 free
@@ -114,6 +110,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
             TopologyKind::Tree,
             TopologyKind::Ring,
             TopologyKind::Torus3d,
+            TopologyKind::Capacity,
         ],
     },
     build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),
@@ -129,16 +126,7 @@ impl Allocator for Paging {
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let want = request.node_count();
-        if want == 0 || want > self.topology.num_nodes() as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!(
-                    "needs {want} nodes; the machine has {}",
-                    self.topology.num_nodes()
-                ),
-            });
-        }
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         if want > self.occupancy.free_count() as u64 {
             return Err(AllocError::NoRoom {
                 request: *request,
@@ -158,15 +146,7 @@ impl Allocator for Paging {
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
+    occupancy_methods!(occupancy, ledger, faults);
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let want = request.node_count();

@@ -1,11 +1,18 @@
 //! Strategies by name: `buddy`, `partner-ext[delta=2]`, `fsl`, …
 //!
-//! [`ALLOCATORS`] lists every strategy; [`build`], [`find`] and
+//! [`ALLOCATORS`] lists every built-in strategy; [`build`], [`find`] and
 //! [`strategies`] reach it. The mechanism behind it, [`Registry`], is
 //! generic over what is built and also serves the scheduling policies of
 //! `partalloc-schedulers`: a registry supplies its [`Entry`] list and its
 //! error type, and the name lookup, spec parsing, parameter check and
 //! machine-family check are the registry's.
+//!
+//! A registry is a value: [`builtin`] gives a copy of the built-ins that
+//! takes a user's own strategies ([`Registry::register`]), and
+//! [`Registry::spec`] parses a strategy's text once into an
+//! [`AllocatorSpec`] that builds a fresh instance per run. The strategy
+//! modules declare their entries with the types of a leaf module
+//! (re-exported here); this list imports them, never the reverse.
 //!
 //! ```
 //! use partalloc_allocators::registry;
@@ -20,63 +27,109 @@
 
 mod generic;
 
-pub use generic::{
-    ANY_TOPOLOGY, Constructor, Entry, ParamInfo, Registry, StrategyInfo, UnknownName,
-    UnsupportedTopology,
-};
+pub use generic::{RegisterError, Registry, Spec};
 
 use partalloc_topology::Topology;
 
 pub use crate::BuildError;
+pub use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Constructor, Entry, ParamInfo, StrategyInfo};
+pub use crate::error::{UnknownName, UnsupportedTopology};
 use crate::{Allocator, StrategySpec};
 
-/// A registered allocation strategy.
-pub type AllocatorEntry = Entry<dyn Allocator, BuildError>;
+/// A registry of allocation strategies.
+pub type AllocatorRegistry = Registry<dyn Allocator, BuildError>;
 
-/// Every allocation strategy, in listing order.
-pub const ALLOCATORS: Registry<dyn Allocator, BuildError> = Registry::new(
-    "allocation strategy",
-    "strategies",
-    &[
-        crate::hypercube::BUDDY,
-        crate::hypercube::BUDDY_FREE_LIST,
-        crate::hypercube::GRAY_CODE,
-        crate::hypercube::MULTIPLE_GRAY_CODE,
-        crate::hypercube::PARTNER,
-        crate::hypercube::PARTNER_EXT,
-        crate::kary::isomorphic::ENTRY,
-        crate::kary::extended_buddy::ENTRY,
-        crate::kary::extended_gray_code::ENTRY,
-        crate::kary::kary_partner::ENTRY,
-        crate::kary::etc::ENTRY,
-        crate::kary::sniffing::ENTRY,
-        crate::mesh::FSL_ENTRY,
-        crate::mesh::ADAPTIVE_SCAN_ENTRY,
-        crate::mesh::BUSY_LIST_ENTRY,
-        crate::mesh::FRAME_SLIDING_ENTRY,
-        crate::mesh::FIRST_FIT_ENTRY,
-        crate::mesh::BEST_FIT_ENTRY,
-        crate::mesh::BUDDY_2D_ENTRY,
-        crate::mesh::FSL_3D_ENTRY,
-        crate::slurm::BLOCK_ENTRY,
-        crate::slurm::BLOCK_BUDDY_ENTRY,
-        crate::slurm::TREE_ENTRY,
-        crate::slurm::RING_ENTRY,
-        crate::slurm::TORUS3D_ENTRY,
-        crate::paging::ENTRY,
-        crate::pod::FIRST_FIT_ENTRY,
-        crate::pod::BEST_FIT_ENTRY,
-        crate::pod::RECONFIGURABLE_ENTRY,
-        crate::pod::FREE_LIST_ENTRY,
-    ],
-);
+/// An allocation strategy chosen once (see [`Spec`]): parse it with
+/// [`Registry::spec`], build an instance per run with [`Spec::build`].
+pub type AllocatorSpec = Spec<dyn Allocator, BuildError>;
 
-/// The registered strategies, in listing order.
+/// Every built-in allocation strategy, in listing order.
+pub static ALLOCATORS: AllocatorRegistry =
+    Registry::new("allocation strategy", "strategies", BUILTIN);
+
+/// A copy of the built-in strategies, to extend with one's own.
+///
+/// ```
+/// use partalloc_allocators::paging::Paging;
+/// use partalloc_allocators::registry::{self, ANY_TOPOLOGY, AllocatorEntry, Entry, StrategyInfo};
+///
+/// let mut strategies = registry::builtin();
+/// strategies.register(Entry {
+///     info: StrategyInfo {
+///         name: "my-paging",
+///         summary: "paging under another name",
+///         source: "my lab notebook",
+///         params: &[],
+///         topologies: ANY_TOPOLOGY,
+///     },
+///     build: |topology, _| Ok(Box::new(Paging::new(topology.clone())?)),
+/// })?;
+/// let spec = strategies.spec("my-paging")?;
+/// assert_eq!(spec.build(&"mesh:4x4".parse()?)?.free_nodes(), 16);
+/// // The built-ins are still there; the shared list is unchanged.
+/// assert!(strategies.find("fsl").is_some());
+/// assert!(registry::find("my-paging").is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn builtin() -> AllocatorRegistry {
+    ALLOCATORS.clone()
+}
+
+/// The built-in strategies' entries, in listing order: append a new one
+/// here.
+const BUILTIN: &[AllocatorEntry] = &[
+    crate::hypercube::BUDDY,
+    crate::hypercube::BUDDY_FREE_LIST,
+    crate::hypercube::GRAY_CODE,
+    crate::hypercube::MULTIPLE_GRAY_CODE,
+    crate::hypercube::PARTNER,
+    crate::hypercube::PARTNER_EXT,
+    crate::kary::isomorphic::ENTRY,
+    crate::kary::extended_buddy::ENTRY,
+    crate::kary::extended_gray_code::ENTRY,
+    crate::kary::kary_partner::ENTRY,
+    crate::kary::etc::ENTRY,
+    crate::kary::sniffing::ENTRY,
+    crate::mesh::FSL_ENTRY,
+    crate::mesh::ADAPTIVE_SCAN_ENTRY,
+    crate::mesh::BUSY_LIST_ENTRY,
+    crate::mesh::FRAME_SLIDING_ENTRY,
+    crate::mesh::FIRST_FIT_ENTRY,
+    crate::mesh::BEST_FIT_ENTRY,
+    crate::mesh::BUDDY_2D_ENTRY,
+    crate::mesh::FSL_3D_ENTRY,
+    crate::slurm::BLOCK_ENTRY,
+    crate::slurm::BLOCK_BUDDY_ENTRY,
+    crate::slurm::TREE_ENTRY,
+    crate::slurm::RING_ENTRY,
+    crate::slurm::TORUS3D_ENTRY,
+    crate::paging::ENTRY,
+    crate::tas::ENTRY,
+    crate::pod::FIRST_FIT_ENTRY,
+    crate::pod::BEST_FIT_ENTRY,
+    crate::pod::RECONFIGURABLE_ENTRY,
+    crate::pod::FREE_LIST_ENTRY,
+    crate::noncontig::MBS_ENTRY,
+    crate::noncontig::GRANULAR_MBS_ENTRY,
+    crate::noncontig::OCTET_MBS_ENTRY,
+    crate::noncontig::GABL_ENTRY,
+    crate::noncontig::RANDOM_ENTRY,
+    crate::curve::FIRST_FIT_ENTRY,
+    crate::curve::BEST_FIT_ENTRY,
+    crate::curve::SORTED_FREE_LIST_ENTRY,
+    crate::nearest::GEN_ALG_ENTRY,
+    crate::nearest::MM_ENTRY,
+    crate::nearest::MC1X1_ENTRY,
+    crate::nearest::MC_ENTRY,
+];
+
+/// The built-in strategies, in listing order.
 pub fn strategies() -> impl Iterator<Item = &'static StrategyInfo> {
     ALLOCATORS.info()
 }
 
-/// The entry named `name`, if any.
+/// The built-in entry named `name`, if any.
 #[must_use]
 pub fn find(name: &str) -> Option<&'static AllocatorEntry> {
     ALLOCATORS.find(name)
@@ -149,6 +202,7 @@ mod tests {
                 .unwrap()
                 .into(),
                 TopologyKind::Pod => "pod:tpu-v4:8x8x8".parse().unwrap(),
+                TopologyKind::Capacity => "racks:2x3x4gpu".parse().unwrap(),
                 _ => "torus:8x8".parse().unwrap(),
             };
             let a = build(e.info.name, &topo).unwrap();
@@ -184,5 +238,85 @@ mod tests {
         assert_eq!(names.len(), ALLOCATORS.entries().len());
         assert!(names.iter().all(|n| find(n).is_some()));
         assert!(find("sjf").is_none());
+    }
+
+    #[test]
+    fn a_parsed_spec_builds_and_fails_as_the_name_does() {
+        let machines: Vec<Topology> = ["hypercube:4", "mesh:4x4", "kary:4^3", "torus:4x4"]
+            .iter()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let texts = [
+            "paging",
+            "buddy",
+            "partner-ext[delta=2]",
+            "partner-ext[delta=x]",
+            "fsl[bogus=1]",
+            "buddy[bogus=1]",
+            "isomorphic[split=true]",
+            "sjf",
+            "fsl[",
+        ];
+        for topo in &machines {
+            for text in texts {
+                let by_name = build(text, topo).map(|a| (a.name(), a.free_nodes()));
+                let by_spec = ALLOCATORS
+                    .spec(text)
+                    .and_then(|s| s.build(topo))
+                    .map(|a| (a.name(), a.free_nodes()));
+                assert_eq!(by_spec, by_name, "{text} on {topo}");
+            }
+        }
+        let spec = ALLOCATORS.spec(" partner-ext[ delta = 2 ] ").unwrap();
+        assert_eq!(spec.to_string(), "partner-ext[delta=2]");
+        assert_eq!(spec.entry().map(|e| e.info.name), Some("partner-ext"));
+    }
+
+    #[test]
+    fn registering_refuses_duplicates_bad_names_and_no_machine_leaving_it_unchanged() {
+        let paging = *find("paging").unwrap();
+        let renamed = |name: &'static str| Entry {
+            info: StrategyInfo {
+                name,
+                ..paging.info
+            },
+            ..paging
+        };
+        let mut r = builtin();
+        let n = r.entries().len();
+        assert_eq!(
+            r.register(renamed("fsl")),
+            Err(RegisterError::Duplicate {
+                kind: "allocation strategy",
+                name: "fsl"
+            })
+        );
+        for bad in ["", "a b", "x[y]", "k=v", "a,b"] {
+            assert!(
+                matches!(
+                    r.register(renamed(bad)),
+                    Err(RegisterError::InvalidName { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        let nowhere = Entry {
+            info: StrategyInfo {
+                topologies: &[],
+                ..renamed("nowhere").info
+            },
+            ..paging
+        };
+        assert!(matches!(
+            r.register(nowhere),
+            Err(RegisterError::NoMachineFamily { .. })
+        ));
+        assert_eq!(r.entries().len(), n);
+        r.register(renamed("my-paging")).unwrap();
+        assert_eq!(r.names().last(), Some("my-paging"));
+        assert_eq!(ALLOCATORS.entries().len(), n, "the built-in list is shared");
+        let topo: Topology = "mesh:4x4".parse().unwrap();
+        assert_eq!(r.build("my-paging", &topo).unwrap().free_nodes(), 16);
+        assert!(build("my-paging", &topo).is_err());
     }
 }

@@ -39,8 +39,9 @@ use partalloc_topology::slurm::{JobLocality, SlurmMachine};
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
 use crate::block::{BlockBuddy, BlockPlacer, PlaceError, Placement};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::error::UnsupportedTopology;
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo, UnsupportedTopology};
 use crate::ring::RingPlacer;
 use crate::torus3d::TorusPlacer;
 use crate::tree::TreePlacer;
@@ -215,17 +216,21 @@ impl SlurmAllocator {
         self.rule
     }
 
+    /// The rule's segment size, if it has one.
+    fn segment(&self) -> Option<u32> {
+        match self.rule {
+            SlurmRule::Block(how) => how.segment,
+            SlurmRule::Ring { segment } | SlurmRule::Torus3d { segment } => segment,
+            SlurmRule::BlockBuddy | SlurmRule::Tree { .. } => None,
+        }
+    }
+
     /// The locality of a grant's nodes (segments counted with the rule's
     /// segment size).
     #[must_use]
     pub fn locality(&self, grant: &Grant) -> JobLocality {
-        let segment = match self.rule {
-            SlurmRule::Block(how) => how.segment,
-            SlurmRule::Ring { segment } | SlurmRule::Torus3d { segment } => segment,
-            _ => None,
-        };
         match grant.partition() {
-            Partition::Nodes(ids) => self.machine.job_locality(ids, segment),
+            Partition::Nodes(ids) => self.machine.job_locality(ids, self.segment()),
             _ => JobLocality::default(),
         }
     }
@@ -401,6 +406,12 @@ impl Allocator for SlurmAllocator {
 
     fn topology(&self) -> &Topology {
         &self.topology
+    }
+
+    fn placement_rules(&self) -> Option<crate::PlacementRules> {
+        Some(crate::PlacementRules::Slurm {
+            segment: self.segment(),
+        })
     }
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {

@@ -1,5 +1,7 @@
 //! The one error type of the tool: every failure becomes one line on
-//! standard error and a non-zero exit code.
+//! standard error and a non-zero exit code. A leaf: the error types of
+//! the other modules live here too, so that this module depends on none of
+//! them.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -74,10 +76,127 @@ pub(crate) enum CliError {
     Sweep(#[from] partalloc::simkit::SweepError),
     /// Shards could not be chosen or merged.
     #[error(transparent)]
-    Shard(#[from] crate::shard::ShardError),
+    Shard(#[from] ShardError),
     /// A statistic failed.
     #[error(transparent)]
     Stats(#[from] partalloc::simkit::StatsError),
+}
+
+/// Why a shard could not be chosen or the shards could not be merged.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub(crate) enum ShardError {
+    /// `--shard` names more shards than the grid has points.
+    #[error(
+        "--shard {index}/{count}: the grid has only {points} points; use at most {points} shards"
+    )]
+    TooManyShards {
+        /// The shard asked for.
+        index: usize,
+        /// The number of shards.
+        count: usize,
+        /// Points of the grid.
+        points: usize,
+    },
+    /// A shard's record is absent: the shard has not finished.
+    #[error(
+        "{}: no shard record {}; the shard has not finished: run its --shard command again",
+        shown(.file), shown(.record)
+    )]
+    NoRecord {
+        /// The shard's CSV.
+        file: PathBuf,
+        /// The record expected beside it.
+        record: PathBuf,
+    },
+    /// A shard's record cannot be read or contradicts itself.
+    #[error("{}: {reason}", shown(.file))]
+    BadRecord {
+        /// The record.
+        file: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two shards come from different experiments.
+    #[error(
+        "{}: a shard of another experiment than {} (other grid or settings); merge shards of one experiment",
+        shown(.file), shown(.first)
+    )]
+    Foreign {
+        /// The odd shard.
+        file: PathBuf,
+        /// The first shard given.
+        first: PathBuf,
+    },
+    /// Two shards split the grid differently.
+    #[error(
+        "{}: one of {count} shards, but {} is one of {first_count}; merge shards of one split",
+        shown(.file), shown(.first)
+    )]
+    OtherSplit {
+        /// The odd shard.
+        file: PathBuf,
+        /// Its number of shards.
+        count: usize,
+        /// The first shard given.
+        first: PathBuf,
+        /// Its number of shards.
+        first_count: usize,
+    },
+    /// The same shard is given twice.
+    #[error(
+        "{}: shard {index} of {count} again (already given as {}); give each shard once",
+        shown(.file), shown(.first)
+    )]
+    Duplicate {
+        /// The second file.
+        file: PathBuf,
+        /// The shard index.
+        index: usize,
+        /// The number of shards.
+        count: usize,
+        /// The first file of that index.
+        first: PathBuf,
+    },
+    /// Some shards are not given.
+    #[error("{} of {count} shards missing: {names}", .missing)]
+    Missing {
+        /// How many are missing.
+        missing: usize,
+        /// The number of shards.
+        count: usize,
+        /// Their file names, comma-separated.
+        names: String,
+    },
+    /// A shard's CSV differs from what its record says.
+    #[error(
+        "{}: changed since its shard finished (it does not match {}); run the shard again",
+        shown(.file), shown(.record)
+    )]
+    Stale {
+        /// The shard's CSV.
+        file: PathBuf,
+        /// Its record.
+        record: PathBuf,
+    },
+    /// A shard's CSV cannot be parsed or has other columns.
+    #[error("{}: {reason}", shown(.file))]
+    BadCsv {
+        /// The shard's CSV.
+        file: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A Slurm option cannot go into a script.
+    #[error("{option} {value:?}: {reason}")]
+    BadOption {
+        /// The option.
+        option: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
 }
 
 /// Most characters of a path a message repeats: real paths stay whole, a

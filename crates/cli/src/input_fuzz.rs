@@ -25,7 +25,9 @@ use proptest::sample::{Index, select};
 use crate::Cli;
 use crate::run::parse_topology;
 use crate::sweep::{parse_experiment, validate};
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
+
+use crate::error::CliError;
 
 const PIECES: &[&str] = &[
     "-",
@@ -416,9 +418,9 @@ fn mutated_experiment() -> impl Strategy<Value = String> {
     (
         select(
             &[
-                include_str!("../../../examples/kimyoon-small.toml"),
-                include_str!("../../../examples/kang-small.toml"),
-                include_str!("../../../examples/mohapatra-small.toml"),
+                include_str!("testdata/kimyoon-small.toml"),
+                include_str!("testdata/kang-small.toml"),
+                include_str!("testdata/mohapatra-small.toml"),
             ][..],
         ),
         prop::collection::vec((any::<u8>(), any::<Index>(), select(PIECES)), 1..5),
@@ -473,7 +475,7 @@ proptest! {
     #[test]
     fn workloads_build_or_name_the_field((text, load, machine) in workload_spec()) {
         let topology = parse_topology(machine).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        match toml::from_str::<WorkloadSpec>(&text) {
+        match toml::from_str::<WorkloadOptions>(&text) {
             Err(e) => {
                 let msg = e.to_string();
                 let named = ["shapes", "sides", "max_sides", "cube_dims", "residence", "dependence", "allow_saturation", "line"]
@@ -483,7 +485,7 @@ proptest! {
             }
             Ok(spec) => {
                 if let Err(e) = spec.build(&topology, load) {
-                    let msg = e.to_string();
+                    let msg = CliError::from(e).to_string();
                     prop_assert!(msg.starts_with("workload: ") || msg.starts_with("offered load"), "{text} load {load} on {machine}: {msg}");
                     prop_assert!(!msg.contains('\n'), "{msg}");
                 }

@@ -19,6 +19,7 @@ mod error;
 mod generate;
 #[cfg(test)]
 mod input_fuzz;
+mod kueue_file;
 mod limits;
 mod metrics;
 mod output;

@@ -1,23 +1,22 @@
 //! What `simulate` adds for a pod: stranded chips and the largest
 //! placeable catalogue shape, averaged over time.
 
+use partalloc::allocators::PlacementRules;
 use partalloc::allocators::pod::{largest_placeable, stranded_chips_under};
-use partalloc::simkit::pod::{pod_run_measures, wiring_of};
-use partalloc::simkit::{JobRecord, SimConfig, Simulation, replication_rng};
+use partalloc::simkit::observe::GrantLog;
+use partalloc::simkit::pod::pod_log_measures;
 use partalloc::topology::NodeSet;
 use partalloc::topology::Topology;
-use partalloc::workload::{DemandDist, ShapeDist, Workload};
+use partalloc::topology::pod::Wiring;
 use serde::Serialize;
-
-use crate::error::CliError;
 
 /// Sampling times of a run's pod measures.
 const SAMPLES: usize = 200;
 
-/// At most this many jobs after the warm-up are run again with records
-/// for the pod and Slurm measures: memory stays bounded (a few tens of MB)
-/// however long the simulated stream.
-pub(crate) const MEASURED_JOBS: u64 = 100_000;
+/// At most this many jobs after the warm-up are logged for the pod and
+/// Slurm measures: memory stays bounded (a few tens of MB) however long
+/// the simulated stream.
+pub(crate) const MEASURED_JOBS: usize = 100_000;
 
 /// The pod section of a `simulate` report.
 #[derive(Debug, Clone, Serialize)]
@@ -32,59 +31,23 @@ pub(crate) struct PodSummary {
     pub(crate) jobs: usize,
 }
 
-/// The measures of recorded jobs that all ran to completion.
-pub(crate) fn from_records(
-    topology: &Topology,
-    allocator: &str,
-    jobs: &[JobRecord],
-) -> Option<PodSummary> {
-    let wiring = wiring_of(allocator);
-    pod_run_measures(topology, wiring, jobs, SAMPLES).map(|m| PodSummary {
+/// The measures of the grants a run logged, judged by the wiring its
+/// allocator reported.
+pub(crate) fn from_log(topology: &Topology, log: &GrantLog) -> Option<PodSummary> {
+    pod_log_measures(topology, log, SAMPLES).map(|m| PodSummary {
         mean_stranded_chips: m.mean_stranded_chips,
         mean_largest_placeable_chips: m.mean_largest_placeable,
-        rules: wiring.to_string(),
-        jobs: jobs.len(),
+        rules: log.wiring().to_string(),
+        jobs: log.completed().len(),
     })
 }
 
-/// Replication 0 of a generated workload, its first `jobs + warmup` jobs
-/// (at most `most` after the warm-up) run again to completion
-/// with records, so that every running job is known at every sampled
-/// time: the job records after the warm-up.
-pub(crate) fn seed0_records(
-    topology: &Topology,
-    allocator: &str,
-    scheduler: &str,
-    workload: &Workload<ShapeDist, DemandDist>,
-    jobs_and_warmup: (u64, u64),
-    most: u64,
-    seed: u64,
-) -> Result<Vec<JobRecord>, CliError> {
-    let (jobs, warmup) = jobs_and_warmup;
-    let mut rng = replication_rng(seed, 0);
-    let n = usize::try_from(jobs.min(most).saturating_add(warmup)).unwrap_or(usize::MAX);
-    let config = SimConfig {
-        warmup,
-        record_jobs: true,
-        measure_search_time: false,
-        ..SimConfig::default()
-    };
-    let report = Simulation::by_name(
-        topology.clone(),
-        allocator,
-        scheduler,
-        workload.jobs(&mut rng).take(n),
-        config,
-    )?
-    .run()?;
-    Ok(report.jobs)
-}
-
 /// For `show` on a pod: "; largest placeable slice 4x4x8, 0 stranded chips
-/// (static rules)" for the chips `owner` marks busy.
+/// (static rules)" for the chips `owner` marks busy, judged by the rules
+/// the allocator reported (static if none).
 pub(crate) fn state_line(
     topology: &Topology,
-    allocator: &str,
+    rules: Option<PlacementRules>,
     owner: &[Option<usize>],
 ) -> Option<String> {
     let pod = topology.as_pod()?;
@@ -94,7 +57,10 @@ pub(crate) fn state_line(
             let _ = busy.insert(u32::try_from(c).ok()?);
         }
     }
-    let wiring = wiring_of(allocator);
+    let wiring = match rules {
+        Some(PlacementRules::Pod(w)) => w,
+        _ => Wiring::Static,
+    };
     let largest = largest_placeable(pod, &busy, wiring).map_or_else(
         || "none".to_owned(),
         |s| {
@@ -112,15 +78,21 @@ pub(crate) fn state_line(
 
 #[cfg(test)]
 mod tests {
+    use partalloc::allocators::registry::ALLOCATORS;
+    use partalloc::schedulers::registry::POLICIES;
+    use partalloc::simkit::{Replications, SimConfig, Stop};
     use partalloc::workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
 
     use super::*;
 
+    /// Seed 0's log keeps at most the bound, its completions are those
+    /// of the run (the first measured ones, in completion order), and the
+    /// rules are the strategy's own.
     #[test]
-    fn the_rerun_keeps_at_most_the_bound_and_its_jobs_are_the_stream_s_first() {
-        let topology: Topology = "pod:tpu-v5e:4x4".parse().unwrap();
+    fn the_log_keeps_at_most_the_bound_of_the_run_s_own_completions() {
+        let topology: Topology = "pod:tpu-v5e:8x8".parse().unwrap();
         let w = WorkloadSpec {
-            arrivals: Arrivals::Load(0.5),
+            arrivals: Arrivals::Load(0.8),
             shapes: ShapeLaw::Catalogue { weights: None },
             demand: DemandLaw::Exponential { mean: 1.0 },
             dependence: Dependence::Dependent,
@@ -128,20 +100,70 @@ mod tests {
         }
         .build(&topology)
         .unwrap();
-        let all =
-            seed0_records(&topology, "pod-first-fit", "fcfs", &w, (300, 20), 1000, 3).unwrap();
-        assert_eq!(all.len(), 300);
-        let capped =
-            seed0_records(&topology, "pod-first-fit", "fcfs", &w, (300, 20), 120, 3).unwrap();
-        assert_eq!(capped.len(), 120);
-        // Under FCFS the first jobs run as they did in the longer stream.
-        let starts = |r: &[JobRecord]| {
-            let mut v: Vec<(u64, u64)> = r.iter().map(|j| (j.id, j.start.to_bits())).collect();
-            v.sort_unstable();
+        let run = |strategy: &str, cap: usize| {
+            let config = SimConfig {
+                stop: Stop {
+                    jobs: Some(300),
+                    time: None,
+                },
+                warmup: 20,
+                record_jobs: true,
+                measure_search_time: false,
+                ..SimConfig::default()
+            };
+            let (allocator, fcfs) = (
+                ALLOCATORS.spec(strategy).unwrap(),
+                POLICIES.spec("fcfs").unwrap(),
+            );
+            let mut runs = Replications::new(3, 1)
+                .unwrap()
+                .simulate_observed(
+                    (&topology, &allocator, &fcfs),
+                    &w,
+                    config,
+                    &|_| GrantLog::new(cap),
+                    &|| {},
+                )
+                .unwrap();
+            runs.remove(0)
+        };
+        let (report, all) = run("pod-first-fit", 1000);
+        assert_eq!(all.completed().len(), 300);
+        let ends = |log: &GrantLog| {
+            log.completed()
+                .iter()
+                .map(|h| (h.start, h.end))
+                .collect::<Vec<_>>()
+        };
+        let recorded: Vec<(f64, f64)> = report.jobs.iter().map(|j| (j.start, j.end)).collect();
+        assert_eq!(ends(&all), recorded);
+        // The jobs running at the k-th completion (all completed later in
+        // the run), by their starts.
+        let running_at = |k: usize| {
+            let last = recorded[k - 1].1;
+            let mut v: Vec<f64> = recorded
+                .iter()
+                .filter(|&&(start, end)| start < last && last < end)
+                .map(|&(start, _)| start)
+                .collect();
+            v.sort_by(f64::total_cmp);
             v
         };
-        let (a, c) = (starts(&all), starts(&capped));
-        assert!(c.iter().all(|x| a.contains(x)));
-        assert!(from_records(&topology, "pod-first-fit", &capped).is_some_and(|m| m.jobs == 120));
+        // A bound reached while jobs run: the log keeps them, open.
+        let cap = (120..300).find(|&k| !running_at(k).is_empty()).unwrap();
+        let (_, capped) = run("pod-first-fit", cap);
+        assert_eq!(ends(&capped), recorded[..cap]);
+        let mut open: Vec<f64> = capped.still_running().iter().map(|h| h.start).collect();
+        open.sort_by(f64::total_cmp);
+        assert_eq!(open, running_at(cap));
+        assert!(
+            capped
+                .still_running()
+                .iter()
+                .all(|h| h.end == f64::INFINITY)
+        );
+        assert!(from_log(&topology, &capped).is_some_and(|m| m.jobs == cap && m.rules == "static"));
+        let (_, reconfigurable) = run("pod-reconfigurable", 1000);
+        assert!(from_log(&topology, &reconfigurable).is_some_and(|m| m.rules == "reconfigurable"));
     }
 }

@@ -26,7 +26,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use partalloc::simkit::{Report, SimConfig, Simulation, Stop};
+use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc::schedulers::registry::{POLICIES, PolicySpec};
+use partalloc::simkit::{Report, SimConfig, Simulation, SlowdownBound, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
@@ -77,6 +79,14 @@ pub(crate) struct Args {
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
     lenient: bool,
+    /// The threshold τ of the bounded slowdown, max(1, response /
+    /// max(service, τ)), in the trace's time unit (seconds in SWF).
+    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
+    slowdown_bound: SlowdownBound,
+    /// Run times grow with each grant's dispersal: sst:A[B,C] or linear:K
+    /// (see `simulate --runtime-model`). Off by default.
+    #[arg(long)]
+    runtime_model: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -142,6 +152,12 @@ struct RunRow {
     miss_rate: f64,
     /// Mean response over the reference's (paging on counts).
     response_vs_reference: f64,
+    /// Mean over jobs of the grant's mean pairwise hop distance.
+    mean_pairwise_distance: f64,
+    /// Mean over jobs of the grant's contiguous pieces.
+    mean_pieces: f64,
+    /// Mean bounded slowdown (`--slowdown-bound`).
+    mean_bounded_slowdown: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -185,16 +201,23 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     } else {
         args.allocators.clone()
     };
-    // Fail on names before reading the trace.
+    // Parsed once, and each built once to fail on names before reading
+    // the trace.
+    let mut specs = Vec::with_capacity(allocators.len() + 1);
     for (flag, a) in allocators
         .iter()
         .map(|a| ("--allocators", a))
         .chain([("--reference", &args.reference)])
     {
-        partalloc::allocators::registry::build(a, &topology)
+        let spec = ALLOCATORS
+            .spec(a)
+            .and_then(|spec| spec.build(&topology).map(|_| spec))
             .map_err(|e| CliError::input(format!("{flag}: {e}")))?;
+        specs.push(spec);
     }
-    partalloc::schedulers::registry::build(&args.scheduler, &topology)
+    let scheduler = POLICIES
+        .spec(&args.scheduler)
+        .and_then(|spec| spec.build(&topology).map(|_| spec))
         .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
     let shaped = ShapeMapping::for_topology(&topology);
     let counts = match args.cores_per_node {
@@ -281,11 +304,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scaled_shapes: node_s / (nodes * span) * scale,
     };
 
-    // (label, allocator)
-    let mut runs: Vec<(&'static str, &str)> =
-        allocators.iter().map(|a| ("shapes", a.as_str())).collect();
-    runs.push(("counts", args.reference.as_str()));
-    runs.push(("shapes", args.reference.as_str()));
+    // (label, allocator); the reference is the last spec.
+    let (reference_spec, shaped_specs) = specs
+        .split_last()
+        .ok_or_else(|| CliError::input("no allocator to replay"))?;
+    let mut runs: Vec<(&'static str, &AllocatorSpec)> =
+        shaped_specs.iter().map(|a| ("shapes", a)).collect();
+    runs.push(("counts", reference_spec));
+    runs.push(("shapes", reference_spec));
     let pool = crate::progress::pool(args.threads)?;
     let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
     let replay = Replay {
@@ -296,6 +322,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         jobs: job_count,
         first,
         scale,
+        model: crate::run::runtime_model(args.runtime_model.as_deref())?,
     };
     let results: Result<Vec<(Report, f64)>, CliError> = pool.install(|| {
         runs.par_iter()
@@ -305,15 +332,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     warmup: 0,
                     record_jobs: false,
                     measure_search_time: false,
+                    slowdown_bound: args.slowdown_bound,
                 };
-                let r = replay.run(
-                    &topology,
-                    a,
-                    &args.scheduler,
-                    label == "shapes",
-                    &source,
-                    config,
-                );
+                let r = replay.run(&topology, a, &scheduler, label == "shapes", &source, config);
                 bar.inc(1);
                 r
             })
@@ -345,6 +366,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             },
             miss_rate: r.results.miss_rate,
             response_vs_reference: r.results.mean_response / reference,
+            mean_pairwise_distance: r.results.mean_pairwise_distance,
+            mean_pieces: r.results.mean_pieces,
+            mean_bounded_slowdown: r.results.mean_bounded_slowdown,
         })
         .collect();
     let out = Output {
@@ -448,6 +472,8 @@ struct Replay<'a> {
     jobs: usize,
     first: f64,
     scale: f64,
+    /// The run-time model, if any.
+    model: Option<partalloc::simkit::RuntimeModel>,
 }
 
 impl Replay<'_> {
@@ -458,8 +484,8 @@ impl Replay<'_> {
     fn run(
         &self,
         topology: &Topology,
-        allocator: &str,
-        scheduler: &str,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
         shapes: bool,
         source: &Source,
         config: SimConfig,
@@ -495,11 +521,14 @@ impl Replay<'_> {
             Some(j)
         });
         let mut busy = 0.0;
-        let report = Simulation::by_name(topology.clone(), allocator, scheduler, jobs, config)?
-            .run_with_records(&mut |r| {
-                let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
-                busy += p as f64 * (r.end - r.start);
-            })?;
+        let mut sim = Simulation::from_specs(topology.clone(), allocator, scheduler, jobs, config)?;
+        if let Some(m) = self.model {
+            sim = sim.with_runtime_model(m)?;
+        }
+        let report = sim.run_with_records(&mut |r| {
+            let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
+            busy += p as f64 * (r.end - r.start);
+        })?;
         if let Some(s) = stream {
             match s.finish()? {
                 StreamEnd::Sorted { jobs, .. } if jobs == self.jobs => {}
@@ -539,6 +568,9 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                         r.processor_utilization.to_string(),
                         r.miss_rate.to_string(),
                         r.response_vs_reference.to_string(),
+                        r.mean_pairwise_distance.to_string(),
+                        r.mean_pieces.to_string(),
+                        r.mean_bounded_slowdown.to_string(),
                     ]
                 })
                 .collect();
@@ -555,6 +587,9 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     "processor_utilization",
                     "miss_rate",
                     "response_vs_reference",
+                    "mean_pairwise_distance",
+                    "mean_pieces",
+                    "mean_bounded_slowdown",
                 ],
                 &rows,
             )
@@ -614,7 +649,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8} {:>9}",
+                "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8} {:>9} {:>8} {:>6} {:>9}",
                 "allocator",
                 "requests",
                 "response",
@@ -624,12 +659,15 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                 "util",
                 "p-util",
                 "miss",
-                "vs ref"
+                "vs ref",
+                "distance",
+                "pieces",
+                "bsld"
             );
             for r in &out.runs {
                 let _ = writeln!(
                     s,
-                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3}",
+                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3} {:>8.3} {:>6.2} {:>9.3}",
                     r.allocator,
                     r.requests,
                     num(r.mean_response),
@@ -639,12 +677,15 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     r.utilization,
                     r.processor_utilization,
                     r.miss_rate,
-                    r.response_vs_reference
+                    r.response_vs_reference,
+                    r.mean_pairwise_distance,
+                    r.mean_pieces,
+                    r.mean_bounded_slowdown
                 );
             }
             let _ = writeln!(
                 s,
-                "\nutil: granted node·time / (N·span); p-util: the trace's processors only; vs ref: mean response over the reference on processor counts"
+                "\nutil: granted node·time / (N·span); p-util: the trace's processors only; vs ref: mean response over the reference on processor counts; distance: mean pairwise hop distance of a grant; pieces: its contiguous pieces; bsld: mean bounded slowdown (--slowdown-bound)"
             );
             Ok(s)
         }

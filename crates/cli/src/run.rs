@@ -1,12 +1,18 @@
 //! Running what the commands ask for: a machine parsed from its
 //! description, and the replications of a generated workload on it.
 
-use partalloc::simkit::{Replications, Report, SimConfig, Stop};
+use partalloc::allocators::BuildError;
+use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc::schedulers::PolicyBuildError;
+use partalloc::schedulers::registry::{POLICIES, PolicySpec};
+use partalloc::simkit::observe::GrantLog;
+use partalloc::simkit::{Replications, Report, SimConfig, SimError, Simulation, Stop};
 use partalloc::topology::Topology;
-use partalloc::workload::{DemandDist, ShapeDist, Workload};
+use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
-use crate::workload::WorkloadSpec;
+use crate::pod_measures::MEASURED_JOBS;
+use partalloc::workload::WorkloadOptions;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
 /// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
@@ -14,6 +20,9 @@ use crate::workload::WorkloadSpec;
 pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
     if let Some(slurm) = crate::slurm_file::load(text) {
         return slurm;
+    }
+    if let Some(kueue) = crate::kueue_file::load(text) {
+        return kueue;
     }
     if crate::pod_file::is_pod_file(text) {
         return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
@@ -33,6 +42,9 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
     if crate::pod_file::is_pod_file(t) {
         return Some(t.into());
     }
+    if let Some(nodes) = crate::kueue_file::nodes_file(t) {
+        return Some(nodes);
+    }
     let (family, rest) = t.split_once(':')?;
     if !matches!(
         family.trim().to_ascii_lowercase().as_str(),
@@ -48,41 +60,123 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
     Some(file.into())
 }
 
-/// A machine with the strategy and policy to run on it.
+/// A command's allocation strategy and scheduling policy, parsed once at
+/// the edge into typed specs that build fresh instances per run. A
+/// malformed or unknown one is reported where the command first needs
+/// it, and in the order building by name reports it: everything about the
+/// allocator before anything about the policy.
+#[derive(Debug)]
+pub(crate) struct Strategies {
+    allocator: Result<AllocatorSpec, BuildError>,
+    scheduler: Result<PolicySpec, PolicyBuildError>,
+}
+
+impl Strategies {
+    /// Parses both, keeping their errors for later.
+    pub(crate) fn parse(allocator: &str, scheduler: &str) -> Self {
+        Self {
+            allocator: ALLOCATORS.spec(allocator),
+            scheduler: POLICIES.spec(scheduler),
+        }
+    }
+
+    /// Both specs, each built once for `topology` to check it (the
+    /// allocator first).
+    pub(crate) fn checked<'a>(&'a self, topology: &'a Topology) -> Result<Setup<'a>, SimError> {
+        let allocator = self.allocator.as_ref().map_err(Clone::clone)?;
+        allocator.build(topology)?;
+        let scheduler = self.scheduler.as_ref().map_err(Clone::clone)?;
+        scheduler.build(topology)?;
+        Ok(Setup {
+            topology,
+            allocator,
+            scheduler,
+        })
+    }
+
+    /// A simulation of `topology` with fresh instances of both.
+    pub(crate) fn simulation<I: Iterator<Item = Job>>(
+        &self,
+        topology: &Topology,
+        jobs: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Simulation<I>, SimError> {
+        let allocator = self.allocator.as_ref().map_err(Clone::clone)?;
+        let alloc = allocator.build(topology)?;
+        let scheduler = self.scheduler.as_ref().map_err(Clone::clone)?;
+        let sched = scheduler.build(topology)?;
+        Simulation::new(topology.clone(), alloc, sched, jobs, config)
+    }
+}
+
+/// Reads a `--runtime-model` value (`sst:A[B,C]`, `linear:K`), naming the
+/// option in the error.
+pub(crate) fn runtime_model(
+    text: Option<&str>,
+) -> Result<Option<partalloc::simkit::RuntimeModel>, CliError> {
+    text.map(|t| {
+        t.parse()
+            .map_err(|e| CliError::input(format!("--runtime-model: {e}")))
+    })
+    .transpose()
+}
+
+/// A machine with the strategy and the policy to run on it, parsed and
+/// checked.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Setup<'a> {
     pub(crate) topology: &'a Topology,
-    pub(crate) allocator: &'a str,
-    pub(crate) scheduler: &'a str,
+    pub(crate) allocator: &'a AllocatorSpec,
+    pub(crate) scheduler: &'a PolicySpec,
+}
+
+/// What the first replication keeps beyond its results.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Keep {
+    /// Its job records.
+    pub(crate) records: bool,
+    /// Its grants, for the pod and Slurm measures (at most
+    /// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS)).
+    pub(crate) grants: bool,
 }
 
 /// Runs the replications of a generated workload and returns their reports
-/// in replication order.
+/// in replication order, and the first one's grants if kept. `base` gives
+/// the stop time and the slowdown bound; the jobs and warm-up come from
+/// `spec`, the records from `keep`.
 pub(crate) fn run_generated(
     setup: Setup<'_>,
     workload: &Workload<ShapeDist, DemandDist>,
-    spec: &WorkloadSpec,
+    spec: &WorkloadOptions,
     reps: Replications,
-    time: Option<f64>,
-    record_first: bool,
+    base: SimConfig,
+    keep: Keep,
     done: &(dyn Fn() + Sync),
-) -> Result<Vec<Report>, CliError> {
+) -> Result<(Vec<Report>, Option<GrantLog>), CliError> {
     let config = SimConfig {
         stop: Stop {
             jobs: Some(spec.jobs),
-            time,
+            time: base.stop.time,
         },
         warmup: spec.warmup,
-        record_jobs: record_first,
+        record_jobs: keep.records,
         measure_search_time: true,
+        ..base
     };
-    let reports = reps.simulate(
-        setup.topology,
-        setup.allocator,
-        setup.scheduler,
+    let runs = reps.simulate_observed(
+        (setup.topology, setup.allocator, setup.scheduler),
         workload,
         config,
+        &|r| (keep.grants && r == 0).then(|| GrantLog::new(MEASURED_JOBS)),
         done,
     )?;
-    Ok(reports)
+    let mut first = None;
+    let reports = runs
+        .into_iter()
+        .map(|(report, log)| {
+            first = first.take().or(log);
+            report
+        })
+        .collect();
+    Ok((reports, first))
 }

@@ -223,7 +223,9 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         warmup: 0,
         record_jobs: true,
         measure_search_time: false,
+        ..SimConfig::default()
     };
+    let rules = alloc.placement_rules();
     let report = Simulation::new(topology.clone(), alloc, sched, jobs, config)?.run()?;
     let waiting = report
         .jobs
@@ -246,7 +248,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             })
             .map_err(|e| CliError::input(format!("job {}: {e}", r.id)))?;
     }
-    let pod = crate::pod_measures::state_line(topology, &args.allocator, &owner)
+    let pod = crate::pod_measures::state_line(topology, rules, &owner)
         .or_else(|| crate::slurm_measures::state_line(topology, &owner));
     Ok(Snapshot {
         running,

@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use partalloc::simkit::atomic::AtomicFile;
+use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, JobRecord, Replications, Report, ReportError, Results, SimConfig, Simulation,
-    Stop,
+    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, SlowdownBound, Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -15,9 +15,10 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::run::{Setup, run_generated};
+use crate::pod_measures::MEASURED_JOBS;
+use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
-use crate::workload::{TraceArgs, WorkloadArgs, describe_workload, value_name};
+use crate::workload::{TraceArgs, WorkloadArgs, value_name};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -48,6 +49,10 @@ pub(crate) struct Args {
     /// Stop at this simulated time.
     #[arg(long)]
     time: Option<f64>,
+    /// The threshold τ of the bounded slowdown, max(1, response /
+    /// max(service, τ)), in the trace's time unit (seconds in SWF).
+    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
+    slowdown_bound: SlowdownBound,
     /// Independent replications (seeds), reported as mean ± 95% half-width.
     #[arg(long, default_value_t = 1, conflicts_with = "trace")]
     seeds: u64,
@@ -57,6 +62,12 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Run times grow with each grant's dispersal: sst:A[B,C] (SST's
+    /// allocation-based timing, e.g. sst:.001865[.1569,.0129]) or linear:K
+    /// (K × the relative excess of the mean pairwise distance over the
+    /// baseline's). Off by default.
+    #[arg(long)]
+    runtime_model: Option<String>,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -98,10 +109,17 @@ struct Output<'a> {
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
 /// them, so memory stays flat in the trace length. A trace that is not
-/// sorted by submit time is run again from the sorted whole.
-fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), CliError> {
+/// sorted by submit time is run again from the sorted whole. With `grants`
+/// the run's first measured grants are logged for the pod and Slurm
+/// measures.
+fn run_trace(
+    args: &Args,
+    topology: &Topology,
+    strategies: &Strategies,
+    grants: bool,
+) -> Result<(Vec<Report>, String, Option<GrantLog>), CliError> {
     let Some(path) = &args.trace.trace else {
-        return Ok((Vec::new(), String::new()));
+        return Ok((Vec::new(), String::new(), None));
     };
     let mapping = args.trace.mapping(topology);
     let limit = args
@@ -114,9 +132,10 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
         },
         warmup: args.warmup,
         // Records go only to the job file, as jobs complete; pod and Slurm
-        // measures come from a bounded second run (`trace_records`).
+        // measures from a bounded log of the grants.
         record_jobs: false,
         measure_search_time: true,
+        slowdown_bound: args.slowdown_bound,
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
@@ -128,30 +147,32 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             crate::error::shown(path)
         ))
     };
-    let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Report, CliError> {
+    type Run = (Report, Option<GrantLog>);
+    let run = |jobs: &mut dyn Iterator<Item = Job>| -> Result<Run, CliError> {
         let mut jobs = jobs.peekable();
         if jobs.peek().is_none() {
             return Err(empty());
         }
-        let sim = Simulation::by_name(
-            topology.clone(),
-            &args.allocator,
-            &args.scheduler,
-            jobs,
-            config,
-        )?;
+        let mut sim = strategies.simulation(topology, jobs, config)?;
+        if let Some(m) = crate::run::runtime_model(args.runtime_model.as_deref())? {
+            sim = sim.with_runtime_model(m.seeded(args.seed))?;
+        }
+        let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS));
         let Some(csv) = &args.jobs_csv else {
-            return Ok(sim.run()?);
+            return Ok((sim.run_observed(&mut log, None)?, log));
         };
         let io = |e: ReportError| CliError::input(format!("{}: {e}", crate::error::shown(csv)));
         let file = AtomicFile::create(csv).map_err(CliError::io(csv))?;
         let mut rows = JobCsvWriter::new(file).map_err(io)?.on(topology);
         let mut failed = None;
-        let report = sim.run_with_records(&mut |r| {
-            if failed.is_none() {
-                failed = rows.write(&r).err();
-            }
-        })?;
+        let report = sim.run_observed(
+            &mut log,
+            Some(&mut |r| {
+                if failed.is_none() {
+                    failed = rows.write(&r).err();
+                }
+            }),
+        )?;
         if let Some(e) = failed {
             return Err(io(e));
         }
@@ -159,13 +180,13 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             .map_err(io)?
             .commit()
             .map_err(CliError::io(csv))?;
-        Ok(report)
+        Ok((report, log))
     };
     let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
     let streamed = run(&mut stream);
     // A malformed line anywhere comes first, as when the whole trace was
     // read before simulating.
-    let (report, count, skipped) = match stream.finish()? {
+    let ((report, log), count, skipped) = match stream.finish()? {
         StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
         StreamEnd::Unsorted => {
             let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
@@ -186,51 +207,15 @@ fn run_trace(args: &Args, topology: &Topology) -> Result<(Vec<Report>, String), 
             crate::error::shown(path),
             value_name(&args.trace.mapping)
         ),
+        log,
     ))
-}
-
-/// The job records of a trace's first jobs (at most
-/// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS) after the
-/// warm-up) run again to completion, as the main run saw them, for the pod
-/// and Slurm measures: every job running at a sampled time is among them,
-/// and memory stays bounded however long the trace.
-fn trace_records(args: &Args, topology: &Topology) -> Result<Vec<JobRecord>, CliError> {
-    let Some(path) = &args.trace.trace else {
-        return Ok(Vec::new());
-    };
-    let mapping = args.trace.mapping(topology);
-    let most = crate::pod_measures::MEASURED_JOBS.saturating_add(args.warmup);
-    let limit = args.jobs.unwrap_or(u64::MAX).min(most);
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
-    let mut jobs: Vec<Job> = stream.by_ref().collect();
-    if let StreamEnd::Unsorted = stream.finish()? {
-        let (mut all, _header, _skipped) = read_trace(path, mapping, args.trace.lenient)?;
-        all.truncate(limit);
-        jobs = all;
-    }
-    let config = SimConfig {
-        stop: Stop {
-            jobs: None,
-            time: args.time,
-        },
-        warmup: args.warmup,
-        record_jobs: true,
-        measure_search_time: false,
-    };
-    let sim = Simulation::by_name(
-        topology.clone(),
-        &args.allocator,
-        &args.scheduler,
-        jobs,
-        config,
-    )?;
-    Ok(sim.run()?.jobs)
 }
 
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
+    // Parsed once here; their errors come where the run first needs them.
+    let strategies = Strategies::parse(&args.allocator, &args.scheduler);
     let machine_file = crate::run::topology_file(&args.topology);
     let inputs: Vec<&std::path::Path> = args
         .trace
@@ -263,71 +248,50 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    let (reports, workload, seeds, pod, slurm) = if args.trace.trace.is_some() {
-        let (r, w) = run_trace(args, &topology)?;
-        let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
-            let jobs = trace_records(args, &topology)?;
-            (
-                crate::pod_measures::from_records(&topology, &args.allocator, &jobs),
-                crate::slurm_measures::from_records(&topology, &args.allocator, &jobs),
-            )
-        } else {
-            (None, None)
-        };
-        (r, w, 1, pod, slurm)
+    // Pods and Slurm machines log seed 0's grants (its first measured jobs
+    // only on long streams) for their measures of the machine over time.
+    let grants = topology.as_pod().is_some() || topology.as_slurm().is_some();
+    let (reports, workload, seeds, log) = if args.trace.trace.is_some() {
+        let (r, w, log) = run_trace(args, &topology, &strategies, grants)?;
+        (r, w, 1, log)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
-        spec.check()?;
+        crate::workload::check(&spec)?;
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
-            .map_err(|e| CliError::input(format!("--seeds: {e}")))?;
-        let setup = Setup {
-            topology: &topology,
-            allocator: &args.allocator,
-            scheduler: &args.scheduler,
+            .map_err(|e| CliError::input(format!("--seeds: {e}")))?
+            .with_runtime_model(crate::run::runtime_model(args.runtime_model.as_deref())?);
+        let keep = Keep {
+            records: args.jobs_csv.is_some(),
+            grants,
         };
         let pool = crate::progress::pool(args.threads)?;
+        let setup = strategies.checked(&topology)?;
         let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
-        let r = pool.install(|| {
-            run_generated(
-                setup,
-                &w,
-                &spec,
-                reps,
-                args.time,
-                args.jobs_csv.is_some(),
-                &|| bar.inc(1),
-            )
-        });
-        bar.finish_and_clear();
-        let r = r?;
-        // Pods and Slurm machines measure seed 0 again, run to completion
-        // with records (its first jobs only on long streams).
-        let (pod, slurm) = if topology.as_pod().is_some() || topology.as_slurm().is_some() {
-            let jobs = crate::pod_measures::seed0_records(
-                &topology,
-                &args.allocator,
-                &args.scheduler,
-                &w,
-                (spec.jobs, spec.warmup),
-                crate::pod_measures::MEASURED_JOBS,
-                args.seed,
-            )?;
-            (
-                crate::pod_measures::from_records(&topology, &args.allocator, &jobs),
-                crate::slurm_measures::from_records(&topology, &args.allocator, &jobs),
-            )
-        } else {
-            (None, None)
+        let base = SimConfig {
+            stop: Stop {
+                jobs: None,
+                time: args.time,
+            },
+            slowdown_bound: args.slowdown_bound,
+            ..SimConfig::default()
         };
+        let r = pool.install(|| run_generated(setup, &w, &spec, reps, base, keep, &|| bar.inc(1)));
+        bar.finish_and_clear();
+        let (r, log) = r?;
         (
             r,
-            describe_workload(&spec, &topology, args.workload.load),
+            spec.describe(&topology, args.workload.load),
             args.seeds,
-            pod,
-            slurm,
+            log,
         )
     };
+    let pod = log
+        .as_ref()
+        .and_then(|log| crate::pod_measures::from_log(&topology, log));
+    let slurm = log
+        .as_ref()
+        .and_then(|log| crate::slurm_measures::from_log(&topology, log));
     let summary = summarize(&reports)?;
     let first = reports
         .first()
@@ -412,7 +376,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let _ = writeln!(s);
                 let _ = writeln!(
                     s,
-                    "pod, time average over {} {} measured jobs run to completion ({} placement rules):",
+                    "pod, time average over {} {} measured jobs ({} placement rules):",
                     out.measured, p.jobs, p.rules
                 );
                 let _ = writeln!(
@@ -432,7 +396,7 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let _ = writeln!(s);
                 let _ = writeln!(
                     s,
-                    "Slurm machine, {} {} measured jobs run to completion:",
+                    "Slurm machine, {} {} measured jobs:",
                     out.measured, m.jobs
                 );
                 let rows = [

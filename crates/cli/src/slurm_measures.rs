@@ -2,9 +2,8 @@
 //! stranded nodes (free in partly busy racks or leaf switches) and the
 //! jobs' locality (`partalloc_simkit::slurm`).
 
-use partalloc::allocators::StrategySpec;
-use partalloc::simkit::JobRecord;
-use partalloc::simkit::slurm::{slurm_run_measures, stranded_nodes};
+use partalloc::simkit::observe::GrantLog;
+use partalloc::simkit::slurm::{slurm_log_measures, stranded_nodes};
 use partalloc::topology::{NodeSet, Topology};
 use serde::Serialize;
 
@@ -30,20 +29,11 @@ pub(crate) struct SlurmSummary {
     pub(crate) jobs: usize,
 }
 
-/// The `segment=S` option of a strategy, if it has one.
-fn segment_of(allocator: &str) -> Option<u32> {
-    let spec: StrategySpec = allocator.parse().ok()?;
-    spec.get("segment")?.trim().parse().ok()
-}
-
-/// The measures of recorded jobs that all ran to completion.
-pub(crate) fn from_records(
-    topology: &Topology,
-    allocator: &str,
-    jobs: &[JobRecord],
-) -> Option<SlurmSummary> {
-    let segment = segment_of(allocator);
-    slurm_run_measures(topology, jobs, segment, SAMPLES).map(|m| SlurmSummary {
+/// The measures of the grants a run logged, segments counted in the
+/// segment size its allocator reported.
+pub(crate) fn from_log(topology: &Topology, log: &GrantLog) -> Option<SlurmSummary> {
+    let segment = log.segment();
+    slurm_log_measures(topology, log, segment, SAMPLES).map(|m| SlurmSummary {
         mean_stranded_nodes: m.mean_stranded_nodes,
         mean_domains_per_job: m.mean_domains,
         segment,

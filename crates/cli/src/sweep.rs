@@ -15,8 +15,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
-use partalloc::simkit::{Replications, Report, Sweep, SweepError};
+use partalloc::simkit::{
+    Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
+};
 use partalloc::topology::Topology;
 use rayon::prelude::*;
 use serde::ser::SerializeStruct as _;
@@ -25,9 +29,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Setup, parse_topology, run_generated};
+use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use crate::workload::WorkloadSpec;
+use partalloc::workload::WorkloadOptions;
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -95,7 +99,14 @@ pub(crate) struct Experiment {
     loads: Vec<f64>,
     /// The workload at every point.
     #[serde(default)]
-    workload: WorkloadSpec,
+    workload: WorkloadOptions,
+    /// The run-time model at every point (`sst:A[B,C]` or `linear:K`;
+    /// none by default).
+    #[serde(default)]
+    runtime_model: Option<String>,
+    /// The threshold τ of the bounded slowdown (10 by default).
+    #[serde(default)]
+    slowdown_bound: Option<f64>,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -141,8 +152,18 @@ struct Point {
 /// workload): 64-bit FNV-1a of their JSON form, as 16 hex digits. Stable
 /// across runs, platforms and compiler versions.
 fn settings(exp: &Experiment) -> Result<String, CliError> {
-    let json = serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload))
-        .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
+    // Without a model the fingerprint is the one files written before
+    // models existed carry.
+    // Nor does the default slowdown bound change it.
+    let bound = exp
+        .slowdown_bound
+        .filter(|&b| b != SlowdownBound::default().seconds());
+    let json = match (&exp.runtime_model, bound) {
+        (None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
+        (Some(m), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
+        (m, Some(b)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
+    }
+    .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in json.bytes() {
         h ^= u64::from(b);
@@ -219,7 +240,12 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     }
     crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
-    exp.workload.check().map_err(|e| ctx(e.to_string()))?;
+    crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
+    if let Some(m) = &exp.runtime_model {
+        m.parse::<partalloc::simkit::RuntimeModel>()
+            .map_err(|e| ctx(format!("runtime_model: {e}")))?;
+    }
+    slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -232,35 +258,88 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     Ok(exp)
 }
 
+/// The experiment's slowdown bound (10 without `slowdown_bound`).
+fn slowdown_bound(exp: &Experiment) -> Result<SlowdownBound, SlowdownBoundError> {
+    exp.slowdown_bound
+        .map_or(Ok(SlowdownBound::default()), SlowdownBound::new)
+}
+
+/// An experiment's machines, strategies and policies, each parsed once
+/// and checked on every machine.
+#[derive(Debug)]
+pub(crate) struct Validated {
+    topologies: Vec<Topology>,
+    /// One per `allocators` entry, in order.
+    allocators: Vec<AllocatorSpec>,
+    /// One per `schedulers` entry, in order.
+    schedulers: Vec<PolicySpec>,
+    /// The run-time model, if the experiment names one.
+    runtime_model: Option<partalloc::simkit::RuntimeModel>,
+    /// The threshold of the bounded slowdown.
+    slowdown_bound: SlowdownBound,
+}
+
 /// Checks every combination before any work: names, machines, loads.
-pub(crate) fn validate(exp: &Experiment) -> Result<Vec<Topology>, CliError> {
+pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
+    let allocators: Vec<_> = exp.allocators.iter().map(|a| ALLOCATORS.spec(a)).collect();
+    let schedulers: Vec<_> = exp.schedulers.iter().map(|s| POLICIES.spec(s)).collect();
     let mut topologies = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
-        for a in &exp.allocators {
-            partalloc::allocators::registry::build(a, &topo).map_err(|e| {
-                CliError::input(format!(
-                    "allocator {:?} on {topo}: {e}",
-                    partalloc::topology::echo(a)
-                ))
-            })?;
+        for (a, spec) in exp.allocators.iter().zip(&allocators) {
+            spec.as_ref()
+                .map_err(Clone::clone)
+                .and_then(|spec| spec.build(&topo))
+                .map_err(|e| {
+                    CliError::input(format!(
+                        "allocator {:?} on {topo}: {e}",
+                        partalloc::topology::echo(a)
+                    ))
+                })?;
         }
-        for s in &exp.schedulers {
-            partalloc::schedulers::registry::build(s, &topo).map_err(|e| {
-                CliError::input(format!(
-                    "scheduler {:?} on {topo}: {e}",
-                    partalloc::topology::echo(s)
-                ))
-            })?;
+        for (s, spec) in exp.schedulers.iter().zip(&schedulers) {
+            spec.as_ref()
+                .map_err(Clone::clone)
+                .and_then(|spec| spec.build(&topo))
+                .map_err(|e| {
+                    CliError::input(format!(
+                        "scheduler {:?} on {topo}: {e}",
+                        partalloc::topology::echo(s)
+                    ))
+                })?;
         }
         for &l in &exp.loads {
             exp.workload
                 .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {e}")))?;
+                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
         }
         topologies.push(topo);
     }
-    Ok(topologies)
+    // Every spec was built on the first machine above (there is one), so
+    // none is an error here.
+    let allocators = allocators
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let schedulers = schedulers
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let runtime_model = exp
+        .runtime_model
+        .as_deref()
+        .map(str::parse::<partalloc::simkit::RuntimeModel>)
+        .transpose()
+        .map_err(|e| CliError::input(format!("runtime_model: {e}")))?;
+    let slowdown_bound =
+        slowdown_bound(exp).map_err(|e| CliError::input(format!("slowdown_bound: {e}")))?;
+    Ok(Validated {
+        topologies,
+        allocators,
+        schedulers,
+        runtime_model,
+        slowdown_bound,
+    })
 }
 
 fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliError> {
@@ -284,17 +363,42 @@ fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliEr
     Ok(v)
 }
 
-fn compute(exp: &Experiment, p: &Point) -> Result<Row, CliError> {
-    let topo = parse_topology(&p.topology)?;
-    let w = exp.workload.build(&topo, p.load)?;
-    let reps = Replications::new(exp.seed, exp.seeds)
-        .map_err(|e| CliError::input(format!("seeds: {e}")))?;
+/// The item of `typed` at the position of `name` in `names`.
+fn typed<'a, T>(names: &[String], typed: &'a [T], name: &str) -> Option<&'a T> {
+    names
+        .iter()
+        .position(|n| n == name)
+        .and_then(|i| typed.get(i))
+}
+
+fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliError> {
+    let missing = || CliError::input("the point is not one of the experiment's");
+    let topo = valid
+        .topologies
+        .iter()
+        .find(|t| t.to_string() == p.topology)
+        .ok_or_else(missing)?;
     let setup = Setup {
-        topology: &topo,
-        allocator: &p.allocator,
-        scheduler: &p.scheduler,
+        topology: topo,
+        allocator: typed(&exp.allocators, &valid.allocators, &p.allocator).ok_or_else(missing)?,
+        scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler).ok_or_else(missing)?,
     };
-    let reports = run_generated(setup, &w, &exp.workload, reps, None, false, &|| {})?;
+    let w = exp.workload.build(topo, p.load)?;
+    let reps = Replications::new(exp.seed, exp.seeds)
+        .map_err(|e| CliError::input(format!("seeds: {e}")))?
+        .with_runtime_model(valid.runtime_model);
+    let (reports, _) = run_generated(
+        setup,
+        &w,
+        &exp.workload,
+        reps,
+        SimConfig {
+            slowdown_bound: valid.slowdown_bound,
+            ..SimConfig::default()
+        },
+        Keep::default(),
+        &|| {},
+    )?;
     row(&reports, exp.seeds)
 }
 
@@ -473,7 +577,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         (None, None) => return Err(CliError::input("name an experiment file")),
     };
     let exp = load_experiment(experiment)?;
-    let topologies = validate(&exp)?;
+    let valid = validate(&exp)?;
     let out = output_path(args, experiment, &exp);
     let flag = if args.out.is_some() {
         "--out"
@@ -489,7 +593,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .chain(machine_files.iter().map(PathBuf::as_path))
         .collect();
     crate::output::check_outputs(&[(flag, &out)], &inputs)?;
-    let grid = points(&exp, &topologies)?;
+    let grid = points(&exp, &valid.topologies)?;
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
             experiment,
@@ -555,7 +659,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     p.topology, p.allocator, p.scheduler, p.load
                 ));
                 bar.enable_steady_tick(Duration::from_millis(200));
-                let r = compute(&exp, p).map_err(|e| {
+                let r = compute(&exp, &valid, p).map_err(|e| {
                     CliError::input(format!(
                         "point ({}, {}, {}, load {}): {e}",
                         p.topology, p.allocator, p.scheduler, p.load
@@ -640,7 +744,8 @@ mod tests {
             }
         }
         // The columns of the files written before the row was derived from
-        // the table; a resumed sweep needs them unchanged.
+        // the table, then the dispersal means and the bounded slowdown
+        // (each added after them, so the earlier columns keep their places).
         assert_eq!(
             header,
             "seeds,mean_response,mean_response_hw,mean_wait,mean_wait_hw,\
@@ -649,12 +754,15 @@ mod tests {
              utilization_hw,useful_utilization,useful_utilization_hw,miss_rate,\
              miss_rate_hw,mean_internal_fragmentation,mean_internal_fragmentation_hw,\
              mean_queue_length,mean_queue_length_hw,throughput,throughput_hw,\
-             completed,completed_hw"
+             completed,completed_hw,mean_pairwise_distance,mean_pairwise_distance_hw,\
+             mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
+             mean_span,mean_span_hw,mean_pieces,mean_pieces_hw,\
+             mean_bounded_slowdown,mean_bounded_slowdown_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
-             9.5,,10.5,0.25,11.5,\n"
+             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,\n"
         );
     }
 }

@@ -1,16 +1,15 @@
-//! How a generated workload is described on the command line and in an
-//! experiment file, and how that description becomes a [`Workload`].
+//! How a generated workload is described on the command line (the flags
+//! of [`WorkloadArgs`], read into the one description every front end
+//! shares, [`WorkloadOptions`]; an experiment file's `[workload]` table is
+//! that type too) and the tool's words for a workload it cannot build.
 
 use std::path::PathBuf;
 
 use partalloc::topology::Topology;
-use partalloc::workload::ShapeMapping;
-use partalloc::workload::spec::{self, Arrivals, as_text};
 use partalloc::workload::{
-    CubeDimLaw, DemandDist, DemandLaw, Dependence, ShapeDist, ShapeKind, ShapeLaw, SideLaw, Sides,
-    SpecError, Workload, WorkloadError,
+    CubeDimLaw, DemandLaw, Dependence, ShapeKind, ShapeMapping, SideLaw, Sides, SpecError,
+    WorkloadError, WorkloadOptions,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::CliError;
 
@@ -113,8 +112,8 @@ pub(crate) struct WorkloadArgs {
 
 impl WorkloadArgs {
     /// The workload description with `jobs` measured after `warmup`.
-    pub(crate) fn spec(&self, jobs: u64, warmup: u64) -> WorkloadSpec {
-        WorkloadSpec {
+    pub(crate) fn spec(&self, jobs: u64, warmup: u64) -> WorkloadOptions {
+        WorkloadOptions {
             shapes: match self.shapes {
                 ShapesArg::Auto => ShapeKind::Auto,
                 ShapesArg::Sides => ShapeKind::Sides,
@@ -180,133 +179,30 @@ pub(crate) fn workload_error(e: SpecError) -> CliError {
     }
 }
 
-/// How a generated workload is described, on the command line or in an
-/// experiment file: the laws of `partalloc_workload::spec` in their text
-/// forms, and how many jobs to measure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub(crate) struct WorkloadSpec {
-    /// `auto`, `sides`, `cubic`, `noncubic` or `cube`.
-    pub(crate) shapes: ShapeKind,
-    /// Law of the sides for `sides` shapes: `uniform`, `normal`, `exponential`.
-    #[serde(with = "as_text")]
-    pub(crate) sides: SideLaw,
-    /// Largest request, e.g. `16x16` (sides/noncubic/cubic; default: the machine).
-    pub(crate) max_sides: Option<Sides>,
-    /// Cube dimension law for `cube` shapes: `uniform`, `uniform:LO-HI`,
-    /// `normal`, or weights `w0,w1,…`.
-    pub(crate) cube_dims: CubeDimLaw,
-    /// Residence (service) time law: `exp:MEAN`, `uniform:MEAN`,
-    /// `uniform:LO-HI`, `hyper:MEAN,ALPHA,CV`, `const:VALUE`.
-    pub(crate) residence: DemandLaw,
-    /// Weights of a pod's catalogue shapes, smallest first (`catalogue`
-    /// shapes; default all equal).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) shape_weights: Option<Vec<f64>>,
-    /// `dependent` or `independent` (Mohapatra §4.1).
-    #[serde(with = "as_text")]
-    pub(crate) dependence: Dependence,
-    /// Measured jobs per replication.
-    pub(crate) jobs: u64,
-    /// Completed jobs discarded before measuring.
-    pub(crate) warmup: u64,
-    /// Accept offered loads ≥ 1.
-    pub(crate) allow_saturation: bool,
-}
-
-impl Default for WorkloadSpec {
-    fn default() -> Self {
-        Self {
-            shapes: ShapeKind::Auto,
-            sides: SideLaw::Uniform,
-            max_sides: None,
-            cube_dims: CubeDimLaw::Uniform,
-            shape_weights: None,
-            residence: DemandLaw::Exponential { mean: 1.0 },
-            dependence: Dependence::Dependent,
-            jobs: 1000,
-            warmup: 0,
-            allow_saturation: false,
-        }
+/// A workload error, as the tool words it.
+impl From<SpecError> for CliError {
+    fn from(e: SpecError) -> Self {
+        workload_error(e)
     }
 }
 
-impl WorkloadSpec {
-    /// The shape law the options select on `topology`.
-    pub(crate) fn shape_law(&self, topology: &Topology) -> ShapeLaw {
-        match ShapeLaw::of_kind(
-            self.shapes,
-            topology,
-            self.sides,
-            &self.cube_dims,
-            self.max_sides.map(|m| m.0),
-        ) {
-            ShapeLaw::Catalogue { weights: None } if self.shape_weights.is_some() => {
-                ShapeLaw::Catalogue {
-                    weights: self.shape_weights.clone(),
-                }
-            }
-            law => law,
-        }
+/// Checks the counts of a workload description.
+pub(crate) fn check(spec: &WorkloadOptions) -> Result<(), CliError> {
+    if spec.jobs == 0 {
+        return Err(CliError::input("--jobs must be at least 1"));
     }
-
-    /// The shape distribution on `topology`.
-    #[cfg(test)]
-    pub(crate) fn shapes(&self, topology: &Topology) -> Result<ShapeDist, CliError> {
-        self.shape_law(topology)
-            .shapes(topology)
-            .map_err(workload_error)
-    }
-
-    /// The workload at offered load `load` on `topology`.
-    pub(crate) fn build(
-        &self,
-        topology: &Topology,
-        load: f64,
-    ) -> Result<Workload<ShapeDist, DemandDist>, CliError> {
-        self.laws(topology, load)
-            .build(topology)
-            .map_err(workload_error)
-    }
-
-    /// The laws at offered load `load` on `topology`.
-    fn laws(&self, topology: &Topology, load: f64) -> spec::WorkloadSpec {
-        spec::WorkloadSpec {
-            arrivals: Arrivals::Load(load),
-            shapes: self.shape_law(topology),
-            demand: self.residence,
-            dependence: self.dependence,
-            allow_saturation: self.allow_saturation,
-        }
-    }
-
-    /// Checks the counts.
-    pub(crate) fn check(&self) -> Result<(), CliError> {
-        if self.jobs == 0 {
-            return Err(CliError::input("--jobs must be at least 1"));
-        }
-        Ok(())
-    }
-}
-
-/// One line describing a workload.
-pub(crate) fn describe_workload(spec: &WorkloadSpec, topology: &Topology, load: f64) -> String {
-    // Only a warm-up that was applied is mentioned (`generate` has none).
-    spec.laws(topology, load)
-        .describe(spec.max_sides.as_ref(), spec.jobs, spec.warmup)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use partalloc::workload::ShapeDistribution;
+    use partalloc::workload::{ShapeDist, ShapeDistribution};
 
     #[test]
     fn a_load_too_small_for_finite_arrival_times_names_the_flag() {
         let mesh: Topology = "mesh:8x8".parse().unwrap();
-        let e = WorkloadSpec::default()
-            .build(&mesh, 1e-308)
-            .unwrap_err()
+        let e = CliError::from(WorkloadOptions::default().build(&mesh, 1e-308).unwrap_err())
             .to_string();
         assert!(
             e.starts_with(
@@ -320,27 +216,28 @@ mod tests {
     fn shape_laws_follow_the_machine() {
         let mesh: Topology = "mesh:16x8".parse().unwrap();
         let cube: Topology = "hypercube:6".parse().unwrap();
-        let spec = WorkloadSpec::default();
+        let spec = WorkloadOptions::default();
         // Kim & Yoon uniform sides on 16x8: m = 8.5 · 4.5.
-        assert!(matches!(spec.shapes(&mesh).unwrap(), ShapeDist::Mesh(_)));
+        let shapes = |spec: &WorkloadOptions, t: &Topology| spec.shape_law(t).shapes(t);
+        assert!(matches!(shapes(&spec, &mesh).unwrap(), ShapeDist::Mesh(_)));
         let w = spec.build(&mesh, 0.5).unwrap();
         assert!((w.shapes().mean_nodes() - 8.5 * 4.5).abs() < 1e-12);
         // Mohapatra uniform dimensions 0..=5 on a 6-cube: m = 63/6.
         let w = spec.build(&cube, 0.5).unwrap();
         assert!((w.shapes().mean_nodes() - 63.0 / 6.0).abs() < 1e-12);
-        let cubic = WorkloadSpec {
+        let cubic = WorkloadOptions {
             shapes: ShapeKind::Cubic,
-            ..WorkloadSpec::default()
+            ..WorkloadOptions::default()
         };
         // Kang: exponents uniform in 0..=4 and 0..=3: m = (31/5)(15/4).
         let w = cubic.build(&mesh, 0.5).unwrap();
         assert!((w.shapes().mean_nodes() - 31.0 / 5.0 * 15.0 / 4.0).abs() < 1e-12);
         let odd: Topology = "mesh:12x8".parse().unwrap();
-        assert!(cubic.shapes(&odd).is_err());
-        let wrong = WorkloadSpec {
+        assert!(shapes(&cubic, &odd).is_err());
+        let wrong = WorkloadOptions {
             shapes: ShapeKind::Cube,
-            ..WorkloadSpec::default()
+            ..WorkloadOptions::default()
         };
-        assert!(wrong.shapes(&mesh).is_err());
+        assert!(shapes(&wrong, &mesh).is_err());
     }
 }

@@ -3,16 +3,18 @@
 //! step costs one call from Python.
 
 use partalloc_allocators::Request;
+use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::{Completion, Stepper, replication_rng};
+use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::alloc::topology_arg;
+use crate::custom::{Callbacks, allocator_spec, job_dict};
 use crate::errors::{guard, value_error};
 use crate::sim::{mapping_of, read_trace};
 use crate::sim_generated::Generated;
@@ -58,7 +60,11 @@ type Run = Stepper<std::vec::IntoIter<Job>>;
 #[derive(Debug)]
 pub(crate) struct EnvCore {
     topology: RustTopology,
-    strategy: String,
+    /// The allocation strategy, parsed once; each episode builds a fresh
+    /// instance.
+    strategy: AllocatorSpec,
+    /// What a Python strategy raised, raised as itself.
+    callbacks: Callbacks,
     rotate: bool,
     jobs: Vec<Job>,
     /// Draws each episode's jobs instead of slicing `jobs`.
@@ -68,7 +74,7 @@ pub(crate) struct EnvCore {
     backfill: Backfill,
     reward: Reward,
     per_step: bool,
-    bound: f64,
+    bound: SlowdownBound,
     time_scale: f64,
     /// The two time features are clipped at this (a bound no trace value
     /// reaches; generated times have none).
@@ -285,7 +291,7 @@ impl EnvCore {
     )]
     fn new(
         topology: &Bound<'_, PyAny>,
-        allocator: &str,
+        allocator: &Bound<'_, PyAny>,
         trace: Option<std::path::PathBuf>,
         workload: Option<&Bound<'_, PyDict>>,
         window: usize,
@@ -299,16 +305,16 @@ impl EnvCore {
         lenient: bool,
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
-        // Build once so that a bad strategy fails here.
-        guard(|| partalloc_allocators::registry::build(allocator, &topology).map_err(value_error))?;
+        // Parsed once; a registry name is built once so that a bad
+        // strategy fails here.
+        let callbacks = Callbacks::default();
+        let strategy = allocator_spec(allocator, &topology, &callbacks)?;
         if window == 0 {
             return Err(PyValueError::new_err("window must be at least 1"));
         }
-        if !(bound.is_finite() && bound > 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "bound {bound}: the slowdown bound must be a positive number"
-            )));
-        }
+        // The run loop's own bound and check (`simulate(slowdown_bound=…)`).
+        let bound =
+            SlowdownBound::new(bound).map_err(|e| PyValueError::new_err(format!("bound: {e}")))?;
         let backfill = match backfill {
             "none" => Backfill::None,
             "easy" => Backfill::Easy,
@@ -414,7 +420,8 @@ impl EnvCore {
         }
         Ok(Self {
             topology,
-            strategy: allocator.to_owned(),
+            strategy,
+            callbacks,
             rotate,
             jobs,
             generated,
@@ -498,8 +505,7 @@ impl EnvCore {
             let slice = self.episode(seed);
             self.start_time = slice.first().map_or(0.0, |j| j.arrival);
             self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
-            let alloc = partalloc_allocators::registry::build(&self.strategy, &self.topology)
-                .map_err(value_error)?;
+            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
             let mut run = Stepper::new(alloc, slice)
                 .map_err(value_error)?
                 .with_mapping(RequestMapping {
@@ -518,7 +524,8 @@ impl EnvCore {
             self.largest = None;
             self.account();
             self.encode()
-        })?;
+        })
+        .map_err(|e| self.callbacks.or(e))?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -576,7 +583,8 @@ impl EnvCore {
             };
             self.encode()?;
             Ok((reward, done))
-        })?;
+        })
+        .map_err(|e| self.callbacks.or(e))?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -625,7 +633,24 @@ impl EnvCore {
         d.set_item("time", now)?;
         d.set_item("waiting", waiting)?;
         d.set_item("running", running)?;
+        let free = self
+            .run
+            .as_ref()
+            .map_or(self.topology.num_nodes(), |r| r.allocator().free_nodes());
+        d.set_item("free_nodes", free)?;
         Ok(d)
+    }
+
+    /// The waiting jobs, oldest first, as the dicts a Python policy's
+    /// `choose` is given (`id`, `arrival`, `service`, `estimate`, `nodes`).
+    fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        if let Some(run) = self.run.as_ref() {
+            for job in run.waiting() {
+                list.append(job_dict(py, job)?)?;
+            }
+        }
+        Ok(list)
     }
 }
 

@@ -4,6 +4,7 @@
 //! read.
 
 mod alloc;
+mod custom;
 mod env;
 mod errors;
 mod lublin;
@@ -22,5 +23,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     swf::register(m)?;
     lublin::register(m)?;
     env::register(m)?;
+    custom::register(m)?;
     Ok(())
 }

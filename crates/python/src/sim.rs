@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use partalloc_simkit::{Report, Results, SimConfig, Simulation, Stop, TraceError};
+use partalloc_simkit::{
+    Report, ResultValue, Results, SimConfig, Simulation, SlowdownBound, Stop, TraceError,
+};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -12,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::alloc::topology_arg;
+use crate::custom::{Callbacks, allocator_spec, policy_spec};
 use crate::errors::{guard, value_error};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -44,27 +47,16 @@ pub(crate) fn read_trace(
     }
 }
 
+/// One replication's results, every field by the one list of them
+/// ([`Results::fields`]): counts as ints, the rest as floats.
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("completed", r.completed)?;
-    d.set_item("span", r.span)?;
-    d.set_item("mean_response", r.mean_response)?;
-    d.set_item("mean_wait", r.mean_wait)?;
-    d.set_item("mean_service", r.mean_service)?;
-    d.set_item("mean_numerical_delay", r.mean_numerical_delay)?;
-    d.set_item("mean_topological_delay", r.mean_topological_delay)?;
-    d.set_item("utilization", r.utilization)?;
-    d.set_item("useful_utilization", r.useful_utilization)?;
-    d.set_item("attempts", r.attempts)?;
-    d.set_item("valid_attempts", r.valid_attempts)?;
-    d.set_item("misses", r.misses)?;
-    d.set_item("miss_rate", r.miss_rate)?;
-    d.set_item("mean_requested", r.mean_requested)?;
-    d.set_item("mean_granted", r.mean_granted)?;
-    d.set_item("mean_internal_fragmentation", r.mean_internal_fragmentation)?;
-    d.set_item("mean_queue_length", r.mean_queue_length)?;
-    d.set_item("mean_in_system", r.mean_in_system)?;
-    d.set_item("throughput", r.throughput)?;
+    for (name, value) in r.fields() {
+        match value {
+            ResultValue::Count(n) => d.set_item(name, n)?,
+            ResultValue::Real(x) => d.set_item(name, x)?,
+        }
+    }
     Ok(d)
 }
 
@@ -101,8 +93,33 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
         "topological_delay",
         PyBytes::new(py, &f64s(|j| j.wait - j.numerical_delay)),
     )?;
+    d.set_item(
+        "bounded_slowdown",
+        PyBytes::new(py, &f64s(|j| j.bounded_slowdown)),
+    )?;
     d.set_item("requested", PyBytes::new(py, &u64s(|j| j.requested)))?;
     d.set_item("granted", PyBytes::new(py, &u64s(|j| j.granted)))?;
+    // Dispersal, as floats: NaN on a machine without hop distances.
+    let dispersal = |f: fn(&partalloc_simkit::GrantDispersal) -> f64| -> Vec<u8> {
+        let mut v = Vec::with_capacity(n * 8);
+        for j in &report.jobs {
+            let x = j.dispersal.as_ref().map_or(f64::NAN, f);
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+        v
+    };
+    for (name, f) in [
+        (
+            "distance_sum",
+            (|d| d.distance_sum as f64) as fn(&partalloc_simkit::GrantDispersal) -> f64,
+        ),
+        ("mean_distance", |d| d.mean_distance()),
+        ("diameter", |d| f64::from(d.diameter)),
+        ("span", |d| d.span_nodes as f64),
+        ("pieces", |d| f64::from(d.pieces)),
+    ] {
+        d.set_item(name, PyBytes::new(py, &dispersal(f)))?;
+    }
     let parts: Vec<String> = report
         .jobs
         .iter()
@@ -120,7 +137,7 @@ enum Source {
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -128,8 +145,8 @@ enum Source {
 fn simulate<'py>(
     py: Python<'py>,
     topology: &Bound<'py, PyAny>,
-    allocator: &str,
-    scheduler: &str,
+    allocator: &Bound<'py, PyAny>,
+    scheduler: &Bound<'py, PyAny>,
     trace: Option<std::path::PathBuf>,
     workload: Option<&Bound<'py, PyDict>>,
     jobs: Option<u64>,
@@ -140,8 +157,16 @@ fn simulate<'py>(
     mapping: &str,
     lenient: bool,
     records: bool,
+    runtime_model: Option<&str>,
+    slowdown_bound: f64,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
+    let slowdown_bound = SlowdownBound::new(slowdown_bound)
+        .map_err(|e| PyValueError::new_err(format!("slowdown_bound: {e}")))?;
+    let model = runtime_model
+        .map(str::parse::<partalloc_simkit::RuntimeModel>)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("runtime_model: {e}")))?;
     if let Some(t) = time
         && !(t.is_finite() && t >= 0.0)
     {
@@ -184,10 +209,14 @@ fn simulate<'py>(
             (Source::Generated(Box::new(g)), text, seeds)
         }
     };
-    let allocator = allocator.to_owned();
-    let scheduler = scheduler.to_owned();
-    // The long part runs without the interpreter lock.
-    let reports: Vec<Report> = py.allow_threads(|| {
+    // Parsed once (a registry name is built once to check it); every
+    // replication builds its own instances from these.
+    let callbacks = Callbacks::default();
+    let allocator = allocator_spec(allocator, &topology, &callbacks)?;
+    let scheduler = policy_spec(scheduler, &topology, &callbacks)?;
+    // The long part runs without the interpreter lock (a Python strategy
+    // takes it for each of its calls).
+    let reports: PyResult<Vec<Report>> = py.allow_threads(|| {
         guard(|| match source {
             Source::Trace(all) => {
                 let config = SimConfig {
@@ -195,18 +224,34 @@ fn simulate<'py>(
                     warmup,
                     record_jobs: records,
                     measure_search_time: true,
+                    slowdown_bound,
                 };
-                let r = Simulation::by_name(topology.clone(), &allocator, &scheduler, all, config)
-                    .map_err(value_error)?
-                    .run()
-                    .map_err(value_error)?;
+                let mut sim =
+                    Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
+                        .map_err(value_error)?;
+                if let Some(m) = model {
+                    sim = sim
+                        .with_runtime_model(m.seeded(seed))
+                        .map_err(value_error)?;
+                }
+                let r = sim.run().map_err(value_error)?;
                 Ok(vec![r])
             }
             Source::Generated(g) => g.run(
-                &topology, &allocator, &scheduler, time, seeds, seed, records,
+                &topology,
+                &allocator,
+                &scheduler,
+                time,
+                seeds,
+                seed,
+                records,
+                model,
+                slowdown_bound,
             ),
         })
-    })?;
+    });
+    // An exception a Python strategy raised is raised as itself.
+    let reports = reports.map_err(|e| callbacks.or(e))?;
     let Some(first) = reports.first() else {
         return Err(PyValueError::new_err("no replication ran"));
     };

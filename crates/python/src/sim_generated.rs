@@ -2,26 +2,30 @@
 //! workload options in their texts (`partalloc_workload::spec`), drawn and
 //! run as `partalloc simulate` does.
 
-use partalloc_simkit::{Replications, Report, SimConfig, Stop};
+use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_schedulers::registry::PolicySpec;
+use partalloc_simkit::{Replications, Report, SimConfig, SlowdownBound, Stop};
 use partalloc_topology::Topology;
-use partalloc_workload::spec::{self, Arrivals, ShapeLaw, SpecError};
+use partalloc_workload::spec::SpecError;
 use partalloc_workload::{
     CubeDimLaw, DemandDist, DemandLaw, Dependence, ShapeDist, ShapeKind, SideLaw, Sides, Workload,
-    WorkloadError,
+    WorkloadError, WorkloadOptions,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::errors::value_error;
 
-/// The workload options `simulate(workload=…)` accepts, as the tool's flags.
+/// The workload options `simulate(workload=…)` accepts, as the tool's flags
+/// (those of [`WorkloadOptions`], jobs and warm-up aside, and the load).
 const KEYS: &[&str] = &[
     "load",
     "shapes",
     "sides",
     "max_sides",
     "cube_dims",
+    "shape_weights",
     "residence",
     "dependence",
     "allow_saturation",
@@ -31,14 +35,7 @@ const KEYS: &[&str] = &[
 #[derive(Debug)]
 pub(crate) struct Generated {
     load: f64,
-    shapes: ShapeKind,
-    sides: SideLaw,
-    max_sides: Option<Sides>,
-    cube_dims: CubeDimLaw,
-    residence: DemandLaw,
-    dependence: Dependence,
-    jobs: u64,
-    warmup: u64,
+    options: WorkloadOptions,
     workload: Workload<ShapeDist, DemandDist>,
 }
 
@@ -62,6 +59,27 @@ where
     };
     s.parse::<T>()
         .map_err(|e| PyValueError::new_err(format!("--{} {s:?}: {e}", key.replace('_', "-"))))
+}
+
+/// Catalogue weights: a sequence of numbers, or their text as the tool's
+/// `--shape-weights` takes it (`"4,2,1,1"`).
+fn weights(v: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    if v.is_instance_of::<PyString>() {
+        let s = v.str()?.to_string();
+        return s
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<f64>().map_err(|e| {
+                    PyValueError::new_err(format!("--shape-weights {s:?}: {x:?}: {e}"))
+                })
+            })
+            .collect();
+    }
+    v.extract::<Vec<f64>>().map_err(|_| {
+        PyValueError::new_err(
+            "--shape-weights must be a list of numbers, smallest catalogue shape first, or their text such as \"4,2,1,1\"",
+        )
+    })
 }
 
 impl Generated {
@@ -105,38 +123,32 @@ impl Generated {
             }
             _ => None,
         };
+        let shape_weights = match w.get_item("shape_weights")? {
+            Some(v) if !v.is_none() => Some(weights(&v)?),
+            _ => None,
+        };
         let jobs = jobs.unwrap_or(1000);
         if jobs == 0 {
             return Err(PyValueError::new_err("--jobs must be at least 1"));
         }
-        let shapes: ShapeKind = text(w, "shapes", "auto")?;
-        let sides: SideLaw = text(w, "sides", "uniform")?;
-        let cube_dims: CubeDimLaw = text(w, "cube_dims", "uniform")?;
-        let residence: DemandLaw = text(w, "residence", "exp:1")?;
-        let dependence: Dependence = text(w, "dependence", "dependent")?;
-        let law = ShapeLaw::of_kind(shapes, topology, sides, &cube_dims, max_sides.map(|m| m.0));
-        let workload = spec::WorkloadSpec {
-            arrivals: Arrivals::Load(load),
-            shapes: law,
-            demand: residence,
-            dependence,
-            allow_saturation,
-        }
-        .build(topology)
-        .map_err(workload_error)?;
-        let g = Self {
-            load,
-            shapes,
-            sides,
+        let options = WorkloadOptions {
+            shapes: text::<ShapeKind>(w, "shapes", "auto")?,
+            sides: text::<SideLaw>(w, "sides", "uniform")?,
             max_sides,
-            cube_dims,
-            residence,
-            dependence,
+            cube_dims: text::<CubeDimLaw>(w, "cube_dims", "uniform")?,
+            residence: text::<DemandLaw>(w, "residence", "exp:1")?,
+            shape_weights,
+            dependence: text::<Dependence>(w, "dependence", "dependent")?,
             jobs,
             warmup,
-            workload,
+            allow_saturation,
         };
-        Ok(g)
+        let workload = options.build(topology, load).map_err(workload_error)?;
+        Ok(Self {
+            load,
+            options,
+            workload,
+        })
     }
 
     /// The generator.
@@ -146,21 +158,7 @@ impl Generated {
 
     /// The tool's one-line description of the workload.
     pub(crate) fn describe(&self, topology: &Topology) -> String {
-        let law = ShapeLaw::of_kind(
-            self.shapes,
-            topology,
-            self.sides,
-            &self.cube_dims,
-            self.max_sides.map(|m| m.0),
-        );
-        spec::WorkloadSpec {
-            arrivals: Arrivals::Load(self.load),
-            shapes: law,
-            demand: self.residence,
-            dependence: self.dependence,
-            allow_saturation: false,
-        }
-        .describe(self.max_sides.as_ref(), self.jobs, self.warmup)
+        self.options.describe(topology, self.load)
     }
 
     /// The replications, in replication order.
@@ -168,25 +166,29 @@ impl Generated {
     pub(crate) fn run(
         self,
         topology: &Topology,
-        allocator: &str,
-        scheduler: &str,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
         time: Option<f64>,
         seeds: u64,
         seed: u64,
         records: bool,
+        model: Option<partalloc_simkit::RuntimeModel>,
+        slowdown_bound: SlowdownBound,
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
-            .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?;
+            .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?
+            .with_runtime_model(model);
         let config = SimConfig {
             stop: Stop {
-                jobs: Some(self.jobs),
+                jobs: Some(self.options.jobs),
                 time,
             },
-            warmup: self.warmup,
+            warmup: self.options.warmup,
             record_jobs: records,
             measure_search_time: true,
+            slowdown_bound,
         };
-        reps.simulate(
+        reps.simulate_specs(
             topology,
             allocator,
             scheduler,

@@ -36,12 +36,18 @@ def small_trace(tmp_path_factory: pytest.TempPathFactory, nasa: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def cli() -> str:
-    """The partalloc tool: $PARTALLOC_CLI, else the workspace's build."""
+    """The partalloc tool: $PARTALLOC_CLI, else the workspace's build (in
+    $CARGO_TARGET_DIR when set, as cargo puts it there)."""
     exe = os.environ.get("PARTALLOC_CLI")
     if exe:
+        if not Path(exe).is_file():
+            pytest.fail(f"PARTALLOC_CLI={exe} is not a file (cargo build -p partalloc-cli)")
         return exe
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    if not target.is_absolute():
+        target = ROOT / target
     for profile in ("release", "debug"):
-        p = ROOT / "target" / profile / "partalloc"
+        p = target / profile / "partalloc"
         if p.is_file():
             return str(p)
     found = shutil.which("partalloc")

@@ -233,3 +233,74 @@ def test_generated_workload_episodes_follow_the_seed() -> None:
     assert total == pytest.approx(-stats["mean_wait"], rel=1e-12) and total < 0
     with pytest.raises(ValueError, match="not both"):
         SchedulingEnv("x.swf", workload=workload)
+
+
+class SmallestFirst:
+    """The waiting job needing the fewest nodes first (oldest on ties)."""
+
+    def __init__(self, topology: pa.Topology) -> None:
+        self.nodes = topology.num_nodes
+
+    def choose(self, waiting, free_nodes, now):
+        assert 0 <= free_nodes <= self.nodes and now >= 0
+        return min(range(len(waiting)), key=lambda i: (waiting[i]["nodes"], i))
+
+
+class OldestThatFits:
+    """The oldest waiting job that fits the free nodes; else nothing."""
+
+    def __init__(self, topology: pa.Topology) -> None:
+        pass
+
+    def choose(self, waiting, free_nodes, now):
+        return next((i for i, j in enumerate(waiting) if j["nodes"] <= free_nodes), None)
+
+
+@pytest.mark.parametrize("policy", [SmallestFirst, OldestThatFits])
+def test_a_python_policy_as_the_agent_starts_jobs_as_simulate_does(busy_trace: Path, policy: type) -> None:
+    from partalloc.gym import PolicyAgent
+
+    _, records = pa.simulate("hypercube:7", "buddy", policy, trace=busy_trace)
+    want = np.asarray(records["start"])[np.argsort(records["id"])]
+    _, fcfs = pa.simulate("hypercube:7", "buddy", "fcfs", trace=busy_trace)
+    # The policy schedules differently from FCFS on this trace.
+    assert (np.asarray(fcfs["start"])[np.argsort(fcfs["id"])] != want).sum() > 50
+    # A window the busy trace's queue never outgrows.
+    env = SchedulingEnv(busy_trace, "hypercube:7", "buddy", window=500)
+    agent = PolicyAgent(policy, env)
+    obs, _ = env.reset(seed=0)
+    done, longest = False, 0
+    while not done:
+        waiting = env.waiting_jobs()
+        longest = max(longest, len(waiting))
+        # The waiting jobs are the observation's slots, in order.
+        rows = obs[: env.window * 5].reshape(env.window, 5)
+        assert int(rows[:, 0].sum()) == len(waiting)
+        np.testing.assert_allclose(rows[: len(waiting), 1] * 128, [j["nodes"] for j in waiting], rtol=1e-6)
+        obs, _, done, _, _ = env.step(agent.act(env))
+    got = np.sort(env.completed_jobs(), order="id")["start"]
+    np.testing.assert_array_equal(got, want)
+    assert longest > 8
+
+
+def test_a_policy_agent_refuses_what_it_cannot_run(busy_trace: Path) -> None:
+    from partalloc.gym import PolicyAgent
+
+    env = SchedulingEnv(busy_trace, "hypercube:7", "buddy", window=2)
+    with pytest.raises(TypeError, match="policy class"):
+        PolicyAgent(SmallestFirst(pa.Topology("hypercube:7")), env)
+    with pytest.raises(ValueError, match='backfill="none"'):
+        PolicyAgent(SmallestFirst, SchedulingEnv(busy_trace, backfill="easy"))
+
+    class Last:
+        def __init__(self, topology):
+            pass
+
+        def choose(self, waiting, free_nodes, now):
+            return len(waiting) - 1
+
+    agent = PolicyAgent(Last, env)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="past the window of 2 jobs"):
+        for _ in range(10_000):
+            env.step(agent.act(env))

@@ -164,6 +164,33 @@ def test_generated_workloads_equal_the_tool(
     assert [float(r["response"]) for r in rows] == records["response"].tolist()
 
 
+def test_shape_weights_equal_the_tools(cli: str, tmp_path: Path) -> None:
+    # Only the smallest (1 chip) and the largest (the whole 8x8 pod) of the
+    # six catalogue shapes.
+    expected = run_cli(
+        cli,
+        ["-t", "pod:tpu-v5e:8x8", "-a", "pod-first-fit", "--shapes", "catalogue",
+         "--shape-weights", "1,0,0,0,0,1", "--jobs", "200", "--seed", "3"],
+        tmp_path,
+    )
+    # The pod section (stranded chips) is the tool's own.
+    expected.pop("pod")
+    workload = {"shapes": "catalogue", "shape_weights": [1, 0, 0, 0, 0, 1]}
+    summary, records = pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload=workload, jobs=200, seed=3)
+    same(summary, expected)
+    assert "catalogue:1,0,0,0,0,1" in summary["workload"]
+    assert sorted(set(records["requested"].tolist())) == [1, 64]
+    # The flag's text form reads the same.
+    as_text, _ = pa.simulate(
+        "pod:tpu-v5e:8x8", "pod-first-fit", workload={**workload, "shape_weights": "1,0,0,0,0,1"}, jobs=200, seed=3
+    )
+    same(as_text, summary)
+    with pytest.raises(ValueError, match=r"^workload: shape: 2 shape weights given for 6 catalogue shapes"):
+        pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload={"shape_weights": [1, 0]})
+    with pytest.raises(ValueError, match=r"^--shape-weights must be a list of numbers"):
+        pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload={"shape_weights": ["x"]})
+
+
 def test_generated_workload_errors_name_the_option() -> None:
     with pytest.raises(ValueError, match=r'^--residence "exp:x": '):
         pa.simulate("mesh:8x8", "fsl", workload={"residence": "exp:x"})
@@ -205,3 +232,44 @@ def test_a_generated_workload_without_warm_up_is_described_as_the_tool_does(cli:
     summary, _ = pa.simulate("mesh:8x8", "fsl", "fcfs", workload={"max_sides": "4x4"}, jobs=50)
     assert summary["workload"] == expected["workload"] == "load 0.5, sides uniform up to 4x4, residence exp:1 (dependent), 50 jobs"
     same(summary, expected)
+
+
+@pytest.mark.parametrize("model", [None, "linear:0.5", "sst:.001865[.1569,.0129]"])
+def test_dispersal_columns_and_runtime_models_equal_the_tool(
+    cli: str, small_trace: Path, tmp_path: Path, model: Any
+) -> None:
+    flags = [] if model is None else ["--runtime-model", model]
+    expected = run_cli(
+        cli, ["-t", "mesh:16x8", "-a", "paging", "--trace", str(small_trace), "--mapping", "nodes", *flags], tmp_path
+    )
+    summary, records = pa.simulate(
+        "mesh:16x8", "paging", trace=small_trace, mapping="nodes", runtime_model=model
+    )
+    same(summary, expected)
+    with open(tmp_path / "jobs.csv") as f:
+        rows = list(csv.DictReader(f))
+    for name in ("distance_sum", "mean_distance", "diameter", "span", "pieces", "end"):
+        assert [float(r[name]) for r in rows] == records[name].tolist()
+    # The run mean is the mean of the per-job values.
+    assert summary["replications"][0]["mean_pairwise_distance"] == pytest.approx(records["mean_distance"].mean())
+    with pytest.raises(ValueError, match=r"^runtime_model: run-time model parameter A = -1"):
+        pa.simulate("mesh:16x8", "paging", trace=small_trace, runtime_model="sst:-1[0,0]")
+
+
+MESH_WORKLOAD = {"load": 0.6, "max_sides": "4x4"}
+MESH_FLAGS = ["--load", "0.6", "--max-sides", "4x4", "--jobs", "60"]
+
+
+def test_every_mesh_strategy_and_policy_equals_the_tool(cli: str, tmp_path: Path) -> None:
+    # Every allocator that runs on meshes (with FCFS) and every policy (with
+    # paging) gives the tool's numbers from Python.
+    allocators = [s["name"] for s in pa.strategies() if "mesh" in s["topologies"]]
+    policies = [p["name"] for p in pa.policies() if "mesh" in p["topologies"]]
+    assert {"mbs", "curve-first-fit", "mc1x1", "gabl", "fsl"} <= set(allocators)
+    assert {"conservative-backfilling", "priority", "rlscheduler"} <= set(policies)
+    runs = [(a, "fcfs") for a in allocators] + [("paging", p) for p in policies]
+    for allocator, scheduler in runs:
+        expected = run_cli(cli, ["-t", "mesh:8x8", "-a", allocator, "-s", scheduler, *MESH_FLAGS], tmp_path)
+        summary, _ = pa.simulate("mesh:8x8", allocator, scheduler, workload=MESH_WORKLOAD, jobs=60)
+        same(summary, expected)
+        assert summary["replications"][0]["completed"] == 60, (allocator, scheduler)

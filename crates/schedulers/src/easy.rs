@@ -18,7 +18,11 @@
 //!
 //! Choices, all deterministic:
 //! - a job's estimate is its `estimate` field, or its service time when it
-//!   has none (exact estimates);
+//!   has none; `estimates=exact` and `underestimates=raise` change this
+//!   ([`estimates`](crate::estimates));
+//! - with `order=…` ([`order`](crate::order)) the queue is put in that
+//!   order at each pass: the head is the first job in it, and backfill
+//!   candidates are tried in it (`fcfs`, the default, is arrival order);
 //! - a running job that has outlived its estimate is assumed to end now;
 //! - the reservation counts nodes (the classic EASY rule), granted nodes
 //!   for running jobs and requested nodes for the head. On contiguous
@@ -51,7 +55,10 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
+use crate::estimates::Estimates;
+use crate::order::{Order, Ranking};
+use crate::priority::{QUEUE_PARAMS, QueueOptions};
 use crate::scheduler::{Attempt, check_job, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -82,11 +89,26 @@ pub struct RunningEstimates {
 impl RunningEstimates {
     /// Records that `job` started at `now` holding `granted` nodes.
     pub fn started(&mut self, job: &Job, granted: u64, now: f64) {
-        self.running.push(Running {
-            id: job.id,
-            est_end: now + estimate(job),
-            nodes: granted,
-        });
+        self.push(job.id, now + estimate(job), granted);
+    }
+
+    /// Records running job `id`, estimated to end at `est_end`, holding
+    /// `nodes` nodes.
+    pub(crate) fn push(&mut self, id: u64, est_end: f64, nodes: u64) {
+        self.running.push(Running { id, est_end, nodes });
+    }
+
+    /// The running jobs' (estimated end, nodes) by increasing end (ties in
+    /// the order kept), each end raised to `floor` when one is given.
+    pub(crate) fn by_end(&mut self, floor: Option<f64>) -> &[(f64, u64)] {
+        self.scratch.clear();
+        self.scratch
+            .extend(self.running.iter().map(|r| match floor {
+                Some(now) => (r.est_end.max(now), r.nodes),
+                None => (r.est_end, r.nodes),
+            }));
+        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
+        &self.scratch
     }
 
     /// Forgets the running job `id` (it departed).
@@ -103,12 +125,8 @@ impl RunningEstimates {
     /// beyond its need. Infinite shadow time and no extra nodes when the
     /// running jobs never free enough.
     pub fn reservation(&mut self, need: u64, free: u64, now: f64) -> Reservation {
-        self.scratch.clear();
-        self.scratch
-            .extend(self.running.iter().map(|r| (r.est_end.max(now), r.nodes)));
-        self.scratch.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut avail = free;
-        for &(t, n) in &self.scratch {
+        for &(t, n) in self.by_end(Some(now)) {
             avail += n;
             if avail >= need {
                 return Reservation {
@@ -209,6 +227,9 @@ pub struct EasyBackfilling {
     queue: VecDeque<Job>,
     running: RunningEstimates,
     mapping: RequestMapping,
+    order: Order,
+    estimates: Estimates,
+    ranking: Ranking,
 }
 
 impl EasyBackfilling {
@@ -221,9 +242,23 @@ impl EasyBackfilling {
         }
     }
 
+    /// EASY backfilling over a queue in a priority order, with these
+    /// estimates (see [`QueueOptions`]): the head is the first job in the
+    /// order at each pass, and backfill candidates are tried in the order.
+    #[must_use]
+    pub fn with_options(options: QueueOptions) -> Self {
+        Self {
+            mapping: options.mapping,
+            order: options.order,
+            estimates: options.estimates,
+            ..Self::default()
+        }
+    }
+
     fn record(&mut self, started: &[Started], now: f64) {
         if let Some(s) = started.last() {
-            self.running.started(&s.job, s.grant.granted_nodes(), now);
+            let job = self.estimates.apply(&s.job);
+            self.running.started(&job, s.grant.granted_nodes(), now);
         }
     }
 }
@@ -238,19 +273,24 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
         name: "easy-backfilling",
         summary: "FCFS with a reservation for the blocked head; later jobs backfill if they do not delay it",
         source: "not from the papers; EASY backfilling (Lifka 1995) as the modern reference",
-        params: &[ROTATE],
+        params: &QUEUE_PARAMS,
         topologies: ANY_TOPOLOGY,
     },
     build: |_, spec| {
-        Ok(Box::new(EasyBackfilling::new(crate::registry::mapping(
-            spec,
-        )?)))
+        Ok(Box::new(EasyBackfilling::with_options(
+            QueueOptions::from_spec(spec)?,
+        )))
     },
 };
 
 impl Scheduler for EasyBackfilling {
     fn name(&self) -> String {
-        crate::registry::with_rotate("easy-backfilling", self.mapping, String::new())
+        QueueOptions {
+            order: self.order,
+            estimates: self.estimates,
+            mapping: self.mapping,
+        }
+        .name("easy-backfilling", &[])
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
@@ -265,6 +305,8 @@ impl Scheduler for EasyBackfilling {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
+        self.ranking
+            .sort(&mut self.queue, self.order, now, &self.estimates);
         while !self.queue.is_empty() {
             match start_queued(&mut self.queue, 0, self.mapping, alloc, started)? {
                 Attempt::Started => self.record(started, now),
@@ -282,7 +324,7 @@ impl Scheduler for EasyBackfilling {
         while i < self.queue.len() {
             let job = self.queue[i];
             let nodes = self.mapping.request(&job.shape).node_count();
-            let Some(admission) = reservation.admits(&job, nodes) else {
+            let Some(admission) = reservation.admits(&self.estimates.apply(&job), nodes) else {
                 i += 1;
                 continue;
             };

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
@@ -59,15 +59,15 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
         name: "fcfs",
         summary: "first-come first-served; a blocked head blocks the queue",
         source: "Mohapatra et al. §1; Kim & Yoon §IV.1",
-        params: &[crate::registry::ROTATE],
+        params: &[crate::entry::ROTATE],
         topologies: ANY_TOPOLOGY,
     },
-    build: |_, spec| Ok(Box::new(Fcfs::new(crate::registry::mapping(spec)?))),
+    build: |_, spec| Ok(Box::new(Fcfs::new(crate::entry::mapping(spec)?))),
 };
 
 impl Scheduler for Fcfs {
     fn name(&self) -> String {
-        crate::registry::with_rotate("fcfs", self.mapping, String::new())
+        crate::entry::with_rotate("fcfs", self.mapping, String::new())
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

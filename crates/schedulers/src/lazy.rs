@@ -46,10 +46,9 @@
 //! ```
 
 use partalloc_allocators::Allocator;
-use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, ParamInfo, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
@@ -138,7 +137,7 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
         Ok(Box::new(Lazy::new(
             class_count(t.num_nodes()),
             threshold,
-            crate::registry::mapping(spec)?,
+            crate::entry::mapping(spec)?,
         )))
     },
 };
@@ -150,7 +149,7 @@ impl Scheduler for Lazy {
             Threshold::DynamicLinear => "threshold=dynamic-linear".to_owned(),
             t => format!("threshold={t}"),
         };
-        crate::registry::with_rotate("lazy", self.mapping, params)
+        crate::entry::with_rotate("lazy", self.mapping, params)
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

@@ -34,10 +34,9 @@
 use std::collections::VecDeque;
 
 use partalloc_allocators::Allocator;
-use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, ParamInfo, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, check_job, start_queued};
 use crate::threshold::{DelayMonitor, Threshold};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
@@ -90,14 +89,14 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
         };
         Ok(Box::new(ModifiedFcfs::new(
             threshold,
-            crate::registry::mapping(spec)?,
+            crate::entry::mapping(spec)?,
         )))
     },
 };
 
 impl Scheduler for ModifiedFcfs {
     fn name(&self) -> String {
-        crate::registry::with_rotate(
+        crate::entry::with_rotate(
             "m-fcfs",
             self.mapping,
             format!("threshold={}", self.threshold),

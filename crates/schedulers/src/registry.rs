@@ -3,9 +3,16 @@
 //!
 //! Names and parameters are written as for the allocator registry
 //! ([`StrategySpec`]), and the same generic [`Registry`] finds and builds
-//! them; this module holds only the policies' entries and their error. Every policy takes `rotate=true|false` (default
-//! `false`): whether box jobs accept any orientation (see
-//! [`RequestMapping`]).
+//! them; this module holds only the list of built-in policies (the entry
+//! type and the build error are in a leaf module the policy modules
+//! import, re-exported here). Every policy takes `rotate=true|false`
+//! (default `false`): whether box jobs accept any orientation (see
+//! [`RequestMapping`](crate::RequestMapping)).
+//!
+//! A registry is a value: [`builtin`] gives a copy of the built-ins that
+//! takes a user's own policies ([`Registry::register`]), and
+//! [`Registry::spec`] parses a policy's text once into a [`PolicySpec`]
+//! that builds a fresh instance per run.
 //!
 //! ```
 //! use partalloc_schedulers::registry;
@@ -18,92 +25,54 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub use partalloc_allocators::registry::{ANY_TOPOLOGY, Entry, ParamInfo, Registry, StrategyInfo};
-use partalloc_allocators::registry::{UnknownName, UnsupportedTopology};
-use partalloc_allocators::{SpecError, StrategySpec};
+use partalloc_allocators::StrategySpec;
+pub use partalloc_allocators::registry::{RegisterError, Registry, Spec};
 use partalloc_topology::Topology;
-use thiserror::Error;
 
-use crate::{RequestMapping, Scheduler};
-
-/// A registered scheduling policy.
-pub type PolicyEntry = Entry<dyn Scheduler, PolicyBuildError>;
-
-/// Why a scheduling policy could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum PolicyBuildError {
-    /// No policy has this name.
-    #[error(transparent)]
-    Unknown(#[from] UnknownName),
-    /// The policy does not run on this family of machine.
-    #[error(transparent)]
-    UnsupportedTopology(#[from] UnsupportedTopology),
-    /// The policy cannot run on this machine.
-    #[error("{policy} cannot run on {topology}: {reason}")]
-    UnsuitableTopology {
-        /// The policy.
-        policy: &'static str,
-        /// The machine given.
-        topology: String,
-        /// Why.
-        reason: String,
-    },
-    /// The name or a parameter is malformed or invalid.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-}
-
-/// The `rotate` parameter every policy takes.
-pub(crate) const ROTATE: ParamInfo = ParamInfo {
-    name: "rotate",
-    default: "false",
-    doc: "whether box jobs accept any orientation: true or false",
+use crate::Scheduler;
+pub use crate::entry::{
+    ANY_TOPOLOGY, Entry, ParamInfo, PolicyBuildError, PolicyEntry, ROTATE, StrategyInfo, mapping,
+    with_rotate,
 };
 
-/// The request mapping given by a spec's `rotate` parameter.
-pub(crate) fn mapping(spec: &StrategySpec) -> Result<RequestMapping, SpecError> {
-    Ok(RequestMapping {
-        rotate: spec.parse_or("rotate", false)?,
-    })
+/// A registry of scheduling policies.
+pub type PolicyRegistry = Registry<dyn Scheduler, PolicyBuildError>;
+
+/// A scheduling policy chosen once (see [`Spec`]): parse it with
+/// [`Registry::spec`], build an instance per run with [`Spec::build`].
+pub type PolicySpec = Spec<dyn Scheduler, PolicyBuildError>;
+
+/// A copy of the built-in policies, to extend with one's own (see
+/// [`Registry::register`] and the crate documentation's "Writing a
+/// policy").
+#[must_use]
+pub fn builtin() -> PolicyRegistry {
+    POLICIES.clone()
 }
 
-/// `name[params]`, with `rotate=true` appended when set.
-pub(crate) fn with_rotate(name: &str, mapping: RequestMapping, params: String) -> String {
-    let mut items = params;
-    if mapping.rotate {
-        if !items.is_empty() {
-            items.push(',');
-        }
-        items.push_str("rotate=true");
-    }
-    if items.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{name}[{items}]")
-    }
-}
+/// Every built-in scheduling policy, in listing order.
+pub static POLICIES: PolicyRegistry = Registry::new("scheduling policy", "policies", BUILTIN);
 
-/// Every scheduling policy, in listing order.
-pub const POLICIES: Registry<dyn Scheduler, PolicyBuildError> = Registry::new(
-    "scheduling policy",
-    "policies",
-    &[
-        crate::fcfs::ENTRY,
-        crate::scan::ENTRY,
-        crate::static_partitioning::ENTRY,
-        crate::lazy::ENTRY,
-        crate::mfcfs::ENTRY,
-        crate::easy::ENTRY,
-    ],
-);
+/// The built-in policies' entries, in listing order: append a new one
+/// here.
+const BUILTIN: &[PolicyEntry] = &[
+    crate::fcfs::ENTRY,
+    crate::scan::ENTRY,
+    crate::static_partitioning::ENTRY,
+    crate::lazy::ENTRY,
+    crate::mfcfs::ENTRY,
+    crate::easy::ENTRY,
+    crate::priority::ENTRY,
+    crate::conservative::ENTRY,
+    crate::rlscheduler::ENTRY,
+];
 
-/// The registered policies, in listing order.
+/// The built-in policies, in listing order.
 pub fn policies() -> impl Iterator<Item = &'static StrategyInfo> {
     POLICIES.info()
 }
 
-/// The entry named `name`, if any.
+/// The built-in entry named `name`, if any.
 #[must_use]
 pub fn find(name: &str) -> Option<&'static PolicyEntry> {
     POLICIES.find(name)
@@ -188,7 +157,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown scheduling policy \"sjf\"; known policies: fcfs, scan, \
-             static-partitioning, lazy, m-fcfs, easy-backfilling"
+             static-partitioning, lazy, m-fcfs, easy-backfilling, priority, \
+             conservative-backfilling, rlscheduler"
         );
         let e = build("fcfs[", &topo).unwrap_err();
         assert!(matches!(e, PolicyBuildError::Spec(_)), "{e}");

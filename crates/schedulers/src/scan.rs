@@ -43,10 +43,9 @@
 use core::fmt;
 
 use partalloc_allocators::Allocator;
-use partalloc_allocators::registry::ParamInfo;
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, ParamInfo, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
@@ -182,7 +181,7 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
             class_count(t.num_nodes()),
             direction,
             arrivals,
-            crate::registry::mapping(spec)?,
+            crate::entry::mapping(spec)?,
         )))
     },
 };
@@ -196,7 +195,7 @@ impl Scheduler for Scan {
         if self.arrivals != Arrivals::NextPass {
             params.push(format!("arrivals={}", self.arrivals));
         }
-        crate::registry::with_rotate("scan", self.mapping, params.join(","))
+        crate::entry::with_rotate("scan", self.mapping, params.join(","))
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

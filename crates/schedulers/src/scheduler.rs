@@ -46,6 +46,15 @@ pub enum ScheduleError {
         /// The allocator's refusal.
         source: ReleaseError,
     },
+    /// A policy from outside the workspace (written in another language,
+    /// say) failed or answered something unusable; the run cannot go on.
+    #[error("the scheduling policy {policy} failed: {reason}")]
+    Policy {
+        /// The policy's name.
+        policy: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A submitted job has a non-finite or negative arrival time or service
     /// demand. It was not queued.
     #[error("job {job}: {what} must be finite and non-negative, got {value}")]
@@ -203,8 +212,22 @@ pub trait Scheduler: Send + fmt::Debug {
     fn head(&self) -> Option<&Job>;
 }
 
-/// Checks a submitted job's times.
-pub(crate) fn check_job(job: &Job) -> Result<(), ScheduleError> {
+/// Checks a submitted job's times: what every policy's
+/// [`submit`](Scheduler::submit) does before queueing.
+///
+/// ```
+/// use partalloc_schedulers::{check_job, ScheduleError};
+/// use partalloc_workload::{Job, JobShape};
+/// let job = Job::new(7, 0.0, JobShape::Nodes { count: 2 }, 1.0);
+/// assert_eq!(check_job(&job), Ok(()));
+/// let late = job.with_arrival(f64::NAN);
+/// assert!(matches!(check_job(&late), Err(ScheduleError::BadJob { job: 7, .. })));
+/// ```
+///
+/// # Errors
+/// [`ScheduleError::BadJob`] for a non-finite or negative arrival time,
+/// service time or runtime estimate.
+pub fn check_job(job: &Job) -> Result<(), ScheduleError> {
     for (what, value) in [("arrival time", job.arrival), ("service time", job.service)] {
         if !value.is_finite() || value < 0.0 {
             return Err(ScheduleError::BadJob {
@@ -226,16 +249,41 @@ pub(crate) fn check_job(job: &Job) -> Result<(), ScheduleError> {
     Ok(())
 }
 
-/// The outcome of one allocation attempt.
-pub(crate) enum Attempt {
-    /// Started; the grant is in `started`.
+/// The outcome of one allocation attempt ([`try_start`], [`start_queued`],
+/// [`ClassQueues::start_front`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Attempt {
+    /// Started; the job and its grant are in `started`.
     Started,
     /// No room now; the job waits.
     Blocked,
 }
 
-/// Tries to start `job`: on success pushes it to `started`.
-pub(crate) fn try_start(
+/// Tries to start `job` through `alloc`: on success pushes it with its
+/// grant to `started`.
+///
+/// ```
+/// use partalloc_schedulers::{try_start, Attempt, RequestMapping};
+/// use partalloc_workload::{Job, JobShape};
+/// let machine = "hypercube:2".parse()?;
+/// let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
+/// let (three, two) = (JobShape::Nodes { count: 3 }, JobShape::Nodes { count: 2 });
+/// let mut started = Vec::new();
+/// let map = RequestMapping::default();
+/// let a = try_start(&Job::new(1, 0.0, three, 1.0), map, alloc.as_mut(), &mut started)?;
+/// let b = try_start(&Job::new(2, 0.0, two, 1.0), map, alloc.as_mut(), &mut started)?;
+/// assert_eq!((a, b, started.len()), (Attempt::Started, Attempt::Blocked, 1));
+/// // A job the machine can never hold is an error, not a wait.
+/// let huge = Job::new(3, 0.0, JobShape::Nodes { count: 5 }, 1.0);
+/// assert!(try_start(&huge, map, alloc.as_mut(), &mut started).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`ScheduleError::Unservable`] if the allocator refuses the request as
+/// unsupported or invalid (anything but "no room").
+pub fn try_start(
     job: &Job,
     mapping: RequestMapping,
     alloc: &mut dyn Allocator,
@@ -257,7 +305,28 @@ pub(crate) fn try_start(
 /// Tries to start `queue[i]` as [`try_start`] does. The job leaves the
 /// queue unless it is blocked: when it started and when the allocator
 /// refused it. An index past the end starts nothing (`Blocked`).
-pub(crate) fn start_queued(
+///
+/// ```
+/// use std::collections::VecDeque;
+/// use partalloc_schedulers::{start_queued, Attempt, RequestMapping};
+/// use partalloc_workload::{Job, JobShape};
+/// let machine = "hypercube:2".parse()?;
+/// let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
+/// let mut queue: VecDeque<Job> = [3, 1]
+///     .map(|n| Job::new(n, 0.0, JobShape::Nodes { count: n as u32 }, 1.0))
+///     .into();
+/// let mut started = Vec::new();
+/// let map = RequestMapping::default();
+/// // Start the second job first, then the first no longer fits.
+/// assert_eq!(start_queued(&mut queue, 1, map, alloc.as_mut(), &mut started)?, Attempt::Started);
+/// assert_eq!(start_queued(&mut queue, 0, map, alloc.as_mut(), &mut started)?, Attempt::Started);
+/// assert_eq!((queue.len(), started.len()), (0, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`try_start`]; the refused job has left the queue.
+pub fn start_queued(
     queue: &mut VecDeque<Job>,
     i: usize,
     mapping: RequestMapping,
@@ -274,17 +343,35 @@ pub(crate) fn start_queued(
     attempt
 }
 
-/// One FIFO queue per size class, with the number of jobs waiting in all of
-/// them. Jobs of a class past the last are queued in the last.
+/// One FIFO queue per size class ([`size_class`]), with the number of jobs
+/// waiting in all of them: the queues of Scan, static partitioning and
+/// lazy scheduling. Jobs of a class past the last are queued in the last.
+///
+/// ```
+/// use partalloc_schedulers::{class_count, Attempt, ClassQueues, RequestMapping};
+/// use partalloc_workload::{Job, JobShape};
+/// let machine = "hypercube:3".parse::<partalloc_topology::Topology>()?;
+/// let mut queues = ClassQueues::new(class_count(machine.num_nodes()));
+/// let job = |id, dim| Job::new(id, id as f64, JobShape::Cube { dim }, 1.0);
+/// assert_eq!((queues.push(job(1, 2)), queues.push(job(2, 0))), (2, 0));
+/// assert_eq!((queues.waiting(), queues.oldest().map(|j| j.id)), (2, Some(1)));
+/// let mut alloc = partalloc_allocators::registry::build("buddy", &machine)?;
+/// let mut started = Vec::new();
+/// let map = RequestMapping::default();
+/// assert_eq!(queues.start_front(2, map, alloc.as_mut(), &mut started)?, Attempt::Started);
+/// assert_eq!((queues.waiting(), queues[2].len()), (1, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct ClassQueues {
+pub struct ClassQueues {
     queues: Vec<VecDeque<Job>>,
     waiting: usize,
 }
 
 impl ClassQueues {
     /// `classes` empty queues (at least one).
-    pub(crate) fn new(classes: usize) -> Self {
+    #[must_use]
+    pub fn new(classes: usize) -> Self {
         Self {
             queues: vec![VecDeque::new(); classes.max(1)],
             waiting: 0,
@@ -292,41 +379,51 @@ impl ClassQueues {
     }
 
     /// The number of classes.
-    pub(crate) fn classes(&self) -> usize {
+    #[must_use]
+    pub fn classes(&self) -> usize {
         self.queues.len()
     }
 
     /// The class whose queue `job` waits in.
-    pub(crate) fn class_of(&self, job: &Job) -> usize {
+    #[must_use]
+    pub fn class_of(&self, job: &Job) -> usize {
         size_class(&job.shape).min(self.queues.len() - 1)
     }
 
     /// Queues `job` in its class; returns the class.
-    pub(crate) fn push(&mut self, job: Job) -> usize {
+    pub fn push(&mut self, job: Job) -> usize {
         let k = self.class_of(&job);
         self.queues[k].push_back(job);
         self.waiting += 1;
         k
     }
 
-    /// Removes and returns the head of class `k`'s queue.
-    pub(crate) fn pop_front(&mut self, k: usize) -> Option<Job> {
-        let job = self.queues[k].pop_front();
+    /// Removes and returns the head of class `k`'s queue (None past the
+    /// last class or when it is empty).
+    pub fn pop_front(&mut self, k: usize) -> Option<Job> {
+        let job = self.queues.get_mut(k)?.pop_front();
         if job.is_some() {
             self.waiting -= 1;
         }
         job
     }
 
-    /// Tries to start the head of class `k`'s queue, as [`start_queued`].
-    pub(crate) fn start_front(
+    /// Tries to start the head of class `k`'s queue, as [`start_queued`]
+    /// (`Blocked` past the last class or when it is empty).
+    ///
+    /// # Errors
+    /// As [`start_queued`].
+    pub fn start_front(
         &mut self,
         k: usize,
         mapping: RequestMapping,
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<Attempt, ScheduleError> {
-        let attempt = start_queued(&mut self.queues[k], 0, mapping, alloc, started);
+        let Some(queue) = self.queues.get_mut(k) else {
+            return Ok(Attempt::Blocked);
+        };
+        let attempt = start_queued(queue, 0, mapping, alloc, started);
         if !matches!(attempt, Ok(Attempt::Blocked)) {
             self.waiting -= 1;
         }
@@ -334,18 +431,22 @@ impl ClassQueues {
     }
 
     /// The number of waiting jobs.
-    pub(crate) fn waiting(&self) -> usize {
+    #[must_use]
+    pub fn waiting(&self) -> usize {
         self.waiting
     }
 
     /// The oldest head of all the queues (arrival, then id).
-    pub(crate) fn oldest(&self) -> Option<&Job> {
+    #[must_use]
+    pub fn oldest(&self) -> Option<&Job> {
         self.queues
             .iter()
             .fold(None, |acc, q| older(acc, q.front()))
     }
 }
 
+/// Class `k`'s queue; panics past the last class, as slice indexing does
+/// (use [`ClassQueues::classes`] to bound `k`).
 impl Index<usize> for ClassQueues {
     type Output = VecDeque<Job>;
 
@@ -354,8 +455,19 @@ impl Index<usize> for ClassQueues {
     }
 }
 
-/// The older of two optional jobs (arrival, then id).
-pub(crate) fn older<'a>(a: Option<&'a Job>, b: Option<&'a Job>) -> Option<&'a Job> {
+/// The older of two optional jobs (arrival, then id): the one a policy
+/// reports as its [`head`](Scheduler::head) among several queues.
+///
+/// ```
+/// use partalloc_schedulers::older;
+/// use partalloc_workload::{Job, JobShape};
+/// let a = Job::new(2, 1.0, JobShape::Nodes { count: 1 }, 1.0);
+/// let b = Job::new(1, 1.0, JobShape::Nodes { count: 1 }, 1.0);
+/// assert_eq!(older(Some(&a), Some(&b)).map(|j| j.id), Some(1));
+/// assert_eq!(older(Some(&a), None).map(|j| j.id), Some(2));
+/// ```
+#[must_use]
+pub fn older<'a>(a: Option<&'a Job>, b: Option<&'a Job>) -> Option<&'a Job> {
     match (a, b) {
         (Some(x), Some(y)) => {
             if (y.arrival, y.id) < (x.arrival, x.id) {

@@ -39,7 +39,7 @@
 use partalloc_allocators::{AllocError, Allocator};
 use partalloc_workload::Job;
 
-use crate::registry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
+use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::scheduler::{Attempt, ClassQueues, check_job};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started, class_count};
 
@@ -76,14 +76,14 @@ pub(crate) const ENTRY: PolicyEntry = Entry {
     build: |t, spec| {
         Ok(Box::new(StaticPartitioning::new(
             class_count(t.num_nodes()),
-            crate::registry::mapping(spec)?,
+            crate::entry::mapping(spec)?,
         )))
     },
 };
 
 impl Scheduler for StaticPartitioning {
     fn name(&self) -> String {
-        crate::registry::with_rotate("static-partitioning", self.mapping, String::new())
+        crate::entry::with_rotate("static-partitioning", self.mapping, String::new())
     }
 
     fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {

@@ -427,6 +427,7 @@ mod properties {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::ordering_tests::event_loop;
 
     /// A minimal event loop: all events at one time, then one decision.
     /// Returns (job id, start, end) in start order.
@@ -443,46 +444,28 @@ mod properties {
         let mut idle_heads = Vec::new();
         let mut alloc = TestAlloc::buddy(n).unwrap();
         let mut s = registry::build(policy, alloc.topology()).unwrap();
-        let mut running: Vec<(f64, Started)> = Vec::new();
+        // The loop checks free + held nodes against this total.
+        assert_eq!(alloc.free_nodes(), 1 << n);
         let mut out = Vec::new();
-        let mut next = 0;
-        let mut started = Vec::new();
-        loop {
-            let t_arr = jobs.get(next).map(|j| j.arrival);
-            let t_dep = running.iter().map(|r| r.0).reduce(f64::min);
-            let t = match (t_arr, t_dep) {
-                (None, None) => break,
-                (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
-            };
-            running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.job.id.cmp(&b.1.job.id)));
-            while running.first().is_some_and(|r| r.0 == t) {
-                let (_, r) = running.remove(0);
-                alloc.release(&r.grant).unwrap();
-                s.departed(&r.job, t);
-            }
-            while jobs.get(next).is_some_and(|j| j.arrival == t) {
-                s.submit(jobs[next], t).unwrap();
-                next += 1;
-            }
-            started.clear();
-            s.schedule(t, &mut alloc, &mut started).unwrap();
-            for st in started.drain(..) {
+        event_loop(
+            s.as_mut(),
+            &mut alloc,
+            jobs,
+            |st, t| {
                 assert!(st.job.arrival <= t);
                 out.push((st.job.id, t, t + st.job.service));
-                running.push((t + st.job.service, st));
-            }
-            // The allocator's free count matches the live grants.
-            let held: u64 = running.iter().map(|r| r.1.grant.granted_nodes()).sum();
-            assert_eq!(alloc.free_nodes() as u64 + held, 1 << n);
-            assert_eq!(s.queue_len() + out.len(), next);
-            // Probe on a copy whether the head would have been granted now.
-            if let Some(head) = s.head() {
-                let request = crate::RequestMapping::default().request(&head.shape);
-                if alloc.clone().allocate(&request).is_ok() {
-                    idle_heads.push((t, head.id));
+            },
+            |s, alloc, m| {
+                assert_eq!(s.queue_len() + m.started, m.submitted);
+                // Probe on a copy whether the head would have been granted now.
+                if let Some(head) = s.head() {
+                    let request = crate::RequestMapping::default().request(&head.shape);
+                    if alloc.clone().allocate(&request).is_ok() {
+                        idle_heads.push((m.t, head.id));
+                    }
                 }
-            }
-        }
+            },
+        );
         (out, idle_heads)
     }
 

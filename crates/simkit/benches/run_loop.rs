@@ -5,6 +5,8 @@
 //! registry's real strategies through `Simulation::by_name`: `buddy` on
 //! `hypercube:10` (the same cube workload) and `fsl` on `mesh:64x64`
 //! (boxes with sides uniform in 1..=32), both under FCFS at load 0.5.
+//! Conservative backfilling on 20,000 cube jobs at load 0.8, with
+//! exact and with over-estimated run times.
 
 use std::hint::black_box;
 
@@ -19,6 +21,9 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
 const JOBS: u64 = 100_000;
+
+/// Jobs per conservative-backfilling run.
+const CONS_JOBS: usize = 20_000;
 
 fn workload(load: f64) -> Vec<Job> {
     // E[2^d] for d uniform in 0..=9 is 1023/10.
@@ -99,6 +104,38 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || jobs.clone(),
                 |jobs| black_box(simulate(policy, jobs, false).map(|r| r.results.mean_response)),
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+
+    // Conservative backfilling on the contiguous buddy (refused due jobs
+    // are placed again), 20,000 jobs at load 0.8: exact estimates (no job
+    // ends early) and user estimates of service × U(1, 5) (every job ends
+    // early: one compression per departure), under both compression rules.
+    let exact: Vec<Job> = workload(0.8).into_iter().take(CONS_JOBS).collect();
+    let mut rng = replication_rng(2, 0);
+    let over: Vec<Job> = exact
+        .iter()
+        .map(|j| j.with_estimate(Some(j.service * rng.random_range(1.0..5.0))))
+        .collect();
+    let mut g = c.benchmark_group("conservative_q10");
+    g.throughput(Throughput::Elements(CONS_JOBS as u64));
+    g.sample_size(10);
+    for (name, policy, jobs) in [
+        ("rebuild_exact", "conservative-backfilling", &exact),
+        ("rebuild_over", "conservative-backfilling", &over),
+        (
+            "queue_over",
+            "conservative-backfilling[compression=queue]",
+            &over,
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || jobs.clone(),
+                |jobs| black_box(simulate(policy, jobs, false).map(|r| r.results.mean_wait)),
                 BatchSize::LargeInput,
             );
         });

@@ -83,13 +83,18 @@
 pub mod atomic;
 pub mod calendar;
 pub mod ci;
+pub mod dispersal;
+mod engine;
 pub mod metrics;
+pub mod observe;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod pod;
 pub mod replicate;
 pub mod report;
 pub mod run;
+pub mod runtime_model;
+pub mod slowdown;
 pub mod slurm;
 pub mod stats;
 pub mod step;
@@ -100,6 +105,7 @@ pub mod trace;
 pub use atomic::{remove_temporaries, write_atomic};
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
+pub use dispersal::{DispersalMeter, GrantDispersal};
 /// The random-number traits of [`SimRng`], the generator every replication
 /// draws from, so a user need not depend on `rand` itself.
 pub use rand::{Rng, RngExt, SeedableRng};
@@ -108,8 +114,10 @@ pub use replicate::thread_pool;
 pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
 #[cfg(feature = "csv")]
 pub use report::{JobCsvWriter, ReportError};
-pub use report::{JobRecord, Report, Results, SearchTime};
+pub use report::{JobRecord, Report, ResultValue, Results, SearchTime};
 pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
+pub use runtime_model::{RuntimeModel, RuntimeModelError};
+pub use slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
 pub use step::{Completion, Stepper};
 #[cfg(feature = "csv")]

@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 12);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 18);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -116,6 +116,13 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length, figure "queue_length" at 10),
     metric!("throughput", "throughput", |r| r.throughput),
     metric!("completed", "completed jobs", |r| r.completed as f64, figure "jobs" at 0 no_ci),
+    metric!("mean_pairwise_distance", "mean pairwise distance", |r| r.mean_pairwise_distance),
+    metric!("mean_distance_sum", "  pairwise distance sum", |r| r.mean_distance_sum),
+    metric!("mean_diameter", "  diameter", |r| r.mean_diameter),
+    metric!("mean_span", "  bounding box nodes", |r| r.mean_span),
+    metric!("mean_pieces", "  contiguous pieces", |r| r.mean_pieces),
+    // Added last so the sweep CSVs' earlier columns keep their places.
+    metric!("mean_bounded_slowdown", "mean bounded slowdown", |r| r.mean_bounded_slowdown),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -166,18 +173,52 @@ pub struct Summary {
 /// # Errors
 /// A [`StatsError`] if a value is not finite.
 pub fn summarize(reports: &[Report]) -> Result<Vec<Summary>, StatsError> {
-    reported()
-        .map(|m| {
-            let xs: Vec<f64> = reports.iter().map(|r| (m.value)(&r.results)).collect();
-            let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
-            Ok(Summary {
-                metric: m.name,
-                mean: ci.mean,
-                half_width: ci.half_width,
-                n: ci.n,
-            })
-        })
+    summarize_metrics(reports, reported())
+}
+
+/// `metrics` of `reports` (one per replication), in the order given: the
+/// command-line tool's and the Python package's [`reported`] ones, or all
+/// of [`METRICS`] for the figures.
+///
+/// # Errors
+/// A [`StatsError`] if a value is not finite.
+pub fn summarize_metrics<'m>(
+    reports: &[Report],
+    metrics: impl IntoIterator<Item = &'m Metric>,
+) -> Result<Vec<Summary>, StatsError> {
+    metrics
+        .into_iter()
+        .map(|m| summary_of(m.name, reports.iter().map(|r| (m.value)(&r.results))))
         .collect()
+}
+
+/// One quantity over replications, named `metric`: the mean and the 95%
+/// Student-t half-width of `values` (one per replication; no half-width for
+/// one). The one place a summary over replications is computed.
+///
+/// ```
+/// use partalloc_simkit::metrics::summary_of;
+/// let s = summary_of("search_us", [1.0, 2.0, 3.0])?;
+/// assert_eq!((s.metric, s.mean, s.n), ("search_us", 2.0, 3));
+/// assert!(s.half_width.is_some_and(|h| (h - 2.484).abs() < 1e-3));
+/// assert_eq!(summary_of("x", [4.0])?.half_width, None);
+/// # Ok::<(), partalloc_simkit::StatsError>(())
+/// ```
+///
+/// # Errors
+/// A [`StatsError`] if a value is not finite or there is none.
+pub fn summary_of(
+    metric: &'static str,
+    values: impl IntoIterator<Item = f64>,
+) -> Result<Summary, StatsError> {
+    let xs: Vec<f64> = values.into_iter().collect();
+    let ci = ConfidenceInterval::from_samples(&xs, 0.95)?;
+    Ok(Summary {
+        metric,
+        mean: ci.mean,
+        half_width: ci.half_width,
+        n: ci.n,
+    })
 }
 
 /// The mean wall-clock search time per job in microseconds over `reports`
@@ -246,19 +287,26 @@ mod tests {
             mean_numerical_delay: 3.0,
             mean_topological_delay: 4.0,
             mean_service: 5.0,
+            mean_bounded_slowdown: 5.5,
             utilization: 6.0,
             useful_utilization: 7.0,
             miss_rate: 8.5,
             mean_internal_fragmentation: 9.0,
             mean_queue_length: 10.0,
             throughput: 11.0,
+            mean_pairwise_distance: 12.0,
+            mean_distance_sum: 13.0,
+            mean_diameter: 14.0,
+            mean_span: 15.0,
+            mean_pieces: 16.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
         assert_eq!(
             got,
             [
-                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 1.25
+                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
+                15.0, 16.0, 5.5, 1.25
             ]
         );
         let empty = Results::default();

@@ -1,12 +1,15 @@
 //! Fragmentation of an accelerator pod over a run: stranded chips and the
-//! largest placeable catalogue shape, averaged over time from the job
-//! records.
+//! largest placeable catalogue shape, averaged over time from the grants
+//! of the run's measured jobs.
 //!
 //! The measures are sampled at evenly spaced times of the window in which
-//! the records hold every running job: from the first recorded completion
-//! (every warm-up job has ended by then) to the last one. Run the jobs to
-//! completion (a finite job source, no stop rule) so that no job still
-//! running at the end is missing from the records.
+//! the grants of every running job are known: from the first measured
+//! completion (every warm-up job has ended by then) to the last one.
+//! [`pod_log_measures`] reads them from a [`GrantLog`] that watched the
+//! run (it keeps the jobs still running when it closes, so any stop rule
+//! will do); [`pod_run_measures`] from job records, for which the jobs
+//! must run to completion (a finite job source, no stop rule) so that no
+//! job still running at the end is missing.
 //!
 //! ```
 //! use partalloc_simkit::pod::pod_run_measures;
@@ -37,10 +40,11 @@
 //! ```
 
 use partalloc_allocators::pod::{largest_placeable, stranded_chips_under};
-use partalloc_topology::Topology;
 use partalloc_topology::pod::Wiring;
+use partalloc_topology::{NodeSet, Topology};
 
 use crate::JobRecord;
+use crate::observe::GrantLog;
 
 /// Time averages of a pod's fragmentation over a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,9 +68,66 @@ pub fn pod_run_measures(
     jobs: &[JobRecord],
     samples: usize,
 ) -> Option<PodRunMeasures> {
+    measures(topology, wiring, |f| {
+        crate::report::for_each_sampled_state(topology, jobs, samples, f)
+    })
+}
+
+/// The measures of a run on `topology` (a pod; `None` otherwise or without
+/// a logged completion) from the grants `log` kept during the run, judged
+/// by the wiring the allocator reported ([`GrantLog::wiring`]), sampled at
+/// `samples` evenly spaced times (at least 1) between the first and the
+/// last logged completion.
+///
+/// ```
+/// use partalloc_simkit::observe::GrantLog;
+/// use partalloc_simkit::pod::pod_log_measures;
+/// use partalloc_simkit::{SimConfig, Simulation, Stop};
+/// use partalloc_topology::Topology;
+/// use partalloc_topology::pod::Wiring;
+/// use partalloc_workload::{ChaCha8Rng, SeedableRng, WorkloadSpec};
+///
+/// let pod: Topology = "pod:tpu-v4:8x8x8".parse()?;
+/// let w = WorkloadSpec {
+///     arrivals: "load:0.6".parse()?,
+///     shapes: "catalogue".parse()?,
+///     demand: "exp:1".parse()?,
+///     dependence: "dependent".parse()?,
+///     allow_saturation: false,
+/// }
+/// .build(&pod)?;
+/// let mut rng = ChaCha8Rng::seed_from_u64(1);
+/// let jobs = w.jobs(&mut rng);
+/// let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
+/// let sim = Simulation::by_name(pod.clone(), "pod-reconfigurable", "fcfs", jobs, config)?;
+/// let mut log = GrantLog::new(usize::MAX);
+/// sim.run_observed(&mut log, None)?;
+/// // The strategy says which rules judge it.
+/// assert_eq!(log.wiring(), Wiring::Reconfigurable);
+/// let m = pod_log_measures(&pod, &log, 100).expect("a pod");
+/// assert!(m.mean_largest_placeable <= 512.0 && m.samples == 100);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn pod_log_measures(
+    topology: &Topology,
+    log: &GrantLog,
+    samples: usize,
+) -> Option<PodRunMeasures> {
+    measures(topology, log.wiring(), |f| {
+        log.for_each_sampled_state(topology, samples, f)
+    })
+}
+
+/// The time averages over the states `sample` visits.
+fn measures(
+    topology: &Topology,
+    wiring: Wiring,
+    sample: impl FnOnce(&mut dyn FnMut(&NodeSet)) -> Option<usize>,
+) -> Option<PodRunMeasures> {
     let pod = topology.as_pod()?;
     let (mut stranded, mut largest) = (0.0, 0.0);
-    let samples = crate::report::for_each_sampled_state(topology, jobs, samples, |busy| {
+    let samples = sample(&mut |busy| {
         stranded += stranded_chips_under(pod, busy, wiring) as f64;
         largest += largest_placeable(pod, busy, wiring).map_or(0.0, |s| s.product() as f64);
     })?;
@@ -75,15 +136,4 @@ pub fn pod_run_measures(
         mean_largest_placeable: largest / samples as f64,
         samples,
     })
-}
-
-/// The wiring whose placement rules judge a run of `allocator`: the
-/// reconfigurable strategy's, or static.
-#[must_use]
-pub fn wiring_of(allocator: &str) -> Wiring {
-    if allocator.starts_with("pod-reconfigurable") {
-        Wiring::Reconfigurable
-    } else {
-        Wiring::Static
-    }
 }

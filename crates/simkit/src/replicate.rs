@@ -34,9 +34,13 @@ use rand::rngs::ChaCha8Rng;
 use rayon::prelude::*;
 use thiserror::Error;
 
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_topology::Topology;
-use partalloc_workload::{Job, MeanDistribution, ShapeDistribution, Workload};
+use partalloc_workload::{MeanDistribution, ShapeDistribution, Workload};
 
+use crate::observe::Observer;
+use crate::runtime_model::RuntimeModel;
 use crate::{ConfidenceInterval, Report, SimConfig, SimError, Simulation, StatsError};
 
 /// The generator every reproducible draw in partalloc uses.
@@ -69,6 +73,12 @@ pub enum ReplicationError {
 pub struct Replications {
     master_seed: u64,
     count: u64,
+    /// The run-time model of every simulated replication, if any.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    runtime_model: Option<RuntimeModel>,
 }
 
 impl Replications {
@@ -80,7 +90,20 @@ impl Replications {
         if count == 0 {
             return Err(ReplicationError::Zero);
         }
-        Ok(Self { master_seed, count })
+        Ok(Self {
+            master_seed,
+            count,
+            runtime_model: None,
+        })
+    }
+
+    /// The same replications, each simulation run with `model`
+    /// ([`Simulation::with_runtime_model`]); replication r draws the
+    /// model's per-job randomness from the master seed and r.
+    #[must_use]
+    pub fn with_runtime_model(mut self, model: Option<RuntimeModel>) -> Self {
+        self.runtime_model = model;
+        self
     }
 
     /// The master seed.
@@ -174,7 +197,9 @@ impl Replications {
     /// replication only. `done` is called as each replication finishes
     /// (for a progress bar; in any order).
     ///
-    /// A bad strategy or policy name fails before any replication runs.
+    /// The names are parsed once and each is built once up front, so a bad
+    /// strategy or policy fails before any replication runs; then as
+    /// [`Replications::simulate_specs`].
     ///
     /// ```
     /// use partalloc_simkit::{Replications, SimConfig, Stop};
@@ -218,29 +243,140 @@ impl Replications {
         S: ShapeDistribution + Sync,
         D: MeanDistribution + Sync,
     {
-        // Build once up front so that a bad name fails before any work.
-        Simulation::by_name(
-            topology.clone(),
-            allocator,
-            scheduler,
-            std::iter::empty::<Job>(),
-            SimConfig::default(),
+        // Built once up front (the allocator first) so that a bad name
+        // fails before any work.
+        let allocator = ALLOCATORS.spec(allocator)?;
+        allocator.build(topology)?;
+        let scheduler = POLICIES.spec(scheduler)?;
+        scheduler.build(topology)?;
+        self.simulate_specs(topology, &allocator, &scheduler, workload, config, done)
+    }
+
+    /// As [`Replications::simulate`], with the strategy and the policy
+    /// parsed once by the caller (from any registry value, see
+    /// [`Simulation::from_specs`]): each replication builds its own
+    /// instances from them. A spec that cannot be built for `topology`
+    /// fails every replication, and the first one's error is returned.
+    ///
+    /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
+    /// use partalloc_simkit::{Replications, SimConfig, Stop};
+    /// use partalloc_workload::spec::WorkloadSpec;
+    ///
+    /// let machine = "mesh:8x8".parse()?;
+    /// let spec: WorkloadSpec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let workload = spec.build(&machine)?;
+    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
+    /// let reps = Replications::new(1, 2)?;
+    /// let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
+    /// let typed = reps.simulate_specs(&machine, &fsl, &fcfs, &workload, config, &|| {})?;
+    /// let named = reps.simulate(&machine, "fsl", "fcfs", &workload, config, &|| {})?;
+    /// assert_eq!(typed[1].results, named[1].results);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first failing replication's error in replication order.
+    pub fn simulate_specs<S, D>(
+        &self,
+        topology: &Topology,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
+        workload: &Workload<S, D>,
+        config: SimConfig,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Report>, SimError>
+    where
+        S: ShapeDistribution + Sync,
+        D: MeanDistribution + Sync,
+    {
+        let runs = self.simulate_observed(
+            (topology, allocator, scheduler),
+            workload,
+            config,
+            &|_| (),
+            done,
         )?;
+        Ok(runs.into_iter().map(|(report, ())| report).collect())
+    }
+
+    /// As [`simulate_specs`](Self::simulate_specs), with replication r
+    /// watched by the observer `observe(r)` (see [`observe`](crate::observe);
+    /// `None` or `()` to watch none), which comes back beside its report.
+    ///
+    /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
+    /// use partalloc_simkit::observe::GrantLog;
+    /// use partalloc_simkit::{Replications, SimConfig, Stop};
+    /// use partalloc_topology::Topology;
+    /// use partalloc_workload::spec::WorkloadSpec;
+    ///
+    /// let machine: Topology = "mesh:8x8".parse()?;
+    /// let spec = WorkloadSpec {
+    ///     arrivals: "load:0.5".parse()?,
+    ///     shapes: "sides:uniform".parse()?,
+    ///     demand: "exp:1".parse()?,
+    ///     dependence: "dependent".parse()?,
+    ///     allow_saturation: false,
+    /// };
+    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
+    /// let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
+    /// // Replication 0's grants, at most 60 of them.
+    /// let runs = Replications::new(1, 2)?.simulate_observed(
+    ///     (&machine, &fsl, &fcfs),
+    ///     &spec.build(&machine)?,
+    ///     config,
+    ///     &|r| (r == 0).then(|| GrantLog::new(60)),
+    ///     &|| {},
+    /// )?;
+    /// assert_eq!(runs[0].1.as_ref().map(|log| log.completed().len()), Some(60));
+    /// assert!(runs[1].1.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`simulate_specs`](Self::simulate_specs).
+    pub fn simulate_observed<S, D, O>(
+        &self,
+        (topology, allocator, scheduler): (&Topology, &AllocatorSpec, &PolicySpec),
+        workload: &Workload<S, D>,
+        config: SimConfig,
+        observe: &(dyn Fn(u64) -> O + Sync),
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<(Report, O)>, SimError>
+    where
+        S: ShapeDistribution + Sync,
+        D: MeanDistribution + Sync,
+        O: Observer + Send,
+    {
         self.try_run(|r, rng| {
             let config = SimConfig {
                 record_jobs: config.record_jobs && r == 0,
                 ..config
             };
-            let report = Simulation::by_name(
+            let mut observer = observe(r);
+            let mut sim = Simulation::from_specs(
                 topology.clone(),
                 allocator,
                 scheduler,
                 workload.jobs(rng),
                 config,
-            )?
-            .run();
+            )?;
+            if let Some(m) = self.runtime_model {
+                let seed = self.master_seed ^ r.wrapping_mul(0xD1B5_4A32_D192_ED03);
+                sim = sim.with_runtime_model(m.seeded(seed))?;
+            }
+            let report = sim.run_observed(&mut observer, None);
             done();
-            report
+            Ok((report?, observer))
         })
     }
 }

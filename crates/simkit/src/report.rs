@@ -24,6 +24,9 @@
 //! - **internal fragmentation**: mean granted − requested nodes per job;
 //! - **queue length** and **number in system**: time averages;
 //! - **throughput**: measured jobs / span;
+//! - **bounded slowdown** = max(1, response / max(service, τ)), τ from
+//!   [`SimConfig::slowdown_bound`](crate::SimConfig::slowdown_bound)
+//!   (10 by default; [`crate::slowdown`]), per job and its mean;
 //! - **search time**: wall-clock (monotonic) time spent in the allocator's
 //!   allocate (every attempt) and release calls, per measured job. It is
 //!   kept in [`Report::search_time`], outside [`Results`], so it never takes
@@ -48,6 +51,8 @@ use core::fmt;
 use partalloc_allocators::Partition;
 use partalloc_topology::{NodeId, NodeSet, Topology};
 
+use crate::dispersal::GrantDispersal;
+
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -67,6 +72,9 @@ pub struct Results {
     pub mean_numerical_delay: f64,
     /// Mean topological delay.
     pub mean_topological_delay: f64,
+    /// Mean bounded slowdown, max(1, response / max(service, τ))
+    /// ([`crate::slowdown`]; τ is [`SimConfig::slowdown_bound`](crate::SimConfig::slowdown_bound)).
+    pub mean_bounded_slowdown: f64,
     /// Granted node·time over N · span.
     pub utilization: f64,
     /// Requested node·time over N · span.
@@ -91,6 +99,75 @@ pub struct Results {
     pub mean_in_system: f64,
     /// Completed jobs per time unit.
     pub throughput: f64,
+    /// Mean over measured jobs of the sum of hop distances over the
+    /// grant's node pairs ([`crate::dispersal`]; 0 on machines without
+    /// distances).
+    pub mean_distance_sum: f64,
+    /// Mean over measured jobs of the grant's mean pairwise hop distance.
+    pub mean_pairwise_distance: f64,
+    /// Mean over measured jobs of the grant's diameter.
+    pub mean_diameter: f64,
+    /// Mean over measured jobs of the nodes in the grant's bounding box.
+    pub mean_span: f64,
+    /// Mean over measured jobs of the grant's contiguous pieces.
+    pub mean_pieces: f64,
+}
+
+/// One value of [`Results`]: a count or a real number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ResultValue {
+    /// A count (jobs, attempts).
+    Count(u64),
+    /// A time, a mean or a share.
+    Real(f64),
+}
+
+impl Results {
+    /// Every field by name, in declaration order (the order serde writes
+    /// them): the one list a front end without serde, such as the Python
+    /// package, reads the results by.
+    ///
+    /// ```
+    /// use partalloc_simkit::report::{ResultValue, Results};
+    /// let r = Results { completed: 3, mean_wait: 0.5, ..Results::default() };
+    /// let f = r.fields();
+    /// assert_eq!(f[0], ("completed", ResultValue::Count(3)));
+    /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
+    /// ```
+    #[must_use]
+    pub fn fields(&self) -> [(&'static str, ResultValue); 25] {
+        use ResultValue::{Count, Real};
+        [
+            ("completed", Count(self.completed)),
+            ("span", Real(self.span)),
+            ("mean_response", Real(self.mean_response)),
+            ("mean_wait", Real(self.mean_wait)),
+            ("mean_service", Real(self.mean_service)),
+            ("mean_numerical_delay", Real(self.mean_numerical_delay)),
+            ("mean_topological_delay", Real(self.mean_topological_delay)),
+            ("mean_bounded_slowdown", Real(self.mean_bounded_slowdown)),
+            ("utilization", Real(self.utilization)),
+            ("useful_utilization", Real(self.useful_utilization)),
+            ("attempts", Count(self.attempts)),
+            ("valid_attempts", Count(self.valid_attempts)),
+            ("misses", Count(self.misses)),
+            ("miss_rate", Real(self.miss_rate)),
+            ("mean_requested", Real(self.mean_requested)),
+            ("mean_granted", Real(self.mean_granted)),
+            (
+                "mean_internal_fragmentation",
+                Real(self.mean_internal_fragmentation),
+            ),
+            ("mean_queue_length", Real(self.mean_queue_length)),
+            ("mean_in_system", Real(self.mean_in_system)),
+            ("throughput", Real(self.throughput)),
+            ("mean_distance_sum", Real(self.mean_distance_sum)),
+            ("mean_pairwise_distance", Real(self.mean_pairwise_distance)),
+            ("mean_diameter", Real(self.mean_diameter)),
+            ("mean_span", Real(self.mean_span)),
+            ("mean_pieces", Real(self.mean_pieces)),
+        ]
+    }
 }
 
 /// Time spent in the allocator (not deterministic): a sampled estimate
@@ -123,12 +200,17 @@ pub struct JobRecord {
     pub response: f64,
     /// The part of the wait that was numerical delay.
     pub numerical_delay: f64,
+    /// max(1, response / max(service, τ)) ([`crate::slowdown`]).
+    pub bounded_slowdown: f64,
     /// Requested nodes.
     pub requested: u64,
     /// Granted nodes.
     pub granted: u64,
     /// The granted partition.
     pub partition: Partition,
+    /// How far apart its nodes are (`None` on a machine without hop
+    /// distances: see [`crate::dispersal`]).
+    pub dispersal: Option<GrantDispersal>,
 }
 
 /// The report of one run.
@@ -203,56 +285,15 @@ pub fn for_each_sampled_state(
     topology: &Topology,
     jobs: &[JobRecord],
     samples: usize,
-    mut f: impl FnMut(&NodeSet),
+    f: impl FnMut(&NodeSet),
 ) -> Option<usize> {
-    let lo = jobs.iter().map(|j| j.end).fold(f64::INFINITY, f64::min);
-    let hi = jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return None;
-    }
-    let samples = samples.max(1);
-    // One sweep through the starts and ends in time order (an end before a
-    // start at the same time) instead of a pass over every job per sample:
-    // at sample t the jobs applied are those with start <= t, less those
-    // with end <= t, which is start <= t < end. Holders are counted per
-    // node, so the set is the union of the running jobs' nodes whatever
-    // the records hold.
-    let mut events: Vec<(f64, bool, usize)> = jobs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, j)| [(j.start, true, i), (j.end, false, i)])
-        .collect();
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut holders = vec![0u32; topology.num_nodes()];
-    let mut busy = NodeSet::new(topology.num_nodes());
-    let mut next = 0;
-    for i in 0..samples {
-        let t = lo + (hi - lo) * (i as f64 + 0.5) / samples as f64;
-        while let Some(&(time, start, j)) = events.get(next)
-            && time <= t
-        {
-            next += 1;
-            // A recorded partition was granted on this machine.
-            let _ = jobs[j].partition.for_each_node(topology, |c| {
-                let Some(h) = holders.get_mut(c as usize) else {
-                    return;
-                };
-                if start {
-                    *h += 1;
-                    if *h == 1 {
-                        let _ = busy.insert(c);
-                    }
-                } else if *h > 0 {
-                    *h -= 1;
-                    if *h == 0 {
-                        let _ = busy.remove(c);
-                    }
-                }
-            });
-        }
-        f(&busy);
-    }
-    Some(samples)
+    crate::observe::sample_states(
+        topology,
+        jobs.iter().map(|j| (j.start, j.end, &j.partition)),
+        jobs.iter().map(|j| j.end),
+        samples,
+        f,
+    )
 }
 
 /// How a grant is printed for people: a hostlist expression of node names
@@ -307,6 +348,12 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             "requested",
             "granted",
             "partition",
+            "distance_sum",
+            "mean_distance",
+            "diameter",
+            "span",
+            "pieces",
+            "bounded_slowdown",
         ])?;
         Ok(Self { w, hostlists: None })
     }
@@ -330,6 +377,8 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             Some((topology, nodes)) => partition_label(&j.partition, topology, nodes),
             None => j.partition.to_string(),
         };
+        let d = j.dispersal.as_ref();
+        let cell = |f: &dyn Fn(&GrantDispersal) -> String| d.map_or_else(String::new, f);
         self.w.write_record([
             j.id.to_string(),
             j.arrival.to_string(),
@@ -342,6 +391,12 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             j.requested.to_string(),
             j.granted.to_string(),
             partition,
+            cell(&|d| d.distance_sum.to_string()),
+            cell(&|d| d.mean_distance().to_string()),
+            cell(&|d| d.diameter.to_string()),
+            cell(&|d| d.span_nodes.to_string()),
+            cell(&|d| d.pieces.to_string()),
+            j.bounded_slowdown.to_string(),
         ])?;
         Ok(())
     }
@@ -373,6 +428,11 @@ impl fmt::Display for Results {
             self.mean_topological_delay
         )?;
         writeln!(f, "mean service            {:.6}", self.mean_service)?;
+        writeln!(
+            f,
+            "mean bounded slowdown   {:.6}",
+            self.mean_bounded_slowdown
+        )?;
         writeln!(f, "utilization             {:.6}", self.utilization)?;
         writeln!(f, "useful utilization      {:.6}", self.useful_utilization)?;
         writeln!(
@@ -452,5 +512,56 @@ mod sampled_state_tests {
             }
             assert!(seen.iter().any(|b| b.count() > 0));
         }
+    }
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::{ResultValue, Results};
+
+    /// The list of fields is the struct: every field, in order, with its
+    /// own value (read back from the derived `Debug`, which lists them
+    /// all), so a field added to `Results` and not to the list fails here.
+    #[test]
+    fn the_field_list_is_every_field_of_results_in_order() {
+        let r = Results {
+            completed: 1,
+            span: 2.5,
+            mean_response: 3.5,
+            mean_wait: 4.5,
+            mean_service: 5.5,
+            mean_numerical_delay: 6.5,
+            mean_topological_delay: 7.5,
+            mean_bounded_slowdown: 7.75,
+            utilization: 8.5,
+            useful_utilization: 9.5,
+            attempts: 10,
+            valid_attempts: 11,
+            misses: 12,
+            miss_rate: 13.5,
+            mean_requested: 14.5,
+            mean_granted: 15.5,
+            mean_internal_fragmentation: 16.5,
+            mean_queue_length: 17.5,
+            mean_in_system: 18.5,
+            throughput: 19.5,
+            mean_distance_sum: 20.5,
+            mean_pairwise_distance: 21.5,
+            mean_diameter: 22.5,
+            mean_span: 23.5,
+            mean_pieces: 24.5,
+        };
+        let listed: Vec<String> = r
+            .fields()
+            .iter()
+            .map(|(name, v)| match v {
+                ResultValue::Count(n) => format!("{name}: {n}"),
+                ResultValue::Real(x) => format!("{name}: {x:?}"),
+            })
+            .collect();
+        assert_eq!(
+            format!("{r:?}"),
+            format!("Results {{ {} }}", listed.join(", "))
+        );
     }
 }

@@ -2,14 +2,20 @@
 //!
 //! A [`Simulation`] owns an allocator, a scheduler and a job source (any
 //! iterator of [`Job`]s in non-decreasing arrival order: a generator or a
-//! replayed trace). It pulls one arrival at a time into the event
-//! [`Calendar`], and at every event time
+//! replayed trace). It runs on the one event loop that the
+//! [`Stepper`](crate::Stepper) runs on too (the crate's engine: the source
+//! pulled one job ahead, running jobs in a slab, their departures in a
+//! [`Calendar`](crate::Calendar)), with a scheduler making the decisions
+//! and measuring observers watching. At every event time it
 //!
-//! 1. processes every event at that time, in calendar order: an arrival is
-//!    submitted to the scheduler; a departure releases the job's grant and
-//!    tells the scheduler ([`Scheduler::departed`]);
+//! 1. processes every event at that time: each departure (in start order
+//!    for equal end times) releases the job's grant and tells the
+//!    scheduler ([`Scheduler::departed`]), then each arrival (in source
+//!    order) is submitted to the scheduler;
 //! 2. asks the scheduler once to start jobs ([`Scheduler::schedule`]) and
-//!    schedules each started job's departure at start + service.
+//!    schedules each started job's departure at start + service;
+//! 3. records the state until the next event for the time averages, and
+//!    shows it to the observers ([`observe`](crate::observe)).
 //!
 //! Events at the same time are simultaneous: the scheduler sees all of
 //! them before deciding (a batch of jobs arriving at t = 0 is queued
@@ -49,14 +55,21 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
+use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Grant, ReleaseError, Request};
+use partalloc_schedulers::registry::PolicySpec;
 use partalloc_schedulers::{ScheduleError, Scheduler, Started};
 use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
 
+use crate::dispersal::{DispersalMeter, DispersalSums, GrantDispersal};
+use crate::engine::{Engine, EventSink, Running};
+use crate::observe::{Departure, Observer};
 use crate::report::{JobRecord, Report, Results, SearchTime};
-use crate::{Calendar, CalendarError, StatsError, TimeWeighted};
+use crate::runtime_model::{Dilation, RuntimeModel, RuntimeModelError};
+use crate::slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
+use crate::{CalendarError, StatsError, TimeWeighted};
 
 /// When a run stops (whichever comes first; with neither, it runs until the
 /// source is exhausted and every job has completed).
@@ -82,6 +95,9 @@ pub struct SimConfig {
     /// Measure the wall-clock time spent in allocate and release (sampled
     /// for fast allocators: see [`SearchTime`]).
     pub measure_search_time: bool,
+    /// The threshold τ of the bounded slowdown ([`crate::slowdown`]; 10 by
+    /// default).
+    pub slowdown_bound: SlowdownBound,
 }
 
 impl Default for SimConfig {
@@ -91,7 +107,31 @@ impl Default for SimConfig {
             warmup: 0,
             record_jobs: false,
             measure_search_time: true,
+            slowdown_bound: SlowdownBound::default(),
         }
+    }
+}
+
+impl SimConfig {
+    /// The same options with the bounded slowdown's threshold τ set to
+    /// `seconds`.
+    ///
+    /// ```
+    /// use partalloc_simkit::SimConfig;
+    /// let c = SimConfig::default().with_slowdown_bound(60.0)?;
+    /// assert_eq!(c.slowdown_bound.seconds(), 60.0);
+    /// assert_eq!(
+    ///     SimConfig::default().with_slowdown_bound(0.0).unwrap_err().to_string(),
+    ///     "slowdown bound 0 must be above 0 seconds (the usual bound is 10)"
+    /// );
+    /// # Ok::<(), partalloc_simkit::SlowdownBoundError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A bound that is not finite or not above 0.
+    pub fn with_slowdown_bound(mut self, seconds: f64) -> Result<Self, SlowdownBoundError> {
+        self.slowdown_bound = SlowdownBound::new(seconds)?;
+        Ok(self)
     }
 }
 
@@ -144,6 +184,9 @@ pub enum SimError {
     /// The allocator refused to take back a grant it issued.
     #[error("the allocator refused a release: {0}")]
     Release(#[from] ReleaseError),
+    /// The run-time model does not fit the machine.
+    #[error(transparent)]
+    RuntimeModel(#[from] RuntimeModelError),
     /// More jobs wait than [`MAX_WAITING`]: the machine cannot keep up.
     #[error(
         "{waiting} jobs wait at time {time}, more than the {max} a run holds: the offered load is more than the machine serves; lower the load or the number of jobs",
@@ -162,24 +205,6 @@ pub enum SimError {
 /// serves, so the queue, and the memory it holds, would grow with the
 /// length of the run. It stops with [`SimError::Saturated`] instead.
 pub const MAX_WAITING: usize = 1 << 21;
-
-/// A calendar entry. The source is pulled one arrival at a time, so at
-/// most one arrival is pending: its job waits beside the calendar
-/// (`pending`) and the entry only holds its place in the (time, sequence)
-/// order, which keeps heap entries at 24 bytes instead of a whole job.
-#[derive(Debug, Clone, Copy)]
-enum Event {
-    Arrival,
-    Departure(u32),
-}
-
-#[derive(Debug)]
-struct Running {
-    job: Job,
-    grant: Grant,
-    start: f64,
-    numerical: f64,
-}
 
 /// A multiplicative hash for job ids (the Fx hash's step): the waiting-job
 /// map is looked up twice per job, and job ids need no defence against
@@ -321,24 +346,33 @@ impl CallClock {
     }
 }
 
-/// The allocator as the scheduler sees it during a run: every call is
-/// forwarded (by [`AllocatorWrapper`]); `allocate` is counted and timed.
+/// The allocator as the engine holds it during a run: every call is
+/// forwarded (by [`AllocatorWrapper`]); `allocate` is counted and timed,
+/// `release` timed.
 #[derive(Debug)]
-struct Metered<'a> {
-    inner: &'a mut dyn Allocator,
-    meter: &'a mut Meter,
+struct Metered {
+    inner: Box<dyn Allocator>,
+    meter: Meter,
+    release: CallClock,
 }
 
-impl AllocatorWrapper for Metered<'_> {
+impl Metered {
+    #[inline]
+    fn timing(&self) -> bool {
+        self.meter.timing && self.meter.measuring
+    }
+}
+
+impl AllocatorWrapper for Metered {
     fn inner(&self) -> &dyn Allocator {
-        self.inner
+        self.inner.as_ref()
     }
     fn inner_mut(&mut self) -> &mut dyn Allocator {
-        self.inner
+        self.inner.as_mut()
     }
     fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let free = self.inner.free_nodes() as u64;
-        let t0 = if self.meter.timing && self.meter.measuring {
+        let t0 = if self.timing() {
             self.meter.allocate.start()
         } else {
             None
@@ -358,6 +392,18 @@ impl AllocatorWrapper for Metered<'_> {
         }
         r
     }
+    fn wrapped_release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let t0 = if self.timing() {
+            self.release.start()
+        } else {
+            None
+        };
+        self.inner.release(grant)?;
+        if let Some(t0) = t0 {
+            self.release.stop(t0);
+        }
+        Ok(())
+    }
 }
 
 /// A simulation of one machine, one allocator, one scheduler and one job
@@ -369,6 +415,15 @@ pub struct Simulation<I> {
     sched: Box<dyn Scheduler>,
     source: I,
     config: SimConfig,
+    runtime: Option<Dilation>,
+}
+
+/// What the run keeps beside a running job: its numerical delay and its
+/// grant's dispersal.
+#[derive(Debug, Clone, Copy)]
+struct Extra {
+    numerical: f64,
+    dispersal: Option<GrantDispersal>,
 }
 
 /// Running sums of the measured jobs.
@@ -380,6 +435,7 @@ struct Sums {
     service: f64,
     numerical: f64,
     topological: f64,
+    bounded_slowdown: f64,
     requested: f64,
     granted: f64,
     fragmentation: f64,
@@ -416,7 +472,67 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             sched,
             source: source.into_iter(),
             config,
+            runtime: None,
         })
+    }
+
+    /// A simulation with the allocator and the scheduler built from specs
+    /// parsed once (a built-in registry's, a registry value extended with
+    /// one's own strategies, or [`Spec::from_fn`](partalloc_allocators::registry::Spec::from_fn)):
+    /// the allocator is built first, then the scheduler.
+    ///
+    /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
+    /// for count in [4, 8] {
+    ///     let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count }, 1.0)];
+    ///     let sim = Simulation::from_specs("mesh:4x4".parse()?, &paging, &fcfs, jobs, SimConfig::default())?;
+    ///     assert_eq!(sim.run()?.results.utilization, f64::from(count) / 16.0);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// What building either refuses (its machine family, parameters or
+    /// their values), and as [`Simulation::new`].
+    pub fn from_specs(
+        topology: Topology,
+        allocator: &AllocatorSpec,
+        scheduler: &PolicySpec,
+        source: impl IntoIterator<IntoIter = I>,
+        config: SimConfig,
+    ) -> Result<Self, SimError> {
+        let alloc = allocator.build(&topology)?;
+        let sched = scheduler.build(&topology)?;
+        Self::new(topology, alloc, sched, source, config)
+    }
+
+    /// The same simulation with job run times from `model`
+    /// ([`runtime_model`](crate::runtime_model)): each started job runs
+    /// for the model's time on its grant instead of its service time.
+    ///
+    /// ```
+    /// use partalloc_simkit::{RuntimeModel, SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// // Paging hands the 4 nodes of a 4×4 mesh's first row: a row of 4,
+    /// // whose distances sum to 10 where the baseline 2×2 square's sum to 8.
+    /// let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count: 4 }, 100.0)];
+    /// let model: RuntimeModel = "linear:0.5".parse()?;
+    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?
+    ///     .with_runtime_model(model)?
+    ///     .run()?;
+    /// assert_eq!(r.results.mean_service, 100.0 * (1.0 + 0.5 * (10.0 / 8.0 - 1.0)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SimError::RuntimeModel`] on a machine without hop distances.
+    pub fn with_runtime_model(mut self, model: RuntimeModel) -> Result<Self, SimError> {
+        self.runtime = Some(Dilation::new(model, &self.topology)?);
+        Ok(self)
     }
 
     /// A simulation with the allocator and the scheduler built by name
@@ -453,7 +569,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// one the allocator can never serve, or an allocator that refuses to
     /// take back its own grant.
     pub fn run(self) -> Result<Report, SimError> {
-        self.run_inner(None)
+        self.run_observed(&mut (), None)
     }
 
     /// Runs like [`run`](Self::run), handing each measured job's record to
@@ -476,236 +592,361 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// # Errors
     /// As [`run`](Self::run).
     pub fn run_with_records(self, sink: &mut dyn FnMut(JobRecord)) -> Result<Report, SimError> {
-        self.run_inner(Some(sink))
+        self.run_observed(&mut (), Some(sink))
     }
 
-    fn run_inner(
-        mut self,
-        mut sink: Option<&mut dyn FnMut(JobRecord)>,
+    /// Runs like [`run`](Self::run) with `observer` watching every event
+    /// (see [`observe`](crate::observe)), and with the measured jobs'
+    /// records handed to `records` if given (as
+    /// [`run_with_records`](Self::run_with_records) does). The results are
+    /// those of `run`: an observer only watches.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_observed<O: Observer>(
+        self,
+        observer: &mut O,
+        records: Option<&mut dyn FnMut(JobRecord)>,
     ) -> Result<Report, SimError> {
-        let nodes = self.topology.num_nodes() as f64;
-        let cfg = self.config;
-        let mut cal: Calendar<Event> = Calendar::with_capacity(1024);
-        let mut slots: Vec<Option<Running>> = Vec::new();
-        let mut vacant: Vec<u32> = Vec::new();
-        let mut started: Vec<Started> = Vec::new();
-        // The numerical-delay clock: time during which the head of the
-        // queue needed more nodes than were free.
-        let mut num_clock = 0.0f64;
-        let mut num_at_arrival: HashMap<u64, f64, BuildHasherDefault<IdHasher>> =
-            HashMap::default();
-        let mut head_numerical = false;
-        let mut last_t = 0.0f64;
-        let mut busy = TimeWeighted::new(0.0, 0.0)?;
-        let mut useful = TimeWeighted::new(0.0, 0.0)?;
-        let mut queue = TimeWeighted::new(0.0, 0.0)?;
-        let mut in_system = TimeWeighted::new(0.0, 0.0)?;
-        let (mut busy_now, mut useful_now, mut running_now) = (0u64, 0u64, 0u64);
-        let mut meter = Meter {
-            measuring: cfg.warmup == 0,
-            timing: cfg.measure_search_time,
-            ..Meter::default()
-        };
-        let mut release_clock = CallClock::default();
-        let mut window_start = 0.0f64;
-        let mut reset_pending = false;
-        let mut completions = 0u64;
-        let mut sums = Sums::default();
-        let mut records = Vec::new();
-        let mut previous_arrival = f64::NEG_INFINITY;
+        let Self {
+            topology,
+            alloc,
+            mut sched,
+            source,
+            config: cfg,
+            mut runtime,
+        } = self;
         let stop_time = cfg.stop.time.unwrap_or(f64::INFINITY);
-
-        let mut pending: Option<Job> = None;
-        let pull = |cal: &mut Calendar<Event>,
-                    pending: &mut Option<Job>,
-                    previous: &mut f64,
-                    source: &mut I|
-         -> Result<(), SimError> {
-            if let Some(job) = source.next() {
-                if !job.arrival.is_finite() || job.arrival < 0.0 {
-                    return Err(ScheduleError::BadJob {
-                        job: job.id,
-                        what: "arrival time",
-                        value: job.arrival,
-                    }
-                    .into());
-                }
-                if job.arrival < *previous {
-                    return Err(SimError::Unordered {
-                        id: job.id,
-                        arrival: job.arrival,
-                        previous: *previous,
-                    });
-                }
-                *previous = job.arrival;
-                if job.arrival <= stop_time {
-                    cal.schedule(job.arrival, Event::Arrival)?;
-                    *pending = Some(job);
-                }
-            }
-            Ok(())
+        let metered = Metered {
+            inner: alloc,
+            meter: Meter {
+                measuring: cfg.warmup == 0,
+                timing: cfg.measure_search_time,
+                ..Meter::default()
+            },
+            release: CallClock::default(),
         };
-        pull(
-            &mut cal,
-            &mut pending,
-            &mut previous_arrival,
-            &mut self.source,
-        )?;
-
-        let mut end = 0.0f64;
+        // The source is pulled one job ahead; none after the stop time.
+        let mut engine: Engine<I, Metered, Extra> = Engine::new(metered, source, stop_time, false)?;
+        let mut meter = DispersalMeter::new(&topology);
+        observer.begin(&topology, engine.alloc().inner());
+        let mut measures = Measures::new(&topology, &cfg, records)?;
+        let mut started: Vec<Started> = Vec::new();
         let mut stopped_by_jobs = false;
-        'run: while let Some(t) = cal.peek_time() {
+        while let Some(t) = engine.next_time() {
             if t > stop_time {
                 break;
             }
-            if head_numerical {
-                num_clock += t - last_t;
-            }
-            last_t = t;
-            end = t;
-            // 1. Every event at time t.
-            while cal.peek_time() == Some(t) {
-                let Some((_, ev)) = cal.pop() else { break };
-                match ev {
-                    Event::Arrival => {
-                        let Some(job) = pending.take() else { continue };
-                        self.sched.submit(job, t)?;
-                        if num_at_arrival.insert(job.id, num_clock).is_some() {
-                            return Err(SimError::DuplicateId(job.id));
-                        }
-                        pull(
-                            &mut cal,
-                            &mut pending,
-                            &mut previous_arrival,
-                            &mut self.source,
-                        )?;
-                    }
-                    Event::Departure(slot) => {
-                        let Some(r) = slots.get_mut(slot as usize).and_then(Option::take) else {
-                            continue;
-                        };
-                        vacant.push(slot);
-                        let t0 = if meter.timing && meter.measuring {
-                            release_clock.start()
-                        } else {
-                            None
-                        };
-                        self.alloc.release(&r.grant)?;
-                        if let Some(t0) = t0 {
-                            release_clock.stop(t0);
-                        }
-                        self.sched.departed(&r.job, t);
-                        busy_now -= r.grant.granted_nodes();
-                        useful_now -= r.grant.requested_nodes();
-                        running_now -= 1;
-                        completions += 1;
-                        if completions > cfg.warmup {
-                            let wait = r.start - r.job.arrival;
-                            let granted = r.grant.granted_nodes();
-                            let requested = r.grant.requested_nodes();
-                            sums.completed += 1;
-                            sums.response += t - r.job.arrival;
-                            sums.wait += wait;
-                            sums.service += t - r.start;
-                            sums.numerical += r.numerical;
-                            sums.topological += (wait - r.numerical).max(0.0);
-                            sums.requested += requested as f64;
-                            sums.granted += granted as f64;
-                            sums.fragmentation += r.grant.internal_fragmentation() as f64;
-                            if cfg.record_jobs || sink.is_some() {
-                                let record = JobRecord {
-                                    id: r.job.id,
-                                    arrival: r.job.arrival,
-                                    start: r.start,
-                                    end: t,
-                                    wait,
-                                    response: t - r.job.arrival,
-                                    numerical_delay: r.numerical,
-                                    requested,
-                                    granted,
-                                    partition: r.grant.partition().clone(),
-                                };
-                                match sink.as_mut() {
-                                    Some(sink) => sink(record),
-                                    None => records.push(record),
-                                }
-                            }
-                        } else if completions == cfg.warmup {
-                            // The measurement window opens now.
-                            window_start = t;
-                            meter.measuring = true;
-                            reset_pending = true;
-                        }
-                    }
-                }
-            }
+            measures.advance_to(t);
+            // 1. Every event at time t: departures, then arrivals.
+            engine.advance_to(
+                t,
+                &mut Driver {
+                    sched: sched.as_mut(),
+                    measures: &mut measures,
+                    observer: &mut *observer,
+                },
+            )?;
             // 2. One scheduling decision for the batch.
             started.clear();
-            let mut metered = Metered {
-                inner: self.alloc.as_mut(),
-                meter: &mut meter,
-            };
-            self.sched.schedule(t, &mut metered, &mut started)?;
-            for s in started.drain(..) {
-                let numerical = num_clock - num_at_arrival.remove(&s.job.id).unwrap_or(num_clock);
-                busy_now += s.grant.granted_nodes();
-                useful_now += s.grant.requested_nodes();
-                running_now += 1;
-                let depart = t + s.job.service;
-                let run = Running {
-                    job: s.job,
-                    grant: s.grant,
-                    start: t,
+            sched.schedule(t, engine.alloc_mut(), &mut started)?;
+            for mut s in started.drain(..) {
+                let numerical = measures.started(&s);
+                let dispersal = meter.measure(s.grant.partition());
+                if let Some(model) = runtime.as_mut() {
+                    s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
+                }
+                let extra = Extra {
                     numerical,
+                    dispersal,
                 };
-                let slot = match vacant.pop() {
-                    Some(i) => {
-                        slots[i as usize] = Some(run);
-                        i
-                    }
-                    None => {
-                        slots.push(Some(run));
-                        (slots.len() - 1) as u32
-                    }
-                };
-                cal.schedule(depart, Event::Departure(slot))?;
+                let slot = engine.launch(s.job, s.grant, extra)?;
+                if let Some(r) = engine.running_at(slot) {
+                    observer.started(slot, &r.job, &r.grant, t);
+                }
             }
-            // The head's state until the next event.
-            head_numerical = self
-                .sched
-                .head()
-                .is_some_and(|h| h.shape.node_count() > self.alloc.free_nodes() as u64);
-            let waiting = self.sched.queue_len() as u64;
-            if waiting > MAX_WAITING as u64 {
-                return Err(SimError::Saturated {
-                    waiting: waiting as usize,
-                    time: t,
-                });
-            }
-            busy.update(t, busy_now as f64)?;
-            useful.update(t, useful_now as f64)?;
-            queue.update(t, waiting as f64)?;
-            in_system.update(t, (waiting + running_now) as f64)?;
-            if reset_pending {
-                reset_pending = false;
-                busy.reset_at(t)?;
-                useful.reset_at(t)?;
-                queue.reset_at(t)?;
-                in_system.reset_at(t)?;
-            }
-            if cfg.stop.jobs.is_some_and(|n| sums.completed >= n) {
+            // 3. The state until the next event.
+            let alloc = engine.alloc().inner();
+            let waiting = sched.queue_len();
+            let held = (engine.busy_nodes(), engine.running_len() as u64);
+            measures.settled(t, sched.head(), alloc, waiting, held)?;
+            observer.settled(t, alloc, waiting);
+            if cfg.stop.jobs.is_some_and(|n| measures.sums.completed >= n) {
                 stopped_by_jobs = true;
-                break 'run;
+                break;
             }
         }
         // Stopped by the clock with work left: the window ends at T.
+        let mut end = measures.end;
         if let Some(t) = cfg.stop.time
             && !stopped_by_jobs
-            && cal.peek_time().is_some()
+            && engine.has_events()
         {
             end = end.max(t);
         }
-        let span = (end - window_start).max(0.0);
+        observer.finish(end);
+        let allocator = engine.alloc().name();
+        let Metered { meter, release, .. } = engine.into_alloc();
+        let (results, jobs) = measures.results(end, &meter)?;
+        let n = results.completed as f64;
+        let search = SearchTime {
+            measured: cfg.measure_search_time,
+            mean_seconds_per_job: if n > 0.0 {
+                (meter.allocate.estimate + release.estimate).as_secs_f64() / n
+            } else {
+                0.0
+            },
+        };
+        Ok(Report {
+            allocator,
+            scheduler: sched.name(),
+            topology: topology.to_string(),
+            results,
+            search_time: search,
+            jobs,
+        })
+    }
+}
+
+/// The scheduler, the measures and the observer, told of each event by
+/// the engine.
+struct Driver<'a, 's, O> {
+    sched: &'a mut dyn Scheduler,
+    measures: &'a mut Measures<'s>,
+    observer: &'a mut O,
+}
+
+impl<O: Observer> EventSink<Metered, Extra> for Driver<'_, '_, O> {
+    #[inline]
+    fn departed(
+        &mut self,
+        alloc: &mut Metered,
+        slot: u32,
+        r: &Running<Extra>,
+        now: f64,
+    ) -> Result<(), SimError> {
+        self.sched.departed(&r.job, now);
+        let measured = match self.measures.departed(r, now) {
+            Completed::Measured => true,
+            Completed::WarmUp => false,
+            Completed::LastWarmUp => {
+                alloc.meter.measuring = true;
+                false
+            }
+        };
+        self.observer.departed(&Departure {
+            slot,
+            job: &r.job,
+            grant: &r.grant,
+            start: r.start,
+            end: now,
+            measured,
+        });
+        Ok(())
+    }
+
+    #[inline]
+    fn arrived(&mut self, job: Job, now: f64) -> Result<(), SimError> {
+        self.sched.submit(job, now)?;
+        self.measures.arrived(&job)?;
+        self.observer.arrived(&job, now);
+        Ok(())
+    }
+}
+
+/// What a completion was to the statistics.
+enum Completed {
+    /// A warm-up job, not the last.
+    WarmUp,
+    /// The last warm-up job: the measurement window opens.
+    LastWarmUp,
+    /// A measured job.
+    Measured,
+}
+
+/// The measuring observer of every run: the sums, clocks and time averages
+/// that [`Results`] is made from, and the measured jobs' records.
+struct Measures<'s> {
+    nodes: f64,
+    warmup: u64,
+    slowdown_bound: SlowdownBound,
+    /// Keep the records (in `records`, or handed to `sink`).
+    record: bool,
+    sink: Option<&'s mut dyn FnMut(JobRecord)>,
+    records: Vec<JobRecord>,
+    /// The numerical-delay clock: time during which the head of the queue
+    /// needed more nodes than were free.
+    num_clock: f64,
+    num_at_arrival: HashMap<u64, f64, BuildHasherDefault<IdHasher>>,
+    head_numerical: bool,
+    last_t: f64,
+    busy: TimeWeighted,
+    useful: TimeWeighted,
+    queue: TimeWeighted,
+    in_system: TimeWeighted,
+    useful_now: u64,
+    window_start: f64,
+    reset_pending: bool,
+    completions: u64,
+    sums: Sums,
+    dispersal: DispersalSums,
+    /// The last event time.
+    end: f64,
+}
+
+impl<'s> Measures<'s> {
+    fn new(
+        topology: &Topology,
+        cfg: &SimConfig,
+        sink: Option<&'s mut dyn FnMut(JobRecord)>,
+    ) -> Result<Self, SimError> {
+        Ok(Self {
+            nodes: topology.num_nodes() as f64,
+            warmup: cfg.warmup,
+            slowdown_bound: cfg.slowdown_bound,
+            record: cfg.record_jobs || sink.is_some(),
+            sink,
+            records: Vec::new(),
+            num_clock: 0.0,
+            num_at_arrival: HashMap::default(),
+            head_numerical: false,
+            last_t: 0.0,
+            busy: TimeWeighted::new(0.0, 0.0)?,
+            useful: TimeWeighted::new(0.0, 0.0)?,
+            queue: TimeWeighted::new(0.0, 0.0)?,
+            in_system: TimeWeighted::new(0.0, 0.0)?,
+            useful_now: 0,
+            window_start: 0.0,
+            reset_pending: false,
+            completions: 0,
+            sums: Sums::default(),
+            dispersal: DispersalSums::default(),
+            end: 0.0,
+        })
+    }
+
+    /// The clock moves to `t`, the next event time.
+    #[inline]
+    fn advance_to(&mut self, t: f64) {
+        if self.head_numerical {
+            self.num_clock += t - self.last_t;
+        }
+        self.last_t = t;
+        self.end = t;
+    }
+
+    #[inline]
+    fn arrived(&mut self, job: &Job) -> Result<(), SimError> {
+        if self.num_at_arrival.insert(job.id, self.num_clock).is_some() {
+            return Err(SimError::DuplicateId(job.id));
+        }
+        Ok(())
+    }
+
+    /// A job starts: returns its numerical delay.
+    #[inline]
+    fn started(&mut self, s: &Started) -> f64 {
+        let numerical = self.num_clock
+            - self
+                .num_at_arrival
+                .remove(&s.job.id)
+                .unwrap_or(self.num_clock);
+        self.useful_now += s.grant.requested_nodes();
+        numerical
+    }
+
+    #[inline]
+    fn departed(&mut self, r: &Running<Extra>, t: f64) -> Completed {
+        let requested = r.grant.requested_nodes();
+        self.useful_now -= requested;
+        self.completions += 1;
+        if self.completions > self.warmup {
+            let numerical = r.extra.numerical;
+            if let Some(d) = &r.extra.dispersal {
+                self.dispersal.add(d);
+            }
+            let wait = r.start - r.job.arrival;
+            let granted = r.grant.granted_nodes();
+            let bsld = bounded_slowdown(r.job.arrival, r.start, t, self.slowdown_bound);
+            let sums = &mut self.sums;
+            sums.completed += 1;
+            sums.response += t - r.job.arrival;
+            sums.wait += wait;
+            sums.service += t - r.start;
+            sums.numerical += numerical;
+            sums.topological += (wait - numerical).max(0.0);
+            sums.bounded_slowdown += bsld;
+            sums.requested += requested as f64;
+            sums.granted += granted as f64;
+            sums.fragmentation += r.grant.internal_fragmentation() as f64;
+            if self.record {
+                let record = JobRecord {
+                    id: r.job.id,
+                    arrival: r.job.arrival,
+                    start: r.start,
+                    end: t,
+                    wait,
+                    response: t - r.job.arrival,
+                    numerical_delay: numerical,
+                    bounded_slowdown: bsld,
+                    requested,
+                    granted,
+                    partition: r.grant.partition().clone(),
+                    dispersal: r.extra.dispersal,
+                };
+                match self.sink.as_mut() {
+                    Some(sink) => sink(record),
+                    None => self.records.push(record),
+                }
+            }
+            Completed::Measured
+        } else if self.completions == self.warmup {
+            // The measurement window opens now.
+            self.window_start = t;
+            self.reset_pending = true;
+            Completed::LastWarmUp
+        } else {
+            Completed::WarmUp
+        }
+    }
+
+    /// The decisions at `t` are made: `head` waits first on `alloc`'s
+    /// machine, `waiting` jobs wait and `running` jobs hold `busy` nodes
+    /// until the next event.
+    #[inline]
+    fn settled(
+        &mut self,
+        t: f64,
+        head: Option<&Job>,
+        alloc: &dyn Allocator,
+        waiting: usize,
+        (busy, running): (u64, u64),
+    ) -> Result<(), SimError> {
+        self.head_numerical =
+            head.is_some_and(|h| h.shape.node_count() > alloc.free_nodes() as u64);
+        if waiting > MAX_WAITING {
+            return Err(SimError::Saturated { waiting, time: t });
+        }
+        let waiting = waiting as u64;
+        self.busy.update(t, busy as f64)?;
+        self.useful.update(t, self.useful_now as f64)?;
+        self.queue.update(t, waiting as f64)?;
+        self.in_system.update(t, (waiting + running) as f64)?;
+        if self.reset_pending {
+            self.reset_pending = false;
+            self.busy.reset_at(t)?;
+            self.useful.reset_at(t)?;
+            self.queue.reset_at(t)?;
+            self.in_system.reset_at(t)?;
+        }
+        Ok(())
+    }
+
+    /// The results of a run whose window ends at `end`, and the kept
+    /// records.
+    fn results(self, end: f64, meter: &Meter) -> Result<(Results, Vec<JobRecord>), SimError> {
+        let sums = self.sums;
+        let span = (end - self.window_start).max(0.0);
         let n = sums.completed as f64;
         let per_job = |x: f64| if n > 0.0 { x / n } else { 0.0 };
         let mean_over = |tw: &TimeWeighted| -> Result<f64, StatsError> {
@@ -715,6 +956,13 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 Ok(0.0)
             }
         };
+        let [
+            mean_distance_sum,
+            mean_pairwise_distance,
+            mean_diameter,
+            mean_span,
+            mean_pieces,
+        ] = self.dispersal.means();
         let results = Results {
             completed: sums.completed,
             span,
@@ -723,8 +971,9 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             mean_service: per_job(sums.service),
             mean_numerical_delay: per_job(sums.numerical),
             mean_topological_delay: per_job(sums.topological),
-            utilization: mean_over(&busy)? / nodes,
-            useful_utilization: mean_over(&useful)? / nodes,
+            mean_bounded_slowdown: per_job(sums.bounded_slowdown),
+            utilization: mean_over(&self.busy)? / self.nodes,
+            useful_utilization: mean_over(&self.useful)? / self.nodes,
             attempts: meter.attempts,
             valid_attempts: meter.valid,
             misses: meter.misses,
@@ -736,26 +985,16 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             mean_requested: per_job(sums.requested),
             mean_granted: per_job(sums.granted),
             mean_internal_fragmentation: per_job(sums.fragmentation),
-            mean_queue_length: mean_over(&queue)?,
-            mean_in_system: mean_over(&in_system)?,
+            mean_queue_length: mean_over(&self.queue)?,
+            mean_in_system: mean_over(&self.in_system)?,
             throughput: if span > 0.0 { n / span } else { 0.0 },
+            mean_distance_sum,
+            mean_pairwise_distance,
+            mean_diameter,
+            mean_span,
+            mean_pieces,
         };
-        let search = SearchTime {
-            measured: cfg.measure_search_time,
-            mean_seconds_per_job: if n > 0.0 {
-                (meter.allocate.estimate + release_clock.estimate).as_secs_f64() / n
-            } else {
-                0.0
-            },
-        };
-        Ok(Report {
-            allocator: self.alloc.name(),
-            scheduler: self.sched.name(),
-            topology: self.topology.to_string(),
-            results,
-            search_time: search,
-            jobs: records,
-        })
+        Ok((results, self.records))
     }
 }
 
@@ -774,6 +1013,70 @@ mod tests {
         }
     }
 
+    /// Three jobs on a 2×2 mesh under FCFS, by hand: J1 (4 nodes, 20 s)
+    /// runs 0–20; J2 (2 nodes, 5 s, arrived 0) and J3 (2 nodes, 40 s,
+    /// arrived 10) wait for it and run 20–25 and 20–60. With τ = 10 the
+    /// bounded slowdowns are 20/20 = 1, 25/max(5, 10) = 2.5 and 50/40 =
+    /// 1.25; with τ = 1, J2's is 25/5 = 5; with τ = 100 every one is 1.
+    #[test]
+    fn bounded_slowdown_of_three_jobs_by_hand() -> Result<(), Box<dyn std::error::Error>> {
+        use partalloc_workload::JobShape;
+        let jobs = [(1, 0.0, 4, 20.0), (2, 0.0, 2, 5.0), (3, 10.0, 2, 40.0)].map(
+            |(id, arrival, count, service)| {
+                Job::new(id, arrival, JobShape::Nodes { count }, service)
+            },
+        );
+        let mesh: Topology = "mesh:2x2".parse()?;
+        let run = |config: SimConfig| {
+            Simulation::by_name(mesh.clone(), "paging", "fcfs", jobs, config)?.run()
+        };
+        let config = SimConfig {
+            record_jobs: true,
+            measure_search_time: false,
+            ..SimConfig::default()
+        };
+        let report = run(config)?;
+        let per_job: Vec<(u64, f64)> = report
+            .jobs
+            .iter()
+            .map(|j| (j.id, j.bounded_slowdown))
+            .collect();
+        assert_eq!(per_job, [(1, 1.0), (2, 2.5), (3, 1.25)]);
+        assert_eq!(
+            report.results.mean_bounded_slowdown,
+            (1.0 + 2.5 + 1.25) / 3.0
+        );
+        let tight = run(config.with_slowdown_bound(1.0)?)?;
+        assert_eq!(
+            tight.results.mean_bounded_slowdown,
+            (1.0 + 5.0 + 1.25) / 3.0
+        );
+        let loose = run(config.with_slowdown_bound(100.0)?)?;
+        assert_eq!(loose.results.mean_bounded_slowdown, 1.0);
+        // The other results do not depend on τ.
+        let mut same = tight.results;
+        same.mean_bounded_slowdown = report.results.mean_bounded_slowdown;
+        assert_eq!(same, report.results);
+        #[cfg(feature = "csv")]
+        {
+            let mut csv = Vec::new();
+            report.write_jobs_csv(&mut csv)?;
+            let text = String::from_utf8(csv)?;
+            let mut lines = text.lines();
+            assert!(
+                lines
+                    .next()
+                    .is_some_and(|h| h.ends_with(",pieces,bounded_slowdown"))
+            );
+            let last: Vec<&str> = lines.filter_map(|l| l.rsplit(',').next()).collect();
+            assert_eq!(last, ["1", "2.5", "1.25"]);
+        }
+        for bad in [0.0, -10.0, f64::NAN, f64::INFINITY] {
+            assert!(config.with_slowdown_bound(bad).is_err(), "{bad}");
+        }
+        Ok(())
+    }
+
     /// The metering layer answers every question as the allocator it wraps
     /// does: a hand-written forwarding once dropped `can_allocate`, and a
     /// scheduler probing through it was told probing was unsupported.
@@ -781,11 +1084,11 @@ mod tests {
     fn the_metering_layer_forwards_every_question() -> Result<(), Box<dyn std::error::Error>> {
         let topology: Topology = "mesh:4x4".parse()?;
         let mut plain = partalloc_allocators::registry::build("fsl", &topology)?;
-        let mut inner = partalloc_allocators::registry::build("fsl", &topology)?;
-        let mut m = meter();
+        let inner = partalloc_allocators::registry::build("fsl", &topology)?;
         let mut metered = Metered {
-            inner: inner.as_mut(),
-            meter: &mut m,
+            inner,
+            meter: meter(),
+            release: CallClock::default(),
         };
         let big = Request::boxed(&[4, 4])?;
         let small = Request::boxed(&[2, 2])?;
@@ -805,6 +1108,7 @@ mod tests {
         metered.release(&g)?;
         plain.release(&h)?;
         assert_eq!(metered.name(), plain.name());
+        let m = metered.meter;
         assert_eq!((m.attempts, m.valid, m.misses), (1, 1, 0));
         Ok(())
     }

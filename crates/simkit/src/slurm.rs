@@ -8,9 +8,11 @@
 //! busy: a job that wants whole domains (Slurm's `--exclusive=topo`, or
 //! segments as large as a domain) cannot use it. The per-state measure is
 //! [`stranded_nodes`]; over a run it is sampled at evenly spaced times of
-//! the window in which the records hold every running job, from the first
-//! recorded completion to the last one, as [`crate::pod`] does for pods.
-//! Run the jobs to completion (a finite job source, no stop rule).
+//! the window in which the grants of every running job are known, from the
+//! first measured completion to the last one, as [`crate::pod`] does for
+//! pods: [`slurm_log_measures`] from a [`GrantLog`] that watched the run
+//! (any stop rule), [`slurm_run_measures`] from job records of jobs run to
+//! completion (a finite job source, no stop rule).
 //!
 //! ```
 //! use partalloc_simkit::slurm::slurm_run_measures;
@@ -45,10 +47,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use partalloc_allocators::Partition;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_topology::{NodeId, NodeSet, Topology};
 
 use crate::JobRecord;
+use crate::observe::GrantLog;
 
 /// What a run on a Slurm machine did to locality and fragmentation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -145,30 +149,90 @@ pub fn slurm_run_measures(
     segment: Option<u32>,
     samples: usize,
 ) -> Option<SlurmRunMeasures> {
+    measures(
+        topology,
+        |f| crate::report::for_each_sampled_state(topology, jobs, samples, f),
+        jobs.iter().map(|j| &j.partition),
+        segment,
+    )
+}
+
+/// The measures of a run on `topology` (a Slurm machine; `None` otherwise
+/// or without a logged completion) from the grants `log` kept during the
+/// run: stranded nodes sampled at `samples` evenly spaced times (at least
+/// one) between the first and the last logged completion, and the
+/// locality of the logged completed jobs, segments of `segment` nodes
+/// counted as split when no domain holds them (the allocator's own segment
+/// size is [`GrantLog::segment`]).
+///
+/// ```
+/// use partalloc_simkit::observe::GrantLog;
+/// use partalloc_simkit::slurm::slurm_log_measures;
+/// use partalloc_simkit::{SimConfig, Simulation};
+/// use partalloc_topology::Topology;
+/// use partalloc_topology::slurm::SlurmMachine;
+/// use partalloc_workload::{Job, JobShape};
+///
+/// let conf = "BlockName=r0 Nodes=n[00-07]\nBlockName=r1 Nodes=n[08-15]\nBlockSizes=8,16\n";
+/// let machine: Topology = SlurmMachine::parse_conf(conf, "example")?.into();
+/// let jobs = (0..40).map(|i| Job::new(i, f64::from(i as u32) * 0.5, JobShape::Nodes { count: 4 }, 1.5));
+/// let sim = Simulation::by_name(machine.clone(), "block[segment=2]", "fcfs", jobs, SimConfig::default())?;
+/// let mut log = GrantLog::new(usize::MAX);
+/// sim.run_observed(&mut log, None)?;
+/// // The strategy reports its own segment size.
+/// assert_eq!(log.segment(), Some(2));
+/// let m = slurm_log_measures(&machine, &log, log.segment(), 50).expect("a Slurm machine");
+/// assert_eq!((m.jobs, m.mean_split_segments), (40, 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn slurm_log_measures(
+    topology: &Topology,
+    log: &GrantLog,
+    segment: Option<u32>,
+    samples: usize,
+) -> Option<SlurmRunMeasures> {
+    measures(
+        topology,
+        |f| log.for_each_sampled_state(topology, samples, f),
+        log.completed().iter().map(|h| &h.partition),
+        segment,
+    )
+}
+
+/// The stranded nodes over the states `sample` visits and the locality of
+/// the completed jobs' `partitions`.
+fn measures<'a>(
+    topology: &Topology,
+    sample: impl FnOnce(&mut dyn FnMut(&NodeSet)) -> Option<usize>,
+    partitions: impl ExactSizeIterator<Item = &'a Partition>,
+    segment: Option<u32>,
+) -> Option<SlurmRunMeasures> {
     let machine = topology.as_slurm()?;
     let mut stranded = 0.0;
-    let samples = crate::report::for_each_sampled_state(topology, jobs, samples, |busy| {
+    let samples = sample(&mut |busy| {
         stranded += f64::from(stranded_nodes(machine, busy));
     })?;
     let (mut domains, mut split, mut lowest) = (0u64, 0u64, 0u64);
     let mut ids = Vec::new();
-    for j in jobs {
+    let jobs = partitions.len();
+    for p in partitions {
         ids.clear();
-        let _ = j.partition.for_each_node(topology, |c| ids.push(c));
+        let _ = p.for_each_node(topology, |c| ids.push(c));
         ids.sort_unstable();
         let l = machine.job_locality(&ids, segment);
         domains += u64::from(l.domains);
         split += u64::from(l.split_segments);
         lowest += u64::from(l.distance_class <= lowest_class(machine, ids.len() as u64));
     }
-    let n = jobs.len() as f64;
+    let n = jobs as f64;
     Some(SlurmRunMeasures {
         mean_stranded_nodes: stranded / samples as f64,
         mean_domains: domains as f64 / n,
         mean_split_segments: split as f64 / n,
         lowest_level_share: lowest as f64 / n,
         samples,
-        jobs: jobs.len(),
+        jobs,
     })
 }
 

@@ -41,13 +41,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_allocators::{AllocError, Allocator, Grant, Request};
+use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Request};
 use partalloc_schedulers::easy::RunningEstimates;
 use partalloc_schedulers::{RequestMapping, ScheduleError};
 use partalloc_workload::Job;
 
+use crate::engine::{Engine, EventSink, Running};
 use crate::run::SimError;
-use crate::{Calendar, CalendarError};
+use crate::slowdown::{SlowdownBound, bounded_slowdown};
 
 /// A job that has completed under a [`Stepper`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,11 +70,12 @@ pub struct Completion {
 
 impl Completion {
     /// Bounded slowdown max(1, response / max(service, `bound`)), the
-    /// usual measure of scheduling quality for traces with very short jobs.
+    /// usual measure of scheduling quality for traces with very short jobs
+    /// (the definition of [`crate::slowdown`], as in the run loop's
+    /// [`Results`](crate::Results)).
     #[must_use]
-    pub fn bounded_slowdown(&self, bound: f64) -> f64 {
-        let service = self.end - self.start;
-        ((self.end - self.arrival) / service.max(bound)).max(1.0)
+    pub fn bounded_slowdown(&self, bound: SlowdownBound) -> f64 {
+        bounded_slowdown(self.arrival, self.start, self.end, bound)
     }
 }
 
@@ -86,32 +88,78 @@ struct Waiting {
     placeable: Option<bool>,
 }
 
+/// The caller's allocator as the engine holds it: every call forwarded.
 #[derive(Debug)]
-struct Running {
-    job: Job,
-    grant: Grant,
-    start: f64,
+struct Plain(Box<dyn Allocator>);
+
+impl AllocatorWrapper for Plain {
+    fn inner(&self) -> &dyn Allocator {
+        self.0.as_ref()
+    }
+    fn inner_mut(&mut self) -> &mut dyn Allocator {
+        self.0.as_mut()
+    }
+}
+
+/// What the stepper keeps beside the engine: the waiting jobs (the
+/// caller decides which start), the completions and the running jobs'
+/// estimated ends.
+#[derive(Debug)]
+struct Queue {
+    mapping: RequestMapping,
+    waiting: Vec<Waiting>,
+    completions: Vec<Completion>,
+    /// The running jobs' estimated ends, for [`Stepper::backfill`].
+    estimates: RunningEstimates,
+    /// Whether a job departed during the current advance.
+    changed: bool,
+}
+
+impl Queue {
+    fn invalidate(&mut self) {
+        for w in &mut self.waiting {
+            w.placeable = None;
+        }
+    }
+}
+
+impl EventSink<Plain, ()> for Queue {
+    fn departed(
+        &mut self,
+        _alloc: &mut Plain,
+        _slot: u32,
+        r: &Running<()>,
+        now: f64,
+    ) -> Result<(), SimError> {
+        self.estimates.departed(r.job.id);
+        self.completions.push(Completion {
+            id: r.job.id,
+            arrival: r.job.arrival,
+            start: r.start,
+            end: now,
+            requested: r.grant.requested_nodes(),
+            granted: r.grant.granted_nodes(),
+        });
+        self.changed = true;
+        Ok(())
+    }
+
+    fn arrived(&mut self, job: Job, _now: f64) -> Result<(), SimError> {
+        self.waiting.push(Waiting {
+            job,
+            request: self.mapping.request(&job.shape),
+            placeable: None,
+        });
+        Ok(())
+    }
 }
 
 /// The run loop stepped by the caller's decisions (see the [module
 /// docs](self)).
 #[derive(Debug)]
 pub struct Stepper<I: Iterator<Item = Job>> {
-    alloc: Box<dyn Allocator>,
-    mapping: RequestMapping,
-    source: I,
-    next_arrival: Option<Job>,
-    previous_arrival: f64,
-    departures: Calendar<u32>,
-    slots: Vec<Option<Running>>,
-    vacant: Vec<u32>,
-    waiting: Vec<Waiting>,
-    completions: Vec<Completion>,
-    /// The running jobs' estimated ends, for [`backfill`](Self::backfill).
-    estimates: RunningEstimates,
-    now: f64,
-    busy_nodes: u64,
-    busy_area: f64,
+    engine: Engine<I, Plain, ()>,
+    queue: Queue,
 }
 
 impl<I: Iterator<Item = Job>> Stepper<I> {
@@ -125,141 +173,99 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         alloc: Box<dyn Allocator>,
         source: impl IntoIterator<IntoIter = I>,
     ) -> Result<Self, SimError> {
-        let mut s = Self {
-            alloc,
-            mapping: RequestMapping::default(),
-            source: source.into_iter(),
-            next_arrival: None,
-            previous_arrival: f64::NEG_INFINITY,
-            departures: Calendar::with_capacity(256),
-            slots: Vec::new(),
-            vacant: Vec::new(),
-            waiting: Vec::new(),
-            completions: Vec::new(),
-            estimates: RunningEstimates::default(),
-            now: 0.0,
-            busy_nodes: 0,
-            busy_area: 0.0,
-        };
-        s.pull()?;
-        Ok(s)
+        Ok(Self {
+            engine: Engine::new(Plain(alloc), source.into_iter(), f64::INFINITY, true)?,
+            queue: Queue {
+                mapping: RequestMapping::default(),
+                waiting: Vec::new(),
+                completions: Vec::new(),
+                estimates: RunningEstimates::default(),
+                changed: false,
+            },
+        })
     }
 
     /// Box requests accept any orientation when `rotate` is set.
     #[must_use]
     pub fn with_mapping(mut self, mapping: RequestMapping) -> Self {
-        self.mapping = mapping;
-        for w in &mut self.waiting {
+        self.queue.mapping = mapping;
+        for w in &mut self.queue.waiting {
             w.request = mapping.request(&w.job.shape);
             w.placeable = None;
         }
         self
     }
 
-    fn pull(&mut self) -> Result<(), SimError> {
-        self.next_arrival = match self.source.next() {
-            Some(job) => {
-                if !job.arrival.is_finite() || job.arrival < 0.0 {
-                    return Err(ScheduleError::BadJob {
-                        job: job.id,
-                        what: "arrival time",
-                        value: job.arrival,
-                    }
-                    .into());
-                }
-                if !job.service.is_finite() || job.service < 0.0 {
-                    return Err(ScheduleError::BadJob {
-                        job: job.id,
-                        what: "service time",
-                        value: job.service,
-                    }
-                    .into());
-                }
-                if job.arrival < self.previous_arrival {
-                    return Err(SimError::Unordered {
-                        id: job.id,
-                        arrival: job.arrival,
-                        previous: self.previous_arrival,
-                    });
-                }
-                self.previous_arrival = job.arrival;
-                Some(job)
-            }
-            None => None,
-        };
-        Ok(())
-    }
-
     /// The allocator (to look at the machine; decisions go through the
     /// stepper).
     #[must_use]
     pub fn allocator(&self) -> &dyn Allocator {
-        self.alloc.as_ref()
+        self.engine.alloc().inner()
     }
 
     /// The current simulated time.
     #[must_use]
     pub fn now(&self) -> f64 {
-        self.now
+        self.engine.now()
     }
 
     /// The waiting jobs in arrival order.
     pub fn waiting(&self) -> impl ExactSizeIterator<Item = &Job> + '_ {
-        self.waiting.iter().map(|w| &w.job)
+        self.queue.waiting.iter().map(|w| &w.job)
     }
 
     /// The number of waiting jobs.
     #[must_use]
     pub fn waiting_len(&self) -> usize {
-        self.waiting.len()
+        self.queue.waiting.len()
     }
 
     /// The `index`-th waiting job.
     #[must_use]
     pub fn waiting_job(&self, index: usize) -> Option<&Job> {
-        self.waiting.get(index).map(|w| &w.job)
+        self.queue.waiting.get(index).map(|w| &w.job)
     }
 
     /// The jobs started and not yet completed.
     #[must_use]
     pub fn running_len(&self) -> usize {
-        self.slots.len() - self.vacant.len()
+        self.engine.running_len()
     }
 
     /// Nodes held by running jobs.
     #[must_use]
     pub fn busy_nodes(&self) -> u64 {
-        self.busy_nodes
+        self.engine.busy_nodes()
     }
 
     /// Busy node·time from time 0 to [`now`](Self::now).
     #[must_use]
     pub fn busy_area(&self) -> f64 {
-        self.busy_area
+        self.engine.busy_area()
     }
 
     /// The arrival time of the next job not yet queued.
     #[must_use]
     pub fn next_arrival(&self) -> Option<f64> {
-        self.next_arrival.as_ref().map(|j| j.arrival)
+        self.engine.next_arrival().map(|j| j.arrival)
     }
 
     /// The completed jobs, in completion order.
     #[must_use]
     pub fn completions(&self) -> &[Completion] {
-        &self.completions
+        &self.queue.completions
     }
 
     /// Whether events remain: a job still to arrive or one running.
     #[must_use]
     pub fn has_events(&self) -> bool {
-        self.next_arrival.is_some() || !self.departures.is_empty()
+        self.engine.has_events()
     }
 
     /// Whether the run is over: nothing waits, runs or remains to arrive.
     #[must_use]
     pub fn is_done(&self) -> bool {
-        self.waiting.is_empty() && !self.has_events()
+        self.queue.waiting.is_empty() && !self.has_events()
     }
 
     /// Whether the `index`-th waiting job could start now. The allocator is
@@ -270,15 +276,15 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     /// # Errors
     /// The allocator refuses to take back its own grant.
     pub fn can_start(&mut self, index: usize) -> Result<bool, SimError> {
-        let free = self.alloc.free_nodes() as u64;
-        let Some(w) = self.waiting.get_mut(index) else {
+        let alloc = self.engine.alloc_mut().inner_mut();
+        let free = alloc.free_nodes() as u64;
+        let Some(w) = self.queue.waiting.get_mut(index) else {
             return Ok(false);
         };
         if let Some(answer) = w.placeable {
             return Ok(answer);
         }
-        let answer =
-            w.request.node_count() <= free && would_grant(self.alloc.as_mut(), &w.request)?;
+        let answer = w.request.node_count() <= free && would_grant(alloc, &w.request)?;
         w.placeable = Some(answer);
         Ok(answer)
     }
@@ -292,10 +298,11 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     /// # Errors
     /// The allocator refuses to take back its own grant.
     pub fn probe(&mut self, request: &Request) -> Result<bool, SimError> {
-        if request.node_count() > self.alloc.free_nodes() as u64 {
+        let alloc = self.engine.alloc_mut().inner_mut();
+        if request.node_count() > alloc.free_nodes() as u64 {
             return Ok(false);
         }
-        would_grant(self.alloc.as_mut(), request)
+        would_grant(alloc, request)
     }
 
     /// Starts the `index`-th waiting job now if the allocator grants it a
@@ -312,16 +319,17 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     /// granted node count; a grant it refuses is handed back at once and
     /// the job keeps waiting (`false`).
     fn start_if(&mut self, index: usize, keep: impl FnOnce(u64) -> bool) -> Result<bool, SimError> {
-        let Some(w) = self.waiting.get(index) else {
+        let Some(w) = self.queue.waiting.get(index) else {
             return Ok(false);
         };
         if w.placeable == Some(false) {
             return Ok(false);
         }
-        let grant = match self.alloc.allocate(&w.request) {
+        let alloc = self.engine.alloc_mut();
+        let grant = match alloc.allocate(&w.request) {
             Ok(g) => g,
             Err(AllocError::NoRoom { .. }) => {
-                self.waiting[index].placeable = Some(false);
+                self.queue.waiting[index].placeable = Some(false);
                 return Ok(false);
             }
             Err(source) => {
@@ -333,33 +341,15 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
             }
         };
         if !keep(grant.granted_nodes()) {
-            self.alloc.release(&grant)?;
+            alloc.release(&grant)?;
             return Ok(false);
         }
-        let job = self.waiting.remove(index).job;
-        self.invalidate();
-        self.busy_nodes += grant.granted_nodes();
-        self.estimates
-            .started(&job, grant.granted_nodes(), self.now);
-        let depart = self.now + job.service;
-        let run = Running {
-            job,
-            grant,
-            start: self.now,
-        };
-        let slot = match self.vacant.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(run);
-                i
-            }
-            None => {
-                self.slots.push(Some(run));
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.departures
-            .schedule(depart, slot)
-            .map_err(|e: CalendarError| SimError::Calendar(e))?;
+        let job = self.queue.waiting.remove(index).job;
+        self.queue.invalidate();
+        self.queue
+            .estimates
+            .started(&job, grant.granted_nodes(), self.engine.now());
+        self.engine.launch(job, grant, ())?;
         Ok(true)
     }
 
@@ -381,16 +371,17 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     /// As [`start`](Self::start), and an allocator that refuses to take
     /// back a grant too large to keep.
     pub fn backfill(&mut self, reserved: usize) -> Result<usize, SimError> {
-        let Some(head) = self.waiting.get(reserved) else {
+        let Some(head) = self.queue.waiting.get(reserved) else {
             return Ok(0);
         };
         let mut reserved = reserved;
         let need = head.request.node_count();
-        let free = self.alloc.free_nodes() as u64;
-        let mut reservation = self.estimates.reservation(need, free, self.now);
+        let free = self.engine.alloc().free_nodes() as u64;
+        let now = self.engine.now();
+        let mut reservation = self.queue.estimates.reservation(need, free, now);
         let (mut i, mut started) = (0, 0);
-        while i < self.waiting.len() {
-            let w = &self.waiting[i];
+        while i < self.queue.waiting.len() {
+            let w = &self.queue.waiting[i];
             let admission = if i == reserved {
                 None
             } else {
@@ -412,12 +403,6 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         Ok(started)
     }
 
-    fn invalidate(&mut self) {
-        for w in &mut self.waiting {
-            w.placeable = None;
-        }
-    }
-
     /// Moves to the next event time and processes every event at it
     /// (departures, then arrivals). Returns `false`, changing nothing, when
     /// no event remains.
@@ -426,50 +411,12 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
     /// A job out of arrival order or with bad times, or an allocator that
     /// refuses to take back its own grant.
     pub fn advance(&mut self) -> Result<bool, SimError> {
-        let t = match (self.departures.peek_time(), self.next_arrival()) {
-            (Some(d), Some(a)) => d.min(a),
-            (Some(d), None) => d,
-            (None, Some(a)) => a,
-            (None, None) => return Ok(false),
-        };
-        self.busy_area += self.busy_nodes as f64 * (t - self.now);
-        self.now = t;
-        let mut changed = false;
-        while self.departures.peek_time() == Some(t) {
-            let Some((_, slot)) = self.departures.pop() else {
-                break;
-            };
-            let Some(r) = self.slots.get_mut(slot as usize).and_then(Option::take) else {
-                continue;
-            };
-            self.vacant.push(slot);
-            self.alloc.release(&r.grant)?;
-            self.estimates.departed(r.job.id);
-            self.busy_nodes -= r.grant.granted_nodes();
-            self.completions.push(Completion {
-                id: r.job.id,
-                arrival: r.job.arrival,
-                start: r.start,
-                end: t,
-                requested: r.grant.requested_nodes(),
-                granted: r.grant.granted_nodes(),
-            });
-            changed = true;
+        self.queue.changed = false;
+        let moved = self.engine.advance(&mut self.queue);
+        if self.queue.changed {
+            self.queue.invalidate();
         }
-        if changed {
-            self.invalidate();
-        }
-        while self.next_arrival().is_some_and(|a| a == t) {
-            if let Some(job) = self.next_arrival.take() {
-                self.waiting.push(Waiting {
-                    job,
-                    request: self.mapping.request(&job.shape),
-                    placeable: None,
-                });
-            }
-            self.pull()?;
-        }
-        Ok(true)
+        moved
     }
 }
 
@@ -532,7 +479,7 @@ mod tests {
             machine,
             "buddy",
             "fcfs",
-            jobs,
+            jobs.clone(),
             SimConfig {
                 measure_search_time: false,
                 record_jobs: true,
@@ -553,6 +500,36 @@ mod tests {
         assert_eq!(mine, theirs);
         let util = s.busy_area() / (8.0 * s.now());
         assert!((util - report.results.utilization).abs() < 1e-12);
+        // The environment's reward (the mean of the completions' bounded
+        // slowdowns, summed in completion order) is the run loop's mean,
+        // to the bit, for any bound.
+        for bound in [0.5, 3.0, 10.0] {
+            let tau = SlowdownBound::new(bound)?;
+            let sum: f64 = s
+                .completions()
+                .iter()
+                .map(|c| c.bounded_slowdown(tau))
+                .sum();
+            let config = SimConfig {
+                measure_search_time: false,
+                slowdown_bound: tau,
+                ..SimConfig::default()
+            };
+            let r = Simulation::by_name(
+                "hypercube:3".parse()?,
+                "buddy",
+                "fcfs",
+                jobs.clone(),
+                config,
+            )?
+            .run()?;
+            assert_eq!(
+                sum / 200.0,
+                r.results.mean_bounded_slowdown,
+                "bound {bound}"
+            );
+        }
+        assert!(report.results.mean_bounded_slowdown > 1.0);
         Ok(())
     }
 
@@ -685,8 +662,12 @@ mod tests {
         assert!(s.is_done());
         assert_eq!(s.now(), 7.0);
         // J1 waited 2 for 5 of service: slowdown 7/5; J2 none.
-        assert_eq!(s.completions()[2].bounded_slowdown(1.0), 7.0 / 5.0);
-        assert_eq!(s.completions()[0].bounded_slowdown(10.0), 1.0);
+        let one = SlowdownBound::new(1.0)?;
+        assert_eq!(s.completions()[2].bounded_slowdown(one), 7.0 / 5.0);
+        assert_eq!(
+            s.completions()[0].bounded_slowdown(SlowdownBound::default()),
+            1.0
+        );
         Ok(())
     }
 

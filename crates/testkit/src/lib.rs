@@ -74,6 +74,87 @@ pub fn escaped(text: &str) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
+/// `items` sorted, each once.
+pub fn sorted_unique<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The words of parameter documentation, as (doc, default) pairs: each doc
+/// cut at every character `keep` rejects, with its default, sorted and
+/// each once (the accepted values and their near misses, for fuzzing).
+pub fn doc_words<'a>(
+    docs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    keep: impl Fn(char) -> bool,
+) -> Vec<String> {
+    sorted_unique(docs.into_iter().flat_map(|(doc, default)| {
+        doc.split(|c: char| !keep(c))
+            .chain([default])
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    }))
+}
+
+/// The property every parsed text must meet: a value prints to text that
+/// parses back to it; an error message contains `quoted` (how it should
+/// quote the text).
+///
+/// # Errors
+/// A failed case when either half does not hold.
+pub fn parses_back_or_quotes<T, E>(
+    text: &str,
+    parsed: Result<T, E>,
+    quoted: &str,
+) -> Result<(), TestCaseError>
+where
+    T: core::fmt::Display + core::str::FromStr + PartialEq + core::fmt::Debug,
+    T::Err: core::fmt::Display,
+    E: core::fmt::Display,
+{
+    match parsed {
+        Ok(value) => {
+            let again: T = value
+                .to_string()
+                .parse()
+                .map_err(|e| TestCaseError::fail(format!("{value} does not parse back: {e}")))?;
+            prop_assert_eq!(again, value);
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            prop_assert!(
+                msg.contains(quoted),
+                "the error for {text:?} does not quote it (up to 40 characters): {msg}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Fails unless `value` written as JSON reads back equal.
+///
+/// # Panics
+/// When it does not (this is a test assertion).
+#[expect(clippy::panic, reason = "a failed round trip fails the calling test")]
+pub fn json_round_trip<T>(value: &T)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + core::fmt::Debug,
+{
+    let text = serde_json::to_string(value).unwrap_or_else(|e| panic!("{value:?}: {e}"));
+    let back: T = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(&back, value, "{text}");
+}
+
+/// Fails unless reading `text` as JSON of a `T` is refused.
+///
+/// # Panics
+/// When it is accepted (this is a test assertion).
+pub fn json_rejects<T: serde::de::DeserializeOwned + core::fmt::Debug>(text: &str) {
+    let r = serde_json::from_str::<T>(text);
+    assert!(r.is_err(), "{text} gave {r:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::strategy::ValueTree as _;

@@ -215,6 +215,12 @@ impl fmt::Display for Coords {
     }
 }
 
+impl AsRef<[u32]> for Coords {
+    fn as_ref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
 impl From<Coords> for Vec<u32> {
     fn from(c: Coords) -> Self {
         c.as_slice().to_vec()

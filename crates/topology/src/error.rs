@@ -145,7 +145,7 @@ pub enum TopologyError {
     },
     /// A topology description such as `mesh:64x64` that could not be parsed.
     #[error(
-        "invalid topology {text:?}: {reason} (expected hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N or pod:PRESET[:AxB…])"
+        "invalid topology {text:?}: {reason} (expected hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or racks:[Bx]RxNxGgpu)"
     )]
     InvalidTopology {
         /// The text given.

@@ -47,6 +47,7 @@
 
 #![deny(missing_docs)]
 
+pub mod capacity;
 mod coords;
 mod error;
 mod freeset;
@@ -63,6 +64,7 @@ mod products;
 pub mod slurm;
 mod subtorus;
 mod topology;
+mod wrap;
 
 pub use coords::{Coords, MAX_DIMS};
 pub use error::{ECHO_CHARS, TopologyError, echo};

@@ -247,7 +247,10 @@ impl ShapeCatalogue {
 
 /// A box of chips on a torus that may run across the edge: dimension `d`
 /// covers `base[d], base[d]+1, …, base[d]+extent[d]-1`, taken modulo the
-/// pod's side.
+/// pod's side. Its wrap-aware operations (meeting, containment, the parts
+/// outside another slice, corner placements, its chips) take the torus's
+/// sides; [`PodSlice::on_torus`] writes a slice in the one form in which
+/// equal slices hold equal chips.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PodSlice {
     base: Coords,
@@ -291,6 +294,23 @@ impl PodSlice {
     #[must_use]
     pub fn volume(&self) -> u64 {
         self.extents.product()
+    }
+
+    /// Builds a slice from parts already known to be valid (the
+    /// wrap-aware operations of `crate::wrap`).
+    #[inline]
+    pub(crate) fn from_parts(base: Coords, extents: Coords) -> Self {
+        Self { base, extents }
+    }
+
+    #[inline]
+    pub(crate) fn base_mut(&mut self) -> &mut Coords {
+        &mut self.base
+    }
+
+    #[inline]
+    pub(crate) fn extents_mut(&mut self) -> &mut Coords {
+        &mut self.extents
     }
 }
 

@@ -4,6 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 use std::sync::Arc;
 
+use crate::capacity::{CapacityMachine, GPU_RESOURCE};
 use crate::pod::Pod;
 use crate::slurm::SlurmMachine;
 use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
@@ -41,6 +42,16 @@ pub enum Topology {
     /// [`SlurmMachine::parse_conf`] or [`SlurmMachine::parse_yaml`]; printed
     /// `blocks:SOURCE` or `tree:SOURCE`.
     Slurm(Arc<SlurmMachine>),
+    /// Kubernetes nodes that hold several pods, under label levels (Kueue
+    /// TAS): its nodes here are the machine's allocation units (GPUs, see
+    /// [`CapacityMachine::unit_resource`]), numbered leaf after leaf.
+    /// `racks:[Bx]RxNxGgpu` parses (B blocks, default 1, of R racks of N
+    /// nodes with G `nvidia.com/gpu` each); `kueue:TOPOLOGY,NODES` is read
+    /// from files by the command-line tool
+    /// ([`CapacityMachine::from_kueue_yaml`]). Not serialized: with the
+    /// `serde` feature, serializing one is an error.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    Capacity(Arc<CapacityMachine>),
 }
 
 /// The family of a [`Topology`], for listing which machines a strategy
@@ -65,6 +76,8 @@ pub enum TopologyKind {
     Ring,
     /// Slurm `topology/torus3d` (26.05): 3-D tori with placement shapes.
     Torus3d,
+    /// Nodes with allocatable resources under label levels (Kueue TAS).
+    Capacity,
 }
 
 impl fmt::Display for TopologyKind {
@@ -78,6 +91,7 @@ impl fmt::Display for TopologyKind {
             Self::Tree => "tree",
             Self::Ring => "ring",
             Self::Torus3d => "torus3d",
+            Self::Capacity => "capacity",
         })
     }
 }
@@ -95,6 +109,7 @@ impl Topology {
             Self::Slurm(m) if m.rings().is_some() => TopologyKind::Ring,
             Self::Slurm(m) if m.toruses().is_some() => TopologyKind::Torus3d,
             Self::Slurm(_) => TopologyKind::Blocks,
+            Self::Capacity(_) => TopologyKind::Capacity,
         }
     }
 
@@ -106,6 +121,7 @@ impl Topology {
             Self::Grid(g) => g.num_nodes(),
             Self::Pod(p) => p.grid().num_nodes(),
             Self::Slurm(m) => m.num_nodes(),
+            Self::Capacity(m) => m.num_units(),
         }
     }
 
@@ -117,6 +133,7 @@ impl Topology {
             Self::Grid(g) => g.num_links(),
             Self::Pod(p) => p.grid().num_links(),
             Self::Slurm(m) => m.num_links(),
+            Self::Capacity(m) => m.num_links(),
         }
     }
 
@@ -128,6 +145,11 @@ impl Topology {
             Self::Grid(g) => g.diameter(),
             Self::Pod(p) => p.grid().diameter(),
             Self::Slurm(m) => m.diameter(),
+            Self::Capacity(m) => m
+                .num_units()
+                .checked_sub(1)
+                .and_then(|last| m.unit_distance(0, last as u32))
+                .unwrap_or(0),
         }
     }
 
@@ -153,6 +175,10 @@ impl Topology {
                 }
                 Ok(m.distance(a, b))
             }
+            Self::Capacity(m) => m.unit_distance(a, b).ok_or(TopologyError::NodeOutOfRange {
+                node: u64::from(a.max(b)),
+                nodes: m.num_units() as u64,
+            }),
         }
     }
 
@@ -169,6 +195,13 @@ impl Topology {
                 node: u64::from(node),
                 nodes: m.num_nodes() as u64,
             }),
+            Self::Capacity(m) => {
+                let leaf = m.unit_leaf(node).ok_or(TopologyError::NodeOutOfRange {
+                    node: u64::from(node),
+                    nodes: m.num_units() as u64,
+                })?;
+                Ok(m.leaf_units(leaf).filter(|&u| u != node).collect())
+            }
         }
     }
 
@@ -188,7 +221,7 @@ impl Topology {
         match self {
             Self::Grid(g) => Some(g),
             Self::Pod(p) => Some(p.grid()),
-            Self::Hypercube(_) | Self::Slurm(_) => None,
+            Self::Hypercube(_) | Self::Slurm(_) | Self::Capacity(_) => None,
         }
     }
 
@@ -197,6 +230,16 @@ impl Topology {
     pub fn as_slurm(&self) -> Option<&Arc<SlurmMachine>> {
         match self {
             Self::Slurm(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The capacity machine (Kubernetes nodes under label levels), if
+    /// this is one.
+    #[must_use]
+    pub fn as_capacity(&self) -> Option<&Arc<CapacityMachine>> {
+        match self {
+            Self::Capacity(m) => Some(m),
             _ => None,
         }
     }
@@ -229,6 +272,12 @@ impl From<SlurmMachine> for Topology {
     }
 }
 
+impl From<CapacityMachine> for Topology {
+    fn from(m: CapacityMachine) -> Self {
+        Self::Capacity(Arc::new(m))
+    }
+}
+
 impl From<Pod> for Topology {
     fn from(p: Pod) -> Self {
         Self::Pod(Arc::new(p))
@@ -254,6 +303,7 @@ impl fmt::Display for Topology {
             Self::Slurm(m) if m.rings().is_some() => write!(f, "ring:{}", m.source()),
             Self::Slurm(m) if m.toruses().is_some() => write!(f, "torus3d:{}", m.source()),
             Self::Slurm(m) => write!(f, "blocks:{}", m.source()),
+            Self::Capacity(m) => f.write_str(m.source()),
         }
     }
 }
@@ -300,6 +350,35 @@ pub fn parse_sides(text: &str) -> Result<Coords, TopologyError> {
     Coords::new(&sides)
 }
 
+/// `[Bx]RxNxGgpu`: B blocks (default 1) of R racks of N nodes with G
+/// `nvidia.com/gpu` each, printed back in that normal form.
+fn racks(text: &str) -> Result<Topology, String> {
+    let shape = "expected [BLOCKSx]RACKSxNODESxGgpu, e.g. racks:8x18x4gpu";
+    let t = text.trim();
+    let (counts, gpus) = t
+        .strip_suffix("gpu")
+        .and_then(|c| c.rsplit_once(['x', 'X', '×']))
+        .ok_or_else(|| format!("{:?}: {shape}", crate::echo(t)))?;
+    let gpus = whole_number(gpus)?;
+    let counts = side_list(counts)?;
+    let (blocks, racks, nodes) = match *counts.as_slice() {
+        [r, n] => (1, r, n),
+        [b, r, n] => (b, r, n),
+        _ => return Err(format!("{:?}: {shape}", crate::echo(t))),
+    };
+    let machine = CapacityMachine::racks(blocks, racks, nodes, &[(GPU_RESOURCE, i64::from(gpus))])
+        .map_err(|e| e.to_string())?;
+    if machine.unit_resource() != GPU_RESOURCE {
+        return Err("a racks machine needs at least 1 GPU per node".to_owned());
+    }
+    let name = if blocks == 1 {
+        format!("racks:{racks}x{nodes}x{gpus}gpu")
+    } else {
+        format!("racks:{blocks}x{racks}x{nodes}x{gpus}gpu")
+    };
+    Ok(machine.with_source(name).into())
+}
+
 impl FromStr for Topology {
     type Err = TopologyError;
 
@@ -343,6 +422,10 @@ impl FromStr for Topology {
                 .parse::<Pod>()
                 .map(Into::into)
                 .map_err(|e| err(&e.to_string())),
+            "racks" => racks(rest).map_err(|r| err(&r)),
+            "kueue" => Err(err(
+                "a kueue machine is read from a Kueue Topology file and a node list, not parsed from text; load it with CapacityMachine::from_kueue_yaml (the command-line tool reads kueue:TOPOLOGY.yaml,NODES.yaml)",
+            )),
             "blocks" | "tree" | "ring" | "torus3d" => Err(err(&format!(
                 "a {family} machine is read from a topology.conf or topology.yaml file, not parsed from text; load it with SlurmMachine::parse_conf or parse_yaml (the command-line tool reads {family}:FILE)"
             ))),
@@ -388,6 +471,45 @@ mod tests {
             "{e}"
         );
         assert_eq!(b.clone(), b);
+    }
+
+    #[test]
+    fn racks_are_capacity_machines_whose_nodes_are_gpus() {
+        let t: Topology = "racks:8x18x4gpu".parse().unwrap();
+        assert_eq!(
+            (t.kind(), t.to_string(), t.num_nodes()),
+            (TopologyKind::Capacity, "racks:8x18x4gpu".to_owned(), 576)
+        );
+        let m = t.as_capacity().unwrap();
+        assert_eq!((m.num_leaves(), m.unit_resource()), (144, GPU_RESOURCE));
+        // GPUs 0..4 share node 0, 0..72 rack 0, all block 0.
+        assert_eq!(t.distance(0, 3), Ok(1));
+        assert_eq!(t.distance(0, 4), Ok(2));
+        assert_eq!(t.distance(0, 72), Ok(3));
+        assert_eq!(t.diameter(), 3);
+        assert_eq!(t.neighbours(5).unwrap(), vec![4, 6, 7]);
+        assert!(t.neighbours(576).is_err() && t.distance(0, 576).is_err());
+        // 576 units + 1 block + 8 racks + 144 nodes.
+        assert_eq!(t.num_links(), 576 + 153);
+        let two: Topology = "racks:2x1x3x2gpu".parse().unwrap();
+        assert_eq!(
+            (two.to_string(), two.num_nodes()),
+            ("racks:2x1x3x2gpu".to_owned(), 12)
+        );
+        assert_eq!(two.diameter(), 4, "no common block");
+        assert_eq!("racks:1x8x18x4gpu".parse::<Topology>().unwrap(), t);
+        for (bad, says) in [
+            ("racks:8x18", "expected [BLOCKSx]RACKSxNODESxGgpu"),
+            ("racks:8x18x0gpu", "at least 1 GPU per node"),
+            ("racks:0x18x4gpu", "must be at least 1"),
+            ("racks:1x2x3x4x5gpu", "expected [BLOCKSx]"),
+            ("racks:8xqx4gpu", "\"q\" is not a non-negative integer"),
+            ("racks:65536x65536x2x1gpu", "more than the supported"),
+            ("kueue:t.yaml,n.yaml", "read from a Kueue Topology file"),
+        ] {
+            let e = bad.parse::<Topology>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -59,6 +59,7 @@ mod error;
 mod job;
 pub mod lublin;
 mod mapping;
+mod options;
 pub mod sacct;
 mod shapes;
 pub mod spec;
@@ -74,6 +75,7 @@ pub use demand::{
 pub use error::WorkloadError;
 pub use job::{Job, JobShape};
 pub use mapping::ShapeMapping;
+pub use options::WorkloadOptions;
 pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,
     NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,

@@ -16,9 +16,10 @@
 
 use std::fmt::Write as _;
 
-use partalloc_simkit::ConfidenceInterval;
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::slurm::slurm_run_measures;
+use partalloc_simkit::slurm::slurm_log_measures;
+use partalloc_simkit::{ConfidenceInterval, SimError};
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
@@ -145,14 +146,16 @@ fn machines() -> Result<(Topology, Topology, Topology), FigError> {
 
 fn simulate(
     topology: &Topology,
-    strategy: &str,
+    strategy: &AllocatorSpec,
     load: f64,
     stream_seed: u64,
     rep: u64,
     jobs: u64,
 ) -> Result<Measured, FigError> {
-    let report = run_recorded(topology, strategy, SIZES, load, (stream_seed, rep), jobs)?;
-    let m = slurm_run_measures(topology, &report.jobs, Some(SEGMENT), SAMPLES)
+    let (report, log) = run_recorded(topology, strategy, SIZES, load, (stream_seed, rep), jobs)?;
+    // Split segments are counted in segments of SEGMENT for every strategy,
+    // so that they compare.
+    let m = slurm_log_measures(topology, &log, Some(SEGMENT), SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {
         wait: report.results.mean_wait,
@@ -173,6 +176,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     let (blocks, tree, top72) = machines()?;
     let mut points = Vec::new();
     for (_, machine, strategy) in STRATEGIES {
+        let spec = ALLOCATORS.spec(strategy).map_err(SimError::from)?;
         let topology = match machine {
             Machine::Blocks => &blocks,
             Machine::Tree => &tree,
@@ -184,7 +188,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
             let runs: Vec<Measured> = pool.install(|| {
                 (0..reps)
                     .into_par_iter()
-                    .map(|rep| simulate(topology, strategy, load, stream_seed, rep, jobs))
+                    .map(|rep| simulate(topology, &spec, load, stream_seed, rep, jobs))
                     .collect::<Result<_, _>>()
             })?;
             let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
@@ -486,7 +490,8 @@ mod tests {
     #[test]
     fn every_job_lies_in_one_half_with_or_without_the_machine_wide_level() {
         let (_, _, top72) = machines().unwrap();
-        let report = run_recorded(&top72, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        let block = ALLOCATORS.spec("block").unwrap();
+        let (report, _) = run_recorded(&top72, &block, SIZES, 0.8, (5, 0), 400).unwrap();
         assert_eq!(report.jobs.len(), 400);
         let mut spans_both = 0;
         for j in &report.jobs {
@@ -500,7 +505,7 @@ mod tests {
         // most the 72-node level) and never climbs to the whole machine.
         // This is why both machines measure the same waits.
         let (blocks, _, _) = machines().unwrap();
-        let full = run_recorded(&blocks, "block", SIZES, 0.8, (5, 0), 400).unwrap();
+        let (full, _) = run_recorded(&blocks, &block, SIZES, 0.8, (5, 0), 400).unwrap();
         assert_eq!(full.jobs.len(), report.jobs.len());
         for (a, b) in full.jobs.iter().zip(&report.jobs) {
             assert_eq!(
@@ -513,8 +518,9 @@ mod tests {
     #[test]
     fn segmented_runs_split_no_segment_and_runs_are_deterministic() {
         let (blocks, _, _) = machines().unwrap();
-        let a = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
-        let b = simulate(&blocks, "block[segment=6]", 0.7, 3, 0, 200).unwrap();
+        let segmented = ALLOCATORS.spec("block[segment=6]").unwrap();
+        let a = simulate(&blocks, &segmented, 0.7, 3, 0, 200).unwrap();
+        let b = simulate(&blocks, &segmented, 0.7, 3, 0, 200).unwrap();
         assert_eq!(a.wait.to_bits(), b.wait.to_bits());
         assert_eq!(a.split, 0.0);
         assert!(a.utilization > 0.0 && a.domains >= 1.0, "{a:?}");

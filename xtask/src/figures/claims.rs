@@ -370,6 +370,7 @@ fn nasa_replay_follows_the_recognition_order() {
         warmup: 0,
         record_jobs: false,
         measure_search_time: false,
+        ..SimConfig::default()
     };
     let wait = |alloc: &str| {
         let r = Simulation::by_name(

@@ -16,6 +16,7 @@ use thiserror::Error;
 mod blocks;
 #[cfg(test)]
 mod claims;
+mod dispersal;
 mod gupta;
 mod kang;
 mod kimyoon;
@@ -237,6 +238,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     gupta::EXAMPLES,
     pods::FIGURE,
     blocks::FIGURE,
+    dispersal::FIGURE,
 ];
 
 /// Prints the figure ids.
@@ -408,15 +410,14 @@ fn run_panel(ctx: &Ctx, panel: &Panel) -> Result<(), FigError> {
                 if let Some(c) = guard.1.as_mut()
                     && !c.is_done(i)
                 {
-                    let s = summary.search_us.unwrap_or(sim::Ci {
-                        mean: f64::NAN,
-                        half: None,
-                    });
+                    let (mean, half) = summary
+                        .search_us
+                        .map_or((f64::NAN, None), |s| (s.mean, s.half_width));
                     c.append_index(
                         i,
                         &CpuRow {
-                            search_us_mean: s.mean,
-                            search_us_ci95: s.half,
+                            search_us_mean: mean,
+                            search_us_ci95: half,
                         },
                     )?;
                 }
@@ -489,8 +490,9 @@ fn summarize(
         return Ok(*s);
     }
     let reps = Replications::new(key.seed, setup.replications)?;
+    let (allocator, scheduler) = setup.specs()?;
     let reports = reps.try_run(|r, _rng| {
-        let rep = setup.replicate(key.seed, r);
+        let rep = setup.replicate((&allocator, &scheduler), key.seed, r);
         pb.inc(1);
         rep
     })?;

@@ -14,10 +14,13 @@
 
 use std::fmt::Write as _;
 
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_schedulers::registry::POLICIES;
+use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::pod::{pod_run_measures, wiring_of};
+use partalloc_simkit::pod::pod_log_measures;
 use partalloc_simkit::{
-    ConfidenceInterval, DEFAULT_LEVEL, Report, SimConfig, Simulation, replication_rng,
+    ConfidenceInterval, DEFAULT_LEVEL, Report, SimConfig, SimError, Simulation, replication_rng,
 };
 use partalloc_topology::Topology;
 use partalloc_workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
@@ -99,15 +102,16 @@ fn shape_law(topology: &Topology) -> Result<ShapeLaw, FigError> {
 
 /// Replication `rep` of `jobs` jobs of `shapes` at offered `load`
 /// (exponential service, mean 1; the stream depends on `stream_seed` and
-/// `rep` only), run under FCFS to completion with every job recorded.
+/// `rep` only), run under FCFS to completion with every job recorded and
+/// every grant logged (for the measures of the machine over time).
 pub(crate) fn run_recorded(
     topology: &Topology,
-    strategy: &str,
+    strategy: &AllocatorSpec,
     shapes: ShapeLaw,
     load: f64,
     (stream_seed, rep): (u64, u64),
     jobs: u64,
-) -> Result<Report, FigError> {
+) -> Result<(Report, GrantLog), FigError> {
     let w = WorkloadSpec {
         arrivals: Arrivals::Load(load),
         shapes,
@@ -123,25 +127,28 @@ pub(crate) fn run_recorded(
         measure_search_time: false,
         ..SimConfig::default()
     };
-    Ok(Simulation::by_name(
+    let fcfs = POLICIES.spec("fcfs").map_err(SimError::from)?;
+    let mut log = GrantLog::new(usize::MAX);
+    let report = Simulation::from_specs(
         topology.clone(),
         strategy,
-        "fcfs",
+        &fcfs,
         w.jobs(&mut rng).take(n),
         config,
     )?
-    .run()?)
+    .run_observed(&mut log, None)?;
+    Ok((report, log))
 }
 
 fn simulate(
     topology: &Topology,
-    strategy: &str,
+    strategy: &AllocatorSpec,
     load: f64,
     stream_seed: u64,
     rep: u64,
     jobs: u64,
 ) -> Result<Measured, FigError> {
-    let report = run_recorded(
+    let (report, log) = run_recorded(
         topology,
         strategy,
         shape_law(topology)?,
@@ -149,7 +156,8 @@ fn simulate(
         (stream_seed, rep),
         jobs,
     )?;
-    let pod = pod_run_measures(topology, wiring_of(strategy), &report.jobs, SAMPLES)
+    // Judged by the rules the strategy reports (its wiring).
+    let pod = pod_log_measures(topology, &log, SAMPLES)
         .ok_or_else(|| FigError::Setup(format!("{strategy} recorded no job on {topology}")))?;
     Ok(Measured {
         wait: report.results.mean_wait,
@@ -190,13 +198,14 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     for (pi, (pod_id, _, machine)) in PODS.iter().enumerate() {
         let topology: Topology = machine.parse()?;
         for (_, strategy) in STRATEGIES {
+            let spec = ALLOCATORS.spec(strategy).map_err(SimError::from)?;
             for (li, &load) in loads.iter().enumerate() {
                 // The job stream depends on the pod and the load only.
                 let stream_seed = ctx.args.seed.wrapping_add(1000 * pi as u64 + li as u64);
                 let runs: Vec<Measured> = pool.install(|| {
                     (0..reps)
                         .into_par_iter()
-                        .map(|rep| simulate(&topology, strategy, load, stream_seed, rep, jobs))
+                        .map(|rep| simulate(&topology, &spec, load, stream_seed, rep, jobs))
                         .collect::<Result<_, _>>()
                 })?;
                 let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
@@ -428,8 +437,9 @@ mod tests {
     #[test]
     fn a_pod_run_is_deterministic_and_measured() {
         let topology: Topology = PODS[0].2.parse().unwrap();
-        let a = simulate(&topology, "pod-best-fit", 0.6, 7, 0, 60).unwrap();
-        let b = simulate(&topology, "pod-best-fit", 0.6, 7, 0, 60).unwrap();
+        let best_fit = ALLOCATORS.spec("pod-best-fit").unwrap();
+        let a = simulate(&topology, &best_fit, 0.6, 7, 0, 60).unwrap();
+        let b = simulate(&topology, &best_fit, 0.6, 7, 0, 60).unwrap();
         assert_eq!(a.wait.to_bits(), b.wait.to_bits());
         assert!(a.utilization > 0.0 && a.largest > 0.0, "{a:?}");
     }

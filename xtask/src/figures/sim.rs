@@ -1,8 +1,10 @@
 //! One point of a simulated figure: its setup, its replications and the
 //! summary written to the figure's CSV.
 
-use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric};
-use partalloc_simkit::{ConfidenceInterval, Report, SimConfig, Simulation, Stop, replication_rng};
+use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
+use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric, Summary as MetricSummary};
+use partalloc_simkit::{Report, SimConfig, SimError, Simulation, Stop, replication_rng};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
     Arrivals, CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, JobShape, ShapeDist, ShapeLaw,
@@ -124,10 +126,23 @@ impl Setup {
         Ok(spec.build(&self.machine)?)
     }
 
-    /// Runs replication `rep` under `seed`: the jobs come from stream `rep`
+    /// The strategy and the policy, parsed once for every replication.
+    pub(crate) fn specs(&self) -> Result<(AllocatorSpec, PolicySpec), FigError> {
+        let allocator = ALLOCATORS.spec(&self.allocator).map_err(SimError::from)?;
+        let scheduler = POLICIES.spec(&self.scheduler).map_err(SimError::from)?;
+        Ok((allocator, scheduler))
+    }
+
+    /// Runs replication `rep` under `seed` with the strategy and policy
+    /// [`specs`](Self::specs) parsed: the jobs come from stream `rep`
     /// of the master seed, so every strategy and load sees the same job
     /// sizes and service draws (common random numbers).
-    pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
+    pub(crate) fn replicate(
+        &self,
+        (allocator, scheduler): (&AllocatorSpec, &PolicySpec),
+        seed: u64,
+        rep: u64,
+    ) -> Result<Report, FigError> {
         let w = self.workload()?;
         let round = self.round_up_pow2;
         let caps = match self.machine {
@@ -146,6 +161,7 @@ impl Setup {
             warmup: 0,
             record_jobs: false,
             measure_search_time: self.search_time,
+            ..SimConfig::default()
         };
         let report = match self.stop {
             StopRule::Jobs(n) => {
@@ -153,14 +169,8 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take(usize::try_from(n).unwrap_or(usize::MAX));
-                Simulation::by_name(
-                    self.machine.clone(),
-                    &self.allocator,
-                    &self.scheduler,
-                    jobs,
-                    cfg,
-                )?
-                .run()?
+                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
+                    .run()?
             }
             StopRule::Horizon(t) => {
                 cfg.stop.time = Some(t);
@@ -168,14 +178,8 @@ impl Setup {
                     .jobs(&mut rng)
                     .map(shape)
                     .take_while(move |j| j.arrival < t);
-                Simulation::by_name(
-                    self.machine.clone(),
-                    &self.allocator,
-                    &self.scheduler,
-                    jobs,
-                    cfg,
-                )?
-                .run()?
+                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
+                    .run()?
             }
         };
         Ok(report)
@@ -195,66 +199,58 @@ fn round_up_pow2(job: &mut Job, caps: &Coords) {
     }
 }
 
-/// Mean and 95% half-width of one quantity over the replications.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Ci {
-    pub mean: f64,
-    pub half: Option<f64>,
-}
-
-fn ci(values: &[f64]) -> Result<Ci, FigError> {
-    let c = ConfidenceInterval::from_samples(values, 0.95)?;
-    Ok(Ci {
-        mean: c.mean,
-        half: c.half_width,
-    })
-}
-
-/// What a point measured, summarized over its replications.
+/// What a point measured, summarized over its replications (each
+/// quantity by [`metrics::summary_of`], the one summary over replications).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Summary {
     pub replications: u64,
     /// One per metric of [`METRICS`], in that table's order.
-    pub metrics: [Ci; METRICS.len()],
+    pub metrics: [MetricSummary; METRICS.len()],
     /// Microseconds in allocate + release per job (not deterministic).
-    pub search_us: Option<Ci>,
+    pub search_us: Option<MetricSummary>,
 }
+
+/// A summary of a missing quantity.
+const NONE: MetricSummary = MetricSummary {
+    metric: "",
+    mean: f64::NAN,
+    half_width: None,
+    n: 0,
+};
 
 impl Summary {
     pub(crate) fn of(reports: &[Report]) -> Result<Self, FigError> {
-        let col = |f: &dyn Fn(&Report) -> f64| -> Result<Ci, FigError> {
-            let v: Vec<f64> = reports.iter().map(f).collect();
-            ci(&v)
-        };
         let search_us = if reports.iter().all(|r| r.search_time.measured) {
-            Some(col(&|r| r.search_time.mean_seconds_per_job * 1e6)?)
+            Some(metrics::summary_of(
+                "search_us",
+                reports
+                    .iter()
+                    .map(|r| r.search_time.mean_seconds_per_job * 1e6),
+            )?)
         } else {
             None
         };
-        let mut metrics = [Ci {
-            mean: f64::NAN,
-            half: None,
-        }; METRICS.len()];
-        for (slot, m) in metrics.iter_mut().zip(METRICS) {
-            *slot = col(&|r| (m.value)(&r.results))?;
+        let mut all = [NONE; METRICS.len()];
+        for (slot, s) in all
+            .iter_mut()
+            .zip(metrics::summarize_metrics(reports, METRICS)?)
+        {
+            *slot = s;
         }
         Ok(Self {
             replications: reports.len() as u64,
-            metrics,
+            metrics: all,
             search_us,
         })
     }
 
     /// The summary of metric `m` (one of [`METRICS`]).
-    fn get(&self, m: &SimMetric) -> Ci {
+    fn get(&self, m: &SimMetric) -> MetricSummary {
         METRICS
             .iter()
             .position(|x| x.name == m.name)
             .and_then(|i| self.metrics.get(i).copied())
-            .unwrap_or(Ci {
-                mean: f64::NAN,
-                half: None,
-            })
+            .unwrap_or(NONE)
     }
 }
 
@@ -304,19 +300,13 @@ impl Metric {
 /// confidence half-width over the replications.
 #[derive(Debug, Clone)]
 pub(crate) struct Row {
-    main: Ci,
+    main: MetricSummary,
     summary: Summary,
 }
 
 impl Row {
     pub(crate) fn new(s: &Summary, metric: Metric) -> Self {
-        let main = metrics::by_name(metric.plotted()).map_or(
-            Ci {
-                mean: f64::NAN,
-                half: None,
-            },
-            |m| s.get(m),
-        );
+        let main = metrics::by_name(metric.plotted()).map_or(NONE, |m| s.get(m));
         Self { main, summary: *s }
     }
 }
@@ -325,13 +315,13 @@ impl Serialize for Row {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut row = serializer.serialize_struct("Row", 2 + 2 * METRICS.len())?;
         row.serialize_field("mean", &self.main.mean)?;
-        row.serialize_field("ci95", &self.main.half)?;
+        row.serialize_field("ci95", &self.main.half_width)?;
         for m in metrics::figure_columns() {
             let Some(f) = m.figure else { continue };
             let c = self.summary.get(m);
             row.serialize_field(f.mean, &c.mean)?;
             if let Some(ci95) = f.ci95 {
-                row.serialize_field(ci95, &c.half)?;
+                row.serialize_field(ci95, &c.half_width)?;
             }
         }
         row.end()

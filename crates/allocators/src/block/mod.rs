@@ -71,7 +71,6 @@
 
 use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Blocks;
-use thiserror::Error;
 
 mod buddy;
 
@@ -89,43 +88,7 @@ pub struct Placement {
     pub consolidate: bool,
 }
 
-/// Why a job cannot be placed.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum PlaceError {
-    /// The request can never be placed on this machine.
-    #[error("cannot place {nodes} nodes: {reason}")]
-    Invalid {
-        /// Nodes asked for.
-        nodes: u32,
-        /// Why.
-        reason: String,
-    },
-    /// The segment size does not divide the job (sbatch refuses it).
-    #[error("segment {segment} does not divide a job of {nodes} nodes")]
-    SegmentSize {
-        /// Nodes asked for.
-        nodes: u32,
-        /// The segment size.
-        segment: u32,
-    },
-    /// Not even the empty machine could hold the job as asked: Slurm
-    /// refuses it at submission ("Requested node configuration is not
-    /// available").
-    #[error(
-        "requested node configuration is not available: {nodes} nodes fit no block even on the empty machine"
-    )]
-    Unavailable {
-        /// Nodes asked for.
-        nodes: u32,
-    },
-    /// No block has room now: the job waits.
-    #[error("no block has room for {nodes} nodes now")]
-    NoRoom {
-        /// Nodes asked for.
-        nodes: u32,
-    },
-}
+pub use crate::error::PlaceError;
 
 /// Why one evaluation failed, and what Slurm's retry loop does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

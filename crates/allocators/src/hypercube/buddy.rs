@@ -30,13 +30,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
+use partalloc_topology::{Hypercube, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
 };
 
 const NAME: &str = "buddy";
@@ -86,7 +86,7 @@ impl Allocator for Buddy {
         NAME.to_owned()
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology, faults);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
@@ -101,14 +101,6 @@ impl Allocator for Buddy {
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.nodes.release(&mut self.ledger, grant).map(drop)
-    }
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.repair(node).map(drop)
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {

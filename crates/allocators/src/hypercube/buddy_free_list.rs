@@ -52,7 +52,7 @@
 use partalloc_topology::{FreeSet, Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
     Request,

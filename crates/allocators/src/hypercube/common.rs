@@ -5,7 +5,7 @@
 use partalloc_topology::{Hypercube, NodeId, Subcube, Topology};
 
 use crate::BuildError;
-use crate::registry::UnsupportedTopology;
+use crate::error::UnsupportedTopology;
 use crate::{AllocError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request};
 
 /// The dimension k of a subcube request on Q_n.
@@ -35,14 +35,11 @@ pub(crate) fn cube_of(strategy: &'static str, t: &Topology) -> Result<Hypercube,
     })
 }
 
-/// Mask of the low `bits` bits.
+/// Mask of the low `bits` bits of an address.
 #[inline]
 pub(crate) fn low(bits: u32) -> u32 {
-    if bits >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << bits) - 1
-    }
+    // Truncation keeps the low 32 of the (at most 64) bits.
+    crate::rowgrid::low_bits(bits) as u32
 }
 
 /// The subcube of `cube` with these masks. Construction cannot fail for
@@ -52,6 +49,14 @@ pub(crate) fn low(bits: u32) -> u32 {
 pub(crate) fn sub(cube: &Hypercube, free: u32, fixed: u32) -> Subcube {
     let m = low(cube.dim());
     Subcube::new(cube.dim(), free & m, fixed & m).unwrap_or_else(|_| cube.whole())
+}
+
+/// Every node as a 0-dimensional subcube, in id order: what the Gray-code
+/// strategies recognise for a request of one node.
+pub(crate) fn single_nodes(cube: &Hypercube) -> Vec<Partition> {
+    (0..cube.num_nodes() as NodeId)
+        .map(|v| Partition::Subcube(sub(cube, 0, v)))
+        .collect()
 }
 
 /// Calls `f(lo, hi)` for the maximal aligned id ranges that make up `s`:

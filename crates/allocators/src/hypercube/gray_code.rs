@@ -40,8 +40,8 @@
 use partalloc_topology::gray::{self, brgc};
 use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, TopologyKind};
 
-use super::common::{cube_of, low, requested_dim, sub};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use super::common::{cube_of, low, requested_dim, single_nodes, sub};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request, StrategySpec,
@@ -261,9 +261,7 @@ impl Allocator for GrayCode {
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         if k == 0 {
-            return Ok((0..self.cube.num_nodes() as NodeId)
-                .map(|v| Partition::Subcube(sub(&self.cube, 0, v)))
-                .collect());
+            return Ok(single_nodes(&self.cube));
         }
         // Only k = n repeats a window (α = 0 and 1 are both the machine).
         let mut seen = std::collections::HashSet::new();

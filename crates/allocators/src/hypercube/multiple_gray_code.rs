@@ -49,14 +49,14 @@
 use std::collections::HashSet;
 
 use partalloc_topology::gray;
-use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
+use partalloc_topology::{Hypercube, Subcube, Topology, TopologyKind};
 
-use super::common::{cube_of, requested_dim, sub};
+use super::common::{cube_of, requested_dim, single_nodes, sub};
 use super::gray_code::window;
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
-    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, Allocator, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
 
 const NAME: &str = "multiple-gray-code";
@@ -229,7 +229,7 @@ impl Allocator for MultipleGrayCode {
         NAME.to_owned()
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology, faults);
 
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
@@ -248,20 +248,10 @@ impl Allocator for MultipleGrayCode {
         self.nodes.release(&mut self.ledger, grant).map(drop)
     }
 
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.nodes.repair(node).map(drop)
-    }
-
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         if k == 0 {
-            return Ok((0..self.cube.num_nodes() as NodeId)
-                .map(|v| Partition::Subcube(sub(&self.cube, 0, v)))
-                .collect());
+            return Ok(single_nodes(&self.cube));
         }
         let mut seen = HashSet::new();
         Ok(self

@@ -41,7 +41,7 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, requested_dim, sub};
 use super::tree::{Tree, partner_cubes};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,

@@ -51,7 +51,7 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, TopologyKind};
 use super::common::{cube_of, low, requested_dim, sub};
 use super::partner::Partner;
 use super::tree::partner_cube;
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, Partition, ReleaseError, Request,
 };

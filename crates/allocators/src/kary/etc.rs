@@ -44,10 +44,11 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
-pub use super::search::SearchMode;
 use super::search::{JobSearch, SEARCH_PARAM, search_param};
 use super::{any_grid, core_methods};
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
+pub use crate::rowgrid::SearchMode;
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The ETC strategy. See the [module docs](self).

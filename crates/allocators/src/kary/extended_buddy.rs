@@ -25,7 +25,8 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Extended Buddy strategy. See the [module docs](self).

@@ -30,7 +30,8 @@ use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 use super::common::as_box_if_box;
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Extended Gray Code strategy. See the [module docs](self).

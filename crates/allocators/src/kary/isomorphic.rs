@@ -80,7 +80,8 @@ use partalloc_topology::{
 
 use super::common::{as_box_if_box, odometer};
 use super::{any_grid, box_sides};
-use crate::registry::{AllocatorEntry, BuildError, Entry, ParamInfo, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
 };
@@ -151,11 +152,7 @@ pub struct Isomorphic {
 }
 
 fn full_mask(f: u32) -> u64 {
-    if f >= MAX_FAN_BITS {
-        u64::MAX
-    } else {
-        (1u64 << (1u32 << f)) - 1
-    }
+    crate::rowgrid::low_bits(1u32 << f.min(MAX_FAN_BITS))
 }
 
 /// Start bits of aligned runs of 2^l set bits in a 2^f-bit bitmap

@@ -26,7 +26,8 @@ use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
 use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The k-ary Partner strategy. See the [module docs](self).

@@ -40,12 +40,12 @@ mod search;
 mod slice;
 pub mod sniffing;
 
+pub use crate::rowgrid::SearchMode;
 pub use etc::Etc;
 pub use extended_buddy::ExtendedBuddy;
 pub use extended_gray_code::ExtendedGrayCode;
 pub use isomorphic::Isomorphic;
 pub use kary_partner::KaryPartner;
-pub use search::SearchMode;
 pub use sniffing::Sniffing;
 
 use core::fmt;
@@ -117,7 +117,7 @@ pub(crate) fn kary_grid(
 /// The grid of any mesh or torus.
 pub(crate) fn any_grid(strategy: &'static str, topology: &Topology) -> Result<Grid, BuildError> {
     topology.as_grid().copied().ok_or_else(|| {
-        crate::registry::UnsupportedTopology::new(
+        crate::error::UnsupportedTopology::new(
             strategy,
             topology,
             &[TopologyKind::Mesh, TopologyKind::Torus],
@@ -210,7 +210,7 @@ pub(crate) fn mapping_param(spec: &crate::StrategySpec) -> Result<SliceMapping, 
     Ok(spec.parse_or(MAPPING_PARAM.name, SliceMapping::default())?)
 }
 
-pub(crate) const MAPPING_PARAM: crate::registry::ParamInfo = crate::registry::ParamInfo {
+pub(crate) const MAPPING_PARAM: crate::entry::ParamInfo = crate::entry::ParamInfo {
     name: "mapping",
     default: "node-count",
     doc: "request → slice dimension R: node-count (smallest R with k^R ≥ nodes) or topological (R = number of sides > 1)",

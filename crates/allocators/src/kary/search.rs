@@ -5,52 +5,18 @@
 //! orientations in the same order and bases in node-id order, so they
 //! choose the same box.
 
-use core::fmt;
-use core::str::FromStr;
-
 use partalloc_topology::{
     Coords, Grid, GridBox, MAX_DIMS, NodeId, OrientationOrder, Orientations, Topology,
 };
 
 use super::box_sides;
 use super::common::odometer;
-use crate::registry::{BuildError, ParamInfo};
+use crate::BuildError;
+use crate::entry::ParamInfo;
+use crate::rowgrid::{RowGrid, SearchMode};
 use crate::{
     AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
 };
-
-/// How a job-based search checks windows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub enum SearchMode {
-    /// Row bit words (⌈side 0 / 64⌉ words per row along dimension 0).
-    #[default]
-    Fast,
-    /// Every node of every window, as analysed by Kang (§2).
-    Literal,
-}
-
-impl fmt::Display for SearchMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Fast => "fast",
-            Self::Literal => "literal",
-        })
-    }
-}
-
-impl FromStr for SearchMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "fast" => Ok(Self::Fast),
-            "literal" => Ok(Self::Literal),
-            _ => Err("expected fast or literal".to_owned()),
-        }
-    }
-}
 
 pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     name: "search",
@@ -73,7 +39,7 @@ pub(crate) struct RowSearch {
     sides: [u32; MAX_DIMS],
     /// Words per row.
     per_row: usize,
-    free: Vec<u64>,
+    free: RowGrid,
     work: Vec<u64>,
 }
 
@@ -89,34 +55,13 @@ impl RowSearch {
             n,
             sides,
             per_row,
-            free: vec![0; words],
+            free: RowGrid::default(),
             work: vec![0; words],
         }
     }
 
     pub(crate) fn rebuild(&mut self, occ: &Occupancy) {
-        let k0 = self.sides[0] as usize;
-        let blocked = occ.blocked().words();
-        // The 64 ids from `lo` of the bitset (past its end: none).
-        let bits = |lo: usize| -> u64 {
-            let (i, off) = (lo / 64, lo % 64);
-            let mut v = blocked.get(i).copied().unwrap_or(0) >> off;
-            if off > 0 {
-                v |= blocked.get(i + 1).copied().unwrap_or(0) << (64 - off);
-            }
-            v
-        };
-        for (r, row) in self.free.chunks_exact_mut(self.per_row).enumerate() {
-            for (j, f) in row.iter_mut().enumerate() {
-                let len = (k0 - j * 64).min(64);
-                let mask = if len == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << len) - 1
-                };
-                *f = !bits(r * k0 + j * 64) & mask;
-            }
-        }
+        self.free.load_free(occ.blocked(), self.sides[0] as usize);
     }
 
     /// The first all-free base (node-id order) for extents `ext`.
@@ -124,7 +69,7 @@ impl RowSearch {
         let n = self.n;
         let w = self.per_row;
         let s0 = ext[0] as usize;
-        self.work.copy_from_slice(&self.free);
+        self.work.copy_from_slice(self.free.words());
         // Runs of s0 free nodes along dimension 0: bit b of a row stays set
         // while b..b+t are all free, t doubling (at most) each step.
         for row in self.work.chunks_exact_mut(w) {

@@ -24,9 +24,11 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
-use super::search::{JobSearch, SEARCH_PARAM, SearchMode, search_param};
+use super::search::{JobSearch, SEARCH_PARAM, search_param};
 use super::{any_grid, core_methods};
-use crate::registry::{AllocatorEntry, BuildError, Entry, StrategyInfo};
+use crate::BuildError;
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::rowgrid::SearchMode;
 use crate::{AllocError, Allocator, Grant, Partition, Request};
 
 /// The Sniffing strategy. See the [module docs](self).

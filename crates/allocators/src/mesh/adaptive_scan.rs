@@ -26,11 +26,9 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use core::cell::RefCell;
-
-use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
-use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, first_fit_by, mesh_allocator};
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
+use super::{MeshCore, MeshHooks, mesh_allocator};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "adaptive-scan";
@@ -39,8 +37,7 @@ const NAME: &str = "adaptive-scan";
 #[derive(Debug, Clone)]
 pub struct AdaptiveScan {
     pub(super) core: MeshCore,
-    mode: SearchMode,
-    scratch: RefCell<MeshScratch>,
+    search: Search,
 }
 
 impl AdaptiveScan {
@@ -51,23 +48,11 @@ impl AdaptiveScan {
     pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
-            mode: SearchMode::Fast,
-            scratch: RefCell::default(),
+            search: Search::default(),
         })
     }
 
-    /// The same strategy with the given search (both choose the same box).
-    #[must_use]
-    pub fn with_search(mut self, mode: SearchMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// The search in use.
-    #[must_use]
-    pub fn search(&self) -> SearchMode {
-        self.mode
-    }
+    search_methods!();
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -87,17 +72,15 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 
 impl MeshHooks for AdaptiveScan {
     fn strategy_name(&self) -> String {
-        spec_name(NAME, &[], self.mode)
+        spec_name(NAME, &[], self.search.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        first_fit_by(&self.core, self.mode, self.scratch.get_mut(), a, b, rotate)
+        self.search.first_fit(&self.core, a, b, rotate)
     }
 
     fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
-        Some(with_scratch(&self.scratch, |s| {
-            first_fit_by(&self.core, self.mode, s, a, b, rotate).is_some()
-        }))
+        Some(self.search.first_fit(&self.core, a, b, rotate).is_some())
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {

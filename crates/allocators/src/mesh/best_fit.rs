@@ -27,11 +27,9 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use core::cell::RefCell;
-
-use super::scan::{SEARCH_PARAM, best_base_fast, search_param, spec_name, with_scratch};
+use super::scan::{SEARCH_PARAM, Search, best_base_fast, search_methods, search_param, spec_name};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, free_bases, mesh_allocator, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "best-fit";
@@ -55,8 +53,7 @@ pub enum BfScore {
 pub struct BestFit {
     pub(super) core: MeshCore,
     score: BfScore,
-    mode: SearchMode,
-    scratch: RefCell<MeshScratch>,
+    search: Search,
 }
 
 impl BestFit {
@@ -68,23 +65,11 @@ impl BestFit {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             score,
-            mode: SearchMode::Fast,
-            scratch: RefCell::default(),
+            search: Search::default(),
         })
     }
 
-    /// The same strategy with the given search (both choose the same box).
-    #[must_use]
-    pub fn with_search(mut self, mode: SearchMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// The search in use.
-    #[must_use]
-    pub fn search(&self) -> SearchMode {
-        self.mode
-    }
+    search_methods!();
 
     /// The scoring rule.
     #[must_use]
@@ -95,7 +80,7 @@ impl BestFit {
 
 impl BestFit {
     fn best(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
-        match self.mode {
+        match self.search.mode {
             SearchMode::Literal => self.best_literal(s, a, b),
             SearchMode::Fast => {
                 if a > self.core.width || b > self.core.height {
@@ -178,21 +163,16 @@ impl MeshHooks for BestFit {
             BfScore::Neighbours => &[],
             BfScore::Coverage => &["score=coverage"],
         };
-        spec_name(NAME, score, self.mode)
+        spec_name(NAME, score, self.search.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        let mut s = core::mem::take(self.scratch.get_mut());
-        let found = self.best(&mut s, a, b);
-        *self.scratch.get_mut() = s;
-        found
+        self.search.run(|s| self.best(s, a, b))
     }
 
     fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
         // Best Fit finds a base iff First Fit does.
-        Some(with_scratch(&self.scratch, |s| {
-            super::first_fit_by(&self.core, self.mode, s, a, b, false).is_some()
-        }))
+        Some(self.search.first_fit(&self.core, a, b, false).is_some())
     }
 
     fn rotates(&self) -> bool {

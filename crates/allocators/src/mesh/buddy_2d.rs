@@ -32,7 +32,7 @@ use std::collections::BTreeSet;
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, mesh_allocator, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, FaultError, Partition};
 
 const NAME: &str = "buddy-2d";

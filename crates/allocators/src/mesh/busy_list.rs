@@ -40,11 +40,9 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use core::cell::RefCell;
-
-use super::scan::{SEARCH_PARAM, search_param, spec_name, with_scratch};
+use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, orientations, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "busy-list";
@@ -55,11 +53,10 @@ const NAME: &str = "busy-list";
 pub struct BusyList {
     pub(super) core: MeshCore,
     candidates: BlCandidates,
-    mode: SearchMode,
-    /// Scratch: the busy list read once per request (no copy between
-    /// requests; the ledger and the occupancy are the state) and the
-    /// fast search's row words.
-    scratch: RefCell<MeshScratch>,
+    /// The search and its scratch: the busy list read once per request (no
+    /// copy between requests; the ledger and the occupancy are the state)
+    /// and the fast search's row words.
+    search: Search,
 }
 
 /// The best candidate so far: (BV, base y, base x, orientation, box).
@@ -111,23 +108,11 @@ impl BusyList {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             candidates,
-            mode: SearchMode::Fast,
-            scratch: RefCell::default(),
+            search: Search::default(),
         })
     }
 
-    /// The same strategy with the given search (both choose the same box).
-    #[must_use]
-    pub fn with_search(mut self, mode: SearchMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// The search in use.
-    #[must_use]
-    pub fn search(&self) -> SearchMode {
-        self.mode
-    }
+    search_methods!();
 
     /// The candidate set.
     #[must_use]
@@ -177,7 +162,7 @@ impl BusyList {
 
 impl BusyList {
     fn select(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        match self.mode {
+        match self.search.mode {
             SearchMode::Literal => self.select_literal(s, a, b, rotate),
             SearchMode::Fast => {
                 // The candidate checks cost O(n_b) each against the busy
@@ -234,23 +219,7 @@ impl BusyList {
                 consider(s, x, y, &mut best);
             }
             for bi in 0..s.busy.len() {
-                let bx = s.busy[bi];
-                let (x1, y1, x2, y2) = (
-                    i64::from(bx.lo(0)),
-                    i64::from(bx.lo(1)),
-                    i64::from(bx.hi(0)),
-                    i64::from(bx.hi(1)),
-                );
-                for (x, y) in [
-                    (x2 + 1, y1),
-                    (x2 + 1, y2 - hi + 1),
-                    (x1 - wi, y1),
-                    (x1 - wi, y2 - hi + 1),
-                    (x1, y2 + 1),
-                    (x2 - wi + 1, y2 + 1),
-                    (x1, y1 - hi),
-                    (x2 - wi + 1, y1 - hi),
-                ] {
+                for (x, y) in bases_around(&s.busy[bi], wi, hi) {
                     consider(s, x, y, &mut best);
                 }
             }
@@ -330,24 +299,7 @@ impl BusyList {
                 (0, height - hi),
                 (width - wi, height - hi),
             ];
-            let per_busy = busy.iter().flat_map(|b| {
-                let (x1, y1, x2, y2) = (
-                    i64::from(b.lo(0)),
-                    i64::from(b.lo(1)),
-                    i64::from(b.hi(0)),
-                    i64::from(b.hi(1)),
-                );
-                [
-                    (x2 + 1, y1),
-                    (x2 + 1, y2 - hi + 1),
-                    (x1 - wi, y1),
-                    (x1 - wi, y2 - hi + 1),
-                    (x1, y2 + 1),
-                    (x2 - wi + 1, y2 + 1),
-                    (x1, y1 - hi),
-                    (x2 - wi + 1, y1 - hi),
-                ]
-            });
+            let per_busy = busy.iter().flat_map(|b| bases_around(b, wi, hi));
             let obstacles = busy;
             let lower_left = (self.candidates == BlCandidates::Complete)
                 .then(|| {
@@ -372,6 +324,29 @@ impl BusyList {
         }
         best.map(|t| t.4)
     }
+}
+
+/// The eight bases of a wi×hi frame that touch busy submesh `b` along one
+/// side and are aligned with one of its corners (Das Sharma & Pradhan's
+/// corner-aligned candidates; docs/baselines.md#busy-list-candidates), in
+/// selection order; some may lie off the mesh.
+pub(super) fn bases_around(b: &GridBox, wi: i64, hi: i64) -> [(i64, i64); 8] {
+    let (x1, y1, x2, y2) = (
+        i64::from(b.lo(0)),
+        i64::from(b.lo(1)),
+        i64::from(b.hi(0)),
+        i64::from(b.hi(1)),
+    );
+    [
+        (x2 + 1, y1),
+        (x2 + 1, y2 - hi + 1),
+        (x1 - wi, y1),
+        (x1 - wi, y2 - hi + 1),
+        (x1, y2 + 1),
+        (x2 - wi + 1, y2 + 1),
+        (x1, y1 - hi),
+        (x2 - wi + 1, y1 - hi),
+    ]
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -411,20 +386,15 @@ impl MeshHooks for BusyList {
             BlCandidates::Complete => &[],
             BlCandidates::Aligned => &["candidates=aligned"],
         };
-        spec_name(NAME, candidates, self.mode)
+        spec_name(NAME, candidates, self.search.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        let mut s = core::mem::take(self.scratch.get_mut());
-        let found = self.select(&mut s, a, b, rotate);
-        *self.scratch.get_mut() = s;
-        found
+        self.search.run(|s| self.select(s, a, b, rotate))
     }
 
     fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
-        Some(with_scratch(&self.scratch, |s| {
-            self.select(s, a, b, rotate).is_some()
-        }))
+        Some(self.search.run(|s| self.select(s, a, b, rotate).is_some()))
     }
 
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {

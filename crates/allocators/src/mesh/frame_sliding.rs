@@ -26,11 +26,11 @@
 
 use partalloc_topology::{GridBox, Topology};
 
-use core::cell::RefCell;
-
-use super::scan::{SEARCH_PARAM, frame_slide_fast, search_param, spec_name, with_scratch};
+use super::scan::{
+    SEARCH_PARAM, Search, frame_slide_fast, search_methods, search_param, spec_name,
+};
 use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "frame-sliding";
@@ -52,8 +52,7 @@ pub enum FsVariant {
 pub struct FrameSliding {
     pub(super) core: MeshCore,
     variant: FsVariant,
-    mode: SearchMode,
-    scratch: RefCell<MeshScratch>,
+    search: Search,
 }
 
 impl FrameSliding {
@@ -65,23 +64,11 @@ impl FrameSliding {
         Ok(Self {
             core: MeshCore::new(NAME, topology)?,
             variant,
-            mode: SearchMode::Fast,
-            scratch: RefCell::default(),
+            search: Search::default(),
         })
     }
 
-    /// The same strategy with the given search (both choose the same box).
-    #[must_use]
-    pub fn with_search(mut self, mode: SearchMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// The search in use.
-    #[must_use]
-    pub fn search(&self) -> SearchMode {
-        self.mode
-    }
+    search_methods!();
 
     /// The first free frame from the first free node, by the chosen search.
     fn first_free_frame(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
@@ -96,7 +83,9 @@ impl FrameSliding {
         let (width, height) = (self.core.width, self.core.height);
         let frames = u64::from(width / a) * u64::from(height / b);
         let words = u64::from(height) * u64::from(width.div_ceil(64));
-        if self.mode == SearchMode::Fast && (frames >= 4 * words || super::scan::WORDS_ALWAYS) {
+        if self.search.mode == SearchMode::Fast
+            && (frames >= 4 * words || super::scan::WORDS_ALWAYS)
+        {
             let xs = match self.variant {
                 FsVariant::A => x0 % a,
                 FsVariant::B => x0,
@@ -184,20 +173,18 @@ impl MeshHooks for FrameSliding {
             FsVariant::A => &[],
             FsVariant::B => &["variant=b"],
         };
-        spec_name(NAME, variant, self.mode)
+        spec_name(NAME, variant, self.search.mode)
     }
 
     fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        let mut s = core::mem::take(self.scratch.get_mut());
-        let found = self.first_free_frame(&mut s, a, b);
-        *self.scratch.get_mut() = s;
-        found
+        self.search.run(|s| self.first_free_frame(s, a, b))
     }
 
     fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
-        Some(with_scratch(&self.scratch, |s| {
-            self.first_free_frame(s, a, b).is_some()
-        }))
+        Some(
+            self.search
+                .run(|s| self.first_free_frame(s, a, b).is_some()),
+        )
     }
 
     fn rotates(&self) -> bool {

@@ -64,12 +64,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use core::cmp::Reverse;
-
 use partalloc_topology::{GridBox, Topology};
 
 use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
-use crate::registry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
+use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained, rf};
 use crate::{BuildError, Partition};
 
 const NAME: &str = "fsl";
@@ -78,10 +77,11 @@ const NAME: &str = "fsl";
 #[derive(Debug, Clone)]
 pub struct Fsl {
     pub(super) core: MeshCore,
-    /// The dominant free submeshes, sorted by [`fsl_key`].
+    /// The dominant free submeshes, sorted by
+    /// [`list_order`](crate::submesh_list::list_order).
     pub(super) free: Vec<GridBox>,
     dealloc: FslDealloc,
-    cands: Vec<GridBox>,
+    pub(super) chooser: Chooser<GridBox>,
     pieces: Vec<GridBox>,
     near: Vec<GridBox>,
 }
@@ -103,56 +103,6 @@ pub enum FslDealloc {
     Incremental,
 }
 
-/// Definition 1 order: larger first, then closer to square, then (our
-/// tie-break) lowest base address and the wider one first.
-fn fsl_key(r: &GridBox) -> (Reverse<u64>, u32, u32, u32, Reverse<u32>) {
-    let (w, h) = (r.extent(0), r.extent(1));
-    (
-        // The list's boxes are 2-D: w·h is their volume, without the
-        // general product over the dimensions.
-        Reverse(u64::from(w) * u64::from(h)),
-        w.abs_diff(h),
-        r.lo(1),
-        r.lo(0),
-        Reverse(w),
-    )
-}
-
-/// rf(s, against), Definition 2, in any number of dimensions: the size of
-/// the largest slab of `against` beside `s` (one per side of `s`) if they
-/// overlap, the size of `against` otherwise.
-pub(super) fn rf(s: &GridBox, against: &GridBox) -> u64 {
-    if !s.overlaps(against) {
-        return against.volume();
-    }
-    if s.dims() == 2 && against.dims() == 2 {
-        // FSL's inner loop: the four slabs of Definition 2 directly.
-        let (w, h) = (u64::from(against.extent(0)), u64::from(against.extent(1)));
-        let slab = |below: u32, above: u32| u64::from(below.max(above));
-        return (slab(
-            s.lo(0).saturating_sub(against.lo(0)),
-            against.hi(0).saturating_sub(s.hi(0)),
-        ) * h)
-            .max(
-                slab(
-                    s.lo(1).saturating_sub(against.lo(1)),
-                    against.hi(1).saturating_sub(s.hi(1)),
-                ) * w,
-            );
-    }
-    let mut best = 0u64;
-    for d in 0..against.dims() {
-        let cross = against.cross_section(d);
-        if s.lo(d) > against.lo(d) {
-            best = best.max(u64::from(s.lo(d) - against.lo(d)) * cross);
-        }
-        if against.hi(d) > s.hi(d) {
-            best = best.max(u64::from(against.hi(d) - s.hi(d)) * cross);
-        }
-    }
-    best
-}
-
 /// The reservation factor rf(S, S′) of Kim & Yoon's Definition 2: the size
 /// of the largest submesh of `against` (S′) left of, right of, below or
 /// above `s` (S) if they overlap, the size of S′ otherwise. `None` unless
@@ -170,84 +120,8 @@ pub(super) fn rf(s: &GridBox, against: &GridBox) -> u64 {
 /// ```
 #[must_use]
 pub fn reservation_factor(s: &GridBox, against: &GridBox) -> Option<u64> {
-    (s.dims() == 2 && against.dims() == 2).then(|| rf(s, against))
-}
-
-/// How far a free box would fall short of holding an orientation `o`:
-/// the type reservation factor of Fig. 6 step 1, the largest slab of `s`
-/// beside an `o` box at its corner; `None` if `o` does not fit in `s`.
-pub(super) fn type_rf(s: &GridBox, o: &[u32]) -> Option<u64> {
-    (o.len() == s.dims() && o.iter().enumerate().all(|(d, &e)| e <= s.extent(d))).then(|| {
-        o.iter()
-            .enumerate()
-            .map(|(d, &e)| u64::from(s.extent(d) - e) * s.cross_section(d))
-            .max()
-            .unwrap_or(0)
-    })
-}
-
-/// Replaces every free box overlapping `best` by its dominant parts
-/// (Fig. 6 step 3). `free` stays a set of maximal free boxes if it was
-/// one and `best` was free or is being blocked now.
-pub(super) fn decompose(free: &mut Vec<GridBox>, best: &GridBox, pieces: &mut Vec<GridBox>) {
-    pieces.clear();
-    let mut i = 0;
-    while i < free.len() {
-        let s = free[i];
-        if !s.overlaps(best) {
-            i += 1;
-            continue;
-        }
-        free.swap_remove(i);
-        for p in s.parts_outside(best) {
-            pieces.push(p);
-        }
-    }
-    let survivors = free.len();
-    // A part is kept unless a survivor or another part contains it; of
-    // equal parts only the first is kept (no sort and dedup needed: the
-    // caller orders the list).
-    for (k, p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.contains_box(p))
-            || pieces
-                .iter()
-                .enumerate()
-                .any(|(j, q)| j != k && q.contains_box(p) && (j < k || q != p));
-        if !covered {
-            free.push(*p);
-        }
-    }
-}
-
-/// Fig. 6 step 1: the dominant-type candidates at the four corners of every
-/// free submesh that accommodates one of the orientations `or`, without
-/// duplicates, in tie-break order (lowest y, then x, then a×b before b×a).
-pub(super) fn candidates(
-    free: &[GridBox],
-    a: u32,
-    b: u32,
-    or: &[(u32, u32)],
-    out: &mut Vec<GridBox>,
-) {
-    out.clear();
-    for s in free {
-        let Some(top) = or.iter().filter_map(|&(w, h)| type_rf(s, &[w, h])).max() else {
-            continue;
-        };
-        for &(w, h) in or {
-            if type_rf(s, &[w, h]) == Some(top) {
-                out.extend(s.corner_placements(&[w, h]));
-            }
-        }
-    }
-    out.sort_unstable_by_key(|c| {
-        (
-            c.lo(1),
-            c.lo(0),
-            u8::from((c.extent(0), c.extent(1)) != (a, b)),
-        )
-    });
-    out.dedup();
+    // A mesh box needs no sides.
+    (s.dims() == 2 && against.dims() == 2).then(|| rf(&[], s, against))
 }
 
 impl Fsl {
@@ -270,7 +144,7 @@ impl Fsl {
             core,
             free: vec![whole],
             dealloc,
-            cands: Vec::new(),
+            chooser: Chooser::default(),
             pieces: Vec::new(),
             near: Vec::new(),
         })
@@ -288,34 +162,44 @@ impl Fsl {
         self.free.clone()
     }
 
+    /// The mesh's sides, for the list order.
+    pub(super) fn sides(&self) -> [u32; 2] {
+        [self.core.width, self.core.height]
+    }
+
     fn sort(&mut self) {
-        self.free.sort_unstable_by_key(fsl_key);
+        let sides = self.sides();
+        self.free.sort_unstable_by(|a, b| list_order(&sides, a, b));
     }
 
     /// Fig. 8 step 2: the list rebuilt from the whole mesh and the
     /// allocation list.
     pub(super) fn rebuild(&mut self) {
-        self.free.clear();
-        self.free.push(self.core.whole());
-        for o in self.core.obstacles() {
-            decompose(&mut self.free, &o, &mut self.pieces);
-        }
+        let obstacles = self.core.obstacles();
+        rebuild_into(
+            &[],
+            self.core.whole(),
+            obstacles,
+            &[],
+            &mut self.free,
+            &mut self.pieces,
+        );
         self.sort();
     }
 
     /// [`FslDealloc::Incremental`]: the dominant free submeshes meeting
     /// the released `r` replace the old entries they contain.
     fn release_incremental(&mut self, r: GridBox) {
-        self.near.clear();
-        self.near.push(self.core.whole());
-        for o in self.core.obstacles() {
-            decompose(&mut self.near, &o, &mut self.pieces);
-            self.near.retain(|n| n.overlaps(&r));
-        }
-        let near = &self.near;
-        self.free
-            .retain(|m| !near.iter().any(|n| n.contains_box(m)));
-        self.free.extend_from_slice(near);
+        let obstacles = self.core.obstacles();
+        rebuild_into(
+            &[],
+            self.core.whole(),
+            obstacles,
+            &[r],
+            &mut self.near,
+            &mut self.pieces,
+        );
+        replace_contained(&[], &mut self.free, &self.near);
         self.sort();
     }
 }
@@ -356,32 +240,17 @@ impl MeshHooks for Fsl {
     }
 
     fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+        // a×b first, then b×a if it may rotate: the final tie-break.
         let (or, n) = orientations(a, b, rotate);
-        let or = &or[..n];
-        // Step 1: candidates at the four corners of each accommodating S.
-        candidates(&self.free, a, b, or, &mut self.cands);
-        if self.cands.is_empty() {
-            return None;
-        }
-        // Step 2: eliminate against each free submesh in list order.
-        let keep_best = |cands: &mut Vec<GridBox>, against: &GridBox| {
-            let top = cands.iter().map(|c| rf(c, against)).max().unwrap_or(0);
-            cands.retain(|c| rf(c, against) == top);
-        };
-        for s in &self.free {
-            if self.cands.len() == 1 {
-                break;
-            }
-            keep_best(&mut self.cands, s);
-        }
-        if self.cands.len() > 1 {
-            keep_best(&mut self.cands, &self.core.whole());
-        }
-        self.cands.first().copied()
+        let or = or.map(|(w, h)| [w, h]);
+        let sides = self.sides();
+        self.chooser
+            .choose(&sides, &self.free, &or[..n], &self.core.whole())
+            .map(|(c, _)| c)
     }
 
     fn granted(&mut self, r: GridBox) {
-        decompose(&mut self.free, &r, &mut self.pieces);
+        decompose(&[], &mut self.free, &r, &mut self.pieces);
         self.sort();
     }
 
@@ -401,7 +270,7 @@ impl MeshHooks for Fsl {
 
     fn faulted(&mut self, x: u32, y: u32) {
         if let Some(r) = rect(x, y, 1, 1) {
-            decompose(&mut self.free, &r, &mut self.pieces);
+            decompose(&[], &mut self.free, &r, &mut self.pieces);
         }
         self.sort();
     }

@@ -41,9 +41,9 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
-use super::fsl::{decompose, rf, type_rf};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::occupancy::occupancy_methods;
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::submesh_list::{Chooser, decompose, rebuild_into};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
     ReleaseError, Request,
@@ -89,17 +89,6 @@ fn to_machine(c: &GridBox, dims: usize) -> Result<GridBox, partalloc_topology::T
     GridBox::new(&c.base()[..dims], &c.extents()[..dims])
 }
 
-/// Calls `f(lo, hi)` for the node-id range of every x-row of `c`.
-fn for_rows(sides: [u32; 3], c: &GridBox, mut f: impl FnMut(usize, usize)) {
-    let [w, h, _] = sides.map(|s| s as usize);
-    for z in c.lo(2)..=c.hi(2) {
-        for y in c.lo(1)..=c.hi(1) {
-            let lo = c.lo(0) as usize + w * (y as usize + h * z as usize);
-            f(lo, lo + c.extent(0) as usize);
-        }
-    }
-}
-
 /// The busy list: the granted boxes (from the ledger), then the faulty
 /// nodes as 1×1×1 boxes (the faulty set is scanned only when it is not
 /// empty). Read from the state rather than kept beside it.
@@ -135,7 +124,7 @@ pub struct Fsl3d {
     pub(super) free: Vec<GridBox>,
     whole: GridBox,
     ors: Vec<[u32; 3]>,
-    cands: Vec<(GridBox, usize)>,
+    chooser: Chooser<GridBox>,
     pieces: Vec<GridBox>,
 }
 
@@ -174,7 +163,7 @@ impl Fsl3d {
             free: vec![whole],
             whole,
             ors: Vec::new(),
-            cands: Vec::new(),
+            chooser: Chooser::default(),
             pieces: Vec::new(),
         })
     }
@@ -234,34 +223,9 @@ impl Fsl3d {
 
     fn choose(&mut self, sides: [u32; 3], rotate: bool) -> Option<GridBox> {
         orientations3(sides, rotate, &mut self.ors);
-        self.cands.clear();
-        for s in &self.free {
-            let Some(top) = self.ors.iter().filter_map(|o| type_rf(s, o)).max() else {
-                continue;
-            };
-            for (rank, o) in self.ors.iter().enumerate() {
-                if type_rf(s, o) == Some(top) {
-                    self.cands.extend(s.corner_placements(o).map(|c| (c, rank)));
-                }
-            }
-        }
-        self.cands
-            .sort_unstable_by_key(|&(c, rank)| ([c.lo(2), c.lo(1), c.lo(0)], rank));
-        self.cands.dedup();
-        let keep_best = |cands: &mut Vec<(GridBox, usize)>, against: &GridBox| {
-            let top = cands.iter().map(|(c, _)| rf(c, against)).max().unwrap_or(0);
-            cands.retain(|(c, _)| rf(c, against) == top);
-        };
-        for s in &self.free {
-            if self.cands.len() <= 1 {
-                break;
-            }
-            keep_best(&mut self.cands, s);
-        }
-        if self.cands.len() > 1 {
-            keep_best(&mut self.cands, &self.whole);
-        }
-        self.cands.first().map(|&(c, _)| c)
+        self.chooser
+            .choose(&self.sides, &self.free, &self.ors, &self.whole)
+            .map(|(c, _)| c)
     }
 
     fn sort(&mut self) {
@@ -269,7 +233,7 @@ impl Fsl3d {
     }
 
     fn block(&mut self, c: GridBox) {
-        decompose(&mut self.free, &c, &mut self.pieces);
+        decompose(&[], &mut self.free, &c, &mut self.pieces);
         self.sort();
     }
 
@@ -278,11 +242,15 @@ impl Fsl3d {
             self.free.push(released);
             return;
         }
-        self.free.clear();
-        self.free.push(self.whole);
-        for o in busy_boxes(&self.ledger, &self.occupancy, self.sides) {
-            decompose(&mut self.free, &o, &mut self.pieces);
-        }
+        let obstacles = busy_boxes(&self.ledger, &self.occupancy, self.sides);
+        rebuild_into(
+            &[],
+            self.whole,
+            obstacles,
+            &[],
+            &mut self.free,
+            &mut self.pieces,
+        );
         self.sort();
     }
 
@@ -308,10 +276,6 @@ impl Allocator for Fsl3d {
         NAME.to_owned()
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
         crate::allocator::can_allocate_on_copy(self, request)
     }
@@ -328,21 +292,19 @@ impl Allocator for Fsl3d {
             reason: e.to_string(),
         })?;
         self.block(c);
-        let occ = &mut self.occupancy;
-        for_rows(self.sides, &c, |lo, hi| occ.occupy_range(lo, hi));
+        self.occupancy.set_box(self.sides, &c, true);
         let id = self.ledger.issue(c);
         Ok(Grant::new(id, Partition::Box(b), request.node_count()))
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let c = self.ledger.take(grant.id())?;
-        let occ = &mut self.occupancy;
-        for_rows(self.sides, &c, |lo, hi| occ.vacate_range(lo, hi));
+        self.occupancy.set_box(self.sides, &c, false);
         self.rebuild(c);
         Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
+    occupancy_methods!(occupancy, ledger, topology: topology);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         if self.occupancy.mark_faulty(node)?

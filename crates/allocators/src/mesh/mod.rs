@@ -41,7 +41,7 @@
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
-pub use crate::kary::SearchMode;
+pub use crate::rowgrid::SearchMode;
 pub(crate) use scan::MeshScratch;
 
 use crate::{

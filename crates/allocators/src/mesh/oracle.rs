@@ -190,22 +190,7 @@ impl Mesh {
             let (wi, hi) = (i64::from(w), i64::from(h));
             let mut pts = Vec::new();
             for bz in &self.busy {
-                let (x1, y1, x2, y2) = (
-                    i64::from(bz.lo(0)),
-                    i64::from(bz.lo(1)),
-                    i64::from(bz.hi(0)),
-                    i64::from(bz.hi(1)),
-                );
-                pts.extend([
-                    (x2 + 1, y1),
-                    (x2 + 1, y2 - hi + 1),
-                    (x1 - wi, y1),
-                    (x1 - wi, y2 - hi + 1),
-                    (x1, y2 + 1),
-                    (x2 - wi + 1, y2 + 1),
-                    (x1, y1 - hi),
-                    (x2 - wi + 1, y1 - hi),
-                ]);
+                pts.extend(super::busy_list::bases_around(bz, wi, hi));
             }
             let (mw, mh) = (i64::from(self.w), i64::from(self.h));
             pts.extend([(0, 0), (mw - wi, 0), (0, mh - hi), (mw - wi, mh - hi)]);

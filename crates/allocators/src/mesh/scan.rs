@@ -18,9 +18,10 @@ use core::cell::RefCell;
 use partalloc_topology::GridBox;
 
 use super::MeshCore;
+use crate::BuildError;
 use crate::StrategySpec;
-use crate::kary::SearchMode;
-use crate::registry::{BuildError, ParamInfo};
+use crate::entry::ParamInfo;
+use crate::rowgrid::{RowGrid, SearchMode, set_range};
 
 /// Whether the fast searches use the row words even where the per-request
 /// cost model prefers the literal path (which chooses the same box): in
@@ -39,6 +40,53 @@ pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
 pub(crate) fn search_param(spec: &StrategySpec) -> Result<SearchMode, BuildError> {
     Ok(spec.parse_or(SEARCH_PARAM.name, SearchMode::default())?)
 }
+
+/// A scanning strategy's search: the mode it runs in and the reusable
+/// buffers that both `choose` and `fits` work in.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Search {
+    pub(crate) mode: SearchMode,
+    scratch: RefCell<MeshScratch>,
+}
+
+impl Search {
+    /// Runs `f` on the buffers (on fresh ones if they are in use).
+    pub(crate) fn run<T>(&self, f: impl FnOnce(&mut MeshScratch) -> T) -> T {
+        with_scratch(&self.scratch, f)
+    }
+
+    /// The first free a×b frame in row-major base order, then (with
+    /// `rotate`) the first free b×a one.
+    pub(crate) fn first_fit(
+        &self,
+        core: &MeshCore,
+        a: u32,
+        b: u32,
+        rotate: bool,
+    ) -> Option<GridBox> {
+        self.run(|s| super::first_fit_by(core, self.mode, s, a, b, rotate))
+    }
+}
+
+/// The public `with_search` and `search` of a scanning strategy whose
+/// [`Search`] is its `search` field.
+macro_rules! search_methods {
+    () => {
+        /// The same strategy with the given search (both choose the same box).
+        #[must_use]
+        pub fn with_search(mut self, mode: $crate::mesh::SearchMode) -> Self {
+            self.search.mode = mode;
+            self
+        }
+
+        /// The search in use.
+        #[must_use]
+        pub fn search(&self) -> $crate::mesh::SearchMode {
+            self.search.mode
+        }
+    };
+}
+pub(crate) use search_methods;
 
 /// `name` with `params` (each `key=value`, already in canonical order) and
 /// `search=literal` when the search is literal.
@@ -63,7 +111,7 @@ pub(crate) struct MeshScratch {
     /// The mesh generation `free` was read at.
     loaded: Option<u64>,
     /// The free rows, H × nw words.
-    pub(crate) free: Vec<u64>,
+    pub(crate) free: RowGrid,
     /// The eroded rows (free bases of the current frame), H × nw words.
     pub(crate) bases: Vec<u64>,
     /// One row of words (masks, running ANDs).
@@ -101,31 +149,9 @@ impl MeshScratch {
             return;
         }
         self.loaded = Some(core.generation());
-        let (width, height) = (core.width as usize, core.height as usize);
-        let nw = width.div_ceil(64);
-        self.nw = nw;
-        self.free.clear();
-        self.free.resize(nw * height, 0);
-        let blocked = core.occupancy.blocked().words();
-        let word = |i: usize| blocked.get(i).copied().unwrap_or(0);
-        let tail = width % 64;
-        for y in 0..height {
-            let start = y * width;
-            let row = &mut self.free[y * nw..(y + 1) * nw];
-            for (k, out) in row.iter_mut().enumerate() {
-                let bit = start + 64 * k;
-                let (wi, sh) = (bit / 64, bit % 64);
-                let b = if sh == 0 {
-                    word(wi)
-                } else {
-                    word(wi) >> sh | word(wi + 1) << (64 - sh)
-                };
-                *out = !b;
-            }
-            if tail != 0 {
-                row[nw - 1] &= (1u64 << tail) - 1;
-            }
-        }
+        self.free
+            .load_free(core.occupancy.blocked(), core.width as usize);
+        self.nw = self.free.per_row();
     }
 
     /// Fills `bases` with the free bases of a w×h frame: bit x of row y set
@@ -135,13 +161,14 @@ impl MeshScratch {
     pub(crate) fn frame_bases(&mut self, w: u32, h: u32) -> bool {
         let nw = self.nw;
         self.bases.clear();
-        self.bases.resize(self.free.len(), 0);
+        self.bases.resize(self.free.words().len(), 0);
         if nw == 0 {
             return false;
         }
         let mut any = 0;
         for (src, dst) in self
             .free
+            .words()
             .chunks_exact(nw)
             .zip(self.bases.chunks_exact_mut(nw))
         {
@@ -176,9 +203,9 @@ impl MeshScratch {
         if nw == 0 {
             return None;
         }
-        let height = self.free.len() / nw;
+        let height = self.free.rows();
         let (w, h) = (w as usize, h as usize);
-        self.bases.resize(self.free.len(), 0);
+        self.bases.resize(self.free.words().len(), 0);
         if self.probed_at != self.loaded {
             // The first probe since the change: the horizontal bases of
             // every row tell the bands as they are computed.
@@ -188,7 +215,7 @@ impl MeshScratch {
                 let long_enough = y < height && {
                     let dst = &mut self.bases[y * nw..(y + 1) * nw];
                     dst.fill(0);
-                    run_starts(&self.free[y * nw..(y + 1) * nw], dst, w) != 0
+                    run_starts(self.free.row(y), dst, w) != 0
                 };
                 if !long_enough {
                     if y - start >= h
@@ -205,7 +232,7 @@ impl MeshScratch {
             self.row_max_at = self.loaded;
             self.row_max.clear();
             self.row_max
-                .extend(self.free.chunks_exact(nw).map(longest_run));
+                .extend(self.free.words().chunks_exact(nw).map(longest_run));
         }
         let mut y = 0;
         while y < height {
@@ -222,7 +249,7 @@ impl MeshScratch {
             }
             let band = &mut self.bases[start * nw..y * nw];
             band.fill(0);
-            for (src, dst) in self.free[start * nw..y * nw]
+            for (src, dst) in self.free.words()[start * nw..y * nw]
                 .chunks_exact(nw)
                 .zip(band.chunks_exact_mut(nw))
             {
@@ -284,28 +311,13 @@ impl MeshScratch {
     /// Whether node ⟨x,y⟩ (on the mesh) is free in `free`.
     #[inline]
     pub(crate) fn is_free(&self, x: u32, y: u32) -> bool {
-        let (x, y) = (x as usize, y as usize);
-        self.free[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+        self.free.is_set(x as usize, y as usize)
     }
 
     /// Free nodes of row y in columns lo..lo+len.
     pub(crate) fn free_in_row(&self, y: u32, lo: u32, len: u32) -> u32 {
-        let row = &self.free[y as usize * self.nw..(y as usize + 1) * self.nw];
-        let (lo, hi) = (lo as usize, lo as usize + len as usize);
-        let mut n = 0;
-        let (mut k, last) = (lo / 64, (hi - 1) / 64);
-        while k <= last {
-            let mut m = row[k];
-            if k == lo / 64 {
-                m &= !0u64 << (lo % 64);
-            }
-            if k == last && hi % 64 != 0 {
-                m &= (1u64 << (hi % 64)) - 1;
-            }
-            n += m.count_ones();
-            k += 1;
-        }
-        n
+        self.free
+            .count_in_row(y as usize, lo as usize, lo as usize + len as usize)
     }
 }
 
@@ -357,26 +369,7 @@ fn set_bases(dst: &mut [u64], start: usize, end: usize, len: usize) -> u64 {
     if end - start < len {
         return 0;
     }
-    let (lo, hi) = (start, end - len + 1);
-    let mut any = 0;
-    let first = lo / 64;
-    for (k, word) in dst
-        .iter_mut()
-        .enumerate()
-        .take((hi - 1) / 64 + 1)
-        .skip(first)
-    {
-        let mut m = !0u64;
-        if k == lo / 64 {
-            m &= !0u64 << (lo % 64);
-        }
-        if k == (hi - 1) / 64 && hi % 64 != 0 {
-            m &= (1u64 << (hi % 64)) - 1;
-        }
-        *word |= m;
-        any |= m;
-    }
-    any
+    set_range(dst, start, end - len + 1)
 }
 
 /// Rows (nw words each): row y &= rows y+1..y+len−1 (rows past the end
@@ -523,7 +516,7 @@ fn at_least(l: u64, r: u64, d: u64, u: u64) -> [u64; 5] {
 /// is `free` or `bases`), first in row-major order on ties.
 pub(crate) fn best_base_fast(s: &MeshScratch, use_bases: bool, height: u32) -> Option<(u32, u32)> {
     let nw = s.nw;
-    let planes = if use_bases { &s.bases } else { &s.free };
+    let planes = if use_bases { &s.bases } else { s.free.words() };
     let height = height as usize;
     let mut best: Option<(usize, u32, u32)> = None;
     for y in 0..height {
@@ -596,11 +589,7 @@ pub(crate) fn frame_slide_fast(
         acc.copy_from_slice(&s.row);
         for r in y..y + b {
             tmp.fill(0);
-            run_starts(
-                &s.free[r as usize * nw..(r as usize + 1) * nw],
-                tmp,
-                a as usize,
-            );
+            run_starts(s.free.row(r as usize), tmp, a as usize);
             let mut any = 0;
             for (p, q) in acc.iter_mut().zip(tmp.iter()) {
                 *p &= *q;

@@ -35,6 +35,11 @@ fn topo(w: u32, h: u32) -> Topology {
     format!("mesh:{w}x{h}").parse().unwrap()
 }
 
+/// Definition 2 on mesh boxes (which need no machine sides).
+fn rf(s: &GridBox, against: &GridBox) -> u64 {
+    crate::submesh_list::rf(&[], s, against)
+}
+
 fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> GridBox {
     xywh(x1, y1, x2 - x1 + 1, y2 - y1 + 1)
 }
@@ -84,15 +89,15 @@ fn reservation_factor_examples_of_definition_2() {
     let s1 = corners(0, 0, 6, 4);
     let s2 = corners(4, 0, 6, 9);
     let s3 = corners(4, 5, 9, 7);
-    assert_eq!(fsl::rf(&s2, &s1), 20);
-    assert_eq!(fsl::rf(&s3, &s2), 15);
+    assert_eq!(rf(&s2, &s1), 20);
+    assert_eq!(rf(&s3, &s2), 15);
     // Example 1's values: C_3^2 = ⟨8,5⟩⟨9,7⟩ does not overlap S2.
-    assert_eq!(fsl::rf(&corners(8, 5, 9, 7), &s2), 30);
-    assert_eq!(fsl::rf(&corners(4, 5, 5, 7), &s2), 15);
-    assert_eq!(fsl::rf(&corners(4, 8, 6, 9), &s2), 24);
-    assert_eq!(fsl::rf(&corners(4, 0, 6, 1), &s1), 21);
-    assert_eq!(fsl::rf(&corners(0, 0, 1, 2), &s1), 25);
-    assert_eq!(fsl::rf(&corners(5, 0, 6, 2), &s1), 25);
+    assert_eq!(rf(&corners(8, 5, 9, 7), &s2), 30);
+    assert_eq!(rf(&corners(4, 5, 5, 7), &s2), 15);
+    assert_eq!(rf(&corners(4, 8, 6, 9), &s2), 24);
+    assert_eq!(rf(&corners(4, 0, 6, 1), &s1), 21);
+    assert_eq!(rf(&corners(0, 0, 1, 2), &s1), 25);
+    assert_eq!(rf(&corners(5, 0, 6, 2), &s1), 25);
 }
 
 #[test]
@@ -115,8 +120,13 @@ fn example_1_allocates_c32_and_leaves_s_prime() {
 fn example_1_candidates_and_first_elimination() {
     let mut f = Fsl::new(topo(10, 10)).unwrap();
     place_all(&mut f, &FIG2);
-    let mut c = Vec::new();
-    fsl::candidates(&f.free, 3, 2, &[(3, 2), (2, 3)], &mut c);
+    let sides = f.sides();
+    let mut c: Vec<GridBox> = f
+        .chooser
+        .candidates(&sides, &f.free, &[[3, 2], [2, 3]])
+        .iter()
+        .map(|&(_, _, c)| c)
+        .collect();
     c.sort_unstable();
     // Fig. 5's eight candidates: four 2×3 at S1's corners (2×3 is S1's
     // dominant type, rf 25 > 21), two 3×2 in S2 (24 > 21; left and right
@@ -135,11 +145,7 @@ fn example_1_candidates_and_first_elimination() {
     assert_eq!(c, want);
     // Against S1 the three candidates outside S1 keep rf 35.
     let s1 = corners(0, 0, 6, 4);
-    let mut kept: Vec<GridBox> = c
-        .iter()
-        .copied()
-        .filter(|&x| fsl::rf(&x, &s1) == 35)
-        .collect();
+    let mut kept: Vec<GridBox> = c.iter().copied().filter(|&x| rf(&x, &s1) == 35).collect();
     kept.sort_unstable();
     assert_eq!(
         kept,
@@ -151,7 +157,7 @@ fn example_1_candidates_and_first_elimination() {
     );
     let others: Vec<u64> = c
         .iter()
-        .map(|&x| fsl::rf(&x, &s1))
+        .map(|&x| rf(&x, &s1))
         .filter(|&v| v != 35)
         .collect();
     assert!(others.iter().all(|&v| v == 25 || v == 21), "{others:?}");
@@ -681,9 +687,9 @@ fn any_free_3d(sides: [u32; 3], busy: &[GridBox], req: [u32; 3], rotate: bool) -
 fn fsl_3d_rf_and_first_grant() {
     let s = cuboid([0, 0, 0], [4, 4, 4]);
     // A 2×4×4 slab at x = 1..2 leaves 1×4×4 and 1×4×4: rf 16.
-    assert_eq!(fsl::rf(&cuboid([1, 0, 0], [2, 4, 4]), &s), 16);
+    assert_eq!(rf(&cuboid([1, 0, 0], [2, 4, 4]), &s), 16);
     // A corner 1×1×1 leaves a 3×4×4 slab: rf 48.
-    assert_eq!(fsl::rf(&cuboid([0, 0, 0], [1, 1, 1]), &s), 48);
+    assert_eq!(rf(&cuboid([0, 0, 0], [1, 1, 1]), &s), 48);
     let mut f = Fsl3d::new("mesh:4x4x4".parse().unwrap()).unwrap();
     let g = f.allocate(&Request::boxed(&[1, 1, 1]).unwrap()).unwrap();
     assert_eq!(

@@ -25,6 +25,8 @@ use core::ops::Range;
 
 use partalloc_topology::{Coords, MAX_DIMS, NodeSet};
 
+use crate::rowgrid::low_bits;
+
 /// Blocked-chip counts for one box extent; see the module documentation.
 #[derive(Debug, Clone)]
 pub(crate) struct BoxCounts {
@@ -50,15 +52,6 @@ pub(crate) struct BoxCounts {
     mult: u32,
     /// Free placements of `ext`: the zero counts times `mult`.
     free: u32,
-}
-
-/// The low `len` bits (`len` ≤ 64).
-fn low_bits(len: usize) -> u64 {
-    if len >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << len) - 1
-    }
 }
 
 /// Buffers reused by every count update and query.
@@ -153,7 +146,11 @@ impl BoxCounts {
     fn line_bits(&self, l: usize, k0: usize) -> u64 {
         let cells = &self.counts[l * self.line_len..][..self.line_len];
         if self.line_len == 1 {
-            if cells[0] == 0 { low_bits(k0) } else { 0 }
+            if cells[0] == 0 {
+                low_bits(k0 as u32)
+            } else {
+                0
+            }
         } else {
             cells
                 .iter()
@@ -252,9 +249,9 @@ impl BoxCounts {
                 let run_mask = if !has_bits {
                     0
                 } else if line_len == 1 {
-                    low_bits(k0)
+                    low_bits(k0 as u32)
                 } else {
-                    low_bits(b - a) << x0
+                    low_bits((b - a) as u32) << x0
                 };
                 if !has_bits {
                     for (c, &w0) in cells.iter_mut().zip(weights) {
@@ -329,8 +326,8 @@ impl BoxCounts {
         if !self.bits.is_empty() {
             // The window along dimension 0 as a mask of a torus line.
             let (k0, l0, lo0) = (sides[0], len[0].min(sides[0]), lo[0] % sides[0]);
-            let win = u128::from(low_bits(l0 as usize)) << lo0;
-            let win = (win | win >> k0) as u64 & low_bits(k0 as usize);
+            let win = u128::from(low_bits(l0)) << lo0;
+            let win = (win | win >> k0) as u64 & low_bits(k0);
             for_each_combination(&lists[..dims], |line, weight| {
                 total += weight * (self.bits[line] & win).count_ones();
                 total < cap
@@ -512,7 +509,7 @@ impl LineBits {
         Some(Self {
             lines: sides[1..].to_vec(),
             k0,
-            mask: if k0 == 64 { u64::MAX } else { (1u64 << k0) - 1 },
+            mask: low_bits(k0),
             line_of: (0..n as u32).map(|b| b / k0).collect(),
             ..Self::default()
         })

@@ -103,194 +103,17 @@
 #[cfg(test)]
 mod tests;
 
-use core::cmp::Reverse;
 use std::sync::Arc;
 
 use partalloc_topology::pod::{Pod, PodSlice};
 use partalloc_topology::{Coords, MAX_DIMS, NodeSet};
 
-use super::{PodAllocator, PodPolicy, all_chips, orientations};
+use super::{PodAllocator, PodPolicy, orientations};
+use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained};
 
-/// A cyclic box: per dimension the arc `lo … lo+len−1` modulo the side;
-/// a whole ring has `lo == 0`. Unused dimensions hold zeros.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct CBox {
-    pub(crate) lo: [u32; MAX_DIMS],
-    pub(crate) len: [u32; MAX_DIMS],
-}
-
-impl CBox {
-    /// The box with those arcs, whole rings normalized to `lo == 0`.
-    pub(crate) fn new(k: &[u32], lo: &[u32], len: &[u32]) -> Self {
-        let mut b = Self {
-            lo: [0; MAX_DIMS],
-            len: [0; MAX_DIMS],
-        };
-        for d in 0..k.len() {
-            b.len[d] = len[d];
-            b.lo[d] = if len[d] >= k[d] { 0 } else { lo[d] % k[d] };
-        }
-        b
-    }
-
-    /// The whole pod.
-    fn whole(k: &[u32]) -> Self {
-        Self::new(k, &[0; MAX_DIMS][..k.len()], k)
-    }
-
-    fn volume(&self, dims: usize) -> u64 {
-        self.len[..dims].iter().map(|&l| u64::from(l)).product()
-    }
-
-    /// The chip id of the base corner (dimension 0 fastest).
-    fn base_id(&self, k: &[u32]) -> u64 {
-        let mut id = 0u64;
-        for d in (0..k.len()).rev() {
-            id = id * u64::from(k[d]) + u64::from(self.lo[d]);
-        }
-        id
-    }
-
-    fn contains(&self, k: &[u32], other: &Self) -> bool {
-        (0..k.len())
-            .all(|d| arc_contains(k[d], (self.lo[d], self.len[d]), (other.lo[d], other.len[d])))
-    }
-
-    fn meets(&self, k: &[u32], other: &Self) -> bool {
-        (0..k.len())
-            .all(|d| arc_meets(k[d], (self.lo[d], self.len[d]), (other.lo[d], other.len[d])))
-    }
-
-    /// Every chip free of `blocked`.
-    fn is_free(&self, k: &[u32], blocked: &NodeSet) -> bool {
-        let n = k.len();
-        all_chips(k, &self.lo[..n], &self.len[..n], |c| !blocked.contains(c))
-    }
-
-    /// The slice with this base and extents.
-    pub(crate) fn slice(&self, dims: usize) -> Option<PodSlice> {
-        PodSlice::new(&self.lo[..dims], &self.len[..dims]).ok()
-    }
-}
-
-/// Whether arc `a` holds every chip of arc `b` on a ring of `k` chips.
-fn arc_contains(k: u32, a: (u32, u32), b: (u32, u32)) -> bool {
-    a.1 >= k || (b.1 <= a.1 && (b.0 + k - a.0) % k + b.1 <= a.1)
-}
-
-/// Whether arcs `a` and `b` share a chip on a ring of `k` chips.
-fn arc_meets(k: u32, a: (u32, u32), b: (u32, u32)) -> bool {
-    a.1 >= k || b.1 >= k || (b.0 + k - a.0) % k < a.1 || (a.0 + k - b.0) % k < b.1
-}
-
-/// The chips of arc `s` outside arc `r` on a ring of `k` chips: at most two
-/// arcs (`(lo, len)`, whole rings with `lo == 0`), the count in `.1`.
-fn arc_minus(k: u32, s: (u32, u32), r: (u32, u32)) -> ([(u32, u32); 2], usize) {
-    let mut out = [(0, 0); 2];
-    if r.1 >= k {
-        return (out, 0);
-    }
-    // The complement of r, one arc.
-    let c = ((r.0 + r.1) % k, k - r.1);
-    if s.1 >= k {
-        out[0] = c;
-        return (out, 1);
-    }
-    // s ∩ c, both proper arcs, in coordinates relative to s.0.
-    let t = (c.0 + k - s.0) % k;
-    let mut n = 0;
-    if t + c.1 > k {
-        // c runs past s.0: the part of c from s.0 on.
-        let end = (t + c.1 - k).min(s.1);
-        out[n] = (s.0, end);
-        n += 1;
-    }
-    if t < s.1 {
-        let end = (t + c.1).min(s.1);
-        out[n] = ((s.0 + t) % k, end - t);
-        n += 1;
-    }
-    (out, n)
-}
-
-/// rf(c, t), Definition 2 on the torus: the size of `t` if they do not meet,
-/// else the largest slab of `t` beside `c` (see the module documentation).
-fn rf(k: &[u32], c: &CBox, t: &CBox) -> u64 {
-    let dims = k.len();
-    let vol = t.volume(dims);
-    if !c.meets(k, t) {
-        return vol;
-    }
-    let mut best = 0u64;
-    for (d, &kd) in k.iter().enumerate() {
-        let cross = vol / u64::from(t.len[d]);
-        let (arcs, n) = arc_minus(kd, (t.lo[d], t.len[d]), (c.lo[d], c.len[d]));
-        for a in &arcs[..n] {
-            best = best.max(u64::from(a.1) * cross);
-        }
-    }
-    best
-}
-
-/// The type reservation factor of Fig. 6: the largest slab of `s` beside an
-/// `o` box at its corner; `None` if `o` does not fit in `s`.
-fn type_rf(dims: usize, s: &CBox, o: &[u32]) -> Option<u64> {
-    let vol = s.volume(dims);
-    (0..dims).all(|d| o[d] <= s.len[d]).then(|| {
-        (0..dims)
-            .map(|d| u64::from(s.len[d] - o[d]) * (vol / u64::from(s.len[d])))
-            .max()
-            .unwrap_or(0)
-    })
-}
-
-/// Definition 1 and our tie-breaks (module documentation).
-fn list_key(k: &[u32], b: &CBox) -> (Reverse<u64>, u32, u64, Reverse<[u32; MAX_DIMS]>) {
-    let dims = k.len();
-    let ext = &b.len[..dims];
-    let spread = ext.iter().max().unwrap_or(&0) - ext.iter().min().unwrap_or(&0);
-    (
-        Reverse(b.volume(dims)),
-        spread,
-        b.base_id(k),
-        Reverse(b.len),
-    )
-}
-
-/// Replaces every box of `free` meeting `r` by its parts outside `r` that
-/// no survivor or other part contains (Fig. 6 step 3). `free` stays the set
-/// of maximal free cyclic boxes if it was and `r` is now blocked.
-fn decompose(k: &[u32], free: &mut Vec<CBox>, r: &CBox, pieces: &mut Vec<CBox>) {
-    pieces.clear();
-    let mut i = 0;
-    while i < free.len() {
-        let s = free[i];
-        if !s.meets(k, r) {
-            i += 1;
-            continue;
-        }
-        free.swap_remove(i);
-        for (d, &kd) in k.iter().enumerate() {
-            let (arcs, n) = arc_minus(kd, (s.lo[d], s.len[d]), (r.lo[d], r.len[d]));
-            for a in &arcs[..n] {
-                let mut p = s;
-                p.lo[d] = a.0;
-                p.len[d] = a.1;
-                pieces.push(p);
-            }
-        }
-    }
-    let survivors = free.len();
-    for (j, p) in pieces.iter().enumerate() {
-        let covered = free[..survivors].iter().any(|s| s.contains(k, p))
-            || pieces
-                .iter()
-                .enumerate()
-                .any(|(q, o)| q != j && o.contains(k, p) && (q < j || o != p));
-        if !covered {
-            free.push(*p);
-        }
-    }
+/// The whole pod as one slice (`None` only for sides no pod has).
+fn whole(k: &[u32]) -> Option<PodSlice> {
+    PodSlice::on_torus(k, &[0; MAX_DIMS][..k.len()], k).ok()
 }
 
 /// The coordinates of chip `id` (dimension 0 fastest).
@@ -305,7 +128,7 @@ fn coords_of(k: &[u32], id: u32) -> [u32; MAX_DIMS] {
 }
 
 /// The chips of `set` as runs along dimension 0, in chip order.
-fn runs(k: &[u32], set: &NodeSet) -> Vec<CBox> {
+fn runs(k: &[u32], set: &NodeSet) -> Vec<PodSlice> {
     let ones = [1u32; MAX_DIMS];
     let mut out = Vec::new();
     let mut it = set.iter().peekable();
@@ -316,11 +139,10 @@ fn runs(k: &[u32], set: &NodeSet) -> Vec<CBox> {
         }
         let mut ext = ones;
         ext[0] = len;
-        out.push(CBox::new(
-            k,
-            &coords_of(k, first)[..k.len()],
-            &ext[..k.len()],
-        ));
+        // A run stays in its line, so it fits the pod.
+        if let Ok(run) = PodSlice::on_torus(k, &coords_of(k, first)[..k.len()], &ext[..k.len()]) {
+            out.push(run);
+        }
     }
     out
 }
@@ -330,15 +152,14 @@ fn runs(k: &[u32], set: &NodeSet) -> Vec<CBox> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FreeList {
     /// The maximal free cyclic boxes, in list order.
-    boxes: Vec<CBox>,
+    boxes: Vec<PodSlice>,
     /// The blocked chips `boxes` reflects; `None` before the first build.
     seen: Option<NodeSet>,
     /// Slices this list granted: the first obstacles of a rebuild while
     /// every chip of theirs stays blocked.
-    granted: Vec<CBox>,
-    pieces: Vec<CBox>,
-    cands: Vec<(CBox, usize)>,
-    scores: Vec<u64>,
+    granted: Vec<PodSlice>,
+    pieces: Vec<PodSlice>,
+    chooser: Chooser<PodSlice>,
 }
 
 impl FreeList {
@@ -366,15 +187,13 @@ impl FreeList {
             let freed = runs(k, &removed);
             let mut near = Vec::new();
             self.obstacles(k, blocked, &mut near, &freed);
-            self.boxes
-                .retain(|m| !near.iter().any(|n| n.contains(k, m)));
-            self.boxes.extend_from_slice(&near);
+            replace_contained(k, &mut self.boxes, &near);
         } else {
             let mut all = Vec::new();
             self.obstacles(k, blocked, &mut all, &[]);
             self.boxes = all;
         }
-        self.boxes.sort_unstable_by_key(|b| list_key(k, b));
+        self.boxes.sort_unstable_by(|a, b| list_order(k, a, b));
         self.seen = Some(blocked.clone());
     }
 
@@ -384,102 +203,42 @@ impl FreeList {
     /// With `near` non-empty, only the boxes meeting one of its boxes are
     /// kept at every stage (a box meeting them has every containing box
     /// meet them too, so none is lost).
-    fn obstacles(&mut self, k: &[u32], blocked: &NodeSet, out: &mut Vec<CBox>, near: &[CBox]) {
-        let n = k.len();
+    fn obstacles(
+        &mut self,
+        k: &[u32],
+        blocked: &NodeSet,
+        out: &mut Vec<PodSlice>,
+        near: &[PodSlice],
+    ) {
         out.clear();
-        out.push(CBox::whole(k));
+        let Some(whole) = whole(k) else { return };
         self.granted
-            .retain(|g| all_chips(k, &g.lo[..n], &g.len[..n], |c| blocked.contains(c)));
+            .retain(|g| g.all_chips(k, |c| blocked.contains(c)));
         let mut rest = blocked.clone();
         for g in &self.granted {
-            all_chips(k, &g.lo[..n], &g.len[..n], |c| {
+            g.all_chips(k, |c| {
                 let _ = rest.remove(c);
                 true
             });
         }
-        for r in self.granted.iter().copied().chain(runs(k, &rest)) {
-            decompose(k, out, &r, &mut self.pieces);
-            if !near.is_empty() {
-                out.retain(|b| near.iter().any(|f| f.meets(k, b)));
-            }
-        }
+        let obstacles = self.granted.iter().copied().chain(runs(k, &rest));
+        rebuild_into(k, whole, obstacles, near, out, &mut self.pieces);
     }
 
-    /// Fig. 6 steps 1 and 2 on the list: the chosen box and orientation.
-    fn choose(&mut self, k: &[u32], orients: &[Coords]) -> Option<CBox> {
-        let dims = k.len();
-        self.cands.clear();
-        for s in &self.boxes {
-            let Some(top) = orients
-                .iter()
-                .filter_map(|o| type_rf(dims, s, o.as_slice()))
-                .max()
-            else {
-                continue;
-            };
-            for (oi, o) in orients.iter().enumerate() {
-                if type_rf(dims, s, o.as_slice()) != Some(top) {
-                    continue;
-                }
-                // Two positions per dimension: the ends of S's arc, or the
-                // seam's two sides when S is a ring there.
-                let mut pos = [[0u32; 2]; MAX_DIMS];
-                for d in 0..dims {
-                    pos[d] = if s.len[d] >= k[d] {
-                        [0, k[d] - o[d]]
-                    } else {
-                        [s.lo[d], (s.lo[d] + s.len[d] - o[d]) % k[d]]
-                    };
-                }
-                for corner in 0..(1usize << dims) {
-                    let mut lo = [0u32; MAX_DIMS];
-                    for d in 0..dims {
-                        lo[d] = pos[d][corner >> d & 1];
-                    }
-                    self.cands
-                        .push((CBox::new(k, &lo[..dims], o.as_slice()), oi));
-                }
-            }
-        }
-        self.cands
-            .sort_unstable_by_key(|(c, oi)| (c.base_id(k), *oi, c.len));
-        self.cands.dedup();
-        // Each factor computed once: kept in `scores`, then the candidates
-        // with the top one compacted in place, in order.
-        let mut scores = core::mem::take(&mut self.scores);
-        let mut keep_best = |cands: &mut Vec<(CBox, usize)>, against: &CBox| {
-            scores.clear();
-            scores.extend(cands.iter().map(|(c, _)| rf(k, c, against)));
-            let top = scores.iter().copied().max().unwrap_or(0);
-            let mut w = 0;
-            for r in 0..cands.len() {
-                if scores[r] == top {
-                    cands[w] = cands[r];
-                    w += 1;
-                }
-            }
-            cands.truncate(w);
-        };
-        for s in &self.boxes {
-            if self.cands.len() <= 1 {
-                break;
-            }
-            keep_best(&mut self.cands, s);
-        }
-        if self.cands.len() > 1 {
-            keep_best(&mut self.cands, &CBox::whole(k));
-        }
-        self.scores = scores;
-        self.cands.first().map(|&(c, _)| c)
+    /// Fig. 6 steps 1 and 2 on the list: the chosen slice.
+    fn choose(&mut self, k: &[u32], orients: &[Coords]) -> Option<PodSlice> {
+        let whole = whole(k)?;
+        self.chooser
+            .choose(k, &self.boxes, orients, &whole)
+            .map(|(c, _)| c)
     }
 
     /// Fig. 6 step 3 for a box about to be granted.
-    fn grant(&mut self, k: &[u32], g: &CBox) {
+    fn grant(&mut self, k: &[u32], g: &PodSlice) {
         decompose(k, &mut self.boxes, g, &mut self.pieces);
-        self.boxes.sort_unstable_by_key(|b| list_key(k, b));
+        self.boxes.sort_unstable_by(|a, b| list_order(k, a, b));
         if let Some(seen) = &mut self.seen {
-            let n = k.len();
-            all_chips(k, &g.lo[..n], &g.len[..n], |c| {
+            g.all_chips(k, |c| {
                 let _ = seen.insert(c);
                 true
             });
@@ -506,7 +265,7 @@ impl PodAllocator {
         let k = *self.pod.grid().sides();
         let mut list = self.free_list.clone();
         list.sync(k.as_slice(), &self.blocked());
-        list.boxes.iter().filter_map(|b| b.slice(k.len())).collect()
+        list.boxes
     }
 
     /// The free-list choice for a static request, committed to the list:
@@ -526,12 +285,8 @@ impl PodAllocator {
         let c = self.free_list.choose(k, &orients);
         self.orients = orients;
         let c = c?;
-        debug_assert!(c.is_free(k, &blocked));
-        let dims = k.len();
-        let place = (
-            Coords::new(&c.lo[..dims]).ok()?,
-            Coords::new(&c.len[..dims]).ok()?,
-        );
+        debug_assert!(c.all_chips(k, |chip| !blocked.contains(chip)));
+        let place = (*c.base(), *c.extents());
         self.free_list.grant(k, &c);
         Some(place)
     }

@@ -56,11 +56,12 @@ use partalloc_topology::{
     Coords, GridBox, NodeId, NodeSet, OrientationOrder, Orientations, Topology, TopologyKind,
 };
 
-use crate::registry::{AllocatorEntry, Entry, StrategyInfo};
+use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::{
     AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
     Request,
 };
+use crate::{Occupancy, occupancy::occupancy_methods};
 
 /// The machines the pod strategies accept.
 const POD_KINDS: &[TopologyKind] = &[TopologyKind::Pod];
@@ -181,37 +182,23 @@ pub(crate) fn orientations<'a>(
 }
 
 /// Calls `f` with every chip of the (possibly wrapping) box at `base` with
-/// `ext` on a torus of `sides`; stops early when `f` returns false.
-/// Returns whether every call returned true.
+/// `ext` on a torus of `sides` ([`PodSlice::all_chips`]); stops early when
+/// `f` returns false. Returns whether every call returned true.
+#[inline]
 pub(crate) fn all_chips(
     sides: &[u32],
     base: &[u32],
     ext: &[u32],
-    mut f: impl FnMut(NodeId) -> bool,
+    f: impl FnMut(NodeId) -> bool,
 ) -> bool {
-    let n = sides.len();
-    let mut off = [0u32; partalloc_topology::MAX_DIMS];
-    loop {
-        let mut id = 0u32;
-        for d in (0..n).rev() {
-            id = id * sides[d] + (base[d] + off[d]) % sides[d];
-        }
-        if !f(id) {
-            return false;
-        }
-        let mut d = 0;
-        loop {
-            if d == n {
-                return true;
-            }
-            off[d] += 1;
-            if off[d] < ext[d] {
-                break;
-            }
-            off[d] = 0;
-            d += 1;
-        }
+    // Callers pass a base and extents of the pod's dimensions; building a
+    // PodSlice per call (checked coordinates) cost the pod measures 5% of
+    // their instructions.
+    // What PodSlice::new refuses has no chips to test: false, as before.
+    if base.len() != ext.len() || ext.contains(&0) || base.len() > partalloc_topology::MAX_DIMS {
+        return false;
     }
+    PodSlice::chips_of(sides, base, ext, f)
 }
 
 /// Slice allocation on a pod; see the module documentation.
@@ -220,15 +207,15 @@ pub struct PodAllocator {
     pod: Arc<Pod>,
     topology: Topology,
     policy: PodPolicy,
-    busy: NodeSet,
-    faulty: NodeSet,
+    /// Busy and faulty chips.
+    occupancy: Occupancy,
     /// Each live grant's layout and, for a static slice, its base chip.
     ledger: GrantLedger<(SliceLayout, Option<Coords>)>,
     /// The cube of each chip (cube ids number the cube grid like node ids
     /// number chips; one cube when the pod has none).
     chip_cube: Vec<u32>,
-    /// Busy and faulty chips per cube, kept with `busy` and `faulty`, so
-    /// the cube choice reads counts instead of chips.
+    /// Busy and faulty chips per cube, kept with `occupancy`, so the cube
+    /// choice reads counts instead of chips.
     cube_busy: Vec<u32>,
     cube_faulty: Vec<u32>,
     /// The `pod-free-list` list (empty for the other strategies).
@@ -282,8 +269,7 @@ impl PodAllocator {
             pod,
             topology,
             policy,
-            busy: NodeSet::new(n),
-            faulty: NodeSet::new(n),
+            occupancy: Occupancy::new(n),
             ledger: GrantLedger::new(),
             chip_cube,
             cube_busy: vec![0; cubes],
@@ -337,10 +323,6 @@ impl PodAllocator {
         }
     }
 
-    fn unavailable(&self, id: NodeId) -> bool {
-        self.busy.contains(id) || self.faulty.contains(id)
-    }
-
     /// The catalogue shape a request asks for, or why it is refused.
     fn shape_of(&self, request: &Request) -> Result<(Coords, bool), AllocError> {
         let invalid = |reason: String| AllocError::Invalid {
@@ -383,7 +365,7 @@ impl PodAllocator {
 
     fn placement_free(&self, base: &[u32], ext: &[u32]) -> bool {
         all_chips(self.pod.grid().sides().as_slice(), base, ext, |c| {
-            !self.unavailable(c)
+            self.occupancy.is_available(c)
         })
     }
 
@@ -408,9 +390,7 @@ impl PodAllocator {
 
     /// The blocked chips (busy or faulty).
     fn blocked(&self) -> NodeSet {
-        let mut b = self.busy.clone();
-        b.union_with(&self.faulty);
-        b
+        self.occupancy.blocked().clone()
     }
 
     /// First fit (the lowest base, then the earliest orientation) or, when
@@ -430,12 +410,8 @@ impl PodAllocator {
     }
 
     fn place_kept_among(&mut self, orients: &[Coords], best: bool) -> Option<(Coords, Coords)> {
-        let (busy, faulty) = (&self.busy, &self.faulty);
-        let blocked = || {
-            let mut blocked = busy.clone();
-            blocked.union_with(faulty);
-            blocked
-        };
+        let occupancy = &self.occupancy;
+        let blocked = || occupancy.blocked().clone();
         let counts = self.counts.as_mut()?;
         let (b, o) = if best {
             counts.choose(orients, blocked)
@@ -473,9 +449,7 @@ impl PodAllocator {
             taken.push(c);
             true
         });
-        for &c in &taken {
-            let _ = self.busy.insert(c);
-        }
+        self.occupancy.occupy(taken.iter().copied());
         let rotate = self.pod.rotates();
         let shapes: Vec<Coords> = self
             .pod
@@ -489,9 +463,7 @@ impl PodAllocator {
             .iter()
             .map(|s| self.static_candidates(s, rotate).len())
             .collect();
-        for &c in &taken {
-            let _ = self.busy.remove(c);
-        }
+        self.occupancy.vacate(taken.iter().copied());
         score
     }
 
@@ -585,8 +557,9 @@ impl PodAllocator {
             base.as_slice(),
             cs.as_slice(),
             |c| {
-                used += usize::from(self.busy.contains(c));
-                bad += usize::from(self.faulty.contains(c));
+                let faulty = self.occupancy.faulty().contains(c);
+                used += usize::from(!faulty && !self.occupancy.is_available(c));
+                bad += usize::from(faulty);
                 true
             },
         );
@@ -718,6 +691,14 @@ impl Allocator for PodAllocator {
         &self.topology
     }
 
+    fn placement_rules(&self) -> Option<crate::PlacementRules> {
+        use partalloc_topology::pod::Wiring;
+        Some(crate::PlacementRules::Pod(match self.policy {
+            PodPolicy::Reconfigurable => Wiring::Reconfigurable,
+            PodPolicy::FirstFit | PodPolicy::BestFit | PodPolicy::FreeList => Wiring::Static,
+        }))
+    }
+
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let (shape, rotate) = self.shape_of(request)?;
         let no_room = AllocError::NoRoom {
@@ -773,7 +754,7 @@ impl Allocator for PodAllocator {
             });
         }
         for &c in &chips {
-            if self.busy.insert(c) == Ok(true)
+            if self.occupancy.occupy_node(c)
                 && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
             {
                 *n += 1;
@@ -796,10 +777,10 @@ impl Allocator for PodAllocator {
         if let (Some(counts), Some(base)) = (self.counts.as_mut(), base) {
             counts.apply(base.as_slice(), layout.shape.as_slice(), false);
         }
-        let (busy, counts, of) = (&mut self.busy, &mut self.cube_busy, &self.chip_cube);
+        let (occupancy, counts, of) = (&mut self.occupancy, &mut self.cube_busy, &self.chip_cube);
         // A live grant's partition was built on this topology.
         let _ = grant.partition().for_each_node(&self.topology, |c| {
-            if busy.remove(c) == Ok(true)
+            if occupancy.vacate_node(c)
                 && let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize))
             {
                 *n -= 1;
@@ -808,30 +789,11 @@ impl Allocator for PodAllocator {
         Ok(())
     }
 
-    fn free_nodes(&self) -> usize {
-        // Busy and faulty chips are disjoint: a busy chip cannot be marked
-        // faulty and a faulty one is never granted.
-        self.total_nodes() - self.busy.count() - self.faulty.count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.busy.clone()
-    }
-
-    fn faulty_nodes(&self) -> NodeSet {
-        self.faulty.clone()
-    }
+    occupancy_methods!(occupancy, ledger);
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        if self.busy.contains(node) {
-            return Err(FaultError::Busy { node });
-        }
-        if self.faulty.insert(node)? {
+        if self.occupancy.mark_faulty(node)? {
             if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)
@@ -845,7 +807,7 @@ impl Allocator for PodAllocator {
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
         self.pod.grid().check_node(node)?;
-        if self.faulty.remove(node)? {
+        if self.occupancy.repair(node)? {
             if let Some(n) = self
                 .cube_faulty
                 .get_mut(self.chip_cube[node as usize] as usize)

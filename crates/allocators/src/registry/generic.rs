@@ -9,142 +9,64 @@
 //! [`UnsupportedTopology`] and [`SpecError`].
 
 use core::fmt;
+use std::borrow::Cow;
+use std::sync::Arc;
 
-use partalloc_topology::{Topology, TopologyKind};
+use partalloc_topology::Topology;
 use thiserror::Error;
 
+use crate::entry::Entry;
+use crate::error::{UnknownName, UnsupportedTopology, join};
 use crate::{SpecError, StrategySpec};
 
-/// A parameter of a registered entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamInfo {
-    /// The key, as written inside the brackets.
-    pub name: &'static str,
-    /// The default, as text.
-    pub default: &'static str,
-    /// What it means and which values it takes.
-    pub doc: &'static str,
-}
-
-/// What a registry knows about one of its entries (an allocation strategy
-/// or a scheduling policy).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StrategyInfo {
-    /// The name it is built by.
-    pub name: &'static str,
-    /// One line on what it does.
-    pub summary: &'static str,
-    /// Where it comes from (paper and section).
-    pub source: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamInfo],
-    /// The machine families it accepts; the registry refuses the others
-    /// before calling the constructor.
-    pub topologies: &'static [TopologyKind],
-}
-
-/// Every machine family, for entries that run on any machine.
-pub const ANY_TOPOLOGY: &[TopologyKind] = &[
-    TopologyKind::Hypercube,
-    TopologyKind::Mesh,
-    TopologyKind::Torus,
-    TopologyKind::Pod,
-    TopologyKind::Blocks,
-    TopologyKind::Tree,
-    TopologyKind::Ring,
-    TopologyKind::Torus3d,
-];
-
-/// Builds an entry's product for a machine from a parsed spec whose name
-/// and parameter keys the registry has already checked.
-pub type Constructor<T, E> = fn(&Topology, &StrategySpec) -> Result<Box<T>, E>;
-
-/// A registered entry: its description and its constructor.
-pub struct Entry<T: ?Sized + 'static, E: 'static> {
-    /// Its description.
-    pub info: StrategyInfo,
-    /// Its constructor.
-    pub build: Constructor<T, E>,
-}
-
-// Written by hand: a derive would require `T: Clone + Debug`, which
-// `dyn Allocator` is not, though only a function pointer is held.
-impl<T: ?Sized, E> Clone for Entry<T, E> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T: ?Sized, E> Copy for Entry<T, E> {}
-
-impl<T: ?Sized, E> fmt::Debug for Entry<T, E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Entry").field("info", &self.info).finish()
-    }
-}
-
-/// No entry of the registry has the name given.
+/// Why an entry could not be added to a registry. The registry is
+/// unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown {kind} {name:?}; known {plural}: {known}")]
-pub struct UnknownName {
-    /// What the registry holds (e.g. `allocation strategy`).
-    pub kind: &'static str,
-    /// The same in the plural (e.g. `strategies`).
-    pub plural: &'static str,
-    /// The name given.
-    pub name: String,
-    /// The registered names, comma separated.
-    pub known: String,
+#[non_exhaustive]
+pub enum RegisterError {
+    /// Another entry already has this name.
+    #[error("{kind} {name:?} is already registered; give yours another name")]
+    Duplicate {
+        /// What the registry holds (e.g. `allocation strategy`).
+        kind: &'static str,
+        /// The name given.
+        name: &'static str,
+    },
+    /// The name could not be written in a spec (`name[key=value,…]`).
+    #[error("{kind} name {name:?} cannot be used: {reason}")]
+    InvalidName {
+        /// What the registry holds.
+        kind: &'static str,
+        /// The name given.
+        name: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The entry lists no machine family, so it could never be built.
+    #[error("{kind} {name:?} lists no machine family; name at least one in its topologies")]
+    NoMachineFamily {
+        /// What the registry holds.
+        kind: &'static str,
+        /// The name given.
+        name: &'static str,
+    },
 }
 
-/// The entry does not run on this family of machine.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{strategy} does not run on {topology}; it accepts: {accepted}")]
-pub struct UnsupportedTopology {
-    /// The entry's name.
-    pub strategy: &'static str,
-    /// The machine given.
-    pub topology: String,
-    /// The families it accepts, comma separated.
-    pub accepted: String,
-}
-
-impl UnsupportedTopology {
-    /// `strategy`, which accepts `accepted`, refuses `topology`.
-    #[must_use]
-    pub fn new(strategy: &'static str, topology: &Topology, accepted: &[TopologyKind]) -> Self {
-        Self {
-            strategy,
-            topology: topology.to_string(),
-            accepted: join(accepted.iter().map(ToString::to_string)),
-        }
-    }
-}
-
-fn join<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
-    let mut out = String::new();
-    for (i, s) in items.enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(s.as_ref());
-    }
-    out
-}
-
-/// A fixed list of entries that build a `Box<T>` by name for a machine,
-/// failing with `E`.
+/// A list of entries that build a `Box<T>` by name for a machine, failing
+/// with `E`: a value that starts from a fixed list (the built-ins) and
+/// takes more entries with [`Registry::register`].
 ///
-/// Invariants the registries' tests check: names are unique, every entry
-/// has a summary, a source, at least one machine family and documented
-/// parameters. [`Registry::build_spec`] calls a constructor only for a
-/// machine family the entry lists and with parameter keys it declares, so
-/// constructors check values, never names.
+/// Invariants: names are unique and each parses as a spec's name; the
+/// built-in lists' tests also check that every entry has a summary, a
+/// source, at least one machine family and documented parameters.
+/// [`Registry::build_spec`] calls a constructor only for a machine family
+/// the entry lists and with parameter keys it declares, so constructors
+/// check values, never names.
 ///
 /// ```
 /// use partalloc_allocators::registry::{Entry, Registry, StrategyInfo, UnknownName};
 /// use partalloc_allocators::registry::UnsupportedTopology;
-/// use partalloc_allocators::SpecError;
+/// use partalloc_allocators::{SpecError, StrategySpec};
 /// use partalloc_topology::{Topology, TopologyKind};
 ///
 /// #[derive(Debug, thiserror::Error)]
@@ -157,20 +79,21 @@ fn join<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
 ///     Spec(#[from] SpecError),
 /// }
 ///
-/// const GREETERS: Registry<str, GreetError> = Registry::new(
-///     "greeter",
-///     "greeters",
-///     &[Entry {
-///         info: StrategyInfo {
-///             name: "hello",
-///             summary: "says hello",
-///             source: "folklore",
-///             params: &[],
-///             topologies: &[TopologyKind::Hypercube],
-///         },
-///         build: |_, _| Ok("hello".into()),
-///     }],
-/// );
+/// type Make = fn(&Topology, &StrategySpec) -> Result<Box<str>, GreetError>;
+///
+/// const fn greeter(name: &'static str, build: Make) -> Entry<str, GreetError> {
+///     let info = StrategyInfo {
+///         name,
+///         summary: "says something",
+///         source: "folklore",
+///         params: &[],
+///         topologies: &[TopologyKind::Hypercube],
+///     };
+///     Entry { info, build }
+/// }
+///
+/// const GREETERS: Registry<str, GreetError> =
+///     Registry::new("greeter", "greeters", &[greeter("hello", |_, _| Ok("hello".into()))]);
 ///
 /// let cube: Topology = "hypercube:3".parse()?;
 /// assert_eq!(&*GREETERS.build("hello", &cube)?, "hello");
@@ -180,21 +103,31 @@ fn join<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
 /// let e = GREETERS.build("hello", &mesh).unwrap_err().to_string();
 /// assert_eq!(e, "hello does not run on mesh:4x4; it accepts: hypercube");
 /// assert!(GREETERS.build("hello[loud=yes]", &cube).is_err());
+///
+/// // A registry is a value: extend a copy of the built-ins.
+/// let mut mine = GREETERS.clone();
+/// mine.register(greeter("good-day", |_, _| Ok("good day".into())))?;
+/// assert_eq!(&*mine.build("good-day", &cube)?, "good day");
+/// let e = mine.register(greeter("hello", |_, _| Ok("hi".into()))).unwrap_err().to_string();
+/// assert_eq!(e, "greeter \"hello\" is already registered; give yours another name");
+/// assert_eq!(mine.names().collect::<Vec<_>>(), ["hello", "good-day"]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Registry<T: ?Sized + 'static, E: 'static> {
     kind: &'static str,
     plural: &'static str,
-    entries: &'static [Entry<T, E>],
+    entries: Cow<'static, [Entry<T, E>]>,
 }
 
 impl<T: ?Sized, E> Clone for Registry<T, E> {
     fn clone(&self) -> Self {
-        *self
+        Self {
+            kind: self.kind,
+            plural: self.plural,
+            entries: self.entries.clone(),
+        }
     }
 }
-
-impl<T: ?Sized, E> Copy for Registry<T, E> {}
 
 impl<T: ?Sized, E> fmt::Debug for Registry<T, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,29 +151,57 @@ impl<T: ?Sized, E> Registry<T, E> {
         Self {
             kind,
             plural,
-            entries,
+            entries: Cow::Borrowed(entries),
         }
+    }
+
+    /// Adds `entry` after the others.
+    ///
+    /// # Errors
+    /// [`RegisterError`] if another entry has its name, if the name could
+    /// not be written in a spec, or if it lists no machine family; the
+    /// registry is then unchanged.
+    pub fn register(&mut self, entry: Entry<T, E>) -> Result<(), RegisterError> {
+        let (kind, name) = (self.kind, entry.info.name);
+        if self.find(name).is_some() {
+            return Err(RegisterError::Duplicate { kind, name });
+        }
+        match name.parse::<StrategySpec>() {
+            Ok(spec) if spec.name() == name && spec.params().is_empty() => {}
+            _ => {
+                return Err(RegisterError::InvalidName {
+                    kind,
+                    name,
+                    reason: "a name is not empty and has no spaces, '[', ']', '=' or ','",
+                });
+            }
+        }
+        if entry.info.topologies.is_empty() {
+            return Err(RegisterError::NoMachineFamily { kind, name });
+        }
+        self.entries.to_mut().push(entry);
+        Ok(())
     }
 
     /// The entries, in listing order.
     #[must_use]
-    pub fn entries(&self) -> &'static [Entry<T, E>] {
-        self.entries
+    pub fn entries(&self) -> &[Entry<T, E>] {
+        &self.entries
     }
 
     /// The entries' descriptions, in listing order.
-    pub fn info(&self) -> impl Iterator<Item = &'static StrategyInfo> + use<T, E> {
+    pub fn info(&self) -> impl Iterator<Item = &crate::entry::StrategyInfo> {
         self.entries.iter().map(|e| &e.info)
     }
 
     /// The entries' names, in listing order.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + use<T, E> {
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
         self.entries.iter().map(|e| e.info.name)
     }
 
     /// The entry named `name`, if any.
     #[must_use]
-    pub fn find(&self, name: &str) -> Option<&'static Entry<T, E>> {
+    pub fn find(&self, name: &str) -> Option<&Entry<T, E>> {
         self.entries.iter().find(|e| e.info.name == name)
     }
 
@@ -248,7 +209,7 @@ impl<T: ?Sized, E> Registry<T, E> {
     ///
     /// # Errors
     /// [`UnknownName`] if no entry has that name.
-    pub fn lookup(&self, name: &str) -> Result<&'static Entry<T, E>, UnknownName> {
+    pub fn lookup(&self, name: &str) -> Result<&Entry<T, E>, UnknownName> {
         self.find(name).ok_or_else(|| UnknownName {
             kind: self.kind,
             plural: self.plural,
@@ -278,13 +239,164 @@ where
     /// # Errors
     /// As [`Registry::build`].
     pub fn build_spec(&self, spec: &StrategySpec, topology: &Topology) -> Result<Box<T>, E> {
-        let entry = self.lookup(spec.name())?;
-        let info = &entry.info;
-        if !info.topologies.contains(&topology.kind()) {
-            return Err(UnsupportedTopology::new(info.name, topology, info.topologies).into());
+        build_entry(self.lookup(spec.name())?, spec, topology)
+    }
+
+    /// Parses `text` once into a [`Spec`] that builds the entry it names
+    /// for any machine, as often as needed (e.g. once per replication).
+    ///
+    /// Only the form and the name are checked here; the machine family,
+    /// the parameter keys and their values are checked by
+    /// [`Spec::build`], in that order, as [`Registry::build`] does.
+    ///
+    /// # Errors
+    /// A malformed spec or an unknown name.
+    pub fn spec(&self, text: &str) -> Result<Spec<T, E>, E> {
+        self.resolve(text.parse()?)
+    }
+
+    /// As [`Registry::spec`], from a parsed spec.
+    ///
+    /// # Errors
+    /// An unknown name.
+    pub fn resolve(&self, spec: StrategySpec) -> Result<Spec<T, E>, E> {
+        let entry = *self.lookup(spec.name())?;
+        Ok(Spec {
+            spec,
+            make: Make::Entry(entry),
+        })
+    }
+}
+
+/// Checks the machine family and the parameter keys, then calls the
+/// constructor.
+fn build_entry<T: ?Sized, E>(
+    entry: &Entry<T, E>,
+    spec: &StrategySpec,
+    topology: &Topology,
+) -> Result<Box<T>, E>
+where
+    E: From<UnsupportedTopology> + From<SpecError>,
+{
+    let info = &entry.info;
+    if !info.topologies.contains(&topology.kind()) {
+        return Err(UnsupportedTopology::new(info.name, topology, info.topologies).into());
+    }
+    let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+    spec.check_known(&known)?;
+    (entry.build)(topology, spec)
+}
+
+/// Builds a fresh `Box<T>` for a machine.
+type MakeFn<T, E> = dyn Fn(&Topology) -> Result<Box<T>, E> + Send + Sync;
+
+enum Make<T: ?Sized + 'static, E: 'static> {
+    Entry(Entry<T, E>),
+    Fn(Arc<MakeFn<T, E>>),
+}
+
+/// A strategy chosen once: its parsed spec and how to build it. Parse the
+/// text at the edge ([`Registry::spec`]), pass the `Spec` down, and
+/// [`build`](Spec::build) a fresh instance wherever one is needed, without
+/// parsing or looking the name up again. It prints as its spec.
+///
+/// ```
+/// use partalloc_allocators::registry;
+/// let spec = registry::ALLOCATORS.spec("partner-ext[delta=2]")?;
+/// assert_eq!(spec.to_string(), "partner-ext[delta=2]");
+/// assert_eq!((spec.name(), spec.get("delta")), ("partner-ext", Some("2")));
+/// let machine = "hypercube:4".parse()?;
+/// let (a, b) = (spec.build(&machine)?, spec.build(&machine)?);
+/// assert_eq!((a.name(), b.free_nodes()), ("partner-ext[delta=2]".to_owned(), 16));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Spec<T: ?Sized + 'static, E: 'static> {
+    spec: StrategySpec,
+    make: Make<T, E>,
+}
+
+impl<T: ?Sized, E> Clone for Spec<T, E> {
+    fn clone(&self) -> Self {
+        Self {
+            spec: self.spec.clone(),
+            make: match &self.make {
+                Make::Entry(e) => Make::Entry(*e),
+                Make::Fn(f) => Make::Fn(Arc::clone(f)),
+            },
         }
-        let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-        spec.check_known(&known)?;
-        (entry.build)(topology, spec)
+    }
+}
+
+impl<T: ?Sized, E> fmt::Debug for Spec<T, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Spec").field(&self.spec.to_string()).finish()
+    }
+}
+
+/// Printed as the spec it was parsed from (spaces trimmed).
+impl<T: ?Sized, E> fmt::Display for Spec<T, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.spec, f)
+    }
+}
+
+impl<T: ?Sized, E> Spec<T, E> {
+    /// A spec for something outside any registry (e.g. a strategy written
+    /// in another language): `make` builds a fresh instance for a machine
+    /// and checks whatever it needs. `spec` names it in reports.
+    #[must_use]
+    pub fn from_fn(
+        spec: StrategySpec,
+        make: impl Fn(&Topology) -> Result<Box<T>, E> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            spec,
+            make: Make::Fn(Arc::new(make)),
+        }
+    }
+
+    /// The parsed spec: the name and the parameters as given.
+    #[must_use]
+    pub fn strategy_spec(&self) -> &StrategySpec {
+        &self.spec
+    }
+
+    /// The name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    /// The value of parameter `key` as given, if it was.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.spec.get(key)
+    }
+
+    /// The registry entry it builds, if it came from a registry.
+    #[must_use]
+    pub fn entry(&self) -> Option<&Entry<T, E>> {
+        match &self.make {
+            Make::Entry(e) => Some(e),
+            Make::Fn(_) => None,
+        }
+    }
+}
+
+impl<T: ?Sized, E> Spec<T, E>
+where
+    E: From<UnsupportedTopology> + From<SpecError>,
+{
+    /// A fresh instance for `topology`.
+    ///
+    /// # Errors
+    /// For a registry entry, as [`Registry::build`] past the name: a
+    /// machine family the entry does not accept, an unknown parameter, or
+    /// whatever its constructor refuses. Otherwise what `make` returns.
+    pub fn build(&self, topology: &Topology) -> Result<Box<T>, E> {
+        match &self.make {
+            Make::Entry(e) => build_entry(e, &self.spec, topology),
+            Make::Fn(f) => f(topology),
+        }
     }
 }

@@ -34,7 +34,8 @@
 use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Rings;
 
-use crate::block::PlaceError;
+use crate::Occupancy;
+use crate::error::PlaceError;
 
 /// One ring's window: where it starts and how many nodes were free on the
 /// ring (Slurm's `ring_segment_t` with equal node weights).
@@ -109,7 +110,9 @@ fn choose(
 #[derive(Debug, Clone)]
 pub struct RingPlacer {
     rings: Vec<core::ops::Range<NodeId>>,
-    busy: Vec<bool>,
+    /// Busy nodes.
+    nodes: Occupancy,
+    /// Free nodes per ring.
     free: Vec<u32>,
     /// Reused between placements: the bounded heap of chosen windows.
     heap: Vec<Window>,
@@ -123,7 +126,7 @@ impl RingPlacer {
         let total = ranges.last().map_or(0, |r| r.end as usize);
         Self {
             free: ranges.iter().map(|r| r.end - r.start).collect(),
-            busy: vec![false; total],
+            nodes: Occupancy::new(total),
             heap: Vec::with_capacity(ranges.len()),
             rings: ranges,
         }
@@ -206,11 +209,11 @@ impl RingPlacer {
         // order and never asks the ring plugin's evaluation
         // (`_get_one_res`, since topology/ring allows one-node jobs).
         if nodes == 1 {
-            let Some(x) = self.busy.iter().position(|&b| !b) else {
+            let Some(x) = self.nodes.blocked().first_absent() else {
                 return Err(PlaceError::NoRoom { nodes });
             };
-            self.occupy(&[x as NodeId]);
-            out.push(x as NodeId);
+            self.occupy(&[x]);
+            out.push(x);
             return Ok(());
         }
         let count = (nodes / seg) as usize;
@@ -219,9 +222,9 @@ impl RingPlacer {
                 "no {count} rings hold {seg} consecutive nodes each (rings hold at most 16)"
             )));
         }
-        let busy = &self.busy;
+        let state = &self.nodes;
         if !choose(&self.rings, &mut self.heap, seg, count, |x| {
-            !busy[x as usize]
+            state.is_available(x)
         }) {
             return Err(PlaceError::NoRoom { nodes });
         }
@@ -230,7 +233,7 @@ impl RingPlacer {
             let n = ring.end - ring.start;
             for j in 0..seg {
                 let x = ring.start + (w.start + j) % n;
-                self.busy[x as usize] = true;
+                self.nodes.occupy_node(x);
                 out.push(x);
             }
             self.free[w.ring as usize] -= seg;
@@ -252,13 +255,8 @@ impl RingPlacer {
     /// Frees `nodes` (ids outside the machine or already free are skipped).
     pub fn release(&mut self, nodes: &[NodeId]) {
         for &x in nodes {
-            if let Some(b) = self.busy.get_mut(x as usize)
-                && *b
-            {
-                *b = false;
-                if let Some(r) = self.rings.iter().position(|r| r.contains(&x)) {
-                    self.free[r] += 1;
-                }
+            if self.nodes.vacate_node(x) {
+                self.count(x, 1);
             }
         }
     }
@@ -268,14 +266,16 @@ impl RingPlacer {
     /// busy are skipped.
     pub fn occupy(&mut self, nodes: &[NodeId]) {
         for &x in nodes {
-            if let Some(b) = self.busy.get_mut(x as usize)
-                && !*b
-            {
-                *b = true;
-                if let Some(r) = self.rings.iter().position(|r| r.contains(&x)) {
-                    self.free[r] -= 1;
-                }
+            if self.nodes.occupy_node(x) {
+                self.count(x, -1);
             }
+        }
+    }
+
+    /// Adds `delta` to the free count of `x`'s ring.
+    fn count(&mut self, x: NodeId, delta: i32) {
+        if let Some(r) = self.rings.iter().position(|r| r.contains(&x)) {
+            self.free[r] = self.free[r].wrapping_add_signed(delta);
         }
     }
 }

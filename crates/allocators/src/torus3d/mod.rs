@@ -54,7 +54,8 @@
 use partalloc_topology::NodeId;
 use partalloc_topology::slurm::{PlacementShape, Torus, Toruses};
 
-use crate::block::PlaceError;
+use crate::Occupancy;
+use crate::error::PlaceError;
 
 /// The best candidate so far.
 #[derive(Debug, Clone, Copy)]
@@ -70,8 +71,8 @@ struct Best {
 #[derive(Debug, Clone)]
 pub struct TorusPlacer {
     toruses: Vec<Torus>,
-    busy: Vec<bool>,
-    free: u32,
+    /// Busy nodes.
+    nodes: Occupancy,
     /// Reused between placements: nodes taken by earlier segments of the
     /// job being placed, and the cells of the sub-cubes being compared.
     taken: Vec<bool>,
@@ -228,8 +229,7 @@ impl TorusPlacer {
             .unwrap_or(0);
         Self {
             toruses: toruses.toruses().to_vec(),
-            busy: vec![false; total],
-            free: total as u32,
+            nodes: Occupancy::new(total),
             taken: vec![false; total],
             removed: vec![false; total],
             cube: Vec::new(),
@@ -240,7 +240,8 @@ impl TorusPlacer {
     /// Free nodes.
     #[must_use]
     pub fn free_nodes(&self) -> u32 {
-        self.free
+        // At most the nodes of the tori, which the topology counts in u32.
+        self.nodes.free_count() as u32
     }
 
     /// Chooses `count` sub-cubes of `size` cells one after another, each
@@ -261,10 +262,10 @@ impl TorusPlacer {
         let mut result = Ok(());
         let mut overlap = false;
         for _ in 0..count {
-            let (busy, taken, removed) = (&self.busy, &self.taken, &self.removed);
+            let (state, taken, removed) = (&self.nodes, &self.taken, &self.removed);
             let avail = |n: NodeId| {
                 let i = n as usize;
-                !taken[i] && !removed[i] && (idle || !busy[i])
+                !taken[i] && !removed[i] && (idle || state.is_available(n))
             };
             let Some(best) = choose(
                 &self.toruses,
@@ -307,8 +308,8 @@ impl TorusPlacer {
             return true;
         };
         // The available nodes when the retries start, in node order.
-        let order: Vec<NodeId> = (0..self.busy.len() as NodeId)
-            .filter(|&n| idle || !self.busy[n as usize])
+        let order: Vec<NodeId> = (0..self.nodes.len() as NodeId)
+            .filter(|&n| idle || self.nodes.is_available(n))
             .collect();
         let mut left = order.len();
         let mut idx = 0;
@@ -353,10 +354,10 @@ impl TorusPlacer {
     ) -> Result<(), PlaceError> {
         out.clear();
         let invalid = |reason: String| PlaceError::Invalid { nodes, reason };
-        if nodes == 0 || nodes as usize > self.busy.len() {
+        if nodes == 0 || nodes as usize > self.nodes.len() {
             return Err(invalid(format!(
                 "the machine has {} nodes",
-                self.busy.len()
+                self.nodes.len()
             )));
         }
         let seg = segment.filter(|&s| s > 0 && s <= nodes).unwrap_or(nodes);
@@ -384,10 +385,7 @@ impl TorusPlacer {
             out.clear();
             return Err(PlaceError::NoRoom { nodes });
         }
-        for &n in out.iter() {
-            self.busy[n as usize] = true;
-        }
-        self.free -= out.len() as u32;
+        self.nodes.occupy(out.iter().copied());
         out.sort_unstable();
         Ok(())
     }
@@ -404,28 +402,14 @@ impl TorusPlacer {
 
     /// Frees `nodes` (ids outside the machine or already free are skipped).
     pub fn release(&mut self, nodes: &[NodeId]) {
-        for &x in nodes {
-            if let Some(b) = self.busy.get_mut(x as usize)
-                && *b
-            {
-                *b = false;
-                self.free += 1;
-            }
-        }
+        self.nodes.vacate(nodes.iter().copied());
     }
 
     /// Marks `nodes` busy without a job (as the replay of another
     /// scheduler's decisions needs); ids outside the machine or already
     /// busy are skipped.
     pub fn occupy(&mut self, nodes: &[NodeId]) {
-        for &x in nodes {
-            if let Some(b) = self.busy.get_mut(x as usize)
-                && !*b
-            {
-                *b = true;
-                self.free -= 1;
-            }
-        }
+        self.nodes.occupy(nodes.iter().copied());
     }
 }
 

@@ -39,7 +39,7 @@
 use partalloc_topology::NodeId;
 use partalloc_topology::slurm::Tree;
 
-use crate::block::PlaceError;
+use crate::error::PlaceError;
 
 /// Distance between switches in different trees.
 const FAR: u32 = u32::MAX;

@@ -381,19 +381,27 @@ fn a8_example1_4ary_2cube() {
     assert_eq!(nodes_of(&p, &g), vec![1, 5, 9, 13]);
 }
 
+/// The nodes that Extended Buddy, Extended Gray Code and k-ary Partner
+/// grant first for `r` on `t` with the nodes `busy` taken.
+fn first_grants(
+    t: &Topology,
+    r: &Request,
+    busy: &[NodeId],
+) -> (Vec<NodeId>, Vec<NodeId>, Vec<NodeId>) {
+    let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), busy);
+    let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), busy);
+    let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), busy);
+    let a = eb.allocate(r).unwrap();
+    let b = egc.allocate(r).unwrap();
+    let c = p.allocate(r).unwrap();
+    (nodes_of(&eb, &a), nodes_of(&egc, &b), nodes_of(&p, &c))
+}
+
 #[test]
 fn a8_example2_3ary_2cube() {
     let t = topo("kary:3^2");
     let r = boxed(&[3, 1]);
-    let first = |busy: &[NodeId]| {
-        let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), busy);
-        let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), busy);
-        let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), busy);
-        let a = eb.allocate(&r).unwrap();
-        let b = egc.allocate(&r).unwrap();
-        let c = p.allocate(&r).unwrap();
-        (nodes_of(&eb, &a), nodes_of(&egc, &b), nodes_of(&p, &c))
-    };
+    let first = |busy: &[NodeId]| first_grants(&t, &r, busy);
     assert_eq!(first(&[1]), (vec![3, 4, 5], vec![2, 4, 5], vec![0, 3, 6]));
     assert_eq!(first(&[0]), (vec![3, 4, 5], vec![1, 2, 5], vec![1, 4, 7]));
 }
@@ -402,15 +410,7 @@ fn a8_example2_3ary_2cube() {
 fn a8_example3_4ary_3cube_planes() {
     let t = topo("kary:4^3");
     let r = boxed(&[4, 4, 1]);
-    let run = |busy: &[NodeId]| {
-        let mut eb = with_busy(ExtendedBuddy::new(t.clone()).unwrap(), busy);
-        let mut egc = with_busy(ExtendedGrayCode::new(t.clone()).unwrap(), busy);
-        let mut p = with_busy(KaryPartner::new(t.clone()).unwrap(), busy);
-        let a = eb.allocate(&r).unwrap();
-        let b = egc.allocate(&r).unwrap();
-        let c = p.allocate(&r).unwrap();
-        (nodes_of(&eb, &a), nodes_of(&egc, &b), nodes_of(&p, &c))
-    };
+    let run = |busy: &[NodeId]| first_grants(&t, &r, busy);
     let egc_expect: Vec<NodeId> = range(4, 16).into_iter().chain(28..32).collect();
     let partner_expect: Vec<NodeId> = [4, 20, 36, 52].iter().flat_map(|&b| b..b + 4).collect();
     let (eb, egc, p) = run(&[0]);
@@ -460,41 +460,33 @@ fn a8_example5_recognition_counts() {
             .unwrap()
             .len()
     };
-    // Q_3^4, R = 1.
-    assert_eq!(count("extended-buddy", "kary:4^3", &[4, 1, 1]), 16);
-    assert_eq!(count("extended-gray-code", "kary:4^3", &[4, 1, 1]), 61);
-    assert_eq!(
-        count("extended-gray-code", "kary-torus:4^3", &[4, 1, 1]),
-        64
-    );
-    assert_eq!(count("kary-partner", "kary:4^3", &[4, 1, 1]), 48);
-    assert_eq!(all("kary:4^3", &[4, 1, 1]), 48);
-    // Q_3^4, R = 2.
-    assert_eq!(count("extended-buddy", "kary:4^3", &[4, 4, 1]), 4);
-    assert_eq!(count("extended-gray-code", "kary:4^3", &[4, 4, 1]), 13);
-    assert_eq!(
-        count("extended-gray-code", "kary-torus:4^3", &[4, 4, 1]),
-        16
-    );
-    assert_eq!(count("kary-partner", "kary:4^3", &[4, 4, 1]), 8);
-    assert_eq!(all("kary:4^3", &[4, 4, 1]), 12);
-    // Q_3^8, R = 2.
-    assert_eq!(count("extended-buddy", "kary:8^3", &[8, 8, 1]), 8);
-    assert_eq!(count("extended-gray-code", "kary:8^3", &[8, 8, 1]), 57);
-    assert_eq!(
-        count("extended-gray-code", "kary-torus:8^3", &[8, 8, 1]),
-        64
-    );
-    assert_eq!(count("kary-partner", "kary:8^3", &[8, 8, 1]), 16);
-    assert_eq!(all("kary:8^3", &[8, 8, 1]), 24);
-    // Q_3^3, R = 1 (odd k: the code is not cyclic even on a torus).
-    assert_eq!(count("extended-buddy", "kary:3^3", &[3, 1, 1]), 9);
-    assert_eq!(count("extended-gray-code", "kary:3^3", &[3, 1, 1]), 25);
-    assert_eq!(
-        count("extended-gray-code", "kary-torus:3^3", &[3, 1, 1]),
-        25
-    );
-    assert_eq!(count("kary-partner", "kary:3^3", &[3, 1, 1]), 27);
+    // (k, sides, extended-buddy, extended-gray-code on the mesh and on the
+    // torus, kary-partner, every orientation when the row gives it) on Q_3^k.
+    type Row = (u32, [u32; 3], [usize; 4], Option<usize>);
+    let rows: [Row; 4] = [
+        // Q_3^4, R = 1.
+        (4, [4, 1, 1], [16, 61, 64, 48], Some(48)),
+        // Q_3^4, R = 2.
+        (4, [4, 4, 1], [4, 13, 16, 8], Some(12)),
+        // Q_3^8, R = 2.
+        (8, [8, 8, 1], [8, 57, 64, 16], Some(24)),
+        // Q_3^3, R = 1 (odd k: the code is not cyclic even on a torus).
+        (3, [3, 1, 1], [9, 25, 25, 27], None),
+    ];
+    for (k, sides, [buddy, gray, gray_torus, partner], every) in rows {
+        let (mesh, torus) = (format!("kary:{k}^3"), format!("kary-torus:{k}^3"));
+        assert_eq!(count("extended-buddy", &mesh, &sides), buddy, "{mesh}");
+        assert_eq!(count("extended-gray-code", &mesh, &sides), gray, "{mesh}");
+        assert_eq!(
+            count("extended-gray-code", &torus, &sides),
+            gray_torus,
+            "{torus}"
+        );
+        assert_eq!(count("kary-partner", &mesh, &sides), partner, "{mesh}");
+        if let Some(every) = every {
+            assert_eq!(all(&mesh, &sides), every, "{mesh}");
+        }
+    }
 }
 
 #[test]
@@ -619,14 +611,7 @@ fn fast_and_literal_etc_choose_identical_boxes() {
         let grid = *t.as_grid().unwrap();
         let mut fast = Etc::with_mode(t.clone(), SearchMode::Fast).unwrap();
         let mut lit = Etc::with_mode(t.clone(), SearchMode::Literal).unwrap();
-        let mut live: Vec<(Grant, Grant)> = Vec::new();
-        for _ in 0..6500 {
-            if !live.is_empty() && rng.below(100) < 45 {
-                let (a, b) = live.swap_remove(rng.below(live.len() as u64) as usize);
-                fast.release(&a).unwrap();
-                lit.release(&b).unwrap();
-                continue;
-            }
+        let request = |rng: &mut SplitMix| {
             // Long runs along a dimension 0 of several words.
             let max0 = if grid.sides()[0] > 64 { 140 } else { 5 };
             let sides: Vec<u32> = (0..3)
@@ -636,22 +621,10 @@ fn fast_and_literal_etc_choose_identical_boxes() {
                 })
                 .collect();
             let rotate = rng.below(4) != 0;
-            let mut r = boxed(&sides);
-            if rotate {
-                r = r.any_orientation();
-            }
-            let a = fast.allocate(&r);
-            let b = lit.allocate(&r);
-            compared += 1;
-            match (a, b) {
-                (Ok(a), Ok(b)) => {
-                    assert_eq!(a.partition(), b.partition());
-                    live.push((a, b));
-                }
-                (Err(x), Err(y)) => assert_eq!(x, y),
-                (x, y) => panic!("fast {x:?} vs literal {y:?}"),
-            }
-        }
+            let r = boxed(&sides);
+            (if rotate { r.any_orientation() } else { r }, ())
+        };
+        compared += lockstep(&mut fast, &mut lit, &mut rng, 6500, request, |_, ()| {});
     }
     assert!(compared >= 20_000, "{compared}");
 }
@@ -825,28 +798,53 @@ fn fast_and_literal_sniffing_choose_identical_windows() {
     let t = topo("kary:8^3");
     let mut fast = Sniffing::with_mode(t.clone(), SearchMode::Fast).unwrap();
     let mut lit = Sniffing::with_mode(t.clone(), SearchMode::Literal).unwrap();
+    let request = |rng: &mut SplitMix| {
+        let sides: Vec<u32> = (0..3).map(|_| 1 + rng.below(5) as u32).collect();
+        (boxed(&sides).any_orientation(), sides)
+    };
+    lockstep(&mut fast, &mut lit, &mut rng, 3000, request, |a, sides| {
+        // Sniffing never turns the job.
+        let Partition::Box(bx) = a.partition() else {
+            panic!("not a box")
+        };
+        assert_eq!(bx.extents().as_slice(), sides.as_slice());
+    });
+}
+
+/// `steps` random steps on the fast and the literal search of one
+/// strategy in lockstep: 45 % of them (when jobs are live) release a random
+/// live pair, the others allocate the request `request` draws on both, which
+/// must give the same box (`check` sees the grant and what `request` gave
+/// with it) or the same error. Returns how many requests were compared.
+#[expect(clippy::panic, reason = "a mismatch fails the calling test")]
+fn lockstep<A: Allocator, T>(
+    fast: &mut A,
+    lit: &mut A,
+    rng: &mut SplitMix,
+    steps: usize,
+    mut request: impl FnMut(&mut SplitMix) -> (Request, T),
+    mut check: impl FnMut(&Grant, &T),
+) -> usize {
+    let mut compared = 0;
     let mut live: Vec<(Grant, Grant)> = Vec::new();
-    for _ in 0..3000 {
+    for _ in 0..steps {
         if !live.is_empty() && rng.below(100) < 45 {
             let (a, b) = live.swap_remove(rng.below(live.len() as u64) as usize);
             fast.release(&a).unwrap();
             lit.release(&b).unwrap();
             continue;
         }
-        let sides: Vec<u32> = (0..3).map(|_| 1 + rng.below(5) as u32).collect();
-        let r = boxed(&sides).any_orientation();
+        let (r, drawn) = request(rng);
+        compared += 1;
         match (fast.allocate(&r), lit.allocate(&r)) {
             (Ok(a), Ok(b)) => {
                 assert_eq!(a.partition(), b.partition());
-                // Sniffing never turns the job.
-                let Partition::Box(bx) = a.partition() else {
-                    panic!("not a box")
-                };
-                assert_eq!(bx.extents().as_slice(), sides.as_slice());
+                check(&a, &drawn);
                 live.push((a, b));
             }
             (Err(x), Err(y)) => assert_eq!(x, y),
             (x, y) => panic!("fast {x:?} vs literal {y:?}"),
         }
     }
+    compared
 }

@@ -14,7 +14,10 @@
 
 use partalloc_allocators::registry;
 use partalloc_allocators::{BuildError, SpecError, StrategySpec};
-use partalloc_testkit::{escaped, mutated as mutated_text};
+use partalloc_testkit::{
+    doc_words as doc_words_of, escaped, mutated as mutated_text, parses_back_or_quotes,
+    sorted_unique,
+};
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_topology::{Topology, echo};
 use proptest::prelude::*;
@@ -78,36 +81,29 @@ const MACHINES: &[&str] = &[
     "torus:8x8",
     "kary-torus:4^3",
     "torus:2x2x2x2",
+    "racks:1x1x1gpu",
+    "racks:2x2x2x2gpu",
     "pod:tpu-v5e:4x4",
 ];
 
 /// Words the parameters' documentation uses: the accepted values, and
 /// near misses.
 fn doc_words() -> Vec<String> {
-    let mut words: Vec<String> = registry::strategies()
-        .flat_map(|s| s.params)
-        .flat_map(|p| {
-            p.doc
-                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == ','))
-                .chain([p.default])
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
+    doc_words_of(
+        registry::strategies()
+            .flat_map(|s| s.params)
+            .map(|p| (p.doc, p.default)),
+        |c| c.is_alphanumeric() || c == '-' || c == ',',
+    )
 }
 
 fn param_names() -> Vec<&'static str> {
-    let mut names: Vec<_> = registry::strategies()
-        .flat_map(|s| s.params)
-        .map(|p| p.name)
-        .chain(["bogus", "", "DELTA"])
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+    sorted_unique(
+        registry::strategies()
+            .flat_map(|s| s.params)
+            .map(|p| p.name)
+            .chain(["bogus", "", "DELTA"]),
+    )
 }
 
 fn strategy_names() -> Vec<&'static str> {
@@ -197,23 +193,11 @@ fn mutated() -> impl Strategy<Value = String> {
 }
 
 fn check_parse(text: &str) -> Result<(), TestCaseError> {
-    match text.parse::<StrategySpec>() {
-        Ok(spec) => {
-            let again: StrategySpec = spec
-                .to_string()
-                .parse()
-                .map_err(|e| TestCaseError::fail(format!("{spec} does not parse back: {e}")))?;
-            prop_assert_eq!(again, spec);
-        }
-        Err(e) => {
-            let msg = e.to_string();
-            prop_assert!(
-                msg.contains(&format!("{:?}", echo(text))),
-                "the error for {text:?} does not quote it (up to 40 characters): {msg}"
-            );
-        }
-    }
-    Ok(())
+    parses_back_or_quotes(
+        text,
+        text.parse::<StrategySpec>(),
+        &format!("{:?}", echo(text)),
+    )
 }
 
 proptest! {

@@ -7,66 +7,19 @@
 )]
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use partalloc::simkit::{SimConfig, Simulation, Stop, replication_rng};
 use partalloc::topology::{Grid, Topology};
 use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
 use serde_json::Value;
 
+use crate::support::{bin, fails, nasa, ok, repo, run, run_in, stderr, words};
+
 #[path = "guide.rs"]
 mod guide;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-}
-
-pub(crate) fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Asserts success and returns standard output.
-pub(crate) fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "failed: {}", stderr(o));
-    stdout(o)
-}
-
-/// Asserts a one-line error with exit code 1 and returns it.
-fn fails(o: &Output) -> String {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(1), "stderr: {e}");
-    assert!(o.stdout.is_empty(), "stdout on failure: {}", stdout(o));
-    assert_eq!(e.lines().count(), 1, "not one line: {e}");
-    assert!(e.starts_with("error: "), "{e}");
-    e
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn example(name: &str) -> String {
     repo().join("examples").join(name).display().to_string()
-}
-
-fn nasa() -> String {
-    repo()
-        .join("data/traces/NASA-iPSC-1993-3.1-cln.swf")
-        .display()
-        .to_string()
 }
 
 // ---------------------------------------------------------------- strategies
@@ -116,13 +69,9 @@ fn strategies_lists_both_registries_with_parameters() {
 
     // Restricted to a machine: exactly what the registry builds there.
     let machine: Topology = "torus:8x8x8".parse().unwrap();
-    let json: Value = serde_json::from_str(&ok(&run(&[
-        "strategies",
-        "--format",
-        "json",
-        "--topology",
-        "torus:8x8x8",
-    ])))
+    let json: Value = serde_json::from_str(&ok(&run(&words(
+        "strategies --format json --topology torus:8x8x8",
+    ))))
     .unwrap();
     let listed: Vec<&str> = json["allocators"]
         .as_array()
@@ -267,7 +216,7 @@ fn simulate_table_csv_and_job_records() {
     assert_eq!(
         rows.next(),
         Some(
-            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition"
+            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition,distance_sum,mean_distance,diameter,span,pieces,bounded_slowdown"
         )
     );
     let rows: Vec<&str> = rows.collect();
@@ -373,27 +322,7 @@ fn sweep_writes_csv_and_charts_and_resumes_to_the_same_bytes() {
         ["mesh:8x8", "first-fit", "fcfs", "0.6", &fp, "2"]
     );
     // A sweep point is the simulate run with the same settings.
-    let json: Value = serde_json::from_str(&ok(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "first-fit",
-        "--load",
-        "0.4",
-        "--residence",
-        "exp:5",
-        "--jobs",
-        "150",
-        "--warmup",
-        "10",
-        "--seeds",
-        "2",
-        "--seed",
-        "1",
-        "--format",
-        "json",
-    ])))
+    let json: Value = serde_json::from_str(&ok(&run(&words("simulate -t mesh:8x8 -a first-fit --load 0.4 --residence exp:5 --jobs 150 --warmup 10 --seeds 2 --seed 1 --format json"))))
     .unwrap();
     let header: Vec<&str> = lines[0].split(',').collect();
     let row: Vec<&str> = lines[5].split(',').collect();
@@ -425,16 +354,7 @@ fn sweep_writes_csv_and_charts_and_resumes_to_the_same_bytes() {
     // The rerun on one thread finishes the rest; same bytes as one run.
     let msg = ok(&run_in(
         d,
-        &[
-            "sweep",
-            "exp.toml",
-            "--out",
-            "part.csv",
-            "--threads",
-            "1",
-            "-q",
-            "--no-plots",
-        ],
+        &words("sweep exp.toml --out part.csv --threads 1 -q --no-plots"),
     ));
     assert!(msg.contains("(2 from an earlier run)"), "{msg}");
     assert_eq!(fs::read(d.join("part.csv")).unwrap(), full.as_bytes());
@@ -746,10 +666,18 @@ fn show_and_job_records_print_hostlists_on_a_block_machine() {
     a.extend(["--jobs-csv", "jobs.csv"]);
     ok(&run_in(d, &a));
     let csv = fs::read_to_string(d.join("jobs.csv")).unwrap();
+    // The partition column, then the five dispersal columns, empty on a
+    // Slurm machine (no hop distances), then the bounded slowdown.
     let nodelists: Vec<&str> = csv
         .lines()
         .skip(1)
-        .filter_map(|l| l.rsplit(',').next())
+        .filter_map(|l| {
+            l.rsplit_once(',')?
+                .0
+                .strip_suffix(",,,,,")?
+                .rsplit(',')
+                .next()
+        })
         .collect();
     assert_eq!(nodelists, ["n[0-2]", "n[3-6]"], "{csv}");
 }
@@ -770,17 +698,7 @@ fn show_lays_a_hypercube_out_by_address_bits() {
     .unwrap();
     let text = ok(&run_in(
         dir.path(),
-        &[
-            "show",
-            "-t",
-            "hypercube:4",
-            "-a",
-            "buddy",
-            "--trace",
-            "h.swf",
-            "--at",
-            "1",
-        ],
+        &words("show -t hypercube:4 -a buddy --trace h.swf --at 1"),
     ));
     assert!(
         text.contains("3 jobs running on 16 of 16 nodes, 0 waiting"),
@@ -803,21 +721,9 @@ fn show_lays_a_hypercube_out_by_address_bits() {
 
 #[test]
 fn show_slices_a_3d_machine_and_counts_agree() {
-    let text = ok(&run(&[
-        "show",
-        "-t",
-        "mesh:4x4x4",
-        "-a",
-        "fsl-3d",
-        "--shapes",
-        "cubic",
-        "--load",
-        "0.7",
-        "--at",
-        "15",
-        "--seed",
-        "3",
-    ]));
+    let text = ok(&run(&words(
+        "show -t mesh:4x4x4 -a fsl-3d --shapes cubic --load 0.7 --at 15 --seed 3",
+    )));
     let header = text.lines().next().unwrap();
     let busy: usize = header
         .split(" running on ")
@@ -908,15 +814,7 @@ fn unknown_names_list_the_known_ones() {
         "bogus",
     ]));
     assert!(e.contains("known strategies"), "{e}");
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "hypercube:4",
-        "-a",
-        "fsl",
-        "--jobs",
-        "5",
-    ]));
+    let e = fails(&run(&words("simulate -t hypercube:4 -a fsl --jobs 5")));
     assert!(e.contains("fsl does not run on hypercube:4"), "{e}");
 }
 
@@ -937,25 +835,11 @@ fn malformed_topologies_are_refused() {
 
 #[test]
 fn shapes_larger_than_the_machine_are_refused() {
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "fsl",
-        "--max-sides",
-        "16x4",
-    ]));
+    let e = fails(&run(&words("simulate -t mesh:8x8 -a fsl --max-sides 16x4")));
     assert!(e.contains("larger than the machine mesh:8x8"), "{e}");
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "hypercube:4",
-        "-a",
-        "buddy",
-        "--cube-dims",
-        "uniform:0-6",
-    ]));
+    let e = fails(&run(&words(
+        "simulate -t hypercube:4 -a buddy --cube-dims uniform:0-6",
+    )));
     assert!(e.contains("larger than the machine's 4-cube"), "{e}");
     // A trace job of 100 processors on a 64-node mesh: its line is named.
     let dir = tempfile::tempdir().unwrap();
@@ -985,20 +869,9 @@ fn saturating_loads_need_the_flag() {
         e.contains("offered load 1 is at least 1") && e.contains("--allow-saturation"),
         "{e}"
     );
-    let out = ok(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "fsl",
-        "--load",
-        "1.2",
-        "--jobs",
-        "20",
-        "--allow-saturation",
-        "--format",
-        "json",
-    ]));
+    let out = ok(&run(&words(
+        "simulate -t mesh:8x8 -a fsl --load 1.2 --jobs 20 --allow-saturation --format json",
+    )));
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["replications"][0]["completed"], 20);
     let dir = tempfile::tempdir().unwrap();
@@ -1033,15 +906,7 @@ fn malformed_traces_name_line_and_field() {
     // Lenient: both bad lines skipped and counted.
     let text = ok(&run_in(
         dir.path(),
-        &[
-            "replay",
-            "bad.swf",
-            "-t",
-            "mesh:4x4",
-            "--lenient",
-            "-a",
-            "first-fit",
-        ],
+        &words("replay bad.swf -t mesh:4x4 --lenient -a first-fit"),
     ));
     assert!(
         text.contains("(2 jobs, 2 malformed lines skipped)"),
@@ -1065,15 +930,7 @@ fn unreadable_and_unwritable_paths() {
     // A failed run leaves no job file behind.
     let e = fails(&run_in(
         d,
-        &[
-            "simulate",
-            "-t",
-            "mesh:8x8",
-            "-a",
-            "nope",
-            "--jobs-csv",
-            "j.csv",
-        ],
+        &words("simulate -t mesh:8x8 -a nope --jobs-csv j.csv"),
     ));
     assert!(e.contains("unknown allocation strategy"));
     assert!(!d.join("j.csv").exists());
@@ -1088,17 +945,7 @@ fn unreadable_and_unwritable_paths() {
     // An SVG that cannot be written: no file, no text claiming success.
     let e = fails(&run_in(
         d,
-        &[
-            "show",
-            "-t",
-            "mesh:4x4",
-            "-a",
-            "paging",
-            "--at",
-            "1",
-            "--svg",
-            "nowhere/x.svg",
-        ],
+        &words("show -t mesh:4x4 -a paging --at 1 --svg nowhere/x.svg"),
     ));
     assert!(e.contains("nowhere/x.svg"), "{e}");
     assert_eq!(fs::read_dir(d).unwrap().count(), 1, "stray files left");
@@ -1353,12 +1200,6 @@ fn simulate_runs_every_slurm_strategy_on_block_and_tree_files() {
         "simulate", "-t", &tree, "-a", "block", "--jobs", "10",
     ]));
     assert!(e.contains("accepts: blocks"), "{e}");
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "blocks:no-such.conf",
-        "-a",
-        "block",
-    ]));
+    let e = fails(&run(&words("simulate -t blocks:no-such.conf -a block")));
     assert!(e.contains("no-such.conf"), "{e}");
 }

@@ -1,45 +1,12 @@
 //! Input that would make the tool allocate without bound is refused with
 //! one line and exit code 1; flags a subcommand does not use are refused by
 //! the command line parser; the thread count never changes a result.
-#![expect(
-    clippy::unwrap_used,
-    reason = "the helpers running the binary sit outside #[test] functions"
-)]
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "failed: {}", stderr(o));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-/// Asserts a one-line error with exit code 1 and returns it.
-fn fails(o: &Output) -> String {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(1), "stderr: {e}");
-    assert!(o.stdout.is_empty(), "stdout on failure");
-    assert_eq!(e.lines().count(), 1, "not one line: {e}");
-    assert!(e.starts_with("error: "), "{e}");
-    e
-}
+use crate::support::{fails, nasa, ok, run, run_in, stderr, words};
 
 /// Asserts that clap refused the command line (exit code 2) and returns
 /// its message.
@@ -49,24 +16,11 @@ fn refused(o: &Output) -> String {
     e
 }
 
-fn nasa() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/traces/NASA-iPSC-1993-3.1-cln.swf")
-        .display()
-        .to_string()
-}
-
 #[test]
 fn show_on_a_huge_mesh_says_what_is_too_big() {
-    let e = fails(&run(&[
-        "show",
-        "--topology",
-        "mesh:40000x40000",
-        "--allocator",
-        "fsl",
-        "--at",
-        "10",
-    ]));
+    let e = fails(&run(&words(
+        "show --topology mesh:40000x40000 --allocator fsl --at 10",
+    )));
     assert!(
         e.contains("mesh:40000x40000 has 1600000000 nodes") && e.contains("at most 1048576"),
         "{e}"
@@ -119,40 +73,18 @@ fn sweep_refuses_huge_machines_and_seed_counts() {
 
 #[test]
 fn counts_that_would_fill_memory_are_refused() {
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "fsl",
-        "--seeds",
-        "1000000000",
-    ]));
+    let e = fails(&run(&words(
+        "simulate -t mesh:8x8 -a fsl --seeds 1000000000",
+    )));
     assert!(e.contains("--seeds 1000000000 is too large"), "{e}");
-    let e = fails(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "fsl",
-        "--jobs",
-        "100000000000",
-        "--jobs-csv",
-        "j.csv",
-    ]));
+    let e = fails(&run(&words(
+        "simulate -t mesh:8x8 -a fsl --jobs 100000000000 --jobs-csv j.csv",
+    )));
     assert!(e.contains("--jobs with --jobs-csv"), "{e}");
     let dir = tempfile::tempdir().unwrap();
     let e = fails(&run_in(
         dir.path(),
-        &[
-            "generate",
-            "-t",
-            "mesh:8x8",
-            "--jobs",
-            "100000000000",
-            "--out",
-            "g.swf",
-        ],
+        &words("generate -t mesh:8x8 --jobs 100000000000 --out g.swf"),
     ));
     assert!(e.contains("--jobs 100000000000 is too large"), "{e}");
     assert!(!dir.path().join("g.swf").exists());
@@ -169,19 +101,7 @@ fn show_svg_of_a_large_machine_is_a_summary() {
     let d = dir.path();
     let out = ok(&run_in(
         d,
-        &[
-            "show",
-            "-t",
-            "mesh:1024x1024",
-            "-a",
-            "first-fit",
-            "--at",
-            "0.5",
-            "--load",
-            "0.3",
-            "--svg",
-            "big.svg",
-        ],
+        &words("show -t mesh:1024x1024 -a first-fit --at 0.5 --load 0.3 --svg big.svg"),
     ));
     assert!(out.contains("nodes"), "{out}");
     let svg = fs::read_to_string(d.join("big.svg")).unwrap();
@@ -193,17 +113,7 @@ fn show_svg_of_a_large_machine_is_a_summary() {
     // Small machines still get a cell per busy node.
     ok(&run_in(
         d,
-        &[
-            "show",
-            "-t",
-            "mesh:16x16",
-            "-a",
-            "fsl",
-            "--at",
-            "5",
-            "--svg",
-            "small.svg",
-        ],
+        &words("show -t mesh:16x16 -a fsl --at 5 --svg small.svg"),
     ));
     let svg = fs::read_to_string(d.join("small.svg")).unwrap();
     assert!(svg.contains("<title>job "), "{svg}");
@@ -221,15 +131,7 @@ fn flags_a_subcommand_ignores_are_refused() {
         &[
             "generate", "-t", "mesh:8x8", "--out", "x.swf", "--warmup", "5",
         ],
-        &[
-            "generate",
-            "-t",
-            "mesh:8x8",
-            "--out",
-            "x.swf",
-            "--mapping",
-            "nodes",
-        ],
+        &words("generate -t mesh:8x8 --out x.swf --mapping nodes"),
         &["generate", "-t", "mesh:8x8", "--out", "x.swf", "--lenient"],
         &["strategies", "--json"],
     ] {
@@ -275,15 +177,9 @@ fn residence_ranges_and_reference_errors_name_the_flag() {
         ]));
         assert!(out.contains(shown), "{law}: {out}");
     }
-    let e = refused(&run(&[
-        "simulate",
-        "-t",
-        "mesh:8x8",
-        "-a",
-        "fsl",
-        "--residence",
-        "uniform:x-2",
-    ]));
+    let e = refused(&run(&words(
+        "simulate -t mesh:8x8 -a fsl --residence uniform:x-2",
+    )));
     assert!(e.contains("--residence"), "{e}");
     let e = fails(&run(&[
         "replay",

@@ -10,7 +10,7 @@ use partalloc::workload::lublin::LublinSpec;
 use partalloc::workload::swf::SwfReader;
 use serde_json::Value;
 
-use crate::cli::{ok, run_in};
+use crate::support::{ok, run_in};
 
 fn generate(dir: &Path, model: &str, topology: &str, out: &str) {
     ok(&run_in(

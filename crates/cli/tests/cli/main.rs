@@ -4,7 +4,11 @@
 
 mod adversarial;
 mod cli;
+mod everywhere;
+mod kueue;
 mod limits;
 mod lublin;
 mod pods;
 mod shard;
+mod slowdown;
+mod support;

@@ -6,33 +6,17 @@
     reason = "the helpers running the binary sit outside #[test] functions"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::support::{ok, repo, run, words};
 
-fn ok(o: &Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "failed: {err}");
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn fails(o: &Output) -> String {
+pub(crate) fn fails(o: &Output) -> String {
     let e = String::from_utf8(o.stderr.clone()).unwrap();
     assert_eq!(o.status.code(), Some(1), "stderr: {e}");
     assert!(e.starts_with("error: ") && e.lines().count() == 1, "{e}");
     e
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn pod_file(name: &str) -> String {
@@ -130,21 +114,13 @@ fn simulate_reads_a_pod_file_and_shape_weights() {
 
 #[test]
 fn pod_input_errors_say_what_to_change() {
-    let e = fails(&run(&[
-        "simulate",
-        "--topology",
-        "pod:tpu-v5e:8x8",
-        "--allocator",
-        "fsl",
-    ]));
+    let e = fails(&run(&words(
+        "simulate --topology pod:tpu-v5e:8x8 --allocator fsl",
+    )));
     assert!(e.contains("fsl") && e.contains("pod"), "{e}");
-    let e = fails(&run(&[
-        "simulate",
-        "--topology",
-        "pod:tpu-v4:6x8x8",
-        "--allocator",
-        "pod-first-fit",
-    ]));
+    let e = fails(&run(&words(
+        "simulate --topology pod:tpu-v4:6x8x8 --allocator pod-first-fit",
+    )));
     assert!(e.contains("cube 4x4x4 does not tile the pod 6x8x8"), "{e}");
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
@@ -202,15 +178,9 @@ fn a_trace_replays_on_a_pod_with_counts_rounded_to_catalogue_shapes() {
 
 #[test]
 fn show_draws_a_2d_pod_and_a_3d_pod_by_planes_with_the_pod_state() {
-    let out = ok(&run(&[
-        "show",
-        "--topology",
-        "pod:tpu-v5e:8x8",
-        "--allocator",
-        "pod-first-fit",
-        "--at",
-        "20",
-    ]));
+    let out = ok(&run(&words(
+        "show --topology pod:tpu-v5e:8x8 --allocator pod-first-fit --at 20",
+    )));
     let first = out.lines().next().unwrap();
     assert!(
         first.contains("largest placeable slice") && first.contains("(static rules)"),
@@ -222,15 +192,9 @@ fn show_draws_a_2d_pod_and_a_3d_pod_by_planes_with_the_pod_state() {
         .filter(|l| l.len() == 8 && l.chars().all(|c| c == '.' || c.is_ascii_alphanumeric()))
         .collect();
     assert_eq!(rows.len(), 8, "{out}");
-    let out = ok(&run(&[
-        "show",
-        "--topology",
-        "pod:tpu-v4:8x8x8",
-        "--allocator",
-        "pod-reconfigurable",
-        "--at",
-        "20",
-    ]));
+    let out = ok(&run(&words(
+        "show --topology pod:tpu-v4:8x8x8 --allocator pod-reconfigurable --at 20",
+    )));
     assert!(out.contains("(reconfigurable rules)"), "{out}");
     for z in 0..8 {
         assert!(
@@ -242,16 +206,9 @@ fn show_draws_a_2d_pod_and_a_3d_pod_by_planes_with_the_pod_state() {
 
 #[test]
 fn easy_backfilling_runs_on_a_pod() {
-    let v = simulate_json(&[
-        "--topology",
-        "pod:tpu-v4:8x8x8",
-        "--allocator",
-        "pod-reconfigurable",
-        "--scheduler",
-        "easy-backfilling",
-        "--load",
-        "0.7",
-    ]);
+    let v = simulate_json(&words(
+        "--topology pod:tpu-v4:8x8x8 --allocator pod-reconfigurable --scheduler easy-backfilling --load 0.7",
+    ));
     assert_eq!(v["scheduler"], "easy-backfilling");
     assert_eq!(v["replications"][0]["completed"], 120);
 }

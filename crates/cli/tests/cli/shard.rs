@@ -10,6 +10,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::{ok, run_in, words};
+
 /// 2 machines × 2 strategies × 3 loads: 12 points.
 const EXPERIMENT: &str = r#"
 seeds = 2
@@ -23,23 +25,6 @@ residence = "exp:5"
 jobs = 80
 warmup = 8
 "#;
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partalloc"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
 
 /// Asserts a one-line error with exit code 1 and returns it.
 fn fails(o: &Output) -> String {
@@ -210,20 +195,9 @@ fn the_emitted_slurm_script_is_an_array_of_shards_then_the_merge() {
     fs::write(d.join("exp.toml"), EXPERIMENT).unwrap();
     let script = ok(&run_in(
         d,
-        &[
-            "sweep",
-            "exp.toml",
-            "--out",
-            "it's.csv",
-            "--emit-slurm",
-            "--shards",
-            "3",
-            "--partition",
-            "short",
-            "--cpus-per-task",
-            "2",
-            "--sbatch-arg=--account=proj",
-        ],
+        &words(
+            "sweep exp.toml --out it's.csv --emit-slurm --shards 3 --partition short --cpus-per-task 2 --sbatch-arg=--account=proj",
+        ),
     ));
     for line in [
         "#!/bin/bash",

@@ -9,7 +9,10 @@ The simulator is the Rust core of partalloc; this package wraps it:
 - :class:`Allocator` — one strategy on one machine: ``allocate``,
   ``release``, ``occupancy``, faults;
 - :func:`simulate` — one simulation point, the same numbers as
-  ``partalloc simulate``;
+  ``partalloc simulate``, with a built-in strategy and policy or ones
+  written in Python (a class with ``allocate``/``release``, or ``choose``);
+- :func:`check_allocator` — the allocation contract as an executable check,
+  for built-in strategies and Python ones;
 - :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
 - :func:`generate_lublin` — jobs of the Lublin–Feitelson workload model;
 - :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
@@ -29,6 +32,7 @@ import numpy as np
 from . import _native
 from ._native import (
     AllocationError,
+    ConformanceError,
     FaultError,
     Grant,
     ReleaseError,
@@ -39,12 +43,14 @@ from ._native import (
 __all__ = [
     "AllocationError",
     "Allocator",
+    "ConformanceError",
     "FaultError",
     "Grant",
     "ReleaseError",
     "SWF_FIELDS",
     "Topology",
     "UnsupportedRequestError",
+    "check_allocator",
     "generate_lublin",
     "policies",
     "read_swf",
@@ -204,6 +210,12 @@ _RECORD_DTYPE = np.dtype(
         ("requested", "<u8"),
         ("granted", "<u8"),
         ("partition", object),
+        ("distance_sum", "<f8"),
+        ("mean_distance", "<f8"),
+        ("diameter", "<f8"),
+        ("span", "<f8"),
+        ("pieces", "<f8"),
+        ("bounded_slowdown", "<f8"),
     ]
 )
 
@@ -234,8 +246,8 @@ def _table(columns: Dict[str, Any], dtype: np.dtype, as_frame: Optional[bool]) -
 
 def simulate(
     topology: Union[str, Topology],
-    allocator: str,
-    scheduler: str = "fcfs",
+    allocator: Union[str, type],
+    scheduler: Union[str, type] = "fcfs",
     *,
     trace: Optional[PathLike] = None,
     workload: Optional[Dict[str, Any]] = None,
@@ -248,6 +260,8 @@ def simulate(
     lenient: bool = False,
     records: bool = True,
     as_frame: Optional[bool] = None,
+    runtime_model: Optional[str] = None,
+    slowdown_bound: float = 10.0,
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -255,9 +269,10 @@ def simulate(
     jobs only; ``mapping``: ``"shapes"`` or ``"nodes"``), or generate jobs
     from ``workload``, a dict of the command line's workload options
     (``load``, ``shapes``, ``sides``, ``max_sides``, ``cube_dims``,
-    ``residence``, ``dependence``, ``allow_saturation``, in the same texts
-    and with the same defaults: ``{"load": 0.6, "residence":
-    "hyper:5,0.95,4"}``) over ``seeds`` replications of ``jobs`` measured
+    ``shape_weights``, ``residence``, ``dependence``, ``allow_saturation``,
+    in the same texts and with the same defaults: ``{"load": 0.6,
+    "residence": "hyper:5,0.95,4"}``; ``shape_weights`` also as a list of
+    numbers) over ``seeds`` replications of ``jobs`` measured
     jobs each (default 1000), replication r drawing from ChaCha8 stream r
     of master seed ``seed``.
 
@@ -267,7 +282,40 @@ def simulate(
     records are one row per measured job of the first replication: a
     pandas DataFrame when pandas is installed (or ``as_frame=True``), else
     a NumPy structured array. The simulation runs without the interpreter
-    lock, so other Python threads go on meanwhile.
+    lock, so other Python threads go on meanwhile (a strategy written in
+    Python takes it for each of its calls).
+
+    ``allocator`` and ``scheduler`` are registry specs (``"fsl"``,
+    ``"m-fcfs[threshold=dynamic]"``) or classes written in Python, made
+    once per replication with the :class:`Topology` as their one argument
+    (see ``docs/python.md``, "Strategies written in Python"):
+
+    - an allocator class has ``allocate(request)``, given a dict (``nodes``,
+      ``kind``: ``"nodes"``, ``"box"`` or ``"subcube"``, ``sides``, ``dim``,
+      ``rotate``) and returning the node ids to grant (at least ``nodes`` of
+      them, each free) or ``None`` when there is no room now, and
+      ``release(nodes)``, told the node ids of a grant that ends;
+    - a policy class has ``choose(waiting, free_nodes, now)``, given the
+      waiting jobs (dicts: ``id``, ``arrival``, ``service``, ``estimate``,
+      ``nodes``) in arrival order and returning the index of the job to
+      start, or ``None`` to start nothing more until the next event.
+
+    Their ``name`` attribute (else the class name) names them in the
+    summary. A class without those methods is a ``TypeError``; an answer of
+    the wrong type a ``TypeError``, a wrong value (a busy node, too few
+    nodes, an index past the queue) a ``ValueError``; an exception raised
+    inside one of them stops the run and is raised as itself.
+
+    Each record carries its grant's dispersal (``distance_sum``,
+    ``mean_distance``, ``diameter``, ``span``, ``pieces``; NaN on a Slurm
+    machine) and the results their means. ``runtime_model``
+    (``"sst:A[B,C]"`` or ``"linear:K"``, as ``--runtime-model``) makes run
+    times grow with dispersal; off by default.
+
+    ``slowdown_bound`` is the threshold τ of the bounded slowdown,
+    max(1, response / max(service, τ)), as ``--slowdown-bound``: each record
+    has its ``bounded_slowdown`` and the results ``mean_bounded_slowdown``.
+    A τ that is not a finite number above 0 is a ``ValueError``.
     """
     summary, columns = _native.simulate(
         topology,
@@ -283,8 +331,39 @@ def simulate(
         mapping=mapping,
         lenient=lenient,
         records=records,
+        runtime_model=runtime_model,
+        slowdown_bound=slowdown_bound,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
+
+
+def check_allocator(
+    allocator: Union[str, type],
+    topology: Union[str, Topology],
+    *,
+    steps: int = 200,
+    seed: int = 0,
+) -> Dict[str, int]:
+    """Checks an allocation strategy against the allocation contract, as the
+    Rust test suites check every built-in one: a random script of ``steps``
+    steps from ``seed`` (requests shaped for the machine, releases, double
+    releases, faults and repairs) runs on a fresh instance and, in
+    lockstep, on a second one (same answers: the choice is deterministic);
+    every grant is then released and the script runs again against a fresh
+    instance (releasing everything restores the fresh state). After every
+    step: no node in two grants, grants hold only free nodes, the free
+    count is exact, refusals change nothing, a double release is refused.
+
+    ``allocator`` is a registry spec or a Python allocator class (see
+    :func:`simulate`). Returns the counts of the first pass (``granted``,
+    ``no_room``, ``rejected``, ``released``); raises
+    :class:`ConformanceError` (an ``AssertionError``) naming the first
+    broken rule and its step, or the exception a Python strategy raised.
+
+    >>> check_allocator("fsl", "mesh:8x8", steps=50)["granted"] > 0
+    True
+    """
+    return _native.check_allocator(allocator, topology, steps=steps, seed=seed)
 
 
 SWF_FIELDS: Tuple[str, ...] = (

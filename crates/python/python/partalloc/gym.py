@@ -61,7 +61,7 @@ rewards to 1 − 1/utilization).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -75,7 +75,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv", "COMPLETION_DTYPE"]
+__all__ = ["SchedulingEnv", "PolicyAgent", "COMPLETION_DTYPE"]
 
 #: The fields of :meth:`SchedulingEnv.completed_jobs`.
 COMPLETION_DTYPE = np.dtype(
@@ -103,7 +103,8 @@ class SchedulingEnv(gym.Env):
     :func:`partalloc.simulate`, e.g. ``{"load": 0.8}``; each episode draws
     ``episode_jobs`` jobs, default 1000, from the reset seed), ``topology``,
     ``allocator`` (a strategy spec such as ``"buddy"`` or
-    ``"fsl[reservation=0.5]"``), ``window`` (K, default 16), ``backfill``
+    ``"fsl[reservation=0.5]"``, or an allocator class written in Python as
+    for :func:`partalloc.simulate`, made once per episode), ``window`` (K, default 16), ``backfill``
     (``"none"`` or ``"easy"``: what choosing a job that cannot start now
     means, see the module docs), ``reward``,
     ``per_step``, ``bound``, ``episode_jobs`` (each episode replays this
@@ -120,7 +121,7 @@ class SchedulingEnv(gym.Env):
         self,
         trace: Optional[Union[str, "os.PathLike[str]"]] = None,
         topology: Union[str, Topology] = "hypercube:7",
-        allocator: str = "buddy",
+        allocator: Union[str, type] = "buddy",
         *,
         workload: Optional[Dict[str, Any]] = None,
         window: int = 16,
@@ -153,6 +154,7 @@ class SchedulingEnv(gym.Env):
             lenient=lenient,
         )
         self.window = window
+        self.topology = topology if isinstance(topology, Topology) else Topology(topology)
         self.backfill = backfill
         self.render_mode = render_mode
         n = self._core.obs_len
@@ -221,6 +223,13 @@ class SchedulingEnv(gym.Env):
         running jobs."""
         return self._core.stats()
 
+    def waiting_jobs(self) -> List[Dict[str, Any]]:
+        """The waiting jobs, oldest first, as dicts (``id``, ``arrival``,
+        ``service``, ``estimate``, ``nodes``): what a policy's ``choose``
+        is given in :func:`partalloc.simulate`. The first ``window`` of
+        them are the observation's slots, in the same order."""
+        return self._core.waiting_jobs()
+
     def render(self) -> Optional[str]:
         if self.render_mode != "ansi":
             return None
@@ -239,3 +248,63 @@ class SchedulingEnv(gym.Env):
                     f"{'placeable' if r[4] > 0 else 'blocked'}"
                 )
         return "\n".join(lines)
+
+
+class PolicyAgent:
+    """A scheduling policy written in Python, acting in a
+    :class:`SchedulingEnv`: the class with ``choose(waiting, free_nodes,
+    now)`` that :func:`partalloc.simulate` takes, made once with the
+    environment's :class:`~partalloc.Topology` (make a new agent for each
+    episode, as ``simulate`` makes one policy per replication).
+
+    In the environment the agent is the scheduler, so a policy is not an
+    option of the environment: it is an agent. With ``backfill="none"``
+    it makes the decisions ``simulate`` lets it make, and the start times
+    are the same, provided the waiting queue never outgrows the window
+    (the environment can start only window jobs):
+
+    >>> agent = PolicyAgent(SmallestFirst, env)          # doctest: +SKIP
+    >>> obs, info = env.reset(seed=0)                    # doctest: +SKIP
+    >>> while not done:                                  # doctest: +SKIP
+    ...     obs, r, done, _, info = env.step(agent.act(env))
+
+    :meth:`act` asks ``choose`` and maps its answer to an action: the index
+    of a job that can start now is that action; ``None``, or a job that
+    cannot start now, is waiting for the next event (as in ``simulate``, a
+    chosen job that does not fit ends the decision). An index past the
+    window is a ``ValueError`` naming the window; an answer of the wrong
+    type a ``TypeError``.
+    """
+
+    def __init__(self, policy: type, env: SchedulingEnv) -> None:
+        if not isinstance(policy, type):
+            raise TypeError(f"PolicyAgent takes a policy class, not {type(policy).__name__}")
+        if not callable(getattr(policy, "choose", None)):
+            raise TypeError(f"{policy.__name__} has no choose(waiting, free_nodes, now) method")
+        if env.backfill != "none":
+            raise ValueError(f'PolicyAgent runs with backfill="none", not {env.backfill!r}')
+        self.policy = policy(env.topology)
+        self.name = getattr(self.policy, "name", policy.__name__)
+
+    def act(self, env: SchedulingEnv) -> int:
+        """The action for the environment's current state."""
+        waiting = env.waiting_jobs()
+        stats = env.stats()
+        choice = self.policy.choose(waiting, stats["free_nodes"], stats["time"])
+        wait = env.window
+        if choice is None:
+            return wait
+        if isinstance(choice, bool) or not isinstance(choice, (int, np.integer)):
+            raise TypeError(
+                f"{self.name}.choose returned {type(choice).__name__}; return the index of a waiting job, or None"
+            )
+        i = int(choice)
+        if not 0 <= i < len(waiting):
+            raise ValueError(
+                f"{self.name}.choose returned {i}, but {len(waiting)} jobs are waiting (indices 0..{len(waiting)})"
+            )
+        if i >= env.window:
+            raise ValueError(
+                f"{self.name}.choose returned {i}, past the window of {env.window} jobs: make the window larger"
+            )
+        return i if env.action_masks()[i] else wait

@@ -11,7 +11,9 @@
 
 use partalloc_allocators::SpecError;
 use partalloc_schedulers::registry::{self, PolicyBuildError};
-use partalloc_testkit::{escaped, mutated as mutated_text};
+use partalloc_testkit::{
+    doc_words as doc_words_of, escaped, mutated as mutated_text, sorted_unique,
+};
 use partalloc_topology::{Topology, echo};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -61,30 +63,21 @@ const MACHINES: &[&str] = &[
 ];
 
 fn doc_words() -> Vec<String> {
-    let mut words: Vec<String> = registry::policies()
-        .flat_map(|s| s.params)
-        .flat_map(|p| {
-            p.doc
-                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
-                .chain([p.default])
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
+    doc_words_of(
+        registry::policies()
+            .flat_map(|s| s.params)
+            .map(|p| (p.doc, p.default)),
+        |c| c.is_alphanumeric() || c == '-' || c == '.',
+    )
 }
 
 fn param_names() -> Vec<&'static str> {
-    let mut names: Vec<_> = registry::policies()
-        .flat_map(|s| s.params)
-        .map(|p| p.name)
-        .chain(["bogus", ""])
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+    sorted_unique(
+        registry::policies()
+            .flat_map(|s| s.params)
+            .map(|p| p.name)
+            .chain(["bogus", ""]),
+    )
 }
 
 fn policy_names() -> Vec<&'static str> {

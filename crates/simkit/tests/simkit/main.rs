@@ -5,5 +5,6 @@
 // Thread-count independence needs rayon's pool.
 #[cfg(feature = "parallel")]
 mod determinism;
+mod dispersal;
 mod mohapatra_trends;
 mod run_loop;

@@ -769,7 +769,7 @@ mod example_files {
     #[test]
     fn the_shipped_examples_read() {
         let b = parse(
-            include_str!("../../../../examples/blocks-8x18.conf"),
+            include_str!("testdata/blocks-8x18.conf"),
             "blocks-8x18.conf",
         )
         .unwrap();
@@ -777,7 +777,7 @@ mod example_files {
         assert_eq!((b.num_nodes(), blocks.base_size()), (144, 18));
         assert_eq!(blocks.levels(), &[1, 2, 4, 8]);
         let t = parse(
-            include_str!("../../../../examples/tree-2level.conf"),
+            include_str!("testdata/tree-2level.conf"),
             "tree-2level.conf",
         )
         .unwrap();

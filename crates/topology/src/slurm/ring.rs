@@ -149,27 +149,17 @@ mod example_files {
 
     #[test]
     fn the_shipped_ring_and_torus_examples_read() {
-        let conf =
-            SlurmMachine::parse_conf(include_str!("../../../../examples/ring-4x8.conf"), "r")
-                .unwrap();
-        let yaml = SlurmMachine::parse_yaml(
-            include_str!("../../../../examples/ring-4x8.yaml"),
-            "r",
-            None,
-        )
-        .unwrap();
+        let conf = SlurmMachine::parse_conf(include_str!("testdata/ring-4x8.conf"), "r").unwrap();
+        let yaml =
+            SlurmMachine::parse_yaml(include_str!("testdata/ring-4x8.yaml"), "r", None).unwrap();
         assert_eq!(conf, yaml);
         assert_eq!(conf.rings().unwrap().len(), 4);
         assert_eq!(
             SlurmMachine::parse_conf(&conf.to_conf(), "r").unwrap(),
             conf
         );
-        let t = SlurmMachine::parse_yaml(
-            include_str!("../../../../examples/torus3d-4x4x4.yaml"),
-            "t",
-            None,
-        )
-        .unwrap();
+        let t = SlurmMachine::parse_yaml(include_str!("testdata/torus3d-4x4x4.yaml"), "t", None)
+            .unwrap();
         assert_eq!(t.num_nodes(), 64);
         assert_eq!(t.toruses().unwrap().toruses()[0].placements().len(), 5);
         assert_eq!(t.diameter(), 6);

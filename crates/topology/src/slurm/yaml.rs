@@ -720,12 +720,12 @@ mod tests {
     fn the_shipped_yaml_examples_equal_their_conf_twins() {
         let pairs = [
             (
-                include_str!("../../../../examples/blocks-8x18.yaml"),
-                include_str!("../../../../examples/blocks-8x18.conf"),
+                include_str!("testdata/blocks-8x18.yaml"),
+                include_str!("testdata/blocks-8x18.conf"),
             ),
             (
-                include_str!("../../../../examples/tree-2level.yaml"),
-                include_str!("../../../../examples/tree-2level.conf"),
+                include_str!("testdata/tree-2level.yaml"),
+                include_str!("testdata/tree-2level.conf"),
             ),
         ];
         for (yaml, conf) in pairs {

@@ -9,7 +9,7 @@
 //! `MAX_NODES` nodes, or an error whose message quotes the input — never a
 //! panic.
 
-use partalloc_testkit::mutated as mutated_text;
+use partalloc_testkit::{mutated as mutated_text, parses_back_or_quotes};
 use partalloc_topology::{MAX_NODES, Topology};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -125,24 +125,15 @@ fn mutated() -> impl Strategy<Value = String> {
 
 /// The property every input must meet.
 fn check(text: &str) -> Result<(), TestCaseError> {
-    match text.parse::<Topology>() {
-        Ok(t) => {
-            prop_assert!(t.num_nodes() as u64 <= MAX_NODES, "{text:?} gave {t}");
-            let again: Topology = t
-                .to_string()
-                .parse()
-                .map_err(|e| TestCaseError::fail(format!("{t} does not parse back: {e}")))?;
-            prop_assert_eq!(again, t);
-        }
-        Err(e) => {
-            let msg = e.to_string();
-            prop_assert!(
-                msg.contains(&format!("{:?}", partalloc_topology::echo(text))),
-                "the error for {text:?} does not quote it (up to 40 characters): {msg}"
-            );
-        }
+    let parsed = text.parse::<Topology>();
+    if let Ok(t) = &parsed {
+        prop_assert!(t.num_nodes() as u64 <= MAX_NODES, "{text:?} gave {t}");
     }
-    Ok(())
+    parses_back_or_quotes(
+        text,
+        parsed,
+        &format!("{:?}", partalloc_topology::echo(text)),
+    )
 }
 
 proptest! {

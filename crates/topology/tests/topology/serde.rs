@@ -6,29 +6,13 @@
 //! [`SubtorusEdge`]: partalloc_topology::SubtorusEdge
 
 #![cfg(feature = "serde")]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers unwrap values that are valid by construction"
-)]
 
+use partalloc_testkit::{json_rejects as rejects, json_round_trip as round_trip};
 use partalloc_topology::gray::GrayCode;
 use partalloc_topology::{
     Coords, Grid, GridBox, Hypercube, KaryGray, Link, NodeSet, PartitionSteps, StepAddress,
     Subcube, Subtorus, SubtorusFamily, Topology, TupleGraph,
 };
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-fn round_trip<T: Serialize + DeserializeOwned + PartialEq + core::fmt::Debug>(value: &T) {
-    let text = serde_json::to_string(value).unwrap();
-    let back: T = serde_json::from_str(&text).unwrap();
-    assert_eq!(&back, value, "{text}");
-}
-
-fn rejects<T: DeserializeOwned + core::fmt::Debug>(text: &str) {
-    let r = serde_json::from_str::<T>(text);
-    assert!(r.is_err(), "{text} gave {r:?}");
-}
 
 #[test]
 fn public_types_round_trip() {

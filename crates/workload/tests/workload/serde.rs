@@ -3,11 +3,8 @@
 //! produce a distribution that samples nonsense or panics.
 
 #![cfg(feature = "serde")]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers unwrap values that are valid by construction"
-)]
 
+use partalloc_testkit::{json_rejects as rejects, json_round_trip as round_trip};
 use partalloc_workload::{
     Constant, CubeDims, CubicShapes, Exponential, HyperExponential, MeshSides, NoncubicShapes,
     OfferedLoad, ShapeDistribution, SideLaw, UniformDemand,
@@ -15,19 +12,6 @@ use partalloc_workload::{
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand_distr::Distribution;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-fn round_trip<T: Serialize + DeserializeOwned + PartialEq + core::fmt::Debug>(value: &T) {
-    let text = serde_json::to_string(value).unwrap();
-    let back: T = serde_json::from_str(&text).unwrap();
-    assert_eq!(&back, value, "{text}");
-}
-
-fn rejects<T: DeserializeOwned + core::fmt::Debug>(text: &str) {
-    let r = serde_json::from_str::<T>(text);
-    assert!(r.is_err(), "{text} gave {r:?}");
-}
 
 #[test]
 fn distributions_round_trip() {

@@ -1,10 +1,10 @@
-use partalloc_topology::pod::{LinkKind, Pod, ShapeCatalogue, Wiring};
+use partalloc_topology::pod::{LinkKind, Pod, PodSlice, ShapeCatalogue, Wiring};
 use partalloc_topology::{Coords, NodeId, NodeSet};
 use proptest::prelude::*;
 
 use super::super::{PodAllocator, all_chips, orientations};
-use super::{CBox, arc_minus, list_key};
 use crate::conformance::{Step, check_script_with};
+use crate::submesh_list::list_order;
 use crate::{AllocError, Allocator, Grant, Request};
 
 fn pod(sides: &[u32], shapes: &[&[u32]], rotate: bool) -> Pod {
@@ -83,7 +83,7 @@ fn blocked(a: &PodAllocator) -> NodeSet {
 }
 
 /// Every cyclic box of the torus, whole rings once (`lo == 0`).
-fn all_boxes(k: &[u32]) -> Vec<CBox> {
+fn all_boxes(k: &[u32]) -> Vec<PodSlice> {
     let per: Vec<Vec<(u32, u32)>> = k
         .iter()
         .map(|&s| {
@@ -104,21 +104,21 @@ fn all_boxes(k: &[u32]) -> Vec<CBox> {
                 (lo[d], len[d]) = per[d][i % per[d].len()];
                 i /= per[d].len();
             }
-            CBox::new(k, &lo, &len)
+            PodSlice::on_torus(k, &lo, &len).unwrap()
         })
         .collect()
 }
 
 /// The maximal free cyclic boxes by brute force, sorted.
 fn maximal_free(k: &[u32], down: &NodeSet) -> Boxes {
-    let free: Vec<CBox> = all_boxes(k)
+    let free: Vec<PodSlice> = all_boxes(k)
         .into_iter()
-        .filter(|b| b.is_free(k, down))
+        .filter(|b| b.all_chips(k, |c| !down.contains(c)))
         .collect();
     let mut out: Boxes = free
         .iter()
-        .filter(|b| !free.iter().any(|o| o != *b && o.contains(k, b)))
-        .map(|b| (b.lo[..k.len()].to_vec(), b.len[..k.len()].to_vec()))
+        .filter(|b| !free.iter().any(|o| o != *b && o.contains_slice(k, b)))
+        .map(|b| (b.base().to_vec(), b.extents().to_vec()))
         .collect();
     out.sort();
     out
@@ -141,20 +141,6 @@ fn chips_of(a: &PodAllocator, g: &Grant) -> Vec<NodeId> {
 
 fn strings(a: &PodAllocator) -> Vec<String> {
     a.free_boxes().iter().map(ToString::to_string).collect()
-}
-
-#[test]
-fn arcs_minus_an_arc_on_a_ring() {
-    // Inside: two sides.
-    assert_eq!(arc_minus(12, (0, 10), (3, 2)), ([(0, 3), (5, 5)], 2));
-    // Across both ends of s: the middle once.
-    assert_eq!(arc_minus(12, (0, 10), (8, 6)).0[0], (2, 6));
-    assert_eq!(arc_minus(12, (0, 10), (8, 6)).1, 1);
-    // A ring minus an arc: the complement, across the edge.
-    assert_eq!(arc_minus(6, (0, 6), (1, 2)), ([(3, 4), (0, 0)], 1));
-    // Covered: nothing.
-    assert_eq!(arc_minus(6, (4, 3), (3, 5)).1, 0);
-    assert_eq!(arc_minus(6, (4, 3), (0, 6)).1, 0);
 }
 
 #[test]
@@ -226,16 +212,12 @@ fn the_list_is_kept_in_definition_1_order() {
     }
     let _ = a.allocate(&Request::boxed(&[2, 1]).unwrap()).unwrap();
     let k = [5u32, 5];
-    let boxes: Vec<CBox> = a
-        .free_boxes()
-        .iter()
-        .map(|s| CBox::new(&k, s.base().as_slice(), s.extents().as_slice()))
-        .collect();
+    let boxes = a.free_boxes();
     assert!(boxes.len() > 2);
     assert!(
         boxes
             .windows(2)
-            .all(|w| list_key(&k, &w[0]) < list_key(&k, &w[1]))
+            .all(|w| list_order(&k, &w[0], &w[1]).is_lt())
     );
 }
 

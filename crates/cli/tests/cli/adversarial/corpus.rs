@@ -2,6 +2,7 @@
 //! combinations, and random byte mutations of ten file kinds.
 
 use super::{Expect, Probe, Special, data};
+use crate::support::words;
 
 /// SplitMix64: a small deterministic generator, so every mutation probe
 /// is the same on every run (its name carries its seed).
@@ -111,140 +112,55 @@ pub(crate) fn file_kinds() -> Vec<(&'static str, Vec<u8>, &'static str, Vec<&'st
             "sacct",
             data("dump.sacct"),
             "d.txt",
-            vec![
-                "replay",
-                "d.txt",
-                "-t",
-                "mesh:4x4",
-                "-a",
-                "first-fit",
-                "--trace-format",
-                "sacct",
-                "--lenient",
-                "-q",
-            ],
+            words("replay d.txt -t mesh:4x4 -a first-fit --trace-format sacct --lenient -q"),
         ),
         (
             "pod toml",
             data("pod.toml"),
             "p.toml",
-            vec![
-                "simulate",
-                "-t",
-                "p.toml",
-                "-a",
-                "pod-first-fit",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            words("simulate -t p.toml -a pod-first-fit --jobs 20 -q"),
         ),
         (
             "sweep toml",
             data("sweep.toml"),
             "e.toml",
-            vec![
-                "sweep",
-                "e.toml",
-                "-o",
-                "out.csv",
-                "-q",
-                "--no-plots",
-                "--threads",
-                "1",
-            ],
+            words("sweep e.toml -o out.csv -q --no-plots --threads 1"),
         ),
         (
             "blocks conf",
             data("blocks.conf"),
             "b.conf",
-            vec![
-                "simulate",
-                "-t",
-                "blocks:b.conf",
-                "-a",
-                "block",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            words("simulate -t blocks:b.conf -a block --jobs 20 -q"),
         ),
         (
             "tree conf",
             data("tree.conf"),
             "t.conf",
-            vec![
-                "simulate",
-                "-t",
-                "tree:t.conf",
-                "-a",
-                "tree",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            words("simulate -t tree:t.conf -a tree --jobs 20 -q"),
         ),
         (
             "blocks yaml",
             data("blocks.yaml"),
             "b.yaml",
-            vec![
-                "simulate",
-                "-t",
-                "blocks:b.yaml",
-                "-a",
-                "block",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            words("simulate -t blocks:b.yaml -a block --jobs 20 -q"),
         ),
         (
             "tree yaml",
             data("tree.yaml"),
             "t.yaml",
-            vec![
-                "simulate",
-                "-t",
-                "tree:t.yaml",
-                "-a",
-                "tree",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            words("simulate -t tree:t.yaml -a tree --jobs 20 -q"),
         ),
         (
             "swf (simulate)",
             data("mesh8x8.swf"),
             "t.swf",
-            vec![
-                "simulate",
-                "--trace",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "--lenient",
-            ],
+            words("simulate --trace t.swf -t mesh:8x8 -a first-fit -q --lenient"),
         ),
         (
             "sacct (strict)",
             data("dump.sacct"),
             "d.txt",
-            vec![
-                "replay",
-                "d.txt",
-                "-t",
-                "mesh:4x4",
-                "-a",
-                "first-fit,paging",
-                "--trace-format",
-                "sacct",
-                "-q",
-            ],
+            words("replay d.txt -t mesh:4x4 -a first-fit,paging --trace-format sacct -q"),
         ),
     ]
 }
@@ -501,16 +417,7 @@ fn topology_files() -> Vec<Probe> {
     v.push(
         cmd(
             "topology files",
-            &[
-                "simulate",
-                "-t",
-                "tree:two.conf",
-                "-a",
-                "tree",
-                "--jobs",
-                "20",
-                "-q",
-            ],
+            &words("simulate -t tree:two.conf -a tree --jobs 20 -q"),
         )
         .file(
             "two.conf",
@@ -662,16 +569,7 @@ fn pod_files() -> Vec<Probe> {
         .map(|(what, text, e, says)| {
             let mut p = cmd(
                 "pod toml",
-                &[
-                    "simulate",
-                    "-t",
-                    "p.toml",
-                    "-a",
-                    "pod-first-fit",
-                    "--jobs",
-                    "10",
-                    "-q",
-                ],
+                &words("simulate -t p.toml -a pod-first-fit --jobs 10 -q"),
             )
             .file("p.toml", text)
             .expect(e);
@@ -851,16 +749,7 @@ fn swf_traces() -> Vec<Probe> {
             ),
             (
                 "simulate",
-                vec![
-                    "simulate",
-                    "--trace",
-                    "t.swf",
-                    "-t",
-                    "mesh:8x8",
-                    "-a",
-                    "first-fit",
-                    "-q",
-                ],
+                words("simulate --trace t.swf -t mesh:8x8 -a first-fit -q"),
             ),
         ] {
             // `simulate` on an empty trace and `replay` on one may differ
@@ -1042,17 +931,7 @@ fn sacct_dumps() -> Vec<Probe> {
     let mut v = Vec::new();
     for (what, text, e, says) in cases {
         for lenient in [false, true] {
-            let mut args = vec![
-                "replay",
-                "d.txt",
-                "-t",
-                "mesh:4x4",
-                "-a",
-                "first-fit",
-                "--trace-format",
-                "sacct",
-                "-q",
-            ];
+            let mut args = words("replay d.txt -t mesh:4x4 -a first-fit --trace-format sacct -q");
             if lenient {
                 args.push("--lenient");
             }
@@ -1176,20 +1055,7 @@ fn workload_laws() -> Vec<Probe> {
     v.push(
         cmd(
             "workload laws",
-            &[
-                "simulate",
-                "-t",
-                "hypercube:6",
-                "-a",
-                "buddy",
-                "--shapes",
-                "cube",
-                "--cube-dims",
-                "uniform:0-99",
-                "--jobs",
-                "10",
-                "-q",
-            ],
+            &words("simulate -t hypercube:6 -a buddy --shapes cube --cube-dims uniform:0-99 --jobs 10 -q"),
         )
         .expect(Expect::Fails)
         .says("larger than the machine's 6-cube"),
@@ -1803,70 +1669,11 @@ fn sweep_files() -> Vec<Probe> {
 /// existing file, a path with a newline. (Devices, FIFOs, symbolic links
 /// and inputs as outputs are issue 23's item 8, in [`super::issue`].)
 fn output_paths() -> Vec<Probe> {
-    let writers: Vec<(&str, Vec<&str>)> = vec![
-        (
-            "simulate -o",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "-o",
-            ],
-        ),
-        (
-            "simulate --jobs-csv",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "--jobs-csv",
-            ],
-        ),
-        (
-            "show --svg",
-            vec![
-                "show",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--at",
-                "5",
-                "--svg",
-            ],
-        ),
-        (
-            "generate --out",
-            vec!["generate", "-t", "mesh:8x8", "--jobs", "10", "--out"],
-        ),
-        (
-            "replay -o",
-            vec![
-                "replay",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-            ],
-        ),
-        (
-            "sweep -o",
-            vec!["sweep", "e.toml", "-q", "--no-plots", "-o"],
-        ),
-    ];
+    // The writers of issue 23's item 8 but `sweep merge`, whose inputs differ.
+    let writers: Vec<(&str, Vec<&str>)> = super::issue::writers()
+        .into_iter()
+        .filter(|(w, _)| *w != "sweep merge")
+        .collect();
     let mut v = Vec::new();
     for (w, args) in &writers {
         let with = |target: &str| {
@@ -2014,13 +1821,7 @@ fn shard_mutations(n: usize) -> Vec<Probe> {
             let mut p = Probe::new(
                 "mutations",
                 format!("shard {target} #{s:x}"),
-                &[
-                    "sweep",
-                    "merge",
-                    "m.csv",
-                    "e.shard-0-of-2.csv",
-                    "e.shard-1-of-2.csv",
-                ],
+                &words("sweep merge m.csv e.shard-0-of-2.csv e.shard-1-of-2.csv"),
             );
             for (name, bytes) in &shard_files {
                 let b = if name == target {

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::{Expect, Probe, Special, bin, data, leftover_temporaries};
+use crate::support::words;
 
 fn p(item: u32, what: &str, args: &[&str]) -> Probe {
     Probe::new("issue 23 items", format!("item {item}: {what}"), args)
@@ -93,48 +94,19 @@ fn script_runs_nothing_injected(d: &Path, script: &[u8]) -> Result<(), String> {
 }
 
 /// The writers of issue 23's item 8, each ending with its output path.
-fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
+pub(super) fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         (
             "simulate -o",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "-o",
-            ],
+            words("simulate -t mesh:8x8 -a first-fit --jobs 10 -q -o"),
         ),
         (
             "simulate --jobs-csv",
-            vec![
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "--jobs-csv",
-            ],
+            words("simulate -t mesh:8x8 -a first-fit --jobs 10 -q --jobs-csv"),
         ),
         (
             "show --svg",
-            vec![
-                "show",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--at",
-                "5",
-                "--svg",
-            ],
+            words("show -t mesh:8x8 -a first-fit --at 5 --svg"),
         ),
         (
             "generate --out",
@@ -142,16 +114,7 @@ fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
         ),
         (
             "replay -o",
-            vec![
-                "replay",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-            ],
+            words("replay t.swf -t mesh:8x8 -a first-fit -q -o"),
         ),
         (
             "sweep -o",
@@ -225,17 +188,7 @@ fn item_8() -> Vec<Probe> {
         p(
             8,
             "replay -o its own trace",
-            &[
-                "replay",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-                "t.swf",
-            ],
+            &words("replay t.swf -t mesh:8x8 -a first-fit -q -o t.swf"),
         )
         .file("t.swf", data("mesh8x8.swf"))
         .expect(Expect::Fails),
@@ -244,18 +197,7 @@ fn item_8() -> Vec<Probe> {
         p(
             8,
             "simulate --trace -o its own trace",
-            &[
-                "simulate",
-                "--trace",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-                "t.swf",
-            ],
+            &words("simulate --trace t.swf -t mesh:8x8 -a first-fit -q -o t.swf"),
         )
         .file("t.swf", data("mesh8x8.swf"))
         .expect(Expect::Fails),
@@ -273,17 +215,7 @@ fn item_8() -> Vec<Probe> {
         p(
             8,
             "replay -o a hard link to its trace",
-            &[
-                "replay",
-                "t.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-                "-o",
-                "same.swf",
-            ],
+            &words("replay t.swf -t mesh:8x8 -a first-fit -q -o same.swf"),
         )
         .file("t.swf", data("mesh8x8.swf"))
         .special(Special::HardLink {
@@ -346,16 +278,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         p(
             2,
             "16 blocks of 2^22 nodes",
-            &[
-                "simulate",
-                "-t",
-                "blocks:b.conf",
-                "-a",
-                "block",
-                "--jobs",
-                "5",
-                "-q",
-            ],
+            &words("simulate -t blocks:b.conf -a block --jobs 5 -q"),
         )
         .file("b.conf", blocks)
         .expect(Expect::Fails)
@@ -366,16 +289,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         p(
             2,
             "16 switches of 2^22 nodes",
-            &[
-                "simulate",
-                "-t",
-                "tree:t.conf",
-                "-a",
-                "tree",
-                "--jobs",
-                "5",
-                "-q",
-            ],
+            &words("simulate -t tree:t.conf -a tree --jobs 5 -q"),
         )
         .file("t.conf", switches)
         .expect(Expect::Fails)
@@ -426,31 +340,12 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         (
             "swf trace (simulate)",
             "z.swf",
-            vec![
-                "simulate",
-                "--trace",
-                "z.swf",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "-q",
-            ],
+            words("simulate --trace z.swf -t mesh:8x8 -a first-fit -q"),
         ),
         (
             "sacct dump",
             "z.txt",
-            vec![
-                "replay",
-                "z.txt",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--trace-format",
-                "sacct",
-                "-q",
-            ],
+            words("replay z.txt -t mesh:8x8 -a first-fit --trace-format sacct -q"),
         ),
     ] {
         v.push(
@@ -464,13 +359,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         with_shards(p(
             5,
             "shard record on /dev/zero",
-            &[
-                "sweep",
-                "merge",
-                "m.csv",
-                "z.shard-0-of-2.csv",
-                "z.shard-1-of-2.csv",
-            ],
+            &words("sweep merge m.csv z.shard-0-of-2.csv z.shard-1-of-2.csv"),
         ))
         .special(zero("z.shard-0-of-2.json"))
         .special(zero("z.shard-1-of-2.json"))
@@ -481,39 +370,9 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
     );
     // 6. Thread counts are checked before threads are made.
     for args in [
-        vec![
-            "simulate",
-            "-t",
-            "mesh:8x8",
-            "-a",
-            "first-fit",
-            "--jobs",
-            "10",
-            "-q",
-            "--threads",
-            "100000",
-        ],
-        vec![
-            "replay",
-            "t.swf",
-            "-t",
-            "mesh:8x8",
-            "-a",
-            "first-fit",
-            "-q",
-            "--threads",
-            "100000",
-        ],
-        vec![
-            "sweep",
-            "e.toml",
-            "-o",
-            "o.csv",
-            "-q",
-            "--no-plots",
-            "--threads",
-            "100000",
-        ],
+        words("simulate -t mesh:8x8 -a first-fit --jobs 10 -q --threads 100000"),
+        words("replay t.swf -t mesh:8x8 -a first-fit -q --threads 100000"),
+        words("sweep e.toml -o o.csv -q --no-plots --threads 100000"),
     ] {
         v.push(
             p(6, &format!("{} --threads 100000", args[0]), &args)
@@ -632,20 +491,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         p(
             10,
             "--jobs-csv X -o X",
-            &[
-                "simulate",
-                "-t",
-                "mesh:8x8",
-                "-a",
-                "first-fit",
-                "--jobs",
-                "10",
-                "-q",
-                "--jobs-csv",
-                "x.csv",
-                "-o",
-                "x.csv",
-            ],
+            &words("simulate -t mesh:8x8 -a first-fit --jobs 10 -q --jobs-csv x.csv -o x.csv"),
         )
         .expect(Expect::Fails)
         .absent("x.csv"),
@@ -676,17 +522,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
             p(
                 3,
                 "replay of 1,000,000 jobs under 400 MB",
-                &[
-                    "replay",
-                    "big.swf",
-                    "-t",
-                    "mesh:8x8",
-                    "-a",
-                    "first-fit,paging",
-                    "-q",
-                    "--threads",
-                    "1",
-                ],
+                &words("replay big.swf -t mesh:8x8 -a first-fit,paging -q --threads 1"),
             )
             .file("big.swf", long_trace(1_000_000))
             .expect(Expect::Ok)
@@ -698,19 +534,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
             p(
                 4,
                 "saturated simulate",
-                &[
-                    "simulate",
-                    "-t",
-                    "mesh:16x16",
-                    "-a",
-                    "first-fit",
-                    "--load",
-                    "1e6",
-                    "--allow-saturation",
-                    "--jobs",
-                    "1000000",
-                    "-q",
-                ],
+                &words("simulate -t mesh:16x16 -a first-fit --load 1e6 --allow-saturation --jobs 1000000 -q"),
             )
             .expect(Expect::Either)
             .memory_kb(1 << 21)
@@ -721,16 +545,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
             p(
                 6,
                 "a pod of 2^22 chips",
-                &[
-                    "simulate",
-                    "-t",
-                    "pod:tpu-v4:256x128x128",
-                    "-a",
-                    "pod-first-fit",
-                    "--jobs",
-                    "20",
-                    "-q",
-                ],
+                &words("simulate -t pod:tpu-v4:256x128x128 -a pod-first-fit --jobs 20 -q"),
             )
             .expect(Expect::Either)
             .timeout(30),

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::{Expect, MEMORY_KB, bin, data, judge, leftover_temporaries, run_limited, skipped};
+use crate::support::words;
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| (*s).to_owned()).collect()
@@ -66,16 +67,7 @@ pub(crate) fn partial_file() -> Vec<u8> {
         fs::write(d.join("e.toml"), data("sweep.toml")).expect("write e.toml");
         let run = run_limited(
             d,
-            &args(&[
-                "sweep",
-                "e.toml",
-                "-o",
-                "small.csv",
-                "-q",
-                "--no-plots",
-                "--limit",
-                "1",
-            ]),
+            &args(&words("sweep e.toml -o small.csv -q --no-plots --limit 1")),
             MEMORY_KB,
             super::TIMEOUT,
         );

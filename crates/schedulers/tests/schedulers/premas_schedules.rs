@@ -1,0 +1,194 @@
+//! PReMAS schedule goldens (`data/premas-oracle/sched/*.sched`, made by
+//! `scripts/premas-oracle sched-all`; docs/premas-oracle.md): the jobs of a
+//! trace as PReMAS read them and the start it gave each under one of its
+//! schedulers (`cons`, `pqueue[<comparator>]`) with its MBS allocator on a
+//! 2-D mesh. Here the same jobs run under the partalloc policy the golden
+//! names, on partalloc's `mbs`, in an event loop that treats a time as
+//! PReMAS does (departures in start order, then arrivals, then one
+//! decision); the mean wait must equal PReMAS's to 0.1 s, and every job
+//! must start when PReMAS started it.
+
+use std::path::{Path, PathBuf};
+
+use partalloc_allocators::{Allocator, registry as allocators};
+use partalloc_schedulers::{Scheduler, Started, registry};
+use partalloc_topology::Topology;
+use partalloc_workload::{Job, JobShape};
+
+/// One golden: the header fields and the jobs with PReMAS's starts.
+struct SchedGolden {
+    machine: String,
+    scheduler: String,
+    policy: String,
+    jobs: Vec<Job>,
+    starts: Vec<f64>,
+    mean_wait: f64,
+}
+
+fn parse(path: &Path) -> SchedGolden {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut g = SchedGolden {
+        machine: String::new(),
+        scheduler: String::new(),
+        policy: String::new(),
+        jobs: Vec::new(),
+        starts: Vec::new(),
+        mean_wait: f64::NAN,
+    };
+    let mut format = false;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.as_slice() {
+            ["premas-oracle-sched", "1"] => format = true,
+            ["machine", m] => g.machine = (*m).to_owned(),
+            ["scheduler", s] => g.scheduler = (*s).to_owned(),
+            ["policy", p] => g.policy = (*p).to_owned(),
+            ["mean-wait", w] => g.mean_wait = w.parse().unwrap(),
+            ["j", id, arrival, procs, run, est, start] => {
+                let num = |s: &str| -> f64 { s.parse::<i64>().unwrap() as f64 };
+                let job = Job::new(
+                    id.parse::<u64>().unwrap(),
+                    num(arrival),
+                    JobShape::Nodes {
+                        count: procs.parse().unwrap(),
+                    },
+                    num(run),
+                )
+                .with_estimate(Some(num(est)));
+                g.jobs.push(job);
+                g.starts.push(num(start));
+            }
+            _ => {}
+        }
+    }
+    assert!(format, "{}: not a schedule golden", path.display());
+    g
+}
+
+/// Runs `jobs` (in arrival order) under `policy` on `alloc`; the start of
+/// each job, by position.
+fn replay(policy: &mut dyn Scheduler, alloc: &mut dyn Allocator, jobs: &[Job]) -> Vec<f64> {
+    // (end, start sequence number, grant): departures at one time leave in
+    // the order the jobs started, as PReMAS's event numbers order them.
+    let mut running: Vec<(f64, usize, Started)> = Vec::new();
+    let mut starts = vec![f64::NAN; jobs.len()];
+    let mut next = 0;
+    let mut seq = 0;
+    let mut started = Vec::new();
+    loop {
+        let t_arr = jobs.get(next).map(|j| j.arrival);
+        let t_dep = running.iter().map(|r| r.0).reduce(f64::min);
+        let t = match (t_arr, t_dep) {
+            (None, None) => break,
+            (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
+        };
+        running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        while running.first().is_some_and(|r| r.0 == t) {
+            let (_, _, r) = running.remove(0);
+            alloc.release(&r.grant).unwrap();
+            policy.departed(&r.job, t);
+        }
+        while jobs.get(next).is_some_and(|j| j.arrival == t) {
+            policy.submit(jobs[next], t).unwrap();
+            next += 1;
+        }
+        started.clear();
+        policy.schedule(t, alloc, &mut started).unwrap();
+        for s in started.drain(..) {
+            let k = jobs.iter().position(|j| j.id == s.job.id).unwrap();
+            starts[k] = t;
+            running.push((t + s.job.service, seq, s));
+            seq += 1;
+        }
+        assert!(
+            next < jobs.len() || !running.is_empty() || policy.queue_len() == 0,
+            "jobs left waiting on an idle machine"
+        );
+    }
+    starts
+}
+
+fn goldens() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/premas-oracle/sched");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sched"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn mean_waits_equal_premas_for_conservative_and_every_priority_order() {
+    let files = goldens();
+    // Conservative and seven comparators, on two traces.
+    assert!(files.len() >= 16, "{} schedule goldens", files.len());
+    let mut report = Vec::new();
+    for path in &files {
+        let g = parse(path);
+        let (x, y) = g
+            .machine
+            .strip_suffix("x1")
+            .and_then(|m| m.split_once('x'))
+            .unwrap();
+        let machine: Topology = format!("mesh:{x}x{y}").parse().unwrap();
+        let mut alloc = allocators::build("mbs", &machine).unwrap();
+        let mut policy = registry::build(&g.policy, &machine).unwrap();
+        let starts = replay(policy.as_mut(), alloc.as_mut(), &g.jobs);
+        let n = g.jobs.len() as f64;
+        let wait: f64 = g.jobs.iter().zip(&starts).map(|(j, s)| s - j.arrival).sum();
+        let premas: f64 = g
+            .jobs
+            .iter()
+            .zip(&g.starts)
+            .map(|(j, s)| s - j.arrival)
+            .sum();
+        assert!(
+            (premas / n - g.mean_wait).abs() < 1e-3,
+            "{}: golden's own mean",
+            path.display()
+        );
+        let differ = starts.iter().zip(&g.starts).filter(|(a, b)| a != b).count();
+        report.push(format!(
+            "{}: {} as {}: mean wait {:.3} vs PReMAS {:.3}; {differ} of {} starts differ",
+            path.file_name().unwrap().to_string_lossy(),
+            g.scheduler,
+            g.policy,
+            wait / n,
+            g.mean_wait,
+            g.jobs.len()
+        ));
+        if (wait / n - g.mean_wait).abs() > 0.1 || differ > 0 {
+            report.push("  ^ MISMATCH".to_owned());
+        }
+        if g.policy == "conservative-backfilling" {
+            // The other compression rule is another policy: where jobs end
+            // early the golden tells them apart.
+            let mut alloc = allocators::build("mbs", &machine).unwrap();
+            let mut queue =
+                registry::build("conservative-backfilling[compression=queue]", &machine).unwrap();
+            let other = replay(queue.as_mut(), alloc.as_mut(), &g.jobs);
+            let wait: f64 = g.jobs.iter().zip(&other).map(|(j, s)| s - j.arrival).sum();
+            let differ = other.iter().zip(&g.starts).filter(|(a, b)| a != b).count();
+            report.push(format!(
+                "  compression=queue instead: mean wait {:.3}; {differ} starts differ",
+                wait / n
+            ));
+            let early = g
+                .jobs
+                .iter()
+                .any(|j| j.estimate.is_some_and(|e| e > j.service));
+            assert_eq!(
+                differ > 0,
+                early,
+                "{}: {}",
+                path.display(),
+                report.join("\n")
+            );
+        }
+    }
+    let text = report.join("\n");
+    assert!(!text.contains("MISMATCH"), "{text}");
+    println!("{text}");
+}

@@ -1,0 +1,531 @@
+//! How far apart each job's nodes are, measured as a run goes.
+//!
+//! Every [`Simulation`](crate::Simulation) measures the grant of each job
+//! it starts with a [`DispersalMeter`] (once, when the job starts; the
+//! meter keeps its buffers, so a run allocates only while they grow) and
+//! reports
+//! - per measured job, in its [`JobRecord`](crate::JobRecord) and the jobs
+//!   CSV, a [`GrantDispersal`]: the sum and the mean of the hop distances
+//!   over the grant's unordered node pairs, its diameter, the nodes of its
+//!   bounding box (span) and its number of contiguous pieces;
+//! - in [`Results`](crate::Results), the mean of each of these over the
+//!   measured jobs (`mean_distance_sum`, `mean_pairwise_distance`,
+//!   `mean_diameter`, `mean_span`, `mean_pieces`).
+//!
+//! A box of a mesh and a subcube are measured in closed form (O(d)), so
+//! contiguous strategies pay almost nothing for the measures; other grants
+//! cost O(n·d) and up (see [`Measurer`]).
+//!
+//! The distance is the machine's hop count:
+//! - on a mesh, L1 (Manhattan); on a torus and a pod's torus of chips, Lee
+//!   distance (Σ min(|d|, k − |d|)) — measured by
+//!   [`partalloc_allocators::dispersal::Measurer`];
+//! - on a hypercube, Hamming distance (the hop count of its links); the
+//!   span is the smallest subcube holding the grant (2^(bits that vary)
+//!   nodes) and a piece is a connected component under the cube's links;
+//! - on a Slurm machine (racks, blocks, switch trees) no hop distance is
+//!   defined: nothing is measured, the jobs CSV leaves the five columns
+//!   empty and the run means are 0.
+//!
+//! ```
+//! use partalloc_allocators::Partition;
+//! use partalloc_simkit::dispersal::DispersalMeter;
+//! use partalloc_topology::Topology;
+//! let mesh: Topology = "mesh:4x4".parse()?;
+//! let mut meter = DispersalMeter::new(&mesh);
+//! // Nodes ⟨0,0⟩, ⟨1,0⟩ and ⟨3,3⟩: distances 1, 6 and 5.
+//! let d = meter.measure(&Partition::Nodes(vec![0, 1, 15])).expect("a mesh has distances");
+//! assert_eq!((d.distance_sum, d.diameter, d.span_nodes, d.pieces), (12, 6, 16, 2));
+//! assert_eq!(d.mean_distance(), 4.0);
+//! // On a hypercube the distance is Hamming's: 0b000, 0b011, 0b111 (the last
+//! // two are neighbours, so two pieces).
+//! let cube: Topology = "hypercube:3".parse()?;
+//! let d = DispersalMeter::new(&cube).measure(&Partition::Nodes(vec![0, 3, 7])).expect("defined");
+//! assert_eq!((d.distance_sum, d.diameter, d.span_nodes, d.pieces), (2 + 3 + 1, 3, 8, 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use partalloc_allocators::Partition;
+use partalloc_allocators::dispersal::Measurer;
+use partalloc_topology::{NodeId, Topology};
+
+/// The dispersal of one grant (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GrantDispersal {
+    /// Nodes in the grant.
+    pub nodes: u64,
+    /// Σ of the hop distance over unordered node pairs.
+    pub distance_sum: u128,
+    /// The largest hop distance between two of its nodes (0 for one node).
+    pub diameter: u32,
+    /// Nodes of its bounding box (on a hypercube, of the smallest subcube
+    /// holding it).
+    pub span_nodes: u64,
+    /// Connected components under the machine's links (1 when contiguous).
+    pub pieces: u32,
+}
+
+impl GrantDispersal {
+    /// The mean hop distance over unordered node pairs (0 for one node).
+    #[must_use]
+    pub fn mean_distance(&self) -> f64 {
+        if self.nodes < 2 {
+            return 0.0;
+        }
+        let pairs = self.nodes as f64 * (self.nodes - 1) as f64 / 2.0;
+        self.distance_sum as f64 / pairs
+    }
+}
+
+/// How a machine's grants are measured.
+#[derive(Debug, Clone)]
+enum Kind {
+    Grid(Measurer),
+    Cube(CubeMeasurer),
+    Undefined,
+}
+
+/// Measures the grants of one machine, keeping its buffers between calls.
+#[derive(Debug, Clone)]
+pub struct DispersalMeter {
+    topology: Topology,
+    kind: Kind,
+    ids: Vec<NodeId>,
+}
+
+impl DispersalMeter {
+    /// A meter for `topology` (one that measures nothing on a machine
+    /// without hop distances: see [`is_defined`](Self::is_defined)).
+    #[must_use]
+    pub fn new(topology: &Topology) -> Self {
+        let kind = if let Some(g) = topology.as_grid() {
+            Kind::Grid(Measurer::for_grid(g))
+        } else if let Some(h) = topology.as_hypercube() {
+            Kind::Cube(CubeMeasurer::new(h.dim()))
+        } else {
+            Kind::Undefined
+        };
+        Self {
+            topology: topology.clone(),
+            kind,
+            ids: Vec::new(),
+        }
+    }
+
+    /// Whether grants of this machine have a dispersal (meshes, tori,
+    /// pods and hypercubes do; Slurm machines do not).
+    #[must_use]
+    pub fn is_defined(&self) -> bool {
+        !matches!(self.kind, Kind::Undefined)
+    }
+
+    /// The dispersal of `partition`; `None` on a machine without hop
+    /// distances, or for a partition that does not lie in the machine or
+    /// lists a node twice (no allocator grants such a partition).
+    pub fn measure(&mut self, partition: &Partition) -> Option<GrantDispersal> {
+        if let (Kind::Cube(_), Partition::Subcube(s)) = (&self.kind, partition) {
+            // Closed form: every free bit splits the 2^f nodes in halves.
+            let f = s.dim();
+            if s.cube_dim() == self.topology.as_hypercube()?.dim() {
+                let n = 1u64 << f;
+                return Some(GrantDispersal {
+                    nodes: n,
+                    distance_sum: u128::from(f) * u128::from(n / 2) * u128::from(n / 2),
+                    diameter: f,
+                    span_nodes: n,
+                    pieces: 1,
+                });
+            }
+        }
+        if let (Kind::Grid(_), Partition::Box(b)) = (&self.kind, partition)
+            && let Some(g) = self.topology.as_grid()
+            && !g.is_torus()
+            && g.check_box(b).is_ok()
+        {
+            return Some(mesh_box(b));
+        }
+        if matches!(self.kind, Kind::Undefined) {
+            return None;
+        }
+        if let Partition::Nodes(ns) = partition {
+            // Listed already: measured in place (a node outside the machine
+            // or listed twice gives `None`, as listing it would).
+            return self.measure_nodes(ns);
+        }
+        let mut ids = core::mem::take(&mut self.ids);
+        ids.clear();
+        let listed = partition.for_each_node(&self.topology, |n| ids.push(n));
+        let got = listed.ok().and_then(|()| self.measure_nodes(&ids));
+        self.ids = ids;
+        got
+    }
+
+    /// The dispersal of `nodes` (any order); `None` on a machine without
+    /// hop distances, for a node outside the machine or a node listed
+    /// twice.
+    pub fn measure_nodes(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        match &mut self.kind {
+            Kind::Grid(m) => {
+                let d = m.measure(nodes).ok()?;
+                Some(GrantDispersal {
+                    nodes: d.nodes,
+                    distance_sum: d.distance_sum,
+                    diameter: d.diameter,
+                    span_nodes: d.span.map_or(0, |s| s.volume()),
+                    pieces: d.pieces,
+                })
+            }
+            Kind::Cube(m) => m.measure(nodes),
+            Kind::Undefined => None,
+        }
+    }
+}
+
+/// A box of a mesh in closed form: along dimension i the V/eᵢ nodes at
+/// each of eᵢ coordinates give (V/eᵢ)²·(eᵢ³ − eᵢ)/6 over the pairs.
+fn mesh_box(b: &partalloc_topology::GridBox) -> GrantDispersal {
+    let v = b.volume();
+    let mut sum = 0u128;
+    let mut diameter = 0u32;
+    for &e in b.extents().iter() {
+        let (e128, m) = (u128::from(e), u128::from(v / u64::from(e)));
+        sum += m * m * (e128 * e128 * e128 - e128) / 6;
+        diameter += e - 1;
+    }
+    GrantDispersal {
+        nodes: v,
+        distance_sum: sum,
+        diameter,
+        span_nodes: v,
+        pieces: 1,
+    }
+}
+
+/// Most node pairs whose Hamming distances are compared one by one for a
+/// hypercube grant's diameter; larger grants search the machine instead
+/// (when it has at most [`MAX_SEARCHED_CUBE`] nodes).
+const MAX_PAIRS: u64 = 1 << 22;
+
+/// Most nodes of a hypercube searched breadth-first for a diameter (one
+/// byte each).
+const MAX_SEARCHED_CUBE: u64 = 1 << 26;
+
+/// Dispersal on a hypercube Q_n under Hamming distance.
+///
+/// Costs for a set of m nodes: the sum and the span O(m·n) (per bit, the
+/// nodes having it: Σ_b c_b·(m − c_b)); the pieces O(m·n·log m)
+/// (union–find, neighbours found in the sorted set); the diameter
+/// O(m²) while m(m−1)/2 ≤ 2^22 (stopping early at the span's bound),
+/// otherwise one multi-source breadth-first search over the 2^n nodes
+/// (the farthest member from a is n minus the distance from a's complement
+/// to the set).
+#[derive(Debug, Clone)]
+struct CubeMeasurer {
+    dim: u32,
+    sorted: Vec<NodeId>,
+    parent: Vec<u32>,
+    dist: Vec<u8>,
+    queue: Vec<NodeId>,
+}
+
+impl CubeMeasurer {
+    fn new(dim: u32) -> Self {
+        Self {
+            dim,
+            sorted: Vec::new(),
+            parent: Vec::new(),
+            dist: Vec::new(),
+            queue: Vec::new(),
+        }
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[x as usize];
+            self.parent[x as usize] = self.parent[p as usize];
+            x = p;
+        }
+        x
+    }
+
+    fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        let n = self.dim;
+        let machine = 1u64 << n;
+        if nodes.iter().any(|&x| u64::from(x) >= machine) {
+            return None;
+        }
+        self.sorted.clear();
+        self.sorted.extend_from_slice(nodes);
+        self.sorted.sort_unstable();
+        if self.sorted.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        let m = self.sorted.len() as u64;
+        let Some(&first) = self.sorted.first() else {
+            return Some(GrantDispersal::default());
+        };
+        let mut distance_sum = 0u128;
+        for b in 0..n {
+            let c = self.sorted.iter().filter(|&&x| x >> b & 1 == 1).count() as u64;
+            distance_sum += u128::from(c) * u128::from(m - c);
+        }
+        let varying = self.sorted.iter().fold(0u32, |v, &x| v | (x ^ first));
+        // Pieces: join each node to its neighbours above it.
+        self.parent.clear();
+        self.parent.extend(0..m as u32);
+        let mut pieces = m as u32;
+        for i in 0..self.sorted.len() {
+            let x = self.sorted[i];
+            for b in 0..n {
+                if x >> b & 1 == 1 {
+                    continue;
+                }
+                if let Ok(j) = self.sorted.binary_search(&(x | 1 << b)) {
+                    let (a, c) = (self.find(i as u32), self.find(j as u32));
+                    if a != c {
+                        self.parent[a as usize] = c;
+                        pieces -= 1;
+                    }
+                }
+            }
+        }
+        let diameter = self.diameter(varying.count_ones(), machine);
+        Some(GrantDispersal {
+            nodes: m,
+            distance_sum,
+            diameter,
+            span_nodes: 1u64 << varying.count_ones(),
+            pieces,
+        })
+    }
+
+    /// The largest pairwise Hamming distance of the sorted set, which is at
+    /// most `bound` (the bits that vary).
+    fn diameter(&mut self, bound: u32, machine: u64) -> u32 {
+        let m = self.sorted.len() as u64;
+        if m * m.saturating_sub(1) / 2 > MAX_PAIRS && machine <= MAX_SEARCHED_CUBE {
+            return self.diameter_by_search(machine);
+        }
+        let mut best = 0;
+        for (i, &x) in self.sorted.iter().enumerate() {
+            for &y in &self.sorted[i + 1..] {
+                best = best.max((x ^ y).count_ones());
+            }
+            if best == bound {
+                break;
+            }
+        }
+        best
+    }
+
+    fn diameter_by_search(&mut self, machine: u64) -> u32 {
+        self.dist.clear();
+        self.dist.resize(machine as usize, u8::MAX);
+        self.queue.clear();
+        for &x in &self.sorted {
+            self.dist[x as usize] = 0;
+            self.queue.push(x);
+        }
+        let mut head = 0;
+        while let Some(&v) = self.queue.get(head) {
+            head += 1;
+            let dv = self.dist[v as usize];
+            for b in 0..self.dim {
+                let w = v ^ 1 << b;
+                if self.dist[w as usize] == u8::MAX {
+                    self.dist[w as usize] = dv + 1;
+                    self.queue.push(w);
+                }
+            }
+        }
+        let mask = (machine - 1) as u32;
+        self.sorted
+            .iter()
+            .map(|&x| self.dim - u32::from(self.dist[(!x & mask) as usize]))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Running sums of the measured jobs' dispersal, for the run means.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DispersalSums {
+    jobs: u64,
+    distance_sum: f64,
+    mean_distance: f64,
+    diameter: f64,
+    span: f64,
+    pieces: f64,
+}
+
+impl DispersalSums {
+    pub(crate) fn add(&mut self, d: &GrantDispersal) {
+        self.jobs += 1;
+        self.distance_sum += d.distance_sum as f64;
+        self.mean_distance += d.mean_distance();
+        self.diameter += f64::from(d.diameter);
+        self.span += d.span_nodes as f64;
+        self.pieces += f64::from(d.pieces);
+    }
+
+    /// The means (sum, mean distance, diameter, span, pieces); zeros
+    /// without a measured job.
+    pub(crate) fn means(&self) -> [f64; 5] {
+        if self.jobs == 0 {
+            return [0.0; 5];
+        }
+        let n = self.jobs as f64;
+        [
+            self.distance_sum / n,
+            self.mean_distance / n,
+            self.diameter / n,
+            self.span / n,
+            self.pieces / n,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn brute_cube(dim: u32, nodes: &[NodeId]) -> GrantDispersal {
+        let m = nodes.len();
+        let (mut sum, mut diameter) = (0u128, 0);
+        for i in 0..m {
+            for j in i + 1..m {
+                let t = (nodes[i] ^ nodes[j]).count_ones();
+                sum += u128::from(t);
+                diameter = diameter.max(t);
+            }
+        }
+        // Flood fill over single-bit flips.
+        let mut seen = vec![false; m];
+        let mut pieces = 0;
+        for s in 0..m {
+            if seen[s] {
+                continue;
+            }
+            pieces += 1;
+            seen[s] = true;
+            let mut stack = vec![s];
+            while let Some(v) = stack.pop() {
+                for (j, &y) in nodes.iter().enumerate() {
+                    if !seen[j] && (nodes[v] ^ y).count_ones() == 1 {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        // The smallest subcube: every bit on which two nodes differ is free.
+        let mut free = 0;
+        for b in 0..dim {
+            if nodes.iter().any(|&x| (x ^ nodes[0]) >> b & 1 == 1) {
+                free += 1;
+            }
+        }
+        GrantDispersal {
+            nodes: m as u64,
+            distance_sum: sum,
+            diameter,
+            span_nodes: if m == 0 { 0 } else { 1 << free },
+            pieces,
+        }
+    }
+
+    fn cube_set() -> impl Strategy<Value = (u32, Vec<NodeId>)> {
+        (1u32..=6).prop_flat_map(|dim| {
+            let all: Vec<NodeId> = (0..1u32 << dim).collect();
+            (
+                Just(dim),
+                prop::sample::subsequence(all, 1..=(1usize << dim)),
+            )
+                .prop_map(|(d, mut s)| {
+                    s.reverse();
+                    (d, s)
+                })
+        })
+    }
+
+    proptest! {
+        /// Hypercube measures equal their brute-force definitions.
+        #[test]
+        fn hypercube_measures_equal_brute_force((dim, nodes) in cube_set()) {
+            let mut m = CubeMeasurer::new(dim);
+            let got = m.measure(&nodes).unwrap();
+            prop_assert_eq!(got, brute_cube(dim, &nodes));
+            // Forced through the breadth-first search, the diameter agrees.
+            prop_assert_eq!(m.diameter_by_search(1 << dim), got.diameter);
+        }
+
+        /// A subcube's closed form equals measuring its nodes.
+        #[test]
+        fn subcubes_in_closed_form_equal_their_nodes(dim in 1u32..=6, free in any::<u32>(), fixed in any::<u32>()) {
+            let mask = (1u32 << dim) - 1;
+            let s = partalloc_topology::Subcube::new(dim, free & mask, fixed & mask & !free).unwrap();
+            let topology: Topology = format!("hypercube:{dim}").parse().unwrap();
+            let mut meter = DispersalMeter::new(&topology);
+            let closed = meter.measure(&Partition::Subcube(s)).unwrap();
+            let nodes: Vec<NodeId> = s.nodes().collect();
+            prop_assert_eq!(closed, meter.measure_nodes(&nodes).unwrap());
+        }
+    }
+
+    proptest! {
+        /// A mesh box's closed form equals measuring its nodes.
+        #[test]
+        fn mesh_boxes_in_closed_form_equal_their_nodes(
+            sides in prop::collection::vec(1u32..=7, 1..=3),
+            seed in any::<u64>(),
+        ) {
+            let grid = partalloc_topology::Grid::mesh(&sides).unwrap();
+            let (mut base, mut ext) = (Vec::new(), Vec::new());
+            for (i, &k) in sides.iter().enumerate() {
+                let r = (seed >> (8 * i)) as u32;
+                let lo = r % k;
+                base.push(lo);
+                ext.push(1 + (r >> 8) % (k - lo));
+            }
+            let b = partalloc_topology::GridBox::new(&base, &ext).unwrap();
+            let mut meter = DispersalMeter::new(&Topology::Grid(grid));
+            let closed = meter.measure(&Partition::Box(b)).unwrap();
+            let nodes: Vec<NodeId> = grid.box_nodes(&b).unwrap().collect();
+            prop_assert_eq!(closed, meter.measure_nodes(&nodes).unwrap());
+        }
+    }
+
+    #[test]
+    fn large_hypercube_sets_take_the_search_and_agree() {
+        // 3,000 of Q_12's nodes: 4.5 million pairs, more than MAX_PAIRS.
+        let nodes: Vec<NodeId> = (0..4096u32).filter(|x| x % 4 != 1).take(3000).collect();
+        let mut m = CubeMeasurer::new(12);
+        let got = m.measure(&nodes).unwrap();
+        let mut want = 0;
+        for (i, &x) in nodes.iter().enumerate() {
+            for &y in &nodes[i + 1..] {
+                want = want.max((x ^ y).count_ones());
+            }
+        }
+        assert_eq!(got.diameter, want);
+    }
+
+    #[test]
+    fn bad_sets_and_slurm_machines_measure_nothing() {
+        let cube: Topology = "hypercube:3".parse().unwrap();
+        let mut m = DispersalMeter::new(&cube);
+        assert!(m.is_defined());
+        assert_eq!(m.measure_nodes(&[1, 1]), None);
+        assert_eq!(m.measure_nodes(&[8]), None);
+        assert_eq!(m.measure_nodes(&[]), Some(GrantDispersal::default()));
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let mut g = DispersalMeter::new(&mesh);
+        assert_eq!(g.measure(&Partition::Nodes(vec![16])), None);
+        assert_eq!(
+            g.measure(&Partition::Nodes(vec![3])).map(|d| d.pieces),
+            Some(1)
+        );
+    }
+}
