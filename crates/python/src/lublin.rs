@@ -27,16 +27,26 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyo3(signature = (nodes, jobs, *, model="lublin", seed=1))]
 fn generate_lublin<'py>(
     py: Python<'py>,
-    nodes: u64,
-    jobs: u64,
+    nodes: i64,
+    jobs: i64,
     model: &str,
     seed: u64,
 ) -> PyResult<(Vec<String>, Bound<'py, PyDict>)> {
-    if !(1..=MAX_JOBS).contains(&jobs) {
-        return Err(PyValueError::new_err(format!(
-            "jobs must be between 1 and {MAX_JOBS} (got {jobs})"
-        )));
-    }
+    // Signed on the way in, so a negative count is a ValueError like any
+    // other bad count, not an OverflowError.
+    let jobs = u64::try_from(jobs)
+        .ok()
+        .filter(|j| (1..=MAX_JOBS).contains(j))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "jobs must be between 1 and {MAX_JOBS} (got {jobs})"
+            ))
+        })?;
+    let nodes = u64::try_from(nodes).map_err(|_| {
+        PyValueError::new_err(format!(
+            "nodes must be a machine's node count, at least 1 (got {nodes})"
+        ))
+    })?;
     let spec: LublinSpec = model.parse().map_err(value_error)?;
     let lublin = spec.model(nodes).map_err(value_error)?;
     let mut header = SwfHeader::new();

@@ -43,7 +43,7 @@ def test_serial_share_is_the_models() -> None:
     assert abs(share - 0.2927) <= 5 * se, share
     assert t["allocated_processors"].max() <= 64
     # A changed parameter changes the draw.
-    t = pa.generate_lublin(64, n, model="lublin:batch:serial=0.6", seed=2, as_frame=False)
+    t = pa.generate_lublin(64, n, model="lublin:batch:serial=0.6:pow2=0.3", seed=2, as_frame=False)
     assert abs(float(np.mean(t["allocated_processors"] == 1)) - 0.6) <= 5 * math.sqrt(0.24 / n)
 
 
@@ -56,10 +56,15 @@ def test_serial_share_is_the_models() -> None:
         (128, 10, "lublin:batch:serial", '"serial" is not key=value'),
         (128, 10, "lublin:mixed:pa=0", "names its class"),
         (64, 10, "lublin:batch:uhi=7", "uhi=7 is above log2 of the machine's 64 nodes"),
+        (128, 10, "lublin:batch:serial=0.6", "serial \\+ pow2 = 1.2686 exceeds 1"),
+        (128, 10, "lublin:batch:serial=0.1:serial=0.2", "given twice"),
         (0, 10, "lublin", "at least 1 node"),
+        (-4, 10, "lublin", "at least 1 \\(got -4\\)"),
         (128, 0, "lublin", "jobs must be between 1 and 10000000"),
+        (128, -1, "lublin", "jobs must be between 1 and 10000000 \\(got -1\\)"),
     ],
 )
 def test_bad_parameters_raise_value_error(nodes: int, jobs: int, model: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as e:
         pa.generate_lublin(nodes, jobs, model=model)
+    assert "\n" not in str(e.value)
