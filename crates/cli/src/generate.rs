@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use partalloc::simkit::Replications;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::topology::Topology;
-use partalloc::workload::lublin::LublinSpec;
+use partalloc::workload::lublin::{LublinError, LublinSpec};
 use partalloc::workload::swf::{SwfHeader, SwfRecord, SwfWriter};
 
 use crate::error::CliError;
@@ -36,8 +36,9 @@ pub(crate) struct Args {
     /// A workload model instead of the laws above: the Lublin–Feitelson
     /// model, lublin[:mixed|batch|interactive|whole][:key=value…], e.g.
     /// lublin:batch:serial=0.3 (see docs/lublin.md).
-    #[arg(long, conflicts_with_all = ["load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
-    model: Option<LublinSpec>,
+    // Boxed: the parsed text holds every parameter of both classes.
+    #[arg(long, value_parser = parse_model, conflicts_with_all = ["load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
+    model: Option<Box<LublinSpec>>,
     /// Jobs to write.
     #[arg(long, default_value_t = 1000)]
     jobs: u64,
@@ -47,6 +48,11 @@ pub(crate) struct Args {
     /// The trace file to write.
     #[arg(long, short)]
     out: PathBuf,
+}
+
+/// Parses `--model` once, at the edge.
+fn parse_model(text: &str) -> Result<Box<LublinSpec>, LublinError> {
+    text.parse().map(Box::new)
 }
 
 /// Runs `partalloc generate`.

@@ -16,8 +16,8 @@ fn generate(dir: &Path, model: &str, topology: &str, out: &str) {
     ok(&run_in(
         dir,
         &[
-            "generate", "-t", topology, "--model", model, "--jobs", "500", "--seed", "3",
-            "--out", out,
+            "generate", "-t", topology, "--model", model, "--jobs", "500", "--seed", "3", "--out",
+            out,
         ],
     ));
 }
@@ -52,7 +52,9 @@ fn generated_lublin_traces_are_the_models_jobs_and_replay() {
         .collect();
     assert_eq!(records, want);
     assert!(records.iter().all(|r| r.requested_time.is_none()));
-    assert!(records.iter().any(|r| r.queue == Some(0)) && records.iter().any(|r| r.queue == Some(1)));
+    assert!(
+        records.iter().any(|r| r.queue == Some(0)) && records.iter().any(|r| r.queue == Some(1))
+    );
     // The same command writes the same bytes.
     generate(d, model, "mesh:16x8", "again.swf");
     assert_eq!(fs::read(d.join("again.swf")).unwrap(), text.as_bytes());
@@ -60,8 +62,17 @@ fn generated_lublin_traces_are_the_models_jobs_and_replay() {
     let out = ok(&run_in(
         d,
         &[
-            "simulate", "-t", "mesh:16x8", "-a", "paging", "--trace", "l.swf", "--mapping",
-            "nodes", "--format", "json",
+            "simulate",
+            "-t",
+            "mesh:16x8",
+            "-a",
+            "paging",
+            "--trace",
+            "l.swf",
+            "--mapping",
+            "nodes",
+            "--format",
+            "json",
         ],
     ));
     let json: Value = serde_json::from_str(&out).unwrap();
@@ -71,7 +82,14 @@ fn generated_lublin_traces_are_the_models_jobs_and_replay() {
     let out = ok(&run_in(
         d,
         &[
-            "simulate", "-t", "hypercube:7", "-a", "buddy", "--trace", "cube.swf", "--format",
+            "simulate",
+            "-t",
+            "hypercube:7",
+            "-a",
+            "buddy",
+            "--trace",
+            "cube.swf",
+            "--format",
             "json",
         ],
     ));
@@ -84,14 +102,22 @@ fn bad_lublin_models_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let gen_with = |model: &str, extra: &[&str]| {
-        let mut a = vec!["generate", "-t", "mesh:8x8", "--model", model, "--out", "x.swf"];
+        let mut a = vec![
+            "generate", "-t", "mesh:8x8", "--model", model, "--out", "x.swf",
+        ];
         a.extend(extra);
         run_in(d, &a)
     };
     // Malformed texts: clap refuses the value with the model's message.
     for (model, want) in [
-        ("lublin:batch:serial=2", "serial must be a probability between 0 and 1 (got 2)"),
-        ("lublin:batch:a1=-1", "a1 must be a finite number greater than 0"),
+        (
+            "lublin:batch:serial=2",
+            "serial must be a probability between 0 and 1 (got 2)",
+        ),
+        (
+            "lublin:batch:a1=-1",
+            "a1 must be a finite number greater than 0",
+        ),
         ("lublin:fast", "unknown kind \"fast\""),
         ("lublin:batch:speed=1", "unknown parameter \"speed\""),
         ("lublin:batch:nodes=0", "at least 1 node"),
@@ -103,8 +129,14 @@ fn bad_lublin_models_are_refused() {
     }
     // Against the machine: a one-line error, exit code 1.
     for (model, want) in [
-        ("lublin:batch:nodes=128", "--model: the model's nodes=128 exceed the machine's 64 nodes"),
-        ("lublin:batch:uhi=7", "--model: uhi=7 is above log2 of the machine's 64 nodes"),
+        (
+            "lublin:batch:nodes=128",
+            "--model: the model's nodes=128 exceed the machine's 64 nodes",
+        ),
+        (
+            "lublin:batch:uhi=7",
+            "--model: uhi=7 is above log2 of the machine's 64 nodes",
+        ),
     ] {
         let o = gen_with(model, &[]);
         let e = String::from_utf8(o.stderr.clone()).unwrap();
