@@ -1,13 +1,17 @@
 //! `partalloc generate --model lublin…`: the Lublin–Feitelson model's jobs
 //! written as SWF, exactly the library's stream for the seed, replayed by
 //! `simulate --trace`; bad model texts refused.
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers reading the binary's output sit outside #[test] functions"
+)]
 
 use std::fs;
 use std::path::Path;
 
 use partalloc::simkit::replication_rng;
 use partalloc::workload::lublin::LublinSpec;
-use partalloc::workload::swf::SwfReader;
+use partalloc::workload::swf::{SwfReader, SwfRecord};
 use serde_json::Value;
 
 use crate::support::{ok, run_in};
@@ -37,10 +41,7 @@ fn generated_lublin_traces_are_the_models_jobs_and_replay() {
     );
     // The records are the library's jobs for master seed 3, replication 0,
     // to the last digit.
-    let records: Vec<_> = SwfReader::new(text.as_bytes())
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let records = read_records(&text);
     let spec: LublinSpec = model.parse().unwrap();
     let mut rng = replication_rng(3, 0);
     let want: Vec<_> = spec
@@ -58,43 +59,52 @@ fn generated_lublin_traces_are_the_models_jobs_and_replay() {
     // The same command writes the same bytes.
     generate(d, model, "mesh:16x8", "again.swf");
     assert_eq!(fs::read(d.join("again.swf")).unwrap(), text.as_bytes());
-    // Replayed: every job completes.
-    let out = ok(&run_in(
+    // Replayed: every job completes, each waits and runs its run time.
+    replay(
         d,
-        &[
-            "simulate",
-            "-t",
-            "mesh:16x8",
-            "-a",
-            "paging",
-            "--trace",
-            "l.swf",
-            "--mapping",
-            "nodes",
-            "--format",
-            "json",
-        ],
-    ));
-    let json: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["replications"][0]["completed"], 500);
+        &["-t", "mesh:16x8", "-a", "paging", "--mapping", "nodes"],
+        "l.swf",
+        &records,
+    );
     // On a hypercube the counts map to subcubes.
     generate(d, "lublin:whole", "hypercube:7", "cube.swf");
-    let out = ok(&run_in(
+    let records = read_records(&fs::read_to_string(d.join("cube.swf")).unwrap());
+    replay(
         d,
-        &[
-            "simulate",
-            "-t",
-            "hypercube:7",
-            "-a",
-            "buddy",
-            "--trace",
-            "cube.swf",
-            "--format",
-            "json",
-        ],
-    ));
-    let json: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["replications"][0]["completed"], 500);
+        &["-t", "hypercube:7", "-a", "buddy"],
+        "cube.swf",
+        &records,
+    );
+}
+
+fn read_records(text: &str) -> Vec<SwfRecord> {
+    SwfReader::new(text.as_bytes())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Runs `simulate --trace trace` with `machine` and checks the replay
+/// against the trace's records: every job completed, the mean service is
+/// the records' mean run time, and no job waits a negative time.
+fn replay(dir: &Path, machine: &[&str], trace: &str, records: &[SwfRecord]) {
+    let mut args = vec!["simulate", "--trace", trace, "--format", "json"];
+    args.extend(machine);
+    let json: Value = serde_json::from_str(&ok(&run_in(dir, &args))).unwrap();
+    let rep = &json["replications"][0];
+    assert_eq!(rep["completed"], records.len(), "{trace}");
+    let runs: f64 = records.iter().map(|r| r.run_time.unwrap()).sum();
+    let mean_service = rep["mean_service"].as_f64().unwrap();
+    let want = runs / records.len() as f64;
+    assert!(
+        (mean_service - want).abs() <= 1e-9 * want,
+        "{trace}: {mean_service} vs {want}"
+    );
+    assert!(rep["mean_wait"].as_f64().unwrap() >= 0.0, "{trace}");
+    assert!(
+        rep["mean_bounded_slowdown"].as_f64().unwrap() >= 1.0,
+        "{trace}"
+    );
 }
 
 #[test]
