@@ -7,6 +7,7 @@ mod alloc;
 mod custom;
 mod env;
 mod errors;
+mod lublin;
 mod sim;
 mod sim_generated;
 mod swf;
@@ -20,6 +21,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     sim::register(m)?;
     swf::register(m)?;
+    lublin::register(m)?;
     env::register(m)?;
     custom::register(m)?;
     Ok(())
