@@ -279,6 +279,97 @@ impl EnvCore {
             Reward::Utilization => self.utilization(),
         }
     }
+
+    /// Starts an episode (see `reset`); the observation and mask are in
+    /// [`obs`](Self::obs) and [`mask`](Self::mask).
+    pub(crate) fn reset_episode(&mut self, seed: Option<u64>) -> PyResult<()> {
+        guard(|| {
+            let slice = self.episode(seed);
+            self.start_time = slice.first().map_or(0.0, |j| j.arrival);
+            self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
+            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
+            let mut run = Stepper::new(alloc, slice)
+                .map_err(value_error)?
+                .with_mapping(RequestMapping {
+                    rotate: self.rotate,
+                });
+            run.advance().map_err(value_error)?;
+            self.last_time = run.now();
+            self.last_busy = 0.0;
+            self.run = Some(run);
+            self.seen = 0;
+            self.sum_bsld = 0.0;
+            self.sum_wait = 0.0;
+            self.decisions = 0;
+            self.largest = None;
+            self.settle()?;
+            self.largest = None;
+            self.account();
+            self.encode()
+        })
+        .map_err(|e| self.callbacks.or(e))
+    }
+
+    /// Applies `action` (see `step`); returns the reward and whether the
+    /// episode ended.
+    pub(crate) fn step_action(&mut self, action: usize) -> PyResult<(f64, bool)> {
+        let (reward, done) = guard(|| {
+            let k = self.window;
+            let backfill = self.backfill;
+            let valid = self.mask.get(action).copied() == Some(1);
+            let wait_ok = self.mask.get(k).copied() == Some(1);
+            let run = self.run_mut()?;
+            if run.is_done() {
+                return Err(PyValueError::new_err(
+                    "the episode is over; call reset() to start another",
+                ));
+            }
+            if valid && action < k {
+                if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
+                    // Only with backfilling is a job that cannot start
+                    // valid: reserve it, backfill, move on.
+                    run.backfill(action).map_err(value_error)?;
+                    run.advance().map_err(value_error)?;
+                }
+            } else if valid || wait_ok {
+                run.advance().map_err(value_error)?;
+            } else {
+                let n = run.waiting_len().min(k);
+                for i in 0..n {
+                    if run.can_start(i).map_err(value_error)? {
+                        run.start(i).map_err(value_error)?;
+                        break;
+                    }
+                }
+            }
+            self.decisions += 1;
+            self.largest = None;
+            self.settle()?;
+            let done = self.run.as_ref().is_some_and(Stepper::is_done);
+            let step_reward = self.account();
+            let reward = if self.per_step {
+                step_reward
+            } else if done {
+                self.episode_reward()
+            } else {
+                0.0
+            };
+            self.encode()?;
+            Ok((reward, done))
+        })
+        .map_err(|e| self.callbacks.or(e))?;
+        Ok((reward, done))
+    }
+
+    /// The observation of the current state.
+    pub(crate) fn obs(&self) -> &[f32] {
+        &self.obs
+    }
+
+    /// The action mask of the current state (1: valid).
+    pub(crate) fn mask(&self) -> &[u8] {
+        &self.mask
+    }
 }
 
 #[pymethods]
@@ -289,7 +380,7 @@ impl EnvCore {
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
     )]
-    fn new(
+    pub(crate) fn new(
         topology: &Bound<'_, PyAny>,
         allocator: &Bound<'_, PyAny>,
         trace: Option<std::path::PathBuf>,
@@ -451,13 +542,13 @@ impl EnvCore {
 
     /// The number of actions: one per window slot, then "wait".
     #[getter]
-    fn n_actions(&self) -> usize {
+    pub(crate) fn n_actions(&self) -> usize {
         self.window + 1
     }
 
     /// The length of the observation vector.
     #[getter]
-    fn obs_len(&self) -> usize {
+    pub(crate) fn obs_len(&self) -> usize {
         self.obs.len()
     }
 
@@ -466,7 +557,7 @@ impl EnvCore {
     /// the longest queue (every job of an episode) over the window for the
     /// queue length.
     #[getter]
-    fn obs_high(&self) -> Vec<f32> {
+    pub(crate) fn obs_high(&self) -> Vec<f32> {
         let k = self.window;
         let mut high = vec![1.0f32; self.obs.len()];
         let cap = self.time_cap as f32;
@@ -501,31 +592,7 @@ impl EnvCore {
         py: Python<'py>,
         seed: Option<u64>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        guard(|| {
-            let slice = self.episode(seed);
-            self.start_time = slice.first().map_or(0.0, |j| j.arrival);
-            self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
-            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
-            let mut run = Stepper::new(alloc, slice)
-                .map_err(value_error)?
-                .with_mapping(RequestMapping {
-                    rotate: self.rotate,
-                });
-            run.advance().map_err(value_error)?;
-            self.last_time = run.now();
-            self.last_busy = 0.0;
-            self.run = Some(run);
-            self.seen = 0;
-            self.sum_bsld = 0.0;
-            self.sum_wait = 0.0;
-            self.decisions = 0;
-            self.largest = None;
-            self.settle()?;
-            self.largest = None;
-            self.account();
-            self.encode()
-        })
-        .map_err(|e| self.callbacks.or(e))?;
+        self.reset_episode(seed)?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -540,51 +607,7 @@ impl EnvCore {
         py: Python<'py>,
         action: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64, bool)> {
-        let (reward, done) = guard(|| {
-            let k = self.window;
-            let backfill = self.backfill;
-            let valid = self.mask.get(action).copied() == Some(1);
-            let wait_ok = self.mask.get(k).copied() == Some(1);
-            let run = self.run_mut()?;
-            if run.is_done() {
-                return Err(PyValueError::new_err(
-                    "the episode is over; call reset() to start another",
-                ));
-            }
-            if valid && action < k {
-                if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
-                    // Only with backfilling is a job that cannot start
-                    // valid: reserve it, backfill, move on.
-                    run.backfill(action).map_err(value_error)?;
-                    run.advance().map_err(value_error)?;
-                }
-            } else if valid || wait_ok {
-                run.advance().map_err(value_error)?;
-            } else {
-                let n = run.waiting_len().min(k);
-                for i in 0..n {
-                    if run.can_start(i).map_err(value_error)? {
-                        run.start(i).map_err(value_error)?;
-                        break;
-                    }
-                }
-            }
-            self.decisions += 1;
-            self.largest = None;
-            self.settle()?;
-            let done = self.run.as_ref().is_some_and(Stepper::is_done);
-            let step_reward = self.account();
-            let reward = if self.per_step {
-                step_reward
-            } else if done {
-                self.episode_reward()
-            } else {
-                0.0
-            };
-            self.encode()?;
-            Ok((reward, done))
-        })
-        .map_err(|e| self.callbacks.or(e))?;
+        let (reward, done) = self.step_action(action)?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -596,7 +619,7 @@ impl EnvCore {
     /// The jobs completed so far, in completion order, as columns of
     /// little-endian bytes: `id`, `requested`, `granted` (u64) and
     /// `arrival`, `start`, `end` (f64).
-    fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         type Column = (&'static str, fn(&Completion) -> [u8; 8]);
         const COLUMNS: [Column; 6] = [
             ("id", |c| c.id.to_le_bytes()),
@@ -617,7 +640,7 @@ impl EnvCore {
 
     /// The episode so far: decisions, completed jobs, mean bounded
     /// slowdown, mean wait, utilization, simulated time.
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let n = self.seen.max(1) as f64;
         d.set_item("decisions", self.decisions)?;
@@ -643,7 +666,7 @@ impl EnvCore {
 
     /// The waiting jobs, oldest first, as the dicts a Python policy's
     /// `choose` is given (`id`, `arrival`, `service`, `estimate`, `nodes`).
-    fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         if let Some(run) = self.run.as_ref() {
             for job in run.waiting() {

@@ -10,6 +10,7 @@ mod errors;
 mod sim;
 mod sim_generated;
 mod swf;
+mod vecenv;
 
 use pyo3::prelude::*;
 
@@ -22,5 +23,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     swf::register(m)?;
     env::register(m)?;
     custom::register(m)?;
+    vecenv::register(m)?;
     Ok(())
 }

@@ -1,0 +1,372 @@
+//! The core of `partalloc.gym.SchedulingVecEnv`: `num_envs` environments
+//! ([`EnvCore`]) stepped by one call from Python, with the interpreter's
+//! lock released while they run and the environments shared out over
+//! `threads` threads. Actions are read from, and observations, masks,
+//! rewards and end flags written into, byte arrays made once; Python sees
+//! them as NumPy arrays over the same memory, so a step makes no Python
+//! object and allocates nothing.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyDict, PyList};
+
+use crate::env::EnvCore;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<VecEnvCore>()?;
+    Ok(())
+}
+
+/// The shared buffers, each a `bytearray` Python views as a NumPy array.
+#[derive(Debug)]
+struct Buffers {
+    /// `num_envs × obs_len` little-endian `f32`.
+    obs: Py<PyByteArray>,
+    /// `num_envs × n_actions` bytes, 1 for a valid action.
+    mask: Py<PyByteArray>,
+    /// `num_envs` little-endian `f64`.
+    reward: Py<PyByteArray>,
+    /// `num_envs` bytes, 1 when the episode ended at this step.
+    terminated: Py<PyByteArray>,
+    /// `num_envs` little-endian `i64`, written by Python before a step.
+    actions: Py<PyByteArray>,
+    /// `num_envs` little-endian `u64`: the seed of each environment's next
+    /// reset, written by Python before `reset` and before a step that
+    /// resets an environment whose episode ended.
+    seeds: Py<PyByteArray>,
+}
+
+/// `num_envs` environments stepped together (see `partalloc.gym`).
+#[pyclass(module = "partalloc._native", unsendable)]
+#[derive(Debug)]
+pub(crate) struct VecEnvCore {
+    envs: Vec<EnvCore>,
+    threads: usize,
+    n_actions: usize,
+    obs_len: usize,
+    buffers: Buffers,
+    /// Per environment: the action of this step (`usize::MAX` for a
+    /// negative one) and the seed of its next reset.
+    actions: Vec<usize>,
+    seeds: Vec<u64>,
+    /// Per environment: whether its episode ended at the last step, and
+    /// so whether this step resets it (Gymnasium's next-step autoreset);
+    /// the two are swapped at each step.
+    ended: Vec<bool>,
+    resets: Vec<bool>,
+    rewards: Vec<f64>,
+}
+
+/// Per environment, what a step does.
+#[derive(Clone, Copy)]
+enum Work {
+    Reset(u64),
+    Step(usize),
+}
+
+/// Runs `work` on every environment of `envs`, writing each reward and
+/// end flag; the first error stops the chunk.
+fn run_chunk(
+    envs: &mut [EnvCore],
+    work: impl Fn(usize) -> Work,
+    offset: usize,
+    rewards: &mut [f64],
+    ended: &mut [bool],
+) -> PyResult<()> {
+    for (j, ((env, r), p)) in envs
+        .iter_mut()
+        .zip(rewards.iter_mut())
+        .zip(ended.iter_mut())
+        .enumerate()
+    {
+        match work(offset + j) {
+            Work::Reset(seed) => {
+                env.reset_episode(Some(seed))?;
+                *r = 0.0;
+                *p = false;
+            }
+            Work::Step(action) => (*r, *p) = env.step_action(action)?,
+        }
+    }
+    Ok(())
+}
+
+/// Reads the little-endian 8-byte words of `bytes` into `out`.
+fn read_words<T>(bytes: &Bound<'_, PyByteArray>, out: &mut [T], conv: impl Fn([u8; 8]) -> T) {
+    // SAFETY: the GIL is held and no Python code runs while the slice
+    // lives; the byte array cannot be resized meanwhile (NumPy holds a
+    // view of it, and nothing else runs).
+    let src = unsafe { bytes.as_bytes() };
+    for (o, w) in out.iter_mut().zip(src.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        *o = conv(b);
+    }
+}
+
+impl VecEnvCore {
+    /// Runs `work` over all environments, on `threads` threads with the
+    /// GIL released.
+    fn run(&mut self, py: Python<'_>, work: impl Fn(usize) -> Work + Sync) -> PyResult<()> {
+        let n = self.envs.len();
+        let per = n.div_ceil(self.threads.max(1)).max(1);
+        let envs = &mut self.envs;
+        let rewards = &mut self.rewards;
+        let ended = &mut self.ended;
+        let work = &work;
+        py.allow_threads(|| {
+            if per >= n {
+                return run_chunk(envs, work, 0, rewards, ended);
+            }
+            std::thread::scope(|s| {
+                let mut chunks = envs
+                    .chunks_mut(per)
+                    .zip(rewards.chunks_mut(per))
+                    .zip(ended.chunks_mut(per))
+                    .enumerate();
+                let first = chunks.next();
+                let handles: Vec<_> = chunks
+                    .map(|(c, ((e, r), p))| s.spawn(move || run_chunk(e, work, c * per, r, p)))
+                    .collect();
+                let mut result = match first {
+                    Some((_, ((e, r), p))) => run_chunk(e, work, 0, r, p),
+                    None => Ok(()),
+                };
+                for h in handles {
+                    let r = h.join().unwrap_or_else(|_| {
+                        Err(PyValueError::new_err(
+                            "internal error in partalloc: an environment thread panicked",
+                        ))
+                    });
+                    if result.is_ok() {
+                        result = r;
+                    }
+                }
+                result
+            })
+        })
+    }
+
+    /// Copies every environment's observation, mask, reward and end flag
+    /// into the shared buffers.
+    fn publish(&self, py: Python<'_>) {
+        let b = &self.buffers;
+        // SAFETY: as in `read_words`: the GIL is held, no Python code runs
+        // while the slices live, and the four arrays are distinct objects.
+        let (obs, mask, reward, term) = unsafe {
+            (
+                b.obs.bind(py).as_bytes_mut(),
+                b.mask.bind(py).as_bytes_mut(),
+                b.reward.bind(py).as_bytes_mut(),
+                b.terminated.bind(py).as_bytes_mut(),
+            )
+        };
+        let (lo, la) = (self.obs_len * 4, self.n_actions);
+        for (i, env) in self.envs.iter().enumerate() {
+            let o = &mut obs[i * lo..(i + 1) * lo];
+            for (dst, x) in o.chunks_exact_mut(4).zip(env.obs()) {
+                dst.copy_from_slice(&x.to_le_bytes());
+            }
+            mask[i * la..(i + 1) * la].copy_from_slice(env.mask());
+        }
+        for (dst, r) in reward.chunks_exact_mut(8).zip(&self.rewards) {
+            dst.copy_from_slice(&r.to_le_bytes());
+        }
+        for (dst, p) in term.iter_mut().zip(&self.ended) {
+            *dst = u8::from(*p);
+        }
+    }
+
+    fn env(&self, index: usize) -> PyResult<&EnvCore> {
+        self.envs.get(index).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "environment {index}: there are {} (0..{})",
+                self.envs.len(),
+                self.envs.len()
+            ))
+        })
+    }
+}
+
+#[pymethods]
+impl VecEnvCore {
+    #[new]
+    #[pyo3(signature = (num_envs, threads, topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the keyword arguments of the Python API"
+    )]
+    fn new(
+        py: Python<'_>,
+        num_envs: usize,
+        threads: usize,
+        topology: &Bound<'_, PyAny>,
+        allocator: &Bound<'_, PyAny>,
+        trace: Option<std::path::PathBuf>,
+        workload: Option<&Bound<'_, PyDict>>,
+        window: usize,
+        backfill: &str,
+        reward: &str,
+        per_step: bool,
+        episode_jobs: Option<usize>,
+        mapping: &str,
+        rotate: bool,
+        bound: f64,
+        lenient: bool,
+    ) -> PyResult<Self> {
+        if num_envs == 0 {
+            return Err(PyValueError::new_err("num_envs must be at least 1"));
+        }
+        if threads == 0 {
+            return Err(PyValueError::new_err("threads must be at least 1"));
+        }
+        // Built one by one, so a bad argument fails at the first; the
+        // count is checked against the machine before anything is sized
+        // by it (each environment holds its own copy of the jobs).
+        let mut envs = Vec::new();
+        for _ in 0..num_envs {
+            envs.push(EnvCore::new(
+                topology,
+                allocator,
+                trace.clone(),
+                workload,
+                window,
+                backfill,
+                reward,
+                per_step,
+                episode_jobs,
+                mapping,
+                rotate,
+                bound,
+                lenient,
+            )?);
+        }
+        let (n_actions, obs_len) = (envs[0].n_actions(), envs[0].obs_len());
+        let zeros = |len: usize| PyByteArray::new(py, &vec![0u8; len]).unbind();
+        let buffers = Buffers {
+            obs: zeros(num_envs * obs_len * 4),
+            mask: zeros(num_envs * n_actions),
+            reward: zeros(num_envs * 8),
+            terminated: zeros(num_envs),
+            actions: zeros(num_envs * 8),
+            seeds: zeros(num_envs * 8),
+        };
+        Ok(Self {
+            envs,
+            threads,
+            n_actions,
+            obs_len,
+            buffers,
+            actions: vec![0; num_envs],
+            seeds: vec![0; num_envs],
+            ended: vec![false; num_envs],
+            resets: vec![false; num_envs],
+            rewards: vec![0.0; num_envs],
+        })
+    }
+
+    /// The shared buffers by name: `obs`, `mask`, `reward`, `terminated`
+    /// (written by `reset` and `step`), `actions` and `seeds` (read).
+    fn buffers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = &self.buffers;
+        let d = PyDict::new(py);
+        d.set_item("obs", b.obs.bind(py))?;
+        d.set_item("mask", b.mask.bind(py))?;
+        d.set_item("reward", b.reward.bind(py))?;
+        d.set_item("terminated", b.terminated.bind(py))?;
+        d.set_item("actions", b.actions.bind(py))?;
+        d.set_item("seeds", b.seeds.bind(py))?;
+        Ok(d)
+    }
+
+    /// The number of actions of one environment.
+    #[getter]
+    fn n_actions(&self) -> usize {
+        self.n_actions
+    }
+
+    /// The length of one environment's observation.
+    #[getter]
+    fn obs_len(&self) -> usize {
+        self.obs_len
+    }
+
+    /// One environment's observation upper bounds.
+    #[getter]
+    fn obs_high(&self) -> PyResult<Vec<f32>> {
+        Ok(self.env(0)?.obs_high())
+    }
+
+    /// Starts an episode in every environment, each from its seed in the
+    /// `seeds` buffer.
+    fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
+        read_words(self.buffers.seeds.bind(py), &mut self.seeds, u64::from_le_bytes);
+        let seeds = std::mem::take(&mut self.seeds);
+        let r = self.run(py, |i| Work::Reset(seeds[i]));
+        self.seeds = seeds;
+        r?;
+        self.publish(py);
+        Ok(())
+    }
+
+    /// One step of every environment: the action in the `actions` buffer,
+    /// or, for an environment whose episode ended at the last step, a
+    /// reset from its seed in the `seeds` buffer (reward 0, not ended).
+    /// An action outside `0..n_actions` is a `ValueError`, and nothing
+    /// is stepped.
+    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
+        let n = self.n_actions;
+        read_words(self.buffers.actions.bind(py), &mut self.actions, |b| {
+            usize::try_from(i64::from_le_bytes(b)).unwrap_or(usize::MAX)
+        });
+        if let Some((i, _)) = self
+            .actions
+            .iter()
+            .enumerate()
+            .find(|&(i, &a)| a >= n && !self.ended[i])
+        {
+            return Err(PyValueError::new_err(format!(
+                "action of environment {i} is out of range: use 0..{} (a window slot) or {} (wait)",
+                n - 1,
+                n - 1
+            )));
+        }
+        if self.ended.iter().any(|&p| p) {
+            read_words(self.buffers.seeds.bind(py), &mut self.seeds, u64::from_le_bytes);
+        }
+        std::mem::swap(&mut self.ended, &mut self.resets);
+        let (actions, seeds, resets) = (
+            std::mem::take(&mut self.actions),
+            std::mem::take(&mut self.seeds),
+            std::mem::take(&mut self.resets),
+        );
+        let r = self.run(py, |i| {
+            if resets[i] {
+                Work::Reset(seeds[i])
+            } else {
+                Work::Step(actions[i])
+            }
+        });
+        self.resets = resets;
+        self.actions = actions;
+        self.seeds = seeds;
+        r?;
+        self.publish(py);
+        Ok(())
+    }
+
+    /// Environment `index`'s episode so far (as `SchedulingEnv.stats`).
+    fn stats<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyDict>> {
+        self.env(index)?.stats(py)
+    }
+
+    /// Environment `index`'s completed jobs (as `EnvCore.completions`).
+    fn completions<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyDict>> {
+        self.env(index)?.completions(py)
+    }
+
+    /// Environment `index`'s waiting jobs (as `EnvCore.waiting_jobs`).
+    fn waiting_jobs<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyList>> {
+        self.env(index)?.waiting_jobs(py)
+    }
+}
