@@ -2,6 +2,8 @@
 //! observation and mask encoding and the rewards, all in Rust so that a
 //! step costs one call from Python.
 
+use std::sync::Arc;
+
 use partalloc_allocators::Request;
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::RequestMapping;
@@ -66,9 +68,11 @@ pub(crate) struct EnvCore {
     /// What a Python strategy raised, raised as itself.
     callbacks: Callbacks,
     rotate: bool,
-    jobs: Vec<Job>,
+    /// The trace's jobs (shared by a vector environment's copies), or a
+    /// sample of the generated workload.
+    jobs: Arc<[Job]>,
     /// Draws each episode's jobs instead of slicing `jobs`.
-    generated: Option<Box<Generated>>,
+    generated: Option<Arc<Generated>>,
     episode_jobs: usize,
     window: usize,
     backfill: Backfill,
@@ -361,6 +365,41 @@ impl EnvCore {
         Ok((reward, done))
     }
 
+    /// Another environment with the same settings, before its first
+    /// reset: the vector environment's copies, made without reading the
+    /// trace again.
+    pub(crate) fn replica(&self) -> Self {
+        Self {
+            topology: self.topology.clone(),
+            strategy: self.strategy.clone(),
+            callbacks: self.callbacks.clone(),
+            rotate: self.rotate,
+            jobs: Arc::clone(&self.jobs),
+            generated: self.generated.clone(),
+            episode_jobs: self.episode_jobs,
+            window: self.window,
+            backfill: self.backfill,
+            reward: self.reward,
+            per_step: self.per_step,
+            bound: self.bound,
+            time_scale: self.time_scale,
+            time_cap: self.time_cap,
+            ladder: self.ladder.clone(),
+            run: None,
+            start_time: 0.0,
+            work: 0.0,
+            seen: 0,
+            last_time: 0.0,
+            last_busy: 0.0,
+            sum_bsld: 0.0,
+            sum_wait: 0.0,
+            decisions: 0,
+            largest: None,
+            obs: vec![0.0; self.obs.len()],
+            mask: vec![0; self.mask.len()],
+        }
+    }
+
     /// The observation of the current state.
     pub(crate) fn obs(&self) -> &[f32] {
         &self.obs
@@ -466,7 +505,7 @@ impl EnvCore {
                 let mean_service =
                     sample.iter().map(|j| j.service).sum::<f64>() / sample.len().max(1) as f64;
                 let span = n as f64 * (g.workload().arrivals().mean_gap() + mean_service);
-                (sample, Some(Box::new(g)), n, span)
+                (sample, Some(Arc::new(g)), n, span)
             }
             _ => {
                 return Err(PyValueError::new_err(
@@ -514,7 +553,7 @@ impl EnvCore {
             strategy,
             callbacks,
             rotate,
-            jobs,
+            jobs: jobs.into(),
             generated,
             episode_jobs,
             window,

@@ -220,28 +220,26 @@ impl VecEnvCore {
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        // Built one by one, so a bad argument fails at the first; the
-        // count is checked against the machine before anything is sized
-        // by it (each environment holds its own copy of the jobs).
-        let mut envs = Vec::new();
-        for _ in 0..num_envs {
-            envs.push(EnvCore::new(
-                topology,
-                allocator,
-                trace.clone(),
-                workload,
-                window,
-                backfill,
-                reward,
-                per_step,
-                episode_jobs,
-                mapping,
-                rotate,
-                bound,
-                lenient,
-            )?);
-        }
-        let (n_actions, obs_len) = (envs[0].n_actions(), envs[0].obs_len());
+        // One environment parses the arguments (and reads the trace); the
+        // others are its replicas.
+        let first = EnvCore::new(
+            topology,
+            allocator,
+            trace,
+            workload,
+            window,
+            backfill,
+            reward,
+            per_step,
+            episode_jobs,
+            mapping,
+            rotate,
+            bound,
+            lenient,
+        )?;
+        let (n_actions, obs_len) = (first.n_actions(), first.obs_len());
+        let mut envs: Vec<EnvCore> = (1..num_envs).map(|_| first.replica()).collect();
+        envs.insert(0, first);
         let zeros = |len: usize| PyByteArray::new(py, &vec![0u8; len]).unbind();
         let buffers = Buffers {
             obs: zeros(num_envs * obs_len * 4),

@@ -498,11 +498,11 @@ def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per row of ``mask`` (booleans, at least one ``True`` per row), the
     index of a ``True`` entry drawn uniformly: the valid action of a random
     masked policy, for all environments at once."""
-    counts = mask.sum(axis=1)
-    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    # The pick-th True of each row: the first column whose running count
-    # passes pick.
-    return (np.cumsum(mask, axis=1) > pick[:, None]).argmax(axis=1)
+    # A uniform key per entry, lifted by 1 where valid: the largest key is
+    # a valid entry, each one equally likely.
+    keys = rng.random(mask.shape)
+    keys += mask
+    return keys.argmax(axis=1)
 
 
 class PolicyAgent:
