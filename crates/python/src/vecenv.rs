@@ -1,12 +1,13 @@
 //! The core of `partalloc.gym.SchedulingVecEnv`: `num_envs` environments
 //! ([`EnvCore`]) stepped by one call from Python, with the interpreter's
 //! lock released while they run and the environments shared out over
-//! `threads` threads. Actions are read from, and observations, masks,
+//! `threads` threads of a pool. Actions are read from, and observations, masks,
 //! rewards and end flags written into, byte arrays made once; Python sees
 //! them as NumPy arrays over the same memory, so a step makes no Python
 //! object and allocates nothing.
 
 use pyo3::exceptions::PyValueError;
+use rayon::prelude::*;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
 
@@ -41,7 +42,8 @@ struct Buffers {
 #[derive(Debug)]
 pub(crate) struct VecEnvCore {
     envs: Vec<EnvCore>,
-    threads: usize,
+    /// The threads that step the environments when `threads > 1`.
+    pool: Option<rayon::ThreadPool>,
     n_actions: usize,
     obs_len: usize,
     buffers: Buffers,
@@ -105,44 +107,26 @@ fn read_words<T>(bytes: &Bound<'_, PyByteArray>, out: &mut [T], conv: impl Fn([u
 }
 
 impl VecEnvCore {
-    /// Runs `work` over all environments, on `threads` threads with the
-    /// GIL released.
+    /// Runs `work` over all environments with the GIL released, on the
+    /// thread pool if there is one.
     fn run(&mut self, py: Python<'_>, work: impl Fn(usize) -> Work + Sync) -> PyResult<()> {
-        let n = self.envs.len();
-        let per = n.div_ceil(self.threads.max(1)).max(1);
         let envs = &mut self.envs;
         let rewards = &mut self.rewards;
         let ended = &mut self.ended;
         let work = &work;
+        let Some(pool) = self.pool.as_ref() else {
+            return py.allow_threads(|| run_chunk(envs, work, 0, rewards, ended));
+        };
+        // A few chunks per thread, so that a thread the machine holds up
+        // has its chunks taken over by the others.
+        let per = envs.len().div_ceil(4 * pool.current_num_threads()).max(1);
         py.allow_threads(|| {
-            if per >= n {
-                return run_chunk(envs, work, 0, rewards, ended);
-            }
-            std::thread::scope(|s| {
-                let mut chunks = envs
-                    .chunks_mut(per)
-                    .zip(rewards.chunks_mut(per))
-                    .zip(ended.chunks_mut(per))
-                    .enumerate();
-                let first = chunks.next();
-                let handles: Vec<_> = chunks
-                    .map(|(c, ((e, r), p))| s.spawn(move || run_chunk(e, work, c * per, r, p)))
-                    .collect();
-                let mut result = match first {
-                    Some((_, ((e, r), p))) => run_chunk(e, work, 0, r, p),
-                    None => Ok(()),
-                };
-                for h in handles {
-                    let r = h.join().unwrap_or_else(|_| {
-                        Err(PyValueError::new_err(
-                            "internal error in partalloc: an environment thread panicked",
-                        ))
-                    });
-                    if result.is_ok() {
-                        result = r;
-                    }
-                }
-                result
+            pool.install(|| {
+                envs.par_chunks_mut(per)
+                    .zip(rewards.par_chunks_mut(per))
+                    .zip(ended.par_chunks_mut(per))
+                    .enumerate()
+                    .try_for_each(|(c, ((e, r), p))| run_chunk(e, work, c * per, r, p))
             })
         })
     }
@@ -249,9 +233,18 @@ impl VecEnvCore {
             actions: zeros(num_envs * 8),
             seeds: zeros(num_envs * 8),
         };
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
+            Some(pool)
+        } else {
+            None
+        };
         Ok(Self {
             envs,
-            threads,
+            pool,
             n_actions,
             obs_len,
             buffers,
