@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use partalloc_allocators::Request;
+use partalloc_allocators::{AllocError, Request};
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::RequestMapping;
 use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
-use partalloc_topology::Topology as RustTopology;
+use partalloc_topology::{NodeSet, Topology as RustTopology};
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
 use pyo3::exceptions::PyValueError;
@@ -86,6 +86,10 @@ pub(crate) struct EnvCore {
     /// Power-of-two node counts as requests, largest first, to measure the
     /// largest placeable request.
     ladder: Vec<(u64, Request)>,
+    /// With `topology_obs`: per ladder size, the node sets of the
+    /// partitions of that size the strategy can grant on the empty machine
+    /// (shared by a vector environment's copies); empty without.
+    levels: Arc<[Vec<NodeSet>]>,
     run: Option<Run>,
     // Episode bookkeeping.
     start_time: f64,
@@ -175,6 +179,7 @@ impl EnvCore {
         let (scale, cap) = (self.time_scale, self.time_cap);
         let backfill = self.backfill;
         let largest = self.largest_placeable()? as f32;
+        let levels = Arc::clone(&self.levels);
         let mut obs = std::mem::take(&mut self.obs);
         let mut mask = std::mem::take(&mut self.mask);
         let run = self.run_mut()?;
@@ -208,6 +213,17 @@ impl EnvCore {
             0.0
         };
         m[3] = waiting as f32 / k as f32;
+        if !levels.is_empty() {
+            let busy = run.allocator().busy_nodes();
+            for (v, parts) in m[MACHINE_FEATURES..].iter_mut().zip(levels.iter()) {
+                let free = parts.iter().filter(|p| p.is_disjoint(&busy)).count();
+                *v = if parts.is_empty() {
+                    0.0
+                } else {
+                    free as f32 / parts.len() as f32
+                };
+            }
+        }
         self.obs = obs;
         self.mask = mask;
         Ok(())
@@ -385,6 +401,7 @@ impl EnvCore {
             time_scale: self.time_scale,
             time_cap: self.time_cap,
             ladder: self.ladder.clone(),
+            levels: Arc::clone(&self.levels),
             run: None,
             start_time: 0.0,
             work: 0.0,
@@ -414,7 +431,7 @@ impl EnvCore {
 #[pymethods]
 impl EnvCore {
     #[new]
-    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
@@ -433,6 +450,7 @@ impl EnvCore {
         rotate: bool,
         bound: f64,
         lenient: bool,
+        topology_obs: bool,
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
         // Parsed once; a registry name is built once so that a bad
@@ -548,6 +566,12 @@ impl EnvCore {
             }
             n /= 2;
         }
+        let levels = if topology_obs {
+            partition_levels(&strategy, &topology, &ladder)?
+        } else {
+            Vec::new()
+        };
+        let obs_len = window * JOB_FEATURES + MACHINE_FEATURES + levels.len();
         Ok(Self {
             topology,
             strategy,
@@ -564,6 +588,7 @@ impl EnvCore {
             time_scale,
             time_cap,
             ladder,
+            levels: levels.into(),
             run: None,
             start_time: 0.0,
             work: 0.0,
@@ -574,7 +599,7 @@ impl EnvCore {
             sum_wait: 0.0,
             decisions: 0,
             largest: None,
-            obs: vec![0.0; window * JOB_FEATURES + MACHINE_FEATURES],
+            obs: vec![0.0; obs_len],
             mask: vec![0; window + 1],
         })
     }
@@ -606,6 +631,16 @@ impl EnvCore {
         }
         high[k * JOB_FEATURES + 3] = (self.episode_len() as f32 / k as f32).max(1.0);
         high
+    }
+
+    /// With `topology_obs`, the partition size (nodes) of each level
+    /// feature, largest first; empty without.
+    #[getter]
+    pub(crate) fn level_sizes(&self) -> Vec<u64> {
+        if self.levels.is_empty() {
+            return Vec::new();
+        }
+        self.ladder.iter().map(|(n, _)| *n).collect()
     }
 
     /// The backfilling choice, `"none"` or `"easy"`.
@@ -714,6 +749,40 @@ impl EnvCore {
         }
         Ok(list)
     }
+}
+
+/// Per size of the ladder, the node sets of the partitions of that size
+/// the strategy can ever grant (`topology_obs`); a size the strategy
+/// cannot serve has none.
+fn partition_levels(
+    strategy: &AllocatorSpec,
+    topology: &RustTopology,
+    ladder: &[(u64, Request)],
+) -> PyResult<Vec<Vec<NodeSet>>> {
+    let alloc = strategy.build(topology).map_err(value_error)?;
+    let n = topology.num_nodes();
+    let mut levels = Vec::with_capacity(ladder.len());
+    for (_, req) in ladder {
+        let parts = match alloc.recognizable(req) {
+            Ok(parts) => parts,
+            Err(e @ AllocError::ListingUnsupported { .. }) => {
+                return Err(PyValueError::new_err(format!(
+                    "topology_obs=True needs a strategy that lists its partitions: {e}"
+                )));
+            }
+            Err(_) => Vec::new(),
+        };
+        let mut sets = Vec::with_capacity(parts.len());
+        for p in parts {
+            let mut set = NodeSet::new(n);
+            for id in p.node_list(topology).map_err(value_error)? {
+                set.insert(id).map_err(value_error)?;
+            }
+            sets.push(set);
+        }
+        levels.push(sets);
+    }
+    Ok(levels)
 }
 
 /// The observation as little-endian bytes.

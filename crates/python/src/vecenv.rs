@@ -175,7 +175,7 @@ impl VecEnvCore {
 #[pymethods]
 impl VecEnvCore {
     #[new]
-    #[pyo3(signature = (num_envs, threads, topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[pyo3(signature = (num_envs, threads, topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
@@ -197,6 +197,7 @@ impl VecEnvCore {
         rotate: bool,
         bound: f64,
         lenient: bool,
+        topology_obs: bool,
     ) -> PyResult<Self> {
         if num_envs == 0 {
             return Err(PyValueError::new_err("num_envs must be at least 1"));
@@ -220,6 +221,7 @@ impl VecEnvCore {
             rotate,
             bound,
             lenient,
+            topology_obs,
         )?;
         let (n_actions, obs_len) = (first.n_actions(), first.obs_len());
         let mut envs: Vec<EnvCore> = (1..num_envs).map(|_| first.replica()).collect();
@@ -286,6 +288,12 @@ impl VecEnvCore {
     #[getter]
     fn obs_high(&self) -> PyResult<Vec<f32>> {
         Ok(self.env(0)?.obs_high())
+    }
+
+    /// One environment's level sizes (`EnvCore.level_sizes`).
+    #[getter]
+    fn level_sizes(&self) -> PyResult<Vec<u64>> {
+        Ok(self.env(0)?.level_sizes())
     }
 
     /// Starts an episode in every environment, each from its seed in the

@@ -5,6 +5,7 @@ actions; bad arguments refused."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -13,7 +14,7 @@ import pytest
 
 gym = pytest.importorskip("gymnasium")
 from gymnasium.spaces import Box, Discrete, MultiDiscrete  # noqa: E402
-from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
+from gymnasium.utils.env_checker import check_env, data_equivalence  # noqa: E402
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 
 from partalloc.gym import SchedulingEnv, SchedulingVecEnv, sample_masked  # noqa: E402
@@ -207,3 +208,54 @@ def test_bad_arguments_are_value_errors(small_trace: Path) -> None:
     np.testing.assert_array_equal(vec._obs, obs)
     with pytest.raises(ValueError, match="environment 2"):
         vec.stats(2)
+
+
+def test_topology_obs_is_off_by_default_and_appends_one_value_per_size(busy_trace: Path) -> None:
+    k = 6
+    plain = SchedulingVecEnv(3, busy_trace, "hypercube:7", "buddy", window=k, episode_jobs=100)
+    topo = SchedulingVecEnv(3, busy_trace, "hypercube:7", "buddy", window=k, episode_jobs=100, topology_obs=True)
+    assert plain.level_sizes == [] and plain.single_observation_space.shape == (5 * k + 4,)
+    assert topo.level_sizes == [128, 64, 32, 16, 8, 4, 2, 1]
+    assert topo.single_observation_space.shape == (5 * k + 4 + 8,)
+    assert (topo.single_observation_space.high[5 * k + 4 :] == 1).all()
+    rng = np.random.default_rng(8)
+    o1, i1 = plain.reset(seed=4)
+    o2, i2 = topo.reset(seed=4)
+    seen = set()
+    for _ in range(300):
+        # The usual features are the same, bit for bit.
+        np.testing.assert_array_equal(o1, o2[:, : 5 * k + 4])
+        np.testing.assert_array_equal(i1["action_mask"], i2["action_mask"])
+        levels = o2[:, 5 * k + 4 :]
+        for i in range(3):
+            free = topo.stats(i)["free_nodes"]
+            lv = levels[i]
+            # One-node partitions: the free fraction; the whole machine: free or not.
+            assert lv[-1] == np.float32(free / 128)
+            assert lv[0] == (1.0 if free == 128 else 0.0)
+            # Buddy blocks nest: a free block of 2^j nodes is two free halves.
+            assert (np.diff(lv) >= 0).all()
+            # The largest placeable request is the largest size with a free block.
+            largest = o2[i, 5 * k + 1] * 128
+            assert largest == max([s for s, v in zip(topo.level_sizes, lv) if v > 0], default=0)
+            seen.add(tuple(lv))
+        actions = sample_masked(i1["action_mask"], rng)
+        o1, *_, i1 = plain.step(actions)
+        o2, *_, i2 = topo.step(actions)
+    # The machine went through many different fragmentations.
+    assert len(seen) > 20
+
+
+def test_topology_obs_single_env_matches_and_needs_a_listing_strategy(small_trace: Path) -> None:
+    env = SchedulingEnv(small_trace, "mesh:16x8", "first-fit", window=4, episode_jobs=50, topology_obs=True)
+    vec = SchedulingVecEnv(2, small_trace, "mesh:16x8", "first-fit", window=4, episode_jobs=50, topology_obs=True)
+    assert env.level_sizes == vec.level_sizes == [128, 64, 32, 16, 8, 4, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+    o, _ = env.reset(seed=9)
+    ov, _ = vec.reset(seed=8)
+    np.testing.assert_array_equal(ov[1], o)
+    for bad in ("random",):
+        with pytest.raises(ValueError, match="topology_obs=True needs a strategy that lists its partitions"):
+            SchedulingVecEnv(2, small_trace, "hypercube:7", bad, mapping="nodes", topology_obs=True)

@@ -18,6 +18,21 @@ Observation (``float32``, ``window × 5 + 4`` values):
   power-of-two request the strategy can grant now), fragmentation
   1 − largest / free, waiting jobs / window.
 
+With ``topology_obs=True`` (off by default, which keeps the layout
+above) one value per partition size follows, for the sizes of the
+ladder the largest-placeable feature uses (powers of two up to N,
+largest first; ``level_sizes`` lists them): the fraction of the
+partitions of that size the strategy can ever grant (its
+``recognizable`` partitions: aligned subcubes for the buddy system, every
+box position for first fit, …) that are wholly free now. It shows how
+the free nodes are spread over the machine's structure, level by level,
+as no node count can: two machines with 32 free nodes differ in whether
+those make one free 32-node subcube or none. It needs a strategy that
+lists its partitions (a ``ValueError`` names one that cannot, such as a
+non-contiguous strategy or one written in Python) and costs, per
+decision, one pass over those partitions (a few hundred bit sets on a
+128-node hypercube, about a thousand per size on a 32×32 mesh).
+
 Every value is at least 0 and at most the observation space's ``high``:
 1 for the fractions and flags, the waiting jobs of a whole episode over
 the window for the queue length, and for the two time features the
@@ -124,7 +139,8 @@ class SchedulingEnv(gym.Env):
     default: the whole trace), ``mapping`` (``"shapes"``: processor counts
     become subcubes or near-square boxes; ``"nodes"``: plain counts, for
     non-contiguous strategies), ``rotate`` (boxes in any orientation),
-    ``lenient`` (skip malformed trace lines).
+    ``lenient`` (skip malformed trace lines), ``topology_obs`` (add the
+    free-partition fraction per partition size, see the module docs).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -145,6 +161,7 @@ class SchedulingEnv(gym.Env):
         mapping: str = "shapes",
         rotate: bool = False,
         lenient: bool = False,
+        topology_obs: bool = False,
         render_mode: Optional[str] = None,
     ) -> None:
         super().__init__()
@@ -164,11 +181,14 @@ class SchedulingEnv(gym.Env):
             rotate=rotate,
             bound=bound,
             lenient=lenient,
+            topology_obs=topology_obs,
         )
         self.window = window
         self.topology = topology if isinstance(topology, Topology) else Topology(topology)
         self.backfill = backfill
         self.render_mode = render_mode
+        #: With ``topology_obs``, the partition size of each level feature.
+        self.level_sizes: List[int] = list(self._core.level_sizes)
         n = self._core.obs_len
         high = np.array(self._core.obs_high, dtype=np.float32)
         self.observation_space = spaces.Box(
@@ -329,6 +349,7 @@ class SchedulingVecEnv(VectorEnv):
         mapping: str = "shapes",
         rotate: bool = False,
         lenient: bool = False,
+        topology_obs: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
@@ -354,12 +375,14 @@ class SchedulingVecEnv(VectorEnv):
             rotate=rotate,
             bound=bound,
             lenient=lenient,
+            topology_obs=topology_obs,
         )
         self.num_envs = int(num_envs)
         self.threads = int(threads)
         self.window = window
         self.backfill = backfill
         self.copy = copy
+        self.level_sizes: List[int] = list(self._core.level_sizes)
         self.topology = topology if isinstance(topology, Topology) else Topology(topology)
         n, a = self._core.obs_len, self._core.n_actions
         high = np.array(self._core.obs_high, dtype=np.float32)
