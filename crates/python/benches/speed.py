@@ -86,7 +86,8 @@ def env_rate(fast: bool, backfill: str) -> None:
     name = "step_fast()" if fast else "step()"
     print(
         f"SchedulingEnv backfill={backfill!r} {name}, random masked policy: "
-        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s"
+        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s "
+        f"(load average {os.getloadavg()[0]:.1f})"
     )
 
 
@@ -115,6 +116,8 @@ def vec_rate(num_envs: int, threads: int, seconds: float = 3.0) -> None:
 
 def main() -> int:
     if "--vec" in sys.argv[1:]:
+        # The single environment beside, at the same load.
+        env_rate(True, "none")
         for threads in (1, 2):
             for num_envs in (64, 256):
                 vec_rate(num_envs, threads)

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use partalloc_allocators::{AllocError, Request};
 use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_allocators::{AllocError, Request};
 use partalloc_schedulers::RequestMapping;
 use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
 use partalloc_topology::{NodeSet, Topology as RustTopology};

@@ -7,9 +7,9 @@
 //! object and allocates nothing.
 
 use pyo3::exceptions::PyValueError;
-use rayon::prelude::*;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
+use rayon::prelude::*;
 
 use crate::env::EnvCore;
 
@@ -299,7 +299,11 @@ impl VecEnvCore {
     /// Starts an episode in every environment, each from its seed in the
     /// `seeds` buffer.
     fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
-        read_words(self.buffers.seeds.bind(py), &mut self.seeds, u64::from_le_bytes);
+        read_words(
+            self.buffers.seeds.bind(py),
+            &mut self.seeds,
+            u64::from_le_bytes,
+        );
         let seeds = std::mem::take(&mut self.seeds);
         let r = self.run(py, |i| Work::Reset(seeds[i]));
         self.seeds = seeds;
@@ -331,7 +335,11 @@ impl VecEnvCore {
             )));
         }
         if self.ended.iter().any(|&p| p) {
-            read_words(self.buffers.seeds.bind(py), &mut self.seeds, u64::from_le_bytes);
+            read_words(
+                self.buffers.seeds.bind(py),
+                &mut self.seeds,
+                u64::from_le_bytes,
+            );
         }
         std::mem::swap(&mut self.ended, &mut self.resets);
         let (actions, seeds, resets) = (
