@@ -259,3 +259,24 @@ def test_topology_obs_single_env_matches_and_needs_a_listing_strategy(small_trac
     for bad in ("random",):
         with pytest.raises(ValueError, match="topology_obs=True needs a strategy that lists its partitions"):
             SchedulingVecEnv(2, small_trace, "hypercube:7", bad, mapping="nodes", topology_obs=True)
+
+
+def test_a_python_allocator_runs_on_the_threads_and_its_errors_surface(small_trace: Path) -> None:
+    from test_custom import Boom, LowestFree
+
+    kwargs: Dict[str, Any] = dict(window=6, episode_jobs=30, mapping="nodes")
+    vec = SchedulingVecEnv(4, small_trace, "hypercube:7", LowestFree, threads=2, **kwargs)
+    ref = SyncVectorEnv([lambda: SchedulingEnv(small_trace, "hypercube:7", "paging", **kwargs) for _ in range(4)])
+    # The Python strategy, called from the pool's threads, gives the
+    # built-in paging's run.
+    assert lockstep(vec, ref, 120, seed=5)
+
+    class FailsLate(LowestFree):
+        def release(self, nodes: List[int]) -> None:
+            raise Boom("late")
+
+    vec = SchedulingVecEnv(3, small_trace, "hypercube:7", FailsLate, threads=2, **kwargs)
+    with pytest.raises(Boom, match="late"):
+        vec.reset(seed=0)
+        for _ in range(1000):
+            vec.step(sample_masked(vec.action_masks(), np.random.default_rng(0)))
