@@ -91,18 +91,25 @@ pub(crate) struct EnvCore {
     /// (shared by a vector environment's copies); empty without.
     levels: Arc<[Vec<NodeSet>]>,
     run: Option<Run>,
-    // Episode bookkeeping.
+    tally: Tally,
+    largest: Option<u64>,
+    obs: Vec<f32>,
+    mask: Vec<u8>,
+}
+
+/// An episode's bookkeeping.
+#[derive(Debug, Default)]
+struct Tally {
     start_time: f64,
+    /// The episode's work, node-seconds.
     work: f64,
+    /// Completions taken into account.
     seen: usize,
     last_time: f64,
     last_busy: f64,
     sum_bsld: f64,
     sum_wait: f64,
     decisions: u64,
-    largest: Option<u64>,
-    obs: Vec<f32>,
-    mask: Vec<u8>,
 }
 
 /// SplitMix64: a start offset from a seed without a generator dependency.
@@ -235,24 +242,27 @@ impl EnvCore {
         let Some(run) = self.run.as_ref() else {
             return 0.0;
         };
-        let new = &run.completions()[self.seen..];
+        let new = &run.completions()[self.tally.seen..];
         let (mut bsld, mut wait) = (0.0, 0.0);
         for c in new {
             bsld += c.bounded_slowdown(self.bound);
             wait += c.start - c.arrival;
         }
-        self.seen = run.completions().len();
-        self.sum_bsld += bsld;
-        self.sum_wait += wait;
+        self.tally.seen = run.completions().len();
+        self.tally.sum_bsld += bsld;
+        self.tally.sum_wait += wait;
         let n = self.episode_len() as f64;
         let nodes = self.topology.num_nodes() as f64;
-        let (dt, dbusy) = (run.now() - self.last_time, run.busy_area() - self.last_busy);
-        self.last_time = run.now();
-        self.last_busy = run.busy_area();
+        let (dt, dbusy) = (
+            run.now() - self.tally.last_time,
+            run.busy_area() - self.tally.last_busy,
+        );
+        self.tally.last_time = run.now();
+        self.tally.last_busy = run.busy_area();
         match self.reward {
             Reward::Slowdown => -bsld / n,
             Reward::Wait => -wait / n,
-            Reward::Utilization if self.work > 0.0 => -(nodes * dt - dbusy) / self.work,
+            Reward::Utilization if self.tally.work > 0.0 => -(nodes * dt - dbusy) / self.tally.work,
             Reward::Utilization => 0.0,
         }
     }
@@ -283,7 +293,7 @@ impl EnvCore {
         let Some(run) = self.run.as_ref() else {
             return 0.0;
         };
-        let span = run.now() - self.start_time;
+        let span = run.now() - self.tally.start_time;
         if span > 0.0 {
             run.busy_area() / (self.topology.num_nodes() as f64 * span)
         } else {
@@ -292,10 +302,10 @@ impl EnvCore {
     }
 
     fn episode_reward(&self) -> f64 {
-        let n = self.seen.max(1) as f64;
+        let n = self.tally.seen.max(1) as f64;
         match self.reward {
-            Reward::Slowdown => -self.sum_bsld / n,
-            Reward::Wait => -self.sum_wait / n,
+            Reward::Slowdown => -self.tally.sum_bsld / n,
+            Reward::Wait => -self.tally.sum_wait / n,
             Reward::Utilization => self.utilization(),
         }
     }
@@ -305,8 +315,8 @@ impl EnvCore {
     pub(crate) fn reset_episode(&mut self, seed: Option<u64>) -> PyResult<()> {
         guard(|| {
             let slice = self.episode(seed);
-            self.start_time = slice.first().map_or(0.0, |j| j.arrival);
-            self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
+            self.tally.start_time = slice.first().map_or(0.0, |j| j.arrival);
+            self.tally.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
             let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
             let mut run = Stepper::new(alloc, slice)
                 .map_err(value_error)?
@@ -314,13 +324,13 @@ impl EnvCore {
                     rotate: self.rotate,
                 });
             run.advance().map_err(value_error)?;
-            self.last_time = run.now();
-            self.last_busy = 0.0;
+            self.tally.last_time = run.now();
+            self.tally.last_busy = 0.0;
             self.run = Some(run);
-            self.seen = 0;
-            self.sum_bsld = 0.0;
-            self.sum_wait = 0.0;
-            self.decisions = 0;
+            self.tally.seen = 0;
+            self.tally.sum_bsld = 0.0;
+            self.tally.sum_wait = 0.0;
+            self.tally.decisions = 0;
             self.largest = None;
             self.settle()?;
             self.largest = None;
@@ -362,7 +372,7 @@ impl EnvCore {
                     }
                 }
             }
-            self.decisions += 1;
+            self.tally.decisions += 1;
             self.largest = None;
             self.settle()?;
             let done = self.run.as_ref().is_some_and(Stepper::is_done);
@@ -403,14 +413,7 @@ impl EnvCore {
             ladder: self.ladder.clone(),
             levels: Arc::clone(&self.levels),
             run: None,
-            start_time: 0.0,
-            work: 0.0,
-            seen: 0,
-            last_time: 0.0,
-            last_busy: 0.0,
-            sum_bsld: 0.0,
-            sum_wait: 0.0,
-            decisions: 0,
+            tally: Tally::default(),
             largest: None,
             obs: vec![0.0; self.obs.len()],
             mask: vec![0; self.mask.len()],
@@ -590,14 +593,7 @@ impl EnvCore {
             ladder,
             levels: levels.into(),
             run: None,
-            start_time: 0.0,
-            work: 0.0,
-            seen: 0,
-            last_time: 0.0,
-            last_busy: 0.0,
-            sum_bsld: 0.0,
-            sum_wait: 0.0,
-            decisions: 0,
+            tally: Tally::default(),
             largest: None,
             obs: vec![0.0; obs_len],
             mask: vec![0; window + 1],
@@ -716,12 +712,12 @@ impl EnvCore {
     /// slowdown, mean wait, utilization, simulated time.
     pub(crate) fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let n = self.seen.max(1) as f64;
-        d.set_item("decisions", self.decisions)?;
-        d.set_item("completed", self.seen)?;
+        let n = self.tally.seen.max(1) as f64;
+        d.set_item("decisions", self.tally.decisions)?;
+        d.set_item("completed", self.tally.seen)?;
         d.set_item("episode_jobs", self.episode_len())?;
-        d.set_item("mean_bounded_slowdown", self.sum_bsld / n)?;
-        d.set_item("mean_wait", self.sum_wait / n)?;
+        d.set_item("mean_bounded_slowdown", self.tally.sum_bsld / n)?;
+        d.set_item("mean_wait", self.tally.sum_wait / n)?;
         d.set_item("utilization", self.utilization())?;
         let (now, waiting, running) = self
             .run

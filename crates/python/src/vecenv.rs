@@ -18,6 +18,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The most environments one vector environment steps: far beyond what
+/// two cores use, and small enough that the buffers' sizes cannot
+/// overflow.
+const MAX_ENVS: usize = 1 << 20;
+
 /// The shared buffers, each a `bytearray` Python views as a NumPy array.
 #[derive(Debug)]
 struct Buffers {
@@ -174,58 +179,29 @@ impl VecEnvCore {
 
 #[pymethods]
 impl VecEnvCore {
+    /// `num_envs` copies of `template` (an `EnvCore`, which has parsed
+    /// the arguments and read the trace), stepped on `threads` threads.
     #[new]
-    #[pyo3(signature = (num_envs, threads, topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false))]
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the keyword arguments of the Python API"
-    )]
     fn new(
         py: Python<'_>,
         num_envs: usize,
         threads: usize,
-        topology: &Bound<'_, PyAny>,
-        allocator: &Bound<'_, PyAny>,
-        trace: Option<std::path::PathBuf>,
-        workload: Option<&Bound<'_, PyDict>>,
-        window: usize,
-        backfill: &str,
-        reward: &str,
-        per_step: bool,
-        episode_jobs: Option<usize>,
-        mapping: &str,
-        rotate: bool,
-        bound: f64,
-        lenient: bool,
-        topology_obs: bool,
+        template: PyRef<'_, EnvCore>,
     ) -> PyResult<Self> {
         if num_envs == 0 {
             return Err(PyValueError::new_err("num_envs must be at least 1"));
         }
+        if num_envs > MAX_ENVS {
+            return Err(PyValueError::new_err(format!(
+                "num_envs {num_envs} is more than {MAX_ENVS}: run several vector environments"
+            )));
+        }
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        // One environment parses the arguments (and reads the trace); the
-        // others are its replicas.
-        let first = EnvCore::new(
-            topology,
-            allocator,
-            trace,
-            workload,
-            window,
-            backfill,
-            reward,
-            per_step,
-            episode_jobs,
-            mapping,
-            rotate,
-            bound,
-            lenient,
-            topology_obs,
-        )?;
+        let first: &EnvCore = &template;
         let (n_actions, obs_len) = (first.n_actions(), first.obs_len());
-        let mut envs: Vec<EnvCore> = (1..num_envs).map(|_| first.replica()).collect();
-        envs.insert(0, first);
+        let envs: Vec<EnvCore> = (0..num_envs).map(|_| first.replica()).collect();
         let zeros = |len: usize| PyByteArray::new(py, &vec![0u8; len]).unbind();
         let buffers = Buffers {
             obs: zeros(num_envs * obs_len * 4),
@@ -270,30 +246,6 @@ impl VecEnvCore {
         d.set_item("actions", b.actions.bind(py))?;
         d.set_item("seeds", b.seeds.bind(py))?;
         Ok(d)
-    }
-
-    /// The number of actions of one environment.
-    #[getter]
-    fn n_actions(&self) -> usize {
-        self.n_actions
-    }
-
-    /// The length of one environment's observation.
-    #[getter]
-    fn obs_len(&self) -> usize {
-        self.obs_len
-    }
-
-    /// One environment's observation upper bounds.
-    #[getter]
-    fn obs_high(&self) -> PyResult<Vec<f32>> {
-        Ok(self.env(0)?.obs_high())
-    }
-
-    /// One environment's level sizes (`EnvCore.level_sizes`).
-    #[getter]
-    fn level_sizes(&self) -> PyResult<Vec<u64>> {
-        Ok(self.env(0)?.level_sizes())
     }
 
     /// Starts an episode in every environment, each from its seed in the

@@ -191,8 +191,12 @@ def test_bad_arguments_are_value_errors(small_trace: Path) -> None:
         args.update(kwargs)
         with pytest.raises(ValueError, match=message):
             SchedulingVecEnv(**args)
+    with pytest.raises(ValueError, match="more than 1048576"):
+        SchedulingVecEnv(2**40, small_trace)
     with pytest.raises(TypeError, match="num_envs"):
         SchedulingVecEnv(2.5, small_trace)
+    with pytest.raises(TypeError, match="windw"):
+        SchedulingVecEnv(2, small_trace, windw=4)
     vec = SchedulingVecEnv(2, small_trace, "hypercube:7", "buddy", window=4, episode_jobs=20)
     with pytest.raises(RuntimeError, match="reset"):
         vec.step(np.zeros(2, dtype=np.int64))

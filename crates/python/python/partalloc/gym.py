@@ -339,17 +339,7 @@ class SchedulingVecEnv(VectorEnv):
         *,
         threads: int = 1,
         copy: bool = True,
-        workload: Optional[Dict[str, Any]] = None,
-        window: int = 16,
-        backfill: str = "none",
-        reward: str = "slowdown",
-        per_step: bool = False,
-        bound: float = 10.0,
-        episode_jobs: Optional[int] = None,
-        mapping: str = "shapes",
-        rotate: bool = False,
-        lenient: bool = False,
-        topology_obs: bool = False,
+        **kwargs: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
@@ -359,33 +349,21 @@ class SchedulingVecEnv(VectorEnv):
             raise ValueError(f"num_envs must be at least 1, not {num_envs}")
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
-        self._core = _native.VecEnvCore(
-            int(num_envs),
-            int(threads),
-            topology,
-            allocator,
-            trace=os.fspath(trace) if trace is not None else None,
-            workload=workload,
-            window=window,
-            backfill=backfill,
-            reward=reward,
-            per_step=per_step,
-            episode_jobs=episode_jobs,
-            mapping=mapping,
-            rotate=rotate,
-            bound=bound,
-            lenient=lenient,
-            topology_obs=topology_obs,
+        # One environment parses the keyword arguments (those of
+        # SchedulingEnv) and reads the trace; the others are its copies.
+        template = _native.EnvCore(
+            topology, allocator, trace=os.fspath(trace) if trace is not None else None, **kwargs
         )
+        self._core = _native.VecEnvCore(int(num_envs), int(threads), template)
         self.num_envs = int(num_envs)
         self.threads = int(threads)
-        self.window = window
-        self.backfill = backfill
+        self.window = template.n_actions - 1
+        self.backfill = template.backfill
         self.copy = copy
-        self.level_sizes: List[int] = list(self._core.level_sizes)
+        self.level_sizes: List[int] = list(template.level_sizes)
         self.topology = topology if isinstance(topology, Topology) else Topology(topology)
-        n, a = self._core.obs_len, self._core.n_actions
-        high = np.array(self._core.obs_high, dtype=np.float32)
+        n, a = template.obs_len, template.n_actions
+        high = np.array(template.obs_high, dtype=np.float32)
         self.single_observation_space = spaces.Box(
             low=np.zeros(n, dtype=np.float32), high=high, dtype=np.float32
         )
