@@ -284,3 +284,27 @@ def test_a_python_allocator_runs_on_the_threads_and_its_errors_surface(small_tra
         vec.reset(seed=0)
         for _ in range(1000):
             vec.step(sample_masked(vec.action_masks(), np.random.default_rng(0)))
+
+
+def test_gymnasium_vector_wrappers_read_the_autoreset_mode_and_rewards(small_trace: Path) -> None:
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    n = 3
+    vec = SchedulingVecEnv(n, small_trace, "hypercube:7", "buddy", window=6, episode_jobs=40, per_step=True)
+    with warnings.catch_warnings():
+        # No warning about a missing or unknown autoreset mode.
+        warnings.simplefilter("error")
+        env = RecordEpisodeStatistics(vec, stats_key="returns")
+        _, info = env.reset(seed=0)
+        rng = np.random.default_rng(2)
+        episodes = 0
+        for _ in range(400):
+            _, _, term, _, info = env.step(sample_masked(info["action_mask"], rng))
+            for i in np.flatnonzero(term):
+                # Per-step slowdown rewards add up to minus the episode's
+                # mean bounded slowdown; the length is its decisions.
+                ours = info["episode"]
+                assert info["returns"]["l"][i] == ours["decisions"][i]
+                assert np.isclose(info["returns"]["r"][i], -ours["mean_bounded_slowdown"][i], rtol=1e-9)
+                episodes += 1
+    assert episodes >= n
