@@ -71,6 +71,11 @@ wait) or ``"utilization"``; at the end of the episode
 step gives the share of the episode's value that accrued in it; per-step
 slowdown and wait rewards add up to the episode's, per-step utilization
 rewards to 1 − 1/utilization).
+
+:class:`SchedulingVecEnv` runs ``num_envs`` of these environments as one
+Gymnasium vector environment (next-step autoreset), stepped by one call
+into Rust, optionally on several threads; :func:`sample_masked` draws a
+valid action per environment at once.
 """
 
 from __future__ import annotations
@@ -94,7 +99,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv", "SchedulingVecEnv", "PolicyAgent", "COMPLETION_DTYPE"]
+__all__ = ["SchedulingEnv", "SchedulingVecEnv", "PolicyAgent", "sample_masked", "COMPLETION_DTYPE"]
 
 #: The fields of :meth:`SchedulingEnv.completed_jobs`.
 COMPLETION_DTYPE = np.dtype(
