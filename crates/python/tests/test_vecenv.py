@@ -202,6 +202,8 @@ def test_bad_arguments_are_value_errors(small_trace: Path) -> None:
         vec.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="seeds"):
         vec.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="negative"):
+        vec.reset(seed=[1, -2])
     obs, _ = vec.reset(seed=0)
     stats = [vec.stats(i) for i in range(2)]
     for bad in ([0, 5], [-1, 0]):

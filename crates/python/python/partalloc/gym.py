@@ -412,7 +412,6 @@ class SchedulingVecEnv(VectorEnv):
         seed: Optional[Union[int, List[Optional[int]]]] = None,
         options: Optional[Dict[str, Any]] = None,
     ) -> Tuple[np.ndarray, Dict[str, Any]]:
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
         if seed is None:
             seeds: List[Optional[int]] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
@@ -421,12 +420,15 @@ class SchedulingVecEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments: give one per environment")
+        # Checked before anything changes.
+        for i, s in enumerate(seeds):
+            if s is not None and int(s) < 0:
+                raise ValueError(f"seed {s} of environment {i} is negative: use a seed ≥ 0")
+        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
         for i, s in enumerate(seeds):
             if s is None:
                 self._seeds[i] = self._draw_seed(i)
             else:
-                if int(s) < 0:
-                    raise ValueError(f"seed {s} of environment {i} is negative: use a seed ≥ 0")
                 self._rngs[i], _ = seeding.np_random(int(s))
                 self._seeds[i] = int(s)
         self._core.reset()
