@@ -62,6 +62,10 @@ pub(crate) struct VecEnvCore {
     ended: Vec<bool>,
     resets: Vec<bool>,
     rewards: Vec<f64>,
+    /// Every environment's observation bytes and mask, written by the
+    /// threads, then copied into the shared buffers.
+    staged_obs: Vec<u8>,
+    staged_mask: Vec<u8>,
 }
 
 /// Per environment, what a step does.
@@ -71,21 +75,33 @@ enum Work {
     Step(usize),
 }
 
-/// Runs `work` on every environment of `envs`, writing each reward and
-/// end flag; the first error stops the chunk.
+/// What a chunk of environments writes: per environment its reward, end
+/// flag, observation bytes and mask.
+struct Out<'a> {
+    rewards: &'a mut [f64],
+    ended: &'a mut [bool],
+    obs: &'a mut [u8],
+    mask: &'a mut [u8],
+}
+
+/// Runs `work` on every environment of `envs` and writes its results into
+/// `out` (the conversion to bytes runs here, on the chunk's thread); the
+/// first error stops the chunk.
 fn run_chunk(
     envs: &mut [EnvCore],
     work: impl Fn(usize) -> Work,
     offset: usize,
-    rewards: &mut [f64],
-    ended: &mut [bool],
+    out: Out<'_>,
 ) -> PyResult<()> {
-    for (j, ((env, r), p)) in envs
+    let lo = out.obs.len() / envs.len().max(1);
+    let la = out.mask.len() / envs.len().max(1);
+    let rows = envs
         .iter_mut()
-        .zip(rewards.iter_mut())
-        .zip(ended.iter_mut())
-        .enumerate()
-    {
+        .zip(out.rewards.iter_mut())
+        .zip(out.ended.iter_mut())
+        .zip(out.obs.chunks_exact_mut(lo.max(1)))
+        .zip(out.mask.chunks_exact_mut(la.max(1)));
+    for (j, ((((env, r), p), obs), mask)) in rows.enumerate() {
         match work(offset + j) {
             Work::Reset(seed) => {
                 env.reset_episode(Some(seed))?;
@@ -94,6 +110,10 @@ fn run_chunk(
             }
             Work::Step(action) => (*r, *p) = env.step_action(action)?,
         }
+        for (dst, x) in obs.chunks_exact_mut(4).zip(env.obs()) {
+            dst.copy_from_slice(&x.to_le_bytes());
+        }
+        mask.copy_from_slice(env.mask());
     }
     Ok(())
 }
@@ -115,12 +135,21 @@ impl VecEnvCore {
     /// Runs `work` over all environments with the GIL released, on the
     /// thread pool if there is one.
     fn run(&mut self, py: Python<'_>, work: impl Fn(usize) -> Work + Sync) -> PyResult<()> {
+        let (lo, la) = (self.obs_len * 4, self.n_actions);
         let envs = &mut self.envs;
-        let rewards = &mut self.rewards;
-        let ended = &mut self.ended;
+        let (rewards, ended) = (&mut self.rewards, &mut self.ended);
+        let (obs, mask) = (&mut self.staged_obs, &mut self.staged_mask);
         let work = &work;
         let Some(pool) = self.pool.as_ref() else {
-            return py.allow_threads(|| run_chunk(envs, work, 0, rewards, ended));
+            return py.allow_threads(|| {
+                let out = Out {
+                    rewards,
+                    ended,
+                    obs,
+                    mask,
+                };
+                run_chunk(envs, work, 0, out)
+            });
         };
         // A few chunks per thread, so that a thread the machine holds up
         // has its chunks taken over by the others.
@@ -130,15 +159,25 @@ impl VecEnvCore {
                 envs.par_chunks_mut(per)
                     .zip(rewards.par_chunks_mut(per))
                     .zip(ended.par_chunks_mut(per))
+                    .zip(obs.par_chunks_mut(per * lo))
+                    .zip(mask.par_chunks_mut(per * la))
                     .enumerate()
-                    .try_for_each(|(c, ((e, r), p))| run_chunk(e, work, c * per, r, p))
+                    .try_for_each(|(c, ((((e, rewards), ended), obs), mask))| {
+                        let out = Out {
+                            rewards,
+                            ended,
+                            obs,
+                            mask,
+                        };
+                        run_chunk(e, work, c * per, out)
+                    })
             })
         })
     }
 
-    /// Copies every environment's observation, mask, reward and end flag
-    /// into the shared buffers.
-    fn publish(&self, py: Python<'_>) {
+    /// Copies the staged observations and masks, the rewards and the end
+    /// flags into the shared buffers.
+    fn publish(&self, py: Python<'_>) -> PyResult<()> {
         let b = &self.buffers;
         // SAFETY: as in `read_words`: the GIL is held, no Python code runs
         // while the slices live, and the four arrays are distinct objects.
@@ -150,20 +189,25 @@ impl VecEnvCore {
                 b.terminated.bind(py).as_bytes_mut(),
             )
         };
-        let (lo, la) = (self.obs_len * 4, self.n_actions);
-        for (i, env) in self.envs.iter().enumerate() {
-            let o = &mut obs[i * lo..(i + 1) * lo];
-            for (dst, x) in o.chunks_exact_mut(4).zip(env.obs()) {
-                dst.copy_from_slice(&x.to_le_bytes());
-            }
-            mask[i * la..(i + 1) * la].copy_from_slice(env.mask());
+        let n = self.envs.len();
+        if obs.len() != self.staged_obs.len()
+            || mask.len() != self.staged_mask.len()
+            || reward.len() != 8 * n
+            || term.len() != n
+        {
+            return Err(PyValueError::new_err(
+                "the vector environment's buffers were resized: make a new environment",
+            ));
         }
+        obs.copy_from_slice(&self.staged_obs);
+        mask.copy_from_slice(&self.staged_mask);
         for (dst, r) in reward.chunks_exact_mut(8).zip(&self.rewards) {
             dst.copy_from_slice(&r.to_le_bytes());
         }
         for (dst, p) in term.iter_mut().zip(&self.ended) {
             *dst = u8::from(*p);
         }
+        Ok(())
     }
 
     fn env(&self, index: usize) -> PyResult<&EnvCore> {
@@ -231,6 +275,8 @@ impl VecEnvCore {
             ended: vec![false; num_envs],
             resets: vec![false; num_envs],
             rewards: vec![0.0; num_envs],
+            staged_obs: vec![0; num_envs * obs_len * 4],
+            staged_mask: vec![0; num_envs * n_actions],
         })
     }
 
@@ -260,8 +306,7 @@ impl VecEnvCore {
         let r = self.run(py, |i| Work::Reset(seeds[i]));
         self.seeds = seeds;
         r?;
-        self.publish(py);
-        Ok(())
+        self.publish(py)
     }
 
     /// One step of every environment: the action in the `actions` buffer,
@@ -310,8 +355,7 @@ impl VecEnvCore {
         self.actions = actions;
         self.seeds = seeds;
         r?;
-        self.publish(py);
-        Ok(())
+        self.publish(py)
     }
 
     /// Environment `index`'s episode so far (as `SchedulingEnv.stats`).
