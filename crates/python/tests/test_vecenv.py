@@ -310,3 +310,22 @@ def test_gymnasium_vector_wrappers_read_the_autoreset_mode_and_rewards(small_tra
                 assert np.isclose(info["returns"]["r"][i], -ours["mean_bounded_slowdown"][i], rtol=1e-9)
                 episodes += 1
     assert episodes >= n
+
+
+def test_copy_true_returns_fresh_arrays_and_copy_false_the_buffers(small_trace: Path) -> None:
+    results = {}
+    for copy in (True, False):
+        vec = SchedulingVecEnv(2, small_trace, "hypercube:7", "buddy", window=4, episode_jobs=30, copy=copy)
+        obs0, info = vec.reset(seed=0)
+        kept = obs0.copy()
+        obs1, rew1, *_ = vec.step(sample_masked(info["action_mask"], np.random.default_rng(0)))
+        obs2, rew2, *_ = vec.step(sample_masked(vec.action_masks(), np.random.default_rng(1)))
+        results[copy] = (obs0, obs1, obs2, rew1, rew2, kept)
+    obs0, obs1, obs2, rew1, rew2, kept = results[True]
+    # Copies: what a step returned stays as it was.
+    assert not np.shares_memory(obs1, obs2) and not np.shares_memory(rew1, rew2)
+    np.testing.assert_array_equal(obs0, kept)
+    obs0, obs1, obs2, rew1, rew2, kept = results[False]
+    # Buffers: every call returns the same memory, overwritten in place.
+    assert np.shares_memory(obs0, obs1) and np.shares_memory(obs1, obs2) and np.shares_memory(rew1, rew2)
+    assert not np.array_equal(obs0, kept)
