@@ -11,6 +11,7 @@ mod lublin;
 mod sim;
 mod sim_generated;
 mod swf;
+mod vecenv;
 
 use pyo3::prelude::*;
 
@@ -24,5 +25,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     lublin::register(m)?;
     env::register(m)?;
     custom::register(m)?;
+    vecenv::register(m)?;
     Ok(())
 }
