@@ -1,0 +1,581 @@
+//! The RL benchmark protocol of RLScheduler (Zhang et al., SC'20): a policy
+//! is scored by the mean bounded slowdown of sequences of N jobs (256 by
+//! default) cut from a trace, each replayed alone on the trace's machine.
+//!
+//! Three parts, each a faithful reading of RLScheduler's simulator
+//! (DIR-LAB/deep-batch-scheduler, `job.py`, `cluster.py`,
+//! `HPCSimPickJobs.py`), which is the oracle: on the same sequences the
+//! heuristics' bounded slowdowns here equal the simulator's (the goldens in
+//! `data/rlscheduler-oracle/`, docs/rl-benchmark.md).
+//!
+//! - **The trace** ([`BenchTrace`]) is read as `job.py` reads it: the
+//!   processor count is the larger of SWF fields 5 and 8, the estimate is
+//!   field 9 or, when unknown, the run time; a negative run time becomes 10
+//!   s and a job whose run time is then 0 is dropped; jobs are sorted by
+//!   job number. The machine has `MaxNodes` nodes (else `MaxProcs`) of one
+//!   processor each.
+//! - **A sequence** is the N jobs from a start index on. RLScheduler draws
+//!   the start uniformly from [N, jobs − N − 1) (`reset_for_test`); so does
+//!   [`sample_starts`], with a generator of partalloc's own
+//!   (`ChaCha8Rng::seed_from_u64(seed)`), so the seed → start mapping is not
+//!   the simulator's (that one goes through gym's seed hashing). Explicit
+//!   starts ([`BenchmarkConfig::starts`]) replay any sequence, the goldens'
+//!   included.
+//! - **The replay** ([`run_sequence`]) starts at the first job's submit
+//!   time with that job queued and handles **one event per step**: the next
+//!   arrival if it comes no later than the next release, else the release
+//!   of the running job that ends first (ties in start order), asking the
+//!   policy to schedule after each. The simulator steps exactly so (its
+//!   `skip_for_resources_greedy`, `moveforward_for_resources_backfill_greedy`
+//!   and `moveforward_for_job`), and the order matters: jobs arriving at the
+//!   same time are seen one at a time, a backfill pass runs between an
+//!   arrival and a release at the same time. partalloc's engine handles all
+//!   simultaneous events before scheduling, which is why the benchmark has
+//!   this loop of its own. The replay ends when the last job starts; a job's
+//!   bounded slowdown is max(1, (wait + run)/max(run, τ)) with τ = 10 s by
+//!   default, and the sequence's score is Σ (bsld/N) summed in start order,
+//!   the simulator's own sum, so the score is equal to the bit.
+//!
+//! The heuristics ([`heuristic`]) are `rlscheduler[order=…,backfill=…]`
+//! (`partalloc_schedulers::rlscheduler`), the simulator's decision
+//! procedure; any other policy spec runs through the same loop.
+//!
+//! ```
+//! use partalloc_simkit::benchmark::{self, BenchTrace, BenchmarkConfig};
+//! let mut swf = String::from("; MaxNodes: 4\n");
+//! for i in 1..=40u32 {
+//!     let line = format!("{i} {} -1 {} {} -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+//!         i * 50, 100 + (i * 37) % 300, 1 + i % 4);
+//!     swf.push_str(&line);
+//! }
+//! let trace = BenchTrace::from_reader(swf.as_bytes())?;
+//! let policies = [benchmark::heuristic("fcfs", false)?, benchmark::heuristic("sjf", true)?];
+//! let config = BenchmarkConfig { length: 8, sequences: 3, ..BenchmarkConfig::default() };
+//! let table = benchmark::run(&trace, &policies, &config)?;
+//! assert_eq!(table.starts.len(), 3);
+//! assert!(table.rows.iter().all(|r| r.mean >= 1.0 && r.per_sequence.len() == 3));
+//! // Unknown heuristics and sequences too long for the trace are refused.
+//! assert!(benchmark::heuristic("fifo", false).is_err());
+//! let long = BenchmarkConfig { length: 20, ..BenchmarkConfig::default() };
+//! assert!(benchmark::run(&trace, &policies, &long).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use partalloc_allocators::paging::Paging;
+use partalloc_allocators::{Allocator, BuildError, Grant};
+use partalloc_schedulers::order::{ORDERS, Order};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
+use partalloc_schedulers::{PolicyBuildError, ScheduleError, Started};
+use partalloc_topology::{Grid, Topology, TopologyError};
+use partalloc_workload::swf::{SwfError, SwfReader};
+use partalloc_workload::{Job, JobShape};
+use rand::RngExt;
+use rand::SeedableRng;
+use thiserror::Error;
+
+use crate::calendar::Calendar;
+use crate::replicate::SimRng;
+use crate::slowdown::{SlowdownBound, bounded_slowdown};
+
+/// RLScheduler's sequence length (`JOB_SEQUENCE_SIZE`).
+pub const DEFAULT_LENGTH: usize = 256;
+/// The number of sequences of RLScheduler's comparison script
+/// (`compare-pick-jobs.py`, `--iter`).
+pub const DEFAULT_SEQUENCES: usize = 10;
+/// The heuristics of RLScheduler's table, in its order, as partalloc's
+/// order names (the papers' WFP3 and UNICEP; the simulator's computations
+/// are `wfp3-rlscheduler` and `unicep-rlscheduler`).
+pub const DEFAULT_HEURISTICS: [&str; 5] = ["fcfs", "wfp3", "unicep", "sjf", "f1"];
+
+/// Why a benchmark could not be run.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum BenchmarkError {
+    /// The trace file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The trace is not valid SWF.
+    #[error("{}{source}", path_prefix(path.as_deref()))]
+    Swf {
+        /// The file, when read from one.
+        path: Option<PathBuf>,
+        /// The cause.
+        source: SwfError,
+    },
+    /// A job has no submit time.
+    #[error("job {job} has no submit time (field 2); the benchmark needs every job's submit time")]
+    NoSubmitTime {
+        /// The job number.
+        job: u64,
+    },
+    /// The header gives no machine size.
+    #[error(
+        "the trace header gives neither MaxNodes nor MaxProcs; add one to give the machine's size"
+    )]
+    NoMachineSize,
+    /// The header gives several processors per node.
+    #[error(
+        "the trace header gives MaxProcs {procs} on MaxNodes {nodes}; the benchmark replays machines of one processor per node only"
+    )]
+    ProcessorsPerNode {
+        /// `MaxNodes`.
+        nodes: u64,
+        /// `MaxProcs`.
+        procs: u64,
+    },
+    /// A job needs no processor or more than the machine has.
+    #[error(
+        "job {job} asks for {procs} processors; the machine has {nodes} (1 to {nodes} are usable)"
+    )]
+    JobSize {
+        /// The job number.
+        job: u64,
+        /// Its processor count.
+        procs: i64,
+        /// The machine's nodes.
+        nodes: u64,
+    },
+    /// Sequences of length 0 or no sequences were asked for.
+    #[error("{what} must be at least 1")]
+    Zero {
+        /// `length` or `sequences`.
+        what: &'static str,
+    },
+    /// The trace is too short to draw sequences of this length.
+    #[error(
+        "sequences of {length} jobs need a trace of at least {} jobs (starts are drawn from [{length}, jobs - {length} - 1)); this trace has {jobs}",
+        2 * length + 2
+    )]
+    TraceTooShort {
+        /// The sequence length.
+        length: usize,
+        /// The trace's jobs.
+        jobs: usize,
+    },
+    /// A given start leaves too few jobs after it.
+    #[error("a sequence of {length} jobs from index {start} runs past the trace's {jobs} jobs")]
+    StartOutOfRange {
+        /// The start index.
+        start: usize,
+        /// The sequence length.
+        length: usize,
+        /// The trace's jobs.
+        jobs: usize,
+    },
+    /// A heuristic name that is not a queue order.
+    #[error("unknown heuristic {given:?}; known heuristics: {known}")]
+    UnknownHeuristic {
+        /// The name given (at most 40 characters, then `…`).
+        given: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// The machine could not be made.
+    #[error("machine of {nodes} nodes: {source}")]
+    Machine {
+        /// Its nodes.
+        nodes: u64,
+        /// The cause.
+        source: TopologyError,
+    },
+    /// A job's end could not be scheduled.
+    #[error("job {job} has run time {run}; give a finite run time of at least 0")]
+    RunTime {
+        /// The job number.
+        job: u64,
+        /// Its run time.
+        run: f64,
+    },
+    /// The allocator could not be built.
+    #[error(transparent)]
+    Allocator(#[from] BuildError),
+    /// The policy could not be built.
+    #[error(transparent)]
+    Policy(#[from] PolicyBuildError),
+    /// The policy failed during a replay.
+    #[error("sequence from index {start}: {source}")]
+    Schedule {
+        /// The sequence's start index.
+        start: usize,
+        /// The cause.
+        source: ScheduleError,
+    },
+    /// Jobs were left waiting with nothing running and nothing to come.
+    #[error(
+        "sequence from index {start}: policy {policy} left {waiting} jobs waiting on an idle machine"
+    )]
+    Stalled {
+        /// The sequence's start index.
+        start: usize,
+        /// The policy.
+        policy: String,
+        /// The jobs left.
+        waiting: usize,
+    },
+}
+
+fn path_prefix(path: Option<&Path>) -> String {
+    path.map(|p| format!("{}: ", p.display()))
+        .unwrap_or_default()
+}
+
+/// A trace as RLScheduler's simulator reads it (see the
+/// [module docs](self)): its jobs sorted by job number and its machine's
+/// node count.
+#[derive(Debug, Clone)]
+pub struct BenchTrace {
+    jobs: Vec<Job>,
+    nodes: u64,
+}
+
+impl BenchTrace {
+    /// Reads the SWF file at `path`.
+    ///
+    /// # Errors
+    /// As [`from_reader`](Self::from_reader), plus [`BenchmarkError::Io`].
+    pub fn read(path: &Path) -> Result<Self, BenchmarkError> {
+        let file = File::open(path).map_err(|source| BenchmarkError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_reader(BufReader::new(file)).map_err(|e| match e {
+            BenchmarkError::Swf { path: None, source } => BenchmarkError::Swf {
+                path: Some(path.to_owned()),
+                source,
+            },
+            e => e,
+        })
+    }
+
+    /// Reads an SWF text.
+    ///
+    /// # Errors
+    /// [`BenchmarkError::Swf`] for malformed SWF, `NoMachineSize`,
+    /// `ProcessorsPerNode`, `NoSubmitTime`, `JobSize` (see
+    /// [`BenchmarkError`]).
+    pub fn from_reader<R: BufRead>(input: R) -> Result<Self, BenchmarkError> {
+        let swf = |source| BenchmarkError::Swf { path: None, source };
+        let mut reader = SwfReader::new(input).map_err(swf)?;
+        let mut records = Vec::new();
+        for record in reader.by_ref() {
+            records.push(record.map_err(swf)?);
+        }
+        let header = reader.header();
+        let max_nodes = header.max_nodes().map_err(swf)?.filter(|&n| n > 0);
+        let max_procs = header.max_procs().map_err(swf)?.filter(|&n| n > 0);
+        let nodes = match (max_nodes, max_procs) {
+            (Some(n), Some(p)) if n != p => {
+                return Err(BenchmarkError::ProcessorsPerNode { nodes: n, procs: p });
+            }
+            (Some(n), _) | (None, Some(n)) => n,
+            (None, None) => return Err(BenchmarkError::NoMachineSize),
+        };
+        let mut jobs = Vec::with_capacity(records.len());
+        for r in &records {
+            let job = r.job_number;
+            let known = |v: Option<u64>| v.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX));
+            let procs = known(r.allocated_processors).max(known(r.requested_processors));
+            // job.py: the estimate is read before the run time is mended.
+            let raw_run = r.run_time.unwrap_or(-1.0);
+            let estimate = r.requested_time.unwrap_or(raw_run);
+            let run = if raw_run < 0.0 { 10.0 } else { raw_run };
+            if run <= 0.0 {
+                continue;
+            }
+            let arrival = r.submit_time.ok_or(BenchmarkError::NoSubmitTime { job })?;
+            let count = u32::try_from(procs)
+                .ok()
+                .filter(|&p| p >= 1 && u64::from(p) <= nodes);
+            let count = count.ok_or(BenchmarkError::JobSize { job, procs, nodes })?;
+            let estimate = (estimate >= 0.0).then_some(estimate);
+            jobs.push(
+                Job::new(job, arrival, JobShape::Nodes { count }, run).with_estimate(estimate),
+            );
+        }
+        jobs.sort_by_key(|j| j.id);
+        Ok(Self { jobs, nodes })
+    }
+
+    /// The jobs, sorted by job number.
+    #[must_use]
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// The machine's node count.
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The index of the job numbered `id`, if any.
+    #[must_use]
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.jobs.binary_search_by_key(&id, |j| j.id).ok()
+    }
+
+    /// The `length` jobs from index `start` on.
+    ///
+    /// # Errors
+    /// [`BenchmarkError::Zero`] for length 0,
+    /// [`BenchmarkError::StartOutOfRange`] past the trace's end.
+    pub fn sequence(&self, start: usize, length: usize) -> Result<&[Job], BenchmarkError> {
+        if length == 0 {
+            return Err(BenchmarkError::Zero { what: "length" });
+        }
+        start
+            .checked_add(length)
+            .and_then(|end| self.jobs.get(start..end))
+            .ok_or(BenchmarkError::StartOutOfRange {
+                start,
+                length,
+                jobs: self.jobs.len(),
+            })
+    }
+}
+
+/// `count` sequence starts for sequences of `length` jobs in a trace of
+/// `jobs` jobs: uniform on RLScheduler's range [length, jobs − length − 1),
+/// drawn with `ChaCha8Rng::seed_from_u64(seed)` (independent draws, as the
+/// simulator's).
+///
+/// # Errors
+/// [`BenchmarkError::Zero`] for a length or count of 0,
+/// [`BenchmarkError::TraceTooShort`] when the range is empty.
+pub fn sample_starts(
+    jobs: usize,
+    length: usize,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<usize>, BenchmarkError> {
+    if length == 0 {
+        return Err(BenchmarkError::Zero { what: "length" });
+    }
+    if count == 0 {
+        return Err(BenchmarkError::Zero { what: "sequences" });
+    }
+    let high = jobs.checked_sub(length + 1).filter(|&h| h > length);
+    let high = high.ok_or(BenchmarkError::TraceTooShort { length, jobs })?;
+    let mut rng = SimRng::seed_from_u64(seed);
+    Ok((0..count).map(|_| rng.random_range(length..high)).collect())
+}
+
+/// One replayed sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceRun {
+    /// The mean bounded slowdown, summed as the simulator sums it.
+    pub bounded_slowdown: f64,
+    /// Each job's wait (start − submit), in sequence order.
+    pub waits: Vec<f64>,
+}
+
+/// Replays `jobs` (a sequence) under `policy` on a machine of `nodes`
+/// nodes (any free nodes serve a job: `paging`), one event per step as
+/// RLScheduler's simulator does (see the [module docs](self)).
+///
+/// # Errors
+/// [`BenchmarkError::Zero`] for no jobs, `Machine`, `Policy`, `Schedule`
+/// or `Stalled` (see [`BenchmarkError`]); `start` only labels them.
+pub fn run_sequence(
+    jobs: &[Job],
+    nodes: u64,
+    policy: &PolicySpec,
+    bound: SlowdownBound,
+    start: usize,
+) -> Result<SequenceRun, BenchmarkError> {
+    let machine_err = |source| BenchmarkError::Machine { nodes, source };
+    let side = u32::try_from(nodes).map_err(|_| {
+        machine_err(TopologyError::InvalidSides {
+            text: nodes.to_string(),
+            reason: "more nodes than a mesh side holds".to_owned(),
+        })
+    })?;
+    let topology = Topology::Grid(Grid::mesh(&[side]).map_err(machine_err)?);
+    let mut alloc = Paging::new(topology.clone())?;
+    let mut sched = policy.build(&topology)?;
+    let first = jobs
+        .first()
+        .ok_or(BenchmarkError::Zero { what: "length" })?;
+    let sched_err = |source| BenchmarkError::Schedule { start, source };
+    let index: HashMap<u64, usize> = jobs.iter().enumerate().map(|(i, j)| (j.id, i)).collect();
+    let mut waits = vec![f64::NAN; jobs.len()];
+    let mut order = Vec::with_capacity(jobs.len());
+    let mut running: Calendar<(usize, Grant)> = Calendar::with_capacity(jobs.len());
+    let mut started: Vec<Started> = Vec::new();
+    let mut now = first.arrival;
+    sched.submit(*first, now).map_err(sched_err)?;
+    let mut next = 1;
+    loop {
+        started.clear();
+        sched
+            .schedule(now, &mut alloc, &mut started)
+            .map_err(sched_err)?;
+        for s in started.drain(..) {
+            let i = index.get(&s.job.id).copied().unwrap_or(0);
+            waits[i] = now - jobs[i].arrival;
+            order.push(i);
+            running
+                .schedule(now + jobs[i].service, (i, s.grant))
+                .map_err(|_| BenchmarkError::RunTime {
+                    job: jobs[i].id,
+                    run: jobs[i].service,
+                })?;
+        }
+        if next == jobs.len() && sched.queue_len() == 0 {
+            break;
+        }
+        let release = running.peek_time();
+        if next < jobs.len() && release.is_none_or(|t| jobs[next].arrival <= t) {
+            now = now.max(jobs[next].arrival);
+            sched.submit(jobs[next], now).map_err(sched_err)?;
+            next += 1;
+        } else if let Some((t, (i, grant))) = running.pop() {
+            now = now.max(t);
+            alloc.release(&grant).map_err(|source| {
+                sched_err(ScheduleError::Release {
+                    job: jobs[i].id,
+                    source,
+                })
+            })?;
+            sched.departed(&jobs[i], now);
+        } else {
+            return Err(BenchmarkError::Stalled {
+                start,
+                policy: sched.name(),
+                waiting: sched.queue_len(),
+            });
+        }
+    }
+    let n = jobs.len() as f64;
+    let bounded_slowdown = order.iter().fold(0.0, |sum, &i| {
+        let j = &jobs[i];
+        let begin = j.arrival + waits[i];
+        sum + bounded_slowdown(j.arrival, begin, begin + j.service, bound) / n
+    });
+    Ok(SequenceRun {
+        bounded_slowdown,
+        waits,
+    })
+}
+
+/// The known heuristic names: every queue order.
+fn known_heuristics() -> String {
+    ORDERS.map(|(name, _)| name).join(", ")
+}
+
+/// The heuristic `name` (a queue order: `fcfs`, `sjf`, `wfp3`, `unicep`,
+/// `f1`, `wfp3-rlscheduler`, …) with or without backfilling, as RLScheduler's
+/// simulator runs it: `rlscheduler[order=name,backfill=…]`.
+///
+/// # Errors
+/// [`BenchmarkError::UnknownHeuristic`] for a name that is no order.
+pub fn heuristic(name: &str, backfill: bool) -> Result<PolicySpec, BenchmarkError> {
+    let order: Order = name.parse().map_err(|_| BenchmarkError::UnknownHeuristic {
+        given: partalloc_topology::echo(name),
+        known: known_heuristics(),
+    })?;
+    Ok(POLICIES.spec(&format!("rlscheduler[order={order},backfill={backfill}]"))?)
+}
+
+/// What to run: sequence length and count, the seed of the starts (or the
+/// starts themselves) and τ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkConfig {
+    /// Jobs per sequence (256).
+    pub length: usize,
+    /// Sequences (10), ignored when `starts` is given.
+    pub sequences: usize,
+    /// Seed of [`sample_starts`] (0).
+    pub seed: u64,
+    /// Explicit start indices, instead of drawn ones.
+    pub starts: Option<Vec<usize>>,
+    /// The bounded slowdown's threshold (10 s).
+    pub bound: SlowdownBound,
+}
+
+impl Default for BenchmarkConfig {
+    fn default() -> Self {
+        Self {
+            length: DEFAULT_LENGTH,
+            sequences: DEFAULT_SEQUENCES,
+            seed: 0,
+            starts: None,
+            bound: SlowdownBound::default(),
+        }
+    }
+}
+
+/// One policy's scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyScores {
+    /// The policy as its spec prints.
+    pub policy: String,
+    /// The mean bounded slowdown of each sequence, in start order.
+    pub per_sequence: Vec<f64>,
+    /// Their mean.
+    pub mean: f64,
+}
+
+/// A benchmark's results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkTable {
+    /// The sequences' start indices.
+    pub starts: Vec<usize>,
+    /// One row per policy, in the order given.
+    pub rows: Vec<PolicyScores>,
+}
+
+/// Scores every policy on the same sequences of `trace`.
+///
+/// # Errors
+/// Any [`BenchmarkError`] of sampling, of [`BenchTrace::sequence`] or of
+/// [`run_sequence`].
+pub fn run(
+    trace: &BenchTrace,
+    policies: &[PolicySpec],
+    config: &BenchmarkConfig,
+) -> Result<BenchmarkTable, BenchmarkError> {
+    let starts = match &config.starts {
+        Some(s) => s.clone(),
+        None => sample_starts(
+            trace.jobs.len(),
+            config.length,
+            config.sequences,
+            config.seed,
+        )?,
+    };
+    if starts.is_empty() {
+        return Err(BenchmarkError::Zero { what: "sequences" });
+    }
+    let sequences = starts
+        .iter()
+        .map(|&s| trace.sequence(s, config.length))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = Vec::with_capacity(policies.len());
+    for policy in policies {
+        let per_sequence = sequences
+            .iter()
+            .zip(&starts)
+            .map(|(jobs, &s)| {
+                run_sequence(jobs, trace.nodes, policy, config.bound, s).map(|r| r.bounded_slowdown)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mean = per_sequence.iter().sum::<f64>() / per_sequence.len() as f64;
+        rows.push(PolicyScores {
+            policy: policy.to_string(),
+            per_sequence,
+            mean,
+        });
+    }
+    Ok(BenchmarkTable { starts, rows })
+}
