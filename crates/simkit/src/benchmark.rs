@@ -579,3 +579,135 @@ pub fn run(
     }
     Ok(BenchmarkTable { starts, rows })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: u32, submit: u32, run: i64, alloc: i64, req_procs: i64, req_time: i64) -> String {
+        format!(
+            "{id} {submit} -1 {run} {alloc} -1 -1 {req_procs} {req_time} -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+        )
+    }
+
+    fn trace(header: &str, lines: &[String]) -> Result<BenchTrace, BenchmarkError> {
+        BenchTrace::from_reader(format!("{header}{}", lines.concat()).as_bytes())
+    }
+
+    #[test]
+    fn the_trace_is_read_as_job_py_reads_it() {
+        let t = trace(
+            "; MaxNodes: 8\n",
+            &[
+                line(3, 20, 50, 2, 4, -1), // 4 processors (field 8), estimate = run
+                line(1, 0, 0, 1, -1, 9),   // run time 0: dropped
+                line(2, 10, -1, 3, -1, 7), // run −1 → 10, estimate 7 kept
+            ],
+        )
+        .unwrap();
+        let got: Vec<_> = t
+            .jobs()
+            .iter()
+            .map(|j| (j.id, j.nodes(), j.service, j.estimate))
+            .collect();
+        assert_eq!(got, [(2, 3, 10.0, Some(7.0)), (3, 4, 50.0, Some(50.0))]);
+        assert_eq!(
+            (t.nodes(), t.index_of(3), t.index_of(1)),
+            (8, Some(1), None)
+        );
+    }
+
+    #[test]
+    fn bad_traces_are_refused_with_one_line() {
+        let msg = |header: &str, l: String| trace(header, &[l]).unwrap_err().to_string();
+        assert_eq!(
+            msg("; MaxNodes: 8\n; MaxProcs: 16\n", line(1, 0, 5, 1, -1, -1)),
+            "the trace header gives MaxProcs 16 on MaxNodes 8; the benchmark replays machines of one processor per node only"
+        );
+        assert!(msg("", line(1, 0, 5, 1, -1, -1)).contains("neither MaxNodes nor MaxProcs"));
+        assert_eq!(
+            msg("; MaxProcs: 8\n", line(4, 0, 5, 9, -1, -1)),
+            "job 4 asks for 9 processors; the machine has 8 (1 to 8 are usable)"
+        );
+        for m in [msg("; MaxProcs: 8\n", line(4, 0, 5, -1, -1, -1))] {
+            assert!(
+                m.contains("asks for -1 processors") && !m.contains('\n'),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn starts_are_seeded_uniform_on_the_simulators_range() {
+        let a = sample_starts(1000, 100, 50, 7).unwrap();
+        assert_eq!(a, sample_starts(1000, 100, 50, 7).unwrap());
+        assert_ne!(a, sample_starts(1000, 100, 50, 8).unwrap());
+        assert!(a.iter().all(|&s| (100..899).contains(&s)), "{a:?}");
+        // The smallest trace leaves one start: N.
+        assert_eq!(sample_starts(2 * 5 + 2, 5, 3, 1).unwrap(), [5, 5, 5]);
+        let short = sample_starts(2 * 5 + 1, 5, 3, 1).unwrap_err();
+        assert_eq!(
+            short.to_string(),
+            "sequences of 5 jobs need a trace of at least 12 jobs (starts are drawn from [5, jobs - 5 - 1)); this trace has 11"
+        );
+        assert_eq!(
+            sample_starts(100, 0, 3, 1).unwrap_err().to_string(),
+            "length must be at least 1"
+        );
+        assert_eq!(
+            sample_starts(100, 5, 0, 1).unwrap_err().to_string(),
+            "sequences must be at least 1"
+        );
+    }
+
+    #[test]
+    fn explicit_starts_past_the_end_and_unknown_heuristics_are_refused() {
+        let lines: Vec<String> = (1..=10).map(|i| line(i, i * 10, 5, 1, -1, -1)).collect();
+        let t = trace("; MaxNodes: 2\n", &lines).unwrap();
+        assert_eq!(
+            t.sequence(8, 3).unwrap_err().to_string(),
+            "a sequence of 3 jobs from index 8 runs past the trace's 10 jobs"
+        );
+        let e = heuristic("fifo", true).unwrap_err().to_string();
+        assert!(
+            e.starts_with("unknown heuristic \"fifo\"; known heuristics: fcfs,"),
+            "{e}"
+        );
+        let config = BenchmarkConfig {
+            starts: Some(vec![0, 8]),
+            length: 3,
+            ..BenchmarkConfig::default()
+        };
+        let policies = [heuristic("fcfs", false).unwrap()];
+        assert!(matches!(
+            run(&t, &policies, &config),
+            Err(BenchmarkError::StartOutOfRange { start: 8, .. })
+        ));
+    }
+
+    /// Two jobs arriving together are seen one at a time, as in the
+    /// simulator: the long 2-node job arrives first and becomes the chosen
+    /// head while job 1 runs, so SJF starts it at 10 ahead of the short job
+    /// that arrived at the same time, which waits until 110. (Scheduling
+    /// once per batch of events would start the short one first.)
+    #[test]
+    fn simultaneous_arrivals_are_seen_one_at_a_time() {
+        let jobs = [
+            Job::new(1, 0.0, JobShape::Nodes { count: 2 }, 10.0),
+            Job::new(2, 5.0, JobShape::Nodes { count: 2 }, 100.0),
+            Job::new(3, 5.0, JobShape::Nodes { count: 1 }, 1.0),
+        ];
+        let sjf = heuristic("sjf", false).unwrap();
+        let run = run_sequence(&jobs, 2, &sjf, SlowdownBound::default(), 0).unwrap();
+        assert_eq!(run.waits, [0.0, 5.0, 105.0]);
+        let expected = 1.0 / 3.0 + (105.0 / 100.0) / 3.0 + (106.0 / 10.0) / 3.0;
+        assert_eq!(run.bounded_slowdown, expected);
+        // τ moves the third job's bound: 106 / max(1, 50).
+        let tau = SlowdownBound::new(50.0).unwrap();
+        let run = run_sequence(&jobs, 2, &sjf, tau, 0).unwrap();
+        assert_eq!(
+            run.bounded_slowdown,
+            1.0 / 3.0 + (105.0 / 100.0) / 3.0 + (106.0 / 50.0) / 3.0
+        );
+    }
+}
