@@ -4,6 +4,7 @@
 //! read.
 
 mod alloc;
+mod bench;
 mod custom;
 mod env;
 mod errors;
@@ -22,5 +23,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     swf::register(m)?;
     env::register(m)?;
     custom::register(m)?;
+    bench::register(m)?;
     Ok(())
 }

@@ -14,6 +14,8 @@ The simulator is the Rust core of partalloc; this package wraps it:
 - :func:`check_allocator` — the allocation contract as an executable check,
   for built-in strategies and Python ones;
 - :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
+- :func:`benchmark` — RLScheduler's benchmark protocol (mean bounded
+  slowdown of heuristics and policies on sequences cut from a trace);
 - :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
 
 Errors are Python exceptions with the command line's one-line messages:
@@ -38,6 +40,7 @@ from ._native import (
     Topology,
     UnsupportedRequestError,
 )
+from ._benchmark import benchmark
 
 __all__ = [
     "AllocationError",
@@ -49,6 +52,7 @@ __all__ = [
     "SWF_FIELDS",
     "Topology",
     "UnsupportedRequestError",
+    "benchmark",
     "check_allocator",
     "policies",
     "read_swf",
