@@ -11,23 +11,27 @@ import partalloc
 
 ROOT = Path(__file__).resolve().parents[3]
 NASA = ROOT / "data" / "traces" / "NASA-iPSC-1993-3.1-cln.swf"
-GOLDEN = ROOT / "data" / "rlscheduler-oracle" / "nasa-ipsc.golden.csv"
+ORACLE = ROOT / "data" / "rlscheduler-oracle"
+CUT = ORACLE / "lublin_256.cut.swf"
 
 
 def golden_rows():
-    for line in GOLDEN.read_text().splitlines():
+    """(policy, backfill, start in the cut, bounded slowdown) of the
+    lublin_256 golden; the cut holds only the sequences' jobs."""
+    ids = [l.split()[0] for l in CUT.read_text().splitlines() if not l.startswith(";")]
+    for line in (ORACLE / "lublin_256.golden.csv").read_text().splitlines():
         if line.startswith("#") or line.startswith("policy,"):
             continue
         f = line.split(",")
-        yield f[0], f[1] == "true", int(f[3]), float(f[5])
+        yield f[0], f[1] == "true", ids.index(f[4]), float(f[5])
 
 
 def test_scores_equal_the_simulators_goldens():
-    rows = [r for r in golden_rows()]
+    rows = list(golden_rows())
     starts = sorted({s for _, _, s, _ in rows})[:3]
     policies = ["fcfs", "sjf", "wfp3-rlscheduler", "unicep-rlscheduler", "f1"]
-    r = partalloc.benchmark(NASA, policies=policies, starts=starts)
-    assert r["starts"] == starts and r["nodes"] == 128
+    r = partalloc.benchmark(CUT, policies=policies, starts=starts)
+    assert r["starts"] == starts and r["nodes"] == 256
     got = {}
     for p, b, seq in zip(r["policy"], r["backfill"], r["per_sequence"]):
         for s, v in zip(starts, seq):

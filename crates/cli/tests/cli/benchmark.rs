@@ -3,22 +3,18 @@
 
 use super::support::{fails, nasa, ok, repo, run};
 
-/// The NASA golden's rows of its first sequence: (policy, backfill, start,
-/// bounded slowdown).
+/// The lublin_256 golden's rows of its first sequence: (policy, backfill,
+/// first job, bounded slowdown).
 fn golden_first_sequence() -> Vec<(String, bool, String, f64)> {
-    let path = repo().join("data/rlscheduler-oracle/nasa-ipsc.golden.csv");
+    let path = repo().join("data/rlscheduler-oracle/lublin_256.golden.csv");
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("policy,"))
         .map(|l| l.split(',').collect::<Vec<_>>())
         .filter(|f| f[2] == "0")
         .map(|f| {
-            (
-                f[0].to_owned(),
-                f[1] == "true",
-                f[3].to_owned(),
-                f[5].parse().unwrap(),
-            )
+            let bsld = f[5].parse().unwrap();
+            (f[0].to_owned(), f[1] == "true", f[4].to_owned(), bsld)
         })
         .collect()
 }
@@ -27,35 +23,42 @@ fn golden_first_sequence() -> Vec<(String, bool, String, f64)> {
 fn benchmark_csv_gives_the_simulators_scores_to_the_bit() {
     let golden = golden_first_sequence();
     assert_eq!(golden.len(), 10);
-    let start = golden[0].2.clone();
+    // The cut holds only the golden sequences' jobs: the sequence starts
+    // at its first job's place among the cut's job lines.
+    let cut = repo().join("data/rlscheduler-oracle/lublin_256.cut.swf");
+    let text = std::fs::read_to_string(&cut).unwrap();
+    let first = golden[0].2.as_str();
+    let start = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .position(|l| l.split(' ').next() == Some(first))
+        .unwrap()
+        .to_string();
     let policies = "fcfs,sjf,wfp3-rlscheduler,unicep-rlscheduler,f1";
-    let out = ok(&run(&[
+    let cut = cut.to_str().unwrap();
+    let args = [
         "benchmark",
         "--trace",
-        &nasa(),
+        cut,
         "--starts",
         &start,
         "--policies",
         policies,
         "--csv",
-    ]));
+    ];
+    let out = ok(&run(&args));
     let mut lines = out.lines();
-    assert_eq!(
-        lines.next(),
-        Some("policy,backfill,sequence,start,bounded_slowdown")
-    );
+    let header = "policy,backfill,sequence,start,bounded_slowdown";
+    assert_eq!(lines.next(), Some(header));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 10);
-    for (policy, backfill, s, bsld) in &golden {
+    for (policy, backfill, _, bsld) in &golden {
         let row = rows
             .iter()
             .find(|r| r[0] == policy && r[1] == backfill.to_string())
             .unwrap();
-        assert_eq!(
-            (row[3], row[4].parse::<f64>().unwrap()),
-            (s.as_str(), *bsld),
-            "{policy}"
-        );
+        let got = (row[3], row[4].parse::<f64>().unwrap());
+        assert_eq!(got, (start.as_str(), *bsld), "{policy} backfill={backfill}");
     }
 }
 

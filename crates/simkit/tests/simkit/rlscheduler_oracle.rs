@@ -92,8 +92,17 @@ fn lublin_256_agrees_with_rlscheduler_everywhere() {
     assert_eq!(replay("lublin_256.golden.csv", &trace, true), 100);
 }
 
+/// Submit times in this log are start times, so few jobs wait; it checks
+/// the reading rules (173 jobs of run time 0 dropped) and simultaneous
+/// arrivals.
 #[test]
 fn nasa_ipsc_agrees_with_rlscheduler_everywhere() {
     let trace = data().join("traces/NASA-iPSC-1993-3.1-cln.swf");
     assert_eq!(replay("nasa-ipsc.golden.csv", &trace, false), 100);
+}
+
+#[test]
+fn lublin_256_new2_agrees_with_rlscheduler_everywhere() {
+    let trace = data().join("rlscheduler-oracle/lublin_256_new2.cut.swf");
+    assert_eq!(replay("lublin_256_new2.golden.csv", &trace, true), 100);
 }
