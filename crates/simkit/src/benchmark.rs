@@ -629,12 +629,11 @@ mod tests {
             msg("; MaxProcs: 8\n", line(4, 0, 5, 9, -1, -1)),
             "job 4 asks for 9 processors; the machine has 8 (1 to 8 are usable)"
         );
-        for m in [msg("; MaxProcs: 8\n", line(4, 0, 5, -1, -1, -1))] {
-            assert!(
-                m.contains("asks for -1 processors") && !m.contains('\n'),
-                "{m}"
-            );
-        }
+        let m = msg("; MaxProcs: 8\n", line(4, 0, 5, -1, -1, -1));
+        assert!(
+            m.contains("asks for -1 processors") && !m.contains('\n'),
+            "{m}"
+        );
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! `partalloc benchmark`: the heuristics' scores on a golden sequence are
 //! RLScheduler's simulator's to the bit, and bad input is one line.
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers reading the goldens sit outside #[test] functions"
+)]
 
 use super::support::{fails, nasa, ok, repo, run};
 

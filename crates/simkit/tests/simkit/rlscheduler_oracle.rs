@@ -2,6 +2,10 @@
 //! (`scripts/rlscheduler-oracle/oracle.py`, `data/rlscheduler-oracle/`):
 //! every heuristic × backfilling × sequence must give the simulator's mean
 //! bounded slowdown to the bit and every job's wait exactly.
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers reading the goldens sit outside #[test] functions"
+)]
 
 use std::path::{Path, PathBuf};
 
