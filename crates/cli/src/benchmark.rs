@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use partalloc::schedulers::registry::{POLICIES, PolicySpec};
+use partalloc::schedulers::registry::PolicySpec;
 use partalloc::simkit::SlowdownBound;
 use partalloc::simkit::benchmark::{
     self, BenchTrace, BenchmarkConfig, DEFAULT_LENGTH, DEFAULT_SEQUENCES,
@@ -67,27 +67,17 @@ pub(crate) struct Args {
 /// Runs `partalloc benchmark`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let input = |e: benchmark::BenchmarkError| CliError::input(e.to_string());
-    let settings: &[bool] = match args.backfill {
-        Backfill::Off => &[false],
-        Backfill::On => &[true],
-        Backfill::Both => &[false, true],
+    let backfill = match args.backfill {
+        Backfill::Off => benchmark::Backfill::Off,
+        Backfill::On => benchmark::Backfill::On,
+        Backfill::Both => benchmark::Backfill::Both,
     };
-    // (policy, backfill setting for a heuristic)
-    let mut labels: Vec<(String, Option<bool>)> = Vec::new();
-    let mut policies: Vec<PolicySpec> = Vec::new();
-    for name in &args.policies {
-        for &b in settings {
-            policies.push(benchmark::heuristic(name.trim(), b).map_err(input)?);
-            labels.push((name.trim().to_owned(), Some(b)));
-        }
-    }
-    for spec in &args.schedulers {
-        let spec = POLICIES
-            .spec(spec)
-            .map_err(|e| CliError::input(e.to_string()))?;
-        labels.push((spec.to_string(), None));
-        policies.push(spec);
-    }
+    let list = benchmark::policies(&args.policies, backfill, &args.schedulers).map_err(input)?;
+    let policies: Vec<PolicySpec> = list.iter().map(|p| p.spec.clone()).collect();
+    let labels: Vec<(&str, Option<bool>)> = list
+        .iter()
+        .map(|p| (p.label.as_str(), p.backfill))
+        .collect();
     let trace = BenchTrace::read(&args.trace).map_err(input)?;
     let config = BenchmarkConfig {
         length: args.length,
@@ -102,7 +92,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         for ((policy, backfill), row) in labels.iter().zip(&table.rows) {
             for (k, (start, b)) in table.starts.iter().zip(&row.per_sequence).enumerate() {
                 rows.push(vec![
-                    policy.clone(),
+                    (*policy).to_owned(),
                     backfill.map(|b| b.to_string()).unwrap_or_default(),
                     k.to_string(),
                     start.to_string(),

@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
-use partalloc_schedulers::registry::{POLICIES, PolicySpec};
+use partalloc_schedulers::registry::PolicySpec;
 use partalloc_simkit::SlowdownBound;
-use partalloc_simkit::benchmark::{self as bm, BenchTrace, BenchmarkConfig, DEFAULT_HEURISTICS};
+use partalloc_simkit::benchmark::{
+    self as bm, Backfill, BenchTrace, BenchmarkConfig, DEFAULT_HEURISTICS,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -15,39 +17,6 @@ use crate::errors::{guard, value_error};
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(benchmark, m)?)?;
     Ok(())
-}
-
-/// The heuristics × backfilling settings and the extra policies, with the
-/// backfilling setting of each (None for an extra policy).
-fn policies_of(
-    heuristics: &[String],
-    backfill: &str,
-    schedulers: &[String],
-) -> PyResult<(Vec<PolicySpec>, Vec<(String, Option<bool>)>)> {
-    let settings: &[bool] = match backfill {
-        "off" => &[false],
-        "on" => &[true],
-        "both" => &[false, true],
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "backfill {other:?}: use \"off\", \"on\" or \"both\""
-            )));
-        }
-    };
-    let mut specs = Vec::new();
-    let mut labels = Vec::new();
-    for name in heuristics {
-        for &b in settings {
-            specs.push(bm::heuristic(name.trim(), b).map_err(value_error)?);
-            labels.push((name.trim().to_owned(), Some(b)));
-        }
-    }
-    for text in schedulers {
-        let spec = POLICIES.spec(text).map_err(value_error)?;
-        labels.push((spec.to_string(), None));
-        specs.push(spec);
-    }
-    Ok((specs, labels))
 }
 
 /// Scores heuristics and policies by RLScheduler's protocol; see the
@@ -73,7 +42,10 @@ fn benchmark<'py>(
     let bound = SlowdownBound::new(slowdown_bound)
         .map_err(|e| PyValueError::new_err(format!("slowdown_bound: {e}")))?;
     let heuristics = policies.unwrap_or_else(|| DEFAULT_HEURISTICS.map(str::to_owned).to_vec());
-    let (specs, labels) = policies_of(&heuristics, backfill, &schedulers.unwrap_or_default())?;
+    let backfill: Backfill = backfill.parse().map_err(value_error)?;
+    let list = bm::policies(&heuristics, backfill, &schedulers.unwrap_or_default())
+        .map_err(value_error)?;
+    let specs: Vec<PolicySpec> = list.iter().map(|p| p.spec.clone()).collect();
     let config = BenchmarkConfig {
         length,
         sequences,
@@ -91,11 +63,11 @@ fn benchmark<'py>(
     let out = PyDict::new(py);
     out.set_item(
         "policy",
-        labels.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
+        list.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
     )?;
     out.set_item(
         "backfill",
-        labels.iter().map(|(_, b)| *b).collect::<Vec<_>>(),
+        list.iter().map(|p| p.backfill).collect::<Vec<_>>(),
     )?;
     out.set_item(
         "mean",

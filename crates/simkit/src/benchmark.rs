@@ -180,6 +180,9 @@ pub enum BenchmarkError {
         /// The known names, comma-separated.
         known: String,
     },
+    /// A backfilling setting that is not `off`, `on` or `both`.
+    #[error("backfill {0:?}: use off, on or both")]
+    UnknownBackfill(String),
     /// The machine could not be made.
     #[error("machine of {nodes} nodes: {source}")]
     Machine {
@@ -485,6 +488,90 @@ pub fn heuristic(name: &str, backfill: bool) -> Result<PolicySpec, BenchmarkErro
         known: known_heuristics(),
     })?;
     Ok(POLICIES.spec(&format!("rlscheduler[order={order},backfill={backfill}]"))?)
+}
+
+/// With which backfilling settings the heuristics run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Backfill {
+    /// Without backfilling only.
+    Off,
+    /// With backfilling only.
+    On,
+    /// Both: each heuristic twice, without then with.
+    #[default]
+    Both,
+}
+
+impl Backfill {
+    /// The settings, in order.
+    #[must_use]
+    pub fn settings(self) -> &'static [bool] {
+        match self {
+            Self::Off => &[false],
+            Self::On => &[true],
+            Self::Both => &[false, true],
+        }
+    }
+}
+
+impl core::str::FromStr for Backfill {
+    type Err = BenchmarkError;
+    fn from_str(s: &str) -> Result<Self, BenchmarkError> {
+        match s.trim() {
+            "off" => Ok(Self::Off),
+            "on" => Ok(Self::On),
+            "both" => Ok(Self::Both),
+            other => Err(BenchmarkError::UnknownBackfill(partalloc_topology::echo(
+                other,
+            ))),
+        }
+    }
+}
+
+/// One policy of a benchmark: its spec and how the table names it.
+#[derive(Debug, Clone)]
+pub struct BenchPolicy {
+    /// The heuristic's name, or the policy's spec as it prints.
+    pub label: String,
+    /// The heuristic's backfilling setting (`None` for another policy).
+    pub backfill: Option<bool>,
+    /// What runs.
+    pub spec: PolicySpec,
+}
+
+/// The policies of a benchmark: each heuristic (a queue order, see
+/// [`heuristic`]) under each of `backfill`'s settings, then each policy
+/// spec of `schedulers`.
+///
+/// # Errors
+/// [`BenchmarkError::UnknownHeuristic`], or [`BenchmarkError::Policy`]
+/// for a spec that does not parse.
+pub fn policies<H: AsRef<str>, S: AsRef<str>>(
+    heuristics: &[H],
+    backfill: Backfill,
+    schedulers: &[S],
+) -> Result<Vec<BenchPolicy>, BenchmarkError> {
+    let mut out = Vec::new();
+    for name in heuristics {
+        let name = name.as_ref().trim();
+        for &b in backfill.settings() {
+            out.push(BenchPolicy {
+                label: name.to_owned(),
+                backfill: Some(b),
+                spec: heuristic(name, b)?,
+            });
+        }
+    }
+    for text in schedulers {
+        let spec = POLICIES.spec(text.as_ref())?;
+        out.push(BenchPolicy {
+            label: spec.to_string(),
+            backfill: None,
+            spec,
+        });
+    }
+    Ok(out)
 }
 
 /// What to run: sequence length and count, the seed of the starts (or the
