@@ -110,3 +110,40 @@ fn lublin_256_new2_agrees_with_rlscheduler_everywhere() {
     let trace = data().join("rlscheduler-oracle/lublin_256_new2.cut.swf");
     assert_eq!(replay("lublin_256_new2.golden.csv", &trace, true), 100);
 }
+
+/// The goldens tell policies apart: Tang's WFP3 instead of the simulator's
+/// computation, or EASY instead of the simulator's backfilling, miss them.
+#[test]
+fn other_policies_miss_the_goldens() {
+    let trace = BenchTrace::read(&data().join("rlscheduler-oracle/lublin_256.cut.swf")).unwrap();
+    let rows = rows(&data().join("rlscheduler-oracle/lublin_256.golden.csv"));
+    let differ = |policy: &str, backfill: bool, spec: &str| {
+        let spec = partalloc_schedulers::registry::POLICIES.spec(spec).unwrap();
+        rows.iter()
+            .filter(|r| r.policy == policy && r.backfill == backfill)
+            .filter(|r| {
+                let index = trace.index_of(r.first_job).unwrap();
+                let jobs = trace.sequence(index, r.waits.len()).unwrap();
+                let run = benchmark::run_sequence(
+                    jobs,
+                    trace.nodes(),
+                    &spec,
+                    SlowdownBound::default(),
+                    index,
+                )
+                .unwrap();
+                run.bounded_slowdown != r.bsld
+            })
+            .count()
+    };
+    assert_eq!(
+        differ("wfp3-rlscheduler", false, "rlscheduler[order=wfp3]"),
+        10
+    );
+    assert!(differ("sjf", true, "easy-backfilling[order=sjf]") >= 5);
+    // …while the simulator's own procedure matches all ten.
+    assert_eq!(
+        differ("sjf", true, "rlscheduler[order=sjf,backfill=true]"),
+        0
+    );
+}
