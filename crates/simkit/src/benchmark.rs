@@ -87,6 +87,8 @@ pub const DEFAULT_LENGTH: usize = 256;
 /// The number of sequences of RLScheduler's comparison script
 /// (`compare-pick-jobs.py`, `--iter`).
 pub const DEFAULT_SEQUENCES: usize = 10;
+/// The most sequences [`sample_starts`] draws.
+pub const MAX_SEQUENCES: usize = 1_000_000;
 /// The heuristics of RLScheduler's table, in its order, as partalloc's
 /// order names (the papers' WFP3 and UNICEP; the simulator's computations
 /// are `wfp3-rlscheduler` and `unicep-rlscheduler`).
@@ -144,6 +146,18 @@ pub enum BenchmarkError {
         procs: i64,
         /// The machine's nodes.
         nodes: u64,
+    },
+    /// Two jobs share a job number.
+    #[error("job number {job} appears twice; the benchmark needs every job numbered once")]
+    DuplicateJob {
+        /// The job number.
+        job: u64,
+    },
+    /// More sequences than the benchmark draws.
+    #[error("{sequences} sequences asked for; at most {MAX_SEQUENCES} are drawn")]
+    TooManySequences {
+        /// The number asked for.
+        sequences: usize,
     },
     /// Sequences of length 0 or no sequences were asked for.
     #[error("{what} must be at least 1")]
@@ -306,6 +320,9 @@ impl BenchTrace {
             );
         }
         jobs.sort_by_key(|j| j.id);
+        if let Some(w) = jobs.windows(2).find(|w| w[0].id == w[1].id) {
+            return Err(BenchmarkError::DuplicateJob { job: w[0].id });
+        }
         Ok(Self { jobs, nodes })
     }
 
@@ -366,6 +383,9 @@ pub fn sample_starts(
     }
     if count == 0 {
         return Err(BenchmarkError::Zero { what: "sequences" });
+    }
+    if count > MAX_SEQUENCES {
+        return Err(BenchmarkError::TooManySequences { sequences: count });
     }
     let high = jobs.checked_sub(length + 1).filter(|&h| h > length);
     let high = high.ok_or(BenchmarkError::TraceTooShort { length, jobs })?;
@@ -743,6 +763,46 @@ mod tests {
         assert_eq!(
             sample_starts(100, 5, 0, 1).unwrap_err().to_string(),
             "sequences must be at least 1"
+        );
+        assert_eq!(
+            sample_starts(100, 5, usize::MAX, 1)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "{} sequences asked for; at most 1000000 are drawn",
+                usize::MAX
+            )
+        );
+    }
+
+    #[test]
+    fn duplicate_job_numbers_and_unknown_backfill_settings_are_refused() {
+        let twice = [line(1, 0, 5, 1, -1, -1), line(1, 3, 5, 1, -1, -1)];
+        let e = trace("; MaxNodes: 2\n", &twice).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "job number 1 appears twice; the benchmark needs every job numbered once"
+        );
+        assert_eq!(
+            "both".parse::<Backfill>().unwrap().settings(),
+            [false, true]
+        );
+        assert_eq!(
+            "maybe".parse::<Backfill>().unwrap_err().to_string(),
+            "backfill \"maybe\": use off, on or both"
+        );
+        let list = policies(&["sjf", "f1"], Backfill::On, &["fcfs"]).unwrap();
+        let got: Vec<_> = list
+            .iter()
+            .map(|p| (p.label.as_str(), p.backfill))
+            .collect();
+        assert_eq!(
+            got,
+            [("sjf", Some(true)), ("f1", Some(true)), ("fcfs", None)]
+        );
+        assert_eq!(
+            list[1].spec.to_string(),
+            "rlscheduler[order=f1,backfill=true]"
         );
     }
 
