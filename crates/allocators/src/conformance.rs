@@ -315,6 +315,39 @@ impl Pass<'_> {
         Ok(())
     }
 
+    /// Allocates `req` after probing it: a probe changes nothing, and one
+    /// that answers agrees with the allocation (`Ok(true)` when granted,
+    /// `Ok(false)` for no room, the allocation's own error otherwise).
+    fn probed_allocate(
+        &mut self,
+        step: usize,
+        what: &Step,
+        req: &Request,
+    ) -> Result<Result<Grant, AllocError>, Violation> {
+        let before = snapshot(self.alloc);
+        let probe = self.alloc.can_allocate(req);
+        if !same(&before, &snapshot(self.alloc)) {
+            return Err(self.fail(step, what, "can_allocate changed the state".into()));
+        }
+        let result = self.alloc.allocate(req);
+        let agrees = match (&probe, &result) {
+            (Err(AllocError::ProbeUnsupported { .. }), _) => true,
+            (Ok(can), Ok(_)) => *can,
+            (Ok(can), Err(AllocError::NoRoom { .. })) => !*can,
+            (Err(p), Err(r)) => p == r,
+            _ => false,
+        };
+        if !agrees {
+            let granted = result.as_ref().map(|g| g.granted_nodes());
+            return Err(self.fail(
+                step,
+                what,
+                format!("can_allocate gave {probe:?} but allocate {granted:?}"),
+            ));
+        }
+        Ok(result)
+    }
+
     fn run(&mut self, script: &[Step], summary: &mut Summary) -> Result<Live, Violation> {
         let total = self.alloc.total_nodes();
         let topology = self.alloc.topology().clone();
@@ -322,7 +355,10 @@ impl Pass<'_> {
         for (step, what) in script.iter().enumerate() {
             let before = snapshot(self.alloc);
             match what {
-                Step::Allocate(req) => match (self.alloc.allocate(req), self.twin.allocate(req)) {
+                Step::Allocate(req) => match (
+                    self.probed_allocate(step, what, req)?,
+                    self.twin.allocate(req),
+                ) {
                     (Ok(g), Ok(t)) => {
                         let nodes = g.partition().node_list(&topology).map_err(|e| {
                             self.fail(step, what, format!("grant does not fit: {e}"))
@@ -555,6 +591,8 @@ mod tests {
     struct Sticky {
         inner: Paging,
         released: bool,
+        /// What `can_allocate` answers, if anything (always the same).
+        probe: Option<bool>,
     }
 
     impl Allocator for Sticky {
@@ -572,6 +610,10 @@ mod tests {
             let grant = self.inner.allocate(request);
             let _ = self.inner.release(&hole);
             grant
+        }
+        fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+            self.probe
+                .map_or_else(|| self.inner.can_allocate(request), Ok)
         }
         fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
             self.inner.release(grant)?;
@@ -619,6 +661,7 @@ mod tests {
             Ok(Box::new(Sticky {
                 inner: Paging::new(machine()).unwrap(),
                 released: false,
+                probe: None,
             }))
         };
         let mut a = fresh().unwrap();
@@ -646,6 +689,7 @@ mod tests {
         let mut a = Sticky {
             inner: Paging::new(machine()).unwrap(),
             released: false,
+            probe: None,
         };
         let v = check_script_with(&mut a, &twin, &script).unwrap_err();
         assert_eq!(v.step, 2, "{v}");
@@ -668,8 +712,32 @@ mod tests {
         let mut a = Sticky {
             inner: Paging::new(machine()).unwrap(),
             released: false,
+            probe: None,
         };
         let v = check_script(&mut a, &[]).unwrap_err();
         assert!(v.problem.contains("check_script_with"), "{v}");
+    }
+
+    #[test]
+    fn a_probe_that_disagrees_with_the_allocation_is_caught() {
+        // Room for 8 nodes: a probe saying "no" to 2 nodes is wrong, and so
+        // is one saying "yes" to 8 once 2 are busy.
+        for (answer, wrong_at) in [(false, 0), (true, 1)] {
+            let script = [
+                Step::Allocate(Request::nodes(2)),
+                Step::Allocate(Request::nodes(8)),
+            ];
+            let mut a = Sticky {
+                inner: Paging::new(machine()).unwrap(),
+                released: false,
+                probe: Some(answer),
+            };
+            let twin = || -> Result<Box<dyn Allocator>, String> {
+                Ok(Box::new(Paging::new(machine()).unwrap()))
+            };
+            let v = check_script_with(&mut a, &twin, &script).unwrap_err();
+            assert_eq!(v.step, wrong_at, "{v}");
+            assert!(v.problem.contains("can_allocate gave"), "{v}");
+        }
     }
 }

@@ -887,37 +887,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Brute force: every pair, a flood fill, every cyclic interval.
+    /// Brute force: every pair, a flood fill over neighbours (distance 1),
+    /// every cyclic interval.
     fn brute(grid: &Grid, nodes: &[NodeId]) -> Dispersal {
         let n = nodes.len();
-        let (mut sum, mut diameter) = (0u128, 0u32);
-        for i in 0..n {
-            for j in i + 1..n {
-                let t = grid.distance(nodes[i], nodes[j]).unwrap();
-                sum += u128::from(t);
-                diameter = diameter.max(t);
-            }
-        }
-        let mut seen = vec![false; n];
-        let mut pieces = 0;
-        for s in 0..n {
-            if seen[s] {
-                continue;
-            }
-            pieces += 1;
-            seen[s] = true;
-            let mut stack = vec![s];
-            while let Some(v) = stack.pop() {
-                for m in grid.neighbours(nodes[v]).unwrap() {
-                    if let Some(j) = nodes.iter().position(|&x| x == m)
-                        && !seen[j]
-                    {
-                        seen[j] = true;
-                        stack.push(j);
-                    }
-                }
-            }
-        }
+        let (sum, diameter, pieces) = partalloc_testkit::brute_dispersal(n, |i, j| {
+            grid.distance(nodes[i], nodes[j]).unwrap()
+        });
         let span = (n > 0).then(|| {
             let mut base = *grid.sides();
             let mut extents = *grid.sides();

@@ -139,6 +139,11 @@ impl Allocator for Paging {
         Ok(Grant::new(gid, Partition::Nodes(nodes), want))
     }
 
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
+        Ok(want <= self.occupancy.free_count() as u64)
+    }
+
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         for (word, bits) in self.ledger.take(grant.id())? {
             self.occupancy.vacate_word_bits(word, bits);

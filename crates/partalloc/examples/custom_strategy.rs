@@ -26,7 +26,7 @@ use partalloc::allocators::{
 };
 use partalloc::schedulers::registry::{self as policies, PolicyEntry};
 use partalloc::schedulers::{
-    Attempt, RequestMapping, ScheduleError, Scheduler, Started, check_job, start_queued,
+    Attempt, RequestMapping, ScheduleError, Scheduler, Started, start_queued,
 };
 use partalloc::simkit::{Replications, SimConfig, Simulation, Stop};
 use partalloc::topology::{NodeId, NodeSet, Topology};
@@ -167,12 +167,6 @@ impl Scheduler for SmallestFirst {
         policies::with_rotate("smallest-first", self.mapping, String::new())
     }
 
-    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
-        check_job(&job)?;
-        self.queue.push_back(job);
-        Ok(())
-    }
-
     fn schedule(
         &mut self,
         _now: f64,
@@ -187,13 +181,8 @@ impl Scheduler for SmallestFirst {
         Ok(())
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn head(&self) -> Option<&Job> {
-        self.queue.front()
-    }
+    // submit (checked, appended), queue_len and head of a one-queue policy.
+    partalloc::schedulers::queue_methods!(queue);
 }
 
 const SMALLEST_FIRST: PolicyEntry = Entry {

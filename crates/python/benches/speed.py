@@ -7,12 +7,19 @@
    whole trace, through step() (Gymnasium's API, copies and info dict) and
    step_fast(), without backfilling and with EASY backfilling.
 
+3. SchedulingVecEnv aggregate decisions per second with a vectorized
+   random masked policy (one NumPy draw for all environments), for 64 and
+   256 environments on 1 and 2 threads, through step_fast(); the load
+   average is printed beside, as the machine may be shared.
+
 Run from the repository root: python crates/python/benches/speed.py
-(``--env`` measures the environment only).
+(``--env`` measures the single environment only, ``--vec`` the vector
+environment only).
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -22,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import partalloc as pa
-from partalloc.gym import SchedulingEnv
+from partalloc.gym import SchedulingEnv, SchedulingVecEnv, sample_masked
 
 ROOT = Path(__file__).resolve().parents[3]
 TRACE = str(ROOT / "data" / "traces" / "NASA-iPSC-1993-3.1-cln.swf")
@@ -79,11 +86,42 @@ def env_rate(fast: bool, backfill: str) -> None:
     name = "step_fast()" if fast else "step()"
     print(
         f"SchedulingEnv backfill={backfill!r} {name}, random masked policy: "
-        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s"
+        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
+
+
+def vec_rate(num_envs: int, threads: int, seconds: float = 3.0) -> None:
+    """Aggregate decisions/s of the vector environment: steps that reset an
+    environment whose episode ended are not decisions and are not counted."""
+    env = SchedulingVecEnv(num_envs, TRACE, "hypercube:7", "buddy", window=16, episode_jobs=2000, threads=threads)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    mask = env.action_masks_view()
+    decisions, steps = 0, 0
+    ended = np.zeros(num_envs, dtype=bool)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(20):
+            decisions += num_envs - int(ended.sum())
+            _, _, ended = env.step_fast(sample_masked(mask, rng))
+            steps += 1
+    dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    print(
+        f"SchedulingVecEnv num_envs={num_envs} threads={threads} step_fast(), random masked policy: "
+        f"{decisions} decisions in {dt:.2f} s = {decisions / dt:,.0f} decisions/s "
+        f"({decisions / cpu:,.0f} per CPU second; load average {os.getloadavg()[0]:.1f})"
     )
 
 
 def main() -> int:
+    if "--vec" in sys.argv[1:]:
+        # The single environment beside, at the same load.
+        env_rate(True, "none")
+        for threads in (1, 2):
+            for num_envs in (64, 256):
+                vec_rate(num_envs, threads)
+        return 0
     if "--env" not in sys.argv[1:]:
         if Path(CLI).is_file():
             simulate_vs_tool()

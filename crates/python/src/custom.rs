@@ -24,8 +24,7 @@ use partalloc_allocators::{
 };
 use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_schedulers::{
-    Attempt, PolicyBuildError, RequestMapping, ScheduleError, Scheduler, Started, check_job,
-    start_queued,
+    Attempt, PolicyBuildError, RequestMapping, ScheduleError, Scheduler, Started, start_queued,
 };
 use partalloc_topology::{NodeId, NodeSet, Topology as RustTopology};
 use partalloc_workload::{Job, ShapeMapping};
@@ -463,12 +462,6 @@ impl Scheduler for PyPolicy {
         self.name.clone()
     }
 
-    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
-        check_job(&job)?;
-        self.queue.push_back(job);
-        Ok(())
-    }
-
     fn schedule(
         &mut self,
         now: f64,
@@ -495,13 +488,8 @@ impl Scheduler for PyPolicy {
         Ok(())
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn head(&self) -> Option<&Job> {
-        self.queue.front()
-    }
+    // submit (checked, appended), queue_len and head of a one-queue policy.
+    partalloc_schedulers::queue_methods!(queue);
 }
 
 /// SplitMix64, for the scripts of `check_allocator`.

@@ -2,11 +2,13 @@
 //! observation and mask encoding and the rewards, all in Rust so that a
 //! step costs one call from Python.
 
-use partalloc_allocators::Request;
+use std::sync::Arc;
+
 use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_allocators::{AllocError, Request};
 use partalloc_schedulers::RequestMapping;
 use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
-use partalloc_topology::Topology as RustTopology;
+use partalloc_topology::{NodeSet, Topology as RustTopology};
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
 use pyo3::exceptions::PyValueError;
@@ -66,9 +68,11 @@ pub(crate) struct EnvCore {
     /// What a Python strategy raised, raised as itself.
     callbacks: Callbacks,
     rotate: bool,
-    jobs: Vec<Job>,
+    /// The trace's jobs (shared by a vector environment's copies), or a
+    /// sample of the generated workload.
+    jobs: Arc<[Job]>,
     /// Draws each episode's jobs instead of slicing `jobs`.
-    generated: Option<Box<Generated>>,
+    generated: Option<Arc<Generated>>,
     episode_jobs: usize,
     window: usize,
     backfill: Backfill,
@@ -82,19 +86,30 @@ pub(crate) struct EnvCore {
     /// Power-of-two node counts as requests, largest first, to measure the
     /// largest placeable request.
     ladder: Vec<(u64, Request)>,
+    /// With `topology_obs`: per ladder size, the node sets of the
+    /// partitions of that size the strategy can grant on the empty machine
+    /// (shared by a vector environment's copies); empty without.
+    levels: Arc<[Vec<NodeSet>]>,
     run: Option<Run>,
-    // Episode bookkeeping.
+    tally: Tally,
+    largest: Option<u64>,
+    obs: Vec<f32>,
+    mask: Vec<u8>,
+}
+
+/// An episode's bookkeeping.
+#[derive(Debug, Default)]
+struct Tally {
     start_time: f64,
+    /// The episode's work, node-seconds.
     work: f64,
+    /// Completions taken into account.
     seen: usize,
     last_time: f64,
     last_busy: f64,
     sum_bsld: f64,
     sum_wait: f64,
     decisions: u64,
-    largest: Option<u64>,
-    obs: Vec<f32>,
-    mask: Vec<u8>,
 }
 
 /// SplitMix64: a start offset from a seed without a generator dependency.
@@ -171,6 +186,7 @@ impl EnvCore {
         let (scale, cap) = (self.time_scale, self.time_cap);
         let backfill = self.backfill;
         let largest = self.largest_placeable()? as f32;
+        let levels = Arc::clone(&self.levels);
         let mut obs = std::mem::take(&mut self.obs);
         let mut mask = std::mem::take(&mut self.mask);
         let run = self.run_mut()?;
@@ -204,6 +220,17 @@ impl EnvCore {
             0.0
         };
         m[3] = waiting as f32 / k as f32;
+        if !levels.is_empty() {
+            let busy = run.allocator().busy_nodes();
+            for (v, parts) in m[MACHINE_FEATURES..].iter_mut().zip(levels.iter()) {
+                let free = parts.iter().filter(|p| p.is_disjoint(&busy)).count();
+                *v = if parts.is_empty() {
+                    0.0
+                } else {
+                    free as f32 / parts.len() as f32
+                };
+            }
+        }
         self.obs = obs;
         self.mask = mask;
         Ok(())
@@ -215,24 +242,27 @@ impl EnvCore {
         let Some(run) = self.run.as_ref() else {
             return 0.0;
         };
-        let new = &run.completions()[self.seen..];
+        let new = &run.completions()[self.tally.seen..];
         let (mut bsld, mut wait) = (0.0, 0.0);
         for c in new {
             bsld += c.bounded_slowdown(self.bound);
             wait += c.start - c.arrival;
         }
-        self.seen = run.completions().len();
-        self.sum_bsld += bsld;
-        self.sum_wait += wait;
+        self.tally.seen = run.completions().len();
+        self.tally.sum_bsld += bsld;
+        self.tally.sum_wait += wait;
         let n = self.episode_len() as f64;
         let nodes = self.topology.num_nodes() as f64;
-        let (dt, dbusy) = (run.now() - self.last_time, run.busy_area() - self.last_busy);
-        self.last_time = run.now();
-        self.last_busy = run.busy_area();
+        let (dt, dbusy) = (
+            run.now() - self.tally.last_time,
+            run.busy_area() - self.tally.last_busy,
+        );
+        self.tally.last_time = run.now();
+        self.tally.last_busy = run.busy_area();
         match self.reward {
             Reward::Slowdown => -bsld / n,
             Reward::Wait => -wait / n,
-            Reward::Utilization if self.work > 0.0 => -(nodes * dt - dbusy) / self.work,
+            Reward::Utilization if self.tally.work > 0.0 => -(nodes * dt - dbusy) / self.tally.work,
             Reward::Utilization => 0.0,
         }
     }
@@ -263,7 +293,7 @@ impl EnvCore {
         let Some(run) = self.run.as_ref() else {
             return 0.0;
         };
-        let span = run.now() - self.start_time;
+        let span = run.now() - self.tally.start_time;
         if span > 0.0 {
             run.busy_area() / (self.topology.num_nodes() as f64 * span)
         } else {
@@ -272,24 +302,144 @@ impl EnvCore {
     }
 
     fn episode_reward(&self) -> f64 {
-        let n = self.seen.max(1) as f64;
+        let n = self.tally.seen.max(1) as f64;
         match self.reward {
-            Reward::Slowdown => -self.sum_bsld / n,
-            Reward::Wait => -self.sum_wait / n,
+            Reward::Slowdown => -self.tally.sum_bsld / n,
+            Reward::Wait => -self.tally.sum_wait / n,
             Reward::Utilization => self.utilization(),
         }
+    }
+
+    /// Starts an episode (see `reset`); the observation and mask are in
+    /// [`obs`](Self::obs) and [`mask`](Self::mask).
+    pub(crate) fn reset_episode(&mut self, seed: Option<u64>) -> PyResult<()> {
+        guard(|| {
+            let slice = self.episode(seed);
+            self.tally.start_time = slice.first().map_or(0.0, |j| j.arrival);
+            self.tally.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
+            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
+            let mut run = Stepper::new(alloc, slice)
+                .map_err(value_error)?
+                .with_mapping(RequestMapping {
+                    rotate: self.rotate,
+                });
+            run.advance().map_err(value_error)?;
+            self.tally.last_time = run.now();
+            self.tally.last_busy = 0.0;
+            self.run = Some(run);
+            self.tally.seen = 0;
+            self.tally.sum_bsld = 0.0;
+            self.tally.sum_wait = 0.0;
+            self.tally.decisions = 0;
+            self.largest = None;
+            self.settle()?;
+            self.largest = None;
+            self.account();
+            self.encode()
+        })
+        .map_err(|e| self.callbacks.or(e))
+    }
+
+    /// Applies `action` (see `step`); returns the reward and whether the
+    /// episode ended.
+    pub(crate) fn step_action(&mut self, action: usize) -> PyResult<(f64, bool)> {
+        let (reward, done) = guard(|| {
+            let k = self.window;
+            let backfill = self.backfill;
+            let valid = self.mask.get(action).copied() == Some(1);
+            let wait_ok = self.mask.get(k).copied() == Some(1);
+            let run = self.run_mut()?;
+            if run.is_done() {
+                return Err(PyValueError::new_err(
+                    "the episode is over; call reset() to start another",
+                ));
+            }
+            if valid && action < k {
+                if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
+                    // Only with backfilling is a job that cannot start
+                    // valid: reserve it, backfill, move on.
+                    run.backfill(action).map_err(value_error)?;
+                    run.advance().map_err(value_error)?;
+                }
+            } else if valid || wait_ok {
+                run.advance().map_err(value_error)?;
+            } else {
+                let n = run.waiting_len().min(k);
+                for i in 0..n {
+                    if run.can_start(i).map_err(value_error)? {
+                        run.start(i).map_err(value_error)?;
+                        break;
+                    }
+                }
+            }
+            self.tally.decisions += 1;
+            self.largest = None;
+            self.settle()?;
+            let done = self.run.as_ref().is_some_and(Stepper::is_done);
+            let step_reward = self.account();
+            let reward = if self.per_step {
+                step_reward
+            } else if done {
+                self.episode_reward()
+            } else {
+                0.0
+            };
+            self.encode()?;
+            Ok((reward, done))
+        })
+        .map_err(|e| self.callbacks.or(e))?;
+        Ok((reward, done))
+    }
+
+    /// Another environment with the same settings, before its first
+    /// reset: the vector environment's copies, made without reading the
+    /// trace again.
+    pub(crate) fn replica(&self) -> Self {
+        Self {
+            topology: self.topology.clone(),
+            strategy: self.strategy.clone(),
+            callbacks: self.callbacks.clone(),
+            rotate: self.rotate,
+            jobs: Arc::clone(&self.jobs),
+            generated: self.generated.clone(),
+            episode_jobs: self.episode_jobs,
+            window: self.window,
+            backfill: self.backfill,
+            reward: self.reward,
+            per_step: self.per_step,
+            bound: self.bound,
+            time_scale: self.time_scale,
+            time_cap: self.time_cap,
+            ladder: self.ladder.clone(),
+            levels: Arc::clone(&self.levels),
+            run: None,
+            tally: Tally::default(),
+            largest: None,
+            obs: vec![0.0; self.obs.len()],
+            mask: vec![0; self.mask.len()],
+        }
+    }
+
+    /// The observation of the current state.
+    pub(crate) fn obs(&self) -> &[f32] {
+        &self.obs
+    }
+
+    /// The action mask of the current state (1: valid).
+    pub(crate) fn mask(&self) -> &[u8] {
+        &self.mask
     }
 }
 
 #[pymethods]
 impl EnvCore {
     #[new]
-    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false))]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
     )]
-    fn new(
+    pub(crate) fn new(
         topology: &Bound<'_, PyAny>,
         allocator: &Bound<'_, PyAny>,
         trace: Option<std::path::PathBuf>,
@@ -303,6 +453,7 @@ impl EnvCore {
         rotate: bool,
         bound: f64,
         lenient: bool,
+        topology_obs: bool,
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
         // Parsed once; a registry name is built once so that a bad
@@ -375,7 +526,7 @@ impl EnvCore {
                 let mean_service =
                     sample.iter().map(|j| j.service).sum::<f64>() / sample.len().max(1) as f64;
                 let span = n as f64 * (g.workload().arrivals().mean_gap() + mean_service);
-                (sample, Some(Box::new(g)), n, span)
+                (sample, Some(Arc::new(g)), n, span)
             }
             _ => {
                 return Err(PyValueError::new_err(
@@ -418,12 +569,18 @@ impl EnvCore {
             }
             n /= 2;
         }
+        let levels = if topology_obs {
+            partition_levels(&strategy, &topology, &ladder)?
+        } else {
+            Vec::new()
+        };
+        let obs_len = window * JOB_FEATURES + MACHINE_FEATURES + levels.len();
         Ok(Self {
             topology,
             strategy,
             callbacks,
             rotate,
-            jobs,
+            jobs: jobs.into(),
             generated,
             episode_jobs,
             window,
@@ -434,30 +591,24 @@ impl EnvCore {
             time_scale,
             time_cap,
             ladder,
+            levels: levels.into(),
             run: None,
-            start_time: 0.0,
-            work: 0.0,
-            seen: 0,
-            last_time: 0.0,
-            last_busy: 0.0,
-            sum_bsld: 0.0,
-            sum_wait: 0.0,
-            decisions: 0,
+            tally: Tally::default(),
             largest: None,
-            obs: vec![0.0; window * JOB_FEATURES + MACHINE_FEATURES],
+            obs: vec![0.0; obs_len],
             mask: vec![0; window + 1],
         })
     }
 
     /// The number of actions: one per window slot, then "wait".
     #[getter]
-    fn n_actions(&self) -> usize {
+    pub(crate) fn n_actions(&self) -> usize {
         self.window + 1
     }
 
     /// The length of the observation vector.
     #[getter]
-    fn obs_len(&self) -> usize {
+    pub(crate) fn obs_len(&self) -> usize {
         self.obs.len()
     }
 
@@ -466,7 +617,7 @@ impl EnvCore {
     /// the longest queue (every job of an episode) over the window for the
     /// queue length.
     #[getter]
-    fn obs_high(&self) -> Vec<f32> {
+    pub(crate) fn obs_high(&self) -> Vec<f32> {
         let k = self.window;
         let mut high = vec![1.0f32; self.obs.len()];
         let cap = self.time_cap as f32;
@@ -476,6 +627,16 @@ impl EnvCore {
         }
         high[k * JOB_FEATURES + 3] = (self.episode_len() as f32 / k as f32).max(1.0);
         high
+    }
+
+    /// With `topology_obs`, the partition size (nodes) of each level
+    /// feature, largest first; empty without.
+    #[getter]
+    pub(crate) fn level_sizes(&self) -> Vec<u64> {
+        if self.levels.is_empty() {
+            return Vec::new();
+        }
+        self.ladder.iter().map(|(n, _)| *n).collect()
     }
 
     /// The backfilling choice, `"none"` or `"easy"`.
@@ -501,31 +662,7 @@ impl EnvCore {
         py: Python<'py>,
         seed: Option<u64>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        guard(|| {
-            let slice = self.episode(seed);
-            self.start_time = slice.first().map_or(0.0, |j| j.arrival);
-            self.work = slice.iter().map(|j| j.service * j.nodes() as f64).sum();
-            let alloc = self.strategy.build(&self.topology).map_err(value_error)?;
-            let mut run = Stepper::new(alloc, slice)
-                .map_err(value_error)?
-                .with_mapping(RequestMapping {
-                    rotate: self.rotate,
-                });
-            run.advance().map_err(value_error)?;
-            self.last_time = run.now();
-            self.last_busy = 0.0;
-            self.run = Some(run);
-            self.seen = 0;
-            self.sum_bsld = 0.0;
-            self.sum_wait = 0.0;
-            self.decisions = 0;
-            self.largest = None;
-            self.settle()?;
-            self.largest = None;
-            self.account();
-            self.encode()
-        })
-        .map_err(|e| self.callbacks.or(e))?;
+        self.reset_episode(seed)?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -540,51 +677,7 @@ impl EnvCore {
         py: Python<'py>,
         action: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64, bool)> {
-        let (reward, done) = guard(|| {
-            let k = self.window;
-            let backfill = self.backfill;
-            let valid = self.mask.get(action).copied() == Some(1);
-            let wait_ok = self.mask.get(k).copied() == Some(1);
-            let run = self.run_mut()?;
-            if run.is_done() {
-                return Err(PyValueError::new_err(
-                    "the episode is over; call reset() to start another",
-                ));
-            }
-            if valid && action < k {
-                if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
-                    // Only with backfilling is a job that cannot start
-                    // valid: reserve it, backfill, move on.
-                    run.backfill(action).map_err(value_error)?;
-                    run.advance().map_err(value_error)?;
-                }
-            } else if valid || wait_ok {
-                run.advance().map_err(value_error)?;
-            } else {
-                let n = run.waiting_len().min(k);
-                for i in 0..n {
-                    if run.can_start(i).map_err(value_error)? {
-                        run.start(i).map_err(value_error)?;
-                        break;
-                    }
-                }
-            }
-            self.decisions += 1;
-            self.largest = None;
-            self.settle()?;
-            let done = self.run.as_ref().is_some_and(Stepper::is_done);
-            let step_reward = self.account();
-            let reward = if self.per_step {
-                step_reward
-            } else if done {
-                self.episode_reward()
-            } else {
-                0.0
-            };
-            self.encode()?;
-            Ok((reward, done))
-        })
-        .map_err(|e| self.callbacks.or(e))?;
+        let (reward, done) = self.step_action(action)?;
         Ok((
             PyBytes::new(py, bytemuck_f32(&self.obs).as_slice()),
             PyBytes::new(py, &self.mask),
@@ -596,7 +689,7 @@ impl EnvCore {
     /// The jobs completed so far, in completion order, as columns of
     /// little-endian bytes: `id`, `requested`, `granted` (u64) and
     /// `arrival`, `start`, `end` (f64).
-    fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         type Column = (&'static str, fn(&Completion) -> [u8; 8]);
         const COLUMNS: [Column; 6] = [
             ("id", |c| c.id.to_le_bytes()),
@@ -617,14 +710,14 @@ impl EnvCore {
 
     /// The episode so far: decisions, completed jobs, mean bounded
     /// slowdown, mean wait, utilization, simulated time.
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let n = self.seen.max(1) as f64;
-        d.set_item("decisions", self.decisions)?;
-        d.set_item("completed", self.seen)?;
+        let n = self.tally.seen.max(1) as f64;
+        d.set_item("decisions", self.tally.decisions)?;
+        d.set_item("completed", self.tally.seen)?;
         d.set_item("episode_jobs", self.episode_len())?;
-        d.set_item("mean_bounded_slowdown", self.sum_bsld / n)?;
-        d.set_item("mean_wait", self.sum_wait / n)?;
+        d.set_item("mean_bounded_slowdown", self.tally.sum_bsld / n)?;
+        d.set_item("mean_wait", self.tally.sum_wait / n)?;
         d.set_item("utilization", self.utilization())?;
         let (now, waiting, running) = self
             .run
@@ -643,7 +736,7 @@ impl EnvCore {
 
     /// The waiting jobs, oldest first, as the dicts a Python policy's
     /// `choose` is given (`id`, `arrival`, `service`, `estimate`, `nodes`).
-    fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn waiting_jobs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         if let Some(run) = self.run.as_ref() {
             for job in run.waiting() {
@@ -652,6 +745,40 @@ impl EnvCore {
         }
         Ok(list)
     }
+}
+
+/// Per size of the ladder, the node sets of the partitions of that size
+/// the strategy can ever grant (`topology_obs`); a size the strategy
+/// cannot serve has none.
+fn partition_levels(
+    strategy: &AllocatorSpec,
+    topology: &RustTopology,
+    ladder: &[(u64, Request)],
+) -> PyResult<Vec<Vec<NodeSet>>> {
+    let alloc = strategy.build(topology).map_err(value_error)?;
+    let n = topology.num_nodes();
+    let mut levels = Vec::with_capacity(ladder.len());
+    for (_, req) in ladder {
+        let parts = match alloc.recognizable(req) {
+            Ok(parts) => parts,
+            Err(e @ AllocError::ListingUnsupported { .. }) => {
+                return Err(PyValueError::new_err(format!(
+                    "topology_obs=True needs a strategy that lists its partitions: {e}"
+                )));
+            }
+            Err(_) => Vec::new(),
+        };
+        let mut sets = Vec::with_capacity(parts.len());
+        for p in parts {
+            let mut set = NodeSet::new(n);
+            for id in p.node_list(topology).map_err(value_error)? {
+                set.insert(id).map_err(value_error)?;
+            }
+            sets.push(set);
+        }
+        levels.push(sets);
+    }
+    Ok(levels)
 }
 
 /// The observation as little-endian bytes.

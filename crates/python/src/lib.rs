@@ -8,9 +8,11 @@ mod bench;
 mod custom;
 mod env;
 mod errors;
+mod lublin;
 mod sim;
 mod sim_generated;
 mod swf;
+mod vecenv;
 
 use pyo3::prelude::*;
 
@@ -21,8 +23,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     sim::register(m)?;
     swf::register(m)?;
+    lublin::register(m)?;
     env::register(m)?;
     custom::register(m)?;
     bench::register(m)?;
+    vecenv::register(m)?;
     Ok(())
 }

@@ -40,7 +40,7 @@ pub(crate) const FIELDS: [(&str, bool); 18] = [
 ];
 
 /// A field as f64, NaN when unknown (−1 in the file).
-fn get(r: &SwfRecord, i: usize) -> f64 {
+pub(crate) fn get(r: &SwfRecord, i: usize) -> f64 {
     let f = |x: Option<f64>| x.unwrap_or(f64::NAN);
     let u = |x: Option<u64>| x.map_or(f64::NAN, |v| v as f64);
     match i {

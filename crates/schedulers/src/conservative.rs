@@ -167,6 +167,18 @@ struct Running {
     nodes: u64,
 }
 
+/// Fills `order` with the positions of the queued jobs whose reserved
+/// start passes `keep`, by reserved start, then job id: the order in which
+/// the plan is rebuilt or compressed.
+fn by_reserved_start(order: &mut Vec<usize>, queue: &[Queued], keep: impl Fn(f64) -> bool) {
+    order.clear();
+    order.extend((0..queue.len()).filter(|&i| keep(queue[i].start)));
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&queue[a], &queue[b]);
+        a.start.total_cmp(&b.start).then(a.job.id.cmp(&b.job.id))
+    });
+}
+
 /// Nodes as a signed count for the plan.
 fn signed(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
@@ -277,14 +289,7 @@ impl ConservativeBackfilling {
         for r in &self.running {
             self.profile.add(now, r.end, -signed(r.nodes));
         }
-        self.order.clear();
-        self.order
-            .extend((0..self.queue.len()).filter(|&i| !self.queue[i].start.is_nan()));
-        let queue = &self.queue;
-        self.order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&queue[a], &queue[b]);
-            a.start.total_cmp(&b.start).then(a.job.id.cmp(&b.job.id))
-        });
+        by_reserved_start(&mut self.order, &self.queue, |start| !start.is_nan());
         for k in 0..self.order.len() {
             let i = self.order[k];
             let q = self.queue[i];
@@ -329,13 +334,7 @@ impl ConservativeBackfilling {
         if queue.iter().any(|q| q.start < now) || self.profile.min_over(now, f64::INFINITY) < 0 {
             return false;
         }
-        self.order.clear();
-        self.order
-            .extend((0..queue.len()).filter(|&i| queue[i].start.is_finite()));
-        self.order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&queue[a], &queue[b]);
-            a.start.total_cmp(&b.start).then(a.job.id.cmp(&b.job.id))
-        });
+        by_reserved_start(&mut self.order, queue, f64::is_finite);
         for k in 0..self.order.len() {
             let i = self.order[k];
             let q = self.queue[i];

@@ -59,7 +59,7 @@ use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
 use crate::estimates::Estimates;
 use crate::order::{Order, Ranking};
 use crate::priority::{QUEUE_PARAMS, QueueOptions};
-use crate::scheduler::{Attempt, check_job, start_queued, try_start};
+use crate::scheduler::{Attempt, start_queued, try_start};
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 #[derive(Debug, Clone, Copy)]
@@ -293,12 +293,6 @@ impl Scheduler for EasyBackfilling {
         .name("easy-backfilling", &[])
     }
 
-    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
-        check_job(&job)?;
-        self.queue.push_back(job);
-        Ok(())
-    }
-
     fn schedule(
         &mut self,
         now: f64,
@@ -360,11 +354,5 @@ impl Scheduler for EasyBackfilling {
         self.running.departed(job.id);
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn head(&self) -> Option<&Job> {
-        self.queue.front()
-    }
+    crate::queue_methods!(queue);
 }

@@ -33,7 +33,7 @@ use partalloc_allocators::Allocator;
 use partalloc_workload::Job;
 
 use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, StrategyInfo};
-use crate::scheduler::{Attempt, check_job, start_queued};
+use crate::scheduler::start_in_order;
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 /// First-come, first-served.
@@ -70,33 +70,14 @@ impl Scheduler for Fcfs {
         crate::entry::with_rotate("fcfs", self.mapping, String::new())
     }
 
-    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
-        check_job(&job)?;
-        self.queue.push_back(job);
-        Ok(())
-    }
-
     fn schedule(
         &mut self,
         _now: f64,
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        while !self.queue.is_empty() {
-            if let Attempt::Blocked =
-                start_queued(&mut self.queue, 0, self.mapping, alloc, started)?
-            {
-                return Ok(());
-            }
-        }
-        Ok(())
+        start_in_order(&mut self.queue, self.mapping, alloc, started)
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn head(&self) -> Option<&Job> {
-        self.queue.front()
-    }
+    crate::queue_methods!(queue);
 }

@@ -135,13 +135,22 @@ pub mod torus;
 
 #[cfg(test)]
 mod ordering_tests;
+#[cfg(test)]
+mod premas_schedule_tests;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 #[cfg(test)]
 mod tests;
 
 pub use registry::PolicyBuildError;
+
+/// What [`queue_methods!`] names from other crates, so a crate using the
+/// macro needs no extra dependency.
+#[doc(hidden)]
+pub mod __macro_support {
+    pub use partalloc_workload::Job;
+}
 pub use scheduler::{
     Attempt, ClassQueues, RequestMapping, ScheduleError, Scheduler, Started, check_job,
-    class_count, older, size_class, start_queued, try_start,
+    class_count, older, size_class, start_in_order, start_queued, try_start,
 };

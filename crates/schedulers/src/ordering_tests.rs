@@ -54,7 +54,8 @@ impl<'a> AsDynAllocator for dyn Allocator + 'a {
     }
 }
 
-/// An event loop: every departure (by end, then job id) and arrival at a
+/// An event loop: every departure (by end, then in start order, as PReMAS's
+/// event numbers order them) and arrival at a
 /// time, then one decision. `on_start` sees each started job with the
 /// time; `after` sees the policy and the allocator after each decision,
 /// once the allocator's free nodes are checked against the live grants.
@@ -66,7 +67,8 @@ pub(crate) fn event_loop<S: Scheduler + ?Sized, A: AsDynAllocator + ?Sized>(
     mut after: impl FnMut(&S, &A, Moment),
 ) {
     let total = alloc.free_nodes() as u64;
-    let mut running: Vec<(f64, Started)> = Vec::new();
+    // (end, start sequence number, grant).
+    let mut running: Vec<(f64, usize, Started)> = Vec::new();
     let mut next = 0;
     let mut count = 0;
     let mut started = Vec::new();
@@ -77,9 +79,9 @@ pub(crate) fn event_loop<S: Scheduler + ?Sized, A: AsDynAllocator + ?Sized>(
             (None, None) => break,
             (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
         };
-        running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.job.id.cmp(&b.1.job.id)));
+        running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         while running.first().is_some_and(|r| r.0 == t) {
-            let (_, r) = running.remove(0);
+            let (_, _, r) = running.remove(0);
             alloc.release(&r.grant).unwrap();
             s.departed(&r.job, t);
         }
@@ -91,10 +93,10 @@ pub(crate) fn event_loop<S: Scheduler + ?Sized, A: AsDynAllocator + ?Sized>(
         s.schedule(t, alloc.as_dyn(), &mut started).unwrap();
         for st in started.drain(..) {
             on_start(&st, t);
+            running.push((t + st.job.service, count, st));
             count += 1;
-            running.push((t + st.job.service, st));
         }
-        let held: u64 = running.iter().map(|r| r.1.grant.granted_nodes()).sum();
+        let held: u64 = running.iter().map(|r| r.2.grant.granted_nodes()).sum();
         assert_eq!(alloc.free_nodes() as u64 + held, total);
         let moment = Moment {
             t,
@@ -109,7 +111,7 @@ pub(crate) fn event_loop<S: Scheduler + ?Sized, A: AsDynAllocator + ?Sized>(
 /// [`event_loop`] that also fails if jobs are left waiting on an idle
 /// machine; `observe` sees the policy after each decision. Returns
 /// (id, start) in start order.
-fn run<S: Scheduler + ?Sized>(
+pub(crate) fn run<S: Scheduler + ?Sized>(
     s: &mut S,
     alloc: &mut dyn Allocator,
     jobs: &[Job],

@@ -39,7 +39,7 @@ use partalloc_workload::Job;
 use crate::entry::{ANY_TOPOLOGY, Entry, PolicyEntry, ROTATE, StrategyInfo};
 use crate::estimates::{ESTIMATES, Estimates, UNDERESTIMATES};
 use crate::order::{ORDER, Order, Ranking};
-use crate::scheduler::{Attempt, check_job, start_queued};
+use crate::scheduler::start_in_order;
 use crate::{RequestMapping, ScheduleError, Scheduler, Started};
 
 /// The options every ordered policy reads: queue order, estimates and the
@@ -117,12 +117,6 @@ impl Scheduler for Priority {
         self.options.name("priority", &[])
     }
 
-    fn submit(&mut self, job: Job, _now: f64) -> Result<(), ScheduleError> {
-        check_job(&job)?;
-        self.queue.push_back(job);
-        Ok(())
-    }
-
     fn schedule(
         &mut self,
         now: f64,
@@ -132,19 +126,8 @@ impl Scheduler for Priority {
         let o = self.options;
         self.ranking
             .sort(&mut self.queue, o.order, now, &o.estimates);
-        while !self.queue.is_empty() {
-            if let Attempt::Blocked = start_queued(&mut self.queue, 0, o.mapping, alloc, started)? {
-                break;
-            }
-        }
-        Ok(())
+        start_in_order(&mut self.queue, o.mapping, alloc, started)
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn head(&self) -> Option<&Job> {
-        self.queue.front()
-    }
+    crate::queue_methods!(queue);
 }

@@ -343,6 +343,110 @@ pub fn start_queued(
     attempt
 }
 
+/// Starts queued jobs from the front of `queue`, each as [`start_queued`],
+/// until the queue is empty or its front job is blocked: the serving loop
+/// of every policy whose head blocks the queue (FCFS, and the priority
+/// orders once the queue is sorted).
+///
+/// ```
+/// use std::collections::VecDeque;
+/// use partalloc_schedulers::{start_in_order, RequestMapping};
+/// use partalloc_workload::{Job, JobShape};
+/// let machine = "hypercube:2".parse()?;
+/// let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
+/// let mut queue: VecDeque<Job> = [1, 4, 1]
+///     .map(|n| Job::new(n, 0.0, JobShape::Nodes { count: n as u32 }, 1.0))
+///     .into();
+/// let mut started = Vec::new();
+/// start_in_order(&mut queue, RequestMapping::default(), alloc.as_mut(), &mut started)?;
+/// // The 4-node job is blocked by the first; the last waits behind it.
+/// assert_eq!((started.len(), queue.len()), (1, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`start_queued`]: the refused job has left the queue, the jobs
+/// started before it are in `started`.
+pub fn start_in_order(
+    queue: &mut VecDeque<Job>,
+    mapping: RequestMapping,
+    alloc: &mut dyn Allocator,
+    started: &mut Vec<Started>,
+) -> Result<(), ScheduleError> {
+    while !queue.is_empty() {
+        if start_queued(queue, 0, mapping, alloc, started)? == Attempt::Blocked {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the [`Scheduler`] methods `submit`, `queue_len` and `head` of a
+/// policy whose waiting jobs are one `VecDeque<Job>` field, served from
+/// its front: `submit` checks the job ([`check_job`]) and appends it.
+/// The policy writes `name` and `schedule` (and `departed` if it keeps
+/// running jobs) and calls this macro with the queue field's name inside
+/// its `impl Scheduler` block.
+///
+/// ```
+/// use std::collections::VecDeque;
+/// use partalloc_allocators::Allocator;
+/// use partalloc_schedulers::{queue_methods, start_in_order, RequestMapping, ScheduleError,
+///     Scheduler, Started};
+/// use partalloc_workload::Job;
+///
+/// /// Serves the queue in arrival order.
+/// #[derive(Debug, Default)]
+/// struct InOrder {
+///     queue: VecDeque<Job>,
+/// }
+///
+/// impl Scheduler for InOrder {
+///     fn name(&self) -> String {
+///         "in-order".into()
+///     }
+///     fn schedule(
+///         &mut self,
+///         _now: f64,
+///         alloc: &mut dyn Allocator,
+///         started: &mut Vec<Started>,
+///     ) -> Result<(), ScheduleError> {
+///         start_in_order(&mut self.queue, RequestMapping::default(), alloc, started)
+///     }
+///     queue_methods!(queue);
+/// }
+///
+/// let mut policy = InOrder::default();
+/// policy.submit(Job::new(1, 0.0, partalloc_workload::JobShape::Nodes { count: 2 }, 1.0), 0.0)?;
+/// assert_eq!((policy.queue_len(), policy.head().map(|j| j.id)), (1, Some(1)));
+/// let bad = Job::new(2, f64::NAN, partalloc_workload::JobShape::Nodes { count: 1 }, 1.0);
+/// assert!(policy.submit(bad, 0.0).is_err());
+/// assert_eq!(policy.queue_len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[macro_export]
+macro_rules! queue_methods {
+    ($queue:ident) => {
+        fn submit(
+            &mut self,
+            job: $crate::__macro_support::Job,
+            _now: f64,
+        ) -> ::core::result::Result<(), $crate::ScheduleError> {
+            $crate::check_job(&job)?;
+            self.$queue.push_back(job);
+            ::core::result::Result::Ok(())
+        }
+
+        fn queue_len(&self) -> usize {
+            self.$queue.len()
+        }
+
+        fn head(&self) -> ::core::option::Option<&$crate::__macro_support::Job> {
+            self.$queue.front()
+        }
+    };
+}
+
 /// One FIFO queue per size class ([`size_class`]), with the number of jobs
 /// waiting in all of them: the queues of Scan, static partitioning and
 /// lazy scheduling. Jobs of a class past the last are queued in the last.

@@ -393,33 +393,9 @@ mod tests {
 
     fn brute_cube(dim: u32, nodes: &[NodeId]) -> GrantDispersal {
         let m = nodes.len();
-        let (mut sum, mut diameter) = (0u128, 0);
-        for i in 0..m {
-            for j in i + 1..m {
-                let t = (nodes[i] ^ nodes[j]).count_ones();
-                sum += u128::from(t);
-                diameter = diameter.max(t);
-            }
-        }
-        // Flood fill over single-bit flips.
-        let mut seen = vec![false; m];
-        let mut pieces = 0;
-        for s in 0..m {
-            if seen[s] {
-                continue;
-            }
-            pieces += 1;
-            seen[s] = true;
-            let mut stack = vec![s];
-            while let Some(v) = stack.pop() {
-                for (j, &y) in nodes.iter().enumerate() {
-                    if !seen[j] && (nodes[v] ^ y).count_ones() == 1 {
-                        seen[j] = true;
-                        stack.push(j);
-                    }
-                }
-            }
-        }
+        // Hamming distance; pieces by flood fill over single-bit flips.
+        let (sum, diameter, pieces) =
+            partalloc_testkit::brute_dispersal(m, |i, j| (nodes[i] ^ nodes[j]).count_ones());
         // The smallest subcube: every bit on which two nodes differ is free.
         let mut free = 0;
         for b in 0..dim {

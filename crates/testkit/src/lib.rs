@@ -155,6 +155,47 @@ pub fn json_rejects<T: serde::de::DeserializeOwned + core::fmt::Debug>(text: &st
     assert!(r.is_err(), "{text} gave {r:?}");
 }
 
+/// Brute-force dispersal of `n` nodes, the oracle of the dispersal
+/// measures: `distance(i, j)` for every pair gives the distance sum and the
+/// diameter, and a flood fill over the pairs at distance 1 (neighbours)
+/// counts the contiguous pieces. Returns (sum, diameter, pieces); O(n²).
+///
+/// ```
+/// // Nodes 0, 1, 2 and 5 on a line: pieces {0, 1, 2} and {5}.
+/// let x = [0i64, 1, 2, 5];
+/// let d = |i: usize, j: usize| (x[i] - x[j]).unsigned_abs() as u32;
+/// assert_eq!(partalloc_testkit::brute_dispersal(4, d), (1 + 2 + 5 + 1 + 4 + 3, 5, 2));
+/// ```
+pub fn brute_dispersal(n: usize, distance: impl Fn(usize, usize) -> u32) -> (u128, u32, u32) {
+    let (mut sum, mut diameter) = (0u128, 0u32);
+    for i in 0..n {
+        for j in i + 1..n {
+            let t = distance(i, j);
+            sum += u128::from(t);
+            diameter = diameter.max(t);
+        }
+    }
+    let mut seen = vec![false; n];
+    let mut pieces = 0;
+    for s in 0..n {
+        if seen[s] {
+            continue;
+        }
+        pieces += 1;
+        seen[s] = true;
+        let mut stack = vec![s];
+        while let Some(v) = stack.pop() {
+            for (j, done) in seen.iter_mut().enumerate() {
+                if !*done && distance(v, j) == 1 {
+                    *done = true;
+                    stack.push(j);
+                }
+            }
+        }
+    }
+    (sum, diameter, pieces)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::strategy::ValueTree as _;

@@ -5,6 +5,7 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use partalloc_workload::lublin::{LublinKind, LublinModel};
 use partalloc_workload::swf::SwfReader;
 use partalloc_workload::{
     CubeDims, CubicShapes, Dependence, Exponential, HyperExponential, JobShape, MeshSides,
@@ -115,5 +116,30 @@ fn swf(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, generators, swf);
+/// The Lublin–Feitelson model: 100,000 jobs of each preset on 128 nodes
+/// (both classes, and the typeless one), as `partalloc generate --model
+/// lublin` draws them.
+fn lublin(c: &mut Criterion) {
+    const JOBS: usize = 100_000;
+    let mut g = c.benchmark_group("lublin");
+    g.throughput(Throughput::Elements(JOBS as u64));
+    for kind in [LublinKind::Mixed, LublinKind::Whole] {
+        let model = LublinModel::preset(kind, 128).unwrap_or_else(|e| unreachable!("{e}"));
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        g.bench_function(format!("{kind}_100k_jobs"), |b| {
+            b.iter(|| {
+                black_box(
+                    model
+                        .jobs(&mut rng)
+                        .take(JOBS)
+                        .map(|j| j.job.service)
+                        .sum::<f64>(),
+                )
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, generators, swf, lublin);
 criterion_main!(benches);

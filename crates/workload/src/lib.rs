@@ -17,6 +17,9 @@
 //! - [`spec`]: the laws above in text (`exp:1`, `hyper:5,0.95,4`,
 //!   `sides:normal:16x16`, …), parsed, printed and serialized in one form,
 //!   and built into a [`Workload`] for a machine;
+//! - [`lublin`]: the Lublin–Feitelson model of rigid parallel jobs (sizes,
+//!   run times correlated with size, arrivals with a daily cycle), with
+//!   its published parameter sets and text form `lublin:batch:nodes=128`;
 //! - [`sacct`]: Slurm accounting dumps (`sacct --parsable2`) read as traces;
 //! - [`swf`]: reading and writing Standard Workload Format traces, and
 //!   [`ShapeMapping`]: their processor counts as shapes for a machine.
@@ -54,6 +57,7 @@ mod catalogue;
 mod demand;
 mod error;
 mod job;
+pub mod lublin;
 mod mapping;
 mod options;
 pub mod sacct;

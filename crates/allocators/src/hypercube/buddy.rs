@@ -99,6 +99,11 @@ impl Allocator for Buddy {
         Ok(self.nodes.grant(&mut self.ledger, s, request))
     }
 
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        let k = requested_dim(NAME, request, self.cube.dim())?;
+        Ok(self.nodes.blocked().first_empty_block(k).is_some())
+    }
+
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.nodes.release(&mut self.ledger, grant).map(drop)
     }

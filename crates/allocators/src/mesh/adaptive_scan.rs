@@ -24,36 +24,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, Topology};
-
-use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
-use super::{MeshCore, MeshHooks, mesh_allocator};
+use super::first_fit::FirstFree;
+use super::scan::{SEARCH_PARAM, search_param};
+use super::{MeshHooks, mesh_allocator};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{BuildError, Partition};
 
-const NAME: &str = "adaptive-scan";
+pub(super) const NAME: &str = "adaptive-scan";
 
-/// Adaptive Scan: first fit over a×b, then over b×a.
-#[derive(Debug, Clone)]
-pub struct AdaptiveScan {
-    pub(super) core: MeshCore,
-    search: Search,
-}
-
-impl AdaptiveScan {
-    /// Adaptive Scan on a 2-D mesh (or torus, wrap ignored).
-    ///
-    /// # Errors
-    /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
-            search: Search::default(),
-        })
-    }
-
-    search_methods!();
-}
+/// Adaptive Scan: first fit over a×b, then over b×a (First Fit's search
+/// with rotation, [`FirstFree`]).
+pub type AdaptiveScan = FirstFree<true>;
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
@@ -69,23 +49,5 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         ))
     },
 };
-
-impl MeshHooks for AdaptiveScan {
-    fn strategy_name(&self) -> String {
-        spec_name(NAME, &[], self.search.mode)
-    }
-
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        self.search.first_fit(&self.core, a, b, rotate)
-    }
-
-    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
-        Some(self.search.first_fit(&self.core, a, b, rotate).is_some())
-    }
-
-    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, rotate)
-    }
-}
 
 mesh_allocator!(AdaptiveScan, NAME);

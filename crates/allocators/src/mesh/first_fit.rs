@@ -33,21 +33,34 @@ use crate::{BuildError, Partition};
 
 const NAME: &str = "first-fit";
 
-/// First Fit: the first free a×b submesh in row-major order, no rotation.
+/// The first free a×b submesh in row-major order; with `ROTATE` and a
+/// request that may rotate, else the first free b×a one. First Fit is
+/// `FirstFree<false>` ([`FirstFit`]), Adaptive Scan `FirstFree<true>`
+/// ([`AdaptiveScan`](super::AdaptiveScan)): one search, one type.
 #[derive(Debug, Clone)]
-pub struct FirstFit {
+pub struct FirstFree<const ROTATE: bool> {
     pub(super) core: MeshCore,
     search: Search,
 }
 
-impl FirstFit {
-    /// First Fit on a 2-D mesh (or torus, wrap ignored).
+/// First Fit: the first free a×b submesh in row-major order, no rotation.
+pub type FirstFit = FirstFree<false>;
+
+impl<const ROTATE: bool> FirstFree<ROTATE> {
+    /// The registry name: `first-fit` or `adaptive-scan`.
+    const NAME: &'static str = if ROTATE {
+        super::adaptive_scan::NAME
+    } else {
+        NAME
+    };
+
+    /// The strategy on a 2-D mesh (or torus, wrap ignored).
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
     pub fn new(topology: Topology) -> Result<Self, BuildError> {
         Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+            core: MeshCore::new(Self::NAME, topology)?,
             search: Search::default(),
         })
     }
@@ -70,25 +83,29 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for FirstFit {
+impl<const ROTATE: bool> MeshHooks for FirstFree<ROTATE> {
     fn strategy_name(&self) -> String {
-        spec_name(NAME, &[], self.search.mode)
+        spec_name(Self::NAME, &[], self.search.mode)
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        self.search.first_fit(&self.core, a, b, false)
+    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+        self.search.first_fit(&self.core, a, b, ROTATE && rotate)
     }
 
-    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
-        Some(self.search.first_fit(&self.core, a, b, false).is_some())
+    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
+        Some(
+            self.search
+                .first_fit(&self.core, a, b, ROTATE && rotate)
+                .is_some(),
+        )
     }
 
     fn rotates(&self) -> bool {
-        false
+        ROTATE
     }
 
-    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, false)
+    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
+        self.core.placements(a, b, ROTATE && rotate)
     }
 }
 

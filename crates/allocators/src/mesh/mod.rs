@@ -67,7 +67,7 @@ pub use adaptive_scan::AdaptiveScan;
 pub use best_fit::{BestFit, BfScore};
 pub use buddy_2d::{Buddy2d, BuddyOrder};
 pub use busy_list::{BlCandidates, BusyList};
-pub use first_fit::FirstFit;
+pub use first_fit::{FirstFit, FirstFree};
 pub use frame_sliding::{FrameSliding, FsVariant};
 pub use fsl::{Fsl, FslDealloc, reservation_factor};
 pub use fsl3d::Fsl3d;

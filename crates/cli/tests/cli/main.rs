@@ -8,6 +8,7 @@ mod cli;
 mod everywhere;
 mod kueue;
 mod limits;
+mod lublin;
 mod pods;
 mod shard;
 mod slowdown;

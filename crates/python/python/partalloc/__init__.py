@@ -16,6 +16,7 @@ The simulator is the Rust core of partalloc; this package wraps it:
 - :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
 - :func:`benchmark` — RLScheduler's benchmark protocol (mean bounded
   slowdown of heuristics and policies on sequences cut from a trace);
+- :func:`generate_lublin` — jobs of the Lublin–Feitelson workload model;
 - :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
 
 Errors are Python exceptions with the command line's one-line messages:
@@ -54,6 +55,7 @@ __all__ = [
     "UnsupportedRequestError",
     "benchmark",
     "check_allocator",
+    "generate_lublin",
     "policies",
     "read_swf",
     "read_swf_header",
@@ -399,6 +401,42 @@ def read_swf(path: PathLike, *, lenient: bool = False, as_frame: Optional[bool] 
     ``.attrs["header"]``), else a NumPy structured array
     (:func:`read_swf_header` gives the header)."""
     header, columns = _native.read_swf(os.fspath(path), lenient=lenient)
+    table = _table(dict(columns), _SWF_DTYPE, as_frame)
+    if hasattr(table, "attrs"):
+        table.attrs["header"] = list(header)
+    return table
+
+
+def generate_lublin(
+    nodes: int,
+    jobs: int,
+    *,
+    model: str = "lublin",
+    seed: int = 1,
+    as_frame: Optional[bool] = None,
+) -> Any:
+    """Draws ``jobs`` jobs of the Lublin–Feitelson workload model (Lublin &
+    Feitelson, JPDC 63(11), 2003) for a machine of ``nodes`` nodes, as the
+    table :func:`read_swf` returns (the 18 :data:`SWF_FIELDS`, header lines
+    in ``.attrs["header"]``), so :func:`write_swf` writes it as a trace.
+
+    ``model`` is the text form of ``partalloc generate --model``:
+    ``"lublin"`` (batch and interactive jobs), ``"lublin:batch"``,
+    ``"lublin:interactive"`` or ``"lublin:whole"`` (the typeless fit),
+    with any parameter changed as ``:key=value``, e.g.
+    ``"lublin:whole:serial=0.3:pa=-0.01"`` (``docs/lublin.md`` lists
+    them). Jobs come from replication 0 of master seed ``seed``: the same
+    records as ``partalloc generate --model MODEL --seed SEED`` on a
+    machine of ``nodes`` nodes. Times are in seconds; ``queue`` is 1 for
+    batch and 0 for interactive jobs; ``requested_time`` is NaN (the model
+    has no runtime estimates). A malformed ``model``, parameters out of
+    range or sizes beyond ``nodes`` raise ``ValueError``.
+
+    >>> t = generate_lublin(128, 1000, model="lublin:batch", seed=7, as_frame=False)
+    >>> len(t), int(t["allocated_processors"].max()) <= 128
+    (1000, True)
+    """
+    header, columns = _native.generate_lublin(nodes, jobs, model=model, seed=seed)
     table = _table(dict(columns), _SWF_DTYPE, as_frame)
     if hasattr(table, "attrs"):
         table.attrs["header"] = list(header)

@@ -18,6 +18,21 @@ Observation (``float32``, ``window × 5 + 4`` values):
   power-of-two request the strategy can grant now), fragmentation
   1 − largest / free, waiting jobs / window.
 
+With ``topology_obs=True`` (off by default, which keeps the layout
+above) one value per partition size follows, for the sizes of the
+ladder the largest-placeable feature uses (powers of two up to N,
+largest first; ``level_sizes`` lists them): the fraction of the
+partitions of that size the strategy can ever grant (its
+``recognizable`` partitions: aligned subcubes for the buddy system, every
+box position for first fit, …) that are wholly free now. It shows how
+the free nodes are spread over the machine's structure, level by level,
+as no node count can: two machines with 32 free nodes differ in whether
+those make one free 32-node subcube or none. It needs a strategy that
+lists its partitions (a ``ValueError`` names one that cannot, such as a
+non-contiguous strategy or one written in Python) and costs, per
+decision, one pass over those partitions (a few hundred bit sets on a
+128-node hypercube, about a thousand per size on a 32×32 mesh).
+
 Every value is at least 0 and at most the observation space's ``high``:
 1 for the fractions and flags, the waiting jobs of a whole episode over
 the window for the queue length, and for the two time features the
@@ -56,6 +71,11 @@ wait) or ``"utilization"``; at the end of the episode
 step gives the share of the episode's value that accrued in it; per-step
 slowdown and wait rewards add up to the episode's, per-step utilization
 rewards to 1 − 1/utilization).
+
+:class:`SchedulingVecEnv` runs ``num_envs`` of these environments as one
+Gymnasium vector environment (next-step autoreset), stepped by one call
+into Rust, optionally on several threads; :func:`sample_masked` draws a
+valid action per environment at once.
 """
 
 from __future__ import annotations
@@ -73,9 +93,13 @@ except ImportError as e:  # pragma: no cover - the message is the point
         "partalloc.gym needs gymnasium: pip install gymnasium"
     ) from e
 
+from gymnasium.utils import seeding
+from gymnasium.vector import VectorEnv
+from gymnasium.vector.utils import batch_space
+
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv", "PolicyAgent", "COMPLETION_DTYPE"]
+__all__ = ["SchedulingEnv", "SchedulingVecEnv", "PolicyAgent", "sample_masked", "COMPLETION_DTYPE"]
 
 #: The fields of :meth:`SchedulingEnv.completed_jobs`.
 COMPLETION_DTYPE = np.dtype(
@@ -88,6 +112,14 @@ COMPLETION_DTYPE = np.dtype(
         ("granted", "<u8"),
     ]
 )
+
+
+def _completions(cols: Dict[str, bytes]) -> np.ndarray:
+    """The completion columns of the core as a structured array."""
+    out = np.zeros(len(cols["id"]) // 8, dtype=COMPLETION_DTYPE)
+    for name in COMPLETION_DTYPE.names:
+        out[name] = np.frombuffer(cols[name], dtype=COMPLETION_DTYPE[name])
+    return out
 
 
 class SchedulingEnv(gym.Env):
@@ -112,7 +144,8 @@ class SchedulingEnv(gym.Env):
     default: the whole trace), ``mapping`` (``"shapes"``: processor counts
     become subcubes or near-square boxes; ``"nodes"``: plain counts, for
     non-contiguous strategies), ``rotate`` (boxes in any orientation),
-    ``lenient`` (skip malformed trace lines).
+    ``lenient`` (skip malformed trace lines), ``topology_obs`` (add the
+    free-partition fraction per partition size, see the module docs).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -133,6 +166,7 @@ class SchedulingEnv(gym.Env):
         mapping: str = "shapes",
         rotate: bool = False,
         lenient: bool = False,
+        topology_obs: bool = False,
         render_mode: Optional[str] = None,
     ) -> None:
         super().__init__()
@@ -152,11 +186,14 @@ class SchedulingEnv(gym.Env):
             rotate=rotate,
             bound=bound,
             lenient=lenient,
+            topology_obs=topology_obs,
         )
         self.window = window
         self.topology = topology if isinstance(topology, Topology) else Topology(topology)
         self.backfill = backfill
         self.render_mode = render_mode
+        #: With ``topology_obs``, the partition size of each level feature.
+        self.level_sizes: List[int] = list(self._core.level_sizes)
         n = self._core.obs_len
         high = np.array(self._core.obs_high, dtype=np.float32)
         self.observation_space = spaces.Box(
@@ -211,11 +248,7 @@ class SchedulingEnv(gym.Env):
         """The jobs of the episode completed so far, in completion order,
         as a structured array with fields ``id``, ``arrival``, ``start``,
         ``end``, ``requested`` and ``granted`` (nodes)."""
-        cols = self._core.completions()
-        out = np.zeros(len(cols["id"]) // 8, dtype=COMPLETION_DTYPE)
-        for name in COMPLETION_DTYPE.names:
-            out[name] = np.frombuffer(cols[name], dtype=COMPLETION_DTYPE[name])
-        return out
+        return _completions(self._core.completions())
 
     def stats(self) -> Dict[str, Any]:
         """The episode so far: decisions, completed jobs, mean bounded
@@ -248,6 +281,236 @@ class SchedulingEnv(gym.Env):
                     f"{'placeable' if r[4] > 0 else 'blocked'}"
                 )
         return "\n".join(lines)
+
+
+try:  # Gymnasium ≥ 1.0 names its autoreset modes.
+    from gymnasium.vector import AutoresetMode
+
+    _NEXT_STEP: Any = AutoresetMode.NEXT_STEP
+except ImportError:  # pragma: no cover - Gymnasium 0.29
+    _NEXT_STEP = "NextStep"
+
+
+class SchedulingVecEnv(VectorEnv):
+    """``num_envs`` :class:`SchedulingEnv` environments stepped together by
+    one call into Rust: Gymnasium's vector API, for fast rollouts.
+
+    >>> envs = SchedulingVecEnv(8, trace="NASA-iPSC-1993-3.1-cln.swf",
+    ...                         topology="hypercube:7", allocator="buddy",
+    ...                         episode_jobs=1000)            # doctest: +SKIP
+    >>> obs, info = envs.reset(seed=0)                        # doctest: +SKIP
+    >>> actions = envs.sample_valid_actions()                 # doctest: +SKIP
+    >>> obs, rewards, terminations, truncations, info = envs.step(actions)
+
+    Every keyword argument of :class:`SchedulingEnv` is taken, and means
+    the same for each environment; ``threads`` (default 1) shares the
+    environments out over that many threads during a step (the
+    interpreter's lock is released while they run). Results do not depend
+    on ``threads``.
+
+    Environment ``i`` is the :class:`SchedulingEnv` that
+    ``gymnasium.vector.SyncVectorEnv`` would run: ``reset(seed=s)``
+    starts it from seed ``s + i`` (or ``seed[i]`` for a list), and given
+    the same actions its observations, masks, rewards and ends are
+    bit for bit those of ``SchedulingEnv(...).reset(seed=s + i)``.
+
+    Autoreset: next step (``metadata["autoreset_mode"]``, Gymnasium's
+    default). When an episode ends (``terminations[i]``; a
+    ``SchedulingEnv`` never truncates), the next ``step`` ignores action
+    ``i``, resets the environment from a seed drawn from its own generator
+    (as ``SchedulingEnv.reset()`` without a seed does) and returns its
+    first observation with reward 0.
+
+    Masks: :meth:`action_masks` (``num_envs × (window + 1)`` booleans, as
+    sb3-contrib's ``MaskablePPO`` asks for) and ``info["action_mask"]``.
+    At the end of an episode ``info["episode"]`` holds its
+    :meth:`SchedulingEnv.stats` (with ``info["_episode"]`` saying which
+    environments ended), as ``SyncVectorEnv`` batches them.
+
+    :meth:`step` and :meth:`reset` return copies (``copy=True``, as
+    ``SyncVectorEnv``); with ``copy=False`` they return the environment's
+    own buffers, overwritten by the next call. :meth:`step_fast` skips
+    the copies and the info dict.
+    """
+
+    metadata = {"autoreset_mode": _NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        trace: Optional[Union[str, "os.PathLike[str]"]] = None,
+        topology: Union[str, Topology] = "hypercube:7",
+        allocator: Union[str, type] = "buddy",
+        *,
+        threads: int = 1,
+        copy: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+            raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, not {num_envs}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
+        # One environment parses the keyword arguments (those of
+        # SchedulingEnv) and reads the trace; the others are its copies.
+        template = _native.EnvCore(
+            topology, allocator, trace=os.fspath(trace) if trace is not None else None, **kwargs
+        )
+        self._core = _native.VecEnvCore(int(num_envs), int(threads), template)
+        self.num_envs = int(num_envs)
+        self.threads = int(threads)
+        self.window = template.n_actions - 1
+        self.backfill = template.backfill
+        self.copy = copy
+        self.level_sizes: List[int] = list(template.level_sizes)
+        self.topology = topology if isinstance(topology, Topology) else Topology(topology)
+        n, a = template.obs_len, template.n_actions
+        high = np.array(template.obs_high, dtype=np.float32)
+        self.single_observation_space = spaces.Box(
+            low=np.zeros(n, dtype=np.float32), high=high, dtype=np.float32
+        )
+        self.single_action_space = spaces.Discrete(a)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # NumPy views of the core's buffers: Rust writes them in place.
+        b = self._core.buffers()
+        self._buffers = b  # keeps the byte arrays alive with the views
+        self._obs = np.frombuffer(b["obs"], dtype="<f4").reshape(self.num_envs, n)
+        self._mask = np.frombuffer(b["mask"], dtype=np.bool_).reshape(self.num_envs, a)
+        self._rewards = np.frombuffer(b["reward"], dtype="<f8")
+        self._terminations = np.frombuffer(b["terminated"], dtype=np.bool_)
+        self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        self._actions = np.frombuffer(b["actions"], dtype="<i8")
+        self._seeds = np.frombuffer(b["seeds"], dtype="<u8")
+        self._rngs: List[Optional[np.random.Generator]] = [None] * self.num_envs
+        self._started = False
+
+    def _draw_seed(self, i: int) -> int:
+        """The seed of environment ``i``'s next episode, from its own
+        generator, as :meth:`SchedulingEnv.reset` draws it."""
+        rng = self._rngs[i]
+        if rng is None:
+            rng, _ = seeding.np_random()
+            self._rngs[i] = rng
+        return int(rng.integers(0, 2**63 - 1))
+
+    def _info(self) -> Dict[str, Any]:
+        return {
+            "action_mask": self._mask.copy(),
+            "_action_mask": np.ones(self.num_envs, dtype=np.bool_),
+        }
+
+    def _out(self, a: np.ndarray) -> np.ndarray:
+        return a.copy() if self.copy else a
+
+    def reset(
+        self,
+        *,
+        seed: Optional[Union[int, List[Optional[int]]]] = None,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        if seed is None:
+            seeds: List[Optional[int]] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments: give one per environment")
+        # Checked before anything changes.
+        for i, s in enumerate(seeds):
+            if s is not None and int(s) < 0:
+                raise ValueError(f"seed {s} of environment {i} is negative: use a seed ≥ 0")
+        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        for i, s in enumerate(seeds):
+            if s is None:
+                self._seeds[i] = self._draw_seed(i)
+            else:
+                self._rngs[i], _ = seeding.np_random(int(s))
+                self._seeds[i] = int(s)
+        self._core.reset()
+        self._started = True
+        return self._out(self._obs), self._info()
+
+    def step(
+        self, actions: Any
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        self._step(actions)
+        info = self._info()
+        ended = np.flatnonzero(self._terminations)
+        if ended.size:
+            # Episode statistics now, and the seeds of next step's resets.
+            for i in ended:
+                info = self._add_info(info, {"episode": self._core.stats(int(i))}, int(i))
+                self._seeds[i] = self._draw_seed(int(i))
+        return (
+            self._out(self._obs),
+            self._out(self._rewards),
+            self._out(self._terminations),
+            self._out(self._truncations),
+            info,
+        )
+
+    def _step(self, actions: Any) -> None:
+        self._actions[:] = actions
+        self._core.step()
+
+    def step_fast(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`step` without info or copies: returns the observation,
+        reward and termination buffers (overwritten by the next step); the
+        masks are in :meth:`action_masks_view`. For fast rollouts."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        self._step(actions)
+        ended = np.flatnonzero(self._terminations)
+        for i in ended:
+            self._seeds[i] = self._draw_seed(int(i))
+        return self._obs, self._rewards, self._terminations
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions are valid now, per environment
+        (``num_envs × (window + 1)`` booleans)."""
+        return self._mask.copy()
+
+    def action_masks_view(self) -> np.ndarray:
+        """:meth:`action_masks` without a copy: the mask buffer itself,
+        overwritten by the next step."""
+        return self._mask
+
+    def sample_valid_actions(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """One valid action per environment, uniformly among its valid
+        ones, drawn without a Python loop (a random masked policy)."""
+        rng = self.np_random if rng is None else rng
+        return sample_masked(self._mask, rng)
+
+    def stats(self, index: int) -> Dict[str, Any]:
+        """Environment ``index``'s episode so far (:meth:`SchedulingEnv.stats`)."""
+        return self._core.stats(index)
+
+    def completed_jobs(self, index: int) -> np.ndarray:
+        """Environment ``index``'s completed jobs
+        (:meth:`SchedulingEnv.completed_jobs`)."""
+        return _completions(self._core.completions(index))
+
+    def waiting_jobs(self, index: int) -> List[Dict[str, Any]]:
+        """Environment ``index``'s waiting jobs (:meth:`SchedulingEnv.waiting_jobs`)."""
+        return self._core.waiting_jobs(index)
+
+
+def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per row of ``mask`` (booleans, at least one ``True`` per row), the
+    index of a ``True`` entry drawn uniformly: the valid action of a random
+    masked policy, for all environments at once."""
+    # A uniform key per entry, lifted by 1 where valid: the largest key is
+    # a valid entry, each one equally likely.
+    keys = rng.random(mask.shape)
+    keys += mask
+    return keys.argmax(axis=1)
 
 
 class PolicyAgent:

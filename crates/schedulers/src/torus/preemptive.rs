@@ -17,6 +17,22 @@ pub struct ProfileEntry {
     pub finish: f64,
 }
 
+/// Pushes onto `next` the first `d` rows of interval `e`, busy until
+/// `finish`, and the rest of `e` (if any) with its own finish time.
+fn take_front(next: &mut Vec<ProfileEntry>, e: ProfileEntry, d: u32, finish: f64) {
+    next.push(ProfileEntry {
+        first: e.first,
+        last: e.first + d - 1,
+        finish,
+    });
+    if e.last > e.first + d - 1 {
+        next.push(ProfileEntry {
+            first: e.first + d,
+            ..e
+        });
+    }
+}
+
 /// One uninterrupted run of a job on a subtorus [first, first + size − 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -166,17 +182,7 @@ pub fn preemptive_feasibility(
                 start: e.finish,
                 end: e.finish + t,
             });
-            next.push(ProfileEntry {
-                first: e.first,
-                last: e.first + d - 1,
-                finish: e.finish + t,
-            });
-            if e.last > e.first + d - 1 {
-                next.push(ProfileEntry {
-                    first: e.first + d,
-                    ..e
-                });
-            }
+            take_front(&mut next, e, d, e.finish + t);
             next.extend_from_slice(&profile[1..]);
         } else if let Some(j) = profile.iter().position(|e| (t - rpt(e)).abs() <= eps) {
             // Step 3.
@@ -229,17 +235,7 @@ pub fn preemptive_feasibility(
                     ..ej
                 });
             }
-            next.push(ProfileEntry {
-                first: ej1.first,
-                last: ej1.first + d - 1,
-                finish: ej1.finish + rest,
-            });
-            if ej1.last > ej1.first + d - 1 {
-                next.push(ProfileEntry {
-                    first: ej1.first + d,
-                    ..ej1
-                });
-            }
+            take_front(&mut next, ej1, d, ej1.finish + rest);
             next.extend_from_slice(&profile[j + 2..]);
         }
         // Remark 6: intervals with no remaining time leave the profile.

@@ -11,9 +11,11 @@
 use std::path::{Path, PathBuf};
 
 use partalloc_allocators::{Allocator, registry as allocators};
-use partalloc_schedulers::{Scheduler, Started, registry};
 use partalloc_topology::Topology;
 use partalloc_workload::{Job, JobShape};
+
+use crate::ordering_tests::run;
+use crate::{Scheduler, registry};
 
 /// One golden: the header fields and the jobs with PReMAS's starts.
 struct SchedGolden {
@@ -65,45 +67,14 @@ fn parse(path: &Path) -> SchedGolden {
     g
 }
 
-/// Runs `jobs` (in arrival order) under `policy` on `alloc`; the start of
-/// each job, by position.
+/// Runs `jobs` (in arrival order) under `policy` on `alloc` in the unit
+/// tests' event loop (departures at one time in start order, as PReMAS's
+/// event numbers order them); the start of each job, by position.
 fn replay(policy: &mut dyn Scheduler, alloc: &mut dyn Allocator, jobs: &[Job]) -> Vec<f64> {
-    // (end, start sequence number, grant): departures at one time leave in
-    // the order the jobs started, as PReMAS's event numbers order them.
-    let mut running: Vec<(f64, usize, Started)> = Vec::new();
     let mut starts = vec![f64::NAN; jobs.len()];
-    let mut next = 0;
-    let mut seq = 0;
-    let mut started = Vec::new();
-    loop {
-        let t_arr = jobs.get(next).map(|j| j.arrival);
-        let t_dep = running.iter().map(|r| r.0).reduce(f64::min);
-        let t = match (t_arr, t_dep) {
-            (None, None) => break,
-            (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
-        };
-        running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        while running.first().is_some_and(|r| r.0 == t) {
-            let (_, _, r) = running.remove(0);
-            alloc.release(&r.grant).unwrap();
-            policy.departed(&r.job, t);
-        }
-        while jobs.get(next).is_some_and(|j| j.arrival == t) {
-            policy.submit(jobs[next], t).unwrap();
-            next += 1;
-        }
-        started.clear();
-        policy.schedule(t, alloc, &mut started).unwrap();
-        for s in started.drain(..) {
-            let k = jobs.iter().position(|j| j.id == s.job.id).unwrap();
-            starts[k] = t;
-            running.push((t + s.job.service, seq, s));
-            seq += 1;
-        }
-        assert!(
-            next < jobs.len() || !running.is_empty() || policy.queue_len() == 0,
-            "jobs left waiting on an idle machine"
-        );
+    for (id, t) in run(policy, alloc, jobs, |_, _| {}) {
+        let k = jobs.iter().position(|j| j.id == id).unwrap();
+        starts[k] = t;
     }
     starts
 }
