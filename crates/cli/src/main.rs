@@ -8,6 +8,7 @@
 //! partalloc replay data/traces/NASA-iPSC-1993-3.1-cln.swf --topology hypercube:7
 //! partalloc show --topology mesh:16x16 --allocator fsl --at 40
 //! partalloc generate --topology mesh:8x8 --load 0.6 --jobs 200 --out small.swf
+//! partalloc benchmark --trace lublin_256.swf --sequences 10 --length 256
 //! ```
 //!
 //! Errors are one line on standard error and a non-zero exit code (1 for
@@ -15,6 +16,7 @@
 //! written through a temporary file renamed into place, so a failed command
 //! never leaves a file that looks complete. See `docs/guide.md`.
 
+mod benchmark;
 mod error;
 mod generate;
 #[cfg(test)]
@@ -67,6 +69,9 @@ enum Command {
     Replay(replay::Args),
     /// Write a generated workload as a Standard Workload Format trace.
     Generate(generate::Args),
+    /// Score heuristics and policies by RLScheduler's protocol: mean
+    /// bounded slowdown on sequences of jobs cut from a trace.
+    Benchmark(benchmark::Args),
     /// Draw the machine's occupancy at a chosen simulated time, as text and
     /// optionally as SVG.
     Show(show::Args),
@@ -89,6 +94,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay::run(&a),
         Command::Show(a) => show::run(&a),
         Command::Generate(a) => generate::run(&a),
+        Command::Benchmark(a) => benchmark::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@
 //! read.
 
 mod alloc;
+mod bench;
 mod custom;
 mod env;
 mod errors;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     lublin::register(m)?;
     env::register(m)?;
     custom::register(m)?;
+    bench::register(m)?;
     vecenv::register(m)?;
     Ok(())
 }

@@ -81,6 +81,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod benchmark;
 pub mod calendar;
 pub mod ci;
 pub mod dispersal;

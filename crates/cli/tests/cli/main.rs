@@ -3,6 +3,7 @@
 //! part with a filter: `cargo test -p partalloc-cli --test cli shard::`.
 
 mod adversarial;
+mod benchmark;
 mod cli;
 mod everywhere;
 mod kueue;

@@ -14,6 +14,8 @@ The simulator is the Rust core of partalloc; this package wraps it:
 - :func:`check_allocator` — the allocation contract as an executable check,
   for built-in strategies and Python ones;
 - :func:`read_swf` / :func:`write_swf` — Standard Workload Format traces;
+- :func:`benchmark` — RLScheduler's benchmark protocol (mean bounded
+  slowdown of heuristics and policies on sequences cut from a trace);
 - :func:`generate_lublin` — jobs of the Lublin–Feitelson workload model;
 - :mod:`partalloc.gym` — a Gymnasium environment for learned scheduling.
 
@@ -39,6 +41,7 @@ from ._native import (
     Topology,
     UnsupportedRequestError,
 )
+from ._benchmark import benchmark
 
 __all__ = [
     "AllocationError",
@@ -50,6 +53,7 @@ __all__ = [
     "SWF_FIELDS",
     "Topology",
     "UnsupportedRequestError",
+    "benchmark",
     "check_allocator",
     "generate_lublin",
     "policies",

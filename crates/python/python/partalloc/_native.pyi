@@ -109,6 +109,18 @@ def simulate(
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
+def benchmark(
+    trace: str,
+    *,
+    policies: Optional[List[str]] = None,
+    backfill: str = "both",
+    schedulers: Optional[List[str]] = None,
+    sequences: int = 10,
+    length: int = 256,
+    seed: int = 0,
+    starts: Optional[List[int]] = None,
+    slowdown_bound: float = 10.0,
+) -> Dict[str, Any]: ...
 def read_swf(path: str, *, lenient: bool = False) -> Tuple[List[str], Dict[str, bytes]]: ...
 def write_swf(path: str, columns: List[List[float]], header: List[str] = ...) -> None: ...
 def generate_lublin(

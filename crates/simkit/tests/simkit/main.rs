@@ -7,4 +7,5 @@
 mod determinism;
 mod dispersal;
 mod mohapatra_trends;
+mod rlscheduler_oracle;
 mod run_loop;
