@@ -48,32 +48,9 @@ fn hop(topology: &Topology, a: NodeId, b: NodeId) -> u32 {
 /// Sum, diameter, bounding-box nodes (meshes and hypercubes) and pieces by
 /// every pair and a flood fill.
 fn brute(topology: &Topology, nodes: &[NodeId]) -> (u128, u32, Option<u64>, u32) {
-    let (mut sum, mut diameter) = (0u128, 0);
-    for (i, &a) in nodes.iter().enumerate() {
-        for &b in &nodes[i + 1..] {
-            let t = hop(topology, a, b);
-            sum += u128::from(t);
-            diameter = diameter.max(t);
-        }
-    }
-    let mut seen = vec![false; nodes.len()];
-    let mut pieces = 0;
-    for s in 0..nodes.len() {
-        if seen[s] {
-            continue;
-        }
-        pieces += 1;
-        seen[s] = true;
-        let mut stack = vec![s];
-        while let Some(v) = stack.pop() {
-            for j in 0..nodes.len() {
-                if !seen[j] && hop(topology, nodes[v], nodes[j]) == 1 {
-                    seen[j] = true;
-                    stack.push(j);
-                }
-            }
-        }
-    }
+    let (sum, diameter, pieces) = partalloc_testkit::brute_dispersal(nodes.len(), |i, j| {
+        hop(topology, nodes[i], nodes[j])
+    });
     let span = match topology.as_grid() {
         Some(g) if !g.is_torus() => Some(
             (0..g.dims())
