@@ -82,6 +82,7 @@
 
 pub mod atomic;
 pub mod calendar;
+pub mod capacity;
 pub mod ci;
 pub mod dispersal;
 mod engine;
