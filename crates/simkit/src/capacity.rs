@@ -357,6 +357,106 @@ impl Inner {
     }
 }
 
+/// The capacity measures of a run watched as an [`Observer`]: racks per
+/// started job and the time-average stranded GPUs, judged on `machine`
+/// (a capacity machine) whatever machine the run is on, as long as its
+/// node ids are the capacity machine's units (a Slurm block machine of
+/// one node per GPU, numbered rack after rack, is). Counts every job and
+/// the whole run (from time 0), so on the capacity machine itself, with
+/// no warm-up, it agrees with [`Results`](crate::Results).
+///
+/// ```
+/// use partalloc_simkit::capacity::CapacityObserver;
+/// use partalloc_simkit::{SimConfig, Simulation};
+/// use partalloc_workload::{Job, JobShape};
+/// let racks: partalloc_topology::Topology = "racks:1x2x2x4gpu".parse()?;
+/// let jobs = [(1, 0.0, 6), (2, 0.0, 6), (3, 1.0, 3)]
+///     .map(|(id, at, count)| Job::new(id, at, JobShape::Nodes { count }, 10.0));
+/// let sim = Simulation::by_name(racks.clone(), "tas[mode=required,level=rack]", "fcfs", jobs, SimConfig::default())?;
+/// let mut seen = CapacityObserver::new(&racks);
+/// let r = sim.run_observed(&mut seen, None)?;
+/// assert_eq!(seen.mean_stranded_gpus(), r.results.mean_stranded_gpus);
+/// assert_eq!(seen.mean_racks_per_job(), r.results.mean_racks_per_job);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CapacityObserver {
+    meter: CapacityMeter,
+    racks: DomainSums,
+    stranded: f64,
+    last: (f64, f64),
+    end: f64,
+}
+
+impl CapacityObserver {
+    /// An observer judging grants on `machine` (nothing is measured if it
+    /// is not a capacity machine).
+    #[must_use]
+    pub fn new(machine: &Topology) -> Self {
+        Self {
+            meter: CapacityMeter::new(machine),
+            racks: DomainSums::default(),
+            stranded: 0.0,
+            last: (0.0, 0.0),
+            end: 0.0,
+        }
+    }
+
+    /// Mean racks per started job (0 without one).
+    #[must_use]
+    pub fn mean_racks_per_job(&self) -> f64 {
+        self.racks.mean_racks()
+    }
+
+    /// Time-average stranded GPUs from time 0 to the end of the run (0
+    /// for a run of no length).
+    #[must_use]
+    pub fn mean_stranded_gpus(&self) -> f64 {
+        if self.end > 0.0 {
+            self.stranded / self.end
+        } else {
+            0.0
+        }
+    }
+}
+
+impl crate::observe::Observer for CapacityObserver {
+    fn arrived(&mut self, job: &partalloc_workload::Job, _now: f64) {
+        self.meter.queue(job.shape.node_count());
+    }
+
+    fn started(
+        &mut self,
+        _slot: u32,
+        job: &partalloc_workload::Job,
+        grant: &partalloc_allocators::Grant,
+        _now: f64,
+    ) {
+        self.meter.dequeue(job.shape.node_count());
+        self.meter.take(grant.partition());
+        if let Some(d) = self.meter.measure(grant.partition()) {
+            self.racks.add(&d);
+        }
+    }
+
+    fn departed(&mut self, d: &crate::observe::Departure<'_>) {
+        self.meter.give_back(d.grant.partition());
+    }
+
+    fn settled(&mut self, now: f64, _alloc: &dyn partalloc_allocators::Allocator, _waiting: usize) {
+        let (t, v) = self.last;
+        self.stranded += v * (now - t);
+        self.last = (now, self.meter.stranded_gpus() as f64);
+    }
+
+    fn finish(&mut self, end: f64) {
+        let (t, v) = self.last;
+        self.stranded += v * (end - t).max(0.0);
+        self.last = (end, v);
+        self.end = end;
+    }
+}
+
 /// Running sums of the measured jobs' racks, for the run mean.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct DomainSums {
