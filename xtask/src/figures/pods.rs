@@ -112,6 +112,30 @@ pub(crate) fn run_recorded(
     (stream_seed, rep): (u64, u64),
     jobs: u64,
 ) -> Result<(Report, GrantLog), FigError> {
+    let mut log = GrantLog::new(usize::MAX);
+    let report = run_watched(
+        topology,
+        strategy,
+        shapes,
+        load,
+        (stream_seed, rep),
+        jobs,
+        &mut log,
+    )?;
+    Ok((report, log))
+}
+
+/// As [`run_recorded`], with `observer` watching the run instead of a
+/// grant log.
+pub(crate) fn run_watched<O: partalloc_simkit::observe::Observer>(
+    topology: &Topology,
+    strategy: &AllocatorSpec,
+    shapes: ShapeLaw,
+    load: f64,
+    (stream_seed, rep): (u64, u64),
+    jobs: u64,
+    observer: &mut O,
+) -> Result<Report, FigError> {
     let w = WorkloadSpec {
         arrivals: Arrivals::Load(load),
         shapes,
@@ -128,16 +152,14 @@ pub(crate) fn run_recorded(
         ..SimConfig::default()
     };
     let fcfs = POLICIES.spec("fcfs").map_err(SimError::from)?;
-    let mut log = GrantLog::new(usize::MAX);
-    let report = Simulation::from_specs(
+    Ok(Simulation::from_specs(
         topology.clone(),
         strategy,
         &fcfs,
         w.jobs(&mut rng).take(n),
         config,
     )?
-    .run_observed(&mut log, None)?;
-    Ok((report, log))
+    .run_observed(observer, None)?)
 }
 
 fn simulate(
