@@ -165,8 +165,8 @@ fn simulate(
 fn run(ctx: &Ctx) -> Result<(), FigError> {
     let loads = loads(ctx);
     // No paper to match: `--paper-scale` runs the default scale.
-    let reps = ctx.reps(1, 5, 5);
-    let jobs = ctx.jobs(300, 3000, 3000);
+    let reps = ctx.reps(1, 10, 10);
+    let jobs = ctx.jobs(300, 5000, 5000);
     let pool = partalloc_simkit::thread_pool(ctx.args.threads)?;
     let (racks, blocks) = machines()?;
     let mut points = Vec::new();
