@@ -145,18 +145,27 @@ fn kueue_sizes(c: &mut Criterion) {
         let name = |what: &str| format!("tas/kueue-sizes/nodes={nodes}/{what}");
         c.bench_function(&name("snapshot"), |b| b.iter(|| black_box(fresh())));
         let mut tas = fresh();
-        let req = TasRequest::new(16, pod.clone(), TasMode::Required, rack, TasAlgorithm::BestFit);
+        let req = TasRequest::new(
+            16,
+            pod.clone(),
+            TasMode::Required,
+            rack,
+            TasAlgorithm::BestFit,
+        );
         c.bench_function(&name("best-fit-required-rack-16/reuse"), |b| {
             b.iter(|| black_box(tas.place(black_box(&req))));
         });
-        c.bench_function(&name("best-fit-required-rack-16/invalidate-every-cycle"), |b| {
-            b.iter(|| {
-                for leaf in 0..m.num_leaves() {
-                    tas.add_usage(leaf, &bg, 0);
-                }
-                black_box(tas.place(black_box(&req)))
-            });
-        });
+        c.bench_function(
+            &name("best-fit-required-rack-16/invalidate-every-cycle"),
+            |b| {
+                b.iter(|| {
+                    for leaf in 0..m.num_leaves() {
+                        tas.add_usage(leaf, &bg, 0);
+                    }
+                    black_box(tas.place(black_box(&req)))
+                });
+            },
+        );
     }
 }
 

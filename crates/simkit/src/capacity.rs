@@ -645,7 +645,10 @@ mod tests {
         let j3 = &preferred.jobs[0];
         assert_eq!((j3.id, j3.start), (3, 1.0));
         let d = j3.domains.unwrap();
-        assert_eq!((d.per_level(), d.holding_level()), (&[1, 2, 2][..], Some(0)));
+        assert_eq!(
+            (d.per_level(), d.holding_level()),
+            (&[1, 2, 2][..], Some(0))
+        );
         assert_eq!(preferred.results.mean_stranded_gpus, 0.0);
         assert_eq!(preferred.results.mean_racks_per_job, 4.0 / 3.0);
         #[cfg(feature = "csv")]

@@ -1095,11 +1095,9 @@ mod tests {
             report.write_jobs_csv(&mut csv)?;
             let text = String::from_utf8(csv)?;
             let mut lines = text.lines();
-            assert!(
-                lines
-                    .next()
-                    .is_some_and(|h| h.ends_with(",pieces,bounded_slowdown,domains_per_level,holding_level"))
-            );
+            assert!(lines.next().is_some_and(|h| {
+                h.ends_with(",pieces,bounded_slowdown,domains_per_level,holding_level")
+            }));
             // A mesh is not a capacity machine: the last two cells are empty.
             let last: Vec<&str> = lines.filter_map(|l| l.rsplit(',').nth(2)).collect();
             assert_eq!(last, ["1", "2.5", "1.25"]);

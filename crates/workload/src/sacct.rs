@@ -539,7 +539,8 @@ impl SacctTrace {
             }
             let count = match unit {
                 SacctUnit::Nodes => r.nodes,
-                SacctUnit::Gpus => match r.gpus.filter(|&g| g > 0 && u64::from(g) <= machine_units) {
+                SacctUnit::Gpus => match r.gpus.filter(|&g| g > 0 && u64::from(g) <= machine_units)
+                {
                     Some(g) => g,
                     None => {
                         return Err(SacctError::Gpus {
@@ -652,7 +653,10 @@ JobID|Submit|Start|End|NNodes|AllocTRES|State
         assert_eq!(gpus, [Some(8), None, Some(3), Some(80)]);
         // As nodes, every job is kept.
         let by_nodes = t.clone().jobs(144).unwrap();
-        assert_eq!(by_nodes.iter().map(|j| j.nodes()).collect::<Vec<_>>(), [2, 1, 1, 20]);
+        assert_eq!(
+            by_nodes.iter().map(|j| j.nodes()).collect::<Vec<_>>(),
+            [2, 1, 1, 20]
+        );
         // As GPUs on 72 of them: the CPU-only job asks for none, the
         // 80-GPU job for too many.
         let e = t.jobs_in(72, SacctUnit::Gpus).unwrap_err();
@@ -661,14 +665,22 @@ JobID|Submit|Start|End|NNodes|AllocTRES|State
             "line 4: job 201 asks for 0 GPUs (gres/gpu in AllocTRES); the machine has 72"
         );
         let (kept, dropped) = t.usable_in(72, SacctUnit::Gpus);
-        assert_eq!((dropped, kept.dropped.no_gpus, kept.dropped.too_large), (2, 1, 1));
+        assert_eq!(
+            (dropped, kept.dropped.no_gpus, kept.dropped.too_large),
+            (2, 1, 1)
+        );
         let jobs = kept.jobs_in(72, SacctUnit::Gpus).unwrap();
-        let got: Vec<(f64, f64, u64)> = jobs.iter().map(|j| (j.arrival, j.service, j.nodes())).collect();
+        let got: Vec<(f64, f64, u64)> = jobs
+            .iter()
+            .map(|j| (j.arrival, j.service, j.nodes()))
+            .collect();
         assert_eq!(got, [(0.0, 3600.0, 8), (120.0, 1800.0, 3)]);
         // Without a GPU job left, the reason names the missing gres/gpu.
         let cpu_only = "JobID|Submit|Start|End|NNodes|AllocTRES\n\
                         1|2025-03-01T08:00:00|2025-03-01T08:00:00|2025-03-01T08:10:00|1|cpu=4\n";
-        let (t, _) = SacctTrace::parse(cpu_only, false).unwrap().usable_in(72, SacctUnit::Gpus);
+        let (t, _) = SacctTrace::parse(cpu_only, false)
+            .unwrap()
+            .usable_in(72, SacctUnit::Gpus);
         assert_eq!(
             t.jobs_in(72, SacctUnit::Gpus).unwrap_err().to_string(),
             "no job to replay: all 1 job row left out: 1 ask for no GPU (no gres/gpu in AllocTRES)"

@@ -182,9 +182,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
             let runs: Vec<Measured> = pool.install(|| {
                 (0..reps)
                     .into_par_iter()
-                    .map(|rep| {
-                        simulate((topology, &racks), &spec, load, (stream_seed, rep), jobs)
-                    })
+                    .map(|rep| simulate((topology, &racks), &spec, load, (stream_seed, rep), jobs))
                     .collect::<Result<_, _>>()
             })?;
             let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
@@ -334,10 +332,7 @@ fn claims(points: &[Point]) -> String {
     let waits: Vec<String> = [required, preferred, block, paging]
         .iter()
         .map(|s| {
-            let label = STRATEGIES
-                .iter()
-                .find(|x| x.2 == *s)
-                .map_or("", |x| x.0);
+            let label = STRATEGIES.iter().find(|x| x.2 == *s).map_or("", |x| x.0);
             format!("{label}: {}", wait(s).0)
         })
         .collect();
@@ -428,10 +423,10 @@ mod tests {
         assert_eq!(b.blocks().unwrap().levels(), [1, 2, 4, 8]);
         let paging = ALLOCATORS.spec("paging").unwrap();
         let block = ALLOCATORS.spec("block").unwrap();
-        let (r, _) = super::super::pods::run_recorded(&racks, &paging, SIZES, 0.7, (4, 0), 200)
-            .unwrap();
-        let (s, _) = super::super::pods::run_recorded(&blocks, &block, SIZES, 0.7, (4, 0), 200)
-            .unwrap();
+        let (r, _) =
+            super::super::pods::run_recorded(&racks, &paging, SIZES, 0.7, (4, 0), 200).unwrap();
+        let (s, _) =
+            super::super::pods::run_recorded(&blocks, &block, SIZES, 0.7, (4, 0), 200).unwrap();
         let key = |j: &partalloc_simkit::JobRecord| (j.id, j.arrival.to_bits(), j.requested);
         let mut a: Vec<_> = r.jobs.iter().map(key).collect();
         let mut c: Vec<_> = s.jobs.iter().map(key).collect();

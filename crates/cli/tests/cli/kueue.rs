@@ -176,11 +176,23 @@ fn sacct_gres_gpu_counts_are_gpu_requests_on_capacity_machines() {
             .collect()
     };
     let gpus = replay("racks:2x2x4gpu", "tas");
-    assert_eq!((gpus["jobs"].as_u64(), gpus["skipped_lines"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (gpus["jobs"].as_u64(), gpus["skipped_lines"].as_u64()),
+        (Some(2), Some(1))
+    );
     assert_eq!(sizes(&gpus), [3, 8]);
-    assert!(gpus["runs"].as_array().unwrap().iter().all(|r| r["completed"] == 2));
+    assert!(
+        gpus["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["completed"] == 2)
+    );
     let nodes = replay("mesh:4x4", "first-fit");
-    assert_eq!((nodes["jobs"].as_u64(), nodes["skipped_lines"].as_u64()), (Some(3), Some(0)));
+    assert_eq!(
+        (nodes["jobs"].as_u64(), nodes["skipped_lines"].as_u64()),
+        (Some(3), Some(0))
+    );
     assert_eq!(sizes(&nodes), [1, 2]);
     // A count that is not a number names the line and the field.
     std::fs::write(&path, dump.replace("gres/gpu=3", "gres/gpu=x")).unwrap();
