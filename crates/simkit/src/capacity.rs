@@ -357,7 +357,8 @@ impl Inner {
     }
 }
 
-/// The capacity measures of a run watched as an [`Observer`]: racks per
+/// The capacity measures of a run watched as an
+/// [`Observer`](crate::observe::Observer): racks per
 /// started job and the time-average stranded GPUs, judged on `machine`
 /// (a capacity machine) whatever machine the run is on, as long as its
 /// node ids are the capacity machine's units (a Slurm block machine of
