@@ -190,6 +190,45 @@ fn simulate(
 }
 
 /// A 95% interval of the replications' values.
+/// A metric of a figure's points: (file id, axis label, its interval).
+pub(crate) type LoadMetric<P> = (&'static str, &'static str, fn(&P) -> &ConfidenceInterval);
+
+/// One chart per metric against the offered load, `{prefix}-{id}.svg` in
+/// `dir`, titled `{title}: {label}`, with one series per (label, points in
+/// load order) of `series`.
+pub(crate) fn load_charts<P>(
+    dir: &std::path::Path,
+    (prefix, title): (&str, &str),
+    series: &[(&str, Vec<&P>)],
+    load: fn(&P) -> f64,
+    metrics: &[LoadMetric<P>],
+) -> Result<(), FigError> {
+    for &(mid, label, pick) in metrics {
+        let series = series
+            .iter()
+            .map(|(name, points)| Series {
+                label: (*name).to_owned(),
+                points: points
+                    .iter()
+                    .map(|p| {
+                        let c = pick(p);
+                        (load(p), c.mean, c.half_width.unwrap_or(0.0))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let chart = Chart {
+            title: format!("{title}: {}", label.to_lowercase()),
+            x_label: "Offered load".to_owned(),
+            y_label: label.to_owned(),
+            series,
+            y_max: None,
+        };
+        write_svg(&chart, &dir.join(format!("{prefix}-{mid}.svg")))?;
+    }
+    Ok(())
+}
+
 pub(crate) fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
     Ok(ConfidenceInterval::from_samples(samples, DEFAULT_LEVEL)?)
 }

@@ -27,14 +27,13 @@ use std::fmt::Write as _;
 
 use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc_simkit::capacity::CapacityObserver;
-use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::{ConfidenceInterval, SimError};
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
 use rayon::prelude::*;
 
-use super::pods::{cell, ci, csv_num, run_watched};
+use super::pods::{LoadMetric, cell, ci, csv_num, load_charts, run_watched};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -217,40 +216,28 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
     };
     write("tas.csv", &csv)?;
-    type Pick = fn(&Point) -> &ConfidenceInterval;
-    let metrics: [(&str, &str, Pick); 4] = [
+    let metrics: [LoadMetric<Point>; 4] = [
         ("wait", "Mean waiting time", |p| &p.wait),
         ("utilization", "Utilization", |p| &p.utilization),
         ("racks", "Racks per job", |p| &p.racks),
         ("stranded", "Stranded GPUs (time average)", |p| &p.stranded),
     ];
-    for (mid, label, pick) in metrics {
-        let series = STRATEGIES
-            .iter()
-            .map(|(name, _, strategy)| Series {
-                label: (*name).to_owned(),
-                points: points
-                    .iter()
-                    .filter(|p| p.strategy == *strategy)
-                    .map(|p| {
-                        let c = pick(p);
-                        (p.load, c.mean, c.half_width.unwrap_or(0.0))
-                    })
-                    .collect(),
-            })
-            .collect();
-        let chart = Chart {
-            title: format!(
-                "8 racks × 18 nodes × 4 GPUs, jobs of 1–72 GPUs: {}",
-                label.to_lowercase()
-            ),
-            x_label: "Offered load".to_owned(),
-            y_label: label.to_owned(),
-            series,
-            y_max: None,
-        };
-        write_svg(&chart, &dir.join(format!("tas-{mid}.svg")))?;
-    }
+    let series: Vec<(&str, Vec<&Point>)> = STRATEGIES
+        .iter()
+        .map(|(name, _, strategy)| {
+            (
+                *name,
+                points.iter().filter(|p| p.strategy == *strategy).collect(),
+            )
+        })
+        .collect();
+    load_charts(
+        dir,
+        ("tas", "8 racks × 18 nodes × 4 GPUs, jobs of 1–72 GPUs"),
+        &series,
+        |p| p.load,
+        &metrics,
+    )?;
     let text = report(points, reps, jobs);
     print!("{text}");
     write("tas.txt", &text)
