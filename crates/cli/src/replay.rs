@@ -255,8 +255,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             }
         }
         TraceFormat::Sacct => {
-            let (mut jobs, skipped) =
-                read_sacct(&args.trace, topology.num_nodes() as u64, args.lenient)?;
+            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
             jobs.truncate(limit);
             let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
             (Source::Memory(jobs), survey, skipped)

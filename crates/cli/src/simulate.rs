@@ -105,7 +105,14 @@ struct Output<'a> {
     /// trace's" (text output only).
     #[serde(skip)]
     measured: &'static str,
+    /// A capacity machine (`racks:`, `kueue:`): the text table shows its
+    /// racks per job and stranded GPUs (0 and left out elsewhere).
+    #[serde(skip)]
+    capacity: bool,
 }
+
+/// Metrics measured on capacity machines only ([`partalloc::simkit::capacity`]).
+const CAPACITY_ONLY: [&str; 2] = ["mean_racks_per_job", "mean_stranded_gpus"];
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
 /// them, so memory stays flat in the trace length. A trace that is not
@@ -314,6 +321,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         } else {
             "seed 0's"
         },
+        capacity: topology.as_capacity().is_some(),
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -360,6 +368,9 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
+                if !out.capacity && CAPACITY_ONLY.contains(&m.metric) {
+                    continue;
+                }
                 let label = reported()
                     .find(|x| x.name == m.metric)
                     .map_or(m.metric, |x| x.description);

@@ -744,8 +744,9 @@ mod tests {
             }
         }
         // The columns of the files written before the row was derived from
-        // the table, then the dispersal means and the bounded slowdown
-        // (each added after them, so the earlier columns keep their places).
+        // the table, then the dispersal means, the bounded slowdown and the
+        // capacity machines' racks per job and stranded GPUs (each added
+        // after them, so the earlier columns keep their places).
         assert_eq!(
             header,
             "seeds,mean_response,mean_response_hw,mean_wait,mean_wait_hw,\
@@ -757,12 +758,14 @@ mod tests {
              completed,completed_hw,mean_pairwise_distance,mean_pairwise_distance_hw,\
              mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
              mean_span,mean_span_hw,mean_pieces,mean_pieces_hw,\
-             mean_bounded_slowdown,mean_bounded_slowdown_hw"
+             mean_bounded_slowdown,mean_bounded_slowdown_hw,\
+             mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
-             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,\n"
+             9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,,\
+             18.5,0.25,19.5,\n"
         );
     }
 }

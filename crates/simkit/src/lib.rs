@@ -83,6 +83,7 @@
 pub mod atomic;
 pub mod benchmark;
 pub mod calendar;
+pub mod capacity;
 pub mod ci;
 pub mod dispersal;
 mod engine;

@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 18);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 20);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -123,6 +123,8 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_pieces", "  contiguous pieces", |r| r.mean_pieces),
     // Added last so the sweep CSVs' earlier columns keep their places.
     metric!("mean_bounded_slowdown", "mean bounded slowdown", |r| r.mean_bounded_slowdown),
+    metric!("mean_racks_per_job", "racks per job", |r| r.mean_racks_per_job),
+    metric!("mean_stranded_gpus", "stranded GPUs", |r| r.mean_stranded_gpus),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -299,6 +301,8 @@ mod tests {
             mean_diameter: 14.0,
             mean_span: 15.0,
             mean_pieces: 16.0,
+            mean_racks_per_job: 17.0,
+            mean_stranded_gpus: 18.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
@@ -306,7 +310,7 @@ mod tests {
             got,
             [
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 5.5, 1.25
+                15.0, 16.0, 5.5, 17.0, 18.0, 1.25
             ]
         );
         let empty = Results::default();

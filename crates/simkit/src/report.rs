@@ -51,6 +51,7 @@ use core::fmt;
 use partalloc_allocators::Partition;
 use partalloc_topology::{NodeId, NodeSet, Topology};
 
+use crate::capacity::GrantDomains;
 use crate::dispersal::GrantDispersal;
 
 /// The deterministic results of a run: the same seed and configuration give
@@ -111,6 +112,13 @@ pub struct Results {
     pub mean_span: f64,
     /// Mean over measured jobs of the grant's contiguous pieces.
     pub mean_pieces: f64,
+    /// Mean over measured jobs of the racks (domains of the level above
+    /// the leaves) the grant's GPUs lie in ([`crate::capacity`]; 0 on
+    /// machines other than capacity machines).
+    pub mean_racks_per_job: f64,
+    /// Time-average GPUs free but stranded for the smallest waiting job
+    /// ([`crate::capacity`]; 0 on machines other than capacity machines).
+    pub mean_stranded_gpus: f64,
 }
 
 /// One value of [`Results`]: a count or a real number.
@@ -135,7 +143,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 25] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 27] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -166,6 +174,8 @@ impl Results {
             ("mean_diameter", Real(self.mean_diameter)),
             ("mean_span", Real(self.mean_span)),
             ("mean_pieces", Real(self.mean_pieces)),
+            ("mean_racks_per_job", Real(self.mean_racks_per_job)),
+            ("mean_stranded_gpus", Real(self.mean_stranded_gpus)),
         ]
     }
 }
@@ -211,6 +221,9 @@ pub struct JobRecord {
     /// How far apart its nodes are (`None` on a machine without hop
     /// distances: see [`crate::dispersal`]).
     pub dispersal: Option<GrantDispersal>,
+    /// The domains of each level its GPUs lie in (`None` on machines
+    /// other than capacity machines: see [`crate::capacity`]).
+    pub domains: Option<GrantDomains>,
 }
 
 /// The report of one run.
@@ -354,6 +367,8 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             "span",
             "pieces",
             "bounded_slowdown",
+            "domains_per_level",
+            "holding_level",
         ])?;
         Ok(Self { w, hostlists: None })
     }
@@ -397,6 +412,13 @@ impl<W: std::io::Write> JobCsvWriter<W> {
             cell(&|d| d.span_nodes.to_string()),
             cell(&|d| d.pieces.to_string()),
             j.bounded_slowdown.to_string(),
+            j.domains
+                .as_ref()
+                .map_or_else(String::new, GrantDomains::per_level_text),
+            j.domains.as_ref().map_or_else(String::new, |d| {
+                d.holding_level()
+                    .map_or_else(|| "-1".to_owned(), |l| l.to_string())
+            }),
         ])?;
         Ok(())
     }
@@ -550,6 +572,8 @@ mod field_tests {
             mean_diameter: 22.5,
             mean_span: 23.5,
             mean_pieces: 24.5,
+            mean_racks_per_job: 25.5,
+            mean_stranded_gpus: 26.5,
         };
         let listed: Vec<String> = r
             .fields()

@@ -63,6 +63,7 @@ use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
 
+use crate::capacity::{CapacityMeter, DomainSums, GrantDomains};
 use crate::dispersal::{DispersalMeter, DispersalSums, GrantDispersal};
 use crate::engine::{Engine, EventSink, Running};
 use crate::observe::{Departure, Observer};
@@ -418,12 +419,13 @@ pub struct Simulation<I> {
     runtime: Option<Dilation>,
 }
 
-/// What the run keeps beside a running job: its numerical delay and its
-/// grant's dispersal.
+/// What the run keeps beside a running job: its numerical delay, its
+/// grant's dispersal and, on a capacity machine, its domains per level.
 #[derive(Debug, Clone, Copy)]
 struct Extra {
     numerical: f64,
     dispersal: Option<GrantDispersal>,
+    domains: Option<GrantDomains>,
 }
 
 /// Running sums of the measured jobs.
@@ -651,7 +653,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
             for mut s in started.drain(..) {
-                let numerical = measures.started(&s);
+                let (numerical, domains) = measures.started(&s);
                 let dispersal = meter.measure(s.grant.partition());
                 if let Some(model) = runtime.as_mut() {
                     s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
@@ -659,6 +661,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 let extra = Extra {
                     numerical,
                     dispersal,
+                    domains,
                 };
                 let slot = engine.launch(s.job, s.grant, extra)?;
                 if let Some(r) = engine.running_at(slot) {
@@ -790,6 +793,11 @@ struct Measures<'s> {
     completions: u64,
     sums: Sums,
     dispersal: DispersalSums,
+    /// Domains per job and stranded GPUs on a capacity machine
+    /// ([`crate::capacity`]).
+    capacity: CapacityMeter,
+    domains: DomainSums,
+    stranded: TimeWeighted,
     /// The last event time.
     end: f64,
 }
@@ -821,6 +829,9 @@ impl<'s> Measures<'s> {
             completions: 0,
             sums: Sums::default(),
             dispersal: DispersalSums::default(),
+            capacity: CapacityMeter::new(topology),
+            domains: DomainSums::default(),
+            stranded: TimeWeighted::new(0.0, 0.0)?,
             end: 0.0,
         })
     }
@@ -840,19 +851,28 @@ impl<'s> Measures<'s> {
         if self.num_at_arrival.insert(job.id, self.num_clock).is_some() {
             return Err(SimError::DuplicateId(job.id));
         }
+        self.capacity.queue(job.shape.node_count());
         Ok(())
     }
 
-    /// A job starts: returns its numerical delay.
+    /// A job starts: returns its numerical delay and, on a capacity
+    /// machine, its domains per level.
     #[inline]
-    fn started(&mut self, s: &Started) -> f64 {
+    fn started(&mut self, s: &Started) -> (f64, Option<GrantDomains>) {
         let numerical = self.num_clock
             - self
                 .num_at_arrival
                 .remove(&s.job.id)
                 .unwrap_or(self.num_clock);
         self.useful_now += s.grant.requested_nodes();
-        numerical
+        let domains = if self.capacity.is_defined() {
+            self.capacity.dequeue(s.job.shape.node_count());
+            self.capacity.take(s.grant.partition());
+            self.capacity.measure(s.grant.partition())
+        } else {
+            None
+        };
+        (numerical, domains)
     }
 
     #[inline]
@@ -860,10 +880,14 @@ impl<'s> Measures<'s> {
         let requested = r.grant.requested_nodes();
         self.useful_now -= requested;
         self.completions += 1;
+        self.capacity.give_back(r.grant.partition());
         if self.completions > self.warmup {
             let numerical = r.extra.numerical;
             if let Some(d) = &r.extra.dispersal {
                 self.dispersal.add(d);
+            }
+            if let Some(d) = &r.extra.domains {
+                self.domains.add(d);
             }
             let wait = r.start - r.job.arrival;
             let granted = r.grant.granted_nodes();
@@ -893,6 +917,7 @@ impl<'s> Measures<'s> {
                     granted,
                     partition: r.grant.partition().clone(),
                     dispersal: r.extra.dispersal,
+                    domains: r.extra.domains,
                 };
                 match self.sink.as_mut() {
                     Some(sink) => sink(record),
@@ -932,12 +957,17 @@ impl<'s> Measures<'s> {
         self.useful.update(t, self.useful_now as f64)?;
         self.queue.update(t, waiting as f64)?;
         self.in_system.update(t, (waiting + running) as f64)?;
+        if self.capacity.is_defined() {
+            self.stranded
+                .update(t, self.capacity.stranded_gpus() as f64)?;
+        }
         if self.reset_pending {
             self.reset_pending = false;
             self.busy.reset_at(t)?;
             self.useful.reset_at(t)?;
             self.queue.reset_at(t)?;
             self.in_system.reset_at(t)?;
+            self.stranded.reset_at(t)?;
         }
         Ok(())
     }
@@ -993,6 +1023,8 @@ impl<'s> Measures<'s> {
             mean_diameter,
             mean_span,
             mean_pieces,
+            mean_racks_per_job: self.domains.mean_racks(),
+            mean_stranded_gpus: mean_over(&self.stranded)?,
         };
         Ok((results, self.records))
     }
@@ -1063,12 +1095,11 @@ mod tests {
             report.write_jobs_csv(&mut csv)?;
             let text = String::from_utf8(csv)?;
             let mut lines = text.lines();
-            assert!(
-                lines
-                    .next()
-                    .is_some_and(|h| h.ends_with(",pieces,bounded_slowdown"))
-            );
-            let last: Vec<&str> = lines.filter_map(|l| l.rsplit(',').next()).collect();
+            assert!(lines.next().is_some_and(|h| {
+                h.ends_with(",pieces,bounded_slowdown,domains_per_level,holding_level")
+            }));
+            // A mesh is not a capacity machine: the last two cells are empty.
+            let last: Vec<&str> = lines.filter_map(|l| l.rsplit(',').nth(2)).collect();
             assert_eq!(last, ["1", "2.5", "1.25"]);
         }
         for bad in [0.0, -10.0, f64::NAN, f64::INFINITY] {

@@ -8,6 +8,13 @@
 //! `State` are read when present. Job steps (`1234.batch`, `1234.0`,
 //! `1234.extern`) are skipped: a job's nodes are those of its allocation.
 //!
+//! With an `AllocTRES` column, a job's `gres/gpu=N` entry is its GPU count
+//! ([`SacctRecord::gpus`]; typed entries such as `gres/gpu:a100=N` are a
+//! breakdown of it and are not added). [`SacctTrace::jobs_in`] with
+//! [`SacctUnit::Gpus`] turns the jobs into requests of that many GPUs, for
+//! machines whose nodes are GPUs (Kueue's capacity machines); jobs without
+//! GPUs are then left out by [`SacctTrace::usable_in`].
+//!
 //! Times are sacct's `YYYY-MM-DDTHH:MM:SS` (read as UTC seconds; only
 //! differences matter); `Unknown` or `None` marks a time that does not
 //! exist (a job that never started or has not ended). Time limits are
@@ -79,6 +86,21 @@ pub enum SacctError {
     /// No job is left to replay: every row was malformed or dropped.
     #[error("no job to replay: {0}")]
     NoUsableJob(Dropped),
+    /// A job asks for more GPUs than the machine has, or for none (when
+    /// its GPUs are the request: [`SacctUnit::Gpus`]).
+    #[error(
+        "line {line}: job {job} asks for {gpus} GPUs (gres/gpu in AllocTRES); the machine has {machine}"
+    )]
+    Gpus {
+        /// 1-based line number.
+        line: u64,
+        /// The job's JobID.
+        job: String,
+        /// GPUs asked for (0 without a `gres/gpu` entry).
+        gpus: u32,
+        /// GPUs of the machine.
+        machine: u64,
+    },
     /// A job asks for more nodes than the machine has.
     #[error("line {line}: job {job} asks for {nodes} nodes; the machine has {machine}")]
     TooLarge {
@@ -114,6 +136,21 @@ pub struct SacctRecord {
     pub time_limit: Option<u64>,
     /// `State`, if the column is present (`COMPLETED`, `TIMEOUT`, …).
     pub state: Option<String>,
+    /// GPUs allocated: the `gres/gpu=N` entry of `AllocTRES`, if the
+    /// column is present and has one.
+    pub gpus: Option<u32>,
+}
+
+/// What a job of a dump asks for, as a request of the machine's nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SacctUnit {
+    /// Its node count (`NNodes`).
+    #[default]
+    Nodes,
+    /// Its GPU count (`gres/gpu=N` of `AllocTRES`), on a machine whose
+    /// nodes are GPUs.
+    Gpus,
 }
 
 /// The jobs of an accounting dump, in file order.
@@ -144,6 +181,8 @@ pub struct Dropped {
     pub ends_before_start: usize,
     /// Jobs asking for more nodes than the machine has.
     pub too_large: usize,
+    /// Jobs without a `gres/gpu` entry, when GPUs are the request.
+    pub no_gpus: usize,
     /// The machine's nodes, when jobs were checked against it.
     pub machine_nodes: u64,
 }
@@ -157,6 +196,7 @@ impl Dropped {
             + self.not_ended
             + self.ends_before_start
             + self.too_large
+            + self.no_gpus
     }
 }
 
@@ -197,6 +237,11 @@ impl std::fmt::Display for Dropped {
             self.too_large,
             format!("need more nodes than the machine's {}", self.machine_nodes),
         )?;
+        part(
+            f,
+            self.no_gpus,
+            "ask for no GPU (no gres/gpu in AllocTRES)".to_owned(),
+        )?;
         let first = self
             .first_malformed
             .as_deref()
@@ -219,6 +264,7 @@ struct Columns {
     nodes: usize,
     time_limit: Option<usize>,
     state: Option<usize>,
+    tres: Option<usize>,
 }
 
 impl Columns {
@@ -238,6 +284,7 @@ impl Columns {
             nodes: need("NNodes", "nnodes")?,
             time_limit: find("timelimit"),
             state: find("state"),
+            tres: find("alloctres"),
         })
     }
 }
@@ -328,6 +375,23 @@ fn duration(text: &str) -> Result<Option<u64>, &'static str> {
     Ok(Some(days * 86_400 + secs))
 }
 
+/// The `gres/gpu=N` entry of an `AllocTRES` field (`cpu=8,gres/gpu=4,…`),
+/// `None` without one.
+fn gres_gpus(text: &str) -> Result<Option<u32>, &'static str> {
+    let mut found = None;
+    for entry in text.split(',') {
+        if let Some(n) = entry.trim().strip_prefix("gres/gpu=") {
+            let n = n
+                .parse::<u32>()
+                .ok()
+                .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or("has a gres/gpu count that is not a whole number")?;
+            found = Some(n);
+        }
+    }
+    Ok(found)
+}
+
 fn record(cols: &Columns, text: &str, line: u64) -> Result<Option<SacctRecord>, SacctError> {
     let f: Vec<&str> = text.split('|').collect();
     if f.len() != cols.count {
@@ -378,6 +442,11 @@ fn record(cols: &Columns, text: &str, line: u64) -> Result<Option<SacctRecord>, 
         nodes,
         time_limit,
         state: cols.state.map(|i| f[i].trim().to_owned()),
+        gpus: cols
+            .tres
+            .map(|i| gres_gpus(f[i]).map_err(|r| field("AllocTRES", f[i], r)))
+            .transpose()?
+            .flatten(),
     }))
 }
 
@@ -424,6 +493,27 @@ impl SacctTrace {
     /// the rows left out by reason, when there is no job at all. Use
     /// [`usable`](Self::usable) first to keep only the jobs that ran.
     pub fn jobs(&self, machine_nodes: u64) -> Result<Vec<Job>, SacctError> {
+        self.jobs_in(machine_nodes, SacctUnit::Nodes)
+    }
+
+    /// As [`jobs`](Self::jobs), each job asking for its `unit`s: its node
+    /// count, or its GPU count on a machine of `machine_units` GPUs.
+    ///
+    /// ```
+    /// use partalloc_workload::sacct::{SacctTrace, SacctUnit};
+    /// let dump = "JobID|Submit|Start|End|NNodes|AllocTRES\n\
+    ///             7|2024-05-01T10:00:00|2024-05-01T10:00:05|2024-05-01T11:00:05|2|billing=16,cpu=16,gres/gpu=6,gres/gpu:h100=6,node=2\n";
+    /// let jobs = SacctTrace::parse(dump, false)?.jobs_in(576, SacctUnit::Gpus)?;
+    /// assert_eq!(jobs[0].nodes(), 6);
+    /// # Ok::<(), partalloc_workload::sacct::SacctError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`jobs`](Self::jobs); with [`SacctUnit::Gpus`],
+    /// [`SacctError::Gpus`] for a job asking for no GPU or more than the
+    /// machine has.
+    pub fn jobs_in(&self, machine_units: u64, unit: SacctUnit) -> Result<Vec<Job>, SacctError> {
+        let machine_nodes = machine_units;
         if self.records.is_empty() {
             let mut why = self.dropped.clone();
             why.malformed = self.skipped.len();
@@ -447,7 +537,22 @@ impl SacctTrace {
             if end < start {
                 return Err(unusable("it ends before it starts"));
             }
-            if u64::from(r.nodes) > machine_nodes {
+            let count = match unit {
+                SacctUnit::Nodes => r.nodes,
+                SacctUnit::Gpus => match r.gpus.filter(|&g| g > 0 && u64::from(g) <= machine_units)
+                {
+                    Some(g) => g,
+                    None => {
+                        return Err(SacctError::Gpus {
+                            line: r.line,
+                            job: partalloc_topology::echo(&r.job_id),
+                            gpus: r.gpus.unwrap_or(0),
+                            machine: machine_units,
+                        });
+                    }
+                },
+            };
+            if unit == SacctUnit::Nodes && u64::from(r.nodes) > machine_nodes {
                 return Err(SacctError::TooLarge {
                     line: r.line,
                     job: partalloc_topology::echo(&r.job_id),
@@ -455,7 +560,7 @@ impl SacctTrace {
                     machine: machine_nodes,
                 });
             }
-            let shape = JobShape::Nodes { count: r.nodes };
+            let shape = JobShape::Nodes { count };
             let job = Job::new(
                 k as u64 + 1,
                 (r.submit - origin) as f64,
@@ -473,7 +578,16 @@ impl SacctTrace {
     /// not ended, ending before they start, larger than `machine_nodes`),
     /// and how many were dropped.
     #[must_use]
-    pub fn usable(mut self, machine_nodes: u64) -> (Self, usize) {
+    pub fn usable(self, machine_nodes: u64) -> (Self, usize) {
+        self.usable_in(machine_nodes, SacctUnit::Nodes)
+    }
+
+    /// As [`usable`](Self::usable), sizes in `unit`s: with
+    /// [`SacctUnit::Gpus`] a job without GPUs is left out too, and one of
+    /// more GPUs than `machine_units` counts as too large.
+    #[must_use]
+    pub fn usable_in(mut self, machine_units: u64, unit: SacctUnit) -> (Self, usize) {
+        let machine_nodes = machine_units;
         let before = self.records.len();
         let d = &mut self.dropped;
         d.machine_nodes = machine_nodes;
@@ -482,7 +596,14 @@ impl SacctTrace {
                 (None, _) => &mut d.never_started,
                 (_, None) => &mut d.not_ended,
                 (Some(s), Some(e)) if e < s => &mut d.ends_before_start,
-                _ if u64::from(r.nodes) > machine_nodes => &mut d.too_large,
+                _ if unit == SacctUnit::Gpus && r.gpus.is_none_or(|g| g == 0) => &mut d.no_gpus,
+                _ if u64::from(match unit {
+                    SacctUnit::Nodes => r.nodes,
+                    SacctUnit::Gpus => r.gpus.unwrap_or(0),
+                }) > machine_nodes =>
+                {
+                    &mut d.too_large
+                }
                 _ => return true,
             };
             *counter += 1;
@@ -512,6 +633,65 @@ JobID|JobName|Partition|Submit|Start|End|NNodes|NCPUS|Timelimit|State
 106|short|gpu|2024-02-29T00:03:00|2024-02-29T00:04:00|1
 107|oops|gpu|2024-02-29T00:03:00|2024-02-29T00:04:00|2024-02-29T00:05:00|1|72|1:2:3:4|FAILED
 ";
+
+    /// A GPU cluster's dump (`--format=…,AllocTRES`): two GPU jobs (the
+    /// typed `gres/gpu:h100` entry repeats the total and is not added), a
+    /// CPU-only job, a job step, and one job larger than the machine.
+    const GPU_DUMP: &str = "\
+JobID|Submit|Start|End|NNodes|AllocTRES|State
+200|2025-03-01T08:00:00|2025-03-01T08:00:10|2025-03-01T09:00:10|2|billing=64,cpu=64,gres/gpu=8,gres/gpu:h100=8,mem=512G,node=2|COMPLETED
+200.batch|2025-03-01T08:00:10|2025-03-01T08:00:10|2025-03-01T09:00:10|1|cpu=32,gres/gpu=4,mem=256G,node=1|COMPLETED
+201|2025-03-01T08:01:00|2025-03-01T08:01:00|2025-03-01T08:11:00|1|billing=4,cpu=4,mem=16G,node=1|COMPLETED
+202|2025-03-01T08:02:00|2025-03-01T08:05:00|2025-03-01T08:35:00|1|cpu=8,gres/gpu=3,node=1|TIMEOUT
+203|2025-03-01T08:03:00|2025-03-01T08:05:00|2025-03-01T08:35:00|20|cpu=8,gres/gpu=80,node=20|COMPLETED
+";
+
+    #[test]
+    fn gres_gpu_counts_become_gpu_requests() {
+        let t = SacctTrace::parse(GPU_DUMP, false).unwrap();
+        let gpus: Vec<Option<u32>> = t.records.iter().map(|r| r.gpus).collect();
+        assert_eq!(gpus, [Some(8), None, Some(3), Some(80)]);
+        // As nodes, every job is kept.
+        let by_nodes = t.clone().jobs(144).unwrap();
+        assert_eq!(
+            by_nodes.iter().map(|j| j.nodes()).collect::<Vec<_>>(),
+            [2, 1, 1, 20]
+        );
+        // As GPUs on 72 of them: the CPU-only job asks for none, the
+        // 80-GPU job for too many.
+        let e = t.jobs_in(72, SacctUnit::Gpus).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 4: job 201 asks for 0 GPUs (gres/gpu in AllocTRES); the machine has 72"
+        );
+        let (kept, dropped) = t.usable_in(72, SacctUnit::Gpus);
+        assert_eq!(
+            (dropped, kept.dropped.no_gpus, kept.dropped.too_large),
+            (2, 1, 1)
+        );
+        let jobs = kept.jobs_in(72, SacctUnit::Gpus).unwrap();
+        let got: Vec<(f64, f64, u64)> = jobs
+            .iter()
+            .map(|j| (j.arrival, j.service, j.nodes()))
+            .collect();
+        assert_eq!(got, [(0.0, 3600.0, 8), (120.0, 1800.0, 3)]);
+        // Without a GPU job left, the reason names the missing gres/gpu.
+        let cpu_only = "JobID|Submit|Start|End|NNodes|AllocTRES\n\
+                        1|2025-03-01T08:00:00|2025-03-01T08:00:00|2025-03-01T08:10:00|1|cpu=4\n";
+        let (t, _) = SacctTrace::parse(cpu_only, false)
+            .unwrap()
+            .usable_in(72, SacctUnit::Gpus);
+        assert_eq!(
+            t.jobs_in(72, SacctUnit::Gpus).unwrap_err().to_string(),
+            "no job to replay: all 1 job row left out: 1 ask for no GPU (no gres/gpu in AllocTRES)"
+        );
+        // A count that is not a number is a typed, one-line error.
+        let bad = GPU_DUMP.replace("gres/gpu=3", "gres/gpu=three");
+        assert_eq!(
+            SacctTrace::parse(&bad, false).unwrap_err().to_string(),
+            "line 5: AllocTRES: \"cpu=8,gres/gpu=three,node=1\" has a gres/gpu count that is not a whole number"
+        );
+    }
 
     #[test]
     fn strict_reading_stops_at_the_first_bad_line() {

@@ -17,7 +17,6 @@
 use std::fmt::Write as _;
 
 use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
-use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::slurm::slurm_log_measures;
 use partalloc_simkit::{ConfidenceInterval, SimError};
 use partalloc_topology::Topology;
@@ -25,7 +24,7 @@ use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
 use rayon::prelude::*;
 
-use super::pods::{cell, ci, csv_num, run_recorded};
+use super::pods::{LoadMetric, cell, ci, csv_num, load_charts, run_recorded};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -254,40 +253,29 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
     };
     write("blocks.csv", &csv)?;
-    type Pick = fn(&Point) -> &ConfidenceInterval;
-    let metrics: [(&str, &str, Pick); 4] = [
+    let metrics: [LoadMetric<Point>; 4] = [
         ("wait", "Mean waiting time", |p| &p.wait),
         ("utilization", "Utilization", |p| &p.utilization),
         ("stranded", "Stranded nodes (time average)", |p| &p.stranded),
         ("domains", "Racks per job", |p| &p.domains),
     ];
-    for (mid, label, pick) in metrics {
-        let series = STRATEGIES
-            .iter()
-            .map(|(name, machine, strategy)| Series {
-                label: (*name).to_owned(),
-                points: points
-                    .iter()
-                    .filter(|p| p.strategy == *strategy && p.machine == *machine)
-                    .map(|p| {
-                        let c = pick(p);
-                        (p.load, c.mean, c.half_width.unwrap_or(0.0))
-                    })
-                    .collect(),
-            })
-            .collect();
-        let chart = Chart {
-            title: format!(
-                "8 racks of 18 nodes, BlockSizes 18,36,72,144 (or up to 72): {}",
-                label.to_lowercase()
-            ),
-            x_label: "Offered load".to_owned(),
-            y_label: label.to_owned(),
-            series,
-            y_max: None,
-        };
-        write_svg(&chart, &dir.join(format!("blocks-{mid}.svg")))?;
-    }
+    let series: Vec<(&str, Vec<&Point>)> = STRATEGIES
+        .iter()
+        .map(|(name, machine, strategy)| {
+            let on = |p: &&Point| p.strategy == *strategy && p.machine == *machine;
+            (*name, points.iter().filter(on).collect())
+        })
+        .collect();
+    load_charts(
+        dir,
+        (
+            "blocks",
+            "8 racks of 18 nodes, BlockSizes 18,36,72,144 (or up to 72)",
+        ),
+        &series,
+        |p| p.load,
+        &metrics,
+    )?;
     let text = report(points, reps, jobs);
     print!("{text}");
     write("blocks.txt", &text)

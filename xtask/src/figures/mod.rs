@@ -24,6 +24,7 @@ mod mohapatra;
 mod pods;
 pub(crate) mod sim;
 mod table;
+mod tas;
 
 use sim::{CpuRow, Metric, PointKey, Row, Setup, Summary};
 pub(crate) use table::{Claim, Table, Verdict};
@@ -239,6 +240,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     pods::FIGURE,
     blocks::FIGURE,
     dispersal::FIGURE,
+    tas::FIGURE,
 ];
 
 /// Prints the figure ids.

@@ -112,6 +112,30 @@ pub(crate) fn run_recorded(
     (stream_seed, rep): (u64, u64),
     jobs: u64,
 ) -> Result<(Report, GrantLog), FigError> {
+    let mut log = GrantLog::new(usize::MAX);
+    let report = run_watched(
+        topology,
+        strategy,
+        shapes,
+        load,
+        (stream_seed, rep),
+        jobs,
+        &mut log,
+    )?;
+    Ok((report, log))
+}
+
+/// As [`run_recorded`], with `observer` watching the run instead of a
+/// grant log.
+pub(crate) fn run_watched<O: partalloc_simkit::observe::Observer>(
+    topology: &Topology,
+    strategy: &AllocatorSpec,
+    shapes: ShapeLaw,
+    load: f64,
+    (stream_seed, rep): (u64, u64),
+    jobs: u64,
+    observer: &mut O,
+) -> Result<Report, FigError> {
     let w = WorkloadSpec {
         arrivals: Arrivals::Load(load),
         shapes,
@@ -128,16 +152,14 @@ pub(crate) fn run_recorded(
         ..SimConfig::default()
     };
     let fcfs = POLICIES.spec("fcfs").map_err(SimError::from)?;
-    let mut log = GrantLog::new(usize::MAX);
-    let report = Simulation::from_specs(
+    Ok(Simulation::from_specs(
         topology.clone(),
         strategy,
         &fcfs,
         w.jobs(&mut rng).take(n),
         config,
     )?
-    .run_observed(&mut log, None)?;
-    Ok((report, log))
+    .run_observed(observer, None)?)
 }
 
 fn simulate(
@@ -168,6 +190,45 @@ fn simulate(
 }
 
 /// A 95% interval of the replications' values.
+/// A metric of a figure's points: (file id, axis label, its interval).
+pub(crate) type LoadMetric<P> = (&'static str, &'static str, fn(&P) -> &ConfidenceInterval);
+
+/// One chart per metric against the offered load, `{prefix}-{id}.svg` in
+/// `dir`, titled `{title}: {label}`, with one series per (label, points in
+/// load order) of `series`.
+pub(crate) fn load_charts<P>(
+    dir: &std::path::Path,
+    (prefix, title): (&str, &str),
+    series: &[(&str, Vec<&P>)],
+    load: fn(&P) -> f64,
+    metrics: &[LoadMetric<P>],
+) -> Result<(), FigError> {
+    for &(mid, label, pick) in metrics {
+        let series = series
+            .iter()
+            .map(|(name, points)| Series {
+                label: (*name).to_owned(),
+                points: points
+                    .iter()
+                    .map(|p| {
+                        let c = pick(p);
+                        (load(p), c.mean, c.half_width.unwrap_or(0.0))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let chart = Chart {
+            title: format!("{title}: {}", label.to_lowercase()),
+            x_label: "Offered load".to_owned(),
+            y_label: label.to_owned(),
+            series,
+            y_max: None,
+        };
+        write_svg(&chart, &dir.join(format!("{prefix}-{mid}.svg")))?;
+    }
+    Ok(())
+}
+
 pub(crate) fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
     Ok(ConfidenceInterval::from_samples(samples, DEFAULT_LEVEL)?)
 }

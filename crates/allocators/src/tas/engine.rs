@@ -394,6 +394,10 @@ fn domain_order(counts: &Counts, a: u32, b: u32, lfc: bool) -> core::cmp::Orderi
 
 /// Phase 2a (Kueue's `findLevelWithFitDomains`): the level and the domains
 /// that will hold the request, into `out`; returns the level.
+/// Most domains a LeastFreeCapacity spread keeps in a sorted buffer while
+/// it scans (larger spreads select among all the domains instead).
+const SMALL_SPREAD: usize = 256;
+
 fn find_level(
     m: &CapacityMachine,
     counts: &Counts,
@@ -415,15 +419,53 @@ fn find_level(
     // the fewest slices that still hold it, LeastFreeCapacity takes the
     // first in its ascending order that holds it; both are the least
     // (slices, pods, label values) among the domains that hold it.
+    let key_of = |d: usize| {
+        let (sl, pods) = (counts.slice[d], counts.pod[d]);
+        let sl_key = if p.lfc {
+            sl as u128
+        } else {
+            (i64::from(i32::MAX) - sl) as u128
+        };
+        sl_key << 64 | (pods as u128) << 32 | d as u128
+    };
+    let wanted = usize::try_from(needed).unwrap_or(usize::MAX);
+    // LeastFreeCapacity takes only the `wanted` least keys of a spread (no
+    // swap looks past them): keep them sorted as the scan goes, most
+    // domains rejected by one comparison with the largest kept. An
+    // unconstrained request never widens, so its spread's keys are kept
+    // in the same pass that looks for a domain holding it all.
+    let bounded = p.lfc && wanted <= SMALL_SPREAD;
+    let fused = bounded && p.unconstrained;
+    let keep_least = |keys: &mut Vec<u128>, d: usize| {
+        if counts.slice[d] <= 0 {
+            return;
+        }
+        let k = key_of(d);
+        if keys.len() == wanted && keys.last().is_some_and(|&l| k >= l) {
+            return;
+        }
+        let at = keys.partition_point(|&x| x < k);
+        if keys.len() == wanted {
+            keys.pop();
+        }
+        keys.insert(at, k);
+    };
+    keys.clear();
     let mut holding: Option<u32> = None;
     let mut widest: Option<u32> = None;
     for d in m.level_domains(level) {
+        if fused {
+            keep_least(keys, d);
+        }
         let d = d as u32;
         let key = (counts.slice[d as usize], counts.pod[d as usize]);
         if key.0 >= needed
             && holding.is_none_or(|h| key < (counts.slice[h as usize], counts.pod[h as usize]))
         {
             holding = Some(d);
+        }
+        if fused {
+            continue;
         }
         let wider = widest.is_none_or(|w| {
             let wk = (counts.slice[w as usize], counts.pod[w as usize]);
@@ -442,44 +484,38 @@ fn find_level(
         out.push(d);
         return Ok(level);
     }
-    let Some(widest) = widest else {
-        return Err(no_fit(0));
-    };
-    if p.required {
-        // Kueue reports the most free domain's slices (BestFit) or the
-        // last domain's pods in LeastFreeCapacity order.
-        let fit = if p.lfc {
-            counts.pod[widest as usize]
-        } else {
-            slices(widest)
+    if !fused {
+        let Some(widest) = widest else {
+            return Err(no_fit(0));
         };
-        return Err(no_fit(fit));
-    }
-    if level > 0 && !p.unconstrained {
-        return find_level(m, counts, p, level - 1, out, sorted, keys);
-    }
-    // Spread over several domains of this level, in Kueue's order.
-    // Domains that hold no slice change nothing (Kueue takes them with no
-    // pods), so they are left out; each other one holds a slice, so at
-    // most `needed` are taken and only that prefix is sorted. Keys pack
-    // (slices, pods, domain) so the order is an integer order.
-    let _ = &sorted;
-    let keys = &mut *keys;
-    keys.clear();
-    for d in m.level_domains(level) {
-        let (sl, pods) = (counts.slice[d], counts.pod[d]);
-        if sl > 0 {
-            let sl_key = if p.lfc {
-                sl as u128
+        if p.required {
+            // Kueue reports the most free domain's slices (BestFit) or the
+            // last domain's pods in LeastFreeCapacity order.
+            let fit = if p.lfc {
+                counts.pod[widest as usize]
             } else {
-                (i64::from(i32::MAX) - sl) as u128
+                slices(widest)
             };
-            keys.push(sl_key << 64 | (pods as u128) << 32 | d as u128);
+            return Err(no_fit(fit));
+        }
+        if level > 0 && !p.unconstrained {
+            return find_level(m, counts, p, level - 1, out, sorted, keys);
+        }
+        // Spread over several domains of this level, in Kueue's order.
+        // Domains that hold no slice change nothing (Kueue takes them with
+        // no pods), so they are left out; each other one holds a slice, so
+        // at most `needed` are taken and only that prefix is sorted. Keys
+        // pack (slices, pods, domain) so the order is an integer order.
+        let _ = &sorted;
+        for d in m.level_domains(level) {
+            if bounded {
+                keep_least(keys, d);
+            } else if counts.slice[d] > 0 {
+                keys.push(key_of(d));
+            }
         }
     }
-    let take = usize::try_from(needed)
-        .unwrap_or(usize::MAX)
-        .min(keys.len());
+    let take = wanted.min(keys.len());
     if take > 0 && take < keys.len() {
         keys.select_nth_unstable(take - 1);
     }

@@ -228,3 +228,60 @@ mod kept_counts {
         }
     }
 }
+
+mod least_free_capacity_spread {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// An unconstrained LeastFreeCapacity placement of one-GPU pods is
+        /// the least (free, leaf) node that holds them all, else the nodes
+        /// with free GPUs in ascending (free, leaf) order until the pods
+        /// are placed, the last one taking what is left: the definition,
+        /// against the engine's bounded scan (and the selection it falls
+        /// back to beyond 256 nodes).
+        #[test]
+        fn lfc_spreads_fullest_nodes_first(
+            busy in prop::collection::vec(0i64..=4, 18..=300),
+            count in 1u32..=300,
+        ) {
+            let leaves = busy.len() as u32;
+            let m = Arc::new(CapacityMachine::racks(1, 1, leaves, &[("nvidia.com/gpu", 4)]).unwrap());
+            let pod = m.pod_request(&[("nvidia.com/gpu", 1)]).unwrap();
+            let mut tas = Tas::new(Arc::clone(&m));
+            for (leaf, &b) in busy.iter().enumerate() {
+                tas.add_usage(leaf, &pod, b);
+            }
+            let req = TasRequest::new(count, pod.clone(), TasMode::Unconstrained, 0, TasAlgorithm::LeastFreeCapacity);
+            let mut free: Vec<(i64, u32)> = busy
+                .iter()
+                .enumerate()
+                .map(|(leaf, &b)| (4 - b, leaf as u32))
+                .filter(|&(f, _)| f > 0)
+                .collect();
+            free.sort_unstable();
+            let want: Option<Vec<(u32, u32)>> = match free.iter().find(|&&(f, _)| f >= i64::from(count)) {
+                Some(&(_, leaf)) => Some(vec![(leaf, count)]),
+                None => {
+                    let mut left = i64::from(count);
+                    let mut out = Vec::new();
+                    for &(f, leaf) in &free {
+                        if left == 0 {
+                            break;
+                        }
+                        let take = f.min(left);
+                        out.push((leaf, take as u32));
+                        left -= take;
+                    }
+                    out.sort_unstable();
+                    (left == 0).then_some(out)
+                }
+            };
+            let got = tas.place(&req).ok().map(|a| a.entries().to_vec());
+            prop_assert_eq!(got, want);
+        }
+    }
+}

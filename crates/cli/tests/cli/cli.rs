@@ -216,7 +216,7 @@ fn simulate_table_csv_and_job_records() {
     assert_eq!(
         rows.next(),
         Some(
-            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition,distance_sum,mean_distance,diameter,span,pieces,bounded_slowdown"
+            "id,arrival,start,end,wait,response,numerical_delay,topological_delay,requested,granted,partition,distance_sum,mean_distance,diameter,span,pieces,bounded_slowdown,domains_per_level,holding_level"
         )
     );
     let rows: Vec<&str> = rows.collect();
@@ -667,12 +667,14 @@ fn show_and_job_records_print_hostlists_on_a_block_machine() {
     ok(&run_in(d, &a));
     let csv = fs::read_to_string(d.join("jobs.csv")).unwrap();
     // The partition column, then the five dispersal columns, empty on a
-    // Slurm machine (no hop distances), then the bounded slowdown.
+    // Slurm machine (no hop distances), then the bounded slowdown, then
+    // the two empty capacity-machine columns.
     let nodelists: Vec<&str> = csv
         .lines()
         .skip(1)
         .filter_map(|l| {
-            l.rsplit_once(',')?
+            l.strip_suffix(",,")?
+                .rsplit_once(',')?
                 .0
                 .strip_suffix(",,,,,")?
                 .rsplit(',')

@@ -138,3 +138,73 @@ fn a_bad_node_list_is_one_line_naming_file_and_line() {
     let e = fails(&run(&["strategies", "--topology", "racks:8x18"]));
     assert!(e.contains("racks:8x18x4gpu"), "{e}");
 }
+
+/// A `sacct` dump of a GPU cluster replayed on a capacity machine: each
+/// job asks for its `gres/gpu` count (8 and 3 GPUs, the typed `h100`
+/// entry not added), the CPU-only job is left out; on a mesh the same dump
+/// asks for node counts and keeps all three jobs.
+#[test]
+fn sacct_gres_gpu_counts_are_gpu_requests_on_capacity_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = "JobID|Submit|Start|End|NNodes|AllocTRES|State\n\
+        200|2025-03-01T08:00:00|2025-03-01T08:00:10|2025-03-01T09:00:10|2|cpu=64,gres/gpu=8,gres/gpu:h100=8,node=2|COMPLETED\n\
+        201|2025-03-01T08:01:00|2025-03-01T08:01:00|2025-03-01T08:11:00|1|cpu=4,node=1|COMPLETED\n\
+        202|2025-03-01T08:02:00|2025-03-01T08:05:00|2025-03-01T08:35:00|1|cpu=8,gres/gpu=3,node=1|TIMEOUT\n";
+    let path = dir.path().join("dump.txt");
+    std::fs::write(&path, dump).unwrap();
+    let replay = |machine: &str, alloc: &str| -> Value {
+        let out = ok(&run(&[
+            "replay",
+            &path.display().to_string(),
+            "-t",
+            machine,
+            "-a",
+            alloc,
+            "--trace-format",
+            "sacct",
+            "--format",
+            "json",
+        ]));
+        serde_json::from_str(&out).unwrap()
+    };
+    let sizes = |v: &Value| -> Vec<u64> {
+        v["mapping"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["processors_min"].as_u64().unwrap())
+            .collect()
+    };
+    let gpus = replay("racks:2x2x4gpu", "tas");
+    assert_eq!(
+        (gpus["jobs"].as_u64(), gpus["skipped_lines"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(sizes(&gpus), [3, 8]);
+    assert!(
+        gpus["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["completed"] == 2)
+    );
+    let nodes = replay("mesh:4x4", "first-fit");
+    assert_eq!(
+        (nodes["jobs"].as_u64(), nodes["skipped_lines"].as_u64()),
+        (Some(3), Some(0))
+    );
+    assert_eq!(sizes(&nodes), [1, 2]);
+    // A count that is not a number names the line and the field.
+    std::fs::write(&path, dump.replace("gres/gpu=3", "gres/gpu=x")).unwrap();
+    let e = fails(&run(&[
+        "replay",
+        &path.display().to_string(),
+        "-t",
+        "racks:2x2x4gpu",
+        "-a",
+        "tas",
+        "--trace-format",
+        "sacct",
+    ]));
+    assert!(e.contains("line 4: AllocTRES"), "{e}");
+}
