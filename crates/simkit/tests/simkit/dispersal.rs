@@ -48,9 +48,8 @@ fn hop(topology: &Topology, a: NodeId, b: NodeId) -> u32 {
 /// Sum, diameter, bounding-box nodes (meshes and hypercubes) and pieces by
 /// every pair and a flood fill.
 fn brute(topology: &Topology, nodes: &[NodeId]) -> (u128, u32, Option<u64>, u32) {
-    let (sum, diameter, pieces) = partalloc_testkit::brute_dispersal(nodes.len(), |i, j| {
-        hop(topology, nodes[i], nodes[j])
-    });
+    let (sum, diameter, pieces) =
+        partalloc_testkit::brute_dispersal(nodes.len(), |i, j| hop(topology, nodes[i], nodes[j]));
     let span = match topology.as_grid() {
         Some(g) if !g.is_torus() => Some(
             (0..g.dims())
