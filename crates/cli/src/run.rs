@@ -53,6 +53,7 @@ pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
         return None;
     }
     let rest = rest.trim();
+    let rest = crate::slurm_file::gpus_suffix(rest).map_or(rest, |(file, _)| file);
     let file = match rest.rsplit_once('#') {
         Some((f, _)) if !std::path::Path::new(rest).exists() => f,
         _ => rest,

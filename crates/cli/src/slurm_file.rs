@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use partalloc::topology::capacity::CapacityMachine;
 use partalloc::topology::slurm::SlurmMachine;
 use partalloc::topology::{Topology, TopologyKind};
 
@@ -27,7 +28,20 @@ pub(crate) fn load(text: &str) -> Option<Result<Topology, CliError>> {
     Some(read(kind, rest.trim()))
 }
 
+/// `FILE,Ngpu`: the file and the GPUs per node of a capacity machine made
+/// from a Slurm block or tree file, if `spec` ends so.
+pub(crate) fn gpus_suffix(spec: &str) -> Option<(&str, &str)> {
+    let (file, gpus) = spec.rsplit_once(',')?;
+    let count = gpus.trim().strip_suffix("gpu")?;
+    Some((file.trim(), count))
+}
+
 fn read(kind: TopologyKind, spec: &str) -> Result<Topology, CliError> {
+    if matches!(kind, TopologyKind::Blocks | TopologyKind::Tree)
+        && let Some((file, count)) = gpus_suffix(spec)
+    {
+        return read_with_gpus(kind, spec, file, count);
+    }
     let is_yaml = |p: &str| {
         Path::new(p)
             .extension()
@@ -59,6 +73,44 @@ fn read(kind: TopologyKind, spec: &str) -> Result<Topology, CliError> {
         )));
     }
     Ok(topology)
+}
+
+/// A capacity machine from a Slurm block or tree file (`blocks:FILE,4gpu`):
+/// the file's nodes with `count` GPUs each, under its levels.
+fn read_with_gpus(
+    kind: TopologyKind,
+    spec: &str,
+    file: &str,
+    count: &str,
+) -> Result<Topology, CliError> {
+    let gpus: i64 = count
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&g| g >= 1)
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "--topology {kind}:{}: {:?} is not a GPU count; write FILE,Ngpu with N at least 1, e.g. {kind}:examples/blocks-8x18.conf,4gpu",
+                partalloc::topology::echo(spec),
+                partalloc::topology::echo(count)
+            ))
+        })?;
+    let slurm = match read(kind, file)? {
+        Topology::Slurm(m) => m,
+        _ => {
+            return Err(CliError::input(format!(
+                "{file} is not a Slurm topology file"
+            )));
+        }
+    };
+    let machine = CapacityMachine::from_slurm(
+        &slurm,
+        &[(partalloc::topology::capacity::GPU_RESOURCE, gpus)],
+    )
+    .map_err(|e| CliError::input(e.to_string()))?;
+    Ok(machine
+        .with_source(format!("{kind}:{file},{gpus}gpu"))
+        .into())
 }
 
 #[cfg(test)]

@@ -208,3 +208,43 @@ fn sacct_gres_gpu_counts_are_gpu_requests_on_capacity_machines() {
     ]));
     assert!(e.contains("line 4: AllocTRES"), "{e}");
 }
+
+#[test]
+fn a_slurm_block_file_with_gpus_per_node_is_the_same_machine_as_racks() {
+    // blocks-8x18.conf: 8 base blocks of 18 nodes; with 4 GPUs a node its
+    // base blocks are the racks of racks:8x18x4gpu (above them it has the
+    // pairs and quads of BlockSizes, which racks: has not, so only the
+    // rack level is compared).
+    let blocks = format!(
+        "blocks:{},4gpu",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/blocks-8x18.conf")
+            .display()
+    );
+    let out = ok(&run(&["strategies", "--topology", &blocks]));
+    assert!(out.contains("Kueue v0.19.2"), "{out}");
+    for (mode, ours, theirs) in [
+        ("required", "rack", "topology.slurm/block-level-0"),
+        ("preferred", "rack", "topology.slurm/block-level-0"),
+    ] {
+        let run_on = |machine: &str, level: &str| -> Value {
+            let alloc = format!("tas[mode={mode},level={level}]");
+            let extra = ["--max-sides", "16", "--load", "0.9"];
+            serde_json::from_str(&ok(&simulate(machine, &alloc, &extra))).unwrap()
+        };
+        let (a, b) = (run_on(RACKS, ours), run_on(&blocks, theirs));
+        assert_eq!(b["topology"], blocks.as_str());
+        assert_eq!(
+            a["replications"][0], b["replications"][0],
+            "{mode} {ours} vs {theirs}"
+        );
+    }
+    let e = fails(&run(&[
+        "simulate",
+        "-t",
+        &blocks.replace(",4gpu", ",0gpu"),
+        "-a",
+        "paging",
+    ]));
+    assert!(e.contains("is not a GPU count"), "{e}");
+}

@@ -126,6 +126,32 @@ pub enum CapacityError {
         /// The refused quantity.
         value: i64,
     },
+    /// A Slurm machine whose shape has no levels of domains (ring,
+    /// torus3d) cannot become a capacity machine.
+    #[error(
+        "{file}: a {shape} machine has no levels of domains; a capacity machine needs a block or tree topology"
+    )]
+    SlurmShape {
+        /// The Slurm file.
+        file: String,
+        /// The machine's shape.
+        shape: &'static str,
+    },
+    /// A Slurm tree whose leaf switches sit at different depths: Kueue's
+    /// levels are one label per depth, the same on every node.
+    #[error(
+        "{file}: leaf switch `{leaf}` is {depth} switches below its root, but the first leaf is {expected}; a capacity machine needs every leaf at the same depth"
+    )]
+    UnevenTree {
+        /// The Slurm file.
+        file: String,
+        /// The leaf switch at another depth.
+        leaf: String,
+        /// Its depth (switches from the root down to it, itself included).
+        depth: usize,
+        /// The first leaf's depth.
+        expected: usize,
+    },
     /// A level name that the machine does not have.
     #[error("no topology level `{level}`; the machine has {known}")]
     UnknownLevel {

@@ -33,12 +33,14 @@
 
 mod error;
 mod quantity;
+mod slurm;
 mod yaml;
 
 use core::ops::Range;
 use std::collections::HashSet;
 
 pub use error::CapacityError;
+pub use slurm::{SLURM_BLOCK_LABEL_PREFIX, SLURM_SWITCH_LABEL_PREFIX};
 
 use crate::echo;
 use quantity::parse_quantity;

@@ -150,3 +150,96 @@ fn requests_name_known_resources_only() {
         Err(CapacityError::UnknownLevel { .. })
     ));
 }
+
+/// A Slurm topology file of the repository's examples.
+fn slurm_example(name: &str) -> crate::slurm::SlurmMachine {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    let text = std::fs::read_to_string(path).unwrap();
+    crate::slurm::SlurmMachine::parse_conf(&text, name).unwrap()
+}
+
+#[test]
+fn slurm_blocks_become_one_level_per_block_size() {
+    let slurm = slurm_example("blocks-8x18.conf");
+    let b = slurm.blocks().unwrap().clone();
+    let m = CapacityMachine::from_slurm(&slurm, &[(GPU_RESOURCE, 4)]).unwrap();
+    let sizes = b.levels();
+    assert_eq!(m.levels().len(), sizes.len() + 1);
+    assert_eq!(m.levels().last().map(String::as_str), Some(HOSTNAME_LABEL));
+    // Level i from the top holds one domain per aggregate of that size.
+    for (i, &per) in sizes.iter().rev().enumerate() {
+        assert_eq!(
+            m.level_domains(i).len() as u32,
+            b.base_blocks() / per,
+            "level {i}"
+        );
+    }
+    assert_eq!(m.num_leaves(), slurm.num_nodes());
+    assert_eq!(m.num_units(), 4 * slurm.num_nodes());
+    // Every node sits under its own base block, named as in the file.
+    let base = sizes.len() - 1;
+    for (id, name) in slurm.names().iter().enumerate() {
+        let leaf = m.leaf_of_node(name).unwrap();
+        let path = m.path(m.leaf_domain(leaf));
+        let block = &b.block_names()[b.block_of(id as u32) as usize];
+        assert_eq!(path[base], block.as_str(), "{name}");
+        assert_eq!(path.last().copied(), Some(name.as_str()));
+    }
+    // The base blocks are the racks of racks:8x18x4gpu, level for level.
+    let racks = CapacityMachine::racks(1, 8, 18, &[(GPU_RESOURCE, 4)]).unwrap();
+    assert_eq!(racks.level_domains(1).len(), m.level_domains(base).len());
+    assert_eq!(racks.num_units(), m.num_units());
+}
+
+#[test]
+fn slurm_trees_become_one_level_per_switch_depth() {
+    let slurm = slurm_example("tree-2level.conf");
+    let m = CapacityMachine::from_slurm(&slurm, &[(GPU_RESOURCE, 2), ("cpu", 64_000)]).unwrap();
+    let levels: Vec<&str> = m.levels().iter().map(String::as_str).collect();
+    assert_eq!(
+        levels,
+        [
+            "topology.slurm/switch-level-2",
+            "topology.slurm/switch-level-1",
+            "topology.slurm/switch-level-0",
+            HOSTNAME_LABEL
+        ]
+    );
+    let counts: Vec<usize> = (0..4).map(|l| m.level_domains(l).len()).collect();
+    assert_eq!(counts, [1, 2, 4, 64]);
+    let leaf = m.leaf_of_node("tux17").unwrap();
+    assert_eq!(
+        m.path(m.leaf_domain(leaf)),
+        ["core", "spine0", "leaf1", "tux17"]
+    );
+    assert_eq!(m.num_units(), 128);
+}
+
+#[test]
+fn slurm_machines_without_levels_or_with_uneven_trees_are_refused() {
+    let ring = slurm_example("ring-4x8.conf");
+    let e = CapacityMachine::from_slurm(&ring, &[(GPU_RESOURCE, 4)]).unwrap_err();
+    assert!(
+        matches!(e, CapacityError::SlurmShape { shape: "ring", .. }),
+        "{e}"
+    );
+    // leaf1 hangs from the core directly, leaf0 under a spine.
+    let conf = "SwitchName=leaf0 Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n[2-3]\n\
+                SwitchName=spine Switches=leaf0\nSwitchName=core Switches=spine,leaf1\n";
+    let uneven = crate::slurm::SlurmMachine::parse_conf(conf, "uneven.conf").unwrap();
+    let e = CapacityMachine::from_slurm(&uneven, &[(GPU_RESOURCE, 4)]).unwrap_err();
+    assert!(matches!(e, CapacityError::UnevenTree { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("uneven.conf: leaf switch `leaf1`"),
+        "{e}"
+    );
+    let blocks = slurm_example("blocks-8x18.conf");
+    let e = CapacityMachine::from_slurm(&blocks, &[(GPU_RESOURCE, -1)]).unwrap_err();
+    assert!(
+        matches!(e, CapacityError::NegativeRequest { value: -1, .. }),
+        "{e}"
+    );
+}
