@@ -453,19 +453,44 @@ fn find_level(
     keys.clear();
     let mut holding: Option<u32> = None;
     let mut widest: Option<u32> = None;
-    for d in m.level_domains(level) {
-        if fused {
+    if fused {
+        // The same pass over flat slices of the counts. A domain is kept
+        // only if its key is below the largest kept one; since domains come
+        // in increasing number, that is (slices, pods) below the largest
+        // kept one's, judged without building the key.
+        let range = m.level_domains(level);
+        let (slice, pod) = (&counts.slice[range.clone()], &counts.pod[range.clone()]);
+        for (i, (&sl, &pods)) in slice.iter().zip(pod).enumerate() {
+            let d = range.start + i;
+            if sl >= needed
+                && holding
+                    .is_none_or(|h| (sl, pods) < (counts.slice[h as usize], counts.pod[h as usize]))
+            {
+                holding = Some(d as u32);
+            }
+            if sl <= 0 {
+                continue;
+            }
+            if keys.len() >= wanted
+                && let Some(&last) = keys.last()
+            {
+                let (last_sl, last_pods) = ((last >> 64) as i64, i64::from((last >> 32) as u32));
+                if sl > last_sl || (sl == last_sl && pods >= last_pods) {
+                    continue;
+                }
+            }
             keep_least(keys, d);
         }
+    }
+    // Every other search: the holding domain and the widest, in one pass.
+    let rest = if fused { 0..0 } else { m.level_domains(level) };
+    for d in rest {
         let d = d as u32;
         let key = (counts.slice[d as usize], counts.pod[d as usize]);
         if key.0 >= needed
             && holding.is_none_or(|h| key < (counts.slice[h as usize], counts.pod[h as usize]))
         {
             holding = Some(d);
-        }
-        if fused {
-            continue;
         }
         let wider = widest.is_none_or(|w| {
             let wk = (counts.slice[w as usize], counts.pod[w as usize]);
