@@ -101,6 +101,10 @@ struct Output<'a> {
     /// On a Slurm machine: stranded nodes and locality.
     #[serde(skip_serializing_if = "Option::is_none")]
     slurm: Option<crate::slurm_measures::SlurmSummary>,
+    /// On a capacity machine: per level, the time-average largest pod set
+    /// one domain could take.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_levels: Option<crate::capacity_measures::CapacitySummary>,
     /// Whose jobs the pod and Slurm measures ran: "seed 0's" or "the
     /// trace's" (text output only).
     #[serde(skip)]
@@ -255,9 +259,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number at least 0"
         )));
     }
-    // Pods and Slurm machines log seed 0's grants (its first measured jobs
+    // Pods, Slurm and capacity machines log seed 0's grants (its first measured jobs
     // only on long streams) for their measures of the machine over time.
-    let grants = topology.as_pod().is_some() || topology.as_slurm().is_some();
+    let grants = topology.as_pod().is_some()
+        || topology.as_slurm().is_some()
+        || topology.as_capacity().is_some();
     let (reports, workload, seeds, log) = if args.trace.trace.is_some() {
         let (r, w, log) = run_trace(args, &topology, &strategies, grants)?;
         (r, w, 1, log)
@@ -299,6 +305,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let slurm = log
         .as_ref()
         .and_then(|log| crate::slurm_measures::from_log(&topology, log));
+    let capacity_levels = log
+        .as_ref()
+        .and_then(|log| crate::capacity_measures::from_log(&topology, log));
     let summary = summarize(&reports)?;
     let first = reports
         .first()
@@ -316,6 +325,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         replications: reports.iter().map(|r| r.results).collect(),
         pod,
         slurm,
+        capacity_levels,
         measured: if args.trace.trace.is_some() {
             "the trace's first"
         } else {
@@ -402,6 +412,19 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                     "largest placeable chips",
                     num(p.mean_largest_placeable_chips)
                 );
+            }
+            if let Some(c) = &out.capacity_levels {
+                let _ = writeln!(s);
+                let _ = writeln!(
+                    s,
+                    "largest 1-GPU pod set one domain could take, time average over {} run ({} states):",
+                    out.measured.trim_end_matches(" first"),
+                    c.samples
+                );
+                let width = c.levels.iter().map(|l| l.level.len()).max().unwrap_or(0);
+                for l in &c.levels {
+                    let _ = writeln!(s, "{:<width$} {:>14}", l.level, num(l.mean_largest_pod_set));
+                }
             }
             if let Some(m) = &out.slurm {
                 let _ = writeln!(s);

@@ -248,3 +248,35 @@ fn a_slurm_block_file_with_gpus_per_node_is_the_same_machine_as_racks() {
     ]));
     assert!(e.contains("is not a GPU count"), "{e}");
 }
+
+#[test]
+fn the_report_has_each_levels_largest_pod_set_over_time() {
+    let v: Value = serde_json::from_str(&ok(&simulate(
+        RACKS,
+        "tas[mode=required,level=rack]",
+        &["--max-sides", "72", "--load", "0.7"],
+    )))
+    .unwrap();
+    let levels = v["capacity_levels"]["levels"].as_array().unwrap();
+    let means: Vec<f64> = levels
+        .iter()
+        .map(|l| l["mean_largest_pod_set"].as_f64().unwrap())
+        .collect();
+    // The block holds all 576 GPUs, a rack 72, a node 4; a wider domain
+    // never offers less than the narrower ones inside it.
+    assert_eq!(means.len(), 3, "{v}");
+    assert!(
+        means[0] <= 576.0 && means[1] <= 72.0 && means[2] <= 4.0,
+        "{means:?}"
+    );
+    assert!(
+        means[0] >= means[1] && means[1] >= means[2] && means[2] > 0.0,
+        "{means:?}"
+    );
+    assert_eq!(levels[1]["level"], "cloud.provider.com/topology-rack");
+    // Machines that are not capacity machines have no such section.
+    let mesh = ok(&run(&[
+        "simulate", "--quiet", "--format", "json", "-t", "mesh:4x4", "-a", "paging",
+    ]));
+    assert!(!mesh.contains("capacity_levels"), "{mesh}");
+}
