@@ -110,16 +110,28 @@ pub struct Dispersal {
     pub pieces: u32,
 }
 
+/// The mean of `distance_sum` over the unordered pairs of `nodes` nodes;
+/// 0 for fewer than two nodes.
+///
+/// ```
+/// assert_eq!(partalloc_allocators::dispersal::mean_pair_distance(6, 3), 2.0);
+/// assert_eq!(partalloc_allocators::dispersal::mean_pair_distance(0, 1), 0.0);
+/// ```
+#[must_use]
+pub fn mean_pair_distance(distance_sum: u128, nodes: u64) -> f64 {
+    if nodes < 2 {
+        return 0.0;
+    }
+    let pairs = nodes as f64 * (nodes - 1) as f64 / 2.0;
+    distance_sum as f64 / pairs
+}
+
 impl Dispersal {
     /// The mean hop distance over unordered pairs; 0 for fewer than two
     /// nodes.
     #[must_use]
     pub fn mean_distance(&self) -> f64 {
-        if self.nodes < 2 {
-            return 0.0;
-        }
-        let pairs = self.nodes as f64 * (self.nodes - 1) as f64 / 2.0;
-        self.distance_sum as f64 / pairs
+        mean_pair_distance(self.distance_sum, self.nodes)
     }
 }
 

@@ -310,6 +310,21 @@ impl ConservativeBackfilling {
         }
     }
 
+    /// Moves queued job `i` to the earliest start before its reserved one
+    /// that the plan allows (its own booking counted free), if any; whether
+    /// it moved.
+    fn pull_earlier(&mut self, i: usize, now: f64) -> bool {
+        let q = self.queue[i];
+        let need = signed(q.need);
+        let Some(t) = self.profile.earlier_start(now, need, q.est, q.start, true) else {
+            return false;
+        };
+        self.unbook(i);
+        self.queue[i].start = t;
+        self.profile.add(t, t + q.est, -need);
+        true
+    }
+
     /// [`rebuild`](Self::rebuild) with `known`, without taking the plan
     /// apart: the jobs, in the order of their reserved starts (ties by id),
     /// are each moved to their earliest start before their old one, if
@@ -341,12 +356,7 @@ impl ConservativeBackfilling {
             if q.start <= now {
                 continue;
             }
-            let need = signed(q.need);
-            if let Some(t) = self.profile.earlier_start(now, need, q.est, q.start, true) {
-                self.unbook(i);
-                self.queue[i].start = t;
-                self.profile.add(t, t + q.est, -need);
-            }
+            self.pull_earlier(i, now);
         }
         true
     }
@@ -380,13 +390,7 @@ impl ConservativeBackfilling {
                 if !(q.start.is_finite() && q.start > now) {
                     continue;
                 }
-                let need = signed(q.need);
-                if let Some(t) = self.profile.earlier_start(now, need, q.est, q.start, true) {
-                    self.unbook(i);
-                    self.queue[i].start = t;
-                    self.profile.add(t, t + q.est, -need);
-                    moved = true;
-                }
+                moved |= self.pull_earlier(i, now);
             }
             if !moved {
                 break;

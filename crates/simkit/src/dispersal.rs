@@ -70,11 +70,7 @@ impl GrantDispersal {
     /// The mean hop distance over unordered node pairs (0 for one node).
     #[must_use]
     pub fn mean_distance(&self) -> f64 {
-        if self.nodes < 2 {
-            return 0.0;
-        }
-        let pairs = self.nodes as f64 * (self.nodes - 1) as f64 / 2.0;
-        self.distance_sum as f64 / pairs
+        partalloc_allocators::dispersal::mean_pair_distance(self.distance_sum, self.nodes)
     }
 }
 
