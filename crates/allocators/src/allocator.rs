@@ -613,7 +613,7 @@ mod tests {
         fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
             Err(AllocError::PartitionBusy {
                 request: *request,
-                partition: at.clone(),
+                partition: Box::new(at.clone()),
             })
         }
         fn placement_rules(&self) -> Option<super::PlacementRules> {

@@ -266,6 +266,9 @@ pub fn check_script_with(
     Ok(summary)
 }
 
+/// An allocator's answer to an allocation.
+type Answer = Result<Grant, AllocError>;
+
 /// A live grant on the allocator under test (with its nodes) and the
 /// twin's grant for the same step.
 type Live = Vec<(Grant, Vec<NodeId>, Grant)>;
@@ -347,7 +350,7 @@ impl Pass<'_> {
         step: usize,
         what: &Step,
         req: &Request,
-    ) -> Result<(Result<Grant, AllocError>, Result<Grant, AllocError>), Violation> {
+    ) -> Result<(Answer, Answer), Violation> {
         let ours = self.probed_allocate(step, what, req)?;
         let theirs = self.twin_allocate(step, req, &ours);
         Ok((ours, theirs))

@@ -155,14 +155,16 @@ pub enum AllocError {
     /// The strategy never grants this partition for this request: it is
     /// not among its [`recognizable`](crate::Allocator::recognizable)
     /// partitions (wrong shape, position or kind).
-    #[error("{strategy} never grants {partition} for {request}; pick one of its recognizable partitions")]
+    #[error(
+        "{strategy} never grants {partition} for {request}; pick one of its recognizable partitions"
+    )]
     Unrecognized {
-        /// The strategy's name.
-        strategy: String,
+        /// The strategy's name (without parameters).
+        strategy: &'static str,
         /// The request.
         request: Request,
-        /// The partition asked for.
-        partition: Partition,
+        /// The partition asked for (boxed, so that the error stays small).
+        partition: Box<Partition>,
     },
     /// The strategy would grant this partition for the request, but not
     /// all of it is free now (some node is allocated or faulty).
@@ -170,8 +172,8 @@ pub enum AllocError {
     PartitionBusy {
         /// The request.
         request: Request,
-        /// The partition asked for.
-        partition: Partition,
+        /// The partition asked for (boxed, so that the error stays small).
+        partition: Box<Partition>,
     },
     /// The request can never be served on this machine (larger than the
     /// machine, wrong number of dimensions, zero size, …).

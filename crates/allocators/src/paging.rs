@@ -152,9 +152,9 @@ impl Allocator for Paging {
     fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
         let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         let unrecognized = || AllocError::Unrecognized {
-            strategy: "paging".to_owned(),
+            strategy: "paging",
             request: *request,
-            partition: at.clone(),
+            partition: Box::new(at.clone()),
         };
         let Partition::Nodes(ids) = at else {
             return Err(unrecognized());
@@ -169,7 +169,7 @@ impl Allocator for Paging {
         if !ids.iter().all(|&n| self.occupancy.is_available(n)) {
             return Err(AllocError::PartitionBusy {
                 request: *request,
-                partition: at.clone(),
+                partition: Box::new(at.clone()),
             });
         }
         // Checked above: `want` increasing ids inside the machine, so at

@@ -112,7 +112,10 @@ fn check(
                 for &n in &nodes {
                     assert_eq!(busy.insert(n), Ok(true), "{spec}: {n} was busy");
                 }
-                assert_eq!(seen(a.as_ref()), (busy, before.1 - nodes.len(), before.2 + 1));
+                assert_eq!(
+                    seen(a.as_ref()),
+                    (busy, before.1 - nodes.len(), before.2 + 1)
+                );
                 // The grant is recorded where the strategy's own state
                 // sees it: later grants avoid its nodes.
                 let mut b = a.busy_nodes();
@@ -130,7 +133,11 @@ fn check(
             Err(e) => {
                 assert!(!free, "{spec}: refused free {p}: {e}");
                 assert!(matches!(e, AllocError::PartitionBusy { .. }), "{spec}: {e}");
-                assert_eq!(seen(a.as_ref()), before, "{spec}: refusal changed the state");
+                assert_eq!(
+                    seen(a.as_ref()),
+                    before,
+                    "{spec}: refusal changed the state"
+                );
                 let (mut b, _) = replay(spec, topology, script, request);
                 assert_eq!(choices(a.as_mut(), follow), choices(b.as_mut(), follow));
             }
@@ -148,7 +155,11 @@ fn check(
         let h = at.allocate_at(want, g.partition()).unwrap();
         assert_eq!(h.partition(), g.partition());
         assert_eq!(seen(at.as_ref()), seen(chose.as_ref()));
-        assert_eq!(choices(at.as_mut(), follow), choices(chose.as_mut(), follow), "{spec}");
+        assert_eq!(
+            choices(at.as_mut(), follow),
+            choices(chose.as_mut(), follow),
+            "{spec}"
+        );
     }
     granted
 }
@@ -238,7 +249,9 @@ fn paging_grants_any_free_increasing_list_of_the_requested_length() {
         let e = p.allocate_at(&want, &wrong).unwrap_err();
         assert!(matches!(e, AllocError::Unrecognized { .. }), "{wrong}: {e}");
     }
-    let e = p.allocate_at(&want, &Partition::Nodes(vec![4, 5, 6])).unwrap_err();
+    let e = p
+        .allocate_at(&want, &Partition::Nodes(vec![4, 5, 6]))
+        .unwrap_err();
     assert!(matches!(e, AllocError::PartitionBusy { .. }), "{e}");
     assert_eq!(
         e.to_string(),

@@ -115,16 +115,16 @@ impl Allocator for Buddy {
             }
             _ => {
                 return Err(AllocError::Unrecognized {
-                    strategy: NAME.to_owned(),
+                    strategy: NAME,
                     request: *request,
-                    partition: at.clone(),
+                    partition: Box::new(at.clone()),
                 });
             }
         };
         if !self.nodes.subcube_available(&s) {
             return Err(AllocError::PartitionBusy {
                 request: *request,
-                partition: at.clone(),
+                partition: Box::new(at.clone()),
             });
         }
         Ok(self.nodes.grant(&mut self.ledger, s, request))

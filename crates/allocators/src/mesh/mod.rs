@@ -498,16 +498,16 @@ macro_rules! mesh_allocator {
                     $crate::Partition::Box(r) if self.recognises(a, b, rotate, r) => *r,
                     _ => {
                         return Err($crate::AllocError::Unrecognized {
-                            strategy: self.strategy_name(),
+                            strategy: $name,
                             request: *request,
-                            partition: at.clone(),
+                            partition: Box::new(at.clone()),
                         });
                     }
                 };
                 if !self.core.rect_free(&r) || !self.prepare_at(r) {
                     return Err($crate::AllocError::PartitionBusy {
                         request: *request,
-                        partition: at.clone(),
+                        partition: Box::new(at.clone()),
                     });
                 }
                 self.granted(r);
