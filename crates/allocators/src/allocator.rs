@@ -231,6 +231,26 @@ pub trait Allocator: Send + fmt::Debug {
     /// node of `at` is allocated or faulty, and
     /// [`AllocError::PlacementUnsupported`] from a strategy that cannot
     /// grant a chosen partition (the default). A refusal changes nothing.
+    ///
+    /// ```
+    /// use partalloc_allocators::{AllocError, Allocator, Partition, Request, registry};
+    /// use partalloc_topology::GridBox;
+    ///
+    /// let mut fsl = registry::build("fsl", &"mesh:4x4".parse()?)?;
+    /// let two = Request::boxed(&[2, 2])?;
+    /// let at = Partition::Box(GridBox::new(&[2, 2], &[2, 2])?);
+    /// let g = fsl.allocate_at(&two, &at)?;
+    /// assert_eq!(g.partition(), &at);
+    /// // Taken now: refused, and nothing changes.
+    /// let busy = fsl.allocate_at(&two, &at);
+    /// assert!(matches!(busy, Err(AllocError::PartitionBusy { .. })));
+    /// assert_eq!(fsl.free_nodes(), 12);
+    /// // fsl's own choices know the grant: a 4x4 no longer fits, a 4x2 does.
+    /// assert_eq!(fsl.can_allocate(&Request::boxed(&[4, 4])?), Ok(false));
+    /// let h = fsl.allocate(&Request::boxed(&[4, 2])?)?;
+    /// assert_eq!(h.partition(), &Partition::Box(GridBox::new(&[0, 0], &[4, 2])?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
         let _ = (request, at);
         Err(AllocError::PlacementUnsupported {
