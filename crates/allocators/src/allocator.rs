@@ -38,7 +38,9 @@ use crate::{AllocError, FaultError, Grant, Partition, ReleaseError, Request};
 /// and [`repair`](Allocator::repair) refuse with
 /// [`FaultError::Unsupported`], [`faulty_nodes`](Allocator::faulty_nodes)
 /// is then always empty, [`recognizable`](Allocator::recognizable) refuses
-/// with [`AllocError::ListingUnsupported`], and
+/// with [`AllocError::ListingUnsupported`],
+/// [`allocate_at`](Allocator::allocate_at) with
+/// [`AllocError::PlacementUnsupported`], and
 /// [`is_available`](Allocator::is_available) and
 /// [`total_nodes`](Allocator::total_nodes) are derived from the rest. A
 /// strategy that takes faults overrides `mark_faulty`, `repair` and
@@ -211,6 +213,51 @@ pub trait Allocator: Send + fmt::Debug {
         })
     }
 
+    /// Grants exactly `at` for `request`: the caller chooses the place (a
+    /// scheduler that learns placements, say), the strategy checks and
+    /// records it as its own allocation would, so its later choices see
+    /// the grant as if it had chosen it.
+    ///
+    /// `at` must be one of the strategy's
+    /// [`recognizable`](Allocator::recognizable) partitions for `request`
+    /// and wholly free now. A strategy with state besides the busy nodes
+    /// (free lists, say) updates it as for a grant of `at` by `allocate`;
+    /// so there can be no generic default, and the default refuses.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate`] for the request itself (`Unsupported`,
+    /// `Invalid`); [`AllocError::Unrecognized`] when the strategy never
+    /// grants `at` for `request`, [`AllocError::PartitionBusy`] when some
+    /// node of `at` is allocated or faulty, and
+    /// [`AllocError::PlacementUnsupported`] from a strategy that cannot
+    /// grant a chosen partition (the default). A refusal changes nothing.
+    ///
+    /// ```
+    /// use partalloc_allocators::{AllocError, Allocator, Partition, Request, registry};
+    /// use partalloc_topology::GridBox;
+    ///
+    /// let mut fsl = registry::build("fsl", &"mesh:4x4".parse()?)?;
+    /// let two = Request::boxed(&[2, 2])?;
+    /// let at = Partition::Box(GridBox::new(&[2, 2], &[2, 2])?);
+    /// let g = fsl.allocate_at(&two, &at)?;
+    /// assert_eq!(g.partition(), &at);
+    /// // Taken now: refused, and nothing changes.
+    /// let busy = fsl.allocate_at(&two, &at);
+    /// assert!(matches!(busy, Err(AllocError::PartitionBusy { .. })));
+    /// assert_eq!(fsl.free_nodes(), 12);
+    /// // fsl's own choices know the grant: a 4x4 no longer fits, a 4x2 does.
+    /// assert_eq!(fsl.can_allocate(&Request::boxed(&[4, 4])?), Ok(false));
+    /// let h = fsl.allocate(&Request::boxed(&[4, 2])?)?;
+    /// assert_eq!(h.partition(), &Partition::Box(GridBox::new(&[0, 0], &[4, 2])?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        let _ = (request, at);
+        Err(AllocError::PlacementUnsupported {
+            strategy: self.name(),
+        })
+    }
+
     /// Every partition this strategy can ever grant for `request` on an
     /// empty, fault-free machine, in the strategy's search order and
     /// without duplicates. For analysis and teaching (Al-Dhelaan & Bose,
@@ -300,6 +347,18 @@ pub trait AllocatorWrapper: Send + fmt::Debug {
         self.inner_mut().allocate(request)
     }
 
+    /// [`Allocator::allocate_at`] of the wrapper; forwards by default.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate_at`].
+    fn wrapped_allocate_at(
+        &mut self,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<Grant, AllocError> {
+        self.inner_mut().allocate_at(request, at)
+    }
+
     /// [`Allocator::release`] of the wrapper; forwards by default.
     ///
     /// # Errors
@@ -348,6 +407,9 @@ impl<W: AllocatorWrapper> Allocator for W {
     }
     fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
         self.inner().can_allocate(request)
+    }
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        self.wrapped_allocate_at(request, at)
     }
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.inner().recognizable(request)
@@ -490,6 +552,24 @@ mod tests {
     }
 
     #[test]
+    fn allocate_at_default_says_placement_is_unsupported_and_changes_nothing() {
+        let mut a = one_node();
+        let at = Partition::Nodes(vec![1]);
+        let e = a.allocate_at(&Request::nodes(1), &at).unwrap_err();
+        assert_eq!(
+            e,
+            AllocError::PlacementUnsupported {
+                strategy: "one-node".to_owned()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "one-node cannot grant a chosen partition; let it choose with allocate"
+        );
+        assert_eq!((a.free_nodes(), a.live_grants()), (4, 0));
+    }
+
+    #[test]
     fn derived_is_available_and_total_follow_the_required_methods() {
         let mut a = one_node();
         assert_eq!(a.total_nodes(), 4);
@@ -550,6 +630,12 @@ mod tests {
         fn recognizable(&self, _request: &Request) -> Result<Vec<Partition>, AllocError> {
             Ok(vec![Partition::Nodes(vec![2])])
         }
+        fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+            Err(AllocError::PartitionBusy {
+                request: *request,
+                partition: Box::new(at.clone()),
+            })
+        }
         fn placement_rules(&self) -> Option<super::PlacementRules> {
             Some(super::PlacementRules::Slurm { segment: Some(5) })
         }
@@ -587,6 +673,12 @@ mod tests {
         assert_eq!(w.repair(1), Ok(()));
         assert_eq!(w.can_allocate(&r), Ok(true));
         assert_eq!(w.recognizable(&r), u.recognizable(&r));
+        let at = Partition::Nodes(vec![2]);
+        assert_eq!(w.allocate_at(&r, &at), u.allocate_at(&r, &at));
+        assert!(matches!(
+            w.allocate_at(&r, &at),
+            Err(AllocError::PartitionBusy { .. })
+        ));
         assert_eq!(w.placement_rules(), u.placement_rules());
         let g = w.allocate(&r).unwrap();
         let h = u.allocate(&r).unwrap();

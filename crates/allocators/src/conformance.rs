@@ -198,7 +198,11 @@ pub fn check_spec(
 ///
 /// 1. the script runs on `alloc` and, in lockstep, on a fresh instance
 ///    from `fresh` with the same faults; every step must have the same
-///    outcome on both, every grant the same partition (determinism);
+///    outcome on both, every grant the same partition (determinism); on
+///    odd steps the twin is given the partition `alloc` granted through
+///    [`Allocator::allocate_at`] instead, where the strategy supports it and
+///    recognises that partition, so later steps check that a granted
+///    placement updates the strategy's state as its own choice would;
 /// 2. every remaining grant is released, and the allocator must have no
 ///    busy node;
 /// 3. the script runs again on `alloc` and, in lockstep, on another fresh
@@ -262,6 +266,9 @@ pub fn check_script_with(
     Ok(summary)
 }
 
+/// An allocator's answer to an allocation.
+type Answer = Result<Grant, AllocError>;
+
 /// A live grant on the allocator under test (with its nodes) and the
 /// twin's grant for the same step.
 type Live = Vec<(Grant, Vec<NodeId>, Grant)>;
@@ -315,6 +322,40 @@ impl Pass<'_> {
         Ok(())
     }
 
+    /// The twin's answer to `req`, which the allocator under test answered
+    /// with `ours`: on odd steps a grant is repeated on the twin with
+    /// [`Allocator::allocate_at`] where the strategy supports it and lists
+    /// the partition, so the later steps check that a placement chosen by
+    /// the caller leaves the strategy choosing as its own allocation does;
+    /// otherwise the twin allocates.
+    fn twin_allocate(
+        &mut self,
+        step: usize,
+        req: &Request,
+        ours: &Result<Grant, AllocError>,
+    ) -> Result<Grant, AllocError> {
+        if let (1, Ok(g)) = (step % 2, ours) {
+            match self.twin.allocate_at(req, g.partition()) {
+                Err(AllocError::PlacementUnsupported { .. } | AllocError::Unrecognized { .. }) => {}
+                answer => return answer,
+            }
+        }
+        self.twin.allocate(req)
+    }
+
+    /// The probed allocation of `req` on the allocator under test, then
+    /// the twin's answer ([`Pass::twin_allocate`]).
+    fn allocate_both(
+        &mut self,
+        step: usize,
+        what: &Step,
+        req: &Request,
+    ) -> Result<(Answer, Answer), Violation> {
+        let ours = self.probed_allocate(step, what, req)?;
+        let theirs = self.twin_allocate(step, req, &ours);
+        Ok((ours, theirs))
+    }
+
     /// Allocates `req` after probing it: a probe changes nothing, and one
     /// that answers agrees with the allocation (`Ok(true)` when granted,
     /// `Ok(false)` for no room, the allocation's own error otherwise).
@@ -355,10 +396,7 @@ impl Pass<'_> {
         for (step, what) in script.iter().enumerate() {
             let before = snapshot(self.alloc);
             match what {
-                Step::Allocate(req) => match (
-                    self.probed_allocate(step, what, req)?,
-                    self.twin.allocate(req),
-                ) {
+                Step::Allocate(req) => match self.allocate_both(step, what, req)? {
                     (Ok(g), Ok(t)) => {
                         let nodes = g.partition().node_list(&topology).map_err(|e| {
                             self.fail(step, what, format!("grant does not fit: {e}"))

@@ -4,7 +4,7 @@ use thiserror::Error;
 
 use partalloc_topology::{NodeId, Topology, TopologyError, TopologyKind};
 
-use crate::{GrantId, Request, SpecError};
+use crate::{GrantId, Partition, Request, SpecError};
 
 /// No entry of a registry has the name given.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -143,6 +143,37 @@ pub enum AllocError {
     ProbeUnsupported {
         /// The strategy's name.
         strategy: String,
+    },
+    /// The strategy cannot grant a chosen partition
+    /// ([`Allocator::allocate_at`](crate::Allocator::allocate_at)); it
+    /// still allocates where it chooses.
+    #[error("{strategy} cannot grant a chosen partition; let it choose with allocate")]
+    PlacementUnsupported {
+        /// The strategy's name.
+        strategy: String,
+    },
+    /// The strategy never grants this partition for this request: it is
+    /// not among its [`recognizable`](crate::Allocator::recognizable)
+    /// partitions (wrong shape, position or kind).
+    #[error(
+        "{strategy} never grants {partition} for {request}; pick one of its recognizable partitions"
+    )]
+    Unrecognized {
+        /// The strategy's name (without parameters).
+        strategy: &'static str,
+        /// The request.
+        request: Request,
+        /// The partition asked for (boxed, so that the error stays small).
+        partition: Box<Partition>,
+    },
+    /// The strategy would grant this partition for the request, but not
+    /// all of it is free now (some node is allocated or faulty).
+    #[error("{partition} is not wholly free now; pick a free partition or wait")]
+    PartitionBusy {
+        /// The request.
+        request: Request,
+        /// The partition asked for (boxed, so that the error stays small).
+        partition: Box<Partition>,
     },
     /// The request can never be served on this machine (larger than the
     /// machine, wrong number of dimensions, zero size, …).

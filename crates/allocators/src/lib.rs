@@ -62,6 +62,8 @@ pub mod nearest;
 pub mod noncontig;
 mod occupancy;
 pub mod paging;
+#[cfg(test)]
+mod placement_tests;
 pub mod pod;
 pub mod premas_golden;
 pub mod registry;

@@ -144,6 +144,51 @@ impl Allocator for Paging {
         Ok(want <= self.occupancy.free_count() as u64)
     }
 
+    /// Grants `at` if it is a list of exactly the requested number of
+    /// node ids in strictly increasing order (the form paging grants), all
+    /// available. Any such list is one paging would grant in some state,
+    /// so it is accepted although [`recognizable`](Allocator::recognizable)
+    /// lists only the empty machine's lowest ids.
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
+        let unrecognized = || AllocError::Unrecognized {
+            strategy: "paging",
+            request: *request,
+            partition: Box::new(at.clone()),
+        };
+        let Partition::Nodes(ids) = at else {
+            return Err(unrecognized());
+        };
+        let increasing = ids.windows(2).all(|w| w[0] < w[1]);
+        let inside = ids
+            .last()
+            .is_none_or(|&n| (n as usize) < self.topology.num_nodes());
+        if ids.len() as u64 != want || !increasing || !inside {
+            return Err(unrecognized());
+        }
+        if !ids.iter().all(|&n| self.occupancy.is_available(n)) {
+            return Err(AllocError::PartitionBusy {
+                request: *request,
+                partition: Box::new(at.clone()),
+            });
+        }
+        // Checked above: `want` increasing ids inside the machine, so at
+        // most `want` words.
+        let mut words: Vec<(usize, u64)> = Vec::new();
+        for &n in ids {
+            let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
+            match words.last_mut() {
+                Some((w, bits)) if *w == word => *bits |= bit,
+                _ => words.push((word, bit)),
+            }
+        }
+        for &(word, bits) in &words {
+            self.occupancy.occupy_word_bits(word, bits);
+        }
+        let gid = self.ledger.issue(words);
+        Ok(Grant::new(gid, at.clone(), want))
+    }
+
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         for (word, bits) in self.ledger.take(grant.id())? {
             self.occupancy.vacate_word_bits(word, bits);

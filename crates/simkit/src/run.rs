@@ -1128,6 +1128,22 @@ mod tests {
         assert_eq!(metered.can_allocate(&big)?, plain.can_allocate(&big)?);
         assert!(metered.can_allocate(&small)?);
         assert_eq!(metered.recognizable(&small)?, plain.recognizable(&small)?);
+        // A chosen placement reaches the strategy (fsl grants it) instead
+        // of the trait's default refusal; the meter counts `allocate` only.
+        let at = partalloc_allocators::Partition::Box(partalloc_topology::GridBox::from_corners(
+            &[2, 2],
+            &[3, 3],
+        )?);
+        let gm = metered.allocate_at(&small, &at)?;
+        let gp = plain.allocate_at(&small, &at)?;
+        assert_eq!((gm.partition(), gp.partition()), (&at, &at));
+        assert_eq!(metered.busy_nodes(), plain.busy_nodes());
+        assert_eq!(
+            metered.allocate_at(&small, &at),
+            plain.allocate_at(&small, &at)
+        );
+        metered.release(&gm)?;
+        plain.release(&gp)?;
         assert_eq!(metered.busy_nodes(), plain.busy_nodes());
         assert_eq!(metered.free_nodes(), plain.free_nodes());
         assert_eq!(metered.live_grants(), 1);

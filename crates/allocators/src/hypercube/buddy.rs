@@ -104,6 +104,32 @@ impl Allocator for Buddy {
         Ok(self.nodes.blocked().first_empty_block(k).is_some())
     }
 
+    /// Grants `at` if it is an aligned block of 2^k nodes (one of the
+    /// blocks [`recognizable`](Allocator::recognizable) lists) and wholly
+    /// available; the bitmap is the whole state, so nothing else changes.
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        let k = requested_dim(NAME, request, self.cube.dim())?;
+        let s = match at {
+            Partition::Subcube(s) if s.cube_dim() == self.cube.dim() && s.free_mask() == low(k) => {
+                *s
+            }
+            _ => {
+                return Err(AllocError::Unrecognized {
+                    strategy: NAME,
+                    request: *request,
+                    partition: Box::new(at.clone()),
+                });
+            }
+        };
+        if !self.nodes.subcube_available(&s) {
+            return Err(AllocError::PartitionBusy {
+                request: *request,
+                partition: Box::new(at.clone()),
+            });
+        }
+        Ok(self.nodes.grant(&mut self.ledger, s, request))
+    }
+
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         self.nodes.release(&mut self.ledger, grant).map(drop)
     }

@@ -180,19 +180,47 @@ impl MeshHooks for Buddy2d {
         rect(blk.1, blk.2, side, side)
     }
 
-    fn granted(&mut self, _r: GridBox) {
+    fn granted(&mut self, r: GridBox) {
         let Some((mut level, blk, want)) = self.pending.take() else {
             return;
         };
         self.free[level].remove(&blk);
-        let (x, y) = (blk.1, blk.2);
+        // Split towards r: keep the quadrant holding r's base, list the
+        // other three (the lower-left one when `choose` picked r).
+        let (mut x, mut y) = (blk.1, blk.2);
         while level > want {
             level -= 1;
             let t = 1u32 << level;
-            for (qx, qy) in [(x + t, y), (x, y + t), (x + t, y + t)] {
-                let e = self.entry(qx, qy);
-                self.free[level].insert(e);
+            let (kx, ky) = (
+                if r.lo(0) >= x + t { x + t } else { x },
+                if r.lo(1) >= y + t { y + t } else { y },
+            );
+            for (qx, qy) in [(x, y), (x + t, y), (x, y + t), (x + t, y + t)] {
+                if (qx, qy) != (kx, ky) {
+                    let e = self.entry(qx, qy);
+                    self.free[level].insert(e);
+                }
             }
+            (x, y) = (kx, ky);
+        }
+    }
+
+    fn prepare_at(&mut self, r: GridBox) -> bool {
+        // The free blocks tile the free nodes and four free buddies are
+        // always merged, so a free aligned block lies in exactly one free
+        // block, of its side or larger.
+        let want = r.extent(0).trailing_zeros() as usize;
+        let found = (want..self.free.len()).find_map(|level| {
+            let t = 1u32 << level;
+            let e = self.entry(r.lo(0) - r.lo(0) % t, r.lo(1) - r.lo(1) % t);
+            self.free[level].contains(&e).then_some((level, e))
+        });
+        match found {
+            Some((level, blk)) => {
+                self.pending = Some((level, blk, want));
+                true
+            }
+            None => false,
         }
     }
 

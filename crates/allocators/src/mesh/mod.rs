@@ -452,9 +452,11 @@ pub(crate) fn free_bases(
 }
 
 /// Implements [`Allocator`](crate::Allocator) for a mesh strategy with a
-/// `core: MeshCore` field and the inherent methods `choose`, `granted`,
-/// `released`, `faulted`, `repaired`, `recognizable_rects` and
-/// `strategy_name`.
+/// `core: MeshCore` field and the [`MeshHooks`] methods (`choose`,
+/// `granted`, `released`, `faulted`, `repaired`, `recognizable_rects`,
+/// `strategy_name`, …). `allocate_at` checks the box against
+/// `recognises` and the occupancy, then runs `prepare_at`, `granted` and
+/// the commit, as `allocate` runs `choose`, `granted` and the commit.
 macro_rules! mesh_allocator {
     ($ty:ty, $name:expr) => {
         impl $crate::Allocator for $ty {
@@ -484,6 +486,32 @@ macro_rules! mesh_allocator {
                     Some(fits) => Ok(fits),
                     None => $crate::allocator::can_allocate_on_copy(self, request),
                 }
+            }
+
+            fn allocate_at(
+                &mut self,
+                request: &$crate::Request,
+                at: &$crate::Partition,
+            ) -> Result<$crate::Grant, $crate::AllocError> {
+                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
+                let r = match at {
+                    $crate::Partition::Box(r) if self.recognises(a, b, rotate, r) => *r,
+                    _ => {
+                        return Err($crate::AllocError::Unrecognized {
+                            strategy: $name,
+                            request: *request,
+                            partition: Box::new(at.clone()),
+                        });
+                    }
+                };
+                if !self.core.rect_free(&r) || !self.prepare_at(r) {
+                    return Err($crate::AllocError::PartitionBusy {
+                        request: *request,
+                        partition: Box::new(at.clone()),
+                    });
+                }
+                self.granted(r);
+                Ok(self.core.commit(r, request.node_count()))
             }
 
             fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
@@ -559,6 +587,21 @@ pub(crate) trait MeshHooks {
     }
     /// Called with the chosen submesh just before it is committed.
     fn granted(&mut self, _r: GridBox) {}
+    /// Whether `r` is among the partitions `recognizable_rects` lists for
+    /// a validated request. The default searches that list (O(placements),
+    /// allocating); strategies may answer faster.
+    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
+        self.recognizable_rects(a, b, rotate)
+            .iter()
+            .any(|p| matches!(p, Partition::Box(q) if q == r))
+    }
+    /// Called by `allocate_at` with a recognised, wholly free `r`, before
+    /// `granted`: prepares what `choose` prepares for `granted` when it
+    /// chooses `r` (a split to apply, say). False refuses `r` as busy and
+    /// must leave the state unchanged. The default has nothing to prepare.
+    fn prepare_at(&mut self, _r: GridBox) -> bool {
+        true
+    }
     /// Called after a submesh has been taken back.
     fn released(&mut self, _r: GridBox) {}
     /// Called after node ⟨x,y⟩ became faulty.
