@@ -56,7 +56,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use partalloc_allocators::registry::AllocatorSpec;
-use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Grant, ReleaseError, Request};
+use partalloc_allocators::{
+    AllocError, Allocator, AllocatorWrapper, Grant, Partition, ReleaseError, Request,
+};
 use partalloc_schedulers::registry::PolicySpec;
 use partalloc_schedulers::{ScheduleError, Scheduler, Started};
 use partalloc_topology::Topology;
@@ -364,21 +366,23 @@ impl Metered {
     }
 }
 
-impl AllocatorWrapper for Metered {
-    fn inner(&self) -> &dyn Allocator {
-        self.inner.as_ref()
-    }
-    fn inner_mut(&mut self) -> &mut dyn Allocator {
-        self.inner.as_mut()
-    }
-    fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+impl Metered {
+    /// One allocation call (the strategy's own choice or a chosen
+    /// placement), timed and counted: an attempt, valid when enough nodes
+    /// are free, a miss when a valid attempt finds no room.
+    #[inline]
+    fn metered(
+        &mut self,
+        request: &Request,
+        call: impl FnOnce(&mut dyn Allocator) -> Result<Grant, AllocError>,
+    ) -> Result<Grant, AllocError> {
         let free = self.inner.free_nodes() as u64;
         let t0 = if self.timing() {
             self.meter.allocate.start()
         } else {
             None
         };
-        let r = self.inner.allocate(request);
+        let r = call(self.inner.as_mut());
         if let Some(t0) = t0 {
             self.meter.allocate.stop(t0);
         }
@@ -392,6 +396,25 @@ impl AllocatorWrapper for Metered {
             }
         }
         r
+    }
+}
+
+impl AllocatorWrapper for Metered {
+    fn inner(&self) -> &dyn Allocator {
+        self.inner.as_ref()
+    }
+    fn inner_mut(&mut self) -> &mut dyn Allocator {
+        self.inner.as_mut()
+    }
+    fn wrapped_allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        self.metered(request, |inner| inner.allocate(request))
+    }
+    fn wrapped_allocate_at(
+        &mut self,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<Grant, AllocError> {
+        self.metered(request, |inner| inner.allocate_at(request, at))
     }
     fn wrapped_release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let t0 = if self.timing() {
@@ -1129,7 +1152,7 @@ mod tests {
         assert!(metered.can_allocate(&small)?);
         assert_eq!(metered.recognizable(&small)?, plain.recognizable(&small)?);
         // A chosen placement reaches the strategy (fsl grants it) instead
-        // of the trait's default refusal; the meter counts `allocate` only.
+        // of the trait's default refusal, and is metered as an attempt.
         let at = partalloc_allocators::Partition::Box(partalloc_topology::GridBox::from_corners(
             &[2, 2],
             &[3, 3],
@@ -1155,8 +1178,10 @@ mod tests {
         metered.release(&g)?;
         plain.release(&h)?;
         assert_eq!(metered.name(), plain.name());
+        // Attempts: the allocation, the chosen placement and its busy
+        // repeat (a refusal, but not for want of room: no miss).
         let m = metered.meter;
-        assert_eq!((m.attempts, m.valid, m.misses), (1, 1, 0));
+        assert_eq!((m.attempts, m.valid, m.misses), (3, 3, 0));
         Ok(())
     }
 }

@@ -41,7 +41,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Request};
+use partalloc_allocators::{AllocError, Allocator, AllocatorWrapper, Partition, Request};
 use partalloc_schedulers::easy::RunningEstimates;
 use partalloc_schedulers::{RequestMapping, ScheduleError};
 use partalloc_workload::Job;
@@ -226,6 +226,14 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         self.queue.waiting.get(index).map(|w| &w.job)
     }
 
+    /// The request the `index`-th waiting job makes of the allocator (its
+    /// shape under the stepper's [`RequestMapping`]): what
+    /// [`start_at`](Self::start_at)'s partition must fit.
+    #[must_use]
+    pub fn waiting_request(&self, index: usize) -> Option<&Request> {
+        self.queue.waiting.get(index).map(|w| &w.request)
+    }
+
     /// The jobs started and not yet completed.
     #[must_use]
     pub fn running_len(&self) -> usize {
@@ -315,21 +323,84 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
         self.start_if(index, |_| true)
     }
 
+    /// Starts the `index`-th waiting job now on `at`, a partition the
+    /// caller chose rather than the strategy ([`Allocator::allocate_at`]:
+    /// the strategy records the grant as its own choice of `at` would, so
+    /// its later choices see it). `false`, and nothing changed, if there
+    /// is no such job, or `at` is busy or not a partition the strategy
+    /// grants for the job's request (one of its
+    /// [`recognizable`](Allocator::recognizable) partitions).
+    ///
+    /// # Errors
+    /// A strategy that cannot grant a chosen partition
+    /// ([`AllocError::PlacementUnsupported`]; which can is listed at
+    /// [`Allocator::allocate_at`]'s implementors) or that refuses the
+    /// job's request, as
+    /// [`ScheduleError::Unservable`]; a departure time the calendar
+    /// refuses.
+    ///
+    /// ```
+    /// use partalloc_allocators::{Partition, registry};
+    /// use partalloc_simkit::Stepper;
+    /// use partalloc_topology::{Coords, GridBox, Topology};
+    /// use partalloc_workload::{Job, JobShape};
+    ///
+    /// let mesh: Topology = "mesh:4x4".parse()?;
+    /// let boxed = |id, sides: &[u32]| -> Result<Job, partalloc_topology::TopologyError> {
+    ///     Ok(Job::new(id, 0.0, JobShape::Box { sides: Coords::new(sides)? }, 5.0))
+    /// };
+    /// let jobs = vec![boxed(0, &[2, 2])?, boxed(1, &[4, 2])?];
+    /// let mut run = Stepper::new(registry::build("fsl", &mesh)?, jobs)?;
+    /// run.advance()?;
+    /// // The 2x2 goes to the far corner, not where fsl would put it.
+    /// let corner = Partition::Box(GridBox::new(&[2, 2], &[2, 2])?);
+    /// assert!(run.start_at(0, &corner)?);
+    /// // fsl's own choice for the 4x2 sees it: the lower half.
+    /// assert!(run.start(0)?);
+    /// assert_eq!(run.allocator().free_nodes(), 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_at(&mut self, index: usize, at: &Partition) -> Result<bool, SimError> {
+        self.start_with(index, Some(at), |_| true)
+    }
+
     /// [`start`](Self::start), keeping the grant only if `keep` accepts its
     /// granted node count; a grant it refuses is handed back at once and
     /// the job keeps waiting (`false`).
     fn start_if(&mut self, index: usize, keep: impl FnOnce(u64) -> bool) -> Result<bool, SimError> {
+        self.start_with(index, None, keep)
+    }
+
+    /// [`start_if`](Self::start_if) on the strategy's own choice, or on
+    /// `at`.
+    fn start_with(
+        &mut self,
+        index: usize,
+        at: Option<&Partition>,
+        keep: impl FnOnce(u64) -> bool,
+    ) -> Result<bool, SimError> {
         let Some(w) = self.queue.waiting.get(index) else {
             return Ok(false);
         };
-        if w.placeable == Some(false) {
+        // The strategy's own search has failed since the machine last
+        // changed; a chosen partition is checked by the strategy itself.
+        if at.is_none() && w.placeable == Some(false) {
             return Ok(false);
         }
         let alloc = self.engine.alloc_mut();
-        let grant = match alloc.allocate(&w.request) {
+        let granted = match at {
+            None => alloc.allocate(&w.request),
+            Some(at) => alloc.allocate_at(&w.request, at),
+        };
+        let grant = match granted {
             Ok(g) => g,
             Err(AllocError::NoRoom { .. }) => {
                 self.queue.waiting[index].placeable = Some(false);
+                return Ok(false);
+            }
+            // A chosen partition that is taken, or that the strategy would
+            // never grant: the job may still start elsewhere.
+            Err(AllocError::PartitionBusy { .. } | AllocError::Unrecognized { .. }) => {
                 return Ok(false);
             }
             Err(source) => {
@@ -452,6 +523,52 @@ mod tests {
         let alloc = partalloc_allocators::registry::build("buddy", &machine)
             .unwrap_or_else(|_| unreachable!());
         Stepper::new(alloc, jobs).unwrap_or_else(|_| unreachable!())
+    }
+
+    /// A chosen placement is granted when free and recognised, the
+    /// strategy's later choices see it, and a refused one changes nothing.
+    #[test]
+    fn start_at_grants_chosen_subcubes_and_refuses_the_rest_unchanged()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use partalloc_topology::Subcube;
+        let cube = |pattern: &str| -> Result<Partition, Box<dyn std::error::Error>> {
+            Ok(Partition::Subcube(pattern.parse::<Subcube>()?))
+        };
+        let jobs = vec![
+            job(1, 0.0, 1, 5.0),
+            job(2, 0.0, 2, 5.0),
+            job(3, 0.0, 1, 5.0),
+        ];
+        let mut s = stepper(jobs);
+        s.advance()?;
+        // Job 1 (a Q1) on the highest pair, where buddy would not put it.
+        assert!(s.start_at(0, &cube("11*")?)?);
+        // Buddy's own choice for the Q2 is the lower half.
+        assert!(s.start(0)?);
+        assert_eq!(s.allocator().free_nodes(), 2);
+        // Taken, not aligned, the wrong size: refused, nothing changed.
+        for refused in [cube("11*")?, Partition::Nodes(vec![3, 4]), cube("1**")?] {
+            assert!(!s.start_at(0, &refused)?, "{refused:?}");
+            assert_eq!((s.waiting_len(), s.allocator().free_nodes()), (1, 2));
+        }
+        assert!(s.start_at(0, &cube("10*")?)?);
+        assert_eq!(s.allocator().free_nodes(), 0);
+        while s.advance()? {}
+        let mut starts: Vec<(u64, f64)> = s.completions().iter().map(|c| (c.id, c.start)).collect();
+        starts.sort_by_key(|x| x.0);
+        assert_eq!(starts, [(1, 0.0), (2, 0.0), (3, 0.0)]);
+        // No such job: false. A strategy that cannot place: an error.
+        assert!(!s.start_at(0, &cube("0**")?)?);
+        let machine: Topology = "hypercube:3".parse()?;
+        let free_list = partalloc_allocators::registry::build("buddy-free-list", &machine)?;
+        let mut t = Stepper::new(free_list, vec![job(1, 0.0, 1, 5.0)])?;
+        t.advance()?;
+        assert!(matches!(
+            t.start_at(0, &cube("11*")?),
+            Err(SimError::Schedule(ScheduleError::Unservable { job: 1, .. }))
+        ));
+        assert_eq!(t.waiting_len(), 1);
+        Ok(())
     }
 
     /// Starting the head whenever it fits is FCFS: the stepper must give
