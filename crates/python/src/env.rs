@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use crate::alloc::topology_arg;
 use crate::custom::{Callbacks, allocator_spec, job_dict};
 use crate::errors::{guard, value_error};
+use crate::placement::{PLACEMENT_FEATURES, Placements};
 use crate::sim::{mapping_of, read_trace};
 use crate::sim_generated::Generated;
 
@@ -90,6 +91,9 @@ pub(crate) struct EnvCore {
     /// partitions of that size the strategy can grant on the empty machine
     /// (shared by a vector environment's copies); empty without.
     levels: Arc<[Vec<NodeSet>]>,
+    /// With `placements=P`: the agent chooses where a job starts, among
+    /// the first `P` free partitions of its request.
+    placements: Option<Placements>,
     run: Option<Run>,
     tally: Tally,
     largest: Option<u64>,
@@ -120,13 +124,14 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-impl EnvCore {
-    fn run_mut(&mut self) -> PyResult<&mut Run> {
-        self.run
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("call reset() before step()"))
-    }
+/// The episode's run (a field of its own, so that the other fields can be
+/// borrowed beside it).
+fn started(run: &mut Option<Run>) -> PyResult<&mut Run> {
+    run.as_mut()
+        .ok_or_else(|| PyValueError::new_err("call reset() before step()"))
+}
 
+impl EnvCore {
     /// Moves on until a decision is needed: at least one window job can
     /// start (with backfilling: at least one waiting job can, as the
     /// choice of the reserved job decides which of them backfill).
@@ -135,17 +140,32 @@ impl EnvCore {
             Backfill::None => self.window,
             Backfill::Easy => usize::MAX,
         };
-        let run = self.run_mut()?;
+        let topology = &self.topology;
+        let mut placements = self.placements.as_mut();
+        let run = started(&mut self.run)?;
         loop {
             if run.is_done() {
                 return Ok(());
             }
             let n = run.waiting_len().min(k);
             let mut any = false;
-            for i in 0..n {
-                if run.can_start(i).map_err(value_error)? {
-                    any = true;
-                    break;
+            if let Some(places) = placements.as_deref_mut() {
+                // A decision is needed when some window job has a free
+                // candidate partition.
+                let busy = run.allocator().busy_nodes();
+                for i in 0..n {
+                    let request = run.waiting_request(i);
+                    if places.choose(i, request, run.allocator(), topology, &busy)? > 0 {
+                        any = true;
+                        break;
+                    }
+                }
+            } else {
+                for i in 0..n {
+                    if run.can_start(i).map_err(value_error)? {
+                        any = true;
+                        break;
+                    }
                 }
             }
             if any {
@@ -189,7 +209,9 @@ impl EnvCore {
         let levels = Arc::clone(&self.levels);
         let mut obs = std::mem::take(&mut self.obs);
         let mut mask = std::mem::take(&mut self.mask);
-        let run = self.run_mut()?;
+        let topology = &self.topology;
+        let mut placements = self.placements.as_mut();
+        let run = started(&mut self.run)?;
         let now = run.now();
         let n = run.waiting_len().min(k);
         let waiting = run.waiting_len();
@@ -197,6 +219,11 @@ impl EnvCore {
         let free = run.allocator().free_nodes() as f32;
         obs.fill(0.0);
         mask.fill(0);
+        let busy =
+            (placements.is_some() || !levels.is_empty()).then(|| run.allocator().busy_nodes());
+        // Where the candidates' features start: after the machine's and
+        // the levels'.
+        let placed_at = k * JOB_FEATURES + MACHINE_FEATURES + levels.len();
         for i in 0..n {
             let placeable = run.can_start(i).map_err(value_error)?;
             let Some(job) = run.waiting_job(i) else { break };
@@ -206,11 +233,25 @@ impl EnvCore {
             f[2] = (job.estimate.unwrap_or(job.service) / scale).min(cap) as f32;
             f[3] = ((now - job.arrival) / scale).min(cap) as f32;
             f[4] = f32::from(u8::from(placeable));
-            // With backfilling a job that cannot start is a valid choice:
-            // it is reserved and the others backfill around it.
-            mask[i] = u8::from(placeable || backfill == Backfill::Easy);
+            if let (Some(places), Some(busy)) = (placements.as_deref_mut(), busy.as_ref()) {
+                let p = places.per_slot();
+                let request = run.waiting_request(i);
+                places.choose(i, request, run.allocator(), topology, busy)?;
+                let at = placed_at + i * p * PLACEMENT_FEATURES;
+                places.encode(
+                    i,
+                    busy,
+                    &mut obs[at..at + p * PLACEMENT_FEATURES],
+                    &mut mask[i * p..(i + 1) * p],
+                );
+            } else {
+                // With backfilling a job that cannot start is a valid
+                // choice: it is reserved and the others backfill around it.
+                mask[i] = u8::from(placeable || backfill == Backfill::Easy);
+            }
         }
-        mask[k] = u8::from(has_events);
+        let wait = mask.len() - 1;
+        mask[wait] = u8::from(has_events);
         let m = &mut obs[k * JOB_FEATURES..];
         m[0] = free / nodes;
         m[1] = largest / nodes;
@@ -220,10 +261,9 @@ impl EnvCore {
             0.0
         };
         m[3] = waiting as f32 / k as f32;
-        if !levels.is_empty() {
-            let busy = run.allocator().busy_nodes();
+        if let (false, Some(busy)) = (levels.is_empty(), busy.as_ref()) {
             for (v, parts) in m[MACHINE_FEATURES..].iter_mut().zip(levels.iter()) {
-                let free = parts.iter().filter(|p| p.is_disjoint(&busy)).count();
+                let free = parts.iter().filter(|p| p.is_disjoint(busy)).count();
                 *v = if parts.is_empty() {
                     0.0
                 } else {
@@ -346,15 +386,39 @@ impl EnvCore {
         let (reward, done) = guard(|| {
             let k = self.window;
             let backfill = self.backfill;
+            let wait = self.mask.len() - 1;
             let valid = self.mask.get(action).copied() == Some(1);
-            let wait_ok = self.mask.get(k).copied() == Some(1);
-            let run = self.run_mut()?;
+            let wait_ok = self.mask.get(wait).copied() == Some(1);
+            // With placements, the first valid choice of the first job that
+            // has one: what a masked action does when waiting is masked too.
+            let first_valid = self.mask[..wait].iter().position(|&m| m == 1);
+            let places = self.placements.as_ref();
+            let run = started(&mut self.run)?;
             if run.is_done() {
                 return Err(PyValueError::new_err(
                     "the episode is over; call reset() to start another",
                 ));
             }
-            if valid && action < k {
+            if let Some(places) = places {
+                // Action slot × P + c: the job in that slot, on its c-th
+                // free candidate (as the mask says, from the last encoding).
+                let p = places.per_slot();
+                let pick = if valid && action < wait {
+                    Some(action)
+                } else if valid || wait_ok {
+                    None
+                } else {
+                    first_valid
+                };
+                let at = pick.and_then(|a| places.partition(a / p, a % p).map(|at| (a / p, at)));
+                let started = match at {
+                    Some((slot, at)) => run.start_at(slot, at).map_err(value_error)?,
+                    None => false,
+                };
+                if !started {
+                    run.advance().map_err(value_error)?;
+                }
+            } else if valid && action < k {
                 if !run.start(action).map_err(value_error)? && backfill == Backfill::Easy {
                     // Only with backfilling is a job that cannot start
                     // valid: reserve it, backfill, move on.
@@ -412,6 +476,7 @@ impl EnvCore {
             time_cap: self.time_cap,
             ladder: self.ladder.clone(),
             levels: Arc::clone(&self.levels),
+            placements: self.placements.clone(),
             run: None,
             tally: Tally::default(),
             largest: None,
@@ -434,7 +499,7 @@ impl EnvCore {
 #[pymethods]
 impl EnvCore {
     #[new]
-    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false))]
+    #[pyo3(signature = (topology, allocator, *, trace=None, workload=None, window=16, backfill="none", reward="slowdown", per_step=false, episode_jobs=None, mapping="shapes", rotate=false, bound=10.0, lenient=false, topology_obs=false, placements=None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the keyword arguments of the Python API"
@@ -454,6 +519,7 @@ impl EnvCore {
         bound: f64,
         lenient: bool,
         topology_obs: bool,
+        placements: Option<usize>,
     ) -> PyResult<Self> {
         let topology = topology_arg(topology)?;
         // Parsed once; a registry name is built once so that a bad
@@ -574,7 +640,34 @@ impl EnvCore {
         } else {
             Vec::new()
         };
-        let obs_len = window * JOB_FEATURES + MACHINE_FEATURES + levels.len();
+        let placements = match placements {
+            None => None,
+            Some(_) if backfill == Backfill::Easy => {
+                return Err(PyValueError::new_err(
+                    "placements choose where the chosen job starts, and backfilled jobs would be placed by the strategy: use backfill=\"none\" with placements",
+                ));
+            }
+            Some(p) => {
+                let Some((_, smallest)) = ladder.last() else {
+                    return Err(PyValueError::new_err(
+                        "placements: the machine serves no one-node request",
+                    ));
+                };
+                let mut alloc = strategy.build(&topology).map_err(value_error)?;
+                Some(Placements::new(
+                    p,
+                    window,
+                    &topology,
+                    alloc.as_mut(),
+                    smallest,
+                )?)
+            }
+        };
+        let choices = placements.as_ref().map_or(1, Placements::per_slot);
+        let placement_features = placements
+            .as_ref()
+            .map_or(0, |p| window * p.per_slot() * PLACEMENT_FEATURES);
+        let obs_len = window * JOB_FEATURES + MACHINE_FEATURES + levels.len() + placement_features;
         Ok(Self {
             topology,
             strategy,
@@ -592,18 +685,32 @@ impl EnvCore {
             time_cap,
             ladder,
             levels: levels.into(),
+            placements,
             run: None,
             tally: Tally::default(),
             largest: None,
             obs: vec![0.0; obs_len],
-            mask: vec![0; window + 1],
+            mask: vec![0; window * choices + 1],
         })
     }
 
-    /// The number of actions: one per window slot, then "wait".
+    /// The number of actions: one per window slot (with `placements=P`,
+    /// `P` per slot: slot × P + choice), then "wait".
     #[getter]
     pub(crate) fn n_actions(&self) -> usize {
-        self.window + 1
+        self.mask.len()
+    }
+
+    /// The window (K).
+    #[getter]
+    pub(crate) fn window(&self) -> usize {
+        self.window
+    }
+
+    /// With `placements=P`, P; `None` without.
+    #[getter]
+    pub(crate) fn placements(&self) -> Option<usize> {
+        self.placements.as_ref().map(Placements::per_slot)
     }
 
     /// The length of the observation vector.

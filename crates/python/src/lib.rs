@@ -9,6 +9,7 @@ mod custom;
 mod env;
 mod errors;
 mod lublin;
+mod placement;
 mod sim;
 mod sim_generated;
 mod swf;

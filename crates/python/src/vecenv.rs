@@ -326,7 +326,7 @@ impl VecEnvCore {
             .find(|&(i, &a)| a >= n && !self.ended[i])
         {
             return Err(PyValueError::new_err(format!(
-                "action of environment {i} is out of range: use 0..{} (a window slot) or {} (wait)",
+                "action of environment {i} is out of range: use 0..{} (a window job, or with placements slot × placements + choice) or {} (wait)",
                 n - 1,
                 n - 1
             )));

@@ -59,6 +59,29 @@ the next event, starting nothing. What a chosen job means depends on
   waiting job can start. An agent that always chooses the first job is
   EASY backfilling; with ``"none"`` (waiting when it is masked), FCFS.
 
+Placement choice (``placements=P``, off by default): the agent chooses
+not only which job starts but where. For each window job the
+environment lists the first ``P`` partitions, in the strategy's own
+search order, among those the strategy could ever grant its request (its
+``recognizable`` partitions) that are wholly free now; action
+``slot × P + c`` starts the job of that slot on its ``c``-th candidate
+(through the strategy's ``allocate_at``, so the strategy's later choices
+see the grant as its own), and ``window × P`` waits. The mask marks the
+candidates that exist; decisions are asked for when some window job has
+one. After the features above (and the levels, with ``topology_obs``),
+three values per slot and candidate follow: present (1/0), contact (the
+share of the links leaving the candidate that end at a busy node or at
+the machine's edge, as contact-maximizing placement rules count them)
+and position (its lowest node id / N). It needs a contiguous strategy
+that grants chosen partitions: the 2-D mesh strategies (``fsl``,
+``first-fit``, ``best-fit``, ``adaptive-scan``, ``busy-list``,
+``frame-sliding``, ``buddy-2d``) and the hypercube ``buddy``; others
+are a ``ValueError`` naming the reason. It runs with
+``backfill="none"`` (backfilled jobs would be placed by the strategy).
+An agent that always takes candidate 0 of the job it chooses places as
+first fit over the strategy's partitions, which for ``first-fit`` and
+``buddy`` is the strategy's own choice.
+
 :meth:`SchedulingEnv.action_masks` says which actions are valid now
 (waiting is masked when no event is left). A masked action is not an
 error: it waits if waiting is valid, else starts the first job that can
@@ -145,7 +168,9 @@ class SchedulingEnv(gym.Env):
     become subcubes or near-square boxes; ``"nodes"``: plain counts, for
     non-contiguous strategies), ``rotate`` (boxes in any orientation),
     ``lenient`` (skip malformed trace lines), ``topology_obs`` (add the
-    free-partition fraction per partition size, see the module docs).
+    free-partition fraction per partition size, see the module docs),
+    ``placements`` (``P`` placement choices per window job, see the module
+    docs; ``None``, the default, lets the strategy place).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -167,6 +192,7 @@ class SchedulingEnv(gym.Env):
         rotate: bool = False,
         lenient: bool = False,
         topology_obs: bool = False,
+        placements: Optional[int] = None,
         render_mode: Optional[str] = None,
     ) -> None:
         super().__init__()
@@ -187,8 +213,11 @@ class SchedulingEnv(gym.Env):
             bound=bound,
             lenient=lenient,
             topology_obs=topology_obs,
+            placements=placements,
         )
         self.window = window
+        #: Placement choices per window job (``None``: the strategy places).
+        self.placements: Optional[int] = self._core.placements
         self.topology = topology if isinstance(topology, Topology) else Topology(topology)
         self.backfill = backfill
         self.render_mode = render_mode
@@ -199,9 +228,12 @@ class SchedulingEnv(gym.Env):
         self.observation_space = spaces.Box(
             low=np.zeros(n, dtype=np.float32), high=high, dtype=np.float32
         )
-        self.action_space = spaces.Discrete(window + 1)
+        a = self._core.n_actions
+        #: The action that waits for the next event (the last one).
+        self.wait_action = a - 1
+        self.action_space = spaces.Discrete(a)
         self._obs = np.zeros(n, dtype=np.float32)
-        self._mask = np.zeros(window + 1, dtype=bool)
+        self._mask = np.zeros(a, dtype=bool)
         self._mask_u8 = self._mask.view(np.uint8)
         self._started = False
 
@@ -321,8 +353,10 @@ class SchedulingVecEnv(VectorEnv):
     (as ``SchedulingEnv.reset()`` without a seed does) and returns its
     first observation with reward 0.
 
-    Masks: :meth:`action_masks` (``num_envs × (window + 1)`` booleans, as
-    sb3-contrib's ``MaskablePPO`` asks for) and ``info["action_mask"]``.
+    Masks: :meth:`action_masks` (``num_envs × n_actions`` booleans, where
+    ``n_actions`` is ``window + 1``, or ``window × placements + 1`` with
+    placements; as sb3-contrib's ``MaskablePPO`` asks for) and
+    ``info["action_mask"]``.
     At the end of an episode ``info["episode"]`` holds its
     :meth:`SchedulingEnv.stats` (with ``info["_episode"]`` saying which
     environments ended), as ``SyncVectorEnv`` batches them.
@@ -362,7 +396,9 @@ class SchedulingVecEnv(VectorEnv):
         self._core = _native.VecEnvCore(int(num_envs), int(threads), template)
         self.num_envs = int(num_envs)
         self.threads = int(threads)
-        self.window = template.n_actions - 1
+        self.window = template.window
+        self.placements: Optional[int] = template.placements
+        self.wait_action = template.n_actions - 1
         self.backfill = template.backfill
         self.copy = copy
         self.level_sizes: List[int] = list(template.level_sizes)
@@ -474,7 +510,7 @@ class SchedulingVecEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """Which actions are valid now, per environment
-        (``num_envs × (window + 1)`` booleans)."""
+        (``num_envs × n_actions`` booleans)."""
         return self._mask.copy()
 
     def action_masks_view(self) -> np.ndarray:
@@ -554,7 +590,7 @@ class PolicyAgent:
         waiting = env.waiting_jobs()
         stats = env.stats()
         choice = self.policy.choose(waiting, stats["free_nodes"], stats["time"])
-        wait = env.window
+        wait = env.wait_action
         if choice is None:
             return wait
         if isinstance(choice, bool) or not isinstance(choice, (int, np.integer)):
@@ -570,4 +606,6 @@ class PolicyAgent:
             raise ValueError(
                 f"{self.name}.choose returned {i}, past the window of {env.window} jobs: make the window larger"
             )
-        return i if env.action_masks()[i] else wait
+        # With placements, the job goes on its first candidate.
+        a = i * (env.placements or 1)
+        return a if env.action_masks()[a] else wait
