@@ -47,10 +47,11 @@ pub(crate) struct Args {
     /// The machine to replay on, e.g. hypercube:7 or mesh:16x8.
     #[arg(long, short)]
     topology: String,
-    /// Contiguous strategies to compare, comma-separated (default: buddy,
-    /// partner, multiple-gray-code on hypercubes; fsl, busy-list,
-    /// adaptive-scan on meshes).
-    #[arg(long, short, value_delimiter = ',')]
+    /// Contiguous strategies to compare, comma-separated or repeated
+    /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,
+    /// busy-list, adaptive-scan on meshes). Commas inside a spec's
+    /// brackets, as in 'tas[mode=required,level=rack]', stay in the spec.
+    #[arg(long, short)]
     allocators: Vec<String>,
     /// The non-contiguous reference strategy.
     #[arg(long, default_value = "paging")]
@@ -173,6 +174,27 @@ struct Output {
     runs: Vec<RunRow>,
 }
 
+/// The specs of a comma-separated list, split at the commas outside
+/// brackets (a spec's parameters are comma-separated inside them); empty
+/// items are kept, for the registry to refuse by name.
+fn split_specs(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(list[start..i].to_owned());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(list[start..].to_owned());
+    out
+}
+
 fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
     let v: &[&str] = if t.as_hypercube().is_some() {
         &["buddy", "partner", "multiple-gray-code"]
@@ -199,7 +221,10 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let allocators = if args.allocators.is_empty() {
         default_allocators(&topology)?
     } else {
-        args.allocators.clone()
+        args.allocators
+            .iter()
+            .flat_map(|a| split_specs(a))
+            .collect()
     };
     // Parsed once, and each built once to fail on names before reading
     // the trace.

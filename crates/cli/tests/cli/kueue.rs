@@ -280,3 +280,57 @@ fn the_report_has_each_levels_largest_pod_set_over_time() {
     ]));
     assert!(!mesh.contains("capacity_levels"), "{mesh}");
 }
+
+/// `replay --allocators` splits its list at the commas outside brackets:
+/// a TAS spec with two parameters is one strategy beside another, and a
+/// repeated flag adds to the list.
+#[test]
+fn replay_keeps_commas_inside_a_specs_brackets() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.swf");
+    std::fs::write(
+        &trace,
+        "1 0 0 100 3 -1 -1 3 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 5 0 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let runs = |lists: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "replay".to_owned(),
+            trace.display().to_string(),
+            "-t".to_owned(),
+            "racks:2x2x4gpu".to_owned(),
+            "--format".to_owned(),
+            "json".to_owned(),
+        ];
+        for l in lists {
+            args.extend(["-a".to_owned(), (*l).to_owned()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v: Value = serde_json::from_str(&ok(&run(&args))).unwrap();
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["allocator"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let one = runs(&["tas[mode=required,level=rack],tas"]);
+    // The two TAS runs, then the reference (paging) on shapes and counts.
+    assert_eq!(one.len(), 4, "{one:?}");
+    assert!(
+        one[0].contains("mode=required") && one[0].contains("rack"),
+        "{one:?}"
+    );
+    assert!(one[1].contains("mode=preferred"), "{one:?}");
+    assert_eq!(runs(&["tas[mode=required,level=rack]", "tas"]), one);
+    // An unclosed bracket is one bad spec, refused by the registry.
+    fails(&run(&[
+        "replay",
+        &trace.display().to_string(),
+        "-t",
+        "racks:2x2x4gpu",
+        "-a",
+        "tas[mode=required,tas",
+    ]));
+}
