@@ -288,3 +288,44 @@ fn other_strategies_refuse_placement_as_unsupported() {
         )
     );
 }
+
+/// On the empty machine a mesh strategy grants a box exactly when it is
+/// one of its `recognizable` partitions for the request: checked for every
+/// box of 8×8 and 4×4 meshes and every request up to the side, in both
+/// orientation modes, so the strategies' direct `recognises` tests agree
+/// with their listings.
+#[test]
+fn on_the_empty_mesh_exactly_the_listed_boxes_are_granted() {
+    for side in [4u32, 8] {
+        let topology: Topology = format!("mesh:{side}x{side}").parse().unwrap();
+        let boxes: Vec<Partition> = (0..side)
+            .flat_map(|y| (0..side).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                (1..=side - x).flat_map(move |w| {
+                    (1..=side - y)
+                        .map(move |h| Partition::Box(GridBox::new(&[x, y], &[w, h]).unwrap()))
+                })
+            })
+            .collect();
+        for spec in MESH {
+            let mut a = registry::build(spec, &topology).unwrap();
+            for (p, q, rotate) in (1..=side)
+                .flat_map(|p| (1..=side).flat_map(move |q| [false, true].map(move |r| (p, q, r))))
+            {
+                let request = boxed(p, q, rotate);
+                let listed = a.recognizable(&request).unwrap();
+                for at in &boxes {
+                    let granted = a.allocate_at(&request, at);
+                    assert_eq!(
+                        granted.is_ok(),
+                        listed.contains(at),
+                        "{spec} {request} at {at}: {granted:?}"
+                    );
+                    if let Ok(g) = granted {
+                        a.release(&g).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}

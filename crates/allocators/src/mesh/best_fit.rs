@@ -182,6 +182,9 @@ impl MeshHooks for BestFit {
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         self.core.placements(a, b, false)
     }
+    fn recognises(&self, a: u32, b: u32, _rotate: bool, r: &GridBox) -> bool {
+        self.core.places(a, b, false, r)
+    }
 }
 
 mesh_allocator!(BestFit, NAME);

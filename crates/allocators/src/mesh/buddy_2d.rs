@@ -259,6 +259,16 @@ impl MeshHooks for Buddy2d {
         false
     }
 
+    fn recognises(&self, a: u32, b: u32, _rotate: bool, r: &GridBox) -> bool {
+        // An aligned square block of the request's level.
+        let side = 1u32 << Self::level_for(a, b);
+        r.dims() == 2
+            && (r.extent(0), r.extent(1)) == (side, side)
+            && r.lo(0) % side == 0
+            && r.lo(1) % side == 0
+            && u64::from(r.lo(0)) + u64::from(side) <= u64::from(self.core.width)
+            && u64::from(r.lo(1)) + u64::from(side) <= u64::from(self.core.width)
+    }
     fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
         let side = 1u32 << Self::level_for(a, b);
         let mut v: Vec<(u64, Partition)> = Vec::new();

@@ -107,6 +107,9 @@ impl<const ROTATE: bool> MeshHooks for FirstFree<ROTATE> {
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
         self.core.placements(a, b, ROTATE && rotate)
     }
+    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
+        self.core.places(a, b, ROTATE && rotate, r)
+    }
 }
 
 mesh_allocator!(FirstFit, NAME);

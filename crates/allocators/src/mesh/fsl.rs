@@ -284,6 +284,9 @@ impl MeshHooks for Fsl {
     fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
         self.core.placements(a, b, rotate)
     }
+    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
+        self.core.places(a, b, rotate, r)
+    }
 }
 
 mesh_allocator!(Fsl, NAME);

@@ -327,6 +327,19 @@ impl MeshCore {
     }
 }
 
+impl MeshCore {
+    /// Whether `r` is one of [`placements`](Self::placements)' boxes, in
+    /// O(1): an a×b (or, with `rotate`, b×a) box of the machine.
+    pub(crate) fn places(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
+        let (or, n) = orientations(a, b, rotate);
+        let (w, h) = (r.extent(0), r.extent(1));
+        r.dims() == 2
+            && or[..n].contains(&(w, h))
+            && u64::from(r.lo(0)) + u64::from(w) <= u64::from(self.width)
+            && u64::from(r.lo(1)) + u64::from(h) <= u64::from(self.height)
+    }
+}
+
 /// The first free a×b submesh in row-major order, then (with `rotate` and
 /// a ≠ b) the first free b×a one; `run` and `cnt` are scratch buffers.
 pub(crate) fn first_fit(
