@@ -264,8 +264,8 @@ impl MeshHooks for Buddy2d {
         let side = 1u32 << Self::level_for(a, b);
         r.dims() == 2
             && (r.extent(0), r.extent(1)) == (side, side)
-            && r.lo(0) % side == 0
-            && r.lo(1) % side == 0
+            && r.lo(0).is_multiple_of(side)
+            && r.lo(1).is_multiple_of(side)
             && u64::from(r.lo(0)) + u64::from(side) <= u64::from(self.core.width)
             && u64::from(r.lo(1)) + u64::from(side) <= u64::from(self.core.width)
     }
