@@ -1,7 +1,9 @@
 //! The core of `partalloc.gym.SchedulingVecEnv`: `num_envs` environments
 //! ([`EnvCore`]) stepped by one call from Python, with the interpreter's
 //! lock released while they run and the environments shared out over
-//! `threads` threads of a pool. Actions are read from, and observations, masks,
+//! `threads` threads: the calling thread and `threads − 1` of a pool, so
+//! that no pool thread competes with the interpreter for a core between
+//! two steps. Actions are read from, and observations, masks,
 //! rewards and end flags written into, byte arrays made once; Python sees
 //! them as NumPy arrays over the same memory, so a step makes no Python
 //! object and allocates nothing.
@@ -9,7 +11,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
-use rayon::prelude::*;
+use std::sync::{Mutex, PoisonError};
 
 use crate::env::EnvCore;
 
@@ -47,7 +49,8 @@ struct Buffers {
 #[derive(Debug)]
 pub(crate) struct VecEnvCore {
     envs: Vec<EnvCore>,
-    /// The threads that step the environments when `threads > 1`.
+    /// The threads that step the environments with the calling thread
+    /// when `threads > 1` (`threads − 1` of them).
     pool: Option<rayon::ThreadPool>,
     n_actions: usize,
     obs_len: usize,
@@ -152,27 +155,56 @@ impl VecEnvCore {
             });
         };
         // A few chunks per thread, so that a thread the machine holds up
-        // has its chunks taken over by the others.
-        let per = envs.len().div_ceil(4 * pool.current_num_threads()).max(1);
+        // has its chunks taken over by the others; the calling thread
+        // takes chunks too.
+        let threads = pool.current_num_threads() + 1;
+        let per = envs.len().div_ceil(4 * threads).max(1);
+        let chunks = envs
+            .chunks_mut(per)
+            .zip(rewards.chunks_mut(per))
+            .zip(ended.chunks_mut(per))
+            .zip(obs.chunks_mut(per * lo))
+            .zip(mask.chunks_mut(per * la))
+            .enumerate();
+        let queue = Mutex::new(chunks);
+        let failed: Mutex<Option<PyErr>> = Mutex::new(None);
+        // Takes chunks until none is left or one has failed.
+        let drain = || {
+            loop {
+                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let Some((c, ((((e, rewards), ended), obs), mask))) = next else {
+                    return;
+                };
+                let out = Out {
+                    rewards,
+                    ended,
+                    obs,
+                    mask,
+                };
+                if let Err(err) = run_chunk(e, work, c * per, out) {
+                    failed
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get_or_insert(err);
+                    // No other chunk is handed out.
+                    let mut q = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                    for _ in q.by_ref() {}
+                    return;
+                }
+            }
+        };
         py.allow_threads(|| {
-            pool.install(|| {
-                envs.par_chunks_mut(per)
-                    .zip(rewards.par_chunks_mut(per))
-                    .zip(ended.par_chunks_mut(per))
-                    .zip(obs.par_chunks_mut(per * lo))
-                    .zip(mask.par_chunks_mut(per * la))
-                    .enumerate()
-                    .try_for_each(|(c, ((((e, rewards), ended), obs), mask))| {
-                        let out = Out {
-                            rewards,
-                            ended,
-                            obs,
-                            mask,
-                        };
-                        run_chunk(e, work, c * per, out)
-                    })
-            })
-        })
+            pool.in_place_scope(|s| {
+                for _ in 1..threads {
+                    s.spawn(|_| drain());
+                }
+                drain();
+            });
+        });
+        match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
     }
 
     /// Copies the staged observations and masks, the rewards and the end
@@ -257,7 +289,7 @@ impl VecEnvCore {
         };
         let pool = if threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(threads - 1)
                 .build()
                 .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
             Some(pool)
