@@ -29,6 +29,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The largest window: far beyond what an agent reads, and small enough
+/// that the observation's size is checked before it is allocated.
+const MAX_WINDOW: usize = 1 << 16;
+
 /// Per window slot: present, nodes/N, requested time/scale, wait/scale,
 /// placeable now.
 const JOB_FEATURES: usize = 5;
@@ -389,9 +393,7 @@ impl EnvCore {
             let wait = self.mask.len() - 1;
             let valid = self.mask.get(action).copied() == Some(1);
             let wait_ok = self.mask.get(wait).copied() == Some(1);
-            // With placements, the first valid choice of the first job that
-            // has one: what a masked action does when waiting is masked too.
-            let first_valid = self.mask[..wait].iter().position(|&m| m == 1);
+            let mask = &self.mask;
             let places = self.placements.as_ref();
             let run = started(&mut self.run)?;
             if run.is_done() {
@@ -408,7 +410,8 @@ impl EnvCore {
                 } else if valid || wait_ok {
                     None
                 } else {
-                    first_valid
+                    // Waiting is masked too: the first valid choice.
+                    mask[..wait].iter().position(|&m| m == 1)
                 };
                 let at = pick.and_then(|a| places.partition(a / p, a % p).map(|at| (a / p, at)));
                 let started = match at {
@@ -528,6 +531,11 @@ impl EnvCore {
         let strategy = allocator_spec(allocator, &topology, &callbacks)?;
         if window == 0 {
             return Err(PyValueError::new_err("window must be at least 1"));
+        }
+        if window > MAX_WINDOW {
+            return Err(PyValueError::new_err(format!(
+                "window {window} is more than {MAX_WINDOW} jobs: an agent sees no further"
+            )));
         }
         // The run loop's own bound and check (`simulate(slowdown_bound=…)`).
         let bound =

@@ -16,6 +16,10 @@ use crate::errors::value_error;
 /// over the machine's nodes).
 pub(crate) const PLACEMENT_FEATURES: usize = 3;
 
+/// The most choices (window × placements) an environment offers, checked
+/// before the observation and mask are sized by them.
+const MAX_CHOICES: usize = 1 << 20;
+
 /// No candidate in this place of a slot's list.
 const NONE: u32 = u32::MAX;
 
@@ -76,8 +80,12 @@ impl Placements {
         }
         let cells = window
             .checked_mul(per_slot)
-            .filter(|&n| n < u32::MAX as usize)
-            .ok_or_else(|| PyValueError::new_err("window × placements is too large"))?;
+            .filter(|&n| n <= MAX_CHOICES)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "window × placements is more than {MAX_CHOICES} choices: choose fewer placements"
+                ))
+            })?;
         let name = alloc.name();
         let first = match alloc.recognizable(probe) {
             Ok(parts) => parts.into_iter().next(),

@@ -168,6 +168,8 @@ def test_the_vector_env_equals_sync_vector_env_with_placements(small_trace: Path
     "kwargs, message",
     [
         (dict(allocator="buddy", placements=0), "at least 1"),
+        (dict(allocator="buddy", placements=10**8), "more than 1048576 choices"),
+        (dict(allocator="buddy", window=10**9), "more than 65536 jobs"),
         (dict(allocator="buddy", placements=2, backfill="easy"), 'backfill="none"'),
         (dict(allocator="paging", placements=2, mapping="nodes"), "lists of nodes"),
         (dict(allocator="buddy-free-list", placements=2), "grants a chosen partition"),
