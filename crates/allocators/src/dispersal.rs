@@ -355,6 +355,8 @@ impl Measurer {
         got
     }
 
+    // Kept out of `measure`, so the node-by-node path compiles as alone.
+    #[inline(never)]
     fn measure_in_rows(&mut self, rows: &mut Rows, nodes: &[NodeId]) -> Option<Dispersal> {
         let (d, n) = (self.sides.len(), nodes.len());
         if n == 0 {
@@ -601,7 +603,7 @@ impl Measurer {
         (twice / 2, lo as u32, ext as u32)
     }
 
-    #[inline(always)]
+    #[inline]
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let p = self.parent[x as usize];
@@ -621,7 +623,7 @@ impl Measurer {
 
     /// Joins the components of `x` and `y` (the smaller under the larger);
     /// whether they were apart.
-    #[inline(always)]
+    #[inline]
     fn union(&mut self, x: u32, y: u32) -> bool {
         let (a, b) = (self.find(x), self.find(y));
         if a == b {
