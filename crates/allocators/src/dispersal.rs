@@ -1217,6 +1217,12 @@ mod tests {
             let refused = m.measure(&wrong);
             prop_assert!(refused.is_err());
             prop_assert_eq!(refused, m.measure_generic(&wrong));
+            // In increasing order (the order of the 2-D one-pass path),
+            // refused alike.
+            wrong.sort_unstable();
+            let refused = m.measure(&wrong);
+            prop_assert!(refused.is_err());
+            prop_assert_eq!(refused, m.measure_generic(&wrong));
             // Refusing left the rows clean.
             prop_assert_eq!(m.measure(&nodes), fast);
         }
