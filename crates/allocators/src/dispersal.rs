@@ -377,7 +377,7 @@ impl Measurer {
         let (mut base, mut extents) = (self.sides, self.sides);
         (base[0], extents[0]) = (lo, ext);
         let e = d - 1;
-        if e == 1 && increasing {
+        let (diameter, pieces) = if e == 1 && increasing {
             // A 2-D mesh with the rows met in increasing y (a set listed in
             // increasing order, as paging grants it): y's sum and the
             // diameter in one pass over the rows, no counts array.
@@ -386,56 +386,49 @@ impl Measurer {
             let first = rows.touched.first().copied().unwrap_or(0);
             let last = rows.touched.last().copied().unwrap_or(0);
             (base[1], extents[1]) = (first, last - first + 1);
-            let pieces = self.plane_pieces(rows);
-            return Some(rows_dispersal(
-                rows,
-                n,
-                distance_sum,
-                diameter,
-                pieces,
-                base,
-                extents,
-            ));
-        }
-        // Coordinates along dimensions 1..d of each touched row (e each;
-        // the last is what remains of the row number).
-        rows.coords.clear();
-        if e > 0 {
-            let inner = &self.sides[1..e];
-            for &r in &rows.touched {
-                let mut rest = r;
-                for &k in inner {
-                    rows.coords.push(rest % k);
-                    rest /= k;
+            (diameter, self.plane_pieces(rows))
+        } else {
+            // Coordinates along dimensions 1..d of each touched row (e
+            // each; the last is what remains of the row number).
+            rows.coords.clear();
+            if e > 0 {
+                let inner = &self.sides[1..e];
+                for &r in &rows.touched {
+                    let mut rest = r;
+                    for &k in inner {
+                        rows.coords.push(rest % k);
+                        rest /= k;
+                    }
+                    rows.coords.push(rest);
                 }
-                rows.coords.push(rest);
             }
-        }
-        for dim in 1..d {
-            self.counts.clear();
-            self.counts.resize(self.sides[dim] as usize, 0);
-            let (mut lo, mut hi) = (u32::MAX, 0);
-            for (t, &r) in rows.touched.iter().enumerate() {
-                let y = rows.coords[t * e + dim - 1];
-                lo = lo.min(y);
-                hi = hi.max(y);
-                self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
+            for dim in 1..d {
+                self.counts.clear();
+                self.counts.resize(self.sides[dim] as usize, 0);
+                let (mut lo, mut hi) = (u32::MAX, 0);
+                for (t, &r) in rows.touched.iter().enumerate() {
+                    let y = rows.coords[t * e + dim - 1];
+                    lo = lo.min(y);
+                    hi = hi.max(y);
+                    self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
+                }
+                let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
+                distance_sum += sum;
+                (base[dim], extents[dim]) = (lo, ext);
             }
-            let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
-            distance_sum += sum;
-            (base[dim], extents[dim]) = (lo, ext);
+            let diameter = if n < 2 { 0 } else { rows.diameter(e) };
+            (diameter, self.row_pieces(rows))
+        };
+        for &r in &rows.touched {
+            rows.masks[r as usize] = 0;
         }
-        let diameter = if n < 2 { 0 } else { rows.diameter(e) };
-        let pieces = self.row_pieces(rows);
-        Some(rows_dispersal(
-            rows,
-            n,
+        Some(Dispersal {
+            nodes: n as u64,
             distance_sum,
             diameter,
+            span: Some(Span { base, extents }),
             pieces,
-            base,
-            extents,
-        ))
+        })
     }
 
     /// Pieces of a marked set on a 2-D mesh whose rows were touched in
@@ -452,8 +445,7 @@ impl Measurer {
             let first = rows.runs.len() as u32;
             let mut m = rows.masks[y as usize];
             while m != 0 {
-                // Adding the lowest set bit clears the lowest run and sets
-                // the bit above it (or carries out at bit 63).
+                // As in `push_runs`, each run's union–find slot made with it.
                 let t = m.wrapping_add(m & m.wrapping_neg());
                 self.parent.push(rows.runs.len() as u32);
                 rows.runs.push(m & !t);
@@ -462,27 +454,36 @@ impl Measurer {
             let end = rows.runs.len() as u32;
             self.size.resize(end as usize, 1);
             pieces += end - first;
-            if let Some((yb, mut i)) = below
+            if let Some((yb, start)) = below
                 && yb + 1 == y
             {
-                // Both rows' runs in increasing order: step past whichever
-                // ends first (the smaller mask), joining overlaps.
-                let mut j = first;
-                while i < first && j < end {
-                    let (a, b) = (rows.runs[i as usize], rows.runs[j as usize]);
-                    if a & b != 0 && self.union(i, j) {
-                        pieces -= 1;
-                    }
-                    if a < b {
-                        i += 1;
-                    } else {
-                        j += 1;
-                    }
-                }
+                pieces -= self.join_runs(&rows.runs, (start, first), (first, end));
             }
             below = Some((y, first));
         }
         pieces
+    }
+
+    /// Joins each run in `runs[a.0..a.1]` to the runs of `runs[b.0..b.1]`
+    /// it overlaps (both ranges in increasing order, stepping past
+    /// whichever run ends first, the smaller mask); how many joins merged
+    /// two pieces.
+    #[inline]
+    fn join_runs(&mut self, runs: &[u64], a: (u32, u32), b: (u32, u32)) -> u32 {
+        let ((mut i, a_end), (mut j, b_end)) = (a, b);
+        let mut merged = 0;
+        while i < a_end && j < b_end {
+            let (x, y) = (runs[i as usize], runs[j as usize]);
+            if x & y != 0 && self.union(i, j) {
+                merged += 1;
+            }
+            if x < y {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        merged
     }
 
     /// Pieces of a marked set: union–find over the runs of each row, a run
@@ -493,14 +494,7 @@ impl Measurer {
         rows.runs.clear();
         for &r in &rows.touched {
             let first = rows.runs.len() as u32;
-            let mut m = rows.masks[r as usize];
-            while m != 0 {
-                // Adding the lowest set bit clears the lowest run and sets
-                // the bit above it (or carries out at bit 63).
-                let t = m.wrapping_add(m & m.wrapping_neg());
-                rows.runs.push(m & !t);
-                m &= t;
-            }
+            push_runs(&mut rows.runs, rows.masks[r as usize]);
             rows.spans[r as usize] = (first, rows.runs.len() as u32);
         }
         self.reset_union(rows.runs.len());
@@ -514,21 +508,7 @@ impl Measurer {
                 if c + 1 >= k || rows.masks[next] == 0 {
                     continue;
                 }
-                // Both rows' runs in increasing order: step past whichever
-                // ends first (the smaller mask), joining overlaps.
-                let (mut i, a_end) = rows.spans[r as usize];
-                let (mut j, b_end) = rows.spans[next];
-                while i < a_end && j < b_end {
-                    let (a, b) = (rows.runs[i as usize], rows.runs[j as usize]);
-                    if a & b != 0 && self.union(i, j) {
-                        pieces -= 1;
-                    }
-                    if a < b {
-                        i += 1;
-                    } else {
-                        j += 1;
-                    }
-                }
+                pieces -= self.join_runs(&rows.runs, rows.spans[r as usize], rows.spans[next]);
             }
         }
         pieces
@@ -976,25 +956,15 @@ impl Rows {
     }
 }
 
-/// The dispersal of a measured set of rows, the rows cleared.
-fn rows_dispersal(
-    rows: &mut Rows,
-    n: usize,
-    distance_sum: u128,
-    diameter: u32,
-    pieces: u32,
-    base: Coords,
-    extents: Coords,
-) -> Dispersal {
-    for &r in &rows.touched {
-        rows.masks[r as usize] = 0;
-    }
-    Dispersal {
-        nodes: n as u64,
-        distance_sum,
-        diameter,
-        span: Some(Span { base, extents }),
-        pieces,
+/// Appends the runs of consecutive set bits of `m` to `runs`, lowest first.
+#[inline]
+fn push_runs(runs: &mut Vec<u64>, mut m: u64) {
+    while m != 0 {
+        // Adding the lowest set bit clears the lowest run and sets the bit
+        // above it (or carries out at bit 63).
+        let t = m.wrapping_add(m & m.wrapping_neg());
+        runs.push(m & !t);
+        m &= t;
     }
 }
 
