@@ -14,7 +14,8 @@
 //! `dispersal_144_of_256`: measuring one paging-like grant (144 of a 16×16
 //! machine's nodes, scattered, in random order) with a
 //! [`Measurer`](partalloc_allocators::dispersal::Measurer), as a run does for
-//! every started job: on the mesh (the word-per-row path) and, for
+//! every started job: on the mesh (the word-per-row path), on the mesh with
+//! the nodes in increasing order (as paging grants them) and, for
 //! reference, the torus (node by node).
 //!
 //! Run: `cargo bench -p partalloc-allocators --bench noncontig -- --warm-up-time 1 --measurement-time 3`
@@ -110,6 +111,13 @@ fn dispersal(c: &mut Criterion) {
             b.iter(|| m.measure(std::hint::black_box(grant)).unwrap());
         });
     }
+    // The same nodes in increasing order, as paging grants them.
+    let mut sorted = grant.to_vec();
+    sorted.sort_unstable();
+    let mut m = Measurer::new(&"mesh:16x16".parse().unwrap()).unwrap();
+    group.bench_function("mesh:16x16 sorted", |b| {
+        b.iter(|| m.measure(std::hint::black_box(&sorted)).unwrap());
+    });
     group.finish();
 }
 

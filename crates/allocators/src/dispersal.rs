@@ -355,6 +355,8 @@ impl Measurer {
         got
     }
 
+    // Kept out of `measure`, so the node-by-node path compiles as alone.
+    #[inline(never)]
     fn measure_in_rows(&mut self, rows: &mut Rows, nodes: &[NodeId]) -> Option<Dispersal> {
         let (d, n) = (self.sides.len(), nodes.len());
         if n == 0 {
@@ -368,43 +370,55 @@ impl Measurer {
         }
         // Dimension 0's counts come with the marking.
         let mut c0 = [0u64; 64];
-        let union = rows.mark(self.nodes, nodes, &mut c0)?;
-        // Coordinates along dimensions 1..d of each touched row (e each;
-        // the last is what remains of the row number).
-        let e = d - 1;
-        rows.coords.clear();
-        if e > 0 {
-            let inner = &self.sides[1..e];
-            for &r in &rows.touched {
-                let mut rest = r;
-                for &k in inner {
-                    rows.coords.push(rest % k);
-                    rest /= k;
-                }
-                rows.coords.push(rest);
-            }
-        }
+        let (union, increasing) = rows.mark(self.nodes, nodes, &mut c0)?;
         // Every x of the set is a bit of the rows' union.
         let (lo, hi) = (union.trailing_zeros(), 63 - union.leading_zeros());
         let (mut distance_sum, lo, ext) = line(&c0[lo as usize..=hi as usize], n, lo);
         let (mut base, mut extents) = (self.sides, self.sides);
         (base[0], extents[0]) = (lo, ext);
-        for dim in 1..d {
-            self.counts.clear();
-            self.counts.resize(self.sides[dim] as usize, 0);
-            let (mut lo, mut hi) = (u32::MAX, 0);
-            for (t, &r) in rows.touched.iter().enumerate() {
-                let y = rows.coords[t * e + dim - 1];
-                lo = lo.min(y);
-                hi = hi.max(y);
-                self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
-            }
-            let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
+        let e = d - 1;
+        let (diameter, pieces) = if e == 1 && increasing {
+            // A 2-D mesh with the rows met in increasing y (a set listed in
+            // increasing order, as paging grants it): y's sum and the
+            // diameter in one pass over the rows, no counts array.
+            let (sum, diameter) = rows.plane(n, self.sides[1]);
             distance_sum += sum;
-            (base[dim], extents[dim]) = (lo, ext);
-        }
-        let pieces = self.row_pieces(rows);
-        let diameter = if n < 2 { 0 } else { rows.diameter(e) };
+            let first = rows.touched.first().copied().unwrap_or(0);
+            let last = rows.touched.last().copied().unwrap_or(0);
+            (base[1], extents[1]) = (first, last - first + 1);
+            (diameter, self.plane_pieces(rows))
+        } else {
+            // Coordinates along dimensions 1..d of each touched row (e
+            // each; the last is what remains of the row number).
+            rows.coords.clear();
+            if e > 0 {
+                let inner = &self.sides[1..e];
+                for &r in &rows.touched {
+                    let mut rest = r;
+                    for &k in inner {
+                        rows.coords.push(rest % k);
+                        rest /= k;
+                    }
+                    rows.coords.push(rest);
+                }
+            }
+            for dim in 1..d {
+                self.counts.clear();
+                self.counts.resize(self.sides[dim] as usize, 0);
+                let (mut lo, mut hi) = (u32::MAX, 0);
+                for (t, &r) in rows.touched.iter().enumerate() {
+                    let y = rows.coords[t * e + dim - 1];
+                    lo = lo.min(y);
+                    hi = hi.max(y);
+                    self.counts[y as usize] += u64::from(rows.masks[r as usize].count_ones());
+                }
+                let (sum, lo, ext) = line(&self.counts[lo as usize..=hi as usize], n, lo);
+                distance_sum += sum;
+                (base[dim], extents[dim]) = (lo, ext);
+            }
+            let diameter = if n < 2 { 0 } else { rows.diameter(e) };
+            (diameter, self.row_pieces(rows))
+        };
         for &r in &rows.touched {
             rows.masks[r as usize] = 0;
         }
@@ -417,6 +431,61 @@ impl Measurer {
         })
     }
 
+    /// Pieces of a marked set on a 2-D mesh whose rows were touched in
+    /// increasing y: one pass that cuts each row into runs and joins them
+    /// to the overlapping runs of the row below when that row is y − 1.
+    fn plane_pieces(&mut self, rows: &mut Rows) -> u32 {
+        rows.runs.clear();
+        self.parent.clear();
+        self.size.clear();
+        let mut pieces = 0u32;
+        // The row before: its y and where its runs start.
+        let mut below: Option<(u32, u32)> = None;
+        for &y in &rows.touched {
+            let first = rows.runs.len() as u32;
+            let mut m = rows.masks[y as usize];
+            while m != 0 {
+                // As in `push_runs`, each run's union–find slot made with it.
+                let t = m.wrapping_add(m & m.wrapping_neg());
+                self.parent.push(rows.runs.len() as u32);
+                rows.runs.push(m & !t);
+                m &= t;
+            }
+            let end = rows.runs.len() as u32;
+            self.size.resize(end as usize, 1);
+            pieces += end - first;
+            if let Some((yb, start)) = below
+                && yb + 1 == y
+            {
+                pieces -= self.join_runs(&rows.runs, (start, first), (first, end));
+            }
+            below = Some((y, first));
+        }
+        pieces
+    }
+
+    /// Joins each run in `runs[a.0..a.1]` to the runs of `runs[b.0..b.1]`
+    /// it overlaps (both ranges in increasing order, stepping past
+    /// whichever run ends first, the smaller mask); how many joins merged
+    /// two pieces.
+    #[inline]
+    fn join_runs(&mut self, runs: &[u64], a: (u32, u32), b: (u32, u32)) -> u32 {
+        let ((mut i, a_end), (mut j, b_end)) = (a, b);
+        let mut merged = 0;
+        while i < a_end && j < b_end {
+            let (x, y) = (runs[i as usize], runs[j as usize]);
+            if x & y != 0 && self.union(i, j) {
+                merged += 1;
+            }
+            if x < y {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        merged
+    }
+
     /// Pieces of a marked set: union–find over the runs of each row, a run
     /// joined to the runs it overlaps in the next row along each dimension
     /// 1..d.
@@ -425,14 +494,7 @@ impl Measurer {
         rows.runs.clear();
         for &r in &rows.touched {
             let first = rows.runs.len() as u32;
-            let mut m = rows.masks[r as usize];
-            while m != 0 {
-                // Adding the lowest set bit clears the lowest run and sets
-                // the bit above it (or carries out at bit 63).
-                let t = m.wrapping_add(m & m.wrapping_neg());
-                rows.runs.push(m & !t);
-                m &= t;
-            }
+            push_runs(&mut rows.runs, rows.masks[r as usize]);
             rows.spans[r as usize] = (first, rows.runs.len() as u32);
         }
         self.reset_union(rows.runs.len());
@@ -446,21 +508,7 @@ impl Measurer {
                 if c + 1 >= k || rows.masks[next] == 0 {
                     continue;
                 }
-                // Both rows' runs in increasing order: step past whichever
-                // ends first (the smaller mask), joining overlaps.
-                let (mut i, a_end) = rows.spans[r as usize];
-                let (mut j, b_end) = rows.spans[next];
-                while i < a_end && j < b_end {
-                    let (a, b) = (rows.runs[i as usize], rows.runs[j as usize]);
-                    if a & b != 0 && self.union(i, j) {
-                        pieces -= 1;
-                    }
-                    if a < b {
-                        i += 1;
-                    } else {
-                        j += 1;
-                    }
-                }
+                pieces -= self.join_runs(&rows.runs, rows.spans[r as usize], rows.spans[next]);
             }
         }
         pieces
@@ -769,9 +817,10 @@ impl Rows {
     }
 
     /// Sets each node's bit in its row and counts its x in `c0`; the union
-    /// of the rows, or `None` (and nothing marked) for a node outside the
-    /// machine's `nodes` or a node listed twice.
-    fn mark(&mut self, nodes: usize, set: &[NodeId], c0: &mut [u64; 64]) -> Option<u64> {
+    /// of the rows and whether the rows were met in increasing order, or
+    /// `None` (and nothing marked) for a node outside the machine's `nodes`
+    /// or a node listed twice.
+    fn mark(&mut self, nodes: usize, set: &[NodeId], c0: &mut [u64; 64]) -> Option<(u64, bool)> {
         let rows = nodes / self.width as usize;
         if self.masks.len() != rows {
             self.masks = vec![0; rows];
@@ -785,13 +834,16 @@ impl Rows {
         };
         // Without repeats, the rows hold as many bits as the set has nodes.
         let (mut ones, mut union) = (0u64, 0u64);
+        let (mut increasing, mut prev) = (true, None);
         for &r in &self.touched {
             let m = self.masks[r as usize];
             ones += u64::from(m.count_ones());
             union |= m;
+            increasing &= prev < Some(r);
+            prev = Some(r);
         }
         if inside && ones == set.len() as u64 {
-            return Some(union);
+            return Some((union, increasing));
         }
         for &r in &self.touched {
             self.masks[r as usize] = 0;
@@ -805,20 +857,77 @@ impl Rows {
         c0: &mut [u64; 64],
         split: impl Fn(NodeId) -> (u32, u32),
     ) -> bool {
-        for &node in set {
+        // The bits of consecutive nodes of one row gather in a register and
+        // reach the row's mask once (a set in increasing order touches each
+        // row once); a bit set twice is caught by the caller's count.
+        let Some((&first, rest)) = set.split_first() else {
+            return true;
+        };
+        let (mut row, x) = split(first);
+        let mut bits = 1u64 << x;
+        // x < width ≤ 64: the mask changes nothing.
+        c0[x as usize & 63] += 1;
+        for &node in rest {
             let (r, x) = split(node);
-            // Rows × width = nodes, so a row past the last is a node past it.
-            let Some(m) = self.masks.get_mut(r as usize) else {
-                return false;
-            };
-            if *m == 0 {
-                self.touched.push(r);
+            if r != row {
+                if !self.or_row(row, bits) {
+                    return false;
+                }
+                (row, bits) = (r, 0);
             }
-            *m |= 1 << x;
-            // x < width ≤ 64: the mask changes nothing.
+            bits |= 1 << x;
             c0[x as usize & 63] += 1;
         }
+        self.or_row(row, bits)
+    }
+
+    /// Adds `bits` to row `r`'s mask; false for a row past the machine.
+    #[inline]
+    fn or_row(&mut self, r: u32, bits: u64) -> bool {
+        // Rows × width = nodes, so a row past the last is a node past it.
+        let Some(m) = self.masks.get_mut(r as usize) else {
+            return false;
+        };
+        if *m == 0 {
+            self.touched.push(r);
+        }
+        *m |= bits;
         true
+    }
+
+    /// On a 2-D mesh whose marked rows (n ≥ 1 nodes) are touched in
+    /// increasing y, with `height` rows: the sum of pairwise distances
+    /// along y, and the diameter (the widest spread of x + y and of x − y,
+    /// taken at each row's lowest and highest x).
+    fn plane(&self, n: usize, height: u32) -> (u128, u32) {
+        let points = self.touched.iter().map(|&y| {
+            let m = self.masks[y as usize];
+            (y, u64::from(m.count_ones()))
+        });
+        let sum = if n < 1 << 20 && height < 1 << 20 {
+            u128::from(line_points::<u64>(points, n as u64))
+        } else {
+            line_points::<u128>(points, n as u64)
+        };
+        if n < 2 {
+            return (sum, 0);
+        }
+        // x ± y + height keeps every value at or above 0.
+        let (mut lo_plus, mut hi_plus) = (u64::MAX, 0u64);
+        let (mut lo_minus, mut hi_minus) = (u64::MAX, 0u64);
+        for &y in &self.touched {
+            let m = self.masks[y as usize];
+            let (a, b) = (
+                u64::from(m.trailing_zeros()),
+                u64::from(63 - m.leading_zeros()),
+            );
+            let (y, h) = (u64::from(y), u64::from(height));
+            lo_plus = lo_plus.min(a + y);
+            hi_plus = hi_plus.max(b + y);
+            lo_minus = lo_minus.min(a + h - y);
+            hi_minus = hi_minus.max(b + h - y);
+        }
+        (sum, (hi_plus - lo_plus).max(hi_minus - lo_minus) as u32)
     }
 
     /// The largest L1 distance of the marked set (two nodes or more): per
@@ -847,6 +956,18 @@ impl Rows {
     }
 }
 
+/// Appends the runs of consecutive set bits of `m` to `runs`, lowest first.
+#[inline]
+fn push_runs(runs: &mut Vec<u64>, mut m: u64) {
+    while m != 0 {
+        // Adding the lowest set bit clears the lowest run and sets the bit
+        // above it (or carries out at bit 63).
+        let t = m.wrapping_add(m & m.wrapping_neg());
+        runs.push(m & !t);
+        m &= t;
+    }
+}
+
 /// Along a line of a mesh holding `counts[v]` of the set's `n` (≥ 1) nodes
 /// at coordinate `offset + v`: the sum of pairwise distances and the span
 /// (first coordinate, extent).
@@ -866,24 +987,44 @@ fn line_in<T>(counts: &[u64]) -> (T, u32, u32)
 where
     T: Copy + From<u64> + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
 {
-    // Σ over v < w of c_v·c_w·(w − v), from the running count and the
-    // running sum of coordinates below w.
-    let zero = T::from(0);
-    let (mut below, mut below_sum, mut total) = (zero, zero, zero);
-    let (mut lo, mut hi) = (None, 0);
-    for (w, &c) in counts.iter().enumerate() {
-        if c == 0 {
-            continue;
-        }
-        let (c, wv) = (T::from(c), T::from(w as u64));
-        total = total + c * (below * wv - below_sum);
-        below = below + c;
-        below_sum = below_sum + c * wv;
-        lo.get_or_insert(w);
-        hi = w;
+    let lo = counts.iter().position(|&c| c != 0).unwrap_or(0);
+    let hi = counts.iter().rposition(|&c| c != 0).unwrap_or(0).max(lo);
+    // A pair at v < w is w − v apart: it crosses each boundary between
+    // consecutive coordinates from v to w once. So the sum is, over the
+    // boundaries, (nodes below) × (nodes above): one product per
+    // coordinate, no branch.
+    let (mut below, mut total) = (T::from(0), T::from(0));
+    let Some(span) = counts.get(lo..=hi) else {
+        return (total, 0, 1);
+    };
+    let all = T::from(span.iter().sum());
+    for &c in &span[..span.len() - 1] {
+        below = below + T::from(c);
+        total = total + below * (all - below);
     }
-    let lo = lo.unwrap_or(0);
     (total, lo as u32, (hi - lo + 1) as u32)
+}
+
+/// The sum of pairwise distances along a line holding `n` nodes at the
+/// given points (coordinate, count), in increasing coordinate: over each
+/// gap between consecutive points, its length × (nodes below) × (nodes
+/// above).
+#[inline]
+fn line_points<T>(points: impl Iterator<Item = (u32, u64)>, n: u64) -> T
+where
+    T: Copy + From<u64> + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
+{
+    let all = T::from(n);
+    let (mut below, mut total) = (T::from(0), T::from(0));
+    let mut last = None;
+    for (w, c) in points {
+        if let Some(v) = last {
+            total = total + T::from(u64::from(w - v)) * below * (all - below);
+        }
+        below = below + T::from(c);
+        last = Some(w);
+    }
+    total
 }
 
 /// The dispersal of `nodes` on `topology` (a one-off [`Measurer`]).
@@ -1031,6 +1172,11 @@ mod tests {
             let fast = m.measure(&nodes);
             prop_assert!(fast.is_ok());
             prop_assert_eq!(&fast, &m.measure_generic(&nodes));
+            // In increasing order (as paging grants), the rows are met in
+            // increasing order too: the one-pass path of a 2-D mesh.
+            let mut sorted = nodes.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(&m.measure(&sorted), &fast);
             let mut wrong = nodes.clone();
             let extra = if outside || nodes.is_empty() {
                 grid.num_nodes() as NodeId
@@ -1038,6 +1184,12 @@ mod tests {
                 nodes[at.index(nodes.len())]
             };
             wrong.insert(at.index(nodes.len() + 1), extra);
+            let refused = m.measure(&wrong);
+            prop_assert!(refused.is_err());
+            prop_assert_eq!(refused, m.measure_generic(&wrong));
+            // In increasing order (the order of the 2-D one-pass path),
+            // refused alike.
+            wrong.sort_unstable();
             let refused = m.measure(&wrong);
             prop_assert!(refused.is_err());
             prop_assert_eq!(refused, m.measure_generic(&wrong));

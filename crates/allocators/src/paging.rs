@@ -55,18 +55,23 @@ impl Paging {
     /// took, a word at a time. The caller has checked that `want` ids are
     /// available.
     fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
-        let mut nodes = Vec::with_capacity(want);
-        let mut words = Vec::new();
+        // Sized once and filled a word's ids at a time (no per-id capacity
+        // check); cut to what was found.
+        let mut nodes: Vec<NodeId> = vec![0; want];
+        let mut filled = 0;
         let len = self.occupancy.len();
+        // At least ⌈want / 64⌉ words hold the ids; one more covers a grant
+        // that starts mid-word, so the list rarely grows.
+        let mut words = Vec::with_capacity((want.div_ceil(64) + 1).min(len.div_ceil(64)));
         let mut word = 0;
-        while nodes.len() < want {
+        while filled < want {
             let Some(&blocked) = self.occupancy.blocked().words().get(word) else {
                 break;
             };
             // Bits past the machine read as blocked.
             let inside = len - word * 64;
             let free = !blocked & crate::rowgrid::low_bits(inside.min(64) as u32);
-            let need = want - nodes.len();
+            let need = want - filled;
             let taken = if free.count_ones() as usize <= need {
                 free
             } else {
@@ -82,16 +87,22 @@ impl Paging {
             if taken != 0 {
                 // Machines have at most 2^32 nodes, so ids fit `NodeId`.
                 let base = (word * 64) as NodeId;
-                let mut bits = taken;
-                while bits != 0 {
-                    nodes.push(base + bits.trailing_zeros());
-                    bits &= bits - 1;
+                let count = taken.count_ones() as usize;
+                // `taken` has at most `need` bits, so they fit.
+                if let Some(dst) = nodes.get_mut(filled..filled + count) {
+                    let mut bits = taken;
+                    for slot in dst {
+                        *slot = base + bits.trailing_zeros();
+                        bits &= bits.wrapping_sub(1);
+                    }
                 }
+                filled += count;
                 self.occupancy.occupy_word_bits(word, taken);
                 words.push((word, taken));
             }
             word += 1;
         }
+        nodes.truncate(filled);
         (nodes, words)
     }
 }

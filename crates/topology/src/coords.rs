@@ -190,6 +190,7 @@ impl Deref for Coords {
 }
 
 impl DerefMut for Coords {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [u32] {
         self.as_mut_slice()
     }
