@@ -336,9 +336,9 @@ class SchedulingVecEnv(VectorEnv):
 
     Every keyword argument of :class:`SchedulingEnv` is taken, and means
     the same for each environment; ``threads`` (default 1) shares the
-    environments out over that many threads during a step (the
-    interpreter's lock is released while they run). Results do not depend
-    on ``threads``.
+    environments out over that many threads during a step, the calling
+    thread among them (the interpreter's lock is released while they
+    run). Results do not depend on ``threads``.
 
     Environment ``i`` is the :class:`SchedulingEnv` that
     ``gymnasium.vector.SyncVectorEnv`` would run: ``reset(seed=s)``
