@@ -24,7 +24,9 @@ use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
 use rayon::prelude::*;
 
-use super::pods::{LoadMetric, cell, ci, csv_num, load_charts, run_recorded};
+use super::pods::{
+    CLAIM_COLUMNS, LoadMetric, ci, csv_cells, load_charts, run_recorded, table_head, table_row,
+};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -227,31 +229,23 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         "machine,strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,stranded_nodes,stranded_nodes_ci95,domains_per_job,domains_per_job_ci95,split_segments_per_job,split_segments_per_job_ci95,lowest_level_share,lowest_level_share_ci95\n",
     );
     for p in points {
-        let cols = [
+        let cells = csv_cells(&[
             &p.wait,
             &p.utilization,
             &p.stranded,
             &p.domains,
             &p.split,
             &p.lowest,
-        ]
-        .map(|c| {
-            let (m, h) = csv_num(c);
-            format!("{m},{h}")
-        });
+        ]);
         let _ = writeln!(
             csv,
-            "{},{},{},{}",
+            "{},{},{},{cells}",
             p.machine.name(),
             p.strategy,
-            p.load,
-            cols.join(",")
+            p.load
         );
     }
-    let write = |name: &str, text: &str| -> Result<(), FigError> {
-        let path = dir.join(name);
-        partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
-    };
+    let write = |name: &str, text: &str| super::write_text(dir, name, text);
     write("blocks.csv", &csv)?;
     let metrics: [LoadMetric<Point>; 4] = [
         ("wait", "Mean waiting time", |p| &p.wait),
@@ -299,29 +293,36 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
         out,
         "\n## blocks — 8 racks of 18 nodes (BlockSizes 18,36,72,144, and 18,36,72 for blocks-8x18-top72; the tree: the racks as leaf switches under one spine), FCFS, {jobs} jobs per run to completion, {reps} replication(s) per point, 1 to 72 nodes equally likely, exponential service (mean 1)\n"
     );
-    let _ = writeln!(
-        out,
-        "| load | machine | strategy | mean wait | utilization | stranded nodes | racks per job | split segments of 6 per job | jobs at their lowest level |"
+    table_head(
+        &mut out,
+        &[
+            "load",
+            "machine",
+            "strategy",
+            "mean wait",
+            "utilization",
+            "stranded nodes",
+            "racks per job",
+            "split segments of 6 per job",
+            "jobs at their lowest level",
+        ],
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for p in points {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            p.load,
-            p.machine.name(),
-            p.strategy,
-            cell(&p.wait),
-            cell(&p.utilization),
-            cell(&p.stranded),
-            cell(&p.domains),
-            cell(&p.split),
-            cell(&p.lowest)
+        table_row(
+            &mut out,
+            &[&p.load, &p.machine.name(), &p.strategy],
+            &[
+                &p.wait,
+                &p.utilization,
+                &p.stranded,
+                &p.domains,
+                &p.split,
+                &p.lowest,
+            ],
         );
     }
     let _ = writeln!(out, "\n### Claims\n");
-    let _ = writeln!(out, "| claim (source) | measured | verdict |");
-    let _ = writeln!(out, "|---|---|---|");
+    table_head(&mut out, &CLAIM_COLUMNS);
     let segmented = "block[segment=6]";
     let whole = points
         .iter()

@@ -25,7 +25,7 @@ use partalloc_workload::{
 };
 use rayon::prelude::*;
 
-use super::pods::{ci, csv_num};
+use super::pods::{CLAIM_COLUMNS, ci, csv_num, table_head};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -323,10 +323,7 @@ fn write_outputs(
             p.contiguous
         );
     }
-    let write = |name: &str, text: &str| -> Result<(), FigError> {
-        let path = dir.join(name);
-        partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
-    };
+    let write = |name: &str, text: &str| super::write_text(dir, name, text);
     write("dispersal.csv", &csv)?;
     for (machine, name, _) in MACHINES {
         for &load in loads {
@@ -402,11 +399,17 @@ fn report(points: &[Point], loads: &[Load], models: &[Model], reps: u64, jobs: u
     for (machine, name, _) in MACHINES {
         for &load in loads {
             let _ = writeln!(out, "### {name}, {}\n", load.id());
-            let _ = writeln!(
-                out,
-                "| run-time model | allocator | mean wait | mean response | utilization | mean pairwise distance |"
+            table_head(
+                &mut out,
+                &[
+                    "run-time model",
+                    "allocator",
+                    "mean wait",
+                    "mean response",
+                    "utilization",
+                    "mean pairwise distance",
+                ],
             );
-            let _ = writeln!(out, "|---|---|---|---|---|---|");
             for p in points
                 .iter()
                 .filter(|p| p.machine == machine && p.load == load)
@@ -426,8 +429,7 @@ fn report(points: &[Point], loads: &[Load], models: &[Model], reps: u64, jobs: u
         }
     }
     let _ = writeln!(out, "### Claims\n");
-    let _ = writeln!(out, "| claim (source) | measured | verdict |");
-    let _ = writeln!(out, "|---|---|---|");
+    table_head(&mut out, &CLAIM_COLUMNS);
     let wait = |p: &Point| p.wait.mean;
     let response = |p: &Point| p.response.mean;
     for (machine, name, _) in MACHINES {

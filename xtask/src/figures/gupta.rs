@@ -188,9 +188,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
     print!("{out}");
     let dir = &ctx.args.out;
     for (name, text) in [("gupta-examples.csv", &csv), ("gupta-examples.txt", &out)] {
-        let path = dir.join(name);
-        partalloc_simkit::write_atomic(&path, text)
-            .map_err(|source| FigError::Io { path, source })?;
+        super::write_text(dir, name, text)?;
     }
     Ok(())
 }

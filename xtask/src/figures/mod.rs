@@ -335,6 +335,13 @@ pub(crate) fn reproduce(id: &str, args: &RunArgs) -> Result<(), FigError> {
     Ok(())
 }
 
+/// Writes `text` as `name` in `dir`, atomically (a reader never sees half
+/// a file).
+pub(crate) fn write_text(dir: &Path, name: &str, text: &str) -> Result<(), FigError> {
+    let path = dir.join(name);
+    partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
+}
+
 fn remove_if_exists(path: &Path) -> Result<(), FigError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
@@ -457,10 +464,7 @@ fn run_panel(ctx: &Ctx, panel: &Panel) -> Result<(), FigError> {
     let claims = (panel.claims)(&table, &lookup);
     let text = table.render(panel, col, &claims);
     print!("{text}");
-    let txt = out.join(format!("{}.txt", panel.id));
-    partalloc_simkit::write_atomic(&txt, &text)
-        .map_err(|source| FigError::Io { path: txt, source })?;
-    Ok(())
+    write_text(out, &format!("{}.txt", panel.id), &text)
 }
 
 /// Finds the finished tables of other panels in the output directory.

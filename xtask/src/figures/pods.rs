@@ -233,6 +233,9 @@ pub(crate) fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
     Ok(ConfidenceInterval::from_samples(samples, DEFAULT_LEVEL)?)
 }
 
+/// The columns of a figure's claims table.
+pub(crate) const CLAIM_COLUMNS: [&str; 3] = ["claim (source)", "measured", "verdict"];
+
 /// A table cell: the mean ± the half width, three decimals.
 pub(crate) fn cell(c: &ConfidenceInterval) -> String {
     c.half_width.map_or_else(
@@ -247,6 +250,40 @@ pub(crate) fn csv_num(c: &ConfidenceInterval) -> (String, String) {
         format!("{}", c.mean),
         c.half_width.map(|h| format!("{h}")).unwrap_or_default(),
     )
+}
+
+/// The CSV fields of `cells`: each one's mean and half width
+/// ([`csv_num`]), comma-separated.
+pub(crate) fn csv_cells(cells: &[&ConfidenceInterval]) -> String {
+    let fields: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            let (m, h) = csv_num(c);
+            format!("{m},{h}")
+        })
+        .collect();
+    fields.join(",")
+}
+
+/// A markdown table's header row and rule.
+pub(crate) fn table_head(out: &mut String, columns: &[&str]) {
+    let _ = writeln!(out, "| {} |", columns.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(columns.len()));
+}
+
+/// A markdown table row: the `lead` fields as they print, then each
+/// interval as a [`cell`].
+pub(crate) fn table_row(
+    out: &mut String,
+    lead: &[&dyn std::fmt::Display],
+    cells: &[&ConfidenceInterval],
+) {
+    let fields: Vec<String> = lead
+        .iter()
+        .map(|f| f.to_string())
+        .chain(cells.iter().map(|c| cell(c)))
+        .collect();
+    let _ = writeln!(out, "| {} |", fields.join(" | "));
 }
 
 fn run(ctx: &Ctx) -> Result<(), FigError> {
@@ -297,23 +334,12 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         "pod,strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,stranded_chips,stranded_chips_ci95,largest_placeable_chips,largest_placeable_chips_ci95\n",
     );
     for p in points {
-        let (w, wh) = csv_num(&p.wait);
-        let (u, uh) = csv_num(&p.utilization);
-        let (s, sh) = csv_num(&p.stranded);
-        let (g, gh) = csv_num(&p.largest);
-        let _ = writeln!(
-            csv,
-            "{},{},{},{w},{wh},{u},{uh},{s},{sh},{g},{gh}",
-            p.pod, p.strategy, p.load
-        );
+        let cells = csv_cells(&[&p.wait, &p.utilization, &p.stranded, &p.largest]);
+        let _ = writeln!(csv, "{},{},{},{cells}", p.pod, p.strategy, p.load);
     }
-    let write = |name: &str, text: &str| -> Result<(), FigError> {
-        let path = dir.join(name);
-        partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
-    };
+    let write = |name: &str, text: &str| super::write_text(dir, name, text);
     write("pods.csv", &csv)?;
-    type Pick = fn(&Point) -> &ConfidenceInterval;
-    let metrics: [(&str, &str, Pick); 4] = [
+    let metrics: [LoadMetric<Point>; 4] = [
         ("wait", "Mean waiting time", |p| &p.wait),
         ("utilization", "Utilization", |p| &p.utilization),
         ("stranded", "Stranded chips (time average)", |p| &p.stranded),
@@ -324,30 +350,20 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         ),
     ];
     for (pod_id, title, _) in PODS {
-        for (mid, label, pick) in metrics {
-            let series = STRATEGIES
-                .iter()
-                .map(|(name, strategy)| Series {
-                    label: (*name).to_owned(),
-                    points: points
-                        .iter()
-                        .filter(|p| p.pod == pod_id && p.strategy == *strategy)
-                        .map(|p| {
-                            let c = pick(p);
-                            (p.load, c.mean, c.half_width.unwrap_or(0.0))
-                        })
-                        .collect(),
-                })
-                .collect();
-            let chart = Chart {
-                title: format!("{title}: {}", label.to_lowercase()),
-                x_label: "Offered load".to_owned(),
-                y_label: label.to_owned(),
-                series,
-                y_max: None,
-            };
-            write_svg(&chart, &dir.join(format!("pods-{pod_id}-{mid}.svg")))?;
-        }
+        let series: Vec<(&str, Vec<&Point>)> = STRATEGIES
+            .iter()
+            .map(|(name, strategy)| {
+                let on = |p: &&Point| p.pod == pod_id && p.strategy == *strategy;
+                (*name, points.iter().filter(on).collect())
+            })
+            .collect();
+        load_charts(
+            dir,
+            (&format!("pods-{pod_id}"), title),
+            &series,
+            |p| p.load,
+            &metrics,
+        )?;
     }
     let text = report(points, reps, jobs);
     print!("{text}");
@@ -363,28 +379,28 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
     );
     for (pod_id, title, machine) in PODS {
         let _ = writeln!(out, "### {title} ({machine})\n");
-        let _ = writeln!(
-            out,
-            "| load | strategy | mean wait | utilization | stranded chips | largest placeable (chips) |"
+        table_head(
+            &mut out,
+            &[
+                "load",
+                "strategy",
+                "mean wait",
+                "utilization",
+                "stranded chips",
+                "largest placeable (chips)",
+            ],
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|");
         for p in points.iter().filter(|p| p.pod == pod_id) {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                p.load,
-                p.strategy,
-                cell(&p.wait),
-                cell(&p.utilization),
-                cell(&p.stranded),
-                cell(&p.largest)
+            table_row(
+                &mut out,
+                &[&p.load, &p.strategy],
+                &[&p.wait, &p.utilization, &p.stranded, &p.largest],
             );
         }
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "### Claims\n");
-    let _ = writeln!(out, "| claim (source) | measured | verdict |");
-    let _ = writeln!(out, "|---|---|---|");
+    table_head(&mut out, &CLAIM_COLUMNS);
     for (pod_id, title, _) in PODS {
         let loads: Vec<f64> = points
             .iter()

@@ -33,7 +33,9 @@ use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
 use rayon::prelude::*;
 
-use super::pods::{LoadMetric, cell, ci, csv_num, load_charts, run_watched};
+use super::pods::{
+    CLAIM_COLUMNS, LoadMetric, ci, csv_cells, load_charts, run_watched, table_head, table_row,
+};
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
 pub(crate) const FIGURE: Figure = Figure {
@@ -205,16 +207,10 @@ fn write_outputs(ctx: &Ctx, points: &[Point], reps: u64, jobs: u64) -> Result<()
         "strategy,load,mean_wait,mean_wait_ci95,utilization,utilization_ci95,racks_per_job,racks_per_job_ci95,stranded_gpus,stranded_gpus_ci95\n",
     );
     for p in points {
-        let cols = [&p.wait, &p.utilization, &p.racks, &p.stranded].map(|c| {
-            let (m, h) = csv_num(c);
-            format!("{m},{h}")
-        });
-        let _ = writeln!(csv, "\"{}\",{},{}", p.strategy, p.load, cols.join(","));
+        let cells = csv_cells(&[&p.wait, &p.utilization, &p.racks, &p.stranded]);
+        let _ = writeln!(csv, "\"{}\",{},{cells}", p.strategy, p.load);
     }
-    let write = |name: &str, text: &str| -> Result<(), FigError> {
-        let path = dir.join(name);
-        partalloc_simkit::write_atomic(&path, text).map_err(|source| FigError::Io { path, source })
-    };
+    let write = |name: &str, text: &str| super::write_text(dir, name, text);
     write("tas.csv", &csv)?;
     let metrics: [LoadMetric<Point>; 4] = [
         ("wait", "Mean waiting time", |p| &p.wait),
@@ -275,8 +271,7 @@ fn claims(points: &[Point]) -> String {
     let stranded = |s: &str| by_load(points, s, |p| p.stranded.mean, 2);
     let wait = |s: &str| by_load(points, s, |p| p.wait.mean, 3);
     let [block, required, preferred, balanced, bf_free, lfc, paging] = STRATEGIES.map(|s| s.2);
-    let _ = writeln!(out, "| claim (source) | measured | verdict |");
-    let _ = writeln!(out, "|---|---|---|");
+    table_head(&mut out, &CLAIM_COLUMNS);
     let (text, r) = racks(required);
     let _ = writeln!(
         out,
@@ -338,21 +333,22 @@ fn report(points: &[Point], reps: u64, jobs: u64) -> String {
         out,
         "\n## tas — {RACKS} (8 racks × 18 nodes × 4 GPUs; Slurm block: 8 blocks of 72 one-GPU nodes, BlockSizes 72,144,288,576), FCFS, {jobs} jobs per run to completion, {reps} replication(s) per point, 1 to 72 GPUs equally likely, exponential service (mean 1)\n"
     );
-    let _ = writeln!(
-        out,
-        "| load | strategy | mean wait | utilization | racks per job | stranded GPUs |"
+    table_head(
+        &mut out,
+        &[
+            "load",
+            "strategy",
+            "mean wait",
+            "utilization",
+            "racks per job",
+            "stranded GPUs",
+        ],
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|");
     for p in points {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            p.load,
-            p.label,
-            cell(&p.wait),
-            cell(&p.utilization),
-            cell(&p.racks),
-            cell(&p.stranded)
+        table_row(
+            &mut out,
+            &[&p.load, &p.label],
+            &[&p.wait, &p.utilization, &p.racks, &p.stranded],
         );
     }
     let _ = writeln!(out, "\n### Claims\n");
