@@ -22,10 +22,10 @@ use partalloc_simkit::{ConfidenceInterval, SimError};
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
-use rayon::prelude::*;
 
 use super::pods::{
-    CLAIM_COLUMNS, LoadMetric, ci, csv_cells, load_charts, run_recorded, table_head, table_row,
+    CLAIM_COLUMNS, LoadMetric, csv_cells, interval, load_charts, replicate, run_recorded,
+    table_head, table_row,
 };
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
@@ -186,23 +186,19 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
         for (li, &load) in loads.iter().enumerate() {
             // The job stream depends on the load only.
             let stream_seed = ctx.args.seed.wrapping_add(li as u64);
-            let runs: Vec<Measured> = pool.install(|| {
-                (0..reps)
-                    .into_par_iter()
-                    .map(|rep| simulate(topology, &spec, load, stream_seed, rep, jobs))
-                    .collect::<Result<_, _>>()
+            let runs: Vec<Measured> = replicate(&pool, reps, |rep| {
+                simulate(topology, &spec, load, stream_seed, rep, jobs)
             })?;
-            let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
             points.push(Point {
                 machine,
                 strategy,
                 load,
-                wait: ci(&pick(|m| m.wait))?,
-                utilization: ci(&pick(|m| m.utilization))?,
-                stranded: ci(&pick(|m| m.stranded))?,
-                domains: ci(&pick(|m| m.domains))?,
-                split: ci(&pick(|m| m.split))?,
-                lowest: ci(&pick(|m| m.lowest))?,
+                wait: interval(&runs, |m| m.wait)?,
+                utilization: interval(&runs, |m| m.utilization)?,
+                stranded: interval(&runs, |m| m.stranded)?,
+                domains: interval(&runs, |m| m.domains)?,
+                split: interval(&runs, |m| m.split)?,
+                lowest: interval(&runs, |m| m.lowest)?,
             });
         }
     }

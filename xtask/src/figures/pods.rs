@@ -229,6 +229,21 @@ pub(crate) fn load_charts<P>(
     Ok(())
 }
 
+/// Replications `0..reps` of one point, run on `pool`, in replication
+/// order (so the intervals do not depend on the thread count).
+pub(crate) fn replicate<M: Send, E: Send>(
+    pool: &rayon::ThreadPool,
+    reps: u64,
+    run: impl Fn(u64) -> Result<M, E> + Sync + Send,
+) -> Result<Vec<M>, E> {
+    pool.install(|| (0..reps).into_par_iter().map(run).collect())
+}
+
+/// The 95% interval of `f` over the replications `runs`.
+pub(crate) fn interval<M>(runs: &[M], f: fn(&M) -> f64) -> Result<ConfidenceInterval, FigError> {
+    ci(&runs.iter().map(f).collect::<Vec<_>>())
+}
+
 pub(crate) fn ci(samples: &[f64]) -> Result<ConfidenceInterval, FigError> {
     Ok(ConfidenceInterval::from_samples(samples, DEFAULT_LEVEL)?)
 }
@@ -300,21 +315,17 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
             for (li, &load) in loads.iter().enumerate() {
                 // The job stream depends on the pod and the load only.
                 let stream_seed = ctx.args.seed.wrapping_add(1000 * pi as u64 + li as u64);
-                let runs: Vec<Measured> = pool.install(|| {
-                    (0..reps)
-                        .into_par_iter()
-                        .map(|rep| simulate(&topology, &spec, load, stream_seed, rep, jobs))
-                        .collect::<Result<_, _>>()
+                let runs: Vec<Measured> = replicate(&pool, reps, |rep| {
+                    simulate(&topology, &spec, load, stream_seed, rep, jobs)
                 })?;
-                let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
                 points.push(Point {
                     pod: pod_id,
                     strategy,
                     load,
-                    wait: ci(&pick(|m| m.wait))?,
-                    utilization: ci(&pick(|m| m.utilization))?,
-                    stranded: ci(&pick(|m| m.stranded))?,
-                    largest: ci(&pick(|m| m.largest))?,
+                    wait: interval(&runs, |m| m.wait)?,
+                    utilization: interval(&runs, |m| m.utilization)?,
+                    stranded: interval(&runs, |m| m.stranded)?,
+                    largest: interval(&runs, |m| m.largest)?,
                 });
             }
         }

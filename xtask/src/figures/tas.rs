@@ -31,10 +31,10 @@ use partalloc_simkit::{ConfidenceInterval, SimError};
 use partalloc_topology::Topology;
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_workload::{NodeCountLaw, ShapeLaw};
-use rayon::prelude::*;
 
 use super::pods::{
-    CLAIM_COLUMNS, LoadMetric, ci, csv_cells, load_charts, run_watched, table_head, table_row,
+    CLAIM_COLUMNS, LoadMetric, csv_cells, interval, load_charts, replicate, run_watched,
+    table_head, table_row,
 };
 use super::{Ctx, FigError, Figure, FigureKind, Scale};
 
@@ -180,21 +180,17 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
         for (li, &load) in loads.iter().enumerate() {
             // The job stream depends on the load only.
             let stream_seed = ctx.args.seed.wrapping_add(li as u64);
-            let runs: Vec<Measured> = pool.install(|| {
-                (0..reps)
-                    .into_par_iter()
-                    .map(|rep| simulate((topology, &racks), &spec, load, (stream_seed, rep), jobs))
-                    .collect::<Result<_, _>>()
+            let runs: Vec<Measured> = replicate(&pool, reps, |rep| {
+                simulate((topology, &racks), &spec, load, (stream_seed, rep), jobs)
             })?;
-            let pick = |f: fn(&Measured) -> f64| runs.iter().map(f).collect::<Vec<_>>();
             points.push(Point {
                 strategy,
                 label,
                 load,
-                wait: ci(&pick(|m| m.wait))?,
-                utilization: ci(&pick(|m| m.utilization))?,
-                racks: ci(&pick(|m| m.racks))?,
-                stranded: ci(&pick(|m| m.stranded))?,
+                wait: interval(&runs, |m| m.wait)?,
+                utilization: interval(&runs, |m| m.utilization)?,
+                racks: interval(&runs, |m| m.racks)?,
+                stranded: interval(&runs, |m| m.stranded)?,
             });
         }
     }
