@@ -185,6 +185,42 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
             ))
             .map_err(|e| draw_err(&e))?;
         }
+        // A point cut by `y_max` is still shown: a triangle on the top edge,
+        // labelled with its value, and a note says what was cut.
+        let cut: Vec<(f64, f64, RGBColor)> = chart
+            .series
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                let color = PALETTE[i % PALETTE.len()];
+                s.points
+                    .iter()
+                    .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > y1)
+                    .map(move |p| (p.0, p.1, color))
+            })
+            .collect();
+        for (k, &(x, y, color)) in cut.iter().enumerate() {
+            // Labels of neighbouring series alternate rows so they do not overlap.
+            let row = if k % 2 == 0 { 10 } else { 22 };
+            let font = ("sans-serif", 11).into_font().color(&color);
+            ctx.draw_series(std::iter::once(
+                EmptyElement::at((x, y1))
+                    + TriangleMarker::new((0, 0), 5, color.filled())
+                    + Text::new(short_value(y), (-10, row), font),
+            ))
+            .map_err(|e| draw_err(&e))?;
+        }
+        if !cut.is_empty() {
+            let note = format!(
+                "{} point{} above {} {CUT_NOTE}",
+                cut.len(),
+                if cut.len() == 1 { "" } else { "s" },
+                short_value(y1)
+            );
+            let font = ("sans-serif", 12).into_font().color(&BLACK);
+            root.draw(&Text::new(note, (90, 34), font))
+                .map_err(|e| draw_err(&e))?;
+        }
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
             .border_style(BLACK)
@@ -194,6 +230,22 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
         root.present().map_err(|e| draw_err(&e))?;
     }
     Ok(out)
+}
+
+/// The words a chart prints when `y_max` cuts some of its points (after
+/// "N points above Y"); each cut point is a triangle on the top edge
+/// labelled with its value.
+pub const CUT_NOTE: &str = "drawn on the top edge (\u{25b2}, value printed)";
+
+/// A value printed in three significant figures at most (`34.1`, `127`).
+fn short_value(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// Renders the chart and writes it to `path`.
@@ -247,5 +299,26 @@ mod tests {
             .filter(|l| l.starts_with("<circle") && l.contains("fill=\"#1F77B4\""))
             .count();
         assert_eq!(markers, 2, "{svg}");
+        // The cut point is marked, its value printed, and the note says so.
+        assert!(svg.contains("1000000"), "{svg}");
+        assert!(
+            svg.contains(&format!("1 point above 10.8 {CUT_NOTE}")),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn a_chart_whose_points_fit_its_limit_has_no_cut_note() {
+        let c = Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                label: "s".into(),
+                points: vec![(0.1, 1.0, 0.1), (0.9, 9.0, 0.5)],
+            }],
+            y_max: Some(10.0),
+        };
+        assert!(!render_svg(&c).unwrap().contains(CUT_NOTE));
     }
 }
