@@ -3,7 +3,13 @@
 //!
 //! This crate gathers the five crates of the workspace under one name; it
 //! is a plain library. The `partalloc` command-line tool lives in the
-//! `partalloc-cli` crate (`cargo install partalloc-cli`).
+//! `partalloc-cli` crate, installed from a checkout of the repository with
+//! `cargo install --path crates/cli` (it is not on crates.io).
+//!
+//! The snippets below need nothing but this crate: the random number
+//! generator is re-exported as `partalloc::workload::{ChaCha8Rng,
+//! SeedableRng}`. The sweep of step 6 also uses `serde` (to name the CSV
+//! columns) and `tempfile`; add them to your own `Cargo.toml` to run it.
 //!
 //! | module | crate | what it holds |
 //! |---|---|---|
@@ -21,9 +27,19 @@
 //!
 //! ## 1. Pick a machine
 //!
-//! Machines parse from short descriptions: `hypercube:N`, `mesh:AxB[xC…]`,
-//! `torus:AxB[xC…]`, `kary:K^N` (a k-ary n-cube, a mesh in Kang et al.'s
-//! sense) and `kary-torus:K^N`.
+//! The classic machines parse from short descriptions: `hypercube:N`,
+//! `mesh:AxB[xC…]`, `torus:AxB[xC…]`, `kary:K^N` (a k-ary n-cube, a mesh
+//! in Kang et al.'s sense) and `kary-torus:K^N`. So do today's
+//! partitioned machines: accelerator pods (`pod:tpu-v4:8x8x8`, or a full
+//! description of sides, cubes, wiring and shapes) and GPU racks that hold
+//! several pods per node (`racks:8x18x4gpu`: racks × nodes × GPUs, with
+//! an optional block level in front). Slurm machines (`topology/block`,
+//! `tree`, ring and 3-D torus) are read from a `topology.conf` or
+//! `topology.yaml` file with [`SlurmMachine::parse_conf`](topology::slurm::SlurmMachine::parse_conf)
+//! or [`parse_yaml`](topology::slurm::SlurmMachine::parse_yaml), and a
+//! Kueue machine from its Topology file and node list with
+//! [`CapacityMachine::from_kueue_yaml`](topology::capacity::CapacityMachine::from_kueue_yaml);
+//! each converts into a `Topology`.
 //!
 //! ```
 //! use partalloc::topology::Topology;
@@ -34,7 +50,16 @@
 //! assert_eq!((cube.num_nodes(), mesh.num_nodes(), kary.num_nodes()), (128, 256, 512));
 //! assert_eq!(mesh.diameter(), 30);
 //! assert!("mesh:16xq".parse::<Topology>().is_err());
-//! # Ok::<(), partalloc::topology::TopologyError>(())
+//!
+//! let pod: Topology = "pod:tpu-v4:8x8x8".parse()?;
+//! let racks: Topology = "racks:8x18x4gpu".parse()?;
+//! assert_eq!((pod.num_nodes(), racks.num_nodes()), (512, 576));
+//!
+//! // Two racks of four nodes under Slurm's topology/block.
+//! let conf = "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\nBlockSizes=4,8\n";
+//! let slurm = partalloc::topology::slurm::SlurmMachine::parse_conf(conf, "topology.conf")?;
+//! assert_eq!(Topology::from(slurm).num_nodes(), 8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## 2. Pick a strategy and allocate
@@ -73,8 +98,7 @@
 //! ```
 //! use partalloc::topology::Grid;
 //! use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
-//! use rand::SeedableRng;
-//! use rand::rngs::ChaCha8Rng;
+//! use partalloc::workload::{ChaCha8Rng, SeedableRng};
 //!
 //! // Kim & Yoon §IV.1: sides uniform in 1..=16 on a 16×16 mesh, load 0.47,
 //! // exponential residence of mean 10.
@@ -98,8 +122,7 @@
 //! use partalloc::simkit::{SimConfig, Simulation, Stop};
 //! use partalloc::topology::{Grid, Topology};
 //! use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
-//! use rand::SeedableRng;
-//! use rand::rngs::ChaCha8Rng;
+//! use partalloc::workload::{ChaCha8Rng, SeedableRng};
 //!
 //! let machine: Topology = "mesh:16x16".parse()?;
 //! let shapes = MeshSides::for_grid(SideLaw::Uniform, &Grid::mesh(&[16, 16])?)?;
@@ -116,7 +139,36 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## 5. Replicate and sweep
+//! ## 5. Replay a trace
+//!
+//! A Standard Workload Format trace (the Parallel Workloads Archive's
+//! format) is read whole with [`read_trace`](simkit::trace::read_trace),
+//! each job's processor count mapped to a shape of the machine, and
+//! replayed like any job stream.
+//!
+//! ```
+//! use partalloc::simkit::{SimConfig, Simulation, trace::read_trace};
+//! use partalloc::topology::Topology;
+//! use partalloc::workload::ShapeMapping;
+//!
+//! let path = std::env::temp_dir().join(format!("facade-trace-{}.swf", std::process::id()));
+//! std::fs::write(
+//!     &path,
+//!     "; MaxProcs: 8\n\
+//!      1 0 -1 20 8 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n\
+//!      2 5 -1 10 4 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+//! )?;
+//! let machine: Topology = "hypercube:3".parse()?;
+//! let trace = read_trace(&path, ShapeMapping::for_topology(&machine), false)?;
+//! std::fs::remove_file(&path)?;
+//! let report = Simulation::by_name(machine, "buddy", "fcfs", trace.jobs, SimConfig::default())?.run()?;
+//! // Job 2 (4 nodes, submitted at 5) waits for job 1 (the whole cube) to end at 20.
+//! assert_eq!(report.results.completed, 2);
+//! assert!((report.results.mean_wait - 7.5).abs() < 1e-9);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 6. Replicate and sweep
 //!
 //! [`Replications`](simkit::Replications) runs independent seeds in
 //! parallel (one ChaCha8 stream each; bit-identical at any thread count) and
@@ -164,6 +216,16 @@
 //!
 //! The command-line tool (crate `partalloc-cli`) does all of this from flags
 //! and TOML files; see `docs/guide.md` in the repository.
+//!
+//! # Your own strategy
+//!
+//! A strategy or a scheduling policy of your own plugs in beside the
+//! built-in ones: implement [`Allocator`](allocators::Allocator) (or
+//! [`Scheduler`](schedulers::Scheduler)), register it in a registry value,
+//! check it against the trait's contract with
+//! [`conformance`](allocators::conformance) and simulate it by name. The
+//! repository's `crates/partalloc/examples/custom_strategy.rs` does all
+//! four (`cargo run -p partalloc --example custom_strategy`).
 //!
 //! # Features
 //!
