@@ -3,8 +3,8 @@
 //! every path any other document names exists, the documents name the
 //! workspace's Rust version, and no crate's source reaches outside its
 //! directory for a file it compiles in (its published package would not
-//! build). The guide's samples are checked against the tool by the CLI's
-//! tests (`crates/cli/tests/cli/guide.rs`).
+//! build). The documents' commands and samples are run against the tool by
+//! the CLI's tests (`crates/cli/tests/cli/docs.rs`).
 
 #[cfg(test)]
 mod tests {

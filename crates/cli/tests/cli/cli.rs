@@ -15,9 +15,6 @@ use serde_json::Value;
 
 use crate::support::{bin, fails, nasa, ok, repo, run, run_in, stderr, words};
 
-#[path = "guide.rs"]
-mod guide;
-
 fn example(name: &str) -> String {
     repo().join("examples").join(name).display().to_string()
 }

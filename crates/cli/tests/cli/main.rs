@@ -5,6 +5,7 @@
 mod adversarial;
 mod benchmark;
 mod cli;
+mod docs;
 mod everywhere;
 mod kueue;
 mod limits;
