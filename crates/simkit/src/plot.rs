@@ -131,6 +131,20 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
         title: chart.title.clone(),
         message: e.to_string(),
     };
+    // A point cut by `y_max` is still shown: a triangle on the top edge,
+    // labelled with its value, and a note says what was cut.
+    let cut: Vec<(f64, f64, RGBColor)> = chart
+        .series
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            let color = PALETTE[i % PALETTE.len()];
+            s.points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > y1)
+                .map(move |p| (p.0, p.1, color))
+        })
+        .collect();
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (720, 480)).into_drawing_area();
@@ -138,6 +152,8 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
         let mut ctx = ChartBuilder::on(&root)
             .caption(&chart.title, ("sans-serif", 18))
             .margin(12)
+            // Room above the title for the note on cut points.
+            .margin_top(if cut.is_empty() { 12 } else { 30 })
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(x0..x1, y0..y1)
@@ -185,23 +201,13 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
             ))
             .map_err(|e| draw_err(&e))?;
         }
-        // A point cut by `y_max` is still shown: a triangle on the top edge,
-        // labelled with its value, and a note says what was cut.
-        let cut: Vec<(f64, f64, RGBColor)> = chart
-            .series
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| {
-                let color = PALETTE[i % PALETTE.len()];
-                s.points
-                    .iter()
-                    .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > y1)
-                    .map(move |p| (p.0, p.1, color))
-            })
-            .collect();
         for (k, &(x, y, color)) in cut.iter().enumerate() {
-            // Labels of neighbouring series alternate rows so they do not overlap.
-            let row = if k % 2 == 0 { 10 } else { 22 };
+            // The labels of points cut at the same x stand one under another.
+            let above = cut[..k]
+                .iter()
+                .filter(|c| c.0.to_bits() == x.to_bits())
+                .count();
+            let row = 10 + 12 * i32::try_from(above).unwrap_or(i32::MAX / 24);
             let font = ("sans-serif", 11).into_font().color(&color);
             ctx.draw_series(std::iter::once(
                 EmptyElement::at((x, y1))
@@ -218,7 +224,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, PlotError> {
                 short_value(y1)
             );
             let font = ("sans-serif", 12).into_font().color(&BLACK);
-            root.draw(&Text::new(note, (90, 34), font))
+            root.draw(&Text::new(note, (90, 8), font))
                 .map_err(|e| draw_err(&e))?;
         }
         ctx.configure_series_labels()
