@@ -205,7 +205,7 @@ pub(crate) fn run(adversarial: bool) -> ExitCode {
 /// The checks of the quick Fig. 10: each panel's CSV has
 /// the expected header and one row per point (2 strategies × 9 loads) with
 /// finite numbers from the `mean` column on, no partial file is left, and
-/// each SVG starts with `<svg`.
+/// each SVG starts with `<svg` and plots every value inside its axes.
 pub(crate) fn check_figures(dir: &Path) -> Result<(), String> {
     for panel in ["kang-fig10a", "kang-fig10b", "kang-fig10c"] {
         let csv = dir.join(format!("{panel}.csv"));
@@ -243,6 +243,14 @@ pub(crate) fn check_figures(dir: &Path) -> Result<(), String> {
         let text = std::fs::read_to_string(&svg).map_err(|e| format!("{}: {e}", svg.display()))?;
         if !text.starts_with("<svg") {
             return Err(format!("{} is not an SVG document", svg.display()));
+        }
+        // The chart's y axis covers every plotted value: the plot marks a
+        // point it cuts with this note.
+        if text.contains(partalloc_simkit::plot::CUT_NOTE) {
+            return Err(format!(
+                "{} cuts points above its y axis: Fig. 10 must show all of its data",
+                svg.display()
+            ));
         }
     }
     Ok(())

@@ -159,7 +159,14 @@ impl Table {
             for c in claims {
                 line(
                     &mut s,
-                    &format!("| {} | {} | {} |", c.paper, c.measured, c.verdict),
+                    &if c.why.is_empty() {
+                        format!("| {} | {} | {} |", c.paper, c.measured, c.verdict)
+                    } else {
+                        format!(
+                            "| {} | {} | {}: {} |",
+                            c.paper, c.measured, c.verdict, c.why
+                        )
+                    },
                 );
             }
         }
@@ -211,6 +218,8 @@ pub(crate) struct Claim {
     pub paper: String,
     pub measured: String,
     pub verdict: Verdict,
+    /// The rule that gave the verdict, in words (empty: the verdict alone).
+    pub why: String,
 }
 
 impl Claim {
@@ -220,7 +229,14 @@ impl Claim {
             paper: paper.into(),
             measured,
             verdict,
+            why: String::new(),
         }
+    }
+
+    /// The same claim with the reason for its verdict, printed beside it.
+    pub(crate) fn because(mut self, why: impl Into<String>) -> Self {
+        self.why = why.into();
+        self
     }
 
     /// A claim whose data is missing.
