@@ -278,6 +278,92 @@ mod tests {
         );
     }
 
+    /// The fenced blocks of `lang` in a Markdown text, as lines.
+    fn fenced(md: &str, lang: &str) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        // Inside a block: `Some(lines)` for one of `lang`, `None` for another.
+        let mut inside: Option<Option<Vec<String>>> = None;
+        for line in md.lines() {
+            if let Some(l) = line.strip_prefix("```") {
+                match inside.take() {
+                    Some(Some(b)) => out.push(b),
+                    Some(None) => {}
+                    None => inside = Some((l.trim() == lang).then(Vec::new)),
+                }
+            } else if let Some(Some(b)) = inside.as_mut() {
+                b.push(line.trim().to_owned());
+            }
+        }
+        out
+    }
+
+    /// The doctests of the workspace's sources: each `//!` or `///` fenced
+    /// block, its lines trimmed, hidden `# ` lines left out.
+    fn doctests() -> Vec<Vec<String>> {
+        let mut files = Vec::new();
+        sources(&root().join("crates"), &mut files);
+        let mut out = Vec::new();
+        for f in files {
+            let text = fs::read_to_string(&f).unwrap_or_default();
+            let mut open: Option<Vec<String>> = None;
+            for line in text.lines() {
+                let t = line.trim_start();
+                let Some(doc) = t.strip_prefix("//!").or_else(|| t.strip_prefix("///")) else {
+                    if let Some(b) = open.take() {
+                        out.push(b);
+                    }
+                    continue;
+                };
+                let doc = doc.strip_prefix(' ').unwrap_or(doc);
+                if doc.starts_with("```") {
+                    match open.take() {
+                        Some(b) => out.push(b),
+                        None => open = Some(Vec::new()),
+                    }
+                } else if let Some(b) = open.as_mut()
+                    && !(doc == "#" || doc.starts_with("# "))
+                {
+                    b.push(doc.trim().to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// A Rust example in a document is a doctest's text (a whole doctest
+    /// or a run of its lines), so `cargo test` compiles and runs it.
+    #[test]
+    fn every_rust_block_of_the_documents_is_a_doctest() {
+        let tests = doctests();
+        assert!(tests.len() > 100, "only {} doctests found", tests.len());
+        let mut checked = 0;
+        let mut missing = Vec::new();
+        let mut docs = documents();
+        docs.push(root().join("docs/ARCHITECTURE.md"));
+        for doc in docs {
+            let text = fs::read_to_string(&doc).unwrap();
+            for block in fenced(&text, "rust") {
+                checked += 1;
+                let found = !block.is_empty()
+                    && tests
+                        .iter()
+                        .any(|t| t.windows(block.len()).any(|w| w == block.as_slice()));
+                if !found {
+                    let name = doc.strip_prefix(root()).unwrap_or(&doc).display();
+                    missing.push(format!(
+                        "{name}: {}",
+                        block.first().map_or("", String::as_str)
+                    ));
+                }
+            }
+        }
+        assert!(checked >= 1, "no Rust block found: did the format change?");
+        assert!(
+            missing.is_empty(),
+            "Rust blocks of the documents that no doctest runs (copy them from a doctest): {missing:?}"
+        );
+    }
+
     /// The workspace's `rust-version`.
     fn rust_version() -> String {
         let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();

@@ -11,7 +11,10 @@
 //! - every `$ partalloc …` line of a ```` ```text ```` block must print the
 //!   lines after it;
 //! - any other command is one CI runs itself ([`RUN_BY_CI`] says where), or
-//!   its block is preceded by `<!-- not run: REASON -->` with the reason.
+//!   its block is preceded by `<!-- not run: REASON -->` with the reason;
+//! - a ```` ```toml ```` block is a file of `examples/`, whole.
+//!
+//! Rust blocks are doctests' text (`xtask/src/tidy.rs` checks that).
 //!
 //! `docs/python.md` is the Python package's: its blocks run in the Python
 //! suite (`crates/python/tests`). Only wall-clock numbers (the search time)
@@ -219,6 +222,18 @@ fn prepare(args: Vec<String>, dir: &Path) -> Vec<String> {
     out
 }
 
+/// Every file below `dir`.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
 /// Runs a command in `dir`; standard output then standard error, and
 /// whether it succeeded.
 fn run_command(command: &str, dir: &Path) -> (String, bool) {
@@ -395,6 +410,19 @@ fn check_block(name: &str, all: &[Block], i: usize, tally: &mut Tally) {
                 }
                 tally.compared += 1;
             }
+        } else if block.lang == "toml" {
+            // An experiment file shown in full is one of `examples/`, which
+            // the tests run.
+            let shown = block.body.join("\n") + "\n";
+            let mut files = Vec::new();
+            walk(&repo().join("examples"), &mut files);
+            assert!(
+                files
+                    .iter()
+                    .any(|f| fs::read_to_string(f).is_ok_and(|t| t == shown)),
+                "{name}:{line}: this TOML block is no file of examples/: copy it from one"
+            );
+            tally.compared += 1;
         } else if block.lang == "text" {
             let body = &block.body;
             let mut i = 0;
