@@ -1,5 +1,5 @@
-//! What contiguity costs and what dispersal costs (issue 26,
-//! docs/reproduction.md#dispersal): on a 16×16 and an 8×8×8 mesh, the
+//! What contiguity costs and what dispersal costs
+//! (docs/reproduction.md#dispersal): on a 16×16 and an 8×8×8 mesh, the
 //! contiguous strategies (free submesh list; first fit on 2-D) against the
 //! non-contiguous ones (MBS, Hilbert-curve best fit, MC1x1, GABL, paging),
 //! over the NASA iPSC/860 trace and generated loads, without a run-time
@@ -477,7 +477,7 @@ fn report(points: &[Point], loads: &[Load], models: &[Model], reps: u64, jobs: u
                 .fold(0.0, f64::max);
             let _ = writeln!(
                 out,
-                "| {case}: the linear cost coefficient K at which contiguity starts to win on mean response (question of issue 26) | {} | measured |",
+                "| {case}: the linear cost coefficient K at which contiguity starts to win on mean response | {} | measured |",
                 turned.map_or_else(
                     || format!("non-contiguous still ahead at K = {largest}"),
                     |k| format!("K = {k}")
