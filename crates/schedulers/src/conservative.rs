@@ -9,8 +9,11 @@
 //! starts when its reservation comes due and the allocator grants it.
 //!
 //! When a running job ends before its estimate, the nodes it would have
-//! held are free earlier and the plan is *compressed*, at once (each early
-//! end compresses, as in PReMAS):
+//! held are free earlier and the plan is *compressed* at the pass of that
+//! time, once, after every job ending then has left, so that the plan does
+//! not depend on the order in which simultaneous ends are reported (PReMAS
+//! compresses at each end, in the order of its events; its schedule
+//! goldens agree with the single compression):
 //! - `compression=rebuild` (default; PReMAS's `cons`,
 //!   `StatefulScheduler.compress`, its implementation of the paper's
 //!   compression, checked against PReMAS's schedules): the plan is rebuilt
@@ -205,6 +208,9 @@ pub struct ConservativeBackfilling {
     /// Tests: compress by the literal definitions (every job taken out and
     /// placed again by a search from now), the oracle of the shortcuts.
     reference: bool,
+    /// A running job ended early since the last pass: the plan is
+    /// compressed once at the next pass, after every end of that time.
+    ended_early: bool,
 }
 
 impl ConservativeBackfilling {
@@ -400,16 +406,22 @@ impl ConservativeBackfilling {
 
     /// Brings the plan to `now`: a new base if the usable nodes changed,
     /// else the reservations that passed without their job starting are
-    /// placed again.
+    /// placed again and, if a job ended early since the last pass, the
+    /// plan is compressed (once for all the jobs that ended).
     fn update_plan(&mut self, now: f64, free: u64) {
+        let ended_early = core::mem::take(&mut self.ended_early);
         let capacity = free + self.held;
         if self.capacity != Some(capacity) {
             self.capacity = Some(capacity);
             self.rebuild(now, capacity, false);
             return;
         }
-        self.profile.advance(now);
-        self.repair(now);
+        if ended_early {
+            self.compress(now);
+        } else {
+            self.profile.advance(now);
+            self.repair(now);
+        }
     }
 
     /// Compresses the plan at `now`, after a job ended early (its nodes are
@@ -702,7 +714,7 @@ impl Scheduler for ConservativeBackfilling {
             self.held -= r.nodes;
             if r.end > now {
                 self.profile.add(now, r.end, signed(r.nodes));
-                self.compress(now);
+                self.ended_early = true;
             }
         }
     }

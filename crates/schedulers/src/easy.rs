@@ -24,6 +24,9 @@
 //!   order at each pass: the head is the first job in it, and backfill
 //!   candidates are tried in it (`fcfs`, the default, is arrival order);
 //! - a running job that has outlived its estimate is assumed to end now;
+//! - the extra nodes are all those free at the shadow time, so every
+//!   running job estimated to end then counts, in whatever order the jobs
+//!   started or ended;
 //! - the reservation counts nodes (the classic EASY rule), granted nodes
 //!   for running jobs and requested nodes for the head. On contiguous
 //!   allocators fragmentation may still delay the head past its shadow
@@ -76,10 +79,9 @@ struct Running {
 /// decisions (the stepped run loop of `partalloc-simkit`) backfills by
 /// exactly the same rule: it reports each start and departure here, asks
 /// for the [`Reservation`] of the job it wants reserved, and starts the
-/// others only as that reservation admits them. The running jobs are kept
-/// in the order EASY keeps them (a start is appended, a departure takes the
-/// last one's place), since ties in estimated end times are counted in
-/// that order.
+/// others only as that reservation admits them. The order in which starts
+/// and departures are reported does not matter: jobs estimated to end at
+/// the same time free their nodes together.
 #[derive(Debug, Clone, Default)]
 pub struct RunningEstimates {
     running: Vec<Running>,
@@ -124,10 +126,20 @@ impl RunningEstimates {
     /// estimate is assumed to end now) and the extra nodes free then
     /// beyond its need. Infinite shadow time and no extra nodes when the
     /// running jobs never free enough.
+    ///
+    /// Every running job estimated to end at the shadow time counts
+    /// toward the extra nodes, so the reservation does not depend on the
+    /// order in which the running jobs were reported.
     pub fn reservation(&mut self, need: u64, free: u64, now: f64) -> Reservation {
+        let ends = self.by_end(Some(now));
         let mut avail = free;
-        for &(t, n) in self.by_end(Some(now)) {
-            avail += n;
+        let mut k = 0;
+        while let Some(&(t, _)) = ends.get(k) {
+            // All the nodes freed at t, whichever job is listed first.
+            while let Some(&(_, n)) = ends.get(k).filter(|e| e.0 == t) {
+                avail += n;
+                k += 1;
+            }
             if avail >= need {
                 return Reservation {
                     shadow: t,

@@ -1,8 +1,9 @@
 //! PReMAS schedule goldens (`data/premas-oracle/sched/*.sched`, made by
 //! `scripts/premas-oracle sched-all`; docs/premas-oracle.md): the jobs of a
 //! trace as PReMAS read them and the start it gave each under one of its
-//! schedulers (`cons`, `pqueue[<comparator>]`) with its MBS allocator on a
-//! 2-D mesh. Here the same jobs run under the partalloc policy the golden
+//! schedulers (`easy[<comparator>]`, `cons`, `pqueue[<comparator>]`) with
+//! its MBS allocator on a 2-D or 3-D mesh. Here the same jobs run under the
+//! partalloc policy the golden
 //! names, on partalloc's `mbs`, in an event loop that treats a time as
 //! PReMAS does (departures in start order, then arrivals, then one
 //! decision); the mean wait must equal PReMAS's to 0.1 s, and every job
@@ -90,20 +91,25 @@ fn goldens() -> Vec<PathBuf> {
     files
 }
 
+/// The partalloc machine of a golden's `XxYxZ`: `mesh:XxY` when Z is 1.
+fn mesh(sides: &str) -> Topology {
+    let sides = sides.strip_suffix("x1").unwrap_or(sides);
+    format!("mesh:{sides}").parse().unwrap()
+}
+
 #[test]
-fn mean_waits_equal_premas_for_conservative_and_every_priority_order() {
+fn starts_equal_premas_for_easy_conservative_and_every_priority_order() {
     let files = goldens();
-    // Conservative and seven comparators, on two traces.
-    assert!(files.len() >= 16, "{} schedule goldens", files.len());
+    // EASY and the priority queue under seven comparators and conservative
+    // backfilling, on two 2-D traces and a 3-D one, and EASY on four jobs
+    // in two orders.
+    assert!(files.len() >= 47, "{} schedule goldens", files.len());
+    let mut kinds = std::collections::BTreeSet::new();
     let mut report = Vec::new();
     for path in &files {
         let g = parse(path);
-        let (x, y) = g
-            .machine
-            .strip_suffix("x1")
-            .and_then(|m| m.split_once('x'))
-            .unwrap();
-        let machine: Topology = format!("mesh:{x}x{y}").parse().unwrap();
+        let machine = mesh(&g.machine);
+        kinds.insert((machine.as_grid().unwrap().dims(), g.policy.clone()));
         let mut alloc = allocators::build("mbs", &machine).unwrap();
         let mut policy = registry::build(&g.policy, &machine).unwrap();
         let starts = replay(policy.as_mut(), alloc.as_mut(), &g.jobs);
@@ -156,6 +162,15 @@ fn mean_waits_equal_premas_for_conservative_and_every_priority_order() {
                 "{}: {}",
                 path.display(),
                 report.join("\n")
+            );
+        }
+    }
+    // Every policy on a 2-D and a 3-D machine.
+    for policy in kinds.iter().map(|k| &k.1) {
+        for dims in [2, 3] {
+            assert!(
+                kinds.contains(&(dims, policy.clone())),
+                "{policy} on no {dims}-D golden"
             );
         }
     }

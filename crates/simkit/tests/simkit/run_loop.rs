@@ -174,6 +174,42 @@ fn mesh_mfcfs_hand_computed() {
 }
 
 #[cfg(feature = "csv")]
+/// EASY through the simulation: on 8 nodes A (4 nodes) and B (2 nodes) run
+/// from 0 to 100, C (6 nodes, 10 s) arrives at 1 and is reserved for 100,
+/// when A and B both end and 2 nodes are spare; D (1 node, 500 s) arrives
+/// at 2 and backfills on one of them. Waits 0, 0, 99 and 0 (mean 24.75)
+/// with A listed first or B.
+#[test]
+fn easy_backfills_on_every_node_freed_at_the_shadow_time() {
+    let machine: partalloc_topology::Topology = "hypercube:3".parse().unwrap();
+    for sizes in [[4, 2], [2, 4]] {
+        let nodes =
+            |id, arrival, count, service| Job::new(id, arrival, JobShape::Nodes { count }, service);
+        let jobs = vec![
+            nodes(1, 0.0, sizes[0], 100.0),
+            nodes(2, 0.0, sizes[1], 100.0),
+            nodes(3, 1.0, 6, 10.0),
+            nodes(4, 2.0, 1, 500.0),
+        ];
+        let alloc = partalloc_allocators::registry::build("paging", &machine).unwrap();
+        let sched = registry::build("easy-backfilling", &machine).unwrap();
+        let cfg = SimConfig {
+            record_jobs: true,
+            ..SimConfig::default()
+        };
+        let r = Simulation::new(machine.clone(), alloc, sched, jobs, cfg)
+            .unwrap()
+            .run()
+            .unwrap();
+        assert_eq!(
+            starts(&r),
+            [(1, 0.0), (2, 0.0), (3, 100.0), (4, 2.0)],
+            "{sizes:?}"
+        );
+        close(r.results.mean_wait, 24.75);
+    }
+}
+
 #[test]
 fn job_records_as_csv() {
     let r = run(TestAlloc::buddy(2).unwrap(), "fcfs", q2_jobs());
