@@ -11,13 +11,15 @@
 //! - every `$ partalloc …` line of a ```` ```text ```` block must print the
 //!   lines after it;
 //! - any other command is one CI runs itself ([`RUN_BY_CI`] says where), or
-//!   its block is preceded by `<!-- not run: REASON -->` with the reason;
+//!   its block is preceded by `<!-- docs-test: skip: REASON -->` with the reason;
 //! - a ```` ```toml ```` block is a file of `examples/`, whole.
 //!
 //! Rust blocks are doctests' text (`xtask/src/tidy.rs` checks that).
 //!
-//! `docs/python.md` is the Python package's: its blocks run in the Python
-//! suite (`crates/python/tests`). Only wall-clock numbers (the search time)
+//! `docs/python.md` is the Python package's, and so are ```` ```python ````,
+//! ```` ```pycon ```` and ```` ```console ```` blocks anywhere: they run in
+//! the Python suite (`crates/python/tests/test_docs.py`), which reads the
+//! same `docs-test` markers. Only wall-clock numbers (the search time)
 //! are exempt from comparison. The command lines take backslash
 //! continuations, single quotes, a trailing `# comment` and a `*` in a
 //! file name; no other shell syntax.
@@ -35,7 +37,7 @@ struct Block {
     /// Lines of the file where it opens and closes (0-based).
     open: usize,
     close: usize,
-    /// The reason of a `<!-- not run: … -->` line just before it.
+    /// The reason of a `<!-- docs-test: skip: … -->` line just before it.
     not_run: Option<String>,
 }
 
@@ -53,7 +55,7 @@ fn blocks(md: &str) -> Vec<Block> {
                 None => {
                     let before = lines[..n].iter().rev().find(|l| !l.trim().is_empty());
                     let not_run = before
-                        .and_then(|l| l.trim().strip_prefix("<!-- not run:"))
+                        .and_then(|l| l.trim().strip_prefix("<!-- docs-test: skip:"))
                         .and_then(|l| l.strip_suffix("-->"))
                         .map(|r| r.trim().to_owned());
                     open = Some(Block {
@@ -134,7 +136,7 @@ fn words(command: &str) -> Vec<String> {
 }
 
 /// Shell syntax this runner does not model: such a command needs a
-/// `not run` reason.
+/// `docs-test: skip` reason.
 fn is_plain(command: &str) -> bool {
     !command.contains(['|', '>', '<', '$', ';', '&', '`', '"'])
 }
@@ -338,11 +340,11 @@ fn check_block(name: &str, all: &[Block], i: usize, tally: &mut Tally) {
     let block = &all[i];
     {
         let line = block.open + 1;
-        if ["sh", "bash", "shell", "console"].contains(&block.lang.as_str()) {
+        if ["sh", "bash", "shell"].contains(&block.lang.as_str()) {
             if let Some(reason) = &block.not_run {
                 assert!(
                     !reason.is_empty(),
-                    "{name}:{line}: a `not run` block must say why"
+                    "{name}:{line}: a skipped block must say why"
                 );
                 tally.not_run += 1;
                 return;
@@ -367,7 +369,7 @@ fn check_block(name: &str, all: &[Block], i: usize, tally: &mut Tally) {
                         RUN_BY_CI.iter().find(|(cmd, ..)| c.as_str() == *cmd)
                     else {
                         panic!(
-                            "{name}:{line}: `{c}` is neither run by this test nor by CI: run it, or put `<!-- not run: REASON -->` before the block"
+                            "{name}:{line}: `{c}` is neither run by this test nor by CI: run it, or put `<!-- docs-test: skip: REASON -->` before the block"
                         );
                     };
                     let text = fs::read_to_string(repo().join(file)).unwrap();
@@ -381,14 +383,14 @@ fn check_block(name: &str, all: &[Block], i: usize, tally: &mut Tally) {
             }
             assert!(
                 others.is_empty(),
-                "{name}:{line}: a block mixes `partalloc` with {others:?}: split it, or put `<!-- not run: REASON -->` before it"
+                "{name}:{line}: a block mixes `partalloc` with {others:?}: split it, or put `<!-- docs-test: skip: REASON -->` before it"
             );
             let dir = scratch();
             let mut printed = String::new();
             for c in &ours {
                 assert!(
                     is_plain(c),
-                    "{name}:{line}: `{c}` uses shell syntax this test does not run: write it plainly, or put `<!-- not run: REASON -->` before the block"
+                    "{name}:{line}: `{c}` uses shell syntax this test does not run: write it plainly, or put `<!-- docs-test: skip: REASON -->` before the block"
                 );
                 let (out, ok) = run_command(c, dir.path());
                 assert!(ok, "{name}:{line}: `{c}` failed:\n{out}");
@@ -479,7 +481,7 @@ fn every_command_of_the_documents_runs_or_says_why_not() {
 
 #[test]
 fn the_block_reader_finds_commands_reasons_and_comments() {
-    let md = "text\n\n<!-- not run: needs root -->\n```sh\nscripts/x all\n```\n\n```sh\npartalloc a \\\n  --b 'c d'   # note\n# only a comment\n```\n";
+    let md = "text\n\n<!-- docs-test: skip: needs root -->\n```sh\nscripts/x all\n```\n\n```sh\npartalloc a \\\n  --b 'c d'   # note\n# only a comment\n```\n";
     let all = blocks(md);
     assert_eq!(all.len(), 2);
     assert_eq!(all[0].not_run.as_deref(), Some("needs root"));
