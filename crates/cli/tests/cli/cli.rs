@@ -1,10 +1,6 @@
 //! The `partalloc` binary, run as a user runs it: each subcommand's happy
 //! path (checked on content) and each kind of bad input (message and exit
 //! code, and no output file left behind).
-#![expect(
-    clippy::unwrap_used,
-    reason = "the helpers running the binary sit outside #[test] functions"
-)]
 
 use std::fs;
 
