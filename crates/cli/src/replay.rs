@@ -28,10 +28,11 @@ use std::path::{Path, PathBuf};
 
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
-use partalloc::simkit::{Report, SimConfig, Simulation, SlowdownBound, Stop};
+use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, SlowdownBound, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
+use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -94,6 +95,11 @@ pub(crate) struct Args {
     /// Write the report to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Also write an HTML page of the runs (a Gantt chart of every job on
+    /// the machine's nodes, occupancy and queue over time, wait and
+    /// slowdown distributions), one self-contained file.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// Worker threads for the runs (default: one per core); the results do
     /// not depend on it.
     #[arg(long)]
@@ -211,12 +217,16 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
 /// Runs `partalloc replay`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("replay", &args.topology)?;
-    if let Some(out) = &args.output {
+    let outputs: Vec<(&str, &Path)> = [("--output", &args.output), ("--report", &args.report)]
+        .into_iter()
+        .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+        .collect();
+    if !outputs.is_empty() {
         let machine_file = crate::run::topology_file(&args.topology);
         let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
             .chain(machine_file.as_deref())
             .collect();
-        crate::output::check_outputs(&[("--output", out.as_path())], &inputs)?;
+        crate::output::check_outputs(&outputs, &inputs)?;
     }
     let allocators = if args.allocators.is_empty() {
         default_allocators(&topology)?
@@ -348,7 +358,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scale,
         model: crate::run::runtime_model(args.runtime_model.as_deref())?,
     };
-    let results: Result<Vec<(Report, f64)>, CliError> = pool.install(|| {
+    let keep = args.report.is_some();
+    let results: Result<Vec<(Report, f64, Vec<JobRecord>)>, CliError> = pool.install(|| {
         runs.par_iter()
             .map(|&(label, a)| {
                 let config = SimConfig {
@@ -358,7 +369,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     measure_search_time: false,
                     slowdown_bound: args.slowdown_bound,
                 };
-                let r = replay.run(&topology, a, &scheduler, label == "shapes", &source, config);
+                let r = replay.run(
+                    &topology,
+                    a,
+                    &scheduler,
+                    label == "shapes",
+                    &source,
+                    config,
+                    keep,
+                );
                 bar.inc(1);
                 r
             })
@@ -366,15 +385,40 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     });
     bar.finish_and_clear();
     let results = results?;
+    if let Some(path) = &args.report {
+        let labels: Vec<String> = results
+            .iter()
+            .zip(&runs)
+            .map(|((r, ..), (requests, _))| {
+                format!("{} · {} ({requests})", r.allocator, r.scheduler)
+            })
+            .collect();
+        let views: Vec<RunView<'_>> = results
+            .iter()
+            .zip(&labels)
+            .map(|((_, _, records), label)| RunView::new(label, &topology, records))
+            .collect();
+        // The trace's file name, not its path: the page is read elsewhere.
+        let name = args.trace.file_name().map_or_else(
+            || args.trace.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let options = ReportOptions::titled(format!(
+            "partalloc replay of {}",
+            partalloc::topology::echo(&name)
+        ));
+        partalloc_report::write(path, &views, &options)
+            .map_err(|e| CliError::input(format!("--report: {e}")))?;
+    }
     let reference = results
         .iter()
         .zip(&runs)
         .find(|(_, (l, _))| *l == "counts")
-        .map_or(f64::NAN, |((r, _), _)| r.results.mean_response);
+        .map_or(f64::NAN, |((r, ..), _)| r.results.mean_response);
     let rows: Vec<RunRow> = results
         .iter()
         .zip(&runs)
-        .map(|((r, busy), (label, _))| RunRow {
+        .map(|((r, busy, _), (label, _))| RunRow {
             allocator: r.allocator.clone(),
             requests: label,
             completed: r.results.completed,
@@ -403,7 +447,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         nodes: topology.num_nodes(),
         scheduler: results
             .first()
-            .map_or_else(|| args.scheduler.clone(), |(r, _)| r.scheduler.clone()),
+            .map_or_else(|| args.scheduler.clone(), |(r, ..)| r.scheduler.clone()),
         mapping: table.into_values().collect(),
         loads,
         runs: rows,
@@ -502,9 +546,13 @@ struct Replay<'a> {
 
 impl Replay<'_> {
     /// One run: the trace's jobs with scaled submits, on their rounded
-    /// shapes (`shapes`) or their processor counts. Returns the report
-    /// and Σ p·(end − start) over the jobs, p the trace's processor count,
-    /// summed in completion order.
+    /// shapes (`shapes`) or their processor counts. Returns the report,
+    /// Σ p·(end − start) over the jobs, p the trace's processor count,
+    /// summed in completion order, and the jobs' records if `keep`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one run's machine, strategies, job source and settings"
+    )]
     fn run(
         &self,
         topology: &Topology,
@@ -513,7 +561,8 @@ impl Replay<'_> {
         shapes: bool,
         source: &Source,
         config: SimConfig,
-    ) -> Result<(Report, f64), CliError> {
+        keep: bool,
+    ) -> Result<(Report, f64, Vec<JobRecord>), CliError> {
         let mut stream = match source {
             Source::Stream => Some(TraceStream::open(
                 self.trace,
@@ -549,9 +598,13 @@ impl Replay<'_> {
         if let Some(m) = self.model {
             sim = sim.with_runtime_model(m)?;
         }
+        let mut kept = Vec::new();
         let report = sim.run_with_records(&mut |r| {
             let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
             busy += p as f64 * (r.end - r.start);
+            if keep {
+                kept.push(r);
+            }
         })?;
         if let Some(s) = stream {
             match s.finish()? {
@@ -562,7 +615,7 @@ impl Replay<'_> {
         if yielded.get() != self.jobs {
             return Err(changed(self.trace));
         }
-        Ok((report, busy))
+        Ok((report, busy, kept))
     }
 }
 

@@ -518,6 +518,61 @@ fn replay_shows_mapping_load_and_comparison() {
 }
 
 #[test]
+fn replay_writes_a_report_page_of_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("nasa.html");
+    let page_arg = page.display().to_string();
+    let nasa = nasa();
+    let o = run(&[
+        "replay",
+        &nasa,
+        "--topology",
+        "hypercube:7",
+        "--allocators",
+        "buddy,partner",
+        "--jobs",
+        "400",
+        "--report",
+        &page_arg,
+        "-q",
+    ]);
+    ok(&o);
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // Four runs (two strategies, the reference on counts and on shapes),
+    // each with its 400 jobs, on the 7-cube's 128 nodes.
+    assert_eq!(
+        html.matches(r#""total":400"#).count(),
+        4,
+        "{}",
+        &html[..400]
+    );
+    assert_eq!(
+        html.matches(r#""machine":"hypercube:7","nodes":128"#)
+            .count(),
+        4
+    );
+    assert!(html.contains(r#""label":"buddy · fcfs (shapes)""#));
+    // The trace is an input: a report over it is refused and it stays whole.
+    let copy = dir.path().join("t.swf");
+    fs::copy(&nasa, &copy).unwrap();
+    let before = fs::read(&copy).unwrap();
+    let copy_arg = copy.display().to_string();
+    let e = fails(&run(&[
+        "replay",
+        &copy_arg,
+        "--topology",
+        "hypercube:7",
+        "--jobs",
+        "50",
+        "--report",
+        &copy_arg,
+    ]));
+    assert!(e.contains("--report"), "{e}");
+    assert_eq!(fs::read(&copy).unwrap(), before);
+}
+
+#[test]
 fn replay_scales_the_nasa_trace_to_a_target_load() {
     let out = ok(&run(&[
         "replay",

@@ -1,0 +1,307 @@
+//! What a report draws, computed from a run's job records: the nodes each
+//! job held as runs of consecutive ids, the machine's groups of nodes, the
+//! busy nodes and the queue over time, the distributions and the summary.
+//! Everything here is plain data with tests; `page` only writes it out.
+
+use partalloc_allocators::Partition;
+use partalloc_simkit::{JobRecord, t_quantile};
+use partalloc_topology::{NodeId, Topology};
+
+/// A contiguous range of node ids, `first..first + len`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NodeRun {
+    pub first: u32,
+    pub len: u32,
+}
+
+/// The node ids of a partition as runs of consecutive ids, in increasing
+/// order (`None` when the partition does not fit the machine).
+pub(crate) fn node_runs(partition: &Partition, topology: &Topology) -> Option<Vec<NodeRun>> {
+    let mut ids: Vec<NodeId> = partition.node_list(topology).ok()?;
+    ids.sort_unstable();
+    ids.dedup();
+    let mut runs: Vec<NodeRun> = Vec::new();
+    for id in ids {
+        match runs.last_mut() {
+            Some(r) if r.first + r.len == id => r.len += 1,
+            _ => runs.push(NodeRun { first: id, len: 1 }),
+        }
+    }
+    Some(runs)
+}
+
+/// A group of consecutive nodes that the machine itself names: a rack or
+/// block, a leaf switch, a mesh row or plane, a hypercube's subcube.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub label: String,
+    pub first: u32,
+    pub len: u32,
+}
+
+/// The machine's groups, in node order, covering every node once.
+pub(crate) fn groups(topology: &Topology) -> Vec<Group> {
+    let n = u32::try_from(topology.num_nodes()).unwrap_or(u32::MAX);
+    let key: Box<dyn Fn(u32) -> String> = if let Some(cube) = topology.as_hypercube() {
+        // Subcubes of the upper half of the dimensions: 2^⌈d/2⌉ nodes each.
+        let low = cube.dim().div_ceil(2);
+        Box::new(move |id| format!("subcube {}", id >> low))
+    } else if let Some(grid) = topology.as_grid() {
+        let sides = grid.sides();
+        match sides.len() {
+            0 | 1 => Box::new(|_| "line".to_owned()),
+            2 => {
+                let w = sides[0].max(1);
+                Box::new(move |id| format!("y = {}", id / w))
+            }
+            _ => {
+                let plane = sides[0].max(1).saturating_mul(sides[1].max(1));
+                Box::new(move |id| format!("z = {}", id / plane))
+            }
+        }
+    } else if let Some(slurm) = topology.as_slurm() {
+        let slurm = slurm.clone();
+        if slurm.blocks().is_some() {
+            Box::new(move |id| {
+                slurm.blocks().map_or_else(String::new, |b| {
+                    let k = b.block_of(id) as usize;
+                    b.block_names()
+                        .get(k)
+                        .cloned()
+                        .unwrap_or_else(|| format!("block {k}"))
+                })
+            })
+        } else if slurm.tree().is_some() {
+            Box::new(move |id| {
+                slurm
+                    .tree()
+                    .map_or_else(String::new, |t| match t.leaf_of(id) {
+                        Some(s) => t
+                            .switches()
+                            .get(s as usize)
+                            .map_or_else(|| format!("switch {s}"), |sw| sw.name.clone()),
+                        None => "no switch".to_owned(),
+                    })
+            })
+        } else {
+            Box::new(|id| format!("nodes {}–{}", id / 16 * 16, id / 16 * 16 + 15))
+        }
+    } else if let Some(pod) = topology.as_pod() {
+        let sides = pod.grid().sides();
+        let plane = sides
+            .first()
+            .copied()
+            .unwrap_or(1)
+            .max(1)
+            .saturating_mul(sides.get(1).copied().unwrap_or(1).max(1));
+        Box::new(move |id| format!("z = {}", id / plane))
+    } else {
+        Box::new(|id| format!("nodes {}–{}", id / 64 * 64, id / 64 * 64 + 63))
+    };
+    let mut out: Vec<Group> = Vec::new();
+    for id in 0..n {
+        let k = key(id);
+        match out.last_mut() {
+            Some(g) if g.label == k => g.len += 1,
+            _ => out.push(Group {
+                label: k,
+                first: id,
+                len: 1,
+            }),
+        }
+    }
+    out
+}
+
+/// A step function: `values[i]` holds from `times[i]` until the next time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Steps {
+    pub times: Vec<f64>,
+    pub values: Vec<f64>,
+}
+
+impl Steps {
+    /// The steps of a sum of +1/−1 (or ±weight) changes at given times;
+    /// changes at one time are applied together.
+    fn from_changes(mut changes: Vec<(f64, f64)>) -> Self {
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut s = Self::default();
+        let mut level = 0.0;
+        let mut i = 0;
+        while i < changes.len() {
+            let t = changes[i].0;
+            while i < changes.len() && changes[i].0.to_bits() == t.to_bits() {
+                level += changes[i].1;
+                i += 1;
+            }
+            s.times.push(t);
+            s.values.push(level);
+        }
+        s
+    }
+}
+
+/// Busy nodes (granted nodes of running jobs) and queue length (jobs
+/// submitted and not yet started) over the run.
+pub(crate) fn busy_and_queue(records: &[JobRecord]) -> (Steps, Steps) {
+    let mut busy = Vec::with_capacity(records.len() * 2);
+    let mut queue = Vec::with_capacity(records.len() * 2);
+    for r in records {
+        let g = r.granted as f64;
+        busy.push((r.start, g));
+        busy.push((r.end, -g));
+        if r.start > r.arrival {
+            queue.push((r.arrival, 1.0));
+            queue.push((r.start, -1.0));
+        }
+    }
+    (Steps::from_changes(busy), Steps::from_changes(queue))
+}
+
+/// Points of an empirical distribution: at most `points` (value,
+/// cumulative share) pairs, the largest value always included.
+pub(crate) fn cdf(mut values: Vec<f64>, points: usize) -> Vec<(f64, f64)> {
+    values.retain(|v| v.is_finite());
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 || points == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(points).max(1);
+    let mut out: Vec<(f64, f64)> = (step - 1..n)
+        .step_by(step)
+        .map(|i| (values[i], (i + 1) as f64 / n as f64))
+        .collect();
+    if out.last().is_none_or(|p| p.1 < 1.0) {
+        out.push((values[n - 1], 1.0));
+    }
+    out
+}
+
+/// A mean with a 95% half-width by batch means: the jobs in completion
+/// order cut into `batches` equal batches, whose means are taken as
+/// independent (the usual estimate for one long run; `None` with fewer
+/// jobs than batches).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Estimate {
+    pub mean: f64,
+    pub half_width: Option<f64>,
+}
+
+pub(crate) const BATCHES: usize = 20;
+
+pub(crate) fn batch_means(values: &[f64]) -> Estimate {
+    let n = values.len();
+    let mean = if n == 0 {
+        f64::NAN
+    } else {
+        values.iter().sum::<f64>() / n as f64
+    };
+    if n < BATCHES {
+        return Estimate {
+            mean,
+            half_width: None,
+        };
+    }
+    let size = n / BATCHES;
+    let means: Vec<f64> = (0..BATCHES)
+        .map(|b| values[b * size..(b + 1) * size].iter().sum::<f64>() / size as f64)
+        .collect();
+    let m = means.iter().sum::<f64>() / BATCHES as f64;
+    let var = means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (BATCHES - 1) as f64;
+    let t = t_quantile((BATCHES - 1) as f64, 0.975).unwrap_or(f64::NAN);
+    Estimate {
+        mean,
+        half_width: Some(t * (var / BATCHES as f64).sqrt()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use partalloc_topology::GridBox;
+
+    #[test]
+    fn a_box_on_a_mesh_is_one_run_per_row() {
+        let mesh: Topology = "mesh:8x4".parse().unwrap();
+        let b = GridBox::new(&[2, 1], &[3, 2]).unwrap();
+        let runs = node_runs(&Partition::Box(b), &mesh).unwrap();
+        assert_eq!(
+            runs,
+            [NodeRun { first: 10, len: 3 }, NodeRun { first: 18, len: 3 }]
+        );
+        let nodes = Partition::Nodes(vec![7, 3, 4, 5, 9]);
+        assert_eq!(
+            node_runs(&nodes, &mesh).unwrap(),
+            [
+                NodeRun { first: 3, len: 3 },
+                NodeRun { first: 7, len: 1 },
+                NodeRun { first: 9, len: 1 }
+            ]
+        );
+    }
+
+    #[test]
+    fn groups_cover_every_node_once_in_the_machines_own_units() {
+        for (text, first_label, count) in [
+            ("mesh:8x4", "y = 0", 4),
+            ("mesh:4x4x2", "z = 0", 2),
+            ("hypercube:7", "subcube 0", 8),
+        ] {
+            let t: Topology = text.parse().unwrap();
+            let g = groups(&t);
+            assert_eq!(g.len(), count, "{text}");
+            assert_eq!(g[0].label, first_label);
+            let covered: u32 = g.iter().map(|g| g.len).sum();
+            assert_eq!(covered as usize, t.num_nodes());
+            assert!(g.windows(2).all(|w| w[0].first + w[0].len == w[1].first));
+        }
+        let conf = "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\nBlockSizes=4,8\n";
+        let slurm = partalloc_topology::slurm::SlurmMachine::parse_conf(conf, "t.conf").unwrap();
+        let g = groups(&Topology::from(slurm));
+        assert_eq!(
+            g.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(),
+            ["r0", "r1"]
+        );
+    }
+
+    #[test]
+    fn busy_and_queue_step_at_starts_ends_and_arrivals() {
+        let rec = |arrival: f64, start: f64, end: f64, granted: u64| JobRecord {
+            id: 0,
+            arrival,
+            start,
+            end,
+            wait: start - arrival,
+            response: end - arrival,
+            numerical_delay: 0.0,
+            bounded_slowdown: 1.0,
+            requested: granted,
+            granted,
+            partition: Partition::Nodes(Vec::new()),
+            dispersal: None,
+            domains: None,
+        };
+        let (busy, queue) = busy_and_queue(&[rec(0.0, 0.0, 10.0, 4), rec(1.0, 10.0, 12.0, 2)]);
+        assert_eq!(busy.times, [0.0, 10.0, 12.0]);
+        // At 10 one job ends and the other starts: one step, 4 → 2.
+        assert_eq!(busy.values, [4.0, 2.0, 0.0]);
+        assert_eq!(queue.times, [1.0, 10.0]);
+        assert_eq!(queue.values, [1.0, 0.0]);
+    }
+
+    #[test]
+    fn cdf_ends_at_the_largest_value_and_batch_means_need_enough_jobs() {
+        let c = cdf((1..=1000).map(f64::from).collect(), 10);
+        assert_eq!(c.len(), 10);
+        assert_eq!(c[0], (100.0, 0.1));
+        assert_eq!(*c.last().unwrap(), (1000.0, 1.0));
+        assert!(cdf(Vec::new(), 10).is_empty());
+        let few = batch_means(&[1.0, 2.0, 3.0]);
+        assert_eq!((few.mean, few.half_width), (2.0, None));
+        let flat = batch_means(&[5.0; 100]);
+        assert_eq!((flat.mean, flat.half_width), (5.0, Some(0.0)));
+        let rising: Vec<f64> = (0..100).map(f64::from).collect();
+        assert!(batch_means(&rising).half_width.unwrap() > 0.0);
+    }
+}
