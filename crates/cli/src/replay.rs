@@ -100,6 +100,10 @@ pub(crate) struct Args {
     /// slowdown distributions), one self-contained file.
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Also write the first strategy's run (the first of --allocators, on
+    /// its rounded requests) as Batsim's _jobs.csv, which evalys reads.
+    #[arg(long, value_name = "FILE.csv")]
+    batsim_jobs: Option<PathBuf>,
     /// Worker threads for the runs (default: one per core); the results do
     /// not depend on it.
     #[arg(long)]
@@ -217,10 +221,14 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
 /// Runs `partalloc replay`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("replay", &args.topology)?;
-    let outputs: Vec<(&str, &Path)> = [("--output", &args.output), ("--report", &args.report)]
-        .into_iter()
-        .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
-        .collect();
+    let outputs: Vec<(&str, &Path)> = [
+        ("--output", &args.output),
+        ("--report", &args.report),
+        ("--batsim-jobs", &args.batsim_jobs),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
     if !outputs.is_empty() {
         let machine_file = crate::run::topology_file(&args.topology);
         let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
@@ -358,7 +366,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scale,
         model: crate::run::runtime_model(args.runtime_model.as_deref())?,
     };
-    let keep = args.report.is_some();
+    let keep = args.report.is_some() || args.batsim_jobs.is_some();
     let results: Result<Vec<(Report, f64, Vec<JobRecord>)>, CliError> = pool.install(|| {
         runs.par_iter()
             .map(|&(label, a)| {
@@ -409,6 +417,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         ));
         partalloc_report::write(path, &views, &options)
             .map_err(|e| CliError::input(format!("--report: {e}")))?;
+    }
+    if let (Some(path), Some((first, _, records))) = (&args.batsim_jobs, results.first()) {
+        let csv = partalloc_report::batsim::jobs_csv(&topology, &first.allocator, records)
+            .map_err(|e| CliError::input(format!("--batsim-jobs: {e}")))?;
+        crate::output::write_or_emit(Some(path.as_path()), &csv)?;
     }
     let reference = results
         .iter()
