@@ -11,6 +11,7 @@ mod kueue;
 mod limits;
 mod lublin;
 mod pods;
+mod report;
 mod shard;
 mod slowdown;
 mod support;
