@@ -103,6 +103,7 @@ valid action per environment at once.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -122,7 +123,19 @@ from gymnasium.vector.utils import batch_space
 
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv", "SchedulingVecEnv", "PolicyAgent", "sample_masked", "COMPLETION_DTYPE"]
+__all__ = [
+    "ENV_ID",
+    "SchedulingEnv",
+    "SchedulingVecEnv",
+    "PolicyAgent",
+    "sample_masked",
+    "COMPLETION_DTYPE",
+]
+
+#: The Gymnasium id of :class:`SchedulingEnv`:
+#: ``gymnasium.make("partalloc/Scheduling-v0", trace=..., ...)`` takes the
+#: same arguments as the class.
+ENV_ID = "partalloc/Scheduling-v0"
 
 #: The fields of :meth:`SchedulingEnv.completed_jobs`.
 COMPLETION_DTYPE = np.dtype(
@@ -198,6 +211,29 @@ class SchedulingEnv(gym.Env):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: use None or 'ansi'")
+        # The registered spec with these arguments, so that Gymnasium can
+        # make this environment again (in another render mode, say) as
+        # gymnasium.make would; gymnasium.make sets the same spec itself.
+        self.spec = dataclasses.replace(
+            gym.spec(ENV_ID),
+            kwargs={
+                "trace": os.fspath(trace) if trace is not None else None,
+                "topology": str(topology),
+                "allocator": allocator,
+                "workload": workload,
+                "window": window,
+                "backfill": backfill,
+                "reward": reward,
+                "per_step": per_step,
+                "bound": bound,
+                "episode_jobs": episode_jobs,
+                "mapping": mapping,
+                "rotate": rotate,
+                "lenient": lenient,
+                "topology_obs": topology_obs,
+                "placements": placements,
+            },
+        )
         self._core = _native.EnvCore(
             topology,
             allocator,
@@ -313,6 +349,10 @@ class SchedulingEnv(gym.Env):
                     f"{'placeable' if r[4] > 0 else 'blocked'}"
                 )
         return "\n".join(lines)
+
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="partalloc.gym:SchedulingEnv")
 
 
 try:  # Gymnasium ≥ 1.0 names its autoreset modes.
