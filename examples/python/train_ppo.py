@@ -5,12 +5,22 @@ The agent is the scheduler of ``partalloc.gym.SchedulingEnv`` on a
 benchmarks assume), rewarded by the negative mean bounded slowdown
 (threshold 10 s). Training episodes are 256 consecutive jobs of a
 Lublin–Feitelson trace drawn by ``partalloc.generate_lublin`` (seed 1),
-each starting at an offset drawn from the episode's seed. The result table
-scores the trained agent (greedy: the most probable valid action) and the
-priority heuristics on 10 held-out sequences of 256 jobs cut from another
-Lublin trace (seed 2), the heuristics through ``partalloc.simulate`` (the
-Rust policies, whole queue), the agent through the environment on the same
-files.
+each starting at an offset drawn from the episode's seed.
+
+The agent chooses among the window jobs that can start now: the
+environment's mask without its wait action whenever some window job can
+start (``work_conserving``), which is the action space of a fit-aware
+heuristic. With waiting allowed (``--allow-wait``) an agent learns to hold
+long jobs back until the sequence's last arrival, which mean bounded
+slowdown over a finite sequence does not charge for.
+
+The result table scores, on 10 held-out sequences of 256 jobs cut from
+another Lublin trace (seed 2): the queue orders FCFS, SJF, WFP3, UNICEP
+and F1 as the Rust policies run them through ``partalloc.simulate``
+(blocking: the best job waits until it fits; and with EASY backfilling),
+the same orders fit-aware (the best window job among those that can
+start now, acting in the environment as the agent does), and the trained
+agent of each seed (greedy: its most probable valid action).
 
 The PPO is written here, with NumPy only (no deep-learning library): a
 small network scores each waiting job of the window from its own features
@@ -22,8 +32,8 @@ advantage estimation and Adam, with gradients written out by hand.
 
 Run from the repository root after ``pip install ./crates/python``::
 
-    python examples/python/train_ppo.py            # about 12 minutes on 2 cores
-    python examples/python/train_ppo.py --smoke    # seconds: CI's check
+    python examples/python/train_ppo.py --processes 3   # 3 seeds × 20 updates
+    python examples/python/train_ppo.py --smoke         # seconds: CI's check
 
 It writes ``learning_curve.csv``, ``learning_curve.svg``, ``results.md``
 and each seed's trained weights (``agent-seed<N>.npz``) to ``--out``
@@ -300,13 +310,19 @@ def rollout(env: SchedulingEnv, agent: Agent, steps: int, rng: np.random.Generat
 Policy = Callable[[np.ndarray, np.ndarray, SchedulingEnv], int]
 
 
+def makespan(arrival: np.ndarray, end: np.ndarray) -> float:
+    """From the sequence's first arrival to its last job's end, in hours."""
+    return float(end.max() - arrival.min()) / 3600
+
+
 def score_policy(policy: Policy, files: List[Path], allow_wait: bool = False,
-                 window: int = WINDOW, backfill: str = "none") -> List[float]:
+                 window: int = WINDOW, backfill: str = "none",
+                 spans: Optional[List[float]] = None) -> List[float]:
     """The mean bounded slowdown of `policy` on each file, acting in the
-    environment. Unless `allow_wait`, the policy is given the
-    work-conserving mask, and an action outside it (waiting while a window
-    job can start) becomes the first job that can start: no policy is
-    scored on holding jobs back."""
+    environment (and each file's makespan appended to `spans`). Unless
+    `allow_wait`, the policy is given the work-conserving mask, and an
+    action outside it (waiting while a window job can start) becomes the
+    first job that can start: no policy is scored on holding jobs back."""
     out = []
     for f in files:
         env = make_env(f, None, window=window, backfill=backfill)
@@ -319,6 +335,9 @@ def score_policy(policy: Policy, files: List[Path], allow_wait: bool = False,
                 a = int(np.flatnonzero(mask)[0])
             obs, _, done, _, info = env.step(a)
         out.append(info["episode"]["mean_bounded_slowdown"])
+        if spans is not None:
+            jobs = env.completed_jobs()
+            spans.append(makespan(jobs["arrival"], jobs["end"]))
     return out
 
 
@@ -327,8 +346,9 @@ def greedy(agent: Agent) -> Policy:
     return lambda obs, mask, env: agent.act(obs, mask, None, greedy=True)[0]
 
 
-def score_agent(agent: Agent, files: List[Path], allow_wait: bool = False) -> List[float]:
-    return score_policy(greedy(agent), files, allow_wait)
+def score_agent(agent: Agent, files: List[Path], allow_wait: bool = False,
+                spans: Optional[List[float]] = None) -> List[float]:
+    return score_policy(greedy(agent), files, allow_wait, spans=spans)
 
 
 def order_score(order: str, job: Dict, now: float) -> float:
@@ -375,26 +395,37 @@ def heuristic(order: str, fit_aware: bool = True) -> Policy:
     return act
 
 
-def score_simulated(spec: str, files: List[Path]) -> List[float]:
+def score_simulated(spec: str, files: List[Path], spans: Optional[List[float]] = None) -> List[float]:
     """A Rust policy run by partalloc.simulate on each file (whole queue)."""
     out = []
     for f in files:
-        results, _ = partalloc.simulate(TOPOLOGY, ALLOCATOR, spec, trace=f, mapping="nodes",
-                                        records=False)
+        results, jobs = partalloc.simulate(TOPOLOGY, ALLOCATOR, spec, trace=f, mapping="nodes",
+                                           records=spans is not None, as_frame=False)
         out.append(results["replications"][0]["mean_bounded_slowdown"])
+        if spans is not None:
+            spans.append(makespan(jobs["arrival"], jobs["end"]))
     return out
 
 
-def baselines(files: List[Path]) -> List[Tuple[str, str, List[float]]]:
-    """(name, what it may do, per-sequence scores) of every baseline."""
-    rows = []
+# A row of the table: name, what the policy may do, per-sequence mean
+# bounded slowdown, per-sequence makespan (hours).
+Row = Tuple[str, str, List[float], List[float]]
+
+
+def baselines(files: List[Path]) -> List[Row]:
+    """Every baseline's row."""
+    rows: List[Row] = []
     for name, order in ORDERS.items():
-        rows.append((name, "blocking", score_simulated(f"priority[order={order}]", files)))
+        spans: List[float] = []
+        rows.append((name, "blocking", score_simulated(f"priority[order={order}]", files, spans), spans))
     for name, order in ORDERS.items():
-        rows.append((f"{name} + EASY", "EASY", score_simulated(f"easy-backfilling[order={order}]", files)))
+        spans = []
+        rows.append((f"{name} + EASY", "EASY",
+                     score_simulated(f"easy-backfilling[order={order}]", files, spans), spans))
     for name, order in ORDERS.items():
+        spans = []
         label = "first fit" if order == "fcfs" else f"{name}, fit-aware"
-        rows.append((label, "fit-aware", score_policy(heuristic(order), files)))
+        rows.append((label, "fit-aware", score_policy(heuristic(order), files, spans=spans), spans))
     return rows
 
 
@@ -429,11 +460,24 @@ def train(seed: int, updates: int, steps: int, minutes: Optional[float], allow_w
     return agent, rows, decisions, time.perf_counter() - start
 
 
+def load_agent(path: Path) -> Agent:
+    """An agent with the weights `np.savez` wrote (``agent-seed<N>.npz``)."""
+    agent = Agent(np.random.default_rng(0))
+    saved = np.load(path)
+    for i, p in enumerate(agent.opt.params):
+        p[...] = saved[f"arr_{i}"]
+    return agent
+
+
 def _train_job(args):
-    seed, updates, steps, minutes, allow_wait, train_file, files, out = args
-    agent, rows, decisions, seconds = train(seed, updates, steps, minutes, allow_wait, train_file, files)
-    np.savez(out / f"agent-seed{seed}.npz", *agent.opt.params)
-    return seed, score_agent(agent, files, allow_wait), rows, decisions, seconds
+    seed, updates, steps, minutes, allow_wait, train_file, files, out, load = args
+    if load is not None:
+        agent, rows, decisions, seconds = load_agent(load / f"agent-seed{seed}.npz"), [], 0, 0.0
+    else:
+        agent, rows, decisions, seconds = train(seed, updates, steps, minutes, allow_wait, train_file, files)
+        np.savez(out / f"agent-seed{seed}.npz", *agent.opt.params)
+    spans: List[float] = []
+    return seed, score_agent(agent, files, allow_wait, spans), rows, decisions, seconds, spans
 
 
 def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
@@ -476,7 +520,7 @@ def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--updates", type=int, default=30, help="PPO updates per seed")
+    ap.add_argument("--updates", type=int, default=20, help="PPO updates per seed")
     ap.add_argument("--minutes", type=float, default=None,
                     help="stop a seed's training after this many minutes (the run then depends on the machine's speed)")
     ap.add_argument("--steps", type=int, default=8192, help="decisions per update")
@@ -485,6 +529,8 @@ def main() -> int:
     ap.add_argument("--processes", type=int, default=1, help="seeds trained at once")
     ap.add_argument("--allow-wait", action="store_true",
                     help="let the agent wait while a job can start (and be scored so)")
+    ap.add_argument("--load", type=Path, default=None,
+                    help="score the agents saved in this directory (agent-seed<N>.npz) instead of training")
     ap.add_argument("--out", type=Path, default=Path("ppo-out"))
     ap.add_argument("--smoke", action="store_true", help="two tiny updates, one seed, two sequences")
     args = ap.parse_args()
@@ -505,8 +551,8 @@ def main() -> int:
         write_lublin(test, 10_000, seed=2)
         files = held_out(test, tmp, args.sequences)
         base = baselines(files)
-        jobs = [(s, args.updates, args.steps, args.minutes, args.allow_wait, train_file, files, args.out)
-                for s in args.seeds]
+        jobs = [(s, args.updates, args.steps, args.minutes, args.allow_wait, train_file, files, args.out,
+                 args.load) for s in args.seeds]
         if args.processes > 1 and len(jobs) > 1:
             import multiprocessing
 
@@ -515,23 +561,25 @@ def main() -> int:
         else:
             runs = [_train_job(j) for j in jobs]
     rows = [r for run in runs for r in run[2]]
-    with open(args.out / "learning_curve.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    means = {name: float(np.mean(v)) for name, _, v in base}
-    shown = {n: means[n] for n in ("FCFS", "SJF, fit-aware", "F1, fit-aware", "F1 + EASY")}
-    (args.out / "learning_curve.svg").write_text(svg_curve(rows, shown))
-    table = ["| policy | may | mean bounded slowdown | per sequence |", "|---|---|---:|---|"]
-    for name, kind, v in base:
-        table.append(f"| {name} | {kind} | {np.mean(v):.2f} | {' '.join(f'{x:.1f}' for x in v)} |")
+    means = {name: float(np.mean(v)) for name, _, v, _ in base}
+    if rows:
+        with open(args.out / "learning_curve.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        shown = {n: means[n] for n in ("FCFS", "SJF, fit-aware", "F1, fit-aware", "F1 + EASY")}
+        (args.out / "learning_curve.svg").write_text(svg_curve(rows, shown))
+    table = ["| policy | may | mean bounded slowdown | makespan (h) | per sequence |",
+             "|---|---|---:|---:|---|"]
     kind = "wait" if args.allow_wait else "fit-aware"
-    for seed, v, _, _, _ in runs:
-        table.append(f"| PPO seed {seed} | {kind} | {np.mean(v):.2f} | {' '.join(f'{x:.1f}' for x in v)} |")
-    ppo = [float(np.mean(v)) for _, v, _, _, _ in runs]
+    ppo_rows = [(f"PPO seed {seed}", kind, v, spans) for seed, v, _, _, _, spans in runs]
+    for name, may, v, spans in base + ppo_rows:
+        table.append(f"| {name} | {may} | {np.mean(v):.2f} | {np.mean(spans):.1f} | "
+                     f"{' '.join(f'{x:.1f}' for x in v)} |")
+    ppo = [float(np.mean(v)) for _, v, _, _, _, _ in runs]
     if len(ppo) > 1:
         table.append(f"| PPO, {len(ppo)} seeds | {kind} | {np.mean(ppo):.2f} "
-                     f"(min {min(ppo):.2f}, max {max(ppo):.2f}) | |")
+                     f"(min {min(ppo):.2f}, max {max(ppo):.2f}) | | |")
     text = "\n".join(table) + "\n"
     (args.out / "results.md").write_text(text)
     print(text)

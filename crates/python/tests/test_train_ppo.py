@@ -158,7 +158,7 @@ def test_smoke_run_scores_fcfs_alike_by_both_paths(ppo, files, tmp_path: Path):
     rows = {}
     for line in table.splitlines()[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
-        rows[cells[0]] = [float(v) for v in cells[3].split()]
+        rows[cells[0]] = [float(v) for v in cells[4].split()]
     names = set(ppo.ORDERS) | {f"{n} + EASY" for n in ppo.ORDERS}
     names |= {"first fit"} | {f"{n}, fit-aware" for n in ppo.ORDERS if n != "FCFS"}
     assert set(rows) == names | {"PPO seed 1"}
@@ -176,3 +176,10 @@ def test_smoke_run_scores_fcfs_alike_by_both_paths(ppo, files, tmp_path: Path):
     assert curve[0].startswith("seed,update,decisions") and len(curve) == 3
     assert re.search(r"<path d=\"M", (out / "learning_curve.svg").read_text())
     assert (out / "agent-seed1.npz").is_file()
+    # The saved agent, scored again without training: the same row.
+    again = subprocess.run(
+        [sys.executable, str(SCRIPT), "--smoke", "--load", str(out), "--out", str(tmp_path / "again")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "results.md").read_text() == table
