@@ -95,6 +95,12 @@ step gives the share of the episode's value that accrued in it; per-step
 slowdown and wait rewards add up to the episode's, per-step utilization
 rewards to 1 − 1/utilization).
 
+The environment is registered with Gymnasium as
+``partalloc/Scheduling-v0`` (:data:`ENV_ID`):
+``gymnasium.make(ENV_ID, trace=..., topology=..., ...)`` takes the
+class's arguments, and an environment made by the class carries the same
+spec, so Gymnasium's ``check_env`` can make it again in each render mode.
+
 :class:`SchedulingVecEnv` runs ``num_envs`` of these environments as one
 Gymnasium vector environment (next-step autoreset), stepped by one call
 into Rust, optionally on several threads; :func:`sample_masked` draws a
