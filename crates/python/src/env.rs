@@ -33,6 +33,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// that the observation's size is checked before it is allocated.
 const MAX_WINDOW: usize = 1 << 16;
 
+/// The most jobs of a generated episode: they are drawn and held at
+/// reset.
+const MAX_EPISODE_JOBS: usize = 1 << 20;
+
 /// The largest machine whose partitions `topology_obs=True` and
 /// `placements=P` list: every listed partition keeps a bit set of the
 /// machine, so the machine is checked before any is listed.
@@ -626,6 +630,11 @@ impl EnvCore {
                 let n = episode_jobs.unwrap_or(1000);
                 if n == 0 {
                     return Err(PyValueError::new_err("episode_jobs must be at least 1"));
+                }
+                if n > MAX_EPISODE_JOBS {
+                    return Err(PyValueError::new_err(format!(
+                        "episode_jobs={n}: a generated episode holds at most {MAX_EPISODE_JOBS} jobs, drawn at reset; use fewer"
+                    )));
                 }
                 let g = Generated::parse(Some(w), &topology, Some(n as u64), 0)?;
                 // A sample fixes the time scale of the observation.

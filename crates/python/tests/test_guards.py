@@ -48,6 +48,12 @@ CASES = {
         "ValueError",
         "topology_obs=True: the strategy's partitions take more than 128 MiB",
     ),
+    # Every job of a generated episode is drawn at reset.
+    "episode_jobs": (
+        "SchedulingEnv(workload={'load': 0.5}, episode_jobs=2**40).reset()",
+        "ValueError",
+        "episode_jobs=1099511627776: a generated episode holds at most 1048576 jobs",
+    ),
     "load": (
         "pa.simulate('hypercube:7', 'buddy', 'fcfs', workload={'load': 'high'})",
         "ValueError",
