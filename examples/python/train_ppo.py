@@ -5,12 +5,22 @@ The agent is the scheduler of ``partalloc.gym.SchedulingEnv`` on a
 benchmarks assume), rewarded by the negative mean bounded slowdown
 (threshold 10 s). Training episodes are 256 consecutive jobs of a
 Lublin–Feitelson trace drawn by ``partalloc.generate_lublin`` (seed 1),
-each starting at an offset drawn from the episode's seed. The result table
-scores the trained agent (greedy: the most probable valid action) and the
-priority heuristics on 10 held-out sequences of 256 jobs cut from another
-Lublin trace (seed 2), the heuristics through ``partalloc.simulate`` (the
-Rust policies, whole queue), the agent through the environment on the same
-files.
+each starting at an offset drawn from the episode's seed.
+
+The agent chooses among the window jobs that can start now: the
+environment's mask without its wait action whenever some window job can
+start (``work_conserving``), which is the action space of a fit-aware
+heuristic. With waiting allowed (``--allow-wait``) an agent learns to hold
+long jobs back until the sequence's last arrival, which mean bounded
+slowdown over a finite sequence does not charge for.
+
+The result table scores, on 10 held-out sequences of 256 jobs cut from
+another Lublin trace (seed 2): the queue orders FCFS, SJF, WFP3, UNICEP
+and F1 as the Rust policies run them through ``partalloc.simulate``
+(blocking: the best job waits until it fits; and with EASY backfilling),
+the same orders fit-aware (the best window job among those that can
+start now, acting in the environment as the agent does), and the trained
+agent of each seed (greedy: its most probable valid action).
 
 The PPO is written here, with NumPy only (no deep-learning library): a
 small network scores each waiting job of the window from its own features
@@ -22,11 +32,12 @@ advantage estimation and Adam, with gradients written out by hand.
 
 Run from the repository root after ``pip install ./crates/python``::
 
-    python examples/python/train_ppo.py            # about 12 minutes on 2 cores
-    python examples/python/train_ppo.py --smoke    # seconds: CI's check
+    python examples/python/train_ppo.py --processes 3   # 3 seeds × 20 updates
+    python examples/python/train_ppo.py --smoke         # seconds: CI's check
 
-It writes ``learning_curve.csv``, ``learning_curve.svg`` and
-``results.md`` to ``--out`` (default ``ppo-out``).
+It writes ``learning_curve.csv``, ``learning_curve.svg``, ``results.md``
+and each seed's trained weights (``agent-seed<N>.npz``) to ``--out``
+(default ``ppo-out``).
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -51,13 +62,8 @@ SEQUENCE = 256
 WINDOW = 32
 SLOT = 5  # present, nodes, requested time, wait, placeable
 MACHINE = 4  # free, largest placeable, fragmentation, queue length
-HEURISTICS = {
-    "FCFS": "fcfs",
-    "SJF": "priority[order=sjf]",
-    "WFP3": "priority[order=wfp3]",
-    "UNICEP": "priority[order=unicep]",
-    "F1": "priority[order=f1]",
-}
+#: The queue orders of the baselines (`partalloc_schedulers::order`).
+ORDERS = {"FCFS": "fcfs", "SJF": "sjf", "WFP3": "wfp3", "UNICEP": "unicep", "F1": "f1"}
 
 
 # --------------------------------------------------------------------------
@@ -239,17 +245,29 @@ def held_out(path: Path, dest: Path, count: int, seed: int = 2026) -> List[Path]
     return files
 
 
-def make_env(trace: Path, episode_jobs) -> SchedulingEnv:
-    return SchedulingEnv(trace, TOPOLOGY, ALLOCATOR, window=WINDOW, reward="slowdown",
-                         per_step=True, episode_jobs=episode_jobs, mapping="nodes")
+def make_env(trace: Path, episode_jobs, window: int = WINDOW, backfill: str = "none") -> SchedulingEnv:
+    return SchedulingEnv(trace, TOPOLOGY, ALLOCATOR, window=window, reward="slowdown",
+                         per_step=True, episode_jobs=episode_jobs, mapping="nodes",
+                         backfill=backfill)
+
+
+def work_conserving(mask: np.ndarray) -> np.ndarray:
+    """The action mask without waiting while some window job can start:
+    the choices of a heuristic that may pass over a job that does not fit
+    but never leaves one that fits waiting on purpose."""
+    if mask[:-1].any():
+        mask = mask.copy()
+        mask[-1] = False
+    return mask
 
 
 def rollout(env: SchedulingEnv, agent: Agent, steps: int, rng: np.random.Generator,
-            seeds: np.random.Generator, lam: float = 0.97):
+            seeds: np.random.Generator, allow_wait: bool = False, lam: float = 0.97):
     obs_l, mask_l, act_l, logp_l, val_l, rew_l, done_l = [], [], [], [], [], [], []
     finished: List[float] = []
+    restrict = (lambda m: m) if allow_wait else work_conserving
     obs, info = env.reset(seed=int(seeds.integers(2**31)))
-    mask = info["action_mask"]
+    mask = restrict(info["action_mask"])
     while len(act_l) < steps:
         a, logp, v = agent.act(obs, mask, rng, greedy=False)
         obs_l.append(obs.copy())
@@ -258,13 +276,13 @@ def rollout(env: SchedulingEnv, agent: Agent, steps: int, rng: np.random.Generat
         logp_l.append(logp)
         val_l.append(v)
         obs, r, done, _, info = env.step(a)
-        mask = info["action_mask"]
+        mask = restrict(info["action_mask"])
         rew_l.append(r)
         done_l.append(done)
         if done:
             finished.append(info["episode"]["mean_bounded_slowdown"])
             obs, info = env.reset(seed=int(seeds.integers(2**31)))
-            mask = info["action_mask"]
+            mask = restrict(info["action_mask"])
     rew = np.array(rew_l)
     scale = max(np.std(rew), 1e-8)
     rew = rew / scale
@@ -288,34 +306,186 @@ def rollout(env: SchedulingEnv, agent: Agent, steps: int, rng: np.random.Generat
     return batch, finished
 
 
-def score_agent(agent: Agent, files: List[Path]) -> List[float]:
+# A policy acting in the environment: (obs, mask, env) -> action.
+Policy = Callable[[np.ndarray, np.ndarray, SchedulingEnv], int]
+
+
+def makespan(arrival: np.ndarray, end: np.ndarray) -> float:
+    """From the sequence's first arrival to its last job's end, in hours."""
+    return float(end.max() - arrival.min()) / 3600
+
+
+def score_policy(policy: Policy, files: List[Path], allow_wait: bool = False,
+                 window: int = WINDOW, backfill: str = "none",
+                 spans: Optional[List[float]] = None) -> List[float]:
+    """The mean bounded slowdown of `policy` on each file, acting in the
+    environment (and each file's makespan appended to `spans`). Unless
+    `allow_wait`, the policy is given the work-conserving mask, and an
+    action outside it (waiting while a window job can start) becomes the
+    first job that can start: no policy is scored on holding jobs back."""
     out = []
     for f in files:
-        env = make_env(f, None)
+        env = make_env(f, None, window=window, backfill=backfill)
         obs, info = env.reset(seed=0)
         done = False
         while not done:
-            a, _, _ = agent.act(obs, info["action_mask"], None, greedy=True)
+            mask = info["action_mask"] if allow_wait else work_conserving(info["action_mask"])
+            a = policy(obs, mask, env)
+            if not mask[a]:
+                a = int(np.flatnonzero(mask)[0])
             obs, _, done, _, info = env.step(a)
         out.append(info["episode"]["mean_bounded_slowdown"])
+        if spans is not None:
+            jobs = env.completed_jobs()
+            spans.append(makespan(jobs["arrival"], jobs["end"]))
     return out
 
 
-def score_heuristic(spec: str, files: List[Path]) -> List[float]:
+def greedy(agent: Agent) -> Policy:
+    """The trained agent's most probable valid action."""
+    return lambda obs, mask, env: agent.act(obs, mask, None, greedy=True)[0]
+
+
+def score_agent(agent: Agent, files: List[Path], allow_wait: bool = False,
+                spans: Optional[List[float]] = None) -> List[float]:
+    return score_policy(greedy(agent), files, allow_wait, spans=spans)
+
+
+def order_score(order: str, job: Dict, now: float) -> float:
+    """The score of `job` in a queue order, lowest first, as the Rust
+    policies compute it (`partalloc_schedulers::order::Order::score`, user
+    estimates): fcfs, sjf, wfp3, unicep or f1."""
+    n = float(job["nodes"])
+    r = job["estimate"] if job["estimate"] is not None else job["service"]
+    s = job["arrival"]
+    if order == "fcfs":
+        return s
+    if order == "sjf":
+        return r
+    if order == "wfp3":
+        w = now - s
+        ratio = w / r if r > 0 else (0.0 if w == 0 else np.sign(w) * np.inf)
+        return 0.0 if n == 0 else -(ratio**3) * n
+    if order == "unicep":
+        w = now - s
+        d = np.log2(n) * r if n > 1 else 0.0
+        return -w / d if d > 0 else (-np.inf if w > 0 else 0.0)
+    if order == "f1":
+        lr = np.log10(r) if r > 0 else -1.0
+        ls = np.log10(s) if s > 0 else -1.0
+        return (0.0 if n == 0 else lr * n) + 870.0 * ls
+    raise ValueError(f"unknown order {order!r}")
+
+
+def heuristic(order: str, fit_aware: bool = True) -> Policy:
+    """A queue order as a policy in the environment. Fit-aware: the best
+    window job among those that can start now (the agent's choices).
+    Otherwise the best window job, waiting when it cannot start: the Rust
+    `priority[order=…]` policy when the queue fits in the window."""
+
+    def act(obs: np.ndarray, mask: np.ndarray, env: SchedulingEnv) -> int:
+        now = env.stats()["time"]
+        jobs = env.waiting_jobs()[: env.window]
+        slots = [i for i in range(len(jobs)) if mask[i] or not fit_aware]
+        if not slots:
+            return env.wait_action
+        best = min(slots, key=lambda i: (order_score(order, jobs[i], now), jobs[i]["arrival"], jobs[i]["id"]))
+        return best if mask[best] else env.wait_action
+
+    return act
+
+
+def score_simulated(spec: str, files: List[Path], spans: Optional[List[float]] = None) -> List[float]:
+    """A Rust policy run by partalloc.simulate on each file (whole queue)."""
     out = []
     for f in files:
-        results, _ = partalloc.simulate(TOPOLOGY, ALLOCATOR, spec, trace=f, mapping="nodes",
-                                        records=False)
+        results, jobs = partalloc.simulate(TOPOLOGY, ALLOCATOR, spec, trace=f, mapping="nodes",
+                                           records=spans is not None, as_frame=False)
         out.append(results["replications"][0]["mean_bounded_slowdown"])
+        if spans is not None:
+            spans.append(makespan(jobs["arrival"], jobs["end"]))
     return out
+
+
+# A row of the table: name, what the policy may do, per-sequence mean
+# bounded slowdown, per-sequence makespan (hours).
+Row = Tuple[str, str, List[float], List[float]]
+
+
+def baselines(files: List[Path]) -> List[Row]:
+    """Every baseline's row."""
+    rows: List[Row] = []
+    for name, order in ORDERS.items():
+        spans: List[float] = []
+        rows.append((name, "blocking", score_simulated(f"priority[order={order}]", files, spans), spans))
+    for name, order in ORDERS.items():
+        spans = []
+        rows.append((f"{name} + EASY", "EASY",
+                     score_simulated(f"easy-backfilling[order={order}]", files, spans), spans))
+    for name, order in ORDERS.items():
+        spans = []
+        label = "first fit" if order == "fcfs" else f"{name}, fit-aware"
+        rows.append((label, "fit-aware", score_policy(heuristic(order), files, spans=spans), spans))
+    return rows
+
+
+def train(seed: int, updates: int, steps: int, minutes: Optional[float], allow_wait: bool,
+          train_file: Path, files: List[Path], log: bool = True):
+    """Trains one agent from `seed`; returns (agent, curve rows, decisions,
+    seconds). The curve scores the held-out sequences after every fifth
+    update and the last."""
+    rng = np.random.default_rng(seed)
+    seeds = np.random.default_rng(seed + 1)
+    env = make_env(train_file, SEQUENCE)
+    agent = Agent(rng)
+    rows: List[Dict[str, float]] = []
+    start = time.perf_counter()
+    decisions = 0
+    for update in range(1, updates + 1):
+        batch, finished = rollout(env, agent, steps, rng, seeds, allow_wait)
+        agent.update(batch, rng)
+        decisions += len(batch["act"])
+        elapsed = time.perf_counter() - start
+        last = update == updates or (minutes is not None and elapsed > minutes * 60)
+        if update % 5 == 1 or last:
+            held = float(np.mean(score_agent(agent, files, allow_wait)))
+            rows.append({"seed": seed, "update": update, "decisions": decisions,
+                         "train_bsld": float(np.mean(finished)) if finished else float("nan"),
+                         "heldout_bsld": held})
+            if log:
+                print(f"seed {seed}  update {update:4d}  decisions {decisions:8d}  {elapsed:6.0f} s  "
+                      f"train {rows[-1]['train_bsld']:10.2f}  held-out {held:10.2f}", flush=True)
+        if last:
+            break
+    return agent, rows, decisions, time.perf_counter() - start
+
+
+def load_agent(path: Path) -> Agent:
+    """An agent with the weights `np.savez` wrote (``agent-seed<N>.npz``)."""
+    agent = Agent(np.random.default_rng(0))
+    saved = np.load(path)
+    for i, p in enumerate(agent.opt.params):
+        p[...] = saved[f"arr_{i}"]
+    return agent
+
+
+def _train_job(args):
+    seed, updates, steps, minutes, allow_wait, train_file, files, out, load = args
+    if load is not None:
+        agent, rows, decisions, seconds = load_agent(load / f"agent-seed{seed}.npz"), [], 0, 0.0
+    else:
+        agent, rows, decisions, seconds = train(seed, updates, steps, minutes, allow_wait, train_file, files)
+        np.savez(out / f"agent-seed{seed}.npz", *agent.opt.params)
+    spans: List[float] = []
+    return seed, score_agent(agent, files, allow_wait, spans), rows, decisions, seconds, spans
 
 
 def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
     w, h, pad = 640, 360, 50
-    xs = [r["decisions"] for r in rows]
+    seeds = sorted({int(r["seed"]) for r in rows})
     ys = [r["heldout_bsld"] for r in rows]
     top = max(ys + list(baselines.values())) * 1.05
-    xmax = max(xs) if xs else 1
+    xmax = max(r["decisions"] for r in rows) if rows else 1
 
     def px(x: float) -> float:
         return pad + (w - 2 * pad) * x / xmax
@@ -323,7 +493,6 @@ def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
     def py(y: float) -> float:
         return h - pad - (h - 2 * pad) * y / top
 
-    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}" for i, (x, y) in enumerate(zip(xs, ys)))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
         f'<rect width="{w}" height="{h}" fill="white"/>',
@@ -334,9 +503,15 @@ def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
         f'<text x="{pad}" y="{h - pad + 16}" text-anchor="middle">0</text>',
         f'<text x="{w - pad}" y="{h - pad + 16}" text-anchor="middle">{xmax:,}</text>',
         f'<text x="{pad - 6}" y="{py(top / 1.05):.1f}" text-anchor="end">{top / 1.05:.0f}</text>',
-        f'<path d="{path}" fill="none" stroke="#1f77b4" stroke-width="2"/>',
     ]
-    for i, (name, y) in enumerate(sorted(baselines.items(), key=lambda kv: kv[1])):
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+    for k, seed in enumerate(seeds):
+        pts = [(r["decisions"], r["heldout_bsld"]) for r in rows if int(r["seed"]) == seed]
+        path = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}" for i, (x, y) in enumerate(pts))
+        color = colors[k % len(colors)]
+        parts.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
+        parts.append(f'<text x="{pad + 8}" y="{pad + 14 * (k + 1)}" fill="{color}">PPO seed {seed}</text>')
+    for name, y in sorted(baselines.items(), key=lambda kv: kv[1]):
         parts.append(f'<line x1="{pad}" y1="{py(y):.1f}" x2="{w - pad}" y2="{py(y):.1f}" stroke="#999" stroke-dasharray="4 3"/>')
         parts.append(f'<text x="{w - pad + 4}" y="{py(y) + 4:.1f}">{name}</text>')
     parts.append("</svg>")
@@ -345,66 +520,78 @@ def svg_curve(rows: List[Dict[str, float]], baselines: Dict[str, float]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--minutes", type=float, default=12.0, help="training time budget")
+    ap.add_argument("--updates", type=int, default=20, help="PPO updates per seed")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="stop a seed's training after this many minutes (the run then depends on the machine's speed)")
     ap.add_argument("--steps", type=int, default=8192, help="decisions per update")
     ap.add_argument("--sequences", type=int, default=10, help="held-out sequences")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="training seeds")
+    ap.add_argument("--processes", type=int, default=1, help="seeds trained at once")
+    ap.add_argument("--allow-wait", action="store_true",
+                    help="let the agent wait while a job can start (and be scored so)")
+    ap.add_argument("--load", type=Path, default=None,
+                    help="score the agents saved in this directory (agent-seed<N>.npz) instead of training")
     ap.add_argument("--out", type=Path, default=Path("ppo-out"))
-    ap.add_argument("--smoke", action="store_true", help="two tiny updates, two sequences")
+    ap.add_argument("--smoke", action="store_true", help="two tiny updates, one seed, two sequences")
     args = ap.parse_args()
     if args.smoke:
-        args.minutes, args.steps, args.sequences = float("inf"), 512, 2
-    if not args.minutes >= 0 or args.steps <= 0 or args.sequences <= 0:
-        print("error: --minutes must be at least 0, --steps and --sequences above 0", file=sys.stderr)
+        args.updates, args.steps, args.sequences, args.seeds = 2, 512, 2, args.seeds[:1]
+    if (args.updates <= 0 or args.steps <= 0 or args.sequences <= 0 or args.processes <= 0
+            or (args.minutes is not None and not args.minutes >= 0)):
+        print("error: --updates, --steps, --sequences and --processes must be above 0, --minutes at least 0",
+              file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(args.seed)
-    seeds = np.random.default_rng(args.seed + 1)
+    start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        train = tmp / "lublin-train.swf"
+        train_file = tmp / "lublin-train.swf"
         test = tmp / "lublin-test.swf"
-        write_lublin(train, 10_000, seed=1)
+        write_lublin(train_file, 10_000, seed=1)
         write_lublin(test, 10_000, seed=2)
         files = held_out(test, tmp, args.sequences)
-        heuristics = {name: score_heuristic(spec, files) for name, spec in HEURISTICS.items()}
-        env = make_env(train, SEQUENCE)
-        agent = Agent(rng)
-        rows: List[Dict[str, float]] = []
-        start = time.perf_counter()
-        decisions = 0
-        update = 0
-        while True:
-            batch, finished = rollout(env, agent, args.steps, rng, seeds)
-            agent.update(batch, rng)
-            decisions += len(batch["act"])
-            update += 1
-            elapsed = time.perf_counter() - start
-            if update % 5 == 1 or args.smoke or elapsed > args.minutes * 60:
-                held = float(np.mean(score_agent(agent, files)))
-                rows.append({"update": update, "decisions": decisions, "seconds": round(elapsed, 1),
-                             "train_bsld": float(np.mean(finished)) if finished else float("nan"),
-                             "heldout_bsld": held})
-                print(f"update {update:4d}  decisions {decisions:8d}  {elapsed:6.0f} s  "
-                      f"train {rows[-1]['train_bsld']:10.2f}  held-out {held:10.2f}", flush=True)
-            if elapsed > args.minutes * 60 or (args.smoke and update >= 2):
-                break
-        learned = score_agent(agent, files)
-    with open(args.out / "learning_curve.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    means = {name: float(np.mean(v)) for name, v in heuristics.items()}
-    (args.out / "learning_curve.svg").write_text(svg_curve(rows, means))
-    table = ["| policy | mean bounded slowdown | per sequence |", "|---|---:|---|"]
-    for name, v in list(heuristics.items()) + [("PPO (this run)", learned)]:
-        table.append(f"| {name} | {np.mean(v):.2f} | {' '.join(f'{x:.1f}' for x in v)} |")
+        base = baselines(files)
+        jobs = [(s, args.updates, args.steps, args.minutes, args.allow_wait, train_file, files, args.out,
+                 args.load) for s in args.seeds]
+        if args.processes > 1 and len(jobs) > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("spawn").Pool(min(args.processes, len(jobs))) as pool:
+                runs = pool.map(_train_job, jobs)
+        else:
+            runs = [_train_job(j) for j in jobs]
+    rows = [r for run in runs for r in run[2]]
+    means = {name: float(np.mean(v)) for name, _, v, _ in base}
+    if rows:
+        with open(args.out / "learning_curve.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        shown = {n: means[n] for n in ("FCFS", "SJF, fit-aware", "F1, fit-aware", "F1 + EASY")}
+        (args.out / "learning_curve.svg").write_text(svg_curve(rows, shown))
+    table = ["| policy | may | mean bounded slowdown | makespan (h) | per sequence |",
+             "|---|---|---:|---:|---|"]
+    kind = "wait" if args.allow_wait else "fit-aware"
+    ppo_rows = [(f"PPO seed {seed}", kind, v, spans) for seed, v, _, _, _, spans in runs]
+    for name, may, v, spans in base + ppo_rows:
+        table.append(f"| {name} | {may} | {np.mean(v):.2f} | {np.mean(spans):.1f} | "
+                     f"{' '.join(f'{x:.1f}' for x in v)} |")
+    ppo = [float(np.mean(v)) for _, v, _, _, _, _ in runs]
+    if len(ppo) > 1:
+        table.append(f"| PPO, {len(ppo)} seeds | {kind} | {np.mean(ppo):.2f} "
+                     f"(min {min(ppo):.2f}, max {max(ppo):.2f}) | | |")
     text = "\n".join(table) + "\n"
     (args.out / "results.md").write_text(text)
     print(text)
-    beaten = [n for n, m in means.items() if float(np.mean(learned)) < m]
-    print(f"PPO beats: {', '.join(beaten) if beaten else 'none'} "
-          f"({decisions} decisions in {time.perf_counter() - start:.0f} s)")
+    # Against each baseline: ahead when every seed scores below it, behind
+    # when none does, level otherwise.
+    ahead = [n for n, m in means.items() if max(ppo) < m]
+    behind = [n for n, m in means.items() if min(ppo) >= m]
+    level = [n for n in means if n not in ahead and n not in behind]
+    for what, names in (("ahead of", ahead), ("level with", level), ("behind", behind)):
+        print(f"PPO ({len(ppo)} seed{'s' if len(ppo) > 1 else ''}) {what}: {'; '.join(names) if names else 'none'}")
+    decisions = sum(run[3] for run in runs)
+    print(f"{decisions} training decisions, {time.perf_counter() - start:.0f} s in all")
     return 0
 
 

@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::{
-    AllocationError, FaultError, ReleaseError, UnsupportedRequestError, guard, value_error,
+    AllocationError, FaultError, ReleaseError, UnsupportedRequestError, guard, pythonic,
+    value_error,
 };
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -25,11 +26,23 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Parses a machine description with the command line's message.
 pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
-    text.parse::<RustTopology>()
-        .map_err(|e| PyValueError::new_err(format!("--topology {text:?}: {e}")))
+    text.parse::<RustTopology>().map_err(|e| {
+        let mut m = format!("topology: {e}");
+        // The list of machine forms goes when the line would be too long
+        // (`Topology`'s docstring lists them).
+        if m.len() > 200
+            && let Some(at) = m.find(" (expected ")
+        {
+            m.truncate(at);
+            m.push_str(" (forms: help(partalloc.Topology))");
+        }
+        PyValueError::new_err(m)
+    })
 }
 
-/// A machine: `Topology("torus:8x8x8")`.
+/// A machine: `Topology("torus:8x8x8")`. The forms: `hypercube:N`,
+/// `mesh:AxB[xC…]`, `torus:AxB[xC…]`, `kary:K^N`, `kary-torus:K^N`,
+/// `pod:PRESET[:AxB…]` and `racks:[Bx]RxNxGgpu`.
 #[pyclass(module = "partalloc._native", frozen, eq, hash)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Topology {
@@ -329,8 +342,10 @@ fn request_of(
 /// An allocator's refusal other than "no room now", as its exception.
 fn refusal(e: AllocError) -> PyErr {
     match e {
-        e @ AllocError::Unsupported { .. } => UnsupportedRequestError::new_err(e.to_string()),
-        e => AllocationError::new_err(e.to_string()),
+        e @ AllocError::Unsupported { .. } => {
+            UnsupportedRequestError::new_err(pythonic(&e.to_string()))
+        }
+        e => AllocationError::new_err(pythonic(&e.to_string())),
     }
 }
 

@@ -33,6 +33,44 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// that the observation's size is checked before it is allocated.
 const MAX_WINDOW: usize = 1 << 16;
 
+/// The most jobs of a generated episode: they are drawn and held at
+/// reset.
+const MAX_EPISODE_JOBS: usize = 1 << 20;
+
+/// The largest machine whose partitions `topology_obs=True` and
+/// `placements=P` list: every listed partition keeps a bit set of the
+/// machine, so the machine is checked before any is listed.
+pub(crate) const MAX_LISTED_NODES: usize = 1 << 16;
+
+/// The most memory the listed partitions' bit sets may take (128 MiB).
+pub(crate) const MAX_LISTING_BYTES: usize = 1 << 27;
+
+/// Refuses `what` (`topology_obs=True`, `placements=P`) on a machine above
+/// [`MAX_LISTED_NODES`].
+fn check_listed_machine(what: &str, topology: &RustTopology) -> PyResult<()> {
+    let n = topology.num_nodes();
+    if n > MAX_LISTED_NODES {
+        return Err(PyValueError::new_err(format!(
+            "{what} lists the strategy's partitions as bit sets of the machine: {topology} has {n} nodes, at most {MAX_LISTED_NODES} are accepted"
+        )));
+    }
+    Ok(())
+}
+
+/// The bytes of `count` bit sets of an `n`-node machine, added to `used`;
+/// an error for `what` past [`MAX_LISTING_BYTES`].
+pub(crate) fn charge_listing(what: &str, used: &mut usize, count: usize, n: usize) -> PyResult<()> {
+    let bytes = count.saturating_mul(n.div_ceil(64) * 8);
+    *used = used.saturating_add(bytes);
+    if *used > MAX_LISTING_BYTES {
+        return Err(PyValueError::new_err(format!(
+            "{what}: the strategy's partitions take more than {} MiB as bit sets of the machine; use a smaller machine",
+            MAX_LISTING_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// Per window slot: present, nodes/N, requested time/scale, wait/scale,
 /// placeable now.
 const JOB_FEATURES: usize = 5;
@@ -593,6 +631,11 @@ impl EnvCore {
                 if n == 0 {
                     return Err(PyValueError::new_err("episode_jobs must be at least 1"));
                 }
+                if n > MAX_EPISODE_JOBS {
+                    return Err(PyValueError::new_err(format!(
+                        "episode_jobs={n}: a generated episode holds at most {MAX_EPISODE_JOBS} jobs, drawn at reset; use fewer"
+                    )));
+                }
                 let g = Generated::parse(Some(w), &topology, Some(n as u64), 0)?;
                 // A sample fixes the time scale of the observation.
                 let mut rng = replication_rng(0, 0);
@@ -602,9 +645,14 @@ impl EnvCore {
                 let span = n as f64 * (g.workload().arrivals().mean_gap() + mean_service);
                 (sample, Some(Arc::new(g)), n, span)
             }
-            _ => {
+            (Some(_), Some(_)) => {
                 return Err(PyValueError::new_err(
                     "give either trace= (replay a file) or workload= (generate jobs), not both",
+                ));
+            }
+            (None, None) => {
+                return Err(PyValueError::new_err(
+                    "give trace= (a Standard Workload Format file to replay) or workload= (a dict of workload options such as {\"load\": 0.5})",
                 ));
             }
         };
@@ -642,6 +690,12 @@ impl EnvCore {
                 ladder.push((n, req_map.request(&shape)));
             }
             n /= 2;
+        }
+        if topology_obs {
+            check_listed_machine("topology_obs=True", &topology)?;
+        }
+        if placements.is_some() {
+            check_listed_machine("placements", &topology)?;
         }
         let levels = if topology_obs {
             partition_levels(&strategy, &topology, &ladder)?
@@ -872,7 +926,10 @@ fn partition_levels(
 ) -> PyResult<Vec<Vec<NodeSet>>> {
     let alloc = strategy.build(topology).map_err(value_error)?;
     let n = topology.num_nodes();
-    let mut levels = Vec::with_capacity(ladder.len());
+    // Every level's partitions first, then their bit sets once their size
+    // is known to fit.
+    let mut listed = Vec::with_capacity(ladder.len());
+    let mut used = 0;
     for (_, req) in ladder {
         let parts = match alloc.recognizable(req) {
             Ok(parts) => parts,
@@ -883,6 +940,11 @@ fn partition_levels(
             }
             Err(_) => Vec::new(),
         };
+        charge_listing("topology_obs=True", &mut used, parts.len(), n)?;
+        listed.push(parts);
+    }
+    let mut levels = Vec::with_capacity(listed.len());
+    for parts in listed {
         let mut sets = Vec::with_capacity(parts.len());
         for p in parts {
             let mut set = NodeSet::new(n);

@@ -54,9 +54,25 @@ fn panic_for_tests() -> PyResult<()> {
     guard(|| panic!("deliberate panic for the test suite"))
 }
 
-/// Bad input: a `ValueError` with the error's one-line message.
+/// Bad input: a `ValueError` with the error's one-line message, in
+/// Python's words ([`pythonic`]).
 pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    PyValueError::new_err(pythonic(&e.to_string()))
+}
+
+/// A message of the Rust core with the Rust requests it names written as
+/// the Python arguments that make them (`Request::boxed(&[a, b])` is
+/// `shape=(a, b)`).
+pub(crate) fn pythonic(message: &str) -> String {
+    const NAMES: [(&str, &str); 4] = [
+        ("Request::boxed(&[a, b])", "shape=(a, b)"),
+        ("Request::boxed", "shape=(a, b, …)"),
+        ("Request::subcube(k)", "subcube=k"),
+        ("Request::nodes", "nodes=count"),
+    ];
+    NAMES.iter().fold(message.to_owned(), |m, (rust, python)| {
+        m.replace(rust, python)
+    })
 }
 
 /// Runs `f`, turning a panic into a `RuntimeError` instead of unwinding

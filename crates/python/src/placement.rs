@@ -9,6 +9,7 @@ use partalloc_topology::{NodeId, NodeSet, Topology};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::env::charge_listing;
 use crate::errors::value_error;
 
 /// Per candidate: present, contact (the share of its border links that
@@ -60,6 +61,8 @@ pub(crate) struct Placements {
     /// Per window slot and choice: the candidate's index in the list, or
     /// [`NONE`].
     chosen: Vec<u32>,
+    /// Bytes of the candidates' bit sets listed so far.
+    listed_bytes: usize,
 }
 
 impl Placements {
@@ -126,6 +129,7 @@ impl Placements {
             by_request: HashMap::new(),
             slot_list: vec![usize::MAX; window],
             chosen: vec![NONE; cells],
+            listed_bytes: 0,
         })
     }
 
@@ -156,6 +160,7 @@ impl Placements {
             Err(_) => Vec::new(),
         };
         let n = topology.num_nodes();
+        charge_listing("placements", &mut self.listed_bytes, parts.len(), n)?;
         let mut list = Vec::with_capacity(parts.len());
         for partition in parts {
             let ids = partition.node_list(topology).map_err(value_error)?;

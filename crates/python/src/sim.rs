@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use partalloc_simkit::{
-    Report, ResultValue, Results, SimConfig, Simulation, SlowdownBound, Stop, TraceError,
+    MAX_RECORDED_JOBS, Replications, Report, ResultValue, Results, SimConfig, Simulation,
+    SlowdownBound, Stop, TraceError,
 };
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
@@ -171,7 +172,7 @@ fn simulate<'py>(
         && !(t.is_finite() && t >= 0.0)
     {
         return Err(PyValueError::new_err(format!(
-            "--time {t}: the stop time must be a finite number at least 0"
+            "time={t}: the stop time must be a finite number at least 0"
         )));
     }
     let (source, description, seeds) = match (&trace, workload) {
@@ -204,6 +205,16 @@ fn simulate<'py>(
             (Source::Trace(all), text, 1)
         }
         (None, w) => {
+            // The library's caps, checked before anything is drawn or run.
+            Replications::new(seed, seeds).map_err(|e| {
+                PyValueError::new_err(format!("seeds={seeds}: {e}; use fewer seeds"))
+            })?;
+            if records && jobs.unwrap_or(0) > MAX_RECORDED_JOBS {
+                return Err(PyValueError::new_err(format!(
+                    "jobs={}: at most {MAX_RECORDED_JOBS} jobs are recorded; pass records=False, or fewer jobs",
+                    jobs.unwrap_or(0)
+                )));
+            }
             let g = crate::sim_generated::Generated::parse(w, &topology, jobs, warmup)?;
             let text = g.describe(&topology);
             (Source::Generated(Box::new(g)), text, seeds)

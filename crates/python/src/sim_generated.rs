@@ -58,11 +58,11 @@ where
         None => default.to_owned(),
     };
     s.parse::<T>()
-        .map_err(|e| PyValueError::new_err(format!("--{} {s:?}: {e}", key.replace('_', "-"))))
+        .map_err(|e| PyValueError::new_err(format!("workload[{key:?}] {s:?}: {e}")))
 }
 
 /// Catalogue weights: a sequence of numbers, or their text as the tool's
-/// `--shape-weights` takes it (`"4,2,1,1"`).
+/// `--shape-weights` flag takes it (`"4,2,1,1"`).
 fn weights(v: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     if v.is_instance_of::<PyString>() {
         let s = v.str()?.to_string();
@@ -70,14 +70,14 @@ fn weights(v: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
             .split(',')
             .map(|x| {
                 x.trim().parse::<f64>().map_err(|e| {
-                    PyValueError::new_err(format!("--shape-weights {s:?}: {x:?}: {e}"))
+                    PyValueError::new_err(format!("workload[\"shape_weights\"] {s:?}: {x:?}: {e}"))
                 })
             })
             .collect();
     }
     v.extract::<Vec<f64>>().map_err(|_| {
         PyValueError::new_err(
-            "--shape-weights must be a list of numbers, smallest catalogue shape first, or their text such as \"4,2,1,1\"",
+            "workload[\"shape_weights\"] must be a list of numbers, smallest catalogue shape first, or their text such as \"4,2,1,1\"",
         )
     })
 }
@@ -104,9 +104,9 @@ impl Generated {
             }
         }
         let load: f64 = match w.get_item("load")? {
-            Some(v) => v
-                .extract()
-                .map_err(|_| PyValueError::new_err("--load must be a number"))?,
+            Some(v) => v.extract().map_err(|_| {
+                PyValueError::new_err("workload[\"load\"] must be a number, such as 0.5")
+            })?,
             None => 0.5,
         };
         let allow_saturation: bool = match w.get_item("allow_saturation")? {
@@ -116,10 +116,9 @@ impl Generated {
         let max_sides = match w.get_item("max_sides")? {
             Some(v) if !v.is_none() => {
                 let s = v.str()?.to_string();
-                Some(
-                    s.parse::<Sides>()
-                        .map_err(|e| PyValueError::new_err(format!("--max-sides {s:?}: {e}")))?,
-                )
+                Some(s.parse::<Sides>().map_err(|e| {
+                    PyValueError::new_err(format!("workload[\"max_sides\"] {s:?}: {e}"))
+                })?)
             }
             _ => None,
         };
@@ -129,7 +128,7 @@ impl Generated {
         };
         let jobs = jobs.unwrap_or(1000);
         if jobs == 0 {
-            return Err(PyValueError::new_err("--jobs must be at least 1"));
+            return Err(PyValueError::new_err("jobs must be at least 1"));
         }
         let options = WorkloadOptions {
             shapes: text::<ShapeKind>(w, "shapes", "auto")?,
@@ -176,7 +175,7 @@ impl Generated {
         slowdown_bound: SlowdownBound,
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
-            .map_err(|e| PyValueError::new_err(format!("--seeds: {e}")))?
+            .map_err(|e| PyValueError::new_err(format!("seeds={seeds}: {e}")))?
             .with_runtime_model(model);
         let config = SimConfig {
             stop: Stop {

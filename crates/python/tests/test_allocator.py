@@ -96,7 +96,7 @@ def test_node_requests_and_faults_on_paging() -> None:
 
 
 def test_errors_are_python_exceptions_with_the_tools_messages() -> None:
-    with pytest.raises(ValueError, match=r'^--topology "mesh:0x3": invalid topology "mesh:0x3": side 0 has length 0'):
+    with pytest.raises(ValueError, match=r'^topology: invalid topology "mesh:0x3": side 0 has length 0'):
         pa.Topology("mesh:0x3")
     with pytest.raises(ValueError, match=r'^unknown allocation strategy "nope"; known strategies: buddy'):
         pa.Allocator("nope", "mesh:4x4")

@@ -17,11 +17,12 @@ from partalloc.gym import SchedulingEnv  # noqa: E402
 
 
 def check_quietly(env: SchedulingEnv) -> None:
-    """Gymnasium's checker, with any warning it gives (an infinite or
-    unreasonable bound, a bad dtype, …) raised as an error."""
+    """Gymnasium's checker, as is (render modes included), with any warning
+    it gives (an infinite or unreasonable bound, a bad dtype, no spec to
+    test the other render modes with, …) raised as an error."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(env, skip_render_check=True)
+        check_env(env)
 
 
 def test_gymnasium_check_env(small_trace: Path) -> None:
@@ -30,6 +31,32 @@ def test_gymnasium_check_env(small_trace: Path) -> None:
         check_quietly(env)
     env = SchedulingEnv(small_trace, "mesh:16x8", "fsl", window=4, reward="utilization", per_step=True)
     check_quietly(env)
+
+
+def test_registered_id_makes_the_environment_and_check_env_gives_no_warning(small_trace: Path) -> None:
+    from partalloc.gym import ENV_ID
+
+    assert ENV_ID == "partalloc/Scheduling-v0" and ENV_ID in gym.registry
+    kwargs = dict(trace=str(small_trace), topology="hypercube:7", allocator="buddy", window=8, episode_jobs=100)
+    made = gym.make(ENV_ID, **kwargs)
+    assert isinstance(made.unwrapped, SchedulingEnv)
+    assert made.unwrapped.spec.id == ENV_ID
+    direct = SchedulingEnv(**kwargs)
+    assert direct.spec.id == ENV_ID and direct.spec.kwargs["window"] == 8
+    # Both as made and as constructed, the same episode.
+    a, _ = made.reset(seed=3)
+    b, _ = direct.reset(seed=3)
+    assert np.array_equal(a, b)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(made.unwrapped)
+        check_env(direct)
+        check_env(SchedulingEnv(**kwargs, render_mode="ansi"))
+    assert [str(w.message) for w in caught] == []
+    # The spec makes the environment again in the other render mode.
+    again = direct.spec.make(render_mode="ansi")
+    again.reset(seed=0)
+    assert again.render().startswith("t=")
 
 
 def test_observation_bounds_are_finite_and_hold(small_trace: Path) -> None:

@@ -138,7 +138,7 @@ def test_gymnasium_check_env_passes(small_trace: Path) -> None:
     env = SchedulingEnv(small_trace, "mesh:16x8", "fsl", window=4, episode_jobs=50, placements=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(env, skip_render_check=True)
+        check_env(env)
 
 
 def test_the_vector_env_equals_sync_vector_env_with_placements(small_trace: Path) -> None:

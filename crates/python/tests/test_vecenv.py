@@ -258,7 +258,7 @@ def test_topology_obs_single_env_matches_and_needs_a_listing_strategy(small_trac
     assert env.level_sizes == vec.level_sizes == [128, 64, 32, 16, 8, 4, 2, 1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(env, skip_render_check=True)
+        check_env(env)
     o, _ = env.reset(seed=9)
     ov, _ = vec.reset(seed=8)
     np.testing.assert_array_equal(ov[1], o)

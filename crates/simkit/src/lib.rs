@@ -113,11 +113,11 @@ pub use dispersal::{DispersalMeter, GrantDispersal};
 pub use rand::{Rng, RngExt, SeedableRng};
 #[cfg(feature = "parallel")]
 pub use replicate::thread_pool;
-pub use replicate::{ReplicationError, Replications, SimRng, replication_rng};
+pub use replicate::{MAX_REPLICATIONS, ReplicationError, Replications, SimRng, replication_rng};
 #[cfg(feature = "csv")]
 pub use report::{JobCsvWriter, ReportError};
 pub use report::{JobRecord, Report, ResultValue, Results, SearchTime};
-pub use run::{MAX_WAITING, SimConfig, SimError, Simulation, Stop};
+pub use run::{MAX_RECORDED_JOBS, MAX_WAITING, SimConfig, SimError, Simulation, Stop};
 pub use runtime_model::{RuntimeModel, RuntimeModelError};
 pub use slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};

@@ -62,10 +62,17 @@ pub enum ReplicationError {
     /// Zero replications were asked for.
     #[error("the number of replications must be at least 1")]
     Zero,
+    /// More replications than [`MAX_REPLICATIONS`] were asked for.
+    #[error("{0} replications are too many: at most {MAX_REPLICATIONS} are accepted")]
+    TooMany(u64),
     /// A rayon thread pool could not be built.
     #[error("cannot build a thread pool: {0}")]
     Pool(String),
 }
+
+/// The most replications of one point: every replication's results are
+/// kept until the summary, so the count is checked before any runs.
+pub const MAX_REPLICATIONS: u64 = 100_000;
 
 /// R independent replications under one master seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,10 +92,14 @@ impl Replications {
     /// `count` (≥ 1) replications seeded from `master_seed`.
     ///
     /// # Errors
-    /// [`ReplicationError::Zero`] if `count` is 0.
+    /// [`ReplicationError::Zero`] if `count` is 0,
+    /// [`ReplicationError::TooMany`] if it is above [`MAX_REPLICATIONS`].
     pub fn new(master_seed: u64, count: u64) -> Result<Self, ReplicationError> {
         if count == 0 {
             return Err(ReplicationError::Zero);
+        }
+        if count > MAX_REPLICATIONS {
+            return Err(ReplicationError::TooMany(count));
         }
         Ok(Self {
             master_seed,
@@ -483,5 +494,17 @@ mod tests {
         let ok: Result<Vec<u64>, u64> = reps.try_run(|r, _| Ok(r * 2));
         assert_eq!(ok.unwrap(), (0..10).map(|r| r * 2).collect::<Vec<_>>());
         assert_eq!(Replications::new(1, 0), Err(ReplicationError::Zero));
+    }
+
+    #[test]
+    fn more_than_the_cap_is_refused_before_any_run() {
+        assert!(Replications::new(1, MAX_REPLICATIONS).is_ok());
+        let e = Replications::new(1, MAX_REPLICATIONS + 1).unwrap_err();
+        assert_eq!(e, ReplicationError::TooMany(MAX_REPLICATIONS + 1));
+        assert_eq!(
+            e.to_string(),
+            "100001 replications are too many: at most 100000 are accepted"
+        );
+        assert!(Replications::new(1, u64::MAX).is_err());
     }
 }

@@ -85,6 +85,11 @@ pub struct Stop {
     pub time: Option<f64>,
 }
 
+/// The most measured jobs a run keeps a [`JobRecord`] of
+/// ([`SimConfig::record_jobs`]): checked by the front ends before a run
+/// that records its jobs.
+pub const MAX_RECORDED_JOBS: u64 = 10_000_000;
+
 /// Options of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

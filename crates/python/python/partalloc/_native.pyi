@@ -13,7 +13,9 @@ class ConformanceError(AssertionError): ...
 
 class Topology:
     """A machine: ``Topology("torus:8x8x8")``, ``"mesh:32x32"``,
-    ``"hypercube:10"``, ``"kary:16^3"``."""
+    ``"hypercube:10"``, ``"kary:16^3"``. The forms: ``hypercube:N``,
+    ``mesh:AxB[xC…]``, ``torus:AxB[xC…]``, ``kary:K^N``, ``kary-torus:K^N``,
+    ``pod:PRESET[:AxB…]`` and ``racks:[Bx]RxNxGgpu``."""
 
     def __init__(self, spec: str) -> None: ...
     @property

@@ -95,6 +95,12 @@ step gives the share of the episode's value that accrued in it; per-step
 slowdown and wait rewards add up to the episode's, per-step utilization
 rewards to 1 − 1/utilization).
 
+The environment is registered with Gymnasium as
+``partalloc/Scheduling-v0`` (:data:`ENV_ID`):
+``gymnasium.make(ENV_ID, trace=..., topology=..., ...)`` takes the
+class's arguments, and an environment made by the class carries the same
+spec, so Gymnasium's ``check_env`` can make it again in each render mode.
+
 :class:`SchedulingVecEnv` runs ``num_envs`` of these environments as one
 Gymnasium vector environment (next-step autoreset), stepped by one call
 into Rust, optionally on several threads; :func:`sample_masked` draws a
@@ -103,6 +109,7 @@ valid action per environment at once.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -122,7 +129,19 @@ from gymnasium.vector.utils import batch_space
 
 from . import Topology, _native
 
-__all__ = ["SchedulingEnv", "SchedulingVecEnv", "PolicyAgent", "sample_masked", "COMPLETION_DTYPE"]
+__all__ = [
+    "ENV_ID",
+    "SchedulingEnv",
+    "SchedulingVecEnv",
+    "PolicyAgent",
+    "sample_masked",
+    "COMPLETION_DTYPE",
+]
+
+#: The Gymnasium id of :class:`SchedulingEnv`:
+#: ``gymnasium.make("partalloc/Scheduling-v0", trace=..., ...)`` takes the
+#: same arguments as the class.
+ENV_ID = "partalloc/Scheduling-v0"
 
 #: The fields of :meth:`SchedulingEnv.completed_jobs`.
 COMPLETION_DTYPE = np.dtype(
@@ -198,6 +217,29 @@ class SchedulingEnv(gym.Env):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: use None or 'ansi'")
+        # The registered spec with these arguments, so that Gymnasium can
+        # make this environment again (in another render mode, say) as
+        # gymnasium.make would; gymnasium.make sets the same spec itself.
+        self.spec = dataclasses.replace(
+            gym.spec(ENV_ID),
+            kwargs={
+                "trace": os.fspath(trace) if trace is not None else None,
+                "topology": str(topology),
+                "allocator": allocator,
+                "workload": workload,
+                "window": window,
+                "backfill": backfill,
+                "reward": reward,
+                "per_step": per_step,
+                "bound": bound,
+                "episode_jobs": episode_jobs,
+                "mapping": mapping,
+                "rotate": rotate,
+                "lenient": lenient,
+                "topology_obs": topology_obs,
+                "placements": placements,
+            },
+        )
         self._core = _native.EnvCore(
             topology,
             allocator,
@@ -313,6 +355,10 @@ class SchedulingEnv(gym.Env):
                     f"{'placeable' if r[4] > 0 else 'blocked'}"
                 )
         return "\n".join(lines)
+
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="partalloc.gym:SchedulingEnv")
 
 
 try:  # Gymnasium ≥ 1.0 names its autoreset modes.
