@@ -18,7 +18,7 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 py="$venv/bin/python"
 # matplotlib: docs/python.md plots with it, and its code blocks run as tests.
-"$py" -m pip install --quiet --disable-pip-version-check maturin numpy gymnasium pytest pandas matplotlib
+"$py" -m pip install --quiet --disable-pip-version-check maturin numpy gymnasium pytest pandas matplotlib evalys
 "$py" -m pip install --quiet --disable-pip-version-check "$here"
 
 # The simulate tests compare with the tool itself.

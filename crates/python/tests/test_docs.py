@@ -1,6 +1,6 @@
 """The Python in the documentation runs as shown.
 
-Every fenced code block of docs/python.md and README.md in one of these
+Every fenced code block of README.md and docs/*.md in one of these
 languages is checked, in the order of the document, with one namespace
 per document (so a block may use the names an earlier one defined):
 
@@ -45,7 +45,7 @@ from typing import Dict, List, Optional
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-DOCS = [ROOT / "docs" / "python.md", ROOT / "README.md"]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN = {"python", "pycon", "console"}
 FENCE = re.compile(r"^```(\w*)\s*$")
 DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
