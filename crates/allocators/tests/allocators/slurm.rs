@@ -218,3 +218,48 @@ fn slurm_goldens_replay_with_full_agreement() {
         r.present
     );
 }
+
+/// Two leaf switches with no common root (a forest of two trees of 4). A
+/// job of 5 is refused at submission; cancelling it afterwards (the harness
+/// records nothing, as the job was never queued) needs no outcome even
+/// with another job queued at that moment.
+const HAND_FOREST: &str = "\
+slurm 26.05.3
+topology tree
+conf SwitchName=a Nodes=n[0-3]
+conf SwitchName=b Nodes=n[4-7]
+submit j1 nodes=4
+start j1 n[4-7]
+submit j2 nodes=4
+start j2 n[0-3]
+submit j3 nodes=2
+pending j3 Resources
+submit j4 nodes=5
+reject j4 sbatch: error: Batch job submission failed: Requested node configuration is not available
+cancel j4
+# j4 was never queued; nothing to cancel
+cancel j1
+start j3 n[4-5]
+";
+
+#[test]
+fn a_refused_job_is_refused_and_its_cancel_needs_no_outcome() {
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("hand-forest", HAND_FOREST, &mut r).unwrap();
+    assert!(r.mismatches.is_empty(), "{}", r.mismatches.join("\n"));
+    assert_eq!((r.files, r.present, r.rejects), (1, 4, 1));
+    assert_eq!((r.checked, r.sequence_checked), (4, 4));
+    // An outcome recorded after such a cancel is a mismatch, not ignored.
+    let extra = HAND_FOREST.replace(
+        "# j4 was never queued; nothing to cancel",
+        "pending j3 Resources",
+    );
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("extra", &extra, &mut r).unwrap();
+    assert_eq!(r.mismatches.len(), 1, "{}", r.mismatches.join("\n"));
+    // Were the refused job queued instead, it would wait at the head.
+    let queued = HAND_FOREST.replace("reject j4 sbatch", "# reject j4 sbatch");
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("queued", &queued, &mut r).unwrap();
+    assert!(!r.mismatches.is_empty());
+}

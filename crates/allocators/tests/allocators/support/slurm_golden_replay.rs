@@ -182,6 +182,34 @@ fn rejected<'a>(outcomes: &'a [Outcome], name: &str) -> Option<&'a str> {
     })
 }
 
+/// Cancels `job`: frees its nodes if it runs, drops it if it is queued.
+/// False when it is neither (a job Slurm refused at submission).
+fn cancel(
+    m: &mut Machine,
+    running: &mut HashMap<String, (Vec<NodeId>, GoldenJob)>,
+    queue: &mut Vec<GoldenJob>,
+    job: &str,
+) -> bool {
+    if let Some((nodes, j)) = running.remove(job) {
+        m.release(&nodes, &j);
+        true
+    } else if let Some(i) = queue.iter().position(|q| q.name == job) {
+        queue.remove(i);
+        true
+    } else {
+        false
+    }
+}
+
+fn outcome_line(o: &Outcome) -> usize {
+    match o {
+        Outcome::Start { line, .. }
+        | Outcome::Pending { line, .. }
+        | Outcome::Reject { line, .. } => *line,
+        _ => 0,
+    }
+}
+
 /// Decision by decision, in Slurm's busy set.
 fn replay_decisions(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
     let mut m = base.clone();
@@ -213,10 +241,17 @@ fn replay_decisions(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 queue.push(job.clone());
             }
             Action::Cancel { job } => {
-                if let Some((nodes, j)) = running.remove(job) {
-                    m.release(&nodes, &j);
-                } else {
-                    queue.retain(|q| &q.name != job);
+                if !cancel(&mut m, &mut running, &mut queue, job) {
+                    // A job Slurm refused was never queued: the harness
+                    // cancels nothing, and no decision follows.
+                    if let Some(line) = step.outcomes.first().map(outcome_line) {
+                        miss(
+                            line,
+                            &format!("nothing after cancelling {job}"),
+                            "an outcome",
+                        );
+                    }
+                    continue;
                 }
             }
             _ => {}
@@ -300,10 +335,8 @@ fn replay_sequence(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 queue.push(job.clone());
             }
             Action::Cancel { job } => {
-                if let Some((nodes, j)) = running.remove(job) {
-                    m.release(&nodes, &j);
-                } else {
-                    queue.retain(|q| &q.name != job);
+                if !cancel(&mut m, &mut running, &mut queue, job) {
+                    continue;
                 }
             }
             _ => {}
@@ -371,18 +404,24 @@ pub(crate) fn replay_dir(dir: &std::path::Path) -> Result<Report, String> {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-        let g = Golden::parse(&text, &name).map_err(|e| e.to_string())?;
-        if g.version != "26.05.3" {
-            r.mismatches.push(format!(
-                "{name}: made with Slurm {}, not 26.05.3",
-                g.version
-            ));
-        }
-        let machine = Machine::new(&g).map_err(|e| format!("{name}: {e}"))?;
-        r.files += 1;
-        r.present += g.decisions();
-        replay_decisions(&name, &g, &machine, &mut r);
-        replay_sequence(&name, &g, &machine, &mut r);
+        replay_text(&name, &text, &mut r)?;
     }
     Ok(r)
+}
+
+/// Replays one golden's text (named `name` in mismatches) into `r`.
+pub(crate) fn replay_text(name: &str, text: &str, r: &mut Report) -> Result<(), String> {
+    let g = Golden::parse(text, name).map_err(|e| e.to_string())?;
+    if g.version != "26.05.3" {
+        r.mismatches.push(format!(
+            "{name}: made with Slurm {}, not 26.05.3",
+            g.version
+        ));
+    }
+    let machine = Machine::new(&g).map_err(|e| format!("{name}: {e}"))?;
+    r.files += 1;
+    r.present += g.decisions();
+    replay_decisions(name, &g, &machine, r);
+    replay_sequence(name, &g, &machine, r);
+    Ok(())
 }
