@@ -175,7 +175,7 @@ impl BlockPlacer {
     /// An empty machine with the structure of `blocks`.
     #[must_use]
     pub fn new(blocks: &Blocks) -> Self {
-        let sizes = vec![blocks.base_size(); blocks.base_blocks() as usize];
+        let sizes: Vec<u32> = blocks.block_sizes().collect();
         Self::with_base_blocks(&sizes, blocks.base_size(), blocks.levels())
     }
 

@@ -36,18 +36,23 @@ pub use torus3d::{PlacementShape, Torus, Toruses};
 
 use crate::NodeId;
 
-/// A block machine: equal base blocks of consecutive node ids, aggregated
-/// into levels of aligned runs of base blocks.
+/// A block machine: base blocks of consecutive node ids, aggregated into
+/// levels of aligned runs of base blocks. As in Slurm, a base block may
+/// hold fewer nodes than the base block size (the first `BlockSizes` value,
+/// in which the levels are counted), never more.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Blocks {
     names: Vec<String>,
     base_size: u32,
     /// Base blocks per block at each level, increasing; `levels[0] == 1`.
     levels: Vec<u32>,
+    /// First node id of each base block, then the number of nodes.
+    starts: Vec<NodeId>,
 }
 
 impl Blocks {
-    /// Nodes per base block.
+    /// The base block size: nodes per base block as the levels count them
+    /// (Slurm's first `BlockSizes` value, else the first block's nodes).
     #[must_use]
     pub fn base_size(&self) -> u32 {
         self.base_size
@@ -71,10 +76,35 @@ impl Blocks {
         &self.levels
     }
 
-    /// The base block holding `node`.
+    /// The base block holding `node` (the last one for an id past the
+    /// machine).
     #[must_use]
     pub fn block_of(&self, node: NodeId) -> u32 {
-        node / self.base_size
+        self.starts
+            .partition_point(|&s| s <= node)
+            .saturating_sub(1)
+            .min(self.names.len().saturating_sub(1)) as u32
+    }
+
+    /// The node ids of base block `block` (empty past the last block).
+    #[must_use]
+    pub fn nodes_of(&self, block: u32) -> core::ops::Range<NodeId> {
+        let b = block as usize;
+        match (self.starts.get(b), self.starts.get(b + 1)) {
+            (Some(&lo), Some(&hi)) => lo..hi,
+            _ => 0..0,
+        }
+    }
+
+    /// Nodes of each base block, in id order.
+    pub fn block_sizes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.starts.windows(2).map(|w| w[1] - w[0])
+    }
+
+    /// Whether every base block holds exactly the base block size.
+    #[must_use]
+    pub fn is_even(&self) -> bool {
+        self.block_sizes().all(|n| n == self.base_size)
     }
 }
 
@@ -323,8 +353,7 @@ impl SlurmMachine {
         match &self.shape {
             Shape::Blocks(b) => {
                 for (i, name) in b.names.iter().enumerate() {
-                    let lo = i as NodeId * b.base_size;
-                    let nodes = self.hostlist(&ids(lo..lo + b.base_size));
+                    let nodes = self.hostlist(&ids(b.nodes_of(i as u32)));
                     let _ = writeln!(out, "BlockName={name} Nodes={nodes}");
                 }
                 let sizes: Vec<String> = b
@@ -558,10 +587,7 @@ impl SlurmMachine {
                 }
                 return Some(v);
             }
-            Shape::Blocks(b) => {
-                let lo = b.block_of(node) * b.base_size;
-                lo..lo + b.base_size
-            }
+            Shape::Blocks(b) => b.nodes_of(b.block_of(node)),
             Shape::Tree(t) => t.switches[t.leaf_of(node)? as usize].nodes.clone(),
         };
         ((node as usize) < self.names.len()).then(|| range.filter(|&x| x != node).collect())

@@ -45,51 +45,21 @@ fn placement(job: &GoldenJob) -> Placement {
 }
 
 impl Machine {
-    /// Reads the `conf` lines. Block machines are read here (Slurm allows
-    /// base blocks smaller than the base size, which `SlurmMachine` does
-    /// not); trees through `SlurmMachine`.
+    /// Reads the `conf` lines as a `topology.conf` file is read (the
+    /// `blocks:FILE` and `tree:FILE` route): `SlurmMachine::parse_conf`.
     fn new(g: &Golden) -> Result<Self, String> {
-        match g.topology {
-            GoldenTopology::Block => {
-                let (mut names, mut sizes, mut block_sizes) = (Vec::new(), Vec::new(), None);
-                for line in &g.conf {
-                    for field in line.split_whitespace() {
-                        match field.split_once('=') {
-                            Some(("Nodes", expr)) => {
-                                let v = hostlist::expand(expr).map_err(|e| e.to_string())?;
-                                sizes.push(v.len() as u32);
-                                names.extend(v);
-                            }
-                            Some(("BlockSizes", list)) => {
-                                let v: Result<Vec<u32>, _> =
-                                    list.split(',').map(str::parse::<u32>).collect();
-                                block_sizes = Some(v.map_err(|e| e.to_string())?);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                // Slurm: the first BlockSizes value is the base size, else
-                // the first block's; without BlockSizes levels 1, 2, 4, 8.
-                let (base, levels) = match block_sizes {
-                    Some(v) => {
-                        let base = v.first().copied().unwrap_or(1).max(1);
-                        (base, v.iter().map(|s| s / base).collect::<Vec<_>>())
-                    }
-                    None => (sizes.first().copied().unwrap_or(1), vec![1, 2, 4, 8]),
-                };
-                let placer = Placer::Block(BlockPlacer::with_base_blocks(&sizes, base, &levels));
-                Ok(Self::named(names, placer))
-            }
-            GoldenTopology::Tree => {
-                let m = SlurmMachine::parse_conf(&g.conf_text(), "golden")
-                    .map_err(|e| e.to_string())?;
-                let tree = m.tree().ok_or("not a tree")?;
-                let placer = Placer::Tree(TreePlacer::new(tree));
-                Ok(Self::named(m.names().to_vec(), placer))
-            }
-            _ => Err("unknown topology".to_owned()),
-        }
+        let m = SlurmMachine::parse_conf(&g.conf_text(), "golden").map_err(|e| e.to_string())?;
+        Self::of(&m, g.topology)
+    }
+
+    /// The placer of `m` for a golden of `topology`.
+    fn of(m: &SlurmMachine, topology: GoldenTopology) -> Result<Self, String> {
+        let placer = match (topology, m.blocks(), m.tree()) {
+            (GoldenTopology::Block, Some(b), _) => Placer::Block(BlockPlacer::new(b)),
+            (GoldenTopology::Tree, _, Some(t)) => Placer::Tree(TreePlacer::new(t)),
+            _ => return Err(format!("not a {topology:?} machine")),
+        };
+        Ok(Self::named(m.names().to_vec(), placer))
     }
 
     fn named(names: Vec<String>, placer: Placer) -> Self {
@@ -404,13 +374,20 @@ pub(crate) fn replay_dir(dir: &std::path::Path) -> Result<Report, String> {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-        replay_text(&name, &text, &mut r)?;
+        replay_text(&name, &text, None, &mut r)?;
     }
     Ok(r)
 }
 
-/// Replays one golden's text (named `name` in mismatches) into `r`.
-pub(crate) fn replay_text(name: &str, text: &str, r: &mut Report) -> Result<(), String> {
+/// Replays one golden's text (named `name` in mismatches) into `r`, on
+/// the machine of its `conf` lines or, if given, on `machine` (read from a
+/// machine file), which must have the same nodes.
+pub(crate) fn replay_text(
+    name: &str,
+    text: &str,
+    machine: Option<&SlurmMachine>,
+    r: &mut Report,
+) -> Result<(), String> {
     let g = Golden::parse(text, name).map_err(|e| e.to_string())?;
     if g.version != "26.05.3" {
         r.mismatches.push(format!(
@@ -418,7 +395,11 @@ pub(crate) fn replay_text(name: &str, text: &str, r: &mut Report) -> Result<(), 
             g.version
         ));
     }
-    let machine = Machine::new(&g).map_err(|e| format!("{name}: {e}"))?;
+    let machine = match machine {
+        Some(m) => Machine::of(m, g.topology),
+        None => Machine::new(&g),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
     r.files += 1;
     r.present += g.decisions();
     replay_decisions(name, &g, &machine, r);
