@@ -270,7 +270,10 @@ fn a_refused_job_is_refused_and_its_cancel_needs_no_outcome() {
 #[test]
 fn goldens_replay_on_machines_read_from_the_example_files() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for (file, golden) in [("examples/blocks-uneven.conf", "block-uneven.golden")] {
+    for (file, golden) in [
+        ("examples/blocks-uneven.conf", "block-uneven.golden"),
+        ("examples/tree-forest.conf", "tree-forest.golden"),
+    ] {
         let conf = std::fs::read_to_string(root.join(file)).unwrap();
         let m = SlurmMachine::parse_conf(&conf, file).unwrap();
         let text = std::fs::read_to_string(slurm_golden_replay::golden_dir().join(golden)).unwrap();
@@ -281,7 +284,7 @@ fn goldens_replay_on_machines_read_from_the_example_files() {
         slurm_golden_replay::replay_text(golden, &text, Some(&m), &mut r).unwrap();
         assert!(r.mismatches.is_empty(), "{}", r.mismatches.join("\n"));
         assert!(
-            r.checked >= r.present && r.present > 40,
+            r.checked >= r.present && r.present > 20,
             "{golden}: {}",
             r.present
         );

@@ -573,6 +573,9 @@ mod tests {
         // 72 node links, 4 racks to 2 pairs, 2 pairs to the whole.
         assert_eq!((m.num_links(), m.diameter()), (72 + 4 + 2, 3));
         assert_eq!(m.neighbours(19).map(|v| v.len()), Some(17));
+        assert_eq!(b.largest_block_nodes(), 72);
+        let m = parse(&format!("{text}BlockSizes=18,36\n"), "a.conf").unwrap();
+        assert_eq!(m.blocks().unwrap().largest_block_nodes(), 36);
         let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
         assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
@@ -591,6 +594,7 @@ mod tests {
         assert_eq!((b.base_size(), b.base_blocks(), m.num_nodes()), (18, 4, 54));
         assert_eq!(b.block_sizes().collect::<Vec<_>>(), [12, 18, 6, 18]);
         assert!(!b.is_even());
+        assert_eq!(b.largest_block_nodes(), 54);
         assert_eq!(b.levels(), &[1, 2, 4]);
         assert_eq!(
             (

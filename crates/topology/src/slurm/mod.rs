@@ -101,6 +101,22 @@ impl Blocks {
         self.starts.windows(2).map(|w| w[1] - w[0])
     }
 
+    /// Nodes of the largest block of the highest level (the whole machine
+    /// when that level covers it): with racks of the base size, that
+    /// level's base blocks times the base size.
+    #[must_use]
+    pub fn largest_block_nodes(&self) -> u32 {
+        let count = self.names.len();
+        let m = self.levels.last().map_or(1, |&m| m as usize).max(1);
+        if m >= count {
+            return self.starts.last().copied().unwrap_or(0);
+        }
+        (0..count / m)
+            .map(|i| self.starts[(i + 1) * m] - self.starts[i * m])
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether every base block holds exactly the base block size.
     #[must_use]
     pub fn is_even(&self) -> bool {

@@ -210,19 +210,18 @@ fn replay_decisions(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 }
                 queue.push(job.clone());
             }
-            Action::Cancel { job } => {
-                if !cancel(&mut m, &mut running, &mut queue, job) {
-                    // A job Slurm refused was never queued: the harness
-                    // cancels nothing, and no decision follows.
-                    if let Some(line) = step.outcomes.first().map(outcome_line) {
-                        miss(
-                            line,
-                            &format!("nothing after cancelling {job}"),
-                            "an outcome",
-                        );
-                    }
-                    continue;
+            // The guard cancels; false for a job Slurm refused, which was
+            // never queued: the harness cancels nothing, and no decision
+            // follows.
+            Action::Cancel { job } if !cancel(&mut m, &mut running, &mut queue, job) => {
+                if let Some(line) = step.outcomes.first().map(outcome_line) {
+                    miss(
+                        line,
+                        &format!("nothing after cancelling {job}"),
+                        "an outcome",
+                    );
                 }
+                continue;
             }
             _ => {}
         }
@@ -304,11 +303,8 @@ fn replay_sequence(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 }
                 queue.push(job.clone());
             }
-            Action::Cancel { job } => {
-                if !cancel(&mut m, &mut running, &mut queue, job) {
-                    continue;
-                }
-            }
+            // As above: the guard cancels; a refused job was never queued.
+            Action::Cancel { job } if !cancel(&mut m, &mut running, &mut queue, job) => continue,
             _ => {}
         }
         let mut got = String::new();
