@@ -573,9 +573,10 @@ mod tests {
         // 72 node links, 4 racks to 2 pairs, 2 pairs to the whole.
         assert_eq!((m.num_links(), m.diameter()), (72 + 4 + 2, 3));
         assert_eq!(m.neighbours(19).map(|v| v.len()), Some(17));
-        assert_eq!(b.largest_block_nodes(), 72);
+        assert_eq!((b.largest_block_nodes(), b.largest_job_nodes()), (72, 72));
         let m = parse(&format!("{text}BlockSizes=18,36\n"), "a.conf").unwrap();
-        assert_eq!(m.blocks().unwrap().largest_block_nodes(), 36);
+        let b = m.blocks().unwrap();
+        assert_eq!((b.largest_block_nodes(), b.largest_job_nodes()), (36, 36));
         let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
         assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
@@ -595,6 +596,26 @@ mod tests {
         assert_eq!(b.block_sizes().collect::<Vec<_>>(), [12, 18, 6, 18]);
         assert!(!b.is_even());
         assert_eq!(b.largest_block_nodes(), 54);
+        // Racks 12 and 18 make the fullest pair (30): the level of 36 holds
+        // no job of 31, and jobs of 1 to 30 nodes all fit.
+        assert_eq!(
+            [0, 1, 2, 3].map(|l| b.largest_block_nodes_at(l)),
+            [18, 30, 54, 54]
+        );
+        assert_eq!(b.largest_job_nodes(), 30);
+        // The block-uneven racks (18, 18, 12, 6, 18, 12, 18, 6): every job
+        // up to 54 nodes fits, none of 55 (two blocks of 72 hold 54 each).
+        let text8 = "BlockName=r0 Nodes=n[000-017]\nBlockName=r1 Nodes=n[018-035]\n\
+                    BlockName=r2 Nodes=n[036-047]\nBlockName=r3 Nodes=n[048-053]\n\
+                    BlockName=r4 Nodes=n[054-071]\nBlockName=r5 Nodes=n[072-083]\n\
+                    BlockName=r6 Nodes=n[084-101]\nBlockName=r7 Nodes=n[102-107]\n\
+                    BlockSizes=18,36,72,144\n";
+        let m8 = parse(text8, "u.conf").unwrap();
+        let b8 = m8.blocks().unwrap();
+        assert_eq!(
+            (b8.largest_job_nodes(), b8.largest_block_nodes()),
+            (54, 108)
+        );
         assert_eq!(b.levels(), &[1, 2, 4]);
         assert_eq!(
             (

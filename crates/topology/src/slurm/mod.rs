@@ -106,15 +106,89 @@ impl Blocks {
     /// level's base blocks times the base size.
     #[must_use]
     pub fn largest_block_nodes(&self) -> u32 {
+        self.largest_block_nodes_at(self.levels.len().saturating_sub(1))
+    }
+
+    /// Nodes of the largest block of level `level` (0 = base blocks; past
+    /// the last level, the whole machine). As in Slurm a level's blocks
+    /// are the aligned runs of its base blocks, the last one possibly
+    /// shorter.
+    #[must_use]
+    pub fn largest_block_nodes_at(&self, level: usize) -> u32 {
         let count = self.names.len();
-        let m = self.levels.last().map_or(1, |&m| m as usize).max(1);
-        if m >= count {
-            return self.starts.last().copied().unwrap_or(0);
+        let m = self.levels.get(level).map_or(count, |&m| m as usize);
+        self.runs(m, 0, count).max().unwrap_or(0)
+    }
+
+    /// Nodes of each aligned run of `m` base blocks from base block `from`
+    /// up to `to` (the last run possibly shorter).
+    fn runs(&self, m: usize, from: usize, to: usize) -> impl Iterator<Item = u32> + '_ {
+        let m = m.max(1);
+        let to = to.min(self.names.len());
+        (from..to)
+            .step_by(m)
+            .map(move |b| self.starts[(b + m).min(to)] - self.starts[b])
+    }
+
+    /// The largest `n` such that a job of any size up to `n` nodes fits a
+    /// block of the level its size picks, on the empty machine, as Slurm
+    /// places it: the block holds the job, and when the job may use only
+    /// some of the block's lower-level blocks, the fullest of those hold
+    /// it (`eval_nodes_block.c`). Jobs larger than the highest level's
+    /// blocks are not counted. With racks of the base size this is
+    /// [`largest_block_nodes`](Self::largest_block_nodes); with smaller
+    /// racks a size may not fit while a larger one does, and this is where
+    /// the first such size begins.
+    #[must_use]
+    pub fn largest_job_nodes(&self) -> u32 {
+        let count = self.names.len();
+        let base = u64::from(self.base_size.max(1));
+        let mut ok = 0u64;
+        let mut sums: Vec<u32> = Vec::new();
+        for (l, &m) in self.levels.iter().enumerate() {
+            let m = m as usize;
+            let lo = if l == 0 {
+                0
+            } else {
+                u64::from(self.levels[l - 1]) * base
+            };
+            let hi = m as u64 * base;
+            let mb = if l == 0 {
+                1
+            } else {
+                self.levels[l - 1] as usize
+            };
+            let low = mb as u64 * base;
+            // Jobs of lo+1..=hi nodes, by the lower blocks they may use.
+            let mut k = lo + 1;
+            while k <= hi {
+                let max_low = k.div_ceil(low);
+                let end = hi.min(max_low * low);
+                let limited = m as u64 != mb as u64 * max_low;
+                // The most nodes any block can give such a job.
+                let mut best = 0u64;
+                for start in (0..count).step_by(m.max(1)) {
+                    let nodes = u64::from(self.runs(m, start, start + m).sum::<u32>());
+                    let give = if limited {
+                        sums.clear();
+                        sums.extend(self.runs(mb, start, start + m));
+                        sums.sort_unstable_by(|a, b| b.cmp(a));
+                        let take = usize::try_from(max_low).unwrap_or(usize::MAX);
+                        nodes.min(sums.iter().take(take).map(|&n| u64::from(n)).sum())
+                    } else {
+                        nodes
+                    };
+                    best = best.max(give);
+                }
+                if best < end {
+                    return u32::try_from(ok.max(best.min(end))).unwrap_or(u32::MAX);
+                }
+                ok = end;
+                k = end + 1;
+            }
         }
-        (0..count / m)
-            .map(|i| self.starts[(i + 1) * m] - self.starts[i * m])
-            .max()
-            .unwrap_or(0)
+        u32::try_from(ok.min(u64::from(self.starts.last().copied().unwrap_or(0))))
+            .unwrap_or(u32::MAX)
     }
 
     /// Whether every base block holds exactly the base block size.
