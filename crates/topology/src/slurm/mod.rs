@@ -144,44 +144,56 @@ impl Blocks {
         let count = self.names.len();
         let base = u64::from(self.base_size.max(1));
         let mut ok = 0u64;
-        let mut sums: Vec<u32> = Vec::new();
         for (l, &m) in self.levels.iter().enumerate() {
-            let m = m as usize;
-            let lo = if l == 0 {
-                0
-            } else {
-                u64::from(self.levels[l - 1]) * base
-            };
-            let hi = m as u64 * base;
-            let mb = if l == 0 {
-                1
-            } else {
-                self.levels[l - 1] as usize
-            };
-            let low = mb as u64 * base;
-            // Jobs of lo+1..=hi nodes, by the lower blocks they may use.
+            let m = (m as usize).max(1);
+            let mb = l
+                .checked_sub(1)
+                .map_or(1, |p| self.levels[p] as usize)
+                .max(1);
+            let (lo, hi, low) = (
+                if l == 0 { 0 } else { mb as u64 * base },
+                m as u64 * base,
+                mb as u64 * base,
+            );
+            // Per block of the level: its nodes and the running sums of
+            // its lower blocks, fullest first (computed once per level, so
+            // the level costs O(base blocks) whatever its size ratio).
+            let blocks: Vec<(u64, Vec<u64>)> = (0..count)
+                .step_by(m)
+                .map(|start| {
+                    let mut low_nodes: Vec<u64> =
+                        self.runs(mb, start, start + m).map(u64::from).collect();
+                    low_nodes.sort_unstable_by(|a, b| b.cmp(a));
+                    let sums = low_nodes
+                        .iter()
+                        .scan(0u64, |acc, &n| {
+                            *acc += n;
+                            Some(*acc)
+                        })
+                        .collect();
+                    (u64::from(self.runs(m, start, start + m).sum::<u32>()), sums)
+                })
+                .collect();
+            // Jobs of lo+1..=hi nodes, grouped by how many lower blocks
+            // they may use.
             let mut k = lo + 1;
             while k <= hi {
                 let max_low = k.div_ceil(low);
                 let end = hi.min(max_low * low);
                 let limited = m as u64 != mb as u64 * max_low;
-                // The most nodes any block can give such a job.
-                let mut best = 0u64;
-                for start in (0..count).step_by(m.max(1)) {
-                    let nodes = u64::from(self.runs(m, start, start + m).sum::<u32>());
-                    let give = if limited {
-                        sums.clear();
-                        sums.extend(self.runs(mb, start, start + m));
-                        sums.sort_unstable_by(|a, b| b.cmp(a));
-                        let take = usize::try_from(max_low).unwrap_or(usize::MAX);
-                        nodes.min(sums.iter().take(take).map(|&n| u64::from(n)).sum())
-                    } else {
-                        nodes
-                    };
-                    best = best.max(give);
-                }
+                let take = usize::try_from(max_low).unwrap_or(usize::MAX);
+                let best = blocks
+                    .iter()
+                    .map(
+                        |(nodes, sums)| match sums.get(take.saturating_sub(1)).or(sums.last()) {
+                            Some(&s) if limited => (*nodes).min(s),
+                            _ => *nodes,
+                        },
+                    )
+                    .max()
+                    .unwrap_or(0);
                 if best < end {
-                    return u32::try_from(ok.max(best.min(end))).unwrap_or(u32::MAX);
+                    return u32::try_from(ok.max(best)).unwrap_or(u32::MAX);
                 }
                 ok = end;
                 k = end + 1;
