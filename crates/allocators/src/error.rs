@@ -248,11 +248,12 @@ pub enum PlaceError {
         /// The segment size.
         segment: u32,
     },
-    /// Not even the empty machine could hold the job as asked: Slurm
-    /// refuses it at submission ("Requested node configuration is not
+    /// Not even the empty machine could hold the job as asked (no block,
+    /// or no switch tree of a machine whose switches have no common root):
+    /// Slurm refuses it at submission ("Requested node configuration is not
     /// available").
     #[error(
-        "requested node configuration is not available: {nodes} nodes fit no block even on the empty machine"
+        "requested node configuration is not available: {nodes} nodes fit no block or switch tree even on the empty machine"
     )]
     Unavailable {
         /// Nodes asked for.

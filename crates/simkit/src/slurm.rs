@@ -106,11 +106,10 @@ pub fn stranded_nodes(machine: &SlurmMachine, busy: &NodeSet) -> u32 {
 #[must_use]
 pub fn lowest_class(machine: &SlurmMachine, nodes: u64) -> u32 {
     if let Some(b) = machine.blocks() {
-        let base = u64::from(b.base_size());
-        return b
-            .levels()
-            .iter()
-            .position(|&m| u64::from(m) * base >= nodes)
+        // The first level with a block of that many nodes (racks may be
+        // smaller than the base block size).
+        return (0..b.levels().len())
+            .find(|&l| u64::from(b.largest_block_nodes_at(l)) >= nodes)
             .map_or(b.levels().len() as u32, |l| l as u32);
     }
     let Some(t) = machine.tree() else {
@@ -298,6 +297,18 @@ mod tests {
         assert_eq!(
             [1, 6, 7, 12, 13, 24, 25].map(|n| lowest_class(&b, n)),
             [0, 0, 1, 1, 2, 2, 3]
+        );
+        // Racks of 6, 3, 6, 3: no pair holds 10 nodes, so such a job's
+        // lowest class is the whole machine's level.
+        let uneven = SlurmMachine::parse_conf(
+            "BlockName=r0 Nodes=n[00-05]\nBlockName=r1 Nodes=n[06-08]\n\
+             BlockName=r2 Nodes=n[09-14]\nBlockName=r3 Nodes=n[15-17]\nBlockSizes=6,12,24\n",
+            "uneven",
+        )
+        .unwrap();
+        assert_eq!(
+            [6, 7, 9, 10, 18, 19].map(|n| lowest_class(&uneven, n)),
+            [0, 1, 1, 2, 2, 3]
         );
         // Leaves l0, l1 of 4 nodes under s0 (8, level 1) under top (14),
         // and l2 of 6 nodes right under top: top's level is 2, one more

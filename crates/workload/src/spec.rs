@@ -492,10 +492,7 @@ impl ShapeLaw {
                 // elsewhere the whole machine.
                 let slurm = topology.as_slurm();
                 let nodes = match (slurm.and_then(|m| m.blocks()), slurm.and_then(|m| m.tree())) {
-                    (Some(b), _) => {
-                        let widest = b.levels().last().map_or(1, |&m| m.min(b.base_blocks()));
-                        (u64::from(widest) * u64::from(b.base_size())) as usize
-                    }
+                    (Some(b), _) => b.largest_job_nodes() as usize,
                     (None, Some(t)) => largest_root_tree(t),
                     (None, None) => topology.num_nodes(),
                 };

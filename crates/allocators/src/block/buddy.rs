@@ -12,8 +12,9 @@ use super::PlaceError;
 /// Whole-block placement state of one block machine.
 #[derive(Debug, Clone)]
 pub struct BlockBuddy {
-    base: u32,
     levels: Vec<u32>,
+    /// First node id of each base block, then the number of nodes.
+    starts: Vec<NodeId>,
     /// Per base block: whether it is granted.
     taken: Vec<bool>,
 }
@@ -22,25 +23,49 @@ impl BlockBuddy {
     /// An empty machine with the structure of `blocks`.
     #[must_use]
     pub fn new(blocks: &Blocks) -> Self {
+        let mut starts = Vec::with_capacity(blocks.base_blocks() as usize + 1);
+        let mut next: NodeId = 0;
+        for n in blocks.block_sizes() {
+            starts.push(next);
+            next += n;
+        }
+        starts.push(next);
         Self {
-            base: blocks.base_size(),
             levels: blocks.levels().to_vec(),
+            starts,
             taken: vec![false; blocks.base_blocks() as usize],
         }
     }
 
-    /// The level a job of `nodes` nodes is given a block of.
+    /// Nodes of the block of `m` base blocks starting at base block `f`.
+    fn nodes_in(&self, f: usize, m: usize) -> u32 {
+        self.starts[f + m] - self.starts[f]
+    }
+
+    /// The whole blocks of a level of `m` base blocks: their first base
+    /// blocks.
+    fn blocks_of(&self, m: usize) -> impl Iterator<Item = usize> + use<> {
+        (0..self.taken.len() / m).map(move |i| i * m)
+    }
+
+    /// The level a job of `nodes` nodes is given a block of: the smallest
+    /// with a block that holds it (with racks of the base size, the
+    /// smallest whose blocks hold it).
     ///
     /// # Errors
     /// [`PlaceError::Invalid`] for 0 nodes or more than the largest block.
     pub fn level_for(&self, nodes: u32) -> Result<usize, PlaceError> {
+        let holds = |m: usize| self.blocks_of(m).any(|f| self.nodes_in(f, m) >= nodes);
         let largest = self
             .levels
-            .last()
-            .map_or(0, |&m| u64::from(m) * u64::from(self.base));
+            .iter()
+            .flat_map(|&m| self.blocks_of(m as usize).map(move |f| (f, m as usize)))
+            .map(|(f, m)| self.nodes_in(f, m))
+            .max()
+            .unwrap_or(0);
         self.levels
             .iter()
-            .position(|&m| u64::from(m) * u64::from(self.base) >= u64::from(nodes))
+            .position(|&m| holds(m as usize))
             .filter(|_| nodes > 0)
             .ok_or_else(|| PlaceError::Invalid {
                 nodes,
@@ -49,8 +74,8 @@ impl BlockBuddy {
     }
 
     /// Grants the first entirely free block of the smallest level holding
-    /// `nodes` nodes, and writes all of its node ids into `out` (cleared
-    /// first), in increasing order.
+    /// `nodes` nodes that holds them, and writes all of its node ids into
+    /// `out` (cleared first), in increasing order.
     ///
     /// # Errors
     /// As [`level_for`](Self::level_for), or [`PlaceError::NoRoom`] (state
@@ -58,37 +83,37 @@ impl BlockBuddy {
     pub fn place_into(&mut self, nodes: u32, out: &mut Vec<NodeId>) -> Result<(), PlaceError> {
         out.clear();
         let m = self.levels[self.level_for(nodes)?] as usize;
-        let first = (0..self.taken.len() / m)
-            .map(|i| i * m)
-            .find(|&f| self.taken[f..f + m].iter().all(|t| !t))
+        let first = self
+            .blocks_of(m)
+            .find(|&f| self.nodes_in(f, m) >= nodes && self.taken[f..f + m].iter().all(|t| !t))
             .ok_or(PlaceError::NoRoom { nodes })?;
         self.taken[first..first + m].fill(true);
-        let lo = first as NodeId * self.base;
-        out.extend(lo..lo + m as NodeId * self.base);
+        out.extend(self.starts[first]..self.starts[first + m]);
         Ok(())
     }
 
     /// Frees the base blocks of a granted block (given its node ids).
     pub fn release(&mut self, nodes: &[NodeId]) {
         for &n in nodes {
-            if let Some(t) = self.taken.get_mut((n / self.base) as usize) {
+            let b = self.starts.partition_point(|&s| s <= n).saturating_sub(1);
+            if let Some(t) = self.taken.get_mut(b).filter(|_| n < self.starts[b + 1]) {
                 *t = false;
             }
         }
     }
 
-    /// The largest job that can be placed now (0 if none): the size of the
-    /// largest level with an entirely free block.
+    /// The largest job that can be placed now (0 if none): the most nodes
+    /// of an entirely free block of any level.
     #[must_use]
     pub fn largest_placeable(&self) -> u32 {
         self.levels
             .iter()
-            .rev()
             .map(|&m| m as usize)
-            .find(|&m| {
-                (0..self.taken.len() / m).any(|i| self.taken[i * m..(i + 1) * m].iter().all(|t| !t))
-            })
-            .map_or(0, |m| m as u32 * self.base)
+            .flat_map(|m| self.blocks_of(m).map(move |f| (f, m)))
+            .filter(|&(f, m)| self.taken[f..f + m].iter().all(|t| !t))
+            .map(|(f, m)| self.nodes_in(f, m))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -134,5 +159,38 @@ mod tests {
         b.place_into(40, &mut out).unwrap();
         assert_eq!(m.hostlist(&out), "n[072-143]");
         assert_eq!(b.largest_placeable(), 36);
+    }
+
+    #[test]
+    fn racks_of_different_sizes_give_blocks_that_hold_the_job() {
+        // Racks of 18, 6, 18, 12 with BlockSizes=18,36,72.
+        let conf = "BlockName=r0 Nodes=n[00-17]\nBlockName=r1 Nodes=n[18-23]\n\
+                    BlockName=r2 Nodes=n[24-41]\nBlockName=r3 Nodes=n[42-53]\n\
+                    BlockSizes=18,36,72\n";
+        let m = SlurmMachine::parse_conf(conf, "u").unwrap();
+        let mut b = BlockBuddy::new(m.blocks().unwrap());
+        let mut out = Vec::new();
+        // 10 nodes: a rack; r0 is the first that holds them (r1 has 6).
+        b.place_into(10, &mut out).unwrap();
+        assert_eq!(m.hostlist(&out), "n[00-17]");
+        // 6: r1 holds it.
+        b.place_into(6, &mut out).unwrap();
+        assert_eq!(m.hostlist(&out), "n[18-23]");
+        // 25 nodes: a pair that holds them is r2-r3 (30); r0-r1 has 24.
+        assert_eq!(b.level_for(25), Ok(1));
+        b.place_into(25, &mut out).unwrap();
+        assert_eq!(m.hostlist(&out), "n[24-53]");
+        let pair = out.clone();
+        // More than the whole machine's one block of 72 (54 nodes): never.
+        assert!(matches!(
+            b.place_into(55, &mut out),
+            Err(PlaceError::Invalid { .. })
+        ));
+        b.release(&pair);
+        assert_eq!(b.largest_placeable(), 30);
+        b.release(&m.blocks().unwrap().nodes_of(0).collect::<Vec<_>>());
+        assert_eq!(b.largest_placeable(), 30);
+        b.release(&m.blocks().unwrap().nodes_of(1).collect::<Vec<_>>());
+        assert_eq!(b.largest_placeable(), 54);
     }
 }

@@ -175,7 +175,7 @@ impl BlockPlacer {
     /// An empty machine with the structure of `blocks`.
     #[must_use]
     pub fn new(blocks: &Blocks) -> Self {
-        let sizes = vec![blocks.base_size(); blocks.base_blocks() as usize];
+        let sizes: Vec<u32> = blocks.block_sizes().collect();
         Self::with_base_blocks(&sizes, blocks.base_size(), blocks.levels())
     }
 
@@ -1278,6 +1278,46 @@ mod tests {
                     }
                     Err(e) => prop_assert!(false, "{e}"),
                 }
+            }
+        }
+    }
+
+    proptest! {
+        /// On racks of any sizes up to the base block size, every job of up
+        /// to `Blocks::largest_job_nodes` nodes starts on the empty
+        /// machine, and the next size (when a configured level would still
+        /// pick its block) does not: the machine file's bound is the
+        /// placer's.
+        #[test]
+        fn the_largest_job_of_uneven_racks_is_the_placers(
+            racks in prop::collection::vec(1u32..=6, 1..=9),
+            base in 1u32..=6,
+            extra in prop::collection::vec(any::<bool>(), 4),
+        ) {
+            let mut conf = String::new();
+            let mut next = 0;
+            for (i, &r) in racks.iter().enumerate() {
+                let size = r.min(base);
+                conf += &format!("BlockName=r{i} Nodes=n[{next}-{}]\n", next + size - 1);
+                next += size;
+            }
+            let sizes: Vec<String> = std::iter::once(0)
+                .chain((1..=4).filter(|&k| extra[k - 1]))
+                .map(|k| (base << k).to_string())
+                .collect();
+            conf += &format!("BlockSizes={}\n", sizes.join(","));
+            let m = SlurmMachine::parse_conf(&conf, "p.conf").unwrap();
+            let b = m.blocks().unwrap();
+            let largest = b.largest_job_nodes();
+            let empty = BlockPlacer::new(b);
+            for k in 1..=largest {
+                let mut p = empty.clone();
+                prop_assert!(p.place(k, Placement::default()).is_ok(), "{k} of {largest}: {conf}");
+            }
+            let top = b.levels().last().copied().unwrap_or(1) * base;
+            if largest < top.min(next) {
+                let mut p = empty.clone();
+                prop_assert!(p.place(largest + 1, Placement::default()).is_err(), "{conf}");
             }
         }
     }

@@ -23,6 +23,13 @@
 //!    and `select/cons_tres/job_test.c`): the placement is made as above;
 //!    if it uses more than `K` leaf switches the job waits (until Slurm's
 //!    `max_switch_wait`, which partalloc does not model).
+//! 5. **Refused at submission** (`_eval_nodes_topo`, no top switch:
+//!    `ESLURM_TOPO_INSUFFICIENT_RESOURCES`; then `_pick_best_nodes` in
+//!    `src/slurmctld/node_scheduler.c` finds the job never runnable): when
+//!    the switches have no common root (a forest) and no tree holds the
+//!    job even with every node free, Slurm refuses it ("Requested node
+//!    configuration is not available", [`PlaceError::Unavailable`]), never
+//!    queues it. A job of one node is never refused this way.
 //!
 //! ```
 //! use partalloc_allocators::tree::TreePlacer;
@@ -96,6 +103,9 @@ pub struct TreePlacer {
     below: Vec<Vec<u32>>,
     /// Switches without a parent.
     roots: usize,
+    /// Nodes of the largest tree (all nodes under one root): a larger job
+    /// of two or more nodes is refused at submission.
+    largest_tree: u32,
     /// Hops between switches, row by row (`FAR` across trees), kept for
     /// trees of at most [`HOPS_TABLE_MAX`] switches; larger ones walk up
     /// to the common ancestor on each query ([`hop`](Self::hop)).
@@ -136,7 +146,7 @@ impl TreePlacer {
             }
         }
         let free: Vec<u32> = leaf_nodes.iter().map(|r| r.end - r.start).collect();
-        let switch_free = below
+        let switch_free: Vec<u32> = below
             .iter()
             .map(|ls| ls.iter().map(|&l| free[l as usize]).sum())
             .collect();
@@ -170,8 +180,14 @@ impl TreePlacer {
                 }
             }
         }
+        let largest_tree = (0..n)
+            .filter(|&s| parent[s].is_none())
+            .map(|s| switch_free[s])
+            .max()
+            .unwrap_or(0);
         Self {
             roots: parent.iter().filter(|p| p.is_none()).count(),
+            largest_tree,
             free,
             leaf_nodes,
             busy: vec![false; total],
@@ -303,7 +319,9 @@ impl TreePlacer {
     ///
     /// # Errors
     /// [`PlaceError::Invalid`] for no nodes, more than the machine or a
-    /// limit of zero leaves; [`PlaceError::NoRoom`] when the job waits (no
+    /// limit of zero leaves; [`PlaceError::Unavailable`] for a job of two
+    /// or more nodes that no tree of the machine holds (only when the
+    /// switches have no common root); [`PlaceError::NoRoom`] when the job waits (no
     /// switch has room, or the placement would use more than `max_leaves`
     /// leaf switches); the state is then unchanged.
     pub fn place_into(
@@ -344,6 +362,11 @@ impl TreePlacer {
             }
         }
         let Some(top) = top else {
+            // Not even the empty machine has a switch over this many
+            // nodes: Slurm refuses the job at submission.
+            if nodes > self.largest_tree {
+                return Err(PlaceError::Unavailable { nodes });
+            }
             return Err(PlaceError::NoRoom { nodes });
         };
         if self.parent[top].is_none() && self.roots == 1 {
@@ -611,6 +634,42 @@ mod tests {
         assert!(matches!(p.place(13, None), Err(PlaceError::Invalid { .. })));
         assert!(p.fits_empty(7, Some(2)));
         assert!(!p.fits_empty(8, Some(2)));
+    }
+
+    /// Two trees without a common root: leaves of 15, 15 (under `a`) and
+    /// 16, 16 (under `b`), 62 nodes in all.
+    fn forest() -> SlurmMachine {
+        let conf = "SwitchName=a0 Nodes=f[00-14]\nSwitchName=a1 Nodes=f[15-29]\n\
+                    SwitchName=b0 Nodes=f[30-45]\nSwitchName=b1 Nodes=f[46-61]\n\
+                    SwitchName=a Switches=a[0-1]\nSwitchName=b Switches=b[0-1]\n";
+        SlurmMachine::parse_conf(conf, "forest.conf").unwrap()
+    }
+
+    #[test]
+    fn a_job_no_tree_of_a_forest_holds_is_refused_not_kept_waiting() {
+        let m = forest();
+        let mut p = TreePlacer::new(m.tree().unwrap());
+        // Larger than either tree (30, 32), not than the machine (62):
+        // refused on the empty machine, as Slurm refuses it at submission.
+        for nodes in [33, 40, 62] {
+            assert_eq!(
+                p.place(nodes, None),
+                Err(PlaceError::Unavailable { nodes }),
+                "{nodes}"
+            );
+            assert!(!p.fits_empty(nodes, None));
+        }
+        // The largest tree's size starts at once, in that tree.
+        assert_eq!(m.hostlist(&p.place(32, None).unwrap()), "f[30-61]");
+        // 30 fits the other tree but it is busy now: the job waits.
+        assert_eq!(m.hostlist(&p.place(2, None).unwrap()), "f[00-01]");
+        assert_eq!(p.place(30, None), Err(PlaceError::NoRoom { nodes: 30 }));
+        // Still refused, whatever is busy.
+        assert_eq!(
+            p.place(33, None),
+            Err(PlaceError::Unavailable { nodes: 33 })
+        );
+        assert!(matches!(p.place(63, None), Err(PlaceError::Invalid { .. })));
     }
 
     #[test]

@@ -218,3 +218,88 @@ fn slurm_goldens_replay_with_full_agreement() {
         r.present
     );
 }
+
+/// Two leaf switches with no common root (a forest of two trees of 4). A
+/// job of 5 is refused at submission; cancelling it afterwards (the harness
+/// records nothing, as the job was never queued) needs no outcome even
+/// with another job queued at that moment.
+const HAND_FOREST: &str = "\
+slurm 26.05.3
+topology tree
+conf SwitchName=a Nodes=n[0-3]
+conf SwitchName=b Nodes=n[4-7]
+submit j1 nodes=4
+start j1 n[4-7]
+submit j2 nodes=4
+start j2 n[0-3]
+submit j3 nodes=2
+pending j3 Resources
+submit j4 nodes=5
+reject j4 sbatch: error: Batch job submission failed: Requested node configuration is not available
+cancel j4
+# j4 was never queued; nothing to cancel
+cancel j1
+start j3 n[4-5]
+";
+
+#[test]
+fn a_refused_job_is_refused_and_its_cancel_needs_no_outcome() {
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("hand-forest", HAND_FOREST, None, &mut r).unwrap();
+    assert!(r.mismatches.is_empty(), "{}", r.mismatches.join("\n"));
+    assert_eq!((r.files, r.present, r.rejects), (1, 4, 1));
+    assert_eq!((r.checked, r.sequence_checked), (4, 4));
+    // An outcome recorded after such a cancel is a mismatch, not ignored.
+    let extra = HAND_FOREST.replace(
+        "# j4 was never queued; nothing to cancel",
+        "pending j3 Resources",
+    );
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("extra", &extra, None, &mut r).unwrap();
+    assert_eq!(r.mismatches.len(), 1, "{}", r.mismatches.join("\n"));
+    // Were the refused job queued instead, it would wait at the head.
+    let queued = HAND_FOREST.replace("reject j4 sbatch", "# reject j4 sbatch");
+    let mut r = slurm_golden_replay::Report::default();
+    slurm_golden_replay::replay_text("queued", &queued, None, &mut r).unwrap();
+    assert!(!r.mismatches.is_empty());
+}
+
+/// The goldens' machines as machine files: a file in `examples/` read as
+/// `blocks:FILE` / `tree:FILE` read it (`SlurmMachine::parse_conf` of the
+/// file) is the golden's machine, and the golden replays on it in full.
+#[test]
+fn goldens_replay_on_machines_read_from_the_example_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (file, golden) in [
+        ("examples/blocks-uneven.conf", "block-uneven.golden"),
+        ("examples/tree-forest.conf", "tree-forest.golden"),
+    ] {
+        let conf = std::fs::read_to_string(root.join(file)).unwrap();
+        let m = SlurmMachine::parse_conf(&conf, file).unwrap();
+        let text = std::fs::read_to_string(slurm_golden_replay::golden_dir().join(golden)).unwrap();
+        let g = partalloc_allocators::slurm_golden::Golden::parse(&text, golden).unwrap();
+        let from_golden = SlurmMachine::parse_conf(&g.conf_text(), file).unwrap();
+        assert_eq!(m, from_golden, "{file} is not the machine of {golden}");
+        let mut r = slurm_golden_replay::Report::default();
+        slurm_golden_replay::replay_text(golden, &text, Some(&m), &mut r).unwrap();
+        assert!(r.mismatches.is_empty(), "{}", r.mismatches.join("\n"));
+        assert!(
+            r.checked >= r.present && r.present > 20,
+            "{golden}: {}",
+            r.present
+        );
+    }
+    // Through the registry too: `block` on the uneven racks from the file.
+    let conf = std::fs::read_to_string(root.join("examples/blocks-uneven.conf")).unwrap();
+    let t: Topology = SlurmMachine::parse_conf(&conf, "blocks-uneven.conf")
+        .unwrap()
+        .into();
+    let mut a = registry::build("block", &t).unwrap();
+    let g = a.allocate(&Request::nodes(10)).unwrap();
+    // The best-fit rack is r5 (12 nodes): its first 10.
+    let m = Arc::clone(t.as_slurm().unwrap());
+    assert_eq!(
+        m.hostlist(&g.partition().node_list(&t).unwrap()),
+        "n[072-081]"
+    );
+}

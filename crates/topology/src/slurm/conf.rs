@@ -53,15 +53,18 @@ pub enum ConfErrorKind {
     /// Two blocks or switches with one name.
     #[error("{0:?} is defined twice")]
     DuplicateName(String),
-    /// Base blocks of different sizes.
-    #[error("base block {name:?} has {got} nodes, but the first has {want}")]
-    UnequalBlock {
+    /// A base block with more nodes than the base block size (Slurm's
+    /// first `BlockSizes` value, else the first block's node count).
+    #[error(
+        "base block {name:?} has {got} nodes, more than the base block size {base} (the first BlockSizes value, else the first block's nodes)"
+    )]
+    LargeBlock {
         /// The block.
         name: String,
         /// Its node count.
         got: usize,
-        /// The first block's node count.
-        want: usize,
+        /// The base block size.
+        base: usize,
     },
     /// Invalid `BlockSizes`.
     #[error("BlockSizes: {0}")]
@@ -373,7 +376,8 @@ pub(super) fn finish(r: Reader<'_>, shape: Shape) -> Result<SlurmMachine, ConfEr
 fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
     let mut block_names: Vec<String> = Vec::new();
     let mut seen_names: HashSet<String> = HashSet::new();
-    let mut base = 0usize;
+    // Per base block: its line, name and node count.
+    let mut counts: Vec<(usize, String, usize)> = Vec::new();
     let mut sizes: Option<(usize, Vec<u64>)> = None;
     for l in lines {
         if l.first() == "blocksizes" {
@@ -390,21 +394,33 @@ fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
             return Err(r.err(l.number, ConfErrorKind::Incomplete(why)));
         };
         let n = r.add_nodes(nodes, l.number)?;
-        if block_names.is_empty() {
-            base = n;
-        } else if n != base {
-            let kind = ConfErrorKind::UnequalBlock {
-                name,
-                got: n,
-                want: base,
-            };
-            return Err(r.err(l.number, kind));
-        }
+        counts.push((l.number, name.clone(), n));
         block_names.push(name);
     }
     if block_names.is_empty() {
         return Err(r.err(0, ConfErrorKind::Empty));
     }
+    // Slurm (block_record.c): the base block size is the first BlockSizes
+    // value, else the first block's node count; blocks may be smaller.
+    let base = match &sizes {
+        Some((_, v)) => v.first().copied().unwrap_or(1) as usize,
+        None => counts.first().map_or(1, |c| c.2),
+    };
+    if let Some((line, name, n)) = counts.iter().find(|c| c.2 > base) {
+        let kind = ConfErrorKind::LargeBlock {
+            name: name.clone(),
+            got: *n,
+            base,
+        };
+        return Err(r.err(*line, kind));
+    }
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    let mut next = 0 as NodeId;
+    for c in &counts {
+        starts.push(next);
+        next += c.2 as NodeId;
+    }
+    starts.push(next);
     let count = block_names.len() as u64;
     let levels = match sizes {
         None => {
@@ -426,6 +442,7 @@ fn read_blocks(lines: &[Line], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
         names: block_names,
         base_size: base as u32,
         levels,
+        starts,
     }))
 }
 
@@ -556,10 +573,87 @@ mod tests {
         // 72 node links, 4 racks to 2 pairs, 2 pairs to the whole.
         assert_eq!((m.num_links(), m.diameter()), (72 + 4 + 2, 3));
         assert_eq!(m.neighbours(19).map(|v| v.len()), Some(17));
+        assert_eq!((b.largest_block_nodes(), b.largest_job_nodes()), (72, 72));
+        let m = parse(&format!("{text}BlockSizes=18,36\n"), "a.conf").unwrap();
+        let b = m.blocks().unwrap();
+        assert_eq!((b.largest_block_nodes(), b.largest_job_nodes()), (36, 36));
         let m = parse(&format!("{text}BlockSizes=18,72\n"), "a.conf").unwrap();
         assert_eq!((m.num_links(), m.diameter()), (72 + 4, 2));
         assert_eq!(m.blocks().unwrap().levels(), &[1, 4]);
         assert_eq!(m.names()[19], "n19");
+    }
+
+    #[test]
+    fn racks_smaller_than_the_base_block_size_are_read_as_slurm_reads_them() {
+        // The first rack is smaller than the base block size, which
+        // BlockSizes names (18), as Slurm allows.
+        let text = "BlockName=r0 Nodes=n[000-011]\nBlockName=r1 Nodes=n[012-029]\n\
+                    BlockName=r2 Nodes=n[030-035]\nBlockName=r3 Nodes=n[036-053]\n\
+                    BlockSizes=18,36,72\n";
+        let m = parse(text, "u.conf").unwrap();
+        let b = m.blocks().unwrap();
+        assert_eq!((b.base_size(), b.base_blocks(), m.num_nodes()), (18, 4, 54));
+        assert_eq!(b.block_sizes().collect::<Vec<_>>(), [12, 18, 6, 18]);
+        assert!(!b.is_even());
+        assert_eq!(b.largest_block_nodes(), 54);
+        // Racks 12 and 18 make the fullest pair (30): the level of 36 holds
+        // no job of 31, and jobs of 1 to 30 nodes all fit.
+        assert_eq!(
+            [0, 1, 2, 3].map(|l| b.largest_block_nodes_at(l)),
+            [18, 30, 54, 54]
+        );
+        assert_eq!(b.largest_job_nodes(), 30);
+        // The block-uneven racks (18, 18, 12, 6, 18, 12, 18, 6): every job
+        // up to 54 nodes fits, none of 55 (two blocks of 72 hold 54 each).
+        let text8 = "BlockName=r0 Nodes=n[000-017]\nBlockName=r1 Nodes=n[018-035]\n\
+                    BlockName=r2 Nodes=n[036-047]\nBlockName=r3 Nodes=n[048-053]\n\
+                    BlockName=r4 Nodes=n[054-071]\nBlockName=r5 Nodes=n[072-083]\n\
+                    BlockName=r6 Nodes=n[084-101]\nBlockName=r7 Nodes=n[102-107]\n\
+                    BlockSizes=18,36,72,144\n";
+        let m8 = parse(text8, "u.conf").unwrap();
+        let b8 = m8.blocks().unwrap();
+        assert_eq!(
+            (b8.largest_job_nodes(), b8.largest_block_nodes()),
+            (54, 108)
+        );
+        assert_eq!(b.levels(), &[1, 2, 4]);
+        assert_eq!(
+            (
+                b.block_of(11),
+                b.block_of(12),
+                b.block_of(35),
+                b.block_of(36)
+            ),
+            (0, 1, 2, 3)
+        );
+        assert_eq!((b.nodes_of(2), b.nodes_of(9)), (30..36, 0..0));
+        // Neighbours are the rest of the rack; distance counts levels.
+        assert_eq!(m.neighbours(31).map(|v| v.len()), Some(5));
+        assert_eq!(
+            (m.distance(0, 11), m.distance(0, 12), m.distance(0, 53)),
+            (1, 2, 3)
+        );
+        // Written back and read again: the same machine.
+        assert_eq!(parse(&m.to_conf(), "u.conf").unwrap(), m);
+        assert!(m.to_conf().starts_with("BlockName=r0 Nodes=n[000-011]\n"));
+        // Without BlockSizes the first rack sets the base size: a later
+        // rack may be smaller, not larger.
+        let m = parse(
+            "BlockName=a Nodes=n[0-3]\nBlockName=b Nodes=n[4-5]\n",
+            "v.conf",
+        )
+        .unwrap();
+        assert_eq!(
+            m.blocks().unwrap().block_sizes().collect::<Vec<_>>(),
+            [4, 2]
+        );
+        assert!(
+            parse(
+                "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-5]\n",
+                "w.conf"
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -627,7 +721,11 @@ mod tests {
                 3,
                 "not a multiple",
             ),
-            ("BlockName=a Nodes=n[0-1]\nBlockSizes=4\n", 2, "first size"),
+            (
+                "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-5]\nBlockSizes=2,4\n",
+                2,
+                "has 4 nodes, more than the base block size 2",
+            ),
             (
                 "BlockName=a Nodes=n[0-1]\nBlockName=b Nodes=n[2-3]\nBlockName=c Nodes=n[4-5]\nBlockSizes=2,6\n",
                 4,

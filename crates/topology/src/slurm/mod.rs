@@ -36,18 +36,23 @@ pub use torus3d::{PlacementShape, Torus, Toruses};
 
 use crate::NodeId;
 
-/// A block machine: equal base blocks of consecutive node ids, aggregated
-/// into levels of aligned runs of base blocks.
+/// A block machine: base blocks of consecutive node ids, aggregated into
+/// levels of aligned runs of base blocks. As in Slurm, a base block may
+/// hold fewer nodes than the base block size (the first `BlockSizes` value,
+/// in which the levels are counted), never more.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Blocks {
     names: Vec<String>,
     base_size: u32,
     /// Base blocks per block at each level, increasing; `levels[0] == 1`.
     levels: Vec<u32>,
+    /// First node id of each base block, then the number of nodes.
+    starts: Vec<NodeId>,
 }
 
 impl Blocks {
-    /// Nodes per base block.
+    /// The base block size: nodes per base block as the levels count them
+    /// (Slurm's first `BlockSizes` value, else the first block's nodes).
     #[must_use]
     pub fn base_size(&self) -> u32 {
         self.base_size
@@ -71,10 +76,137 @@ impl Blocks {
         &self.levels
     }
 
-    /// The base block holding `node`.
+    /// The base block holding `node` (the last one for an id past the
+    /// machine).
     #[must_use]
     pub fn block_of(&self, node: NodeId) -> u32 {
-        node / self.base_size
+        self.starts
+            .partition_point(|&s| s <= node)
+            .saturating_sub(1)
+            .min(self.names.len().saturating_sub(1)) as u32
+    }
+
+    /// The node ids of base block `block` (empty past the last block).
+    #[must_use]
+    pub fn nodes_of(&self, block: u32) -> core::ops::Range<NodeId> {
+        let b = block as usize;
+        match (self.starts.get(b), self.starts.get(b + 1)) {
+            (Some(&lo), Some(&hi)) => lo..hi,
+            _ => 0..0,
+        }
+    }
+
+    /// Nodes of each base block, in id order.
+    pub fn block_sizes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.starts.windows(2).map(|w| w[1] - w[0])
+    }
+
+    /// Nodes of the largest block of the highest level (the whole machine
+    /// when that level covers it): with racks of the base size, that
+    /// level's base blocks times the base size.
+    #[must_use]
+    pub fn largest_block_nodes(&self) -> u32 {
+        self.largest_block_nodes_at(self.levels.len().saturating_sub(1))
+    }
+
+    /// Nodes of the largest block of level `level` (0 = base blocks; past
+    /// the last level, the whole machine). As in Slurm a level's blocks
+    /// are the aligned runs of its base blocks, the last one possibly
+    /// shorter.
+    #[must_use]
+    pub fn largest_block_nodes_at(&self, level: usize) -> u32 {
+        let count = self.names.len();
+        let m = self.levels.get(level).map_or(count, |&m| m as usize);
+        self.runs(m, 0, count).max().unwrap_or(0)
+    }
+
+    /// Nodes of each aligned run of `m` base blocks from base block `from`
+    /// up to `to` (the last run possibly shorter).
+    fn runs(&self, m: usize, from: usize, to: usize) -> impl Iterator<Item = u32> + '_ {
+        let m = m.max(1);
+        let to = to.min(self.names.len());
+        (from..to)
+            .step_by(m)
+            .map(move |b| self.starts[(b + m).min(to)] - self.starts[b])
+    }
+
+    /// The largest `n` such that a job of any size up to `n` nodes fits a
+    /// block of the level its size picks, on the empty machine, as Slurm
+    /// places it: the block holds the job, and when the job may use only
+    /// some of the block's lower-level blocks, the fullest of those hold
+    /// it (`eval_nodes_block.c`). Jobs larger than the highest level's
+    /// blocks are not counted. With racks of the base size this is
+    /// [`largest_block_nodes`](Self::largest_block_nodes); with smaller
+    /// racks a size may not fit while a larger one does, and this is where
+    /// the first such size begins.
+    #[must_use]
+    pub fn largest_job_nodes(&self) -> u32 {
+        let count = self.names.len();
+        let base = u64::from(self.base_size.max(1));
+        let mut ok = 0u64;
+        for (l, &m) in self.levels.iter().enumerate() {
+            let m = (m as usize).max(1);
+            let mb = l
+                .checked_sub(1)
+                .map_or(1, |p| self.levels[p] as usize)
+                .max(1);
+            let (lo, hi, low) = (
+                if l == 0 { 0 } else { mb as u64 * base },
+                m as u64 * base,
+                mb as u64 * base,
+            );
+            // Per block of the level: its nodes and the running sums of
+            // its lower blocks, fullest first (computed once per level, so
+            // the level costs O(base blocks) whatever its size ratio).
+            let blocks: Vec<(u64, Vec<u64>)> = (0..count)
+                .step_by(m)
+                .map(|start| {
+                    let mut low_nodes: Vec<u64> =
+                        self.runs(mb, start, start + m).map(u64::from).collect();
+                    low_nodes.sort_unstable_by(|a, b| b.cmp(a));
+                    let sums = low_nodes
+                        .iter()
+                        .scan(0u64, |acc, &n| {
+                            *acc += n;
+                            Some(*acc)
+                        })
+                        .collect();
+                    (u64::from(self.runs(m, start, start + m).sum::<u32>()), sums)
+                })
+                .collect();
+            // Jobs of lo+1..=hi nodes, grouped by how many lower blocks
+            // they may use.
+            let mut k = lo + 1;
+            while k <= hi {
+                let max_low = k.div_ceil(low);
+                let end = hi.min(max_low * low);
+                let limited = m as u64 != mb as u64 * max_low;
+                let take = usize::try_from(max_low).unwrap_or(usize::MAX);
+                let best = blocks
+                    .iter()
+                    .map(
+                        |(nodes, sums)| match sums.get(take.saturating_sub(1)).or(sums.last()) {
+                            Some(&s) if limited => (*nodes).min(s),
+                            _ => *nodes,
+                        },
+                    )
+                    .max()
+                    .unwrap_or(0);
+                if best < end {
+                    return u32::try_from(ok.max(best)).unwrap_or(u32::MAX);
+                }
+                ok = end;
+                k = end + 1;
+            }
+        }
+        u32::try_from(ok.min(u64::from(self.starts.last().copied().unwrap_or(0))))
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Whether every base block holds exactly the base block size.
+    #[must_use]
+    pub fn is_even(&self) -> bool {
+        self.block_sizes().all(|n| n == self.base_size)
     }
 }
 
@@ -323,8 +455,7 @@ impl SlurmMachine {
         match &self.shape {
             Shape::Blocks(b) => {
                 for (i, name) in b.names.iter().enumerate() {
-                    let lo = i as NodeId * b.base_size;
-                    let nodes = self.hostlist(&ids(lo..lo + b.base_size));
+                    let nodes = self.hostlist(&ids(b.nodes_of(i as u32)));
                     let _ = writeln!(out, "BlockName={name} Nodes={nodes}");
                 }
                 let sizes: Vec<String> = b
@@ -558,10 +689,7 @@ impl SlurmMachine {
                 }
                 return Some(v);
             }
-            Shape::Blocks(b) => {
-                let lo = b.block_of(node) * b.base_size;
-                lo..lo + b.base_size
-            }
+            Shape::Blocks(b) => b.nodes_of(b.block_of(node)),
             Shape::Tree(t) => t.switches[t.leaf_of(node)? as usize].nodes.clone(),
         };
         ((node as usize) < self.names.len()).then(|| range.filter(|&x| x != node).collect())

@@ -45,51 +45,21 @@ fn placement(job: &GoldenJob) -> Placement {
 }
 
 impl Machine {
-    /// Reads the `conf` lines. Block machines are read here (Slurm allows
-    /// base blocks smaller than the base size, which `SlurmMachine` does
-    /// not); trees through `SlurmMachine`.
+    /// Reads the `conf` lines as a `topology.conf` file is read (the
+    /// `blocks:FILE` and `tree:FILE` route): `SlurmMachine::parse_conf`.
     fn new(g: &Golden) -> Result<Self, String> {
-        match g.topology {
-            GoldenTopology::Block => {
-                let (mut names, mut sizes, mut block_sizes) = (Vec::new(), Vec::new(), None);
-                for line in &g.conf {
-                    for field in line.split_whitespace() {
-                        match field.split_once('=') {
-                            Some(("Nodes", expr)) => {
-                                let v = hostlist::expand(expr).map_err(|e| e.to_string())?;
-                                sizes.push(v.len() as u32);
-                                names.extend(v);
-                            }
-                            Some(("BlockSizes", list)) => {
-                                let v: Result<Vec<u32>, _> =
-                                    list.split(',').map(str::parse::<u32>).collect();
-                                block_sizes = Some(v.map_err(|e| e.to_string())?);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                // Slurm: the first BlockSizes value is the base size, else
-                // the first block's; without BlockSizes levels 1, 2, 4, 8.
-                let (base, levels) = match block_sizes {
-                    Some(v) => {
-                        let base = v.first().copied().unwrap_or(1).max(1);
-                        (base, v.iter().map(|s| s / base).collect::<Vec<_>>())
-                    }
-                    None => (sizes.first().copied().unwrap_or(1), vec![1, 2, 4, 8]),
-                };
-                let placer = Placer::Block(BlockPlacer::with_base_blocks(&sizes, base, &levels));
-                Ok(Self::named(names, placer))
-            }
-            GoldenTopology::Tree => {
-                let m = SlurmMachine::parse_conf(&g.conf_text(), "golden")
-                    .map_err(|e| e.to_string())?;
-                let tree = m.tree().ok_or("not a tree")?;
-                let placer = Placer::Tree(TreePlacer::new(tree));
-                Ok(Self::named(m.names().to_vec(), placer))
-            }
-            _ => Err("unknown topology".to_owned()),
-        }
+        let m = SlurmMachine::parse_conf(&g.conf_text(), "golden").map_err(|e| e.to_string())?;
+        Self::of(&m, g.topology)
+    }
+
+    /// The placer of `m` for a golden of `topology`.
+    fn of(m: &SlurmMachine, topology: GoldenTopology) -> Result<Self, String> {
+        let placer = match (topology, m.blocks(), m.tree()) {
+            (GoldenTopology::Block, Some(b), _) => Placer::Block(BlockPlacer::new(b)),
+            (GoldenTopology::Tree, _, Some(t)) => Placer::Tree(TreePlacer::new(t)),
+            _ => return Err(format!("not a {topology:?} machine")),
+        };
+        Ok(Self::named(m.names().to_vec(), placer))
     }
 
     fn named(names: Vec<String>, placer: Placer) -> Self {
@@ -182,6 +152,34 @@ fn rejected<'a>(outcomes: &'a [Outcome], name: &str) -> Option<&'a str> {
     })
 }
 
+/// Cancels `job`: frees its nodes if it runs, drops it if it is queued.
+/// False when it is neither (a job Slurm refused at submission).
+fn cancel(
+    m: &mut Machine,
+    running: &mut HashMap<String, (Vec<NodeId>, GoldenJob)>,
+    queue: &mut Vec<GoldenJob>,
+    job: &str,
+) -> bool {
+    if let Some((nodes, j)) = running.remove(job) {
+        m.release(&nodes, &j);
+        true
+    } else if let Some(i) = queue.iter().position(|q| q.name == job) {
+        queue.remove(i);
+        true
+    } else {
+        false
+    }
+}
+
+fn outcome_line(o: &Outcome) -> usize {
+    match o {
+        Outcome::Start { line, .. }
+        | Outcome::Pending { line, .. }
+        | Outcome::Reject { line, .. } => *line,
+        _ => 0,
+    }
+}
+
 /// Decision by decision, in Slurm's busy set.
 fn replay_decisions(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
     let mut m = base.clone();
@@ -212,12 +210,18 @@ fn replay_decisions(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 }
                 queue.push(job.clone());
             }
-            Action::Cancel { job } => {
-                if let Some((nodes, j)) = running.remove(job) {
-                    m.release(&nodes, &j);
-                } else {
-                    queue.retain(|q| &q.name != job);
+            // The guard cancels; false for a job Slurm refused, which was
+            // never queued: the harness cancels nothing, and no decision
+            // follows.
+            Action::Cancel { job } if !cancel(&mut m, &mut running, &mut queue, job) => {
+                if let Some(line) = step.outcomes.first().map(outcome_line) {
+                    miss(
+                        line,
+                        &format!("nothing after cancelling {job}"),
+                        "an outcome",
+                    );
                 }
+                continue;
             }
             _ => {}
         }
@@ -299,13 +303,8 @@ fn replay_sequence(file: &str, g: &Golden, base: &Machine, r: &mut Report) {
                 }
                 queue.push(job.clone());
             }
-            Action::Cancel { job } => {
-                if let Some((nodes, j)) = running.remove(job) {
-                    m.release(&nodes, &j);
-                } else {
-                    queue.retain(|q| &q.name != job);
-                }
-            }
+            // As above: the guard cancels; a refused job was never queued.
+            Action::Cancel { job } if !cancel(&mut m, &mut running, &mut queue, job) => continue,
             _ => {}
         }
         let mut got = String::new();
@@ -371,18 +370,35 @@ pub(crate) fn replay_dir(dir: &std::path::Path) -> Result<Report, String> {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-        let g = Golden::parse(&text, &name).map_err(|e| e.to_string())?;
-        if g.version != "26.05.3" {
-            r.mismatches.push(format!(
-                "{name}: made with Slurm {}, not 26.05.3",
-                g.version
-            ));
-        }
-        let machine = Machine::new(&g).map_err(|e| format!("{name}: {e}"))?;
-        r.files += 1;
-        r.present += g.decisions();
-        replay_decisions(&name, &g, &machine, &mut r);
-        replay_sequence(&name, &g, &machine, &mut r);
+        replay_text(&name, &text, None, &mut r)?;
     }
     Ok(r)
+}
+
+/// Replays one golden's text (named `name` in mismatches) into `r`, on
+/// the machine of its `conf` lines or, if given, on `machine` (read from a
+/// machine file), which must have the same nodes.
+pub(crate) fn replay_text(
+    name: &str,
+    text: &str,
+    machine: Option<&SlurmMachine>,
+    r: &mut Report,
+) -> Result<(), String> {
+    let g = Golden::parse(text, name).map_err(|e| e.to_string())?;
+    if g.version != "26.05.3" {
+        r.mismatches.push(format!(
+            "{name}: made with Slurm {}, not 26.05.3",
+            g.version
+        ));
+    }
+    let machine = match machine {
+        Some(m) => Machine::of(m, g.topology),
+        None => Machine::new(&g),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
+    r.files += 1;
+    r.present += g.decisions();
+    replay_decisions(name, &g, &machine, r);
+    replay_sequence(name, &g, &machine, r);
+    Ok(())
 }
