@@ -25,6 +25,7 @@ const PUBLISHED: &[&str] = &[
     "partalloc-workload",
     "partalloc-schedulers",
     "partalloc-simkit",
+    "partalloc-report",
     "partalloc",
 ];
 
