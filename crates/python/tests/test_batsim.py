@@ -23,6 +23,21 @@ def report_data(page: Path) -> dict:
     return json.loads(m.group(1))
 
 
+def runs_of(enc: list) -> list:
+    """A job's runs of node ids as the page encodes them: `first, len`, or
+    `first, len, -stride, count` for the rows of a box."""
+    out, k = [], 0
+    while k < len(enc):
+        first, count = enc[k], enc[k + 1]
+        if k + 2 < len(enc) and enc[k + 2] < 0:
+            out += [(first - c * enc[k + 2], count) for c in range(enc[k + 3])]
+            k += 4
+        else:
+            out.append((first, count))
+            k += 2
+    return out
+
+
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory, cli: str, small_trace: Path):
     out = tmp_path_factory.mktemp("batsim")
@@ -46,8 +61,7 @@ def test_evalys_loads_every_job_with_partallocs_times_and_nodes(replayed):
         assert row.starting_time == pytest.approx(run["jobs"]["start"][i], abs=1e-6)
         assert row.finish_time == pytest.approx(run["jobs"]["end"][i], abs=1e-6)
         assert row.submission_time == pytest.approx(run["jobs"]["submit"][i], abs=1e-6)
-        runs = run["jobs"]["runs"][i]
-        nodes = {n for k in range(0, len(runs), 2) for n in range(runs[k], runs[k] + runs[k + 1])}
+        nodes = {n for first, count in runs_of(run["jobs"]["runs"][i]) for n in range(first, first + count)}
         assert set(row.allocated_resources) == nodes, f"job {job}"
 
 
@@ -61,7 +75,7 @@ def test_evalys_utilisation_and_gantt_agree(replayed):
     assert u["area"].sum() == pytest.approx(want, rel=1e-9)
     # Busy nodes over time, as the page has them, are evalys's load.
     load = u["load"]
-    for t, v in zip(run["busy"]["t"], run["busy"]["v"]):
+    for t, v in zip(run["over"]["t"], run["over"]["busy"]):
         assert load.asof(round(t, 6)) == pytest.approx(v), f"at {t}"
     import matplotlib
 

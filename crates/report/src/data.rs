@@ -113,49 +113,82 @@ pub(crate) fn groups(topology: &Topology) -> Vec<Group> {
     out
 }
 
-/// A step function: `values[i]` holds from `times[i]` until the next time.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Steps {
-    pub times: Vec<f64>,
-    pub values: Vec<f64>,
-}
-
-impl Steps {
-    /// The steps of a sum of +1/−1 (or ±weight) changes at given times;
-    /// changes at one time are applied together.
-    fn from_changes(mut changes: Vec<(f64, f64)>) -> Self {
-        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut s = Self::default();
-        let mut level = 0.0;
-        let mut i = 0;
-        while i < changes.len() {
-            let t = changes[i].0;
-            while i < changes.len() && changes[i].0.to_bits() == t.to_bits() {
-                level += changes[i].1;
-                i += 1;
-            }
-            s.times.push(t);
-            s.values.push(level);
-        }
-        s
-    }
-}
-
 /// Busy nodes (granted nodes of running jobs) and queue length (jobs
-/// submitted and not yet started) over the run.
-pub(crate) fn busy_and_queue(records: &[JobRecord]) -> (Steps, Steps) {
-    let mut busy = Vec::with_capacity(records.len() * 2);
-    let mut queue = Vec::with_capacity(records.len() * 2);
+/// submitted and not yet started) over a run, as step functions on one
+/// time axis: `busy[i]` and `queue[i]` hold from `times[i]` until the next
+/// time; changes at one time are applied together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OverTime {
+    pub times: Vec<f64>,
+    pub busy: Vec<f64>,
+    pub queue: Vec<f64>,
+}
+
+pub(crate) fn over_time(records: &[JobRecord]) -> OverTime {
+    // (time, change of busy nodes, change of queue length)
+    let mut changes: Vec<(f64, f64, f64)> = Vec::with_capacity(records.len() * 4);
     for r in records {
         let g = r.granted as f64;
-        busy.push((r.start, g));
-        busy.push((r.end, -g));
+        changes.push((r.start, g, 0.0));
+        changes.push((r.end, -g, 0.0));
         if r.start > r.arrival {
-            queue.push((r.arrival, 1.0));
-            queue.push((r.start, -1.0));
+            changes.push((r.arrival, 0.0, 1.0));
+            changes.push((r.start, 0.0, -1.0));
         }
     }
-    (Steps::from_changes(busy), Steps::from_changes(queue))
+    changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut s = OverTime::default();
+    let (mut busy, mut queue) = (0.0, 0.0);
+    let mut i = 0;
+    while i < changes.len() {
+        let t = changes[i].0;
+        while i < changes.len() && changes[i].0.to_bits() == t.to_bits() {
+            busy += changes[i].1;
+            queue += changes[i].2;
+            i += 1;
+        }
+        s.times.push(t);
+        s.busy.push(busy);
+        s.queue.push(queue);
+    }
+    s
+}
+
+/// A job's runs of node ids for the page, compactly: a run is `first,
+/// len`, and three or more runs of one length at a constant stride (the
+/// rows of a box) are `first, len, -stride, count`.
+pub(crate) fn encode_runs(runs: &[NodeRun]) -> Vec<i64> {
+    let mut out = Vec::with_capacity(runs.len() * 2);
+    let mut i = 0;
+    while i < runs.len() {
+        let r = runs[i];
+        let mut count = 1;
+        if let Some(next) = runs.get(i + 1)
+            && next.len == r.len
+        {
+            let stride = next.first - r.first;
+            while runs
+                .get(i + count)
+                .is_some_and(|n| n.len == r.len && n.first == r.first + stride * count as u32)
+            {
+                count += 1;
+            }
+            if count >= 3 {
+                out.extend([
+                    i64::from(r.first),
+                    i64::from(r.len),
+                    -i64::from(stride),
+                    count as i64,
+                ]);
+                i += count;
+                continue;
+            }
+            count = 1;
+        }
+        out.extend([i64::from(r.first), i64::from(r.len)]);
+        i += count;
+    }
+    out
 }
 
 /// Points of an empirical distribution: at most `points` (value,
@@ -282,12 +315,30 @@ mod tests {
             dispersal: None,
             domains: None,
         };
-        let (busy, queue) = busy_and_queue(&[rec(0.0, 0.0, 10.0, 4), rec(1.0, 10.0, 12.0, 2)]);
-        assert_eq!(busy.times, [0.0, 10.0, 12.0]);
+        let s = over_time(&[rec(0.0, 0.0, 10.0, 4), rec(1.0, 10.0, 12.0, 2)]);
+        assert_eq!(s.times, [0.0, 1.0, 10.0, 12.0]);
         // At 10 one job ends and the other starts: one step, 4 → 2.
-        assert_eq!(busy.values, [4.0, 2.0, 0.0]);
-        assert_eq!(queue.times, [1.0, 10.0]);
-        assert_eq!(queue.values, [1.0, 0.0]);
+        assert_eq!(s.busy, [4.0, 4.0, 2.0, 0.0]);
+        assert_eq!(s.queue, [0.0, 1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn rows_of_a_box_are_one_strided_group() {
+        let run = |first, len| NodeRun { first, len };
+        // Four rows of 3 at stride 8, then a lone run.
+        let runs = [run(10, 3), run(18, 3), run(26, 3), run(34, 3), run(50, 1)];
+        assert_eq!(encode_runs(&runs), [10, 3, -8, 4, 50, 1]);
+        // Two equal runs stay pairs; so do runs of different lengths.
+        assert_eq!(encode_runs(&[run(0, 2), run(8, 2)]), [0, 2, 8, 2]);
+        assert_eq!(
+            encode_runs(&[run(0, 2), run(8, 3), run(16, 3)]),
+            [0, 2, 8, 3, 16, 3]
+        );
+        // A break in the stride ends the group.
+        assert_eq!(
+            encode_runs(&[run(0, 1), run(2, 1), run(4, 1), run(7, 1)]),
+            [0, 1, -2, 3, 7, 1]
+        );
     }
 
     #[test]

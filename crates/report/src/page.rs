@@ -206,7 +206,6 @@ fn write_run(
         ("end", |r| r.end),
         ("asked", |r| r.requested as f64),
         ("got", |r| r.granted as f64),
-        ("wait", |r| r.wait),
         ("bsld", |r| r.bounded_slowdown),
     ] {
         let _ = write!(out, ",\"{name}\":");
@@ -224,24 +223,25 @@ fn write_run(
         if i > 0 {
             out.push(',');
         }
-        json_nums(
-            out,
-            runs.iter()
-                .flat_map(|r| [f64::from(r.first), f64::from(r.len)]),
-        );
+        out.push('[');
+        for (k, v) in data::encode_runs(runs).iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{v}");
+        }
+        out.push(']');
     }
     out.push_str("]}");
 
     // Over time, distributions and summary: every job.
-    let (busy, queue) = data::busy_and_queue(records);
-    out.push_str(",\"busy\":{\"t\":");
-    json_nums(out, busy.times.iter().copied());
-    out.push_str(",\"v\":");
-    json_nums(out, busy.values.iter().copied());
-    out.push_str("},\"queue\":{\"t\":");
-    json_nums(out, queue.times.iter().copied());
-    out.push_str(",\"v\":");
-    json_nums(out, queue.values.iter().copied());
+    let over = data::over_time(records);
+    out.push_str(",\"over\":{\"t\":");
+    json_nums(out, over.times.iter().copied());
+    out.push_str(",\"busy\":");
+    json_nums(out, over.busy.iter().copied());
+    out.push_str(",\"queue\":");
+    json_nums(out, over.queue.iter().copied());
     out.push('}');
     for (name, values) in [
         (

@@ -49,6 +49,32 @@ fn data(html: &str) -> Value {
     serde_json::from_str(&html[start..end]).expect("valid JSON")
 }
 
+/// A job's runs of node ids as the page encodes them (`first, len`, or
+/// `first, len, -stride, count` for rows of a box), as (first, len) pairs.
+fn runs_of(v: &Value) -> Vec<(u32, u32)> {
+    let enc: Vec<i64> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_i64().expect("integer"))
+        .collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < enc.len() {
+        let (first, len) = (enc[k], enc[k + 1]);
+        if enc.get(k + 2).is_some_and(|&s| s < 0) {
+            for c in 0..enc[k + 3] {
+                out.push(((first - c * enc[k + 2]) as u32, len as u32));
+            }
+            k += 4;
+        } else {
+            out.push((first as u32, len as u32));
+            k += 2;
+        }
+    }
+    out
+}
+
 fn nums(v: &Value) -> Vec<f64> {
     v.as_array()
         .expect("array")
@@ -87,12 +113,11 @@ fn every_job_is_drawn_on_the_nodes_it_held() {
             .expect("every job drawn");
         assert_eq!(starts[i], r.start);
         assert_eq!(nums(&run["jobs"]["end"])[i], r.end);
-        assert_eq!(nums(&run["jobs"]["wait"])[i], r.wait);
+        assert_eq!(starts[i] - nums(&run["jobs"]["submit"])[i], r.wait);
         // The runs of node ids cover exactly the granted nodes.
-        let runs = nums(&run["jobs"]["runs"][i]);
-        let mut nodes: Vec<u32> = runs
-            .chunks(2)
-            .flat_map(|p| (p[0] as u32)..(p[0] as u32 + p[1] as u32))
+        let mut nodes: Vec<u32> = runs_of(&run["jobs"]["runs"][i])
+            .into_iter()
+            .flat_map(|(first, len)| first..first + len)
             .collect();
         nodes.sort_unstable();
         let mut want = r.partition.node_list(&mesh).expect("nodes");
@@ -101,7 +126,7 @@ fn every_job_is_drawn_on_the_nodes_it_held() {
         assert_eq!(run["jobs"]["part"][i], r.partition.to_string());
     }
     // Busy nodes never exceed the machine and end at zero.
-    let busy = nums(&run["busy"]["v"]);
+    let busy = nums(&run["over"]["busy"]);
     assert!(busy.iter().all(|&b| (0.0..=64.0).contains(&b)));
     assert_eq!(busy.last(), Some(&0.0));
     // The summary's mean wait is the records' mean.
