@@ -153,6 +153,14 @@ pub enum TopologyError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A machine description over a size bound.
+    #[error("topology {text:?} is too large: {reason}; describe a smaller machine")]
+    MachineTooLarge {
+        /// The text given (shortened).
+        text: String,
+        /// Which count is over which bound.
+        reason: String,
+    },
     /// A list of sides is malformed.
     #[error("invalid sides {text:?}: {reason} (expected AxB[xC…], e.g. 16x16)")]
     InvalidSides {

@@ -2,10 +2,7 @@
 //! refused before anything is built, inputs echoed short and escaped,
 //! wrong documents refused, names the formatter cannot pad.
 
-#![expect(
-    clippy::expect_used,
-    reason = "a missing example file stops the test"
-)]
+#![expect(clippy::expect_used, reason = "a missing example file stops the test")]
 
 use partalloc_topology::capacity::{CapacityMachine, MAX_NODES, MAX_UNITS};
 use partalloc_topology::slurm::{SlurmMachine, hostlist};
