@@ -253,10 +253,10 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         )?;
     }
     if let Some(t) = args.time
-        && !(t.is_finite() && t >= 0.0)
+        && !(t.is_finite() && t > 0.0)
     {
         return Err(CliError::input(format!(
-            "--time {t}: the stop time must be a finite number at least 0"
+            "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
         )));
     }
     // Pods, Slurm and capacity machines log seed 0's grants (its first measured jobs

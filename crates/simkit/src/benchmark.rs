@@ -388,7 +388,10 @@ pub fn sample_starts(
     if count > MAX_SEQUENCES {
         return Err(BenchmarkError::TooManySequences { sequences: count });
     }
-    let high = jobs.checked_sub(length + 1).filter(|&h| h > length);
+    let high = length
+        .checked_add(1)
+        .and_then(|l| jobs.checked_sub(l))
+        .filter(|&h| h > length);
     let high = high.ok_or(BenchmarkError::TraceTooShort { length, jobs })?;
     let mut rng = SimRng::seed_from_u64(seed);
     Ok((0..count).map(|_| rng.random_range(length..high)).collect())

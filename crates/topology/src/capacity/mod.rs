@@ -211,7 +211,7 @@ impl CapacityMachine {
             let units = u128::from(total) * value.unsigned_abs() as u128;
             if resource.contains('/') && units > u128::from(MAX_UNITS) {
                 return Err(CapacityError::TooLarge {
-                    what: "the count of allocation units (GPUs or pods)",
+                    what: "the GPU or pod count",
                     got: u64::try_from(units).unwrap_or(u64::MAX),
                     max: MAX_UNITS,
                 });
@@ -773,7 +773,7 @@ impl CapacityMachineBuilder {
             .unwrap_or(pods);
         if total(unit) as u64 > MAX_UNITS {
             return Err(CapacityError::TooLarge {
-                what: "the count of allocation units (GPUs or pods)",
+                what: "the GPU or pod count",
                 got: total(unit) as u64,
                 max: MAX_UNITS,
             });

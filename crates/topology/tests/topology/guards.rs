@@ -58,7 +58,7 @@ fn racks_over_the_bounds_are_refused_from_their_counts() {
     for (text, says) in [
         ("racks:1x4194304x1gpu", "the node count is 4194304"),
         ("racks:4096x4096x4gpu", "the node count is 16777216"),
-        ("racks:1x1x4194305gpu", "allocation units"),
+        ("racks:1x1x4194305gpu", "the GPU or pod count is 4194305"),
     ] {
         let e = text.parse::<Topology>().unwrap_err().to_string();
         assert!(e.contains(says), "{text}: {e}");
