@@ -1,5 +1,5 @@
 //! The adversarial corpus: malformed and extreme inputs over every input
-//! surface of the `partalloc` binary (issue 23), each run as a process
+//! surface of the `partalloc` binary, each run as a process
 //! under an address-space limit.
 //!
 //! Every probe asserts the exit code (0 or 1, or 2 where clap may refuse
@@ -590,10 +590,10 @@ fn adversarial_corpus() {
 }
 
 #[test]
-fn issue_23_numbered_items() {
+fn earlier_findings_stay_fixed() {
     let probes = issue::probes(full());
-    let failures = run_all("issue 23 items", &probes);
-    assert_none("issue 23 items", &failures);
+    let failures = run_all("earlier findings", &probes);
+    assert_none("earlier findings", &failures);
 }
 
 #[test]
