@@ -114,7 +114,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         args.slowdown_bound,
         table.starts.len(),
         args.length,
-        args.trace.display(),
+        crate::error::shown(&args.trace),
         trace.jobs().len(),
         trace.nodes(),
         table

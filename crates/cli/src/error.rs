@@ -201,15 +201,42 @@ pub(crate) enum ShardError {
 
 /// Most characters of a path a message repeats: real paths stay whole, a
 /// megabyte of path (an experiment file's `output`) does not flood stderr.
-const PATH_CHARS: usize = 512;
+const PATH_CHARS: usize = 80;
 
-/// `path` as a message shows it: whole up to [`PATH_CHARS`] characters,
-/// else its start and `…`.
+/// `path` as a message shows it: control characters escaped as
+/// [`partalloc::topology::echo`] escapes them, and, past [`PATH_CHARS`]
+/// characters, `…` and its last `PATH_CHARS - 1` characters (the end of a
+/// path names the file).
 pub(crate) fn shown(path: &Path) -> String {
     let text = path.display().to_string();
-    match text.char_indices().nth(PATH_CHARS) {
-        None => text,
-        Some((end, _)) => format!("{}…", &text[..end]),
+    let chars = text.chars().count();
+    let (skip, lead) = if chars > PATH_CHARS {
+        (chars - (PATH_CHARS - 1), "…")
+    } else {
+        (0, "")
+    };
+    let mut out = String::from(lead);
+    for c in text.chars().skip(skip) {
+        if partalloc::topology::is_unsafe(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Most characters of a parser's own message a message repeats.
+const MESSAGE_CHARS: usize = 160;
+
+/// A parser's message (the TOML reader's, which repeats the key or value
+/// it refuses whole) as a message shows it: control characters escaped
+/// and, past [`MESSAGE_CHARS`] characters, cut with `…`.
+pub(crate) fn clipped(message: &str) -> String {
+    let escaped = partalloc::topology::escaped(message);
+    match escaped.char_indices().nth(MESSAGE_CHARS) {
+        None => escaped.into_owned(),
+        Some((end, _)) => format!("{}…", &escaped[..end]),
     }
 }
 

@@ -137,6 +137,7 @@ pub(crate) fn read_bytes(path: &std::path::Path, kind: FileKind) -> Result<Vec<u
         ))
     };
     let file = std::fs::File::open(path).map_err(CliError::io(path))?;
+    crate::output::register_input(path, &file);
     let meta = file.metadata().map_err(CliError::io(path))?;
     if meta.is_dir() {
         return Err(CliError::input(format!(

@@ -93,15 +93,9 @@ pub(crate) fn emit(text: &str) -> Result<(), CliError> {
 pub(crate) fn check_outputs(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), CliError> {
     let mut files: Vec<(&str, &Path, FileId)> = Vec::new();
     for &(flag, path) in outputs {
-        let dest = atomic::destination(path).map_err(|e| CliError::OutputPath {
-            flag: flag.to_owned(),
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        let atomic::Destination::Replace(real) = dest else {
+        let Some(id) = replaced(flag, path)? else {
             continue;
         };
-        let id = FileId::of(&real)?;
         for &input in inputs {
             if FileId::existing(input).is_some_and(|i| i == id) {
                 return Err(CliError::OutputIsInput {
@@ -121,6 +115,73 @@ pub(crate) fn check_outputs(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Resu
         files.push((flag, path, id));
     }
     Ok(())
+}
+
+/// The identity of the regular file writing `path` (named by `flag`)
+/// replaces, after checking that it may be replaced: a destination
+/// [`atomic::destination`] accepts, not write-protected, and not a file
+/// the run has read ([`register_input`]). `None` for what is written in
+/// place (a device, a FIFO, standard output).
+fn replaced(flag: &str, path: &Path) -> Result<Option<FileId>, CliError> {
+    let refuse = |reason: String| CliError::OutputPath {
+        flag: flag.to_owned(),
+        path: path.to_path_buf(),
+        reason,
+    };
+    let dest = atomic::destination(path).map_err(|e| refuse(e.to_string()))?;
+    let atomic::Destination::Replace(real) = dest else {
+        return Ok(None);
+    };
+    let id = FileId::of(&real)?;
+    guard(flag, path, &id)?;
+    Ok(Some(id))
+}
+
+/// Refuses to replace the existing file `id` (named `path` by `flag`) when
+/// it is write-protected or a file the run has read.
+fn guard(flag: &str, path: &Path, id: &FileId) -> Result<(), CliError> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {
+        return Err(CliError::OutputPath {
+            flag: flag.to_owned(),
+            path: path.to_path_buf(),
+            reason:
+                "the file is write-protected; make it writable (chmod u+w) or write to another file"
+                    .to_owned(),
+        });
+    }
+    let read = INPUTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(_, i)| i == id)
+        .map(|(p, _)| p.clone());
+    match read {
+        Some(input) => Err(CliError::OutputIsInput {
+            flag: flag.to_owned(),
+            path: path.to_path_buf(),
+            input,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every file the run has read, with its identity: no output may
+/// replace one, whatever the spelling or link that names it.
+static INPUTS: std::sync::Mutex<Vec<(PathBuf, FileId)>> = std::sync::Mutex::new(Vec::new());
+
+/// Records `file`, opened from `path`, as an input of the run (by device
+/// and inode, read from the open file so a later rename cannot fool it).
+/// Every reader of input files calls it.
+pub(crate) fn register_input(path: &Path, file: &std::fs::File) {
+    use std::os::unix::fs::MetadataExt as _;
+    if let Ok(m) = file.metadata()
+        && m.is_file()
+    {
+        INPUTS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((path.to_path_buf(), FileId::Inode(m.dev(), m.ino())));
+    }
 }
 
 /// What makes two paths the same file: device and inode where the file
@@ -152,6 +213,9 @@ impl FileId {
 /// Writes `bytes` to `path` atomically (simkit's [`write_atomic`]), so
 /// `path` never holds partial content.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if let Some(id) = FileId::existing(path) {
+        guard("the output", path, &id)?;
+    }
     atomic::write_atomic(path, bytes).map_err(CliError::io(path))
 }
 
@@ -167,6 +231,31 @@ mod tests {
         assert_eq!(num(972.3902), "972.390");
         assert_eq!(num(0.4661), "0.466100");
         assert_eq!(num(1.5e9 + 0.5), "1.5000e9");
+    }
+
+    #[test]
+    fn a_file_read_this_run_or_write_protected_is_never_replaced() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.yaml");
+        std::fs::write(&input, b"keep").unwrap();
+        register_input(&input, &std::fs::File::open(&input).unwrap());
+        let link = dir.path().join("link.yaml");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        for p in [&input, &link] {
+            let e = write_atomic(p, b"x").unwrap_err().to_string();
+            assert!(e.contains("that is the input"), "{e}");
+            let e = check_outputs(&[("-o", p)], &[]).unwrap_err().to_string();
+            assert!(e.contains("that is the input"), "{e}");
+        }
+        assert_eq!(std::fs::read(&input).unwrap(), b"keep");
+        let ro = dir.path().join("ro.txt");
+        std::fs::write(&ro, b"keep").unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let e = check_outputs(&[("-o", &ro)], &[]).unwrap_err().to_string();
+        assert!(e.contains("write-protected"), "{e}");
+        assert!(write_atomic(&ro, b"x").is_err());
+        assert_eq!(std::fs::read(&ro).unwrap(), b"keep");
     }
 
     #[test]

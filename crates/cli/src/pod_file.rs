@@ -45,8 +45,9 @@ pub(crate) fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> CliErr
         .collect::<Vec<_>>()
         .join("; ");
     CliError::input(format!(
-        "pod file {}: {line}{message}",
-        crate::error::shown(path)
+        "pod file {}: {line}{}",
+        crate::error::shown(path),
+        crate::error::clipped(&message)
     ))
 }
 

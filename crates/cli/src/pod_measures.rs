@@ -18,6 +18,11 @@ const SAMPLES: usize = 200;
 /// the simulated stream.
 pub(crate) const MEASURED_JOBS: usize = 100_000;
 
+/// Most node ids (and boxes) the logged grants hold in all (2^23, 32 MiB):
+/// on a machine of millions of GPUs granted one by one, a hundred jobs
+/// would otherwise hold gigabytes.
+pub(crate) const MEASURED_IDS: usize = 1 << 23;
+
 /// The pod section of a `simulate` report.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct PodSummary {

@@ -11,7 +11,7 @@ use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
-use crate::pod_measures::MEASURED_JOBS;
+use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::WorkloadOptions;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
@@ -168,7 +168,10 @@ pub(crate) fn run_generated(
         (setup.topology, setup.allocator, setup.scheduler),
         workload,
         config,
-        &|r| (keep.grants && r == 0).then(|| GrantLog::new(MEASURED_JOBS)),
+        &|r| {
+            (keep.grants && r == 0)
+                .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS))
+        },
         done,
     )?;
     let mut first = None;

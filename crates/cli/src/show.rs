@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use partalloc::simkit::report::partition_label;
 use partalloc::simkit::{JobRecord, Replications, SimConfig, Simulation, Stop};
 use partalloc::topology::slurm::SlurmMachine;
-use partalloc::topology::{NodeId, Topology};
+use partalloc::topology::{NodeId, Topology, echo, escaped};
 use partalloc::workload::Job;
 
 use crate::error::CliError;
@@ -124,7 +124,8 @@ fn slurm_layout(m: &SlurmMachine) -> Layout {
                     .map(|s| s.name.clone()),
                 _ => None,
             };
-            rows.push((node, name.unwrap_or_else(|| format!("domain {d}"))));
+            let name = name.map_or_else(|| format!("domain {d}"), |n| echo(&n));
+            rows.push((node, name));
         }
     }
     if let Some(&(start, _)) = rows.last() {
@@ -304,9 +305,10 @@ fn text(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{topology} · {} · {} · t = {}: {}",
-        args.allocator,
-        args.scheduler,
+        "{} · {} · {} · t = {}: {}",
+        escaped(&topology.to_string()),
+        escaped(&args.allocator),
+        escaped(&args.scheduler),
         args.at,
         summary(topology, snap)
     );
@@ -335,7 +337,7 @@ fn text(
             symbol(i),
             r.id,
             r.granted,
-            partition_label(&r.partition, topology, &mut Vec::new()),
+            escaped(&partition_label(&r.partition, topology, &mut Vec::new())),
             num(r.start),
             num(r.end)
         );
@@ -508,8 +510,12 @@ fn svg_summary(args: &Args, topology: &Topology, snap: &Snapshot, cells: u64) ->
     s
 }
 
+/// `t` as SVG text: unsafe characters escaped as
+/// [`escaped`] does (XML forbids most control characters even as
+/// references), then `&`, `<` and `>`.
 fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
+    escaped(t)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }

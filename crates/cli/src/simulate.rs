@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::pod_measures::MEASURED_JOBS;
+use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
 use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, value_name};
@@ -168,7 +168,7 @@ fn run_trace(
         if let Some(m) = crate::run::runtime_model(args.runtime_model.as_deref())? {
             sim = sim.with_runtime_model(m.seeded(args.seed))?;
         }
-        let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS));
+        let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
         let Some(csv) = &args.jobs_csv else {
             return Ok((sim.run_observed(&mut log, None)?, log));
         };
@@ -253,10 +253,10 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         )?;
     }
     if let Some(t) = args.time
-        && !(t.is_finite() && t >= 0.0)
+        && !(t.is_finite() && t > 0.0)
     {
         return Err(CliError::input(format!(
-            "--time {t}: the stop time must be a finite number at least 0"
+            "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
         )));
     }
     // Pods, Slurm and capacity machines log seed 0's grants (its first measured jobs

@@ -52,8 +52,14 @@ fn read(kind: TopologyKind, spec: &str) -> Result<Topology, CliError> {
         _ => (spec, None),
     };
     if file.is_empty() {
+        let example = match kind {
+            TopologyKind::Tree => "tree-2level.conf",
+            TopologyKind::Ring => "ring-4x8.conf",
+            TopologyKind::Torus3d => "torus3d-4x4x4.yaml",
+            _ => "blocks-8x18.conf",
+        };
         return Err(CliError::input(format!(
-            "--topology {kind}:FILE needs a topology.conf or topology.yaml file, e.g. {kind}:examples/blocks-8x18.conf"
+            "--topology {kind}:FILE needs a topology.conf or topology.yaml file, e.g. {kind}:examples/{example}"
         )));
     }
     let path = Path::new(file);

@@ -221,7 +221,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         CliError::input(format!(
             "{}: {line}{}",
             crate::error::shown(path),
-            e.message().trim().replace('\n', "; ")
+            crate::error::clipped(&e.message().trim().replace('\n', "; "))
         ))
     })?;
     let ctx = |msg: String| CliError::input(format!("{}: {msg}", crate::error::shown(path)));

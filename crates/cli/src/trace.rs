@@ -22,6 +22,7 @@ fn open(
     lenient: bool,
 ) -> Result<SwfJobs<BufReader<fs::File>>, CliError> {
     let file = fs::File::open(path).map_err(CliError::io(path))?;
+    crate::output::register_input(path, &file);
     let reader = SwfReader::new(BufReader::with_capacity(1 << 16, file))
         .map_err(|source| CliError::Swf {
             path: path.to_path_buf(),
@@ -36,7 +37,7 @@ fn open(
 fn item_error(path: &Path, line: u64, e: SwfError) -> CliError {
     match e {
         e @ (SwfError::Unusable { .. } | SwfError::Mapping { .. }) => {
-            CliError::input(format!("{}: line {line}: {e}", path.display()))
+            CliError::input(format!("{}: line {line}: {e}", crate::error::shown(path)))
         }
         source => CliError::Swf {
             path: path.to_path_buf(),
@@ -276,7 +277,7 @@ pub(crate) fn read_sacct(
     };
     let text = crate::limits::read_text(path, crate::limits::FileKind::Sacct)?;
     let bad = |e: partalloc::workload::sacct::SacctError| {
-        CliError::input(format!("{}: {e}", path.display()))
+        CliError::input(format!("{}: {e}", crate::error::shown(path)))
     };
     let trace = SacctTrace::parse(&text, lenient).map_err(bad)?;
     let skipped = trace.skipped.len() as u64;

@@ -167,8 +167,9 @@ pub enum BenchmarkError {
     },
     /// The trace is too short to draw sequences of this length.
     #[error(
-        "sequences of {length} jobs need a trace of at least {} jobs (starts are drawn from [{length}, jobs - {length} - 1)); this trace has {jobs}",
-        2 * length + 2
+        "sequences of {length} jobs need a trace of at least {} jobs (starts are drawn from [{length}, jobs - {length} - 1)); this trace has {jobs}, enough for sequences of at most {}",
+        length.saturating_mul(2).saturating_add(2),
+        jobs.saturating_sub(2) / 2
     )]
     TraceTooShort {
         /// The sequence length.
@@ -387,7 +388,10 @@ pub fn sample_starts(
     if count > MAX_SEQUENCES {
         return Err(BenchmarkError::TooManySequences { sequences: count });
     }
-    let high = jobs.checked_sub(length + 1).filter(|&h| h > length);
+    let high = length
+        .checked_add(1)
+        .and_then(|l| jobs.checked_sub(l))
+        .filter(|&h| h > length);
     let high = high.ok_or(BenchmarkError::TraceTooShort { length, jobs })?;
     let mut rng = SimRng::seed_from_u64(seed);
     Ok((0..count).map(|_| rng.random_range(length..high)).collect())
@@ -754,7 +758,7 @@ mod tests {
         let short = sample_starts(2 * 5 + 1, 5, 3, 1).unwrap_err();
         assert_eq!(
             short.to_string(),
-            "sequences of 5 jobs need a trace of at least 12 jobs (starts are drawn from [5, jobs - 5 - 1)); this trace has 11"
+            "sequences of 5 jobs need a trace of at least 12 jobs (starts are drawn from [5, jobs - 5 - 1)); this trace has 11, enough for sequences of at most 4"
         );
         assert_eq!(
             sample_starts(100, 0, 3, 1).unwrap_err().to_string(),

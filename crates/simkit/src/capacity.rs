@@ -335,25 +335,46 @@ impl Inner {
             return;
         }
         let m = Arc::clone(&self.machine);
-        for &u in &self.ids {
-            let Some(leaf) = m.unit_leaf(u) else {
+        // Units of one leaf are counted together and the leaf's domains
+        // changed once per run of them: a grant's units are mostly in
+        // order, so a grant of millions of GPUs costs a pass over its ids,
+        // not a search and a walk up the tree per unit.
+        let mut run: Option<(usize, std::ops::Range<u32>, u64)> = None;
+        let ids = std::mem::take(&mut self.ids);
+        for &u in &ids {
+            if let Some((_, units, count)) = &mut run
+                && units.contains(&u)
+            {
+                *count += 1;
                 continue;
-            };
-            let mut d = Some(m.leaf_domain(leaf));
-            while let Some(x) = d {
-                self.free[x] = if freed {
-                    self.free[x] + 1
-                } else {
-                    self.free[x].saturating_sub(1)
-                };
-                d = m.parent(x);
             }
-            self.total_free = if freed {
-                self.total_free + 1
-            } else {
-                self.total_free.saturating_sub(1)
-            };
+            if let Some((leaf, _, count)) = run.take() {
+                self.apply(&m, leaf, count, freed);
+            }
+            run = m.unit_leaf(u).map(|leaf| (leaf, m.leaf_units(leaf), 1));
         }
+        if let Some((leaf, _, count)) = run {
+            self.apply(&m, leaf, count, freed);
+        }
+        self.ids = ids;
+    }
+
+    /// Frees (or takes) `count` units of `leaf` in every domain above it.
+    fn apply(&mut self, m: &CapacityMachine, leaf: usize, count: u64, freed: bool) {
+        let mut d = Some(m.leaf_domain(leaf));
+        while let Some(x) = d {
+            self.free[x] = if freed {
+                self.free[x] + count
+            } else {
+                self.free[x].saturating_sub(count)
+            };
+            d = m.parent(x);
+        }
+        self.total_free = if freed {
+            self.total_free + count
+        } else {
+            self.total_free.saturating_sub(count)
+        };
     }
 }
 

@@ -215,11 +215,23 @@ pub struct Held {
 pub struct GrantLog {
     cap: usize,
     rules: Option<PlacementRules>,
+    /// Node ids and boxes the logged partitions hold, and their bound.
+    items: usize,
+    max_items: usize,
     done: Vec<Held>,
     open: Vec<Held>,
     /// Per slot: the running job's start and partition, until closed.
     running: Vec<Option<(f64, Partition)>>,
     closed: bool,
+}
+
+/// What a partition costs the log: its listed node ids or boxes.
+fn items(p: &Partition) -> usize {
+    match p {
+        Partition::Nodes(ids) => ids.len(),
+        Partition::Boxes(boxes) => boxes.len(),
+        _ => 1,
+    }
 }
 
 impl GrantLog {
@@ -229,8 +241,34 @@ impl GrantLog {
     pub fn new(cap: usize) -> Self {
         Self {
             cap,
+            max_items: usize::MAX,
             ..Self::default()
         }
+    }
+
+    /// The log that also keeps at most `max` node ids and boxes in all:
+    /// on a machine of millions of nodes a job granted node by node holds
+    /// millions of ids, so the job count alone does not bound the memory.
+    /// The log closes when the next job would pass it, as when `cap` jobs
+    /// are logged.
+    ///
+    /// ```
+    /// use partalloc_simkit::observe::GrantLog;
+    /// use partalloc_simkit::{SimConfig, Simulation};
+    /// use partalloc_workload::{Job, JobShape};
+    /// let machine: partalloc_topology::Topology = "mesh:4x4".parse()?;
+    /// let jobs = (0..40).map(|i| Job::new(i, f64::from(i as u32), JobShape::Nodes { count: 4 }, 0.5));
+    /// let sim = Simulation::by_name(machine, "paging", "fcfs", jobs, SimConfig::default())?;
+    /// let mut log = GrantLog::new(usize::MAX).with_max_items(10);
+    /// sim.run_observed(&mut log, None)?;
+    /// // Two grants of 4 node ids each; a third would make 12.
+    /// assert_eq!(log.completed().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_items(mut self, max: usize) -> Self {
+        self.max_items = max;
+        self
     }
 
     /// The completed measured jobs, in completion order.
@@ -330,10 +368,12 @@ impl Observer for GrantLog {
         if !d.measured {
             return;
         }
-        if self.done.len() >= self.cap {
+        let weight = items(&partition);
+        if self.done.len() >= self.cap || self.items.saturating_add(weight) > self.max_items {
             self.close();
             return;
         }
+        self.items += weight;
         self.done.push(Held {
             start,
             end: d.end,

@@ -147,6 +147,17 @@ impl SimConfig {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SimError {
+    /// The run-time model stretched a job's run time past every finite
+    /// time.
+    #[error(
+        "the run-time model gives job {job} a run time of {run_time:e}, past any finite time; lower the model's coefficients"
+    )]
+    RunTimeOverflow {
+        /// The job.
+        job: u64,
+        /// The run time the model gave.
+        run_time: f64,
+    },
     /// The allocator manages another machine than the one given.
     #[error("the allocator manages {allocator}, but the simulation is for {machine}")]
     TopologyMismatch {
@@ -155,8 +166,10 @@ pub enum SimError {
         /// The machine given.
         machine: String,
     },
-    /// The stop time is not a finite non-negative number.
-    #[error("stop time {0} must be finite and non-negative")]
+    /// The stop time is not a finite number above 0.
+    #[error(
+        "stop time {0} must be a finite number above 0; a run that stops at 0 measures nothing"
+    )]
     BadStopTime(f64),
     /// The allocator could not be built by name.
     #[error(transparent)]
@@ -476,8 +489,8 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// `topology`), scheduler and job source.
     ///
     /// # Errors
-    /// [`SimError::TopologyMismatch`], or a stop time that is not finite and
-    /// non-negative.
+    /// [`SimError::TopologyMismatch`], or a stop time that is not a finite
+    /// number above 0.
     pub fn new(
         topology: Topology,
         alloc: Box<dyn Allocator>,
@@ -492,7 +505,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             });
         }
         if let Some(t) = config.stop.time
-            && !(t.is_finite() && t >= 0.0)
+            && !(t.is_finite() && t > 0.0)
         {
             return Err(SimError::BadStopTime(t));
         }
@@ -685,6 +698,12 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 let dispersal = meter.measure(s.grant.partition());
                 if let Some(model) = runtime.as_mut() {
                     s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
+                    if !(t + s.job.service).is_finite() {
+                        return Err(SimError::RunTimeOverflow {
+                            job: s.job.id,
+                            run_time: s.job.service,
+                        });
+                    }
                 }
                 let extra = Extra {
                     numerical,

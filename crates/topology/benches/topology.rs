@@ -1,4 +1,4 @@
-//! Addressing, subtorus and graph-product costs.
+//! Addressing, subtorus, graph-product and hostlist costs.
 //!
 //! `cargo bench -p partalloc-topology --bench topology -- --warm-up-time 1 --measurement-time 2`
 
@@ -10,6 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use partalloc_topology::slurm::hostlist;
 use partalloc_topology::{Grid, NodeId, SubtorusFamily, TupleGraph};
 
 fn addressing(c: &mut Criterion) {
@@ -84,5 +85,29 @@ fn products(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, addressing, subtori, products);
+/// Hostlists of separate names: the cost per name stays flat as the list
+/// grows ten-fold (reading is linear in the text).
+fn hostlists(c: &mut Criterion) {
+    for n in [10_000usize, 100_000] {
+        let text = (0..n)
+            .map(|i| format!("n{i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        c.bench_function(
+            &format!("hostlist expand, {n} comma-separated names"),
+            |b| {
+                b.iter(|| hostlist::expand(black_box(&text)).unwrap().len());
+            },
+        );
+    }
+    let bracketed = (0..10_000)
+        .map(|i| format!("r{i}[0-3]"))
+        .collect::<Vec<_>>()
+        .join(",");
+    c.bench_function("hostlist expand, 10000 bracketed names", |b| {
+        b.iter(|| hostlist::expand(black_box(&bracketed)).unwrap().len());
+    });
+}
+
+criterion_group!(benches, addressing, subtori, products, hostlists);
 criterion_main!(benches);

@@ -153,6 +153,14 @@ pub enum TopologyError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A machine description over a size bound.
+    #[error("topology {text:?} is too large: {reason}; describe a smaller machine")]
+    MachineTooLarge {
+        /// The text given (shortened).
+        text: String,
+        /// Which count is over which bound.
+        reason: String,
+    },
     /// A list of sides is malformed.
     #[error("invalid sides {text:?}: {reason} (expected AxB[xC…], e.g. 16x16)")]
     InvalidSides {
@@ -166,9 +174,12 @@ pub enum TopologyError {
 /// How many characters of an input an error message repeats.
 pub const ECHO_CHARS: usize = 40;
 
-/// `text` as error messages repeat it: whole if it has at most
-/// [`ECHO_CHARS`] characters, otherwise its first `ECHO_CHARS` characters
-/// and `…`, so a huge field or argument cannot flood standard error.
+/// `text` as messages, pictures and terminal output repeat it: its first
+/// [`ECHO_CHARS`] characters (then `…` if there were more), with every
+/// control character escaped (`\n`, `\u{1b}`), so a huge field or
+/// argument cannot flood standard error, a line break cannot split a
+/// one-line message, an escape sequence cannot drive the terminal, and
+/// the text is valid in XML once `&`, `<` and `>` are escaped.
 ///
 /// ```
 /// use partalloc_topology::echo;
@@ -176,11 +187,50 @@ pub const ECHO_CHARS: usize = 40;
 /// let long = "7".repeat(10_000_000);
 /// assert_eq!(echo(&long).chars().count(), 41);
 /// assert!(echo(&long).ends_with('…'));
+/// assert_eq!(echo("r0\u{1b}[2J\n"), "r0\\u{1b}[2J\\n");
 /// ```
 #[must_use]
 pub fn echo(text: &str) -> String {
-    match text.char_indices().nth(ECHO_CHARS) {
-        None => text.to_owned(),
-        Some((end, _)) => format!("{}…", &text[..end]),
+    let mut out = String::with_capacity(text.len().min(4 * ECHO_CHARS + 3));
+    for (i, c) in text.chars().enumerate() {
+        if i == ECHO_CHARS {
+            out.push('…');
+            break;
+        }
+        if is_unsafe(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
     }
+    out
+}
+
+/// `text` with every character [`is_unsafe`] says is unsafe escaped
+/// (`\n`, `\u{1b}`), at its whole length: for output that must show all
+/// of a text (a partition's host list) yet never drive the terminal or
+/// break a line or an XML document. [`echo`] also caps the length.
+#[must_use]
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_unsafe(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A character [`echo`] escapes: a control character, or one that
+/// reorders or hides text on a terminal (bidirectional overrides and
+/// isolates, zero-width marks).
+#[must_use]
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }

@@ -351,25 +351,40 @@ pub fn parse_sides(text: &str) -> Result<Coords, TopologyError> {
 }
 
 /// `[Bx]RxNxGgpu`: B blocks (default 1) of R racks of N nodes with G
-/// `nvidia.com/gpu` each, printed back in that normal form.
-fn racks(text: &str) -> Result<Topology, String> {
+/// `nvidia.com/gpu` each, printed back in that normal form. `whole` is
+/// the full description, named by errors.
+fn racks(text: &str, whole: &str) -> Result<Topology, TopologyError> {
+    let err = |reason: String| TopologyError::InvalidTopology {
+        text: crate::echo(whole),
+        reason,
+    };
     let shape = "expected [BLOCKSx]RACKSxNODESxGgpu, e.g. racks:8x18x4gpu";
     let t = text.trim();
     let (counts, gpus) = t
         .strip_suffix("gpu")
         .and_then(|c| c.rsplit_once(['x', 'X', '×']))
-        .ok_or_else(|| format!("{:?}: {shape}", crate::echo(t)))?;
-    let gpus = whole_number(gpus)?;
-    let counts = side_list(counts)?;
+        .ok_or_else(|| err(format!("{:?}: {shape}", crate::echo(t))))?;
+    let gpus = whole_number(gpus).map_err(err)?;
+    let counts = side_list(counts).map_err(err)?;
     let (blocks, racks, nodes) = match *counts.as_slice() {
         [r, n] => (1, r, n),
         [b, r, n] => (b, r, n),
-        _ => return Err(format!("{:?}: {shape}", crate::echo(t))),
+        _ => return Err(err(format!("{:?}: {shape}", crate::echo(t)))),
     };
     let machine = CapacityMachine::racks(blocks, racks, nodes, &[(GPU_RESOURCE, i64::from(gpus))])
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match e {
+            // A size over a bound: the fix is a smaller machine, not
+            // another of the forms the parse error lists.
+            e @ crate::capacity::CapacityError::TooLarge { .. } => TopologyError::MachineTooLarge {
+                text: crate::echo(whole),
+                reason: e.to_string(),
+            },
+            e => err(e.to_string()),
+        })?;
     if machine.unit_resource() != GPU_RESOURCE {
-        return Err("a racks machine needs at least 1 GPU per node".to_owned());
+        return Err(err(
+            "a racks machine needs at least 1 GPU per node".to_owned()
+        ));
     }
     let name = if blocks == 1 {
         format!("racks:{racks}x{nodes}x{gpus}gpu")
@@ -422,7 +437,7 @@ impl FromStr for Topology {
                 .parse::<Pod>()
                 .map(Into::into)
                 .map_err(|e| err(&e.to_string())),
-            "racks" => racks(rest).map_err(|r| err(&r)),
+            "racks" => racks(rest, s),
             "kueue" => Err(err(
                 "a kueue machine is read from a Kueue Topology file and a node list, not parsed from text; load it with CapacityMachine::from_kueue_yaml (the command-line tool reads kueue:TOPOLOGY.yaml,NODES.yaml)",
             )),

@@ -29,6 +29,32 @@ pub enum CapacityError {
         /// What kind of value was expected there.
         expected: &'static str,
     },
+    /// The document is of another kind than the file should hold.
+    #[error(
+        "{file}:{line}: a `kind: {kind}` document, where a {expected} is expected; is this the right file?"
+    )]
+    Kind {
+        /// File name or other source label.
+        file: String,
+        /// 1-based line of `kind`.
+        line: usize,
+        /// The kind given (shortened).
+        kind: String,
+        /// The kinds accepted.
+        expected: String,
+    },
+    /// A node of a node list allocates no `pods`, so no pod would fit.
+    #[error(
+        "{file}:{line}: node `{node}` has no `pods` under status.allocatable; add the pods it takes (Kubernetes' default is pods: \"110\")"
+    )]
+    NoPods {
+        /// File name or other source label.
+        file: String,
+        /// 1-based line of its `allocatable`.
+        line: usize,
+        /// The node's name (shortened).
+        node: String,
+    },
     /// The topology names no level.
     #[error("{file}: the topology has no levels; list at least one node label under spec.levels")]
     NoLevels {

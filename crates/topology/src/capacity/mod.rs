@@ -67,11 +67,15 @@ pub const DEFAULT_MAX_PODS: i64 = 110;
 
 const MAX_LEVELS: usize = 16;
 const MAX_RESOURCES: usize = 64;
-const MAX_NODES: u64 = 1 << 24;
+/// Most Kubernetes nodes a machine may have (2^18, four times the largest
+/// clusters run today): a node costs a few hundred bytes of names and
+/// labels while it is read, so the bound keeps that under 100 MB.
+pub const MAX_NODES: u64 = 1 << 18;
 const NO_PARENT: u32 = u32::MAX;
-/// Most allocation units (GPUs, or pod slots) a machine may have: each is
-/// one node of the machine's [`crate::Topology`] form.
-pub const MAX_UNITS: u64 = 1 << 26;
+/// Most allocation units (GPUs, or pod slots) a machine may have (2^22):
+/// each is one node of the machine's [`crate::Topology`] form, on which
+/// the strategies keep per-node state.
+pub const MAX_UNITS: u64 = 1 << 22;
 
 /// A cluster of nodes with allocatable resources under a tree of topology
 /// levels. Immutable once built; usage is kept by the allocators.
@@ -149,6 +153,12 @@ impl CapacityMachine {
         nodes: &str,
         nodes_source: &str,
     ) -> Result<Self, CapacityError> {
+        // Sources name files in messages: a line break in a path must not
+        // split one.
+        let (topology_source, nodes_source) = (
+            &*crate::escaped(topology_source),
+            &*crate::escaped(nodes_source),
+        );
         let levels = yaml::read_levels(topology, topology_source)?;
         let mut builder = CapacityMachineBuilder::new(nodes_source, &levels)?;
         yaml::read_nodes(nodes, nodes_source, &mut builder)?;
@@ -164,8 +174,9 @@ impl CapacityMachine {
     ///
     /// # Errors
     /// [`CapacityError::Zero`] for a zero count, [`CapacityError::TooLarge`]
-    /// past 2²⁴ nodes or 64 resources, [`CapacityError::NegativeRequest`]
-    /// for a negative quantity.
+    /// past [`MAX_NODES`] nodes, [`MAX_UNITS`] units of a resource or 64
+    /// resources, [`CapacityError::NegativeRequest`] for a negative
+    /// quantity; the sizes are checked before any node is made.
     pub fn racks(
         blocks: u32,
         racks_per_block: u32,
@@ -194,6 +205,15 @@ impl CapacityMachine {
                 return Err(CapacityError::NegativeRequest {
                     resource: resource.to_owned(),
                     value,
+                });
+            }
+            // Any resource may become the allocation unit: bound each.
+            let units = u128::from(total) * value.unsigned_abs() as u128;
+            if resource.contains('/') && units > u128::from(MAX_UNITS) {
+                return Err(CapacityError::TooLarge {
+                    what: "the GPU or pod count",
+                    got: u64::try_from(units).unwrap_or(u64::MAX),
+                    max: MAX_UNITS,
                 });
             }
         }
@@ -753,7 +773,7 @@ impl CapacityMachineBuilder {
             .unwrap_or(pods);
         if total(unit) as u64 > MAX_UNITS {
             return Err(CapacityError::TooLarge {
-                what: "the count of allocation units (GPUs or pods)",
+                what: "the GPU or pod count",
                 got: total(unit) as u64,
                 max: MAX_UNITS,
             });

@@ -37,6 +37,7 @@ struct TreeBuilder {
     stack: Vec<(Node, Option<String>)>,
     root: Option<Node>,
     error: Option<(usize, String)>,
+    documents: usize,
 }
 
 impl TreeBuilder {
@@ -93,6 +94,16 @@ impl MarkedEventReceiver for TreeBuilder {
                     self.attach(node);
                 }
             }
+            Event::DocumentStart => {
+                self.documents += 1;
+                if self.documents == 2 {
+                    self.error.get_or_insert((
+                        line,
+                        "a second YAML document starts here; keep one document in the file"
+                            .to_owned(),
+                    ));
+                }
+            }
             Event::Alias(_) => {
                 self.error
                     .get_or_insert((line, "aliases are not supported".to_owned()));
@@ -105,7 +116,7 @@ impl MarkedEventReceiver for TreeBuilder {
 fn parse(text: &str, source: &str) -> Result<Node, CapacityError> {
     let mut builder = TreeBuilder::default();
     let mut parser = Parser::new_from_str(text);
-    if let Err(e) = parser.load(&mut builder, false) {
+    if let Err(e) = parser.load(&mut builder, true) {
         return Err(CapacityError::Yaml {
             file: source.to_owned(),
             line: e.marker().line(),
@@ -184,9 +195,33 @@ fn map<'a>(
     }
 }
 
+/// Refuses a document whose `kind` is given and is none of `kinds`: the
+/// wrong file in the wrong place (a node list as the Topology, a Pod).
+fn check_kind(root: &Node, kinds: &[&str], source: &str) -> Result<(), CapacityError> {
+    let Some(kind) = root.get("kind") else {
+        return Ok(());
+    };
+    match &kind.value {
+        Value::Scalar(k) if kinds.contains(&k.as_str()) => Ok(()),
+        Value::Scalar(k) => Err(CapacityError::Kind {
+            file: source.to_owned(),
+            line: kind.line,
+            kind: crate::echo(k),
+            expected: kinds.join(" or "),
+        }),
+        _ => Err(CapacityError::Field {
+            file: source.to_owned(),
+            line: kind.line,
+            field: "kind".to_owned(),
+            expected: "a scalar",
+        }),
+    }
+}
+
 /// The level labels of a Kueue `Topology` (`spec.levels[].nodeLabel`).
 pub(super) fn read_levels(text: &str, source: &str) -> Result<Vec<String>, CapacityError> {
     let root = parse(text, source)?;
+    check_kind(&root, &["Topology"], source)?;
     let spec = field(&root, "spec", "spec", source, "a mapping")?;
     let levels = field(spec, "levels", "spec.levels", source, "a list")?;
     let mut out = Vec::new();
@@ -215,6 +250,7 @@ pub(super) fn read_nodes(
     builder: &mut CapacityMachineBuilder,
 ) -> Result<(), CapacityError> {
     let root = parse(text, source)?;
+    check_kind(&root, &["List", "NodeList"], source)?;
     let items = field(&root, "items", "items", source, "a list")?;
     for item in seq(items, "items", source)? {
         let meta = field(item, "metadata", "items[].metadata", source, "a mapping")?;
@@ -237,6 +273,13 @@ pub(super) fn read_nodes(
         )?;
         let alloc = map(alloc_node, "status.allocatable", source)?;
         builder.add_node(item.line, name, &labels, &alloc)?;
+        if !alloc.iter().any(|(k, _)| *k == super::PODS_RESOURCE) {
+            return Err(CapacityError::NoPods {
+                file: source.to_owned(),
+                line: alloc_node.line,
+                node: crate::echo(name),
+            });
+        }
     }
     Ok(())
 }

@@ -126,6 +126,18 @@ pub enum ConfErrorKind {
         /// The limit, [`hostlist::MAX_HOSTS`].
         max: usize,
     },
+    /// A torus with more placements than [`torus3d::MAX_PLACEMENTS`](super::torus3d::MAX_PLACEMENTS).
+    #[error(
+        "torus {torus:?} lists {count} placements, more than the {max} accepted; list each placement shape once"
+    )]
+    TooManyPlacements {
+        /// The torus (shortened).
+        torus: String,
+        /// Placements listed.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A flat node list that does not fill the torus exactly.
     #[error(
         "torus {name:?} is {}x{}x{} = {} cells, but its nodes list names {nodes}",
@@ -207,6 +219,47 @@ impl Line {
     }
 }
 
+impl ConfErrorKind {
+    /// The error with every name it repeats shortened and escaped as
+    /// [`crate::echo`] does and every reason escaped, so one line of a
+    /// file cannot make a message of megabytes or of several lines.
+    fn shortened(mut self) -> Self {
+        use ConfErrorKind as K;
+        let short = |s: &mut String| *s = crate::echo(s);
+        match &mut self {
+            K::NotKeyValue(s)
+            | K::UnknownKey(s)
+            | K::BadNumber(s)
+            | K::DuplicateNode(s)
+            | K::DuplicateName(s)
+            | K::TorusNodesAndRegions(s)
+            | K::TorusZeroDims(s)
+            | K::RegionNoNodes(s)
+            | K::RegionOutside(s)
+            | K::PlacementZeroDims(s)
+            | K::AnchorSpacing(s)
+            | K::AnchorSeed(s)
+            | K::UnequalBlock { name: s, .. }
+            | K::RingTooLarge { name: s, .. }
+            | K::TorusTooLarge { name: s, .. }
+            | K::TorusNodeCount { name: s, .. }
+            | K::TooManyPlacements { torus: s, .. }
+            | K::RegionNodeCount { torus: s, .. }
+            | K::RegionOverlap { torus: s, .. }
+            | K::PlacementTooLarge { torus: s, .. } => short(s),
+            K::Incomplete(s) | K::BlockSizes(s) | K::Yaml(s) => {
+                *s = crate::escaped(s).into_owned();
+            }
+            K::BadSwitch(name, why) => {
+                short(name);
+                *why = crate::escaped(why).into_owned();
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
 fn positive(v: &str) -> Result<u64, ConfErrorKind> {
     v.parse::<u64>()
         .ok()
@@ -232,9 +285,9 @@ impl<'s> Reader<'s> {
 
     pub(super) fn err(&self, line: usize, kind: ConfErrorKind) -> ConfError {
         ConfError {
-            source_name: self.source.to_owned(),
+            source_name: crate::escaped(self.source).into_owned(),
             line,
-            kind,
+            kind: kind.shortened(),
         }
     }
 

@@ -81,7 +81,7 @@ pub enum HostlistError {
     /// A `[` without a `]` after it.
     #[error("unbalanced bracket at column {column} of {text:?}")]
     Unbalanced {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// 1-based column (in characters) of the `[`.
         column: usize,
@@ -89,7 +89,7 @@ pub enum HostlistError {
     /// A bracket item that is not `N` or `LO-HI` with decimal numbers.
     #[error("{item:?} in {text:?} is not a number or a LO-HI range")]
     BadRange {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The offending item.
         item: String,
@@ -97,7 +97,7 @@ pub enum HostlistError {
     /// A range whose upper bound is below its lower bound.
     #[error("range {lo}-{hi} in {text:?} runs backwards")]
     Backwards {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// Lower bound as read.
         lo: u64,
@@ -109,13 +109,13 @@ pub enum HostlistError {
     /// readers that need a host (`Nodes=`) give this error.
     #[error("empty host name in {text:?}")]
     EmptyName {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
     },
     /// The expression names more than [`MAX_HOSTS`] hosts.
     #[error("{text:?} names more than {max} hosts")]
     TooMany {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The limit.
         max: usize,
@@ -124,7 +124,7 @@ pub enum HostlistError {
     /// or its brackets would be reparsed for more bytes than that.
     #[error("{text:?} needs more than {max} bytes to expand")]
     TooLong {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The limit.
         max: usize,
@@ -132,7 +132,7 @@ pub enum HostlistError {
     /// A range of more than [`MAX_RANGE`] numbers.
     #[error("range {item:?} in {text:?} holds more than {max} numbers")]
     RangeTooLarge {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The range as written.
         item: String,
@@ -143,7 +143,7 @@ pub enum HostlistError {
     /// numbers.
     #[error("a bracket before the last in {text:?} holds more than {max} numbers")]
     TooManyPrefixes {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The limit.
         max: u64,
@@ -151,7 +151,7 @@ pub enum HostlistError {
     /// A bracket of more than [`MAX_ITEMS`] comma-separated items.
     #[error("a bracket in {text:?} has more than {max} items")]
     TooManyItems {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// The limit.
         max: usize,
@@ -161,7 +161,7 @@ pub enum HostlistError {
     /// the last bracket, with no text after it, is expanded.
     #[error("range {lo}-{hi} in {text:?} reaches the largest number")]
     Overflow {
-        /// The expression.
+        /// The expression (shortened as [`crate::echo`] does).
         text: String,
         /// Lower bound.
         lo: u64,
@@ -367,6 +367,16 @@ fn strtoul(text: &str) -> Option<(u64, usize)> {
     Some((value, i))
 }
 
+/// Writes `value` zero-padded to `width` digits. Written by hand because
+/// the formatting machinery refuses widths above 65,535, and a padding
+/// comes from input (`n[000…01]`); its size is counted against
+/// [`MAX_BYTES`] before a name is made.
+fn push_padded(out: &mut String, value: u64, width: usize) {
+    let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
+    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits)));
+    let _ = write!(out, "{value}");
+}
+
 /// One bracket item: numbers `lo..=hi`, printed `width` wide.
 #[derive(Debug, Clone, Copy)]
 struct Item {
@@ -383,8 +393,8 @@ struct Expr<'t> {
 impl Expr<'_> {
     fn bad(&self, item: &str) -> HostlistError {
         HostlistError::BadRange {
-            text: self.text.to_owned(),
-            item: item.to_owned(),
+            text: crate::echo(self.text),
+            item: crate::echo(item),
         }
     }
 
@@ -411,21 +421,21 @@ impl Expr<'_> {
         };
         if hi < lo {
             return Err(HostlistError::Backwards {
-                text: self.text.to_owned(),
+                text: crate::echo(self.text),
                 lo,
                 hi,
             });
         }
         if hi - lo >= MAX_RANGE {
             return Err(HostlistError::RangeTooLarge {
-                text: self.text.to_owned(),
-                item: item.to_owned(),
+                text: crate::echo(self.text),
+                item: crate::echo(item),
                 max: MAX_RANGE,
             });
         }
         if lo < hi && hi == u64::MAX {
             return Err(HostlistError::Overflow {
-                text: self.text.to_owned(),
+                text: crate::echo(self.text),
                 lo,
                 hi,
             });
@@ -443,7 +453,7 @@ impl Expr<'_> {
         for (k, item) in inner.split(',').enumerate() {
             if k >= MAX_ITEMS {
                 return Err(HostlistError::TooManyItems {
-                    text: self.text.to_owned(),
+                    text: crate::echo(self.text),
                     max: MAX_ITEMS,
                 });
             }
@@ -454,7 +464,7 @@ impl Expr<'_> {
 
     fn too_many(&self) -> HostlistError {
         HostlistError::TooMany {
-            text: self.text.to_owned(),
+            text: crate::echo(self.text),
             max: MAX_HOSTS,
         }
     }
@@ -464,7 +474,7 @@ impl Expr<'_> {
     fn no_wrap(&self, it: Item) -> Result<(), HostlistError> {
         if it.hi == u64::MAX {
             return Err(HostlistError::Overflow {
-                text: self.text.to_owned(),
+                text: crate::echo(self.text),
                 lo: it.lo,
                 hi: it.hi,
             });
@@ -474,7 +484,7 @@ impl Expr<'_> {
 
     fn too_long(&self) -> HostlistError {
         HostlistError::TooLong {
-            text: self.text.to_owned(),
+            text: crate::echo(self.text),
             max: MAX_BYTES,
         }
     }
@@ -517,14 +527,14 @@ impl Expr<'_> {
             seen = seen.saturating_add(it.hi - it.lo + 1);
             if seen > MAX_PREFIXES {
                 return Err(HostlistError::TooManyPrefixes {
-                    text: self.text.to_owned(),
+                    text: crate::echo(self.text),
                     max: MAX_PREFIXES,
                 });
             }
             for v in it.lo..=it.hi {
                 name.clear();
                 name.push_str(head);
-                let _ = write!(name, "{v:0w$}", w = it.width);
+                push_padded(&mut name, v, it.width);
                 name.push_str(tail);
                 if nested {
                     self.push_items(list, Cow::Owned(name.clone()), suffix, items)?;
@@ -567,7 +577,7 @@ impl Expr<'_> {
                 for v in it.lo..=it.hi {
                     let mut name = String::with_capacity(each);
                     name.push_str(&prefix);
-                    let _ = write!(name, "{v:0w$}", w = it.width);
+                    push_padded(&mut name, v, it.width);
                     name.push_str(suffix);
                     list.push(Run {
                         prefix: Cow::Owned(name),
@@ -606,7 +616,7 @@ impl Expr<'_> {
         };
         let Some(close) = token[open..].find(']').map(|c| open + c) else {
             return Err(HostlistError::Unbalanced {
-                text: self.text.to_owned(),
+                text: crate::echo(self.text),
                 column: self.text[..start + open].chars().count() + 1,
             });
         };
@@ -626,11 +636,13 @@ fn is_separator(b: u8) -> bool {
 /// keeping separators inside it (`_next_tok`).
 fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let b = text.as_bytes();
-    let find = move |from: usize, c: u8| {
-        b.get(from..)
-            .and_then(|rest| rest.iter().position(|&x| x == c))
-            .map(|p| from + p)
-    };
+    // The next `[` and `]` at or after where a search starts. Searches
+    // start at positions that never go back, so each search resumes from
+    // the last answer and the whole text is scanned once per byte kind
+    // (a search from every name's start would make a long list of names
+    // quadratic).
+    let mut next = [Next::default(), Next::default()];
+    let mut find = move |from: usize, c: u8| next[usize::from(c == b']')].find(b, from, c);
     let mut pos = 0;
     std::iter::from_fn(move || {
         while b.get(pos).is_some_and(|&c| is_separator(c)) {
@@ -665,6 +677,31 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// A memo of the next position of one byte: searched from `from`, found
+/// at `at` (`None`: not in the rest of the text).
+#[derive(Debug, Default, Clone, Copy)]
+struct Next {
+    searched: Option<(usize, Option<usize>)>,
+}
+
+impl Next {
+    /// The first `c` at or after `from`.
+    fn find(&mut self, b: &[u8], from: usize, c: u8) -> Option<usize> {
+        if let Some((start, at)) = self.searched
+            && start <= from
+            && at.is_none_or(|a| a >= from)
+        {
+            return at;
+        }
+        let at = b
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&x| x == c))
+            .map(|p| from + p);
+        self.searched = Some((from, at));
+        at
+    }
+}
+
 /// Builds Slurm's hostlist of an expression (`hostlist_create_client`).
 fn parse(text: &str) -> Result<List<'_>, HostlistError> {
     let expr = Expr { text };
@@ -692,7 +729,7 @@ pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
         .find(|r| !r.single && r.lo < r.hi && r.hi == u64::MAX)
     {
         return Err(HostlistError::Overflow {
-            text: text.to_owned(),
+            text: crate::echo(text),
             lo: r.lo,
             hi: r.hi,
         });
@@ -706,7 +743,7 @@ pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
         for v in run.lo..=run.hi {
             let mut name = String::with_capacity(run.prefix.len() + run.width.max(20));
             name.push_str(&run.prefix);
-            let _ = write!(name, "{v:0w$}", w = run.width);
+            push_padded(&mut name, v, run.width);
             out.push(name);
         }
     }
@@ -733,9 +770,10 @@ fn write_numbers(out: &mut String, run: &Run<'_>) {
     if run.single {
         return;
     }
-    let _ = write!(out, "{:0w$}", run.lo, w = run.width);
+    push_padded(out, run.lo, run.width);
     if run.lo < run.hi {
-        let _ = write!(out, "-{:0w$}", run.hi, w = run.width);
+        out.push('-');
+        push_padded(out, run.hi, run.width);
     }
 }
 

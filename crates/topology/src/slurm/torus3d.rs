@@ -361,6 +361,11 @@ fn placement(
     })
 }
 
+/// Most placements one torus may list. Placements of one size are
+/// compared pairwise for overlap, so the bound keeps reading fast; real
+/// tori list a handful.
+pub const MAX_PLACEMENTS: usize = 4096;
+
 /// Builds a torus machine: every count and bound is checked before any
 /// node list is expanded or any cell table is made.
 pub(super) fn read(configs: &[TorusConfig], r: &mut Reader<'_>) -> Result<Shape, ConfError> {
@@ -372,6 +377,14 @@ pub(super) fn read(configs: &[TorusConfig], r: &mut Reader<'_>) -> Result<Shape,
         };
         if !names.insert(name.clone()) {
             return Err(r.err(c.line, ConfErrorKind::DuplicateName(name)));
+        }
+        if c.placements.len() > MAX_PLACEMENTS {
+            let kind = ConfErrorKind::TooManyPlacements {
+                torus: crate::echo(&name),
+                count: c.placements.len(),
+                max: MAX_PLACEMENTS,
+            };
+            return Err(r.err(c.line, kind));
         }
         if c.nodes.is_some() && !c.regions.is_empty() {
             return Err(r.err(c.line, ConfErrorKind::TorusNodesAndRegions(name)));

@@ -88,7 +88,7 @@ fn unquote(text: &str, line: usize) -> YamlResult<String> {
             return rest
                 .strip_suffix(q)
                 .map(str::to_owned)
-                .ok_or_else(|| (line, format!("unterminated quoted text {t}")));
+                .ok_or_else(|| (line, format!("unterminated quoted text {}", crate::echo(t))));
         }
     }
     Ok(t.to_owned())
@@ -99,7 +99,7 @@ fn inline(text: &str, line: usize) -> YamlResult<Value> {
     if let Some(body) = text.strip_prefix('[') {
         let body = body
             .strip_suffix(']')
-            .ok_or_else(|| (line, format!("unclosed flow list {text}")))?;
+            .ok_or_else(|| (line, format!("unclosed flow list {}", crate::echo(text))))?;
         let items = body
             .split(',')
             .map(str::trim)
@@ -111,20 +111,27 @@ fn inline(text: &str, line: usize) -> YamlResult<Value> {
     if let Some(body) = text.strip_prefix('{') {
         let body = body
             .strip_suffix('}')
-            .ok_or_else(|| (line, format!("unclosed flow mapping {text}")))?;
+            .ok_or_else(|| (line, format!("unclosed flow mapping {}", crate::echo(text))))?;
         let mut entries: Vec<(String, Value, usize)> = Vec::new();
         for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = split_key(item)
-                .ok_or_else(|| (line, format!("expected `key: value` in {text}")))?;
+            let (k, v) = split_key(item).ok_or_else(|| {
+                (
+                    line,
+                    format!("expected `key: value` in {}", crate::echo(text)),
+                )
+            })?;
             let key = unquote(k, line)?;
             if v.starts_with(['[', '{']) {
                 return Err((
                     line,
-                    format!("nested flow values are not supported in {text}"),
+                    format!(
+                        "nested flow values are not supported in {}",
+                        crate::echo(text)
+                    ),
                 ));
             }
             if entries.iter().any(|(e, _, _)| *e == key) {
-                return Err((line, format!("key {key:?} is given twice")));
+                return Err((line, format!("key {:?} is given twice", crate::echo(&key))));
             }
             entries.push((key, Value::Scalar(unquote(v, line)?, line), line));
         }
@@ -195,17 +202,25 @@ impl Parser {
     fn map(&mut self, indent: usize) -> YamlResult<Value> {
         let first = self.lines[self.at].number;
         let mut entries: Vec<(String, Value, usize)> = Vec::new();
+        // Keys seen, so a repeat is found in constant time (a scan of
+        // `entries` would make a mapping of many keys quadratic).
+        let mut seen = std::collections::HashSet::new();
         while let Some(l) = self.lines.get(self.at) {
             if l.indent != indent || is_item(&l.text) {
                 break;
             }
             let number = l.number;
-            let (key, value) = split_key(&l.text)
-                .ok_or_else(|| (number, format!("expected `key: value`, found {:?}", l.text)))?;
+            let (key, value) = split_key(&l.text).ok_or_else(|| {
+                let found = crate::echo(&l.text);
+                (number, format!("expected `key: value`, found {found:?}"))
+            })?;
             let key = unquote(key, number)?;
             let value = value.to_owned();
-            if entries.iter().any(|(k, _, _)| *k == key) {
-                return Err((number, format!("key {key:?} is given twice")));
+            if !seen.insert(key.clone()) {
+                return Err((
+                    number,
+                    format!("key {:?} is given twice", crate::echo(&key)),
+                ));
             }
             self.at += 1;
             let v = if value.is_empty() {
@@ -224,6 +239,12 @@ fn parse_value(text: &str) -> YamlResult<Option<Value>> {
     for (i, raw) in text.lines().enumerate() {
         let body = strip_comment(raw).trim_end();
         let trimmed = body.trim_start();
+        if trimmed == "---" && !lines.is_empty() {
+            return Err((
+                i + 1,
+                "a second YAML document starts here; keep one document in the file".to_owned(),
+            ));
+        }
         if trimmed.is_empty() || trimmed == "---" {
             continue;
         }
@@ -244,7 +265,8 @@ fn parse_value(text: &str) -> YamlResult<Option<Value>> {
     let mut p = Parser { lines, at: 0 };
     let v = p.node(indent)?;
     if let Some(l) = p.lines.get(p.at) {
-        return Err((l.number, format!("unexpected indentation at {:?}", l.text)));
+        let text = crate::echo(&l.text);
+        return Err((l.number, format!("unexpected indentation at {text:?}")));
     }
     Ok(Some(v))
 }
@@ -292,7 +314,11 @@ fn check_keys(entries: &[(String, Value, usize)], known: &[&str], what: &str) ->
     {
         Some((k, _, line)) => Err((
             *line,
-            format!("unknown key {k:?} in {what} (known: {})", known.join(", ")),
+            format!(
+                "unknown key {:?} in {what} (known: {})",
+                crate::echo(k),
+                known.join(", ")
+            ),
         )),
         None => Ok(()),
     }
@@ -306,7 +332,10 @@ fn truthy(v: &Value) -> YamlResult<bool> {
     match scalar(v, "a boolean")?.to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" => Ok(true),
         "false" | "no" | "off" => Ok(false),
-        other => Err((v.line(), format!("{other:?} is not true or false"))),
+        other => Err((
+            v.line(),
+            format!("{:?} is not true or false", crate::echo(other)),
+        )),
     }
 }
 
@@ -323,6 +352,7 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
     let topologies = seq(root, "the file")?;
     let mut chosen = None;
     let mut names = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for t in topologies {
         let e = map(t, "a topology")?;
         check_keys(
@@ -345,7 +375,8 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
             ));
         }
         let name = scalar(&e[0].1, "topology")?;
-        if names.contains(&name) {
+        if !seen.insert(name.clone()) {
+            let name = crate::echo(&name);
             return Err((t.line(), format!("topology {name:?} is defined twice")));
         }
         names.push(name.clone());
@@ -368,8 +399,9 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
     let Some((name, e, _)) = chosen else {
         let why = match wanted {
             Some(w) => format!(
-                "no topology named {w:?} (the file has: {})",
-                names.join(", ")
+                "no topology named {:?} (the file has: {})",
+                crate::echo(w),
+                crate::echo(&names.join(", "))
             ),
             None => "the file defines no topology".to_owned(),
         };
@@ -383,7 +415,8 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
         return Err((
             e[0].2,
             format!(
-                "topology {name:?} must have exactly one of block, tree, ring, torus3d and flat"
+                "topology {:?} must have exactly one of block, tree, ring, torus3d and flat",
+                crate::echo(&name)
             ),
         ));
     };
@@ -394,7 +427,10 @@ fn definitions(root: &Value, wanted: Option<&str>) -> YamlResult<Definitions> {
         "torus3d" => Ok(Definitions::Toruses(torus_configs(body)?)),
         _ => Err((
             *line,
-            format!("topology {name:?} is flat: it has no blocks or switches to place jobs in"),
+            format!(
+                "topology {:?} is flat: it has no blocks or switches to place jobs in",
+                crate::echo(&name)
+            ),
         )),
     }
 }
@@ -494,7 +530,10 @@ fn xyz(v: &Value, what: &str) -> YamlResult<[u16; 3]> {
             *slot = t.parse().map_err(|_| {
                 (
                     n.line(),
-                    format!("{what}: {key} {t:?} is not a whole number from 0 to 65535"),
+                    format!(
+                        "{what}: {key} {:?} is not a whole number from 0 to 65535",
+                        crate::echo(&t)
+                    ),
                 )
             })?;
         }

@@ -5,6 +5,7 @@
 //! `tests/proptest-regressions/<module>.txt`.
 
 mod aldhelaan_notation;
+mod guards;
 mod machines;
 mod parse_fuzz;
 mod products;

@@ -4,6 +4,21 @@ use thiserror::Error;
 
 use super::LublinClass;
 
+/// A number as a message prints it: whole up to 10^9, else in scientific
+/// notation (`1e308`, not 309 digits).
+struct Short(f64);
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        if v.is_finite() && v != 0.0 && (v.abs() >= 1e9 || v.abs() < 1e-6) {
+            write!(f, "{v:e}")
+        } else {
+            write!(f, "{v}")
+        }
+    }
+}
+
 /// Why a Lublin–Feitelson model could not be built or its text form read.
 /// Nothing is built on error.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -23,7 +38,7 @@ pub enum LublinError {
         machine: u64,
     },
     /// A probability outside \[0, 1\].
-    #[error("{name} must be a probability between 0 and 1 (got {value})")]
+    #[error("{name} must be a probability between 0 and 1 (got {})", Short(*.value))]
     Probability {
         /// The parameter.
         name: &'static str,
@@ -32,14 +47,14 @@ pub enum LublinError {
     },
     /// The serial and power-of-two fractions add up to more than 1.
     #[error(
-        "serial + pow2 = {sum} exceeds 1 (both are fractions of all jobs); lower serial or pow2"
+        "serial + pow2 = {} exceeds 1 (both are fractions of all jobs); lower serial or pow2", Short(*.sum)
     )]
     FractionsAboveOne {
         /// serial + pow2.
         sum: f64,
     },
     /// A shape, scale or ratio that must be a finite number above 0.
-    #[error("{name} must be a finite number greater than 0 (got {value})")]
+    #[error("{name} must be a finite number greater than 0 (got {})", Short(*.value))]
     NotPositive {
         /// The parameter.
         name: &'static str,
@@ -47,7 +62,7 @@ pub enum LublinError {
         value: f64,
     },
     /// A coefficient that must be a finite number.
-    #[error("{name} must be a finite number (got {value})")]
+    #[error("{name} must be a finite number (got {})", Short(*.value))]
     NotFinite {
         /// The parameter.
         name: &'static str,
@@ -56,7 +71,7 @@ pub enum LublinError {
     },
     /// The two-stage uniform's bounds (log2 of sizes) out of order.
     #[error(
-        "the size bounds need 0 <= ulow <= umed <= uhi (log2 of sizes; got ulow={ulow}, umed={umed}, uhi={uhi})"
+        "the size bounds need 0 <= ulow <= umed <= uhi (log2 of sizes; got ulow={}, umed={}, uhi={})", Short(*.ulow), Short(*.umed), Short(*.uhi)
     )]
     SizeOrder {
         /// Lower bound of the first stage.
@@ -68,7 +83,7 @@ pub enum LublinError {
     },
     /// Sizes that would exceed the machine.
     #[error(
-        "uhi={uhi} is above log2 of the machine's {nodes} nodes ({max:.4}): jobs would be larger than the machine; lower uhi"
+        "uhi={} is above log2 of the machine's {nodes} nodes ({max:.4}): jobs would be larger than the machine; lower uhi", Short(*.uhi)
     )]
     SizeAboveMachine {
         /// The refused upper bound.
@@ -80,7 +95,7 @@ pub enum LublinError {
     },
     /// A cap on the logarithm of run times or gaps above the largest
     /// accepted.
-    #[error("{name}={value} is above {max}, the largest accepted (e^{max} seconds)")]
+    #[error("{name}={} is above {max}, the largest accepted (e^{max} seconds)", Short(*.value))]
     CapTooLarge {
         /// The parameter.
         name: &'static str,
@@ -92,7 +107,7 @@ pub enum LublinError {
     /// A capped Gamma law with almost no mass below its cap: drawing by
     /// rejection would hardly ever end.
     #[error(
-        "the {law} puts only {mass:.3e} of its mass below the cap {cap}: drawing would almost never end; lower its shape or scale, or raise the cap"
+        "the {law} puts only {mass:.3e} of its mass below the cap {}: drawing would almost never end; lower its shape or scale, or raise the cap", Short(*.cap)
     )]
     CapUnreachable {
         /// Which law, e.g. `second run-time gamma (a2, b2)`.
@@ -104,7 +119,7 @@ pub enum LublinError {
     },
     /// A daily cycle with no weight on any half hour of the day.
     #[error(
-        "the daily cycle gamma(anum={anum}, bnum={bnum}) puts no weight on the day's half hours 11 to 58; choose anum·bnum between about 11 and 58"
+        "the daily cycle gamma(anum={}, bnum={}) puts no weight on the day's half hours 11 to 58; choose anum·bnum between about 11 and 58", Short(*.anum), Short(*.bnum)
     )]
     EmptyDay {
         /// Shape of the daily cycle.
@@ -113,7 +128,7 @@ pub enum LublinError {
         bnum: f64,
     },
     /// A start hour outside \[0, 24).
-    #[error("start={value} must be an hour of the day in [0, 24)")]
+    #[error("start={} must be an hour of the day in [0, 24)", Short(*.value))]
     StartHour {
         /// The refused hour.
         value: f64,

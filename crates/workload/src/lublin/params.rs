@@ -338,6 +338,14 @@ impl LublinParams {
         if sum > 1.0 + 4.0 * f64::EPSILON {
             return Err(LublinError::FractionsAboveOne { sum });
         }
+        // Each factor is finite, their product need not be: an infinite
+        // shape would make the capped draw loop for ever.
+        if !self.gap_shape().is_finite() {
+            return Err(LublinError::NotFinite {
+                name: "aarr·arar (the gap gamma's shape)",
+                value: self.gap_shape(),
+            });
+        }
         let laws = [
             (
                 "first run-time gamma (a1, b1)",

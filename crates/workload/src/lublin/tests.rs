@@ -856,3 +856,25 @@ fn serde_uses_the_text_form() {
         "{e}"
     );
 }
+
+#[test]
+fn an_infinite_gap_shape_is_refused_and_huge_numbers_print_short() {
+    for text in [
+        "lublin:whole:arar=1e308",
+        "lublin:batch:arar=1e308",
+        "lublin:whole:aarr=1e200:arar=1e200",
+    ] {
+        let e = text
+            .parse::<LublinSpec>()
+            .and_then(|s| s.model(256).map(drop))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("aarr·arar"), "{text}: {e}");
+    }
+    let e = "lublin:whole:uhi=1e308"
+        .parse::<LublinSpec>()
+        .and_then(|s| s.model(256).map(drop))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("uhi=1e308") && e.len() < 200, "{e}");
+}

@@ -29,6 +29,14 @@ pub enum SwfError {
         /// The underlying error.
         source: io::Error,
     },
+    /// The output could not be written (a full disk, a closed pipe).
+    #[error("line {line}: cannot write the trace: {source}")]
+    Write {
+        /// 1-based line number being written.
+        line: u64,
+        /// The underlying error.
+        source: io::Error,
+    },
     /// A job line that is not UTF-8 text (a malformed line: skipped and
     /// counted in lenient mode).
     #[error("line {line}: not UTF-8 text")]

@@ -18,7 +18,7 @@ impl<W: Write> SwfWriter<W> {
     ///
     /// # Errors
     /// [`SwfError::HeaderLineBreak`] for a header line holding a line
-    /// break (nothing is written then); [`SwfError::Io`] for an error of
+    /// break (nothing is written then); [`SwfError::Write`] for an error of
     /// `out`.
     pub fn new(mut out: W, header: &SwfHeader) -> Result<Self, SwfError> {
         if let Some(l) = header.lines().iter().find(|l| l.contains(['\n', '\r'])) {
@@ -27,7 +27,7 @@ impl<W: Write> SwfWriter<W> {
             });
         }
         for (i, l) in header.lines().iter().enumerate() {
-            writeln!(out, ";{l}").map_err(|source| SwfError::Io {
+            writeln!(out, ";{l}").map_err(|source| SwfError::Write {
                 line: i as u64 + 1,
                 source,
             })?;
@@ -44,21 +44,21 @@ impl<W: Write> SwfWriter<W> {
     /// # Errors
     /// [`SwfError::Unwritable`] for a record that would not read back as
     /// itself (see [`SwfRecord::check_writable`]; nothing is written
-    /// then); [`SwfError::Io`] for an error of the output.
+    /// then); [`SwfError::Write`] for an error of the output.
     pub fn write(&mut self, record: &SwfRecord) -> Result<(), SwfError> {
         record.check_writable()?;
         self.line.clear();
         let line = self.written + 1;
         record
             .write_line(&mut self.line)
-            .map_err(|_| SwfError::Io {
+            .map_err(|_| SwfError::Write {
                 line,
                 source: io::Error::other("cannot format an SWF record"),
             })?;
         self.line.push('\n');
         self.out
             .write_all(self.line.as_bytes())
-            .map_err(|source| SwfError::Io { line, source })?;
+            .map_err(|source| SwfError::Write { line, source })?;
         self.written = line;
         Ok(())
     }

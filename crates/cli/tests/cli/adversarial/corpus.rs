@@ -1667,9 +1667,11 @@ fn sweep_files() -> Vec<Probe> {
 
 /// Output paths of every writer: a directory, a missing parent, an
 /// existing file, a path with a newline. (Devices, FIFOs, symbolic links
-/// and inputs as outputs are issue 23's item 8, in [`super::issue`].)
+/// and inputs as outputs are item 8 of the earlier findings, in
+/// [`super::issue`].)
 fn output_paths() -> Vec<Probe> {
-    // The writers of issue 23's item 8 but `sweep merge`, whose inputs differ.
+    // The writers of item 8 of the earlier findings but `sweep merge`, whose
+    // inputs differ.
     let writers: Vec<(&str, Vec<&str>)> = super::issue::writers()
         .into_iter()
         .filter(|(w, _)| *w != "sweep merge")

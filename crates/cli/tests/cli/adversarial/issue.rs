@@ -1,4 +1,4 @@
-//! Issue 23's numbered items, each as the behaviour the issue asks for:
+//! The earlier findings' numbered items, each as the behaviour asked for:
 //! exit 1 with one line (or success where the input is fine), nothing
 //! destroyed, memory bounded by the address-space limit.
 
@@ -12,7 +12,7 @@ use super::{Expect, Probe, Special, bin, data, leftover_temporaries};
 use crate::support::words;
 
 fn p(item: u32, what: &str, args: &[&str]) -> Probe {
-    Probe::new("issue 23 items", format!("item {item}: {what}"), args)
+    Probe::new("earlier findings", format!("item {item}: {what}"), args)
 }
 
 fn with_shards(mut probe: Probe) -> Probe {
@@ -93,7 +93,7 @@ fn script_runs_nothing_injected(d: &Path, script: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// The writers of issue 23's item 8, each ending with its output path.
+/// The writers of item 8, each ending with its output path.
 pub(super) fn writers() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         (
@@ -227,7 +227,7 @@ fn item_8() -> Vec<Probe> {
     v
 }
 
-/// The probes of issue 23's items 1 to 10; the slow ones (3, 4 and the
+/// The probes of items 1 to 10; the slow ones (3, 4 and the
 /// sizes of 6) in the full corpus only.
 pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
     let merge = [

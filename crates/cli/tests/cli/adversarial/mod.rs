@@ -1,5 +1,5 @@
 //! The adversarial corpus: malformed and extreme inputs over every input
-//! surface of the `partalloc` binary (issue 23), each run as a process
+//! surface of the `partalloc` binary, each run as a process
 //! under an address-space limit.
 //!
 //! Every probe asserts the exit code (0 or 1, or 2 where clap may refuse
@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 mod corpus;
 mod issue;
 mod recovery;
+mod surfaces;
 
 /// Address-space limit of every probe, in KiB (`ulimit -v`): 1 GiB, ten
 /// times what a debug build needs for the small inputs of the corpus.
@@ -77,6 +78,8 @@ pub(crate) enum Special {
     Dir(String),
     /// A hard link `name` to the file `target`.
     HardLink { name: String, target: String },
+    /// A write-protected file `name` (mode 444) holding `bytes`.
+    ReadOnly { name: String, bytes: Vec<u8> },
 }
 
 /// One run of the binary.
@@ -107,6 +110,9 @@ pub(crate) struct Probe {
     pub(crate) says: Option<String>,
     /// A last check, given the directory and standard output.
     pub(crate) after: Option<After>,
+    /// Most characters of a failure's message, if stricter than
+    /// [`MAX_MESSAGE`] bytes.
+    pub(crate) max_chars: Option<usize>,
 }
 
 /// A probe's last check: the directory and standard output in, why it
@@ -129,6 +135,7 @@ impl Probe {
             memory_kb: MEMORY_KB,
             says: None,
             after: None,
+            max_chars: None,
         }
     }
 
@@ -152,7 +159,8 @@ impl Probe {
             | Special::Fifo(name)
             | Special::Device { name, .. }
             | Special::Dir(name)
-            | Special::HardLink { name, .. } => name.clone(),
+            | Special::HardLink { name, .. }
+            | Special::ReadOnly { name, .. } => name.clone(),
         };
         self.keep.push(name);
         self.specials.push(s);
@@ -186,6 +194,12 @@ impl Probe {
 
     pub(crate) fn memory_kb(mut self, kb: u64) -> Self {
         self.memory_kb = kb;
+        self
+    }
+
+    /// A failure's message must be one line of at most `n` characters.
+    pub(crate) fn max_chars(mut self, n: usize) -> Self {
+        self.max_chars = Some(n);
         self
     }
 }
@@ -410,6 +424,12 @@ pub(crate) fn run_probe(p: &Probe) -> Result<(), String> {
             Special::HardLink { name, target } => {
                 fs::hard_link(d.join(target), d.join(name)).map_err(|e| e.to_string())?;
             }
+            Special::ReadOnly { name, bytes } => {
+                use std::os::unix::fs::PermissionsExt as _;
+                fs::write(d.join(name), bytes).map_err(|e| e.to_string())?;
+                fs::set_permissions(d.join(name), fs::Permissions::from_mode(0o444))
+                    .map_err(|e| e.to_string())?;
+            }
             Special::Fifo(name) => {
                 let ok = Command::new("mkfifo")
                     .arg(d.join(name))
@@ -456,6 +476,16 @@ pub(crate) fn run_probe(p: &Probe) -> Result<(), String> {
         r
     });
     judge(p.expect, &run, p.says.as_deref())?;
+    if let Some(max) = p.max_chars
+        && run.code == Some(1)
+        && run.stderr.trim_end().chars().count() > max
+    {
+        return Err(format!(
+            "a message of {} characters (at most {max}): {}",
+            run.stderr.trim_end().chars().count(),
+            run.stderr.chars().take(300).collect::<String>()
+        ));
+    }
     for (k, b) in p.keep.iter().zip(&before) {
         let after = snapshot(&d.join(k));
         if after != *b {
@@ -560,10 +590,17 @@ fn adversarial_corpus() {
 }
 
 #[test]
-fn issue_23_numbered_items() {
+fn earlier_findings_stay_fixed() {
     let probes = issue::probes(full());
-    let failures = run_all("issue 23 items", &probes);
-    assert_none("issue 23 items", &failures);
+    let failures = run_all("earlier findings", &probes);
+    assert_none("earlier findings", &failures);
+}
+
+#[test]
+fn newer_surfaces_hold_the_same_guards() {
+    let probes = surfaces::probes();
+    let failures = run_all("newer surfaces", &probes);
+    assert_none("newer surfaces", &failures);
 }
 
 #[test]

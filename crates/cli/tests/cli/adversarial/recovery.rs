@@ -231,6 +231,11 @@ pub(crate) fn disk_full() {
         let run = run_limited(d, a, MEMORY_KB, Duration::from_secs(600));
         judge(Expect::Fails, &run, None).unwrap_or_else(|e| panic!("{what} on a full disk: {e}"));
         assert!(
+            !run.stderr.contains("cannot read"),
+            "{what} on a full disk blames reading: {}",
+            run.stderr
+        );
+        assert!(
             !mnt.join("out.csv").exists(),
             "{what} left out.csv on a full disk"
         );
