@@ -29,11 +29,12 @@ pub(crate) const MAX_SVG_CELLS: usize = 1 << 14;
 pub(crate) const MAX_SHOW_JOBS: usize = 1_000_000;
 
 /// Most replications of one point (`simulate --seeds`, `seeds` of an
-/// experiment); every replication's results are kept until the summary.
-pub(crate) const MAX_SEEDS: u64 = 100_000;
+/// experiment): the library's bound, which Python enforces too.
+pub(crate) const MAX_SEEDS: u64 = partalloc::simkit::MAX_REPLICATIONS;
 
-/// Most jobs whose records are kept for `simulate --jobs-csv`.
-pub(crate) const MAX_RECORDED_JOBS: u64 = 10_000_000;
+/// Most jobs whose records are kept for `simulate --jobs-csv`: the
+/// library's bound, which Python enforces too.
+pub(crate) const MAX_RECORDED_JOBS: u64 = partalloc::simkit::MAX_RECORDED_JOBS;
 
 /// Most worker threads (`--threads`): each costs a stack and start-up
 /// time before any work, and results never depend on the count.

@@ -415,13 +415,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "partalloc replay of {}",
             partalloc::topology::echo(&name)
         ));
-        partalloc_report::write(path, &views, &options)
+        let page = partalloc_report::render(&views, &options)
             .map_err(|e| CliError::input(format!("--report: {e}")))?;
+        write_or_emit(Some(path.as_path()), &page)?;
     }
     if let (Some(path), Some((first, _, records))) = (&args.batsim_jobs, results.first()) {
         let csv = partalloc_report::batsim::jobs_csv(&topology, &first.allocator, records)
             .map_err(|e| CliError::input(format!("--batsim-jobs: {e}")))?;
-        crate::output::write_or_emit(Some(path.as_path()), &csv)?;
+        write_or_emit(Some(path.as_path()), &csv)?;
     }
     let reference = results
         .iter()

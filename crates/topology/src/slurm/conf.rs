@@ -239,7 +239,7 @@ impl ConfErrorKind {
             | K::PlacementZeroDims(s)
             | K::AnchorSpacing(s)
             | K::AnchorSeed(s)
-            | K::UnequalBlock { name: s, .. }
+            | K::LargeBlock { name: s, .. }
             | K::RingTooLarge { name: s, .. }
             | K::TorusTooLarge { name: s, .. }
             | K::TorusNodeCount { name: s, .. }
