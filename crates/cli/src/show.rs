@@ -227,7 +227,30 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
         ..SimConfig::default()
     };
     let rules = alloc.placement_rules();
+    let from_trace = args.trace.trace.is_some();
     let report = Simulation::new(topology.clone(), alloc, sched, jobs, config)?.run()?;
+    // A trace ends: past its last event the machine is empty for ever, and
+    // drawing it would show nothing the trace holds.
+    let last = report
+        .jobs
+        .iter()
+        .map(|j| j.end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if from_trace && at > last {
+        return Err(CliError::input(if last.is_finite() {
+            format!(
+                "--at {}: the trace's last job ends at {}, after which nothing runs: give a time up to {}",
+                num(at),
+                num(last),
+                num(last)
+            )
+        } else {
+            format!(
+                "--at {}: no job of the trace arrives by then: give a later time",
+                num(at)
+            )
+        }));
+    }
     let waiting = report
         .jobs
         .iter()
@@ -306,7 +329,7 @@ fn text(
     let _ = writeln!(
         s,
         "{} · {} · {} · t = {}: {}",
-        escaped(&topology.to_string()),
+        escaped(&machine_label(topology)),
         escaped(&args.allocator),
         escaped(&args.scheduler),
         args.at,
@@ -370,7 +393,9 @@ fn svg(
         .map(|(_, n)| n.chars().count() as u64 * 7 + 6)
         .max()
         .unwrap_or(0);
-    let width = (margin + shown.len() as u64 * (pw + gap) + gap).max(420);
+    let width = (margin + shown.len() as u64 * (pw + gap) + gap)
+        .max(420)
+        .max(header_width(args, topology, snap, gap));
     let height = ph + 90;
     svg_header(&mut s, args, topology, snap, width, height, gap);
     for (k, &z) in shown.iter().enumerate() {
@@ -458,7 +483,7 @@ fn svg_header(
     let _ = writeln!(
         s,
         r#"<text x="{gap}" y="20" font-size="14">{} · {} · {} · t = {}</text>"#,
-        topology,
+        escape(&machine_label(topology)),
         escape(&args.allocator),
         escape(&args.scheduler),
         args.at,
@@ -466,8 +491,40 @@ fn svg_header(
     let _ = writeln!(
         s,
         r#"<text x="{gap}" y="40" font-size="12">{}</text>"#,
-        summary(topology, snap)
+        escape(&summary(topology, snap))
     );
+}
+
+/// The width of the title and summary lines of a picture, wide enough for
+/// their text (sans-serif averages under 0.62 em a character).
+fn header_width(args: &Args, topology: &Topology, snap: &Snapshot, gap: u64) -> u64 {
+    let title = format!(
+        "{} · {} · {} · t = {}",
+        machine_label(topology),
+        args.allocator,
+        args.scheduler,
+        args.at
+    );
+    let chars = |s: &str, px: f64| (s.chars().count() as f64 * px * 0.62).ceil() as u64;
+    2 * gap + chars(&title, 14.0).max(chars(&summary(topology, snap), 12.0))
+}
+
+/// The machine as a title names it: a machine read from files by its
+/// family and the files' names, not their paths (a picture is looked at
+/// elsewhere), cut as every echoed input is.
+fn machine_label(topology: &Topology) -> String {
+    let full = topology.to_string();
+    let label = match full.split_once(':') {
+        Some((family, rest)) if rest.contains('/') => {
+            let names: Vec<&str> = rest
+                .split(',')
+                .map(|p| p.rsplit('/').next().unwrap_or(p))
+                .collect();
+            format!("{family}:{}", names.join(","))
+        }
+        _ => full,
+    };
+    partalloc::topology::echo(&label)
 }
 
 /// Jobs listed by name in a summary picture.
@@ -478,7 +535,8 @@ const SUMMARY_JOBS: usize = 40;
 fn svg_summary(args: &Args, topology: &Topology, snap: &Snapshot, cells: u64) -> String {
     let listed = snap.running.len().min(SUMMARY_JOBS);
     let more = usize::from(snap.running.len() > listed);
-    let (width, gap) = (720, 12);
+    let gap = 12;
+    let width = header_width(args, topology, snap, gap).max(720);
     let height = 90 + 16 * (listed + more) as u64;
     let mut s = String::new();
     svg_header(&mut s, args, topology, snap, width, height, gap);

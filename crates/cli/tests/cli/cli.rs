@@ -673,6 +673,96 @@ fn show_draws_the_occupancy_at_a_time() {
 /// A Slurm block machine is drawn one row per base block, labelled with the
 /// block's name, and grants print as hostlists (Slurm's `NodeList`), in the
 /// picture and in the per-job CSV. Paging grants the lowest free ids: job 1
+/// A picture names the machine's file, not its path; its title and
+/// summary fit its width; a time after the trace's last job is refused.
+#[test]
+fn show_titles_fit_name_no_path_and_refuse_a_time_past_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("deep/machines")).unwrap();
+    fs::copy(
+        example("blocks-8x18.conf"),
+        d.join("deep/machines/racks.conf"),
+    )
+    .unwrap();
+    let base = [
+        "show",
+        "-t",
+        "blocks:deep/machines/racks.conf",
+        "-a",
+        "block[segment=6]",
+        "--load",
+        "0.5",
+    ];
+    let mut a = base.to_vec();
+    a.extend(["--at", "11", "--svg", "p.svg"]);
+    let text = ok(&run_in(d, &a));
+    assert!(
+        text.starts_with("blocks:racks.conf · block[segment=6]"),
+        "{text}"
+    );
+    let svg = fs::read_to_string(d.join("p.svg")).unwrap();
+    assert!(!svg.contains("deep/machines"), "the picture names a path");
+    let width: f64 = svg
+        .split("width=\"")
+        .nth(1)
+        .and_then(|w| w.split('"').next())
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    let summary = svg
+        .lines()
+        .find(|l| l.contains(r#"y="40""#))
+        .and_then(|l| l.split('>').nth(1))
+        .and_then(|l| l.split('<').next())
+        .unwrap();
+    // 12-pixel text: at least half an em a character must fit.
+    assert!(
+        width >= 6.0 * summary.chars().count() as f64,
+        "{width} for {summary:?}"
+    );
+    // A trace's end: a later time is refused and nothing is written.
+    fs::write(
+        d.join("t.swf"),
+        "1 0 -1 10 3 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 -1 20 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let e = fails(&run_in(
+        d,
+        &[
+            "show",
+            "-t",
+            "blocks:deep/machines/racks.conf",
+            "-a",
+            "block",
+            "--trace",
+            "t.swf",
+            "--at",
+            "26",
+            "--svg",
+            "late.svg",
+        ],
+    ));
+    assert!(
+        e.contains("--at 26: the trace's last job ends at 25"),
+        "{e}"
+    );
+    assert!(!d.join("late.svg").exists());
+    ok(&run_in(
+        d,
+        &[
+            "show",
+            "-t",
+            "blocks:deep/machines/racks.conf",
+            "-a",
+            "block",
+            "--trace",
+            "t.swf",
+            "--at",
+            "25",
+        ],
+    ));
+}
+
 /// (3 nodes) n[0-2], job 2 (4 nodes) n[3-6], across the two blocks.
 #[test]
 fn show_and_job_records_print_hostlists_on_a_block_machine() {
