@@ -71,6 +71,11 @@ pub(crate) struct Args {
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
+    /// Also write an HTML page of the first replication's measured jobs (a
+    /// Gantt chart on the machine's nodes, occupancy and queue over time,
+    /// the distributions), one self-contained file.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// Write the report to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
@@ -142,9 +147,10 @@ fn run_trace(
             time: args.time,
         },
         warmup: args.warmup,
-        // Records go only to the job file, as jobs complete; pod and Slurm
-        // measures from a bounded log of the grants.
-        record_jobs: false,
+        // Records go to the job file as jobs complete, and are kept only
+        // for a report page; pod and Slurm measures come from a bounded log
+        // of the grants.
+        record_jobs: args.report.is_some(),
         measure_search_time: true,
         slowdown_bound: args.slowdown_bound,
     };
@@ -238,16 +244,21 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--output", args.output.as_deref()),
         ("--jobs-csv", args.jobs_csv.as_deref()),
+        ("--report", args.report.as_deref()),
     ]
     .into_iter()
     .filter_map(|(f, p)| p.map(|p| (f, p)))
     .collect();
     crate::output::check_outputs(&outputs, &inputs)?;
     crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
-    if args.jobs_csv.is_some() {
+    if args.jobs_csv.is_some() || args.report.is_some() {
         let jobs = args.jobs.unwrap_or(1000);
         crate::limits::check_count(
-            "--jobs with --jobs-csv",
+            if args.report.is_some() {
+                "--jobs with --report"
+            } else {
+                "--jobs with --jobs-csv"
+            },
             jobs,
             crate::limits::MAX_RECORDED_JOBS,
         )?;
@@ -275,7 +286,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("--seeds: {e}")))?
             .with_runtime_model(crate::run::runtime_model(args.runtime_model.as_deref())?);
         let keep = Keep {
-            records: args.jobs_csv.is_some(),
+            records: args.jobs_csv.is_some() || args.report.is_some(),
             grants,
         };
         let pool = crate::progress::pool(args.threads)?;
@@ -345,6 +356,23 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .write_jobs_csv_on(Some(&topology), &mut buf)
             .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(path))))?;
         write_atomic(path, &buf)?;
+    }
+    if let Some(path) = &args.report {
+        let label = format!("{} · {}", first.allocator, first.scheduler);
+        let options = partalloc_report::ReportOptions::titled(format!(
+            "partalloc simulate: {label} on {}",
+            partalloc::topology::echo(&topology.to_string())
+        ));
+        let page = partalloc_report::render(
+            &[partalloc_report::RunView::new(
+                &label,
+                &topology,
+                &first.jobs,
+            )],
+            &options,
+        )
+        .map_err(|e| CliError::input(format!("--report: {e}")))?;
+        write_atomic(path, page.as_bytes())?;
     }
     let text = render(&out, args.format)?;
     write_or_emit(args.output.as_deref(), &text)

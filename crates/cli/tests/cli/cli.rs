@@ -573,6 +573,64 @@ fn replay_writes_a_report_page_of_every_run() {
 }
 
 #[test]
+fn simulate_writes_a_report_page_of_its_first_replication() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run_in(
+        d,
+        &[
+            "simulate",
+            "-t",
+            "mesh:16x16",
+            "-a",
+            "fsl",
+            "--load",
+            "0.6",
+            "--jobs",
+            "300",
+            "--seeds",
+            "2",
+            "--report",
+            "g.html",
+            "-q",
+        ],
+    ));
+    let html = fs::read_to_string(d.join("g.html")).unwrap();
+    assert!(
+        html.contains(r#""label":"fsl · fcfs","machine":"mesh:16x16","nodes":256,"total":300"#)
+    );
+    let nasa = nasa();
+    ok(&run_in(
+        d,
+        &[
+            "simulate",
+            "-t",
+            "hypercube:7",
+            "-a",
+            "buddy",
+            "--trace",
+            &nasa,
+            "--jobs",
+            "250",
+            "--report",
+            "t.html",
+            "-q",
+        ],
+    ));
+    let html = fs::read_to_string(d.join("t.html")).unwrap();
+    assert!(html.contains(r#""total":250"#));
+    // Too many jobs to keep for a page: refused before anything runs.
+    let e = fails(&run_in(
+        d,
+        &[
+            "simulate", "-t", "mesh:8x8", "-a", "fsl", "--jobs", "20000000", "--report", "big.html",
+        ],
+    ));
+    assert!(e.contains("--jobs with --report"), "{e}");
+    assert!(!d.join("big.html").exists());
+}
+
+#[test]
 fn replay_scales_the_nasa_trace_to_a_target_load() {
     let out = ok(&run(&[
         "replay",
