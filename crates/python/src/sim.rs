@@ -169,10 +169,10 @@ fn simulate<'py>(
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("runtime_model: {e}")))?;
     if let Some(t) = time
-        && !(t.is_finite() && t >= 0.0)
+        && !(t.is_finite() && t > 0.0)
     {
         return Err(PyValueError::new_err(format!(
-            "time={t}: the stop time must be a finite number at least 0"
+            "time={t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
         )));
     }
     let (source, description, seeds) = match (&trace, workload) {

@@ -77,7 +77,7 @@ CASES = {
     "time": (
         "pa.simulate('hypercube:7', 'buddy', 'fcfs', workload={'load': 0.5}, time=-1.0)",
         "ValueError",
-        "time=-1: the stop time must be a finite number at least 0",
+        "time=-1: the stop time must be a finite number above 0",
     ),
     "no_source": (
         "SchedulingEnv()",

@@ -87,8 +87,11 @@ def test_records_as_a_structured_array(small_trace: Path) -> None:
 def test_bad_settings_raise_the_tools_messages(small_trace: Path) -> None:
     with pytest.raises(ValueError, match=r'^unknown scheduling policy "nope"'):
         pa.simulate("hypercube:7", "buddy", "nope", trace=small_trace)
-    with pytest.raises(ValueError, match=r"^time=-1: the stop time must be a finite number at least 0"):
+    with pytest.raises(ValueError, match=r"^time=-1: the stop time must be a finite number above 0"):
         pa.simulate("hypercube:7", "buddy", trace=small_trace, time=-1.0)
+    # A run that stops at 0 measures nothing: refused as the tool refuses it.
+    with pytest.raises(ValueError, match=r"^time=0: the stop time must be a finite number above 0"):
+        pa.simulate("hypercube:7", "buddy", trace=small_trace, time=0.0)
     with pytest.raises(OSError, match="nowhere.swf"):
         pa.simulate("hypercube:7", "buddy", trace="nowhere.swf")
     with pytest.raises(ValueError, match="not both"):
