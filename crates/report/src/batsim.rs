@@ -30,7 +30,7 @@ use partalloc_simkit::JobRecord;
 use partalloc_topology::Topology;
 
 use crate::ReportError;
-use crate::data::node_runs;
+use crate::data::{node_runs, ranges_text};
 
 /// The columns, in Batsim's order.
 pub const COLUMNS: [&str; 17] = [
@@ -84,17 +84,7 @@ pub fn jobs_csv(
             job: r.id,
             machine: topology.to_string(),
         })?;
-        let mut resources = String::new();
-        for (i, run) in runs.iter().enumerate() {
-            if i > 0 {
-                resources.push(' ');
-            }
-            if run.len == 1 {
-                let _ = write!(resources, "{}", run.first);
-            } else {
-                let _ = write!(resources, "{}-{}", run.first, run.first + run.len - 1);
-            }
-        }
+        let resources = ranges_text(&runs, "-", " ");
         let execution = r.end - r.start;
         let stretch = if execution > 0.0 {
             r.response / execution

@@ -30,6 +30,23 @@ pub(crate) fn node_runs(partition: &Partition, topology: &Topology) -> Option<Ve
     Some(runs)
 }
 
+/// Runs of node ids as text: `first` alone or `first{dash}last`, the runs
+/// joined by `sep` (`0-3 8` for Batsim, `0–3, 8` for a person).
+pub(crate) fn ranges_text(runs: &[NodeRun], dash: &str, sep: &str) -> String {
+    let mut out = String::new();
+    for (i, r) in runs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(&r.first.to_string());
+        if r.len > 1 {
+            out.push_str(dash);
+            out.push_str(&(r.first + r.len - 1).to_string());
+        }
+    }
+    out
+}
+
 /// A group of consecutive nodes that the machine itself names: a rack or
 /// block, a leaf switch, a mesh row or plane, a hypercube's subcube.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -101,20 +101,7 @@ fn partition_text(view: &RunView<'_>, partition: &Partition, runs: &[NodeRun]) -
         return slurm.hostlist(&ids);
     }
     match partition {
-        Partition::Nodes(_) => {
-            let mut s = String::from("nodes ");
-            for (i, r) in runs.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                if r.len == 1 {
-                    let _ = write!(s, "{}", r.first);
-                } else {
-                    let _ = write!(s, "{}–{}", r.first, r.first + r.len - 1);
-                }
-            }
-            s
-        }
+        Partition::Nodes(_) => format!("nodes {}", data::ranges_text(runs, "–", ", ")),
         other => other.to_string(),
     }
 }
