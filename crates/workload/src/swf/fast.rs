@@ -89,29 +89,18 @@ fn field(b: &[u8], i: &mut usize) -> Option<Num> {
         }
         return None;
     }
-    let start = j;
-    let mut v = 0u64;
-    // Overlong runs wrap; their digit count sends them to the general path.
-    while let Some(d) = b.get(j).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-        j += 1;
-    }
-    let int_digits = j - start;
+    let (mut v, end, int_digits) = digits(b, j, 0);
     if int_digits == 0 {
         return None;
     }
+    j = end;
     let mut frac = 0;
     if b.get(j) == Some(&b'.') {
-        j += 1;
-        let frac_start = j;
-        while let Some(d) = b.get(j).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-            j += 1;
-        }
-        frac = j - frac_start;
-        if frac == 0 {
+        let (with_frac, end, n) = digits(b, j + 1, v);
+        if n == 0 {
             return None;
         }
+        (v, j, frac) = (with_frac, end, n);
     }
     if !ends_field(b.get(j)) {
         return None;
@@ -123,6 +112,74 @@ fn field(b: &[u8], i: &mut usize) -> Option<Num> {
         frac: u32::try_from(frac).unwrap_or(u32::MAX),
         unknown: false,
     })
+}
+
+/// 10^k for k ≤ 8 digits.
+const POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// Each byte's high bit set.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// `b'0'` in each byte.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The value of the 8 digits of `x` (digit values, not ASCII; the first
+/// digit in the lowest byte): pairs, then quadruples, then the whole in
+/// three multiplications.
+#[inline(always)]
+fn eight_digits(x: u64) -> u64 {
+    const MASK: u64 = 0x0000_00ff_0000_00ff;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    // Bytes hold at most 9: ×10 and the neighbour's add stay within bytes.
+    let pairs = x.wrapping_mul(10).wrapping_add(x >> 8);
+    (pairs & MASK)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((pairs >> 16) & MASK).wrapping_mul(MUL2))
+        >> 32
+}
+
+/// Reads the run of ASCII digits of `b` from `j` onto `v` (v·10^n + the
+/// run's value, wrapping past 2^64: callers refuse more than 19 digits).
+/// Returns the new value, the index after the run and the run's length.
+/// Eight bytes at a time while eight are left: the run's length within
+/// them from a mask of non-digit bytes, its value by `eight_digits`.
+#[inline(always)]
+fn digits(b: &[u8], mut j: usize, mut v: u64) -> (u64, usize, usize) {
+    let start = j;
+    while let Some(chunk) = b.get(j..).and_then(<[u8]>::first_chunk::<8>) {
+        let x = u64::from_le_bytes(*chunk) ^ ZEROS;
+        // A byte is a digit when x < 10: no high bit in x, and none after
+        // adding 0x76 to its low seven bits (which carries into no other).
+        let non_digits = (((x & !HIGH) + 0x7676_7676_7676_7676) | x) & HIGH;
+        let n = (non_digits.trailing_zeros() / 8) as usize;
+        if n > 0 {
+            // The run in the top n bytes, zeros (leading zeros) below.
+            let run = eight_digits(x << (64 - 8 * n as u32));
+            v = v
+                .wrapping_mul(POW10_U64.get(n).copied().unwrap_or(0))
+                .wrapping_add(run);
+        }
+        j += n;
+        if n < 8 {
+            return (v, j, j - start);
+        }
+    }
+    // Fewer than eight bytes left.
+    while let Some(d) = b.get(j).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+        j += 1;
+    }
+    (v, j, j - start)
 }
 
 /// An integer field: `-1` or whole digits.
@@ -549,6 +606,11 @@ mod tests {
             ("0.1000000000000000055", 0.1),
             ("0.0000000000000000001", 1e-19),
             ("999999999999999999.9", 1e18),
+            // The remainder decides: just above a tie, rounded up.
+            ("1.692627005084231695", 1.692_627_005_084_231_8),
+            // Exact ties of 19 digits: to the even neighbour, up and down.
+            ("676706824341035.9375", 676_706_824_341_036.0),
+            ("792110337626158.5625", 792_110_337_626_158.5),
         ] {
             assert_eq!(t.parse::<f64>().ok(), Some(want), "{t}");
             let fast = fast_real(t);
