@@ -72,22 +72,34 @@ fn ends_field(c: Option<&u8>) -> bool {
 /// is not a field the fast path takes.
 #[inline(always)]
 fn field(b: &[u8], i: &mut usize) -> Option<Num> {
+    const UNKNOWN: Num = Num {
+        mantissa: 0,
+        digits: 0,
+        frac: 0,
+        unknown: true,
+    };
     let mut j = *i;
-    while b.get(j).copied().is_some_and(is_separator) {
-        j += 1;
-    }
-    let first = *b.get(j)?;
-    if first == b'-' {
-        if b.get(j + 1) == Some(&b'1') && ends_field(b.get(j + 2)) {
-            *i = j + 2;
-            return Some(Num {
-                mantissa: 0,
-                digits: 0,
-                frac: 0,
-                unknown: true,
-            });
+    // The usual field: one space, then `-1` or a digit, read from four
+    // bytes at once.
+    match b.get(j..).and_then(<[u8]>::first_chunk::<4>) {
+        Some(&[b' ', b'-', b'1', end]) if ends_field(Some(&end)) => {
+            *i = j + 3;
+            return Some(UNKNOWN);
         }
-        return None;
+        Some(&[b' ', first, _, _]) if first.is_ascii_digit() => j += 1,
+        _ => {
+            while b.get(j).copied().is_some_and(is_separator) {
+                j += 1;
+            }
+            let first = *b.get(j)?;
+            if first == b'-' {
+                if b.get(j + 1) == Some(&b'1') && ends_field(b.get(j + 2)) {
+                    *i = j + 2;
+                    return Some(UNKNOWN);
+                }
+                return None;
+            }
+        }
     }
     let (mut v, end, int_digits) = digits(b, j, 0);
     if int_digits == 0 {
@@ -223,12 +235,13 @@ fn real(n: Num) -> Option<Option<f64>> {
 }
 
 /// `m / 10^k` correctly rounded to an `f64` (ties to even, as
-/// `f64::from_str` rounds), for `1 ≤ k ≤ 19`: the decimals of 16 to 19
-/// digits that shortest round-trip printing writes (`0.21021326605757568`).
+/// `f64::from_str` rounds), for `1 ≤ k ≤ 19` and `0 < m < 2^64`: the
+/// decimals of 16 to 19 digits that shortest round-trip printing writes
+/// (`0.21021326605757568`).
 ///
-/// `m` is shifted to the top of 127 bits and divided by 10^k < 2^64 as
-/// integers; the quotient has at least 63 bits, so rounding it to 53 with
-/// the remainder as a sticky bit is the exact rounding of the ratio. The
+/// `m` is shifted left so that its integer quotient by 10^k < 2^64 has 63
+/// or 64 bits; rounding that quotient to 53 bits, with a non-zero
+/// remainder as a sticky bit, is the exact rounding of the ratio. The
 /// result lies between 10^-19 and 10^19, far from the subnormal and
 /// infinite ranges, so scaling the 53-bit mantissa by a power of two is
 /// exact.
@@ -246,20 +259,23 @@ fn ratio(m: u64, k: u32) -> f64 {
     if m == 0 {
         return 0.0;
     }
-    let d = u128::from(POW10_INT.get(k as usize).copied().unwrap_or(1));
-    let shift_in = 63 + m.leading_zeros();
-    let n = u128::from(m) << shift_in;
-    let (q, r) = (n / d, n % d);
-    let drop = 128 - q.leading_zeros() - 53;
-    let mut mantissa = (q >> drop) as u64;
-    let low = q & ((1u128 << drop) - 1);
-    let half = 1u128 << (drop - 1);
+    let d = POW10_INT.get(k as usize).copied().unwrap_or(1);
+    // bits(m << shift) = 63 + bits(d), so the quotient has 63 or 64 bits
+    // (shift ≥ 0: bits(m) ≤ 64 and bits(d) ≥ 4).
+    let shift = 63 + (64 - d.leading_zeros()) - (64 - m.leading_zeros());
+    let n = u128::from(m) << shift;
+    let d = u128::from(d);
+    let (q, r) = ((n / d) as u64, n % d);
+    let drop = 64 - q.leading_zeros() - 53;
+    let mut mantissa = q >> drop;
+    let low = q & ((1 << drop) - 1);
+    let half = 1 << (drop - 1);
     if low > half || (low == half && (r != 0 || (mantissa & 1) == 1)) {
         mantissa += 1;
     }
     // Binary exponent of the mantissa's last bit; a carry out of 53 bits
     // leaves 2^53, which is exact as it stands.
-    let exp = i64::from(drop) - i64::from(shift_in);
+    let exp = i64::from(drop) - i64::from(shift);
     let scale = f64::from_bits(((exp + 1023) as u64) << 52);
     mantissa as f64 * scale
 }
