@@ -130,7 +130,7 @@ fn swf_synthetic(c: &mut Criterion) {
     let mut t = 0.0;
     for id in 1..=JOBS {
         t += gap.sample(&mut rng);
-        let p = rand::Rng::random_range(&mut rng, 1..=256u32);
+        let p = rand::RngExt::random_range(&mut rng, 1..=256u32);
         let r = run.sample(&mut rng);
         text.push_str(&format!(
             "{id} {t} -1 {r} {p} -1 -1 {p} -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"

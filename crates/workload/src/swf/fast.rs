@@ -62,10 +62,9 @@ fn is_separator(c: u8) -> bool {
 /// Whether a field may end before `c` (`None`: the end of the bytes).
 #[inline(always)]
 fn ends_field(c: Option<&u8>) -> bool {
-    match c {
-        None => true,
-        Some(&c) => is_separator(c) || c == b'\n',
-    }
+    // Bits 9 (tab), 10 (line feed), 13 (carriage return), 32 (space).
+    const ENDS: u64 = 1 << b'\t' | 1 << b'\n' | 1 << b'\r' | 1 << b' ';
+    c.is_none_or(|&c| c < 64 && ENDS >> c & 1 == 1)
 }
 
 /// The next field of `b` from `*i` (separators skipped), or `None` if it
@@ -264,20 +263,20 @@ fn ratio(m: u64, k: u32) -> f64 {
     // (shift ≥ 0: bits(m) ≤ 64 and bits(d) ≥ 4).
     let shift = 63 + (64 - d.leading_zeros()) - (64 - m.leading_zeros());
     let n = u128::from(m) << shift;
-    let d = u128::from(d);
-    let (q, r) = ((n / d) as u64, n % d);
+    let q = (n / u128::from(d)) as u64;
     let drop = 64 - q.leading_zeros() - 53;
-    let mut mantissa = q >> drop;
+    let mantissa = q >> drop;
     let low = q & ((1 << drop) - 1);
     let half = 1 << (drop - 1);
-    if low > half || (low == half && (r != 0 || (mantissa & 1) == 1)) {
-        mantissa += 1;
-    }
-    // Binary exponent of the mantissa's last bit; a carry out of 53 bits
-    // leaves 2^53, which is exact as it stands.
+    // Above half, or a tie broken by a remainder or by an odd mantissa.
+    let up =
+        low > half || (low == half && (n != u128::from(q) * u128::from(d) || (mantissa & 1) == 1));
+    // The bits of mantissa · 2^exp, exp the exponent of its last bit: the
+    // biased exponent of its first bit above 52 bits of fraction; a carry
+    // of the rounding out of 53 bits moves into the exponent, as it must.
     let exp = i64::from(drop) - i64::from(shift);
-    let scale = f64::from_bits(((exp + 1023) as u64) << 52);
-    mantissa as f64 * scale
+    let bits = (((exp + 1075) as u64) << 52) + (mantissa - (1 << 52)) + u64::from(up);
+    f64::from_bits(bits)
 }
 
 /// A time: a real field of at most `MAX_SECONDS`.
@@ -289,67 +288,48 @@ fn time(n: Num) -> Option<Option<f64>> {
     }
 }
 
-/// Reads the job line at the start of `b` if the fast path takes it.
+/// Reads the job line at the start of `b` into `out` if the fast path
+/// takes it, and returns the bytes the line took, its `\n` included.
 ///
 /// The line ends at its first `\n`, or, when `whole` (the bytes are the
 /// line), at the end of `b`; when not `whole` and `b` has no `\n` after
 /// the fields, the line may go on past `b` and `None` is returned.
-/// Returns the record and the bytes the line took, its `\n` included.
 /// `None` means the general path must read the line: it is a comment, a
 /// blank or malformed line, or a job line with a field the fast path does
-/// not take.
-#[inline]
-pub(super) fn scan(b: &[u8], whole: bool) -> Option<(SwfRecord, usize)> {
+/// not take; `out` then holds part of the line and must not be used.
+/// The record is written in place, field by field, so that a reader
+/// keeping it does not copy it again.
+#[inline(always)]
+pub(super) fn scan(b: &[u8], whole: bool, out: &mut SwfRecord) -> Option<usize> {
     let mut i = 0;
     let mut next = || field(b, &mut i);
-    let job_number = int(next()?)??;
-    let submit_time = time(next()?)?;
-    let wait_time = time(next()?)?;
-    let run_time = time(next()?)?;
-    let allocated_processors = count(next()?)?;
-    let average_cpu_time = time(next()?)?;
-    let used_memory = real(next()?)?;
-    let requested_processors = count(next()?)?;
-    let requested_time = time(next()?)?;
-    let requested_memory = real(next()?)?;
-    let status = int(next()?)?;
-    let user_id = int(next()?)?;
-    let group_id = int(next()?)?;
-    let executable = int(next()?)?;
-    let queue = int(next()?)?;
-    let partition = int(next()?)?;
-    let preceding_job = int(next()?)?;
-    let think_time = time(next()?)?;
+    out.job_number = int(next()?)??;
+    out.submit_time = time(next()?)?;
+    out.wait_time = time(next()?)?;
+    out.run_time = time(next()?)?;
+    out.allocated_processors = count(next()?)?;
+    out.average_cpu_time = time(next()?)?;
+    out.used_memory = real(next()?)?;
+    out.requested_processors = count(next()?)?;
+    out.requested_time = time(next()?)?;
+    out.requested_memory = real(next()?)?;
+    out.status = int(next()?)?;
+    out.user_id = int(next()?)?;
+    out.group_id = int(next()?)?;
+    out.executable = int(next()?)?;
+    out.queue = int(next()?)?;
+    out.partition = int(next()?)?;
+    out.preceding_job = int(next()?)?;
+    out.think_time = time(next()?)?;
     while b.get(i).copied().is_some_and(is_separator) {
         i += 1;
     }
-    let taken = match b.get(i) {
-        Some(b'\n') => i + 1,
-        None if whole => i,
+    match b.get(i) {
+        Some(b'\n') => Some(i + 1),
+        None if whole => Some(i),
         // A 19th field (the general path counts them), or the line goes on.
-        _ => return None,
-    };
-    let record = SwfRecord {
-        job_number,
-        submit_time,
-        wait_time,
-        run_time,
-        allocated_processors,
-        average_cpu_time,
-        used_memory,
-        requested_processors,
-        requested_time,
-        requested_memory,
-        status,
-        user_id,
-        group_id,
-        executable,
-        queue,
-        partition,
-        preceding_job,
-        think_time,
-    };
-    Some((record, taken))
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -357,6 +337,12 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use proptest::sample::select;
+
+    /// `scan` into a fresh record.
+    fn scan(b: &[u8], whole: bool) -> Option<(SwfRecord, usize)> {
+        let mut r = SwfRecord::unknown(0);
+        super::scan(b, whole, &mut r).map(|n| (r, n))
+    }
 
     /// What the reader's general path makes of a whole line: `None` for a
     /// comment or blank line, else the record or the error's text. A line

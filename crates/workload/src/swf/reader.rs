@@ -28,6 +28,8 @@ pub struct SwfReader<R> {
     done: bool,
     // The last line read is not UTF-8.
     invalid_utf8: bool,
+    // The record of the last line read by the fast path.
+    record: SwfRecord,
 }
 
 impl<R: BufRead> SwfReader<R> {
@@ -49,6 +51,7 @@ impl<R: BufRead> SwfReader<R> {
             skipped: 0,
             done: false,
             invalid_utf8: false,
+            record: SwfRecord::unknown(0),
         };
         loop {
             if !r.read_line()? {
@@ -135,14 +138,15 @@ impl<R: BufRead> SwfReader<R> {
         }
     }
 
-    /// The next line as a record if it is a job line of plain numbers
-    /// that the input's buffer holds whole, read in place (`Ok(None)`:
-    /// read the line the general way, nothing consumed).
-    fn fast_record(&mut self) -> Result<Option<SwfRecord>, SwfError> {
+    /// Reads the next line into `record` if it is a job line of plain
+    /// numbers that the input's buffer holds whole, in place: `Ok(true)`;
+    /// `Ok(false)`: read the line the general way, nothing consumed.
+    #[inline]
+    fn fast_record(&mut self) -> Result<bool, SwfError> {
         let avail = match self.input.fill_buf() {
             Ok(b) => b,
             // `read_until` retries.
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(false),
             Err(source) => {
                 return Err(SwfError::Io {
                     line: self.line + 1,
@@ -150,14 +154,14 @@ impl<R: BufRead> SwfReader<R> {
                 });
             }
         };
-        match super::fast::scan(avail, false) {
+        match super::fast::scan(avail, false, &mut self.record) {
             // A line `read_line` would refuse as too long is left to it.
-            Some((record, taken)) if taken as u64 <= MAX_LINE_BYTES => {
+            Some(taken) if taken as u64 <= MAX_LINE_BYTES => {
                 self.input.consume(taken);
                 self.line += 1;
-                Ok(Some(record))
+                Ok(true)
             }
-            _ => Ok(None),
+            _ => Ok(false),
         }
     }
 }
@@ -194,6 +198,26 @@ impl<R: BufRead> Iterator for SwfJobs<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            // A plain job line in the buffer becomes a job without passing
+            // through the record iterator (what `SwfReader::next` would do
+            // first).
+            if !self.reader.pending && !self.reader.done {
+                match self.reader.fast_record() {
+                    Ok(true) => match self.reader.record.to_job(&self.mapping) {
+                        Ok(j) => return Some(Ok(j)),
+                        Err(_) if self.reader.lenient => {
+                            self.reader.skipped += 1;
+                            continue;
+                        }
+                        Err(e) => return Some(Err(e)),
+                    },
+                    Ok(false) => {}
+                    Err(e) => {
+                        self.reader.done = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
             let rec = match self.reader.next()? {
                 Ok(r) => r,
                 Err(e) => return Some(Err(e)),
@@ -219,8 +243,8 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                     return None;
                 }
                 match self.fast_record() {
-                    Ok(Some(r)) => return Some(Ok(r)),
-                    Ok(None) => {}
+                    Ok(true) => return Some(Ok(self.record)),
+                    Ok(false) => {}
                     Err(e) => {
                         self.done = true;
                         return Some(Err(e));
@@ -238,8 +262,8 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                     }
                 }
                 // A plain line the buffer held only in part.
-                if let Some((r, _)) = super::fast::scan(&self.bytes, true) {
-                    return Some(Ok(r));
+                if super::fast::scan(&self.bytes, true, &mut self.record).is_some() {
+                    return Some(Ok(self.record));
                 }
                 self.decode();
             }
