@@ -114,6 +114,41 @@ fn swf(c: &mut Criterion) {
         });
     });
     g.finish();
+    swf_synthetic(c);
+}
+
+/// A synthetic trace of 100,000 job lines as `partalloc generate` writes
+/// them (times printed as shortest round-trip decimals of 16 to 17
+/// digits, sizes 1 to 256, the rest -1), read as jobs through a 64 KiB
+/// buffer as `simulate --trace` reads a file.
+fn swf_synthetic(c: &mut Criterion) {
+    const JOBS: u64 = 100_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let gap = ok(Exponential::new(0.4));
+    let run = ok(Exponential::new(1.0));
+    let mut text = String::from("; MaxNodes: 256\n; MaxProcs: 256\n");
+    let mut t = 0.0;
+    for id in 1..=JOBS {
+        t += gap.sample(&mut rng);
+        let p = rand::RngExt::random_range(&mut rng, 1..=256u32);
+        let r = run.sample(&mut rng);
+        text.push_str(&format!(
+            "{id} {t} -1 {r} {p} -1 -1 {p} -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+        ));
+    }
+    let topology: partalloc_topology::Topology =
+        "mesh:16x16".parse().unwrap_or_else(|e| unreachable!("{e}"));
+    let mapping = partalloc_workload::ShapeMapping::nodes_of(&topology);
+    let mut g = c.benchmark_group("swf");
+    g.throughput(Throughput::Elements(JOBS));
+    g.bench_function("jobs_synthetic_100k", |b| {
+        b.iter(|| {
+            let input = std::io::BufReader::with_capacity(1 << 16, text.as_bytes());
+            let r = SwfReader::new(input).unwrap_or_else(|e| unreachable!("{e}"));
+            black_box(r.jobs(mapping).filter(Result::is_ok).count())
+        });
+    });
+    g.finish();
 }
 
 /// The Lublin–Feitelson model: 100,000 jobs of each preset on 128 nodes

@@ -151,6 +151,7 @@ impl ShapeMapping {
     /// # Errors
     /// [`WorkloadError::BadSize`] for 0 processors or more than the machine
     /// has.
+    #[inline]
     pub fn shape_for(&self, processors: u64) -> Result<JobShape, WorkloadError> {
         if let Self::NodesOfCores {
             total,

@@ -36,6 +36,7 @@
 //! ```
 
 mod error;
+mod fast;
 mod field;
 mod header;
 mod reader;

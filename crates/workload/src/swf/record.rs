@@ -197,6 +197,7 @@ impl SwfRecord {
     /// [`SwfError::Unusable`] if the submit time, run time or processor
     /// count is unknown or the count is 0; [`SwfError::Mapping`] if the
     /// shape does not fit the machine.
+    #[inline(always)]
     pub fn to_job(&self, mapping: &ShapeMapping) -> Result<Job, SwfError> {
         let job = self.job_number;
         let unusable = |reason: &str| SwfError::Unusable {

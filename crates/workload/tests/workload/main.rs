@@ -4,3 +4,4 @@
 
 mod parse_fuzz;
 mod serde;
+mod swf_reader;
