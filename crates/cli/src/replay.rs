@@ -163,10 +163,11 @@ struct RunRow {
     miss_rate: f64,
     /// Mean response over the reference's (paging on counts).
     response_vs_reference: f64,
-    /// Mean over jobs of the grant's mean pairwise hop distance.
-    mean_pairwise_distance: f64,
-    /// Mean over jobs of the grant's contiguous pieces.
-    mean_pieces: f64,
+    /// Mean over jobs of the grant's mean pairwise hop distance (`None`
+    /// on a machine without hop distances: nothing was measured).
+    mean_pairwise_distance: Option<f64>,
+    /// Mean over jobs of the grant's contiguous pieces (likewise).
+    mean_pieces: Option<f64>,
     /// Mean bounded slowdown (`--slowdown-bound`).
     mean_bounded_slowdown: f64,
 }
@@ -429,6 +430,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .zip(&runs)
         .find(|(_, (l, _))| *l == "counts")
         .map_or(f64::NAN, |((r, ..), _)| r.results.mean_response);
+    // Dispersal is measured where the machine has hop distances; elsewhere
+    // (Slurm and capacity machines) its columns say so instead of 0.
+    let dispersal = partalloc::simkit::DispersalMeter::new(&topology).is_defined();
     let rows: Vec<RunRow> = results
         .iter()
         .zip(&runs)
@@ -448,8 +452,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             },
             miss_rate: r.results.miss_rate,
             response_vs_reference: r.results.mean_response / reference,
-            mean_pairwise_distance: r.results.mean_pairwise_distance,
-            mean_pieces: r.results.mean_pieces,
+            mean_pairwise_distance: dispersal.then_some(r.results.mean_pairwise_distance),
+            mean_pieces: dispersal.then_some(r.results.mean_pieces),
             mean_bounded_slowdown: r.results.mean_bounded_slowdown,
         })
         .collect();
@@ -659,8 +663,9 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                         r.processor_utilization.to_string(),
                         r.miss_rate.to_string(),
                         r.response_vs_reference.to_string(),
-                        r.mean_pairwise_distance.to_string(),
-                        r.mean_pieces.to_string(),
+                        r.mean_pairwise_distance
+                            .map_or_else(String::new, |v| v.to_string()),
+                        r.mean_pieces.map_or_else(String::new, |v| v.to_string()),
                         r.mean_bounded_slowdown.to_string(),
                     ]
                 })
@@ -758,7 +763,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
             for r in &out.runs {
                 let _ = writeln!(
                     s,
-                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3} {:>8.3} {:>6.2} {:>9.3}",
+                    "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3} {:>8} {:>6} {:>9.3}",
                     r.allocator,
                     r.requests,
                     num(r.mean_response),
@@ -769,8 +774,10 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     r.processor_utilization,
                     r.miss_rate,
                     r.response_vs_reference,
-                    r.mean_pairwise_distance,
-                    r.mean_pieces,
+                    r.mean_pairwise_distance
+                        .map_or_else(|| "–".to_owned(), |v| format!("{v:.3}")),
+                    r.mean_pieces
+                        .map_or_else(|| "–".to_owned(), |v| format!("{v:.2}")),
                     r.mean_bounded_slowdown
                 );
             }

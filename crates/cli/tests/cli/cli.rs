@@ -630,6 +630,48 @@ fn simulate_writes_a_report_page_of_its_first_replication() {
     assert!(!d.join("big.html").exists());
 }
 
+/// On a machine without hop distances nothing is measured, and replay says
+/// so rather than printing a distance of 0.
+#[test]
+fn replay_shows_no_dispersal_where_none_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("examples")).unwrap();
+    for f in ["blocks-8x18.sacct", "blocks-8x18.conf"] {
+        fs::copy(example(f), d.join("examples").join(f)).unwrap();
+    }
+    let base = [
+        "replay",
+        "examples/blocks-8x18.sacct",
+        "--trace-format",
+        "sacct",
+        "-t",
+        "blocks:examples/blocks-8x18.conf",
+        "--allocators",
+        "block",
+        "-q",
+    ];
+    let text = ok(&run_in(d, &base));
+    let row = text.lines().find(|l| l.starts_with("block ")).unwrap();
+    assert!(row.contains("     –      –"), "{row}");
+    let mut json = base.to_vec();
+    json.extend(["--format", "json"]);
+    let v: Value = serde_json::from_str(&ok(&run_in(d, &json))).unwrap();
+    assert!(v["runs"][0]["mean_pairwise_distance"].is_null(), "{v}");
+    // A mesh measures it.
+    let mesh = ok(&run(&[
+        "replay",
+        &example("mesh8x8-load0.6.swf"),
+        "-t",
+        "mesh:8x8",
+        "--format",
+        "json",
+        "-q",
+    ]));
+    let v: Value = serde_json::from_str(&mesh).unwrap();
+    assert!(v["runs"][0]["mean_pairwise_distance"].as_f64().unwrap() > 1.0);
+}
+
 #[test]
 fn replay_scales_the_nasa_trace_to_a_target_load() {
     let out = ok(&run(&[
