@@ -826,9 +826,9 @@ fn show_titles_fit_name_no_path_and_refuse_a_time_past_the_trace() {
         "1 0 -1 10 3 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 -1 20 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
     )
     .unwrap();
-    let e = fails(&run_in(
-        d,
-        &[
+    // The same machine and trace, at a time, with the picture's file if given.
+    let on_trace = |at: &str, svg: Option<&str>| {
+        let mut a = vec![
             "show",
             "-t",
             "blocks:deep/machines/racks.conf",
@@ -837,30 +837,18 @@ fn show_titles_fit_name_no_path_and_refuse_a_time_past_the_trace() {
             "--trace",
             "t.swf",
             "--at",
-            "26",
-            "--svg",
-            "late.svg",
-        ],
-    ));
+            at,
+        ];
+        a.extend(svg.map(|f| ["--svg", f]).into_iter().flatten());
+        run_in(d, &a)
+    };
+    let e = fails(&on_trace("26", Some("late.svg")));
     assert!(
         e.contains("--at 26: the trace's last job ends at 25"),
         "{e}"
     );
     assert!(!d.join("late.svg").exists());
-    ok(&run_in(
-        d,
-        &[
-            "show",
-            "-t",
-            "blocks:deep/machines/racks.conf",
-            "-a",
-            "block",
-            "--trace",
-            "t.swf",
-            "--at",
-            "25",
-        ],
-    ));
+    ok(&on_trace("25", None));
 }
 
 /// (3 nodes) n[0-2], job 2 (4 nodes) n[3-6], across the two blocks.
