@@ -24,6 +24,7 @@ import re
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 SYSTEM_USERS = ["daemon", "bin", "sys", "games", "man", "lp", "mail", "news",
@@ -141,6 +142,8 @@ def base_conf(d, port, sock, host):
         ("TaskPlugin", "task/none"),
         ("MpiDefault", "none"),
         ("ReturnToService", "2"),
+        # The nodes may have more CPUs than the machine.
+        ("SlurmdParameters", "config_overrides"),
         ("SlurmdTimeout", "600"),
         ("InactiveLimit", "0"),
         ("KillWait", "2"),
@@ -357,6 +360,18 @@ class Player:
         self.last_event = 0
         self.released = False
         self.t0 = int(time.time())
+        self.passes = []
+        self.stop = False
+        threading.Thread(target=self.watch_passes, daemon=True).start()
+
+    def watch_passes(self):
+        """Notes the start of every priority pass (the controller writes it
+        to StateSaveLocation/priority_last_decay_ran after each)."""
+        while not self.stop:
+            p = self.last_pass()
+            if p and (not self.passes or self.passes[-1] != p):
+                self.passes.append(p)
+            time.sleep(0.25)
 
     def now(self):
         return int(time.time()) - self.t0
@@ -419,13 +434,13 @@ class Player:
             time.sleep(0.5)
             e = self.events_epoch()
 
-    def snapshot_wait(self, prio):
+    def snapshot_wait(self, prio, main=2, bf=1):
         if prio:
             self.wait_quiet(main=2 if self.released else 0)
             self.wait_pass()
             self.released = False
         else:
-            self.wait_quiet(main=2, bf=1)
+            self.wait_quiet(main=main, bf=bf)
 
     def sprio(self, t):
         self.snapshot_wait(True)
@@ -460,8 +475,8 @@ class Player:
             sec.append("|".join(f))
         self.golden += sec
 
-    def squeue(self, t):
-        self.snapshot_wait(False)
+    def squeue(self, t, kv):
+        self.snapshot_wait(False, int(kv.get("main", 2)), int(kv.get("bf", 1)))
         jobs = squeue_all()
         at = self.now()
         sec = ["[squeue %s at=%d]" % (t, at), "JOBID|STATE|REASON|NODELIST|START|PRIORITY"]
@@ -572,12 +587,17 @@ class Player:
                     run("scontrol", what, ",".join(ids), check=True)
                 self.last_event = int(time.time())
                 self.released = self.released or what == "release"
+            elif what == "scontrol":
+                r = run("scontrol", *line.split()[1:])
+                if r.returncode != 0:
+                    die("%s: %s" % (line, r.stderr))
+                self.last_event = int(time.time())
             elif what == "sprio":
                 self.sprio(tt)
             elif what == "sshare":
                 self.sshare(tt)
             elif what == "squeue":
-                self.squeue(tt)
+                self.squeue(tt, kv)
             elif what == "pass":
                 self.wait_pass()
             elif what == "end":
@@ -587,6 +607,8 @@ class Player:
             acts.append("%d|%s" % (at, "end" if t is None else "at %s %s" % (tt, line))
                         + ("" if note is None else " # " + note))
             print("%5d s  %s" % (self.now(), line), file=sys.stderr, flush=True)
+        self.stop = True
+        self.golden += ["[passes]", " ".join(str(p - self.t0) for p in self.passes)]
         self.golden[ai:ai + 1] = acts
         with open(self.out, "w") as f:
             f.write("\n".join(self.golden) + "\n")
