@@ -514,15 +514,22 @@ class Player:
 
     def end(self):
         t_end = time.time() + 3600
+        idle_since = None
         while True:
             jobs = [j for j in squeue_all() if j[2] in ACTIVE]
             if not jobs:
                 break
-            held = [j for j in jobs if j[2] == "PENDING" and "Held" in j[3]]
-            if held and len(held) == len(jobs):
-                run("scancel", *[str(j[0]) for j in held])
-                self.golden.append("# end: cancelled the held jobs %s"
-                                   % ",".join(self.names.get(j[0], j[1]) for j in held))
+            # Nothing runs and jobs still pend (held, or kept by a limit
+            # no end of a job can lift): after 30 s of that, cancel them.
+            if all(j[2] == "PENDING" for j in jobs):
+                idle_since = idle_since or time.time()
+                if time.time() - idle_since > 30:
+                    run("scancel", *[str(j[0]) for j in jobs])
+                    self.golden.append("# end: nothing ran for 30 s; cancelled the pending jobs %s"
+                                       % ",".join(self.names.get(j[0], j[1]) for j in jobs))
+                    idle_since = None
+            else:
+                idle_since = None
             if time.time() > t_end:
                 die("jobs do not end: %s" % jobs)
             time.sleep(1)
