@@ -355,6 +355,8 @@ class Player:
         self.sys_to_user = {v: k for k, v in scn.user_map.items()}
         conf = open(os.environ["SLURM_CONF"]).read()
         self.state_dir = re.search(r"^StateSaveLocation=(\S+)$", conf, re.M).group(1)
+        m = re.search(r"^SchedulerParameters=.*\bbf_interval=(\d+)", conf, re.M)
+        self.bf_interval = int(m.group(1)) if m else 30
         self.actions = []
         self.sections = []
         self.last_event = 0
@@ -405,15 +407,18 @@ class Player:
                     die("jobs keep completing")
                 time.sleep(0.2)
             m0, b0, _ = sdiag()
+            # Backfill skips its cycle when nothing changed since the last
+            # one (or nothing pends): wait for it at most two intervals.
+            bf_end = time.time() + 2 * self.bf_interval + 5
             while True:
                 m, b, _ = sdiag()
-                if m >= m0 + main and b >= b0 + bf:
+                if m >= m0 + main and (b >= b0 + bf or time.time() > bf_end):
                     break
                 if time.time() > t_end:
                     die("no scheduling cycles (main %d -> %d, backfill %d -> %d)" % (m0, m, b0, b))
                 time.sleep(0.2)
             if not any(j[2] in ("COMPLETING", "CONFIGURING") for j in squeue_all()):
-                return
+                return m - m0, b - b0
 
     def events_epoch(self):
         """Epoch second of the last submit/release/job end."""
@@ -440,7 +445,7 @@ class Player:
             self.wait_pass()
             self.released = False
         else:
-            self.wait_quiet(main=main, bf=bf)
+            return self.wait_quiet(main=main, bf=bf)
 
     def sprio(self, t):
         self.snapshot_wait(True)
@@ -476,10 +481,11 @@ class Player:
         self.golden += sec
 
     def squeue(self, t, kv):
-        self.snapshot_wait(False, int(kv.get("main", 2)), int(kv.get("bf", 1)))
+        dm, db = self.snapshot_wait(False, int(kv.get("main", 2)), int(kv.get("bf", 1)))
         jobs = squeue_all()
         at = self.now()
-        sec = ["[squeue %s at=%d]" % (t, at), "JOBID|STATE|REASON|NODELIST|START|PRIORITY"]
+        sec = ["[squeue %s at=%d main=%d bf=%d]" % (t, at, dm, db),
+               "JOBID|STATE|REASON|NODELIST|START|PRIORITY"]
         for i, name, state, reason, nodes, start, end, prio in jobs:
             if state not in ACTIVE:
                 continue
