@@ -410,6 +410,8 @@ class Player:
             # Backfill skips its cycle when nothing changed since the last
             # one (or nothing pends): wait for it at most two intervals.
             bf_end = time.time() + 2 * self.bf_interval + 5
+            if not any(j[2] == "PENDING" for j in squeue_all()):
+                bf_end = 0      # nothing for backfill to do
             while True:
                 m, b, _ = sdiag()
                 if m >= m0 + main and (b >= b0 + bf or time.time() > bf_end):
