@@ -529,7 +529,9 @@ class Player:
                 break
             # Nothing runs and jobs still pend (held, or kept by a limit
             # no end of a job can lift): after 30 s of that, cancel them.
-            if all(j[2] == "PENDING" for j in jobs):
+            # (A job waiting for its begin time, as a requeued one does,
+            # will run: not that.)
+            if all(j[2] == "PENDING" and j[3] != "BeginTime" for j in jobs):
                 idle_since = idle_since or time.time()
                 if time.time() - idle_since > 30:
                     run("scancel", *[str(j[0]) for j in jobs])
