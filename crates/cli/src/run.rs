@@ -11,7 +11,7 @@ use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
-use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
+use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::WorkloadOptions;
 
 /// Parses a machine description such as `mesh:64x64`, or reads the pod
@@ -137,7 +137,7 @@ pub(crate) struct Keep {
     /// Its job records.
     pub(crate) records: bool,
     /// Its grants, for the pod and Slurm measures (at most
-    /// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS)).
+    /// [`MEASURED_JOBS`](partalloc::simkit::measure::MEASURED_JOBS)).
     pub(crate) grants: bool,
 }
 

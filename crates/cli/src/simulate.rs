@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, SlowdownBound, Stop,
+    JobCsvWriter, MeasureSet, Replications, Report, ReportError, Results, SimConfig, SlowdownBound,
+    Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -15,10 +16,10 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
 use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, value_name};
+use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -68,6 +69,12 @@ pub(crate) struct Args {
     /// baseline's). Off by default.
     #[arg(long)]
     runtime_model: Option<String>,
+    /// The measures to take beyond the basic ones: auto (the machine's own:
+    /// dispersal on meshes, tori, hypercubes and pods; capacity, slurm or
+    /// pod measures on those machines), none, or a list such as
+    /// dispersal,pod. A measure not taken costs nothing and is not printed.
+    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
+    measure: MeasureSet,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -100,28 +107,15 @@ struct Output<'a> {
     metrics: &'a [Summary],
     search_time_us_per_job: f64,
     replications: Vec<Results>,
-    /// On a pod: stranded chips and the largest placeable shape.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pod: Option<crate::pod_measures::PodSummary>,
-    /// On a Slurm machine: stranded nodes and locality.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slurm: Option<crate::slurm_measures::SlurmSummary>,
     /// On a capacity machine: per level, the time-average largest pod set
     /// one domain could take.
     #[serde(skip_serializing_if = "Option::is_none")]
     capacity_levels: Option<crate::capacity_measures::CapacitySummary>,
-    /// Whose jobs the pod and Slurm measures ran: "seed 0's" or "the
+    /// Whose run the capacity levels come from: "seed 0's" or "the
     /// trace's" (text output only).
     #[serde(skip)]
     measured: &'static str,
-    /// A capacity machine (`racks:`, `kueue:`): the text table shows its
-    /// racks per job and stranded GPUs (0 and left out elsewhere).
-    #[serde(skip)]
-    capacity: bool,
 }
-
-/// Metrics measured on capacity machines only ([`partalloc::simkit::capacity`]).
-const CAPACITY_ONLY: [&str; 2] = ["mean_racks_per_job", "mean_stranded_gpus"];
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
 /// them, so memory stays flat in the trace length. A trace that is not
@@ -133,6 +127,7 @@ fn run_trace(
     topology: &Topology,
     strategies: &Strategies,
     grants: bool,
+    measures: MeasureSet,
 ) -> Result<(Vec<Report>, String, Option<GrantLog>), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new(), None));
@@ -153,6 +148,7 @@ fn run_trace(
         record_jobs: args.report.is_some(),
         measure_search_time: true,
         slowdown_bound: args.slowdown_bound,
+        measures,
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
@@ -270,13 +266,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
         )));
     }
-    // Pods, Slurm and capacity machines log seed 0's grants (its first measured jobs
-    // only on long streams) for their measures of the machine over time.
-    let grants = topology.as_pod().is_some()
-        || topology.as_slurm().is_some()
-        || topology.as_capacity().is_some();
+    // Capacity machines log seed 0's grants (its first measured jobs only
+    // on long streams) for the largest pod set per level over time.
+    let measures = args
+        .measure
+        .resolve(&topology)
+        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
+    let grants = measures.contains(partalloc::simkit::Measure::Capacity);
     let (reports, workload, seeds, log) = if args.trace.trace.is_some() {
-        let (r, w, log) = run_trace(args, &topology, &strategies, grants)?;
+        let (r, w, log) = run_trace(args, &topology, &strategies, grants, measures)?;
         (r, w, 1, log)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
@@ -298,6 +296,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 time: args.time,
             },
             slowdown_bound: args.slowdown_bound,
+            measures,
             ..SimConfig::default()
         };
         let r = pool.install(|| run_generated(setup, &w, &spec, reps, base, keep, &|| bar.inc(1)));
@@ -310,19 +309,17 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             log,
         )
     };
-    let pod = log
-        .as_ref()
-        .and_then(|log| crate::pod_measures::from_log(&topology, log));
-    let slurm = log
-        .as_ref()
-        .and_then(|log| crate::slurm_measures::from_log(&topology, log));
     let capacity_levels = log
         .as_ref()
         .and_then(|log| crate::capacity_measures::from_log(&topology, log));
-    let summary = summarize(&reports)?;
     let first = reports
         .first()
         .ok_or_else(|| CliError::input("no replication ran"))?;
+    // Only what the run measured: a measure not taken prints nothing.
+    let summary: Vec<Summary> = summarize(&reports)?
+        .into_iter()
+        .filter(|m| first.results.was_measured(m.metric))
+        .collect();
     let out = Output {
         topology: topology.to_string(),
         nodes: topology.num_nodes(),
@@ -334,15 +331,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         metrics: &summary,
         search_time_us_per_job: search_time_us(&reports),
         replications: reports.iter().map(|r| r.results).collect(),
-        pod,
-        slurm,
         capacity_levels,
         measured: if args.trace.trace.is_some() {
             "the trace's first"
         } else {
             "seed 0's"
         },
-        capacity: topology.as_capacity().is_some(),
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -406,9 +400,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
-                if !out.capacity && CAPACITY_ONLY.contains(&m.metric) {
-                    continue;
-                }
                 let label = reported()
                     .find(|x| x.name == m.metric)
                     .map_or(m.metric, |x| x.description);
@@ -421,26 +412,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 "search time µs/job",
                 num(out.search_time_us_per_job)
             );
-            if let Some(p) = &out.pod {
-                let _ = writeln!(s);
-                let _ = writeln!(
-                    s,
-                    "pod, time average over {} {} measured jobs ({} placement rules):",
-                    out.measured, p.jobs, p.rules
-                );
-                let _ = writeln!(
-                    s,
-                    "{:<26} {:>14}",
-                    "stranded chips",
-                    num(p.mean_stranded_chips)
-                );
-                let _ = writeln!(
-                    s,
-                    "{:<26} {:>14}",
-                    "largest placeable chips",
-                    num(p.mean_largest_placeable_chips)
-                );
-            }
             if let Some(c) = &out.capacity_levels {
                 let _ = writeln!(s);
                 let _ = writeln!(
@@ -452,30 +423,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let width = c.levels.iter().map(|l| l.level.len()).max().unwrap_or(0);
                 for l in &c.levels {
                     let _ = writeln!(s, "{:<width$} {:>14}", l.level, num(l.mean_largest_pod_set));
-                }
-            }
-            if let Some(m) = &out.slurm {
-                let _ = writeln!(s);
-                let _ = writeln!(
-                    s,
-                    "Slurm machine, {} {} measured jobs:",
-                    out.measured, m.jobs
-                );
-                let rows = [
-                    ("stranded nodes (time avg)", m.mean_stranded_nodes),
-                    ("racks or leaves per job", m.mean_domains_per_job),
-                    ("jobs at lowest level", m.lowest_level_share),
-                ];
-                for (label, v) in rows {
-                    let _ = writeln!(s, "{label:<26} {:>14}", num(v));
-                }
-                if let Some(seg) = m.segment {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>14}",
-                        format!("split segments of {seg}/job"),
-                        num(m.mean_split_segments_per_job)
-                    );
                 }
             }
             Ok(s)

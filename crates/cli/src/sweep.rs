@@ -19,7 +19,8 @@ use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{
-    Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
+    MeasureSet, Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep,
+    SweepError,
 };
 use partalloc::topology::Topology;
 use rayon::prelude::*;
@@ -107,6 +108,10 @@ pub(crate) struct Experiment {
     /// The threshold τ of the bounded slowdown (10 by default).
     #[serde(default)]
     slowdown_bound: Option<f64>,
+    /// The measures beyond the basic ones (`auto`, the machine's own, by
+    /// default; `none`; or names such as `dispersal,slurm`).
+    #[serde(default)]
+    measures: Option<String>,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -158,10 +163,12 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
     let bound = exp
         .slowdown_bound
         .filter(|&b| b != SlowdownBound::default().seconds());
-    let json = match (&exp.runtime_model, bound) {
-        (None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
-        (Some(m), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
-        (m, Some(b)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
+    // Nor the default measures.
+    let json = match (&exp.runtime_model, bound, &exp.measures) {
+        (None, None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
+        (Some(m), None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
+        (m, Some(b), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
+        (m, b, Some(ms)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b, ms)),
     }
     .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -178,8 +185,9 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     seeds: u64,
-    /// One per [`reported`] metric, in order.
-    summaries: Vec<Summary>,
+    /// One per [`reported`] metric, in order; `None` for a quantity the
+    /// point's runs did not measure (its cells are left empty).
+    summaries: Vec<Option<Summary>>,
 }
 
 impl Serialize for Row {
@@ -187,17 +195,25 @@ impl Serialize for Row {
         let mut row = serializer.serialize_struct("Row", 1 + 2 * self.summaries.len())?;
         row.serialize_field("seeds", &self.seeds)?;
         for (m, s) in reported().zip(&self.summaries) {
-            row.serialize_field(m.name, &s.mean)?;
-            row.serialize_field(m.half_width_name, &s.half_width)?;
+            row.serialize_field(m.name, &s.map(|s| s.mean))?;
+            row.serialize_field(m.half_width_name, &s.and_then(|s| s.half_width))?;
         }
         row.end()
     }
 }
 
 fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
+    let measured = |name: &str| {
+        reports
+            .first()
+            .is_some_and(|r| r.results.was_measured(name))
+    };
     Ok(Row {
         seeds,
-        summaries: summarize(reports)?,
+        summaries: summarize(reports)?
+            .into_iter()
+            .map(|s| measured(s.metric).then_some(s))
+            .collect(),
     })
 }
 
@@ -246,6 +262,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             .map_err(|e| ctx(format!("runtime_model: {e}")))?;
     }
     slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
+    measures(&exp).map_err(|e| ctx(format!("measures: {e}")))?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -256,6 +273,13 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         )));
     }
     Ok(exp)
+}
+
+/// The experiment's measures (`auto` without `measures`).
+fn measures(exp: &Experiment) -> Result<MeasureSet, partalloc::simkit::measure::UnknownMeasure> {
+    exp.measures
+        .as_deref()
+        .map_or(Ok(MeasureSet::AUTO), str::parse)
 }
 
 /// The experiment's slowdown bound (10 without `slowdown_bound`).
@@ -277,15 +301,21 @@ pub(crate) struct Validated {
     runtime_model: Option<partalloc::simkit::RuntimeModel>,
     /// The threshold of the bounded slowdown.
     slowdown_bound: SlowdownBound,
+    /// The measures every run takes.
+    measures: MeasureSet,
 }
 
 /// Checks every combination before any work: names, machines, loads.
 pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
     let allocators: Vec<_> = exp.allocators.iter().map(|a| ALLOCATORS.spec(a)).collect();
     let schedulers: Vec<_> = exp.schedulers.iter().map(|s| POLICIES.spec(s)).collect();
+    let measures = measures(exp).map_err(|e| CliError::input(format!("measures: {e}")))?;
     let mut topologies = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
+        measures
+            .resolve(&topo)
+            .map_err(|e| CliError::input(format!("measures: {e}")))?;
         for (a, spec) in exp.allocators.iter().zip(&allocators) {
             spec.as_ref()
                 .map_err(Clone::clone)
@@ -339,6 +369,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         schedulers,
         runtime_model,
         slowdown_bound,
+        measures,
     })
 }
 
@@ -394,6 +425,7 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
         reps,
         SimConfig {
             slowdown_bound: valid.slowdown_bound,
+            measures: valid.measures,
             ..SimConfig::default()
         },
         Keep::default(),
@@ -725,11 +757,14 @@ mod tests {
     fn row_columns_are_the_metrics_table_in_order() {
         let summaries = reported()
             .enumerate()
-            .map(|(i, m)| Summary {
-                metric: m.name,
-                mean: i as f64 + 0.5,
-                half_width: (i % 2 == 0).then_some(0.25),
-                n: 4,
+            .map(|(i, m)| {
+                // The last metric was not measured: its cells stay empty.
+                (i + 1 < reported().count()).then_some(Summary {
+                    metric: m.name,
+                    mean: i as f64 + 0.5,
+                    half_width: (i % 2 == 0).then_some(0.25),
+                    n: 4,
+                })
             })
             .collect();
         let text = csv_of(&Row {
@@ -759,13 +794,15 @@ mod tests {
              mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
              mean_span,mean_span_hw,mean_pieces,mean_pieces_hw,\
              mean_bounded_slowdown,mean_bounded_slowdown_hw,\
-             mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw"
+             mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw,\
+             mean_stranded_nodes,mean_stranded_nodes_hw,mean_split_segments,mean_split_segments_hw,\
+             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
              9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,,\
-             18.5,0.25,19.5,\n"
+             18.5,0.25,19.5,,20.5,0.25,21.5,,22.5,0.25,,\n"
         );
     }
 }

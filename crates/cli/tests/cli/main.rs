@@ -10,6 +10,7 @@ mod everywhere;
 mod kueue;
 mod limits;
 mod lublin;
+mod measures;
 mod pods;
 mod report;
 mod shard;

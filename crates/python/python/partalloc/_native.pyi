@@ -110,6 +110,7 @@ def simulate(
     records: bool = True,
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
+    measures: str = "auto",
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
 def benchmark(
     trace: str,
