@@ -32,8 +32,8 @@ use partalloc::simkit::{
     JobRecord, MeasureSet, Report, SimConfig, Simulation, SlowdownBound, Stop,
 };
 use partalloc::topology::Topology;
-use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
+use partalloc::workload::{Job, TraceFormat};
 use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -87,7 +87,7 @@ pub(crate) struct Args {
     /// What the trace is: a Standard Workload Format trace, or a Slurm
     /// accounting dump (sacct --parsable2 with JobID, Submit, Start, End,
     /// NNodes and optionally Timelimit).
-    #[arg(long, value_enum, default_value_t = TraceFormat::Swf)]
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
     trace_format: TraceFormat,
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
@@ -122,15 +122,6 @@ pub(crate) struct Args {
     /// Do not draw a progress bar.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// The kinds of trace `replay` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum TraceFormat {
-    /// Standard Workload Format.
-    Swf,
-    /// `sacct --parsable2` output.
-    Sacct,
 }
 
 /// One row of the mapping table: the processor counts that became one shape.
@@ -302,7 +293,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     // held in memory instead.
     let limit = args.jobs.unwrap_or(usize::MAX);
     let (source, survey, skipped) = match args.trace_format {
-        TraceFormat::Swf => {
+        TraceFormat::Sacct => {
+            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
+            jobs.truncate(limit);
+            let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
+            (Source::Memory(jobs), survey, skipped)
+        }
+        _ => {
             let mut stream = TraceStream::open(&args.trace, counts, args.lenient, limit)?;
             let survey = Survey::of(&mut stream, &shaped);
             // A malformed line anywhere comes first, as when the whole
@@ -323,12 +320,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     (Source::Memory(jobs), survey, skipped)
                 }
             }
-        }
-        TraceFormat::Sacct => {
-            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
-            jobs.truncate(limit);
-            let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
-            (Source::Memory(jobs), survey, skipped)
         }
     };
     if survey.jobs == 0 {

@@ -28,7 +28,6 @@ use crate::error::CliError;
 use crate::limits::{MAX_SHOW_JOBS, MAX_SHOW_NODES, MAX_SVG_CELLS, check_machine};
 use crate::output::{emit, num, write_atomic};
 use crate::run::parse_topology;
-use crate::trace::read_trace;
 use crate::workload::{TraceArgs, WorkloadArgs};
 
 /// Options of `partalloc show`.
@@ -192,7 +191,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
     // The jobs arriving by `at`, at most one more than the bound: a late
     // `--at` on a generated workload would otherwise draw without end.
     let jobs: Vec<Job> = if let Some(path) = &args.trace.trace {
-        let (jobs, _, _) = read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
+        let (jobs, _) = args.trace.read_all(path, topology)?;
         jobs.into_iter()
             .take_while(|j| j.arrival <= at)
             .take(MAX_SHOW_JOBS + 1)

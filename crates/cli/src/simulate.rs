@@ -20,6 +20,7 @@ use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, value_name};
 use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
+use partalloc::workload::TraceFormat;
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -195,17 +196,26 @@ fn run_trace(
             .map_err(CliError::io(csv))?;
         Ok((report, log))
     };
-    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
-    let streamed = run(&mut stream);
-    // A malformed line anywhere comes first, as when the whole trace was
-    // read before simulating.
-    let ((report, log), count, skipped) = match stream.finish()? {
-        StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
-        StreamEnd::Unsorted => {
-            let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
-            jobs.truncate(limit);
-            let count = jobs.len();
-            (run(&mut jobs.into_iter())?, count, skipped)
+    // A sacct dump is read whole (its jobs are sorted by submit time after
+    // the jobs that never ran are dropped).
+    let ((report, log), count, skipped) = if args.trace.trace_format == TraceFormat::Sacct {
+        let (mut jobs, skipped) = args.trace.read_all(path, topology)?;
+        jobs.truncate(limit);
+        let count = jobs.len();
+        (run(&mut jobs.into_iter())?, count, skipped)
+    } else {
+        let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
+        let streamed = run(&mut stream);
+        // A malformed line anywhere comes first, as when the whole trace was
+        // read before simulating.
+        match stream.finish()? {
+            StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
+            StreamEnd::Unsorted => {
+                let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
+                jobs.truncate(limit);
+                let count = jobs.len();
+                (run(&mut jobs.into_iter())?, count, skipped)
+            }
         }
     };
     let skipped = if skipped > 0 {
@@ -215,11 +225,18 @@ fn run_trace(
     };
     Ok((
         vec![report],
-        format!(
-            "trace {} ({count} jobs, {} mapping{skipped})",
-            crate::error::shown(path),
-            value_name(&args.trace.mapping)
-        ),
+        if args.trace.trace_format == TraceFormat::Sacct {
+            format!(
+                "trace {} ({count} jobs, sacct dump{skipped})",
+                crate::error::shown(path)
+            )
+        } else {
+            format!(
+                "trace {} ({count} jobs, {} mapping{skipped})",
+                crate::error::shown(path),
+                value_name(&args.trace.mapping)
+            )
+        },
         log,
     ))
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use partalloc::topology::Topology;
 use partalloc::workload::{
     CubeDimLaw, DemandLaw, Dependence, ShapeKind, ShapeMapping, SideLaw, Sides, SpecError,
-    WorkloadError, WorkloadOptions,
+    TraceFormat, WorkloadError, WorkloadOptions,
 };
 
 use crate::error::CliError;
@@ -146,9 +146,14 @@ impl WorkloadArgs {
 /// A trace to replay instead of a generated workload (`simulate`, `show`).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct TraceArgs {
-    /// Replay this Standard Workload Format trace instead of generating jobs.
+    /// Replay this trace instead of generating jobs.
     #[arg(long, conflicts_with = "load")]
     pub(crate) trace: Option<PathBuf>,
+    /// What the trace is: swf (the Standard Workload Format) or sacct (a
+    /// Slurm accounting dump, sacct --parsable2 with JobID, Submit, Start,
+    /// End, NNodes and optionally Timelimit and AllocTRES).
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
+    pub(crate) trace_format: TraceFormat,
     /// How trace processor counts become requests.
     #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
     pub(crate) mapping: MappingArg,
@@ -162,6 +167,21 @@ impl TraceArgs {
         match self.mapping {
             MappingArg::Nodes => ShapeMapping::nodes_of(topology),
             MappingArg::Shapes => ShapeMapping::for_topology(topology),
+        }
+    }
+
+    /// Every job of the trace on `topology`, and the lines skipped (with
+    /// `--lenient`; a sacct dump also drops jobs that never ran or do not
+    /// fit).
+    pub(crate) fn read_all(
+        &self,
+        path: &std::path::Path,
+        topology: &Topology,
+    ) -> Result<(Vec<partalloc::workload::Job>, u64), CliError> {
+        match self.trace_format {
+            TraceFormat::Sacct => crate::trace::read_sacct(path, topology, self.lenient),
+            _ => crate::trace::read_trace(path, self.mapping(topology), self.lenient)
+                .map(|(jobs, _header, skipped)| (jobs, skipped)),
         }
     }
 }

@@ -213,3 +213,60 @@ fn replay_takes_several_policies_and_writes_the_first_run_s_jobs() {
     let csv = fs::read_to_string(&jobs).unwrap();
     assert_eq!(csv.lines().count(), 201, "{csv}");
 }
+
+#[test]
+fn a_sacct_dump_runs_the_same_in_simulate_replay_and_show() {
+    let blocks = format!("blocks:{}", repo().join("examples/blocks-8x18.conf").display());
+    let dump = repo().join("examples/blocks-8x18.sacct");
+    let dump = dump.to_str().unwrap();
+    let sim: Value = serde_json::from_str(&ok(&run(&[
+        "simulate",
+        "-t",
+        &blocks,
+        "-a",
+        "block",
+        "--trace",
+        dump,
+        "--trace-format",
+        "sacct",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let rep: Value = serde_json::from_str(&ok(&run(&[
+        "replay",
+        dump,
+        "--trace-format",
+        "sacct",
+        "-t",
+        &blocks,
+        "-a",
+        "block",
+        "--format",
+        "json",
+        "-q",
+    ])))
+    .unwrap();
+    let s = &sim["replications"][0];
+    let r = &rep["runs"][0];
+    assert_eq!(r["allocator"], "block");
+    assert_eq!(s["completed"], r["completed"]);
+    assert_eq!(s["mean_wait"], r["mean_wait"]);
+    assert_eq!(s["mean_bounded_slowdown"], r["mean_bounded_slowdown"]);
+    assert!(sim["workload"].as_str().unwrap().contains("sacct dump"), "{sim}");
+    // show draws the same dump at a moment.
+    let out = ok(&run(&[
+        "show",
+        "-t",
+        &blocks,
+        "-a",
+        "block",
+        "--trace",
+        dump,
+        "--trace-format",
+        "sacct",
+        "--at",
+        "100",
+    ]));
+    assert!(out.contains("stranded nodes"), "{out}");
+}
