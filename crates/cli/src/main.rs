@@ -30,6 +30,7 @@ mod pod_file;
 mod pod_measures;
 mod progress;
 mod replay;
+mod report;
 mod run;
 mod shard;
 mod show;
@@ -68,6 +69,10 @@ enum Command {
     /// Replay a Standard Workload Format trace on a machine with several
     /// strategies and compare them with non-contiguous allocation.
     Replay(replay::Args),
+    /// Write one HTML page of a workload run under several strategies and
+    /// policies, side by side: the jobs on the machine (a Gantt chart),
+    /// occupancy and queue over time, wait and slowdown distributions.
+    Report(report::Args),
     /// Write a generated workload as a Standard Workload Format trace.
     Generate(generate::Args),
     /// Score heuristics and policies by RLScheduler's protocol: mean
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(&a),
         Command::Sweep(a) => sweep::run(&a),
         Command::Replay(a) => replay::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Show(a) => show::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Benchmark(a) => benchmark::run(&a),

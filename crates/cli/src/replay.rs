@@ -191,7 +191,7 @@ struct Output {
 /// The specs of a comma-separated list, split at the commas outside
 /// brackets (a spec's parameters are comma-separated inside them); empty
 /// items are kept, for the registry to refuse by name.
-fn split_specs(list: &str) -> Vec<String> {
+pub(crate) fn split_specs(list: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0usize, 0);
     for (i, c) in list.char_indices() {

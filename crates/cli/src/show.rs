@@ -511,7 +511,7 @@ fn header_width(args: &Args, topology: &Topology, snap: &Snapshot, gap: u64) -> 
 /// The machine as a title names it: a machine read from files by its
 /// family and the files' names, not their paths (a picture is looked at
 /// elsewhere), cut as every echoed input is.
-fn machine_label(topology: &Topology) -> String {
+pub(crate) fn machine_label(topology: &Topology) -> String {
     let full = topology.to_string();
     let label = match full.split_once(':') {
         Some((family, rest)) if rest.contains('/') => {

@@ -61,6 +61,11 @@ pub(crate) struct Args {
     /// Do not write SVG charts.
     #[arg(long)]
     no_plots: bool,
+    /// Also write an HTML page of the points side by side (each point's
+    /// first replication: its jobs on the machine, over time, and the
+    /// distributions on shared axes), one self-contained file.
+    #[arg(long, value_name = "FILE.html", conflicts_with_all = ["shard", "emit_slurm"])]
+    report: Option<PathBuf>,
     /// Shards and Slurm job arrays (see docs/cluster.md).
     #[command(flatten)]
     cluster: ClusterArgs,
@@ -624,8 +629,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
         .chain(machine_files.iter().map(PathBuf::as_path))
         .collect();
-    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
+    let mut outputs = vec![(flag, out.as_path())];
+    if let Some(r) = &args.report {
+        outputs.push(("--report", r.as_path()));
+    }
+    crate::output::check_outputs(&outputs, &inputs)?;
     let grid = points(&exp, &valid.topologies)?;
+    if args.report.is_some() {
+        check_report_size(&exp, grid.len())?;
+    }
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
             experiment,
@@ -740,7 +752,102 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             msg.push_str(&format!("chart {}\n", crate::error::shown(&p)));
         }
     }
+    if let Some(page) = &args.report {
+        report(&exp, &valid, &points, page, args.threads)?;
+        msg.push_str(&format!("report {}\n", crate::error::shown(page)));
+    }
     emit(&msg)
+}
+
+/// Refuses a report larger than the page holds before anything runs: the
+/// first replication of every point, all its measured jobs.
+fn check_report_size(exp: &Experiment, points: usize) -> Result<(), CliError> {
+    let jobs = (points as u64).saturating_mul(exp.workload.jobs);
+    let max = partalloc_report::MAX_REPORT_JOBS as u64;
+    if jobs > max {
+        return Err(CliError::input(format!(
+            "--report: {points} points of {} jobs make {jobs} jobs, more than the {max} a report holds; report fewer points (a smaller experiment file) or fewer jobs",
+            exp.workload.jobs
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the page of `points`: each point's first replication (the same
+/// jobs and decisions as in its row: replication 0 of its seeds) with its
+/// job records.
+fn report(
+    exp: &Experiment,
+    valid: &Validated,
+    points: &[Point],
+    page: &Path,
+    threads: Option<usize>,
+) -> Result<(), CliError> {
+    let pool = crate::progress::pool(threads)?;
+    let runs: Vec<(String, &Topology, Vec<partalloc::simkit::JobRecord>)> = pool.install(|| {
+        points
+            .par_iter()
+            .map(|p| {
+                let missing = || CliError::input("the point is not one of the experiment's");
+                let topo = valid
+                    .topologies
+                    .iter()
+                    .find(|t| t.to_string() == p.topology)
+                    .ok_or_else(missing)?;
+                let setup = Setup {
+                    topology: topo,
+                    allocator: typed(&exp.allocators, &valid.allocators, &p.allocator)
+                        .ok_or_else(missing)?,
+                    scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler)
+                        .ok_or_else(missing)?,
+                };
+                let w = exp.workload.build(topo, p.load)?;
+                let reps = Replications::new(exp.seed, 1)
+                    .map_err(|e| CliError::input(format!("seeds: {e}")))?
+                    .with_runtime_model(valid.runtime_model);
+                let (mut reports, _) = run_generated(
+                    setup,
+                    &w,
+                    &exp.workload,
+                    reps,
+                    SimConfig {
+                        slowdown_bound: valid.slowdown_bound,
+                        measures: valid.measures,
+                        ..SimConfig::default()
+                    },
+                    Keep {
+                        records: true,
+                        grants: false,
+                    },
+                    &|| {},
+                )?;
+                let first = reports.swap_remove(0);
+                let label = format!(
+                    "{} · {} · load {}{}",
+                    p.allocator,
+                    p.scheduler,
+                    p.load,
+                    if valid.topologies.len() > 1 {
+                        format!(" · {}", partalloc::topology::echo(&p.topology))
+                    } else {
+                        String::new()
+                    }
+                );
+                Ok((label, topo, first.jobs))
+            })
+            .collect::<Result<_, CliError>>()
+    })?;
+    let views: Vec<partalloc_report::RunView<'_>> = runs
+        .iter()
+        .map(|(label, topo, jobs)| partalloc_report::RunView::new(label, topo, jobs))
+        .collect();
+    let options = partalloc_report::ReportOptions::titled(format!(
+        "partalloc sweep: {} points",
+        points.len()
+    ));
+    let html = partalloc_report::render(&views, &options)
+        .map_err(|e| CliError::input(format!("--report: {e}")))?;
+    write_atomic(page, html.as_bytes())
 }
 
 #[cfg(test)]

@@ -52,12 +52,12 @@ pub(crate) fn read_trace(
 /// ([`Results::fields`]): counts as ints, the rest as floats.
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, value) in r.fields() {
-        // A quantity the run did not measure is None, not 0.
+    // A quantity the run did not measure is None, not 0.
+    for (name, value) in r.reported_fields() {
         match value {
-            _ if !r.was_measured(name) => d.set_item(name, py.None())?,
-            ResultValue::Count(n) => d.set_item(name, n)?,
-            ResultValue::Real(x) => d.set_item(name, x)?,
+            None => d.set_item(name, py.None())?,
+            Some(ResultValue::Count(n)) => d.set_item(name, n)?,
+            Some(ResultValue::Real(x)) => d.set_item(name, x)?,
         }
     }
     d.set_item("measured", r.measured.to_string())?;

@@ -171,6 +171,25 @@ impl Results {
         }
     }
 
+    /// [`fields`](Self::fields) as a front end reports them: `None` for a
+    /// quantity the run did not measure (its measure was not taken), so it
+    /// prints as null rather than as a 0 nobody measured.
+    ///
+    /// ```
+    /// use partalloc_simkit::{MeasureSet, Results};
+    /// let r = Results { completed: 2, measured: MeasureSet::NONE, ..Results::default() };
+    /// let f = r.reported_fields();
+    /// assert!(f.iter().any(|(n, v)| *n == "completed" && v.is_some()));
+    /// assert!(f.iter().any(|(n, v)| *n == "mean_pairwise_distance" && v.is_none()));
+    /// ```
+    #[must_use]
+    pub fn reported_fields(&self) -> Vec<(&'static str, Option<ResultValue>)> {
+        self.fields()
+            .into_iter()
+            .map(|(name, v)| (name, self.was_measured(name).then_some(v)))
+            .collect()
+    }
+
     /// Whether the quantity `name` (a [`fields`](Self::fields) name) was
     /// measured by this run: the basic quantities always, the others when
     /// their measure was taken ([`crate::measure`]).

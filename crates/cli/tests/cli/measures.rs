@@ -216,7 +216,10 @@ fn replay_takes_several_policies_and_writes_the_first_run_s_jobs() {
 
 #[test]
 fn a_sacct_dump_runs_the_same_in_simulate_replay_and_show() {
-    let blocks = format!("blocks:{}", repo().join("examples/blocks-8x18.conf").display());
+    let blocks = format!(
+        "blocks:{}",
+        repo().join("examples/blocks-8x18.conf").display()
+    );
     let dump = repo().join("examples/blocks-8x18.sacct");
     let dump = dump.to_str().unwrap();
     let sim: Value = serde_json::from_str(&ok(&run(&[
@@ -253,7 +256,10 @@ fn a_sacct_dump_runs_the_same_in_simulate_replay_and_show() {
     assert_eq!(s["completed"], r["completed"]);
     assert_eq!(s["mean_wait"], r["mean_wait"]);
     assert_eq!(s["mean_bounded_slowdown"], r["mean_bounded_slowdown"]);
-    assert!(sim["workload"].as_str().unwrap().contains("sacct dump"), "{sim}");
+    assert!(
+        sim["workload"].as_str().unwrap().contains("sacct dump"),
+        "{sim}"
+    );
     // show draws the same dump at a moment.
     let out = ok(&run(&[
         "show",
