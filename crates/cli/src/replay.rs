@@ -235,9 +235,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
     .collect();
     if !outputs.is_empty() {
-        let machine_file = crate::run::topology_file(&args.topology);
+        let machine_files = crate::run::topology_files(&args.topology);
         let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
-            .chain(machine_file.as_deref())
+            .chain(machine_files.iter().map(PathBuf::as_path))
             .collect();
         crate::output::check_outputs(&outputs, &inputs)?;
     }

@@ -75,13 +75,13 @@ pub(crate) struct Args {
 /// Runs `partalloc report`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("report", &args.topology)?;
-    let machine_file = crate::run::topology_file(&args.topology);
+    let machine_files = crate::run::topology_files(&args.topology);
     let inputs: Vec<&std::path::Path> = args
         .trace
         .trace
         .as_deref()
         .into_iter()
-        .chain(machine_file.as_deref())
+        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
         .collect();
     crate::output::check_outputs(&[("--output", args.output.as_path())], &inputs)?;
     let measures = args

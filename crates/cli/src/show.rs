@@ -582,10 +582,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
     check_machine("show", &topology, MAX_SHOW_NODES)?;
     if let Some(svg) = &args.svg {
-        let machine_file = crate::run::topology_file(&args.topology);
+        let machine_files = crate::run::topology_files(&args.topology);
         crate::output::check_outputs(
             &[("--svg", svg.as_path())],
-            &machine_file.as_deref().into_iter().collect::<Vec<_>>(),
+            &machine_files
+                .iter()
+                .map(std::path::PathBuf::as_path)
+                .collect::<Vec<_>>(),
         )?;
     }
     let lay = layout(&topology)?;

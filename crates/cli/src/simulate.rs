@@ -246,13 +246,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
     // Parsed once here; their errors come where the run first needs them.
     let strategies = Strategies::parse(&args.allocator, &args.scheduler);
-    let machine_file = crate::run::topology_file(&args.topology);
+    let machine_files = crate::run::topology_files(&args.topology);
     let inputs: Vec<&std::path::Path> = args
         .trace
         .trace
         .as_deref()
         .into_iter()
-        .chain(machine_file.as_deref())
+        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
         .collect();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--output", args.output.as_deref()),

@@ -624,7 +624,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let machine_files: Vec<PathBuf> = exp
         .topologies
         .iter()
-        .filter_map(|t| crate::run::topology_file(t))
+        .flat_map(|t| crate::run::topology_files(t))
         .collect();
     let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
         .chain(machine_files.iter().map(PathBuf::as_path))

@@ -141,7 +141,7 @@ enum Source {
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0, measures="auto"))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0, measures="auto", trace_format="swf"))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -164,6 +164,7 @@ fn simulate<'py>(
     runtime_model: Option<&str>,
     slowdown_bound: f64,
     measures: &str,
+    trace_format: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
     let measures = measures
@@ -197,7 +198,19 @@ fn simulate<'py>(
                 ));
             }
             let map = mapping_of(mapping, &topology)?;
-            let (mut all, skipped) = read_trace(path, map, lenient)?;
+            let format = trace_format
+                .parse::<partalloc_workload::TraceFormat>()
+                .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
+            let (mut all, skipped) = if format == partalloc_workload::TraceFormat::Sacct {
+                partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| match e {
+                    e @ partalloc_experiment::SourceError::Io { .. } => {
+                        pyo3::exceptions::PyOSError::new_err(e.to_string())
+                    }
+                    e => PyValueError::new_err(e.to_string()),
+                })?
+            } else {
+                read_trace(path, map, lenient)?
+            };
             if let Some(n) = jobs {
                 all.truncate(usize::try_from(n).unwrap_or(usize::MAX));
             }
@@ -206,11 +219,15 @@ fn simulate<'py>(
             } else {
                 String::new()
             };
-            let text = format!(
-                "trace {} ({} jobs, {mapping} mapping{skipped})",
-                path.display(),
-                all.len()
-            );
+            let text = if format == partalloc_workload::TraceFormat::Sacct {
+                format!("trace {} ({} jobs, sacct dump{skipped})", path.display(), all.len())
+            } else {
+                format!(
+                    "trace {} ({} jobs, {mapping} mapping{skipped})",
+                    path.display(),
+                    all.len()
+                )
+            };
             (Source::Trace(all), text, 1)
         }
         (None, w) => {

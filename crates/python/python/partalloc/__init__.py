@@ -267,6 +267,7 @@ def simulate(
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
     measures: str = "auto",
+    trace_format: str = "swf",
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -329,6 +330,13 @@ def simulate(
     not measured is left out of ``metrics`` and is ``None`` in each
     replication's results, whose ``measured`` field names the measures
     taken; a measure the machine does not have is a ``ValueError``.
+
+    ``trace_format`` says what ``trace`` is, as ``--trace-format``:
+    ``"swf"`` or ``"sacct"`` (a Slurm accounting dump, ``sacct
+    --parsable2``: jobs that never ran or do not fit are left out).
+    ``topology`` takes every machine the command line takes, the file forms
+    too (``"blocks:topology.conf"``, ``"kueue:topology.yaml,nodes.yaml"``,
+    a pod's ``.toml``).
     """
     summary, columns = _native.simulate(
         topology,
@@ -347,6 +355,7 @@ def simulate(
         runtime_model=runtime_model,
         slowdown_bound=slowdown_bound,
         measures=measures,
+        trace_format=trace_format,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 

@@ -111,6 +111,7 @@ def simulate(
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
     measures: str = "auto",
+    trace_format: str = "swf",
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
 def benchmark(
     trace: str,
