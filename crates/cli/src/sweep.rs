@@ -19,8 +19,8 @@ use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{
-    MeasureSet, Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep,
-    SweepError,
+    MeasureSet, Replications, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError,
+    Sweep, SweepError,
 };
 use partalloc::topology::Topology;
 use rayon::prelude::*;
@@ -32,7 +32,7 @@ use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
 use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use partalloc::workload::WorkloadOptions;
+use partalloc::workload::{Job, ShapeMapping, TraceFormat, WorkloadOptions};
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -74,6 +74,17 @@ pub(crate) struct Args {
 fn default_seed() -> u64 {
     1
 }
+impl Experiment {
+    /// Replications per point: as given, else 5 (a trace runs once).
+    fn seeds(&self) -> u64 {
+        self.seeds.unwrap_or(if self.trace.is_some() {
+            1
+        } else {
+            default_seeds()
+        })
+    }
+}
+
 fn default_seeds() -> u64 {
     5
 }
@@ -92,8 +103,8 @@ pub(crate) struct Experiment {
     #[serde(default = "default_seed")]
     seed: u64,
     /// Replications per point.
-    #[serde(default = "default_seeds")]
-    seeds: u64,
+    #[serde(default)]
+    seeds: Option<u64>,
     /// Machines.
     topologies: Vec<String>,
     /// Allocation strategies.
@@ -106,6 +117,17 @@ pub(crate) struct Experiment {
     /// The workload at every point.
     #[serde(default)]
     workload: WorkloadOptions,
+    /// A recorded trace to run at every point instead of a generated
+    /// workload, its submits scaled to each of `loads`.
+    #[serde(default)]
+    trace: Option<PathBuf>,
+    /// What the trace is: `swf` (default) or `sacct`.
+    #[serde(default)]
+    trace_format: Option<String>,
+    /// How an SWF trace's processor counts become requests: `shapes`
+    /// (default: the machine's own shapes) or `nodes`.
+    #[serde(default)]
+    mapping: Option<String>,
     /// The run-time model at every point (`sst:A[B,C]` or `linear:K`;
     /// none by default).
     #[serde(default)]
@@ -168,12 +190,24 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
     let bound = exp
         .slowdown_bound
         .filter(|&b| b != SlowdownBound::default().seconds());
-    // Nor the default measures.
+    // Nor the default measures; a trace is part of it.
     let json = match (&exp.runtime_model, bound, &exp.measures) {
-        (None, None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
-        (Some(m), None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
-        (m, Some(b), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
-        (m, b, Some(ms)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b, ms)),
+        _ if exp.trace.is_some() => serde_json::to_string(&(
+            exp.seed,
+            exp.seeds(),
+            &exp.runtime_model,
+            bound,
+            &exp.measures,
+            &exp.trace,
+            &exp.trace_format,
+            &exp.mapping,
+        )),
+        (None, None, None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload)),
+        (Some(m), None, None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m)),
+        (m, Some(b), None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m, b)),
+        (m, b, Some(ms)) => {
+            serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m, b, ms))
+        }
     }
     .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -256,10 +290,10 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             return Err(ctx(format!("{name} is empty; list at least one")));
         }
     }
-    if exp.seeds == 0 {
+    if exp.seeds() == 0 {
         return Err(ctx("seeds must be at least 1".to_owned()));
     }
-    crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
+    crate::limits::check_count("seeds", exp.seeds(), crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
     crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
     if let Some(m) = &exp.runtime_model {
@@ -268,6 +302,7 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     }
     slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
     measures(&exp).map_err(|e| ctx(format!("measures: {e}")))?;
+    trace_settings(&exp).map_err(ctx)?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -278,6 +313,79 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         )));
     }
     Ok(exp)
+}
+
+/// The trace's format and mapping, checked against the rest of the file.
+fn trace_settings(exp: &Experiment) -> Result<(TraceFormat, bool), String> {
+    let format = exp
+        .trace_format
+        .as_deref()
+        .map_or(Ok(TraceFormat::Swf), str::parse)
+        .map_err(|e| format!("trace_format: {e}"))?;
+    let nodes = match exp.mapping.as_deref() {
+        None | Some("shapes") => false,
+        Some("nodes") => true,
+        Some(m) => {
+            return Err(format!(
+                "mapping {:?} must be \"shapes\" or \"nodes\"",
+                partalloc::topology::echo(m)
+            ));
+        }
+    };
+    if exp.trace.is_none() {
+        if exp.trace_format.is_some() || exp.mapping.is_some() {
+            return Err(
+                "trace_format and mapping apply to a trace; add trace = \"FILE\"".to_owned(),
+            );
+        }
+        return Ok((format, nodes));
+    }
+    if exp.seeds() != 1 {
+        return Err(format!(
+            "seeds = {}: a trace runs once per point; remove seeds (or set it to 1)",
+            exp.seeds()
+        ));
+    }
+    if exp.workload != WorkloadOptions::default() {
+        return Err("a trace gives the jobs: remove the [workload] table".to_owned());
+    }
+    Ok((format, nodes))
+}
+
+/// A trace's jobs on one machine, and the offered load of their requests
+/// as recorded (Σ nodes · service / (N · span)).
+#[derive(Debug)]
+struct TraceOn {
+    jobs: Vec<Job>,
+    first: f64,
+    load: f64,
+}
+
+/// Reads the experiment's trace for `topology`.
+fn trace_on(exp: &Experiment, path: &Path, topology: &Topology) -> Result<TraceOn, CliError> {
+    let (format, nodes) = trace_settings(exp).map_err(CliError::input)?;
+    let mapping = if nodes {
+        ShapeMapping::nodes_of(topology)
+    } else {
+        ShapeMapping::for_topology(topology)
+    };
+    let (jobs, _) = partalloc_experiment::trace::read_jobs(path, format, topology, mapping, false)?;
+    let (Some(first), Some(last)) = (jobs.first(), jobs.last()) else {
+        return Err(CliError::input(format!(
+            "{}: the trace has no usable job on {topology}",
+            crate::error::shown(path)
+        )));
+    };
+    let (first, span) = (first.arrival, last.arrival - first.arrival);
+    if span <= 0.0 {
+        return Err(CliError::input(format!(
+            "{}: every job is submitted at the same time; the offered load is undefined",
+            crate::error::shown(path)
+        )));
+    }
+    let work: f64 = jobs.iter().map(|j| j.nodes() as f64 * j.service).sum();
+    let load = work / (topology.num_nodes() as f64 * span);
+    Ok(TraceOn { jobs, first, load })
 }
 
 /// The experiment's measures (`auto` without `measures`).
@@ -308,6 +416,9 @@ pub(crate) struct Validated {
     slowdown_bound: SlowdownBound,
     /// The measures every run takes.
     measures: MeasureSet,
+    /// The trace on each machine (in `topologies` order), if the
+    /// experiment runs one.
+    traces: Vec<TraceOn>,
 }
 
 /// Checks every combination before any work: names, machines, loads.
@@ -316,6 +427,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
     let schedulers: Vec<_> = exp.schedulers.iter().map(|s| POLICIES.spec(s)).collect();
     let measures = measures(exp).map_err(|e| CliError::input(format!("measures: {e}")))?;
     let mut topologies = Vec::new();
+    let mut traces = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
         measures
@@ -343,10 +455,14 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
                     ))
                 })?;
         }
-        for &l in &exp.loads {
-            exp.workload
-                .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
+        if let Some(path) = &exp.trace {
+            traces.push(trace_on(exp, path, &topo)?);
+        } else {
+            for &l in &exp.loads {
+                exp.workload.build(&topo, l).map_err(|e| {
+                    CliError::input(format!("{topo}, load {l}: {}", CliError::from(e)))
+                })?;
+            }
         }
         topologies.push(topo);
     }
@@ -375,6 +491,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         runtime_model,
         slowdown_bound,
         measures,
+        traces,
     })
 }
 
@@ -408,19 +525,57 @@ fn typed<'a, T>(names: &[String], typed: &'a [T], name: &str) -> Option<&'a T> {
 }
 
 fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliError> {
+    let reports = run_point(exp, valid, p, exp.seeds(), false)?;
+    row(&reports, exp.seeds())
+}
+
+/// The first `seeds` replications of point `p` (a trace runs once), with
+/// their job records if `records`.
+fn run_point(
+    exp: &Experiment,
+    valid: &Validated,
+    p: &Point,
+    seeds: u64,
+    records: bool,
+) -> Result<Vec<Report>, CliError> {
     let missing = || CliError::input("the point is not one of the experiment's");
-    let topo = valid
+    let at = valid
         .topologies
         .iter()
-        .find(|t| t.to_string() == p.topology)
+        .position(|t| t.to_string() == p.topology)
         .ok_or_else(missing)?;
+    let topo = &valid.topologies[at];
     let setup = Setup {
         topology: topo,
         allocator: typed(&exp.allocators, &valid.allocators, &p.allocator).ok_or_else(missing)?,
         scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler).ok_or_else(missing)?,
     };
+    let base = SimConfig {
+        slowdown_bound: valid.slowdown_bound,
+        measures: valid.measures,
+        record_jobs: records,
+        ..SimConfig::default()
+    };
+    if let Some(trace) = valid.traces.get(at) {
+        // The submits scaled so that the requests offer the point's load.
+        let scale = p.load / trace.load;
+        let jobs = trace
+            .jobs
+            .iter()
+            .map(|j| j.with_arrival(trace.first + (j.arrival - trace.first) / scale));
+        let config = SimConfig {
+            measure_search_time: false,
+            ..base
+        };
+        let mut sim =
+            Simulation::from_specs(topo.clone(), setup.allocator, setup.scheduler, jobs, config)?;
+        if let Some(m) = valid.runtime_model {
+            sim = sim.with_runtime_model(m.seeded(exp.seed))?;
+        }
+        return Ok(vec![sim.run()?]);
+    }
     let w = exp.workload.build(topo, p.load)?;
-    let reps = Replications::new(exp.seed, exp.seeds)
+    let reps = Replications::new(exp.seed, seeds)
         .map_err(|e| CliError::input(format!("seeds: {e}")))?
         .with_runtime_model(valid.runtime_model);
     let (reports, _) = run_generated(
@@ -428,15 +583,14 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
         &w,
         &exp.workload,
         reps,
-        SimConfig {
-            slowdown_bound: valid.slowdown_bound,
-            measures: valid.measures,
-            ..SimConfig::default()
+        base,
+        Keep {
+            records,
+            grants: false,
         },
-        Keep::default(),
         &|| {},
     )?;
-    row(&reports, exp.seeds)
+    Ok(reports)
 }
 
 fn output_path(args: &Args, experiment: &Path, exp: &Experiment) -> PathBuf {
@@ -628,6 +782,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .collect();
     let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
         .chain(machine_files.iter().map(PathBuf::as_path))
+        .chain(exp.trace.as_deref())
         .collect();
     let mut outputs = vec![(flag, out.as_path())];
     if let Some(r) = &args.report {
@@ -636,7 +791,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     crate::output::check_outputs(&outputs, &inputs)?;
     let grid = points(&exp, &valid.topologies)?;
     if args.report.is_some() {
-        check_report_size(&exp, grid.len())?;
+        check_report_size(&exp, &valid, grid.len())?;
     }
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
@@ -761,13 +916,18 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
 
 /// Refuses a report larger than the page holds before anything runs: the
 /// first replication of every point, all its measured jobs.
-fn check_report_size(exp: &Experiment, points: usize) -> Result<(), CliError> {
-    let jobs = (points as u64).saturating_mul(exp.workload.jobs);
+fn check_report_size(exp: &Experiment, valid: &Validated, points: usize) -> Result<(), CliError> {
+    let per_point = valid
+        .traces
+        .iter()
+        .map(|t| t.jobs.len() as u64)
+        .max()
+        .unwrap_or(exp.workload.jobs);
+    let jobs = (points as u64).saturating_mul(per_point);
     let max = partalloc_report::MAX_REPORT_JOBS as u64;
     if jobs > max {
         return Err(CliError::input(format!(
-            "--report: {points} points of {} jobs make {jobs} jobs, more than the {max} a report holds; report fewer points (a smaller experiment file) or fewer jobs",
-            exp.workload.jobs
+            "--report: {points} points of {per_point} jobs make {jobs} jobs, more than the {max} a report holds; report fewer points (a smaller experiment file) or fewer jobs"
         )));
     }
     Ok(())
@@ -788,40 +948,12 @@ fn report(
         points
             .par_iter()
             .map(|p| {
-                let missing = || CliError::input("the point is not one of the experiment's");
                 let topo = valid
                     .topologies
                     .iter()
                     .find(|t| t.to_string() == p.topology)
-                    .ok_or_else(missing)?;
-                let setup = Setup {
-                    topology: topo,
-                    allocator: typed(&exp.allocators, &valid.allocators, &p.allocator)
-                        .ok_or_else(missing)?,
-                    scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler)
-                        .ok_or_else(missing)?,
-                };
-                let w = exp.workload.build(topo, p.load)?;
-                let reps = Replications::new(exp.seed, 1)
-                    .map_err(|e| CliError::input(format!("seeds: {e}")))?
-                    .with_runtime_model(valid.runtime_model);
-                let (mut reports, _) = run_generated(
-                    setup,
-                    &w,
-                    &exp.workload,
-                    reps,
-                    SimConfig {
-                        slowdown_bound: valid.slowdown_bound,
-                        measures: valid.measures,
-                        ..SimConfig::default()
-                    },
-                    Keep {
-                        records: true,
-                        grants: false,
-                    },
-                    &|| {},
-                )?;
-                let first = reports.swap_remove(0);
+                    .ok_or_else(|| CliError::input("the point is not one of the experiment's"))?;
+                let first = run_point(exp, valid, p, 1, true)?.swap_remove(0);
                 let label = format!(
                     "{} · {} · load {}{}",
                     p.allocator,

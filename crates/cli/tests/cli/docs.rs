@@ -209,6 +209,18 @@ fn prepare(args: Vec<String>, dir: &Path) -> Vec<String> {
                 let to = dir.join(part);
                 fs::create_dir_all(to.parent().unwrap()).unwrap();
                 fs::copy(repo().join(part), to).unwrap();
+                // An experiment file names files of its own (a trace).
+                if part.ends_with(".toml") {
+                    let text = fs::read_to_string(repo().join(part)).unwrap();
+                    for named in text.split('"').filter(|w| {
+                        (w.starts_with("examples/") || w.starts_with("data/"))
+                            && repo().join(w).is_file()
+                    }) {
+                        let to = dir.join(named);
+                        fs::create_dir_all(to.parent().unwrap()).unwrap();
+                        fs::copy(repo().join(named), to).unwrap();
+                    }
+                }
             }
         }
         match a.split_once('*') {

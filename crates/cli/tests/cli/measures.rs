@@ -276,3 +276,74 @@ fn a_sacct_dump_runs_the_same_in_simulate_replay_and_show() {
     ]));
     assert!(out.contains("stranded nodes"), "{out}");
 }
+
+#[test]
+fn a_sweep_runs_a_trace_at_each_load_as_replay_scales_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = repo().join("examples/mesh8x8-load0.6.swf");
+    let trace = trace.to_str().unwrap();
+    let exp = format!(
+        "topologies = [\"mesh:8x8\"]\nallocators = [\"paging\"]\nloads = [0.4, 0.6]\ntrace = {trace:?}\nmapping = \"nodes\"\n"
+    );
+    fs::write(dir.path().join("t.toml"), &exp).unwrap();
+    ok(&run_in(
+        dir.path(),
+        &["sweep", "t.toml", "--no-plots", "-q"],
+    ));
+    let text = fs::read_to_string(dir.path().join("t.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let load = f[col("load")];
+        assert_eq!(f[col("seeds")], "1", "a trace runs once");
+        // replay scales the submits to the same offered load of the
+        // processor counts: paging on counts is the same run.
+        let rep: Value = serde_json::from_str(&ok(&run(&[
+            "replay",
+            trace,
+            "-t",
+            "mesh:8x8",
+            "-a",
+            "fsl",
+            "--target-load",
+            load,
+            "--format",
+            "json",
+            "-q",
+        ])))
+        .unwrap();
+        let counts = rep["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["requests"] == "counts")
+            .unwrap();
+        let swept: f64 = f[col("mean_wait")].parse().unwrap();
+        assert_eq!(swept, counts["mean_wait"].as_f64().unwrap(), "load {load}");
+    }
+    // What a trace does not take is refused, naming the key.
+    for (extra, says) in [
+        ("seeds = 3\n", "seeds = 3: a trace runs once per point"),
+        (
+            "[workload]\njobs = 10\n",
+            "a trace gives the jobs: remove the [workload] table",
+        ),
+        (
+            "trace_format = \"csv\"\n",
+            "trace_format: unknown trace format `csv`",
+        ),
+    ] {
+        fs::write(dir.path().join("bad.toml"), format!("{exp}{extra}")).unwrap();
+        let e = crate::support::fails(&run_in(dir.path(), &["sweep", "bad.toml", "-q"]));
+        assert!(e.contains(says), "{extra}: {e}");
+    }
+    fs::write(
+        dir.path().join("bad.toml"),
+        "topologies = [\"mesh:8x8\"]\nallocators = [\"paging\"]\nloads = [0.4]\nmapping = \"nodes\"\n",
+    )
+    .unwrap();
+    let e = crate::support::fails(&run_in(dir.path(), &["sweep", "bad.toml", "-q"]));
+    assert!(e.contains("apply to a trace"), "{e}");
+}
