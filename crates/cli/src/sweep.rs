@@ -121,6 +121,10 @@ pub(crate) struct Experiment {
     /// workload, its submits scaled to each of `loads`.
     #[serde(default)]
     trace: Option<PathBuf>,
+    /// The trace's path as read: relative to the experiment file's
+    /// directory when the file gives a relative one.
+    #[serde(skip)]
+    trace_path: Option<PathBuf>,
     /// What the trace is: `swf` (default) or `sacct`.
     #[serde(default)]
     trace_format: Option<String>,
@@ -259,7 +263,12 @@ fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
 /// Reads and checks an experiment file.
 pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
-    parse_experiment(&text, path)
+    let mut exp = parse_experiment(&text, path)?;
+    exp.trace_path = exp.trace.as_ref().map(|t| match path.parent() {
+        Some(dir) if t.is_relative() => dir.join(t),
+        _ => t.clone(),
+    });
+    Ok(exp)
 }
 
 /// Parses and checks the text of an experiment file read from `path`.
@@ -455,7 +464,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
                     ))
                 })?;
         }
-        if let Some(path) = &exp.trace {
+        if let Some(path) = exp.trace_path.as_ref().or(exp.trace.as_ref()) {
             traces.push(trace_on(exp, path, &topo)?);
         } else {
             for &l in &exp.loads {
@@ -782,7 +791,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .collect();
     let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
         .chain(machine_files.iter().map(PathBuf::as_path))
-        .chain(exp.trace.as_deref())
+        .chain(exp.trace_path.as_deref())
         .collect();
     let mut outputs = vec![(flag, out.as_path())];
     if let Some(r) = &args.report {

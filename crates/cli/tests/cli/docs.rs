@@ -212,13 +212,11 @@ fn prepare(args: Vec<String>, dir: &Path) -> Vec<String> {
                 // An experiment file names files of its own (a trace).
                 if part.ends_with(".toml") {
                     let text = fs::read_to_string(repo().join(part)).unwrap();
-                    for named in text.split('"').filter(|w| {
-                        (w.starts_with("examples/") || w.starts_with("data/"))
-                            && repo().join(w).is_file()
-                    }) {
-                        let to = dir.join(named);
-                        fs::create_dir_all(to.parent().unwrap()).unwrap();
-                        fs::copy(repo().join(named), to).unwrap();
+                    let here = Path::new(part).parent().unwrap();
+                    for named in text.split('"').map(|w| here.join(w)) {
+                        if !named.as_os_str().is_empty() && repo().join(&named).is_file() {
+                            fs::copy(repo().join(&named), dir.join(&named)).unwrap();
+                        }
                     }
                 }
             }
