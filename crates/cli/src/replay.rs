@@ -48,7 +48,7 @@ pub(crate) struct Args {
     /// The trace (Standard Workload Format).
     trace: PathBuf,
     /// The machine to replay on, e.g. hypercube:7 or mesh:16x8.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Contiguous strategies to compare, comma-separated or repeated
     /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,

@@ -22,6 +22,10 @@ pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
     Ok(partalloc_experiment::MachineSource::parse(text).load("this command", usize::MAX)?)
 }
 
+/// The help of every command's `--topology`: every machine family, each
+/// form once (a test checks that none is missing).
+pub(crate) const TOPOLOGY_HELP: &str = "The machine: hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or a pod file (*.toml), racks:[Bx]RxNxGgpu, kueue:TOPOLOGY.yaml,NODES.yaml (a Kueue Topology and a node list), or a Slurm topology.conf or topology.yaml as blocks:FILE, tree:FILE, ring:FILE or torus3d:FILE (blocks:FILE,4gpu: its nodes with 4 GPUs each, as a capacity machine)";
+
 /// The files a `--topology` value reads: inputs no output may replace.
 pub(crate) fn topology_files(text: &str) -> Vec<std::path::PathBuf> {
     partalloc_experiment::MachineSource::parse(text).files()
@@ -149,4 +153,31 @@ pub(crate) fn run_generated(
         })
         .collect();
     Ok((reports, first))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_topology_help_names_every_machine_family() {
+        use partalloc::topology::TopologyKind;
+        for kind in [
+            TopologyKind::Hypercube,
+            TopologyKind::Mesh,
+            TopologyKind::Torus,
+            TopologyKind::Pod,
+            TopologyKind::Blocks,
+            TopologyKind::Tree,
+            TopologyKind::Ring,
+            TopologyKind::Torus3d,
+        ] {
+            assert!(
+                super::TOPOLOGY_HELP.contains(&format!("{kind}:")),
+                "{kind} missing from the --topology help"
+            );
+        }
+        // The capacity family's two forms, and the k-ary forms.
+        for form in ["racks:", "kueue:", "kary:", "kary-torus:", "*.toml"] {
+            assert!(super::TOPOLOGY_HELP.contains(form), "{form}");
+        }
+    }
 }

@@ -35,7 +35,7 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 pub(crate) struct Args {
     /// The machine: a 1- to 3-dimensional mesh, torus or pod, a hypercube,
     /// or a Slurm block or tree machine.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Allocation strategy.
     #[arg(long, short)]

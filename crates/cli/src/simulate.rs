@@ -25,10 +25,9 @@ use partalloc::workload::TraceFormat;
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N,
-    /// pod:PRESET[:AxB…], a pod file (*.toml), or blocks:FILE / tree:FILE
-    /// (a Slurm topology.conf or topology.yaml).
-    #[arg(long, short)]
+    /// The machine: mesh:AxB[xC…], hypercube:N, racks:…, blocks:FILE, …
+    /// (--help lists every form).
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
     /// `partalloc strategies`).

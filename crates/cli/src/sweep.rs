@@ -469,7 +469,11 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         } else {
             for &l in &exp.loads {
                 exp.workload.build(&topo, l).map_err(|e| {
-                    CliError::input(format!("{topo}, load {l}: {}", CliError::from(e)))
+                    CliError::input(format!(
+                        "{topo}, load {}: {}",
+                        partalloc::topology::echo_number(l),
+                        CliError::from(e)
+                    ))
                 })?;
             }
         }

@@ -190,10 +190,11 @@ impl TraceArgs {
 pub(crate) fn workload_error(e: SpecError) -> CliError {
     match e {
         SpecError::Workload(WorkloadError::Saturated { load }) => CliError::input(format!(
-            "offered load {load} is at least 1: no strategy can keep up and the queue grows without bound; use a load below 1, or pass --allow-saturation (allow_saturation = true in an experiment file) for a saturation study"
+            "offered load {} is at least 1: the queue grows without bound; use a load below 1, or --allow-saturation (allow_saturation = true in a sweep file)",
+            partalloc::topology::echo_number(load)
         )),
         SpecError::Workload(WorkloadError::LoadTooSmall { load, min }) => CliError::input(format!(
-            "offered load {load:e} (--load, or loads in an experiment file) is below {min:e}, the smallest accepted: arrivals would be so rare that arrival times swallow the residence times or overflow to infinity"
+            "offered load {load:e} is below {min:e}, the smallest accepted (rarer arrivals swallow the residence times); raise --load (loads in a sweep file)"
         )),
         other => CliError::input(format!("workload: {other}")),
     }
@@ -225,9 +226,7 @@ mod tests {
         let e = CliError::from(WorkloadOptions::default().build(&mesh, 1e-308).unwrap_err())
             .to_string();
         assert!(
-            e.starts_with(
-                "offered load 1e-308 (--load, or loads in an experiment file) is below 1e-9"
-            ),
+            e.starts_with("offered load 1e-308 is below 1e-9") && e.contains("raise --load"),
             "{e}"
         );
     }

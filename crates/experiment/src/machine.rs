@@ -18,7 +18,7 @@
 //! assert_eq!(k.files().len(), 2);
 //! assert_eq!(
 //!     MachineSource::parse("mesh:0x3").load("simulate", MAX_MACHINE_NODES).unwrap_err().to_string(),
-//!     "\"mesh:0x3\": invalid topology \"mesh:0x3\": side 0 has length 0; every side needs at least one node (expected hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or racks:[Bx]RxNxGgpu)"
+//!     "\"mesh:0x3\": side 0 has length 0; every side needs at least one node (the topology help lists every form)"
 //! );
 //! # Ok::<(), partalloc_experiment::SourceError>(())
 //! ```
@@ -132,18 +132,62 @@ impl MachineSource {
     /// too large.
     pub fn load(&self, what: &str, max: usize) -> Result<Topology, SourceError> {
         let topology = match self {
-            Self::Text(text) => text
-                .parse::<Topology>()
-                .map_err(|e| SourceError::Description {
-                    given: echo(text),
-                    reason: e.to_string(),
-                })?,
+            Self::Text(text) => text.parse::<Topology>().map_err(|e| {
+                use partalloc_topology::TopologyError;
+                let given = echo(text);
+                let reason = match e {
+                    TopologyError::InvalidTopology { reason, .. } => fit(&given, reason, true),
+                    TopologyError::MachineTooLarge { reason, .. } => fit(
+                        &given,
+                        format!("too large: {reason}; describe a smaller machine"),
+                        false,
+                    ),
+                    e => fit(&given, e.to_string(), false),
+                };
+                SourceError::Description { reason, given }
+            })?,
             Self::PodFile(p) => load_pod_file(p)?,
             Self::Kueue { topology, nodes } => load_kueue(topology, nodes)?,
             Self::Slurm { kind, spec } => load_slurm(*kind, spec)?,
         };
         check_machine(what, &topology, max)?;
         Ok(topology)
+    }
+}
+
+/// The text forms of a machine, for a message about a malformed one.
+const FORMS: &str = "hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or racks:[Bx]RxNxGgpu";
+
+/// Characters a description's echo and its reason may take together, so
+/// that a front end's line with its option stays under 200.
+const DESCRIBED_CHARS: usize = 175;
+
+/// `reason` fitted to one short line with `given`: for a malformed form
+/// (`invalid`), with the machine forms when they fit, else with a pointer
+/// to them; a parser's own trailing `(expected …)` list is dropped when it
+/// does not fit, and anything still too long is cut with `…`.
+fn fit(given: &str, reason: String, invalid: bool) -> String {
+    let len = |r: &str| given.chars().count() + r.chars().count();
+    if invalid {
+        let long = format!("{reason} (expected {FORMS})");
+        if len(&long) <= 160 {
+            return long;
+        }
+    }
+    let mut r = reason;
+    if len(&r) > DESCRIBED_CHARS
+        && let Some(at) = r.rfind(" (expected ")
+    {
+        r.truncate(at);
+    }
+    const POINTER: &str = " (the topology help lists every form)";
+    if invalid && len(&r) + POINTER.len() <= DESCRIBED_CHARS {
+        r.push_str(POINTER);
+    }
+    let room = DESCRIBED_CHARS.saturating_sub(given.chars().count());
+    match r.char_indices().nth(room) {
+        Some((end, _)) => format!("{}…", &r[..end]),
+        None => r,
     }
 }
 
@@ -290,7 +334,17 @@ fn load_kueue(topology: &str, nodes: &str) -> Result<Topology, SourceError> {
 }
 
 /// Most characters of a parser's own message a message repeats.
-const MESSAGE_CHARS: usize = 160;
+const MESSAGE_CHARS: usize = 120;
+
+/// A parser's message as an error repeats it: control characters escaped,
+/// cut with `…` past [`MESSAGE_CHARS`] characters.
+fn clip(message: &str) -> String {
+    let escaped = partalloc_topology::escaped(message);
+    match escaped.char_indices().nth(MESSAGE_CHARS) {
+        None => escaped.into_owned(),
+        Some((end, _)) => format!("{}…", &escaped[..end]),
+    }
+}
 
 /// The pod described in the TOML file at `path` (keys `preset`, `name`,
 /// `sides`, `cube`, `wiring`, `rotate`, `shapes`; see `examples/pods/`).
@@ -313,15 +367,19 @@ pub fn load_pod_file(path: &Path) -> Result<Topology, SourceError> {
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join("; ");
-        let escaped = partalloc_topology::escaped(&message);
-        let clipped = match escaped.char_indices().nth(MESSAGE_CHARS) {
-            None => escaped.into_owned(),
-            Some((end, _)) => format!("{}…", &escaped[..end]),
-        };
-        SourceError::Machine(format!("pod file {}: {line}{clipped}", echo_path(path)))
+        SourceError::Machine(format!(
+            "pod file {}: {line}{}",
+            echo_path(path),
+            clip(&message)
+        ))
     })?;
-    let pod = Pod::try_from(description)
-        .map_err(|e| SourceError::Machine(format!("pod file {}: {e}", echo_path(path))))?;
+    let pod = Pod::try_from(description).map_err(|e| {
+        SourceError::Machine(format!(
+            "pod file {}: {}",
+            echo_path(path),
+            clip(&e.to_string())
+        ))
+    })?;
     Ok(pod.into())
 }
 

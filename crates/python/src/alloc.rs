@@ -36,16 +36,9 @@ pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
             SourceError::Description { reason, .. } => reason,
             e => return PyValueError::new_err(format!("topology: {e}")),
         };
-        let mut m = format!("topology: {e}");
-        // The list of machine forms goes when the line would be too long
-        // (`Topology`'s docstring lists them).
-        if m.len() > 200
-            && let Some(at) = m.find(" (expected ")
-        {
-            m.truncate(at);
-            m.push_str(" (forms: help(partalloc.Topology))");
-        }
-        PyValueError::new_err(m)
+        // The library fits the reason to one short line (the forms, or a
+        // pointer to them: `Topology`'s docstring lists them).
+        PyValueError::new_err(format!("topology: {e}"))
     })
 }
 

@@ -226,16 +226,13 @@ def test_error_messages_are_the_tools_lines(cli: str, small_trace: Path, args: L
     with pytest.raises(ValueError) as e:
         call(small_trace)
     # The same line, with the flag named as Python's argument: the tool's
-    # `--topology "mesh:0x3": …` is `topology: …`, and its list of
-    # machine forms points at the Topology class's docstring.
+    # `--topology "mesh:0x3": …` is `topology: …`.
     tool = line[len("error: ") :]
     if tool.startswith("--topology "):
         tool = "topology: " + tool.split(": ", 1)[1]
     python = str(e.value)
-    if python.endswith(" (forms: help(partalloc.Topology))"):
-        python = python[: -len(" (forms: help(partalloc.Topology))")]
-        tool = tool[: tool.index(" (expected ")]
     assert python == tool
+    assert len(python) <= 200
 
 
 def test_a_generated_workload_without_warm_up_is_described_as_the_tool_does(cli: str, tmp_path: Path) -> None:

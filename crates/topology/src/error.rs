@@ -206,6 +206,25 @@ pub fn echo(text: &str) -> String {
     out
 }
 
+/// `x` as messages repeat a number: as Rust prints it when that is short
+/// (`0.5`, `1`), else in scientific notation (`1e308`, not 309 digits).
+///
+/// ```
+/// use partalloc_topology::echo_number;
+/// assert_eq!(echo_number(0.5), "0.5");
+/// assert_eq!(echo_number(1e308), "1e308");
+/// assert_eq!(echo_number(1e-300), "1e-300");
+/// ```
+#[must_use]
+pub fn echo_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 16 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// Most characters of a path a message repeats ([`echo_path`]).
 pub const PATH_CHARS: usize = 80;
 

@@ -151,6 +151,40 @@ fn sizes() -> Vec<Probe> {
             .timeout(10)
             .absent("out.csv"),
     );
+    // 262,144 rings of 16 nodes: refused from the Nodes= counts, before
+    // any name is expanded, in little memory.
+    let mut rings = String::new();
+    for i in 0..262_144u32 {
+        let _ = writeln!(
+            rings,
+            "RingName=r{i} Nodes=n[{:07}-{:07}]",
+            i * 16,
+            i * 16 + 15
+        );
+    }
+    v.push(
+        p(
+            "paging on a ring file of 262,144 rings",
+            &[
+                "simulate",
+                "-t",
+                "ring:r.conf",
+                "-a",
+                "paging",
+                "--jobs",
+                "5",
+                "-o",
+                "out.txt",
+            ],
+        )
+        .file("r.conf", rings)
+        .expect(Expect::Fails)
+        .says("(2^19) a Slurm machine may have")
+        .memory_kb(SMALL_KB)
+        .timeout(20)
+        .max_chars(SHORT)
+        .absent("out.txt"),
+    );
     let mut torus = String::from(
         "- topology: t\n  torus3d:\n    toruses:\n      - name: t0\n        dims: {x: 4, y: 4, z: 4}\n        nodes: tn[00-63]\n        placements:\n",
     );
