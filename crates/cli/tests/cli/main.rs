@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod benchmark;
+mod cases;
 mod cli;
 mod docs;
 mod everywhere;
