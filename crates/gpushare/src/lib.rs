@@ -3,4 +3,15 @@
 //! Fragmentation Gradient Descent" (USENIX ATC 2023), reproduced against
 //! the results its artifact ships. See `docs/fgd.md`.
 
+pub mod analysis;
+pub mod error;
+pub mod experiment;
+pub mod frag;
+pub mod golden;
 pub mod gorand;
+pub mod model;
+pub mod openb;
+pub mod policy;
+
+pub use error::{ExperimentError, ModelError, TraceError};
+pub use model::{MILLI, MAX_GPUS, Models, NodeSpec, NodeState, Placement, Request};

@@ -1,0 +1,325 @@
+//! The artifact's experiment, step for step (see `docs/fgd.md`): one Go
+//! random stream seeded by the tune seed shuffles the pods, tunes the
+//! workload to 1.3 × the cluster's GPUs with clones, names the nodes by a
+//! permutation (which decides ties), and then every pod is scheduled once,
+//! in order, with a report of allocation and fragmentation after each.
+
+use std::collections::HashMap;
+
+use crate::frag::{ExactSum, FragAmount, TypicalPod, frag_of, node_frag, typical_pods};
+use crate::gorand::GoRand;
+use crate::model::{MILLI, NodeState, Placement, Request};
+use crate::openb::{Cluster, Pod};
+use crate::policy::{self, Policy};
+
+/// The artifact's workload tuning ratio: pods are cloned until they ask
+/// for 1.3 × the cluster's GPUs.
+pub const TUNE_RATIO: f64 = 1.3;
+/// The artifact's tune seeds: 42 to 51.
+pub const SEEDS: std::ops::RangeInclusive<i64> = 42..=51;
+/// Share of pods the typical pods cover, in percent.
+pub const TYPICAL_THRESHOLD_PCT: u32 = 95;
+/// Go random draws between tuning and naming the nodes (the scheduler's
+/// informers, one watch timeout each; found by matching the artifact's
+/// results).
+pub const INFORMER_DRAWS: usize = 10;
+
+/// A workload: its pods sorted by name, and its typical pods.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// Its name (the pod file's stem, `openb_pod_list_default`).
+    pub name: String,
+    /// The pods, sorted by name.
+    pub pods: Vec<Pod>,
+    /// Its typical pods (over all its pods, before tuning).
+    pub typical: Vec<TypicalPod>,
+}
+
+impl Workload {
+    /// A workload from its pods (sorted here by name).
+    #[must_use]
+    pub fn new(name: &str, mut pods: Vec<Pod>) -> Self {
+        pods.sort_by(|a, b| a.name.cmp(&b.name));
+        let typical = typical_pods(&pods, TYPICAL_THRESHOLD_PCT);
+        Workload {
+            name: name.to_owned(),
+            pods,
+            typical,
+        }
+    }
+}
+
+/// What the random stream decides before the first pod: the pods' order
+/// (indices into [`Workload::pods`], clones repeating an index) and the
+/// nodes' name prefixes.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Pods in submission order.
+    pub order: Vec<usize>,
+    /// `rank[i]`: the 4-digit prefix of node `i` (nodes sorted by name);
+    /// ties between nodes go to the smaller prefix.
+    pub rank: Vec<usize>,
+    /// The stream after these draws (the Random policy goes on with it).
+    pub rng: GoRand,
+}
+
+/// Draws the order and names as the artifact does for `seed`.
+#[must_use]
+pub fn setup(cluster: &Cluster, workload: &Workload, seed: i64) -> Setup {
+    let mut rng = GoRand::new(seed);
+    // `rand.Int()` in an argument of a debug log line.
+    let _ = rng.int();
+    let mut order: Vec<usize> = (0..workload.pods.len()).collect();
+    rng.shuffle(order.len(), |i, j| order.swap(i, j));
+    tune(&mut order, workload, cluster, &mut rng);
+    for _ in 0..INFORMER_DRAWS {
+        let _ = rng.int63();
+    }
+    let rank = rng.perm(cluster.nodes.len());
+    Setup { order, rank, rng }
+}
+
+/// Tunes the order to [`TUNE_RATIO`] × the cluster's GPU thousandths: up
+/// by appending clones of uniformly drawn pods (of the name-sorted list)
+/// until the next one would pass the target (its one-GPU share is
+/// checked, its total added, as the artifact does), down by deleting
+/// uniformly drawn pods.
+fn tune(order: &mut Vec<usize>, workload: &Workload, cluster: &Cluster, rng: &mut GoRand) {
+    let target = TUNE_RATIO * f64::from(cluster.gpus() * MILLI);
+    let mut total: i64 = workload.pods.iter().map(|p| i64::from(p.request.total_gpu_milli())).sum();
+    let n = workload.pods.len();
+    if n == 0 || total == 0 {
+        return;
+    }
+    if (total as f64) < target {
+        loop {
+            let idx = rng.intn(n);
+            let r = &workload.pods[idx].request;
+            if (total + i64::from(r.gpu_milli)) as f64 > target {
+                break;
+            }
+            total += i64::from(r.total_gpu_milli());
+            order.push(idx);
+        }
+    } else {
+        while total as f64 > target && !order.is_empty() {
+            let idx = rng.intn(order.len());
+            total -= i64::from(workload.pods[order[idx]].request.total_gpu_milli());
+            order.remove(idx);
+        }
+    }
+}
+
+/// The report after one pod: GPU thousandths asked for so far, allocated
+/// now, and the cluster's fragmentation against the typical pods.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    /// GPU thousandths of all pods submitted so far (failed ones too).
+    pub arrived: u64,
+    /// GPU thousandths allocated.
+    pub used: u64,
+    /// Fragmented idle GPU thousandths (every class but Q3).
+    pub frag: f64,
+    /// Idle GPU thousandths (every class).
+    pub idle: f64,
+    /// Whether this pod was placed.
+    pub placed: bool,
+}
+
+/// A cluster being scheduled: node states in name order (by prefix), the
+/// fragmentation of each and their exact sum.
+#[derive(Debug, Clone)]
+pub struct ClusterState<'a> {
+    nodes: Vec<NodeState>,
+    /// Creation order (node list sorted by its names) → position.
+    created: Vec<usize>,
+    frag: Vec<FragAmount>,
+    frag_score: Vec<f64>,
+    version: Vec<u32>,
+    sum: ExactSum,
+    used: u64,
+    typical: &'a [TypicalPod],
+    fgd_cache: HashMap<(u32, u8, u32, u64), Vec<(u32, i64, Placement)>>,
+}
+
+impl<'a> ClusterState<'a> {
+    /// Empty nodes of `cluster`, ordered by `rank`.
+    #[must_use]
+    pub fn new(cluster: &Cluster, rank: &[usize], typical: &'a [TypicalPod]) -> Self {
+        let n = cluster.nodes.len();
+        let mut by_name: Vec<usize> = (0..n).collect();
+        by_name.sort_by(|&a, &b| cluster.nodes[a].name.cmp(&cluster.nodes[b].name));
+        let mut nodes = vec![NodeState::new(&cluster.nodes[0]); n];
+        let mut created = vec![0; n];
+        for (c, &i) in by_name.iter().enumerate() {
+            let pos = rank.get(c).copied().unwrap_or(c);
+            nodes[pos] = NodeState::new(&cluster.nodes[i]);
+            created[c] = pos;
+        }
+        let frag: Vec<FragAmount> = nodes.iter().map(|s| node_frag(s, typical)).collect();
+        let frag_score = frag.iter().map(frag_of).collect();
+        let mut sum = ExactSum::default();
+        for f in &frag {
+            sum.add(f);
+        }
+        ClusterState {
+            nodes,
+            created,
+            frag,
+            frag_score,
+            version: vec![0; n],
+            sum,
+            used: 0,
+            typical,
+            fgd_cache: HashMap::new(),
+        }
+    }
+
+    /// The node states, by name order.
+    #[must_use]
+    pub fn nodes(&self) -> &[NodeState] {
+        &self.nodes
+    }
+
+    /// GPU thousandths allocated.
+    #[must_use]
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// The cluster's idle GPU thousandths per fragmentation class.
+    #[must_use]
+    pub fn frag_amount(&self) -> FragAmount {
+        self.sum.total()
+    }
+
+    fn fgd(&mut self, pos: usize, req: &Request) -> (i64, Placement) {
+        let key = (req.cpu_milli, req.gpus, req.gpu_milli, req.models);
+        let n = self.nodes.len();
+        let entry = self.fgd_cache.entry(key).or_insert_with(|| vec![(u32::MAX, 0, Placement { gpus: 0, milli: 0 }); n]);
+        let e = &mut entry[pos];
+        if e.0 != self.version[pos] {
+            let (s, at) = policy::fgd_score(&self.nodes[pos], req, self.typical, self.frag_score[pos]);
+            *e = (self.version[pos], s, at);
+        }
+        (e.1, e.2)
+    }
+
+    /// Chooses a node and GPUs for `req` under `policy`, or `None` when no
+    /// node fits. `rng` serves the Random policy only.
+    pub fn choose(&mut self, req: &Request, policy: Policy, rng: &mut GoRand) -> Option<(usize, Placement)> {
+        match policy {
+            Policy::Random => {
+                let feasible: Vec<usize> = self.created.iter().copied().filter(|&p| self.nodes[p].fits(req)).collect();
+                let pos = match feasible.len() {
+                    0 => return None,
+                    1 => feasible[0],
+                    k => feasible[rng.intn(k)],
+                };
+                policy::random_gpus(&self.nodes[pos], req, rng).map(|at| (pos, at))
+            }
+            Policy::BestFit => {
+                let mut raws = Vec::new();
+                for (pos, s) in self.nodes.iter().enumerate() {
+                    if s.fits(req) {
+                        raws.push((pos, policy::best_fit_raw(s, req)));
+                    }
+                }
+                let lo = raws.iter().map(|r| r.1).min()?;
+                let hi = raws.iter().map(|r| r.1).max()?;
+                let mut best: Option<(i64, usize)> = None;
+                for &(pos, raw) in &raws {
+                    let s = policy::normalize(raw, lo, hi);
+                    if best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, pos));
+                    }
+                }
+                let pos = best?.1;
+                policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
+            }
+            Policy::Fgd => {
+                let mut best: Option<(i64, usize, Placement)> = None;
+                for pos in 0..self.nodes.len() {
+                    if !self.nodes[pos].fits(req) {
+                        continue;
+                    }
+                    let (s, at) = self.fgd(pos, req);
+                    if best.is_none_or(|(b, _, _)| s > b) {
+                        best = Some((s, pos, at));
+                    }
+                }
+                best.map(|(_, pos, at)| (pos, at))
+            }
+            Policy::DotProd | Policy::GpuClustering | Policy::GpuPacking => {
+                let score: fn(&NodeState, &Request) -> i64 = match policy {
+                    Policy::DotProd => policy::dot_prod_score,
+                    Policy::GpuClustering => policy::gpu_clustering_score,
+                    _ => policy::gpu_packing_score,
+                };
+                let mut best: Option<(i64, usize)> = None;
+                for (pos, s) in self.nodes.iter().enumerate() {
+                    if s.fits(req) {
+                        let v = score(s, req);
+                        if best.is_none_or(|(b, _)| v > b) {
+                            best = Some((v, pos));
+                        }
+                    }
+                }
+                let pos = best?.1;
+                policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
+            }
+        }
+    }
+
+    /// Places `req` at `pos` on the GPUs of `at`, updating the
+    /// fragmentation of that node and the cluster.
+    ///
+    /// # Errors
+    /// [`crate::ModelError`] when it does not fit (state unchanged).
+    pub fn place(&mut self, pos: usize, req: &Request, at: Placement) -> Result<(), crate::ModelError> {
+        let node = self.nodes.get_mut(pos).ok_or(crate::ModelError::DoesNotFit)?;
+        node.place(req, at)?;
+        self.used += u64::from(at.gpus.count_ones() * at.milli);
+        self.refresh(pos);
+        Ok(())
+    }
+
+    fn refresh(&mut self, pos: usize) {
+        self.sum.sub(&self.frag[pos]);
+        self.frag[pos] = node_frag(&self.nodes[pos], self.typical);
+        self.frag_score[pos] = frag_of(&self.frag[pos]);
+        self.sum.add(&self.frag[pos]);
+        self.version[pos] = self.version[pos].wrapping_add(1);
+    }
+}
+
+/// Runs one experiment: `workload` on `cluster` under `policy` with tune
+/// seed `seed`, one [`Step`] per submitted pod.
+#[must_use]
+pub fn run(cluster: &Cluster, workload: &Workload, policy: Policy, seed: i64) -> Vec<Step> {
+    let Setup { order, rank, mut rng } = setup(cluster, workload, seed);
+    let mut state = ClusterState::new(cluster, &rank, &workload.typical);
+    let mut arrived = 0_u64;
+    let mut steps = Vec::with_capacity(order.len());
+    for &i in &order {
+        let req = workload.pods[i].request;
+        if policy.is_random() {
+            // The scheduler samples plugin metrics once per cycle.
+            let _ = rng.intn(100);
+        }
+        arrived += u64::from(req.total_gpu_milli());
+        let placed = match state.choose(&req, policy, &mut rng) {
+            Some((pos, at)) => state.place(pos, &req, at).is_ok(),
+            None => false,
+        };
+        let amount = state.frag_amount();
+        steps.push(Step {
+            arrived,
+            used: state.used(),
+            frag: frag_of(&amount),
+            idle: amount.iter().sum(),
+            placed,
+        });
+    }
+    steps
+}
