@@ -139,7 +139,32 @@ pub struct ClusterState<'a> {
     sum: ExactSum,
     used: u64,
     typical: &'a [TypicalPod],
-    fgd_cache: HashMap<(u32, u8, u32, u64), Vec<(u32, i64, Placement)>>,
+    /// FGD request kinds seen, by (CPU, GPUs, thousandths, models).
+    fgd_kinds: HashMap<(u32, u8, u32, u64), usize>,
+    /// Per kind and node: the node version scored, the score, the GPUs.
+    fgd_cache: Vec<Vec<(u32, i64, Placement)>>,
+    /// Per kind and node state (see [`state_key`]): the score and the GPU
+    /// thousandths-left values whose GPUs score highest.
+    fgd_memo: HashMap<(usize, u128), (i64, u16)>,
+}
+
+/// A node state as FGD sees it (CPU left, model, GPUs' thousandths left
+/// sorted), packed; `None` past 8 GPUs.
+fn state_key(node: &NodeState) -> Option<u128> {
+    let n = usize::from(node.gpus);
+    if n > 8 {
+        return None;
+    }
+    let mut lefts = [0_u16; 8];
+    lefts[..n].copy_from_slice(node.gpu_left());
+    lefts[..n].sort_unstable();
+    let mut k = u128::from(node.cpu_left);
+    k = k << 6 | u128::from(node.model & 63);
+    k = k << 5 | n as u128;
+    for l in lefts {
+        k = k << 11 | u128::from(l);
+    }
+    Some(k)
 }
 
 impl<'a> ClusterState<'a> {
@@ -171,7 +196,9 @@ impl<'a> ClusterState<'a> {
             sum,
             used: 0,
             typical,
-            fgd_cache: HashMap::new(),
+            fgd_kinds: HashMap::new(),
+            fgd_cache: Vec::new(),
+            fgd_memo: HashMap::new(),
         }
     }
 
@@ -193,16 +220,38 @@ impl<'a> ClusterState<'a> {
         self.sum.total()
     }
 
-    fn fgd(&mut self, pos: usize, req: &Request) -> (i64, Placement) {
+    fn fgd_kind(&mut self, req: &Request) -> usize {
         let key = (req.cpu_milli, req.gpus, req.gpu_milli, req.models);
-        let n = self.nodes.len();
-        let entry = self.fgd_cache.entry(key).or_insert_with(|| vec![(u32::MAX, 0, Placement { gpus: 0, milli: 0 }); n]);
-        let e = &mut entry[pos];
-        if e.0 != self.version[pos] {
-            let (s, at) = policy::fgd_score(&self.nodes[pos], req, self.typical, self.frag_score[pos]);
-            *e = (self.version[pos], s, at);
+        let next = self.fgd_kinds.len();
+        let k = *self.fgd_kinds.entry(key).or_insert(next);
+        if k == self.fgd_cache.len() {
+            self.fgd_cache
+                .push(vec![(u32::MAX, 0, Placement { gpus: 0, milli: 0 }); self.nodes.len()]);
         }
-        (e.1, e.2)
+        k
+    }
+
+    fn fgd(&mut self, kind: usize, pos: usize, req: &Request) -> (i64, Placement) {
+        let e = self.fgd_cache[kind][pos];
+        if e.0 == self.version[pos] {
+            return (e.1, e.2);
+        }
+        let node = &self.nodes[pos];
+        let (s, at) = match state_key(node) {
+            Some(key) => {
+                let typical = self.typical;
+                let f_now = self.frag_score[pos];
+                let &mut (s, vals) = self.fgd_memo.entry((kind, key)).or_insert_with(|| memo_entry(node, req, typical, f_now));
+                if vals == u16::MAX {
+                    policy::fgd_score(node, req, typical, f_now)
+                } else {
+                    (s, place_by_values(node, req, vals))
+                }
+            }
+            None => policy::fgd_score(node, req, self.typical, self.frag_score[pos]),
+        };
+        self.fgd_cache[kind][pos] = (self.version[pos], s, at);
+        (s, at)
     }
 
     /// Chooses a node and GPUs for `req` under `policy`, or `None` when no
@@ -238,12 +287,13 @@ impl<'a> ClusterState<'a> {
                 policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
             }
             Policy::Fgd => {
+                let kind = self.fgd_kind(req);
                 let mut best: Option<(i64, usize, Placement)> = None;
                 for pos in 0..self.nodes.len() {
                     if !self.nodes[pos].fits(req) {
                         continue;
                     }
-                    let (s, at) = self.fgd(pos, req);
+                    let (s, at) = self.fgd(kind, pos, req);
                     if best.is_none_or(|(b, _, _)| s > b) {
                         best = Some((s, pos, at));
                     }
@@ -290,6 +340,58 @@ impl<'a> ClusterState<'a> {
         self.frag_score[pos] = frag_of(&self.frag[pos]);
         self.sum.add(&self.frag[pos]);
         self.version[pos] = self.version[pos].wrapping_add(1);
+    }
+}
+
+/// FGD's score of a node state and, for a share of one GPU, which
+/// thousandths-left values its best GPUs have (bit `v` of the 16-bit set
+/// is not usable for values up to 1000, so the set is kept as the one
+/// value of the first best GPU when all best GPUs share it, else
+/// `u16::MAX` to ask for a full computation).
+fn memo_entry(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now: f64) -> (i64, u16) {
+    let (s, at) = policy::fgd_score(node, req, typical, f_now);
+    if !req.is_share() {
+        return (s, 0);
+    }
+    // Every GPU with the chosen GPU's value scores the same; a GPU with
+    // another value and the same score would make the choice depend on
+    // the GPUs' order, which the memo does not keep.
+    let chosen = at.gpus.trailing_zeros() as usize;
+    let v = node.gpu_left[chosen];
+    let cpu_after = node.cpu_left.saturating_sub(req.cpu_milli);
+    let n = usize::from(node.gpus);
+    let mut seen = [false; 1001];
+    for i in 0..n {
+        let g = node.gpu_left[i];
+        if g == v || u32::from(g) < req.gpu_milli || seen[usize::from(g)] {
+            continue;
+        }
+        seen[usize::from(g)] = true;
+        let mut probe = node.gpu_left;
+        probe[i] = g - req.gpu_milli as u16;
+        let f_after = crate::frag::frag_score_parts(cpu_after, &probe[..n], node.model, typical);
+        let si = policy::fgd_value(f_now, f_after);
+        if si == s {
+            return (s, u16::MAX);
+        }
+    }
+    (s, v)
+}
+
+/// The placement of a memoised FGD choice on this node's GPU order.
+fn place_by_values(node: &NodeState, req: &Request, v: u16) -> Placement {
+    if req.gpus == 0 {
+        return Placement { gpus: 0, milli: 0 };
+    }
+    if !req.is_share() {
+        return node.lowest_free(req.gpus).unwrap_or(Placement { gpus: 0, milli: 0 });
+    }
+    match node.gpu_left().iter().position(|&g| g == v) {
+        Some(i) => Placement {
+            gpus: 1 << i,
+            milli: req.gpu_milli,
+        },
+        _ => Placement { gpus: 0, milli: 0 },
     }
 }
 

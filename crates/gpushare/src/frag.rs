@@ -101,40 +101,46 @@ pub fn typical_pods(pods: &[Pod], threshold_pct: u32) -> Vec<TypicalPod> {
     out
 }
 
-/// The class of `node`'s idle GPUs for one typical pod.
-fn class(node: &NodeState, t: &TypicalPod) -> usize {
-    let cpu_ok = node.cpu_left >= t.cpu_milli;
-    if t.gpu_milli == 0 {
-        return if cpu_ok { XL } else { XR };
-    }
-    if node.gpus == 0 || t.models != 0 && t.models & (1 << node.model) == 0 {
-        return NA;
-    }
-    let fitting = node.gpu_left().iter().filter(|&&g| u32::from(g) >= t.gpu_milli).count();
-    match (fitting >= usize::from(t.gpus), cpu_ok) {
-        (true, true) => Q3,
-        (true, false) => Q4,
-        (false, true) => Q2,
-        (false, false) => Q1,
-    }
-}
-
 /// The node's idle GPU thousandths per class, weighted by the typical
 /// pods' frequencies (accumulated in typical-pod order, as the artifact
 /// does, so the floating-point sums are the same).
 #[must_use]
 pub fn node_frag(node: &NodeState, typical: &[TypicalPod]) -> FragAmount {
+    frag_parts(node.cpu_left, node.gpu_left(), node.model, typical)
+}
+
+/// [`node_frag`] of a node given by its CPU left, its GPUs' thousandths
+/// left and its GPU model.
+#[must_use]
+pub fn frag_parts(cpu_left: u32, gpu_left: &[u16], model: u8, typical: &[TypicalPod]) -> FragAmount {
     let mut data = [0.0; 7];
-    let left = node.gpu_left_total();
+    let left: u32 = gpu_left.iter().map(|&g| u32::from(g)).sum();
     for t in typical {
-        let c = class(node, t);
+        let cpu_ok = cpu_left >= t.cpu_milli;
+        if t.gpu_milli == 0 {
+            data[if cpu_ok { XL } else { XR }] += t.freq * f64::from(left);
+            continue;
+        }
+        if gpu_left.is_empty() || t.models != 0 && t.models & (1 << model) == 0 {
+            data[NA] += t.freq * f64::from(left);
+            continue;
+        }
+        let mut fitting = 0_usize;
+        let mut small = 0_u32;
+        for &g in gpu_left {
+            if u32::from(g) >= t.gpu_milli {
+                fitting += 1;
+            } else {
+                small += u32::from(g);
+            }
+        }
+        let c = match (fitting >= usize::from(t.gpus), cpu_ok) {
+            (true, true) => Q3,
+            (true, false) => Q4,
+            (false, true) => Q2,
+            (false, false) => Q1,
+        };
         if c == Q3 {
-            let small: u32 = node
-                .gpu_left()
-                .iter()
-                .map(|&g| u32::from(g))
-                .filter(|&g| g < t.gpu_milli)
-                .sum();
             data[Q2] += t.freq * f64::from(small);
             data[Q3] += t.freq * f64::from(left - small);
         } else {
@@ -161,6 +167,12 @@ pub fn frag_of(data: &FragAmount) -> f64 {
 #[must_use]
 pub fn node_frag_score(node: &NodeState, typical: &[TypicalPod]) -> f64 {
     frag_of(&node_frag(node, typical))
+}
+
+/// [`node_frag_score`] of a node given by parts (see [`frag_parts`]).
+#[must_use]
+pub fn frag_score_parts(cpu_left: u32, gpu_left: &[u16], model: u8, typical: &[TypicalPod]) -> f64 {
+    frag_of(&frag_parts(cpu_left, gpu_left, model, typical))
 }
 
 /// Whether `req` is one of the typical pods' shapes (used by tests and

@@ -12,6 +12,7 @@ pub mod gorand;
 pub mod model;
 pub mod openb;
 pub mod policy;
+pub mod reproduce;
 
 pub use error::{ExperimentError, ModelError, TraceError};
 pub use model::{MILLI, MAX_GPUS, Models, NodeSpec, NodeState, Placement, Request};

@@ -177,6 +177,9 @@ pub struct NodeState {
     /// Pods running per kind: index 0 GPU shares, index `k` pods of `k`
     /// whole GPUs (what GpuClustering groups by).
     pub kinds: [u16; MAX_GPUS + 1],
+    left_total: u32,
+    free: u8,
+    max_left: u16,
 }
 
 impl NodeState {
@@ -187,7 +190,7 @@ impl NodeState {
         for g in gpu_left.iter_mut().take(usize::from(spec.gpus)) {
             *g = MILLI as u16;
         }
-        NodeState {
+        let mut s = NodeState {
             cpu_left: spec.cpu_milli,
             cpu_capacity: spec.cpu_milli,
             memory_left: spec.memory_mib,
@@ -196,7 +199,20 @@ impl NodeState {
             model: spec.model,
             pods_left: spec.max_pods,
             kinds: [0; MAX_GPUS + 1],
-        }
+            left_total: 0,
+            free: 0,
+            max_left: 0,
+        };
+        s.sync();
+        s
+    }
+
+    /// Recomputes the GPU aggregates after the GPUs changed.
+    fn sync(&mut self) {
+        let g = &self.gpu_left[..usize::from(self.gpus)];
+        self.left_total = g.iter().map(|&x| u32::from(x)).sum();
+        self.free = g.iter().filter(|&&x| u32::from(x) == MILLI).count() as u8;
+        self.max_left = g.iter().copied().max().unwrap_or(0);
     }
 
     /// The GPUs' thousandths left, one per GPU.
@@ -208,13 +224,19 @@ impl NodeState {
     /// Thousandths left over all GPUs.
     #[must_use]
     pub fn gpu_left_total(&self) -> u32 {
-        self.gpu_left().iter().map(|&g| u32::from(g)).sum()
+        self.left_total
     }
 
     /// GPUs nobody uses.
     #[must_use]
     pub fn free_gpus(&self) -> u32 {
-        self.gpu_left().iter().filter(|&&g| u32::from(g) == MILLI).count() as u32
+        u32::from(self.free)
+    }
+
+    /// The most thousandths left on one GPU.
+    #[must_use]
+    pub fn max_gpu_left(&self) -> u32 {
+        u32::from(self.max_left)
     }
 
     /// Whether anything runs here.
@@ -241,7 +263,7 @@ impl NodeState {
             return false;
         }
         if req.gpus == 1 {
-            self.gpu_left().iter().any(|&g| u32::from(g) >= req.gpu_milli)
+            u32::from(self.max_left) >= req.gpu_milli
         } else {
             self.free_gpus() >= u32::from(req.gpus)
         }
@@ -303,6 +325,7 @@ impl NodeState {
         if let Some(k) = kind(req) {
             self.kinds[k] += 1;
         }
+        self.sync();
         Ok(())
     }
 
@@ -334,6 +357,7 @@ impl NodeState {
         if let Some(k) = kind(req) {
             self.kinds[k] -= 1;
         }
+        self.sync();
         Ok(())
     }
 

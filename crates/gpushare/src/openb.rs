@@ -207,7 +207,8 @@ pub fn parse_nodes(text: &str, file: &str) -> Result<Cluster, TraceError> {
     Ok(Cluster { models, nodes })
 }
 
-/// Parses a pod list (`name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec`)
+/// Parses a pod list (`name,cpu_milli,memory_mib,num_gpu,gpu_milli` and
+/// optionally `gpu_spec`)
 /// for `cluster`; `file` names it in errors.
 ///
 /// # Errors
@@ -217,8 +218,16 @@ pub fn parse_nodes(text: &str, file: &str) -> Result<Cluster, TraceError> {
 /// listed), a repeated name, or (with [`Unplaceable::Refuse`]) a pod that
 /// no node of the cluster could hold even empty.
 pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplaceable) -> Result<Vec<Pod>, TraceError> {
-    const NAMES: [&str; 6] = ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec"];
+    const NAMES: [&str; 5] = ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"];
     let (table, _) = Table::new(text, file, &NAMES)?;
+    // `gpu_spec` is optional (the multigpu lists have none): any model.
+    let spec_col = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('\r')
+        .split(',')
+        .position(|h| h.trim() == "gpu_spec");
     let mut pods = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (line, row) in rows(text) {
@@ -253,7 +262,13 @@ pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplac
             _ => Request::gpu(cpu, memory, gpus, milli).map_err(|e| table.err(line, e.to_string()))?,
         };
         let mut mask = 0_u64;
-        let parts: Vec<&str> = f[5].split('|').filter(|s| !s.is_empty()).collect();
+        let spec_text = match spec_col {
+            Some(c) => row.split(',').nth(c).map(str::trim).ok_or_else(|| {
+                table.err(line, format!("missing field gpu_spec (column {})", c + 1))
+            })?,
+            None => "",
+        };
+        let parts: Vec<&str> = spec_text.split('|').filter(|s| !s.is_empty()).collect();
         for &spec in &parts {
             match cluster.models.id(spec) {
                 Some(id) => mask |= 1 << id,

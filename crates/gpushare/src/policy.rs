@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::ExperimentError;
-use crate::frag::{TypicalPod, node_frag_score};
+use crate::frag::{TypicalPod, frag_score_parts};
 use crate::gorand::GoRand;
 use crate::model::{MILLI, NodeState, Placement, Request};
 
@@ -201,6 +201,13 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// FGD's score of a move from expected fragmentation `f_now` to
+/// `f_after`: ⌊100·σ((f_now − f_after)/1000)⌋.
+#[must_use]
+pub fn fgd_value(f_now: f64, f_after: f64) -> i64 {
+    (sigmoid((f_now - f_after) / 1000.0) * MAX_SCORE as f64) as i64
+}
+
 /// FGD's score and GPU choice (`fgd_score.go`): with F the node's expected
 /// fragmentation, a share of one GPU tries each GPU with room and scores
 /// ⌊100·σ((F − F′)/1000)⌋, keeping the first GPU with the highest score;
@@ -208,18 +215,19 @@ fn sigmoid(x: f64) -> f64 {
 /// lowest-numbered free GPUs for the placement. `f_now` is F of `node`.
 #[must_use]
 pub fn fgd_score(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now: f64) -> (i64, Placement) {
-    let mut probe = node.clone();
+    let n = usize::from(node.gpus);
+    let mut probe = node.gpu_left;
+    let cpu_after = node.cpu_left.saturating_sub(req.cpu_milli);
+    let score_of = |f_after: f64| fgd_value(f_now, f_after);
     if req.is_share() {
         let mut best: Option<(i64, usize)> = None;
-        for i in 0..usize::from(node.gpus) {
+        for i in 0..n {
             if u32::from(node.gpu_left[i]) < req.gpu_milli {
                 continue;
             }
-            probe.cpu_left = node.cpu_left.saturating_sub(req.cpu_milli);
-            probe.gpu_left[i] = node.gpu_left[i] - req.gpu_milli as u16;
-            let f_after = node_frag_score(&probe, typical);
-            probe.gpu_left[i] = node.gpu_left[i];
-            let s = (sigmoid((f_now - f_after) / 1000.0) * MAX_SCORE as f64) as i64;
+            probe[i] = node.gpu_left[i] - req.gpu_milli as u16;
+            let s = score_of(frag_score_parts(cpu_after, &probe[..n], node.model, typical));
+            probe[i] = node.gpu_left[i];
             if best.is_none_or(|(b, _)| s > b) {
                 best = Some((s, i));
             }
@@ -235,24 +243,22 @@ pub fn fgd_score(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now:
             None => (0, Placement { gpus: 0, milli: 0 }),
         };
     }
-    probe.cpu_left = node.cpu_left.saturating_sub(req.cpu_milli);
     if req.gpus > 0 {
         // Least-left fitting GPUs first (a stable order), as `Sub` packs.
-        let mut order: Vec<usize> = (0..usize::from(node.gpus)).collect();
+        let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&i| node.gpu_left[i]);
         let mut need = req.gpus;
         for i in order {
             if need == 0 {
                 break;
             }
-            if u32::from(probe.gpu_left[i]) >= req.gpu_milli {
-                probe.gpu_left[i] -= req.gpu_milli as u16;
+            if u32::from(probe[i]) >= req.gpu_milli {
+                probe[i] -= req.gpu_milli as u16;
                 need -= 1;
             }
         }
     }
-    let f_after = node_frag_score(&probe, typical);
-    let s = (sigmoid((f_now - f_after) / 1000.0) * MAX_SCORE as f64) as i64;
+    let s = score_of(frag_score_parts(cpu_after, &probe[..n], node.model, typical));
     let at = if req.gpus == 0 {
         Placement { gpus: 0, milli: 0 }
     } else {
