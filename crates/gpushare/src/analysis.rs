@@ -81,10 +81,19 @@ fn go_2f(x: f64) -> f64 {
 #[must_use]
 pub fn curves(steps: &[Step], gpus: u32) -> Curves {
     let g = f64::from(gpus);
-    let arrive: Vec<f64> = steps.iter().map(|s| py_round(s.arrived as f64 / g / 10.0, 0)).collect();
-    let alloc: Vec<f64> = steps.iter().map(|s| py_round(s.used as f64 / g / 10.0, 2)).collect();
+    let arrive: Vec<f64> = steps
+        .iter()
+        .map(|s| py_round(s.arrived as f64 / g / 10.0, 0))
+        .collect();
+    let alloc: Vec<f64> = steps
+        .iter()
+        .map(|s| py_round(s.used as f64 / g / 10.0, 2))
+        .collect();
     let frag_milli: Vec<f64> = steps.iter().map(|s| go_2f(s.frag)).collect();
-    let frag_ratio: Vec<f64> = steps.iter().map(|s| go_2f(100.0 * s.frag / s.idle)).collect();
+    let frag_ratio: Vec<f64> = steps
+        .iter()
+        .map(|s| go_2f(100.0 * s.frag / s.idle))
+        .collect();
     let mut out = Curves {
         alloc: vec![None; PERCENTS],
         frag: vec![None; PERCENTS],
@@ -97,7 +106,9 @@ pub fn curves(steps: &[Step], gpus: u32) -> Curves {
         pick.clear();
         pick.extend((0..steps.len()).filter(|&i| arrive[i] == xf));
         if pick.is_empty() {
-            pick.extend((0..steps.len()).filter(|&i| arrive[i] >= xf - 1.0 && arrive[i] <= xf + 1.0));
+            pick.extend(
+                (0..steps.len()).filter(|&i| arrive[i] >= xf - 1.0 && arrive[i] <= xf + 1.0),
+            );
         }
         if pick.is_empty() {
             continue;

@@ -13,7 +13,9 @@ pub enum ModelError {
         max: usize,
     },
     /// A GPU request that is neither a share of one GPU nor whole GPUs.
-    #[error("a pod takes a share (1-1000 thousandths) of one gpu or whole gpus, not {gpus} x {gpu_milli}")]
+    #[error(
+        "a pod takes a share (1-1000 thousandths) of one gpu or whole gpus, not {gpus} x {gpu_milli}"
+    )]
     BadGpuRequest {
         /// GPUs asked for.
         gpus: u8,

@@ -86,7 +86,11 @@ pub fn setup(cluster: &Cluster, workload: &Workload, seed: i64) -> Setup {
 /// uniformly drawn pods.
 fn tune(order: &mut Vec<usize>, workload: &Workload, cluster: &Cluster, rng: &mut GoRand) {
     let target = TUNE_RATIO * f64::from(cluster.gpus() * MILLI);
-    let mut total: i64 = workload.pods.iter().map(|p| i64::from(p.request.total_gpu_milli())).sum();
+    let mut total: i64 = workload
+        .pods
+        .iter()
+        .map(|p| i64::from(p.request.total_gpu_milli()))
+        .sum();
     let n = workload.pods.len();
     if n == 0 || total == 0 {
         return;
@@ -225,8 +229,10 @@ impl<'a> ClusterState<'a> {
         let next = self.fgd_kinds.len();
         let k = *self.fgd_kinds.entry(key).or_insert(next);
         if k == self.fgd_cache.len() {
-            self.fgd_cache
-                .push(vec![(u32::MAX, 0, Placement { gpus: 0, milli: 0 }); self.nodes.len()]);
+            self.fgd_cache.push(vec![
+                (u32::MAX, 0, Placement { gpus: 0, milli: 0 });
+                self.nodes.len()
+            ]);
         }
         k
     }
@@ -241,7 +247,10 @@ impl<'a> ClusterState<'a> {
             Some(key) => {
                 let typical = self.typical;
                 let f_now = self.frag_score[pos];
-                let &mut (s, vals) = self.fgd_memo.entry((kind, key)).or_insert_with(|| memo_entry(node, req, typical, f_now));
+                let &mut (s, vals) = self
+                    .fgd_memo
+                    .entry((kind, key))
+                    .or_insert_with(|| memo_entry(node, req, typical, f_now));
                 if vals == u16::MAX {
                     policy::fgd_score(node, req, typical, f_now)
                 } else {
@@ -256,10 +265,20 @@ impl<'a> ClusterState<'a> {
 
     /// Chooses a node and GPUs for `req` under `policy`, or `None` when no
     /// node fits. `rng` serves the Random policy only.
-    pub fn choose(&mut self, req: &Request, policy: Policy, rng: &mut GoRand) -> Option<(usize, Placement)> {
+    pub fn choose(
+        &mut self,
+        req: &Request,
+        policy: Policy,
+        rng: &mut GoRand,
+    ) -> Option<(usize, Placement)> {
         match policy {
             Policy::Random => {
-                let feasible: Vec<usize> = self.created.iter().copied().filter(|&p| self.nodes[p].fits(req)).collect();
+                let feasible: Vec<usize> = self
+                    .created
+                    .iter()
+                    .copied()
+                    .filter(|&p| self.nodes[p].fits(req))
+                    .collect();
                 let pos = match feasible.len() {
                     0 => return None,
                     1 => feasible[0],
@@ -326,8 +345,16 @@ impl<'a> ClusterState<'a> {
     ///
     /// # Errors
     /// [`crate::ModelError`] when it does not fit (state unchanged).
-    pub fn place(&mut self, pos: usize, req: &Request, at: Placement) -> Result<(), crate::ModelError> {
-        let node = self.nodes.get_mut(pos).ok_or(crate::ModelError::DoesNotFit)?;
+    pub fn place(
+        &mut self,
+        pos: usize,
+        req: &Request,
+        at: Placement,
+    ) -> Result<(), crate::ModelError> {
+        let node = self
+            .nodes
+            .get_mut(pos)
+            .ok_or(crate::ModelError::DoesNotFit)?;
         node.place(req, at)?;
         self.used += u64::from(at.gpus.count_ones() * at.milli);
         self.refresh(pos);
@@ -384,7 +411,9 @@ fn place_by_values(node: &NodeState, req: &Request, v: u16) -> Placement {
         return Placement { gpus: 0, milli: 0 };
     }
     if !req.is_share() {
-        return node.lowest_free(req.gpus).unwrap_or(Placement { gpus: 0, milli: 0 });
+        return node
+            .lowest_free(req.gpus)
+            .unwrap_or(Placement { gpus: 0, milli: 0 });
     }
     match node.gpu_left().iter().position(|&g| g == v) {
         Some(i) => Placement {
@@ -399,7 +428,11 @@ fn place_by_values(node: &NodeState, req: &Request, v: u16) -> Placement {
 /// seed `seed`, one [`Step`] per submitted pod.
 #[must_use]
 pub fn run(cluster: &Cluster, workload: &Workload, policy: Policy, seed: i64) -> Vec<Step> {
-    let Setup { order, rank, mut rng } = setup(cluster, workload, seed);
+    let Setup {
+        order,
+        rank,
+        mut rng,
+    } = setup(cluster, workload, seed);
     let mut state = ClusterState::new(cluster, &rank, &workload.typical);
     let mut arrived = 0_u64;
     let mut steps = Vec::with_capacity(order.len());

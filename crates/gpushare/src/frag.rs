@@ -112,7 +112,12 @@ pub fn node_frag(node: &NodeState, typical: &[TypicalPod]) -> FragAmount {
 /// [`node_frag`] of a node given by its CPU left, its GPUs' thousandths
 /// left and its GPU model.
 #[must_use]
-pub fn frag_parts(cpu_left: u32, gpu_left: &[u16], model: u8, typical: &[TypicalPod]) -> FragAmount {
+pub fn frag_parts(
+    cpu_left: u32,
+    gpu_left: &[u16],
+    model: u8,
+    typical: &[TypicalPod],
+) -> FragAmount {
     let mut data = [0.0; 7];
     let left: u32 = gpu_left.iter().map(|&g| u32::from(g)).sum();
     for t in typical {
@@ -179,9 +184,12 @@ pub fn frag_score_parts(cpu_left: u32, gpu_left: &[u16], model: u8, typical: &[T
 /// reports).
 #[must_use]
 pub fn is_typical(req: &Request, typical: &[TypicalPod]) -> bool {
-    typical
-        .iter()
-        .any(|t| t.cpu_milli == req.cpu_milli && t.gpus == req.gpus && t.gpu_milli == req.gpu_milli && t.models == req.models)
+    typical.iter().any(|t| {
+        t.cpu_milli == req.cpu_milli
+            && t.gpus == req.gpus
+            && t.gpu_milli == req.gpu_milli
+            && t.models == req.models
+    })
 }
 
 /// Exact running sums of many [`FragAmount`]s: each value is held as a

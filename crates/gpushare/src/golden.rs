@@ -83,7 +83,10 @@ impl Expected {
             let line_no = n + 2;
             let cells: Vec<&str> = line.split(',').collect();
             if cells.len() != header.len() {
-                return Err(err(line_no, format!("{} fields, the header has {}", cells.len(), header.len())));
+                return Err(err(
+                    line_no,
+                    format!("{} fields, the header has {}", cells.len(), header.len()),
+                ));
             }
             let seed = cells[3]
                 .parse::<i64>()
@@ -93,7 +96,9 @@ impl Expected {
                 if c.is_empty() {
                     continue;
                 }
-                let x = c.parse::<f64>().map_err(|_| err(line_no, format!("value {c:?} is not a number")))?;
+                let x = c
+                    .parse::<f64>()
+                    .map_err(|_| err(line_no, format!("value {c:?} is not a number")))?;
                 if let Some(p) = col[i] {
                     v[p] = Some(x);
                 }

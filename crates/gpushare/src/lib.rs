@@ -15,4 +15,4 @@ pub mod policy;
 pub mod reproduce;
 
 pub use error::{ExperimentError, ModelError, TraceError};
-pub use model::{MILLI, MAX_GPUS, Models, NodeSpec, NodeState, Placement, Request};
+pub use model::{MAX_GPUS, MILLI, Models, NodeSpec, NodeState, Placement, Request};

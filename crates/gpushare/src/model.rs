@@ -104,7 +104,12 @@ impl Request {
     /// # Errors
     /// [`ModelError::BadGpuRequest`] unless it is a share of one GPU
     /// (1..=1000 thousandths) or whole GPUs.
-    pub fn gpu(cpu_milli: u32, memory_mib: u64, gpus: u8, gpu_milli: u32) -> Result<Self, ModelError> {
+    pub fn gpu(
+        cpu_milli: u32,
+        memory_mib: u64,
+        gpus: u8,
+        gpu_milli: u32,
+    ) -> Result<Self, ModelError> {
         let ok = match gpus {
             0 => gpu_milli == 0,
             1 => (1..=MILLI).contains(&gpu_milli),
@@ -306,12 +311,18 @@ impl NodeState {
         let matches = if req.gpus == 0 {
             at.gpus == 0
         } else {
-            chosen == u32::from(req.gpus) && at.milli == req.gpu_milli && u32::from(at.gpus) >> self.gpus == 0
+            chosen == u32::from(req.gpus)
+                && at.milli == req.gpu_milli
+                && u32::from(at.gpus) >> self.gpus == 0
         };
         let gpus_ok = (0..usize::from(self.gpus))
             .filter(|i| at.gpus & (1 << i) != 0)
             .all(|i| u32::from(self.gpu_left[i]) >= at.milli);
-        if !matches || !gpus_ok || !self.fits_cpu_memory(req) || !req.allows(self.model) && req.gpus > 0 {
+        if !matches
+            || !gpus_ok
+            || !self.fits_cpu_memory(req)
+            || !req.allows(self.model) && req.gpus > 0
+        {
             return Err(ModelError::DoesNotFit);
         }
         self.cpu_left -= req.cpu_milli;

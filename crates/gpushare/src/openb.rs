@@ -85,8 +85,17 @@ pub enum Unplaceable {
 ///
 /// # Errors
 /// [`TraceError`] naming the file and line of the first bad row.
-pub fn read_pods(path: &Path, cluster: &Cluster, unplaceable: Unplaceable) -> Result<Vec<Pod>, TraceError> {
-    parse_pods(&read(path)?, &path.display().to_string(), cluster, unplaceable)
+pub fn read_pods(
+    path: &Path,
+    cluster: &Cluster,
+    unplaceable: Unplaceable,
+) -> Result<Vec<Pod>, TraceError> {
+    parse_pods(
+        &read(path)?,
+        &path.display().to_string(),
+        cluster,
+        unplaceable,
+    )
 }
 
 struct Table<'a> {
@@ -97,7 +106,11 @@ struct Table<'a> {
 impl<'a> Table<'a> {
     fn new(text: &str, file: &'a str, wanted: &[&str]) -> Result<(Self, usize), TraceError> {
         let header = text.lines().next().unwrap_or("");
-        let names: Vec<&str> = header.trim_end_matches('\r').split(',').map(str::trim).collect();
+        let names: Vec<&str> = header
+            .trim_end_matches('\r')
+            .split(',')
+            .map(str::trim)
+            .collect();
         let mut columns = Vec::with_capacity(wanted.len());
         for w in wanted {
             match names.iter().position(|n| n == w) {
@@ -106,7 +119,10 @@ impl<'a> Table<'a> {
                     return Err(TraceError::Line {
                         file: file.to_owned(),
                         line: 1,
-                        reason: format!("the header has no column {w:?} (it needs {})", wanted.join(",")),
+                        reason: format!(
+                            "the header has no column {w:?} (it needs {})",
+                            wanted.join(",")
+                        ),
                     });
                 }
             }
@@ -123,16 +139,20 @@ impl<'a> Table<'a> {
         }
     }
 
-    fn fields<'l>(&self, line_no: usize, line: &'l str, names: &[&str]) -> Result<Vec<&'l str>, TraceError> {
+    fn fields<'l>(
+        &self,
+        line_no: usize,
+        line: &'l str,
+        names: &[&str],
+    ) -> Result<Vec<&'l str>, TraceError> {
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         self.columns
             .iter()
             .zip(names)
             .map(|(&c, n)| {
-                cells
-                    .get(c)
-                    .copied()
-                    .ok_or_else(|| self.err(line_no, format!("missing field {n} (column {})", c + 1)))
+                cells.get(c).copied().ok_or_else(|| {
+                    self.err(line_no, format!("missing field {n} (column {})", c + 1))
+                })
             })
             .collect()
     }
@@ -143,8 +163,12 @@ impl<'a> Table<'a> {
         {
             return Err(self.err(line, format!("{name} is negative ({})", echo(text))));
         }
-        text.parse::<u64>()
-            .map_err(|_| self.err(line, format!("{name} is not a whole number: {:?}", echo(text))))
+        text.parse::<u64>().map_err(|_| {
+            self.err(
+                line,
+                format!("{name} is not a whole number: {:?}", echo(text)),
+            )
+        })
     }
 }
 
@@ -178,7 +202,8 @@ pub fn parse_nodes(text: &str, file: &str) -> Result<Cluster, TraceError> {
         let cpu = table.number(line, "cpu_milli", f[1])?;
         let memory = table.number(line, "memory_mib", f[2])?;
         let gpus = table.number(line, "gpu", f[3])?;
-        let cpu = u32::try_from(cpu).map_err(|_| table.err(line, format!("cpu_milli {cpu} is too large")))?;
+        let cpu = u32::try_from(cpu)
+            .map_err(|_| table.err(line, format!("cpu_milli {cpu} is too large")))?;
         if gpus > MAX_GPUS as u64 {
             return Err(table.err(line, format!("{gpus} gpus on one node; at most {MAX_GPUS}")));
         }
@@ -187,7 +212,9 @@ pub fn parse_nodes(text: &str, file: &str) -> Result<Cluster, TraceError> {
         } else if f[4].is_empty() {
             return Err(table.err(line, "a node with gpus needs a gpu model".into()));
         } else {
-            models.intern(f[4]).map_err(|e| table.err(line, e.to_string()))?
+            models
+                .intern(f[4])
+                .map_err(|e| table.err(line, e.to_string()))?
         };
         if !seen.insert(name.to_owned()) {
             return Err(table.err(line, format!("node {} is listed twice", echo(name))));
@@ -217,7 +244,12 @@ pub fn parse_nodes(text: &str, file: &str) -> Result<Cluster, TraceError> {
 /// share of several GPUs, a GPU model no node has (the known ones
 /// listed), a repeated name, or (with [`Unplaceable::Refuse`]) a pod that
 /// no node of the cluster could hold even empty.
-pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplaceable) -> Result<Vec<Pod>, TraceError> {
+pub fn parse_pods(
+    text: &str,
+    file: &str,
+    cluster: &Cluster,
+    unplaceable: Unplaceable,
+) -> Result<Vec<Pod>, TraceError> {
     const NAMES: [&str; 5] = ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"];
     let (table, _) = Table::new(text, file, &NAMES)?;
     // `gpu_spec` is optional (the multigpu lists have none): any model.
@@ -237,7 +269,8 @@ pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplac
             return Err(table.err(line, "empty pod name".into()));
         }
         let cpu = table.number(line, "cpu_milli", f[1])?;
-        let cpu = u32::try_from(cpu).map_err(|_| table.err(line, format!("cpu_milli {cpu} is too large")))?;
+        let cpu = u32::try_from(cpu)
+            .map_err(|_| table.err(line, format!("cpu_milli {cpu} is too large")))?;
         let memory = table.number(line, "memory_mib", f[2])?;
         let gpus = table.number(line, "num_gpu", f[3])?;
         let milli = table.number(line, "gpu_milli", f[4])?;
@@ -245,21 +278,27 @@ pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplac
             return Err(table.err(line, format!("num_gpu {gpus} is more than {MAX_GPUS}")));
         }
         if milli > u64::from(MILLI) {
-            return Err(table.err(line, format!("gpu_milli {milli} is more than one gpu (1000)")));
+            return Err(table.err(
+                line,
+                format!("gpu_milli {milli} is more than one gpu (1000)"),
+            ));
         }
         let (gpus, milli) = (gpus as u8, milli as u32);
         let request = match (gpus, milli) {
             (0, 0) => Request::cpu(cpu, memory),
             (0, _) => return Err(table.err(line, format!("gpu_milli {milli} without num_gpu"))),
             (_, 0) => return Err(table.err(line, format!("num_gpu {gpus} without gpu_milli"))),
-            (1, _) => Request::gpu(cpu, memory, 1, milli).map_err(|e| table.err(line, e.to_string()))?,
+            (1, _) => {
+                Request::gpu(cpu, memory, 1, milli).map_err(|e| table.err(line, e.to_string()))?
+            }
             (_, m) if m < MILLI => {
                 return Err(table.err(
                     line,
                     format!("a share ({m} thousandths) of {gpus} gpus; several gpus are taken whole (1000)"),
                 ));
             }
-            _ => Request::gpu(cpu, memory, gpus, milli).map_err(|e| table.err(line, e.to_string()))?,
+            _ => Request::gpu(cpu, memory, gpus, milli)
+                .map_err(|e| table.err(line, e.to_string()))?,
         };
         let mut mask = 0_u64;
         let spec_text = match spec_col {
@@ -284,9 +323,16 @@ pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplac
                 }
             }
         }
-        let request = if gpus > 0 { request.with_models(mask) } else { request };
+        let request = if gpus > 0 {
+            request.with_models(mask)
+        } else {
+            request
+        };
         if unplaceable == Unplaceable::Refuse && !cluster.can_ever_hold(&request) {
-            return Err(table.err(line, format!("pod {} fits no node of the cluster, even empty", echo(name))));
+            return Err(table.err(
+                line,
+                format!("pod {} fits no node of the cluster, even empty", echo(name)),
+            ));
         }
         if !seen.insert(name.to_owned()) {
             return Err(table.err(line, format!("pod {} is listed twice", echo(name))));
@@ -294,7 +340,11 @@ pub fn parse_pods(text: &str, file: &str, cluster: &Cluster, unplaceable: Unplac
         pods.push(Pod {
             name: name.to_owned(),
             request,
-            spec: if gpus > 0 { parts.join("|") } else { String::new() },
+            spec: if gpus > 0 {
+                parts.join("|")
+            } else {
+                String::new()
+            },
         });
     }
     Ok(pods)

@@ -145,7 +145,8 @@ pub fn gpu_clustering_score(node: &NodeState, req: &Request) -> i64 {
     let Some(k) = crate::model::kind(req) else {
         return 0;
     };
-    let used = (MAX_SCORE / 4) * (MAX_SPEC_GPU as i64 - i64::from(node.gpu_left_total())) / MAX_SPEC_GPU as i64;
+    let used = (MAX_SCORE / 4) * (MAX_SPEC_GPU as i64 - i64::from(node.gpu_left_total()))
+        / MAX_SPEC_GPU as i64;
     let kinds = node.kind_count();
     let base = if node.kinds[k] > 0 {
         if kinds == 1 { 3 } else { 2 }
@@ -214,7 +215,12 @@ pub fn fgd_value(f_now: f64, f_after: f64) -> i64 {
 /// other pods take the least-left fitting GPUs for F′ and the
 /// lowest-numbered free GPUs for the placement. `f_now` is F of `node`.
 #[must_use]
-pub fn fgd_score(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now: f64) -> (i64, Placement) {
+pub fn fgd_score(
+    node: &NodeState,
+    req: &Request,
+    typical: &[TypicalPod],
+    f_now: f64,
+) -> (i64, Placement) {
     let n = usize::from(node.gpus);
     let mut probe = node.gpu_left;
     let cpu_after = node.cpu_left.saturating_sub(req.cpu_milli);
@@ -226,7 +232,12 @@ pub fn fgd_score(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now:
                 continue;
             }
             probe[i] = node.gpu_left[i] - req.gpu_milli as u16;
-            let s = score_of(frag_score_parts(cpu_after, &probe[..n], node.model, typical));
+            let s = score_of(frag_score_parts(
+                cpu_after,
+                &probe[..n],
+                node.model,
+                typical,
+            ));
             probe[i] = node.gpu_left[i];
             if best.is_none_or(|(b, _)| s > b) {
                 best = Some((s, i));
@@ -258,11 +269,17 @@ pub fn fgd_score(node: &NodeState, req: &Request, typical: &[TypicalPod], f_now:
             }
         }
     }
-    let s = score_of(frag_score_parts(cpu_after, &probe[..n], node.model, typical));
+    let s = score_of(frag_score_parts(
+        cpu_after,
+        &probe[..n],
+        node.model,
+        typical,
+    ));
     let at = if req.gpus == 0 {
         Placement { gpus: 0, milli: 0 }
     } else {
-        node.lowest_free(req.gpus).unwrap_or(Placement { gpus: 0, milli: 0 })
+        node.lowest_free(req.gpus)
+            .unwrap_or(Placement { gpus: 0, milli: 0 })
     };
     (s, at)
 }
@@ -319,5 +336,9 @@ pub fn random_gpus(node: &NodeState, req: &Request, rng: &mut GoRand) -> Option<
 /// integers, all 0 when every score is equal.
 #[must_use]
 pub fn normalize(raw: i64, lo: i64, hi: i64) -> i64 {
-    if hi == lo { 0 } else { (raw - lo) * MAX_SCORE / (hi - lo) }
+    if hi == lo {
+        0
+    } else {
+        (raw - lo) * MAX_SCORE / (hi - lo)
+    }
 }

@@ -60,7 +60,8 @@ impl OpenB {
         let workloads = workloads
             .iter()
             .map(|w| {
-                read_pods(&dir.join(format!("{w}.csv")), &cluster, Unplaceable::Keep).map(|p| Workload::new(w, p))
+                read_pods(&dir.join(format!("{w}.csv")), &cluster, Unplaceable::Keep)
+                    .map(|p| Workload::new(w, p))
             })
             .collect::<Result<_, _>>()?;
         Ok(OpenB { cluster, workloads })
@@ -109,7 +110,12 @@ pub fn run_jobs(data: &OpenB, jobs: &[Job], threads: usize) -> Vec<Curves> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let steps = run(&data.cluster, &data.workloads[job.workload], job.policy, job.seed);
+                    let steps = run(
+                        &data.cluster,
+                        &data.workloads[job.workload],
+                        job.policy,
+                        job.seed,
+                    );
                     let c = curves(&steps, gpus);
                     if let Ok(mut o) = out.lock() {
                         o[i] = Some(c);
@@ -161,7 +167,12 @@ pub struct Comparison {
 /// Compares reproduced curves (in `jobs` order) with the expected CSVs,
 /// one row per policy and measure in `jobs`.
 #[must_use]
-pub fn compare(data: &OpenB, jobs: &[Job], got: &[Curves], expected: &[(Measure, Expected)]) -> Vec<Comparison> {
+pub fn compare(
+    data: &OpenB,
+    jobs: &[Job],
+    got: &[Curves],
+    expected: &[(Measure, Expected)],
+) -> Vec<Comparison> {
     let mut rows: Vec<Comparison> = Vec::new();
     for (job, c) in jobs.iter().zip(got) {
         let wname = &data.workloads[job.workload].name;
@@ -171,7 +182,10 @@ pub fn compare(data: &OpenB, jobs: &[Job], got: &[Curves], expected: &[(Measure,
                 Measure::Frag => &c.frag,
                 Measure::FragRatio => &c.frag_ratio,
             };
-            let idx = match rows.iter().position(|r| r.policy == job.policy && r.measure == *m) {
+            let idx = match rows
+                .iter()
+                .position(|r| r.policy == job.policy && r.measure == *m)
+            {
                 Some(i) => i,
                 None => {
                     rows.push(Comparison {
@@ -194,7 +208,12 @@ pub fn compare(data: &OpenB, jobs: &[Job], got: &[Curves], expected: &[(Measure,
             if same == crate::analysis::PERCENTS {
                 row.tally.curves_equal += 1;
             } else if row.first_difference.is_none() {
-                row.first_difference = Some(format!("{wname} {} {} @{}", job.policy, job.seed, first.unwrap_or(0)));
+                row.first_difference = Some(format!(
+                    "{wname} {} {} @{}",
+                    job.policy,
+                    job.seed,
+                    first.unwrap_or(0)
+                ));
             }
         }
     }

@@ -85,7 +85,11 @@ impl GoRand {
     /// The next 64 bits of the register (Go's `rngSource.Uint64`).
     pub fn uint64(&mut self) -> u64 {
         self.tap = if self.tap == 0 { LEN - 1 } else { self.tap - 1 };
-        self.feed = if self.feed == 0 { LEN - 1 } else { self.feed - 1 };
+        self.feed = if self.feed == 0 {
+            LEN - 1
+        } else {
+            self.feed - 1
+        };
         let x = self.vec[self.feed].wrapping_add(self.vec[self.tap]);
         self.vec[self.feed] = x;
         x as u64
@@ -289,7 +293,12 @@ mod tests {
             let mut r = GoRand::new(g.seed);
             assert_eq!(r.int(), g.int, "seed {}", g.seed);
             assert_eq!([r.int63(), r.int63()], g.int63, "seed {}", g.seed);
-            let intn = [r.intn(100), r.intn(8152), r.intn(1 << 20), r.intn(3_000_000_000)];
+            let intn = [
+                r.intn(100),
+                r.intn(8152),
+                r.intn(1 << 20),
+                r.intn(3_000_000_000),
+            ];
             assert_eq!(intn, g.intn, "seed {}", g.seed);
             assert_eq!(r.int63n(1_000_000_000_000_007), g.int63n, "seed {}", g.seed);
             assert_eq!([r.float64(), r.float64()], g.float, "seed {}", g.seed);
