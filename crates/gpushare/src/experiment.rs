@@ -143,13 +143,19 @@ pub struct ClusterState<'a> {
     sum: ExactSum,
     used: u64,
     typical: &'a [TypicalPod],
-    /// FGD request kinds seen, by (CPU, GPUs, thousandths, models).
-    fgd_kinds: HashMap<(u32, u8, u32, u64), usize>,
-    /// Per kind and node: the node version scored, the score, the GPUs.
-    fgd_cache: Vec<Vec<(u32, i64, Placement)>>,
+    /// Request kinds seen, by (CPU, GPUs, thousandths, models): a node's
+    /// score depends only on its state and these.
+    kinds: HashMap<(u32, u8, u32, u64), usize>,
+    /// Per kind and node: the node version scored, the score and FGD's GPUs.
+    cache: Vec<Vec<(u32, i64, Placement)>>,
+    /// Per kind and node: the node version scored and the score (the
+    /// other policies).
+    scores: Vec<Vec<(u32, i32)>>,
     /// Per kind and node state (see [`state_key`]): the score and the GPU
     /// thousandths-left values whose GPUs score highest.
     fgd_memo: HashMap<(usize, u128), (i64, u16)>,
+    /// What the feasibility check reads, per node.
+    fit: Vec<Fit>,
 }
 
 /// A node state as FGD sees it (CPU left, model, GPUs' thousandths left
@@ -191,6 +197,7 @@ impl<'a> ClusterState<'a> {
         for f in &frag {
             sum.add(f);
         }
+        let nodes_fit = nodes.iter().map(Fit::of).collect();
         ClusterState {
             nodes,
             created,
@@ -200,10 +207,18 @@ impl<'a> ClusterState<'a> {
             sum,
             used: 0,
             typical,
-            fgd_kinds: HashMap::new(),
-            fgd_cache: Vec::new(),
+            kinds: HashMap::new(),
+            cache: Vec::new(),
+            scores: Vec::new(),
             fgd_memo: HashMap::new(),
+            fit: nodes_fit,
         }
+    }
+
+    /// Whether node `pos` can hold the request now.
+    #[inline]
+    fn feasible(&self, pos: usize, ask: &Ask, req: &Request) -> bool {
+        self.fit[pos].admits(ask) && (!ask.mem_exact || self.nodes[pos].fits(req))
     }
 
     /// The node states, by name order.
@@ -224,12 +239,17 @@ impl<'a> ClusterState<'a> {
         self.sum.total()
     }
 
-    fn fgd_kind(&mut self, req: &Request) -> usize {
+    fn kind(&mut self, req: &Request) -> usize {
         let key = (req.cpu_milli, req.gpus, req.gpu_milli, req.models);
-        let next = self.fgd_kinds.len();
-        let k = *self.fgd_kinds.entry(key).or_insert(next);
-        if k == self.fgd_cache.len() {
-            self.fgd_cache.push(vec![
+        let next = self.kinds.len();
+        *self.kinds.entry(key).or_insert(next)
+    }
+
+    /// The kind of `req` with FGD's cache row ready.
+    fn fgd_kind(&mut self, req: &Request) -> usize {
+        let k = self.kind(req);
+        while self.cache.len() <= k {
+            self.cache.push(vec![
                 (u32::MAX, 0, Placement { gpus: 0, milli: 0 });
                 self.nodes.len()
             ]);
@@ -237,8 +257,17 @@ impl<'a> ClusterState<'a> {
         k
     }
 
+    /// The kind of `req` with the score cache row ready.
+    fn score_kind(&mut self, req: &Request) -> usize {
+        let k = self.kind(req);
+        while self.scores.len() <= k {
+            self.scores.push(vec![(u32::MAX, 0); self.nodes.len()]);
+        }
+        k
+    }
+
     fn fgd(&mut self, kind: usize, pos: usize, req: &Request) -> (i64, Placement) {
-        let e = self.fgd_cache[kind][pos];
+        let e = self.cache[kind][pos];
         if e.0 == self.version[pos] {
             return (e.1, e.2);
         }
@@ -259,7 +288,7 @@ impl<'a> ClusterState<'a> {
             }
             None => policy::fgd_score(node, req, self.typical, self.frag_score[pos]),
         };
-        self.fgd_cache[kind][pos] = (self.version[pos], s, at);
+        self.cache[kind][pos] = (self.version[pos], s, at);
         (s, at)
     }
 
@@ -273,43 +302,34 @@ impl<'a> ClusterState<'a> {
     ) -> Option<(usize, Placement)> {
         match policy {
             Policy::Random => {
-                let feasible: Vec<usize> = self
+                // The feasible nodes in creation order, counted, then the
+                // drawn one found again (no list is built).
+                let ask = Ask::of(req);
+                let count = self
                     .created
                     .iter()
-                    .copied()
-                    .filter(|&p| self.nodes[p].fits(req))
-                    .collect();
-                let pos = match feasible.len() {
+                    .filter(|&&p| self.feasible(p, &ask, req))
+                    .count();
+                let nth = |k: usize| {
+                    self.created
+                        .iter()
+                        .copied()
+                        .filter(|&p| self.feasible(p, &ask, req))
+                        .nth(k)
+                };
+                let pos = match count {
                     0 => return None,
-                    1 => feasible[0],
-                    k => feasible[rng.intn(k)],
+                    1 => nth(0)?,
+                    k => nth(rng.intn(k))?,
                 };
                 policy::random_gpus(&self.nodes[pos], req, rng).map(|at| (pos, at))
-            }
-            Policy::BestFit => {
-                let mut raws = Vec::new();
-                for (pos, s) in self.nodes.iter().enumerate() {
-                    if s.fits(req) {
-                        raws.push((pos, policy::best_fit_raw(s, req)));
-                    }
-                }
-                let lo = raws.iter().map(|r| r.1).min()?;
-                let hi = raws.iter().map(|r| r.1).max()?;
-                let mut best: Option<(i64, usize)> = None;
-                for &(pos, raw) in &raws {
-                    let s = policy::normalize(raw, lo, hi);
-                    if best.is_none_or(|(b, _)| s > b) {
-                        best = Some((s, pos));
-                    }
-                }
-                let pos = best?.1;
-                policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
             }
             Policy::Fgd => {
                 let kind = self.fgd_kind(req);
                 let mut best: Option<(i64, usize, Placement)> = None;
+                let ask = Ask::of(req);
                 for pos in 0..self.nodes.len() {
-                    if !self.nodes[pos].fits(req) {
+                    if !self.feasible(pos, &ask, req) {
                         continue;
                     }
                     let (s, at) = self.fgd(kind, pos, req);
@@ -319,16 +339,23 @@ impl<'a> ClusterState<'a> {
                 }
                 best.map(|(_, pos, at)| (pos, at))
             }
-            Policy::DotProd | Policy::GpuClustering | Policy::GpuPacking => {
+            // BestFit normalises its scores over the feasible nodes,
+            // ⌊(s − lo)·100/(hi − lo)⌋; only s = hi reaches 100 (and with
+            // hi = lo all are 0), so the first node with the highest raw
+            // score wins either way and the normalisation can be skipped.
+            Policy::BestFit | Policy::DotProd | Policy::GpuClustering | Policy::GpuPacking => {
                 let score: fn(&NodeState, &Request) -> i64 = match policy {
+                    Policy::BestFit => policy::best_fit_raw,
                     Policy::DotProd => policy::dot_prod_score,
                     Policy::GpuClustering => policy::gpu_clustering_score,
                     _ => policy::gpu_packing_score,
                 };
+                let kind = self.score_kind(req);
                 let mut best: Option<(i64, usize)> = None;
-                for (pos, s) in self.nodes.iter().enumerate() {
-                    if s.fits(req) {
-                        let v = score(s, req);
+                let ask = Ask::of(req);
+                for pos in 0..self.nodes.len() {
+                    if self.feasible(pos, &ask, req) {
+                        let v = self.cached(kind, pos, req, score);
                         if best.is_none_or(|(b, _)| v > b) {
                             best = Some((v, pos));
                         }
@@ -338,6 +365,26 @@ impl<'a> ClusterState<'a> {
                 policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
             }
         }
+    }
+
+    /// The score of node `pos` for a request of kind `kind`, computed again
+    /// only when the node changed since it was last scored.
+    fn cached(
+        &mut self,
+        kind: usize,
+        pos: usize,
+        req: &Request,
+        score: fn(&NodeState, &Request) -> i64,
+    ) -> i64 {
+        let e = &mut self.scores[kind][pos];
+        if e.0 != self.version[pos] {
+            let s = score(&self.nodes[pos], req);
+            *e = (
+                self.version[pos],
+                i32::try_from(s).unwrap_or(if s < 0 { i32::MIN } else { i32::MAX }),
+            );
+        }
+        i64::from(e.1)
     }
 
     /// Places `req` at `pos` on the GPUs of `at`, updating the
@@ -367,6 +414,84 @@ impl<'a> ClusterState<'a> {
         self.frag_score[pos] = frag_of(&self.frag[pos]);
         self.sum.add(&self.frag[pos]);
         self.version[pos] = self.version[pos].wrapping_add(1);
+        self.fit[pos] = Fit::of(&self.nodes[pos]);
+    }
+}
+
+/// What the feasibility check reads of a node, packed in 12 bytes so the
+/// scan over all nodes stays in the first-level cache.
+#[derive(Debug, Clone, Copy, Default)]
+struct Fit {
+    cpu: u32,
+    /// Memory left, capped at `u32::MAX` MiB.
+    mem: u32,
+    max_left: u16,
+    free: u8,
+    /// Bits 0–5 the GPU model, bit 6 the node has GPUs, bit 7 a pod slot
+    /// is left.
+    flags: u8,
+}
+
+impl Fit {
+    fn of(n: &NodeState) -> Self {
+        Fit {
+            cpu: n.cpu_left,
+            mem: u32::try_from(n.memory_left).unwrap_or(u32::MAX),
+            max_left: n.max_gpu_left() as u16,
+            free: n.free_gpus() as u8,
+            flags: (n.model & 63)
+                | if n.gpus > 0 { 64 } else { 0 }
+                | if n.pods_left > 0 { 128 } else { 0 },
+        }
+    }
+}
+
+/// A request as [`Fit::admits`] reads it.
+#[derive(Debug, Clone, Copy)]
+struct Ask {
+    cpu: u32,
+    mem: u32,
+    /// The exact memory check is needed (asks for `u32::MAX` MiB or more).
+    mem_exact: bool,
+    gpus: u8,
+    milli: u32,
+    models: u64,
+}
+
+impl Ask {
+    fn of(r: &Request) -> Self {
+        let mem = u32::try_from(r.memory_mib).unwrap_or(u32::MAX);
+        Ask {
+            cpu: r.cpu_milli,
+            mem,
+            mem_exact: mem == u32::MAX,
+            gpus: r.gpus,
+            milli: r.gpu_milli,
+            models: r.models,
+        }
+    }
+}
+
+impl Fit {
+    /// [`NodeState::fits`], except memory of `u32::MAX` MiB or more
+    /// (`Ask::mem_exact`), which the caller checks on the node.
+    #[inline]
+    fn admits(self, a: &Ask) -> bool {
+        if self.cpu < a.cpu || self.mem < a.mem || self.flags & 128 == 0 {
+            return false;
+        }
+        if a.gpus == 0 {
+            return true;
+        }
+        let model = self.flags & 63;
+        if self.flags & 64 == 0 || a.models != 0 && a.models & (1 << model) == 0 {
+            return false;
+        }
+        if a.gpus == 1 {
+            u32::from(self.max_left) >= a.milli
+        } else {
+            self.free >= a.gpus
+        }
     }
 }
 

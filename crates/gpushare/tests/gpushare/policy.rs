@@ -191,3 +191,25 @@ fn fgd_places_a_share_where_fragmentation_grows_least() {
     assert!((f - 250.0).abs() < 1e-9, "{f}");
     assert_eq!(s, 56);
 }
+
+proptest::proptest! {
+    /// BestFit's normalisation never changes its choice: the first node
+    /// with the highest normalised score is the first with the highest raw
+    /// score (the engine skips the normalisation on that ground).
+    #[test]
+    fn best_fit_normalisation_keeps_the_first_best_node(raws in proptest::collection::vec(-5_i64..120, 1..40)) {
+        let lo = *raws.iter().min().unwrap();
+        let hi = *raws.iter().max().unwrap();
+        let first_best = |v: &[i64]| {
+            let mut best = 0;
+            for (i, &x) in v.iter().enumerate() {
+                if x > v[best] {
+                    best = i;
+                }
+            }
+            best
+        };
+        let normalized: Vec<i64> = raws.iter().map(|&r| normalize(r, lo, hi)).collect();
+        proptest::prop_assert_eq!(first_best(&normalized), first_best(&raws));
+    }
+}
