@@ -156,6 +156,8 @@ pub struct ClusterState<'a> {
     fgd_memo: HashMap<(usize, u128), (i64, u16)>,
     /// What the feasibility check reads, per node.
     fit: Vec<Fit>,
+    /// Some node has a model id past 63, which [`Fit`] cannot hold.
+    wide_models: bool,
 }
 
 /// A node state as FGD sees it (CPU left, model, GPUs' thousandths left
@@ -198,6 +200,7 @@ impl<'a> ClusterState<'a> {
             sum.add(f);
         }
         let nodes_fit = nodes.iter().map(Fit::of).collect();
+        let wide_models = nodes.iter().any(|s| s.model > 63);
         ClusterState {
             nodes,
             created,
@@ -212,13 +215,15 @@ impl<'a> ClusterState<'a> {
             scores: Vec::new(),
             fgd_memo: HashMap::new(),
             fit: nodes_fit,
+            wide_models,
         }
     }
 
     /// Whether node `pos` can hold the request now.
     #[inline]
     fn feasible(&self, pos: usize, ask: &Ask, req: &Request) -> bool {
-        self.fit[pos].admits(ask) && (!ask.mem_exact || self.nodes[pos].fits(req))
+        self.fit[pos].admits(ask)
+            && (!ask.mem_exact && !self.wide_models || self.nodes[pos].fits(req))
     }
 
     /// The node states, by name order.

@@ -126,7 +126,7 @@ pub fn frag_parts(
             data[if cpu_ok { XL } else { XR }] += t.freq * f64::from(left);
             continue;
         }
-        if gpu_left.is_empty() || t.models != 0 && t.models & (1 << model) == 0 {
+        if gpu_left.is_empty() || t.models != 0 && t.models & crate::model::model_bit(model) == 0 {
             data[NA] += t.freq * f64::from(left);
             continue;
         }

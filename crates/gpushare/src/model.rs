@@ -149,7 +149,7 @@ impl Request {
     /// Whether a node of GPU model `model` is allowed.
     #[must_use]
     pub fn allows(&self, model: u8) -> bool {
-        self.models == 0 || self.models & (1_u64 << model) != 0
+        self.models == 0 || self.models & model_bit(model) != 0
     }
 }
 
@@ -171,6 +171,8 @@ pub struct NodeState {
     pub cpu_capacity: u32,
     /// Memory left, in MiB.
     pub memory_left: u64,
+    /// Memory capacity, in MiB.
+    pub memory_capacity: u64,
     /// Thousandths left on each GPU (the first `gpus` entries count).
     pub gpu_left: [u16; MAX_GPUS],
     /// Number of GPUs.
@@ -179,9 +181,11 @@ pub struct NodeState {
     pub model: u8,
     /// Pod slots left.
     pub pods_left: u32,
+    /// Pod slots in all.
+    pub pods_capacity: u32,
     /// Pods running per kind: index 0 GPU shares, index `k` pods of `k`
     /// whole GPUs (what GpuClustering groups by).
-    pub kinds: [u16; MAX_GPUS + 1],
+    pub kinds: [u32; MAX_GPUS + 1],
     left_total: u32,
     free: u8,
     max_left: u16,
@@ -199,10 +203,12 @@ impl NodeState {
             cpu_left: spec.cpu_milli,
             cpu_capacity: spec.cpu_milli,
             memory_left: spec.memory_mib,
+            memory_capacity: spec.memory_mib,
             gpu_left,
             gpus: spec.gpus,
             model: spec.model,
             pods_left: spec.max_pods,
+            pods_capacity: spec.max_pods,
             kinds: [0; MAX_GPUS + 1],
             left_total: 0,
             free: 0,
@@ -348,11 +354,25 @@ impl NodeState {
     pub fn remove(&mut self, req: &Request, at: Placement) -> Result<(), ModelError> {
         let gpus_ok = (0..usize::from(self.gpus))
             .filter(|i| at.gpus & (1 << i) != 0)
-            .all(|i| u32::from(self.gpu_left[i]) + at.milli <= MILLI);
+            .all(|i| u32::from(self.gpu_left[i]).saturating_add(at.milli) <= MILLI);
         let kind_ok = kind(req).is_none_or(|k| self.kinds[k] > 0);
+        let within =
+            |left: u64, back: u64, cap: u64| left.checked_add(back).is_some_and(|v| v <= cap);
+        let shape_ok = if req.gpus == 0 {
+            at.gpus == 0
+        } else {
+            at.gpus.count_ones() == u32::from(req.gpus) && at.milli == req.gpu_milli
+        };
         if !gpus_ok
-            || u32::from(self.gpus) < 16 && u32::from(at.gpus) >> self.gpus != 0
-            || self.cpu_left + req.cpu_milli > self.cpu_capacity
+            || !shape_ok
+            || u32::from(at.gpus) >> self.gpus != 0
+            || !within(
+                u64::from(self.cpu_left),
+                u64::from(req.cpu_milli),
+                u64::from(self.cpu_capacity),
+            )
+            || !within(self.memory_left, req.memory_mib, self.memory_capacity)
+            || !within(u64::from(self.pods_left), 1, u64::from(self.pods_capacity))
             || !kind_ok
         {
             return Err(ModelError::NotPlaced);
@@ -379,12 +399,20 @@ impl NodeState {
     }
 }
 
-/// The kind index of a GPU pod: 0 for a share, `k` for `k` whole GPUs.
+/// The kind index of a GPU pod: 0 for a share, `k` for `k` whole GPUs
+/// (`None` for CPU pods and for more than [`MAX_GPUS`] GPUs).
 #[must_use]
 pub fn kind(req: &Request) -> Option<usize> {
     match req.gpus {
         0 => None,
         _ if req.is_share() => Some(0),
-        k => Some(usize::from(k)),
+        k if usize::from(k) <= MAX_GPUS => Some(usize::from(k)),
+        _ => None,
     }
+}
+
+/// The bit of GPU model `model` in a model mask (none past 63).
+#[must_use]
+pub fn model_bit(model: u8) -> u64 {
+    1_u64.checked_shl(u32::from(model)).unwrap_or(0)
 }

@@ -1,6 +1,7 @@
 //! Tests of partalloc-gpushare: one module per subject.
 
 mod frag;
+mod fuzz;
 mod golden;
 mod model;
 mod openb;
