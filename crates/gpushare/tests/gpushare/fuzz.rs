@@ -1,8 +1,6 @@
 //! No input makes the readers or the engine panic or hang: mutated trace
 //! files are read or refused with `FILE:LINE:`, and whatever is read runs.
 
-#![expect(clippy::unwrap_used, reason = "fixtures are valid by construction")]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use partalloc_gpushare::experiment::{Workload, run, setup};
