@@ -158,6 +158,65 @@ pub struct ClusterState<'a> {
     fit: Vec<Fit>,
     /// Some node has a model id past 63, which [`Fit`] cannot hold.
     wide_models: bool,
+    /// Bounds of each block of [`BLOCK`] nodes, to skip blocks none of
+    /// whose nodes can hold a request.
+    blocks: Vec<Bound>,
+    /// Feasible positions (kept to reuse the memory).
+    scratch: Vec<u32>,
+}
+
+/// Nodes per block of [`Bound`]s.
+const BLOCK: usize = 32;
+
+/// Upper bounds over a block's nodes: if a request passes no bound, no node
+/// of the block can hold it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bound {
+    cpu: u32,
+    mem: u32,
+    max_left: u16,
+    free: u8,
+    /// Model bits of the block's nodes with GPUs and a pod slot.
+    models: u64,
+    /// Some node has a pod slot.
+    slot: bool,
+}
+
+impl Bound {
+    fn of(fits: &[Fit]) -> Self {
+        let mut b = Bound::default();
+        for f in fits {
+            if f.flags & 128 == 0 {
+                continue;
+            }
+            b.slot = true;
+            b.cpu = b.cpu.max(f.cpu);
+            b.mem = b.mem.max(f.mem);
+            if f.flags & 64 != 0 {
+                b.max_left = b.max_left.max(f.max_left);
+                b.free = b.free.max(f.free);
+                b.models |= 1 << (f.flags & 63);
+            }
+        }
+        b
+    }
+
+    #[inline]
+    fn admits(&self, a: &Ask) -> bool {
+        if !self.slot || self.cpu < a.cpu || self.mem < a.mem {
+            return false;
+        }
+        if a.gpus == 0 {
+            return true;
+        }
+        let allowed = if a.models == 0 { u64::MAX } else { a.models };
+        self.models & allowed != 0
+            && if a.gpus == 1 {
+                u32::from(self.max_left) >= a.milli
+            } else {
+                self.free >= a.gpus
+            }
+    }
 }
 
 /// A node state as FGD sees it (CPU left, model, GPUs' thousandths left
@@ -201,6 +260,7 @@ impl<'a> ClusterState<'a> {
         }
         let nodes_fit = nodes.iter().map(Fit::of).collect();
         let wide_models = nodes.iter().any(|s| s.model > 63);
+        let blocks = nodes_fit_blocks(&nodes);
         ClusterState {
             nodes,
             created,
@@ -216,11 +276,31 @@ impl<'a> ClusterState<'a> {
             fgd_memo: HashMap::new(),
             fit: nodes_fit,
             wide_models,
+            blocks,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The positions of the nodes that can hold `req` now, in order,
+    /// skipping blocks of [`BLOCK`] nodes whose bounds rule it out.
+    fn feasible_into(&self, req: &Request, out: &mut Vec<u32>) {
+        out.clear();
+        let ask = Ask::of(req);
+        for (b, bound) in self.blocks.iter().enumerate() {
+            if !bound.admits(&ask) {
+                continue;
+            }
+            let end = ((b + 1) * BLOCK).min(self.fit.len());
+            for pos in b * BLOCK..end {
+                if self.feasible(pos, &ask, req) {
+                    out.push(pos as u32);
+                }
+            }
         }
     }
 
     /// Whether node `pos` can hold the request now.
-    #[inline]
+    #[inline(always)]
     fn feasible(&self, pos: usize, ask: &Ask, req: &Request) -> bool {
         self.fit[pos].admits(ask)
             && (!ask.mem_exact && !self.wide_models || self.nodes[pos].fits(req))
@@ -332,16 +412,16 @@ impl<'a> ClusterState<'a> {
             Policy::Fgd => {
                 let kind = self.fgd_kind(req);
                 let mut best: Option<(i64, usize, Placement)> = None;
-                let ask = Ask::of(req);
-                for pos in 0..self.nodes.len() {
-                    if !self.feasible(pos, &ask, req) {
-                        continue;
-                    }
+                let mut feasible = std::mem::take(&mut self.scratch);
+                self.feasible_into(req, &mut feasible);
+                for &pos in &feasible {
+                    let pos = pos as usize;
                     let (s, at) = self.fgd(kind, pos, req);
                     if best.is_none_or(|(b, _, _)| s > b) {
                         best = Some((s, pos, at));
                     }
                 }
+                self.scratch = feasible;
                 best.map(|(_, pos, at)| (pos, at))
             }
             // BestFit normalises its scores over the feasible nodes,
@@ -357,15 +437,16 @@ impl<'a> ClusterState<'a> {
                 };
                 let kind = self.score_kind(req);
                 let mut best: Option<(i64, usize)> = None;
-                let ask = Ask::of(req);
-                for pos in 0..self.nodes.len() {
-                    if self.feasible(pos, &ask, req) {
-                        let v = self.cached(kind, pos, req, score);
-                        if best.is_none_or(|(b, _)| v > b) {
-                            best = Some((v, pos));
-                        }
+                let mut feasible = std::mem::take(&mut self.scratch);
+                self.feasible_into(req, &mut feasible);
+                for &pos in &feasible {
+                    let pos = pos as usize;
+                    let v = self.cached(kind, pos, req, score);
+                    if best.is_none_or(|(b, _)| v > b) {
+                        best = Some((v, pos));
                     }
                 }
+                self.scratch = feasible;
                 let pos = best?.1;
                 policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
             }
@@ -420,7 +501,16 @@ impl<'a> ClusterState<'a> {
         self.sum.add(&self.frag[pos]);
         self.version[pos] = self.version[pos].wrapping_add(1);
         self.fit[pos] = Fit::of(&self.nodes[pos]);
+        let b = pos / BLOCK;
+        let end = ((b + 1) * BLOCK).min(self.fit.len());
+        self.blocks[b] = Bound::of(&self.fit[b * BLOCK..end]);
     }
+}
+
+/// The [`Bound`]s of the blocks of `nodes`.
+fn nodes_fit_blocks(nodes: &[NodeState]) -> Vec<Bound> {
+    let fits: Vec<Fit> = nodes.iter().map(Fit::of).collect();
+    fits.chunks(BLOCK).map(Bound::of).collect()
 }
 
 /// What the feasibility check reads of a node, packed in 12 bytes so the
