@@ -89,3 +89,25 @@ fn random_agrees_with_the_artifact_in_distribution() {
         );
     }
 }
+
+#[test]
+fn results_do_not_depend_on_the_number_of_threads() {
+    let data =
+        OpenB::read(&crate::data_dir(), &WORKLOADS[..2]).expect("the shipped OpenB data reads");
+    let jobs: Vec<Job> = [
+        (0, Policy::Fgd, 44),
+        (1, Policy::Random, 45),
+        (0, Policy::GpuPacking, 46),
+    ]
+    .into_iter()
+    .map(|(workload, policy, seed)| Job {
+        workload,
+        policy,
+        seed,
+    })
+    .collect();
+    let one = run_jobs(&data, &jobs, 1);
+    let three = run_jobs(&data, &jobs, 3);
+    assert_eq!(one, three);
+    assert!(one.iter().all(|c| c.alloc.iter().any(Option::is_some)));
+}
