@@ -227,7 +227,31 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
         );
     }
     print!("{text}");
-    super::write_text(out, "fgd.txt", &text)
+    super::write_text(out, "fgd.txt", &text)?;
+    // The rerun is only the artifact's experiment if every deterministic
+    // point agrees: fail loudly otherwise (a CI step can run this).
+    let differing: Vec<String> = comparison
+        .iter()
+        .filter(|c| c.policy != Policy::Random && c.tally.points_equal != c.tally.points)
+        .map(|c| {
+            format!(
+                "{} {:?}: {}/{} points, first at {}",
+                c.policy,
+                c.measure,
+                c.tally.points_equal,
+                c.tally.points,
+                c.first_difference.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    if differing.is_empty() {
+        Ok(())
+    } else {
+        Err(FigError::Setup(format!(
+            "the rerun differs from the artifact's expected results: {}",
+            differing.join("; ")
+        )))
+    }
 }
 
 /// The agreement with the artifact's expected CSVs, one row per policy
