@@ -153,7 +153,7 @@ pub struct ClusterState<'a> {
     scores: Vec<Vec<(u32, i32)>>,
     /// Per kind and node state (see [`state_key`]): the score and the GPU
     /// thousandths-left values whose GPUs score highest.
-    fgd_memo: HashMap<(usize, u128), (i64, u16)>,
+    fgd_memo: HashMap<(usize, u128), (i64, u16), BuildMix>,
     /// What the feasibility check reads, per node.
     fit: Vec<Fit>,
     /// Some node has a model id past 63, which [`Fit`] cannot hold.
@@ -273,7 +273,7 @@ impl<'a> ClusterState<'a> {
             kinds: HashMap::new(),
             cache: Vec::new(),
             scores: Vec::new(),
-            fgd_memo: HashMap::new(),
+            fgd_memo: HashMap::with_hasher(BuildMix),
             fit: nodes_fit,
             wide_models,
             blocks,
@@ -387,26 +387,23 @@ impl<'a> ClusterState<'a> {
     ) -> Option<(usize, Placement)> {
         match policy {
             Policy::Random => {
-                // The feasible nodes in creation order, counted, then the
-                // drawn one found again (no list is built).
+                // The feasible nodes in creation order (the scheduler's
+                // node list before its parallel filter), one drawn.
                 let ask = Ask::of(req);
-                let count = self
-                    .created
-                    .iter()
-                    .filter(|&&p| self.feasible(p, &ask, req))
-                    .count();
-                let nth = |k: usize| {
-                    self.created
-                        .iter()
-                        .copied()
-                        .filter(|&p| self.feasible(p, &ask, req))
-                        .nth(k)
+                let mut feasible = std::mem::take(&mut self.scratch);
+                feasible.clear();
+                for &p in &self.created {
+                    if self.feasible(p, &ask, req) {
+                        feasible.push(p as u32);
+                    }
+                }
+                let pick = match feasible.len() {
+                    0 => None,
+                    1 => Some(feasible[0]),
+                    k => Some(feasible[rng.intn(k)]),
                 };
-                let pos = match count {
-                    0 => return None,
-                    1 => nth(0)?,
-                    k => nth(rng.intn(k))?,
-                };
+                self.scratch = feasible;
+                let pos = pick? as usize;
                 policy::random_gpus(&self.nodes[pos], req, rng).map(|at| (pos, at))
             }
             Policy::Fgd => {
@@ -504,6 +501,49 @@ impl<'a> ClusterState<'a> {
         let b = pos / BLOCK;
         let end = ((b + 1) * BLOCK).min(self.fit.len());
         self.blocks[b] = Bound::of(&self.fit[b * BLOCK..end]);
+    }
+}
+
+/// A fast hasher for the memo's integer keys (the keys are not chosen by
+/// an adversary, so the default hasher's protection is not needed).
+#[derive(Debug, Clone, Copy, Default)]
+struct BuildMix;
+
+/// The state of [`BuildMix`]: multiply-rotate mixing of 64-bit words.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0_u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        self.write_u64(i as u64);
+        self.write_u64((i >> 64) as u64);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+impl std::hash::BuildHasher for BuildMix {
+    type Hasher = Mix;
+    fn build_hasher(&self) -> Mix {
+        Mix(0)
     }
 }
 
