@@ -81,19 +81,37 @@ fn go_2f(x: f64) -> f64 {
 #[must_use]
 pub fn curves(steps: &[Step], gpus: u32) -> Curves {
     let g = f64::from(gpus);
+    // Rounding to a whole number is exact on the binary value, as Python
+    // rounds; two decimals go through the decimal text, so a report whose
+    // values did not change (a failed pod) reuses the previous ones.
     let arrive: Vec<f64> = steps
         .iter()
-        .map(|s| py_round(s.arrived as f64 / g / 10.0, 0))
+        .map(|s| (s.arrived as f64 / g / 10.0).round_ties_even())
         .collect();
-    let alloc: Vec<f64> = steps
-        .iter()
-        .map(|s| py_round(s.used as f64 / g / 10.0, 2))
-        .collect();
-    let frag_milli: Vec<f64> = steps.iter().map(|s| go_2f(s.frag)).collect();
-    let frag_ratio: Vec<f64> = steps
-        .iter()
-        .map(|s| go_2f(100.0 * s.frag / s.idle))
-        .collect();
+    let mut alloc = Vec::with_capacity(steps.len());
+    let mut frag_milli = Vec::with_capacity(steps.len());
+    let mut frag_ratio = Vec::with_capacity(steps.len());
+    let mut last: Option<&Step> = None;
+    for s in steps {
+        match last {
+            Some(p)
+                if p.used == s.used
+                    && p.frag.to_bits() == s.frag.to_bits()
+                    && p.idle.to_bits() == s.idle.to_bits() =>
+            {
+                let n = alloc.len() - 1;
+                alloc.push(alloc[n]);
+                frag_milli.push(frag_milli[n]);
+                frag_ratio.push(frag_ratio[n]);
+            }
+            _ => {
+                alloc.push(py_round(s.used as f64 / g / 10.0, 2));
+                frag_milli.push(go_2f(s.frag));
+                frag_ratio.push(go_2f(100.0 * s.frag / s.idle));
+            }
+        }
+        last = Some(s);
+    }
     let mut out = Curves {
         alloc: vec![None; PERCENTS],
         frag: vec![None; PERCENTS],
