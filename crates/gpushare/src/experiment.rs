@@ -4,11 +4,11 @@
 //! permutation (which decides ties), and then every pod is scheduled once,
 //! in order, with a report of allocation and fragmentation after each.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::frag::{ExactSum, FragAmount, TypicalPod, frag_of, node_frag, typical_pods};
 use crate::gorand::GoRand;
-use crate::model::{MILLI, NodeState, Placement, Request};
+use crate::model::{MAX_GPUS, MILLI, NodeState, Placement, Request};
 use crate::openb::{Cluster, Pod};
 use crate::policy::{self, Policy};
 
@@ -148,9 +148,6 @@ pub struct ClusterState<'a> {
     kinds: HashMap<(u32, u8, u32, u64), usize>,
     /// Per kind and node: the node version scored, the score and FGD's GPUs.
     cache: Vec<Vec<(u32, i64, Placement)>>,
-    /// Per kind and node: the node version scored and the score (the
-    /// other policies).
-    scores: Vec<Vec<(u32, i32)>>,
     /// Per kind and node state (see [`state_key`]): the score and the GPU
     /// thousandths-left values whose GPUs score highest.
     fgd_memo: HashMap<(usize, u128), (i64, u16), BuildMix>,
@@ -158,64 +155,116 @@ pub struct ClusterState<'a> {
     fit: Vec<Fit>,
     /// Some node has a model id past 63, which [`Fit`] cannot hold.
     wide_models: bool,
-    /// Bounds of each block of [`BLOCK`] nodes, to skip blocks none of
-    /// whose nodes can hold a request.
-    blocks: Vec<Bound>,
+    /// The nodes grouped by state: the deterministic policies score a
+    /// state once.
+    classes: Classes,
     /// Feasible positions (kept to reuse the memory).
     scratch: Vec<u32>,
 }
 
-/// Nodes per block of [`Bound`]s.
-const BLOCK: usize = 32;
-
-/// Upper bounds over a block's nodes: if a request passes no bound, no node
-/// of the block can hold it.
-#[derive(Debug, Clone, Copy, Default)]
-struct Bound {
+/// What every deterministic policy's score and the feasibility check read
+/// of a node: CPU and memory left, whether a pod slot is left, the GPU
+/// model and count, the GPUs' thousandths left as a multiset (sorted), and
+/// which kinds of GPU pods run there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct StateKey {
     cpu: u32,
-    mem: u32,
-    max_left: u16,
-    free: u8,
-    /// Model bits of the block's nodes with GPUs and a pod slot.
-    models: u64,
-    /// Some node has a pod slot.
+    mem: u64,
     slot: bool,
+    gpus: u8,
+    model: u8,
+    lefts: [u16; MAX_GPUS],
+    kinds: u32,
 }
 
-impl Bound {
-    fn of(fits: &[Fit]) -> Self {
-        let mut b = Bound::default();
-        for f in fits {
-            if f.flags & 128 == 0 {
-                continue;
-            }
-            b.slot = true;
-            b.cpu = b.cpu.max(f.cpu);
-            b.mem = b.mem.max(f.mem);
-            if f.flags & 64 != 0 {
-                b.max_left = b.max_left.max(f.max_left);
-                b.free = b.free.max(f.free);
-                b.models |= 1 << (f.flags & 63);
-            }
+impl StateKey {
+    fn of(n: &NodeState) -> Self {
+        let g = usize::from(n.gpus);
+        let mut lefts = [0_u16; MAX_GPUS];
+        lefts[..g].copy_from_slice(n.gpu_left());
+        lefts[..g].sort_unstable();
+        let kinds = n
+            .kinds
+            .iter()
+            .enumerate()
+            .fold(0_u32, |m, (k, &c)| m | u32::from(c > 0) << k);
+        StateKey {
+            cpu: n.cpu_left,
+            mem: n.memory_left,
+            slot: n.pods_left > 0,
+            gpus: n.gpus,
+            model: n.model,
+            lefts,
+            kinds,
         }
-        b
+    }
+}
+
+/// The nodes grouped by [`StateKey`]. Nodes in one class are
+/// indistinguishable to the deterministic policies, so a request is
+/// checked and scored once per class, and the class's first node (by
+/// name order) stands for it.
+#[derive(Debug, Clone, Default)]
+struct Classes {
+    /// Node position → class id.
+    of: Vec<u32>,
+    /// Members of each class id, in name order.
+    members: Vec<BTreeSet<u32>>,
+    index: HashMap<StateKey, u32, BuildMix>,
+    /// Class ids with members, and their feasibility records.
+    live: Vec<u32>,
+    live_fit: Vec<Fit>,
+    /// Class id → its index in `live` (`u32::MAX` when empty).
+    live_at: Vec<u32>,
+    /// (class id, request kind) → score.
+    scores: HashMap<(u32, u32), i64, BuildMix>,
+}
+
+impl Classes {
+    fn new(nodes: &[NodeState]) -> Self {
+        let mut c = Classes {
+            of: vec![0; nodes.len()],
+            index: HashMap::with_hasher(BuildMix),
+            scores: HashMap::with_hasher(BuildMix),
+            ..Classes::default()
+        };
+        for (pos, n) in nodes.iter().enumerate() {
+            c.add(pos, n);
+        }
+        c
     }
 
-    #[inline]
-    fn admits(&self, a: &Ask) -> bool {
-        if !self.slot || self.cpu < a.cpu || self.mem < a.mem {
-            return false;
+    fn add(&mut self, pos: usize, n: &NodeState) {
+        let key = StateKey::of(n);
+        let next = self.members.len() as u32;
+        let id = *self.index.entry(key).or_insert(next);
+        if id == next {
+            self.members.push(BTreeSet::new());
+            self.live_at.push(u32::MAX);
         }
-        if a.gpus == 0 {
-            return true;
+        let set = &mut self.members[id as usize];
+        set.insert(pos as u32);
+        if set.len() == 1 {
+            self.live_at[id as usize] = self.live.len() as u32;
+            self.live.push(id);
+            self.live_fit.push(Fit::of(n));
         }
-        let allowed = if a.models == 0 { u64::MAX } else { a.models };
-        self.models & allowed != 0
-            && if a.gpus == 1 {
-                u32::from(self.max_left) >= a.milli
-            } else {
-                self.free >= a.gpus
+        self.of[pos] = id;
+    }
+
+    fn remove(&mut self, pos: usize) {
+        let id = self.of[pos] as usize;
+        let set = &mut self.members[id];
+        set.remove(&(pos as u32));
+        if set.is_empty() {
+            let at = self.live_at[id] as usize;
+            self.live.swap_remove(at);
+            self.live_fit.swap_remove(at);
+            if let Some(&moved) = self.live.get(at) {
+                self.live_at[moved as usize] = at as u32;
             }
+            self.live_at[id] = u32::MAX;
+        }
     }
 }
 
@@ -260,7 +309,7 @@ impl<'a> ClusterState<'a> {
         }
         let nodes_fit = nodes.iter().map(Fit::of).collect();
         let wide_models = nodes.iter().any(|s| s.model > 63);
-        let blocks = nodes_fit_blocks(&nodes);
+        let classes = Classes::new(&nodes);
         ClusterState {
             nodes,
             created,
@@ -272,31 +321,51 @@ impl<'a> ClusterState<'a> {
             typical,
             kinds: HashMap::new(),
             cache: Vec::new(),
-            scores: Vec::new(),
             fgd_memo: HashMap::with_hasher(BuildMix),
             fit: nodes_fit,
             wide_models,
-            blocks,
+            classes,
             scratch: Vec::new(),
         }
     }
 
-    /// The positions of the nodes that can hold `req` now, in order,
-    /// skipping blocks of [`BLOCK`] nodes whose bounds rule it out.
-    fn feasible_into(&self, req: &Request, out: &mut Vec<u32>) {
-        out.clear();
+    /// The first node (by name order) with the highest score among those
+    /// that can hold `req`, scoring each class of equal nodes once with
+    /// `score` on its first node; the score too.
+    fn best_by_class(
+        &mut self,
+        req: &Request,
+        kind: usize,
+        mut score: impl FnMut(&mut Self, usize) -> i64,
+    ) -> Option<(i64, usize)> {
         let ask = Ask::of(req);
-        for (b, bound) in self.blocks.iter().enumerate() {
-            if !bound.admits(&ask) {
+        let exact = ask.mem_exact || self.wide_models;
+        let mut best: Option<(i64, u32)> = None;
+        for i in 0..self.classes.live.len() {
+            if !self.classes.live_fit[i].admits(&ask) {
                 continue;
             }
-            let end = ((b + 1) * BLOCK).min(self.fit.len());
-            for pos in b * BLOCK..end {
-                if self.feasible(pos, &ask, req) {
-                    out.push(pos as u32);
+            let id = self.classes.live[i];
+            let Some(&first) = self.classes.members[id as usize].first() else {
+                continue;
+            };
+            if exact && !self.nodes[first as usize].fits(req) {
+                continue;
+            }
+            let key = (id, kind as u32);
+            let s = match self.classes.scores.get(&key) {
+                Some(&s) => s,
+                None => {
+                    let s = score(self, first as usize);
+                    self.classes.scores.insert(key, s);
+                    s
                 }
+            };
+            if best.is_none_or(|(b, p)| s > b || s == b && first < p) {
+                best = Some((s, first));
             }
         }
+        best.map(|(s, p)| (s, p as usize))
     }
 
     /// Whether node `pos` can hold the request now.
@@ -338,15 +407,6 @@ impl<'a> ClusterState<'a> {
                 (u32::MAX, 0, Placement { gpus: 0, milli: 0 });
                 self.nodes.len()
             ]);
-        }
-        k
-    }
-
-    /// The kind of `req` with the score cache row ready.
-    fn score_kind(&mut self, req: &Request) -> usize {
-        let k = self.kind(req);
-        while self.scores.len() <= k {
-            self.scores.push(vec![(u32::MAX, 0); self.nodes.len()]);
         }
         k
     }
@@ -408,18 +468,9 @@ impl<'a> ClusterState<'a> {
             }
             Policy::Fgd => {
                 let kind = self.fgd_kind(req);
-                let mut best: Option<(i64, usize, Placement)> = None;
-                let mut feasible = std::mem::take(&mut self.scratch);
-                self.feasible_into(req, &mut feasible);
-                for &pos in &feasible {
-                    let pos = pos as usize;
-                    let (s, at) = self.fgd(kind, pos, req);
-                    if best.is_none_or(|(b, _, _)| s > b) {
-                        best = Some((s, pos, at));
-                    }
-                }
-                self.scratch = feasible;
-                best.map(|(_, pos, at)| (pos, at))
+                let (_, pos) = self.best_by_class(req, kind, |me, pos| me.fgd(kind, pos, req).0)?;
+                let (_, at) = self.fgd(kind, pos, req);
+                Some((pos, at))
             }
             // BestFit normalises its scores over the feasible nodes,
             // ⌊(s − lo)·100/(hi − lo)⌋; only s = hi reaches 100 (and with
@@ -432,42 +483,12 @@ impl<'a> ClusterState<'a> {
                     Policy::GpuClustering => policy::gpu_clustering_score,
                     _ => policy::gpu_packing_score,
                 };
-                let kind = self.score_kind(req);
-                let mut best: Option<(i64, usize)> = None;
-                let mut feasible = std::mem::take(&mut self.scratch);
-                self.feasible_into(req, &mut feasible);
-                for &pos in &feasible {
-                    let pos = pos as usize;
-                    let v = self.cached(kind, pos, req, score);
-                    if best.is_none_or(|(b, _)| v > b) {
-                        best = Some((v, pos));
-                    }
-                }
-                self.scratch = feasible;
-                let pos = best?.1;
+                let kind = self.kind(req);
+                let (_, pos) =
+                    self.best_by_class(req, kind, |me, pos| score(&me.nodes[pos], req))?;
                 policy::best_gpus(&self.nodes[pos], req).map(|at| (pos, at))
             }
         }
-    }
-
-    /// The score of node `pos` for a request of kind `kind`, computed again
-    /// only when the node changed since it was last scored.
-    fn cached(
-        &mut self,
-        kind: usize,
-        pos: usize,
-        req: &Request,
-        score: fn(&NodeState, &Request) -> i64,
-    ) -> i64 {
-        let e = &mut self.scores[kind][pos];
-        if e.0 != self.version[pos] {
-            let s = score(&self.nodes[pos], req);
-            *e = (
-                self.version[pos],
-                i32::try_from(s).unwrap_or(if s < 0 { i32::MIN } else { i32::MAX }),
-            );
-        }
-        i64::from(e.1)
     }
 
     /// Places `req` at `pos` on the GPUs of `at`, updating the
@@ -498,9 +519,8 @@ impl<'a> ClusterState<'a> {
         self.sum.add(&self.frag[pos]);
         self.version[pos] = self.version[pos].wrapping_add(1);
         self.fit[pos] = Fit::of(&self.nodes[pos]);
-        let b = pos / BLOCK;
-        let end = ((b + 1) * BLOCK).min(self.fit.len());
-        self.blocks[b] = Bound::of(&self.fit[b * BLOCK..end]);
+        self.classes.remove(pos);
+        self.classes.add(pos, &self.nodes[pos]);
     }
 }
 
@@ -545,12 +565,6 @@ impl std::hash::BuildHasher for BuildMix {
     fn build_hasher(&self) -> Mix {
         Mix(0)
     }
-}
-
-/// The [`Bound`]s of the blocks of `nodes`.
-fn nodes_fit_blocks(nodes: &[NodeState]) -> Vec<Bound> {
-    let fits: Vec<Fit> = nodes.iter().map(Fit::of).collect();
-    fits.chunks(BLOCK).map(Bound::of).collect()
 }
 
 /// What the feasibility check reads of a node, packed in 12 bytes so the
