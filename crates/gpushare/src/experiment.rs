@@ -294,13 +294,26 @@ impl<'a> ClusterState<'a> {
         let n = cluster.nodes.len();
         let mut by_name: Vec<usize> = (0..n).collect();
         by_name.sort_by(|&a, &b| cluster.nodes[a].name.cmp(&cluster.nodes[b].name));
-        let mut nodes = vec![NodeState::new(&cluster.nodes[0]); n];
-        let mut created = vec![0; n];
+        // `rank` must be a permutation of 0..n; anything else keeps the
+        // name order.
+        let mut seen = vec![false; n];
+        let is_perm = rank.len() == n
+            && rank
+                .iter()
+                .all(|&r| r < n && !std::mem::replace(&mut seen[r], true));
+        let created: Vec<usize> = if is_perm {
+            rank.to_vec()
+        } else {
+            (0..n).collect()
+        };
+        let mut at_pos = vec![0; n];
         for (c, &i) in by_name.iter().enumerate() {
-            let pos = rank.get(c).copied().unwrap_or(c);
-            nodes[pos] = NodeState::new(&cluster.nodes[i]);
-            created[c] = pos;
+            at_pos[created[c]] = i;
         }
+        let nodes: Vec<NodeState> = at_pos
+            .iter()
+            .map(|&i| NodeState::new(&cluster.nodes[i]))
+            .collect();
         let frag: Vec<FragAmount> = nodes.iter().map(|s| node_frag(s, typical)).collect();
         let frag_score = frag.iter().map(frag_of).collect();
         let mut sum = ExactSum::default();

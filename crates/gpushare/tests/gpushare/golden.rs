@@ -111,3 +111,54 @@ fn results_do_not_depend_on_the_number_of_threads() {
     assert_eq!(one, three);
     assert!(one.iter().all(|c| c.alloc.iter().any(Option::is_some)));
 }
+
+#[test]
+fn the_protocol_tunes_and_names_as_documented() {
+    use partalloc_gpushare::experiment::{ClusterState, TUNE_RATIO, setup};
+    use partalloc_gpushare::openb::Cluster;
+    let data =
+        OpenB::read(&crate::data_dir(), &WORKLOADS[..1]).expect("the shipped OpenB data reads");
+    let w = &data.workloads[0];
+    let s = setup(&data.cluster, w, 42);
+    // Every original pod once, then clones; the clones bring the total to
+    // the target without passing it.
+    let n = w.pods.len();
+    let mut once = s.order[..n].to_vec();
+    once.sort_unstable();
+    assert!(once.iter().copied().eq(0..n));
+    let total: u64 = s
+        .order
+        .iter()
+        .map(|&i| u64::from(w.pods[i].request.total_gpu_milli()))
+        .sum();
+    let target = TUNE_RATIO * f64::from(data.cluster.gpus() * 1000);
+    assert!(
+        total as f64 <= target && total as f64 > target - 8000.0,
+        "{total} vs {target}"
+    );
+    assert_eq!(
+        s.order.len(),
+        10_866,
+        "the default workload tuned with seed 42"
+    );
+    // The names: a permutation of 0..1213.
+    let mut r = s.rank.clone();
+    r.sort_unstable();
+    assert!(r.iter().copied().eq(0..data.cluster.nodes.len()));
+    // A workload above the target loses pods until it is not.
+    let small = Cluster {
+        models: data.cluster.models.clone(),
+        nodes: data.cluster.nodes[..2].to_vec(),
+    };
+    let s2 = setup(&small, w, 7);
+    let t2: u64 = s2
+        .order
+        .iter()
+        .map(|&i| u64::from(w.pods[i].request.total_gpu_milli()))
+        .sum();
+    assert!(t2 as f64 <= TUNE_RATIO * f64::from(small.gpus() * 1000));
+    assert!(s2.order.len() < w.pods.len());
+    // A state built from a bad ranking keeps the name order instead of panicking.
+    let st = ClusterState::new(&small, &[5, 5], &w.typical);
+    assert_eq!(st.nodes().len(), 2);
+}
