@@ -6,7 +6,7 @@
 //! additive lagged Fibonacci generator of Go's `rngSource` (lags 607 and
 //! 273, seeded by the Park–Miller sequence `seedrand` mixed with 607
 //! precomputed words) and the derived draws of Go's `*Rand` as of Go 1.20
-//! (unchanged since Go 1.0 for everything here): [`GoRand::int63`],
+//! (the same from Go 1.10, which added `Shuffle`, to 1.20): [`GoRand::int63`],
 //! [`GoRand::int`], [`GoRand::int31n`], [`GoRand::intn`],
 //! [`GoRand::int63n`], [`GoRand::float64`], [`GoRand::perm`] and
 //! [`GoRand::shuffle`] (which uses Lemire's multiply-shift bound).
