@@ -208,6 +208,7 @@ fn run(ctx: &Ctx) -> Result<(), FigError> {
         seeds.len()
     );
     text.push_str(&golden_table(&comparison));
+    text.push_str(&random_in_distribution(&r, &expected, &seeds));
     line_charts(ctx, &r, &mut text)?;
     bar_charts(ctx, &r, &mut text)?;
     let claims = claims(&r, &comparison);
@@ -288,6 +289,59 @@ struct Line {
     /// First arrived percent drawn.
     from: usize,
     y_max: Option<f64>,
+}
+
+/// Random against the artifact in distribution: per workload and percent,
+/// the mean allocation over the seeds run, rerun versus expected; the
+/// largest difference and the mean one.
+fn random_in_distribution(
+    r: &Results<'_>,
+    expected: &[(
+        partalloc_gpushare::golden::Measure,
+        partalloc_gpushare::golden::Expected,
+    )],
+    seeds: &[i64],
+) -> String {
+    let Some((_, alloc_expected)) = expected
+        .iter()
+        .find(|(m, _)| *m == partalloc_gpushare::golden::Measure::Alloc)
+    else {
+        return String::new();
+    };
+    let (mut worst, mut sum, mut n) = ((0.0_f64, "", 0_usize), 0.0_f64, 0_usize);
+    for w in WORKLOADS {
+        for x in 0..partalloc_gpushare::analysis::PERCENTS {
+            let mine = mean(&r.values(w, Policy::Random, x, alloc));
+            let theirs: Vec<f64> = seeds
+                .iter()
+                .filter_map(|&seed| {
+                    alloc_expected
+                        .curve(w, &Policy::Random.dir_name(), seed)
+                        .and_then(|c| c.get(x).copied().flatten())
+                })
+                .collect();
+            let (Some(a), Some(b)) = (mine, mean(&theirs)) else {
+                continue;
+            };
+            let d = (a - b).abs();
+            sum += d;
+            n += 1;
+            if d > worst.0 {
+                worst = (d, w, x);
+            }
+        }
+    }
+    if n == 0 {
+        return String::new();
+    }
+    format!(
+        "\nRandom, allocation averaged over the {} seeds, rerun vs artifact: mean difference {:.3} points, largest {:.2} ({} at {}% arrived), over {n} workload-percent pairs\n",
+        seeds.len(),
+        sum / n as f64,
+        worst.0,
+        worst.1,
+        worst.2
+    )
 }
 
 /// Figs. 7(a), 7(b) and 9(a): medians over the seeds on the default workload.
