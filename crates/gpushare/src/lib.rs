@@ -4,6 +4,7 @@
 //! the results its artifact ships. See `docs/fgd.md`.
 
 pub mod analysis;
+pub mod capacity;
 pub mod error;
 pub mod experiment;
 pub mod frag;
