@@ -163,6 +163,14 @@ fn check_family(chromium: &Path, name: &str, args: &[&str], nodes: u64) {
         "{name}: the page did not finish"
     );
 
+    // Stranded nodes over time where the machine defines them.
+    let stranded = matches!(name, "blocks" | "pod");
+    assert_eq!(
+        dom.contains("id=\"stranded-note\">stranded nodes (green, 0 to "),
+        stranded,
+        "{name}: the stranded-node curve"
+    );
+
     // Every job of the first run drawn, one bar per interval of its nodes.
     let bars: usize = rows.iter().map(|r| r.intervals.len()).sum();
     assert_eq!(
