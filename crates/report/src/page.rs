@@ -235,9 +235,9 @@ fn write_run(
     match data::stranded_over_time(view.topology, records, data::STRANDED_SAMPLES) {
         Some((t, v)) => {
             out.push_str("{\"t\":");
-            json_nums(out, t.into_iter());
+            json_nums(out, t);
             out.push_str(",\"v\":");
-            json_nums(out, v.into_iter());
+            json_nums(out, v);
             out.push('}');
         }
         None => out.push_str("null"),
