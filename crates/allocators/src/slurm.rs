@@ -250,15 +250,17 @@ impl SlurmAllocator {
     }
 }
 
+/// A positive count, or `none` (the documented default, as if not given).
 fn spec_u32(spec: &crate::StrategySpec, key: &str) -> Result<Option<u32>, BuildError> {
-    spec.get(key)
-        .map(|v| {
-            v.parse::<u32>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| spec.invalid(key, "a positive whole number").into())
-        })
-        .transpose()
+    match spec.get(key).map(str::trim) {
+        None | Some("none") => Ok(None),
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .map(Some)
+            .ok_or_else(|| spec.invalid(key, "a positive whole number, or none").into()),
+    }
 }
 
 pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {
