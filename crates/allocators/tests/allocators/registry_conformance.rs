@@ -6,7 +6,6 @@
 //! registry is checked here without anyone writing its test.
 #![expect(
     clippy::panic,
-    clippy::unwrap_used,
     reason = "a failing check names the strategy and the machine in its panic"
 )]
 
