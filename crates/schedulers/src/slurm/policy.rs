@@ -1,0 +1,860 @@
+//! The policy: slurmctld's queue as a [`Scheduler`].
+//!
+//! Three periodic passes run as timed events of the simulation (the
+//! policy asks for them through [`Scheduler::next_wakeup`]), all counted
+//! from time 0 (slurmctld's start):
+//! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
+//!   jobs, fair share, every pending job's priority:
+//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
+//! - the main scheduler on every submission and job end (the first
+//!   `default_queue_depth` + 1 jobs) and every `sched_interval` (the whole
+//!   queue) (`_schedule`, `src/slurmctld/job_scheduler.c`);
+//! - backfill every `bf_interval` (`_attempt_backfill`,
+//!   `src/plugins/sched/backfill/backfill.c`).
+//!
+//! A pass that would see exactly what the previous pass of its kind saw
+//! (no submission, job end or priority change since) is skipped: it would
+//! decide the same.
+//!
+//! Queue order (`sort_job_queue2`, `job_scheduler.c`): partition
+//! `PriorityTier` (higher first), priority (higher first), submit time,
+//! job id. Main scheduler: a job that does not fit marks its partition
+//! failed (reason `Resources`); the later jobs of a failed partition get
+//! `Priority`; since every partition of this model spans every node, a
+//! failure leaves no node to the jobs of other partitions either
+//! (`Resources`). A job below `bf_min_prio_reserve` does not fail its
+//! partition. A job held by a limit gets the limit's reason and blocks
+//! nothing. Backfill: a plan of free nodes over time from the running
+//! jobs' time limits (ends rounded up to `bf_resolution`) and the
+//! reservations of the jobs tested before; each job (at most
+//! `bf_max_job_test`, `bf_max_job_user` per user, `bf_max_job_part` per
+//! partition) starts now if the plan has room for its whole time limit,
+//! otherwise gets its earliest start (squeue's planned start) and, within
+//! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
+//! A started job is killed at its time limit (its run is cut to it).
+
+use std::collections::{BTreeMap, HashMap};
+
+use partalloc_allocators::{AllocError, Allocator};
+use partalloc_workload::Job;
+
+use super::assoc::{AssocTree, QosTable};
+use super::conf::{ResetPeriod, SchedConf};
+use super::fairshare::{FairShare, SshareRow};
+use super::jobs::{JobTable, Resolved, Users};
+use super::limits::{Claim, Counters, Reason};
+use super::priority::{Factors, JobSize, SprioRow, job_size_factor, priority, weighted};
+use crate::profile::Profile;
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, check_job};
+
+/// Everything the policy reads: slurm.conf, associations, QOS and the
+/// jobs' attributes.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Inputs {
+    /// slurm.conf.
+    pub conf: SchedConf,
+    /// The association tree.
+    pub tree: AssocTree,
+    /// The QOS.
+    pub qos: QosTable,
+    /// The jobs' attributes.
+    pub jobs: JobTable,
+}
+
+impl Inputs {
+    /// Bundles the four inputs.
+    #[must_use]
+    pub fn new(conf: SchedConf, tree: AssocTree, qos: QosTable, jobs: JobTable) -> Self {
+        Self {
+            conf,
+            tree,
+            qos,
+            jobs,
+        }
+    }
+}
+
+/// Which scheduler started a job (sacct's `SchedMain` / `SchedBackfill`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StartedBy {
+    /// The main scheduler.
+    Main,
+    /// Backfill.
+    Backfill,
+}
+
+/// One line of squeue for a pending job.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SqueueRow {
+    /// Job id.
+    pub job: u64,
+    /// `PENDING` or `RUNNING`.
+    pub state: &'static str,
+    /// Pending reason (`None` for a running job).
+    pub reason: Reason,
+    /// Backfill's planned start (pending) or the start (running).
+    pub start: Option<f64>,
+    /// Priority.
+    pub priority: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    job: Job,
+    r: Resolved,
+    cpus: u64,
+    accrue: f64,
+    tier: u32,
+    prio: u32,
+    factors: Factors,
+    reason: Reason,
+    planned: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+struct Running {
+    claim: Claim,
+    assoc: usize,
+    usage_factor: f64,
+    cpus: u64,
+    start: f64,
+    limit_end: f64,
+    granted: u64,
+}
+
+/// Seconds in a year: the plan's length for a job without a time limit
+/// (`YEAR_SECONDS` in backfill.c).
+const YEAR: f64 = 365.0 * 86_400.0;
+
+/// Slurm's scheduling half (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct SlurmPolicy {
+    name: String,
+    mapping: RequestMapping,
+    conf: SchedConf,
+    tree: AssocTree,
+    qos: QosTable,
+    jobs: JobTable,
+    users: Users,
+    fs: FairShare,
+    counters: Counters,
+    pending: Vec<Pending>,
+    sorted: bool,
+    running: BTreeMap<u64, Running>,
+    last_calc: Option<f64>,
+    next_calc: f64,
+    next_bf: f64,
+    next_sched: f64,
+    dirty_main: bool,
+    dirty_bf: bool,
+    unexamined: bool,
+    max_pjf: u32,
+    started_by: HashMap<u64, (f64, StartedBy)>,
+    plan: Profile,
+    part_qos: Vec<Option<usize>>,
+}
+
+impl SlurmPolicy {
+    /// The policy for `inputs` on a machine of `nodes` nodes, named
+    /// `name` (its spec).
+    ///
+    /// # Errors
+    /// slurm.conf's nodes differ from the machine's, or a partition does
+    /// not span every node, or a partition's QOS is unknown.
+    pub fn new(
+        inputs: Inputs,
+        nodes: u64,
+        name: String,
+        mapping: RequestMapping,
+    ) -> Result<Self, super::InputError> {
+        use super::error::{InputError, InputErrorKind};
+        let Inputs {
+            conf,
+            tree,
+            qos,
+            jobs,
+        } = inputs;
+        if conf.nodes != nodes {
+            return Err(InputError::at(
+                &conf.source,
+                0,
+                InputErrorKind::Machine(format!(
+                    "the NodeName lines have {} nodes, the machine simulated {nodes}; make them agree",
+                    conf.nodes
+                )),
+            ));
+        }
+        let mut part_qos = Vec::new();
+        for p in &conf.partitions {
+            if p.nodes != conf.nodes {
+                return Err(InputError::at(
+                    &conf.source,
+                    p.line,
+                    InputErrorKind::Machine(format!(
+                        "partition {:?} has {} of the {} nodes; this model needs every partition to span every node (Nodes=ALL)",
+                        partalloc_topology::echo(&p.name),
+                        p.nodes,
+                        conf.nodes
+                    )),
+                ));
+            }
+            part_qos.push(match &p.qos {
+                None => None,
+                Some(n) => Some(qos.find(n).ok_or_else(|| {
+                    InputError::at(
+                        &conf.source,
+                        p.line,
+                        InputErrorKind::Unknown {
+                            what: "QOS",
+                            name: partalloc_topology::echo(n),
+                            hint: "the QOS dump (sacctmgr show qos -P)",
+                        },
+                    )
+                })?),
+            });
+        }
+        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life);
+        let counters = Counters::new(&tree, &qos);
+        let max_pjf = conf
+            .partitions
+            .iter()
+            .map(|p| p.priority_job_factor)
+            .max()
+            .unwrap_or(0);
+        let sched = &conf.sched;
+        let (next_bf, next_sched) = (sched.bf_interval as f64, sched.sched_interval as f64);
+        Ok(Self {
+            name,
+            mapping,
+            conf,
+            tree,
+            qos,
+            jobs,
+            users: Users::default(),
+            fs,
+            counters,
+            pending: Vec::new(),
+            sorted: true,
+            running: BTreeMap::new(),
+            last_calc: None,
+            next_calc: 0.0,
+            next_bf,
+            next_sched,
+            dirty_main: false,
+            dirty_bf: false,
+            unexamined: false,
+            max_pjf,
+            started_by: HashMap::new(),
+            plan: Profile::default(),
+            part_qos,
+        })
+    }
+
+    /// Checks every job of the table against the configuration: names
+    /// that exist and limits some machine state could meet.
+    ///
+    /// # Errors
+    /// The first job with an unknown partition, QOS, account or user, or
+    /// one that a limit holds even on an idle machine.
+    pub fn check_table(
+        &mut self,
+        ids: impl IntoIterator<Item = (u64, u64)>,
+    ) -> Result<(), super::InputError> {
+        for (id, nodes) in ids {
+            let r =
+                self.jobs
+                    .resolve(id, None, &self.conf, &self.tree, &self.qos, &mut self.users)?;
+            let claim = self.claim(&r, nodes);
+            if let Some(why) = Counters::never(&self.tree, &self.qos, &claim)
+                && self.conf.enforce_limits
+            {
+                let line = self.jobs.get(id).map_or(0, |a| a.line);
+                return Err(super::error::InputError::at(
+                    self.jobs.source(),
+                    line,
+                    super::error::InputErrorKind::Impossible(format!(
+                        "job {id} can never start: {why} holds it even on an idle machine; raise the limit or drop the job"
+                    )),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn claim(&self, r: &Resolved, nodes: u64) -> Claim {
+        Claim {
+            assoc: r.assoc,
+            qos: r.qos,
+            part_qos: self.part_qos[r.partition],
+            user: r.user,
+            cpus: nodes * u64::from(self.conf.cpus_per_node),
+            nodes,
+            time_limit: r.time_limit,
+        }
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn conf(&self) -> &SchedConf {
+        &self.conf
+    }
+
+    /// The association tree.
+    #[must_use]
+    pub fn tree(&self) -> &AssocTree {
+        &self.tree
+    }
+
+    /// The fair-share state.
+    #[must_use]
+    pub fn fair_share(&self) -> &FairShare {
+        &self.fs
+    }
+
+    /// `sshare -l`'s lines now.
+    #[must_use]
+    pub fn sshare(&self) -> Vec<SshareRow> {
+        self.fs.sshare(&self.tree)
+    }
+
+    /// `sprio -l`'s lines now (pending jobs, by job id).
+    #[must_use]
+    pub fn sprio(&self) -> Vec<SprioRow> {
+        let mut rows: Vec<SprioRow> = self
+            .pending
+            .iter()
+            .map(|p| {
+                let w = weighted(&self.conf, &p.factors);
+                let a = self.tree.get(p.r.assoc);
+                let mut tres = Vec::new();
+                if self.conf.priority.weight_tres_cpu > 0.0 {
+                    tres.push(("cpu", w[5]));
+                }
+                if self.conf.priority.weight_tres_node > 0.0 {
+                    tres.push(("node", w[6]));
+                }
+                SprioRow {
+                    job: p.job.id,
+                    partition: self.conf.partitions[p.r.partition].name.clone(),
+                    user: a.user.clone().unwrap_or_default(),
+                    account: a.account.clone(),
+                    priority: p.prio,
+                    age: w[0],
+                    fairshare: w[1],
+                    job_size: w[2],
+                    partition_factor: w[3],
+                    qos: w[4],
+                    nice: p.factors.nice,
+                    tres,
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.job);
+        rows
+    }
+
+    /// squeue's lines now: pending jobs with their reason and planned
+    /// start, running jobs with their start, by job id.
+    #[must_use]
+    pub fn squeue(&self) -> Vec<SqueueRow> {
+        let mut rows: Vec<SqueueRow> = self
+            .pending
+            .iter()
+            .map(|p| SqueueRow {
+                job: p.job.id,
+                state: "PENDING",
+                reason: p.reason,
+                start: p.planned,
+                priority: p.prio,
+            })
+            .chain(self.running.iter().map(|(&id, r)| SqueueRow {
+                job: id,
+                state: "RUNNING",
+                reason: Reason::None,
+                start: Some(r.start),
+                priority: 0,
+            }))
+            .collect();
+        rows.sort_by_key(|r| r.job);
+        rows
+    }
+
+    /// When and by which scheduler job `id` started, if it did.
+    #[must_use]
+    pub fn started_by(&self, id: u64) -> Option<(f64, StartedBy)> {
+        self.started_by.get(&id).copied()
+    }
+
+    fn factors(&self, p: &Pending, t: f64) -> Factors {
+        let pc = &self.conf.priority;
+        let part = &self.conf.partitions[p.r.partition];
+        let nodes = p.job.nodes();
+        let age = if pc.weight_age > 0.0 {
+            let diff = (t - p.accrue).max(0.0).floor();
+            if diff < pc.max_age as f64 {
+                diff / pc.max_age as f64
+            } else {
+                1.0
+            }
+        } else {
+            0.0
+        };
+        let fairshare = if pc.weight_fairshare > 0.0 {
+            self.fs.factor(p.r.assoc)
+        } else {
+            0.0
+        };
+        let job_size = if pc.weight_job_size > 0.0 {
+            job_size_factor(
+                &self.conf,
+                JobSize {
+                    nodes,
+                    cpus: p.cpus,
+                    time_limit: p.r.time_limit,
+                },
+                part.max_time,
+            )
+        } else {
+            0.0
+        };
+        let partition = if pc.weight_partition > 0.0 && part.priority_job_factor > 0 {
+            if pc.no_normal_part {
+                f64::from(part.priority_job_factor)
+            } else {
+                f64::from(part.priority_job_factor) / f64::from(self.max_pjf.max(1))
+            }
+        } else {
+            0.0
+        };
+        let q = self.qos.get(p.r.qos);
+        let qos = if pc.weight_qos > 0.0 && q.priority > 0 {
+            if pc.no_normal_qos {
+                f64::from(q.priority)
+            } else {
+                f64::from(q.priority) / f64::from(self.qos.max_priority().max(1))
+            }
+        } else {
+            0.0
+        };
+        let tres_cpu = p.cpus as f64 / (part.nodes as f64 * f64::from(self.conf.cpus_per_node));
+        let tres_node = nodes as f64 / part.nodes as f64;
+        Factors {
+            age,
+            fairshare,
+            job_size,
+            partition,
+            qos,
+            tres_cpu,
+            tres_node,
+            nice: p.r.nice,
+        }
+    }
+
+    fn reprioritize(&mut self, p: usize, t: f64) {
+        if !self.conf.priority.multifactor {
+            return;
+        }
+        let f = self.factors(&self.pending[p], t);
+        let prio = priority(&self.conf, &f);
+        let job = &mut self.pending[p];
+        if job.prio != prio {
+            self.sorted = false;
+        }
+        job.factors = f;
+        job.prio = prio;
+    }
+
+    /// One priority pass at `t`.
+    fn priority_pass(&mut self, t: f64) {
+        let classic = self.conf.priority.algo == super::conf::FairShareAlgo::Classic;
+        let reset = match self.conf.priority.reset {
+            ResetPeriod::Now => self.last_calc.is_none(),
+            ResetPeriod::Every(p) => {
+                let p = p as f64;
+                self.last_calc
+                    .is_some_and(|l| (t / p).floor() > (l / p).floor())
+            }
+            ResetPeriod::None => false,
+        };
+        if reset {
+            self.fs.reset();
+        }
+        if classic {
+            self.fs.classic_accounts(&self.tree);
+        }
+        if let Some(last) = self.last_calc {
+            self.fs.decay(t - last);
+            for r in self.running.values() {
+                let dt = t - last.max(r.start);
+                let amount = self.fs.charge(dt, r.cpus as f64, r.usage_factor);
+                self.fs.add(&self.tree, r.assoc, amount);
+            }
+        }
+        self.fs.recompute(&self.tree);
+        if self.last_calc.is_some() {
+            for i in 0..self.pending.len() {
+                self.reprioritize(i, t);
+            }
+        }
+        if !self.sorted {
+            self.dirty_main = true;
+            self.dirty_bf = true;
+        }
+        self.last_calc = Some(t);
+    }
+
+    fn sort(&mut self) {
+        if self.sorted {
+            return;
+        }
+        self.pending.sort_by(|a, b| {
+            b.tier
+                .cmp(&a.tier)
+                .then(b.prio.cmp(&a.prio))
+                .then(a.job.arrival.total_cmp(&b.job.arrival))
+                .then(a.job.id.cmp(&b.job.id))
+        });
+        self.sorted = true;
+    }
+
+    fn start(
+        &mut self,
+        i: usize,
+        now: f64,
+        grant: partalloc_allocators::Grant,
+        by: StartedBy,
+        started: &mut Vec<Started>,
+    ) {
+        let p = &self.pending[i];
+        let limit = p.r.time_limit.map_or(YEAR, |s| s as f64);
+        let mut job = p.job;
+        if job.service > limit {
+            job.service = limit;
+        }
+        let claim = self.claim(&p.r, p.job.nodes());
+        self.counters.apply(&self.tree, &claim, 1);
+        let run = Running {
+            claim,
+            assoc: p.r.assoc,
+            usage_factor: self.qos.get(p.r.qos).usage_factor,
+            cpus: p.cpus,
+            start: now,
+            limit_end: now + limit,
+            granted: grant.granted_nodes(),
+        };
+        self.running.insert(job.id, run);
+        self.started_by.insert(job.id, (now, by));
+        started.push(Started { job, grant });
+    }
+
+    /// Tries the allocator for pending job `i`: `Some(grant)` if it fits.
+    fn try_alloc(
+        &self,
+        i: usize,
+        alloc: &mut dyn Allocator,
+    ) -> Result<Option<partalloc_allocators::Grant>, ScheduleError> {
+        let job = &self.pending[i].job;
+        // Too few free nodes: no need to ask (a job larger than the
+        // machine is asked, so that the allocator refuses it for good).
+        if job.nodes() > alloc.free_nodes() as u64 && job.nodes() <= self.conf.nodes {
+            return Ok(None);
+        }
+        match alloc.allocate(&self.mapping.request(&job.shape)) {
+            Ok(g) => Ok(Some(g)),
+            Err(AllocError::NoRoom { .. }) => Ok(None),
+            Err(source) => Err(ScheduleError::Unservable {
+                job: job.id,
+                source,
+            }),
+        }
+    }
+
+    fn main_pass(
+        &mut self,
+        now: f64,
+        full: bool,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.sort();
+        let parts = self.conf.partitions.len();
+        let mut failed = vec![false; parts];
+        let mut any_failed = false;
+        let limit = self.conf.sched.default_queue_depth;
+        let reserve = self.conf.sched.bf_min_prio_reserve;
+        let mut depth = 0usize;
+        let mut done = vec![false; self.pending.len()];
+        self.unexamined = false;
+        for i in 0..self.pending.len() {
+            if !full {
+                if depth > limit {
+                    self.unexamined = true;
+                    break;
+                }
+                depth += 1;
+            }
+            let part = self.pending[i].r.partition;
+            if failed[part] {
+                let p = &mut self.pending[i];
+                if matches!(p.reason, Reason::None | Reason::Resources) {
+                    p.reason = Reason::Priority;
+                }
+                continue;
+            }
+            let fail = |s: &mut Self, failed: &mut Vec<bool>, any: &mut bool| {
+                let p = &mut s.pending[i];
+                p.reason = Reason::Resources;
+                if reserve == 0 || p.prio >= reserve {
+                    failed[part] = true;
+                    *any = true;
+                }
+            };
+            if any_failed {
+                fail(self, &mut failed, &mut any_failed);
+                continue;
+            }
+            if self.conf.enforce_limits {
+                let p = &self.pending[i];
+                let claim = self.claim(&p.r, p.job.nodes());
+                if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
+                    self.pending[i].reason = why;
+                    continue;
+                }
+            }
+            match self.try_alloc(i, alloc) {
+                Ok(Some(g)) => {
+                    self.start(i, now, g, StartedBy::Main, started);
+                    done[i] = true;
+                }
+                Ok(None) => fail(self, &mut failed, &mut any_failed),
+                Err(e) => {
+                    done[i] = true;
+                    self.remove_done(&done);
+                    return Err(e);
+                }
+            }
+        }
+        self.remove_done(&done);
+        Ok(())
+    }
+
+    fn remove_done(&mut self, done: &[bool]) {
+        if !done.iter().any(|&d| d) {
+            return;
+        }
+        let mut k = 0;
+        self.pending.retain(|_| {
+            let keep = !done.get(k).copied().unwrap_or(false);
+            k += 1;
+            keep
+        });
+        self.dirty_bf = true;
+    }
+
+    #[expect(
+        clippy::needless_range_loop,
+        reason = "the loop starts and plans jobs by index while it changes the policy"
+    )]
+    fn backfill_pass(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.sort();
+        let s = self.conf.sched.clone();
+        let res = s.bf_resolution as f64;
+        let origin = (now / res).floor() * res;
+        let window_end = ((now + s.bf_window as f64) / res).floor() * res;
+        let mut plan = core::mem::take(&mut self.plan);
+        plan.reset(origin, alloc.free_nodes() as i64);
+        for r in self.running.values() {
+            let mut end = (r.limit_end / res).ceil() * res;
+            if end <= now {
+                end = origin + res;
+            }
+            plan.add(end, f64::INFINITY, r.granted as i64);
+        }
+        let mut tested = 0usize;
+        let mut per_user: HashMap<usize, usize> = HashMap::new();
+        let mut per_part: HashMap<usize, usize> = HashMap::new();
+        let mut done = vec![false; self.pending.len()];
+        let mut result = Ok(());
+        for i in 0..self.pending.len() {
+            if tested >= s.bf_max_job_test {
+                break;
+            }
+            let (user, part, nodes) = {
+                let p = &self.pending[i];
+                (p.r.user, p.r.partition, p.job.nodes())
+            };
+            if self.conf.enforce_limits {
+                let p = &self.pending[i];
+                let claim = self.claim(&p.r, nodes);
+                if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
+                    self.pending[i].reason = why;
+                    continue;
+                }
+            }
+            if s.bf_max_job_part > 0
+                && per_part.get(&part).copied().unwrap_or(0) >= s.bf_max_job_part
+            {
+                continue;
+            }
+            if s.bf_max_job_user > 0
+                && per_user.get(&user).copied().unwrap_or(0) >= s.bf_max_job_user
+            {
+                continue;
+            }
+            tested += 1;
+            *per_part.entry(part).or_default() += 1;
+            *per_user.entry(user).or_default() += 1;
+            let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
+            let slot = ((tl + res - 1.0) / res).floor() * res;
+            let at = plan.earliest(origin, nodes as i64, slot.max(res));
+            if at <= origin {
+                match self.try_alloc(i, alloc) {
+                    Ok(Some(g)) => {
+                        let end = ((now + tl) / res).ceil() * res;
+                        plan.add(origin, end, -(g.granted_nodes() as i64));
+                        self.start(i, now, g, StartedBy::Backfill, started);
+                        done[i] = true;
+                    }
+                    Ok(None) => self.pending[i].reason = Reason::Resources,
+                    Err(e) => {
+                        done[i] = true;
+                        result = Err(e);
+                        break;
+                    }
+                }
+                continue;
+            }
+            if !at.is_finite() || at > window_end {
+                continue;
+            }
+            let p = &mut self.pending[i];
+            p.planned = Some(at);
+            if s.bf_min_prio_reserve == 0 || p.prio >= s.bf_min_prio_reserve {
+                plan.add(at, at + slot, -(nodes as i64));
+            }
+        }
+        self.plan = plan;
+        self.remove_done(&done);
+        result
+    }
+}
+
+impl Scheduler for SlurmPolicy {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn submit(&mut self, job: Job, now: f64) -> Result<(), ScheduleError> {
+        check_job(&job)?;
+        let r = self
+            .jobs
+            .resolve(
+                job.id,
+                job.estimate,
+                &self.conf,
+                &self.tree,
+                &self.qos,
+                &mut self.users,
+            )
+            .map_err(|e| ScheduleError::Policy {
+                policy: "slurm".into(),
+                reason: e.to_string(),
+            })?;
+        let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
+        let tier = self.conf.partitions[r.partition].priority_tier;
+        self.pending.push(Pending {
+            job,
+            r,
+            cpus,
+            accrue: job.arrival,
+            tier,
+            prio: 1,
+            factors: Factors::default(),
+            reason: Reason::None,
+            planned: None,
+        });
+        let i = self.pending.len() - 1;
+        self.reprioritize(i, now);
+        self.sorted = false;
+        self.dirty_main = true;
+        self.dirty_bf = true;
+        Ok(())
+    }
+
+    fn schedule(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        let calc = self.conf.priority.calc_period as f64;
+        while self.next_calc <= now {
+            let t = self.next_calc;
+            self.priority_pass(t);
+            self.next_calc = t + calc;
+        }
+        let sched = self.conf.sched.sched_interval as f64;
+        let full = self.next_sched <= now;
+        if full {
+            self.next_sched = ((now / sched).floor() + 1.0) * sched;
+        }
+        if self.dirty_main || (full && self.unexamined) {
+            self.dirty_main = false;
+            self.main_pass(now, full, alloc, started)?;
+        }
+        if self.conf.sched.backfill && self.next_bf <= now {
+            let bf = self.conf.sched.bf_interval as f64;
+            self.next_bf = ((now / bf).floor() + 1.0) * bf;
+            if self.dirty_bf {
+                self.dirty_bf = false;
+                self.backfill_pass(now, alloc, started)?;
+            }
+        }
+        self.sort();
+        Ok(())
+    }
+
+    fn departed(&mut self, job: &Job, now: f64) {
+        let Some(r) = self.running.remove(&job.id) else {
+            return;
+        };
+        let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
+        let amount = self.fs.charge(now - from, r.cpus as f64, r.usage_factor);
+        self.fs.add(&self.tree, r.assoc, amount);
+        self.counters.apply(&self.tree, &r.claim, -1);
+        self.dirty_main = true;
+        self.dirty_bf = true;
+    }
+
+    fn queue_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn head(&self) -> Option<&Job> {
+        self.pending.first().map(|p| &p.job)
+    }
+
+    fn next_wakeup(&self) -> Option<f64> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        if self.running.is_empty() {
+            // An idle machine: only jobs the last event pass did not reach
+            // may still start, at the next full pass.
+            return self.unexamined.then_some(self.next_sched);
+        }
+        let mut t = self.next_sched;
+        if self.conf.sched.backfill {
+            t = t.min(self.next_bf);
+        }
+        Some(t)
+    }
+}
