@@ -155,6 +155,12 @@ impl Counters {
                 return Some(Reason::Limit("QOSMaxJobsPerUserLimit"));
             }
         }
+        // MaxJobs is inherited: the user association's own, else the
+        // nearest ancestor's (sacctmgr's limits apply to every association
+        // below unless overridden).
+        let max_jobs = tree
+            .chain(c.assoc)
+            .find_map(|a| tree.get(a).limits.max_jobs_per_user);
         for a in tree.chain(c.assoc) {
             let l = &tree.get(a).limits;
             let used = self.assoc[a];
@@ -172,7 +178,7 @@ impl Counters {
             if over(l.grp_jobs, used.jobs, 1) {
                 return Some(Reason::Limit("AssocGrpJobsLimit"));
             }
-            if a == c.assoc && over(l.max_jobs_per_user, self.own[a], 1) {
+            if a == c.assoc && over(max_jobs, self.own[a], 1) {
                 return Some(Reason::Limit("AssocMaxJobsLimit"));
             }
         }

@@ -123,6 +123,7 @@ struct Running {
     start: f64,
     limit_end: f64,
     granted: u64,
+    prio: u32,
 }
 
 /// Seconds in a year: the plan's length for a job without a time limit
@@ -155,6 +156,7 @@ pub struct SlurmPolicy {
     started_by: HashMap<u64, (f64, StartedBy)>,
     plan: Profile,
     part_qos: Vec<Option<usize>>,
+    epoch: f64,
 }
 
 impl SlurmPolicy {
@@ -250,7 +252,35 @@ impl SlurmPolicy {
             started_by: HashMap::new(),
             plan: Profile::default(),
             part_qos,
+            epoch: 0.0,
         })
+    }
+
+    /// Runs the priority passes due by `now` (the schedule call does this
+    /// first): to read sprio and sshare as they stand at `now` without
+    /// scheduling.
+    pub fn catch_up(&mut self, now: f64) {
+        let calc = self.conf.priority.calc_period as f64;
+        while self.next_calc <= now {
+            let t = self.next_calc;
+            self.priority_pass(t);
+            self.next_calc = t + calc;
+        }
+    }
+
+    /// Sets the phase of the periodic passes: the first priority pass at
+    /// `first_pass` (later ones every `PriorityCalcPeriod`; a pass is taken
+    /// to have run one period before it), and `epoch` seconds between the
+    /// run's time 0 and the Unix epoch's last multiple of `bf_resolution`
+    /// (backfill rounds absolute times). A replay of a real controller
+    /// takes both from its log; a simulation keeps 0 and 0.
+    #[must_use]
+    pub fn with_phases(mut self, first_pass: f64, epoch: f64) -> Self {
+        let period = self.conf.priority.calc_period as f64;
+        self.next_calc = first_pass;
+        self.last_calc = Some(first_pass - period);
+        self.epoch = epoch;
+        self
     }
 
     /// Checks every job of the table against the configuration: names
@@ -375,7 +405,7 @@ impl SlurmPolicy {
                 state: "RUNNING",
                 reason: Reason::None,
                 start: Some(r.start),
-                priority: 0,
+                priority: r.prio,
             }))
             .collect();
         rows.sort_by_key(|r| r.job);
@@ -544,6 +574,7 @@ impl SlurmPolicy {
             start: now,
             limit_end: now + limit,
             granted: grant.granted_nodes(),
+            prio: p.prio,
         };
         self.running.insert(job.id, run);
         self.started_by.insert(job.id, (now, by));
@@ -667,12 +698,15 @@ impl SlurmPolicy {
         self.sort();
         let s = self.conf.sched.clone();
         let res = s.bf_resolution as f64;
-        let origin = (now / res).floor() * res;
-        let window_end = ((now + s.bf_window as f64) / res).floor() * res;
+        let off = self.epoch;
+        let down = |t: f64| ((t + off) / res).floor() * res - off;
+        let up = |t: f64| ((t + off) / res).ceil() * res - off;
+        let origin = down(now);
+        let window_end = down(now + s.bf_window as f64);
         let mut plan = core::mem::take(&mut self.plan);
         plan.reset(origin, alloc.free_nodes() as i64);
         for r in self.running.values() {
-            let mut end = (r.limit_end / res).ceil() * res;
+            let mut end = up(r.limit_end);
             if end <= now {
                 end = origin + res;
             }
@@ -718,7 +752,7 @@ impl SlurmPolicy {
             if at <= origin {
                 match self.try_alloc(i, alloc) {
                     Ok(Some(g)) => {
-                        let end = ((now + tl) / res).ceil() * res;
+                        let end = up(now + tl);
                         plan.add(origin, end, -(g.granted_nodes() as i64));
                         self.start(i, now, g, StartedBy::Backfill, started);
                         done[i] = true;
@@ -795,12 +829,7 @@ impl Scheduler for SlurmPolicy {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        let calc = self.conf.priority.calc_period as f64;
-        while self.next_calc <= now {
-            let t = self.next_calc;
-            self.priority_pass(t);
-            self.next_calc = t + calc;
-        }
+        self.catch_up(now);
         let sched = self.conf.sched.sched_interval as f64;
         let full = self.next_sched <= now;
         if full {

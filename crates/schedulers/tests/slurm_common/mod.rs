@@ -23,8 +23,23 @@ pub(crate) fn run(
     nodes: u32,
     jobs: &[Job],
     snapshots: &[f64],
+    at: impl FnMut(f64, &SlurmPolicy),
+) -> Result<Outcome, Box<dyn std::error::Error>> {
+    run_drained(policy, nodes, jobs, snapshots, None, at)
+}
+
+/// As [`run`]; from `drain` on, every node that is or becomes free is
+/// taken out of service (scontrol's `State=DRAIN` on every node).
+pub(crate) fn run_drained(
+    policy: &mut SlurmPolicy,
+    nodes: u32,
+    jobs: &[Job],
+    snapshots: &[f64],
+    drain: Option<f64>,
     mut at: impl FnMut(f64, &SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
+    let mut drained = Vec::new();
+    let mut draining = false;
     let machine = format!("mesh:{nodes}x1").parse()?;
     let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
     let mut out = Outcome::default();
@@ -36,9 +51,14 @@ pub(crate) fn run(
     loop {
         let dep = running.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
         let arr = jobs.get(next_job).map_or(f64::INFINITY, |j| j.arrival);
-        let t = dep.min(arr).min(wakeup.unwrap_or(f64::INFINITY));
+        let drain_next = drain.filter(|_| !draining).unwrap_or(f64::INFINITY);
+        let t = dep
+            .min(arr)
+            .min(wakeup.unwrap_or(f64::INFINITY))
+            .min(drain_next);
         while let Some(&s) = snaps.peek() {
             if s < t {
+                policy.catch_up(s);
                 at(s, policy);
                 snaps.next();
             } else {
@@ -59,6 +79,11 @@ pub(crate) fn run(
         while jobs.get(next_job).is_some_and(|j| j.arrival == t) {
             policy.submit(jobs[next_job], t)?;
             next_job += 1;
+        }
+        draining |= drain.is_some_and(|d| d <= t);
+        if draining && alloc.free_nodes() > 0 {
+            let count = u32::try_from(alloc.free_nodes())?;
+            drained.push(alloc.allocate(&partalloc_allocators::Request::Nodes { count })?);
         }
         let mut started = Vec::new();
         policy.schedule(t, alloc.as_mut(), &mut started)?;

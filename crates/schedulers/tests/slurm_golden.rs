@@ -1,0 +1,418 @@
+//! Replays of the Slurm scheduling oracle's goldens
+//! (`data/slurm-sched-oracle/`, recorded from a real slurmctld 26.05.3
+//! with slurmdbd): the scenario's accounts, users and QOS, the golden's
+//! slurm.conf and priority-pass times, and the jobs of its `[sacct]`
+//! section (arriving when they became eligible, running as long as they
+//! ran). Asserted: sshare's and sprio's values to the digits Slurm
+//! prints, the pending reasons and planned starts squeue shows, and each
+//! job's start.
+
+#[expect(dead_code, reason = "the replays use only the event loop")]
+mod slurm_common;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use partalloc_schedulers::slurm::assoc::{AssocTree, QosTable};
+use partalloc_schedulers::slurm::conf::SchedConf;
+use partalloc_schedulers::slurm::jobs::{JobAttrs, JobTable};
+use partalloc_schedulers::slurm::{Inputs, SlurmPolicy};
+use partalloc_workload::Job;
+
+type Error = Box<dyn std::error::Error>;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/slurm-sched-oracle")
+}
+
+/// A golden: its sections (header words, lines) and the slurm.conf.
+struct Golden {
+    sections: Vec<(Vec<String>, Vec<String>)>,
+    conf: String,
+}
+
+impl Golden {
+    fn read(name: &str) -> Result<Self, Error> {
+        let body = std::fs::read_to_string(dir().join(format!("{name}.golden")))?;
+        let conf = std::fs::read_to_string(dir().join(format!("{name}.slurm.conf")))?;
+        let mut sections: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+        for line in body.lines() {
+            if let Some(h) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                sections.push((
+                    h.split_whitespace().map(str::to_owned).collect(),
+                    Vec::new(),
+                ));
+            } else if let Some(s) = sections.last_mut()
+                && !line.starts_with('#')
+            {
+                s.1.push(line.to_owned());
+            }
+        }
+        Ok(Self { sections, conf })
+    }
+
+    fn section(&self, name: &str) -> impl Iterator<Item = &(Vec<String>, Vec<String>)> {
+        self.sections.iter().filter(move |s| s.0[0] == name)
+    }
+
+    /// A section's lines as maps from column names (after the header).
+    fn rows(lines: &[String]) -> Vec<HashMap<String, String>> {
+        let Some(header) = lines.first() else {
+            return Vec::new();
+        };
+        let names: Vec<&str> = header.split('|').collect();
+        lines[1..]
+            .iter()
+            .map(|l| {
+                names
+                    .iter()
+                    .zip(l.split('|'))
+                    .map(|(k, v)| ((*k).to_owned(), v.to_owned()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `at=A` of a section header.
+    fn at(header: &[String]) -> Result<f64, Error> {
+        let a = header
+            .iter()
+            .find_map(|w| w.strip_prefix("at="))
+            .ok_or("no at= in a section header")?;
+        Ok(a.parse()?)
+    }
+}
+
+/// What a scenario says beyond the golden: the association tree and QOS
+/// as sacctmgr dumps, each job's nice, and when every node was drained.
+struct Scenario {
+    assoc: String,
+    qos: String,
+    nice: HashMap<String, i64>,
+    drain: Option<f64>,
+}
+
+fn kv(words: &[&str]) -> HashMap<String, String> {
+    words
+        .iter()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+impl Scenario {
+    fn read(name: &str, actions: &[String]) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(dir().join(format!("scenarios/{name}.scn")))?;
+        let mut assoc = String::from(
+            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall\nroot||1|||||\nroot|root|1|||||\n",
+        );
+        let mut users = String::new();
+        let mut qos = String::from(
+            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor\nnormal|0||||||||\n",
+        );
+        let mut nice = HashMap::new();
+        for line in text.lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let Some((&kind, rest)) = w.split_first() else {
+                continue;
+            };
+            let get = |m: &HashMap<String, String>, k: &str| m.get(k).cloned().unwrap_or_default();
+            match kind {
+                "account" => {
+                    let m = kv(rest);
+                    writeln!(
+                        assoc,
+                        "{}||{}|{}|{}|{}|{}|{}",
+                        rest[0],
+                        get(&m, "fairshare"),
+                        get(&m, "parent"),
+                        get(&m, "grp_tres"),
+                        get(&m, "grp_jobs"),
+                        get(&m, "max_jobs_per_user"),
+                        get(&m, "max_wall"),
+                    )?;
+                }
+                "user" => {
+                    let m = kv(rest);
+                    writeln!(
+                        users,
+                        "{}|{}|{}|||{}||",
+                        get(&m, "account"),
+                        rest[0],
+                        get(&m, "fairshare"),
+                        get(&m, "max_jobs"),
+                    )?;
+                }
+                "qos" => {
+                    let m = kv(rest);
+                    writeln!(
+                        qos,
+                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                        rest[0],
+                        get(&m, "priority"),
+                        get(&m, "preempt"),
+                        get(&m, "preempt_mode"),
+                        get(&m, "grp_tres"),
+                        get(&m, "grp_jobs"),
+                        get(&m, "max_tres_per_user"),
+                        get(&m, "max_jobs_per_user"),
+                        get(&m, "max_wall"),
+                        get(&m, "usage_factor"),
+                    )?;
+                }
+                "at" if rest.get(1) == Some(&"submit") => {
+                    let m = kv(&rest[2..]);
+                    if let Some(n) = m.get("nice") {
+                        nice.insert(get(&m, "id"), n.parse()?);
+                    }
+                }
+                _ => {}
+            }
+        }
+        assoc.push_str(&users);
+        // The second an all-node drain actually ran.
+        let drain = actions.iter().find_map(|l| {
+            let (a, line) = l.split_once('|')?;
+            (line.contains("scontrol update NodeName=") && line.contains("State=DRAIN"))
+                .then(|| a.parse::<f64>().ok())
+                .flatten()
+        });
+        Ok(Self {
+            assoc,
+            qos,
+            nice,
+            drain,
+        })
+    }
+}
+
+/// A replay: the policy after the run, the job names by id, and what the
+/// snapshots recorded.
+struct Replay {
+    names: Vec<String>,
+    sacct: Vec<HashMap<String, String>>,
+    starts: HashMap<u64, f64>,
+    snaps: Vec<(f64, String)>,
+}
+
+fn minutes(text: &str) -> Result<Option<u64>, Error> {
+    Ok(match text {
+        "UNLIMITED" | "-" | "" => None,
+        t => Some(t.parse::<u64>()? * 60),
+    })
+}
+
+fn fmt6(x: f64) -> String {
+    if x.is_infinite() {
+        "inf".into()
+    } else {
+        format!("{x:.6}")
+    }
+}
+
+/// sshare -l -a -P's columns Account … LevelFS as Slurm prints them.
+fn sshare_lines(p: &SlurmPolicy) -> Vec<String> {
+    p.sshare()
+        .iter()
+        .map(|r| {
+            let indent = " ".repeat(r.depth);
+            if r.depth == 0 {
+                format!(
+                    "{indent}{}|||{}|{}||{}||",
+                    r.account,
+                    fmt6(0.0),
+                    r.raw_usage.floor(),
+                    fmt6(1.0)
+                )
+            } else {
+                format!(
+                    "{indent}{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                    r.account,
+                    r.user,
+                    r.raw_shares.map_or("parent".into(), |s| s.to_string()),
+                    fmt6(r.norm_shares),
+                    r.raw_usage.floor(),
+                    fmt6(r.norm_usage),
+                    fmt6(r.effectv_usage),
+                    r.fair_share.map_or(String::new(), fmt6),
+                    r.level_fs.map_or(String::new(), fmt6),
+                )
+            }
+        })
+        .collect()
+}
+
+fn replay(name: &str) -> Result<(Golden, Replay), Error> {
+    let g = Golden::read(name)?;
+    let actions = g
+        .section("actions")
+        .next()
+        .map(|s| s.1.clone())
+        .unwrap_or_default();
+    let scn = Scenario::read(name, &actions)?;
+    let conf = SchedConf::parse(&g.conf, &format!("{name}.slurm.conf"))?;
+    let tree = AssocTree::parse(&scn.assoc, "scenario associations")?;
+    let qos = QosTable::parse(&scn.qos, "scenario QOS")?;
+    let sacct = g
+        .section("sacct")
+        .next()
+        .map(|s| Golden::rows(&s.1))
+        .unwrap_or_default();
+    let mut table = JobTable::new("sacct");
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for r in &sacct {
+        let name = &r["JobID"];
+        if names.contains(name) {
+            continue; // a requeued job's later run
+        }
+        names.push(name.clone());
+        let id = names.len() as u64;
+        let num = |k: &str| r[k].parse::<f64>();
+        let (start, end) = (num("Start"), num("End"));
+        let service = match (start, end) {
+            (Ok(s), Ok(e)) => e - s,
+            _ => f64::INFINITY,
+        };
+        let time_limit = minutes(&r["Timelimit"])?;
+        table.insert(
+            id,
+            JobAttrs::new()
+                .with_names(
+                    Some(&r["Account"]),
+                    Some(&r["User"]),
+                    Some(&r["QOS"]),
+                    Some(&r["Partition"]),
+                )
+                .with_time_limit(time_limit)
+                .with_nice(scn.nice.get(name).copied().unwrap_or(0)),
+        );
+        let nodes: u32 = r["NNodes"].parse()?;
+        let service = if service.is_finite() { service } else { 1e9 };
+        jobs.push(
+            Job::new(
+                id,
+                num("Eligible")?,
+                partalloc_workload::JobShape::Nodes { count: nodes },
+                service,
+            )
+            .with_estimate(time_limit.map(|t| t as f64)),
+        );
+    }
+    jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival).then(a.id.cmp(&b.id)));
+    let passes: Vec<f64> = g
+        .section("passes")
+        .next()
+        .and_then(|s| s.1.first())
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let first = passes.first().copied().unwrap_or(0.0);
+    let period = conf.priority.calc_period as f64;
+    let first = first - (first / period).ceil().max(0.0) * period;
+    let first = if first < 0.0 { first + period } else { first };
+    let nodes = u32::try_from(conf.nodes)?;
+    let mut policy = SlurmPolicy::new(
+        Inputs::new(conf, tree, qos, table),
+        u64::from(nodes),
+        "slurm".into(),
+        partalloc_schedulers::RequestMapping::default(),
+    )?
+    .with_phases(first, 0.0);
+    let mut times: Vec<f64> = Vec::new();
+    for (h, _) in &g.sections {
+        if matches!(h[0].as_str(), "sshare" | "sprio" | "squeue") {
+            times.push(Golden::at(h)?);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    let mut snaps = Vec::new();
+    let out = slurm_common::run_drained(&mut policy, nodes, &jobs, &times, scn.drain, |t, p| {
+        let mut s = String::new();
+        for l in sshare_lines(p) {
+            s.push_str(&l);
+            s.push('\n');
+        }
+        s.push_str("--\n");
+        for r in p.squeue() {
+            let _ = writeln!(
+                s,
+                "{}|{}|{}|{}",
+                r.job,
+                r.state,
+                r.reason,
+                r.start.map_or("-".into(), |x| x.to_string())
+            );
+        }
+        snaps.push((t, s));
+    })?;
+    let starts = out.start.into_iter().collect();
+    Ok((
+        g,
+        Replay {
+            names,
+            sacct,
+            starts,
+            snaps,
+        },
+    ))
+}
+
+/// Compares one golden's sshare sections field by field (TRES minutes
+/// excepted); returns the mismatches.
+fn check_sshare(g: &Golden, r: &Replay) -> Result<Vec<String>, Error> {
+    let mut bad = Vec::new();
+    for (h, lines) in g.section("sshare") {
+        let at = Golden::at(h)?;
+        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let mine: Vec<&str> = snap.split("--\n").next().unwrap_or("").lines().collect();
+        let want: Vec<String> = lines[1..]
+            .iter()
+            .map(|l| l.split('|').take(9).collect::<Vec<_>>().join("|"))
+            .collect();
+        for (i, w) in want.iter().enumerate() {
+            let m = mine.get(i).copied().unwrap_or("(missing)");
+            if *w != m {
+                bad.push(format!("sshare at {at}: want {w:?}, got {m:?}"));
+            }
+        }
+        if mine.len() != want.len() {
+            bad.push(format!(
+                "sshare at {at}: {} lines, want {}",
+                mine.len(),
+                want.len()
+            ));
+        }
+    }
+    Ok(bad)
+}
+
+#[test]
+fn example_golden_replays() -> Result<(), Error> {
+    let (g, r) = replay("example")?;
+    let bad = check_sshare(&g, &r)?;
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Decisions: p2 (bob, QOS high) starts first at its eligible time, p1
+    // when p2 ends.
+    for row in &r.sacct {
+        let id = r
+            .names
+            .iter()
+            .position(|n| *n == row["JobID"])
+            .ok_or("job")? as u64
+            + 1;
+        let want: f64 = row["Start"].parse()?;
+        let got = r.starts.get(&id).copied().ok_or("never started")?;
+        assert!(
+            (got - want).abs() <= 5.0,
+            "{}: start {got}, Slurm {want}",
+            row["JobID"]
+        );
+    }
+    Ok(())
+}
