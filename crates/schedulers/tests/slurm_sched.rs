@@ -202,3 +202,118 @@ fn qos_limit_holds_with_its_reason() {
         Reason::Limit("QOSMaxJobsPerUserLimit")
     );
 }
+
+mod properties {
+    use std::collections::HashMap;
+
+    use partalloc_schedulers::slurm::assoc::AssocTree;
+    use partalloc_schedulers::slurm::conf::FairShareAlgo;
+    use partalloc_schedulers::slurm::fairshare::FairShare;
+    use proptest::prelude::*;
+
+    use super::{conf, job, policy, run};
+
+    /// A random two-level tree: accounts under root (some under another
+    /// account), each with 0-3 users, and random usage per user.
+    fn tree_text(accounts: &[(u32, usize, Vec<u32>)]) -> String {
+        let mut s = String::from("Account|User|Share|ParentName\nroot||1|\n");
+        for (i, (shares, parent, _)) in accounts.iter().enumerate() {
+            let parent = if *parent < i {
+                format!("a{parent}")
+            } else {
+                "root".into()
+            };
+            s.push_str(&format!("a{i}||{shares}|{parent}\n"));
+        }
+        for (i, (_, _, users)) in accounts.iter().enumerate() {
+            for (k, us) in users.iter().enumerate() {
+                s.push_str(&format!("a{i}|u{i}_{k}|{us}|\n"));
+            }
+        }
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Fair Tree's ranks are a total order consistent with the tree:
+        /// every factor is rank / users with a whole rank in 1..=users;
+        /// and of two sibling accounts with different LevelFS, every user
+        /// below the higher one ranks strictly above every user below the
+        /// lower one.
+        #[test]
+        fn fair_tree_ranks_follow_the_tree(
+            accounts in prop::collection::vec((1u32..5, 0usize..6, prop::collection::vec(1u32..4, 0..4)), 1..6),
+            usage in prop::collection::vec(0u32..4, 0..24),
+        ) {
+            let text = tree_text(&accounts);
+            let t = AssocTree::parse(&text, "t").unwrap();
+            let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 0);
+            let users: Vec<usize> = (0..t.len()).filter(|&i| t.get(i).user.is_some()).collect();
+            for (k, &u) in users.iter().enumerate() {
+                let amount = f64::from(usage.get(k).copied().unwrap_or(0)) * 100.0;
+                fs.add(&t, u, amount);
+            }
+            fs.fair_tree(&t);
+            let n = users.len() as f64;
+            for &u in &users {
+                let r = fs.factor(u) * n;
+                prop_assert!((r - r.round()).abs() < 1e-9 && r.round() >= 1.0 && r.round() <= n, "{r}");
+            }
+            // Users below each association.
+            let below = |a: usize| -> Vec<usize> {
+                users.iter().copied().filter(|&u| t.chain(u).any(|x| x == a)).collect()
+            };
+            for a in 0..t.len() {
+                for b in 0..t.len() {
+                    let (na, nb) = (t.get(a), t.get(b));
+                    if a == b || na.user.is_some() || nb.user.is_some() || na.parent.is_none() || na.parent != nb.parent {
+                        continue;
+                    }
+                    let (la, lb) = (fs.usage(a).level_fs, fs.usage(b).level_fs);
+                    if la > lb {
+                        let lo = below(a).iter().map(|&u| fs.factor(u)).fold(f64::INFINITY, f64::min);
+                        let hi = below(b).iter().map(|&u| fs.factor(u)).fold(0.0, f64::max);
+                        prop_assert!(below(a).is_empty() || below(b).is_empty() || lo > hi,
+                            "{la} > {lb} but factors {lo} <= {hi}\n{text}");
+                    }
+                }
+            }
+        }
+
+        /// Backfill never delays a reservation: with every job queued at
+        /// time 0 (fixed order) and exact time limits, each job starts no
+        /// later than the first start backfill planned for it.
+        #[test]
+        fn backfill_never_delays_a_planned_start(
+            spec in prop::collection::vec((1u32..5, 1u64..6), 2..14),
+        ) {
+            let attrs: Vec<(u64, &str, &str, Option<&str>, Option<&str>, u64)> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(_, minutes))| (i as u64 + 1, "a", "u", None, None, minutes * 60))
+                .collect();
+            let mut p = policy(&conf(""), super::ONE_ACCOUNT, None, &attrs).unwrap();
+            let jobs: Vec<_> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(nodes, minutes))| job(i as u64 + 1, 0.0, nodes, (minutes * 60) as f64))
+                .collect();
+            let mut first_plan: HashMap<u64, f64> = HashMap::new();
+            let times: Vec<f64> = (0..200).map(|k| f64::from(k) * 15.0 + 1.0).collect();
+            let out = run(&mut p, 4, &jobs, &times, |_, p| {
+                for r in p.squeue() {
+                    if let (Some(s), "PENDING") = (r.start, r.state) {
+                        first_plan.entry(r.job).or_insert(s);
+                    }
+                }
+            })
+            .unwrap();
+            prop_assert_eq!(out.start.len(), jobs.len());
+            for (id, plan) in &first_plan {
+                let start = out.start[id];
+                prop_assert!(start <= *plan, "job {id} started {start}, planned {plan}");
+            }
+        }
+    }
+}

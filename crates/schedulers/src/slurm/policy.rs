@@ -748,8 +748,11 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot = ((tl + res - 1.0) / res).floor() * res;
-            let at = plan.earliest(origin, nodes as i64, slot.max(res));
-            if at <= origin {
+            // Now: the nodes must stay free from now to now + the time
+            // limit (the plan's first segment starts at the rounded-down
+            // now); later: a slot of whole resolutions from an aligned
+            // start.
+            if plan.earliest(origin, nodes as i64, (now - origin) + tl) <= origin {
                 match self.try_alloc(i, alloc) {
                     Ok(Some(g)) => {
                         let end = up(now + tl);
@@ -766,6 +769,7 @@ impl SlurmPolicy {
                 }
                 continue;
             }
+            let at = plan.earliest(origin + res, nodes as i64, slot.max(res));
             if !at.is_finite() || at > window_end {
                 continue;
             }
