@@ -211,7 +211,7 @@ mod properties {
     use partalloc_schedulers::slurm::fairshare::FairShare;
     use proptest::prelude::*;
 
-    use super::{conf, job, policy, run};
+    use super::{conf, job, policy, run, slurm_common};
 
     /// A random two-level tree: accounts under root (some under another
     /// account), each with 0-3 users, and random usage per user.
@@ -288,7 +288,7 @@ mod properties {
         fn backfill_never_delays_a_planned_start(
             spec in prop::collection::vec((1u32..5, 1u64..6), 2..14),
         ) {
-            let attrs: Vec<(u64, &str, &str, Option<&str>, Option<&str>, u64)> = spec
+            let attrs: Vec<slurm_common::Attrs<'_>> = spec
                 .iter()
                 .enumerate()
                 .map(|(i, &(_, minutes))| (i as u64 + 1, "a", "u", None, None, minutes * 60))
