@@ -90,7 +90,8 @@ struct Scenario {
     assoc: String,
     qos: String,
     nice: HashMap<String, i64>,
-    drain: Option<f64>,
+    /// When every node was drained and when they came back.
+    drain: Option<(f64, f64)>,
 }
 
 fn kv(words: &[&str]) -> HashMap<String, String> {
@@ -104,10 +105,8 @@ fn kv(words: &[&str]) -> HashMap<String, String> {
 impl Scenario {
     fn read(name: &str, actions: &[String]) -> Result<Self, Error> {
         let text = std::fs::read_to_string(dir().join(format!("scenarios/{name}.scn")))?;
-        let mut assoc = String::from(
-            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall\nroot||1|||||\nroot|root|1|||||\n",
-        );
-        let mut users = String::new();
+        // Associations in creation order: (parent account, dump line).
+        let mut created: Vec<(String, String, bool)> = Vec::new();
         let mut qos = String::from(
             "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor\nnormal|0||||||||\n",
         );
@@ -121,28 +120,34 @@ impl Scenario {
             match kind {
                 "account" => {
                     let m = kv(rest);
-                    writeln!(
-                        assoc,
-                        "{}||{}|{}|{}|{}|{}|{}",
-                        rest[0],
-                        get(&m, "fairshare"),
+                    created.push((
                         get(&m, "parent"),
-                        get(&m, "grp_tres"),
-                        get(&m, "grp_jobs"),
-                        get(&m, "max_jobs_per_user"),
-                        get(&m, "max_wall"),
-                    )?;
+                        format!(
+                            "{}||{}|{}|{}|{}|{}|{}",
+                            rest[0],
+                            get(&m, "fairshare"),
+                            get(&m, "parent"),
+                            get(&m, "grp_tres"),
+                            get(&m, "grp_jobs"),
+                            get(&m, "max_jobs_per_user"),
+                            get(&m, "max_wall"),
+                        ),
+                        true,
+                    ));
                 }
                 "user" => {
                     let m = kv(rest);
-                    writeln!(
-                        users,
-                        "{}|{}|{}|||{}||",
+                    created.push((
                         get(&m, "account"),
-                        rest[0],
-                        get(&m, "fairshare"),
-                        get(&m, "max_jobs"),
-                    )?;
+                        format!(
+                            "{}|{}|{}|||{}||",
+                            get(&m, "account"),
+                            rest[0],
+                            get(&m, "fairshare"),
+                            get(&m, "max_jobs"),
+                        ),
+                        false,
+                    ));
                 }
                 "qos" => {
                     let m = kv(rest);
@@ -170,19 +175,61 @@ impl Scenario {
                 _ => {}
             }
         }
-        assoc.push_str(&users);
-        // The second an all-node drain actually ran.
-        let drain = actions.iter().find_map(|l| {
-            let (a, line) = l.split_once('|')?;
-            (line.contains("scontrol update NodeName=") && line.contains("State=DRAIN"))
-                .then(|| a.parse::<f64>().ok())
-                .flatten()
-        });
+        // sshare lists an account's users first, by system user name (the
+        // oracle runs scenario user k as the k-th of its README's system
+        // accounts), then its sub-accounts by name: the order sshare
+        // prints, and the dump order here.
+        const SYSTEM: [&str; 14] = [
+            "daemon", "bin", "sys", "games", "man", "lp", "mail", "news", "uucp", "proxy",
+            "www-data", "backup", "list", "irc",
+        ];
+        let mut seen_users: Vec<String> = Vec::new();
+        for (_, line, is_account) in &created {
+            let user = line.split('|').nth(1).unwrap_or("").to_owned();
+            if !is_account && !seen_users.contains(&user) {
+                seen_users.push(user);
+            }
+        }
+        let sort_key = |line: &str, is_account: bool| -> (bool, String) {
+            let f: Vec<&str> = line.split('|').collect();
+            if is_account {
+                (true, f[0].to_owned())
+            } else {
+                let k = seen_users.iter().position(|u| u == f[1]).unwrap_or(0);
+                (false, SYSTEM.get(k).copied().unwrap_or(f[1]).to_owned())
+            }
+        };
+        let mut created: Vec<(String, String, bool)> = created;
+        created.sort_by_key(|(_, line, a)| sort_key(line, *a));
+        let mut assoc = String::from(
+            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall\nroot||1|||||\nroot|root|1|||||\n",
+        );
+        fn emit(parent: &str, created: &[(String, String, bool)], out: &mut String) {
+            for (p, line, is_account) in created {
+                if p == parent {
+                    out.push_str(line);
+                    out.push('\n');
+                    if *is_account {
+                        let name = line.split('|').next().unwrap_or("");
+                        emit(name, created, out);
+                    }
+                }
+            }
+        }
+        emit("root", &created, &mut assoc);
+        let when = |what: &str| {
+            actions.iter().find_map(|l| {
+                let (a, line) = l.split_once('|')?;
+                (line.contains("scontrol update NodeName=") && line.contains(what))
+                    .then(|| a.parse::<f64>().ok())
+                    .flatten()
+            })
+        };
         Ok(Self {
             assoc,
             qos,
             nice,
-            drain,
+            drain: when("State=DRAIN").map(|d| (d, when("State=RESUME").unwrap_or(f64::INFINITY))),
         })
     }
 }
@@ -311,7 +358,13 @@ fn replay(name: &str) -> Result<(Golden, Replay), Error> {
                 .collect()
         })
         .unwrap_or_default();
-    let first = passes.first().copied().unwrap_or(0.0);
+    // The phase of the priority passes: `[passes]`, else a section's
+    // `pass=P`.
+    let from_header = g.sections.iter().find_map(|(h, _)| {
+        h.iter()
+            .find_map(|w| w.strip_prefix("pass=").and_then(|p| p.parse::<f64>().ok()))
+    });
+    let first = passes.first().copied().or(from_header).unwrap_or(0.0);
     let period = conf.priority.calc_period as f64;
     let first = first - (first / period).ceil().max(0.0) * period;
     let first = if first < 0.0 { first + period } else { first };
@@ -337,6 +390,32 @@ fn replay(name: &str) -> Result<(Golden, Replay), Error> {
         for l in sshare_lines(p) {
             s.push_str(&l);
             s.push('\n');
+        }
+        s.push_str("--\n");
+        for r in p.sprio() {
+            let f = &r.factors;
+            let _ = writeln!(
+                s,
+                "{}|{}|{}|{}|{}|0|{:.0}|0|{:.0}|{:.0}|{:.0}|{}|{:.0}|{}||{:.7}|{:.7}|{:.7}|{:.7}|{:.7}|{:.7}",
+                r.job,
+                r.partition,
+                r.user,
+                r.account,
+                r.priority,
+                r.age,
+                r.fairshare,
+                r.job_size,
+                r.partition_factor,
+                r.qos_name,
+                r.qos,
+                r.nice,
+                f.age,
+                0.0,
+                f.fairshare,
+                f.job_size,
+                f.partition,
+                f.qos
+            );
         }
         s.push_str("--\n");
         for r in p.squeue() {
@@ -392,27 +471,157 @@ fn check_sshare(g: &Golden, r: &Replay) -> Result<Vec<String>, Error> {
     Ok(bad)
 }
 
+/// Compares one golden's sprio sections: every column to sprio's digits
+/// (a job pending in several partitions is queued here in the one it ran
+/// in; its other lines are skipped).
+fn check_sprio(g: &Golden, r: &Replay) -> Result<(usize, Vec<String>), Error> {
+    let mut bad = Vec::new();
+    let mut compared = 0;
+    for (h, lines) in g.section("sprio") {
+        let at = Golden::at(h)?;
+        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let mine: HashMap<(String, String), String> = snap
+            .split("--\n")
+            .nth(1)
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.split_once('|')?;
+                let name = r
+                    .names
+                    .get(id.parse::<usize>().ok()?.checked_sub(1)?)?
+                    .clone();
+                let part = rest.split('|').next()?.to_owned();
+                Some(((name.clone(), part), format!("{name}|{rest}")))
+            })
+            .collect();
+        let want_jobs: Vec<&str> = lines[1..]
+            .iter()
+            .filter_map(|l| l.split('|').next())
+            .collect();
+        for w in &lines[1..] {
+            let f: Vec<&str> = w.split('|').collect();
+            let key = (f[0].to_owned(), f[1].to_owned());
+            match mine.get(&key) {
+                Some(m) => {
+                    compared += 1;
+                    if m != w {
+                        bad.push(format!("sprio at {at}:\n want {w}\n got  {m}"));
+                    }
+                }
+                None => {
+                    let elsewhere = mine.keys().any(|k| k.0 == f[0]);
+                    if !elsewhere {
+                        bad.push(format!("sprio at {at}: {} missing", f[0]));
+                    }
+                }
+            }
+        }
+        for k in mine.keys() {
+            if !want_jobs.contains(&k.0.as_str()) {
+                bad.push(format!("sprio at {at}: {} listed, Slurm does not", k.0));
+            }
+        }
+    }
+    Ok((compared, bad))
+}
+
+/// Each job's start against Slurm's: the jobs more than `tol` seconds
+/// off.
+fn check_starts(r: &Replay, tol: f64) -> Result<Vec<String>, Error> {
+    let mut bad = Vec::new();
+    let mut seen = Vec::new();
+    for row in &r.sacct {
+        let name = &row["JobID"];
+        if seen.contains(name) {
+            continue;
+        }
+        seen.push(name.clone());
+        let id = r.names.iter().position(|n| n == name).ok_or("job")? as u64 + 1;
+        let want: Option<f64> = row["Start"].parse().ok();
+        let got = r.starts.get(&id).copied();
+        match (want, got) {
+            (Some(w), Some(g)) if (g - w).abs() <= tol => {}
+            _ => bad.push(format!("{name}: start {got:?}, Slurm {want:?}")),
+        }
+    }
+    Ok(bad)
+}
+
+/// squeue's state and reason of every job, and the planned start of
+/// pending ones (to within `tol`).
+fn check_squeue(g: &Golden, r: &Replay, tol: f64) -> Result<(usize, Vec<String>), Error> {
+    let mut bad = Vec::new();
+    let mut compared = 0;
+    for (h, lines) in g.section("squeue") {
+        let at = Golden::at(h)?;
+        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let mine: HashMap<String, Vec<String>> = snap
+            .split("--\n")
+            .nth(2)
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<String> = l.split('|').map(str::to_owned).collect();
+                let name = r
+                    .names
+                    .get(f[0].parse::<usize>().ok()?.checked_sub(1)?)?
+                    .clone();
+                Some((name, f))
+            })
+            .collect();
+        for row in Golden::rows(lines) {
+            let name = &row["JOBID"];
+            if row["STATE"] != "PENDING" && row["STATE"] != "RUNNING" {
+                continue;
+            }
+            compared += 1;
+            let Some(m) = mine.get(name) else {
+                bad.push(format!("squeue at {at}: {name} {} missing", row["STATE"]));
+                continue;
+            };
+            let start_ok = match (row["START"].parse::<f64>(), m[3].parse::<f64>()) {
+                (Ok(a), Ok(b)) => (a - b).abs() <= tol,
+                (Err(_), Err(_)) => true,
+                _ => false,
+            };
+            let reason_ok = row["STATE"] == "RUNNING" || row["REASON"] == m[2];
+            if row["STATE"] != m[1] || !reason_ok || !start_ok {
+                bad.push(format!(
+                    "squeue at {at}: {name} Slurm {}|{}|{}, here {}|{}|{}",
+                    row["STATE"], row["REASON"], row["START"], m[1], m[2], m[3]
+                ));
+            }
+        }
+    }
+    Ok((compared, bad))
+}
+
+#[test]
+fn factors_fairtree_golden_replays() -> Result<(), Error> {
+    let (g, r) = replay("factors-fairtree")?;
+    let mut bad = check_sshare(&g, &r)?;
+    let (compared, sprio_bad) = check_sprio(&g, &r)?;
+    bad.extend(sprio_bad);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(compared, 20);
+    // After the drain: the same jobs start, each within one bf_interval
+    // (5 s) of Slurm.
+    let late = check_starts(&r, 5.0)?;
+    assert!(late.is_empty(), "{}", late.join("\n"));
+    Ok(())
+}
+
 #[test]
 fn example_golden_replays() -> Result<(), Error> {
     let (g, r) = replay("example")?;
-    let bad = check_sshare(&g, &r)?;
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let mut bad = check_sshare(&g, &r)?;
     // Decisions: p2 (bob, QOS high) starts first at its eligible time, p1
     // when p2 ends.
-    for row in &r.sacct {
-        let id = r
-            .names
-            .iter()
-            .position(|n| *n == row["JobID"])
-            .ok_or("job")? as u64
-            + 1;
-        let want: f64 = row["Start"].parse()?;
-        let got = r.starts.get(&id).copied().ok_or("never started")?;
-        assert!(
-            (got - want).abs() <= 5.0,
-            "{}: start {got}, Slurm {want}",
-            row["JobID"]
-        );
-    }
+    bad.extend(check_starts(&r, 5.0)?);
+    let (n, q) = check_squeue(&g, &r, 0.0)?;
+    bad.extend(q);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(n, 1);
     Ok(())
 }

@@ -256,6 +256,14 @@ impl SlurmPolicy {
         })
     }
 
+    /// Tells the policy that nodes came back into service or left it
+    /// outside its knowledge (a drain or resume): its next passes run
+    /// again even if no job arrived or ended.
+    pub fn nodes_changed(&mut self) {
+        self.dirty_main = true;
+        self.dirty_bf = true;
+    }
+
     /// Runs the priority passes due by `now` (the schedule call does this
     /// first): to read sprio and sshare as they stand at `now` without
     /// scheduling.
@@ -379,6 +387,8 @@ impl SlurmPolicy {
                     qos: w[4],
                     nice: p.factors.nice,
                     tres,
+                    qos_name: self.qos.get(p.r.qos).name.clone(),
+                    factors: p.factors,
                 }
             })
             .collect();
@@ -442,7 +452,10 @@ impl SlurmPolicy {
                 &self.conf,
                 JobSize {
                     nodes,
-                    cpus: p.cpus,
+                    // A pending job's CPU count is its request: one CPU
+                    // per node for a whole-node job (`details->min_cpus`;
+                    // `total_cpus` is set only once it runs).
+                    cpus: nodes,
                     time_limit: p.r.time_limit,
                 },
                 part.max_time,

@@ -80,6 +80,10 @@ pub struct SprioRow {
     pub nice: i64,
     /// `TRES` (weighted, per TRES: `cpu`, `node`).
     pub tres: Vec<(&'static str, f64)>,
+    /// `QOSNAME`.
+    pub qos_name: String,
+    /// The unweighted factors (sprio's `N_*` columns).
+    pub factors: Factors,
 }
 
 /// The normalized job-size factor.

@@ -28,18 +28,19 @@ pub(crate) fn run(
     run_drained(policy, nodes, jobs, snapshots, None, at)
 }
 
-/// As [`run`]; from `drain` on, every node that is or becomes free is
-/// taken out of service (scontrol's `State=DRAIN` on every node).
+/// As [`run`]; over `drain` = (from, to), every node that is or becomes
+/// free is out of service (scontrol's `State=DRAIN`, then `RESUME`).
 pub(crate) fn run_drained(
     policy: &mut SlurmPolicy,
     nodes: u32,
     jobs: &[Job],
     snapshots: &[f64],
-    drain: Option<f64>,
+    drain: Option<(f64, f64)>,
     mut at: impl FnMut(f64, &SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
     let mut drained = Vec::new();
-    let mut draining = false;
+    // 0: before the drain, 1: drained, 2: resumed.
+    let mut phase = 0u8;
     let machine = format!("mesh:{nodes}x1").parse()?;
     let mut alloc = partalloc_allocators::registry::build("paging", &machine)?;
     let mut out = Outcome::default();
@@ -51,7 +52,11 @@ pub(crate) fn run_drained(
     loop {
         let dep = running.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
         let arr = jobs.get(next_job).map_or(f64::INFINITY, |j| j.arrival);
-        let drain_next = drain.filter(|_| !draining).unwrap_or(f64::INFINITY);
+        let drain_next = match (drain, phase) {
+            (Some((from, _)), 0) => from,
+            (Some((_, to)), 1) => to,
+            _ => f64::INFINITY,
+        };
         let t = dep
             .min(arr)
             .min(wakeup.unwrap_or(f64::INFINITY))
@@ -80,8 +85,19 @@ pub(crate) fn run_drained(
             policy.submit(jobs[next_job], t)?;
             next_job += 1;
         }
-        draining |= drain.is_some_and(|d| d <= t);
-        if draining && alloc.free_nodes() > 0 {
+        if let Some((from, to)) = drain {
+            if phase == 0 && from <= t {
+                phase = 1;
+            }
+            if phase == 1 && to <= t {
+                phase = 2;
+                for g in drained.drain(..) {
+                    alloc.release(&g)?;
+                }
+                policy.nodes_changed();
+            }
+        }
+        if phase == 1 && alloc.free_nodes() > 0 {
             let count = u32::try_from(alloc.free_nodes())?;
             drained.push(alloc.allocate(&partalloc_allocators::Request::Nodes { count })?);
         }
