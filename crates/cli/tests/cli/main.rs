@@ -15,3 +15,4 @@ mod report;
 mod shard;
 mod slowdown;
 mod support;
+mod whatif;

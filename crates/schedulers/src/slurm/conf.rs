@@ -397,6 +397,8 @@ impl SchedConf {
                                 .ok_or_else(|| {
                                     bad(k, v, "must be a positive whole number".into())
                                 })?;
+                        } else {
+                            c.not_modelled.push(format!("NodeName {k}"));
                         }
                     }
                     if let Some((seen, at)) = cpus

@@ -256,6 +256,31 @@ impl SlurmPolicy {
         })
     }
 
+    /// Job `id`'s account, QOS and partition names as the policy resolves
+    /// them (the defaults for a job the table does not list).
+    ///
+    /// # Errors
+    /// A name the configuration does not define.
+    pub fn labels(
+        &mut self,
+        id: u64,
+        estimate: Option<f64>,
+    ) -> Result<(String, String, String), super::InputError> {
+        let r = self.jobs.resolve(
+            id,
+            estimate,
+            &self.conf,
+            &self.tree,
+            &self.qos,
+            &mut self.users,
+        )?;
+        Ok((
+            self.tree.get(r.assoc).account.clone(),
+            self.qos.get(r.qos).name.clone(),
+            self.conf.partitions[r.partition].name.clone(),
+        ))
+    }
+
     /// Tells the policy that nodes came back into service or left it
     /// outside its knowledge (a drain or resume): its next passes run
     /// again even if no job arrived or ended.
