@@ -72,8 +72,7 @@ pub struct SshareRow {
     pub norm_usage: f64,
     /// `EffectvUsage`.
     pub effectv_usage: f64,
-    /// `FairShare` (`None` where sshare prints nothing: accounts under
-    /// Fair Tree).
+    /// `FairShare` (`None` where sshare prints nothing: accounts).
     pub fair_share: Option<f64>,
     /// `LevelFS` (`None` for root, classic, and `parent` shares).
     pub level_fs: Option<f64>,
@@ -121,7 +120,12 @@ impl FairShare {
         for &a in &preorder {
             let node = tree.get(a);
             let Some(parent) = node.parent else {
-                usage[a].shares_norm = 1.0;
+                // Root has no siblings: Fair Tree's fraction of no level
+                // is 0, the classic product of no fractions 1.
+                usage[a].shares_norm = match algo {
+                    FairShareAlgo::FairTree => 0.0,
+                    FairShareAlgo::Classic => 1.0,
+                };
                 continue;
             };
             usage[a].shares_norm = match algo {
@@ -408,7 +412,7 @@ impl FairShare {
                     } else {
                         u.usage_efctv
                     },
-                    fair_share: (is_user || !fair_tree).then_some(u.fs_factor),
+                    fair_share: is_user.then_some(u.fs_factor),
                     level_fs: (fair_tree && a != root && node.shares != Shares::Parent)
                         .then_some(u.level_fs),
                 }

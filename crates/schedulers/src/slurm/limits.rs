@@ -24,6 +24,10 @@ pub enum Reason {
     Priority,
     /// `Resources`: not enough free nodes.
     Resources,
+    /// `Resources` with squeue's description of nodes taken by a job of
+    /// another partition that could not start (every node here belongs to
+    /// every partition).
+    ReservedForOtherPartition,
     /// A limit (its reason name, e.g. `QOSMaxJobsPerUserLimit`).
     Limit(&'static str),
 }
@@ -34,6 +38,9 @@ impl core::fmt::Display for Reason {
             Self::None => "None",
             Self::Priority => "Priority",
             Self::Resources => "Resources",
+            Self::ReservedForOtherPartition => {
+                "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
+            }
             Self::Limit(s) => s,
         })
     }

@@ -157,6 +157,7 @@ pub struct SlurmPolicy {
     plan: Profile,
     part_qos: Vec<Option<usize>>,
     epoch: f64,
+    bf_phase: f64,
 }
 
 impl SlurmPolicy {
@@ -253,6 +254,7 @@ impl SlurmPolicy {
             plan: Profile::default(),
             part_qos,
             epoch: 0.0,
+            bf_phase: 0.0,
         })
     }
 
@@ -310,9 +312,22 @@ impl SlurmPolicy {
     #[must_use]
     pub fn with_phases(mut self, first_pass: f64, epoch: f64) -> Self {
         let period = self.conf.priority.calc_period as f64;
+        // The pass before: the controller ran it before time 0.
+        self.last_calc = None;
+        self.priority_pass(first_pass - period);
         self.next_calc = first_pass;
-        self.last_calc = Some(first_pass - period);
         self.epoch = epoch;
+        self
+    }
+
+    /// Sets the phase of the backfill passes: at `phase` + k ·
+    /// `bf_interval` (0 by default). A replay of a real controller takes it
+    /// from a job backfill started.
+    #[must_use]
+    pub fn with_backfill_phase(mut self, phase: f64) -> Self {
+        let bf = self.conf.sched.bf_interval as f64;
+        self.bf_phase = phase.rem_euclid(bf);
+        self.next_bf = self.bf_phase;
         self
     }
 
@@ -658,6 +673,12 @@ impl SlurmPolicy {
         let mut done = vec![false; self.pending.len()];
         self.unexamined = false;
         for i in 0..self.pending.len() {
+            // A job over its partition's MaxTime is not queued at all
+            // (`job_limits_check` when the queue is built).
+            if self.over_partition_time(i) {
+                self.pending[i].reason = Reason::Limit("PartitionTimeLimit");
+                continue;
+            }
             if !full {
                 if depth > limit {
                     self.unexamined = true;
@@ -673,16 +694,23 @@ impl SlurmPolicy {
                 }
                 continue;
             }
-            let fail = |s: &mut Self, failed: &mut Vec<bool>, any: &mut bool| {
+            let fail = |s: &mut Self, failed: &mut Vec<bool>, any: &mut bool, why: Reason| {
                 let p = &mut s.pending[i];
-                p.reason = Reason::Resources;
+                p.reason = why;
                 if reserve == 0 || p.prio >= reserve {
                     failed[part] = true;
                     *any = true;
                 }
             };
             if any_failed {
-                fail(self, &mut failed, &mut any_failed);
+                // Another partition's blocked job took every node
+                // (`bit_and_not(avail_node_bitmap, part nodes)`).
+                fail(
+                    self,
+                    &mut failed,
+                    &mut any_failed,
+                    Reason::ReservedForOtherPartition,
+                );
                 continue;
             }
             if self.conf.enforce_limits {
@@ -698,7 +726,7 @@ impl SlurmPolicy {
                     self.start(i, now, g, StartedBy::Main, started);
                     done[i] = true;
                 }
-                Ok(None) => fail(self, &mut failed, &mut any_failed),
+                Ok(None) => fail(self, &mut failed, &mut any_failed, Reason::Resources),
                 Err(e) => {
                     done[i] = true;
                     self.remove_done(&done);
@@ -708,6 +736,15 @@ impl SlurmPolicy {
         }
         self.remove_done(&done);
         Ok(())
+    }
+
+    /// Whether pending job `i`'s time limit exceeds its partition's
+    /// `MaxTime`.
+    fn over_partition_time(&self, i: usize) -> bool {
+        let p = &self.pending[i];
+        let max = self.conf.partitions[p.r.partition].max_time;
+        matches!((p.r.time_limit, max), (Some(t), Some(m)) if t > m)
+            || (p.r.time_limit.is_none() && max.is_some())
     }
 
     fn remove_done(&mut self, done: &[bool]) {
@@ -737,17 +774,19 @@ impl SlurmPolicy {
         let s = self.conf.sched.clone();
         let res = s.bf_resolution as f64;
         let off = self.epoch;
+        // Reservations are whole resolutions of the Unix clock
+        // (`_set_slot_time`); running jobs end exactly at their limits
+        // (the select plugin's will-run test reads their end times).
         let down = |t: f64| ((t + off) / res).floor() * res - off;
-        let up = |t: f64| ((t + off) / res).ceil() * res - off;
-        let origin = down(now);
         let window_end = down(now + s.bf_window as f64);
         let mut plan = core::mem::take(&mut self.plan);
-        plan.reset(origin, alloc.free_nodes() as i64);
+        plan.reset(now, alloc.free_nodes() as i64);
         for r in self.running.values() {
-            let mut end = up(r.limit_end);
-            if end <= now {
-                end = origin + res;
-            }
+            let end = if r.limit_end > now {
+                r.limit_end
+            } else {
+                now + 1.0
+            };
             plan.add(end, f64::INFINITY, r.granted as i64);
         }
         let mut tested = 0usize;
@@ -758,6 +797,9 @@ impl SlurmPolicy {
         for i in 0..self.pending.len() {
             if tested >= s.bf_max_job_test {
                 break;
+            }
+            if self.over_partition_time(i) {
+                continue;
             }
             let (user, part, nodes) = {
                 let p = &self.pending[i];
@@ -785,16 +827,12 @@ impl SlurmPolicy {
             *per_part.entry(part).or_default() += 1;
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
-            let slot = ((tl + res - 1.0) / res).floor() * res;
-            // Now: the nodes must stay free from now to now + the time
-            // limit (the plan's first segment starts at the rounded-down
-            // now); later: a slot of whole resolutions from an aligned
-            // start.
-            if plan.earliest(origin, nodes as i64, (now - origin) + tl) <= origin {
+            let slot_end = |start: f64| down(start + tl + res - 1.0);
+            let at = plan.earliest(now, nodes as i64, tl);
+            if at <= now {
                 match self.try_alloc(i, alloc) {
                     Ok(Some(g)) => {
-                        let end = up(now + tl);
-                        plan.add(origin, end, -(g.granted_nodes() as i64));
+                        plan.add(now, slot_end(now), -(g.granted_nodes() as i64));
                         self.start(i, now, g, StartedBy::Backfill, started);
                         done[i] = true;
                     }
@@ -807,14 +845,13 @@ impl SlurmPolicy {
                 }
                 continue;
             }
-            let at = plan.earliest(origin + res, nodes as i64, slot.max(res));
             if !at.is_finite() || at > window_end {
                 continue;
             }
             let p = &mut self.pending[i];
             p.planned = Some(at);
             if s.bf_min_prio_reserve == 0 || p.prio >= s.bf_min_prio_reserve {
-                plan.add(at, at + slot, -(nodes as i64));
+                plan.add(down(at), slot_end(at), -(nodes as i64));
             }
         }
         self.plan = plan;
@@ -872,18 +909,27 @@ impl Scheduler for SlurmPolicy {
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
         self.catch_up(now);
+        // A periodic pass runs at its own times only: one missed while
+        // the queue was empty (no wake-up was asked for) is not run late.
         let sched = self.conf.sched.sched_interval as f64;
-        let full = self.next_sched <= now;
+        if self.next_sched < now {
+            self.next_sched = (now / sched).ceil() * sched;
+        }
+        let full = self.next_sched == now;
         if full {
-            self.next_sched = ((now / sched).floor() + 1.0) * sched;
+            self.next_sched = now + sched;
         }
         if self.dirty_main || (full && self.unexamined) {
             self.dirty_main = false;
             self.main_pass(now, full, alloc, started)?;
         }
-        if self.conf.sched.backfill && self.next_bf <= now {
-            let bf = self.conf.sched.bf_interval as f64;
-            self.next_bf = ((now / bf).floor() + 1.0) * bf;
+        let bf = self.conf.sched.bf_interval as f64;
+        if self.next_bf < now {
+            let ph = self.bf_phase;
+            self.next_bf = ph + ((now - ph) / bf).ceil() * bf;
+        }
+        if self.conf.sched.backfill && self.next_bf == now {
+            self.next_bf = now + bf;
             if self.dirty_bf {
                 self.dirty_bf = false;
                 self.backfill_pass(now, alloc, started)?;
