@@ -730,3 +730,49 @@ fn dec_tier_golden_replays() -> Result<(), Error> {
 fn dec_walltime_golden_replays() -> Result<(), Error> {
     golden("dec-walltime", 0, 6, &[], 0.0)
 }
+
+#[test]
+#[ignore = "diagnostic: prints a golden's mismatches"]
+fn diagnose() -> Result<(), Error> {
+    let names = std::env::var("GOLDENS").unwrap_or_default();
+    for name in names.split(',').filter(|n| !n.is_empty()) {
+        match all_checks(name) {
+            Ok((bad, n)) => eprintln!("== {name}: {n:?} compared, {} mismatches\n{}", bad.len(), bad.join("\n")),
+            Err(e) => eprintln!("== {name}: {e}"),
+        }
+    }
+    Ok(())
+}
+
+/// Association and QOS limits: every pending job's reason (GrpJobs,
+/// MaxJobs, GrpTRES node, QOS GrpTRES, MaxJobsPU, MaxTRESPU, MaxWall).
+#[test]
+fn dec_limits_golden_replays() -> Result<(), Error> {
+    golden("dec-limits", 0, 16, &[], 0.0)
+}
+
+/// bf_max_job_user: backfill tests at most that many jobs per user.
+#[test]
+fn dec_bf_max_job_user_golden_replays() -> Result<(), Error> {
+    golden("dec-bf-max-job-user", 0, 14, &[], 0.0)
+}
+
+/// bf_min_prio_reserve: a job below it is only tried for an immediate
+/// start and gets no planned start.
+#[test]
+fn dec_bf_min_prio_reserve_golden_replays() -> Result<(), Error> {
+    golden("dec-bf-min-prio-reserve", 0, 3, &[], 0.0)
+}
+
+/// A reservation keeps a lower job whose limit would overlap it out.
+#[test]
+fn dec_bf_reserve_golden_replays() -> Result<(), Error> {
+    golden("dec-bf-reserve", 0, 3, &[], 0.0)
+}
+
+/// PriorityDecayHalfLife: usage decays between passes; the factors
+/// after decay as Slurm prints them.
+#[test]
+fn factors_halflife_golden_replays() -> Result<(), Error> {
+    golden("factors-halflife", 12, 0, &[], 0.0)
+}

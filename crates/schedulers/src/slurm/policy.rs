@@ -849,10 +849,14 @@ impl SlurmPolicy {
                 continue;
             }
             let p = &mut self.pending[i];
-            p.planned = Some(at);
-            if s.bf_min_prio_reserve == 0 || p.prio >= s.bf_min_prio_reserve {
-                plan.add(down(at), slot_end(at), -(nodes as i64));
+            // Below bf_min_prio_reserve a job is tested for an immediate
+            // start only (`TEST_NOW_ONLY`): no planned start, no
+            // reservation.
+            if s.bf_min_prio_reserve > 0 && p.prio < s.bf_min_prio_reserve {
+                continue;
             }
+            p.planned = Some(at);
+            plan.add(down(at), slot_end(at), -(nodes as i64));
         }
         self.plan = plan;
         self.remove_done(&done);
