@@ -52,6 +52,14 @@ impl Golden {
         Ok(Self { sections, conf })
     }
 
+    /// The sections named `name` with their index among all sections.
+    fn indexed(&self, name: &str) -> impl Iterator<Item = (usize, &(Vec<String>, Vec<String>))> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| s.0[0] == name)
+    }
+
     fn section(&self, name: &str) -> impl Iterator<Item = &(Vec<String>, Vec<String>)> {
         self.sections.iter().filter(move |s| s.0[0] == name)
     }
@@ -90,6 +98,9 @@ struct Scenario {
     assoc: String,
     qos: String,
     nice: HashMap<String, i64>,
+    /// Each job's run time as scripted (`run=`): a preempted job's
+    /// intended run.
+    run: HashMap<String, f64>,
     /// When every node was drained and when they came back.
     drain: Option<(f64, f64)>,
 }
@@ -111,6 +122,7 @@ impl Scenario {
             "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor\nnormal|0||||||||\n",
         );
         let mut nice = HashMap::new();
+        let mut run = HashMap::new();
         for line in text.lines() {
             let w: Vec<&str> = line.split_whitespace().collect();
             let Some((&kind, rest)) = w.split_first() else {
@@ -171,6 +183,9 @@ impl Scenario {
                     if let Some(n) = m.get("nice") {
                         nice.insert(get(&m, "id"), n.parse()?);
                     }
+                    if let Some(r) = m.get("run") {
+                        run.insert(get(&m, "id"), r.parse()?);
+                    }
                 }
                 _ => {}
             }
@@ -229,9 +244,53 @@ impl Scenario {
             assoc,
             qos,
             nice,
+            run,
             drain: when("State=DRAIN").map(|d| (d, when("State=RESUME").unwrap_or(f64::INFINITY))),
         })
     }
+}
+
+/// When each reading section is read in the replay (NaN for other
+/// sections): at its `at=A`, but before any submission, release or cancel the
+/// action list shows after the reading and no later than A (a reading and
+/// a submission in the same second happened in the list's order).
+fn reading_times(g: &Golden, actions: &[String]) -> Result<Vec<f64>, Error> {
+    let parsed: Vec<(f64, &str)> = actions
+        .iter()
+        .filter_map(|l| {
+            let (a, line) = l.split_once('|')?;
+            Some((a.parse().ok()?, line))
+        })
+        .collect();
+    let is_reading = |line: &str| {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        matches!(w.get(2).copied(), Some("sprio" | "sshare" | "squeue"))
+    };
+    let is_arrival = |line: &str| {
+        line.contains(" submit ") || line.contains(" release ") || line.contains(" cancel ")
+    };
+    let reading_actions: Vec<usize> = (0..parsed.len())
+        .filter(|&i| is_reading(parsed[i].1))
+        .collect();
+    let mut out = vec![f64::NAN; g.sections.len()];
+    let mut n = 0;
+    for (k, (h, _)) in g.sections.iter().enumerate() {
+        if !matches!(h[0].as_str(), "sshare" | "sprio" | "squeue") {
+            continue;
+        }
+        let at = Golden::at(h)?;
+        let mut t = at;
+        if let Some(&ai) = reading_actions.get(n) {
+            for (sec, line) in &parsed[ai + 1..] {
+                if is_arrival(line) && *sec <= at {
+                    t = t.min(sec - 1e-3);
+                }
+            }
+        }
+        out[k] = t;
+        n += 1;
+    }
+    Ok(out)
 }
 
 /// A replay: the policy after the run, the job names by id, and what the
@@ -241,6 +300,19 @@ struct Replay {
     sacct: Vec<HashMap<String, String>>,
     starts: HashMap<u64, f64>,
     snaps: Vec<(f64, String)>,
+    section_times: Vec<f64>,
+}
+
+impl Replay {
+    /// The snapshot read for section `k`.
+    fn snap(&self, k: usize) -> Result<&str, Error> {
+        let t = self
+            .section_times
+            .get(k)
+            .copied()
+            .ok_or("no such section")?;
+        Ok(&self.snaps.iter().find(|s| s.0 == t).ok_or("no snapshot")?.1)
+    }
 }
 
 fn minutes(text: &str) -> Result<Option<u64>, Error> {
@@ -324,11 +396,16 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         let id = names.len() as u64;
         let num = |k: &str| r[k].parse::<f64>();
         let (start, end) = (num("Start"), num("End"));
+        let time_limit = minutes(&r["Timelimit"])?;
         let service = match (start, end) {
+            // A preempted run ended early: the job asked for its script's.
+            _ if r["State"].starts_with("PREEMPTED") || r["State"].starts_with("REQUEUE") => {
+                let run = scn.run.get(name).copied().unwrap_or(f64::INFINITY);
+                run.min(time_limit.map_or(f64::INFINITY, |t| t as f64))
+            }
             (Ok(s), Ok(e)) => e - s,
             _ => f64::INFINITY,
         };
-        let time_limit = minutes(&r["Timelimit"])?;
         table.insert(
             id,
             JobAttrs::new()
@@ -388,13 +465,14 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         partalloc_schedulers::RequestMapping::default(),
     )?
     .with_phases(first, epoch)
-    .with_backfill_phase(bf_phase);
-    let mut times: Vec<f64> = Vec::new();
-    for (h, _) in &g.sections {
-        if matches!(h[0].as_str(), "sshare" | "sprio" | "squeue") {
-            times.push(Golden::at(h)?);
-        }
-    }
+    .with_backfill_phase(bf_phase)
+    .with_preemption(true);
+    let section_times = reading_times(&g, &actions)?;
+    let mut times: Vec<f64> = section_times
+        .iter()
+        .copied()
+        .filter(|t| t.is_finite())
+        .collect();
     times.sort_by(f64::total_cmp);
     times.dedup();
     let mut snaps = Vec::new();
@@ -451,6 +529,7 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
             sacct,
             starts,
             snaps,
+            section_times,
         },
     ))
 }
@@ -459,9 +538,9 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
 /// excepted); returns the mismatches.
 fn check_sshare(g: &Golden, r: &Replay) -> Result<Vec<String>, Error> {
     let mut bad = Vec::new();
-    for (h, lines) in g.section("sshare") {
+    for (k, (h, lines)) in g.indexed("sshare") {
         let at = Golden::at(h)?;
-        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let snap = r.snap(k)?;
         let mine: Vec<&str> = snap.split("--\n").next().unwrap_or("").lines().collect();
         let want: Vec<String> = lines[1..]
             .iter()
@@ -490,9 +569,9 @@ fn check_sshare(g: &Golden, r: &Replay) -> Result<Vec<String>, Error> {
 fn check_sprio(g: &Golden, r: &Replay) -> Result<(usize, Vec<String>), Error> {
     let mut bad = Vec::new();
     let mut compared = 0;
-    for (h, lines) in g.section("sprio") {
+    for (k, (h, lines)) in g.indexed("sprio") {
         let at = Golden::at(h)?;
-        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let snap = r.snap(k)?;
         let mine: HashMap<(String, String), String> = snap
             .split("--\n")
             .nth(1)
@@ -567,9 +646,9 @@ fn check_starts(r: &Replay, tol: f64) -> Result<Vec<String>, Error> {
 fn check_squeue(g: &Golden, r: &Replay, tol: f64) -> Result<(usize, Vec<String>), Error> {
     let mut bad = Vec::new();
     let mut compared = 0;
-    for (h, lines) in g.section("squeue") {
+    for (k, (h, lines)) in g.indexed("squeue") {
         let at = Golden::at(h)?;
-        let snap = &r.snaps.iter().find(|s| s.0 == at).ok_or("no snapshot")?.1;
+        let snap = r.snap(k)?;
         let mine: HashMap<String, Vec<String>> = snap
             .split("--\n")
             .nth(2)
@@ -737,7 +816,11 @@ fn diagnose() -> Result<(), Error> {
     let names = std::env::var("GOLDENS").unwrap_or_default();
     for name in names.split(',').filter(|n| !n.is_empty()) {
         match all_checks(name) {
-            Ok((bad, n)) => eprintln!("== {name}: {n:?} compared, {} mismatches\n{}", bad.len(), bad.join("\n")),
+            Ok((bad, n)) => eprintln!(
+                "== {name}: {n:?} compared, {} mismatches\n{}",
+                bad.len(),
+                bad.join("\n")
+            ),
             Err(e) => eprintln!("== {name}: {e}"),
         }
     }
@@ -775,4 +858,27 @@ fn dec_bf_reserve_golden_replays() -> Result<(), Error> {
 #[test]
 fn factors_halflife_golden_replays() -> Result<(), Error> {
     golden("factors-halflife", 12, 0, &[], 0.0)
+}
+
+/// preempt/qos with PreemptMode=CANCEL: a 3-node high job cancels the two
+/// smallest low jobs (lowest QOS priority, then fewest nodes), a whole-
+/// machine job the last one.
+#[test]
+fn dec_preempt_qos_cancel_golden_replays() -> Result<(), Error> {
+    golden("dec-preempt-qos-cancel", 0, 5, &[], 0.0)
+}
+
+/// PreemptExemptTime: the high job waits until the older low job is a
+/// minute old, then preempts it and not the younger one.
+#[test]
+fn dec_preempt_exempt_golden_replays() -> Result<(), Error> {
+    golden("dec-preempt-exempt", 0, 4, &[], 0.0)
+}
+
+/// preempt/partition_prio with partitions' own PreemptMode: the requeued
+/// job waits for its begin time (requeue delay + 1 s, squeue
+/// `BeginTime`), the cancelled one is gone.
+#[test]
+fn dec_preempt_partition_golden_replays() -> Result<(), Error> {
+    golden("dec-preempt-partition", 0, 6, &[], 0.0)
 }

@@ -129,6 +129,10 @@ pub struct SchedParams {
     pub bf_continue: bool,
     /// `bf_min_prio_reserve` (0: every job may reserve).
     pub bf_min_prio_reserve: u32,
+    /// `requeue_delay`, seconds: a requeued job waits this long plus one
+    /// second before it is eligible again (default: the credential
+    /// lifetime, 120 s; `_requeue_delay` in `src/slurmctld/job_mgr.c`).
+    pub requeue_delay: u64,
 }
 
 impl Default for SchedParams {
@@ -145,6 +149,7 @@ impl Default for SchedParams {
             bf_max_job_part: 0,
             bf_continue: false,
             bf_min_prio_reserve: 0,
+            requeue_delay: 120,
         }
     }
 }
@@ -208,6 +213,8 @@ pub struct PartitionConf {
     pub default: bool,
     /// `QOS`: the partition's QOS.
     pub qos: Option<String>,
+    /// `PreemptMode` of the partition, when set.
+    pub preempt_mode: Option<PreemptMode>,
     /// The line it was read from.
     pub line: usize,
 }
@@ -432,6 +439,7 @@ impl SchedConf {
                         default_time: None,
                         default: false,
                         qos: None,
+                        preempt_mode: None,
                         line: n,
                     };
                     let mut nodes_text = None;
@@ -458,6 +466,20 @@ impl SchedConf {
                                     yes(v).ok_or_else(|| bad(k, v, "is not YES or NO".into()))?;
                             }
                             "qos" => p.qos = Some(v.to_owned()),
+                            "preemptmode" => {
+                                p.preempt_mode = Some(match v.to_ascii_lowercase().as_str() {
+                                    "off" => PreemptMode::Off,
+                                    "cancel" => PreemptMode::Cancel,
+                                    "requeue" => PreemptMode::Requeue,
+                                    _ => {
+                                        return Err(bad(
+                                            k,
+                                            v,
+                                            "is not OFF, CANCEL or REQUEUE".into(),
+                                        ));
+                                    }
+                                });
+                            }
                             "state" if v.eq_ignore_ascii_case("up") => {}
                             _ => c.not_modelled.push(format!("PartitionName {k}")),
                         }
@@ -690,6 +712,7 @@ impl SchedConf {
                 "bf_max_job_user" => s.bf_max_job_user = num()? as usize,
                 "bf_max_job_part" => s.bf_max_job_part = num()? as usize,
                 "bf_continue" => s.bf_continue = true,
+                "requeue_delay" => s.requeue_delay = num()?,
                 "bf_min_prio_reserve" => {
                     s.bf_min_prio_reserve = u32::try_from(num()?).map_err(|_| {
                         bad("SchedulerParameters", item, "must fit in 32 bits".into())
@@ -720,6 +743,7 @@ impl SchedConf {
                 default_time: None,
                 default: true,
                 qos: None,
+                preempt_mode: None,
                 line: 0,
             }],
             ..Self::default()

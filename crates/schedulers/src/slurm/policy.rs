@@ -124,6 +124,8 @@ struct Running {
     limit_end: f64,
     granted: u64,
     prio: u32,
+    /// The pending record to requeue it from.
+    pending: Pending,
 }
 
 /// Seconds in a year: the plan's length for a job without a time limit
@@ -158,6 +160,11 @@ pub struct SlurmPolicy {
     part_qos: Vec<Option<usize>>,
     epoch: f64,
     bf_phase: f64,
+    preemption: bool,
+    preempted: Vec<(u64, super::conf::PreemptMode)>,
+    requeue: Vec<u64>,
+    /// Requeued jobs waiting for their begin time.
+    held: Vec<(f64, Pending)>,
 }
 
 impl SlurmPolicy {
@@ -255,6 +262,10 @@ impl SlurmPolicy {
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
+            preemption: false,
+            preempted: Vec::new(),
+            requeue: Vec::new(),
+            held: Vec::new(),
         })
     }
 
@@ -329,6 +340,76 @@ impl SlurmPolicy {
         self.bf_phase = phase.rem_euclid(bf);
         self.next_bf = self.bf_phase;
         self
+    }
+
+    /// Lets the policy preempt (slurm.conf's `PreemptType` and
+    /// `PreemptMode`): only for a driver that ends the jobs
+    /// [`take_preempted`](Self::take_preempted) names at once. The
+    /// simulation engine cannot end a running job early, so a policy built
+    /// from the registry never preempts.
+    #[must_use]
+    pub fn with_preemption(mut self, on: bool) -> Self {
+        self.preemption = on;
+        self
+    }
+
+    /// The jobs preempted since the last call, each with what becomes of
+    /// it (cancelled, or requeued: the policy queues it again when it is
+    /// reported ended through [`Scheduler::departed`]). The driver ends
+    /// them now (releases their grants, calls `departed`) and calls
+    /// `schedule` again at the same time.
+    pub fn take_preempted(&mut self) -> Vec<(u64, super::conf::PreemptMode)> {
+        let out = core::mem::take(&mut self.preempted);
+        for &(id, mode) in &out {
+            if mode == super::conf::PreemptMode::Requeue {
+                self.requeue.push(id);
+            }
+        }
+        out
+    }
+
+    /// The running jobs pending job `i` may preempt now, in Slurm's order
+    /// (`slurm_find_preemptable_jobs`, `src/interfaces/preempt.c`): the
+    /// preempt plugin allows it, its `PreemptMode` is not OFF, and its
+    /// `PreemptExemptTime` has passed; sorted by the plugin's preemption
+    /// priority (the QOS priority or partition tier in the high 16 bits,
+    /// the node count in the low ones: `preempt_p_get_prio`), lowest first,
+    /// then by job id.
+    fn preemptable(&self, i: usize, now: f64) -> Vec<(u64, super::conf::PreemptMode, u64)> {
+        use super::conf::{PreemptMode, PreemptType};
+        let pc = self.conf.preempt;
+        let job = &self.pending[i];
+        let my_part = &self.conf.partitions[job.r.partition];
+        let my_qos = self.qos.get(job.r.qos);
+        let mut out: Vec<(u32, u64, PreemptMode, u64)> = Vec::new();
+        for (&id, r) in &self.running {
+            let q = r.pending.r.qos;
+            let part = &self.conf.partitions[r.pending.r.partition];
+            let (allowed, mode, prio_high) = match pc.kind {
+                PreemptType::Qos => (
+                    my_qos.preempt.contains(&q),
+                    self.qos.get(q).preempt_mode.unwrap_or(pc.mode),
+                    self.qos.get(q).priority.min(0xffff),
+                ),
+                PreemptType::PartitionPrio => (
+                    part.priority_tier < my_part.priority_tier,
+                    part.preempt_mode.unwrap_or(pc.mode),
+                    part.priority_tier.min(0xffff),
+                ),
+                _ => (false, PreemptMode::Off, 0),
+            };
+            if !allowed || mode == PreemptMode::Off {
+                continue;
+            }
+            let exempt = self.qos.get(q).exempt_time.unwrap_or(pc.exempt_time) as f64;
+            if now < r.start + exempt {
+                continue;
+            }
+            let nodes = r.claim.nodes.min(0xffff) as u32;
+            out.push(((prio_high << 16) + nodes, id, mode, r.granted));
+        }
+        out.sort_by_key(|&(p, id, _, _)| (p, id));
+        out.into_iter().map(|(_, id, m, n)| (id, m, n)).collect()
     }
 
     /// Checks every job of the table against the configuration: names
@@ -450,6 +531,13 @@ impl SlurmPolicy {
                 start: p.planned,
                 priority: p.prio,
             })
+            .chain(self.held.iter().map(|(begin, p)| SqueueRow {
+                job: p.job.id,
+                state: "PENDING",
+                reason: p.reason,
+                start: Some(*begin),
+                priority: p.prio,
+            }))
             .chain(self.running.iter().map(|(&id, r)| SqueueRow {
                 job: id,
                 state: "RUNNING",
@@ -619,7 +707,9 @@ impl SlurmPolicy {
         }
         let claim = self.claim(&p.r, p.job.nodes());
         self.counters.apply(&self.tree, &claim, 1);
+        let record = p.clone();
         let run = Running {
+            pending: record,
             claim,
             assoc: p.r.assoc,
             usage_factor: self.qos.get(p.r.qos).usage_factor,
@@ -726,7 +816,26 @@ impl SlurmPolicy {
                     self.start(i, now, g, StartedBy::Main, started);
                     done[i] = true;
                 }
-                Ok(None) => fail(self, &mut failed, &mut any_failed, Reason::Resources),
+                Ok(None) => {
+                    // Preemption: victims in order until the job fits
+                    // (the select plugin frees candidates one by one).
+                    if self.preemption && self.preempted.is_empty() {
+                        let need = self.pending[i].job.nodes();
+                        let mut free = alloc.free_nodes() as u64;
+                        let mut victims = Vec::new();
+                        for (id, mode, nodes) in self.preemptable(i, now) {
+                            if free >= need {
+                                break;
+                            }
+                            free += nodes;
+                            victims.push((id, mode));
+                        }
+                        if free >= need && !victims.is_empty() {
+                            self.preempted = victims;
+                        }
+                    }
+                    fail(self, &mut failed, &mut any_failed, Reason::Resources);
+                }
                 Err(e) => {
                     done[i] = true;
                     self.remove_done(&done);
@@ -913,6 +1022,23 @@ impl Scheduler for SlurmPolicy {
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
         self.catch_up(now);
+        // Requeued jobs whose begin time has come join the queue.
+        let mut k = 0;
+        while k < self.held.len() {
+            if self.held[k].0 <= now {
+                let (_, mut p) = self.held.swap_remove(k);
+                p.reason = Reason::None;
+                p.planned = None;
+                self.pending.push(p);
+                let i = self.pending.len() - 1;
+                self.reprioritize(i, now);
+                self.sorted = false;
+                self.dirty_main = true;
+                self.dirty_bf = true;
+            } else {
+                k += 1;
+            }
+        }
         // A periodic pass runs at its own times only: one missed while
         // the queue was empty (no wake-up was asked for) is not run late.
         let sched = self.conf.sched.sched_interval as f64;
@@ -923,7 +1049,7 @@ impl Scheduler for SlurmPolicy {
         if full {
             self.next_sched = now + sched;
         }
-        if self.dirty_main || (full && self.unexamined) {
+        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
             self.dirty_main = false;
             self.main_pass(now, full, alloc, started)?;
         }
@@ -947,6 +1073,17 @@ impl Scheduler for SlurmPolicy {
         let Some(r) = self.running.remove(&job.id) else {
             return;
         };
+        if let Some(k) = self.requeue.iter().position(|&id| id == job.id) {
+            // A requeued job waits again, eligible after the requeue
+            // delay (squeue: BeginTime until then).
+            self.requeue.swap_remove(k);
+            let begin = now + self.conf.sched.requeue_delay as f64 + 1.0;
+            let mut p = r.pending.clone();
+            p.accrue = begin;
+            p.reason = Reason::Limit("BeginTime");
+            p.planned = Some(begin);
+            self.held.push((begin, p));
+        }
         let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
         let amount = self.fs.charge(now - from, r.cpus as f64, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
@@ -956,7 +1093,7 @@ impl Scheduler for SlurmPolicy {
     }
 
     fn queue_len(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.held.len()
     }
 
     fn head(&self) -> Option<&Job> {
@@ -964,18 +1101,23 @@ impl Scheduler for SlurmPolicy {
     }
 
     fn next_wakeup(&self) -> Option<f64> {
+        let begin = self.held.iter().map(|h| h.0).reduce(f64::min);
         if self.pending.is_empty() {
-            return None;
+            return begin;
         }
         if self.running.is_empty() {
             // An idle machine: only jobs the last event pass did not reach
             // may still start, at the next full pass.
-            return self.unexamined.then_some(self.next_sched);
+            let full = self.unexamined.then_some(self.next_sched);
+            return match (full, begin) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
         }
         let mut t = self.next_sched;
         if self.conf.sched.backfill {
             t = t.min(self.next_bf);
         }
-        Some(t)
+        Some(begin.map_or(t, |b| b.min(t)))
     }
 }

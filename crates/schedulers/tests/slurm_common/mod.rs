@@ -103,10 +103,26 @@ pub(crate) fn run_drained(
         }
         let mut started = Vec::new();
         policy.schedule(t, alloc.as_mut(), &mut started)?;
-        for s in started {
-            out.start.insert(s.job.id, t);
-            seq += 1;
-            running.push((t + s.job.service, seq, s));
+        loop {
+            for s in started.drain(..) {
+                out.start.entry(s.job.id).or_insert(t);
+                seq += 1;
+                running.push((t + s.job.service, seq, s));
+            }
+            // Preempted jobs end now; the policy then schedules again.
+            let victims = policy.take_preempted();
+            if victims.is_empty() {
+                break;
+            }
+            for (id, _) in victims {
+                if let Some(k) = running.iter().position(|r| r.2.job.id == id) {
+                    let (_, _, s) = running.remove(k);
+                    alloc.release(&s.grant)?;
+                    policy.departed(&s.job, t);
+                    out.end.insert(id, t);
+                }
+            }
+            policy.schedule(t, alloc.as_mut(), &mut started)?;
         }
         wakeup = policy.next_wakeup().filter(|&w| w > t);
     }
