@@ -119,7 +119,7 @@ impl Scenario {
         // Associations in creation order: (parent account, dump line).
         let mut created: Vec<(String, String, bool)> = Vec::new();
         let mut qos = String::from(
-            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor\nnormal|0||||||||\n",
+            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor|MaxTRES\nnormal|0|||||||||\n",
         );
         let mut nice = HashMap::new();
         let mut run = HashMap::new();
@@ -135,7 +135,7 @@ impl Scenario {
                     created.push((
                         get(&m, "parent"),
                         format!(
-                            "{}||{}|{}|{}|{}|{}|{}",
+                            "{}||{}|{}|{}|{}|{}|{}|{}|{}",
                             rest[0],
                             get(&m, "fairshare"),
                             get(&m, "parent"),
@@ -143,6 +143,8 @@ impl Scenario {
                             get(&m, "grp_jobs"),
                             get(&m, "max_jobs_per_user"),
                             get(&m, "max_wall"),
+                            get(&m, "Priority"),
+                            get(&m, "max_tres_per_job"),
                         ),
                         true,
                     ));
@@ -152,11 +154,12 @@ impl Scenario {
                     created.push((
                         get(&m, "account"),
                         format!(
-                            "{}|{}|{}|||{}||",
+                            "{}|{}|{}|||{}|||{}|",
                             get(&m, "account"),
                             rest[0],
                             get(&m, "fairshare"),
                             get(&m, "max_jobs"),
+                            get(&m, "Priority"),
                         ),
                         false,
                     ));
@@ -165,7 +168,7 @@ impl Scenario {
                     let m = kv(rest);
                     writeln!(
                         qos,
-                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                         rest[0],
                         get(&m, "priority"),
                         get(&m, "preempt"),
@@ -176,6 +179,7 @@ impl Scenario {
                         get(&m, "max_jobs_per_user"),
                         get(&m, "max_wall"),
                         get(&m, "usage_factor"),
+                        get(&m, "max_tres_per_job"),
                     )?;
                 }
                 "at" if rest.get(1) == Some(&"submit") => {
@@ -217,7 +221,7 @@ impl Scenario {
         let mut created: Vec<(String, String, bool)> = created;
         created.sort_by_key(|(_, line, a)| sort_key(line, *a));
         let mut assoc = String::from(
-            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall\nroot||1|||||\nroot|root|1|||||\n",
+            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall|Priority|MaxTRES\nroot||1|||||||\nroot|root|1|||||||\n",
         );
         fn emit(parent: &str, created: &[(String, String, bool)], out: &mut String) {
             for (p, line, is_account) in created {
@@ -251,9 +255,10 @@ impl Scenario {
 }
 
 /// When each reading section is read in the replay (NaN for other
-/// sections): at its `at=A`, but before any submission, release or cancel the
-/// action list shows after the reading and no later than A (a reading and
-/// a submission in the same second happened in the list's order).
+/// sections): at its `at=A`, but before any submission, release, cancel
+/// or resume the action list shows after the reading and no later than A
+/// (a reading and a submission in the same second happened in the list's
+/// order).
 fn reading_times(g: &Golden, actions: &[String]) -> Result<Vec<f64>, Error> {
     let parsed: Vec<(f64, &str)> = actions
         .iter()
@@ -267,7 +272,10 @@ fn reading_times(g: &Golden, actions: &[String]) -> Result<Vec<f64>, Error> {
         matches!(w.get(2).copied(), Some("sprio" | "sshare" | "squeue"))
     };
     let is_arrival = |line: &str| {
-        line.contains(" submit ") || line.contains(" release ") || line.contains(" cancel ")
+        line.contains(" submit ")
+            || line.contains(" release ")
+            || line.contains(" cancel ")
+            || line.contains("State=RESUME")
     };
     let reading_actions: Vec<usize> = (0..parsed.len())
         .filter(|&i| is_reading(parsed[i].1))
@@ -487,21 +495,27 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
             let f = &r.factors;
             let _ = writeln!(
                 s,
-                "{}|{}|{}|{}|{}|0|{:.0}|0|{:.0}|{:.0}|{:.0}|{}|{:.0}|{}||{:.7}|{:.7}|{:.7}|{:.7}|{:.7}|{:.7}",
+                "{}|{}|{}|{}|{}|0|{:.0}|{:.0}|{:.0}|{:.0}|{:.0}|{}|{:.0}|{}|{}|{:.7}|{:.7}|{:.7}|{:.7}|{:.7}|{:.7}",
                 r.job,
                 r.partition,
                 r.user,
                 r.account,
                 r.priority,
                 r.age,
+                r.assoc,
                 r.fairshare,
                 r.job_size,
                 r.partition_factor,
                 r.qos_name,
                 r.qos,
                 r.nice,
+                r.tres
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
                 f.age,
-                0.0,
+                f.assoc,
                 f.fairshare,
                 f.job_size,
                 f.partition,
@@ -881,4 +895,37 @@ fn dec_preempt_exempt_golden_replays() -> Result<(), Error> {
 #[test]
 fn dec_preempt_partition_golden_replays() -> Result<(), Error> {
     golden("dec-preempt-partition", 0, 6, &[], 0.0)
+}
+
+/// bf_max_job_part: backfill tests at most that many jobs per partition.
+#[test]
+fn dec_bf_max_job_part_golden_replays() -> Result<(), Error> {
+    golden("dec-bf-max-job-part", 0, 6, &[], 0.0)
+}
+
+/// Fair share orders the queue: the less-used account's job first.
+#[test]
+fn dec_fairshare_order_golden_replays() -> Result<(), Error> {
+    golden("dec-fairshare-order", 0, 3, &[], 0.0)
+}
+
+/// TRES limits: GrpTRES cpu, a QOS's MaxTRES per job, GrpJobs.
+#[test]
+fn dec_limits_tres_golden_replays() -> Result<(), Error> {
+    golden("dec-limits-tres", 0, 8, &[], 0.0)
+}
+
+/// preempt/qos with PreemptMode=REQUEUE: the victims wait for their begin
+/// time and run again.
+#[test]
+fn dec_preempt_qos_requeue_golden_replays() -> Result<(), Error> {
+    golden("dec-preempt-qos-requeue", 0, 9, &[], 0.0)
+}
+
+/// TRESBillingWeights, a QOS UsageFactor, PriorityWeightAssoc with
+/// inherited association priorities, PriorityWeightTRES and `parent`
+/// shares: every sshare and sprio value.
+#[test]
+fn factors_billing_golden_replays() -> Result<(), Error> {
+    golden("factors-billing", 5, 0, &[], 0.0)
 }

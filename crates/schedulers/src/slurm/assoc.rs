@@ -36,6 +36,8 @@ pub struct Limits {
     pub max_jobs_per_user: Option<u64>,
     /// `MaxTRESPU` of a QOS: CPUs and nodes per user.
     pub max_tres_per_user: Tres,
+    /// `MaxTRES`: CPUs and nodes per job.
+    pub max_tres_per_job: Tres,
     /// `MaxWall`, seconds: the longest time limit a job may have.
     pub max_wall: Option<u64>,
 }
@@ -64,6 +66,8 @@ pub struct Assoc {
     pub children: Vec<usize>,
     /// `Share`.
     pub shares: Shares,
+    /// `Priority` (`None`: the nearest ancestor's; `PriorityWeightAssoc`).
+    pub priority: Option<u32>,
     /// Its limits.
     pub limits: Limits,
     /// The line it was read from (0 for root when the dump has none).
@@ -208,6 +212,9 @@ impl<'a> Dump<'a> {
         if let Some(v) = get(&["grptres"]) {
             l.grp_tres = tres(v).map_err(|r| self.bad(line, "GrpTRES", v, r))?;
         }
+        if let Some(v) = get(&["maxtres", "maxtresperjob"]) {
+            l.max_tres_per_job = tres(v).map_err(|r| self.bad(line, "MaxTRES", v, r))?;
+        }
         if let Some(v) = get(&["grpjobs"]) {
             l.grp_jobs = Some(count("GrpJobs", v)?);
         }
@@ -314,6 +321,13 @@ impl AssocTree {
                 ))));
             }
             let limits = d.limits(line, f, false)?;
+            let priority = match d.col(&["priority"]).map(|i| f[i]).filter(|v| !v.is_empty()) {
+                None => None,
+                Some(v) => Some(
+                    v.parse::<u32>()
+                        .map_err(|_| d.bad(line, "Priority", v, "is not a whole number".into()))?,
+                ),
+            };
             let idx = t.assocs.len();
             match &user {
                 None => {
@@ -360,6 +374,7 @@ impl AssocTree {
                 parent: None,
                 children: Vec::new(),
                 shares,
+                priority,
                 limits,
                 line,
             });
@@ -374,6 +389,7 @@ impl AssocTree {
                 parent: None,
                 children: Vec::new(),
                 shares: Shares::Raw(1),
+                priority: None,
                 limits: Limits::default(),
                 line: 0,
             });
@@ -473,6 +489,26 @@ impl AssocTree {
     /// `i` and its ancestors up to root.
     pub fn chain(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         core::iter::successors(Some(i), move |&a| self.assocs[a].parent)
+    }
+
+    /// Association `i`'s priority: its own `Priority`, else its nearest
+    /// ancestor's, else 0.
+    #[must_use]
+    pub fn priority(&self, i: usize) -> u32 {
+        self.chain(i)
+            .find_map(|a| self.assocs[a].priority)
+            .unwrap_or(0)
+    }
+
+    /// The highest `Priority` of any association (the association
+    /// factor's divisor, `g_assoc_max_priority`).
+    #[must_use]
+    pub fn max_priority(&self) -> u32 {
+        self.assocs
+            .iter()
+            .filter_map(|a| a.priority)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Number of user associations (Fair Tree's `g_user_assoc_count`).

@@ -52,6 +52,8 @@ pub struct PriorityConf {
     pub weight_partition: f64,
     /// `PriorityWeightQOS`.
     pub weight_qos: f64,
+    /// `PriorityWeightAssoc`.
+    pub weight_assoc: f64,
     /// `PriorityWeightTRES`'s CPU weight.
     pub weight_tres_cpu: f64,
     /// `PriorityWeightTRES`'s Node weight.
@@ -86,6 +88,7 @@ impl Default for PriorityConf {
             weight_job_size: 0.0,
             weight_partition: 0.0,
             weight_qos: 0.0,
+            weight_assoc: 0.0,
             weight_tres_cpu: 0.0,
             weight_tres_node: 0.0,
             max_age: 7 * 86_400,
@@ -215,6 +218,9 @@ pub struct PartitionConf {
     pub qos: Option<String>,
     /// `PreemptMode` of the partition, when set.
     pub preempt_mode: Option<PreemptMode>,
+    /// `TRESBillingWeights`' CPU and Node weights (`None`: a job's billing
+    /// is its CPU count).
+    pub billing: Option<(f64, f64)>,
     /// The line it was read from.
     pub line: usize,
 }
@@ -440,6 +446,7 @@ impl SchedConf {
                         default: false,
                         qos: None,
                         preempt_mode: None,
+                        billing: None,
                         line: n,
                     };
                     let mut nodes_text = None;
@@ -466,6 +473,30 @@ impl SchedConf {
                                     yes(v).ok_or_else(|| bad(k, v, "is not YES or NO".into()))?;
                             }
                             "qos" => p.qos = Some(v.to_owned()),
+                            "tresbillingweights" => {
+                                let (mut cpu, mut node) = (0.0, 0.0);
+                                for item in v.split(',').filter(|x| !x.is_empty()) {
+                                    let (name, w) = item
+                                        .split_once('=')
+                                        .ok_or_else(|| bad(k, item, "is not TRES=weight".into()))?;
+                                    let w: f64 = w
+                                        .trim_end_matches(['K', 'M', 'G', 'T'])
+                                        .parse()
+                                        .ok()
+                                        .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                                        .ok_or_else(|| {
+                                            bad(k, item, "has a weight that is not a number".into())
+                                        })?;
+                                    match name.to_ascii_lowercase().as_str() {
+                                        "cpu" => cpu = w,
+                                        "node" => node = w,
+                                        other => c
+                                            .not_modelled
+                                            .push(format!("TRESBillingWeights {other}")),
+                                    }
+                                }
+                                p.billing = Some((cpu, node));
+                            }
                             "preemptmode" => {
                                 p.preempt_mode = Some(match v.to_ascii_lowercase().as_str() {
                                     "off" => PreemptMode::Off,
@@ -561,6 +592,7 @@ impl SchedConf {
             "priorityweightjobsize" => p.weight_job_size = weight(value)?,
             "priorityweightpartition" => p.weight_partition = weight(value)?,
             "priorityweightqos" => p.weight_qos = weight(value)?,
+            "priorityweightassoc" => p.weight_assoc = weight(value)?,
             "priorityweighttres" => {
                 for item in value.split(',').filter(|s| !s.is_empty()) {
                     let (name, w) = item
@@ -744,6 +776,7 @@ impl SchedConf {
                 default: true,
                 qos: None,
                 preempt_mode: None,
+                billing: None,
                 line: 0,
             }],
             ..Self::default()

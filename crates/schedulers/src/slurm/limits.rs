@@ -142,6 +142,12 @@ impl Counters {
             {
                 return Some(Reason::Limit("QOSMaxWallDurationPerJobLimit"));
             }
+            if over(l.max_tres_per_job.cpu, 0, c.cpus) {
+                return Some(Reason::Limit("QOSMaxCpuPerJobLimit"));
+            }
+            if over(l.max_tres_per_job.node, 0, c.nodes) {
+                return Some(Reason::Limit("QOSMaxNodePerJobLimit"));
+            }
             if over(l.grp_tres.cpu, used.cpus, c.cpus) {
                 return Some(Reason::Limit("QOSGrpCpuLimit"));
             }
@@ -175,6 +181,12 @@ impl Counters {
                 && t > w
             {
                 return Some(Reason::Limit("AssocMaxWallDurationPerJobLimit"));
+            }
+            if over(l.max_tres_per_job.cpu, 0, c.cpus) {
+                return Some(Reason::Limit("AssocMaxCpuPerJobLimit"));
+            }
+            if over(l.max_tres_per_job.node, 0, c.nodes) {
+                return Some(Reason::Limit("AssocMaxNodePerJobLimit"));
             }
             if over(l.grp_tres.cpu, used.cpus, c.cpus) {
                 return Some(Reason::Limit("AssocGrpCpuLimit"));

@@ -119,7 +119,7 @@ struct Running {
     claim: Claim,
     assoc: usize,
     usage_factor: f64,
-    cpus: u64,
+    billing: f64,
     start: f64,
     limit_end: f64,
     granted: u64,
@@ -490,10 +490,10 @@ impl SlurmPolicy {
                 let a = self.tree.get(p.r.assoc);
                 let mut tres = Vec::new();
                 if self.conf.priority.weight_tres_cpu > 0.0 {
-                    tres.push(("cpu", w[5]));
+                    tres.push(("cpu", w[6]));
                 }
                 if self.conf.priority.weight_tres_node > 0.0 {
-                    tres.push(("node", w[6]));
+                    tres.push(("node", w[7]));
                 }
                 SprioRow {
                     job: p.job.id,
@@ -502,10 +502,11 @@ impl SlurmPolicy {
                     account: a.account.clone(),
                     priority: p.prio,
                     age: w[0],
-                    fairshare: w[1],
-                    job_size: w[2],
-                    partition_factor: w[3],
-                    qos: w[4],
+                    assoc: w[1],
+                    fairshare: w[2],
+                    job_size: w[3],
+                    partition_factor: w[4],
+                    qos: w[5],
                     nice: p.factors.nice,
                     tres,
                     qos_name: self.qos.get(p.r.qos).name.clone(),
@@ -610,10 +611,18 @@ impl SlurmPolicy {
         } else {
             0.0
         };
-        let tres_cpu = p.cpus as f64 / (part.nodes as f64 * f64::from(self.conf.cpus_per_node));
+        // A pending job's TRES are its request (one CPU per node).
+        let tres_cpu = nodes as f64 / (part.nodes as f64 * f64::from(self.conf.cpus_per_node));
         let tres_node = nodes as f64 / part.nodes as f64;
+        let max_assoc = self.tree.max_priority();
+        let assoc = if pc.weight_assoc > 0.0 && max_assoc > 0 {
+            f64::from(self.tree.priority(p.r.assoc)) / f64::from(max_assoc)
+        } else {
+            0.0
+        };
         Factors {
             age,
+            assoc,
             fairshare,
             job_size,
             partition,
@@ -660,7 +669,7 @@ impl SlurmPolicy {
             self.fs.decay(t - last);
             for r in self.running.values() {
                 let dt = t - last.max(r.start);
-                let amount = self.fs.charge(dt, r.cpus as f64, r.usage_factor);
+                let amount = self.fs.charge(dt, r.billing, r.usage_factor);
                 self.fs.add(&self.tree, r.assoc, amount);
             }
         }
@@ -708,12 +717,20 @@ impl SlurmPolicy {
         let claim = self.claim(&p.r, p.job.nodes());
         self.counters.apply(&self.tree, &claim, 1);
         let record = p.clone();
+        // Usage is charged in billing TRES: the partition's
+        // TRESBillingWeights over the allocated CPUs and nodes, else the
+        // CPUs (`calc_job_billable_tres`).
+        let alloc_cpus = p.cpus as f64;
+        let billing = match self.conf.partitions[p.r.partition].billing {
+            Some((wc, wn)) => wc * alloc_cpus + wn * p.job.nodes() as f64,
+            None => alloc_cpus,
+        };
         let run = Running {
             pending: record,
             claim,
             assoc: p.r.assoc,
             usage_factor: self.qos.get(p.r.qos).usage_factor,
-            cpus: p.cpus,
+            billing,
             start: now,
             limit_end: now + limit,
             granted: grant.granted_nodes(),
@@ -1085,7 +1102,7 @@ impl Scheduler for SlurmPolicy {
             self.held.push((begin, p));
         }
         let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
-        let amount = self.fs.charge(now - from, r.cpus as f64, r.usage_factor);
+        let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
         self.counters.apply(&self.tree, &r.claim, -1);
         self.dirty_main = true;

@@ -12,7 +12,10 @@
 //!   minutes / C`, inverted when favouring small; clamped to [0, 1];
 //! - partition: `PriorityJobFactor / max over partitions`;
 //! - QOS: `priority / max over QOS` (only for a QOS of priority > 0);
-//! - TRES: each weighted TRES's count over the partition's;
+//! - association: its `Priority` (or its nearest ancestor's) / the highest
+//!   of any association;
+//! - TRES: each weighted TRES's count over the partition's (a pending
+//!   job's request: one CPU per node of a whole-node job);
 //! - priority = ⌊Σ weight · factor − nice⌋, at least 1.
 
 use super::conf::SchedConf;
@@ -24,6 +27,8 @@ use super::conf::SchedConf;
 pub struct Factors {
     /// Age.
     pub age: f64,
+    /// Association (`PriorityWeightAssoc`).
+    pub assoc: f64,
     /// Fair share.
     pub fairshare: f64,
     /// Job size.
@@ -68,6 +73,8 @@ pub struct SprioRow {
     pub priority: u32,
     /// `AGE` (weighted).
     pub age: f64,
+    /// `ASSOC` (weighted).
+    pub assoc: f64,
     /// `FAIRSHARE` (weighted).
     pub fairshare: f64,
     /// `JOBSIZE` (weighted).
@@ -128,12 +135,13 @@ pub fn job_size_factor(conf: &SchedConf, size: JobSize, part_max_time: Option<u6
     js.clamp(0.0, 1.0)
 }
 
-/// The configured weights, in the order age, fair share, job size,
-/// partition, QOS, TRES cpu, TRES node.
-fn weights(conf: &SchedConf) -> [f64; 7] {
+/// The configured weights, in the order age, association, fair share,
+/// job size, partition, QOS, TRES cpu, TRES node.
+fn weights(conf: &SchedConf) -> [f64; 8] {
     let p = &conf.priority;
     [
         p.weight_age,
+        p.weight_assoc,
         p.weight_fairshare,
         p.weight_job_size,
         p.weight_partition,
@@ -143,12 +151,14 @@ fn weights(conf: &SchedConf) -> [f64; 7] {
     ]
 }
 
-/// The weighted factors, in the order of [`weights`].
+/// The weighted factors: age, association, fair share, job size,
+/// partition, QOS, TRES cpu, TRES node.
 #[must_use]
-pub fn weighted(conf: &SchedConf, f: &Factors) -> [f64; 7] {
+pub fn weighted(conf: &SchedConf, f: &Factors) -> [f64; 8] {
     let w = weights(conf);
     let v = [
         f.age,
+        f.assoc,
         f.fairshare,
         f.job_size,
         f.partition,
@@ -182,8 +192,8 @@ pub fn priority(conf: &SchedConf, f: &Factors) -> u32 {
     // partition, QOS, TRES, then site − nice) so the floor sees the same
     // rounding.
     let w = weighted(conf, f);
-    let tres = w[5] + w[6];
-    let sum = w[0] + w[1] + w[2] + w[3] + w[4] + tres - f.nice as f64;
+    let tres = w[6] + w[7];
+    let sum = w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + tres - f.nice as f64;
     if sum.is_nan() || sum < 1.0 {
         1
     } else if sum >= f64::from(u32::MAX) {
