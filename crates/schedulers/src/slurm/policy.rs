@@ -294,6 +294,27 @@ impl SlurmPolicy {
         ))
     }
 
+    /// Runs one priority pass at `t` now (decay, running jobs' usage,
+    /// fair share, every pending job's priority), whatever the period: for
+    /// benchmarks and drivers that time passes themselves.
+    pub fn run_priority_pass(&mut self, t: f64) {
+        self.priority_pass(t);
+    }
+
+    /// Runs one backfill pass at `now`, whatever the period and whether
+    /// anything changed since the last one.
+    ///
+    /// # Errors
+    /// As [`Scheduler::schedule`].
+    pub fn run_backfill(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.backfill_pass(now, alloc, started)
+    }
+
     /// Tells the policy that nodes came back into service or left it
     /// outside its knowledge (a drain or resume): its next passes run
     /// again even if no job arrived or ended.
