@@ -1,7 +1,9 @@
 //! Slurm's scheduling half as slurmctld 26.05 decides it: multifactor
 //! priority with Fair Tree or classic fair share, the main scheduler,
-//! backfill, and QOS and association limits with their pending reasons.
-//! Placement stays the allocator's.
+//! backfill, QOS and association limits with their pending reasons, and
+//! preemption (for drivers that can end running jobs). Placement stays the
+//! allocator's. `docs/slurm-scheduling.md` lists every rule, what is not
+//! modelled and the replays of goldens recorded from a real slurmctld.
 //!
 //! | concept | module | Slurm source that decides it |
 //! |---|---|---|
@@ -11,8 +13,7 @@
 //! | usage, decay, Fair Tree, classic | [`fairshare`] | `src/plugins/priority/multifactor/{priority_multifactor.c,fair_tree.c}` |
 //! | factors and priority | [`priority`] | `priority_multifactor.c` |
 //! | limits and pending reasons | [`limits`] | `src/slurmctld/acct_policy.c` |
-//! | main scheduler, backfill, passes | [`policy`] | `src/slurmctld/job_scheduler.c`, `src/plugins/sched/backfill/backfill.c` |
-//! | victims of preemption | [`preempt`] | `src/slurmctld/preempt.c`, `src/plugins/preempt/{qos,partition_prio}` |
+//! | main scheduler, backfill, passes, victims of preemption | [`policy`] | `src/slurmctld/job_scheduler.c`, `src/plugins/sched/backfill/backfill.c`, `src/interfaces/preempt.c`, `src/plugins/preempt/{qos,partition_prio}` |
 //!
 //! As a registered policy: `slurm[conf=FILE,assoc=FILE,qos=FILE,trace=FILE]`
 //! (every parameter optional): slurm.conf, `sacctmgr show assoc -P`,

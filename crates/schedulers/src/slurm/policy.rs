@@ -32,6 +32,16 @@
 //! otherwise gets its earliest start (squeue's planned start) and, within
 //! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
 //! A started job is killed at its time limit (its run is cut to it).
+//!
+//! Preemption ([`SlurmPolicy::with_preemption`], off by default): a job
+//! that does not fit in the main scheduler takes the running jobs it may
+//! preempt (preempt/qos: a QOS its QOS lists; preempt/partition_prio: a
+//! partition of lower tier; not `PreemptMode=OFF`, past
+//! `PreemptExemptTime`) in the plugin's order until it fits
+//! (`src/interfaces/preempt.c`); the driver ends them
+//! ([`SlurmPolicy::take_preempted`]); a requeued one waits
+//! `requeue_delay` + 1 s. The simulation engine cannot end a running job
+//! early, so runs through the registry never preempt.
 
 use std::collections::{BTreeMap, HashMap};
 
