@@ -159,6 +159,10 @@ fn run_one(
     let inputs = Inputs::new(conf, tree.clone(), qos.clone(), table);
     let mut policy =
         SlurmPolicy::new(inputs, nodes, name, RequestMapping::default()).map_err(input_error)?;
+    // A job a limit holds even on an idle machine is an input error.
+    policy
+        .check_table(jobs.iter().map(|j| (j.id, j.nodes())))
+        .map_err(input_error)?;
     let mut labels = BTreeMap::new();
     for j in &jobs {
         labels.insert(j.id, policy.labels(j.id, j.estimate).map_err(input_error)?);

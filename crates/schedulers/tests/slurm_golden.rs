@@ -309,6 +309,8 @@ struct Replay {
     starts: HashMap<u64, f64>,
     snaps: Vec<(f64, String)>,
     section_times: Vec<f64>,
+    /// Jobs backfill started.
+    by_backfill: usize,
 }
 
 impl Replay {
@@ -536,6 +538,13 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         snaps.push((t, s));
     })?;
     let starts = out.start.into_iter().collect();
+    let by_backfill = (1..=names.len() as u64)
+        .filter(|&id| {
+            policy
+                .started_by(id)
+                .is_some_and(|s| s.1 == partalloc_schedulers::slurm::StartedBy::Backfill)
+        })
+        .count();
     Ok((
         g,
         Replay {
@@ -544,6 +553,7 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
             starts,
             snaps,
             section_times,
+            by_backfill,
         },
     ))
 }
@@ -953,6 +963,7 @@ fn factors_billing_golden_replays() -> Result<(), Error> {
 fn diagnose_starts() -> Result<(), Error> {
     let name = std::env::var("GOLDENS").unwrap_or_default();
     let (_, r) = replay(&name)?;
+    eprintln!("backfilled {}", r.by_backfill);
     for row in &r.sacct {
         let id = r
             .names

@@ -162,6 +162,37 @@ fn bad_inputs_name_their_file_and_line() {
         ],
     ));
     assert!(e.contains("x.conf:3: PriorityWeightAge"), "{e}");
+    // A job no limit lets run: a QOS MaxWall shorter than its time limit.
+    fs::write(
+        d.join("lim.conf"),
+        conf("sched/backfill") + "AccountingStorageEnforce=limits\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("qos.txt"),
+        "Name|Priority|MaxWall\nnormal|0|00:05:00\n",
+    )
+    .unwrap();
+    let e = fails(&run_in(
+        d,
+        &[
+            "whatif",
+            "--conf",
+            "lim.conf",
+            "--trace",
+            "sacct.txt",
+            "--assoc",
+            "assoc.txt",
+            "--qos",
+            "qos.txt",
+        ],
+    ));
+    assert!(
+        e.contains("sacct.txt:2:")
+            && e.contains("job 1 can never start")
+            && e.contains("QOSMaxWallDurationPerJobLimit"),
+        "{e}"
+    );
     // The table may not replace an input.
     let e = fails(&run_in(
         d,
