@@ -985,14 +985,14 @@ fn diagnose_starts() -> Result<(), Error> {
 
 /// The end-to-end run: 500 jobs over 20 minutes on 64 nodes (Fair Tree,
 /// age, job size and QOS weights, a per-user QOS limit, backfill). Every
-/// job starts; the mean wait is within 5 % of Slurm's (measured: 275.9 s
-/// against 288.1 s, 4.2 % less); 19 % of the jobs start within one
+/// job starts; the mean wait is within 5 % of Slurm's (measured: 297.7 s
+/// against 288.1 s, 3.4 % more); 17 % of the jobs start within one
 /// `bf_interval` (5 s) of Slurm's time. The machine is saturated for most
-/// of the run, and the model acts on an event in the same second while
-/// slurmctld takes 0 to 5 s (an ended job's nodes complete first, then
-/// the main or the backfill cycle starts the next one): after the first
-/// minutes the two schedules drift apart job by job. The targets of 99 %
-/// within one `bf_interval` and a mean wait within 1 % are not reached.
+/// of the run, and the model acts on a job's end in the same second while
+/// slurmctld takes 0 to 5 s (its nodes complete first, then the main or
+/// the backfill cycle starts the next job): after the first minutes the
+/// two schedules drift apart job by job. The targets of 99 % within one
+/// `bf_interval` and a mean wait within 1 % are not reached.
 #[test]
 fn e2e_500_golden_replays() -> Result<(), Error> {
     let (_, r) = replay("e2e-500")?;

@@ -322,3 +322,32 @@ mod properties {
         }
     }
 }
+
+/// A submission only queues a main pass; slurmctld's background loop runs
+/// it once `batch_sched_delay` (3 s) has passed since the last one: a job
+/// submitted 1 s after another one starts at 3 on an idle machine (no
+/// backfill pass comes before 30), and with `batch_sched_delay=0` at once.
+#[test]
+fn submissions_wait_for_batch_sched_delay() {
+    for (extra, want) in [
+        ("", 3.0),
+        ("SchedulerParameters=batch_sched_delay=0\n", 1.0),
+    ] {
+        let text =
+            format!("NodeName=n[1-4] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n{extra}");
+        let mut p = policy(
+            &text,
+            ONE_ACCOUNT,
+            None,
+            &[
+                (1, "a", "u", None, None, 600),
+                (2, "a", "v", None, None, 600),
+            ],
+        )
+        .unwrap();
+        let jobs = [job(1, 0.0, 1, 100.0), job(2, 1.0, 1, 100.0)];
+        let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+        assert_eq!(out.start.get(&1), Some(&0.0), "{extra}");
+        assert_eq!(out.start.get(&2), Some(&want), "{extra}");
+    }
+}

@@ -132,6 +132,10 @@ pub struct SchedParams {
     pub bf_continue: bool,
     /// `bf_min_prio_reserve` (0: every job may reserve).
     pub bf_min_prio_reserve: u32,
+    /// `batch_sched_delay`, seconds: a submission queues a main pass
+    /// that slurmctld's background loop runs once this long has passed
+    /// since its last one (default 3).
+    pub batch_sched_delay: u64,
     /// `requeue_delay`, seconds: a requeued job waits this long plus one
     /// second before it is eligible again (default: the credential
     /// lifetime, 120 s; `_requeue_delay` in `src/slurmctld/job_mgr.c`).
@@ -153,6 +157,7 @@ impl Default for SchedParams {
             bf_continue: false,
             bf_min_prio_reserve: 0,
             requeue_delay: 120,
+            batch_sched_delay: 3,
         }
     }
 }
@@ -745,6 +750,7 @@ impl SchedConf {
                 "bf_max_job_part" => s.bf_max_job_part = num()? as usize,
                 "bf_continue" => s.bf_continue = true,
                 "requeue_delay" => s.requeue_delay = num()?,
+                "batch_sched_delay" => s.batch_sched_delay = num()?,
                 "bf_min_prio_reserve" => {
                     s.bf_min_prio_reserve = u32::try_from(num()?).map_err(|_| {
                         bad("SchedulerParameters", item, "must fit in 32 bits".into())

@@ -6,8 +6,10 @@
 //! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
 //!   jobs, fair share, every pending job's priority:
 //!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
-//! - the main scheduler on every submission and job end (the first
-//!   `default_queue_depth` + 1 jobs) and every `sched_interval` (the whole
+//! - the main scheduler at every job end (the first `default_queue_depth`
+//!   + 1 jobs), after a submission once `batch_sched_delay` has passed
+//!   since the last such pass (`_slurmctld_background`,
+//!   `src/slurmctld/controller.c`), and every `sched_interval` (the whole
 //!   queue) (`_schedule`, `src/slurmctld/job_scheduler.c`);
 //! - backfill every `bf_interval` (`_attempt_backfill`,
 //!   `src/plugins/sched/backfill/backfill.c`).
@@ -175,6 +177,10 @@ pub struct SlurmPolicy {
     requeue: Vec<u64>,
     /// Requeued jobs waiting for their begin time.
     held: Vec<(f64, Pending)>,
+    /// A submission has queued a main pass (`queue_job_scheduler`).
+    queued_main: bool,
+    /// When the background loop last ran the main scheduler.
+    last_queued_pass: f64,
 }
 
 impl SlurmPolicy {
@@ -276,6 +282,8 @@ impl SlurmPolicy {
             preempted: Vec::new(),
             requeue: Vec::new(),
             held: Vec::new(),
+            queued_main: false,
+            last_queued_pass: f64::NEG_INFINITY,
         })
     }
 
@@ -1058,7 +1066,10 @@ impl Scheduler for SlurmPolicy {
         let i = self.pending.len() - 1;
         self.reprioritize(i, now);
         self.sorted = false;
-        self.dirty_main = true;
+        // A submission only queues a main pass (`queue_job_scheduler`,
+        // `_slurm_rpc_submit_batch_job`); a job's end runs one at once
+        // (`_slurm_rpc_epilog_complete` calls `schedule`).
+        self.queued_main = true;
         self.dirty_bf = true;
         Ok(())
     }
@@ -1096,6 +1107,21 @@ impl Scheduler for SlurmPolicy {
         let full = self.next_sched == now;
         if full {
             self.next_sched = now + sched;
+        }
+        // slurmctld's background loop: the periodic full pass, or a queued
+        // one once `batch_sched_delay` has passed since the last
+        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
+        let delay = self.conf.sched.batch_sched_delay as f64;
+        if full {
+            self.last_queued_pass = now;
+            if self.queued_main {
+                self.queued_main = false;
+                self.dirty_main = true;
+            }
+        } else if self.queued_main && now - self.last_queued_pass >= delay {
+            self.queued_main = false;
+            self.last_queued_pass = now;
+            self.dirty_main = true;
         }
         if self.dirty_main || (full && (self.unexamined || self.preemption)) {
             self.dirty_main = false;
@@ -1149,7 +1175,10 @@ impl Scheduler for SlurmPolicy {
     }
 
     fn next_wakeup(&self) -> Option<f64> {
-        let begin = self.held.iter().map(|h| h.0).reduce(f64::min);
+        let queued = self
+            .queued_main
+            .then(|| self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
+        let begin = self.held.iter().map(|h| h.0).chain(queued).reduce(f64::min);
         if self.pending.is_empty() {
             return begin;
         }
