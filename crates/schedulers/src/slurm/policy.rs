@@ -6,8 +6,9 @@
 //! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
 //!   jobs, fair share, every pending job's priority:
 //!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
-//! - the main scheduler at every job end (the first `default_queue_depth`
-//!   + 1 jobs), after a submission once `batch_sched_delay` has passed
+//! - the main scheduler at every job end (the first
+//!   `default_queue_depth` plus one jobs), after a submission once
+//!   `batch_sched_delay` has passed
 //!   since the last such pass (`_slurmctld_background`,
 //!   `src/slurmctld/controller.c`), and every `sched_interval` (the whole
 //!   queue) (`_schedule`, `src/slurmctld/job_scheduler.c`);
