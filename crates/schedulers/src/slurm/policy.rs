@@ -8,10 +8,10 @@
 //!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
 //! - the main scheduler at every job end (the first
 //!   `default_queue_depth` plus one jobs), after a submission once
-//!   `batch_sched_delay` has passed
-//!   since the last such pass (`_slurmctld_background`,
-//!   `src/slurmctld/controller.c`), and every `sched_interval` (the whole
-//!   queue) (`_schedule`, `src/slurmctld/job_scheduler.c`);
+//!   `batch_sched_delay` has passed since the last such pass
+//!   (`_slurmctld_background`, `src/slurmctld/controller.c`), and every
+//!   `sched_interval` (the whole queue) (`_schedule`,
+//!   `src/slurmctld/job_scheduler.c`);
 //! - backfill every `bf_interval` (`_attempt_backfill`,
 //!   `src/plugins/sched/backfill/backfill.c`).
 //!
@@ -1178,7 +1178,7 @@ impl Scheduler for SlurmPolicy {
     fn next_wakeup(&self) -> Option<f64> {
         let queued = self
             .queued_main
-            .then(|| self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
+            .then_some(self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
         let begin = self.held.iter().map(|h| h.0).chain(queued).reduce(f64::min);
         if self.pending.is_empty() {
             return begin;
