@@ -201,3 +201,33 @@ fn bad_inputs_name_their_file_and_line() {
     assert!(e.contains("sacct.txt"), "{e}");
     assert_eq!(fs::read_to_string(d.join("sacct.txt")).unwrap(), SACCT);
 }
+
+/// The same policy through the registry (`replay -s 'slurm[…]'`) decides
+/// as `whatif` does: the hand-computed mean wait of 200 s.
+#[test]
+fn the_registered_policy_agrees_with_whatif() {
+    let dir = setup().unwrap();
+    let d = dir.path();
+    let out = ok(&run_in(
+        d,
+        &[
+            "replay",
+            "sacct.txt",
+            "--trace-format",
+            "sacct",
+            "-t",
+            "mesh:4x1",
+            "-a",
+            "paging",
+            "-s",
+            "slurm[conf=bf.conf,assoc=assoc.txt,trace=sacct.txt]",
+        ],
+    ));
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("paging"))
+        .map(|l| l.split_whitespace().collect())
+        .unwrap_or_default();
+    // allocator, requests, response, wait, …
+    assert_eq!(row.get(3), Some(&"200"), "{out}");
+}
