@@ -109,7 +109,8 @@ impl Default for PriorityConf {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SchedParams {
-    /// `SchedulerType=sched/backfill` (the default) or sched/builtin.
+    /// `SchedulerType=sched/backfill` (the default) and not
+    /// `bf_interval=-1`; otherwise sched/builtin.
     pub backfill: bool,
     /// `default_queue_depth`: jobs an event-triggered main pass tests.
     pub default_queue_depth: usize,
@@ -742,6 +743,8 @@ impl SchedConf {
             match k.to_ascii_lowercase().as_str() {
                 "default_queue_depth" => s.default_queue_depth = num()? as usize,
                 "sched_interval" => s.sched_interval = positive()?,
+                // -1 turns backfill off (`_load_config`, backfill.c).
+                "bf_interval" if v == "-1" => s.backfill = false,
                 "bf_interval" => s.bf_interval = positive()?,
                 "bf_window" => s.bf_window = positive()? * 60,
                 "bf_resolution" => s.bf_resolution = positive()?,

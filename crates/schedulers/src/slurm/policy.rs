@@ -944,7 +944,6 @@ impl SlurmPolicy {
         // (`_set_slot_time`); running jobs end exactly at their limits
         // (the select plugin's will-run test reads their end times).
         let down = |t: f64| ((t + off) / res).floor() * res - off;
-        let window_end = down(now + s.bf_window as f64);
         let mut plan = core::mem::take(&mut self.plan);
         plan.reset(now, alloc.free_nodes() as i64);
         for r in self.running.values() {
@@ -1011,7 +1010,7 @@ impl SlurmPolicy {
                 }
                 continue;
             }
-            if !at.is_finite() || at > window_end {
+            if !at.is_finite() {
                 continue;
             }
             let p = &mut self.pending[i];
@@ -1022,6 +1021,11 @@ impl SlurmPolicy {
                 continue;
             }
             p.planned = Some(at);
+            // Past the window: a planned start but no reservation ("starts
+            // too far in the future to worry about").
+            if at > now + s.bf_window as f64 {
+                continue;
+            }
             plan.add(down(at), slot_end(at), -(nodes as i64));
         }
         self.plan = plan;
