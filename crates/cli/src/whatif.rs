@@ -100,6 +100,18 @@ pub(crate) fn run(a: &Args) -> Result<(), CliError> {
         }
         None => QosTable::single(),
     };
+    for (path, cols) in [
+        (&a.assoc, tree.not_modelled()),
+        (&a.qos, qos.not_modelled()),
+    ] {
+        if let (Some(p), false) = (path, cols.is_empty()) {
+            eprintln!(
+                "note: {}: not modelled (read and ignored): {}",
+                shown(p),
+                cols.join(", ")
+            );
+        }
+    }
     let mut lines = Vec::new();
     for conf_path in &a.confs {
         let conf = SchedConf::parse(&read_text(conf_path, FileKind::Config)?, &shown(conf_path))

@@ -89,6 +89,7 @@ pub struct AssocTree {
     accounts: HashMap<String, usize>,
     users: HashMap<(String, String), usize>,
     first_of_user: HashMap<String, usize>,
+    not_modelled: Vec<String>,
 }
 
 /// One QOS.
@@ -115,6 +116,7 @@ pub struct Qos {
 #[derive(Debug, Clone, PartialEq)]
 pub struct QosTable {
     qos: Vec<Qos>,
+    not_modelled: Vec<String>,
 }
 
 fn tres(text: &str) -> Result<Tres, String> {
@@ -139,6 +141,9 @@ fn tres(text: &str) -> Result<Tres, String> {
 /// A `|`-separated dump: its header's columns and its lines.
 struct Dump<'a> {
     source: &'a str,
+    /// The columns' names as written.
+    header: Vec<String>,
+    /// The columns' names lowercased, without spaces.
     names: Vec<String>,
     rows: Vec<(usize, Vec<&'a str>)>,
 }
@@ -152,6 +157,7 @@ impl<'a> Dump<'a> {
         let (_, header) = lines.next().ok_or_else(|| {
             InputError::at(source, 0, InputErrorKind::MissingColumn("header line"))
         })?;
+        let written: Vec<String> = header.split('|').map(|n| n.trim().to_owned()).collect();
         let names: Vec<String> = header
             .split('|')
             .map(|n| n.trim().to_ascii_lowercase().replace(' ', ""))
@@ -179,9 +185,23 @@ impl<'a> Dump<'a> {
         }
         Ok(Self {
             source,
+            header: written,
             names,
             rows,
         })
+    }
+
+    /// The header's names (as written) of the columns not in `read` that
+    /// hold a value on some line: options the model does not enforce.
+    fn unread(&self, read: &[&str]) -> Vec<String> {
+        self.names
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                !read.contains(&n.as_str()) && self.rows.iter().any(|(_, f)| !f[*i].is_empty())
+            })
+            .map(|(i, _)| self.header[i].clone())
+            .collect()
     }
 
     fn col(&self, names: &[&str]) -> Option<usize> {
@@ -248,6 +268,7 @@ impl AssocTree {
             accounts: HashMap::new(),
             users: HashMap::new(),
             first_of_user: HashMap::new(),
+            not_modelled: Vec::new(),
         })
     }
 
@@ -285,6 +306,29 @@ impl AssocTree {
             accounts: HashMap::new(),
             users: HashMap::new(),
             first_of_user: HashMap::new(),
+            not_modelled: d.unread(&[
+                "cluster",
+                "account",
+                "user",
+                "partition",
+                "share",
+                "fairshare",
+                "parentname",
+                "parname",
+                "priority",
+                "grptres",
+                "grpjobs",
+                "maxjobs",
+                "maxtres",
+                "maxtresperjob",
+                "maxwall",
+                "maxwalldurationperjob",
+                "qos",
+                "defqos",
+                "lft",
+                "rgt",
+                "id",
+            ]),
         };
         let mut parent_names: Vec<Option<(String, usize)>> = Vec::new();
         for (line, f) in &d.rows {
@@ -437,6 +481,13 @@ impl AssocTree {
         Ok(t)
     }
 
+    /// The dump's columns that hold values the model does not enforce
+    /// (`GrpTRESMins`, `GrpSubmit`, …), as the header names them.
+    #[must_use]
+    pub fn not_modelled(&self) -> &[String] {
+        &self.not_modelled
+    }
+
     /// Number of associations (root included).
     #[must_use]
     pub fn len(&self) -> usize {
@@ -523,6 +574,7 @@ impl QosTable {
     #[must_use]
     pub fn single() -> Self {
         Self {
+            not_modelled: Vec::new(),
             qos: vec![Qos {
                 name: "normal".into(),
                 priority: 0,
@@ -621,7 +673,29 @@ impl QosTable {
                 limits,
             });
         }
-        let mut table = Self { qos };
+        let mut table = Self {
+            qos,
+            not_modelled: d.unread(&[
+                "name",
+                "priority",
+                "preempt",
+                "preemptmode",
+                "preemptexempttime",
+                "usagefactor",
+                "grptres",
+                "grpjobs",
+                "maxwall",
+                "maxwalldurationperjob",
+                "maxjobspu",
+                "maxjobsperuser",
+                "maxtrespu",
+                "maxtresperuser",
+                "maxtres",
+                "maxtresperjob",
+                "id",
+                "description",
+            ]),
+        };
         for (i, (line, names)) in preempt_names.iter().enumerate() {
             for n in names.split(',').filter(|s| !s.is_empty()) {
                 let n = n.trim_start_matches(['+', '-']);
@@ -647,6 +721,13 @@ impl QosTable {
             ));
         }
         Ok(table)
+    }
+
+    /// The dump's columns that hold values the model does not enforce
+    /// (`Flags`, `GraceTime`, `GrpTRESMins`, …), as the header names them.
+    #[must_use]
+    pub fn not_modelled(&self) -> &[String] {
+        &self.not_modelled
     }
 
     /// The QOS named `name`.
@@ -710,6 +791,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("q:2:") && e.contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn unread_columns_with_values_are_named() {
+        let t = AssocTree::parse(
+            "Account|User|Share|GrpTRESMins|GrpSubmit\nroot||1||\na||1|cpu=3|\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(t.not_modelled(), ["GrpTRESMins"]);
+        let q =
+            QosTable::parse("Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\n", "q").unwrap();
+        assert_eq!(q.not_modelled(), ["GraceTime"]);
     }
 
     #[test]
