@@ -37,6 +37,7 @@ mod slurm_measures;
 mod strategies;
 mod sweep;
 mod trace;
+mod whatif;
 mod workload;
 
 use std::process::ExitCode;
@@ -78,6 +79,9 @@ enum Command {
     /// Draw the machine's occupancy at a chosen simulated time, as text and
     /// optionally as SVG.
     Show(show::Args),
+    /// Run one Slurm workload (a sacct dump) under several slurm.conf files
+    /// and compare wait, slowdown and use per account, QOS and partition.
+    Whatif(whatif::Args),
 }
 
 fn main() -> ExitCode {
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Show(a) => show::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Benchmark(a) => benchmark::run(&a),
+        Command::Whatif(a) => whatif::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -710,6 +710,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             // 2. One scheduling decision for the batch.
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
+            engine.set_wakeup(sched.next_wakeup());
             for mut s in started.drain(..) {
                 let (numerical, domains) = measures.started(&s);
                 let dispersal = meter.as_mut().and_then(|m| m.measure(s.grant.partition()));

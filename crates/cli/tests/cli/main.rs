@@ -17,3 +17,4 @@ mod report;
 mod shard;
 mod slowdown;
 mod support;
+mod whatif;
