@@ -219,12 +219,21 @@ pub(crate) fn clipped(message: &str) -> String {
     }
 }
 
+impl From<partalloc::topology::files::FileError> for CliError {
+    fn from(e: partalloc::topology::files::FileError) -> Self {
+        match e {
+            partalloc::topology::files::FileError::Io { path, source } => Self::Io { path, source },
+            e => Self::Input(e.to_string()),
+        }
+    }
+}
+
 impl From<partalloc_experiment::SourceError> for CliError {
     /// A machine description's own fault names the option that gave it.
     fn from(e: partalloc_experiment::SourceError) -> Self {
         use partalloc_experiment::SourceError;
         match e {
-            SourceError::Io { path, source } => Self::Io { path, source },
+            SourceError::File(e) => e.into(),
             e @ SourceError::Description { .. } => Self::Input(format!("--topology {e}")),
             e => Self::Input(e.to_string()),
         }

@@ -1,9 +1,5 @@
 //! The one error type of reading what a run is made of.
 
-use std::io;
-use std::path::PathBuf;
-
-use partalloc_topology::echo_path;
 use thiserror::Error;
 
 /// Why a machine, a trace or a file could not be read. Every message is
@@ -11,38 +7,10 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SourceError {
-    /// A file could not be opened or read.
-    #[error("{}: {source}", echo_path(.path))]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A file is larger than its kind is read.
-    #[error("{}: larger than {} MiB, the most read for this kind of file; {advice}", echo_path(.path), .max >> 20)]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// The bound in bytes.
-        max: u64,
-        /// What to do instead.
-        advice: &'static str,
-    },
-    /// A directory was named where a file is read.
-    #[error("{}: a directory, not a file", echo_path(.path))]
-    Directory {
-        /// The path.
-        path: PathBuf,
-    },
-    /// A text file holds bytes that are not UTF-8.
-    #[error("{}: not UTF-8 text (byte {byte} is invalid)", echo_path(.path))]
-    NotUtf8 {
-        /// The file.
-        path: PathBuf,
-        /// The offset of the first invalid byte.
-        byte: usize,
-    },
+    /// A file could not be read whole (missing, too large, a directory,
+    /// not UTF-8).
+    #[error(transparent)]
+    File(#[from] partalloc_topology::files::FileError),
     /// A machine larger than the run accepts (checked before it is built
     /// into strategies).
     #[error(
@@ -96,10 +64,12 @@ pub enum SourceError {
 
 impl SourceError {
     /// An I/O error on `path`.
-    pub fn io(path: &std::path::Path) -> impl FnOnce(io::Error) -> Self + '_ {
-        move |source| Self::Io {
-            path: path.to_path_buf(),
-            source,
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| {
+            Self::File(partalloc_topology::files::FileError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         }
     }
 }

@@ -47,7 +47,9 @@ pub fn read_jobs(
     let file = std::fs::File::open(path).map_err(SourceError::io(path))?;
     register_input(path, &file);
     let trace = partalloc_simkit::read_trace(path, mapping, lenient).map_err(|e| match e {
-        partalloc_simkit::TraceError::Io { path, source } => SourceError::Io { path, source },
+        partalloc_simkit::TraceError::Io { path, source } => {
+            SourceError::File(partalloc_topology::files::FileError::Io { path, source })
+        }
         e => SourceError::Trace(partalloc_topology::escaped(&e.to_string()).into_owned()),
     })?;
     Ok((trace.jobs, trace.skipped))

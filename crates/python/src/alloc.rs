@@ -32,7 +32,9 @@ pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
     let max = partalloc_experiment::machine::MAX_MACHINE_NODES;
     MachineSource::parse(text).load("partalloc", max).map_err(|e| {
         let e = match e {
-            e @ SourceError::Io { .. } => return pyo3::exceptions::PyOSError::new_err(e.to_string()),
+            e @ SourceError::File(partalloc_topology::files::FileError::Io { .. }) => {
+                return pyo3::exceptions::PyOSError::new_err(e.to_string());
+            }
             SourceError::Description { reason, .. } => reason,
             e => return PyValueError::new_err(format!("topology: {e}")),
         };

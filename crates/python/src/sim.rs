@@ -203,7 +203,9 @@ fn simulate<'py>(
                 .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
             let (mut all, skipped) = if format == partalloc_workload::TraceFormat::Sacct {
                 partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| match e {
-                    e @ partalloc_experiment::SourceError::Io { .. } => {
+                    e @ partalloc_experiment::SourceError::File(
+                        partalloc_topology::files::FileError::Io { .. },
+                    ) => {
                         pyo3::exceptions::PyOSError::new_err(e.to_string())
                     }
                     e => PyValueError::new_err(e.to_string()),

@@ -50,6 +50,7 @@
 pub mod capacity;
 mod coords;
 mod error;
+pub mod files;
 mod freeset;
 pub mod gray;
 mod grid;

@@ -41,9 +41,15 @@ use crate::entry::{
     ANY_TOPOLOGY, Entry, ParamInfo, PolicyBuildError, PolicyEntry, ROTATE, StrategyInfo,
 };
 
-/// Reads a text file for the inputs.
+/// Reads a configuration file for the inputs through the library's one
+/// reader of input files: within its size bound, and registered as an input
+/// that no output of the run may replace.
 fn read(path: &str) -> Result<String, InputError> {
-    std::fs::read_to_string(path)
+    read_kind(path, partalloc_topology::files::FileKind::Config)
+}
+
+fn read_kind(path: &str, kind: partalloc_topology::files::FileKind) -> Result<String, InputError> {
+    partalloc_topology::files::read_text(std::path::Path::new(path), kind)
         .map_err(|e| InputError::at(path, 0, InputErrorKind::Io(e.to_string())))
 }
 
@@ -73,7 +79,7 @@ pub fn load(
     };
     let jobs = match trace {
         Some(p) => {
-            let text = read(p)?;
+            let text = read_kind(p, partalloc_topology::files::FileKind::Sacct)?;
             let t = partalloc_workload::sacct::SacctTrace::parse(&text, true)
                 .map_err(|e| InputError::at(p, 0, InputErrorKind::Io(e.to_string())))?;
             jobs::JobTable::from_sacct(&t, nodes, p)

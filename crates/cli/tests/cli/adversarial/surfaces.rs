@@ -151,6 +151,58 @@ fn sizes() -> Vec<Probe> {
             .timeout(10)
             .absent("out.csv"),
     );
+    // The Slurm scheduling policy's own files are inputs too: bounded, and
+    // never replaced by an output.
+    let conf = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/slurm-sched.conf"),
+    )
+    .unwrap_or_default();
+    v.push(
+        p(
+            "slurm policy conf as the output",
+            &[
+                "simulate",
+                "-t",
+                "mesh:8x4",
+                "-a",
+                "paging",
+                "-s",
+                "slurm[conf=s.conf]",
+                "--jobs",
+                "20",
+                "-o",
+                "s.conf",
+            ],
+        )
+        .file("s.conf", conf)
+        .expect(Expect::Fails)
+        .says("that is the input")
+        .timeout(20),
+    );
+    v.push(
+        p(
+            "slurm policy conf from /dev/zero",
+            &[
+                "simulate",
+                "-t",
+                "mesh:8x4",
+                "-a",
+                "paging",
+                "-s",
+                "slurm[conf=z.conf]",
+                "--jobs",
+                "20",
+            ],
+        )
+        .special(Special::Symlink {
+            name: "z.conf".to_owned(),
+            target: "/dev/zero".to_owned(),
+        })
+        .expect(Expect::Fails)
+        .says("larger than 16 MiB")
+        .memory_kb(SMALL_KB)
+        .timeout(20),
+    );
     // 262,144 rings of 16 nodes: refused from the Nodes= counts, before
     // any name is expanded, in little memory.
     let mut rings = String::new();
