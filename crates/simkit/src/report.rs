@@ -125,7 +125,7 @@ pub struct Results {
     /// Slurm machine, free nodes in partly busy base blocks or leaf
     /// switches ([`crate::slurm`]); on a pod, free chips in no placeable
     /// catalogue shape ([`crate::pod`]); 0 elsewhere. Sampled at
-    /// [`SAMPLES`](crate::measure::SAMPLES) times over the logged jobs.
+    /// [`SAMPLES`] times over the logged jobs.
     pub mean_stranded_nodes: f64,
     /// Mean segments per job that no single base block or leaf switch
     /// holds, on a Slurm machine whose strategy has a segment size.
