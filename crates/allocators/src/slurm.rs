@@ -252,15 +252,7 @@ impl SlurmAllocator {
 
 /// A positive count, or `none` (the documented default, as if not given).
 fn spec_u32(spec: &crate::StrategySpec, key: &str) -> Result<Option<u32>, BuildError> {
-    match spec.get(key).map(str::trim) {
-        None | Some("none") => Ok(None),
-        Some(v) => v
-            .parse::<u32>()
-            .ok()
-            .filter(|&n| n > 0)
-            .map(Some)
-            .ok_or_else(|| spec.invalid(key, "a positive whole number, or none").into()),
-    }
+    Ok(spec.count_or_none(key)?)
 }
 
 pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {
