@@ -69,6 +69,16 @@ const CI_STEPS: &[Step] = &[
         check_output: Some(facade_is_a_plain_library),
     },
     Step::run(&["xtask", "reproduce-fig10", "--quick", "--out", FIGURES]),
+    // Every curve of the FGD artifact's 1,020 experiments against its
+    // expected results (the workspace tests compare two seeds of each).
+    Step::run(&[
+        "run",
+        "--release",
+        "-p",
+        "partalloc-gpushare",
+        "--example",
+        "fgd_all",
+    ]),
 ];
 
 /// The whole adversarial corpus of the command-line tool (`--adversarial`;

@@ -26,6 +26,7 @@ const PUBLISHED: &[&str] = &[
     "partalloc-schedulers",
     "partalloc-simkit",
     "partalloc-report",
+    "partalloc-experiment",
     "partalloc",
 ];
 

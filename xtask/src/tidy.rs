@@ -526,4 +526,80 @@ mod tests {
         );
         assert!(compiled_in(&file, dir, "include_str!(NAME)")[0].is_err());
     }
+
+    /// What the code map claims is kept: every strategy and policy of the
+    /// registries is named in `docs/ARCHITECTURE.md` (by its registry name
+    /// or its module's), so a strategy added without a place in the map
+    /// fails here.
+    #[test]
+    fn every_registry_entry_is_on_the_code_map() {
+        let map = fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+        let named = |word: &str| {
+            map.match_indices(word).any(|(at, _)| {
+                let before = map[..at].chars().next_back();
+                let after = map[at + word.len()..].chars().next();
+                let edge = |c: Option<char>| {
+                    c.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                };
+                edge(before) && edge(after)
+            })
+        };
+        let names = partalloc_allocators::registry::ALLOCATORS
+            .names()
+            .chain(partalloc_schedulers::registry::POLICIES.names());
+        let missing: Vec<&str> = names
+            .filter(|n| !named(n) && !named(&n.replace('-', "_")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "not on the code map of docs/ARCHITECTURE.md: {missing:?}"
+        );
+    }
+
+    /// One YAML reader: `yaml-rust2` is the workspace's only YAML crate,
+    /// and only `partalloc-topology` (its Slurm and Kueue files) reads YAML
+    /// in its library; other crates' tests may read their YAML goldens
+    /// with the same crate.
+    #[test]
+    fn one_crate_reads_yaml() {
+        let mut manifests: Vec<PathBuf> = fs::read_dir(root().join("crates"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("Cargo.toml"))
+            .filter(|m| m.is_file())
+            .collect();
+        manifests.push(root().join("xtask/Cargo.toml"));
+        manifests.push(root().join("Cargo.toml"));
+        let mut library = Vec::new();
+        for m in &manifests {
+            let text = fs::read_to_string(m).unwrap();
+            let mut section = "";
+            for l in text.lines().map(str::trim) {
+                if l.starts_with('[') {
+                    section = l;
+                    continue;
+                }
+                let key = l.split(['=', '.']).next().unwrap_or("").trim();
+                if !key.contains("yaml") || l.starts_with('#') {
+                    continue;
+                }
+                assert_eq!(key, "yaml-rust2", "{}: a second YAML crate", m.display());
+                if section == "[dependencies]" {
+                    library.push(
+                        m.parent()
+                            .unwrap()
+                            .file_name()
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            library,
+            ["topology"],
+            "crates reading YAML in their library"
+        );
+    }
 }

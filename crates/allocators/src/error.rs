@@ -6,9 +6,12 @@ use partalloc_topology::{NodeId, Topology, TopologyError, TopologyKind};
 
 use crate::{GrantId, Partition, Request, SpecError};
 
-/// No entry of a registry has the name given.
+/// No entry of a registry has the name given. The message lists the known
+/// names when they fit one short line, else it names the closest one and
+/// how many there are (every front end lists them: `partalloc strategies`,
+/// `partalloc.strategies()`).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown {kind} {name:?}; known {plural}: {known}")]
+#[error("{}", self.message())]
 pub struct UnknownName {
     /// What the registry holds (e.g. `allocation strategy`).
     pub kind: &'static str,
@@ -18,6 +21,76 @@ pub struct UnknownName {
     pub name: String,
     /// The registered names, comma separated.
     pub known: String,
+    /// The registered name closest to the one given, if one is close.
+    pub closest: Option<String>,
+}
+
+/// Longest message that spells out the known names.
+const LISTED_CHARS: usize = 180;
+
+impl UnknownName {
+    fn message(&self) -> String {
+        let hint = self
+            .closest
+            .as_ref()
+            .map(|c| format!(" (did you mean {c:?}?)"))
+            .unwrap_or_default();
+        let listed = format!(
+            "unknown {} {:?}{hint}; known {}: {}",
+            self.kind, self.name, self.plural, self.known
+        );
+        if listed.chars().count() <= LISTED_CHARS {
+            return listed;
+        }
+        let count = self.known.split(", ").count();
+        let python = if self.plural == "policies" {
+            "policies()"
+        } else {
+            "strategies()"
+        };
+        format!(
+            "unknown {} {:?}{hint}; {count} known {}, listed by `partalloc strategies` (Python: {python})",
+            self.kind, self.name, self.plural
+        )
+    }
+}
+
+/// The name of `names` closest to `given` by edit distance (case
+/// ignored), if it is close: at most a third of the longer name's letters
+/// apart, and at most 3.
+///
+/// ```
+/// use partalloc_allocators::registry::closest_name;
+/// let names = ["fsl", "first-fit", "paging"];
+/// assert_eq!(closest_name("FSL", names.into_iter()), Some("fsl"));
+/// assert_eq!(closest_name("firstfit", names.into_iter()), Some("first-fit"));
+/// assert_eq!(closest_name("qqqq", names.into_iter()), None);
+/// ```
+#[must_use]
+pub fn closest_name<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let g: Vec<char> = given.to_lowercase().chars().collect();
+    if g.len() > 64 {
+        return None;
+    }
+    let distance = |n: &str| {
+        let n: Vec<char> = n.to_lowercase().chars().collect();
+        let mut row: Vec<usize> = (0..=n.len()).collect();
+        for (i, a) in g.iter().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, b) in n.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(a != b)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        (row[n.len()], n.len())
+    };
+    names
+        .map(|n| (n, distance(n)))
+        .filter(|(_, (d, len))| *d * 3 <= g.len().max(*len) && *d <= 3)
+        .min_by_key(|(_, (d, _))| *d)
+        .map(|(n, _)| n)
 }
 
 /// The entry does not run on this family of machine.

@@ -20,8 +20,8 @@
 //! let topo: Topology = "hypercube:6".parse()?;
 //! let alloc = registry::build("paging", &topo)?;
 //! assert_eq!(alloc.name(), "paging");
-//! let err = registry::build("no-such", &topo).unwrap_err().to_string();
-//! assert!(err.contains("paging"), "{err}");
+//! let err = registry::build("pagin", &topo).unwrap_err().to_string();
+//! assert!(err.contains("did you mean \"paging\"?"), "{err}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -33,7 +33,7 @@ use partalloc_topology::Topology;
 
 pub use crate::BuildError;
 pub use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Constructor, Entry, ParamInfo, StrategyInfo};
-pub use crate::error::{UnknownName, UnsupportedTopology};
+pub use crate::error::{UnknownName, UnsupportedTopology, closest_name};
 use crate::{Allocator, StrategySpec};
 
 /// A registry of allocation strategies.
@@ -230,8 +230,17 @@ mod tests {
             })
         );
         let e = build("sjf", &mesh).unwrap_err().to_string();
+        let count = ALLOCATORS.entries().len();
+        assert_eq!(
+            e,
+            format!(
+                "unknown allocation strategy \"sjf\"; {count} known strategies, listed by `partalloc strategies` (Python: strategies())"
+            )
+        );
+        // A near miss names the strategy meant; the line stays short.
+        let e = build("FSLL", &mesh).unwrap_err().to_string();
         assert!(
-            e.starts_with("unknown allocation strategy \"sjf\"; known strategies: buddy, "),
+            e.contains("(did you mean \"fsl\"?)") && e.len() < 200,
             "{e}"
         );
         let names: Vec<&str> = ALLOCATORS.names().collect();

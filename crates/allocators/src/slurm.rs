@@ -250,15 +250,9 @@ impl SlurmAllocator {
     }
 }
 
+/// A positive count, or `none` (the documented default, as if not given).
 fn spec_u32(spec: &crate::StrategySpec, key: &str) -> Result<Option<u32>, BuildError> {
-    spec.get(key)
-        .map(|v| {
-            v.parse::<u32>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| spec.invalid(key, "a positive whole number").into())
-        })
-        .transpose()
+    Ok(spec.count_or_none(key)?)
 }
 
 pub(crate) const BLOCK_ENTRY: AllocatorEntry = Entry {

@@ -162,6 +162,33 @@ impl StrategySpec {
         Err(self.invalid(key, expected))
     }
 
+    /// Parameter `key` as a positive count, or `None` when it is absent
+    /// or `none` (the documented default of such a parameter).
+    ///
+    /// ```
+    /// use partalloc_allocators::StrategySpec;
+    /// let s: StrategySpec = "block[segment=6,switches=none]".parse()?;
+    /// assert_eq!(s.count_or_none("segment")?, Some(6));
+    /// assert_eq!(s.count_or_none("switches")?, None);
+    /// assert_eq!(s.count_or_none("other")?, None);
+    /// assert!("b[segment=0]".parse::<StrategySpec>()?.count_or_none("segment").is_err());
+    /// # Ok::<(), partalloc_allocators::SpecError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SpecError::InvalidValue`] for anything else.
+    pub fn count_or_none(&self, key: &str) -> Result<Option<u32>, SpecError> {
+        match self.get(key).map(str::trim) {
+            None | Some("none") => Ok(None),
+            Some(v) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(Some)
+                .ok_or_else(|| self.invalid(key, "a positive whole number, or none")),
+        }
+    }
+
     /// A [`SpecError::InvalidValue`] for parameter `key`.
     #[must_use]
     pub fn invalid(&self, key: &str, reason: impl Into<String>) -> SpecError {

@@ -199,31 +199,10 @@ pub(crate) enum ShardError {
     },
 }
 
-/// Most characters of a path a message repeats: real paths stay whole, a
-/// megabyte of path (an experiment file's `output`) does not flood stderr.
-const PATH_CHARS: usize = 80;
-
-/// `path` as a message shows it: control characters escaped as
-/// [`partalloc::topology::echo`] escapes them, and, past [`PATH_CHARS`]
-/// characters, `…` and its last `PATH_CHARS - 1` characters (the end of a
-/// path names the file).
+/// `path` as a message shows it (the library's one sanitiser for paths,
+/// [`partalloc::topology::echo_path`]).
 pub(crate) fn shown(path: &Path) -> String {
-    let text = path.display().to_string();
-    let chars = text.chars().count();
-    let (skip, lead) = if chars > PATH_CHARS {
-        (chars - (PATH_CHARS - 1), "…")
-    } else {
-        (0, "")
-    };
-    let mut out = String::from(lead);
-    for c in text.chars().skip(skip) {
-        if partalloc::topology::is_unsafe(c) {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    partalloc::topology::echo_path(path)
 }
 
 /// Most characters of a parser's own message a message repeats.
@@ -237,6 +216,27 @@ pub(crate) fn clipped(message: &str) -> String {
     match escaped.char_indices().nth(MESSAGE_CHARS) {
         None => escaped.into_owned(),
         Some((end, _)) => format!("{}…", &escaped[..end]),
+    }
+}
+
+impl From<partalloc::topology::files::FileError> for CliError {
+    fn from(e: partalloc::topology::files::FileError) -> Self {
+        match e {
+            partalloc::topology::files::FileError::Io { path, source } => Self::Io { path, source },
+            e => Self::Input(e.to_string()),
+        }
+    }
+}
+
+impl From<partalloc_experiment::SourceError> for CliError {
+    /// A machine description's own fault names the option that gave it.
+    fn from(e: partalloc_experiment::SourceError) -> Self {
+        use partalloc_experiment::SourceError;
+        match e {
+            SourceError::File(e) => e.into(),
+            e @ SourceError::Description { .. } => Self::Input(format!("--topology {e}")),
+            e => Self::Input(e.to_string()),
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use crate::workload::WorkloadArgs;
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The machine the workload is drawn for.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     #[command(flatten)]
     workload: WorkloadArgs,
@@ -58,10 +58,13 @@ fn parse_model(text: &str) -> Result<Box<LublinSpec>, LublinError> {
 /// Runs `partalloc generate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
-    let machine_file = crate::run::topology_file(&args.topology);
+    let machine_files = crate::run::topology_files(&args.topology);
     crate::output::check_outputs(
         &[("--out", args.out.as_path())],
-        &machine_file.as_deref().into_iter().collect::<Vec<_>>(),
+        &machine_files
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .collect::<Vec<_>>(),
     )?;
     let spec = args.workload.spec(args.jobs, 0);
     crate::workload::check(&spec)?;

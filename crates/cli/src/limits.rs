@@ -12,10 +12,9 @@ use partalloc::topology::Topology;
 
 use crate::error::CliError;
 
-/// Largest machine a command builds strategies for (2^22 nodes: a
-/// 2048×2048 mesh or a 22-cube). The strategies keep a few bytes to a few
-/// dozen bytes per node, and `replay` and `sweep` hold several at once.
-pub(crate) const MAX_MACHINE_NODES: usize = 1 << 22;
+/// Largest machine a command builds strategies for (the library's bound,
+/// [`partalloc_experiment::machine::MAX_MACHINE_NODES`]).
+pub(crate) const MAX_MACHINE_NODES: usize = partalloc_experiment::machine::MAX_MACHINE_NODES;
 
 /// Largest machine `show` draws (2^20 nodes: a 1024×1024 mesh); its text
 /// picture has one character per node.
@@ -44,28 +43,12 @@ pub(crate) const MAX_THREADS: usize = 1024;
 /// into place.
 pub(crate) const MAX_GENERATED_JOBS: u64 = 10_000_000;
 
-/// Largest pod a command builds strategies for (2^16 chips, seven times
-/// the largest pods built so far). Pod strategies keep counts per
-/// catalogue orientation and chip, and a request costs time in the pod's
-/// size: a pod of 2^22 chips took a minute for 20 jobs.
-pub(crate) const MAX_POD_CHIPS: usize = 1 << 16;
-
-/// Refuses a machine above `max` nodes for `what` (e.g. "simulate"), and
-/// a pod above [`MAX_POD_CHIPS`].
+/// Refuses a machine above `max` nodes for `what` (e.g. "show"), and a
+/// pod above the library's bound.
 pub(crate) fn check_machine(what: &str, topology: &Topology, max: usize) -> Result<(), CliError> {
-    let nodes = topology.num_nodes();
-    if topology.as_pod().is_some() && nodes > MAX_POD_CHIPS {
-        return Err(CliError::input(format!(
-            "{topology} has {nodes} chips, too many for {what}: pods of at most {MAX_POD_CHIPS} chips (2^16) are accepted"
-        )));
-    }
-    if nodes > max {
-        return Err(CliError::input(format!(
-            "{topology} has {nodes} nodes, too many for {what}: machines of at most {max} nodes (2^{}) are accepted",
-            max.trailing_zeros()
-        )));
-    }
-    Ok(())
+    Ok(partalloc_experiment::machine::check_machine(
+        what, topology, max,
+    )?)
 }
 
 /// Refuses a count above `max` given by `flag`.
@@ -78,98 +61,21 @@ pub(crate) fn check_count(flag: &str, value: u64, max: u64) -> Result<(), CliErr
     Ok(())
 }
 
-/// Parses a machine with [`crate::run::parse_topology`] and refuses it
-/// above [`MAX_MACHINE_NODES`].
+/// Reads a machine (the library's [`partalloc_experiment::MachineSource`])
+/// and refuses it above [`MAX_MACHINE_NODES`].
 pub(crate) fn machine(what: &str, text: &str) -> Result<Topology, CliError> {
-    let topology = crate::run::parse_topology(text)?;
-    check_machine(what, &topology, MAX_MACHINE_NODES)?;
-    Ok(topology)
+    Ok(partalloc_experiment::MachineSource::parse(text).load(what, MAX_MACHINE_NODES)?)
 }
 
-/// Largest configuration file read whole: an experiment, a pod file, a
-/// Slurm `topology.conf` / `topology.yaml` (16 MiB; the largest real ones
-/// are a few hundred KiB).
-pub(crate) const MAX_CONFIG_BYTES: u64 = 16 << 20;
+pub(crate) use partalloc_experiment::files::FileKind;
 
-/// Largest `sacct` dump or shard file read whole (1 GiB, a few million
-/// jobs or points).
-pub(crate) const MAX_DATA_BYTES: u64 = 1 << 30;
-
-/// What a file read whole is, for the message that refuses an oversized one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileKind {
-    /// An experiment, pod or topology file.
-    Config,
-    /// A `sacct` dump.
-    Sacct,
-    /// A sweep shard's CSV or record.
-    Shard,
-}
-
-impl FileKind {
-    fn max(self) -> u64 {
-        match self {
-            Self::Config => MAX_CONFIG_BYTES,
-            Self::Sacct | Self::Shard => MAX_DATA_BYTES,
-        }
-    }
-
-    fn advice(self) -> &'static str {
-        match self {
-            Self::Config => "is this the file you meant?",
-            Self::Sacct => "split the dump by time (sacct -S/-E) and replay the parts",
-            Self::Shard => "split the sweep into more shards",
-        }
-    }
-}
-
-/// Reads `path` whole, refusing it past `kind`'s size before reading
-/// (from its metadata) and while reading (a device or FIFO has no size),
-/// so `/dev/zero` or a multi-gigabyte file costs no memory.
+/// Reads `path` whole within `kind`'s bound, as an input of the run
+/// ([`partalloc_experiment::files::read_bytes`]).
 pub(crate) fn read_bytes(path: &std::path::Path, kind: FileKind) -> Result<Vec<u8>, CliError> {
-    use std::io::Read as _;
-    let max = kind.max();
-    let too_big = || {
-        CliError::input(format!(
-            "{}: larger than {} MiB, the most read for this kind of file; {}",
-            crate::error::shown(path),
-            max >> 20,
-            kind.advice()
-        ))
-    };
-    let file = std::fs::File::open(path).map_err(CliError::io(path))?;
-    crate::output::register_input(path, &file);
-    let meta = file.metadata().map_err(CliError::io(path))?;
-    if meta.is_dir() {
-        return Err(CliError::input(format!(
-            "{}: a directory, not a file",
-            crate::error::shown(path)
-        )));
-    }
-    if meta.len() > max {
-        return Err(too_big());
-    }
-    // The metadata length is a hint for regular files only; cap the
-    // initial capacity either way.
-    let hint = usize::try_from(meta.len().min(max)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(hint);
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(CliError::io(path))?;
-    if bytes.len() as u64 > max {
-        return Err(too_big());
-    }
-    Ok(bytes)
+    Ok(partalloc_experiment::files::read_bytes(path, kind)?)
 }
 
 /// [`read_bytes`] as UTF-8 text.
 pub(crate) fn read_text(path: &std::path::Path, kind: FileKind) -> Result<String, CliError> {
-    let bytes = read_bytes(path, kind)?;
-    String::from_utf8(bytes).map_err(|e| {
-        CliError::input(format!(
-            "{}: not UTF-8 text (byte {} is invalid)",
-            crate::error::shown(path),
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    Ok(partalloc_experiment::files::read_text(path, kind)?)
 }

@@ -22,23 +22,22 @@ mod error;
 mod generate;
 #[cfg(test)]
 mod input_fuzz;
-mod kueue_file;
 mod limits;
 mod metrics;
 mod output;
-mod pod_file;
 mod pod_measures;
 mod progress;
 mod replay;
+mod report;
 mod run;
 mod shard;
 mod show;
 mod simulate;
-mod slurm_file;
 mod slurm_measures;
 mod strategies;
 mod sweep;
 mod trace;
+mod whatif;
 mod workload;
 
 use std::process::ExitCode;
@@ -68,6 +67,10 @@ enum Command {
     /// Replay a Standard Workload Format trace on a machine with several
     /// strategies and compare them with non-contiguous allocation.
     Replay(replay::Args),
+    /// Write one HTML page of a workload run under several strategies and
+    /// policies, side by side: the jobs on the machine (a Gantt chart),
+    /// occupancy and queue over time, wait and slowdown distributions.
+    Report(report::Args),
     /// Write a generated workload as a Standard Workload Format trace.
     Generate(generate::Args),
     /// Score heuristics and policies by RLScheduler's protocol: mean
@@ -76,6 +79,9 @@ enum Command {
     /// Draw the machine's occupancy at a chosen simulated time, as text and
     /// optionally as SVG.
     Show(show::Args),
+    /// Run one Slurm workload (a sacct dump) under several slurm.conf files
+    /// and compare wait, slowdown and use per account, QOS and partition.
+    Whatif(whatif::Args),
 }
 
 fn main() -> ExitCode {
@@ -93,9 +99,11 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(&a),
         Command::Sweep(a) => sweep::run(&a),
         Command::Replay(a) => replay::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Show(a) => show::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Benchmark(a) => benchmark::run(&a),
+        Command::Whatif(a) => whatif::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,10 +15,18 @@ pub(crate) use partalloc::simkit::metrics::reported;
 /// Looks a metric up by name.
 pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
     reported().find(|m| m.name == name).copied().ok_or_else(|| {
+        let hint = partalloc::allocators::registry::closest_name(name, reported().map(|m| m.name))
+            .map(|c| format!(" (did you mean {c:?}?)"))
+            .unwrap_or_default();
         CliError::input(format!(
-            "unknown metric {:?}; known metrics: {}",
+            "unknown metric {:?}{hint}; the {} metrics are a sweep CSV's columns ({}, …)",
             partalloc::topology::echo(name),
-            reported().map(|m| m.name).collect::<Vec<_>>().join(", ")
+            reported().count(),
+            reported()
+                .take(3)
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })
 }

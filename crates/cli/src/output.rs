@@ -149,13 +149,7 @@ fn guard(flag: &str, path: &Path, id: &FileId) -> Result<(), CliError> {
                     .to_owned(),
         });
     }
-    let read = INPUTS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .iter()
-        .find(|(_, i)| i == id)
-        .map(|(p, _)| p.clone());
-    match read {
+    match input_identical_to(id) {
         Some(input) => Err(CliError::OutputIsInput {
             flag: flag.to_owned(),
             path: path.to_path_buf(),
@@ -165,50 +159,8 @@ fn guard(flag: &str, path: &Path, id: &FileId) -> Result<(), CliError> {
     }
 }
 
-/// Every file the run has read, with its identity: no output may
-/// replace one, whatever the spelling or link that names it.
-static INPUTS: std::sync::Mutex<Vec<(PathBuf, FileId)>> = std::sync::Mutex::new(Vec::new());
-
-/// Records `file`, opened from `path`, as an input of the run (by device
-/// and inode, read from the open file so a later rename cannot fool it).
-/// Every reader of input files calls it.
-pub(crate) fn register_input(path: &Path, file: &std::fs::File) {
-    use std::os::unix::fs::MetadataExt as _;
-    if let Ok(m) = file.metadata()
-        && m.is_file()
-    {
-        INPUTS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((path.to_path_buf(), FileId::Inode(m.dev(), m.ino())));
-    }
-}
-
-/// What makes two paths the same file: device and inode where the file
-/// exists, else the absolute path it would be created at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum FileId {
-    Inode(u64, u64),
-    New(PathBuf),
-}
-
-impl FileId {
-    /// The identity of an existing file, following links.
-    fn existing(path: &Path) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt as _;
-        let m = std::fs::metadata(path).ok()?;
-        m.is_file().then(|| Self::Inode(m.dev(), m.ino()))
-    }
-
-    fn of(path: &Path) -> Result<Self, CliError> {
-        if let Some(id) = Self::existing(path) {
-            return Ok(id);
-        }
-        std::path::absolute(path)
-            .map(Self::New)
-            .map_err(CliError::io(path))
-    }
-}
+pub(crate) use partalloc_experiment::files::register_input;
+use partalloc_experiment::files::{FileId, input_identical_to};
 
 /// Writes `bytes` to `path` atomically (simkit's [`write_atomic`]), so
 /// `path` never holds partial content.

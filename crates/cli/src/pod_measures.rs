@@ -1,51 +1,12 @@
-//! What `simulate` adds for a pod: stranded chips and the largest
-//! placeable catalogue shape, averaged over time.
+//! What `show` adds for a pod at a moment: the largest placeable
+//! catalogue shape and the stranded chips (a run's time averages are the
+//! `pod` measure of `partalloc_simkit::measure`).
 
 use partalloc::allocators::PlacementRules;
 use partalloc::allocators::pod::{largest_placeable, stranded_chips_under};
-use partalloc::simkit::observe::GrantLog;
-use partalloc::simkit::pod::pod_log_measures;
 use partalloc::topology::NodeSet;
 use partalloc::topology::Topology;
 use partalloc::topology::pod::Wiring;
-use serde::Serialize;
-
-/// Sampling times of a run's pod measures.
-const SAMPLES: usize = 200;
-
-/// At most this many jobs after the warm-up are logged for the pod and
-/// Slurm measures: memory stays bounded (a few tens of MB) however long
-/// the simulated stream.
-pub(crate) const MEASURED_JOBS: usize = 100_000;
-
-/// Most node ids (and boxes) the logged grants hold in all (2^23, 32 MiB):
-/// on a machine of millions of GPUs granted one by one, a hundred jobs
-/// would otherwise hold gigabytes.
-pub(crate) const MEASURED_IDS: usize = 1 << 23;
-
-/// The pod section of a `simulate` report.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct PodSummary {
-    /// Time-average free chips in no placeable catalogue shape.
-    pub(crate) mean_stranded_chips: f64,
-    /// Time-average chips of the largest placeable catalogue shape.
-    pub(crate) mean_largest_placeable_chips: f64,
-    /// Whose placement rules judged it: `static` or `reconfigurable`.
-    pub(crate) rules: String,
-    /// Jobs of seed 0 measured (after the warm-up).
-    pub(crate) jobs: usize,
-}
-
-/// The measures of the grants a run logged, judged by the wiring its
-/// allocator reported.
-pub(crate) fn from_log(topology: &Topology, log: &GrantLog) -> Option<PodSummary> {
-    pod_log_measures(topology, log, SAMPLES).map(|m| PodSummary {
-        mean_stranded_chips: m.mean_stranded_chips,
-        mean_largest_placeable_chips: m.mean_largest_placeable,
-        rules: log.wiring().to_string(),
-        jobs: log.completed().len(),
-    })
-}
 
 /// For `show` on a pod: "; largest placeable slice 4x4x8, 0 stranded chips
 /// (static rules)" for the chips `owner` marks busy, judged by the rules
@@ -85,6 +46,8 @@ pub(crate) fn state_line(
 mod tests {
     use partalloc::allocators::registry::ALLOCATORS;
     use partalloc::schedulers::registry::POLICIES;
+    use partalloc::simkit::observe::GrantLog;
+    use partalloc::simkit::pod::pod_log_measures;
     use partalloc::simkit::{Replications, SimConfig, Stop};
     use partalloc::workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
 
@@ -167,8 +130,9 @@ mod tests {
                 .iter()
                 .all(|h| h.end == f64::INFINITY)
         );
-        assert!(from_log(&topology, &capped).is_some_and(|m| m.jobs == cap && m.rules == "static"));
+        assert!(pod_log_measures(&topology, &capped, 200).is_some());
+        assert_eq!(capped.wiring().to_string(), "static");
         let (_, reconfigurable) = run("pod-reconfigurable", 1000);
-        assert!(from_log(&topology, &reconfigurable).is_some_and(|m| m.rules == "reconfigurable"));
+        assert_eq!(reconfigurable.wiring().to_string(), "reconfigurable");
     }
 }

@@ -28,10 +28,12 @@ use std::path::{Path, PathBuf};
 
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
-use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, SlowdownBound, Stop};
+use partalloc::simkit::{
+    JobRecord, MeasureSet, Report, SimConfig, Simulation, SlowdownBound, Stop,
+};
 use partalloc::topology::Topology;
-use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
+use partalloc::workload::{Job, TraceFormat};
 use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -46,7 +48,7 @@ pub(crate) struct Args {
     /// The trace (Standard Workload Format).
     trace: PathBuf,
     /// The machine to replay on, e.g. hypercube:7 or mesh:16x8.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Contiguous strategies to compare, comma-separated or repeated
     /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,
@@ -57,9 +59,18 @@ pub(crate) struct Args {
     /// The non-contiguous reference strategy.
     #[arg(long, default_value = "paging")]
     reference: String,
-    /// Scheduling policy for every run.
-    #[arg(long, short, default_value = "fcfs")]
-    scheduler: String,
+    /// Scheduling policies, comma-separated or repeated: every strategy
+    /// is replayed under each (default fcfs).
+    #[arg(long, short)]
+    scheduler: Vec<String>,
+    /// The measures to take beyond the basic ones (see `simulate
+    /// --measure`): auto, none, or a list such as dispersal.
+    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
+    measure: MeasureSet,
+    /// Also write one CSV row per job of the first run (the first strategy
+    /// under the first policy) here.
+    #[arg(long, value_name = "FILE.csv")]
+    jobs_csv: Option<PathBuf>,
     /// Divide the gaps between submits by this factor (load × factor).
     #[arg(long, conflicts_with = "target_load")]
     load_scale: Option<f64>,
@@ -76,7 +87,7 @@ pub(crate) struct Args {
     /// What the trace is: a Standard Workload Format trace, or a Slurm
     /// accounting dump (sacct --parsable2 with JobID, Submit, Start, End,
     /// NNodes and optionally Timelimit).
-    #[arg(long, value_enum, default_value_t = TraceFormat::Swf)]
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
     trace_format: TraceFormat,
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
@@ -113,15 +124,6 @@ pub(crate) struct Args {
     quiet: bool,
 }
 
-/// The kinds of trace `replay` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum TraceFormat {
-    /// Standard Workload Format.
-    Swf,
-    /// `sacct --parsable2` output.
-    Sacct,
-}
-
 /// One row of the mapping table: the processor counts that became one shape.
 #[derive(Debug, Clone, Serialize)]
 struct MappingRow {
@@ -152,6 +154,7 @@ struct Loads {
 #[derive(Debug, Clone, Serialize)]
 struct RunRow {
     allocator: String,
+    scheduler: String,
     requests: &'static str,
     completed: u64,
     mean_response: f64,
@@ -188,7 +191,7 @@ struct Output {
 /// The specs of a comma-separated list, split at the commas outside
 /// brackets (a spec's parameters are comma-separated inside them); empty
 /// items are kept, for the registry to refuse by name.
-fn split_specs(list: &str) -> Vec<String> {
+pub(crate) fn split_specs(list: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0usize, 0);
     for (i, c) in list.char_indices() {
@@ -226,14 +229,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         ("--output", &args.output),
         ("--report", &args.report),
         ("--batsim-jobs", &args.batsim_jobs),
+        ("--jobs-csv", &args.jobs_csv),
     ]
     .into_iter()
     .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
     .collect();
     if !outputs.is_empty() {
-        let machine_file = crate::run::topology_file(&args.topology);
+        let machine_files = crate::run::topology_files(&args.topology);
         let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
-            .chain(machine_file.as_deref())
+            .chain(machine_files.iter().map(PathBuf::as_path))
             .collect();
         crate::output::check_outputs(&outputs, &inputs)?;
     }
@@ -259,10 +263,23 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("{flag}: {e}")))?;
         specs.push(spec);
     }
-    let scheduler = POLICIES
-        .spec(&args.scheduler)
-        .and_then(|spec| spec.build(&topology).map(|_| spec))
-        .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
+    let policies: Vec<String> = if args.scheduler.is_empty() {
+        vec!["fcfs".to_owned()]
+    } else {
+        args.scheduler.iter().flat_map(|p| split_specs(p)).collect()
+    };
+    let mut schedulers = Vec::with_capacity(policies.len());
+    for p in &policies {
+        let spec = POLICIES
+            .spec(p)
+            .and_then(|spec| spec.build(&topology).map(|_| spec))
+            .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
+        schedulers.push(spec);
+    }
+    let measures = args
+        .measure
+        .resolve(&topology)
+        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
     let shaped = ShapeMapping::for_topology(&topology);
     let counts = match args.cores_per_node {
         Some(c) => ShapeMapping::nodes_of_cores(&topology, c)
@@ -276,7 +293,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     // held in memory instead.
     let limit = args.jobs.unwrap_or(usize::MAX);
     let (source, survey, skipped) = match args.trace_format {
-        TraceFormat::Swf => {
+        TraceFormat::Sacct => {
+            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
+            jobs.truncate(limit);
+            let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
+            (Source::Memory(jobs), survey, skipped)
+        }
+        _ => {
             let mut stream = TraceStream::open(&args.trace, counts, args.lenient, limit)?;
             let survey = Survey::of(&mut stream, &shaped);
             // A malformed line anywhere comes first, as when the whole
@@ -297,12 +320,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     (Source::Memory(jobs), survey, skipped)
                 }
             }
-        }
-        TraceFormat::Sacct => {
-            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
-            jobs.truncate(limit);
-            let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
-            (Source::Memory(jobs), survey, skipped)
         }
     };
     if survey.jobs == 0 {
@@ -351,10 +368,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let (reference_spec, shaped_specs) = specs
         .split_last()
         .ok_or_else(|| CliError::input("no allocator to replay"))?;
-    let mut runs: Vec<(&'static str, &AllocatorSpec)> =
-        shaped_specs.iter().map(|a| ("shapes", a)).collect();
-    runs.push(("counts", reference_spec));
-    runs.push(("shapes", reference_spec));
+    // Per policy: the strategies on shapes, then the reference on counts
+    // and on shapes.
+    let mut runs: Vec<(&'static str, &AllocatorSpec, &PolicySpec)> = Vec::new();
+    for p in &schedulers {
+        runs.extend(shaped_specs.iter().map(|a| ("shapes", a, p)));
+        runs.push(("counts", reference_spec, p));
+        runs.push(("shapes", reference_spec, p));
+    }
     let pool = crate::progress::pool(args.threads)?;
     let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
     let replay = Replay {
@@ -367,21 +388,22 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scale,
         model: crate::run::runtime_model(args.runtime_model.as_deref())?,
     };
-    let keep = args.report.is_some() || args.batsim_jobs.is_some();
+    let keep = args.report.is_some() || args.batsim_jobs.is_some() || args.jobs_csv.is_some();
     let results: Result<Vec<(Report, f64, Vec<JobRecord>)>, CliError> = pool.install(|| {
         runs.par_iter()
-            .map(|&(label, a)| {
+            .map(|&(label, a, scheduler)| {
                 let config = SimConfig {
                     stop: Stop::default(),
                     warmup: 0,
                     record_jobs: false,
                     measure_search_time: false,
                     slowdown_bound: args.slowdown_bound,
+                    measures,
                 };
                 let r = replay.run(
                     &topology,
                     a,
-                    &scheduler,
+                    scheduler,
                     label == "shapes",
                     &source,
                     config,
@@ -398,7 +420,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let labels: Vec<String> = results
             .iter()
             .zip(&runs)
-            .map(|((r, ..), (requests, _))| {
+            .map(|((r, ..), (requests, ..))| {
                 format!("{} · {} ({requests})", r.allocator, r.scheduler)
             })
             .collect();
@@ -425,19 +447,35 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("--batsim-jobs: {e}")))?;
         write_or_emit(Some(path.as_path()), &csv)?;
     }
-    let reference = results
-        .iter()
-        .zip(&runs)
-        .find(|(_, (l, _))| *l == "counts")
-        .map_or(f64::NAN, |((r, ..), _)| r.results.mean_response);
-    // Dispersal is measured where the machine has hop distances; elsewhere
-    // (Slurm and capacity machines) its columns say so instead of 0.
-    let dispersal = partalloc::simkit::DispersalMeter::new(&topology).is_defined();
+    if let (Some(path), Some((_, _, records))) = (&args.jobs_csv, results.first()) {
+        let io = |e: partalloc::simkit::ReportError| {
+            CliError::input(format!("{}: {e}", crate::error::shown(path)))
+        };
+        let mut rows = partalloc::simkit::JobCsvWriter::new(Vec::new())
+            .map_err(io)?
+            .on(&topology);
+        for r in records {
+            rows.write(r).map_err(io)?;
+        }
+        let buf = rows.finish().map_err(io)?;
+        crate::output::write_atomic(path, &buf)?;
+    }
+    // Each run against the reference on counts under the same policy.
+    let reference = |policy: &PolicySpec| {
+        results
+            .iter()
+            .zip(&runs)
+            .find(|(_, (l, _, p))| *l == "counts" && std::ptr::eq(*p, policy))
+            .map_or(f64::NAN, |((r, ..), _)| r.results.mean_response)
+    };
+    // Dispersal where it was measured; elsewhere (Slurm and capacity
+    // machines, or not asked for) its columns say so instead of 0.
     let rows: Vec<RunRow> = results
         .iter()
         .zip(&runs)
-        .map(|((r, busy, _), (label, _))| RunRow {
+        .map(|((r, busy, _), (label, _, policy))| RunRow {
             allocator: r.allocator.clone(),
+            scheduler: r.scheduler.clone(),
             requests: label,
             completed: r.results.completed,
             mean_response: r.results.mean_response,
@@ -451,9 +489,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 0.0
             },
             miss_rate: r.results.miss_rate,
-            response_vs_reference: r.results.mean_response / reference,
-            mean_pairwise_distance: dispersal.then_some(r.results.mean_pairwise_distance),
-            mean_pieces: dispersal.then_some(r.results.mean_pieces),
+            response_vs_reference: r.results.mean_response / reference(policy),
+            mean_pairwise_distance: r
+                .results
+                .was_measured("mean_pairwise_distance")
+                .then_some(r.results.mean_pairwise_distance),
+            mean_pieces: r
+                .results
+                .was_measured("mean_pieces")
+                .then_some(r.results.mean_pieces),
             mean_bounded_slowdown: r.results.mean_bounded_slowdown,
         })
         .collect();
@@ -463,9 +507,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         skipped_lines: skipped,
         topology: topology.to_string(),
         nodes: topology.num_nodes(),
-        scheduler: results
-            .first()
-            .map_or_else(|| args.scheduler.clone(), |(r, ..)| r.scheduler.clone()),
+        scheduler: schedulers
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
         mapping: table.into_values().collect(),
         loads,
         runs: rows,
@@ -667,6 +713,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                             .map_or_else(String::new, |v| v.to_string()),
                         r.mean_pieces.map_or_else(String::new, |v| v.to_string()),
                         r.mean_bounded_slowdown.to_string(),
+                        r.scheduler.clone(),
                     ]
                 })
                 .collect();
@@ -686,6 +733,7 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                     "mean_pairwise_distance",
                     "mean_pieces",
                     "mean_bounded_slowdown",
+                    "scheduler",
                 ],
                 &rows,
             )
@@ -760,11 +808,20 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                 "pieces",
                 "bsld"
             );
+            let several = out
+                .runs
+                .iter()
+                .any(|r| r.scheduler != out.runs[0].scheduler);
             for r in &out.runs {
+                let allocator = if several {
+                    format!("{} · {}", r.allocator, r.scheduler)
+                } else {
+                    r.allocator.clone()
+                };
                 let _ = writeln!(
                     s,
                     "{:<22} {:<8} {:>12} {:>12} {:>12} {:>12} {:>8.4} {:>8.4} {:>8.4} {:>9.3} {:>8} {:>6} {:>9.3}",
-                    r.allocator,
+                    allocator,
                     r.requests,
                     num(r.mean_response),
                     num(r.mean_wait),

@@ -11,54 +11,24 @@ use partalloc::topology::Topology;
 use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
-use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
+use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::WorkloadOptions;
 
-/// Parses a machine description such as `mesh:64x64`, or reads the pod
-/// file it names (`examples/pods/small-v4.toml`) or the Slurm topology file
-/// of `blocks:FILE` / `tree:FILE`.
+/// Reads a machine description such as `mesh:64x64`, or the file it names
+/// (a pod's `.toml`, `blocks:FILE`, `tree:FILE`, `kueue:TOPOLOGY,NODES`),
+/// through the library's one reader of machines, without a size bound
+/// (`crate::limits::machine` adds the bound of a run).
 pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
-    if let Some(slurm) = crate::slurm_file::load(text) {
-        return slurm;
-    }
-    if let Some(kueue) = crate::kueue_file::load(text) {
-        return kueue;
-    }
-    if crate::pod_file::is_pod_file(text) {
-        return crate::pod_file::load_pod_file(std::path::Path::new(text.trim()));
-    }
-    text.parse::<Topology>().map_err(|e| {
-        CliError::input(format!(
-            "--topology {:?}: {e}",
-            partalloc::topology::echo(text)
-        ))
-    })
+    Ok(partalloc_experiment::MachineSource::parse(text).load("this command", usize::MAX)?)
 }
 
-/// The file a `--topology` value reads, if any (`blocks:FILE`,
-/// `tree:FILE[#NAME]`, a pod's `.toml`): an input no output may replace.
-pub(crate) fn topology_file(text: &str) -> Option<std::path::PathBuf> {
-    let t = text.trim();
-    if crate::pod_file::is_pod_file(t) {
-        return Some(t.into());
-    }
-    if let Some(nodes) = crate::kueue_file::nodes_file(t) {
-        return Some(nodes);
-    }
-    let (family, rest) = t.split_once(':')?;
-    if !matches!(
-        family.trim().to_ascii_lowercase().as_str(),
-        "blocks" | "tree" | "ring" | "torus3d"
-    ) {
-        return None;
-    }
-    let rest = rest.trim();
-    let rest = crate::slurm_file::gpus_suffix(rest).map_or(rest, |(file, _)| file);
-    let file = match rest.rsplit_once('#') {
-        Some((f, _)) if !std::path::Path::new(rest).exists() => f,
-        _ => rest,
-    };
-    Some(file.into())
+/// The help of every command's `--topology`: every machine family, each
+/// form once (a test checks that none is missing).
+pub(crate) const TOPOLOGY_HELP: &str = "The machine: hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or a pod file (*.toml), racks:[Bx]RxNxGgpu, kueue:TOPOLOGY.yaml,NODES.yaml (a Kueue Topology and a node list), or a Slurm topology.conf or topology.yaml as blocks:FILE, tree:FILE, ring:FILE or torus3d:FILE (blocks:FILE,4gpu: its nodes with 4 GPUs each, as a capacity machine)";
+
+/// The files a `--topology` value reads: inputs no output may replace.
+pub(crate) fn topology_files(text: &str) -> Vec<std::path::PathBuf> {
+    partalloc_experiment::MachineSource::parse(text).files()
 }
 
 /// A command's allocation strategy and scheduling policy, parsed once at
@@ -137,7 +107,7 @@ pub(crate) struct Keep {
     /// Its job records.
     pub(crate) records: bool,
     /// Its grants, for the pod and Slurm measures (at most
-    /// [`MEASURED_JOBS`](crate::pod_measures::MEASURED_JOBS)).
+    /// [`MEASURED_JOBS`](partalloc::simkit::measure::MEASURED_JOBS)).
     pub(crate) grants: bool,
 }
 
@@ -183,4 +153,31 @@ pub(crate) fn run_generated(
         })
         .collect();
     Ok((reports, first))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_topology_help_names_every_machine_family() {
+        use partalloc::topology::TopologyKind;
+        for kind in [
+            TopologyKind::Hypercube,
+            TopologyKind::Mesh,
+            TopologyKind::Torus,
+            TopologyKind::Pod,
+            TopologyKind::Blocks,
+            TopologyKind::Tree,
+            TopologyKind::Ring,
+            TopologyKind::Torus3d,
+        ] {
+            assert!(
+                super::TOPOLOGY_HELP.contains(&format!("{kind}:")),
+                "{kind} missing from the --topology help"
+            );
+        }
+        // The capacity family's two forms, and the k-ary forms.
+        for form in ["racks:", "kueue:", "kary:", "kary-torus:", "*.toml"] {
+            assert!(super::TOPOLOGY_HELP.contains(form), "{form}");
+        }
+    }
 }

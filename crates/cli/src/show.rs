@@ -28,7 +28,6 @@ use crate::error::CliError;
 use crate::limits::{MAX_SHOW_JOBS, MAX_SHOW_NODES, MAX_SVG_CELLS, check_machine};
 use crate::output::{emit, num, write_atomic};
 use crate::run::parse_topology;
-use crate::trace::read_trace;
 use crate::workload::{TraceArgs, WorkloadArgs};
 
 /// Options of `partalloc show`.
@@ -36,7 +35,7 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 pub(crate) struct Args {
     /// The machine: a 1- to 3-dimensional mesh, torus or pod, a hypercube,
     /// or a Slurm block or tree machine.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Allocation strategy.
     #[arg(long, short)]
@@ -192,7 +191,7 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
     // The jobs arriving by `at`, at most one more than the bound: a late
     // `--at` on a generated workload would otherwise draw without end.
     let jobs: Vec<Job> = if let Some(path) = &args.trace.trace {
-        let (jobs, _, _) = read_trace(path, args.trace.mapping(topology), args.trace.lenient)?;
+        let (jobs, _) = args.trace.read_all(path, topology)?;
         jobs.into_iter()
             .take_while(|j| j.arrival <= at)
             .take(MAX_SHOW_JOBS + 1)
@@ -512,7 +511,7 @@ fn header_width(args: &Args, topology: &Topology, snap: &Snapshot, gap: u64) -> 
 /// The machine as a title names it: a machine read from files by its
 /// family and the files' names, not their paths (a picture is looked at
 /// elsewhere), cut as every echoed input is.
-fn machine_label(topology: &Topology) -> String {
+pub(crate) fn machine_label(topology: &Topology) -> String {
     let full = topology.to_string();
     let label = match full.split_once(':') {
         Some((family, rest)) if rest.contains('/') => {
@@ -583,10 +582,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
     check_machine("show", &topology, MAX_SHOW_NODES)?;
     if let Some(svg) = &args.svg {
-        let machine_file = crate::run::topology_file(&args.topology);
+        let machine_files = crate::run::topology_files(&args.topology);
         crate::output::check_outputs(
             &[("--svg", svg.as_path())],
-            &machine_file.as_deref().into_iter().collect::<Vec<_>>(),
+            &machine_files
+                .iter()
+                .map(std::path::PathBuf::as_path)
+                .collect::<Vec<_>>(),
         )?;
     }
     let lay = layout(&topology)?;

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, Replications, Report, ReportError, Results, SimConfig, SlowdownBound, Stop,
+    JobCsvWriter, MeasureSet, Replications, Report, ReportError, Results, SimConfig, SlowdownBound,
+    Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -15,18 +16,18 @@ use serde::Serialize;
 use crate::error::CliError;
 use crate::metrics::{Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::pod_measures::{MEASURED_IDS, MEASURED_JOBS};
 use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs, value_name};
+use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
+use partalloc::workload::TraceFormat;
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The machine: mesh:AxB[xC…], torus:AxB[xC…], hypercube:N, kary:K^N,
-    /// pod:PRESET[:AxB…], a pod file (*.toml), or blocks:FILE / tree:FILE
-    /// (a Slurm topology.conf or topology.yaml).
-    #[arg(long, short)]
+    /// The machine: mesh:AxB[xC…], hypercube:N, racks:…, blocks:FILE, …
+    /// (--help lists every form).
+    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
     /// `partalloc strategies`).
@@ -68,6 +69,12 @@ pub(crate) struct Args {
     /// baseline's). Off by default.
     #[arg(long)]
     runtime_model: Option<String>,
+    /// The measures to take beyond the basic ones: auto (the machine's own:
+    /// dispersal on meshes, tori, hypercubes and pods; capacity, slurm or
+    /// pod measures on those machines), none, or a list such as
+    /// dispersal,pod. A measure not taken costs nothing and is not printed.
+    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
+    measure: MeasureSet,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -99,29 +106,16 @@ struct Output<'a> {
     seed: u64,
     metrics: &'a [Summary],
     search_time_us_per_job: f64,
-    replications: Vec<Results>,
-    /// On a pod: stranded chips and the largest placeable shape.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pod: Option<crate::pod_measures::PodSummary>,
-    /// On a Slurm machine: stranded nodes and locality.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slurm: Option<crate::slurm_measures::SlurmSummary>,
+    replications: Vec<Replication>,
     /// On a capacity machine: per level, the time-average largest pod set
     /// one domain could take.
     #[serde(skip_serializing_if = "Option::is_none")]
     capacity_levels: Option<crate::capacity_measures::CapacitySummary>,
-    /// Whose jobs the pod and Slurm measures ran: "seed 0's" or "the
+    /// Whose run the capacity levels come from: "seed 0's" or "the
     /// trace's" (text output only).
     #[serde(skip)]
     measured: &'static str,
-    /// A capacity machine (`racks:`, `kueue:`): the text table shows its
-    /// racks per job and stranded GPUs (0 and left out elsewhere).
-    #[serde(skip)]
-    capacity: bool,
 }
-
-/// Metrics measured on capacity machines only ([`partalloc::simkit::capacity`]).
-const CAPACITY_ONLY: [&str; 2] = ["mean_racks_per_job", "mean_stranded_gpus"];
 
 /// Runs a trace once, streamed: jobs are read as the simulation reaches
 /// them, so memory stays flat in the trace length. A trace that is not
@@ -133,6 +127,7 @@ fn run_trace(
     topology: &Topology,
     strategies: &Strategies,
     grants: bool,
+    measures: MeasureSet,
 ) -> Result<(Vec<Report>, String, Option<GrantLog>), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new(), None));
@@ -153,6 +148,7 @@ fn run_trace(
         record_jobs: args.report.is_some(),
         measure_search_time: true,
         slowdown_bound: args.slowdown_bound,
+        measures,
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
@@ -199,17 +195,26 @@ fn run_trace(
             .map_err(CliError::io(csv))?;
         Ok((report, log))
     };
-    let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
-    let streamed = run(&mut stream);
-    // A malformed line anywhere comes first, as when the whole trace was
-    // read before simulating.
-    let ((report, log), count, skipped) = match stream.finish()? {
-        StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
-        StreamEnd::Unsorted => {
-            let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
-            jobs.truncate(limit);
-            let count = jobs.len();
-            (run(&mut jobs.into_iter())?, count, skipped)
+    // A sacct dump is read whole (its jobs are sorted by submit time after
+    // the jobs that never ran are dropped).
+    let ((report, log), count, skipped) = if args.trace.trace_format == TraceFormat::Sacct {
+        let (mut jobs, skipped) = args.trace.read_all(path, topology)?;
+        jobs.truncate(limit);
+        let count = jobs.len();
+        (run(&mut jobs.into_iter())?, count, skipped)
+    } else {
+        let mut stream = TraceStream::open(path, mapping, args.trace.lenient, limit)?;
+        let streamed = run(&mut stream);
+        // A malformed line anywhere comes first, as when the whole trace was
+        // read before simulating.
+        match stream.finish()? {
+            StreamEnd::Sorted { jobs, skipped } => (streamed?, jobs, skipped),
+            StreamEnd::Unsorted => {
+                let (mut jobs, _header, skipped) = read_trace(path, mapping, args.trace.lenient)?;
+                jobs.truncate(limit);
+                let count = jobs.len();
+                (run(&mut jobs.into_iter())?, count, skipped)
+            }
         }
     };
     let skipped = if skipped > 0 {
@@ -219,11 +224,18 @@ fn run_trace(
     };
     Ok((
         vec![report],
-        format!(
-            "trace {} ({count} jobs, {} mapping{skipped})",
-            crate::error::shown(path),
-            value_name(&args.trace.mapping)
-        ),
+        if args.trace.trace_format == TraceFormat::Sacct {
+            format!(
+                "trace {} ({count} jobs, sacct dump{skipped})",
+                crate::error::shown(path)
+            )
+        } else {
+            format!(
+                "trace {} ({count} jobs, {} mapping{skipped})",
+                crate::error::shown(path),
+                value_name(&args.trace.mapping)
+            )
+        },
         log,
     ))
 }
@@ -233,13 +245,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
     // Parsed once here; their errors come where the run first needs them.
     let strategies = Strategies::parse(&args.allocator, &args.scheduler);
-    let machine_file = crate::run::topology_file(&args.topology);
+    let machine_files = crate::run::topology_files(&args.topology);
     let inputs: Vec<&std::path::Path> = args
         .trace
         .trace
         .as_deref()
         .into_iter()
-        .chain(machine_file.as_deref())
+        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
         .collect();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--output", args.output.as_deref()),
@@ -270,13 +282,15 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
         )));
     }
-    // Pods, Slurm and capacity machines log seed 0's grants (its first measured jobs
-    // only on long streams) for their measures of the machine over time.
-    let grants = topology.as_pod().is_some()
-        || topology.as_slurm().is_some()
-        || topology.as_capacity().is_some();
+    // Capacity machines log seed 0's grants (its first measured jobs only
+    // on long streams) for the largest pod set per level over time.
+    let measures = args
+        .measure
+        .resolve(&topology)
+        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
+    let grants = measures.contains(partalloc::simkit::Measure::Capacity);
     let (reports, workload, seeds, log) = if args.trace.trace.is_some() {
-        let (r, w, log) = run_trace(args, &topology, &strategies, grants)?;
+        let (r, w, log) = run_trace(args, &topology, &strategies, grants, measures)?;
         (r, w, 1, log)
     } else {
         let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
@@ -298,6 +312,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 time: args.time,
             },
             slowdown_bound: args.slowdown_bound,
+            measures,
             ..SimConfig::default()
         };
         let r = pool.install(|| run_generated(setup, &w, &spec, reps, base, keep, &|| bar.inc(1)));
@@ -310,19 +325,17 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             log,
         )
     };
-    let pod = log
-        .as_ref()
-        .and_then(|log| crate::pod_measures::from_log(&topology, log));
-    let slurm = log
-        .as_ref()
-        .and_then(|log| crate::slurm_measures::from_log(&topology, log));
     let capacity_levels = log
         .as_ref()
         .and_then(|log| crate::capacity_measures::from_log(&topology, log));
-    let summary = summarize(&reports)?;
     let first = reports
         .first()
         .ok_or_else(|| CliError::input("no replication ran"))?;
+    // Only what the run measured: a measure not taken prints nothing.
+    let summary: Vec<Summary> = summarize(&reports)?
+        .into_iter()
+        .filter(|m| first.results.was_measured(m.metric))
+        .collect();
     let out = Output {
         topology: topology.to_string(),
         nodes: topology.num_nodes(),
@@ -333,16 +346,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         seed: args.seed,
         metrics: &summary,
         search_time_us_per_job: search_time_us(&reports),
-        replications: reports.iter().map(|r| r.results).collect(),
-        pod,
-        slurm,
+        replications: reports.iter().map(|r| replication(&r.results)).collect(),
         capacity_levels,
         measured: if args.trace.trace.is_some() {
             "the trace's first"
         } else {
             "seed 0's"
         },
-        capacity: topology.as_capacity().is_some(),
     };
     // The job file first: if it cannot be written, no report claims success.
     // (A replayed trace wrote it during the run.)
@@ -378,6 +388,34 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     write_or_emit(args.output.as_deref(), &text)
 }
 
+/// One replication's results as the JSON report shows them, in the order
+/// of [`Results::fields`]: every quantity, null when its measure was not
+/// taken, then the measures taken.
+#[derive(Debug)]
+struct Replication(Results);
+
+fn replication(r: &Results) -> Replication {
+    Replication(*r)
+}
+
+impl Serialize for Replication {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use partalloc::simkit::ResultValue;
+        use serde::ser::SerializeMap;
+        let fields = self.0.reported_fields();
+        let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+        for (name, v) in fields {
+            match v {
+                None => map.serialize_entry(name, &None::<f64>)?,
+                Some(ResultValue::Count(n)) => map.serialize_entry(name, &n)?,
+                Some(ResultValue::Real(x)) => map.serialize_entry(name, &x)?,
+            }
+        }
+        map.serialize_entry("measured", &self.0.measured.to_string())?;
+        map.end()
+    }
+}
+
 fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
     match format {
         Format::Json => json_text(out),
@@ -406,9 +444,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
             let _ = writeln!(s);
             let _ = writeln!(s, "{:<26} {:>14} {:>14}", "metric", "mean", "±95%");
             for m in out.metrics {
-                if !out.capacity && CAPACITY_ONLY.contains(&m.metric) {
-                    continue;
-                }
                 let label = reported()
                     .find(|x| x.name == m.metric)
                     .map_or(m.metric, |x| x.description);
@@ -421,26 +456,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 "search time µs/job",
                 num(out.search_time_us_per_job)
             );
-            if let Some(p) = &out.pod {
-                let _ = writeln!(s);
-                let _ = writeln!(
-                    s,
-                    "pod, time average over {} {} measured jobs ({} placement rules):",
-                    out.measured, p.jobs, p.rules
-                );
-                let _ = writeln!(
-                    s,
-                    "{:<26} {:>14}",
-                    "stranded chips",
-                    num(p.mean_stranded_chips)
-                );
-                let _ = writeln!(
-                    s,
-                    "{:<26} {:>14}",
-                    "largest placeable chips",
-                    num(p.mean_largest_placeable_chips)
-                );
-            }
             if let Some(c) = &out.capacity_levels {
                 let _ = writeln!(s);
                 let _ = writeln!(
@@ -452,30 +467,6 @@ fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {
                 let width = c.levels.iter().map(|l| l.level.len()).max().unwrap_or(0);
                 for l in &c.levels {
                     let _ = writeln!(s, "{:<width$} {:>14}", l.level, num(l.mean_largest_pod_set));
-                }
-            }
-            if let Some(m) = &out.slurm {
-                let _ = writeln!(s);
-                let _ = writeln!(
-                    s,
-                    "Slurm machine, {} {} measured jobs:",
-                    out.measured, m.jobs
-                );
-                let rows = [
-                    ("stranded nodes (time avg)", m.mean_stranded_nodes),
-                    ("racks or leaves per job", m.mean_domains_per_job),
-                    ("jobs at lowest level", m.lowest_level_share),
-                ];
-                for (label, v) in rows {
-                    let _ = writeln!(s, "{label:<26} {:>14}", num(v));
-                }
-                if let Some(seg) = m.segment {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>14}",
-                        format!("split segments of {seg}/job"),
-                        num(m.mean_split_segments_per_job)
-                    );
                 }
             }
             Ok(s)

@@ -19,7 +19,8 @@ use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{
-    Replications, Report, SimConfig, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
+    MeasureSet, Replications, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError,
+    Sweep, SweepError,
 };
 use partalloc::topology::Topology;
 use rayon::prelude::*;
@@ -31,7 +32,7 @@ use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
 use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use partalloc::workload::WorkloadOptions;
+use partalloc::workload::{Job, ShapeMapping, TraceFormat, WorkloadOptions};
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -60,6 +61,11 @@ pub(crate) struct Args {
     /// Do not write SVG charts.
     #[arg(long)]
     no_plots: bool,
+    /// Also write an HTML page of the points side by side (each point's
+    /// first replication: its jobs on the machine, over time, and the
+    /// distributions on shared axes), one self-contained file.
+    #[arg(long, value_name = "FILE.html", conflicts_with_all = ["shard", "emit_slurm"])]
+    report: Option<PathBuf>,
     /// Shards and Slurm job arrays (see docs/cluster.md).
     #[command(flatten)]
     cluster: ClusterArgs,
@@ -68,6 +74,17 @@ pub(crate) struct Args {
 fn default_seed() -> u64 {
     1
 }
+impl Experiment {
+    /// Replications per point: as given, else 5 (a trace runs once).
+    fn seeds(&self) -> u64 {
+        self.seeds.unwrap_or(if self.trace.is_some() {
+            1
+        } else {
+            default_seeds()
+        })
+    }
+}
+
 fn default_seeds() -> u64 {
     5
 }
@@ -86,8 +103,8 @@ pub(crate) struct Experiment {
     #[serde(default = "default_seed")]
     seed: u64,
     /// Replications per point.
-    #[serde(default = "default_seeds")]
-    seeds: u64,
+    #[serde(default)]
+    seeds: Option<u64>,
     /// Machines.
     topologies: Vec<String>,
     /// Allocation strategies.
@@ -100,6 +117,21 @@ pub(crate) struct Experiment {
     /// The workload at every point.
     #[serde(default)]
     workload: WorkloadOptions,
+    /// A recorded trace to run at every point instead of a generated
+    /// workload, its submits scaled to each of `loads`.
+    #[serde(default)]
+    trace: Option<PathBuf>,
+    /// The trace's path as read: relative to the experiment file's
+    /// directory when the file gives a relative one.
+    #[serde(skip)]
+    trace_path: Option<PathBuf>,
+    /// What the trace is: `swf` (default) or `sacct`.
+    #[serde(default)]
+    trace_format: Option<String>,
+    /// How an SWF trace's processor counts become requests: `shapes`
+    /// (default: the machine's own shapes) or `nodes`.
+    #[serde(default)]
+    mapping: Option<String>,
     /// The run-time model at every point (`sst:A[B,C]` or `linear:K`;
     /// none by default).
     #[serde(default)]
@@ -107,6 +139,10 @@ pub(crate) struct Experiment {
     /// The threshold τ of the bounded slowdown (10 by default).
     #[serde(default)]
     slowdown_bound: Option<f64>,
+    /// The measures beyond the basic ones (`auto`, the machine's own, by
+    /// default; `none`; or names such as `dispersal,slurm`).
+    #[serde(default)]
+    measures: Option<String>,
     /// Charts.
     #[serde(default)]
     plot: PlotSpec,
@@ -158,10 +194,24 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
     let bound = exp
         .slowdown_bound
         .filter(|&b| b != SlowdownBound::default().seconds());
-    let json = match (&exp.runtime_model, bound) {
-        (None, None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload)),
-        (Some(m), None) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m)),
-        (m, Some(b)) => serde_json::to_string(&(exp.seed, exp.seeds, &exp.workload, m, b)),
+    // Nor the default measures; a trace is part of it.
+    let json = match (&exp.runtime_model, bound, &exp.measures) {
+        _ if exp.trace.is_some() => serde_json::to_string(&(
+            exp.seed,
+            exp.seeds(),
+            &exp.runtime_model,
+            bound,
+            &exp.measures,
+            &exp.trace,
+            &exp.trace_format,
+            &exp.mapping,
+        )),
+        (None, None, None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload)),
+        (Some(m), None, None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m)),
+        (m, Some(b), None) => serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m, b)),
+        (m, b, Some(ms)) => {
+            serde_json::to_string(&(exp.seed, exp.seeds(), &exp.workload, m, b, ms))
+        }
     }
     .map_err(|e| CliError::input(format!("cannot fingerprint the settings: {e}")))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -178,8 +228,9 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     seeds: u64,
-    /// One per [`reported`] metric, in order.
-    summaries: Vec<Summary>,
+    /// One per [`reported`] metric, in order; `None` for a quantity the
+    /// point's runs did not measure (its cells are left empty).
+    summaries: Vec<Option<Summary>>,
 }
 
 impl Serialize for Row {
@@ -187,24 +238,37 @@ impl Serialize for Row {
         let mut row = serializer.serialize_struct("Row", 1 + 2 * self.summaries.len())?;
         row.serialize_field("seeds", &self.seeds)?;
         for (m, s) in reported().zip(&self.summaries) {
-            row.serialize_field(m.name, &s.mean)?;
-            row.serialize_field(m.half_width_name, &s.half_width)?;
+            row.serialize_field(m.name, &s.map(|s| s.mean))?;
+            row.serialize_field(m.half_width_name, &s.and_then(|s| s.half_width))?;
         }
         row.end()
     }
 }
 
 fn row(reports: &[Report], seeds: u64) -> Result<Row, CliError> {
+    let measured = |name: &str| {
+        reports
+            .first()
+            .is_some_and(|r| r.results.was_measured(name))
+    };
     Ok(Row {
         seeds,
-        summaries: summarize(reports)?,
+        summaries: summarize(reports)?
+            .into_iter()
+            .map(|s| measured(s.metric).then_some(s))
+            .collect(),
     })
 }
 
 /// Reads and checks an experiment file.
 pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     let text = crate::limits::read_text(path, crate::limits::FileKind::Config)?;
-    parse_experiment(&text, path)
+    let mut exp = parse_experiment(&text, path)?;
+    exp.trace_path = exp.trace.as_ref().map(|t| match path.parent() {
+        Some(dir) if t.is_relative() => dir.join(t),
+        _ => t.clone(),
+    });
+    Ok(exp)
 }
 
 /// Parses and checks the text of an experiment file read from `path`.
@@ -235,10 +299,10 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             return Err(ctx(format!("{name} is empty; list at least one")));
         }
     }
-    if exp.seeds == 0 {
+    if exp.seeds() == 0 {
         return Err(ctx("seeds must be at least 1".to_owned()));
     }
-    crate::limits::check_count("seeds", exp.seeds, crate::limits::MAX_SEEDS)
+    crate::limits::check_count("seeds", exp.seeds(), crate::limits::MAX_SEEDS)
         .map_err(|e| ctx(e.to_string()))?;
     crate::workload::check(&exp.workload).map_err(|e| ctx(e.to_string()))?;
     if let Some(m) = &exp.runtime_model {
@@ -246,6 +310,8 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
             .map_err(|e| ctx(format!("runtime_model: {e}")))?;
     }
     slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
+    measures(&exp).map_err(|e| ctx(format!("measures: {e}")))?;
+    trace_settings(&exp).map_err(ctx)?;
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -256,6 +322,86 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
         )));
     }
     Ok(exp)
+}
+
+/// The trace's format and mapping, checked against the rest of the file.
+fn trace_settings(exp: &Experiment) -> Result<(TraceFormat, bool), String> {
+    let format = exp
+        .trace_format
+        .as_deref()
+        .map_or(Ok(TraceFormat::Swf), str::parse)
+        .map_err(|e| format!("trace_format: {e}"))?;
+    let nodes = match exp.mapping.as_deref() {
+        None | Some("shapes") => false,
+        Some("nodes") => true,
+        Some(m) => {
+            return Err(format!(
+                "mapping {:?} must be \"shapes\" or \"nodes\"",
+                partalloc::topology::echo(m)
+            ));
+        }
+    };
+    if exp.trace.is_none() {
+        if exp.trace_format.is_some() || exp.mapping.is_some() {
+            return Err(
+                "trace_format and mapping apply to a trace; add trace = \"FILE\"".to_owned(),
+            );
+        }
+        return Ok((format, nodes));
+    }
+    if exp.seeds() != 1 {
+        return Err(format!(
+            "seeds = {}: a trace runs once per point; remove seeds (or set it to 1)",
+            exp.seeds()
+        ));
+    }
+    if exp.workload != WorkloadOptions::default() {
+        return Err("a trace gives the jobs: remove the [workload] table".to_owned());
+    }
+    Ok((format, nodes))
+}
+
+/// A trace's jobs on one machine, and the offered load of their requests
+/// as recorded (Σ nodes · service / (N · span)).
+#[derive(Debug)]
+struct TraceOn {
+    jobs: Vec<Job>,
+    first: f64,
+    load: f64,
+}
+
+/// Reads the experiment's trace for `topology`.
+fn trace_on(exp: &Experiment, path: &Path, topology: &Topology) -> Result<TraceOn, CliError> {
+    let (format, nodes) = trace_settings(exp).map_err(CliError::input)?;
+    let mapping = if nodes {
+        ShapeMapping::nodes_of(topology)
+    } else {
+        ShapeMapping::for_topology(topology)
+    };
+    let (jobs, _) = partalloc_experiment::trace::read_jobs(path, format, topology, mapping, false)?;
+    let (Some(first), Some(last)) = (jobs.first(), jobs.last()) else {
+        return Err(CliError::input(format!(
+            "{}: the trace has no usable job on {topology}",
+            crate::error::shown(path)
+        )));
+    };
+    let (first, span) = (first.arrival, last.arrival - first.arrival);
+    if span <= 0.0 {
+        return Err(CliError::input(format!(
+            "{}: every job is submitted at the same time; the offered load is undefined",
+            crate::error::shown(path)
+        )));
+    }
+    let work: f64 = jobs.iter().map(|j| j.nodes() as f64 * j.service).sum();
+    let load = work / (topology.num_nodes() as f64 * span);
+    Ok(TraceOn { jobs, first, load })
+}
+
+/// The experiment's measures (`auto` without `measures`).
+fn measures(exp: &Experiment) -> Result<MeasureSet, partalloc::simkit::measure::UnknownMeasure> {
+    exp.measures
+        .as_deref()
+        .map_or(Ok(MeasureSet::AUTO), str::parse)
 }
 
 /// The experiment's slowdown bound (10 without `slowdown_bound`).
@@ -277,15 +423,25 @@ pub(crate) struct Validated {
     runtime_model: Option<partalloc::simkit::RuntimeModel>,
     /// The threshold of the bounded slowdown.
     slowdown_bound: SlowdownBound,
+    /// The measures every run takes.
+    measures: MeasureSet,
+    /// The trace on each machine (in `topologies` order), if the
+    /// experiment runs one.
+    traces: Vec<TraceOn>,
 }
 
 /// Checks every combination before any work: names, machines, loads.
 pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
     let allocators: Vec<_> = exp.allocators.iter().map(|a| ALLOCATORS.spec(a)).collect();
     let schedulers: Vec<_> = exp.schedulers.iter().map(|s| POLICIES.spec(s)).collect();
+    let measures = measures(exp).map_err(|e| CliError::input(format!("measures: {e}")))?;
     let mut topologies = Vec::new();
+    let mut traces = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
+        measures
+            .resolve(&topo)
+            .map_err(|e| CliError::input(format!("measures: {e}")))?;
         for (a, spec) in exp.allocators.iter().zip(&allocators) {
             spec.as_ref()
                 .map_err(Clone::clone)
@@ -308,10 +464,18 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
                     ))
                 })?;
         }
-        for &l in &exp.loads {
-            exp.workload
-                .build(&topo, l)
-                .map_err(|e| CliError::input(format!("{topo}, load {l}: {}", CliError::from(e))))?;
+        if let Some(path) = exp.trace_path.as_ref().or(exp.trace.as_ref()) {
+            traces.push(trace_on(exp, path, &topo)?);
+        } else {
+            for &l in &exp.loads {
+                exp.workload.build(&topo, l).map_err(|e| {
+                    CliError::input(format!(
+                        "{topo}, load {}: {}",
+                        partalloc::topology::echo_number(l),
+                        CliError::from(e)
+                    ))
+                })?;
+            }
         }
         topologies.push(topo);
     }
@@ -339,6 +503,8 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         schedulers,
         runtime_model,
         slowdown_bound,
+        measures,
+        traces,
     })
 }
 
@@ -372,19 +538,57 @@ fn typed<'a, T>(names: &[String], typed: &'a [T], name: &str) -> Option<&'a T> {
 }
 
 fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliError> {
+    let reports = run_point(exp, valid, p, exp.seeds(), false)?;
+    row(&reports, exp.seeds())
+}
+
+/// The first `seeds` replications of point `p` (a trace runs once), with
+/// their job records if `records`.
+fn run_point(
+    exp: &Experiment,
+    valid: &Validated,
+    p: &Point,
+    seeds: u64,
+    records: bool,
+) -> Result<Vec<Report>, CliError> {
     let missing = || CliError::input("the point is not one of the experiment's");
-    let topo = valid
+    let at = valid
         .topologies
         .iter()
-        .find(|t| t.to_string() == p.topology)
+        .position(|t| t.to_string() == p.topology)
         .ok_or_else(missing)?;
+    let topo = &valid.topologies[at];
     let setup = Setup {
         topology: topo,
         allocator: typed(&exp.allocators, &valid.allocators, &p.allocator).ok_or_else(missing)?,
         scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler).ok_or_else(missing)?,
     };
+    let base = SimConfig {
+        slowdown_bound: valid.slowdown_bound,
+        measures: valid.measures,
+        record_jobs: records,
+        ..SimConfig::default()
+    };
+    if let Some(trace) = valid.traces.get(at) {
+        // The submits scaled so that the requests offer the point's load.
+        let scale = p.load / trace.load;
+        let jobs = trace
+            .jobs
+            .iter()
+            .map(|j| j.with_arrival(trace.first + (j.arrival - trace.first) / scale));
+        let config = SimConfig {
+            measure_search_time: false,
+            ..base
+        };
+        let mut sim =
+            Simulation::from_specs(topo.clone(), setup.allocator, setup.scheduler, jobs, config)?;
+        if let Some(m) = valid.runtime_model {
+            sim = sim.with_runtime_model(m.seeded(exp.seed))?;
+        }
+        return Ok(vec![sim.run()?]);
+    }
     let w = exp.workload.build(topo, p.load)?;
-    let reps = Replications::new(exp.seed, exp.seeds)
+    let reps = Replications::new(exp.seed, seeds)
         .map_err(|e| CliError::input(format!("seeds: {e}")))?
         .with_runtime_model(valid.runtime_model);
     let (reports, _) = run_generated(
@@ -392,14 +596,14 @@ fn compute(exp: &Experiment, valid: &Validated, p: &Point) -> Result<Row, CliErr
         &w,
         &exp.workload,
         reps,
-        SimConfig {
-            slowdown_bound: valid.slowdown_bound,
-            ..SimConfig::default()
+        base,
+        Keep {
+            records,
+            grants: false,
         },
-        Keep::default(),
         &|| {},
     )?;
-    row(&reports, exp.seeds)
+    Ok(reports)
 }
 
 fn output_path(args: &Args, experiment: &Path, exp: &Experiment) -> PathBuf {
@@ -587,13 +791,21 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let machine_files: Vec<PathBuf> = exp
         .topologies
         .iter()
-        .filter_map(|t| crate::run::topology_file(t))
+        .flat_map(|t| crate::run::topology_files(t))
         .collect();
     let inputs: Vec<&Path> = std::iter::once(experiment.as_path())
         .chain(machine_files.iter().map(PathBuf::as_path))
+        .chain(exp.trace_path.as_deref())
         .collect();
-    crate::output::check_outputs(&[(flag, &out)], &inputs)?;
+    let mut outputs = vec![(flag, out.as_path())];
+    if let Some(r) = &args.report {
+        outputs.push(("--report", r.as_path()));
+    }
+    crate::output::check_outputs(&outputs, &inputs)?;
     let grid = points(&exp, &valid.topologies)?;
+    if args.report.is_some() {
+        check_report_size(&exp, &valid, grid.len())?;
+    }
     if args.cluster.emit_slurm {
         return emit(&shard::slurm_script(
             experiment,
@@ -708,7 +920,79 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             msg.push_str(&format!("chart {}\n", crate::error::shown(&p)));
         }
     }
+    if let Some(page) = &args.report {
+        report(&exp, &valid, &points, page, args.threads)?;
+        msg.push_str(&format!("report {}\n", crate::error::shown(page)));
+    }
     emit(&msg)
+}
+
+/// Refuses a report larger than the page holds before anything runs: the
+/// first replication of every point, all its measured jobs.
+fn check_report_size(exp: &Experiment, valid: &Validated, points: usize) -> Result<(), CliError> {
+    let per_point = valid
+        .traces
+        .iter()
+        .map(|t| t.jobs.len() as u64)
+        .max()
+        .unwrap_or(exp.workload.jobs);
+    let jobs = (points as u64).saturating_mul(per_point);
+    let max = partalloc_report::MAX_REPORT_JOBS as u64;
+    if jobs > max {
+        return Err(CliError::input(format!(
+            "--report: {points} points of {per_point} jobs make {jobs} jobs, more than the {max} a report holds; report fewer points (a smaller experiment file) or fewer jobs"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the page of `points`: each point's first replication (the same
+/// jobs and decisions as in its row: replication 0 of its seeds) with its
+/// job records.
+fn report(
+    exp: &Experiment,
+    valid: &Validated,
+    points: &[Point],
+    page: &Path,
+    threads: Option<usize>,
+) -> Result<(), CliError> {
+    let pool = crate::progress::pool(threads)?;
+    let runs: Vec<(String, &Topology, Vec<partalloc::simkit::JobRecord>)> = pool.install(|| {
+        points
+            .par_iter()
+            .map(|p| {
+                let topo = valid
+                    .topologies
+                    .iter()
+                    .find(|t| t.to_string() == p.topology)
+                    .ok_or_else(|| CliError::input("the point is not one of the experiment's"))?;
+                let first = run_point(exp, valid, p, 1, true)?.swap_remove(0);
+                let label = format!(
+                    "{} · {} · load {}{}",
+                    p.allocator,
+                    p.scheduler,
+                    p.load,
+                    if valid.topologies.len() > 1 {
+                        format!(" · {}", partalloc::topology::echo(&p.topology))
+                    } else {
+                        String::new()
+                    }
+                );
+                Ok((label, topo, first.jobs))
+            })
+            .collect::<Result<_, CliError>>()
+    })?;
+    let views: Vec<partalloc_report::RunView<'_>> = runs
+        .iter()
+        .map(|(label, topo, jobs)| partalloc_report::RunView::new(label, topo, jobs))
+        .collect();
+    let options = partalloc_report::ReportOptions::titled(format!(
+        "partalloc sweep: {} points",
+        points.len()
+    ));
+    let html = partalloc_report::render(&views, &options)
+        .map_err(|e| CliError::input(format!("--report: {e}")))?;
+    write_atomic(page, html.as_bytes())
 }
 
 #[cfg(test)]
@@ -725,11 +1009,14 @@ mod tests {
     fn row_columns_are_the_metrics_table_in_order() {
         let summaries = reported()
             .enumerate()
-            .map(|(i, m)| Summary {
-                metric: m.name,
-                mean: i as f64 + 0.5,
-                half_width: (i % 2 == 0).then_some(0.25),
-                n: 4,
+            .map(|(i, m)| {
+                // The last metric was not measured: its cells stay empty.
+                (i + 1 < reported().count()).then_some(Summary {
+                    metric: m.name,
+                    mean: i as f64 + 0.5,
+                    half_width: (i % 2 == 0).then_some(0.25),
+                    n: 4,
+                })
             })
             .collect();
         let text = csv_of(&Row {
@@ -759,13 +1046,15 @@ mod tests {
              mean_distance_sum,mean_distance_sum_hw,mean_diameter,mean_diameter_hw,\
              mean_span,mean_span_hw,mean_pieces,mean_pieces_hw,\
              mean_bounded_slowdown,mean_bounded_slowdown_hw,\
-             mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw"
+             mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw,\
+             mean_stranded_nodes,mean_stranded_nodes_hw,mean_split_segments,mean_split_segments_hw,\
+             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
              9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,,\
-             18.5,0.25,19.5,\n"
+             18.5,0.25,19.5,,20.5,0.25,21.5,,22.5,0.25,,\n"
         );
     }
 }

@@ -10,7 +10,6 @@ use std::sync::mpsc::SyncSender;
 use partalloc::simkit::TraceError;
 use partalloc::workload::Job;
 use partalloc::workload::ShapeMapping;
-use partalloc::workload::sacct::SacctTrace;
 use partalloc::workload::swf::{SwfError, SwfHeader, SwfJobs, SwfReader};
 
 use crate::error::CliError;
@@ -257,33 +256,16 @@ impl Iterator for TraceStream {
     }
 }
 
-/// Reads a `sacct --parsable2` dump as jobs on `topology`: jobs that never
-/// ran or do not fit are dropped (and counted with the skipped lines); bad
-/// lines stop the read unless `lenient`. On a capacity machine whose nodes
-/// are GPUs, a job asks for its `gres/gpu` count (`AllocTRES`) and jobs
-/// without GPUs are dropped.
+/// Reads a `sacct --parsable2` dump as jobs on `topology`
+/// ([`partalloc_experiment::trace::read_sacct`]).
 pub(crate) fn read_sacct(
     path: &Path,
     topology: &partalloc::topology::Topology,
     lenient: bool,
 ) -> Result<(Vec<Job>, u64), CliError> {
-    use partalloc::workload::sacct::SacctUnit;
-    let machine_nodes = topology.num_nodes() as u64;
-    let unit = match topology.as_capacity() {
-        Some(m) if m.unit_resource() != partalloc::topology::capacity::PODS_RESOURCE => {
-            SacctUnit::Gpus
-        }
-        _ => SacctUnit::Nodes,
-    };
-    let text = crate::limits::read_text(path, crate::limits::FileKind::Sacct)?;
-    let bad = |e: partalloc::workload::sacct::SacctError| {
-        CliError::input(format!("{}: {e}", crate::error::shown(path)))
-    };
-    let trace = SacctTrace::parse(&text, lenient).map_err(bad)?;
-    let skipped = trace.skipped.len() as u64;
-    let (trace, dropped) = trace.usable_in(machine_nodes, unit);
-    let jobs = trace.jobs_in(machine_nodes, unit).map_err(bad)?;
-    Ok((jobs, skipped + dropped as u64))
+    Ok(partalloc_experiment::trace::read_sacct(
+        path, topology, lenient,
+    )?)
 }
 
 #[cfg(test)]

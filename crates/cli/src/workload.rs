@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use partalloc::topology::Topology;
 use partalloc::workload::{
     CubeDimLaw, DemandLaw, Dependence, ShapeKind, ShapeMapping, SideLaw, Sides, SpecError,
-    WorkloadError, WorkloadOptions,
+    TraceFormat, WorkloadError, WorkloadOptions,
 };
 
 use crate::error::CliError;
@@ -146,9 +146,14 @@ impl WorkloadArgs {
 /// A trace to replay instead of a generated workload (`simulate`, `show`).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct TraceArgs {
-    /// Replay this Standard Workload Format trace instead of generating jobs.
+    /// Replay this trace instead of generating jobs.
     #[arg(long, conflicts_with = "load")]
     pub(crate) trace: Option<PathBuf>,
+    /// What the trace is: swf (the Standard Workload Format) or sacct (a
+    /// Slurm accounting dump, sacct --parsable2 with JobID, Submit, Start,
+    /// End, NNodes and optionally Timelimit and AllocTRES).
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
+    pub(crate) trace_format: TraceFormat,
     /// How trace processor counts become requests.
     #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
     pub(crate) mapping: MappingArg,
@@ -164,16 +169,32 @@ impl TraceArgs {
             MappingArg::Shapes => ShapeMapping::for_topology(topology),
         }
     }
+
+    /// Every job of the trace on `topology`, and the lines skipped (with
+    /// `--lenient`; a sacct dump also drops jobs that never ran or do not
+    /// fit).
+    pub(crate) fn read_all(
+        &self,
+        path: &std::path::Path,
+        topology: &Topology,
+    ) -> Result<(Vec<partalloc::workload::Job>, u64), CliError> {
+        match self.trace_format {
+            TraceFormat::Sacct => crate::trace::read_sacct(path, topology, self.lenient),
+            _ => crate::trace::read_trace(path, self.mapping(topology), self.lenient)
+                .map(|(jobs, _header, skipped)| (jobs, skipped)),
+        }
+    }
 }
 
 /// A workload error, with the flag to change for saturated loads.
 pub(crate) fn workload_error(e: SpecError) -> CliError {
     match e {
         SpecError::Workload(WorkloadError::Saturated { load }) => CliError::input(format!(
-            "offered load {load} is at least 1: no strategy can keep up and the queue grows without bound; use a load below 1, or pass --allow-saturation (allow_saturation = true in an experiment file) for a saturation study"
+            "offered load {} is at least 1: the queue grows without bound; use a load below 1, or --allow-saturation (allow_saturation = true in a sweep file)",
+            partalloc::topology::echo_number(load)
         )),
         SpecError::Workload(WorkloadError::LoadTooSmall { load, min }) => CliError::input(format!(
-            "offered load {load:e} (--load, or loads in an experiment file) is below {min:e}, the smallest accepted: arrivals would be so rare that arrival times swallow the residence times or overflow to infinity"
+            "offered load {load:e} is below {min:e}, the smallest accepted (rarer arrivals swallow the residence times); raise --load (loads in a sweep file)"
         )),
         other => CliError::input(format!("workload: {other}")),
     }
@@ -205,9 +226,7 @@ mod tests {
         let e = CliError::from(WorkloadOptions::default().build(&mesh, 1e-308).unwrap_err())
             .to_string();
         assert!(
-            e.starts_with(
-                "offered load 1e-308 (--load, or loads in an experiment file) is below 1e-9"
-            ),
+            e.starts_with("offered load 1e-308 is below 1e-9") && e.contains("raise --load"),
             "{e}"
         );
     }

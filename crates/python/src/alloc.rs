@@ -26,23 +26,31 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Parses a machine description with the command line's message.
 pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
-    text.parse::<RustTopology>().map_err(|e| {
-        let mut m = format!("topology: {e}");
-        // The list of machine forms goes when the line would be too long
-        // (`Topology`'s docstring lists them).
-        if m.len() > 200
-            && let Some(at) = m.find(" (expected ")
-        {
-            m.truncate(at);
-            m.push_str(" (forms: help(partalloc.Topology))");
-        }
-        PyValueError::new_err(m)
+    use partalloc_experiment::{MachineSource, SourceError};
+    // The library's one reader of machines: every text form and every file
+    // form (Slurm, Kueue and pod files), with the size bound of a run.
+    let max = partalloc_experiment::machine::MAX_MACHINE_NODES;
+    MachineSource::parse(text).load("partalloc", max).map_err(|e| {
+        let e = match e {
+            e @ SourceError::File(partalloc_topology::files::FileError::Io { .. }) => {
+                return pyo3::exceptions::PyOSError::new_err(e.to_string());
+            }
+            SourceError::Description { reason, .. } => reason,
+            e => return PyValueError::new_err(format!("topology: {e}")),
+        };
+        // The library fits the reason to one short line (the forms, or a
+        // pointer to them: `Topology`'s docstring lists them).
+        PyValueError::new_err(format!("topology: {e}"))
     })
 }
 
 /// A machine: `Topology("torus:8x8x8")`. The forms: `hypercube:N`,
 /// `mesh:AxB[xC…]`, `torus:AxB[xC…]`, `kary:K^N`, `kary-torus:K^N`,
-/// `pod:PRESET[:AxB…]` and `racks:[Bx]RxNxGgpu`.
+/// `pod:PRESET[:AxB…]` and `racks:[Bx]RxNxGgpu`; and machines read from
+/// files: `blocks:FILE`, `tree:FILE`, `ring:FILE`, `torus3d:FILE` (a Slurm
+/// topology.conf or topology.yaml, `#NAME` for one of a YAML file's
+/// topologies), `blocks:FILE,4gpu`, `kueue:TOPOLOGY,NODES` (a Kueue
+/// Topology and a node list) and a pod's `.toml` file.
 #[pyclass(module = "partalloc._native", frozen, eq, hash)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Topology {

@@ -52,12 +52,15 @@ pub(crate) fn read_trace(
 /// ([`Results::fields`]): counts as ints, the rest as floats.
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, value) in r.fields() {
+    // A quantity the run did not measure is None, not 0.
+    for (name, value) in r.reported_fields() {
         match value {
-            ResultValue::Count(n) => d.set_item(name, n)?,
-            ResultValue::Real(x) => d.set_item(name, x)?,
+            None => d.set_item(name, py.None())?,
+            Some(ResultValue::Count(n)) => d.set_item(name, n)?,
+            Some(ResultValue::Real(x)) => d.set_item(name, x)?,
         }
     }
+    d.set_item("measured", r.measured.to_string())?;
     Ok(d)
 }
 
@@ -138,7 +141,7 @@ enum Source {
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0, measures="auto", trace_format="swf"))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -160,8 +163,15 @@ fn simulate<'py>(
     records: bool,
     runtime_model: Option<&str>,
     slowdown_bound: f64,
+    measures: &str,
+    trace_format: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
+    let measures = measures
+        .parse::<partalloc_simkit::MeasureSet>()
+        .map_err(|e| PyValueError::new_err(format!("measures: {e}")))?
+        .resolve(&topology)
+        .map_err(|e| PyValueError::new_err(format!("measures: {e}")))?;
     let slowdown_bound = SlowdownBound::new(slowdown_bound)
         .map_err(|e| PyValueError::new_err(format!("slowdown_bound: {e}")))?;
     let model = runtime_model
@@ -188,7 +198,21 @@ fn simulate<'py>(
                 ));
             }
             let map = mapping_of(mapping, &topology)?;
-            let (mut all, skipped) = read_trace(path, map, lenient)?;
+            let format = trace_format
+                .parse::<partalloc_workload::TraceFormat>()
+                .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
+            let (mut all, skipped) = if format == partalloc_workload::TraceFormat::Sacct {
+                partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| match e {
+                    e @ partalloc_experiment::SourceError::File(
+                        partalloc_topology::files::FileError::Io { .. },
+                    ) => {
+                        pyo3::exceptions::PyOSError::new_err(e.to_string())
+                    }
+                    e => PyValueError::new_err(e.to_string()),
+                })?
+            } else {
+                read_trace(path, map, lenient)?
+            };
             if let Some(n) = jobs {
                 all.truncate(usize::try_from(n).unwrap_or(usize::MAX));
             }
@@ -197,11 +221,15 @@ fn simulate<'py>(
             } else {
                 String::new()
             };
-            let text = format!(
-                "trace {} ({} jobs, {mapping} mapping{skipped})",
-                path.display(),
-                all.len()
-            );
+            let text = if format == partalloc_workload::TraceFormat::Sacct {
+                format!("trace {} ({} jobs, sacct dump{skipped})", path.display(), all.len())
+            } else {
+                format!(
+                    "trace {} ({} jobs, {mapping} mapping{skipped})",
+                    path.display(),
+                    all.len()
+                )
+            };
             (Source::Trace(all), text, 1)
         }
         (None, w) => {
@@ -236,6 +264,7 @@ fn simulate<'py>(
                     record_jobs: records,
                     measure_search_time: true,
                     slowdown_bound,
+                    measures,
                 };
                 let mut sim =
                     Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
@@ -257,7 +286,7 @@ fn simulate<'py>(
                 seed,
                 records,
                 model,
-                slowdown_bound,
+                (slowdown_bound, measures),
             ),
         })
     });
@@ -277,6 +306,10 @@ fn simulate<'py>(
     let metrics = PyList::empty(py);
     // The command line's summary, from the one table of reported metrics.
     for sm in partalloc_simkit::metrics::summarize(&reports).map_err(value_error)? {
+        // Only what the run measured, as the command line prints it.
+        if !first.results.was_measured(sm.metric) {
+            continue;
+        }
         let m = PyDict::new(py);
         m.set_item("metric", sm.metric)?;
         m.set_item("mean", sm.mean)?;

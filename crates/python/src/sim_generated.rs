@@ -172,7 +172,7 @@ impl Generated {
         seed: u64,
         records: bool,
         model: Option<partalloc_simkit::RuntimeModel>,
-        slowdown_bound: SlowdownBound,
+        (slowdown_bound, measures): (SlowdownBound, partalloc_simkit::MeasureSet),
     ) -> PyResult<Vec<Report>> {
         let reps = Replications::new(seed, seeds)
             .map_err(|e| PyValueError::new_err(format!("seeds={seeds}: {e}")))?
@@ -186,6 +186,7 @@ impl Generated {
             record_jobs: records,
             measure_search_time: true,
             slowdown_bound,
+            measures,
         };
         reps.simulate_specs(
             topology,

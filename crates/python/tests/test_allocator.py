@@ -96,9 +96,9 @@ def test_node_requests_and_faults_on_paging() -> None:
 
 
 def test_errors_are_python_exceptions_with_the_tools_messages() -> None:
-    with pytest.raises(ValueError, match=r'^topology: invalid topology "mesh:0x3": side 0 has length 0'):
+    with pytest.raises(ValueError, match=r'^topology: side 0 has length 0'):
         pa.Topology("mesh:0x3")
-    with pytest.raises(ValueError, match=r'^unknown allocation strategy "nope"; known strategies: buddy'):
+    with pytest.raises(ValueError, match=r'^unknown allocation strategy "nope"; \d+ known strategies, listed by'):
         pa.Allocator("nope", "mesh:4x4")
     alloc = pa.Allocator("fsl", "mesh:8x8")
     with pytest.raises(pa.UnsupportedRequestError, match="fsl does not support a Q_3 request"):

@@ -67,7 +67,7 @@ CASES = {
     "topology": (
         "pa.Topology('mesh:0x3')",
         "ValueError",
-        'topology: invalid topology "mesh:0x3"',
+        "topology: side 0 has length 0",
     ),
     "request": (
         "pa.Allocator('fsl', 'mesh:8x8').allocate(subcube=2)",

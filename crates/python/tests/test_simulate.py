@@ -176,8 +176,6 @@ def test_shape_weights_equal_the_tools(cli: str, tmp_path: Path) -> None:
          "--shape-weights", "1,0,0,0,0,1", "--jobs", "200", "--seed", "3"],
         tmp_path,
     )
-    # The pod section (stranded chips) is the tool's own.
-    expected.pop("pod")
     workload = {"shapes": "catalogue", "shape_weights": [1, 0, 0, 0, 0, 1]}
     summary, records = pa.simulate("pod:tpu-v5e:8x8", "pod-first-fit", workload=workload, jobs=200, seed=3)
     same(summary, expected)
@@ -228,16 +226,13 @@ def test_error_messages_are_the_tools_lines(cli: str, small_trace: Path, args: L
     with pytest.raises(ValueError) as e:
         call(small_trace)
     # The same line, with the flag named as Python's argument: the tool's
-    # `--topology "mesh:0x3": …` is `topology: …`, and its list of
-    # machine forms points at the Topology class's docstring.
+    # `--topology "mesh:0x3": …` is `topology: …`.
     tool = line[len("error: ") :]
     if tool.startswith("--topology "):
         tool = "topology: " + tool.split(": ", 1)[1]
     python = str(e.value)
-    if python.endswith(" (forms: help(partalloc.Topology))"):
-        python = python[: -len(" (forms: help(partalloc.Topology))")]
-        tool = tool[: tool.index(" (expected ")]
     assert python == tool
+    assert len(python) <= 200
 
 
 def test_a_generated_workload_without_warm_up_is_described_as_the_tool_does(cli: str, tmp_path: Path) -> None:

@@ -171,6 +171,81 @@ pub(crate) fn over_time(records: &[JobRecord]) -> OverTime {
     s
 }
 
+/// Most times at which the stranded nodes are counted over a run.
+pub(crate) const STRANDED_SAMPLES: usize = 1000;
+
+/// Free nodes the machine's structure strands, over a run: on a Slurm
+/// machine the free nodes in partly busy base blocks or leaf switches
+/// (`partalloc_simkit::slurm::stranded_nodes`), on a pod the free chips in
+/// no placeable catalogue shape under static wiring
+/// (`partalloc_allocators::pod::stranded_chips_under`); `None` on other
+/// machines. Counted at up to [`STRANDED_SAMPLES`] evenly spaced times
+/// from the first start to the last end (the busy nodes at each time are
+/// exact: every job's partition is applied in time order).
+pub(crate) fn stranded_over_time(
+    topology: &Topology,
+    records: &[JobRecord],
+    samples: usize,
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    use partalloc_topology::NodeSet;
+    let count: Box<dyn Fn(&NodeSet) -> f64> = if let Some(m) = topology.as_slurm() {
+        Box::new(move |busy| f64::from(partalloc_simkit::slurm::stranded_nodes(m, busy)))
+    } else if let Some(pod) = topology.as_pod() {
+        Box::new(move |busy| {
+            partalloc_allocators::pod::stranded_chips_under(
+                pod,
+                busy,
+                partalloc_topology::pod::Wiring::Static,
+            ) as f64
+        })
+    } else {
+        return None;
+    };
+    let t0 = records
+        .iter()
+        .map(|r| r.start)
+        .fold(f64::INFINITY, f64::min);
+    let t1 = records
+        .iter()
+        .map(|r| r.end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !(t0.is_finite() && t1.is_finite()) || samples == 0 {
+        return None;
+    }
+    // (time, record, starts): ends before starts at one time.
+    let mut events: Vec<(f64, usize, bool)> = Vec::with_capacity(records.len() * 2);
+    for (i, r) in records.iter().enumerate() {
+        events.push((r.start, i, true));
+        events.push((r.end, i, false));
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    let nodes = topology.num_nodes();
+    let mut busy = NodeSet::new(nodes);
+    let (mut times, mut values) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    let mut next = 0;
+    for k in 0..samples {
+        let t = if samples == 1 {
+            t0
+        } else {
+            t0 + (t1 - t0) * k as f64 / (samples - 1) as f64
+        };
+        while next < events.len() && events[next].0 <= t {
+            let (_, i, start) = events[next];
+            let _ = records[i].partition.for_each_node(topology, |n| {
+                let _ = if start {
+                    busy.insert(n)
+                } else {
+                    busy.remove(n)
+                };
+            });
+            next += 1;
+        }
+        times.push(t);
+        values.push(count(&busy));
+    }
+    Some((times, values))
+}
+
 /// A job's runs of node ids for the page, compactly: a run is `first,
 /// len`, and three or more runs of one length at a constant stride (the
 /// rows of a box) are `first, len, -stride, count`.
@@ -270,6 +345,57 @@ pub(crate) fn batch_means(values: &[f64]) -> Estimate {
 mod tests {
     use super::*;
     use partalloc_topology::GridBox;
+
+    fn held(id: u64, start: f64, end: f64, nodes: Vec<u32>) -> JobRecord {
+        JobRecord {
+            id,
+            arrival: start,
+            start,
+            end,
+            wait: 0.0,
+            response: end - start,
+            numerical_delay: 0.0,
+            bounded_slowdown: 1.0,
+            requested: nodes.len() as u64,
+            granted: nodes.len() as u64,
+            partition: Partition::Nodes(nodes),
+            dispersal: None,
+            domains: None,
+        }
+    }
+
+    #[test]
+    fn stranded_nodes_over_time_count_the_free_nodes_of_partly_busy_blocks() {
+        let conf = "BlockName=r0 Nodes=n[0-3]\nBlockName=r1 Nodes=n[4-7]\nBlockSizes=4,8\n";
+        let machine: Topology = partalloc_topology::slurm::SlurmMachine::parse_conf(conf, "t.conf")
+            .unwrap()
+            .into();
+        // Two nodes of r0 for [0, 10), then all of r1 for [10, 20): two
+        // nodes stranded, then none.
+        let records = [
+            held(1, 0.0, 10.0, vec![0, 1]),
+            held(2, 10.0, 20.0, vec![4, 5, 6, 7]),
+        ];
+        let (t, v) = stranded_over_time(&machine, &records, 5).unwrap();
+        assert_eq!(t, [0.0, 5.0, 10.0, 15.0, 20.0]);
+        assert_eq!(v, [2.0, 2.0, 0.0, 0.0, 0.0]);
+        // A brute-force count at each time agrees.
+        for (&t, &v) in t.iter().zip(&v) {
+            let busy: Vec<u32> = records
+                .iter()
+                .filter(|r| r.start <= t && t < r.end)
+                .flat_map(|r| r.partition.node_list(&machine).unwrap_or_default())
+                .collect();
+            let partly = |b: std::ops::Range<u32>| {
+                let n = b.clone().filter(|x| busy.contains(x)).count() as u32;
+                if n > 0 && n < 4 { 4 - n } else { 0 }
+            };
+            assert_eq!(f64::from(partly(0..4) + partly(4..8)), v, "t = {t}");
+        }
+        // Nothing on a mesh.
+        let mesh: Topology = "mesh:4x2".parse().unwrap();
+        assert!(stranded_over_time(&mesh, &records, 5).is_none());
+    }
 
     #[test]
     fn a_box_on_a_mesh_is_one_run_per_row() {

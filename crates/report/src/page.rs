@@ -230,6 +230,18 @@ fn write_run(
     out.push_str(",\"queue\":");
     json_nums(out, over.queue.iter().copied());
     out.push('}');
+    // Stranded nodes over time, where the machine defines them.
+    out.push_str(",\"stranded\":");
+    match data::stranded_over_time(view.topology, records, data::STRANDED_SAMPLES) {
+        Some((t, v)) => {
+            out.push_str("{\"t\":");
+            json_nums(out, t);
+            out.push_str(",\"v\":");
+            json_nums(out, v);
+            out.push('}');
+        }
+        None => out.push_str("null"),
+    }
     for (name, values) in [
         (
             "cdf_wait",

@@ -16,6 +16,7 @@
 //! | `priority` | [`priority`] | PReMAS `pqueue`; orders in [`order`] |
 //! | `conservative-backfilling` | [`conservative`] | Mu'alem & Feitelson 2001 |
 //! | `rlscheduler` | [`rlscheduler`] | RLScheduler's simulator (Zhang et al. SC'20) |
+//! | `slurm` | [`slurm`] | slurmctld 26.05 (priority/multifactor, sched/backfill, limits) |
 //!
 //! # Quick start
 //!
@@ -129,6 +130,7 @@ pub mod registry;
 pub mod rlscheduler;
 pub mod scan;
 mod scheduler;
+pub mod slurm;
 pub mod static_partitioning;
 pub mod threshold;
 pub mod torus;

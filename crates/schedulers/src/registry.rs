@@ -65,6 +65,7 @@ const BUILTIN: &[PolicyEntry] = &[
     crate::priority::ENTRY,
     crate::conservative::ENTRY,
     crate::rlscheduler::ENTRY,
+    crate::slurm::ENTRY,
 ];
 
 /// The built-in policies, in listing order.
@@ -158,7 +159,7 @@ mod tests {
             e.to_string(),
             "unknown scheduling policy \"sjf\"; known policies: fcfs, scan, \
              static-partitioning, lazy, m-fcfs, easy-backfilling, priority, \
-             conservative-backfilling, rlscheduler"
+             conservative-backfilling, rlscheduler, slurm"
         );
         let e = build("fcfs[", &topo).unwrap_err();
         assert!(matches!(e, PolicyBuildError::Spec(_)), "{e}");

@@ -210,6 +210,16 @@ pub trait Scheduler: Send + fmt::Debug {
     /// next. For policies with one queue per size class it is the oldest
     /// waiting job (lowest arrival time, then lowest id).
     fn head(&self) -> Option<&Job>;
+
+    /// The next time the policy wants [`schedule`](Scheduler::schedule)
+    /// called although no job arrives or departs then (a periodic pass),
+    /// or `None`. The run loop asks after each `schedule` and, when the
+    /// time is later than now and earlier than the next event, calls
+    /// `schedule` at it. The default asks for none: right for a policy
+    /// that decides only at arrivals and departures.
+    fn next_wakeup(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Checks a submitted job's times: what every policy's

@@ -167,7 +167,7 @@ pub enum BenchmarkError {
     },
     /// The trace is too short to draw sequences of this length.
     #[error(
-        "sequences of {length} jobs need a trace of at least {} jobs (starts are drawn from [{length}, jobs - {length} - 1)); this trace has {jobs}, enough for sequences of at most {}",
+        "sequences of {length} jobs need a trace of at least {} jobs; this trace has {jobs}, enough for sequences of at most {}",
         length.saturating_mul(2).saturating_add(2),
         jobs.saturating_sub(2) / 2
     )]
@@ -758,7 +758,7 @@ mod tests {
         let short = sample_starts(2 * 5 + 1, 5, 3, 1).unwrap_err();
         assert_eq!(
             short.to_string(),
-            "sequences of 5 jobs need a trace of at least 12 jobs (starts are drawn from [5, jobs - 5 - 1)); this trace has 11, enough for sequences of at most 4"
+            "sequences of 5 jobs need a trace of at least 12 jobs; this trace has 11, enough for sequences of at most 4"
         );
         assert_eq!(
             sample_starts(100, 0, 3, 1).unwrap_err().to_string(),

@@ -155,6 +155,13 @@ impl CapacityMeter {
         Self { inner }
     }
 
+    /// A meter that measures nothing (a run that did not ask for the
+    /// capacity measure).
+    #[must_use]
+    pub fn undefined() -> Self {
+        Self { inner: None }
+    }
+
     /// Whether the machine is a capacity machine.
     #[must_use]
     pub fn is_defined(&self) -> bool {

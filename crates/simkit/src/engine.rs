@@ -75,6 +75,9 @@ pub(crate) struct Engine<I, A, X> {
     now: f64,
     busy_nodes: u64,
     busy_area: f64,
+    /// A time the driver asked to be woken at (a scheduler's periodic
+    /// pass), an event of its own when no job arrives or departs then.
+    wakeup: Option<f64>,
 }
 
 impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
@@ -102,6 +105,7 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             now: 0.0,
             busy_nodes: 0,
             busy_area: 0.0,
+            wakeup: None,
         };
         e.pull()?;
         Ok(e)
@@ -188,14 +192,27 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
         self.next_arrival.is_some() || !self.departures.is_empty()
     }
 
-    /// The time of the next event.
+    /// The time of the next event: a departure, an arrival or the
+    /// wake-up asked for.
     #[inline]
     pub(crate) fn next_time(&self) -> Option<f64> {
         let arrival = self.next_arrival.as_ref().map(|j| j.arrival);
-        match (self.departures.peek_time(), arrival) {
+        let job = match (self.departures.peek_time(), arrival) {
             (Some(d), Some(a)) => Some(d.min(a)),
             (d, a) => d.or(a),
+        };
+        match (job, self.wakeup) {
+            (Some(j), Some(w)) => Some(j.min(w)),
+            (j, w) => j.or(w),
         }
+    }
+
+    /// Asks for an event at `t` (a scheduler's
+    /// [`next_wakeup`](partalloc_schedulers::Scheduler::next_wakeup));
+    /// `None`, a time not after now or not finite asks for none.
+    #[inline]
+    pub(crate) fn set_wakeup(&mut self, t: Option<f64>) {
+        self.wakeup = t.filter(|&t| t.is_finite() && t > self.now);
     }
 
     /// Moves to the next event time and hands its departures, then its
@@ -226,6 +243,9 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
     ) -> Result<(), SimError> {
         self.busy_area += self.busy_nodes as f64 * (t - self.now);
         self.now = t;
+        if self.wakeup.is_some_and(|w| w <= t) {
+            self.wakeup = None;
+        }
         while self.departures.peek_time() == Some(t) {
             let Some((_, slot)) = self.departures.pop() else {
                 break;

@@ -87,6 +87,7 @@ pub mod capacity;
 pub mod ci;
 pub mod dispersal;
 mod engine;
+pub mod measure;
 pub mod metrics;
 pub mod observe;
 #[cfg(feature = "plot")]
@@ -108,6 +109,7 @@ pub use atomic::{remove_temporaries, write_atomic};
 pub use calendar::{Calendar, CalendarError};
 pub use ci::{ConfidenceInterval, DEFAULT_LEVEL, t_quantile};
 pub use dispersal::{DispersalMeter, GrantDispersal};
+pub use measure::{Measure, MeasureSet};
 /// The random-number traits of [`SimRng`], the generator every replication
 /// draws from, so a user need not depend on `rand` itself.
 pub use rand::{Rng, RngExt, SeedableRng};

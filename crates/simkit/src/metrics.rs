@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 20);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 24);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -125,6 +125,10 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_bounded_slowdown", "mean bounded slowdown", |r| r.mean_bounded_slowdown),
     metric!("mean_racks_per_job", "racks per job", |r| r.mean_racks_per_job),
     metric!("mean_stranded_gpus", "stranded GPUs", |r| r.mean_stranded_gpus),
+    metric!("mean_stranded_nodes", "stranded nodes", |r| r.mean_stranded_nodes),
+    metric!("mean_split_segments", "split segments per job", |r| r.mean_split_segments),
+    metric!("lowest_level_share", "jobs at the lowest level", |r| r.lowest_level_share),
+    metric!("mean_largest_placeable", "largest placeable slice", |r| r.mean_largest_placeable),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -303,6 +307,10 @@ mod tests {
             mean_pieces: 16.0,
             mean_racks_per_job: 17.0,
             mean_stranded_gpus: 18.0,
+            mean_stranded_nodes: 19.0,
+            mean_split_segments: 20.0,
+            lowest_level_share: 0.5,
+            mean_largest_placeable: 21.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
@@ -310,7 +318,7 @@ mod tests {
             got,
             [
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 5.5, 17.0, 18.0, 1.25
+                15.0, 16.0, 5.5, 17.0, 18.0, 19.0, 20.0, 0.5, 21.0, 1.25
             ]
         );
         let empty = Results::default();

@@ -53,6 +53,8 @@ use partalloc_topology::{NodeId, NodeSet, Topology};
 
 use crate::capacity::GrantDomains;
 use crate::dispersal::GrantDispersal;
+use crate::measure::{Measure, MeasureSet, SAMPLES};
+use crate::observe::GrantLog;
 
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
@@ -119,6 +121,85 @@ pub struct Results {
     /// Time-average GPUs free but stranded for the smallest waiting job
     /// ([`crate::capacity`]; 0 on machines other than capacity machines).
     pub mean_stranded_gpus: f64,
+    /// Time-average free nodes that the machine's structure strands: on a
+    /// Slurm machine, free nodes in partly busy base blocks or leaf
+    /// switches ([`crate::slurm`]); on a pod, free chips in no placeable
+    /// catalogue shape ([`crate::pod`]); 0 elsewhere. Sampled at
+    /// [`SAMPLES`] times over the logged jobs.
+    pub mean_stranded_nodes: f64,
+    /// Mean segments per job that no single base block or leaf switch
+    /// holds, on a Slurm machine whose strategy has a segment size.
+    pub mean_split_segments: f64,
+    /// Share of jobs placed at the lowest level of a Slurm machine that
+    /// their size allows.
+    pub lowest_level_share: f64,
+    /// Time-average chips of the largest catalogue slice a pod could still
+    /// place.
+    pub mean_largest_placeable: f64,
+    /// The measures the run took beyond the basic quantities
+    /// ([`crate::measure`]): a quantity of a measure not in the set was not
+    /// measured and reads 0.
+    pub measured: MeasureSet,
+}
+
+impl Results {
+    /// Forgets the dispersal quantities (measured for the run-time model
+    /// only).
+    pub(crate) fn clear_dispersal(&mut self) {
+        self.mean_distance_sum = 0.0;
+        self.mean_pairwise_distance = 0.0;
+        self.mean_diameter = 0.0;
+        self.mean_span = 0.0;
+        self.mean_pieces = 0.0;
+    }
+
+    /// Adds the `slurm` and `pod` measures from the grants `log` kept.
+    pub(crate) fn add_logged(&mut self, topology: &Topology, taken: MeasureSet, log: &GrantLog) {
+        if taken.contains(Measure::Slurm)
+            && let Some(m) = crate::slurm::slurm_log_measures(topology, log, log.segment(), SAMPLES)
+        {
+            self.mean_stranded_nodes = m.mean_stranded_nodes;
+            self.mean_racks_per_job = m.mean_domains;
+            self.mean_split_segments = m.mean_split_segments;
+            self.lowest_level_share = m.lowest_level_share;
+        }
+        if taken.contains(Measure::Pod)
+            && let Some(m) = crate::pod::pod_log_measures(topology, log, SAMPLES)
+        {
+            self.mean_stranded_nodes = m.mean_stranded_chips;
+            self.mean_largest_placeable = m.mean_largest_placeable;
+        }
+    }
+
+    /// [`fields`](Self::fields) as a front end reports them: `None` for a
+    /// quantity the run did not measure (its measure was not taken), so it
+    /// prints as null rather than as a 0 nobody measured.
+    ///
+    /// ```
+    /// use partalloc_simkit::{MeasureSet, Results};
+    /// let r = Results { completed: 2, measured: MeasureSet::NONE, ..Results::default() };
+    /// let f = r.reported_fields();
+    /// assert!(f.iter().any(|(n, v)| *n == "completed" && v.is_some()));
+    /// assert!(f.iter().any(|(n, v)| *n == "mean_pairwise_distance" && v.is_none()));
+    /// ```
+    #[must_use]
+    pub fn reported_fields(&self) -> Vec<(&'static str, Option<ResultValue>)> {
+        self.fields()
+            .into_iter()
+            .map(|(name, v)| (name, self.was_measured(name).then_some(v)))
+            .collect()
+    }
+
+    /// Whether the quantity `name` (a [`fields`](Self::fields) name) was
+    /// measured by this run: the basic quantities always, the others when
+    /// their measure was taken ([`crate::measure`]).
+    #[must_use]
+    pub fn was_measured(&self, name: &str) -> bool {
+        match crate::measure::measure_of(name) {
+            None => true,
+            Some(ms) => ms.iter().any(|m| self.measured.contains(*m)),
+        }
+    }
 }
 
 /// One value of [`Results`]: a count or a real number.
@@ -143,7 +224,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 27] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 31] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -176,6 +257,10 @@ impl Results {
             ("mean_pieces", Real(self.mean_pieces)),
             ("mean_racks_per_job", Real(self.mean_racks_per_job)),
             ("mean_stranded_gpus", Real(self.mean_stranded_gpus)),
+            ("mean_stranded_nodes", Real(self.mean_stranded_nodes)),
+            ("mean_split_segments", Real(self.mean_split_segments)),
+            ("lowest_level_share", Real(self.lowest_level_share)),
+            ("mean_largest_placeable", Real(self.mean_largest_placeable)),
         ]
     }
 }
@@ -574,6 +659,11 @@ mod field_tests {
             mean_pieces: 24.5,
             mean_racks_per_job: 25.5,
             mean_stranded_gpus: 26.5,
+            mean_stranded_nodes: 27.5,
+            mean_split_segments: 28.5,
+            lowest_level_share: 0.25,
+            mean_largest_placeable: 29.5,
+            measured: super::MeasureSet::NONE,
         };
         let listed: Vec<String> = r
             .fields()
@@ -583,9 +673,14 @@ mod field_tests {
                 ResultValue::Real(x) => format!("{name}: {x:?}"),
             })
             .collect();
+        // The measure set closes the struct; it is not a quantity.
         assert_eq!(
             format!("{r:?}"),
-            format!("Results {{ {} }}", listed.join(", "))
+            format!(
+                "Results {{ {}, measured: {:?} }}",
+                listed.join(", "),
+                r.measured
+            )
         );
     }
 }

@@ -68,6 +68,8 @@ use thiserror::Error;
 use crate::capacity::{CapacityMeter, DomainSums, GrantDomains};
 use crate::dispersal::{DispersalMeter, DispersalSums, GrantDispersal};
 use crate::engine::{Engine, EventSink, Running};
+use crate::measure::{MEASURED_IDS, MEASURED_JOBS, Measure, MeasureNotApplicable, MeasureSet};
+use crate::observe::GrantLog;
 use crate::observe::{Departure, Observer};
 use crate::report::{JobRecord, Report, Results, SearchTime};
 use crate::runtime_model::{Dilation, RuntimeModel, RuntimeModelError};
@@ -106,6 +108,9 @@ pub struct SimConfig {
     /// The threshold τ of the bounded slowdown ([`crate::slowdown`]; 10 by
     /// default).
     pub slowdown_bound: SlowdownBound,
+    /// The measures taken beyond the basic quantities ([`crate::measure`];
+    /// the machine's own by default).
+    pub measures: MeasureSet,
 }
 
 impl Default for SimConfig {
@@ -116,6 +121,7 @@ impl Default for SimConfig {
             record_jobs: false,
             measure_search_time: true,
             slowdown_bound: SlowdownBound::default(),
+            measures: MeasureSet::AUTO,
         }
     }
 }
@@ -208,6 +214,9 @@ pub enum SimError {
     /// The run-time model does not fit the machine.
     #[error(transparent)]
     RuntimeModel(#[from] RuntimeModelError),
+    /// A measure was asked of a machine that does not have it.
+    #[error(transparent)]
+    Measure(#[from] MeasureNotApplicable),
     /// More jobs wait than [`MAX_WAITING`]: the machine cannot keep up.
     #[error(
         "{waiting} jobs wait at time {time}, more than the {max} a run holds: the offered load is more than the machine serves; lower the load or the number of jobs",
@@ -670,10 +679,18 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             release: CallClock::default(),
         };
         // The source is pulled one job ahead; none after the stop time.
+        let taken = cfg.measures.resolve(&topology)?;
         let mut engine: Engine<I, Metered, Extra> = Engine::new(metered, source, stop_time, false)?;
-        let mut meter = DispersalMeter::new(&topology);
+        // The run-time model needs each grant's dispersal, asked or not.
+        let mut meter = (taken.contains(Measure::Dispersal) || runtime.is_some())
+            .then(|| DispersalMeter::new(&topology));
+        // The slurm and pod measures sample the machine's state from a
+        // bounded log of the grants.
+        let mut log = (taken.contains(Measure::Slurm) || taken.contains(Measure::Pod))
+            .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
+        let mut observer = (&mut *observer, &mut log);
         observer.begin(&topology, engine.alloc().inner());
-        let mut measures = Measures::new(&topology, &cfg, records)?;
+        let mut measures = Measures::new(&topology, &cfg, taken, records)?;
         let mut started: Vec<Started> = Vec::new();
         let mut stopped_by_jobs = false;
         while let Some(t) = engine.next_time() {
@@ -687,15 +704,16 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                 &mut Driver {
                     sched: sched.as_mut(),
                     measures: &mut measures,
-                    observer: &mut *observer,
+                    observer: &mut observer,
                 },
             )?;
             // 2. One scheduling decision for the batch.
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
+            engine.set_wakeup(sched.next_wakeup());
             for mut s in started.drain(..) {
                 let (numerical, domains) = measures.started(&s);
-                let dispersal = meter.measure(s.grant.partition());
+                let dispersal = meter.as_mut().and_then(|m| m.measure(s.grant.partition()));
                 if let Some(model) = runtime.as_mut() {
                     s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
                     if !(t + s.job.service).is_finite() {
@@ -737,7 +755,15 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         observer.finish(end);
         let allocator = engine.alloc().name();
         let Metered { meter, release, .. } = engine.into_alloc();
-        let (results, jobs) = measures.results(end, &meter)?;
+        let (mut results, jobs) = measures.results(end, &meter)?;
+        if !taken.contains(Measure::Dispersal) {
+            // Measured for the run-time model only: not asked for.
+            results.clear_dispersal();
+        }
+        results.measured = taken;
+        if let Some(log) = &log {
+            results.add_logged(&topology, taken, log);
+        }
         let n = results.completed as f64;
         let search = SearchTime {
             measured: cfg.measure_search_time,
@@ -853,6 +879,7 @@ impl<'s> Measures<'s> {
     fn new(
         topology: &Topology,
         cfg: &SimConfig,
+        taken: MeasureSet,
         sink: Option<&'s mut dyn FnMut(JobRecord)>,
     ) -> Result<Self, SimError> {
         Ok(Self {
@@ -876,7 +903,11 @@ impl<'s> Measures<'s> {
             completions: 0,
             sums: Sums::default(),
             dispersal: DispersalSums::default(),
-            capacity: CapacityMeter::new(topology),
+            capacity: if taken.contains(Measure::Capacity) {
+                CapacityMeter::new(topology)
+            } else {
+                CapacityMeter::undefined()
+            },
             domains: DomainSums::default(),
             stranded: TimeWeighted::new(0.0, 0.0)?,
             end: 0.0,
@@ -1072,6 +1103,7 @@ impl<'s> Measures<'s> {
             mean_pieces,
             mean_racks_per_job: self.domains.mean_racks(),
             mean_stranded_gpus: mean_over(&self.stranded)?,
+            ..Results::default()
         };
         Ok((results, self.records))
     }

@@ -206,6 +206,61 @@ pub fn echo(text: &str) -> String {
     out
 }
 
+/// `x` as messages repeat a number: as Rust prints it when that is short
+/// (`0.5`, `1`), else in scientific notation (`1e308`, not 309 digits).
+///
+/// ```
+/// use partalloc_topology::echo_number;
+/// assert_eq!(echo_number(0.5), "0.5");
+/// assert_eq!(echo_number(1e308), "1e308");
+/// assert_eq!(echo_number(1e-300), "1e-300");
+/// ```
+#[must_use]
+pub fn echo_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 16 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Most characters of a path a message repeats ([`echo_path`]).
+pub const PATH_CHARS: usize = 80;
+
+/// `path` as messages show it: control characters escaped as [`echo`]
+/// escapes them, and, past [`PATH_CHARS`] characters, `…` and its last
+/// `PATH_CHARS - 1` characters (the end of a path names the file): real
+/// paths stay whole, a megabyte of path does not flood standard error.
+///
+/// ```
+/// use partalloc_topology::echo_path;
+/// assert_eq!(echo_path(std::path::Path::new("examples/a.conf")), "examples/a.conf");
+/// let long = format!("{}/x.conf", "d".repeat(500));
+/// let shown = echo_path(std::path::Path::new(&long));
+/// assert!(shown.starts_with('…') && shown.ends_with("/x.conf"));
+/// assert_eq!(shown.chars().count(), 80);
+/// ```
+#[must_use]
+pub fn echo_path(path: &std::path::Path) -> String {
+    let text = path.display().to_string();
+    let chars = text.chars().count();
+    let (skip, lead) = if chars > PATH_CHARS {
+        (chars - (PATH_CHARS - 1), "…")
+    } else {
+        (0, "")
+    };
+    let mut out = String::from(lead);
+    for c in text.chars().skip(skip) {
+        if is_unsafe(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `text` with every character [`is_unsafe`] says is unsafe escaped
 /// (`\n`, `\u{1b}`), at its whole length: for output that must show all
 /// of a text (a partition's host list) yet never drive the terminal or

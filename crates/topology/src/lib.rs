@@ -50,6 +50,7 @@
 pub mod capacity;
 mod coords;
 mod error;
+pub mod files;
 mod freeset;
 pub mod gray;
 mod grid;
@@ -67,7 +68,9 @@ mod topology;
 mod wrap;
 
 pub use coords::{Coords, MAX_DIMS};
-pub use error::{ECHO_CHARS, TopologyError, echo, escaped, is_unsafe};
+pub use error::{
+    ECHO_CHARS, PATH_CHARS, TopologyError, echo, echo_number, echo_path, escaped, is_unsafe,
+};
 pub use freeset::FreeSet;
 pub use grid::{BoxNodes, Grid};
 pub use gridbox::{GridBox, permute};

@@ -272,7 +272,7 @@ impl NodeSet {
         if outside != 0 {
             return Err(out_of_range(outside.trailing_zeros()));
         }
-        self.words.get_mut(word).ok_or(out_of_range(0))
+        self.words.get_mut(word).ok_or_else(|| out_of_range(0))
     }
 
     /// Whether no member lies in `lo..hi`. Total: ids past the universe are

@@ -56,6 +56,7 @@ mod arrivals;
 mod catalogue;
 mod demand;
 mod error;
+mod format;
 mod job;
 pub mod lublin;
 mod mapping;
@@ -73,6 +74,7 @@ pub use demand::{
     UniformDemand,
 };
 pub use error::WorkloadError;
+pub use format::{TraceFormat, UnknownTraceFormat};
 pub use job::{Job, JobShape};
 pub use mapping::ShapeMapping;
 pub use options::WorkloadOptions;

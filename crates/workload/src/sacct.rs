@@ -8,6 +8,10 @@
 //! `State` are read when present. Job steps (`1234.batch`, `1234.0`,
 //! `1234.extern`) are skipped: a job's nodes are those of its allocation.
 //!
+//! The Slurm attributes a scheduling policy needs are kept when their
+//! columns are present: `Account`, `User`, `QOS`, `Partition`
+//! ([`SacctRecord::account`] …; `Timelimit` is the estimate).
+//!
 //! With an `AllocTRES` column, a job's `gres/gpu=N` entry is its GPU count
 //! ([`SacctRecord::gpus`]; typed entries such as `gres/gpu:a100=N` are a
 //! breakdown of it and are not added). [`SacctTrace::jobs_in`] with
@@ -139,6 +143,14 @@ pub struct SacctRecord {
     /// GPUs allocated: the `gres/gpu=N` entry of `AllocTRES`, if the
     /// column is present and has one.
     pub gpus: Option<u32>,
+    /// `Account`, if the column is present and the field not empty.
+    pub account: Option<String>,
+    /// `User`, if the column is present and the field not empty.
+    pub user: Option<String>,
+    /// `QOS`, if the column is present and the field not empty.
+    pub qos: Option<String>,
+    /// `Partition`, if the column is present and the field not empty.
+    pub partition: Option<String>,
 }
 
 /// What a job of a dump asks for, as a request of the machine's nodes.
@@ -265,6 +277,10 @@ struct Columns {
     time_limit: Option<usize>,
     state: Option<usize>,
     tres: Option<usize>,
+    account: Option<usize>,
+    user: Option<usize>,
+    qos: Option<usize>,
+    partition: Option<usize>,
 }
 
 impl Columns {
@@ -285,6 +301,10 @@ impl Columns {
             time_limit: find("timelimit"),
             state: find("state"),
             tres: find("alloctres"),
+            account: find("account"),
+            user: find("user"),
+            qos: find("qos"),
+            partition: find("partition"),
         })
     }
 }
@@ -447,7 +467,18 @@ fn record(cols: &Columns, text: &str, line: u64) -> Result<Option<SacctRecord>, 
             .map(|i| gres_gpus(f[i]).map_err(|r| field("AllocTRES", f[i], r)))
             .transpose()?
             .flatten(),
+        account: text_of(&f, cols.account),
+        user: text_of(&f, cols.user),
+        qos: text_of(&f, cols.qos),
+        partition: text_of(&f, cols.partition),
     }))
+}
+
+/// The trimmed text of an optional column, `None` when absent or empty.
+fn text_of(f: &[&str], col: Option<usize>) -> Option<String> {
+    col.map(|i| f[i].trim())
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
 }
 
 impl SacctTrace {

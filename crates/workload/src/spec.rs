@@ -501,7 +501,7 @@ impl ShapeLaw {
                 if max > machine {
                     return Err(unfit(if slurm.is_some() {
                         format!(
-                            "requests of up to {max} nodes are larger than the largest job {topology} can place, {machine} nodes (one block of its largest level, or one root's tree); give at most {machine} (--max-sides on the command line)"
+                            "requests of up to {max} nodes are larger than the largest job {topology} can place, {machine} nodes; give at most {machine} (--max-sides on the command line)"
                         )
                     } else {
                         format!(

@@ -17,6 +17,7 @@ mod blocks;
 #[cfg(test)]
 mod claims;
 mod dispersal;
+mod fgd;
 mod gupta;
 mod kang;
 mod kimyoon;
@@ -241,6 +242,7 @@ pub(crate) const FIGURES: &[Figure] = &[
     blocks::FIGURE,
     dispersal::FIGURE,
     tas::FIGURE,
+    fgd::FIGURE,
 ];
 
 /// Prints the figure ids.

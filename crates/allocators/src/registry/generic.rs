@@ -215,6 +215,7 @@ impl<T: ?Sized, E> Registry<T, E> {
             plural: self.plural,
             name: partalloc_topology::echo(name),
             known: join(self.names()),
+            closest: crate::error::closest_name(name, self.names()).map(str::to_owned),
         })
     }
 }

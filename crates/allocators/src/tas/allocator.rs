@@ -395,17 +395,8 @@ fn settings_of(topology: &Topology, spec: &StrategySpec) -> Result<TasSettings, 
     };
     // Default: the level just above the nodes (the rack of racks:).
     let level = level_of("level", levels.saturating_sub(2))?;
-    let positive = |key: &str| -> Result<Option<u32>, BuildError> {
-        spec.get(key)
-            .map(|v| {
-                v.trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| spec.invalid(key, "a positive whole number").into())
-            })
-            .transpose()
-    };
+    // A positive count, or `none` (the documented default).
+    let positive = |key: &str| -> Result<Option<u32>, BuildError> { Ok(spec.count_or_none(key)?) };
     let slice = match (positive("slice-size")?, spec.get("slice-level")) {
         (None, None) => None,
         (Some(size), _) => Some((size, level_of("slice-level", levels - 1)?)),

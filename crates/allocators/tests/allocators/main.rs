@@ -11,6 +11,7 @@ mod kary;
 mod kueue_tas;
 mod mesh;
 mod premas_replay;
+mod registry_conformance;
 mod slurm;
 mod spec_fuzz;
 mod support;

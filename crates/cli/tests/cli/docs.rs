@@ -209,6 +209,16 @@ fn prepare(args: Vec<String>, dir: &Path) -> Vec<String> {
                 let to = dir.join(part);
                 fs::create_dir_all(to.parent().unwrap()).unwrap();
                 fs::copy(repo().join(part), to).unwrap();
+                // An experiment file names files of its own (a trace).
+                if part.ends_with(".toml") {
+                    let text = fs::read_to_string(repo().join(part)).unwrap();
+                    let here = Path::new(part).parent().unwrap();
+                    for named in text.split('"').map(|w| here.join(w)) {
+                        if !named.as_os_str().is_empty() && repo().join(&named).is_file() {
+                            fs::copy(repo().join(&named), dir.join(&named)).unwrap();
+                        }
+                    }
+                }
             }
         }
         match a.split_once('*') {

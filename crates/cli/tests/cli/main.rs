@@ -4,14 +4,17 @@
 
 mod adversarial;
 mod benchmark;
+mod cases;
 mod cli;
 mod docs;
 mod everywhere;
 mod kueue;
 mod limits;
 mod lublin;
+mod measures;
 mod pods;
 mod report;
 mod shard;
 mod slowdown;
 mod support;
+mod whatif;

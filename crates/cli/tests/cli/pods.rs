@@ -51,27 +51,31 @@ fn strategies_on_a_pod_lists_the_pod_strategies_only() {
 
 #[test]
 fn simulate_runs_each_pod_strategy_on_a_preset_and_reports_pod_measures() {
-    for (alloc, rules) in [
-        ("pod-first-fit", "static"),
-        ("pod-best-fit", "static"),
-        ("pod-reconfigurable", "reconfigurable"),
-        ("pod-free-list", "static"),
+    for alloc in [
+        "pod-first-fit",
+        "pod-best-fit",
+        "pod-reconfigurable",
+        "pod-free-list",
     ] {
         let v = simulate_json(&["--topology", "pod:tpu-v5e:8x8", "--allocator", alloc]);
         assert_eq!(v["topology"], "pod:tpu-v5e:8x8", "{alloc}");
         assert_eq!(v["allocator"], alloc);
-        assert_eq!(v["replications"][0]["completed"], 120, "{alloc}");
-        let pod = &v["pod"];
-        assert_eq!(pod["rules"], rules, "{alloc}");
-        let stranded = pod["mean_stranded_chips"].as_f64().unwrap();
-        let largest = pod["mean_largest_placeable_chips"].as_f64().unwrap();
+        let pod = &v["replications"][0];
+        assert_eq!(pod["completed"], 120, "{alloc}");
+        assert_eq!(pod["measured"], "dispersal,pod", "{alloc}");
+        let stranded = pod["mean_stranded_nodes"].as_f64().unwrap();
+        let largest = pod["mean_largest_placeable"].as_f64().unwrap();
         assert!((0.0..=64.0).contains(&stranded), "{alloc}: {stranded}");
         assert!((0.0..=64.0).contains(&largest), "{alloc}: {largest}");
         assert!(v["workload"].as_str().unwrap().contains("catalogue"), "{v}");
     }
-    // A mesh report has no pod section.
+    // A mesh run takes no pod measure: its quantities are not listed.
     let v = simulate_json(&["--topology", "mesh:8x8", "--allocator", "first-fit"]);
-    assert!(v.get("pod").is_none(), "{v}");
+    assert_eq!(v["replications"][0]["measured"], "dispersal", "{v}");
+    assert!(
+        !v["metrics"].to_string().contains("largest_placeable"),
+        "{v}"
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{ok, repo, run_in};
+use crate::support::{fails, ok, repo, run, run_in};
 
 /// The page's drawing constants (`crates/report/src/page.html`).
 const WIDTH: f64 = 1100.0;
@@ -161,6 +161,14 @@ fn check_family(chromium: &Path, name: &str, args: &[&str], nodes: u64) {
     assert!(
         dom.contains(r#"<body data-ready="1">"#),
         "{name}: the page did not finish"
+    );
+
+    // Stranded nodes over time where the machine defines them.
+    let stranded = matches!(name, "blocks" | "pod");
+    assert_eq!(
+        dom.contains("id=\"stranded-note\">stranded nodes (green, 0 to "),
+        stranded,
+        "{name}: the stranded-node curve"
     );
 
     // Every job of the first run drawn, one bar per interval of its nodes.
@@ -316,4 +324,190 @@ fn the_report_page_in_a_browser_shows_every_job_where_it_ran() {
         ],
         512,
     );
+}
+
+/// The rows of the page's summary table: one per run, its label first.
+fn summary_rows(dom: &str) -> Vec<String> {
+    let table = &dom[dom.find("id=\"summary\"").unwrap()..];
+    let body = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let cell = &row[row.find("<td>").unwrap() + 4..];
+            cell[..cell.find("</td>").unwrap()].to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn report_and_sweep_pages_show_every_run_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two strategies under two policies on one generated workload.
+    let out = ok(&run_in(
+        dir.path(),
+        &[
+            "report",
+            "-t",
+            "mesh:8x8",
+            "-a",
+            "fsl,first-fit",
+            "-s",
+            "fcfs",
+            "-s",
+            "easy-backfilling",
+            "--jobs",
+            "300",
+            "-o",
+            "r.html",
+            "-q",
+        ],
+    ));
+    assert!(out.contains("report of 4 runs"), "{out}");
+    let page = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    for label in [
+        "fsl · fcfs",
+        "first-fit · fcfs",
+        "fsl · easy-backfilling",
+        "first-fit · easy-backfilling",
+    ] {
+        assert!(page.contains(label), "{label}");
+    }
+    // The same runs as simulate's first seed: the same jobs, the same wait.
+    let sim: serde_json::Value = serde_json::from_str(&ok(&run(&[
+        "simulate", "-t", "mesh:8x8", "-a", "fsl", "--jobs", "300", "--format", "json",
+    ])))
+    .unwrap();
+    let wait = sim["replications"][0]["mean_wait"].as_f64().unwrap();
+    // A sweep's page: one run per point.
+    fs::write(
+        dir.path().join("exp.toml"),
+        "topologies = [\"mesh:8x8\"]\nallocators = [\"fsl\", \"paging\"]\nloads = [0.3, 0.6]\n[workload]\njobs = 200\n",
+    )
+    .unwrap();
+    let out = ok(&run_in(
+        dir.path(),
+        &[
+            "sweep",
+            "exp.toml",
+            "--no-plots",
+            "--report",
+            "s.html",
+            "-q",
+        ],
+    ));
+    assert!(out.contains("report s.html"), "{out}");
+    let Some(chromium) = chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install chromium for the report's browser test"
+        );
+        return;
+    };
+    let profile = dir.path().join("profile");
+    let open = |name: &str| {
+        let url = format!("file://{}", dir.path().join(name).display());
+        let dom = browser(&chromium, &profile, &["--dump-dom"], &url);
+        assert!(
+            dom.contains(r#"<body data-ready="1">"#),
+            "{name} did not finish"
+        );
+        dom
+    };
+    let rows = summary_rows(&open("r.html"));
+    assert_eq!(
+        rows,
+        [
+            "fsl · fcfs",
+            "first-fit · fcfs",
+            "fsl · easy-backfilling",
+            "first-fit · easy-backfilling"
+        ]
+    );
+    let dom = open("r.html");
+    let first = &dom[dom.find("<tbody>").unwrap()..];
+    assert!(
+        first.contains(&fmt(wait)),
+        "mean wait {wait} not in {first:.600}"
+    );
+    let rows = summary_rows(&open("s.html"));
+    assert_eq!(
+        rows,
+        [
+            "fsl · fcfs · load 0.3",
+            "fsl · fcfs · load 0.6",
+            "paging · fcfs · load 0.3",
+            "paging · fcfs · load 0.6"
+        ]
+    );
+}
+
+#[test]
+fn a_report_of_nothing_or_too_much_is_refused_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace with no usable job.
+    fs::write(dir.path().join("empty.swf"), "; nothing\n").unwrap();
+    let e = fails(&run_in(
+        dir.path(),
+        &[
+            "report",
+            "-t",
+            "mesh:8x8",
+            "-a",
+            "fsl",
+            "--trace",
+            "empty.swf",
+            "-o",
+            "r.html",
+        ],
+    ));
+    assert!(e.contains("no usable job"), "{e}");
+    // More jobs than a page holds, refused before anything runs.
+    let e = fails(&run_in(
+        dir.path(),
+        &[
+            "report",
+            "-t",
+            "mesh:8x8",
+            "-a",
+            "fsl,paging",
+            "--jobs",
+            "4000000",
+            "-o",
+            "r.html",
+        ],
+    ));
+    assert!(e.contains("more than the 5000000 a report holds"), "{e}");
+    // The page may not replace its input.
+    let e = fails(&run_in(
+        dir.path(),
+        &[
+            "report",
+            "-t",
+            "mesh:8x8",
+            "-a",
+            "fsl",
+            "--trace",
+            "empty.swf",
+            "-o",
+            "empty.swf",
+        ],
+    ));
+    assert!(e.contains("that is the input"), "{e}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("empty.swf")).unwrap(),
+        "; nothing\n"
+    );
+    assert!(!dir.path().join("r.html").exists());
+    // A sweep's page is sized before the sweep runs.
+    fs::write(
+        dir.path().join("exp.toml"),
+        "topologies = [\"mesh:8x8\"]\nallocators = [\"fsl\", \"paging\"]\nloads = [0.3, 0.6]\n[workload]\njobs = 2000000\n",
+    )
+    .unwrap();
+    let e = fails(&run_in(
+        dir.path(),
+        &["sweep", "exp.toml", "--report", "s.html", "-q"],
+    ));
+    assert!(e.contains("a report holds"), "{e}");
+    assert!(!dir.path().join("exp.csv").exists() && !dir.path().join("s.html").exists());
 }

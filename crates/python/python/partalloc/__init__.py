@@ -266,6 +266,8 @@ def simulate(
     as_frame: Optional[bool] = None,
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
+    measures: str = "auto",
+    trace_format: str = "swf",
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -320,6 +322,21 @@ def simulate(
     max(1, response / max(service, τ)), as ``--slowdown-bound``: each record
     has its ``bounded_slowdown`` and the results ``mean_bounded_slowdown``.
     A τ that is not a finite number above 0 is a ``ValueError``.
+
+    ``measures`` names the measures taken beyond the basic ones, as
+    ``--measure``: ``"auto"`` (the machine's own: ``dispersal`` on meshes,
+    tori, hypercubes and pods, ``capacity``, ``slurm`` or ``pod`` on those
+    machines), ``"none"``, or a list such as ``"dispersal,pod"``. A quantity
+    not measured is left out of ``metrics`` and is ``None`` in each
+    replication's results, whose ``measured`` field names the measures
+    taken; a measure the machine does not have is a ``ValueError``.
+
+    ``trace_format`` says what ``trace`` is, as ``--trace-format``:
+    ``"swf"`` or ``"sacct"`` (a Slurm accounting dump, ``sacct
+    --parsable2``: jobs that never ran or do not fit are left out).
+    ``topology`` takes every machine the command line takes, the file forms
+    too (``"blocks:topology.conf"``, ``"kueue:topology.yaml,nodes.yaml"``,
+    a pod's ``.toml``).
     """
     summary, columns = _native.simulate(
         topology,
@@ -337,6 +354,8 @@ def simulate(
         records=records,
         runtime_model=runtime_model,
         slowdown_bound=slowdown_bound,
+        measures=measures,
+        trace_format=trace_format,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 

@@ -110,6 +110,8 @@ def simulate(
     records: bool = True,
     runtime_model: Optional[str] = None,
     slowdown_bound: float = 10.0,
+    measures: str = "auto",
+    trace_format: str = "swf",
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
 def benchmark(
     trace: str,

@@ -81,12 +81,12 @@ pub enum ConfErrorKind {
     /// The `Nodes=` lists of the whole file name more nodes than a machine
     /// may have; counted before any name is expanded.
     #[error(
-        "the Nodes= lists name {total} nodes up to here, more than the {max} (2^22) a machine may have"
+        "the Nodes= lists name {total} nodes up to here, more than the {max} (2^19) a Slurm machine may have"
     )]
     TooManyNodes {
         /// Nodes named by this line and the ones before it.
         total: u64,
-        /// The limit, [`hostlist::MAX_HOSTS`].
+        /// The limit, [`MAX_SLURM_NODES`](super::MAX_SLURM_NODES).
         max: usize,
     },
     /// A `Switches=` list that names more switches than the file defines,
@@ -117,13 +117,15 @@ pub enum ConfErrorKind {
     #[error("torus {0:?} needs dims x, y and z of at least 1")]
     TorusZeroDims(String),
     /// A torus with more cells than a machine may have nodes.
-    #[error("torus {name:?} has {cells} cells, more than the {max} (2^22) a machine may have")]
+    #[error(
+        "torus {name:?} has {cells} cells, more than the {max} (2^19) a Slurm machine may have"
+    )]
     TorusTooLarge {
         /// The torus.
         name: String,
         /// Its cells.
         cells: u64,
-        /// The limit, [`hostlist::MAX_HOSTS`].
+        /// The limit, [`MAX_SLURM_NODES`](super::MAX_SLURM_NODES).
         max: usize,
     },
     /// A torus with more placements than [`torus3d::MAX_PLACEMENTS`](super::torus3d::MAX_PLACEMENTS).
@@ -385,10 +387,10 @@ pub(super) fn build(
         if let Some(expr) = l.get("nodes") {
             let n = hostlist::count(expr).map_err(|e| r.err(l.number, e.into()))?;
             total = total.saturating_add(n);
-            if total > hostlist::MAX_HOSTS as u64 {
+            if total > super::MAX_SLURM_NODES as u64 {
                 let kind = ConfErrorKind::TooManyNodes {
                     total,
-                    max: hostlist::MAX_HOSTS,
+                    max: super::MAX_SLURM_NODES,
                 };
                 return Err(r.err(l.number, kind));
             }
@@ -812,10 +814,10 @@ mod tests {
 
     #[test]
     fn the_node_limit_counts_the_whole_file_before_expanding() {
-        // Sixteen lists at the per-expression limit (64 ranges of 65,536,
-        // Slurm's most per range): 2^26 names, refused at the second line
-        // from the counts alone.
-        let ranges: Vec<String> = (0..64u32)
+        // Sixteen lists of 4 ranges of 65,536 (Slurm's most per range):
+        // 2^22 names, refused at the third line (2^19 + 2^18 names) from
+        // the counts alone.
+        let ranges: Vec<String> = (0..4u32)
             .map(|k| format!("{}-{}", k << 16, ((k + 1) << 16) - 1))
             .collect();
         let ranges = ranges.join(",");
@@ -823,16 +825,16 @@ mod tests {
             .map(|i| format!("BlockName=b{i} Nodes=p{i}_[{ranges}]\n"))
             .collect();
         let e = err(&blocks);
-        assert_eq!(e.line, 2, "{e}");
+        assert_eq!(e.line, 3, "{e}");
         assert_eq!(
             e.kind,
             ConfErrorKind::TooManyNodes {
-                total: 1 << 23,
-                max: 1 << 22
+                total: 3 << 18,
+                max: super::super::MAX_SLURM_NODES
             }
         );
         let switches = blocks.replace("BlockName", "SwitchName");
-        assert_eq!(err(&switches).line, 2);
+        assert_eq!(err(&switches).line, 3);
         let e = err("SwitchName=s Nodes=n1\nSwitchName=t Switches=s[0-65535]\n");
         assert_eq!(
             (e.line, e.kind),

@@ -23,6 +23,14 @@
 
 mod conf;
 pub mod hostlist;
+
+/// Most nodes a Slurm machine file may describe (2^19, 524,288: several
+/// times the largest clusters Slurm runs). Each node keeps its name and
+/// its place in the blocks, switches or rings, so a file at this bound
+/// builds in about a hundred megabytes; the count is taken from the
+/// `Nodes=` lists before any name is expanded.
+pub const MAX_SLURM_NODES: usize = 1 << 19;
+
 mod measures;
 pub mod ring;
 pub mod torus3d;

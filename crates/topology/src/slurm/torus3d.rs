@@ -393,11 +393,11 @@ pub(super) fn read(configs: &[TorusConfig], r: &mut Reader<'_>) -> Result<Shape,
             return Err(r.err(c.line, ConfErrorKind::TorusZeroDims(name)));
         }
         let cells = cells_of(c.dims);
-        if cells > hostlist::MAX_HOSTS as u64 {
+        if cells > super::MAX_SLURM_NODES as u64 {
             let kind = ConfErrorKind::TorusTooLarge {
                 name,
                 cells,
-                max: hostlist::MAX_HOSTS,
+                max: super::MAX_SLURM_NODES,
             };
             return Err(r.err(c.line, kind));
         }
@@ -436,10 +436,10 @@ pub(super) fn read(configs: &[TorusConfig], r: &mut Reader<'_>) -> Result<Shape,
         }
         for (_, line, n) in lists {
             total = total.saturating_add(n);
-            if total > hostlist::MAX_HOSTS as u64 {
+            if total > super::MAX_SLURM_NODES as u64 {
                 let kind = ConfErrorKind::TooManyNodes {
                     total,
-                    max: hostlist::MAX_HOSTS,
+                    max: super::MAX_SLURM_NODES,
                 };
                 return Err(r.err(line, kind));
             }
@@ -618,7 +618,7 @@ pub(super) mod tests {
             (
                 "        dims: {x: 2048, y: 2048, z: 2}\n",
                 4,
-                "more than the 4194304",
+                "more than the 524288",
             ),
             (
                 "        dims: {x: 2, y: 2, z: 1}\n        nodes: n[0-3]\n        placements:\n          - dims: {x: 3, y: 1, z: 1}\n",

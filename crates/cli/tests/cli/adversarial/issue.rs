@@ -282,7 +282,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         )
         .file("b.conf", blocks)
         .expect(Expect::Fails)
-        .says("more than the 4194304 (2^22) a machine may have")
+        .says("more than the 524288 (2^19) a Slurm machine may have")
         .timeout(10),
     );
     v.push(
@@ -293,7 +293,7 @@ pub(crate) fn probes(full_corpus: bool) -> Vec<Probe> {
         )
         .file("t.conf", switches)
         .expect(Expect::Fails)
-        .says("more than the 4194304 (2^22) a machine may have")
+        .says("more than the 524288 (2^19) a Slurm machine may have")
         .timeout(10),
     );
     v.push(

@@ -135,7 +135,7 @@ impl Probe {
             memory_kb: MEMORY_KB,
             says: None,
             after: None,
-            max_chars: None,
+            max_chars: Some(MESSAGE_CHARS),
         }
     }
 
@@ -203,6 +203,10 @@ impl Probe {
         self
     }
 }
+
+/// Longest message any probe accepts, in characters: an error is one line
+/// a person reads (a probe may ask for less).
+pub(crate) const MESSAGE_CHARS: usize = 200;
 
 /// Whether the whole corpus runs (`PARTALLOC_ADVERSARIAL=full`).
 pub(crate) fn full() -> bool {

@@ -151,6 +151,92 @@ fn sizes() -> Vec<Probe> {
             .timeout(10)
             .absent("out.csv"),
     );
+    // The Slurm scheduling policy's own files are inputs too: bounded, and
+    // never replaced by an output.
+    let conf = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/slurm-sched.conf"),
+    )
+    .unwrap_or_default();
+    v.push(
+        p(
+            "slurm policy conf as the output",
+            &[
+                "simulate",
+                "-t",
+                "mesh:8x4",
+                "-a",
+                "paging",
+                "-s",
+                "slurm[conf=s.conf]",
+                "--jobs",
+                "20",
+                "-o",
+                "s.conf",
+            ],
+        )
+        .file("s.conf", conf)
+        .expect(Expect::Fails)
+        .says("that is the input")
+        .timeout(20),
+    );
+    v.push(
+        p(
+            "slurm policy conf from /dev/zero",
+            &[
+                "simulate",
+                "-t",
+                "mesh:8x4",
+                "-a",
+                "paging",
+                "-s",
+                "slurm[conf=z.conf]",
+                "--jobs",
+                "20",
+            ],
+        )
+        .special(Special::Symlink {
+            name: "z.conf".to_owned(),
+            target: "/dev/zero".to_owned(),
+        })
+        .expect(Expect::Fails)
+        .says("larger than 16 MiB")
+        .memory_kb(SMALL_KB)
+        .timeout(20),
+    );
+    // 262,144 rings of 16 nodes: refused from the Nodes= counts, before
+    // any name is expanded, in little memory.
+    let mut rings = String::new();
+    for i in 0..262_144u32 {
+        let _ = writeln!(
+            rings,
+            "RingName=r{i} Nodes=n[{:07}-{:07}]",
+            i * 16,
+            i * 16 + 15
+        );
+    }
+    v.push(
+        p(
+            "paging on a ring file of 262,144 rings",
+            &[
+                "simulate",
+                "-t",
+                "ring:r.conf",
+                "-a",
+                "paging",
+                "--jobs",
+                "5",
+                "-o",
+                "out.txt",
+            ],
+        )
+        .file("r.conf", rings)
+        .expect(Expect::Fails)
+        .says("(2^19) a Slurm machine may have")
+        .memory_kb(SMALL_KB)
+        .timeout(20)
+        .max_chars(SHORT)
+        .absent("out.txt"),
+    );
     let mut torus = String::from(
         "- topology: t\n  torus3d:\n    toruses:\n      - name: t0\n        dims: {x: 4, y: 4, z: 4}\n        nodes: tn[00-63]\n        placements:\n",
     );

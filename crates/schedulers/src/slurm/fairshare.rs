@@ -1,0 +1,511 @@
+//! Fair share: accumulated usage with decay, and the fair-share factor of
+//! each user association, by Fair Tree or by the classic algorithm.
+//!
+//! Rules, each from the file that decides it:
+//! - usage: a running job adds `Δt · d^Δt · CPUs · UsageFactor` to its
+//!   association and every ancestor at each priority pass, Δt counted
+//!   from the later of the last pass and its start; a job ending adds the
+//!   rest at once (`_apply_new_usage`, `priority_p_job_end`,
+//!   `src/plugins/priority/multifactor/priority_multifactor.c`);
+//! - decay: every pass multiplies all usage by `d^(pass − last pass)` with
+//!   the per-second factor `d = 1 − 0.693 / PriorityDecayHalfLife`
+//!   (`_init_decay_vars`, `_apply_decay`; the source uses 0.693, not ln 2);
+//!   the first pass after start only computes factors;
+//! - Fair Tree: `LevelFS = S / U` with `S` the shares over the siblings'
+//!   shares and `U` the usage over the parent's usage; siblings sorted by
+//!   LevelFS (users before accounts on ties), users ranked depth first, a
+//!   user's factor is rank / number of user associations, tied users share
+//!   a rank (`fair_tree.c`). Tied sibling accounts are not merged:
+//!   `_count_tied_accounts` stops at the first account it meets, so it
+//!   never counts one, although `doc/html/fair_tree.shtml` describes the
+//!   merge; a tied account's first user takes the previous user's rank;
+//! - classic: `EffectvUsage = UsageNorm + (parent's EffectvUsage −
+//!   UsageNorm) · shares / siblings' shares` (the parent's for root's
+//!   children: `UsageNorm`), `FairShare = 2^(−EffectvUsage / NormShares)`
+//!   with `NormShares` the product of share fractions up the tree
+//!   (`_set_usage_efctv`, `_set_assoc_fs_factor`; `assoc_mgr.c`'s
+//!   `_normalize_assoc_shares_traditional`). Accounts' effective usage is
+//!   computed at the start of a pass, before the pass adds running jobs'
+//!   usage; users' after it (`_set_children_usage_efctv` marks users for a
+//!   later computation).
+
+use super::assoc::{AssocTree, Shares};
+use super::conf::FairShareAlgo;
+
+/// The fair-share state of one association.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub struct AssocUsage {
+    /// `RawUsage`: decayed CPU-seconds.
+    pub usage_raw: f64,
+    /// `NormUsage`: usage over root's usage.
+    pub usage_norm: f64,
+    /// `EffectvUsage`.
+    pub usage_efctv: f64,
+    /// `NormShares`.
+    pub shares_norm: f64,
+    /// The siblings' shares (the association's own level).
+    pub level_shares: u64,
+    /// `LevelFS` (Fair Tree).
+    pub level_fs: f64,
+    /// `FairShare`: the factor a user's jobs get.
+    pub fs_factor: f64,
+}
+
+/// One line of `sshare -l`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SshareRow {
+    /// `Account`.
+    pub account: String,
+    /// `User` (empty for an account).
+    pub user: String,
+    /// Depth in the tree (root 0), for sshare's indentation.
+    pub depth: usize,
+    /// `RawShares` (`None`: `parent`).
+    pub raw_shares: Option<u32>,
+    /// `NormShares`.
+    pub norm_shares: f64,
+    /// `RawUsage` (sshare prints it rounded down to a whole number).
+    pub raw_usage: f64,
+    /// `NormUsage`.
+    pub norm_usage: f64,
+    /// `EffectvUsage`.
+    pub effectv_usage: f64,
+    /// `FairShare` (`None` where sshare prints nothing: accounts).
+    pub fair_share: Option<f64>,
+    /// `LevelFS` (`None` for root, classic, and `parent` shares).
+    pub level_fs: Option<f64>,
+}
+
+/// The fair-share state of an association tree.
+#[derive(Debug, Clone)]
+pub struct FairShare {
+    algo: FairShareAlgo,
+    /// Per-second decay factor.
+    decay: f64,
+    usage: Vec<AssocUsage>,
+    /// Associations in depth-first order from root.
+    preorder: Vec<usize>,
+    depth: Vec<usize>,
+}
+
+impl FairShare {
+    /// Zero usage on `tree`, for `algo` with `half_life` seconds (0: no
+    /// decay).
+    #[must_use]
+    pub fn new(tree: &AssocTree, algo: FairShareAlgo, half_life: u64) -> Self {
+        let n = tree.len();
+        let mut usage = vec![AssocUsage::default(); n];
+        let mut preorder = Vec::with_capacity(n);
+        let mut depth = vec![0; n];
+        let mut stack = vec![tree.root()];
+        while let Some(a) = stack.pop() {
+            preorder.push(a);
+            for &c in tree.get(a).children.iter().rev() {
+                depth[c] = depth[a] + 1;
+                stack.push(c);
+            }
+        }
+        let raw = |i: usize| match tree.get(i).shares {
+            Shares::Raw(s) => Some(u64::from(s)),
+            Shares::Parent => None,
+        };
+        for &a in &preorder {
+            let level: u64 = tree.get(a).children.iter().filter_map(|&c| raw(c)).sum();
+            for &c in &tree.get(a).children {
+                usage[c].level_shares = level;
+            }
+        }
+        for &a in &preorder {
+            let node = tree.get(a);
+            let Some(parent) = node.parent else {
+                // Root has no siblings: Fair Tree's fraction of no level
+                // is 0, the classic product of no fractions 1.
+                usage[a].shares_norm = match algo {
+                    FairShareAlgo::FairTree => 0.0,
+                    FairShareAlgo::Classic => 1.0,
+                };
+                continue;
+            };
+            usage[a].shares_norm = match algo {
+                FairShareAlgo::FairTree => {
+                    // `parent` shares use the parent's own fraction.
+                    let fs = if raw(a).is_some() { a } else { parent };
+                    match (raw(fs), usage[fs].level_shares) {
+                        (Some(s), l) if l > 0 => s as f64 / l as f64,
+                        _ => 0.0,
+                    }
+                }
+                FairShareAlgo::Classic => match raw(a) {
+                    None => usage[parent].shares_norm,
+                    Some(s) => {
+                        let l = usage[a].level_shares;
+                        if l == 0 {
+                            0.0
+                        } else {
+                            s as f64 / l as f64 * usage[parent].shares_norm
+                        }
+                    }
+                },
+            };
+        }
+        let decay = if half_life > 0 {
+            1.0 - 0.693 / half_life as f64
+        } else {
+            1.0
+        };
+        Self {
+            algo,
+            decay,
+            usage,
+            preorder,
+            depth,
+        }
+    }
+
+    /// The per-second decay factor.
+    #[must_use]
+    pub fn decay_factor(&self) -> f64 {
+        self.decay
+    }
+
+    /// Association `i`'s state.
+    #[must_use]
+    pub fn usage(&self, i: usize) -> &AssocUsage {
+        &self.usage[i]
+    }
+
+    /// User association `i`'s fair-share factor.
+    #[must_use]
+    pub fn factor(&self, i: usize) -> f64 {
+        self.usage[i].fs_factor
+    }
+
+    /// Multiplies all usage by `d^dt` (clamped as Slurm clamps, at
+    /// `f64::MIN_POSITIVE`).
+    pub fn decay(&mut self, dt: f64) {
+        if dt <= 0.0 || self.decay == 1.0 {
+            return;
+        }
+        let f = self.decay.powf(dt).max(f64::MIN_POSITIVE);
+        for u in &mut self.usage {
+            u.usage_raw *= f;
+        }
+    }
+
+    /// The usage `dt` seconds of `cpus` CPUs add (`dt · d^dt · cpus ·
+    /// factor`).
+    #[must_use]
+    pub fn charge(&self, dt: f64, cpus: f64, usage_factor: f64) -> f64 {
+        if dt <= 0.0 {
+            return 0.0;
+        }
+        dt * self.decay.powf(dt) * cpus * usage_factor
+    }
+
+    /// Adds `amount` to association `i` and all its ancestors.
+    pub fn add(&mut self, tree: &AssocTree, i: usize, amount: f64) {
+        if amount == 0.0 {
+            return;
+        }
+        for a in tree.chain(i) {
+            self.usage[a].usage_raw += amount;
+        }
+    }
+
+    /// Clears all usage (`PriorityUsageResetPeriod`).
+    pub fn reset(&mut self) {
+        for u in &mut self.usage {
+            u.usage_raw = 0.0;
+        }
+    }
+
+    fn set_norm(&mut self, tree: &AssocTree, a: usize) {
+        let root = self.usage[tree.root()].usage_raw;
+        self.usage[a].usage_norm = if root == 0.0 {
+            0.0
+        } else {
+            (self.usage[a].usage_raw / root).min(1.0)
+        };
+    }
+
+    /// The classic algorithm's first half, at the start of a pass:
+    /// accounts' normalized and effective usage (users wait for
+    /// [`classic_users`](Self::classic_users)).
+    pub fn classic_accounts(&mut self, tree: &AssocTree) {
+        let root = tree.root();
+        for k in 0..self.preorder.len() {
+            let a = self.preorder[k];
+            if a == root || tree.get(a).user.is_some() {
+                continue;
+            }
+            self.set_norm(tree, a);
+            self.set_classic_efctv(tree, a);
+            self.set_classic_factor(a);
+        }
+    }
+
+    fn set_classic_efctv(&mut self, tree: &AssocTree, a: usize) {
+        let node = tree.get(a);
+        let Some(parent) = node.parent else { return };
+        let u = self.usage[a];
+        self.usage[a].usage_efctv = if parent == tree.root() {
+            u.usage_norm
+        } else {
+            match node.shares {
+                Shares::Parent => self.usage[parent].usage_efctv,
+                Shares::Raw(s) => {
+                    let pe = self.usage[parent].usage_efctv;
+                    if u.level_shares == 0 {
+                        pe
+                    } else {
+                        u.usage_norm + (pe - u.usage_norm) * (f64::from(s) / u.level_shares as f64)
+                    }
+                }
+            }
+        };
+    }
+
+    fn set_classic_factor(&mut self, a: usize) {
+        let u = self.usage[a];
+        self.usage[a].fs_factor = if u.shares_norm <= 0.0 {
+            0.0
+        } else {
+            (-(u.usage_efctv / u.shares_norm)).exp2()
+        };
+    }
+
+    /// The classic algorithm's second half, after the pass's usage: users'
+    /// normalized and effective usage and factors.
+    pub fn classic_users(&mut self, tree: &AssocTree) {
+        for k in 0..self.preorder.len() {
+            let a = self.preorder[k];
+            if tree.get(a).user.is_none() {
+                continue;
+            }
+            self.set_norm(tree, a);
+            self.set_classic_efctv(tree, a);
+            self.set_classic_factor(a);
+        }
+    }
+
+    /// Fair Tree over the whole tree: every association's `LevelFS` and
+    /// every user's factor.
+    pub fn fair_tree(&mut self, tree: &AssocTree) {
+        let root = tree.root();
+        for k in 0..self.preorder.len() {
+            let a = self.preorder[k];
+            if a == root {
+                continue;
+            }
+            self.set_norm(tree, a);
+            let parent = tree.get(a).parent.unwrap_or(root);
+            let pu = self.usage[parent].usage_raw;
+            let u = if pu == 0.0 {
+                0.0
+            } else {
+                self.usage[a].usage_raw / pu
+            };
+            self.usage[a].usage_efctv = u;
+            let s = self.usage[a].shares_norm;
+            self.usage[a].level_fs = match tree.get(a).shares {
+                Shares::Parent => f64::INFINITY,
+                Shares::Raw(_) if s == 0.0 => 0.0,
+                Shares::Raw(_) => s / u,
+            };
+        }
+        let users = tree.user_count().max(1) as f64;
+        let mut rank = tree.user_count();
+        let mut rnt = rank;
+        self.rank_level(
+            tree,
+            &tree.get(root).children,
+            &mut rank,
+            &mut rnt,
+            false,
+            users,
+        );
+    }
+
+    fn rank_level(
+        &mut self,
+        tree: &AssocTree,
+        siblings: &[usize],
+        rank: &mut usize,
+        rnt: &mut usize,
+        account_tied: bool,
+        users: f64,
+    ) {
+        let mut sorted = siblings.to_vec();
+        // Higher LevelFS first; on ties users before accounts; a stable
+        // sort keeps the dump's order among the rest.
+        sorted.sort_by(|&a, &b| {
+            let (x, y) = (self.usage[a].level_fs, self.usage[b].level_fs);
+            y.partial_cmp(&x)
+                .unwrap_or(core::cmp::Ordering::Equal)
+                .then_with(|| {
+                    let (ua, ub) = (tree.get(a).user.is_some(), tree.get(b).user.is_some());
+                    ub.cmp(&ua)
+                })
+        });
+        let mut prev: Option<f64> = None;
+        for (i, &a) in sorted.iter().enumerate() {
+            let lf = self.usage[a].level_fs;
+            let tied = if i == 0 && account_tied {
+                true
+            } else {
+                prev == Some(lf)
+            };
+            if tree.get(a).user.is_some() {
+                if !tied {
+                    *rank = *rnt;
+                }
+                self.usage[a].fs_factor = *rank as f64 / users;
+                *rnt = rnt.saturating_sub(1);
+            } else {
+                let children = tree.get(a).children.clone();
+                self.rank_level(tree, &children, rank, rnt, tied, users);
+            }
+            prev = Some(lf);
+        }
+    }
+
+    /// Recomputes the factors after new usage, by the configured
+    /// algorithm (the classic algorithm's account half must have run at
+    /// the start of the pass).
+    pub fn recompute(&mut self, tree: &AssocTree) {
+        match self.algo {
+            FairShareAlgo::FairTree => self.fair_tree(tree),
+            FairShareAlgo::Classic => self.classic_users(tree),
+        }
+    }
+
+    /// `sshare -l`'s lines, root first, depth first in dump order.
+    #[must_use]
+    pub fn sshare(&self, tree: &AssocTree) -> Vec<SshareRow> {
+        let root = tree.root();
+        self.preorder
+            .iter()
+            .map(|&a| {
+                let node = tree.get(a);
+                let u = &self.usage[a];
+                let is_user = node.user.is_some();
+                let fair_tree = self.algo == FairShareAlgo::FairTree;
+                SshareRow {
+                    account: node.account.clone(),
+                    user: node.user.clone().unwrap_or_default(),
+                    depth: self.depth[a],
+                    raw_shares: match node.shares {
+                        Shares::Raw(s) => Some(s),
+                        Shares::Parent => None,
+                    },
+                    norm_shares: u.shares_norm,
+                    raw_usage: u.usage_raw,
+                    norm_usage: if a == root {
+                        f64::from(u8::from(u.usage_raw > 0.0))
+                    } else {
+                        u.usage_norm
+                    },
+                    effectv_usage: if a == root {
+                        f64::from(u8::from(u.usage_raw > 0.0))
+                    } else {
+                        u.usage_efctv
+                    },
+                    fair_share: is_user.then_some(u.fs_factor),
+                    level_fs: (fair_tree && a != root && node.shares != Shares::Parent)
+                        .then_some(u.level_fs),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> AssocTree {
+        AssocTree::parse(
+            "Account|User|Share|ParentName\n\
+             root||1|\n\
+             a||3|root\n\
+             a|u1|1|\n\
+             a|u2|1|\n\
+             b||1|root\n\
+             b|u3|1|\n",
+            "t",
+        )
+        .unwrap()
+    }
+
+    /// Worked by hand from fair_tree.c: a has 3/4 of the shares and 90 %
+    /// of the usage, b 1/4 and 10 %: LevelFS a = 0.75/0.9 = 0.8333,
+    /// b = 0.25/0.1 = 2.5, so b's user ranks first (3/3); inside a, u2
+    /// (no usage, LevelFS ∞) ranks 2/3, u1 1/3.
+    #[test]
+    fn fair_tree_by_hand() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 0);
+        let (u1, u3) = (t.user("u1", None).unwrap(), t.user("u3", None).unwrap());
+        let u2 = t.user("u2", None).unwrap();
+        fs.add(&t, u1, 900.0);
+        fs.add(&t, u3, 100.0);
+        fs.fair_tree(&t);
+        let a = t.account("a").unwrap();
+        assert!((fs.usage(a).level_fs - 0.75 / 0.9).abs() < 1e-12);
+        assert_eq!(fs.factor(u3), 1.0);
+        assert!((fs.factor(u2) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((fs.factor(u1) - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    /// No usage anywhere: every LevelFS is ∞ and everyone ties at the top
+    /// rank (accounts are not merged, but the tie carries into them).
+    #[test]
+    fn fair_tree_all_tied() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 0);
+        fs.fair_tree(&t);
+        for u in ["u1", "u2", "u3"] {
+            assert_eq!(fs.factor(t.user(u, None).unwrap()), 1.0, "{u}");
+        }
+    }
+
+    /// The classic formula by hand: a's NormShares 0.75, u1's
+    /// 0.75 · 0.5 = 0.375. With u1 holding all 900 of a's 1000 units
+    /// (b's u3 100): a's EffectvUsage = its NormUsage 0.9, u1's =
+    /// 0.9 + (0.9 − 0.9) · 1/2 = 0.9, FairShare = 2^(−0.9/0.375).
+    #[test]
+    fn classic_by_hand() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::Classic, 0);
+        let u1 = t.user("u1", None).unwrap();
+        let u2 = t.user("u2", None).unwrap();
+        assert!((fs.usage(u1).shares_norm - 0.375).abs() < 1e-12);
+        fs.add(&t, u1, 900.0);
+        fs.add(&t, t.user("u3", None).unwrap(), 100.0);
+        fs.classic_accounts(&t);
+        fs.classic_users(&t);
+        assert!((fs.factor(u1) - (-0.9f64 / 0.375).exp2()).abs() < 1e-12);
+        // u2: NormUsage 0, EffectvUsage = 0 + 0.9 · 1/2 = 0.45.
+        assert!((fs.usage(u2).usage_efctv - 0.45).abs() < 1e-12);
+    }
+
+    #[test]
+    fn decay_halves_in_about_a_half_life() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 3600);
+        let u1 = t.user("u1", None).unwrap();
+        fs.add(&t, u1, 1000.0);
+        for _ in 0..12 {
+            fs.decay(300.0);
+        }
+        let left = fs.usage(u1).usage_raw;
+        // (1 − 0.693/3600)^3600 ≈ 0.49995: Slurm's linearised factor.
+        let want = 1000.0 * (1.0 - 0.693 / 3600.0f64).powf(3600.0);
+        assert!(
+            (left - want).abs() < 1e-9 && (left - 500.0).abs() < 1.0,
+            "{left}"
+        );
+    }
+}

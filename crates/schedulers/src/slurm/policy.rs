@@ -1,0 +1,1205 @@
+//! The policy: slurmctld's queue as a [`Scheduler`].
+//!
+//! Three periodic passes run as timed events of the simulation (the
+//! policy asks for them through [`Scheduler::next_wakeup`]), all counted
+//! from time 0 (slurmctld's start):
+//! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
+//!   jobs, fair share, every pending job's priority:
+//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
+//! - the main scheduler at every job end (the first
+//!   `default_queue_depth` plus one jobs), after a submission once
+//!   `batch_sched_delay` has passed since the last such pass
+//!   (`_slurmctld_background`, `src/slurmctld/controller.c`), and every
+//!   `sched_interval` (the whole queue) (`_schedule`,
+//!   `src/slurmctld/job_scheduler.c`);
+//! - backfill every `bf_interval` (`_attempt_backfill`,
+//!   `src/plugins/sched/backfill/backfill.c`).
+//!
+//! A pass that would see exactly what the previous pass of its kind saw
+//! (no submission, job end or priority change since) is skipped: it would
+//! decide the same.
+//!
+//! Queue order (`sort_job_queue2`, `job_scheduler.c`): partition
+//! `PriorityTier` (higher first), priority (higher first), submit time,
+//! job id. Main scheduler: a job that does not fit marks its partition
+//! failed (reason `Resources`); the later jobs of a failed partition get
+//! `Priority`; since every partition of this model spans every node, a
+//! failure leaves no node to the jobs of other partitions either
+//! (`Resources`). A job below `bf_min_prio_reserve` does not fail its
+//! partition. A job held by a limit gets the limit's reason and blocks
+//! nothing. Backfill: a plan of free nodes over time from the running
+//! jobs' time limits (ends rounded up to `bf_resolution`) and the
+//! reservations of the jobs tested before; each job (at most
+//! `bf_max_job_test`, `bf_max_job_user` per user, `bf_max_job_part` per
+//! partition) starts now if the plan has room for its whole time limit,
+//! otherwise gets its earliest start (squeue's planned start) and, within
+//! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
+//! A started job is killed at its time limit (its run is cut to it).
+//!
+//! Preemption ([`SlurmPolicy::with_preemption`], off by default): a job
+//! that does not fit in the main scheduler takes the running jobs it may
+//! preempt (preempt/qos: a QOS its QOS lists; preempt/partition_prio: a
+//! partition of lower tier; not `PreemptMode=OFF`, past
+//! `PreemptExemptTime`) in the plugin's order until it fits
+//! (`src/interfaces/preempt.c`); the driver ends them
+//! ([`SlurmPolicy::take_preempted`]); a requeued one waits
+//! `requeue_delay` + 1 s. The simulation engine cannot end a running job
+//! early, so runs through the registry never preempt.
+
+use std::collections::{BTreeMap, HashMap};
+
+use partalloc_allocators::{AllocError, Allocator};
+use partalloc_workload::Job;
+
+use super::assoc::{AssocTree, QosTable};
+use super::conf::{ResetPeriod, SchedConf};
+use super::fairshare::{FairShare, SshareRow};
+use super::jobs::{JobTable, Resolved, Users};
+use super::limits::{Claim, Counters, Reason};
+use super::priority::{Factors, JobSize, SprioRow, job_size_factor, priority, weighted};
+use crate::profile::Profile;
+use crate::{RequestMapping, ScheduleError, Scheduler, Started, check_job};
+
+/// Everything the policy reads: slurm.conf, associations, QOS and the
+/// jobs' attributes.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Inputs {
+    /// slurm.conf.
+    pub conf: SchedConf,
+    /// The association tree.
+    pub tree: AssocTree,
+    /// The QOS.
+    pub qos: QosTable,
+    /// The jobs' attributes.
+    pub jobs: JobTable,
+}
+
+impl Inputs {
+    /// Bundles the four inputs.
+    #[must_use]
+    pub fn new(conf: SchedConf, tree: AssocTree, qos: QosTable, jobs: JobTable) -> Self {
+        Self {
+            conf,
+            tree,
+            qos,
+            jobs,
+        }
+    }
+}
+
+/// Which scheduler started a job (sacct's `SchedMain` / `SchedBackfill`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StartedBy {
+    /// The main scheduler.
+    Main,
+    /// Backfill.
+    Backfill,
+}
+
+/// One line of squeue for a pending job.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SqueueRow {
+    /// Job id.
+    pub job: u64,
+    /// `PENDING` or `RUNNING`.
+    pub state: &'static str,
+    /// Pending reason (`None` for a running job).
+    pub reason: Reason,
+    /// Backfill's planned start (pending) or the start (running).
+    pub start: Option<f64>,
+    /// Priority.
+    pub priority: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    job: Job,
+    r: Resolved,
+    cpus: u64,
+    accrue: f64,
+    tier: u32,
+    prio: u32,
+    factors: Factors,
+    reason: Reason,
+    planned: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+struct Running {
+    claim: Claim,
+    assoc: usize,
+    usage_factor: f64,
+    billing: f64,
+    start: f64,
+    limit_end: f64,
+    granted: u64,
+    prio: u32,
+    /// The pending record to requeue it from.
+    pending: Pending,
+}
+
+/// Seconds in a year: the plan's length for a job without a time limit
+/// (`YEAR_SECONDS` in backfill.c).
+const YEAR: f64 = 365.0 * 86_400.0;
+
+/// Slurm's scheduling half (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct SlurmPolicy {
+    name: String,
+    mapping: RequestMapping,
+    conf: SchedConf,
+    tree: AssocTree,
+    qos: QosTable,
+    jobs: JobTable,
+    users: Users,
+    fs: FairShare,
+    counters: Counters,
+    pending: Vec<Pending>,
+    sorted: bool,
+    running: BTreeMap<u64, Running>,
+    last_calc: Option<f64>,
+    next_calc: f64,
+    next_bf: f64,
+    next_sched: f64,
+    dirty_main: bool,
+    dirty_bf: bool,
+    unexamined: bool,
+    max_pjf: u32,
+    started_by: HashMap<u64, (f64, StartedBy)>,
+    plan: Profile,
+    part_qos: Vec<Option<usize>>,
+    epoch: f64,
+    bf_phase: f64,
+    preemption: bool,
+    preempted: Vec<(u64, super::conf::PreemptMode)>,
+    requeue: Vec<u64>,
+    /// Requeued jobs waiting for their begin time.
+    held: Vec<(f64, Pending)>,
+    /// A submission has queued a main pass (`queue_job_scheduler`).
+    queued_main: bool,
+    /// When the background loop last ran the main scheduler.
+    last_queued_pass: f64,
+}
+
+impl SlurmPolicy {
+    /// The policy for `inputs` on a machine of `nodes` nodes, named
+    /// `name` (its spec).
+    ///
+    /// # Errors
+    /// slurm.conf's nodes differ from the machine's, or a partition does
+    /// not span every node, or a partition's QOS is unknown.
+    pub fn new(
+        inputs: Inputs,
+        nodes: u64,
+        name: String,
+        mapping: RequestMapping,
+    ) -> Result<Self, super::InputError> {
+        use super::error::{InputError, InputErrorKind};
+        let Inputs {
+            conf,
+            tree,
+            qos,
+            jobs,
+        } = inputs;
+        if conf.nodes != nodes {
+            return Err(InputError::at(
+                &conf.source,
+                0,
+                InputErrorKind::Machine(format!(
+                    "the NodeName lines have {} nodes, the machine simulated {nodes}; make them agree",
+                    conf.nodes
+                )),
+            ));
+        }
+        let mut part_qos = Vec::new();
+        for p in &conf.partitions {
+            if p.nodes != conf.nodes {
+                return Err(InputError::at(
+                    &conf.source,
+                    p.line,
+                    InputErrorKind::Machine(format!(
+                        "partition {:?} has {} of the {} nodes; this model needs every partition to span every node (Nodes=ALL)",
+                        partalloc_topology::echo(&p.name),
+                        p.nodes,
+                        conf.nodes
+                    )),
+                ));
+            }
+            part_qos.push(match &p.qos {
+                None => None,
+                Some(n) => Some(qos.find(n).ok_or_else(|| {
+                    InputError::at(
+                        &conf.source,
+                        p.line,
+                        InputErrorKind::Unknown {
+                            what: "QOS",
+                            name: partalloc_topology::echo(n),
+                            hint: "the QOS dump (sacctmgr show qos -P)",
+                        },
+                    )
+                })?),
+            });
+        }
+        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life);
+        let counters = Counters::new(&tree, &qos);
+        let max_pjf = conf
+            .partitions
+            .iter()
+            .map(|p| p.priority_job_factor)
+            .max()
+            .unwrap_or(0);
+        let sched = &conf.sched;
+        let (next_bf, next_sched) = (sched.bf_interval as f64, sched.sched_interval as f64);
+        Ok(Self {
+            name,
+            mapping,
+            conf,
+            tree,
+            qos,
+            jobs,
+            users: Users::default(),
+            fs,
+            counters,
+            pending: Vec::new(),
+            sorted: true,
+            running: BTreeMap::new(),
+            last_calc: None,
+            next_calc: 0.0,
+            next_bf,
+            next_sched,
+            dirty_main: false,
+            dirty_bf: false,
+            unexamined: false,
+            max_pjf,
+            started_by: HashMap::new(),
+            plan: Profile::default(),
+            part_qos,
+            epoch: 0.0,
+            bf_phase: 0.0,
+            preemption: false,
+            preempted: Vec::new(),
+            requeue: Vec::new(),
+            held: Vec::new(),
+            queued_main: false,
+            last_queued_pass: f64::NEG_INFINITY,
+        })
+    }
+
+    /// Job `id`'s account, QOS and partition names as the policy resolves
+    /// them (the defaults for a job the table does not list).
+    ///
+    /// # Errors
+    /// A name the configuration does not define.
+    pub fn labels(
+        &mut self,
+        id: u64,
+        estimate: Option<f64>,
+    ) -> Result<(String, String, String), super::InputError> {
+        let r = self.jobs.resolve(
+            id,
+            estimate,
+            &self.conf,
+            &self.tree,
+            &self.qos,
+            &mut self.users,
+        )?;
+        Ok((
+            self.tree.get(r.assoc).account.clone(),
+            self.qos.get(r.qos).name.clone(),
+            self.conf.partitions[r.partition].name.clone(),
+        ))
+    }
+
+    /// Runs one priority pass at `t` now (decay, running jobs' usage,
+    /// fair share, every pending job's priority), whatever the period: for
+    /// benchmarks and drivers that time passes themselves.
+    pub fn run_priority_pass(&mut self, t: f64) {
+        self.priority_pass(t);
+    }
+
+    /// Runs one backfill pass at `now`, whatever the period and whether
+    /// anything changed since the last one.
+    ///
+    /// # Errors
+    /// As [`Scheduler::schedule`].
+    pub fn run_backfill(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.backfill_pass(now, alloc, started)
+    }
+
+    /// Tells the policy that nodes came back into service or left it
+    /// outside its knowledge (a drain or resume): its next passes run
+    /// again even if no job arrived or ended.
+    pub fn nodes_changed(&mut self) {
+        self.dirty_main = true;
+        self.dirty_bf = true;
+    }
+
+    /// Runs the priority passes due by `now` (the schedule call does this
+    /// first): to read sprio and sshare as they stand at `now` without
+    /// scheduling.
+    pub fn catch_up(&mut self, now: f64) {
+        let calc = self.conf.priority.calc_period as f64;
+        while self.next_calc <= now {
+            let t = self.next_calc;
+            self.priority_pass(t);
+            self.next_calc = t + calc;
+        }
+    }
+
+    /// Sets the phase of the periodic passes: the first priority pass at
+    /// `first_pass` (later ones every `PriorityCalcPeriod`; a pass is taken
+    /// to have run one period before it), and `epoch` seconds between the
+    /// run's time 0 and the Unix epoch's last multiple of `bf_resolution`
+    /// (backfill rounds absolute times). A replay of a real controller
+    /// takes both from its log; a simulation keeps 0 and 0.
+    #[must_use]
+    pub fn with_phases(mut self, first_pass: f64, epoch: f64) -> Self {
+        let period = self.conf.priority.calc_period as f64;
+        // The pass before: the controller ran it before time 0.
+        self.last_calc = None;
+        self.priority_pass(first_pass - period);
+        self.next_calc = first_pass;
+        self.epoch = epoch;
+        self
+    }
+
+    /// Sets the phase of the backfill passes: at `phase` + k ·
+    /// `bf_interval` (0 by default). A replay of a real controller takes it
+    /// from a job backfill started.
+    #[must_use]
+    pub fn with_backfill_phase(mut self, phase: f64) -> Self {
+        let bf = self.conf.sched.bf_interval as f64;
+        self.bf_phase = phase.rem_euclid(bf);
+        self.next_bf = self.bf_phase;
+        self
+    }
+
+    /// Lets the policy preempt (slurm.conf's `PreemptType` and
+    /// `PreemptMode`): only for a driver that ends the jobs
+    /// [`take_preempted`](Self::take_preempted) names at once. The
+    /// simulation engine cannot end a running job early, so a policy built
+    /// from the registry never preempts.
+    #[must_use]
+    pub fn with_preemption(mut self, on: bool) -> Self {
+        self.preemption = on;
+        self
+    }
+
+    /// The jobs preempted since the last call, each with what becomes of
+    /// it (cancelled, or requeued: the policy queues it again when it is
+    /// reported ended through [`Scheduler::departed`]). The driver ends
+    /// them now (releases their grants, calls `departed`) and calls
+    /// `schedule` again at the same time.
+    pub fn take_preempted(&mut self) -> Vec<(u64, super::conf::PreemptMode)> {
+        let out = core::mem::take(&mut self.preempted);
+        for &(id, mode) in &out {
+            if mode == super::conf::PreemptMode::Requeue {
+                self.requeue.push(id);
+            }
+        }
+        out
+    }
+
+    /// The running jobs pending job `i` may preempt now, in Slurm's order
+    /// (`slurm_find_preemptable_jobs`, `src/interfaces/preempt.c`): the
+    /// preempt plugin allows it, its `PreemptMode` is not OFF, and its
+    /// `PreemptExemptTime` has passed; sorted by the plugin's preemption
+    /// priority (the QOS priority or partition tier in the high 16 bits,
+    /// the node count in the low ones: `preempt_p_get_prio`), lowest first,
+    /// then by job id.
+    fn preemptable(&self, i: usize, now: f64) -> Vec<(u64, super::conf::PreemptMode, u64)> {
+        use super::conf::{PreemptMode, PreemptType};
+        let pc = self.conf.preempt;
+        let job = &self.pending[i];
+        let my_part = &self.conf.partitions[job.r.partition];
+        let my_qos = self.qos.get(job.r.qos);
+        let mut out: Vec<(u32, u64, PreemptMode, u64)> = Vec::new();
+        for (&id, r) in &self.running {
+            let q = r.pending.r.qos;
+            let part = &self.conf.partitions[r.pending.r.partition];
+            let (allowed, mode, prio_high) = match pc.kind {
+                PreemptType::Qos => (
+                    my_qos.preempt.contains(&q),
+                    self.qos.get(q).preempt_mode.unwrap_or(pc.mode),
+                    self.qos.get(q).priority.min(0xffff),
+                ),
+                PreemptType::PartitionPrio => (
+                    part.priority_tier < my_part.priority_tier,
+                    part.preempt_mode.unwrap_or(pc.mode),
+                    part.priority_tier.min(0xffff),
+                ),
+                _ => (false, PreemptMode::Off, 0),
+            };
+            if !allowed || mode == PreemptMode::Off {
+                continue;
+            }
+            let exempt = self.qos.get(q).exempt_time.unwrap_or(pc.exempt_time) as f64;
+            if now < r.start + exempt {
+                continue;
+            }
+            let nodes = r.claim.nodes.min(0xffff) as u32;
+            out.push(((prio_high << 16) + nodes, id, mode, r.granted));
+        }
+        out.sort_by_key(|&(p, id, _, _)| (p, id));
+        out.into_iter().map(|(_, id, m, n)| (id, m, n)).collect()
+    }
+
+    /// Checks every job of the table against the configuration: names
+    /// that exist and limits some machine state could meet.
+    ///
+    /// # Errors
+    /// The first job with an unknown partition, QOS, account or user, or
+    /// one that a limit holds even on an idle machine.
+    pub fn check_table(
+        &mut self,
+        ids: impl IntoIterator<Item = (u64, u64)>,
+    ) -> Result<(), super::InputError> {
+        for (id, nodes) in ids {
+            let r =
+                self.jobs
+                    .resolve(id, None, &self.conf, &self.tree, &self.qos, &mut self.users)?;
+            let claim = self.claim(&r, nodes);
+            if let Some(why) = Counters::never(&self.tree, &self.qos, &claim)
+                && self.conf.enforce_limits
+            {
+                let line = self.jobs.get(id).map_or(0, |a| a.line);
+                return Err(super::error::InputError::at(
+                    self.jobs.source(),
+                    line,
+                    super::error::InputErrorKind::Impossible(format!(
+                        "job {id} can never start: {why} holds it even on an idle machine; raise the limit or drop the job"
+                    )),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn claim(&self, r: &Resolved, nodes: u64) -> Claim {
+        Claim {
+            assoc: r.assoc,
+            qos: r.qos,
+            part_qos: self.part_qos[r.partition],
+            user: r.user,
+            cpus: nodes * u64::from(self.conf.cpus_per_node),
+            nodes,
+            time_limit: r.time_limit,
+        }
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn conf(&self) -> &SchedConf {
+        &self.conf
+    }
+
+    /// The association tree.
+    #[must_use]
+    pub fn tree(&self) -> &AssocTree {
+        &self.tree
+    }
+
+    /// The fair-share state.
+    #[must_use]
+    pub fn fair_share(&self) -> &FairShare {
+        &self.fs
+    }
+
+    /// `sshare -l`'s lines now.
+    #[must_use]
+    pub fn sshare(&self) -> Vec<SshareRow> {
+        self.fs.sshare(&self.tree)
+    }
+
+    /// `sprio -l`'s lines now (pending jobs, by job id).
+    #[must_use]
+    pub fn sprio(&self) -> Vec<SprioRow> {
+        let mut rows: Vec<SprioRow> = self
+            .pending
+            .iter()
+            .map(|p| {
+                let w = weighted(&self.conf, &p.factors);
+                let a = self.tree.get(p.r.assoc);
+                let mut tres = Vec::new();
+                if self.conf.priority.weight_tres_cpu > 0.0 {
+                    tres.push(("cpu", w[6]));
+                }
+                if self.conf.priority.weight_tres_node > 0.0 {
+                    tres.push(("node", w[7]));
+                }
+                SprioRow {
+                    job: p.job.id,
+                    partition: self.conf.partitions[p.r.partition].name.clone(),
+                    user: a.user.clone().unwrap_or_default(),
+                    account: a.account.clone(),
+                    priority: p.prio,
+                    age: w[0],
+                    assoc: w[1],
+                    fairshare: w[2],
+                    job_size: w[3],
+                    partition_factor: w[4],
+                    qos: w[5],
+                    nice: p.factors.nice,
+                    tres,
+                    qos_name: self.qos.get(p.r.qos).name.clone(),
+                    factors: p.factors,
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.job);
+        rows
+    }
+
+    /// squeue's lines now: pending jobs with their reason and planned
+    /// start, running jobs with their start, by job id.
+    #[must_use]
+    pub fn squeue(&self) -> Vec<SqueueRow> {
+        let mut rows: Vec<SqueueRow> = self
+            .pending
+            .iter()
+            .map(|p| SqueueRow {
+                job: p.job.id,
+                state: "PENDING",
+                reason: p.reason,
+                start: p.planned,
+                priority: p.prio,
+            })
+            .chain(self.held.iter().map(|(begin, p)| SqueueRow {
+                job: p.job.id,
+                state: "PENDING",
+                reason: p.reason,
+                start: Some(*begin),
+                priority: p.prio,
+            }))
+            .chain(self.running.iter().map(|(&id, r)| SqueueRow {
+                job: id,
+                state: "RUNNING",
+                reason: Reason::None,
+                start: Some(r.start),
+                priority: r.prio,
+            }))
+            .collect();
+        rows.sort_by_key(|r| r.job);
+        rows
+    }
+
+    /// When and by which scheduler job `id` started, if it did.
+    #[must_use]
+    pub fn started_by(&self, id: u64) -> Option<(f64, StartedBy)> {
+        self.started_by.get(&id).copied()
+    }
+
+    fn factors(&self, p: &Pending, t: f64) -> Factors {
+        let pc = &self.conf.priority;
+        let part = &self.conf.partitions[p.r.partition];
+        let nodes = p.job.nodes();
+        let age = if pc.weight_age > 0.0 {
+            let diff = (t - p.accrue).max(0.0).floor();
+            if diff < pc.max_age as f64 {
+                diff / pc.max_age as f64
+            } else {
+                1.0
+            }
+        } else {
+            0.0
+        };
+        let fairshare = if pc.weight_fairshare > 0.0 {
+            self.fs.factor(p.r.assoc)
+        } else {
+            0.0
+        };
+        let job_size = if pc.weight_job_size > 0.0 {
+            job_size_factor(
+                &self.conf,
+                JobSize {
+                    nodes,
+                    // A pending job's CPU count is its request: one CPU
+                    // per node for a whole-node job (`details->min_cpus`;
+                    // `total_cpus` is set only once it runs).
+                    cpus: nodes,
+                    time_limit: p.r.time_limit,
+                },
+                part.max_time,
+            )
+        } else {
+            0.0
+        };
+        let partition = if pc.weight_partition > 0.0 && part.priority_job_factor > 0 {
+            if pc.no_normal_part {
+                f64::from(part.priority_job_factor)
+            } else {
+                f64::from(part.priority_job_factor) / f64::from(self.max_pjf.max(1))
+            }
+        } else {
+            0.0
+        };
+        let q = self.qos.get(p.r.qos);
+        let qos = if pc.weight_qos > 0.0 && q.priority > 0 {
+            if pc.no_normal_qos {
+                f64::from(q.priority)
+            } else {
+                f64::from(q.priority) / f64::from(self.qos.max_priority().max(1))
+            }
+        } else {
+            0.0
+        };
+        // A pending job's TRES are its request (one CPU per node).
+        let tres_cpu = nodes as f64 / (part.nodes as f64 * f64::from(self.conf.cpus_per_node));
+        let tres_node = nodes as f64 / part.nodes as f64;
+        let max_assoc = self.tree.max_priority();
+        let assoc = if pc.weight_assoc > 0.0 && max_assoc > 0 {
+            f64::from(self.tree.priority(p.r.assoc)) / f64::from(max_assoc)
+        } else {
+            0.0
+        };
+        Factors {
+            age,
+            assoc,
+            fairshare,
+            job_size,
+            partition,
+            qos,
+            tres_cpu,
+            tres_node,
+            nice: p.r.nice,
+        }
+    }
+
+    fn reprioritize(&mut self, p: usize, t: f64) {
+        if !self.conf.priority.multifactor {
+            return;
+        }
+        let f = self.factors(&self.pending[p], t);
+        let prio = priority(&self.conf, &f);
+        let job = &mut self.pending[p];
+        if job.prio != prio {
+            self.sorted = false;
+        }
+        job.factors = f;
+        job.prio = prio;
+    }
+
+    /// One priority pass at `t`.
+    fn priority_pass(&mut self, t: f64) {
+        let classic = self.conf.priority.algo == super::conf::FairShareAlgo::Classic;
+        let reset = match self.conf.priority.reset {
+            ResetPeriod::Now => self.last_calc.is_none(),
+            ResetPeriod::Every(p) => {
+                let p = p as f64;
+                self.last_calc
+                    .is_some_and(|l| (t / p).floor() > (l / p).floor())
+            }
+            ResetPeriod::None => false,
+        };
+        if reset {
+            self.fs.reset();
+        }
+        if classic {
+            self.fs.classic_accounts(&self.tree);
+        }
+        if let Some(last) = self.last_calc {
+            self.fs.decay(t - last);
+            for r in self.running.values() {
+                let dt = t - last.max(r.start);
+                let amount = self.fs.charge(dt, r.billing, r.usage_factor);
+                self.fs.add(&self.tree, r.assoc, amount);
+            }
+        }
+        self.fs.recompute(&self.tree);
+        if self.last_calc.is_some() {
+            for i in 0..self.pending.len() {
+                self.reprioritize(i, t);
+            }
+        }
+        if !self.sorted {
+            self.dirty_main = true;
+            self.dirty_bf = true;
+        }
+        self.last_calc = Some(t);
+    }
+
+    fn sort(&mut self) {
+        if self.sorted {
+            return;
+        }
+        self.pending.sort_by(|a, b| {
+            b.tier
+                .cmp(&a.tier)
+                .then(b.prio.cmp(&a.prio))
+                .then(a.job.arrival.total_cmp(&b.job.arrival))
+                .then(a.job.id.cmp(&b.job.id))
+        });
+        self.sorted = true;
+    }
+
+    fn start(
+        &mut self,
+        i: usize,
+        now: f64,
+        grant: partalloc_allocators::Grant,
+        by: StartedBy,
+        started: &mut Vec<Started>,
+    ) {
+        let p = &self.pending[i];
+        let limit = p.r.time_limit.map_or(YEAR, |s| s as f64);
+        let mut job = p.job;
+        if job.service > limit {
+            job.service = limit;
+        }
+        let claim = self.claim(&p.r, p.job.nodes());
+        self.counters.apply(&self.tree, &claim, 1);
+        let record = p.clone();
+        // Usage is charged in billing TRES: the partition's
+        // TRESBillingWeights over the allocated CPUs and nodes, else the
+        // CPUs (`calc_job_billable_tres`).
+        let alloc_cpus = p.cpus as f64;
+        let billing = match self.conf.partitions[p.r.partition].billing {
+            Some((wc, wn)) => wc * alloc_cpus + wn * p.job.nodes() as f64,
+            None => alloc_cpus,
+        };
+        let run = Running {
+            pending: record,
+            claim,
+            assoc: p.r.assoc,
+            usage_factor: self.qos.get(p.r.qos).usage_factor,
+            billing,
+            start: now,
+            limit_end: now + limit,
+            granted: grant.granted_nodes(),
+            prio: p.prio,
+        };
+        self.running.insert(job.id, run);
+        self.started_by.insert(job.id, (now, by));
+        started.push(Started { job, grant });
+    }
+
+    /// Tries the allocator for pending job `i`: `Some(grant)` if it fits.
+    fn try_alloc(
+        &self,
+        i: usize,
+        alloc: &mut dyn Allocator,
+    ) -> Result<Option<partalloc_allocators::Grant>, ScheduleError> {
+        let job = &self.pending[i].job;
+        // Too few free nodes: no need to ask (a job larger than the
+        // machine is asked, so that the allocator refuses it for good).
+        if job.nodes() > alloc.free_nodes() as u64 && job.nodes() <= self.conf.nodes {
+            return Ok(None);
+        }
+        match alloc.allocate(&self.mapping.request(&job.shape)) {
+            Ok(g) => Ok(Some(g)),
+            Err(AllocError::NoRoom { .. }) => Ok(None),
+            Err(source) => Err(ScheduleError::Unservable {
+                job: job.id,
+                source,
+            }),
+        }
+    }
+
+    fn main_pass(
+        &mut self,
+        now: f64,
+        full: bool,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.sort();
+        let parts = self.conf.partitions.len();
+        let mut failed = vec![false; parts];
+        let mut any_failed = false;
+        let limit = self.conf.sched.default_queue_depth;
+        let reserve = self.conf.sched.bf_min_prio_reserve;
+        let mut depth = 0usize;
+        let mut done = vec![false; self.pending.len()];
+        self.unexamined = false;
+        for i in 0..self.pending.len() {
+            // A job over its partition's MaxTime is not queued at all
+            // (`job_limits_check` when the queue is built).
+            if self.over_partition_time(i) {
+                self.pending[i].reason = Reason::Limit("PartitionTimeLimit");
+                continue;
+            }
+            if !full {
+                if depth > limit {
+                    self.unexamined = true;
+                    break;
+                }
+                depth += 1;
+            }
+            let part = self.pending[i].r.partition;
+            if failed[part] {
+                let p = &mut self.pending[i];
+                if matches!(p.reason, Reason::None | Reason::Resources) {
+                    p.reason = Reason::Priority;
+                }
+                continue;
+            }
+            let fail = |s: &mut Self, failed: &mut Vec<bool>, any: &mut bool, why: Reason| {
+                let p = &mut s.pending[i];
+                p.reason = why;
+                if reserve == 0 || p.prio >= reserve {
+                    failed[part] = true;
+                    *any = true;
+                }
+            };
+            if any_failed {
+                // Another partition's blocked job took every node
+                // (`bit_and_not(avail_node_bitmap, part nodes)`).
+                fail(
+                    self,
+                    &mut failed,
+                    &mut any_failed,
+                    Reason::ReservedForOtherPartition,
+                );
+                continue;
+            }
+            if self.conf.enforce_limits {
+                let p = &self.pending[i];
+                let claim = self.claim(&p.r, p.job.nodes());
+                if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
+                    self.pending[i].reason = why;
+                    continue;
+                }
+            }
+            match self.try_alloc(i, alloc) {
+                Ok(Some(g)) => {
+                    self.start(i, now, g, StartedBy::Main, started);
+                    done[i] = true;
+                }
+                Ok(None) => {
+                    // Preemption: victims in order until the job fits
+                    // (the select plugin frees candidates one by one).
+                    if self.preemption && self.preempted.is_empty() {
+                        let need = self.pending[i].job.nodes();
+                        let mut free = alloc.free_nodes() as u64;
+                        let mut victims = Vec::new();
+                        for (id, mode, nodes) in self.preemptable(i, now) {
+                            if free >= need {
+                                break;
+                            }
+                            free += nodes;
+                            victims.push((id, mode));
+                        }
+                        if free >= need && !victims.is_empty() {
+                            self.preempted = victims;
+                        }
+                    }
+                    fail(self, &mut failed, &mut any_failed, Reason::Resources);
+                }
+                Err(e) => {
+                    done[i] = true;
+                    self.remove_done(&done);
+                    return Err(e);
+                }
+            }
+        }
+        self.remove_done(&done);
+        Ok(())
+    }
+
+    /// Whether pending job `i`'s time limit exceeds its partition's
+    /// `MaxTime`.
+    fn over_partition_time(&self, i: usize) -> bool {
+        let p = &self.pending[i];
+        let max = self.conf.partitions[p.r.partition].max_time;
+        matches!((p.r.time_limit, max), (Some(t), Some(m)) if t > m)
+            || (p.r.time_limit.is_none() && max.is_some())
+    }
+
+    fn remove_done(&mut self, done: &[bool]) {
+        if !done.iter().any(|&d| d) {
+            return;
+        }
+        let mut k = 0;
+        self.pending.retain(|_| {
+            let keep = !done.get(k).copied().unwrap_or(false);
+            k += 1;
+            keep
+        });
+        self.dirty_bf = true;
+    }
+
+    #[expect(
+        clippy::needless_range_loop,
+        reason = "the loop starts and plans jobs by index while it changes the policy"
+    )]
+    fn backfill_pass(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.sort();
+        let s = self.conf.sched.clone();
+        let res = s.bf_resolution as f64;
+        let off = self.epoch;
+        // Reservations are whole resolutions of the Unix clock
+        // (`_set_slot_time`); running jobs end exactly at their limits
+        // (the select plugin's will-run test reads their end times).
+        let down = |t: f64| ((t + off) / res).floor() * res - off;
+        let mut plan = core::mem::take(&mut self.plan);
+        plan.reset(now, alloc.free_nodes() as i64);
+        for r in self.running.values() {
+            let end = if r.limit_end > now {
+                r.limit_end
+            } else {
+                now + 1.0
+            };
+            plan.add(end, f64::INFINITY, r.granted as i64);
+        }
+        let mut tested = 0usize;
+        let mut per_user: HashMap<usize, usize> = HashMap::new();
+        let mut per_part: HashMap<usize, usize> = HashMap::new();
+        let mut done = vec![false; self.pending.len()];
+        let mut result = Ok(());
+        for i in 0..self.pending.len() {
+            if tested >= s.bf_max_job_test {
+                break;
+            }
+            if self.over_partition_time(i) {
+                continue;
+            }
+            let (user, part, nodes) = {
+                let p = &self.pending[i];
+                (p.r.user, p.r.partition, p.job.nodes())
+            };
+            if self.conf.enforce_limits {
+                let p = &self.pending[i];
+                let claim = self.claim(&p.r, nodes);
+                if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
+                    self.pending[i].reason = why;
+                    continue;
+                }
+            }
+            if s.bf_max_job_part > 0
+                && per_part.get(&part).copied().unwrap_or(0) >= s.bf_max_job_part
+            {
+                continue;
+            }
+            if s.bf_max_job_user > 0
+                && per_user.get(&user).copied().unwrap_or(0) >= s.bf_max_job_user
+            {
+                continue;
+            }
+            tested += 1;
+            *per_part.entry(part).or_default() += 1;
+            *per_user.entry(user).or_default() += 1;
+            let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
+            let slot_end = |start: f64| down(start + tl + res - 1.0);
+            let at = plan.earliest(now, nodes as i64, tl);
+            if at <= now {
+                match self.try_alloc(i, alloc) {
+                    Ok(Some(g)) => {
+                        plan.add(now, slot_end(now), -(g.granted_nodes() as i64));
+                        self.start(i, now, g, StartedBy::Backfill, started);
+                        done[i] = true;
+                    }
+                    Ok(None) => self.pending[i].reason = Reason::Resources,
+                    Err(e) => {
+                        done[i] = true;
+                        result = Err(e);
+                        break;
+                    }
+                }
+                continue;
+            }
+            if !at.is_finite() {
+                continue;
+            }
+            let p = &mut self.pending[i];
+            // Below bf_min_prio_reserve a job is tested for an immediate
+            // start only (`TEST_NOW_ONLY`): no planned start, no
+            // reservation.
+            if s.bf_min_prio_reserve > 0 && p.prio < s.bf_min_prio_reserve {
+                continue;
+            }
+            p.planned = Some(at);
+            // Past the window: a planned start but no reservation ("starts
+            // too far in the future to worry about").
+            if at > now + s.bf_window as f64 {
+                continue;
+            }
+            plan.add(down(at), slot_end(at), -(nodes as i64));
+        }
+        self.plan = plan;
+        self.remove_done(&done);
+        result
+    }
+}
+
+impl Scheduler for SlurmPolicy {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn submit(&mut self, job: Job, now: f64) -> Result<(), ScheduleError> {
+        check_job(&job)?;
+        let r = self
+            .jobs
+            .resolve(
+                job.id,
+                job.estimate,
+                &self.conf,
+                &self.tree,
+                &self.qos,
+                &mut self.users,
+            )
+            .map_err(|e| ScheduleError::Policy {
+                policy: "slurm".into(),
+                reason: e.to_string(),
+            })?;
+        let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
+        let tier = self.conf.partitions[r.partition].priority_tier;
+        self.pending.push(Pending {
+            job,
+            r,
+            cpus,
+            accrue: job.arrival,
+            tier,
+            prio: 1,
+            factors: Factors::default(),
+            reason: Reason::None,
+            planned: None,
+        });
+        let i = self.pending.len() - 1;
+        self.reprioritize(i, now);
+        self.sorted = false;
+        // A submission only queues a main pass (`queue_job_scheduler`,
+        // `_slurm_rpc_submit_batch_job`); a job's end runs one at once
+        // (`_slurm_rpc_epilog_complete` calls `schedule`).
+        self.queued_main = true;
+        self.dirty_bf = true;
+        Ok(())
+    }
+
+    fn schedule(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.catch_up(now);
+        // Requeued jobs whose begin time has come join the queue.
+        let mut k = 0;
+        while k < self.held.len() {
+            if self.held[k].0 <= now {
+                let (_, mut p) = self.held.swap_remove(k);
+                p.reason = Reason::None;
+                p.planned = None;
+                self.pending.push(p);
+                let i = self.pending.len() - 1;
+                self.reprioritize(i, now);
+                self.sorted = false;
+                self.dirty_main = true;
+                self.dirty_bf = true;
+            } else {
+                k += 1;
+            }
+        }
+        // A periodic pass runs at its own times only: one missed while
+        // the queue was empty (no wake-up was asked for) is not run late.
+        let sched = self.conf.sched.sched_interval as f64;
+        if self.next_sched < now {
+            self.next_sched = (now / sched).ceil() * sched;
+        }
+        let full = self.next_sched == now;
+        if full {
+            self.next_sched = now + sched;
+        }
+        // slurmctld's background loop: the periodic full pass, or a queued
+        // one once `batch_sched_delay` has passed since the last
+        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
+        let delay = self.conf.sched.batch_sched_delay as f64;
+        if full {
+            self.last_queued_pass = now;
+            if self.queued_main {
+                self.queued_main = false;
+                self.dirty_main = true;
+            }
+        } else if self.queued_main && now - self.last_queued_pass >= delay {
+            self.queued_main = false;
+            self.last_queued_pass = now;
+            self.dirty_main = true;
+        }
+        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
+            self.dirty_main = false;
+            self.main_pass(now, full, alloc, started)?;
+        }
+        let bf = self.conf.sched.bf_interval as f64;
+        if self.next_bf < now {
+            let ph = self.bf_phase;
+            self.next_bf = ph + ((now - ph) / bf).ceil() * bf;
+        }
+        if self.conf.sched.backfill && self.next_bf == now {
+            self.next_bf = now + bf;
+            if self.dirty_bf {
+                self.dirty_bf = false;
+                self.backfill_pass(now, alloc, started)?;
+            }
+        }
+        self.sort();
+        Ok(())
+    }
+
+    fn departed(&mut self, job: &Job, now: f64) {
+        let Some(r) = self.running.remove(&job.id) else {
+            return;
+        };
+        if let Some(k) = self.requeue.iter().position(|&id| id == job.id) {
+            // A requeued job waits again, eligible after the requeue
+            // delay (squeue: BeginTime until then).
+            self.requeue.swap_remove(k);
+            let begin = now + self.conf.sched.requeue_delay as f64 + 1.0;
+            let mut p = r.pending.clone();
+            p.accrue = begin;
+            p.reason = Reason::Limit("BeginTime");
+            p.planned = Some(begin);
+            self.held.push((begin, p));
+        }
+        let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
+        let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
+        self.fs.add(&self.tree, r.assoc, amount);
+        self.counters.apply(&self.tree, &r.claim, -1);
+        self.dirty_main = true;
+        self.dirty_bf = true;
+    }
+
+    fn queue_len(&self) -> usize {
+        self.pending.len() + self.held.len()
+    }
+
+    fn head(&self) -> Option<&Job> {
+        self.pending.first().map(|p| &p.job)
+    }
+
+    fn next_wakeup(&self) -> Option<f64> {
+        let queued = self
+            .queued_main
+            .then_some(self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
+        let begin = self.held.iter().map(|h| h.0).chain(queued).reduce(f64::min);
+        if self.pending.is_empty() {
+            return begin;
+        }
+        if self.running.is_empty() {
+            // An idle machine: only jobs the last event pass did not reach
+            // may still start, at the next full pass.
+            let full = self.unexamined.then_some(self.next_sched);
+            return match (full, begin) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        let mut t = self.next_sched;
+        if self.conf.sched.backfill {
+            t = t.min(self.next_bf);
+        }
+        Some(begin.map_or(t, |b| b.min(t)))
+    }
+}

@@ -1,0 +1,353 @@
+//! The Slurm policy on worked examples derived by hand from slurmctld's
+//! source (job_scheduler.c, backfill.c, priority_multifactor.c,
+//! fair_tree.c), and its invariants.
+
+mod slurm_common;
+
+use partalloc_schedulers::slurm::StartedBy;
+use partalloc_schedulers::slurm::limits::Reason;
+use slurm_common::{job, policy, run};
+
+const ONE_ACCOUNT: &str = "Account|User|Share\nroot||1\na||1\na|u|1\na|v|1\n";
+
+fn conf(extra: &str) -> String {
+    format!(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n{extra}"
+    )
+}
+
+/// J1 holds the machine until 600; J2 (whole machine) waits with
+/// `Resources` and gets backfill's reservation at J1's time limit; J3,
+/// behind J2 in the failed partition, gets `Priority` and is planned at
+/// J2's reserved end (1200). J2 starts when J1 ends (main scheduler), and
+/// J3 when J2 ends at 700, long before its planned start.
+#[test]
+fn reservation_and_pending_reasons_by_hand() {
+    let mut p = policy(
+        &conf(""),
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "a", "v", None, None, 120),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 4, 600.0),
+        job(2, 10.0, 4, 100.0),
+        job(3, 20.0, 1, 100.0),
+    ];
+    let mut seen = Vec::new();
+    let out = run(&mut p, 4, &jobs, &[25.0, 100.0], |t, p| {
+        seen.push((t, p.squeue()));
+    })
+    .unwrap();
+    assert_eq!(out.start.get(&1), Some(&0.0));
+    assert_eq!(out.start.get(&2), Some(&600.0));
+    assert_eq!(out.start.get(&3), Some(&700.0));
+    // Before the first backfill pass (30): reasons from the main
+    // scheduler, no planned start yet.
+    let q = &seen[0].1;
+    assert_eq!((q[1].reason, q[1].start), (Reason::Resources, None));
+    assert_eq!((q[2].reason, q[2].start), (Reason::Priority, None));
+    let q = &seen[1].1;
+    assert_eq!((q[1].reason, q[1].start), (Reason::Resources, Some(600.0)));
+    assert_eq!((q[2].reason, q[2].start), (Reason::Priority, Some(1200.0)));
+    assert_eq!(p.started_by(2).map(|s| s.1), Some(StartedBy::Main));
+}
+
+/// Half the machine is free until J1's limit (600) and J2 is reserved
+/// there: a 2-node job whose limit ends before 600 is backfilled at the
+/// first backfill pass (30); one whose limit reaches past 600 would delay
+/// J2 and waits until J2's reserved end.
+#[test]
+fn backfill_fills_the_hole_before_a_reservation() {
+    for (limit, want_start, by) in [
+        (300, 30.0, StartedBy::Backfill),
+        (900, 700.0, StartedBy::Main),
+    ] {
+        let mut p = policy(
+            &conf(""),
+            ONE_ACCOUNT,
+            None,
+            &[
+                (1, "a", "u", None, None, 600),
+                (2, "a", "u", None, None, 600),
+                (3, "a", "v", None, None, limit),
+            ],
+        )
+        .unwrap();
+        let jobs = [
+            job(1, 0.0, 2, 600.0),
+            job(2, 10.0, 4, 100.0),
+            job(3, 20.0, 2, 250.0),
+        ];
+        let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+        assert_eq!(out.start.get(&2), Some(&600.0), "limit {limit}");
+        assert_eq!(out.start.get(&3), Some(&want_start), "limit {limit}");
+        assert_eq!(p.started_by(3).map(|s| s.1), Some(by), "limit {limit}");
+    }
+}
+
+/// With sched/builtin there is no backfill: the 2-node job waits behind
+/// the blocked whole-machine job even though it would fit.
+#[test]
+fn builtin_scheduler_never_backfills() {
+    let mut p = policy(
+        &conf("SchedulerType=sched/builtin\n"),
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "a", "v", None, None, 300),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 2, 600.0),
+        job(2, 10.0, 4, 100.0),
+        job(3, 20.0, 2, 250.0),
+    ];
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.start.get(&3), Some(&700.0));
+}
+
+/// Fair Tree by hand. Accounts a and b hold one share each; u (in a) runs
+/// a 1-CPU job from 0 to 120. The priority pass at 60 (PriorityCalcPeriod
+/// = 1 minute, no decay) charges u 60 CPU-seconds: a's LevelFS is
+/// 0.5 / 1 = 0.5, b's is 0.5 / 0 = ∞, so b's user w ranks first (2 of 2
+/// user associations: factor 1) and u second (factor 1/2). A job of u
+/// submitted at 70 gets FAIRSHARE = 10000 · 0.5 = 5000; one of w 10000.
+/// At the pass at 120 the age factor is (120 − 70) / 600 of weight 1000.
+#[test]
+fn fair_tree_factors_by_hand() {
+    let assoc = "Account|User|Share|ParentName\nroot||1|\na||1|root\na|u|1|\nb||1|root\nb|w|1|\n";
+    let mut p = policy(
+        "NodeName=n[1-2] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n\
+         PriorityWeightFairshare=10000\nPriorityWeightAge=1000\nPriorityMaxAge=10\n\
+         PriorityDecayHalfLife=0\nPriorityCalcPeriod=1\n",
+        assoc,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "b", "w", None, None, 600),
+            (4, "a", "u", None, None, 600),
+        ],
+    )
+    .unwrap();
+    // Job 4 holds the second node so that 2 and 3 wait.
+    let jobs = [
+        job(1, 0.0, 1, 120.0),
+        job(4, 0.0, 1, 1000.0),
+        job(2, 70.0, 2, 10.0),
+        job(3, 70.0, 2, 10.0),
+    ];
+    let mut rows = Vec::new();
+    run(&mut p, 2, &jobs, &[100.0, 150.0], |t, p| {
+        rows.push((t, p.sprio()))
+    })
+    .unwrap();
+    let (_, at100) = &rows[0];
+    let r2 = at100.iter().find(|r| r.job == 2).unwrap();
+    let r3 = at100.iter().find(|r| r.job == 3).unwrap();
+    // At 60 both u's jobs (1 and 4) ran 60 s: u has all the usage.
+    assert_eq!((r2.fairshare, r3.fairshare), (5000.0, 10_000.0));
+    assert_eq!((r2.age, r2.priority, r3.priority), (0.0, 5000, 10_000));
+    let (_, at150) = &rows[1];
+    let r2 = at150.iter().find(|r| r.job == 2).unwrap();
+    assert!((r2.age - 1000.0 * 50.0 / 600.0).abs() < 1e-9, "{}", r2.age);
+    assert_eq!(
+        r2.priority,
+        5000 + (1000.0f64 * 50.0 / 600.0).floor() as u32
+    );
+    // sshare: u's raw usage at the pass at 120 is 120 + 120 CPU-seconds.
+    let sh = p.sshare();
+    let u = sh.iter().find(|r| r.user == "u").unwrap();
+    assert!(u.raw_usage >= 240.0, "{}", u.raw_usage);
+}
+
+/// Limits: with AccountingStorageEnforce=limits, a QOS MaxJobsPU of 1
+/// holds v's second job (QOSMaxJobsPerUserLimit) although nodes are free,
+/// and the held job blocks nothing behind it.
+#[test]
+fn qos_limit_holds_with_its_reason() {
+    let qos = "Name|Priority|MaxJobsPU\nnormal|0|1\n";
+    let mut p = policy(
+        &conf("AccountingStorageEnforce=limits\n"),
+        ONE_ACCOUNT,
+        Some(qos),
+        &[
+            (1, "a", "v", None, None, 600),
+            (2, "a", "v", None, None, 600),
+            (3, "a", "u", None, None, 600),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 1, 500.0),
+        job(2, 10.0, 1, 100.0),
+        job(3, 20.0, 1, 100.0),
+    ];
+    let mut seen = Vec::new();
+    let out = run(&mut p, 4, &jobs, &[50.0], |_, p| seen.push(p.squeue())).unwrap();
+    assert_eq!(out.start.get(&3), Some(&20.0));
+    assert_eq!(out.start.get(&2), Some(&500.0));
+    assert_eq!(
+        seen[0].iter().find(|r| r.job == 2).unwrap().reason,
+        Reason::Limit("QOSMaxJobsPerUserLimit")
+    );
+}
+
+mod properties {
+    use std::collections::HashMap;
+
+    use partalloc_schedulers::slurm::assoc::AssocTree;
+    use partalloc_schedulers::slurm::conf::FairShareAlgo;
+    use partalloc_schedulers::slurm::fairshare::FairShare;
+    use proptest::prelude::*;
+
+    use super::{conf, job, policy, run, slurm_common};
+
+    /// A random two-level tree: accounts under root (some under another
+    /// account), each with 0-3 users, and random usage per user.
+    fn tree_text(accounts: &[(u32, usize, Vec<u32>)]) -> String {
+        let mut s = String::from("Account|User|Share|ParentName\nroot||1|\n");
+        for (i, (shares, parent, _)) in accounts.iter().enumerate() {
+            let parent = if *parent < i {
+                format!("a{parent}")
+            } else {
+                "root".into()
+            };
+            s.push_str(&format!("a{i}||{shares}|{parent}\n"));
+        }
+        for (i, (_, _, users)) in accounts.iter().enumerate() {
+            for (k, us) in users.iter().enumerate() {
+                s.push_str(&format!("a{i}|u{i}_{k}|{us}|\n"));
+            }
+        }
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Fair Tree's ranks are a total order consistent with the tree:
+        /// every factor is rank / users with a whole rank in 1..=users;
+        /// and of two sibling accounts with different LevelFS, every user
+        /// below the higher one ranks strictly above every user below the
+        /// lower one.
+        #[test]
+        fn fair_tree_ranks_follow_the_tree(
+            accounts in prop::collection::vec((1u32..5, 0usize..6, prop::collection::vec(1u32..4, 0..4)), 1..6),
+            usage in prop::collection::vec(0u32..4, 0..24),
+        ) {
+            let text = tree_text(&accounts);
+            let t = AssocTree::parse(&text, "t").unwrap();
+            let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 0);
+            let users: Vec<usize> = (0..t.len()).filter(|&i| t.get(i).user.is_some()).collect();
+            for (k, &u) in users.iter().enumerate() {
+                let amount = f64::from(usage.get(k).copied().unwrap_or(0)) * 100.0;
+                fs.add(&t, u, amount);
+            }
+            fs.fair_tree(&t);
+            let n = users.len() as f64;
+            for &u in &users {
+                let r = fs.factor(u) * n;
+                prop_assert!((r - r.round()).abs() < 1e-9 && r.round() >= 1.0 && r.round() <= n, "{r}");
+            }
+            // Users below each association.
+            let below = |a: usize| -> Vec<usize> {
+                users.iter().copied().filter(|&u| t.chain(u).any(|x| x == a)).collect()
+            };
+            for a in 0..t.len() {
+                for b in 0..t.len() {
+                    let (na, nb) = (t.get(a), t.get(b));
+                    if a == b || na.user.is_some() || nb.user.is_some() || na.parent.is_none() || na.parent != nb.parent {
+                        continue;
+                    }
+                    let (la, lb) = (fs.usage(a).level_fs, fs.usage(b).level_fs);
+                    if la > lb {
+                        let lo = below(a).iter().map(|&u| fs.factor(u)).fold(f64::INFINITY, f64::min);
+                        let hi = below(b).iter().map(|&u| fs.factor(u)).fold(0.0, f64::max);
+                        prop_assert!(below(a).is_empty() || below(b).is_empty() || lo > hi,
+                            "{la} > {lb} but factors {lo} <= {hi}\n{text}");
+                    }
+                }
+            }
+        }
+
+        /// Backfill never delays the reserved start of a higher-priority
+        /// job: with every job queued at time 0 (one fixed order) and exact
+        /// time limits, the first pending job in the order starts no later
+        /// than the start backfill planned for it while it was first (the
+        /// jobs started around it all have lower priority). A job further
+        /// back may start later than its first plan: a reservation ahead
+        /// of it can move earlier when a job ends early.
+        #[test]
+        fn backfill_never_delays_a_planned_start(
+            spec in prop::collection::vec((1u32..5, 1u64..6), 2..14),
+        ) {
+            let attrs: Vec<slurm_common::Attrs<'_>> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(_, minutes))| (i as u64 + 1, "a", "u", None, None, minutes * 60))
+                .collect();
+            let mut p = policy(&conf(""), super::ONE_ACCOUNT, None, &attrs).unwrap();
+            let jobs: Vec<_> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(nodes, minutes))| job(i as u64 + 1, 0.0, nodes, (minutes * 60) as f64))
+                .collect();
+            let mut first_plan: HashMap<u64, f64> = HashMap::new();
+            let times: Vec<f64> = (0..200).map(|k| f64::from(k) * 15.0 + 1.0).collect();
+            let out = run(&mut p, 4, &jobs, &times, |_, p| {
+                let head = p.squeue().into_iter().find(|r| r.state == "PENDING");
+                if let Some(r) = head
+                    && let Some(s) = r.start
+                {
+                    first_plan.entry(r.job).or_insert(s);
+                }
+            })
+            .unwrap();
+            prop_assert_eq!(out.start.len(), jobs.len());
+            for (id, plan) in &first_plan {
+                let start = out.start[id];
+                prop_assert!(start <= *plan, "job {id} started {start}, planned {plan}");
+            }
+        }
+    }
+}
+
+/// A submission only queues a main pass; slurmctld's background loop runs
+/// it once `batch_sched_delay` (3 s) has passed since the last one: a job
+/// submitted 1 s after another one starts at 3 on an idle machine (no
+/// backfill pass comes before 30), and with `batch_sched_delay=0` at once.
+#[test]
+fn submissions_wait_for_batch_sched_delay() {
+    for (extra, want) in [
+        ("", 3.0),
+        ("SchedulerParameters=batch_sched_delay=0\n", 1.0),
+    ] {
+        let text =
+            format!("NodeName=n[1-4] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n{extra}");
+        let mut p = policy(
+            &text,
+            ONE_ACCOUNT,
+            None,
+            &[
+                (1, "a", "u", None, None, 600),
+                (2, "a", "v", None, None, 600),
+            ],
+        )
+        .unwrap();
+        let jobs = [job(1, 0.0, 1, 100.0), job(2, 1.0, 1, 100.0)];
+        let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+        assert_eq!(out.start.get(&1), Some(&0.0), "{extra}");
+        assert_eq!(out.start.get(&2), Some(&want), "{extra}");
+    }
+}
