@@ -1051,3 +1051,10 @@ fn dec_queue_depth_golden_replays() -> Result<(), Error> {
 fn dec_partition_qos_golden_replays() -> Result<(), Error> {
     golden("dec-partition-qos", 0, 4, &[], 0.0)
 }
+
+/// Classic fair share decides the order of jobs released together: the
+/// starts and every pending reason as Slurm gave them.
+#[test]
+fn dec_fairshare_classic_golden_replays() -> Result<(), Error> {
+    golden("dec-fairshare-classic", 0, 3, &[], 0.0)
+}
