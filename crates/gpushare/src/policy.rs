@@ -94,7 +94,7 @@ impl FromStr for Policy {
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(s) || p.dir_name() == s)
             .ok_or_else(|| ExperimentError::UnknownPolicy {
-                name: s.to_owned(),
+                name: partalloc_topology::echo(s),
                 known: Policy::ALL.map(Policy::name).join(", "),
             })
     }

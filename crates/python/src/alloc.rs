@@ -30,18 +30,20 @@ pub(crate) fn parse_topology(text: &str) -> PyResult<RustTopology> {
     // The library's one reader of machines: every text form and every file
     // form (Slurm, Kueue and pod files), with the size bound of a run.
     let max = partalloc_experiment::machine::MAX_MACHINE_NODES;
-    MachineSource::parse(text).load("partalloc", max).map_err(|e| {
-        let e = match e {
-            e @ SourceError::File(partalloc_topology::files::FileError::Io { .. }) => {
-                return pyo3::exceptions::PyOSError::new_err(e.to_string());
-            }
-            SourceError::Description { reason, .. } => reason,
-            e => return PyValueError::new_err(format!("topology: {e}")),
-        };
-        // The library fits the reason to one short line (the forms, or a
-        // pointer to them: `Topology`'s docstring lists them).
-        PyValueError::new_err(format!("topology: {e}"))
-    })
+    MachineSource::parse(text)
+        .load("partalloc", max)
+        .map_err(|e| {
+            let e = match e {
+                e @ SourceError::File(partalloc_topology::files::FileError::Io { .. }) => {
+                    return pyo3::exceptions::PyOSError::new_err(e.to_string());
+                }
+                SourceError::Description { reason, .. } => reason,
+                e => return PyValueError::new_err(format!("topology: {e}")),
+            };
+            // The library fits the reason to one short line (the forms, or a
+            // pointer to them: `Topology`'s docstring lists them).
+            PyValueError::new_err(format!("topology: {e}"))
+        })
 }
 
 /// A machine: `Topology("torus:8x8x8")`. The forms: `hypercube:N`,

@@ -8,6 +8,7 @@ mod bench;
 mod custom;
 mod env;
 mod errors;
+mod fgd;
 mod lublin;
 mod placement;
 mod sim;
@@ -29,5 +30,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     custom::register(m)?;
     bench::register(m)?;
     vecenv::register(m)?;
+    fgd::register(m)?;
     Ok(())
 }

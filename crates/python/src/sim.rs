@@ -202,13 +202,13 @@ fn simulate<'py>(
                 .parse::<partalloc_workload::TraceFormat>()
                 .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
             let (mut all, skipped) = if format == partalloc_workload::TraceFormat::Sacct {
-                partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| match e {
-                    e @ partalloc_experiment::SourceError::File(
-                        partalloc_topology::files::FileError::Io { .. },
-                    ) => {
-                        pyo3::exceptions::PyOSError::new_err(e.to_string())
+                partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| {
+                    match e {
+                        e @ partalloc_experiment::SourceError::File(
+                            partalloc_topology::files::FileError::Io { .. },
+                        ) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+                        e => PyValueError::new_err(e.to_string()),
                     }
-                    e => PyValueError::new_err(e.to_string()),
                 })?
             } else {
                 read_trace(path, map, lenient)?
@@ -222,7 +222,11 @@ fn simulate<'py>(
                 String::new()
             };
             let text = if format == partalloc_workload::TraceFormat::Sacct {
-                format!("trace {} ({} jobs, sacct dump{skipped})", path.display(), all.len())
+                format!(
+                    "trace {} ({} jobs, sacct dump{skipped})",
+                    path.display(),
+                    all.len()
+                )
             } else {
                 format!(
                     "trace {} ({} jobs, {mapping} mapping{skipped})",

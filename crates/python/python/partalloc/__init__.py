@@ -55,6 +55,7 @@ __all__ = [
     "UnsupportedRequestError",
     "benchmark",
     "check_allocator",
+    "fgd_experiment",
     "generate_lublin",
     "policies",
     "read_swf",
@@ -477,3 +478,28 @@ def write_swf(path: PathLike, table: Any, header: Optional[Sequence[str]] = None
     if header is None and hasattr(table, "attrs"):
         header = table.attrs.get("header")
     _native.write_swf(os.fspath(path), columns, list(header or []))
+
+
+def fgd_experiment(
+    openb: PathLike,
+    *,
+    workload: str = "openb_pod_list_default",
+    policy: str = "FGD",
+    seed: int = 42,
+) -> Dict[str, List[Optional[float]]]:
+    """One experiment of the FGD artifact (Weng et al., "Beware of
+    Fragmentation", USENIX ATC 2023) on the OpenB GPU-sharing trace, as
+    ``cargo xtask reproduce fgd`` runs it (docs/fgd.md).
+
+    ``openb`` is a directory holding ``openb_node_list_gpu_node.csv`` and
+    the pod list ``workload`` (its file name without ``.csv``; the
+    repository ships the 17 the paper uses in ``data/openb``). ``policy``
+    is one of Random, DotProd, GpuClustering, GpuPacking, BestFit, FGD;
+    ``seed`` the tune seed (the paper's are 42–51). Returns the three
+    curves of the artifact's analysis, 131 values each for 0–130 % of the
+    cluster's GPUs arrived: ``alloc`` (% of GPUs allocated), ``frag`` (%
+    fragmented) and ``frag_ratio`` (fragmented share of idle GPUs, %);
+    ``None`` where the analysis leaves a gap. An unknown policy or a
+    malformed file is a ``ValueError``, a missing file an ``OSError``.
+    """
+    return _native.fgd_experiment(os.fspath(openb), workload=workload, policy=policy, seed=seed)

@@ -183,3 +183,6 @@ def check_allocator(
     steps: int = 200,
     seed: int = 0,
 ) -> Dict[str, int]: ...
+def fgd_experiment(
+    openb: str, *, workload: str = "openb_pod_list_default", policy: str = "FGD", seed: int = 42
+) -> Dict[str, List[Optional[float]]]: ...
