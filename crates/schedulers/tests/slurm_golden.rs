@@ -847,18 +847,41 @@ fn dec_walltime_golden_replays() -> Result<(), Error> {
     golden("dec-walltime", 0, 6, &[], 0.0)
 }
 
+/// The goldens whose rules the model does not follow yet
+/// (docs/slurm-scheduling.md, "What is not modelled"): each still differs
+/// from Slurm, and the differences are printed (`--nocapture`). When the
+/// model learns one of them, this test fails: give that golden a replay
+/// test of its own and take it off this list. (`dec-deny-on-limit` records
+/// submissions Slurm refused, which the model does not refuse; the replay
+/// has nothing of it to compare.)
 #[test]
-#[ignore = "diagnostic: prints a golden's mismatches"]
-fn diagnose() -> Result<(), Error> {
-    let names = std::env::var("GOLDENS").unwrap_or_default();
-    for name in names.split(',').filter(|n| !n.is_empty()) {
+fn goldens_of_rules_not_modelled_still_differ() -> Result<(), Error> {
+    let names = [
+        "dec-age-order",
+        "dec-bf-max-job-start",
+        "dec-preempt-insufficient",
+        "factors-age-limits",
+        "factors-age-accrue-always",
+        "factors-depth-oblivious",
+        "dec-grptresmins",
+        "dec-multipart",
+        "dec-main-partitions",
+    ];
+    for name in names {
         match all_checks(name) {
-            Ok((bad, n)) => eprintln!(
-                "== {name}: {n:?} compared, {} mismatches\n{}",
-                bad.len(),
-                bad.join("\n")
-            ),
-            Err(e) => eprintln!("== {name}: {e}"),
+            Ok((bad, n)) => {
+                eprintln!(
+                    "== {name}: {n:?} compared, {} differences\n{}",
+                    bad.len(),
+                    bad.join("\n")
+                );
+                assert!(
+                    !bad.is_empty(),
+                    "{name} now replays: give it a test of its own"
+                );
+            }
+            // The model refuses its inputs (a rule it does not read).
+            Err(e) => eprintln!("== {name}: not replayed: {e}"),
         }
     }
     Ok(())
@@ -957,31 +980,6 @@ fn dec_preempt_qos_requeue_golden_replays() -> Result<(), Error> {
 #[test]
 fn factors_billing_golden_replays() -> Result<(), Error> {
     golden("factors-billing", 5, 0, &[], 0.0)
-}
-
-#[test]
-#[ignore = "diagnostic: prints each job's start here and in Slurm"]
-fn diagnose_starts() -> Result<(), Error> {
-    let name = std::env::var("GOLDENS").unwrap_or_default();
-    let (_, r) = replay(&name)?;
-    eprintln!("backfilled {}", r.by_backfill);
-    for row in &r.sacct {
-        let id = r
-            .names
-            .iter()
-            .position(|n| *n == row["JobID"])
-            .ok_or("job")? as u64
-            + 1;
-        eprintln!(
-            "S {} {} {} {} {}",
-            row["JobID"],
-            row["Eligible"],
-            row["Start"],
-            r.starts.get(&id).map_or(-1.0, |x| *x),
-            row["Flags"]
-        );
-    }
-    Ok(())
 }
 
 /// The end-to-end run: 500 jobs over 20 minutes on 64 nodes (Fair Tree,
