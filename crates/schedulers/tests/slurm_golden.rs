@@ -309,8 +309,6 @@ struct Replay {
     starts: HashMap<u64, f64>,
     snaps: Vec<(f64, String)>,
     section_times: Vec<f64>,
-    /// Jobs backfill started.
-    by_backfill: usize,
 }
 
 impl Replay {
@@ -538,13 +536,6 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         snaps.push((t, s));
     })?;
     let starts = out.start.into_iter().collect();
-    let by_backfill = (1..=names.len() as u64)
-        .filter(|&id| {
-            policy
-                .started_by(id)
-                .is_some_and(|s| s.1 == partalloc_schedulers::slurm::StartedBy::Backfill)
-        })
-        .count();
     Ok((
         g,
         Replay {
@@ -553,7 +544,6 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
             starts,
             snaps,
             section_times,
-            by_backfill,
         },
     ))
 }
