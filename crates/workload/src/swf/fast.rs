@@ -360,27 +360,7 @@ mod tests {
 
     /// A record's fields as bits, so that 0 and −0 stay apart.
     fn bits(r: &SwfRecord) -> Vec<Option<u64>> {
-        let real = |v: Option<f64>| v.map(f64::to_bits);
-        vec![
-            Some(r.job_number),
-            real(r.submit_time),
-            real(r.wait_time),
-            real(r.run_time),
-            r.allocated_processors,
-            real(r.average_cpu_time),
-            real(r.used_memory),
-            r.requested_processors,
-            real(r.requested_time),
-            real(r.requested_memory),
-            r.status,
-            r.user_id,
-            r.group_id,
-            r.executable,
-            r.queue,
-            r.partition,
-            r.preceding_job,
-            real(r.think_time),
-        ]
+        r.field_bits().to_vec()
     }
 
     /// Field text around the fast path's limits: plain digits up to 25

@@ -181,6 +181,45 @@ impl SwfRecord {
         })
     }
 
+    /// The 18 fields in SWF order, exactly: counts as they are, times and
+    /// sizes as the bits of their `f64` (so 0 and −0, or two NaNs, are told
+    /// apart), `None` for an unknown field. Two records read from the same
+    /// line by different paths compare equal here exactly when every field
+    /// is the same value.
+    ///
+    /// ```
+    /// use partalloc_workload::swf::SwfRecord;
+    /// let a = SwfRecord::parse_line("1 0 -1 10 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1", 1)?;
+    /// let b = SwfRecord::parse_line("1 -0 -1 10 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1", 1)?;
+    /// assert_eq!(a.field_bits()[0], Some(1));
+    /// assert_ne!(a.field_bits(), b.field_bits());
+    /// # Ok::<(), partalloc_workload::swf::SwfError>(())
+    /// ```
+    #[must_use]
+    pub fn field_bits(&self) -> [Option<u64>; 18] {
+        let real = |v: Option<f64>| v.map(f64::to_bits);
+        [
+            Some(self.job_number),
+            real(self.submit_time),
+            real(self.wait_time),
+            real(self.run_time),
+            self.allocated_processors,
+            real(self.average_cpu_time),
+            real(self.used_memory),
+            self.requested_processors,
+            real(self.requested_time),
+            real(self.requested_memory),
+            self.status,
+            self.user_id,
+            self.group_id,
+            self.executable,
+            self.queue,
+            self.partition,
+            self.preceding_job,
+            real(self.think_time),
+        ]
+    }
+
     /// The processors the job asked for: the requested number, or the
     /// allocated number when the request is unknown (as in many archive
     /// logs, e.g. the NASA iPSC/860 trace).
