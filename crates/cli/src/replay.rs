@@ -28,9 +28,7 @@ use std::path::{Path, PathBuf};
 
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
-use partalloc::simkit::{
-    JobRecord, MeasureSet, Report, SimConfig, Simulation, SlowdownBound, Stop,
-};
+use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::ShapeMapping;
 use partalloc::workload::{Job, TraceFormat};
@@ -63,10 +61,8 @@ pub(crate) struct Args {
     /// is replayed under each (default fcfs).
     #[arg(long, short)]
     scheduler: Vec<String>,
-    /// The measures to take beyond the basic ones (see `simulate
-    /// --measure`): auto, none, or a list such as dispersal.
-    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
-    measure: MeasureSet,
+    #[command(flatten)]
+    run: crate::run::RunFlags,
     /// Also write one CSV row per job of the first run (the first strategy
     /// under the first policy) here.
     #[arg(long, value_name = "FILE.csv")]
@@ -92,14 +88,6 @@ pub(crate) struct Args {
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]
     lenient: bool,
-    /// The threshold τ of the bounded slowdown, max(1, response /
-    /// max(service, τ)), in the trace's time unit (seconds in SWF).
-    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
-    slowdown_bound: SlowdownBound,
-    /// Run times grow with each grant's dispersal: sst:A[B,C] or linear:K
-    /// (see `simulate --runtime-model`). Off by default.
-    #[arg(long)]
-    runtime_model: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -277,6 +265,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         schedulers.push(spec);
     }
     let measures = args
+        .run
         .measure
         .resolve(&topology)
         .map_err(|e| CliError::input(format!("--measure: {e}")))?;
@@ -386,7 +375,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         jobs: job_count,
         first,
         scale,
-        model: crate::run::runtime_model(args.runtime_model.as_deref())?,
+        model: crate::run::runtime_model(args.run.runtime_model.as_deref())?,
     };
     let keep = args.report.is_some() || args.batsim_jobs.is_some() || args.jobs_csv.is_some();
     let results: Result<Vec<(Report, f64, Vec<JobRecord>)>, CliError> = pool.install(|| {
@@ -397,7 +386,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     warmup: 0,
                     record_jobs: false,
                     measure_search_time: false,
-                    slowdown_bound: args.slowdown_bound,
+                    slowdown_bound: args.run.slowdown_bound,
                     measures,
                 };
                 let r = replay.run(

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use partalloc::simkit::{JobRecord, MeasureSet, Replications, SimConfig, SlowdownBound, Stop};
+use partalloc::simkit::{JobRecord, Replications, SimConfig, Stop};
 use partalloc::topology::Topology;
 use partalloc_report::{MAX_REPORT_JOBS, ReportOptions, RunView};
 use rayon::prelude::*;
@@ -31,6 +31,8 @@ pub(crate) struct Args {
     workload: WorkloadArgs,
     #[command(flatten)]
     trace: TraceArgs,
+    #[command(flatten)]
+    run: crate::run::RunFlags,
     /// Jobs measured (generated workload; default 1000), or the first jobs
     /// of the trace (default: all).
     #[arg(long)]
@@ -42,17 +44,6 @@ pub(crate) struct Args {
     /// `simulate`'s first seed).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The threshold τ of the bounded slowdown.
-    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
-    slowdown_bound: SlowdownBound,
-    /// The measures to take beyond the basic ones (as `simulate
-    /// --measure`).
-    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
-    measure: MeasureSet,
-    /// Run times grow with each grant's dispersal (as `simulate
-    /// --runtime-model`).
-    #[arg(long)]
-    runtime_model: Option<String>,
     /// The page's title (default: the machine and the workload).
     #[arg(long)]
     title: Option<String>,
@@ -85,6 +76,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         .collect();
     crate::output::check_outputs(&[("--output", args.output.as_path())], &inputs)?;
     let measures = args
+        .run
         .measure
         .resolve(&topology)
         .map_err(|e| CliError::input(format!("--measure: {e}")))?;
@@ -106,14 +98,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     for p in &pairs {
         p.checked(&topology)?;
     }
-    let model = crate::run::runtime_model(args.runtime_model.as_deref())?;
+    let model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
     let limit = MAX_REPORT_JOBS as u64;
     let base = SimConfig {
         stop: Stop::default(),
         warmup: args.warmup,
         record_jobs: true,
         measure_search_time: false,
-        slowdown_bound: args.slowdown_bound,
+        slowdown_bound: args.run.slowdown_bound,
         measures,
     };
     let pool = crate::progress::pool(args.threads)?;

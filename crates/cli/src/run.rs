@@ -80,6 +80,27 @@ impl Strategies {
     }
 }
 
+/// The flags every command that runs a simulation shares.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunFlags {
+    /// The threshold τ of the bounded slowdown, max(1, response /
+    /// max(service, τ)), in the trace's time unit (seconds in SWF).
+    #[arg(long, value_name = "SECONDS", default_value_t = partalloc::simkit::SlowdownBound::default())]
+    pub(crate) slowdown_bound: partalloc::simkit::SlowdownBound,
+    /// Run times grow with each grant's dispersal: sst:A[B,C] (SST's
+    /// allocation-based timing, e.g. sst:.001865[.1569,.0129]) or linear:K
+    /// (K × the relative excess of the mean pairwise distance over the
+    /// baseline's). Off by default.
+    #[arg(long)]
+    pub(crate) runtime_model: Option<String>,
+    /// The measures to take beyond the basic ones: auto (the machine's own:
+    /// dispersal on meshes, tori, hypercubes and pods; capacity, slurm or
+    /// pod measures on those machines), none, or a list such as
+    /// dispersal,pod. A measure not taken costs nothing and is not printed.
+    #[arg(long, value_name = "LIST", default_value_t = partalloc::simkit::MeasureSet::AUTO)]
+    pub(crate) measure: partalloc::simkit::MeasureSet,
+}
+
 /// Reads a `--runtime-model` value (`sst:A[B,C]`, `linear:K`), naming the
 /// option in the error.
 pub(crate) fn runtime_model(

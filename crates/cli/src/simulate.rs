@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, MeasureSet, Replications, Report, ReportError, Results, SimConfig, SlowdownBound,
-    Stop,
+    JobCsvWriter, MeasureSet, Replications, Report, ReportError, Results, SimConfig, Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -40,6 +39,8 @@ pub(crate) struct Args {
     workload: WorkloadArgs,
     #[command(flatten)]
     trace: TraceArgs,
+    #[command(flatten)]
+    run: crate::run::RunFlags,
     /// Jobs measured per seed (generated workload; default 1000), or the
     /// first jobs of the trace (default: all).
     #[arg(long)]
@@ -50,10 +51,6 @@ pub(crate) struct Args {
     /// Stop at this simulated time.
     #[arg(long)]
     time: Option<f64>,
-    /// The threshold τ of the bounded slowdown, max(1, response /
-    /// max(service, τ)), in the trace's time unit (seconds in SWF).
-    #[arg(long, value_name = "SECONDS", default_value_t = SlowdownBound::default())]
-    slowdown_bound: SlowdownBound,
     /// Independent replications (seeds), reported as mean ± 95% half-width.
     #[arg(long, default_value_t = 1, conflicts_with = "trace")]
     seeds: u64,
@@ -63,18 +60,6 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Run times grow with each grant's dispersal: sst:A[B,C] (SST's
-    /// allocation-based timing, e.g. sst:.001865[.1569,.0129]) or linear:K
-    /// (K × the relative excess of the mean pairwise distance over the
-    /// baseline's). Off by default.
-    #[arg(long)]
-    runtime_model: Option<String>,
-    /// The measures to take beyond the basic ones: auto (the machine's own:
-    /// dispersal on meshes, tori, hypercubes and pods; capacity, slurm or
-    /// pod measures on those machines), none, or a list such as
-    /// dispersal,pod. A measure not taken costs nothing and is not printed.
-    #[arg(long, value_name = "LIST", default_value_t = MeasureSet::AUTO)]
-    measure: MeasureSet,
     /// Write one CSV row per measured job of the first replication here.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -147,7 +132,7 @@ fn run_trace(
         // of the grants.
         record_jobs: args.report.is_some(),
         measure_search_time: true,
-        slowdown_bound: args.slowdown_bound,
+        slowdown_bound: args.run.slowdown_bound,
         measures,
     };
     // Per-job records go to the file as jobs complete (renamed into place
@@ -167,7 +152,7 @@ fn run_trace(
             return Err(empty());
         }
         let mut sim = strategies.simulation(topology, jobs, config)?;
-        if let Some(m) = crate::run::runtime_model(args.runtime_model.as_deref())? {
+        if let Some(m) = crate::run::runtime_model(args.run.runtime_model.as_deref())? {
             sim = sim.with_runtime_model(m.seeded(args.seed))?;
         }
         let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
@@ -285,6 +270,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     // Capacity machines log seed 0's grants (its first measured jobs only
     // on long streams) for the largest pod set per level over time.
     let measures = args
+        .run
         .measure
         .resolve(&topology)
         .map_err(|e| CliError::input(format!("--measure: {e}")))?;
@@ -298,7 +284,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let w = spec.build(&topology, args.workload.load)?;
         let reps = Replications::new(args.seed, args.seeds)
             .map_err(|e| CliError::input(format!("--seeds: {e}")))?
-            .with_runtime_model(crate::run::runtime_model(args.runtime_model.as_deref())?);
+            .with_runtime_model(crate::run::runtime_model(
+                args.run.runtime_model.as_deref(),
+            )?);
         let keep = Keep {
             records: args.jobs_csv.is_some() || args.report.is_some(),
             grants,
@@ -311,7 +299,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 jobs: None,
                 time: args.time,
             },
-            slowdown_bound: args.slowdown_bound,
+            slowdown_bound: args.run.slowdown_bound,
             measures,
             ..SimConfig::default()
         };
