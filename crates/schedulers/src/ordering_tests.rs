@@ -85,12 +85,18 @@ pub(crate) fn event_loop_reordered<S: Scheduler + ?Sized, A: AsDynAllocator + ?S
     let mut next = 0;
     let mut count = 0;
     let mut started = Vec::new();
+    // A time the policy asked to be woken at (its periodic passes), an
+    // event of its own as in the simulation engine.
+    let mut wakeup: Option<f64> = None;
     loop {
         let t_arr = jobs.get(next).map(|j| j.arrival);
         let t_dep = running.iter().map(|r| r.0).reduce(f64::min);
-        let t = match (t_arr, t_dep) {
-            (None, None) => break,
-            (a, d) => a.unwrap_or(f64::INFINITY).min(d.unwrap_or(f64::INFINITY)),
+        let t = match (t_arr, t_dep, wakeup) {
+            (None, None, None) => break,
+            (a, d, w) => a
+                .unwrap_or(f64::INFINITY)
+                .min(d.unwrap_or(f64::INFINITY))
+                .min(w.unwrap_or(f64::INFINITY)),
         };
         running.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let ending = running.iter().take_while(|r| r.0 == t).count();
@@ -110,6 +116,7 @@ pub(crate) fn event_loop_reordered<S: Scheduler + ?Sized, A: AsDynAllocator + ?S
             running.push((t + st.job.service, count, st));
             count += 1;
         }
+        wakeup = s.next_wakeup().filter(|&w| w > t);
         let held: u64 = running.iter().map(|r| r.2.grant.granted_nodes()).sum();
         assert_eq!(alloc.free_nodes() as u64 + held, total);
         let moment = Moment {
