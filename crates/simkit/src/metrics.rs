@@ -1,8 +1,9 @@
 //! The measured quantities of a run, in one table: each metric's name,
-//! what it means, how it is read from a run's [`Results`], and the columns
-//! it fills in the figure CSVs. Every output that reports metrics (the
-//! command-line tool's tables, JSON and sweep CSVs, the reproduction
-//! figures' CSVs) is made from [`METRICS`] rather than from a copy of it.
+//! what it means and how it is read from a run's [`Results`]. Every output
+//! that reports metrics (the command-line tool's tables, JSON and sweep
+//! CSVs, Python's results, the reproduction figures' CSVs, whose own
+//! column layout lives with the figures in `xtask`) is made from
+//! [`METRICS`] rather than from a copy of it.
 //!
 //! ```
 //! use partalloc_simkit::Results;
@@ -10,12 +11,10 @@
 //! let r = Results { completed: 4, attempts: 6, mean_wait: 2.5, ..Results::default() };
 //! let wait = metrics::by_name("mean_wait").expect("a known metric");
 //! assert_eq!((wait.value)(&r), 2.5);
-//! assert_eq!(wait.figure.map(|f| f.mean), Some("wait_mean"));
+//! assert_eq!(wait.half_width_name, "mean_wait_hw");
 //! let per_job = metrics::by_name("attempts_per_job").expect("a known metric");
 //! assert_eq!((per_job.value)(&r), 1.5);
 //! assert!(!per_job.reported);
-//! // The figure columns, in CSV order, start with the completed jobs.
-//! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
 //! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 24);
 //! ```
 
@@ -38,54 +37,17 @@ pub struct Metric {
     /// Whether the command-line tool reports it (every metric except the
     /// figures' attempts per job).
     pub reported: bool,
-    /// Its columns in the figure CSVs, if they carry it.
-    pub figure: Option<FigureColumns>,
 }
 
-/// Where a metric stands in a figure CSV's result columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FigureColumns {
-    /// The column prefix (`response` for `response_mean`, …).
-    pub key: &'static str,
-    /// The column of the mean over the replications.
-    pub mean: &'static str,
-    /// The column of the 95% half-width, if the figures carry one.
-    pub ci95: Option<&'static str>,
-    /// The position among the figure's metric columns (0 first): the
-    /// figure CSVs keep an order of their own.
-    pub position: u8,
-}
-
-/// A reported metric, optionally with figure columns `<key>_mean` and
-/// `<key>_ci95` at `position` (`no_ci` for a mean without half-width).
+/// A reported metric.
 macro_rules! metric {
     ($name:literal, $description:literal, $value:expr) => {
-        metric!(@make $name, $description, $value, true, None)
-    };
-    ($name:literal, $description:literal, $value:expr, figure $key:literal at $pos:literal) => {
-        metric!(@make $name, $description, $value, true, Some(FigureColumns {
-            key: $key,
-            mean: concat!($key, "_mean"),
-            ci95: Some(concat!($key, "_ci95")),
-            position: $pos,
-        }))
-    };
-    ($name:literal, $description:literal, $value:expr, figure $key:literal at $pos:literal no_ci) => {
-        metric!(@make $name, $description, $value, true, Some(FigureColumns {
-            key: $key,
-            mean: concat!($key, "_mean"),
-            ci95: None,
-            position: $pos,
-        }))
-    };
-    (@make $name:literal, $description:literal, $value:expr, $reported:expr, $figure:expr) => {
         Metric {
             name: $name,
             half_width_name: concat!($name, "_hw"),
             description: $description,
             value: $value,
-            reported: $reported,
-            figure: $figure,
+            reported: true,
         }
     };
 }
@@ -100,22 +62,21 @@ fn attempts_per_job(r: &Results) -> f64 {
 }
 
 /// Every metric, in the order the command-line tool reports them (the
-/// figures-only ones last). The figure CSVs order their columns by
-/// [`FigureColumns::position`] instead ([`figure_columns`]).
+/// figures-only ones last).
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    metric!("mean_response", "mean response time", |r| r.mean_response, figure "response" at 1),
-    metric!("mean_wait", "mean waiting time", |r| r.mean_wait, figure "wait" at 2),
-    metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay, figure "numerical_delay" at 4),
-    metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay, figure "topological_delay" at 5),
-    metric!("mean_service", "mean service time", |r| r.mean_service, figure "service" at 3),
-    metric!("utilization", "utilization", |r| r.utilization, figure "utilization" at 6),
-    metric!("useful_utilization", "useful utilization", |r| r.useful_utilization, figure "useful_utilization" at 7),
-    metric!("miss_rate", "allocation miss rate", |r| r.miss_rate, figure "miss_rate" at 8),
-    metric!("mean_internal_fragmentation", "internal fragmentation", |r| r.mean_internal_fragmentation, figure "internal_fragmentation" at 9),
-    metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length, figure "queue_length" at 10),
+    metric!("mean_response", "mean response time", |r| r.mean_response),
+    metric!("mean_wait", "mean waiting time", |r| r.mean_wait),
+    metric!("mean_numerical_delay", "  numerical delay", |r| r.mean_numerical_delay),
+    metric!("mean_topological_delay", "  topological delay", |r| r.mean_topological_delay),
+    metric!("mean_service", "mean service time", |r| r.mean_service),
+    metric!("utilization", "utilization", |r| r.utilization),
+    metric!("useful_utilization", "useful utilization", |r| r.useful_utilization),
+    metric!("miss_rate", "allocation miss rate", |r| r.miss_rate),
+    metric!("mean_internal_fragmentation", "internal fragmentation", |r| r.mean_internal_fragmentation),
+    metric!("mean_queue_length", "mean queue length", |r| r.mean_queue_length),
     metric!("throughput", "throughput", |r| r.throughput),
-    metric!("completed", "completed jobs", |r| r.completed as f64, figure "jobs" at 0 no_ci),
+    metric!("completed", "completed jobs", |r| r.completed as f64),
     metric!("mean_pairwise_distance", "mean pairwise distance", |r| r.mean_pairwise_distance),
     metric!("mean_distance_sum", "  pairwise distance sum", |r| r.mean_distance_sum),
     metric!("mean_diameter", "  diameter", |r| r.mean_diameter),
@@ -131,7 +92,7 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_largest_placeable", "largest placeable slice", |r| r.mean_largest_placeable),
     Metric {
         reported: false,
-        ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
+        ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job)
     },
 ];
 
@@ -249,21 +210,12 @@ pub fn by_name(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.name == name)
 }
 
-/// The metrics the figure CSVs carry, in their column order.
-pub fn figure_columns() -> impl Iterator<Item = &'static Metric> {
-    (0..=u8::MAX).map_while(|pos| {
-        METRICS
-            .iter()
-            .find(|m| m.figure.is_some_and(|f| f.position == pos))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_and_figure_positions_are_unique_and_dense() {
+    fn names_are_unique() {
         for (i, m) in METRICS.iter().enumerate() {
             assert!(
                 METRICS[i + 1..].iter().all(|o| o.name != m.name),
@@ -272,15 +224,6 @@ mod tests {
             );
             assert_eq!(m.half_width_name, format!("{}_hw", m.name));
         }
-        let in_figures = METRICS.iter().filter(|m| m.figure.is_some()).count();
-        // Positions 0..n, each once: figure_columns reaches every one.
-        assert_eq!(figure_columns().count(), in_figures);
-        let mut keys: Vec<&str> = figure_columns()
-            .filter_map(|m| m.figure.map(|f| f.key))
-            .collect();
-        keys.sort_unstable();
-        keys.dedup();
-        assert_eq!(keys.len(), in_figures);
     }
 
     #[test]

@@ -287,17 +287,68 @@ impl Metric {
     pub(crate) fn column(self) -> &'static str {
         match self {
             Self::SearchTime => "search_us",
-            m => metrics::by_name(m.plotted())
-                .and_then(|t| t.figure)
-                .map_or("mean", |f| f.key),
+            m => FIGURE_COLUMNS
+                .iter()
+                .find(|c| c.metric == m.plotted())
+                .map_or("mean", |c| c.key),
         }
     }
 }
 
+/// Where a metric of [`METRICS`] stands in the figure CSVs: its column
+/// prefix, and the columns of its mean and (if carried) 95% half-width.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FigureColumn {
+    /// The metric's name in [`METRICS`].
+    pub metric: &'static str,
+    /// The column prefix (`response` for `response_mean`).
+    pub key: &'static str,
+    pub mean: &'static str,
+    pub ci95: Option<&'static str>,
+}
+
+/// A metric's columns `<key>_mean` and `<key>_ci95`.
+macro_rules! columns {
+    ($metric:literal, $key:literal) => {
+        FigureColumn {
+            metric: $metric,
+            key: $key,
+            mean: concat!($key, "_mean"),
+            ci95: Some(concat!($key, "_ci95")),
+        }
+    };
+    ($metric:literal, $key:literal, no_ci) => {
+        FigureColumn {
+            metric: $metric,
+            key: $key,
+            mean: concat!($key, "_mean"),
+            ci95: None,
+        }
+    };
+}
+
+/// The metric columns of every figure CSV, in their order (a layout of the
+/// figures' own, older than the command-line tool's metric order).
+#[rustfmt::skip]
+pub(crate) const FIGURE_COLUMNS: &[FigureColumn] = &[
+    columns!("completed", "jobs", no_ci),
+    columns!("mean_response", "response"),
+    columns!("mean_wait", "wait"),
+    columns!("mean_service", "service"),
+    columns!("mean_numerical_delay", "numerical_delay"),
+    columns!("mean_topological_delay", "topological_delay"),
+    columns!("utilization", "utilization"),
+    columns!("useful_utilization", "useful_utilization"),
+    columns!("miss_rate", "miss_rate"),
+    columns!("mean_internal_fragmentation", "internal_fragmentation"),
+    columns!("mean_queue_length", "queue_length"),
+    columns!("attempts_per_job", "attempts_per_job"),
+];
+
 /// One row of a figure's deterministic CSV (after the point's columns):
-/// the plotted quantity first, then every metric of [`METRICS`] that the
-/// figures carry, in [`metrics::figure_columns`] order, with its 95%
-/// confidence half-width over the replications.
+/// the plotted quantity first, then every metric of [`FIGURE_COLUMNS`],
+/// in that order, with its 95% confidence half-width over the
+/// replications.
 #[derive(Debug, Clone)]
 pub(crate) struct Row {
     main: MetricSummary,
@@ -316,9 +367,8 @@ impl Serialize for Row {
         let mut row = serializer.serialize_struct("Row", 2 + 2 * METRICS.len())?;
         row.serialize_field("mean", &self.main.mean)?;
         row.serialize_field("ci95", &self.main.half_width)?;
-        for m in metrics::figure_columns() {
-            let Some(f) = m.figure else { continue };
-            let c = self.summary.get(m);
+        for f in FIGURE_COLUMNS {
+            let c = metrics::by_name(f.metric).map_or(NONE, |m| self.summary.get(m));
             row.serialize_field(f.mean, &c.mean)?;
             if let Some(ci95) = f.ci95 {
                 row.serialize_field(ci95, &c.half_width)?;
@@ -407,13 +457,14 @@ mod tests {
         );
         let cols: Vec<&str> = header.split(',').collect();
         let vals: Vec<&str> = values.trim_end().split(',').collect();
-        for m in METRICS {
-            let Some(f) = m.figure else { continue };
+        for f in FIGURE_COLUMNS {
+            // Each names a metric of the table, and has one column.
+            assert!(metrics::by_name(f.metric).is_some(), "{}", f.metric);
             assert_eq!(
                 cols.iter().filter(|&&c| c == f.mean).count(),
                 1,
                 "{}",
-                m.name
+                f.metric
             );
         }
         let at = |c: &str| cols.iter().position(|&x| x == c).map(|i| vals[i]);
