@@ -11,7 +11,7 @@
 use partalloc_topology::Topology;
 use partalloc_workload::{DemandLaw, ShapeLaw};
 
-use super::sim::{Metric, Setup, StopRule};
+use super::sim::{Metric, Setup, StopRule, policy, strategy};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Lookup, Panel, Table, Verdict};
 
 pub(crate) const FIG9: Figure = Figure {
@@ -99,16 +99,18 @@ fn points(
     let machine: Topology = format!("kary:{k}^3").parse()?;
     let reps = ctx.reps(3, 20, 20);
     let jobs = ctx.jobs(200, 1000, 1000);
+    let scheduler = policy(SCHEDULER)?;
     let mut v = Vec::new();
     for (label, name) in strategies {
+        let allocator = strategy(name)?;
         for load in LOADS {
             v.push((
                 (*label).to_owned(),
                 load,
                 Setup {
                     machine: machine.clone(),
-                    allocator: (*name).to_owned(),
-                    scheduler: SCHEDULER.to_owned(),
+                    allocator: allocator.clone(),
+                    scheduler: scheduler.clone(),
                     shapes: shapes.clone(),
                     round_up_pow2,
                     demand: DemandLaw::Exponential { mean: 1.0 },

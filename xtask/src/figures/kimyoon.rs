@@ -15,7 +15,10 @@
 use partalloc_topology::Topology;
 use partalloc_workload::{DemandLaw, ShapeLaw, SideLaw};
 
-use super::sim::{Metric, Setup, StopRule};
+use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_schedulers::registry::PolicySpec;
+
+use super::sim::{Metric, Setup, StopRule, policy, strategy};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Panel, Scale, Table, Verdict};
 
 const STRATEGIES: [(&str, &str); 3] = [
@@ -116,11 +119,17 @@ fn mesh(side: u32) -> Result<Topology, FigError> {
     Ok(format!("mesh:{side}x{side}").parse()?)
 }
 
-fn setup(ctx: &Ctx, machine: Topology, alloc: &str, sched: &str, law: SideLaw, load: f64) -> Setup {
+fn setup(
+    ctx: &Ctx,
+    machine: Topology,
+    (alloc, sched): (&AllocatorSpec, &PolicySpec),
+    law: SideLaw,
+    load: f64,
+) -> Setup {
     Setup {
         machine,
-        allocator: alloc.to_owned(),
-        scheduler: sched.to_owned(),
+        allocator: alloc.clone(),
+        scheduler: sched.clone(),
         shapes: ShapeLaw::Sides { law, max: None },
         round_up_pow2: false,
         demand: DemandLaw::Exponential { mean: 10.0 },
@@ -158,13 +167,13 @@ fn by_size(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
         .into_iter()
         .map(|l| Ok((f64::from(l), mesh(l)?, spec.load)))
         .collect::<Result<Vec<_>, FigError>>()?;
-    Ok(panels(
+    panels(
         ctx,
         spec,
         "Mesh side L (L×L mesh)",
         &format!("load {}", spec.load),
         &xs,
-    ))
+    )
 }
 
 fn loads(ctx: &Ctx) -> Vec<f64> {
@@ -180,7 +189,7 @@ fn by_load(ctx: &Ctx, spec: Spec) -> Result<Vec<Panel>, FigError> {
         .into_iter()
         .map(|load| (load, machine.clone(), load))
         .collect();
-    Ok(panels(ctx, spec, "Offered load", "64×64 mesh", &xs))
+    panels(ctx, spec, "Offered load", "64×64 mesh", &xs)
 }
 
 /// The two panels of a figure (one per side law): every strategy at each
@@ -191,19 +200,25 @@ fn panels(
     x_label: &str,
     setting: &str,
     xs: &[(f64, Topology, f64)],
-) -> Vec<Panel> {
-    ['a', 'b']
+) -> Result<Vec<Panel>, FigError> {
+    let sched = policy(spec.sched)?;
+    let strategies = STRATEGIES
+        .iter()
+        .map(|&(label, name)| Ok((label, strategy(name)?)))
+        .collect::<Result<Vec<_>, FigError>>()?;
+    Ok(['a', 'b']
         .iter()
         .zip(spec.laws)
         .map(|(&letter, law)| {
-            let points = STRATEGIES
+            let points = strategies
                 .iter()
                 .flat_map(|(label, alloc)| {
+                    let sched = &sched;
                     xs.iter().map(move |(x, machine, load)| {
                         (
                             (*label).to_owned(),
                             *x,
-                            setup(ctx, machine.clone(), alloc, spec.sched, law, *load),
+                            setup(ctx, machine.clone(), (alloc, sched), law, *load),
                         )
                     })
                 })
@@ -225,7 +240,7 @@ fn panels(
                 notes: notes(ctx, spec.sched),
             }
         })
-        .collect()
+        .collect())
 }
 
 const DELAY: &str = "Mean waiting delay";

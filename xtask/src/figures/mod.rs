@@ -498,9 +498,8 @@ fn summarize(
         return Ok(*s);
     }
     let reps = Replications::new(key.seed, setup.replications)?;
-    let (allocator, scheduler) = setup.specs()?;
     let reports = reps.try_run(|r, _rng| {
-        let rep = setup.replicate((&allocator, &scheduler), key.seed, r);
+        let rep = setup.replicate(key.seed, r);
         pb.inc(1);
         rep
     })?;

@@ -14,7 +14,10 @@
 use partalloc_topology::Topology;
 use partalloc_workload::{CubeDimLaw, DemandLaw, ShapeLaw};
 
-use super::sim::{Metric, Setup, StopRule};
+use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_schedulers::registry::PolicySpec;
+
+use super::sim::{Metric, Setup, StopRule, policy, strategy};
 use super::{Claim, Ctx, FigError, Figure, FigureKind, Panel, Table, Verdict};
 
 pub(crate) const FIG2: Figure = Figure {
@@ -67,7 +70,7 @@ fn machine() -> Result<Topology, FigError> {
 fn setup(
     ctx: &Ctx,
     machine: Topology,
-    policy: &str,
+    (buddy, policy): (&AllocatorSpec, &PolicySpec),
     normal: bool,
     hyper: bool,
     load: f64,
@@ -75,8 +78,8 @@ fn setup(
 ) -> Setup {
     Setup {
         machine,
-        allocator: "buddy".to_owned(),
-        scheduler: policy.to_owned(),
+        allocator: buddy.clone(),
+        scheduler: policy.clone(),
         shapes: ShapeLaw::Cube(if normal {
             CubeDimLaw::Normal
         } else {
@@ -99,17 +102,31 @@ fn setup(
     }
 }
 
+/// Every line of the figures: its label, and the buddy strategy under its
+/// policy, parsed once.
+type Lines = Vec<(&'static str, (AllocatorSpec, PolicySpec))>;
+
+/// The figures' lines, from [`POLICIES`].
+fn lines() -> Result<Lines, FigError> {
+    let buddy = strategy("buddy")?;
+    POLICIES
+        .iter()
+        .map(|&(label, name)| Ok((label, (buddy.clone(), policy(name)?))))
+        .collect()
+}
+
 /// One line per policy over `loads`, each point run to the full horizon.
 fn policy_points(
     ctx: &Ctx,
+    lines: &Lines,
     machine: &Topology,
     normal: bool,
     hyper: bool,
     loads: &[f64],
 ) -> Vec<(String, f64, Setup)> {
-    POLICIES
+    lines
         .iter()
-        .flat_map(|(label, policy)| {
+        .flat_map(|(label, (buddy, policy))| {
             loads.iter().map(move |&load| {
                 (
                     (*label).to_owned(),
@@ -117,7 +134,7 @@ fn policy_points(
                     setup(
                         ctx,
                         machine.clone(),
-                        policy,
+                        (buddy, policy),
                         normal,
                         hyper,
                         load,
@@ -147,11 +164,12 @@ fn sizes(letter: char) -> (bool, &'static str) {
 
 fn delay_panels(ctx: &Ctx, fig: u32, hyper: bool) -> Result<Vec<Panel>, FigError> {
     let machine = machine()?;
+    let lines = lines()?;
     Ok(['a', 'b']
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = policy_points(ctx, &machine, normal, hyper, &LOADS);
+            let points = policy_points(ctx, &lines, &machine, normal, hyper, &LOADS);
             Panel {
                 id: format!("mohapatra-fig{fig}{letter}"),
                 title: format!(
@@ -275,11 +293,12 @@ const FIG4_LOADS: [f64; 3] = [0.3, 0.6, 0.9];
 
 fn fig4(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
     let machine = machine()?;
+    let lines = lines()?;
     Ok(['a', 'b']
         .iter()
         .map(|&letter| {
             let (normal, what) = sizes(letter);
-            let points = policy_points(ctx, &machine, normal, true, &FIG4_LOADS);
+            let points = policy_points(ctx, &lines, &machine, normal, true, &FIG4_LOADS);
             Panel {
                 id: format!("mohapatra-fig4{letter}"),
                 title: format!(
@@ -356,17 +375,18 @@ fn fig5(ctx: &Ctx) -> Result<Vec<Panel>, FigError> {
     let machine = &machine()?;
     let top = horizon(ctx);
     let horizons: Vec<f64> = (1..=10).map(|i| top * f64::from(i) / 10.0).collect();
+    let lines = lines()?;
     Ok([('a', 0.5), ('b', 0.85)]
         .iter()
         .map(|&(letter, load)| {
-            let points = POLICIES
+            let points = lines
                 .iter()
-                .flat_map(|(label, policy)| {
+                .flat_map(|(label, (buddy, policy))| {
                     horizons.iter().map(move |&t| {
                         (
                             (*label).to_owned(),
                             t,
-                            setup(ctx, machine.clone(), policy, false, true, load, t),
+                            setup(ctx, machine.clone(), (buddy, policy), false, true, load, t),
                         )
                     })
                 })

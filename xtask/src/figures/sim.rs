@@ -25,11 +25,11 @@ pub(crate) enum StopRule {
 }
 
 /// Everything a point simulates.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Setup {
     pub machine: Topology,
-    pub allocator: String,
-    pub scheduler: String,
+    pub allocator: AllocatorSpec,
+    pub scheduler: PolicySpec,
     pub shapes: ShapeLaw,
     /// Round every side of a drawn box up to the next power of two (at
     /// most the machine's side) before the job is submitted: the box a
@@ -105,8 +105,8 @@ impl Setup {
             series: series.to_owned(),
             x,
             machine: self.machine.to_string(),
-            allocator: self.allocator.clone(),
-            scheduler: self.scheduler.clone(),
+            allocator: self.allocator.to_string(),
+            scheduler: self.scheduler.to_string(),
             workload: self.workload_name(),
             offered_load: self.load,
             stop: self.stop_name(),
@@ -126,23 +126,11 @@ impl Setup {
         Ok(spec.build(&self.machine)?)
     }
 
-    /// The strategy and the policy, parsed once for every replication.
-    pub(crate) fn specs(&self) -> Result<(AllocatorSpec, PolicySpec), FigError> {
-        let allocator = ALLOCATORS.spec(&self.allocator).map_err(SimError::from)?;
-        let scheduler = POLICIES.spec(&self.scheduler).map_err(SimError::from)?;
-        Ok((allocator, scheduler))
-    }
-
-    /// Runs replication `rep` under `seed` with the strategy and policy
-    /// [`specs`](Self::specs) parsed: the jobs come from stream `rep`
-    /// of the master seed, so every strategy and load sees the same job
-    /// sizes and service draws (common random numbers).
-    pub(crate) fn replicate(
-        &self,
-        (allocator, scheduler): (&AllocatorSpec, &PolicySpec),
-        seed: u64,
-        rep: u64,
-    ) -> Result<Report, FigError> {
+    /// Runs replication `rep` under `seed`: the jobs come from stream
+    /// `rep` of the master seed, so every strategy and load sees the same
+    /// job sizes and service draws (common random numbers).
+    pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
+        let (allocator, scheduler) = (&self.allocator, &self.scheduler);
         let w = self.workload()?;
         let round = self.round_up_pow2;
         let caps = match self.machine {
@@ -184,6 +172,18 @@ impl Setup {
         };
         Ok(report)
     }
+}
+
+/// The strategy a figure's table names, parsed once when the figure is set
+/// up.
+pub(crate) fn strategy(name: &str) -> Result<AllocatorSpec, FigError> {
+    Ok(ALLOCATORS.spec(name).map_err(SimError::from)?)
+}
+
+/// The scheduling policy a figure's table names, parsed once when the
+/// figure is set up.
+pub(crate) fn policy(name: &str) -> Result<PolicySpec, FigError> {
+    Ok(POLICIES.spec(name).map_err(SimError::from)?)
 }
 
 /// Rounds every side of a box job up to the next power of two, capped at
@@ -484,8 +484,8 @@ mod tests {
     fn rounded_jobs_keep_the_unrounded_arrival_rate() {
         let setup = |round_up_pow2| Setup {
             machine: "kary:8^3".parse().unwrap(),
-            allocator: "etc".to_owned(),
-            scheduler: "fcfs".to_owned(),
+            allocator: strategy("etc").unwrap(),
+            scheduler: policy("fcfs").unwrap(),
             shapes: ShapeLaw::Noncubic { max: None },
             round_up_pow2,
             demand: DemandLaw::Exponential { mean: 1.0 },
