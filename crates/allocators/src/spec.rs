@@ -72,6 +72,22 @@ impl StrategySpec {
         }
     }
 
+    /// This spec with one more parameter, for a spec built in code rather
+    /// than parsed from text.
+    ///
+    /// ```
+    /// use partalloc_allocators::StrategySpec;
+    /// let s = StrategySpec::bare("partner-ext").with("delta", 2);
+    /// assert_eq!(s.to_string(), "partner-ext[delta=2]");
+    /// assert_eq!(s, "partner-ext[delta=2]".parse()?);
+    /// # Ok::<(), partalloc_allocators::SpecError>(())
+    /// ```
+    #[must_use]
+    pub fn with(mut self, key: &str, value: impl core::fmt::Display) -> Self {
+        self.params.push((key.to_owned(), value.to_string()));
+        self
+    }
+
     /// The strategy name.
     #[must_use]
     pub fn name(&self) -> &str {

@@ -67,7 +67,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use partalloc_allocators::paging::Paging;
-use partalloc_allocators::{Allocator, BuildError, Grant};
+use partalloc_allocators::{Allocator, BuildError, Grant, StrategySpec};
 use partalloc_schedulers::order::{ORDERS, Order};
 use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_schedulers::{PolicyBuildError, ScheduleError, Started};
@@ -511,7 +511,10 @@ pub fn heuristic(name: &str, backfill: bool) -> Result<PolicySpec, BenchmarkErro
         given: partalloc_topology::echo(name),
         known: known_heuristics(),
     })?;
-    Ok(POLICIES.spec(&format!("rlscheduler[order={order},backfill={backfill}]"))?)
+    let spec = StrategySpec::bare("rlscheduler")
+        .with("order", order)
+        .with("backfill", backfill);
+    Ok(POLICIES.resolve(spec)?)
 }
 
 /// With which backfilling settings the heuristics run.
