@@ -280,9 +280,12 @@ impl LublinSpec {
         let Some((prefix, name)) = key.split_once('.') else {
             return match *self.kind.classes() {
                 [class] => Ok((0, class, key)),
-                _ => Err(wrong(format!(
-                    "in the mixed model a parameter names its class: batch.{key} or interactive.{key}"
-                ))),
+                _ => {
+                    let key = partalloc_topology::echo(key);
+                    Err(wrong(format!(
+                        "in the mixed model a parameter names its class: batch.{key} or interactive.{key}"
+                    )))
+                }
             };
         };
         let Some(class) = LublinClass::parse(prefix) else {
@@ -294,7 +297,8 @@ impl LublinSpec {
         match self.kind.classes().iter().position(|&c| c == class) {
             Some(slot) => Ok((slot, class, name)),
             None => Err(wrong(format!(
-                "{key}: the {} model draws no {class} jobs",
+                "{}: the {} model draws no {class} jobs",
+                partalloc_topology::echo(key),
                 self.kind
             ))),
         }
