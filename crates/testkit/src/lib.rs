@@ -52,12 +52,12 @@ pub fn mutate(text: &mut String, op: u8, at: Index, piece: &str) {
 /// When `valid` or `pieces` is empty (a mistake in the test itself).
 pub fn mutated(
     valid: &'static [&'static str],
-    pieces: &'static [&'static str],
+    pieces: impl Into<Vec<&'static str>>,
     edits: Range<usize>,
 ) -> impl Strategy<Value = String> {
     (
         select(valid),
-        prop::collection::vec((any::<u8>(), any::<Index>(), select(pieces)), edits),
+        prop::collection::vec((any::<u8>(), any::<Index>(), select(pieces.into())), edits),
     )
         .prop_map(|(base, edits)| {
             let mut text = base.to_owned();
@@ -66,6 +66,111 @@ pub fn mutated(
             }
             text
         })
+}
+
+/// Pieces that break parsers whatever their grammar: whitespace, control,
+/// multi-byte and bidirectional characters, numbers at and past the edges
+/// of the integer types, and the empty piece. Each suite adds the
+/// separators of its own grammar ([`pieces`]).
+pub const EDGE_PIECES: &[&str] = &[
+    " ",
+    "\t",
+    "\n",
+    "\0",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "4294967295",
+    "4294967296",
+    "99999999999999999999",
+    "1e400",
+    "é",
+    "🦀",
+    "\u{202e}",
+    "",
+];
+
+/// A suite's own pieces followed by [`EDGE_PIECES`], each once.
+pub fn pieces(own: &[&'static str]) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = own.to_vec();
+    for p in EDGE_PIECES {
+        if !v.contains(p) {
+            v.push(p);
+        }
+    }
+    v
+}
+
+/// Small machines of every family with a text form, single-node ones
+/// included: the machines the randomized suites build strategies and
+/// policies on (file-based families are each suite's own).
+pub const SMALL_MACHINES: &[&str] = &[
+    "hypercube:0",
+    "hypercube:1",
+    "hypercube:3",
+    "hypercube:6",
+    "mesh:1",
+    "mesh:1x1",
+    "mesh:3x5",
+    "mesh:4x4",
+    "mesh:8x8",
+    "mesh:2x2x2",
+    "mesh:4x4x4",
+    "kary:3^3",
+    "torus:4x4",
+    "torus:8x8",
+    "kary-torus:4^3",
+    "torus:2x2x2x2",
+    "racks:1x1x1gpu",
+    "racks:2x2x2x2gpu",
+    "pod:tpu-v5e:4x4",
+];
+
+/// The one grammar of descriptions every registry parses:
+/// `name`, `name[]` or `name[key=value,…]`, over `names` and `params`
+/// with values from `value`, and now and then a stray or doubled bracket
+/// or another separator, so the parser meets text that is almost right.
+///
+/// ```
+/// use proptest::prelude::*;
+/// use proptest::strategy::ValueTree;
+/// use proptest::test_runner::TestRunner;
+/// let g = partalloc_testkit::spec_grammar(vec!["fcfs"], vec!["rotate"], Just("true".to_owned()));
+/// let mut runner = TestRunner::deterministic();
+/// for _ in 0..50 {
+///     let text = g.new_tree(&mut runner).map_err(|e| e.to_string())?.current();
+///     assert!(text.starts_with("fcfs"), "{text}");
+/// }
+/// # Ok::<(), String>(())
+/// ```
+pub fn spec_grammar(
+    names: Vec<&'static str>,
+    params: Vec<&'static str>,
+    value: impl Strategy<Value = String>,
+) -> impl Strategy<Value = String> {
+    (
+        select(names),
+        prop::collection::vec((select(params), value), 0..4),
+        almost("[", &["", "[[", " ["]),
+        almost("]", &["", "]]", "] "]),
+        almost(",", &[", ", ",,", ";"]),
+    )
+        .prop_map(|(name, params, open, close, sep)| {
+            if params.is_empty() && open.is_empty() {
+                return name.to_owned();
+            }
+            let items: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name}{open}{}{close}", items.join(sep))
+        })
+}
+
+/// `right` three times in four, else one of `wrong`.
+fn almost(
+    right: &'static str,
+    wrong: &'static [&'static str],
+) -> impl Strategy<Value = &'static str> {
+    prop_oneof![3 => Just(right), 1 => select(wrong)]
 }
 
 /// `text` as an error message shows it: with `{:?}`'s escapes, no quotes.

@@ -15,8 +15,8 @@
 use partalloc_allocators::registry;
 use partalloc_allocators::{BuildError, SpecError, StrategySpec};
 use partalloc_testkit::{
-    doc_words as doc_words_of, escaped, mutated as mutated_text, parses_back_or_quotes,
-    sorted_unique,
+    SMALL_MACHINES, doc_words as doc_words_of, escaped, mutated as mutated_text,
+    parses_back_or_quotes, sorted_unique, spec_grammar,
 };
 use partalloc_topology::slurm::SlurmMachine;
 use partalloc_topology::{Topology, echo};
@@ -36,55 +36,11 @@ const VALID: &[&str] = &[
     "etc[]",
 ];
 
-/// Pieces of the grammar and of mutations.
-const PIECES: &[&str] = &[
-    "[",
-    "]",
-    "=",
-    ",",
-    " ",
-    "\t",
-    "\n",
-    "\0",
-    "0",
-    "1",
-    "2",
-    "-1",
-    "inf",
-    "∞",
-    "true",
-    "false",
-    "4294967296",
-    "99999999999999999999",
-    "1e9",
-    "é",
-    "🦀",
-    "\u{202e}",
-    "",
-];
-
-/// Small machines of every family, including the single-node ones.
-const MACHINES: &[&str] = &[
-    "hypercube:0",
-    "hypercube:1",
-    "hypercube:3",
-    "hypercube:6",
-    "mesh:1",
-    "mesh:1x1",
-    "mesh:3x5",
-    "mesh:4x4",
-    "mesh:8x8",
-    "mesh:2x2x2",
-    "mesh:4x4x4",
-    "kary:3^3",
-    "torus:4x4",
-    "torus:8x8",
-    "kary-torus:4^3",
-    "torus:2x2x2x2",
-    "racks:1x1x1gpu",
-    "racks:2x2x2x2gpu",
-    "pod:tpu-v5e:4x4",
-];
+/// Pieces of the grammar and of mutations: the spec syntax, then every
+/// suite's edge pieces.
+fn pieces() -> Vec<&'static str> {
+    partalloc_testkit::pieces(&["[", "]", "=", ",", "inf", "∞", "true", "false", "1e9"])
+}
 
 /// Words the parameters' documentation uses: the accepted values, and
 /// near misses.
@@ -116,7 +72,7 @@ fn strategy_names() -> Vec<&'static str> {
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => select(doc_words()),
-        2 => select(PIECES).prop_map(str::to_owned),
+        2 => select(pieces()).prop_map(str::to_owned),
         2 => any::<i64>().prop_map(|n| n.to_string()),
         1 => prop::collection::vec(0u32..12, 0..8)
             .prop_map(|g| g.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
@@ -124,23 +80,9 @@ fn value() -> impl Strategy<Value = String> {
     ]
 }
 
-/// `name`, `name[]` or `name[key=value,…]` over registered names and
-/// parameters, with the occasional stray piece.
+/// The registries' one grammar over registered names and parameters.
 fn grammar() -> impl Strategy<Value = String> {
-    (
-        select(strategy_names()),
-        prop::collection::vec((select(param_names()), value()), 0..4),
-        select(&["[", "", "[[", " ["][..]),
-        select(&["]", "", "]]", "] "][..]),
-        select(&[",", ", ", ",,", ";"][..]),
-    )
-        .prop_map(|(name, params, open, close, sep)| {
-            if params.is_empty() && open.is_empty() {
-                return name.to_owned();
-            }
-            let items: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name}{open}{}{close}", items.join(sep))
-        })
+    spec_grammar(strategy_names(), param_names(), value())
 }
 
 /// A block, a tree, a ring and a torus3d machine (read from topology.conf
@@ -189,7 +131,7 @@ fn registry_grammar() -> impl Strategy<Value = String> {
 }
 
 fn mutated() -> impl Strategy<Value = String> {
-    mutated_text(VALID, PIECES, 1..6)
+    mutated_text(VALID, pieces(), 1..6)
 }
 
 fn check_parse(text: &str) -> Result<(), TestCaseError> {
@@ -229,7 +171,7 @@ proptest! {
         };
         // Mostly a machine of a family the strategy accepts, so that the
         // parameters are checked; otherwise any.
-        let machines: Vec<Topology> = MACHINES
+        let machines: Vec<Topology> = SMALL_MACHINES
             .iter()
             .map(|m| m.parse::<Topology>())
             .collect::<Result<Vec<_>, _>>()

@@ -17,25 +17,30 @@ const PODS: &[&str] = &[
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np0,1000,10,1,500,\np1,1000,10,2,1000,G2\np2,500,1,0,0,\np3,1,1,1,1000,G2|P100\n",
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,100,1,250\np1,8000,100,1,1000\np2,100,100,4,1000\n",
 ];
-const PIECES: &[&str] = &[
-    ",",
-    "\n",
-    "-",
-    "0",
-    "1000",
-    "99999999999",
-    "|",
-    "G2",
-    "T4",
-    "é",
-    "\r\n",
-    "",
-    " ",
-    "x",
-];
+fn pieces() -> Vec<&'static str> {
+    partalloc_testkit::pieces(&[
+        ",",
+        "\n",
+        "-",
+        "0",
+        "1000",
+        "99999999999",
+        "|",
+        "G2",
+        "T4",
+        "é",
+        "\r\n",
+        "",
+        " ",
+        "x",
+    ])
+}
 
 fn nodes_then_pods() -> impl Strategy<Value = (String, String)> {
-    (mutated(NODES, PIECES, 0..4), mutated(PODS, PIECES, 0..4))
+    (
+        mutated(NODES, pieces(), 0..4),
+        mutated(PODS, pieces(), 0..4),
+    )
 }
 
 /// Mutated inputs that were read and run (the property is not vacuous).

@@ -12,7 +12,8 @@
 use partalloc_allocators::SpecError;
 use partalloc_schedulers::registry::{self, PolicyBuildError};
 use partalloc_testkit::{
-    doc_words as doc_words_of, escaped, mutated as mutated_text, sorted_unique,
+    SMALL_MACHINES, doc_words as doc_words_of, escaped, mutated as mutated_text, sorted_unique,
+    spec_grammar,
 };
 use partalloc_topology::{Topology, echo};
 use proptest::prelude::*;
@@ -27,40 +28,13 @@ const VALID: &[&str] = &[
     "easy",
 ];
 
-const PIECES: &[&str] = &[
-    "[",
-    "]",
-    "=",
-    ",",
-    " ",
-    "\0",
-    "0",
-    "-0",
-    "1",
-    "-2",
-    "0.5",
-    "1e400",
-    "NaN",
-    "inf",
-    "never",
-    "true",
-    "false",
-    "99999999999999999999",
-    "é",
-    "🦀",
-    "",
-];
-
-const MACHINES: &[&str] = &[
-    "hypercube:0",
-    "hypercube:4",
-    "mesh:1",
-    "mesh:4x4",
-    "mesh:3x5",
-    "torus:4x4",
-    "kary:3^3",
-    "mesh:2x2x2",
-];
+/// Pieces of the grammar and of mutations: the spec syntax and the
+/// numbers policies take, then every suite's edge pieces.
+fn pieces() -> Vec<&'static str> {
+    partalloc_testkit::pieces(&[
+        "[", "]", "=", ",", "-0", "-2", "0.5", "NaN", "inf", "never", "true", "false",
+    ])
+}
 
 fn doc_words() -> Vec<String> {
     doc_words_of(
@@ -90,29 +64,20 @@ fn policy_names() -> Vec<&'static str> {
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => select(doc_words()),
-        2 => select(PIECES).prop_map(str::to_owned),
+        2 => select(pieces()).prop_map(str::to_owned),
         1 => any::<f64>().prop_map(|x| x.to_string()),
         1 => any::<i64>().prop_map(|n| n.to_string()),
         1 => ".{0,6}",
     ]
 }
 
+/// The registries' one grammar over registered names and parameters.
 fn grammar() -> impl Strategy<Value = String> {
-    (
-        select(policy_names()),
-        prop::collection::vec((select(param_names()), value()), 0..4),
-    )
-        .prop_map(|(name, params)| {
-            if params.is_empty() {
-                return name.to_owned();
-            }
-            let items: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name}[{}]", items.join(","))
-        })
+    spec_grammar(policy_names(), param_names(), value())
 }
 
 fn mutated() -> impl Strategy<Value = String> {
-    mutated_text(VALID, PIECES, 1..5)
+    mutated_text(VALID, pieces(), 1..5)
 }
 
 proptest! {
@@ -122,7 +87,7 @@ proptest! {
     #[test]
     fn policies_build_or_name_what_is_wrong(
         text in prop_oneof![3 => grammar(), 1 => mutated()],
-        machine in select(MACHINES),
+        machine in select(SMALL_MACHINES),
     ) {
         let topo: Topology = machine.parse().map_err(|e| TestCaseError::fail(format!("{e}")))?;
         match registry::build(&text, &topo) {

@@ -36,44 +36,46 @@ const VALID: &[&str] = &[
 /// Pieces inserted by mutations and used as sizes by the grammar: the
 /// separators the parser splits on, numbers at the edges of `u32`, signs,
 /// exponents, whitespace, control and multi-byte characters.
-const PIECES: &[&str] = &[
-    ":",
-    "x",
-    "X",
-    "×",
-    "^",
-    "-",
-    "+",
-    "=",
-    ".",
-    " ",
-    "\t",
-    "\n",
-    "\0",
-    "0",
-    "1",
-    "2",
-    "31",
-    "32",
-    "4294967295",
-    "4294967296",
-    "2147483648",
-    "99999999999999999999999999",
-    "-1",
-    "1e3",
-    "é",
-    "🦀",
-    "\u{202e}",
-    "\u{ffff}",
-    "",
-];
+fn pieces() -> Vec<&'static str> {
+    partalloc_testkit::pieces(&[
+        ":",
+        "x",
+        "X",
+        "×",
+        "^",
+        "-",
+        "+",
+        "=",
+        ".",
+        " ",
+        "\t",
+        "\n",
+        "\0",
+        "0",
+        "1",
+        "2",
+        "31",
+        "32",
+        "4294967295",
+        "4294967296",
+        "2147483648",
+        "99999999999999999999999999",
+        "-1",
+        "1e3",
+        "é",
+        "🦀",
+        "\u{202e}",
+        "\u{ffff}",
+        "",
+    ])
+}
 
 fn number() -> impl Strategy<Value = String> {
     prop_oneof![
         (0u32..70).prop_map(|n| n.to_string()),
         any::<u32>().prop_map(|n| n.to_string()),
         any::<u64>().prop_map(|n| n.to_string()),
-        select(PIECES).prop_map(str::to_owned),
+        select(pieces()).prop_map(str::to_owned),
         "[0-9]{0,30}",
     ]
 }
@@ -120,7 +122,7 @@ fn grammar() -> impl Strategy<Value = String> {
 }
 
 fn mutated() -> impl Strategy<Value = String> {
-    mutated_text(VALID, PIECES, 1..6)
+    mutated_text(VALID, pieces(), 1..6)
 }
 
 /// The property every input must meet.

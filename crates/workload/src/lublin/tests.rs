@@ -799,28 +799,30 @@ mod fuzz {
         "lublin:mixed:batch.uprob=0.9:interactive.arar=1.2",
         "lublin:whole:start=8:pa=-0.01:maxloggap=12",
     ];
-    const PIECES: &[&str] = &[
-        ":",
-        "=",
-        ".",
-        "-",
-        "0",
-        "1",
-        "1e400",
-        "-1",
-        "NaN",
-        "inf",
-        "batch",
-        "interactive",
-        "whole",
-        "mixed",
-        "nodes",
-        "serial",
-        "uhi",
-        "a2",
-        "é",
-        " ",
-    ];
+    fn pieces() -> Vec<&'static str> {
+        partalloc_testkit::pieces(&[
+            ":",
+            "=",
+            ".",
+            "-",
+            "0",
+            "1",
+            "1e400",
+            "-1",
+            "NaN",
+            "inf",
+            "batch",
+            "interactive",
+            "whole",
+            "mixed",
+            "nodes",
+            "serial",
+            "uhi",
+            "a2",
+            "é",
+            " ",
+        ])
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
@@ -828,7 +830,7 @@ mod fuzz {
         /// Any edit of a valid text gives a model whose canonical text
         /// reads back equal, or a one-line error; never a panic.
         #[test]
-        fn edited_texts_parse_or_fail_cleanly(text in mutated(VALID, PIECES, 1..4)) {
+        fn edited_texts_parse_or_fail_cleanly(text in mutated(VALID, pieces(), 1..4)) {
             match text.parse::<LublinSpec>() {
                 Ok(spec) => {
                     let again: LublinSpec = spec.to_string().parse().unwrap();

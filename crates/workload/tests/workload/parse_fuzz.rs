@@ -39,43 +39,45 @@ const VALID: &[&str] = &[
 /// Tokens of the grammar and pieces inserted by mutations: the format's
 /// unknown marker, numbers at the edges of `u64` and `f64`, words `f64`
 /// would otherwise accept, separators and multi-byte characters.
-const PIECES: &[&str] = &[
-    "-1",
-    "-1.0",
-    "-0",
-    "-2",
-    "0",
-    "1",
-    "0.5",
-    ".5",
-    "5.",
-    "1e3",
-    "1e308",
-    "1e309",
-    "-1e309",
-    "1e-400",
-    "18446744073709551615",
-    "18446744073709551616",
-    "99999999999999999999999999999",
-    "inf",
-    "NaN",
-    "+3",
-    "--1",
-    "e",
-    ".",
-    "",
-    " ",
-    "\t",
-    ";",
-    "\u{a0}",
-    "é",
-    "🦀",
-    "\0",
-];
+fn pieces() -> Vec<&'static str> {
+    partalloc_testkit::pieces(&[
+        "-1",
+        "-1.0",
+        "-0",
+        "-2",
+        "0",
+        "1",
+        "0.5",
+        ".5",
+        "5.",
+        "1e3",
+        "1e308",
+        "1e309",
+        "-1e309",
+        "1e-400",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999999999",
+        "inf",
+        "NaN",
+        "+3",
+        "--1",
+        "e",
+        ".",
+        "",
+        " ",
+        "\t",
+        ";",
+        "\u{a0}",
+        "é",
+        "🦀",
+        "\0",
+    ])
+}
 
 fn token() -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => select(PIECES).prop_map(str::to_owned),
+        4 => select(pieces()).prop_map(str::to_owned),
         2 => any::<u64>().prop_map(|n| n.to_string()),
         2 => any::<f64>().prop_map(|x| x.to_string()),
         1 => "[-+.eE0-9]{1,8}",
@@ -96,7 +98,7 @@ fn grammar_line() -> impl Strategy<Value = String> {
 }
 
 fn mutated_line() -> impl Strategy<Value = String> {
-    mutated_text(VALID, PIECES, 1..6)
+    mutated_text(VALID, pieces(), 1..6)
 }
 
 /// A parsed line writes back to a line that parses to the same record;
