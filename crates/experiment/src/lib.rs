@@ -6,6 +6,7 @@
 //! traces and files, with the same messages.
 
 pub mod files;
+pub mod forms;
 pub mod machine;
 pub mod trace;
 

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod corpus;
+mod generated;
 mod issue;
 mod recovery;
 mod surfaces;
@@ -375,6 +376,12 @@ pub(crate) fn judge(expect: Expect, run: &Run, says: Option<&str>) -> Result<(),
                 short(e)
             ));
         }
+        if let Some(c) = e.trim_end_matches('\n').chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "the message holds the control character {c:?} (echoed input must be escaped): {}",
+                short(e)
+            ));
+        }
         if let Some(s) = says
             && !e.contains(s)
         {
@@ -605,6 +612,13 @@ fn newer_surfaces_hold_the_same_guards() {
     let probes = surfaces::probes();
     let failures = run_all("newer surfaces", &probes);
     assert_none("newer surfaces", &failures);
+}
+
+#[test]
+fn every_registered_input_form_holds_the_same_guards() {
+    let probes = generated::probes();
+    let failures = run_all("registry of input forms", &probes);
+    assert_none("registry of input forms", &failures);
 }
 
 #[test]

@@ -1,0 +1,295 @@
+//! Probes generated from the registry of input forms
+//! (`partalloc_experiment::forms`): every machine form that reads files
+//! and every trace format gets the same guards without a probe written
+//! for it — no output of `simulate`, `generate`, `replay` or `report`
+//! replaces one of its files (by name, by another spelling, through a
+//! link, under a name with control characters, which the message must
+//! show escaped), and an input that never ends (`/dev/zero`) is refused
+//! within a small address space.
+
+use std::fs;
+use std::path::Path;
+
+use partalloc_experiment::forms::{FileForm, MACHINE_FILE_FORMS, TRACE_FORMS, TraceForm};
+
+use super::{Expect, Probe, Special};
+
+const SURFACE: &str = "registry of input forms";
+
+/// Address space of the probes that read an endless input (256 MiB).
+const SMALL_KB: u64 = 256 << 10;
+
+/// A name no shell prints safely: an escape sequence that clears the
+/// screen, and a line break.
+const HOSTILE: &str = "x\u{1b}[2J\ny";
+
+fn example(path: &str) -> Vec<u8> {
+    let at = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path);
+    fs::read(&at).unwrap_or_else(|e| panic!("{}: {e}", at.display()))
+}
+
+/// The name a probe gives file `i` of a form: `in{i}` with the example's
+/// extension (the pod form is told by its `.toml`).
+fn local(i: usize, example: &str) -> String {
+    let ext = Path::new(example)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("txt");
+    format!("in{i}.{ext}")
+}
+
+/// A probe of `form` with `args` (after the machine's), its files copied
+/// in under `names`.
+fn machine_probe(form: &FileForm, what: &str, names: &[String], args: &[&str]) -> Probe {
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let machine = form.machine(&refs);
+    let mut all: Vec<&str> = args.to_vec();
+    for a in &mut all {
+        if *a == "{machine}" {
+            *a = &machine;
+        }
+    }
+    let all: Vec<&str> = all
+        .iter()
+        .map(|a| if *a == "{strategy}" { form.strategy } else { a })
+        .collect();
+    let mut p = Probe::new(SURFACE, format!("{} machine: {what}", form.name), &all);
+    for (name, path) in names.iter().zip(form.examples) {
+        p = p.file(name, example(path));
+    }
+    p
+}
+
+fn machine_forms() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for form in MACHINE_FILE_FORMS {
+        let names: Vec<String> = form
+            .examples
+            .iter()
+            .enumerate()
+            .map(|(i, e)| local(i, e))
+            .collect();
+        let sim = [
+            "simulate",
+            "-q",
+            "-t",
+            "{machine}",
+            "-a",
+            "{strategy}",
+            "--jobs",
+            "20",
+        ];
+        fn with<'a>(sim: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+            sim.iter().chain(extra).copied().collect()
+        }
+        for (i, name) in names.iter().enumerate() {
+            v.push(
+                machine_probe(
+                    form,
+                    &format!("file {i} as -o"),
+                    &names,
+                    &with(&sim, &["-o", name]),
+                )
+                .expect(Expect::Fails)
+                .says("that is the input"),
+            );
+            v.push(
+                machine_probe(
+                    form,
+                    &format!("file {i} as --jobs-csv"),
+                    &names,
+                    &with(&sim, &["--jobs-csv", name]),
+                )
+                .expect(Expect::Fails)
+                .says("that is the input"),
+            );
+            let generate = ["generate", "-t", "{machine}", "--jobs", "10", "--out", name];
+            v.push(
+                machine_probe(
+                    form,
+                    &format!("file {i} as generate --out"),
+                    &names,
+                    &generate,
+                )
+                .expect(Expect::Fails)
+                .says("that is the input"),
+            );
+        }
+        let first = names[0].as_str();
+        v.push(
+            machine_probe(
+                form,
+                "file 0 through a link",
+                &names,
+                &with(&sim, &["-o", "link"]),
+            )
+            .special(Special::Symlink {
+                name: "link".into(),
+                target: first.into(),
+            })
+            .expect(Expect::Fails)
+            .says("that is the input"),
+        );
+        let other = format!("./sub/../{first}");
+        v.push(
+            machine_probe(
+                form,
+                "file 0 by another spelling",
+                &names,
+                &with(&sim, &["-o", &other]),
+            )
+            .special(Special::Dir("sub".into()))
+            .expect(Expect::Fails)
+            .says("that is the input"),
+        );
+        // Under a hostile name, as -o: refused, the name shown escaped.
+        let mut hostile = names.clone();
+        hostile[0] = format!("{HOSTILE}{first}");
+        v.push(
+            machine_probe(
+                form,
+                "file 0 named with control characters",
+                &hostile,
+                &with(&sim, &["-o", &hostile[0]]),
+            )
+            .expect(Expect::Fails)
+            .says("that is the input"),
+        );
+        // An endless file 0.
+        let mut endless = names.clone();
+        endless[0] = format!("zero{first}");
+        let refs: Vec<&str> = endless.iter().map(String::as_str).collect();
+        let machine = form.machine(&refs);
+        let mut p = Probe::new(
+            SURFACE,
+            format!("{} machine: file 0 is /dev/zero", form.name),
+            &[
+                "simulate",
+                "-q",
+                "-t",
+                &machine,
+                "-a",
+                form.strategy,
+                "--jobs",
+                "20",
+            ],
+        )
+        .special(Special::Symlink {
+            name: endless[0].clone(),
+            target: "/dev/zero".into(),
+        })
+        .expect(Expect::Fails)
+        .memory_kb(SMALL_KB);
+        for (name, path) in endless.iter().zip(form.examples).skip(1) {
+            p = p.file(name, example(path));
+        }
+        v.push(p);
+    }
+    v
+}
+
+fn trace_probe(form: &TraceForm, what: &str, trace: &str, args: &[&str]) -> Probe {
+    let format = form.format.name();
+    let all: Vec<&str> = args
+        .iter()
+        .map(|a| match *a {
+            "{trace}" => trace,
+            "{format}" => format,
+            "{machine}" => form.machine,
+            "{strategy}" => form.strategy,
+            a => a,
+        })
+        .collect();
+    Probe::new(SURFACE, format!("{format} trace: {what}"), &all)
+}
+
+fn trace_forms() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for form in TRACE_FORMS {
+        let bytes = example(form.example);
+        let name = local(0, form.example);
+        let simulate = [
+            "simulate",
+            "-q",
+            "-t",
+            "{machine}",
+            "-a",
+            "{strategy}",
+            "--trace",
+            "{trace}",
+            "--trace-format",
+            "{format}",
+        ];
+        let replay = [
+            "replay",
+            "{trace}",
+            "-q",
+            "-t",
+            "{machine}",
+            "-a",
+            "{strategy}",
+            "--trace-format",
+            "{format}",
+        ];
+        let report = [
+            "report",
+            "-t",
+            "{machine}",
+            "-a",
+            "{strategy}",
+            "--trace",
+            "{trace}",
+            "--trace-format",
+            "{format}",
+        ];
+        let outputs: [(&str, &[&str], &str); 5] = [
+            ("simulate -o", &simulate, "-o"),
+            ("simulate --jobs-csv", &simulate, "--jobs-csv"),
+            ("replay -o", &replay, "-o"),
+            ("replay --jobs-csv", &replay, "--jobs-csv"),
+            ("report -o", &report, "-o"),
+        ];
+        for (what, cmd, flag) in outputs {
+            let args: Vec<&str> = cmd.iter().copied().chain([flag, "{trace}"]).collect();
+            v.push(
+                trace_probe(form, &format!("the trace as {what}"), &name, &args)
+                    .file(&name, bytes.clone())
+                    .expect(Expect::Fails)
+                    .says("that is the input"),
+            );
+        }
+        let hostile = format!("{HOSTILE}{name}");
+        let args: Vec<&str> = replay.iter().copied().chain(["-o", "{trace}"]).collect();
+        v.push(
+            trace_probe(
+                form,
+                "named with control characters, as -o",
+                &hostile,
+                &args,
+            )
+            .file(&hostile, bytes.clone())
+            .expect(Expect::Fails)
+            .says("that is the input"),
+        );
+        for (what, cmd) in [("simulate", &simulate[..]), ("replay", &replay[..])] {
+            v.push(
+                trace_probe(form, &format!("{what} of /dev/zero"), "zero", cmd)
+                    .special(Special::Symlink {
+                        name: "zero".into(),
+                        target: "/dev/zero".into(),
+                    })
+                    .expect(Expect::Fails)
+                    .memory_kb(SMALL_KB),
+            );
+        }
+    }
+    v
+}
+
+pub(super) fn probes() -> Vec<Probe> {
+    let mut v = machine_forms();
+    v.extend(trace_forms());
+    v
+}

@@ -1,0 +1,232 @@
+//! Every input form that names files, in one table: each machine form that
+//! reads files and each trace format, with example files from the
+//! repository and a strategy that runs on the result. The adversarial
+//! corpus of the command-line tool generates its probes of these forms
+//! (an output naming an input, an input that never ends, a path with
+//! control characters) from this table, so a form added here is probed
+//! without anyone writing a probe; the tests below keep the table whole.
+//!
+//! ```
+//! use partalloc_experiment::forms::MACHINE_FILE_FORMS;
+//! let kueue = MACHINE_FILE_FORMS.iter().find(|f| f.name == "kueue").unwrap();
+//! assert_eq!(kueue.machine(&["t.yaml", "n.yaml"]), "kueue:t.yaml,n.yaml");
+//! ```
+
+use partalloc_workload::TraceFormat;
+
+use crate::MachineSource;
+
+/// A machine form that reads files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileForm {
+    /// A short name, for the probes' names.
+    pub name: &'static str,
+    /// The `--topology` text, with `{0}`, `{1}` standing for its files.
+    pub template: &'static str,
+    /// Example files in the repository (relative to its root), one per
+    /// placeholder, in order.
+    pub examples: &'static [&'static str],
+    /// A strategy that runs on the machine the examples describe.
+    pub strategy: &'static str,
+}
+
+impl FileForm {
+    /// The `--topology` text naming `files` (one per placeholder).
+    #[must_use]
+    pub fn machine(&self, files: &[&str]) -> String {
+        files
+            .iter()
+            .enumerate()
+            .fold(self.template.to_owned(), |t, (i, f)| {
+                t.replace(&format!("{{{i}}}"), f)
+            })
+    }
+}
+
+/// Every machine form that reads files.
+pub const MACHINE_FILE_FORMS: &[FileForm] = &[
+    FileForm {
+        name: "blocks",
+        template: "blocks:{0}",
+        examples: &["examples/blocks-8x18.conf"],
+        strategy: "block",
+    },
+    FileForm {
+        name: "blocks-yaml",
+        template: "blocks:{0}",
+        examples: &["examples/blocks-8x18.yaml"],
+        strategy: "block",
+    },
+    FileForm {
+        name: "blocks-gpus",
+        template: "blocks:{0},4gpu",
+        examples: &["examples/blocks-8x18.conf"],
+        strategy: "tas",
+    },
+    FileForm {
+        name: "tree",
+        template: "tree:{0}",
+        examples: &["examples/tree-2level.conf"],
+        strategy: "tree",
+    },
+    FileForm {
+        name: "ring",
+        template: "ring:{0}",
+        examples: &["examples/ring-4x8.conf"],
+        strategy: "ring",
+    },
+    FileForm {
+        name: "torus3d",
+        template: "torus3d:{0}",
+        examples: &["examples/torus3d-4x4x4.yaml"],
+        strategy: "torus3d",
+    },
+    FileForm {
+        name: "kueue",
+        template: "kueue:{0},{1}",
+        examples: &["examples/kueue/topology.yaml", "examples/kueue/nodes.yaml"],
+        strategy: "tas",
+    },
+    FileForm {
+        name: "pod",
+        template: "{0}",
+        examples: &["examples/pods/half-v5e.toml"],
+        strategy: "pod-best-fit",
+    },
+];
+
+/// A trace format with an example trace and a machine it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceForm {
+    /// The format.
+    pub format: TraceFormat,
+    /// An example trace in the repository (relative to its root).
+    pub example: &'static str,
+    /// A machine (text form) the example runs on.
+    pub machine: &'static str,
+    /// A strategy that runs there.
+    pub strategy: &'static str,
+}
+
+/// Every trace format.
+pub const TRACE_FORMS: &[TraceForm] = &[
+    TraceForm {
+        format: TraceFormat::Swf,
+        example: "examples/mesh8x8-load0.6.swf",
+        machine: "mesh:8x8",
+        strategy: "first-fit",
+    },
+    TraceForm {
+        format: TraceFormat::Sacct,
+        example: "examples/blocks-8x18.sacct",
+        machine: "mesh:16x16",
+        strategy: "paging",
+    },
+];
+
+/// The variant of a machine source that reads files (`None` for a text
+/// form). A new variant does not compile until it is named here, and the
+/// tests then ask for its row in [`MACHINE_FILE_FORMS`].
+#[must_use]
+pub fn file_variant(source: &MachineSource) -> Option<&'static str> {
+    match source {
+        MachineSource::Text(_) => None,
+        MachineSource::Slurm { .. } => Some("slurm"),
+        MachineSource::Kueue { .. } => Some("kueue"),
+        MachineSource::PodFile(_) => Some("pod"),
+    }
+}
+
+/// Every file-reading variant [`file_variant`] names.
+pub const FILE_VARIANTS: &[&str] = &["slurm", "kueue", "pod"];
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use partalloc_topology::TopologyKind;
+
+    use super::*;
+    use crate::machine::MAX_MACHINE_NODES;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn at_root(paths: &[&str]) -> Vec<String> {
+        paths
+            .iter()
+            .map(|p| root().join(p).display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn every_machine_form_reads_its_examples_and_runs_its_strategy() {
+        for form in MACHINE_FILE_FORMS {
+            let files = at_root(form.examples);
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            let source = MachineSource::parse(&form.machine(&refs));
+            assert!(file_variant(&source).is_some(), "{}", form.name);
+            let named: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+            assert_eq!(source.files(), named, "{}", form.name);
+            let machine = source
+                .load("test", MAX_MACHINE_NODES)
+                .unwrap_or_else(|e| panic!("{}: {e}", form.name));
+            let spec = partalloc_allocators::registry::ALLOCATORS
+                .spec(form.strategy)
+                .unwrap_or_else(|e| panic!("{}: {e}", form.name));
+            spec.build(&machine)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", form.strategy, form.name));
+        }
+    }
+
+    #[test]
+    fn every_file_variant_and_slurm_family_has_a_form() {
+        let sources: Vec<MachineSource> = MACHINE_FILE_FORMS
+            .iter()
+            .map(|f| MachineSource::parse(&f.machine(f.examples)))
+            .collect();
+        for v in FILE_VARIANTS {
+            assert!(
+                sources.iter().any(|s| file_variant(s) == Some(v)),
+                "no form reads {v}"
+            );
+        }
+        for kind in [
+            TopologyKind::Blocks,
+            TopologyKind::Tree,
+            TopologyKind::Ring,
+            TopologyKind::Torus3d,
+        ] {
+            assert!(
+                sources
+                    .iter()
+                    .any(|s| matches!(s, MachineSource::Slurm { kind: k, .. } if *k == kind)),
+                "no form reads {kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_trace_format_has_a_form_that_reads() {
+        for format in TraceFormat::ALL {
+            let form = TRACE_FORMS
+                .iter()
+                .find(|t| t.format == format)
+                .unwrap_or_else(|| panic!("no form for {format}"));
+            let machine = MachineSource::parse(form.machine)
+                .load("test", MAX_MACHINE_NODES)
+                .unwrap_or_else(|e| panic!("{format}: {e}"));
+            let path = root().join(form.example);
+            let (jobs, _) = crate::trace::read_jobs(
+                &path,
+                format,
+                &machine,
+                partalloc_workload::ShapeMapping::for_topology(&machine),
+                false,
+            )
+            .unwrap_or_else(|e| panic!("{format}: {e}"));
+            assert!(!jobs.is_empty(), "{format}");
+        }
+    }
+}
