@@ -556,6 +556,35 @@ mod tests {
         );
     }
 
+    /// README's scope is current: its crate table names every crate of
+    /// `crates/`, and it names every registered scheduling policy.
+    #[test]
+    fn the_readme_names_every_crate_and_policy() {
+        let readme = fs::read_to_string(root().join("README.md")).unwrap();
+        let mut missing: Vec<String> = Vec::new();
+        for e in fs::read_dir(root().join("crates")).unwrap().flatten() {
+            let manifest = e.path().join("Cargo.toml");
+            let Ok(text) = fs::read_to_string(&manifest) else {
+                continue;
+            };
+            let name = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("name = \""))
+                .and_then(|l| l.strip_suffix('"'))
+                .unwrap_or_default()
+                .to_owned();
+            if !readme.contains(&format!("[`{name}`]")) {
+                missing.push(name);
+            }
+        }
+        for policy in partalloc_schedulers::registry::POLICIES.names() {
+            if !readme.contains(&format!("`{policy}`")) {
+                missing.push(policy.to_owned());
+            }
+        }
+        assert!(missing.is_empty(), "README.md does not name {missing:?}");
+    }
+
     /// One YAML reader: `yaml-rust2` is the workspace's only YAML crate,
     /// and only `partalloc-topology` (its Slurm and Kueue files) reads YAML
     /// in its library; other crates' tests may read their YAML goldens
