@@ -7,7 +7,7 @@ use std::sync::Arc;
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_allocators::{AllocError, Request};
 use partalloc_schedulers::RequestMapping;
-use partalloc_simkit::{Completion, SlowdownBound, Stepper, replication_rng};
+use partalloc_simkit::{JobRecord, SlowdownBound, Stepper, replication_rng};
 use partalloc_topology::{NodeSet, Topology as RustTopology};
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
@@ -327,7 +327,7 @@ impl EnvCore {
         let new = &run.completions()[self.tally.seen..];
         let (mut bsld, mut wait) = (0.0, 0.0);
         for c in new {
-            bsld += c.bounded_slowdown(self.bound);
+            bsld += c.bounded_slowdown_under(self.bound);
             wait += c.start - c.arrival;
         }
         self.tally.seen = run.completions().len();
@@ -859,7 +859,7 @@ impl EnvCore {
     /// little-endian bytes: `id`, `requested`, `granted` (u64) and
     /// `arrival`, `start`, `end` (f64).
     pub(crate) fn completions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        type Column = (&'static str, fn(&Completion) -> [u8; 8]);
+        type Column = (&'static str, fn(&JobRecord) -> [u8; 8]);
         const COLUMNS: [Column; 6] = [
             ("id", |c| c.id.to_le_bytes()),
             ("arrival", |c| c.arrival.to_le_bytes()),

@@ -123,7 +123,7 @@ pub use run::{MAX_RECORDED_JOBS, MAX_WAITING, SimConfig, SimError, Simulation, S
 pub use runtime_model::{RuntimeModel, RuntimeModelError};
 pub use slowdown::{SlowdownBound, SlowdownBoundError, bounded_slowdown};
 pub use stats::{Histogram, StatsError, TimeWeighted, Welford, quantile};
-pub use step::{Completion, Stepper};
+pub use step::Stepper;
 #[cfg(feature = "csv")]
 pub use sweep::{Sweep, SweepError, SweepRunError};
 pub use trace::{TraceError, TraceJobs, read_trace};

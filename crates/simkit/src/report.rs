@@ -48,13 +48,15 @@
 
 use core::fmt;
 
-use partalloc_allocators::Partition;
+use partalloc_allocators::{Grant, Partition};
 use partalloc_topology::{NodeId, NodeSet, Topology};
+use partalloc_workload::Job;
 
 use crate::capacity::GrantDomains;
 use crate::dispersal::GrantDispersal;
 use crate::measure::{Measure, MeasureSet, SAMPLES};
 use crate::observe::GrantLog;
+use crate::slowdown::{SlowdownBound, bounded_slowdown};
 
 /// The deterministic results of a run: the same seed and configuration give
 /// bit-identical values.
@@ -277,7 +279,9 @@ pub struct SearchTime {
     pub mean_seconds_per_job: f64,
 }
 
-/// One measured job.
+/// One job that ran: the one record every driver of the engine keeps (a
+/// simulation's `--jobs-csv` and report, a [`Stepper`](crate::Stepper)'s
+/// completions).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct JobRecord {
@@ -293,7 +297,10 @@ pub struct JobRecord {
     pub wait: f64,
     /// end − arrival.
     pub response: f64,
-    /// The part of the wait that was numerical delay.
+    /// The part of the wait that was numerical delay (too few free nodes
+    /// while the job was first in line). 0 under a
+    /// [`Stepper`](crate::Stepper), whose caller chooses every start, so no
+    /// job is first in line.
     pub numerical_delay: f64,
     /// max(1, response / max(service, τ)) ([`crate::slowdown`]).
     pub bounded_slowdown: f64,
@@ -309,6 +316,38 @@ pub struct JobRecord {
     /// The domains of each level its GPUs lie in (`None` on machines
     /// other than capacity machines: see [`crate::capacity`]).
     pub domains: Option<GrantDomains>,
+}
+
+impl JobRecord {
+    /// The record of `job`, run on `grant` from `start` to `end`, its
+    /// bounded slowdown under `bound`: no numerical delay, dispersal or
+    /// domains (a simulation fills those in when it measures them).
+    #[must_use]
+    pub fn new(job: &Job, grant: &Grant, start: f64, end: f64, bound: SlowdownBound) -> Self {
+        Self {
+            id: job.id,
+            arrival: job.arrival,
+            start,
+            end,
+            wait: start - job.arrival,
+            response: end - job.arrival,
+            numerical_delay: 0.0,
+            bounded_slowdown: bounded_slowdown(job.arrival, start, end, bound),
+            requested: grant.requested_nodes(),
+            granted: grant.granted_nodes(),
+            partition: grant.partition().clone(),
+            dispersal: None,
+            domains: None,
+        }
+    }
+
+    /// Bounded slowdown max(1, response / max(service, `bound`)) under
+    /// another bound than the one it was recorded with (the definition of
+    /// [`crate::slowdown`]).
+    #[must_use]
+    pub fn bounded_slowdown_under(&self, bound: SlowdownBound) -> f64 {
+        bounded_slowdown(self.arrival, self.start, self.end, bound)
+    }
 }
 
 /// The report of one run.

@@ -983,19 +983,10 @@ impl<'s> Measures<'s> {
             sums.fragmentation += r.grant.internal_fragmentation() as f64;
             if self.record {
                 let record = JobRecord {
-                    id: r.job.id,
-                    arrival: r.job.arrival,
-                    start: r.start,
-                    end: t,
-                    wait,
-                    response: t - r.job.arrival,
                     numerical_delay: numerical,
-                    bounded_slowdown: bsld,
-                    requested,
-                    granted,
-                    partition: r.grant.partition().clone(),
                     dispersal: r.extra.dispersal,
                     domains: r.extra.domains,
+                    ..JobRecord::new(&r.job, &r.grant, r.start, t, self.slowdown_bound)
                 };
                 match self.sink.as_mut() {
                     Some(sink) => sink(record),

@@ -9,9 +9,9 @@
 //!
 //! [`bounded_slowdown`] is the one definition: the run loop's
 //! [`Results::mean_bounded_slowdown`](crate::Results::mean_bounded_slowdown),
-//! the per-job records and the stepper's
-//! [`Completion::bounded_slowdown`](crate::Completion::bounded_slowdown)
-//! (the Gymnasium environment's reward) all call it.
+//! the per-job records ([`JobRecord`](crate::JobRecord), whose
+//! [`bounded_slowdown_under`](crate::JobRecord::bounded_slowdown_under) the
+//! Gymnasium environment's reward takes) all call it.
 //!
 //! ```
 //! use partalloc_simkit::slowdown::{SlowdownBound, bounded_slowdown};

@@ -47,37 +47,9 @@ use partalloc_schedulers::{RequestMapping, ScheduleError};
 use partalloc_workload::Job;
 
 use crate::engine::{Engine, EventSink, Running};
+use crate::report::JobRecord;
 use crate::run::SimError;
-use crate::slowdown::{SlowdownBound, bounded_slowdown};
-
-/// A job that has completed under a [`Stepper`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Completion {
-    /// Job id.
-    pub id: u64,
-    /// Arrival time.
-    pub arrival: f64,
-    /// Start time.
-    pub start: f64,
-    /// End time.
-    pub end: f64,
-    /// Requested nodes.
-    pub requested: u64,
-    /// Granted nodes.
-    pub granted: u64,
-}
-
-impl Completion {
-    /// Bounded slowdown max(1, response / max(service, `bound`)), the
-    /// usual measure of scheduling quality for traces with very short jobs
-    /// (the definition of [`crate::slowdown`], as in the run loop's
-    /// [`Results`](crate::Results)).
-    #[must_use]
-    pub fn bounded_slowdown(&self, bound: SlowdownBound) -> f64 {
-        bounded_slowdown(self.arrival, self.start, self.end, bound)
-    }
-}
+use crate::slowdown::SlowdownBound;
 
 /// A waiting job and its request, with the last answer to "can it start?".
 #[derive(Debug, Clone, Copy)]
@@ -108,7 +80,7 @@ impl AllocatorWrapper for Plain {
 struct Queue {
     mapping: RequestMapping,
     waiting: Vec<Waiting>,
-    completions: Vec<Completion>,
+    completions: Vec<JobRecord>,
     /// The running jobs' estimated ends, for [`Stepper::backfill`].
     estimates: RunningEstimates,
     /// Whether a job departed during the current advance.
@@ -132,14 +104,13 @@ impl EventSink<Plain, ()> for Queue {
         now: f64,
     ) -> Result<(), SimError> {
         self.estimates.departed(r.job.id);
-        self.completions.push(Completion {
-            id: r.job.id,
-            arrival: r.job.arrival,
-            start: r.start,
-            end: now,
-            requested: r.grant.requested_nodes(),
-            granted: r.grant.granted_nodes(),
-        });
+        self.completions.push(JobRecord::new(
+            &r.job,
+            &r.grant,
+            r.start,
+            now,
+            SlowdownBound::default(),
+        ));
         self.changed = true;
         Ok(())
     }
@@ -260,7 +231,7 @@ impl<I: Iterator<Item = Job>> Stepper<I> {
 
     /// The completed jobs, in completion order.
     #[must_use]
-    pub fn completions(&self) -> &[Completion] {
+    pub fn completions(&self) -> &[JobRecord] {
         &self.queue.completions
     }
 
@@ -625,7 +596,7 @@ mod tests {
             let sum: f64 = s
                 .completions()
                 .iter()
-                .map(|c| c.bounded_slowdown(tau))
+                .map(|c| c.bounded_slowdown_under(tau))
                 .sum();
             let config = SimConfig {
                 measure_search_time: false,
@@ -780,9 +751,9 @@ mod tests {
         assert_eq!(s.now(), 7.0);
         // J1 waited 2 for 5 of service: slowdown 7/5; J2 none.
         let one = SlowdownBound::new(1.0)?;
-        assert_eq!(s.completions()[2].bounded_slowdown(one), 7.0 / 5.0);
+        assert_eq!(s.completions()[2].bounded_slowdown_under(one), 7.0 / 5.0);
         assert_eq!(
-            s.completions()[0].bounded_slowdown(SlowdownBound::default()),
+            s.completions()[0].bounded_slowdown_under(SlowdownBound::default()),
             1.0
         );
         Ok(())
