@@ -1,7 +1,8 @@
 //! The measured quantities every command reports, in one table, and their
 //! summaries over replications.
 
-use partalloc::simkit::Report;
+use partalloc::simkit::{Report, Results};
+use serde::Serialize;
 
 use crate::error::CliError;
 
@@ -42,3 +43,28 @@ pub(crate) fn summarize(reports: &[Report]) -> Result<Vec<Summary>, CliError> {
 /// Mean search time per job in microseconds over the reports (wall clock,
 /// not deterministic).
 pub(crate) use partalloc::simkit::metrics::mean_search_time_us as search_time_us;
+
+/// One run's results as every JSON report shows them (a `simulate`
+/// replication, a `replay` run), in the order
+/// of [`Results::fields`]: every quantity, null when its measure was not
+/// taken, then the measures taken.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Replication(pub(crate) Results);
+
+impl Serialize for Replication {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use partalloc::simkit::ResultValue;
+        use serde::ser::SerializeMap;
+        let fields = self.0.reported_fields();
+        let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+        for (name, v) in fields {
+            match v {
+                None => map.serialize_entry(name, &None::<f64>)?,
+                Some(ResultValue::Count(n)) => map.serialize_entry(name, &n)?,
+                Some(ResultValue::Real(x)) => map.serialize_entry(name, &x)?,
+            }
+        }
+        map.serialize_entry("measured", &self.0.measured.to_string())?;
+        map.end()
+    }
+}

@@ -161,6 +161,10 @@ struct RunRow {
     mean_pieces: Option<f64>,
     /// Mean bounded slowdown (`--slowdown-bound`).
     mean_bounded_slowdown: f64,
+    /// Every quantity of the run, as `simulate` reports a replication
+    /// (JSON only): the measures of the machine's family among them, with
+    /// `measured` naming those taken.
+    results: crate::metrics::Replication,
 }
 
 #[derive(Debug, Serialize)]
@@ -488,6 +492,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 .was_measured("mean_pieces")
                 .then_some(r.results.mean_pieces),
             mean_bounded_slowdown: r.results.mean_bounded_slowdown,
+            results: crate::metrics::Replication(r.results),
         })
         .collect();
     let out = Output {

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
 use partalloc::simkit::{
-    JobCsvWriter, MeasureSet, Replications, Report, ReportError, Results, SimConfig, Stop,
+    JobCsvWriter, MeasureSet, Replications, Report, ReportError, SimConfig, Stop,
 };
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::metrics::{Summary, reported, search_time_us, summarize};
+use crate::metrics::{Replication, Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
 use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
@@ -334,7 +334,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         seed: args.seed,
         metrics: &summary,
         search_time_us_per_job: search_time_us(&reports),
-        replications: reports.iter().map(|r| replication(&r.results)).collect(),
+        replications: reports.iter().map(|r| Replication(r.results)).collect(),
         capacity_levels,
         measured: if args.trace.trace.is_some() {
             "the trace's first"
@@ -374,34 +374,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     }
     let text = render(&out, args.format)?;
     write_or_emit(args.output.as_deref(), &text)
-}
-
-/// One replication's results as the JSON report shows them, in the order
-/// of [`Results::fields`]: every quantity, null when its measure was not
-/// taken, then the measures taken.
-#[derive(Debug)]
-struct Replication(Results);
-
-fn replication(r: &Results) -> Replication {
-    Replication(*r)
-}
-
-impl Serialize for Replication {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use partalloc::simkit::ResultValue;
-        use serde::ser::SerializeMap;
-        let fields = self.0.reported_fields();
-        let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
-        for (name, v) in fields {
-            match v {
-                None => map.serialize_entry(name, &None::<f64>)?,
-                Some(ResultValue::Count(n)) => map.serialize_entry(name, &n)?,
-                Some(ResultValue::Real(x)) => map.serialize_entry(name, &x)?,
-            }
-        }
-        map.serialize_entry("measured", &self.0.measured.to_string())?;
-        map.end()
-    }
 }
 
 fn render(out: &Output<'_>, format: Format) -> Result<String, CliError> {

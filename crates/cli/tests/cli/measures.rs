@@ -347,3 +347,57 @@ fn a_sweep_runs_a_trace_at_each_load_as_replay_scales_it() {
     let e = crate::support::fails(&run_in(dir.path(), &["sweep", "bad.toml", "-q"]));
     assert!(e.contains("apply to a trace"), "{e}");
 }
+
+/// A trace runs the same in `simulate` and `replay` on every family: the
+/// whole result of the run (every quantity, the family's measures among
+/// them, and which were measured) is equal, for the strategy of the family
+/// and for the reference on shapes.
+#[test]
+fn a_trace_runs_the_same_in_simulate_and_replay_on_every_family() {
+    let dir = tempfile::tempdir().unwrap();
+    for (machine, allocator, measured) in machines() {
+        let trace = dir.path().join("t.swf");
+        let trace = trace.to_str().unwrap();
+        ok(&run(&[
+            "generate", "-t", &machine, "--load", "0.7", "--jobs", "120", "--seed", "5", "--out",
+            trace,
+        ]));
+        // Paging, the default reference, takes no pod.
+        let reference = if machine.starts_with("pod:") {
+            "pod-first-fit"
+        } else {
+            "paging"
+        };
+        let rep: Value = serde_json::from_str(&ok(&run(&[
+            "replay",
+            trace,
+            "-t",
+            &machine,
+            "-a",
+            allocator,
+            "--reference",
+            reference,
+            "--format",
+            "json",
+            "-q",
+        ])))
+        .unwrap();
+        let runs = rep["runs"].as_array().unwrap();
+        for (strategy, row) in [(allocator, &runs[0]), (reference, &runs[2])] {
+            assert_eq!(row["requests"], "shapes", "{machine}");
+            let sim = simulate_trace(&machine, strategy, trace);
+            let first = &sim["replications"][0];
+            assert_eq!(first["measured"], measured, "{machine}");
+            assert_eq!(&row["results"], first, "{machine}: {strategy}");
+            assert!(first["completed"].as_u64().unwrap() > 100, "{machine}");
+        }
+    }
+}
+
+/// `simulate --format json` of `trace` as recorded.
+fn simulate_trace(machine: &str, allocator: &str, trace: &str) -> Value {
+    let out = ok(&run(&[
+        "simulate", "-t", machine, "-a", allocator, "--trace", trace, "--format", "json", "-q",
+    ]));
+    serde_json::from_str(&out).unwrap()
+}
