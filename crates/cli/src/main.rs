@@ -17,7 +17,6 @@
 //! never leaves a file that looks complete. See `docs/guide.md`.
 
 mod benchmark;
-mod capacity_measures;
 mod error;
 mod generate;
 #[cfg(test)]

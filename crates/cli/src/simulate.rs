@@ -95,7 +95,7 @@ struct Output<'a> {
     /// On a capacity machine: per level, the time-average largest pod set
     /// one domain could take.
     #[serde(skip_serializing_if = "Option::is_none")]
-    capacity_levels: Option<crate::capacity_measures::CapacitySummary>,
+    capacity_levels: Option<partalloc::simkit::capacity::LargestPodSets>,
     /// Whose run the capacity levels come from: "seed 0's" or "the
     /// trace's" (text output only).
     #[serde(skip)]
@@ -315,7 +315,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     let capacity_levels = log
         .as_ref()
-        .and_then(|log| crate::capacity_measures::from_log(&topology, log));
+        .and_then(|log| partalloc::simkit::capacity::largest_pod_sets(&topology, log));
     let first = reports
         .first()
         .ok_or_else(|| CliError::input("no replication ran"))?;

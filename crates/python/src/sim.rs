@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::{
     MAX_RECORDED_JOBS, Replications, Report, ResultValue, Results, SimConfig, Simulation,
     SlowdownBound, Stop, TraceError,
@@ -257,9 +258,12 @@ fn simulate<'py>(
     let callbacks = Callbacks::default();
     let allocator = allocator_spec(allocator, &topology, &callbacks)?;
     let scheduler = policy_spec(scheduler, &topology, &callbacks)?;
+    // On a capacity machine the first run's grants are logged, as the
+    // command line logs them, for the largest pod set per level.
+    let grants = measures.contains(partalloc_simkit::Measure::Capacity);
     // The long part runs without the interpreter lock (a Python strategy
     // takes it for each of its calls).
-    let reports: PyResult<Vec<Report>> = py.allow_threads(|| {
+    let runs: PyResult<(Vec<Report>, Option<GrantLog>)> = py.allow_threads(|| {
         guard(|| match source {
             Source::Trace(all) => {
                 let config = SimConfig {
@@ -278,8 +282,9 @@ fn simulate<'py>(
                         .with_runtime_model(m.seeded(seed))
                         .map_err(value_error)?;
                 }
-                let r = sim.run().map_err(value_error)?;
-                Ok(vec![r])
+                let mut log = grants.then(first_log);
+                let r = sim.run_observed(&mut log, None).map_err(value_error)?;
+                Ok((vec![r], log))
             }
             Source::Generated(g) => g.run(
                 &topology,
@@ -291,11 +296,12 @@ fn simulate<'py>(
                 records,
                 model,
                 (slowdown_bound, measures),
+                grants,
             ),
         })
     });
     // An exception a Python strategy raised is raised as itself.
-    let reports = reports.map_err(|e| callbacks.or(e))?;
+    let (reports, log) = runs.map_err(|e| callbacks.or(e))?;
     let Some(first) = reports.first() else {
         return Err(PyValueError::new_err("no replication ran"));
     };
@@ -329,6 +335,29 @@ fn simulate<'py>(
         reps.append(results_dict(py, &r.results)?)?;
     }
     summary.set_item("replications", reps)?;
+    if let Some(largest) = log
+        .as_ref()
+        .and_then(|log| partalloc_simkit::capacity::largest_pod_sets(&topology, log))
+    {
+        let levels = PyList::empty(py);
+        for l in &largest.levels {
+            let d = PyDict::new(py);
+            d.set_item("level", &l.level)?;
+            d.set_item("mean_largest_pod_set", l.mean_largest_pod_set)?;
+            levels.append(d)?;
+        }
+        let c = PyDict::new(py);
+        c.set_item("levels", levels)?;
+        c.set_item("samples", largest.samples)?;
+        summary.set_item("capacity_levels", c)?;
+    }
     let columns = record_columns(py, first)?;
     Ok((summary, columns))
+}
+
+/// The log of the first run's grants the command line keeps on a capacity
+/// machine (its first measured jobs only).
+pub(crate) fn first_log() -> GrantLog {
+    use partalloc_simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
+    GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS)
 }

@@ -4,6 +4,7 @@
 
 use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::registry::PolicySpec;
+use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::{Replications, Report, SimConfig, SlowdownBound, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::spec::SpecError;
@@ -173,7 +174,8 @@ impl Generated {
         records: bool,
         model: Option<partalloc_simkit::RuntimeModel>,
         (slowdown_bound, measures): (SlowdownBound, partalloc_simkit::MeasureSet),
-    ) -> PyResult<Vec<Report>> {
+        grants: bool,
+    ) -> PyResult<(Vec<Report>, Option<GrantLog>)> {
         let reps = Replications::new(seed, seeds)
             .map_err(|e| PyValueError::new_err(format!("seeds={seeds}: {e}")))?
             .with_runtime_model(model);
@@ -188,14 +190,23 @@ impl Generated {
             slowdown_bound,
             measures,
         };
-        reps.simulate_specs(
-            topology,
-            allocator,
-            scheduler,
-            &self.workload,
-            config,
-            &|| {},
-        )
-        .map_err(value_error)
+        let runs = reps
+            .simulate_observed(
+                (topology, allocator, scheduler),
+                &self.workload,
+                config,
+                &|r| (grants && r == 0).then(crate::sim::first_log),
+                &|| {},
+            )
+            .map_err(value_error)?;
+        let mut first = None;
+        let reports = runs
+            .into_iter()
+            .map(|(report, log)| {
+                first = first.take().or(log);
+                report
+            })
+            .collect();
+        Ok((reports, first))
     }
 }

@@ -281,3 +281,38 @@ def test_every_mesh_strategy_and_policy_equals_the_tool(cli: str, tmp_path: Path
         summary, _ = pa.simulate("mesh:8x8", allocator, scheduler, workload=MESH_WORKLOAD, jobs=60)
         same(summary, expected)
         assert summary["replications"][0]["completed"] == 60, (allocator, scheduler)
+
+
+FAMILIES = [
+    ("mesh:8x8", "first-fit"),
+    ("torus:4x4", "paging"),
+    ("hypercube:6", "buddy"),
+    ("pod:tpu-v5e:8x8", "pod-best-fit"),
+    ("racks:2x4x4gpu", "tas"),
+    (f"blocks:{Path(__file__).resolve().parents[3] / 'examples' / 'blocks-8x18.conf'}", "block"),
+    (f"tree:{Path(__file__).resolve().parents[3] / 'examples' / 'tree-2level.conf'}", "tree"),
+]
+
+
+@pytest.mark.parametrize("topology,allocator", FAMILIES)
+def test_every_family_equals_the_tool_generated_and_traced(
+    cli: str, tmp_path: Path, topology: str, allocator: str
+) -> None:
+    """One experiment on every machine family, from Python and from the
+    tool: a generated workload and a trace give the same summary, the
+    family's measures (and which were taken) among it."""
+    args = ["-t", topology, "-a", allocator, "--load", "0.5", "--jobs", "150", "--seeds", "2"]
+    expected = run_cli(cli, args, tmp_path)
+    summary, _ = pa.simulate(topology, allocator, workload={"load": 0.5}, jobs=150, seeds=2)
+    same(summary, expected)
+    assert summary["replications"][0]["measured"] != ""
+    trace = tmp_path / "t.swf"
+    subprocess.run(
+        [cli, "generate", "-t", topology, "--load", "0.7", "--jobs", "120", "--seed", "5", "--out", str(trace)],
+        check=True,
+        capture_output=True,
+    )
+    expected = run_cli(cli, ["-t", topology, "-a", allocator, "--trace", str(trace)], tmp_path)
+    summary, _ = pa.simulate(topology, allocator, trace=trace)
+    same(summary, expected)
+    assert summary["replications"][0]["completed"] == 120
