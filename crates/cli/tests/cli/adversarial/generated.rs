@@ -16,8 +16,8 @@ use super::{Expect, Probe, Special};
 
 const SURFACE: &str = "registry of input forms";
 
-/// Address space of the probes that read an endless input (256 MiB).
-const SMALL_KB: u64 = 256 << 10;
+/// Address space of the probes that read an endless input (200 MiB).
+const SMALL_KB: u64 = 200 << 10;
 
 /// A name no shell prints safely: an escape sequence that clears the
 /// screen, and a line break.
