@@ -374,9 +374,23 @@ fn replay(name: &str) -> Result<(Golden, Replay), Error> {
     replay_at(name, 0.0)
 }
 
-/// As [`replay`], with the play's start `epoch` seconds past a multiple
-/// of `bf_resolution` of the Unix clock.
-fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
+/// What a replay runs: the golden, its scenario, the policy, the jobs
+/// (arriving when they became eligible), their names by id and the
+/// sacct rows.
+struct Setup {
+    g: Golden,
+    scn: Scenario,
+    actions: Vec<String>,
+    policy: SlurmPolicy,
+    nodes: u32,
+    jobs: Vec<Job>,
+    names: Vec<String>,
+    sacct: Vec<HashMap<String, String>>,
+}
+
+/// Reads golden `name` and builds its policy and jobs (see [`Setup`]),
+/// the play's start `epoch` seconds past a multiple of `bf_resolution`.
+fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
     let g = Golden::read(name)?;
     let actions = g
         .section("actions")
@@ -466,7 +480,7 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
     let first = first - (first / period).ceil().max(0.0) * period;
     let first = if first < 0.0 { first + period } else { first };
     let nodes = u32::try_from(conf.nodes)?;
-    let mut policy = SlurmPolicy::new(
+    let policy = SlurmPolicy::new(
         Inputs::new(conf, tree, qos, table),
         u64::from(nodes),
         "slurm".into(),
@@ -475,6 +489,31 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
     .with_phases(first, epoch)
     .with_backfill_phase(bf_phase)
     .with_preemption(true);
+    Ok(Setup {
+        g,
+        scn,
+        actions,
+        policy,
+        nodes,
+        jobs,
+        names,
+        sacct,
+    })
+}
+
+/// As [`replay`], with the play's start `epoch` seconds past a multiple
+/// of `bf_resolution` of the Unix clock.
+fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
+    let Setup {
+        g,
+        scn,
+        actions,
+        mut policy,
+        nodes,
+        jobs,
+        names,
+        sacct,
+    } = setup(name, epoch)?;
     let section_times = reading_times(&g, &actions)?;
     let mut times: Vec<f64> = section_times
         .iter()
@@ -931,6 +970,103 @@ fn dec_preempt_exempt_golden_replays() -> Result<(), Error> {
 #[test]
 fn dec_preempt_partition_golden_replays() -> Result<(), Error> {
     golden("dec-preempt-partition", 0, 6, &[], 0.0)
+}
+
+/// Replays preemption golden `name` through the simulation engine, the
+/// path of every policy built from the registry (`simulate`, `replay`,
+/// `sweep`, `whatif`, Python), and asserts: every run of every job —
+/// the runs preemption ended and the last — starts and ends within one
+/// `bf_interval` of its sacct row, each job's record counts the runs
+/// preemption ended (sacct's `PREEMPTED` and `REQUEUED` rows), and the
+/// results count them all. Returns that count.
+fn engine_preemptions(name: &str) -> Result<u64, Error> {
+    use partalloc_simkit::observe::{Departure, Observer};
+    use partalloc_simkit::{SimConfig, Simulation};
+    /// Each job's runs, (start, end), in order.
+    struct Runs(HashMap<u64, Vec<(f64, f64)>>);
+    impl Observer for Runs {
+        fn departed(&mut self, d: &Departure<'_>) {
+            self.0.entry(d.job.id).or_default().push((d.start, d.end));
+        }
+    }
+    let Setup {
+        g,
+        policy,
+        nodes,
+        jobs,
+        names,
+        sacct,
+        ..
+    } = setup(name, 0.0)?;
+    let tol = SchedConf::parse(&g.conf, "conf")?.sched.bf_interval as f64;
+    let machine: partalloc_topology::Topology = format!("mesh:{nodes}x1").parse()?;
+    let alloc = partalloc_allocators::registry::build("paging", &machine)?;
+    let config = SimConfig {
+        record_jobs: true,
+        measure_search_time: false,
+        ..SimConfig::default()
+    };
+    let sim = Simulation::new(machine, alloc, Box::new(policy), jobs, config)?;
+    let mut runs = Runs(HashMap::new());
+    let report = sim.run_observed(&mut runs, None)?;
+    let mut bad = Vec::new();
+    let mut want_preempted: HashMap<u64, u32> = HashMap::new();
+    let mut nth: HashMap<u64, usize> = HashMap::new();
+    for row in &sacct {
+        let name = &row["JobID"];
+        let id = names.iter().position(|n| n == name).ok_or("job")? as u64 + 1;
+        let Ok(start) = row["Start"].parse::<f64>() else {
+            continue;
+        };
+        let k = nth.entry(id).or_insert(0);
+        let got = runs.0.get(&id).and_then(|r| r.get(*k)).copied();
+        *k += 1;
+        let end: f64 = row["End"].parse()?;
+        if row["State"].starts_with("PREEMPTED") || row["State"].starts_with("REQUEUE") {
+            *want_preempted.entry(id).or_insert(0) += 1;
+        }
+        match got {
+            Some((s, e)) if (s - start).abs() <= tol && (e - end).abs() <= tol => {}
+            _ => bad.push(format!("{name} run {k}: {got:?}, Slurm ({start}, {end})")),
+        }
+    }
+    for rec in &report.jobs {
+        let want = want_preempted.get(&rec.id).copied().unwrap_or(0);
+        if rec.preempted != want {
+            bad.push(format!(
+                "{}: record preempted {}, Slurm {want}",
+                names[rec.id as usize - 1],
+                rec.preempted
+            ));
+        }
+    }
+    let total: u32 = want_preempted.values().sum();
+    if report.results.preempted != u64::from(total) {
+        bad.push(format!(
+            "results preempted {}, Slurm {total}",
+            report.results.preempted
+        ));
+    }
+    assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
+    Ok(report.results.preempted)
+}
+
+/// The preemption goldens through the simulation engine: the same
+/// victims at the same times, requeued jobs running again after their
+/// begin time, and the preemption counts (3 cancelled; 2 requeued; 1
+/// requeued and 1 cancelled by partition tier; 1 once its exempt time
+/// passed).
+#[test]
+fn preemption_goldens_replay_through_the_engine() -> Result<(), Error> {
+    for (name, n) in [
+        ("dec-preempt-qos-cancel", 3),
+        ("dec-preempt-qos-requeue", 2),
+        ("dec-preempt-partition", 2),
+        ("dec-preempt-exempt", 1),
+    ] {
+        assert_eq!(engine_preemptions(name)?, n, "{name}");
+    }
+    Ok(())
 }
 
 /// bf_max_job_part: backfill tests at most that many jobs per partition.

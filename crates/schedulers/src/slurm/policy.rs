@@ -42,9 +42,9 @@
 //! partition of lower tier; not `PreemptMode=OFF`, past
 //! `PreemptExemptTime`) in the plugin's order until it fits
 //! (`src/interfaces/preempt.c`); the driver ends them
-//! ([`SlurmPolicy::take_preempted`]); a requeued one waits
-//! `requeue_delay` + 1 s. The simulation engine cannot end a running job
-//! early, so runs through the registry never preempt.
+//! ([`Scheduler::take_preemptions`], as the simulation engine does); a
+//! requeued one waits `requeue_delay` + 1 s. It is on whenever slurm.conf
+//! names a `PreemptType` other than preempt/none.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -253,6 +253,7 @@ impl SlurmPolicy {
             .unwrap_or(0);
         let sched = &conf.sched;
         let (next_bf, next_sched) = (sched.bf_interval as f64, sched.sched_interval as f64);
+        let preemption = conf.preempt.kind != super::conf::PreemptType::None;
         Ok(Self {
             name,
             mapping,
@@ -279,7 +280,7 @@ impl SlurmPolicy {
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
-            preemption: false,
+            preemption,
             preempted: Vec::new(),
             requeue: Vec::new(),
             held: Vec::new(),
@@ -382,11 +383,11 @@ impl SlurmPolicy {
         self
     }
 
-    /// Lets the policy preempt (slurm.conf's `PreemptType` and
-    /// `PreemptMode`): only for a driver that ends the jobs
-    /// [`take_preempted`](Self::take_preempted) names at once. The
-    /// simulation engine cannot end a running job early, so a policy built
-    /// from the registry never preempts.
+    /// Lets the policy preempt or not (on by default when slurm.conf names
+    /// a `PreemptType` other than preempt/none): its driver must end the
+    /// jobs [`take_preempted`](Self::take_preempted) (or
+    /// [`Scheduler::take_preemptions`]) names at once, as the simulation
+    /// engine does.
     #[must_use]
     pub fn with_preemption(mut self, on: bool) -> Self {
         self.preemption = on;
@@ -1173,6 +1174,20 @@ impl Scheduler for SlurmPolicy {
 
     fn queue_len(&self) -> usize {
         self.pending.len() + self.held.len()
+    }
+
+    fn take_preemptions(&mut self, out: &mut Vec<crate::Preemption>) {
+        if self.preempted.is_empty() {
+            return;
+        }
+        out.extend(
+            self.take_preempted()
+                .into_iter()
+                .map(|(job, mode)| crate::Preemption {
+                    job,
+                    requeue: mode == super::conf::PreemptMode::Requeue,
+                }),
+        );
     }
 
     fn head(&self) -> Option<&Job> {
