@@ -12,7 +12,8 @@
 //!   (`_slurmctld_background`, `src/slurmctld/controller.c`), and every
 //!   `sched_interval` (the whole queue) (`_schedule`,
 //!   `src/slurmctld/job_scheduler.c`);
-//! - backfill every `bf_interval` (`_attempt_backfill`,
+//! - backfill `bf_interval` after its last cycle, or once something
+//!   changed after that (`backfill_agent`, `_attempt_backfill`,
 //!   `src/plugins/sched/backfill/backfill.c`).
 //!
 //! A pass that would see exactly what the previous pass of its kind saw
@@ -182,6 +183,8 @@ pub struct SlurmPolicy {
     queued_main: bool,
     /// When the background loop last ran the main scheduler.
     last_queued_pass: f64,
+    /// The time of the last `schedule` call.
+    now_seen: f64,
 }
 
 impl SlurmPolicy {
@@ -286,6 +289,7 @@ impl SlurmPolicy {
             held: Vec::new(),
             queued_main: false,
             last_queued_pass: f64::NEG_INFINITY,
+            now_seen: f64::NEG_INFINITY,
         })
     }
 
@@ -372,9 +376,10 @@ impl SlurmPolicy {
         self
     }
 
-    /// Sets the phase of the backfill passes: at `phase` + k ·
-    /// `bf_interval` (0 by default). A replay of a real controller takes it
-    /// from a job backfill started.
+    /// Sets when the first backfill cycle may run: at `phase` modulo
+    /// `bf_interval` (0 by default); each later one `bf_interval` after
+    /// the one before at the earliest. A replay of a real controller takes
+    /// it from a job backfill started.
     #[must_use]
     pub fn with_backfill_phase(mut self, phase: f64) -> Self {
         let bf = self.conf.sched.bf_interval as f64;
@@ -1087,6 +1092,7 @@ impl Scheduler for SlurmPolicy {
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
         self.catch_up(now);
+        self.now_seen = now;
         // Requeued jobs whose begin time has come join the queue.
         let mut k = 0;
         while k < self.held.len() {
@@ -1133,17 +1139,14 @@ impl Scheduler for SlurmPolicy {
             self.dirty_main = false;
             self.main_pass(now, full, alloc, started)?;
         }
+        // The backfill agent sleeps `bf_interval` after a cycle, then
+        // checks every second and runs once something changed since its
+        // last cycle (`backfill_agent`, `_more_work` in `backfill.c`).
         let bf = self.conf.sched.bf_interval as f64;
-        if self.next_bf < now {
-            let ph = self.bf_phase;
-            self.next_bf = ph + ((now - ph) / bf).ceil() * bf;
-        }
-        if self.conf.sched.backfill && self.next_bf == now {
+        if self.conf.sched.backfill && self.next_bf <= now && self.dirty_bf {
             self.next_bf = now + bf;
-            if self.dirty_bf {
-                self.dirty_bf = false;
-                self.backfill_pass(now, alloc, started)?;
-            }
+            self.dirty_bf = false;
+            self.backfill_pass(now, alloc, started)?;
         }
         self.sort();
         Ok(())
@@ -1212,7 +1215,7 @@ impl Scheduler for SlurmPolicy {
             };
         }
         let mut t = self.next_sched;
-        if self.conf.sched.backfill {
+        if self.conf.sched.backfill && self.next_bf > self.now_seen {
             t = t.min(self.next_bf);
         }
         Some(begin.map_or(t, |b| b.min(t)))
