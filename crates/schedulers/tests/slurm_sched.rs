@@ -127,6 +127,30 @@ fn backfill_runs_at_the_first_change_after_its_interval() {
     assert_eq!(out.start.get(&2), Some(&600.0));
 }
 
+/// An ended job's nodes stay completing: J2 waits for J1's end (100)
+/// plus the completing time, when the main scheduler its end runs starts
+/// it; without a completing time it starts at 100.
+#[test]
+fn ended_jobs_nodes_stay_completing() {
+    for (completing, want) in [(0.0, 100.0), (2.0, 102.0), (0.5, 100.5)] {
+        let p = policy(
+            &conf(""),
+            ONE_ACCOUNT,
+            None,
+            &[
+                (1, "a", "u", None, None, 600),
+                (2, "a", "v", None, None, 600),
+            ],
+        )
+        .unwrap();
+        let mut p = p.with_completing(completing);
+        let jobs = [job(1, 0.0, 4, 100.0), job(2, 10.0, 4, 100.0)];
+        let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+        assert_eq!(out.start.get(&2), Some(&want), "completing {completing}");
+        assert_eq!(p.started_by(2).map(|s| s.1), Some(StartedBy::Main));
+    }
+}
+
 /// With sched/builtin there is no backfill: the 2-node job waits behind
 /// the blocked whole-machine job even though it would fit.
 #[test]

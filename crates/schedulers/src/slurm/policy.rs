@@ -185,6 +185,13 @@ pub struct SlurmPolicy {
     last_queued_pass: f64,
     /// The time of the last `schedule` call.
     now_seen: f64,
+    /// How long an ended job's nodes stay completing.
+    completing: f64,
+    /// Nodes of ended jobs still completing: until when, how many.
+    completing_nodes: Vec<(f64, u64)>,
+    /// Preempted jobs the driver is ending now (their nodes are needed at
+    /// once: they do not stay completing).
+    victims: Vec<u64>,
 }
 
 impl SlurmPolicy {
@@ -290,6 +297,9 @@ impl SlurmPolicy {
             queued_main: false,
             last_queued_pass: f64::NEG_INFINITY,
             now_seen: f64::NEG_INFINITY,
+            completing: 0.0,
+            completing_nodes: Vec::new(),
+            victims: Vec::new(),
         })
     }
 
@@ -388,6 +398,23 @@ impl SlurmPolicy {
         self
     }
 
+    /// Keeps an ended job's nodes completing for `seconds` (0 by default)
+    /// before they are free again; the main scheduler the job's end runs
+    /// (`_slurm_rpc_epilog_complete` in `src/slurmctld/proc_req.c`), and
+    /// backfill's next cycle, see them then. It stands for the time
+    /// slurmd takes to report the job's end and its epilog: a latency of
+    /// the machine, not an option of slurm.conf. A negative or non-finite
+    /// value counts as 0.
+    #[must_use]
+    pub fn with_completing(mut self, seconds: f64) -> Self {
+        self.completing = if seconds.is_finite() {
+            seconds.max(0.0)
+        } else {
+            0.0
+        };
+        self
+    }
+
     /// Lets the policy preempt or not (on by default when slurm.conf names
     /// a `PreemptType` other than preempt/none): its driver must end the
     /// jobs [`take_preempted`](Self::take_preempted) (or
@@ -406,6 +433,7 @@ impl SlurmPolicy {
     /// `schedule` again at the same time.
     pub fn take_preempted(&mut self) -> Vec<(u64, super::conf::PreemptMode)> {
         let out = core::mem::take(&mut self.preempted);
+        self.victims.extend(out.iter().map(|v| v.0));
         for &(id, mode) in &out {
             if mode == super::conf::PreemptMode::Requeue {
                 self.requeue.push(id);
@@ -910,6 +938,74 @@ impl SlurmPolicy {
         Ok(())
     }
 
+    /// The passes of one `schedule` call at `now` (see the module docs).
+    fn passes(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.catch_up(now);
+        self.now_seen = now;
+        // Requeued jobs whose begin time has come join the queue.
+        let mut k = 0;
+        while k < self.held.len() {
+            if self.held[k].0 <= now {
+                let (_, mut p) = self.held.swap_remove(k);
+                p.reason = Reason::None;
+                p.planned = None;
+                self.pending.push(p);
+                let i = self.pending.len() - 1;
+                self.reprioritize(i, now);
+                self.sorted = false;
+                self.dirty_main = true;
+                self.dirty_bf = true;
+            } else {
+                k += 1;
+            }
+        }
+        // A periodic pass runs at its own times only: one missed while
+        // the queue was empty (no wake-up was asked for) is not run late.
+        let sched = self.conf.sched.sched_interval as f64;
+        if self.next_sched < now {
+            self.next_sched = (now / sched).ceil() * sched;
+        }
+        let full = self.next_sched == now;
+        if full {
+            self.next_sched = now + sched;
+        }
+        // slurmctld's background loop: the periodic full pass, or a queued
+        // one once `batch_sched_delay` has passed since the last
+        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
+        let delay = self.conf.sched.batch_sched_delay as f64;
+        if full {
+            self.last_queued_pass = now;
+            if self.queued_main {
+                self.queued_main = false;
+                self.dirty_main = true;
+            }
+        } else if self.queued_main && now - self.last_queued_pass >= delay {
+            self.queued_main = false;
+            self.last_queued_pass = now;
+            self.dirty_main = true;
+        }
+        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
+            self.dirty_main = false;
+            self.main_pass(now, full, alloc, started)?;
+        }
+        // The backfill agent sleeps `bf_interval` after a cycle, then
+        // checks every second and runs once something changed since its
+        // last cycle (`backfill_agent`, `_more_work` in `backfill.c`).
+        let bf = self.conf.sched.bf_interval as f64;
+        if self.conf.sched.backfill && self.next_bf <= now && self.dirty_bf {
+            self.next_bf = now + bf;
+            self.dirty_bf = false;
+            self.backfill_pass(now, alloc, started)?;
+        }
+        self.sort();
+        Ok(())
+    }
+
     /// Whether pending job `i`'s time limit exceeds its partition's
     /// `MaxTime`.
     fn over_partition_time(&self, i: usize) -> bool {
@@ -1091,68 +1187,48 @@ impl Scheduler for SlurmPolicy {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        self.catch_up(now);
-        self.now_seen = now;
-        // Requeued jobs whose begin time has come join the queue.
-        let mut k = 0;
-        while k < self.held.len() {
-            if self.held[k].0 <= now {
-                let (_, mut p) = self.held.swap_remove(k);
-                p.reason = Reason::None;
-                p.planned = None;
-                self.pending.push(p);
-                let i = self.pending.len() - 1;
-                self.reprioritize(i, now);
-                self.sorted = false;
-                self.dirty_main = true;
-                self.dirty_bf = true;
-            } else {
-                k += 1;
+        // Nodes whose completing time has passed are free; the others are
+        // held from the allocator for the passes (on a machine where the
+        // allocator cannot hold them as one request, they are not held).
+        let mut completing = 0u64;
+        let before = self.completing_nodes.len();
+        self.completing_nodes.retain(|&(until, n)| {
+            let keep = until > now;
+            if keep {
+                completing += n;
             }
-        }
-        // A periodic pass runs at its own times only: one missed while
-        // the queue was empty (no wake-up was asked for) is not run late.
-        let sched = self.conf.sched.sched_interval as f64;
-        if self.next_sched < now {
-            self.next_sched = (now / sched).ceil() * sched;
-        }
-        let full = self.next_sched == now;
-        if full {
-            self.next_sched = now + sched;
-        }
-        // slurmctld's background loop: the periodic full pass, or a queued
-        // one once `batch_sched_delay` has passed since the last
-        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
-        let delay = self.conf.sched.batch_sched_delay as f64;
-        if full {
-            self.last_queued_pass = now;
-            if self.queued_main {
-                self.queued_main = false;
-                self.dirty_main = true;
-            }
-        } else if self.queued_main && now - self.last_queued_pass >= delay {
-            self.queued_main = false;
-            self.last_queued_pass = now;
+            keep
+        });
+        if self.completing_nodes.len() < before {
             self.dirty_main = true;
+            self.dirty_bf = true;
         }
-        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
-            self.dirty_main = false;
-            self.main_pass(now, full, alloc, started)?;
+        let hold = u32::try_from(completing)
+            .ok()
+            .filter(|&count| count > 0)
+            .and_then(|count| {
+                alloc
+                    .allocate(&partalloc_allocators::Request::Nodes { count })
+                    .ok()
+            });
+        let result = self.passes(now, alloc, started);
+        if let Some(g) = hold {
+            alloc.release(&g).map_err(|e| ScheduleError::Policy {
+                policy: "slurm".into(),
+                reason: format!("the allocator refused the completing nodes back: {e}"),
+            })?;
         }
-        // The backfill agent sleeps `bf_interval` after a cycle, then
-        // checks every second and runs once something changed since its
-        // last cycle (`backfill_agent`, `_more_work` in `backfill.c`).
-        let bf = self.conf.sched.bf_interval as f64;
-        if self.conf.sched.backfill && self.next_bf <= now && self.dirty_bf {
-            self.next_bf = now + bf;
-            self.dirty_bf = false;
-            self.backfill_pass(now, alloc, started)?;
-        }
-        self.sort();
-        Ok(())
+        result
     }
 
     fn departed(&mut self, job: &Job, now: f64) {
+        let victim = match self.victims.iter().position(|&id| id == job.id) {
+            Some(k) => {
+                self.victims.swap_remove(k);
+                true
+            }
+            None => false,
+        };
         let Some(r) = self.running.remove(&job.id) else {
             return;
         };
@@ -1171,8 +1247,15 @@ impl Scheduler for SlurmPolicy {
         let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
         self.counters.apply(&self.tree, &r.claim, -1);
-        self.dirty_main = true;
-        self.dirty_bf = true;
+        if self.completing > 0.0 && !victim {
+            // Its nodes complete first; their epilog's end runs the main
+            // scheduler then.
+            self.completing_nodes
+                .push((now + self.completing, r.granted));
+        } else {
+            self.dirty_main = true;
+            self.dirty_bf = true;
+        }
     }
 
     fn queue_len(&self) -> usize {
@@ -1201,7 +1284,13 @@ impl Scheduler for SlurmPolicy {
         let queued = self
             .queued_main
             .then_some(self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
-        let begin = self.held.iter().map(|h| h.0).chain(queued).reduce(f64::min);
+        let begin = self
+            .held
+            .iter()
+            .map(|h| h.0)
+            .chain(self.completing_nodes.iter().map(|c| c.0))
+            .chain(queued)
+            .reduce(f64::min);
         if self.pending.is_empty() {
             return begin;
         }
