@@ -239,17 +239,16 @@ fn the_registered_policy_agrees_with_whatif() {
 /// REQUEUE: J1 waits its begin time (100 + requeue delay 120 + 1 s) and
 /// runs 221–821 again, wait 221, bounded slowdown 821 / 600; its
 /// node-time counts both runs (400 + 2400 over 4 × 821).
-#[test]
-fn preemptions_per_group_by_hand() {
-    let dir = tempfile::tempdir().unwrap();
+fn preemption_setup() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::tempdir()?;
     let d = dir.path();
     let sacct = "\
 JobID|Account|User|QOS|Partition|Submit|Start|End|NNodes|Timelimit|State
 1|a|u|normal|low|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:10:00|4|00:10:00|COMPLETED
 2|a|v|normal|high|2026-01-01T00:01:40|2026-01-01T00:10:00|2026-01-01T00:11:40|2|00:05:00|COMPLETED
 ";
-    fs::write(d.join("sacct.txt"), sacct).unwrap();
-    fs::write(d.join("assoc.txt"), ASSOC).unwrap();
+    fs::write(d.join("sacct.txt"), sacct)?;
+    fs::write(d.join("assoc.txt"), ASSOC)?;
     for mode in ["CANCEL", "REQUEUE"] {
         fs::write(
             d.join(format!("{}.conf", mode.to_lowercase())),
@@ -259,9 +258,15 @@ JobID|Account|User|QOS|Partition|Submit|Start|End|NNodes|Timelimit|State
                  SchedulerParameters=bf_interval=30,bf_resolution=60\n\
                  PreemptType=preempt/partition_prio\nPreemptMode={mode}\n"
             ),
-        )
-        .unwrap();
+        )?;
     }
+    Ok(dir)
+}
+
+#[test]
+fn preemptions_per_group_by_hand() {
+    let dir = preemption_setup().unwrap();
+    let d = dir.path();
     let out = ok(&run_in(
         d,
         &[
@@ -304,4 +309,32 @@ JobID|Account|User|QOS|Partition|Submit|Start|End|NNodes|Timelimit|State
         "2 110.500 1.18417 0.913520 1",
         "{out}"
     );
+}
+
+/// The policy built from the registry preempts too (`simulate` through
+/// the simulation engine): the requeue case above, one run preempted and
+/// the mean wait of 110.5 s.
+#[test]
+fn the_registered_policy_preempts() {
+    let dir = preemption_setup().unwrap();
+    let out = ok(&run_in(
+        dir.path(),
+        &[
+            "simulate",
+            "--trace",
+            "sacct.txt",
+            "--trace-format",
+            "sacct",
+            "-t",
+            "mesh:4x1",
+            "-a",
+            "paging",
+            "-s",
+            "slurm[conf=requeue.conf,assoc=assoc.txt,trace=sacct.txt]",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(out.contains("\"preempted\": 1,"), "{out}");
+    assert!(out.contains("\"mean_wait\": 110.5,"), "{out}");
 }
