@@ -887,7 +887,6 @@ fn dec_walltime_golden_replays() -> Result<(), Error> {
 fn goldens_of_rules_not_modelled_still_differ() -> Result<(), Error> {
     let names = [
         "dec-age-order",
-        "dec-bf-max-job-start",
         "dec-preempt-insufficient",
         "factors-age-limits",
         "factors-age-accrue-always",
@@ -1067,6 +1066,14 @@ fn preemption_goldens_replay_through_the_engine() -> Result<(), Error> {
         assert_eq!(engine_preemptions(name)?, n, "{name}");
     }
     Ok(())
+}
+
+/// bf_max_job_start=1: each backfill cycle starts one of the four
+/// 1-node jobs and stops, so they start a cycle apart (30, 60, 90, 120)
+/// and the ones after it show no planned start.
+#[test]
+fn dec_bf_max_job_start_golden_replays() -> Result<(), Error> {
+    golden("dec-bf-max-job-start", 0, 12, &[], 0.0)
 }
 
 /// bf_max_job_part: backfill tests at most that many jobs per partition.

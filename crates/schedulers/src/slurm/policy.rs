@@ -1057,6 +1057,7 @@ impl SlurmPolicy {
             plan.add(end, f64::INFINITY, r.granted as i64);
         }
         let mut tested = 0usize;
+        let mut starts = 0usize;
         let mut per_user: HashMap<usize, usize> = HashMap::new();
         let mut per_part: HashMap<usize, usize> = HashMap::new();
         let mut done = vec![false; self.pending.len()];
@@ -1102,6 +1103,12 @@ impl SlurmPolicy {
                         plan.add(now, slot_end(now), -(g.granted_nodes() as i64));
                         self.start(i, now, g, StartedBy::Backfill, started);
                         done[i] = true;
+                        // bf_max_job_start ends the cycle at once: the
+                        // later jobs are not tested (no planned start).
+                        starts += 1;
+                        if s.bf_max_job_start > 0 && starts >= s.bf_max_job_start {
+                            break;
+                        }
                     }
                     Ok(None) => self.pending[i].reason = Reason::Resources,
                     Err(e) => {
