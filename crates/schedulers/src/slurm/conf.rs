@@ -77,6 +77,10 @@ pub struct PriorityConf {
     pub no_normal_part: bool,
     /// `PriorityFlags=NO_NORMAL_QOS`: the QOS factor is the raw priority.
     pub no_normal_qos: bool,
+    /// `PriorityFlags=DEPTH_OBLIVIOUS`: the classic algorithm with an
+    /// effective usage that does not shrink with depth (it turns Fair
+    /// Tree off whatever the other flags say).
+    pub depth_oblivious: bool,
 }
 
 impl Default for PriorityConf {
@@ -98,6 +102,7 @@ impl Default for PriorityConf {
             favor_small: false,
             algo: FairShareAlgo::FairTree,
             small_relative_to_time: false,
+            depth_oblivious: false,
             no_normal_part: false,
             no_normal_qos: false,
         }
@@ -659,7 +664,13 @@ impl SchedConf {
                 for flag in value.split(',').filter(|s| !s.is_empty()) {
                     match flag.to_ascii_uppercase().as_str() {
                         "NO_FAIR_TREE" => p.algo = FairShareAlgo::Classic,
-                        "FAIR_TREE" => p.algo = FairShareAlgo::FairTree,
+                        "FAIR_TREE" if !p.depth_oblivious => p.algo = FairShareAlgo::FairTree,
+                        "FAIR_TREE" => {}
+                        // `read_config.c`: it clears the Fair Tree flag.
+                        "DEPTH_OBLIVIOUS" => {
+                            p.depth_oblivious = true;
+                            p.algo = FairShareAlgo::Classic;
+                        }
                         "SMALL_RELATIVE_TO_TIME" => p.small_relative_to_time = true,
                         "NO_NORMAL_PART" => p.no_normal_part = true,
                         "NO_NORMAL_QOS" => p.no_normal_qos = true,

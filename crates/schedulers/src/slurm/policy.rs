@@ -253,7 +253,8 @@ impl SlurmPolicy {
                 })?),
             });
         }
-        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life);
+        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life)
+            .with_depth_oblivious(conf.priority.depth_oblivious);
         let counters = Counters::new(&tree, &qos);
         let max_pjf = conf
             .partitions
