@@ -81,6 +81,9 @@ pub struct PriorityConf {
     /// effective usage that does not shrink with depth (it turns Fair
     /// Tree off whatever the other flags say).
     pub depth_oblivious: bool,
+    /// `PriorityFlags=ACCRUE_ALWAYS`: age counts from submission, held
+    /// or not.
+    pub accrue_always: bool,
 }
 
 impl Default for PriorityConf {
@@ -103,6 +106,7 @@ impl Default for PriorityConf {
             algo: FairShareAlgo::FairTree,
             small_relative_to_time: false,
             depth_oblivious: false,
+            accrue_always: false,
             no_normal_part: false,
             no_normal_qos: false,
         }
@@ -672,6 +676,7 @@ impl SchedConf {
                             p.algo = FairShareAlgo::Classic;
                         }
                         "SMALL_RELATIVE_TO_TIME" => p.small_relative_to_time = true,
+                        "ACCRUE_ALWAYS" => p.accrue_always = true,
                         "NO_NORMAL_PART" => p.no_normal_part = true,
                         "NO_NORMAL_QOS" => p.no_normal_qos = true,
                         other => self.not_modelled.push(format!("PriorityFlags {other}")),

@@ -166,6 +166,9 @@ pub struct SlurmPolicy {
     next_bf: f64,
     next_sched: f64,
     dirty_main: bool,
+    /// The queue changed since the last main pass without asking for one
+    /// (new priorities): the next periodic pass runs.
+    changed_main: bool,
     dirty_bf: bool,
     unexamined: bool,
     max_pjf: u32,
@@ -283,6 +286,7 @@ impl SlurmPolicy {
             next_bf,
             next_sched,
             dirty_main: false,
+            changed_main: false,
             dirty_bf: false,
             unexamined: false,
             max_pjf,
@@ -754,8 +758,11 @@ impl SlurmPolicy {
                 self.reprioritize(i, t);
             }
         }
+        // New priorities: the next periodic main pass sees a changed
+        // queue, and backfill more work (`last_job_update`); neither runs
+        // for it at once (the decay thread calls no scheduler).
         if !self.sorted {
-            self.dirty_main = true;
+            self.changed_main = true;
             self.dirty_bf = true;
         }
         self.last_calc = Some(t);
@@ -990,8 +997,9 @@ impl SlurmPolicy {
             self.last_queued_pass = now;
             self.dirty_main = true;
         }
-        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
+        if self.dirty_main || (full && (self.changed_main || self.unexamined || self.preemption)) {
             self.dirty_main = false;
+            self.changed_main = false;
             self.main_pass(now, full, alloc, started)?;
         }
         // The backfill agent sleeps `bf_interval` after a cycle, then
@@ -1167,11 +1175,19 @@ impl Scheduler for SlurmPolicy {
             })?;
         let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
         let tier = self.conf.partitions[r.partition].priority_tier;
+        // Age accrues from eligibility; with ACCRUE_ALWAYS from submission
+        // (`acct_policy_handle_accrue_time`, `src/slurmctld/acct_policy.c`).
+        let submit = self
+            .jobs
+            .get(job.id)
+            .and_then(|a| a.submit)
+            .filter(|_| self.conf.priority.accrue_always)
+            .map_or(job.arrival, |s| (s as f64).min(job.arrival));
         self.pending.push(Pending {
             job,
             r,
             cpus,
-            accrue: job.arrival,
+            accrue: submit,
             tier,
             prio: 1,
             factors: Factors::default(),
