@@ -5,9 +5,11 @@
 //! from time 0 (slurmctld's start):
 //! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
 //!   jobs, fair share, every pending job's priority:
-//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
-//! - the main scheduler at every job end (the first
-//!   `default_queue_depth` plus one jobs), after a submission once
+//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`;
+//!   it runs no scheduler itself);
+//! - the main scheduler at every job end, once its nodes have completed
+//!   ([`SlurmPolicy::with_completing`]; the first `default_queue_depth`
+//!   plus one jobs), after a submission once
 //!   `batch_sched_delay` has passed since the last such pass
 //!   (`_slurmctld_background`, `src/slurmctld/controller.c`), and every
 //!   `sched_interval` (the whole queue) (`_schedule`,
