@@ -1107,7 +1107,21 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let at = plan.earliest(now, nodes as i64, tl);
+            let mut at = plan.earliest(now, nodes as i64, tl);
+            // A job that may preempt plans as if the running jobs it may
+            // preempt were gone (the will-run test with preemptee
+            // candidates): it is planned for when the jobs it cannot
+            // preempt leave it room. Starting it by preemption is the
+            // main scheduler's.
+            if self.preemption && at > now {
+                let victims: u64 = self.preemptable(i, now).iter().map(|v| v.2).sum();
+                if victims > 0 {
+                    let sooner = plan.earliest(now, nodes as i64 - victims as i64, tl);
+                    if sooner > now {
+                        at = at.min(sooner);
+                    }
+                }
+            }
             if at <= now {
                 match self.try_alloc(i, alloc) {
                     Ok(Some(g)) => {
