@@ -6,8 +6,9 @@
 //! configuration's nodes, with the jobs' accounts, users, QOS and
 //! partitions from the dump and the associations and QOS from sacctmgr
 //! dumps. The table compares, per configuration, the whole workload and
-//! each account, QOS and partition: jobs, mean wait, mean bounded slowdown
-//! and the share of the machine's node-time their jobs used. Options a
+//! each account, QOS and partition: jobs, mean wait, mean bounded slowdown,
+//! the share of the machine's node-time their jobs used (every run, the
+//! ones preemption ended included) and the runs preemption ended. Options a
 //! configuration sets that the model does not read are named on standard
 //! error.
 
@@ -20,6 +21,7 @@ use partalloc::schedulers::slurm::assoc::{AssocTree, QosTable};
 use partalloc::schedulers::slurm::conf::SchedConf;
 use partalloc::schedulers::slurm::jobs::{DEFAULT_USER, JobTable};
 use partalloc::schedulers::slurm::{Inputs, SlurmPolicy};
+use partalloc::simkit::observe::{Departure, Observer};
 use partalloc::simkit::{JobRecord, SimConfig, Simulation};
 use partalloc::topology::Topology;
 use partalloc::workload::sacct::SacctTrace;
@@ -63,6 +65,7 @@ struct Line {
     wait: f64,
     bsld: f64,
     share: f64,
+    preempted: u64,
 }
 
 #[derive(Default)]
@@ -71,6 +74,18 @@ struct Sums {
     wait: f64,
     bsld: f64,
     area: f64,
+    preempted: u64,
+}
+
+/// Each job's node-time over all its runs (a requeued job's lost runs
+/// included).
+struct NodeTime(BTreeMap<u64, f64>);
+
+impl Observer for NodeTime {
+    fn departed(&mut self, d: &Departure<'_>) {
+        *self.0.entry(d.job.id).or_insert(0.0) +=
+            d.grant.granted_nodes() as f64 * (d.end - d.start);
+    }
 }
 
 fn input_error(e: impl std::fmt::Display) -> CliError {
@@ -129,6 +144,7 @@ pub(crate) fn run(a: &Args) -> Result<(), CliError> {
         "mean_wait_s",
         "mean_bounded_slowdown",
         "node_time_share",
+        "preempted",
     ];
     let rows: Vec<Vec<String>> = lines
         .iter()
@@ -141,6 +157,7 @@ pub(crate) fn run(a: &Args) -> Result<(), CliError> {
                 num(l.wait),
                 num(l.bsld),
                 num(l.share),
+                l.preempted.to_string(),
             ]
         })
         .collect();
@@ -188,7 +205,8 @@ fn run_one(
     let sim = Simulation::new(machine, alloc, Box::new(policy), jobs, config)
         .map_err(|e| CliError::input(e.to_string()))?;
     let mut records: Vec<JobRecord> = Vec::new();
-    sim.run_with_records(&mut |r| records.push(r))
+    let mut node_time = NodeTime(BTreeMap::new());
+    sim.run_observed(&mut node_time, Some(&mut |r| records.push(r)))
         .map_err(|e| CliError::input(e.to_string()))?;
     let span = records.iter().map(|r| r.end).fold(0.0, f64::max)
         - records
@@ -204,7 +222,8 @@ fn run_one(
             s.jobs += 1;
             s.wait += r.wait;
             s.bsld += r.bounded_slowdown;
-            s.area += r.granted as f64 * (r.end - r.start);
+            s.area += node_time.0.get(&r.id).copied().unwrap_or(0.0);
+            s.preempted += u64::from(r.preempted);
         }
     }
     let conf_name = shown(conf_path);
@@ -218,6 +237,7 @@ fn run_one(
             wait: s.wait / s.jobs.max(1) as f64,
             bsld: s.bsld / s.jobs.max(1) as f64,
             share: s.area / capacity,
+            preempted: s.preempted,
         })
         .collect())
 }

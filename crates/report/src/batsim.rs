@@ -142,6 +142,7 @@ mod tests {
             partition,
             dispersal: None,
             domains: None,
+            preempted: 0,
         }
     }
 

@@ -361,6 +361,7 @@ mod tests {
             partition: Partition::Nodes(nodes),
             dispersal: None,
             domains: None,
+            preempted: 0,
         }
     }
 
@@ -457,6 +458,7 @@ mod tests {
             partition: Partition::Nodes(Vec::new()),
             dispersal: None,
             domains: None,
+            preempted: 0,
         };
         let s = over_time(&[rec(0.0, 0.0, 10.0, 4), rec(1.0, 10.0, 12.0, 2)]);
         assert_eq!(s.times, [0.0, 1.0, 10.0, 12.0]);

@@ -153,6 +153,6 @@ pub mod __macro_support {
     pub use partalloc_workload::Job;
 }
 pub use scheduler::{
-    Attempt, ClassQueues, RequestMapping, ScheduleError, Scheduler, Started, check_job,
+    Attempt, ClassQueues, Preemption, RequestMapping, ScheduleError, Scheduler, Started, check_job,
     class_count, older, size_class, start_in_order, start_queued, try_start,
 };

@@ -167,6 +167,11 @@ pub fn class_count(nodes: usize) -> usize {
 /// clears and reuses, so a steady run does not allocate). A policy never
 /// starts a job except through the allocator it is given, and never keeps a
 /// job in its queue after starting it.
+///
+/// After the jobs a `schedule` call started are running, the loop asks
+/// [`take_preemptions`](Scheduler::take_preemptions) for running jobs to
+/// end now; it ends each (releases its grant, calls `departed`), then
+/// calls `schedule` again at the same time, until none is named.
 pub trait Scheduler: Send + fmt::Debug {
     /// The policy's canonical name with its parameters, as the registry
     /// parses it (e.g. `m-fcfs[threshold=dynamic]`).
@@ -220,6 +225,27 @@ pub trait Scheduler: Send + fmt::Debug {
     fn next_wakeup(&self) -> Option<f64> {
         None
     }
+
+    /// Appends to `out` the running jobs the policy preempted in its last
+    /// [`schedule`](Scheduler::schedule) call, and forgets them. The run
+    /// loop ends each now: releases its grant, calls
+    /// [`departed`](Scheduler::departed) (a policy that requeues the job
+    /// queues it again there), and calls `schedule` again at the same
+    /// time. The default preempts nothing.
+    fn take_preemptions(&mut self, out: &mut Vec<Preemption>) {
+        let _ = out;
+    }
+}
+
+/// A running job a policy ends before its departure
+/// ([`Scheduler::take_preemptions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preemption {
+    /// The job's id.
+    pub job: u64,
+    /// Whether the policy queues it again (it runs again from the start
+    /// later); otherwise it is cancelled and leaves the system.
+    pub requeue: bool,
 }
 
 /// Checks a submitted job's times: what every policy's

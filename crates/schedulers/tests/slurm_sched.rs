@@ -92,6 +92,65 @@ fn backfill_fills_the_hole_before_a_reservation() {
     }
 }
 
+/// The backfill agent runs a cycle `bf_interval` after the last at the
+/// earliest, and then as soon as something changed (`backfill_agent`,
+/// `_more_work` in backfill.c): J2 is reserved at the cycle at 30 (it
+/// arrived at 10); nothing changes until J3 arrives at 100, when the
+/// cycle that arrival allows backfills J3 at once (not at 120, the next
+/// multiple of `bf_interval`), ahead of the main scheduler that J2 blocks.
+#[test]
+fn backfill_runs_at_the_first_change_after_its_interval() {
+    let mut p = policy(
+        &conf(""),
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "a", "v", None, None, 300),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 2, 600.0),
+        job(2, 10.0, 4, 100.0),
+        job(3, 100.0, 2, 250.0),
+    ];
+    let mut planned = None;
+    let out = run(&mut p, 4, &jobs, &[50.0], |_, p| {
+        planned = p.squeue().get(1).and_then(|r| r.start);
+    })
+    .unwrap();
+    assert_eq!(planned, Some(600.0));
+    assert_eq!(out.start.get(&3), Some(&100.0));
+    assert_eq!(p.started_by(3).map(|s| s.1), Some(StartedBy::Backfill));
+    assert_eq!(out.start.get(&2), Some(&600.0));
+}
+
+/// An ended job's nodes stay completing: J2 waits for J1's end (100)
+/// plus the completing time, when the main scheduler its end runs starts
+/// it; without a completing time it starts at 100.
+#[test]
+fn ended_jobs_nodes_stay_completing() {
+    for (completing, want) in [(0.0, 100.0), (2.0, 102.0), (0.5, 100.5)] {
+        let p = policy(
+            &conf(""),
+            ONE_ACCOUNT,
+            None,
+            &[
+                (1, "a", "u", None, None, 600),
+                (2, "a", "v", None, None, 600),
+            ],
+        )
+        .unwrap();
+        let mut p = p.with_completing(completing);
+        let jobs = [job(1, 0.0, 4, 100.0), job(2, 10.0, 4, 100.0)];
+        let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+        assert_eq!(out.start.get(&2), Some(&want), "completing {completing}");
+        assert_eq!(p.started_by(2).map(|s| s.1), Some(StartedBy::Main));
+    }
+}
+
 /// With sched/builtin there is no backfill: the 2-node job waits behind
 /// the blocked whole-machine job even though it would fit.
 #[test]

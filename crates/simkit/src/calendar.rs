@@ -272,6 +272,24 @@ impl<E> Calendar<E> {
         }
     }
 
+    /// Removes every pending event `drop` returns `true` for (the clock
+    /// stays where it is); returns how many. Linear in the pending events.
+    ///
+    /// ```
+    /// use partalloc_simkit::Calendar;
+    /// let mut c = Calendar::new();
+    /// c.schedule(5.0, 'a')?;
+    /// c.schedule(2.0, 'b')?;
+    /// assert_eq!(c.remove_where(|&e| e == 'b'), 1);
+    /// assert_eq!((c.now(), c.pop()), (0.0, Some((5.0, 'a'))));
+    /// # Ok::<(), partalloc_simkit::CalendarError>(())
+    /// ```
+    pub fn remove_where(&mut self, mut drop: impl FnMut(&E) -> bool) -> usize {
+        let before = self.heap.len();
+        self.heap.retain(|e| !drop(&e.event));
+        before - self.heap.len()
+    }
+
     /// Drops every pending event and resets the clock to 0 and the sequence
     /// counter, keeping the heap's capacity.
     pub fn clear(&mut self) {

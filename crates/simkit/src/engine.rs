@@ -13,6 +13,10 @@
 //! [`EventSink`]. The source is pulled one job ahead; a job arriving after
 //! the horizon (a run's stop time) ends the source there.
 //!
+//! A scheduler may end a running job before its departure
+//! ([`Engine::preempt`]): its grant goes back to the allocator then, once,
+//! and its departure leaves the calendar.
+//!
 //! The engine allocates nothing per event once its buffers have grown:
 //! running jobs live in a slab with a free list and departures in a binary
 //! heap of (time, slot); the next arrival waits beside it.
@@ -263,6 +267,32 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             self.pull()?;
         }
         Ok(())
+    }
+
+    /// Ends running job `id` now, before its departure (a scheduler
+    /// preempted it): releases its grant to the allocator once, drops its
+    /// departure and hands back its slot and what it ran. `None` when no
+    /// running job has that id.
+    ///
+    /// # Errors
+    /// The allocator refuses the release.
+    pub(crate) fn preempt(&mut self, id: u64) -> Result<Option<(u32, Running<X>)>, SimError> {
+        let Some(slot) = self
+            .slots
+            .iter()
+            .position(|r| r.as_ref().is_some_and(|r| r.job.id == id))
+        else {
+            return Ok(None);
+        };
+        let Some(r) = self.slots[slot].take() else {
+            return Ok(None);
+        };
+        let slot = slot as u32;
+        self.departures.remove_where(|&s| s == slot);
+        self.vacant.push(slot);
+        self.alloc.release(&r.grant)?;
+        self.busy_nodes -= r.grant.granted_nodes();
+        Ok(Some((slot, r)))
     }
 
     /// Runs `job` on `grant` (just granted by the allocator) from now until

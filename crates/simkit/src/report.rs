@@ -138,10 +138,26 @@ pub struct Results {
     /// Time-average chips of the largest catalogue slice a pod could still
     /// place.
     pub mean_largest_placeable: f64,
+    /// Runs of measured jobs that the scheduler ended by preemption
+    /// ([`Scheduler::take_preemptions`](partalloc_schedulers::Scheduler::take_preemptions)):
+    /// cancelled jobs and every run of a requeued job but its last (0 for
+    /// a policy that never preempts, and then left out of serialized
+    /// results).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
+    pub preempted: u64,
     /// The measures the run took beyond the basic quantities
     /// ([`crate::measure`]): a quantity of a measure not in the set was not
     /// measured and reads 0.
     pub measured: MeasureSet,
+}
+
+#[cfg(feature = "serde")]
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Results {
@@ -226,7 +242,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 31] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 32] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -263,6 +279,7 @@ impl Results {
             ("mean_split_segments", Real(self.mean_split_segments)),
             ("lowest_level_share", Real(self.lowest_level_share)),
             ("mean_largest_placeable", Real(self.mean_largest_placeable)),
+            ("preempted", Count(self.preempted)),
         ]
     }
 }
@@ -316,12 +333,28 @@ pub struct JobRecord {
     /// The domains of each level its GPUs lie in (`None` on machines
     /// other than capacity machines: see [`crate::capacity`]).
     pub domains: Option<GrantDomains>,
+    /// How many of its runs preemption ended: the runs before a requeue,
+    /// and its last if it was cancelled (0 for a job never preempted, and
+    /// then left out of serialized records). Its `start` is its last
+    /// run's and its `wait` everything before it.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero_u32"))]
+    pub preempted: u32,
+}
+
+#[cfg(feature = "serde")]
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 impl JobRecord {
     /// The record of `job`, run on `grant` from `start` to `end`, its
-    /// bounded slowdown under `bound`: no numerical delay, dispersal or
-    /// domains (a simulation fills those in when it measures them).
+    /// bounded slowdown under `bound`: no numerical delay, dispersal,
+    /// domains or preemption (a simulation fills those in when it measures
+    /// them).
     #[must_use]
     pub fn new(job: &Job, grant: &Grant, start: f64, end: f64, bound: SlowdownBound) -> Self {
         Self {
@@ -338,6 +371,7 @@ impl JobRecord {
             partition: grant.partition().clone(),
             dispersal: None,
             domains: None,
+            preempted: 0,
         }
     }
 
@@ -702,6 +736,7 @@ mod field_tests {
             mean_split_segments: 28.5,
             lowest_level_share: 0.25,
             mean_largest_placeable: 29.5,
+            preempted: 30,
             measured: super::MeasureSet::NONE,
         };
         let listed: Vec<String> = r

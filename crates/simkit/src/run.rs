@@ -60,7 +60,7 @@ use partalloc_allocators::{
     AllocError, Allocator, AllocatorWrapper, Grant, Partition, ReleaseError, Request,
 };
 use partalloc_schedulers::registry::PolicySpec;
-use partalloc_schedulers::{ScheduleError, Scheduler, Started};
+use partalloc_schedulers::{Preemption, ScheduleError, Scheduler, Started};
 use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
@@ -692,6 +692,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         observer.begin(&topology, engine.alloc().inner());
         let mut measures = Measures::new(&topology, &cfg, taken, records)?;
         let mut started: Vec<Started> = Vec::new();
+        let mut preempted: Vec<Preemption> = Vec::new();
         let mut stopped_by_jobs = false;
         while let Some(t) = engine.next_time() {
             if t > stop_time {
@@ -707,32 +708,51 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                     observer: &mut observer,
                 },
             )?;
-            // 2. One scheduling decision for the batch.
+            // 2. One scheduling decision for the batch; the jobs it
+            // preempts end now, and the policy decides again.
             started.clear();
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
-            engine.set_wakeup(sched.next_wakeup());
-            for mut s in started.drain(..) {
-                let (numerical, domains) = measures.started(&s);
-                let dispersal = meter.as_mut().and_then(|m| m.measure(s.grant.partition()));
-                if let Some(model) = runtime.as_mut() {
-                    s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
-                    if !(t + s.job.service).is_finite() {
-                        return Err(SimError::RunTimeOverflow {
-                            job: s.job.id,
-                            run_time: s.job.service,
-                        });
+            loop {
+                for mut s in started.drain(..) {
+                    let (numerical, domains) = measures.started(&s);
+                    let dispersal = meter.as_mut().and_then(|m| m.measure(s.grant.partition()));
+                    if let Some(model) = runtime.as_mut() {
+                        s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
+                        if !(t + s.job.service).is_finite() {
+                            return Err(SimError::RunTimeOverflow {
+                                job: s.job.id,
+                                run_time: s.job.service,
+                            });
+                        }
+                    }
+                    let extra = Extra {
+                        numerical,
+                        dispersal,
+                        domains,
+                    };
+                    let slot = engine.launch(s.job, s.grant, extra)?;
+                    if let Some(r) = engine.running_at(slot) {
+                        observer.started(slot, &r.job, &r.grant, t);
                     }
                 }
-                let extra = Extra {
-                    numerical,
-                    dispersal,
-                    domains,
-                };
-                let slot = engine.launch(s.job, s.grant, extra)?;
-                if let Some(r) = engine.running_at(slot) {
-                    observer.started(slot, &r.job, &r.grant, t);
+                sched.take_preemptions(&mut preempted);
+                if preempted.is_empty() {
+                    break;
                 }
+                for p in preempted.drain(..) {
+                    let Some((slot, r)) = engine.preempt(p.job)? else {
+                        continue;
+                    };
+                    Driver {
+                        sched: sched.as_mut(),
+                        measures: &mut measures,
+                        observer: &mut observer,
+                    }
+                    .preempted(engine.alloc_mut(), slot, &r, t, p.requeue);
+                }
+                sched.schedule(t, engine.alloc_mut(), &mut started)?;
             }
+            engine.set_wakeup(sched.next_wakeup());
             // 3. The state until the next event.
             let alloc = engine.alloc().inner();
             let waiting = sched.queue_len();
@@ -801,8 +821,31 @@ impl<O: Observer> EventSink<Metered, Extra> for Driver<'_, '_, O> {
         r: &Running<Extra>,
         now: f64,
     ) -> Result<(), SimError> {
+        self.ended(alloc, slot, r, now, false);
+        Ok(())
+    }
+
+    #[inline]
+    fn arrived(&mut self, job: Job, now: f64) -> Result<(), SimError> {
+        self.sched.submit(job, now)?;
+        self.measures.arrived(&job)?;
+        self.observer.arrived(&job, now);
+        Ok(())
+    }
+}
+
+impl<O: Observer> Driver<'_, '_, O> {
+    /// `r` left at `now`, at its departure or `cancelled` by preemption.
+    fn ended(
+        &mut self,
+        alloc: &mut Metered,
+        slot: u32,
+        r: &Running<Extra>,
+        now: f64,
+        cancelled: bool,
+    ) {
         self.sched.departed(&r.job, now);
-        let measured = match self.measures.departed(r, now) {
+        let measured = match self.measures.departed(r, now, cancelled) {
             Completed::Measured => true,
             Completed::WarmUp => false,
             Completed::LastWarmUp => {
@@ -818,15 +861,34 @@ impl<O: Observer> EventSink<Metered, Extra> for Driver<'_, '_, O> {
             end: now,
             measured,
         });
-        Ok(())
     }
 
-    #[inline]
-    fn arrived(&mut self, job: Job, now: f64) -> Result<(), SimError> {
-        self.sched.submit(job, now)?;
-        self.measures.arrived(&job)?;
-        self.observer.arrived(&job, now);
-        Ok(())
+    /// The scheduler preempted `r` at `now` (its grant is already back
+    /// with `alloc`): cancelled, it leaves the system as a completed job
+    /// whose record says so; requeued, its run is lost and it waits again
+    /// (its record, at its last run's end, counts the runs lost).
+    fn preempted(
+        &mut self,
+        alloc: &mut Metered,
+        slot: u32,
+        r: &Running<Extra>,
+        now: f64,
+        requeue: bool,
+    ) {
+        if !requeue {
+            self.ended(alloc, slot, r, now, true);
+            return;
+        }
+        self.sched.departed(&r.job, now);
+        self.measures.requeued(r);
+        self.observer.departed(&Departure {
+            slot,
+            job: &r.job,
+            grant: &r.grant,
+            start: r.start,
+            end: now,
+            measured: false,
+        });
     }
 }
 
@@ -873,6 +935,10 @@ struct Measures<'s> {
     stranded: TimeWeighted,
     /// The last event time.
     end: f64,
+    /// The runs preemption ended, per job still in the system.
+    requeues: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// Runs of measured jobs preemption ended.
+    preempted: u64,
 }
 
 impl<'s> Measures<'s> {
@@ -911,6 +977,8 @@ impl<'s> Measures<'s> {
             domains: DomainSums::default(),
             stranded: TimeWeighted::new(0.0, 0.0)?,
             end: 0.0,
+            requeues: HashMap::default(),
+            preempted: 0,
         })
     }
 
@@ -953,13 +1021,31 @@ impl<'s> Measures<'s> {
         (numerical, domains)
     }
 
+    /// A running job was preempted and requeued: its nodes are free, it
+    /// waits again, and its numerical delay so far is kept.
+    fn requeued(&mut self, r: &Running<Extra>) {
+        self.useful_now -= r.grant.requested_nodes();
+        self.capacity.give_back(r.grant.partition());
+        self.capacity.queue(r.job.shape.node_count());
+        self.num_at_arrival
+            .insert(r.job.id, self.num_clock - r.extra.numerical);
+        *self.requeues.entry(r.job.id).or_insert(0) += 1;
+    }
+
+    /// A job left at `t`: at its departure, or `cancelled` by preemption.
     #[inline]
-    fn departed(&mut self, r: &Running<Extra>, t: f64) -> Completed {
+    fn departed(&mut self, r: &Running<Extra>, t: f64, cancelled: bool) -> Completed {
         let requested = r.grant.requested_nodes();
         self.useful_now -= requested;
         self.completions += 1;
         self.capacity.give_back(r.grant.partition());
+        let preempted = if self.requeues.is_empty() {
+            u32::from(cancelled)
+        } else {
+            self.requeues.remove(&r.job.id).unwrap_or(0) + u32::from(cancelled)
+        };
         if self.completions > self.warmup {
+            self.preempted += u64::from(preempted);
             let numerical = r.extra.numerical;
             if let Some(d) = &r.extra.dispersal {
                 self.dispersal.add(d);
@@ -986,6 +1072,7 @@ impl<'s> Measures<'s> {
                     numerical_delay: numerical,
                     dispersal: r.extra.dispersal,
                     domains: r.extra.domains,
+                    preempted,
                     ..JobRecord::new(&r.job, &r.grant, r.start, t, self.slowdown_bound)
                 };
                 match self.sink.as_mut() {
@@ -1094,6 +1181,7 @@ impl<'s> Measures<'s> {
             mean_pieces,
             mean_racks_per_job: self.domains.mean_racks(),
             mean_stranded_gpus: mean_over(&self.stranded)?,
+            preempted: self.preempted,
             ..Results::default()
         };
         Ok((results, self.records))

@@ -77,6 +77,13 @@ pub struct PriorityConf {
     pub no_normal_part: bool,
     /// `PriorityFlags=NO_NORMAL_QOS`: the QOS factor is the raw priority.
     pub no_normal_qos: bool,
+    /// `PriorityFlags=DEPTH_OBLIVIOUS`: the classic algorithm with an
+    /// effective usage that does not shrink with depth (it turns Fair
+    /// Tree off whatever the other flags say).
+    pub depth_oblivious: bool,
+    /// `PriorityFlags=ACCRUE_ALWAYS`: age counts from submission, held
+    /// or not.
+    pub accrue_always: bool,
 }
 
 impl Default for PriorityConf {
@@ -98,6 +105,8 @@ impl Default for PriorityConf {
             favor_small: false,
             algo: FairShareAlgo::FairTree,
             small_relative_to_time: false,
+            depth_oblivious: false,
+            accrue_always: false,
             no_normal_part: false,
             no_normal_qos: false,
         }
@@ -128,6 +137,9 @@ pub struct SchedParams {
     pub bf_max_job_user: usize,
     /// `bf_max_job_part` (0: no limit).
     pub bf_max_job_part: usize,
+    /// `bf_max_job_start`: the jobs one backfill cycle starts at most
+    /// (0: no limit).
+    pub bf_max_job_start: usize,
     /// `bf_continue` (read; a simulated pass never yields its locks, so it
     /// changes nothing).
     pub bf_continue: bool,
@@ -155,6 +167,7 @@ impl Default for SchedParams {
             bf_max_job_test: 500,
             bf_max_job_user: 0,
             bf_max_job_part: 0,
+            bf_max_job_start: 0,
             bf_continue: false,
             bf_min_prio_reserve: 0,
             requeue_delay: 120,
@@ -655,8 +668,15 @@ impl SchedConf {
                 for flag in value.split(',').filter(|s| !s.is_empty()) {
                     match flag.to_ascii_uppercase().as_str() {
                         "NO_FAIR_TREE" => p.algo = FairShareAlgo::Classic,
-                        "FAIR_TREE" => p.algo = FairShareAlgo::FairTree,
+                        "FAIR_TREE" if !p.depth_oblivious => p.algo = FairShareAlgo::FairTree,
+                        "FAIR_TREE" => {}
+                        // `read_config.c`: it clears the Fair Tree flag.
+                        "DEPTH_OBLIVIOUS" => {
+                            p.depth_oblivious = true;
+                            p.algo = FairShareAlgo::Classic;
+                        }
                         "SMALL_RELATIVE_TO_TIME" => p.small_relative_to_time = true,
+                        "ACCRUE_ALWAYS" => p.accrue_always = true,
                         "NO_NORMAL_PART" => p.no_normal_part = true,
                         "NO_NORMAL_QOS" => p.no_normal_qos = true,
                         other => self.not_modelled.push(format!("PriorityFlags {other}")),
@@ -751,6 +771,18 @@ impl SchedConf {
                 "bf_max_job_test" => s.bf_max_job_test = positive()? as usize,
                 "bf_max_job_user" => s.bf_max_job_user = num()? as usize,
                 "bf_max_job_part" => s.bf_max_job_part = num()? as usize,
+                // At most 10000 (`MAX_BF_MAX_JOB_START`, backfill.c).
+                "bf_max_job_start" => {
+                    let n = num()?;
+                    if n > 10_000 {
+                        return Err(bad(
+                            "SchedulerParameters",
+                            item,
+                            "must be a whole number from 0 to 10000".into(),
+                        ));
+                    }
+                    s.bf_max_job_start = n as usize;
+                }
                 "bf_continue" => s.bf_continue = true,
                 "requeue_delay" => s.requeue_delay = num()?,
                 "batch_sched_delay" => s.batch_sched_delay = num()?,
@@ -852,6 +884,16 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("a.conf:3:") && e.contains("twice"), "{e}");
+        let e = SchedConf::parse(
+            "NodeName=n1\nSchedulerParameters=bf_max_job_start=10001\n",
+            "a.conf",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("a.conf:2:") && e.contains("0 to 10000"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -863,6 +905,7 @@ mod tests {
         assert_eq!(c.sched.bf_resolution, 60);
         assert_eq!(c.sched.bf_window, 86_400);
         assert_eq!(c.sched.bf_max_job_test, 500);
+        assert_eq!(c.sched.bf_max_job_start, 0);
         assert_eq!(c.sched.default_queue_depth, 100);
         assert_eq!(c.priority.algo, FairShareAlgo::FairTree);
         assert!(c.not_modelled_line().is_none());

@@ -82,6 +82,8 @@ pub struct SshareRow {
 #[derive(Debug, Clone)]
 pub struct FairShare {
     algo: FairShareAlgo,
+    /// `PriorityFlags=DEPTH_OBLIVIOUS` (with the classic algorithm).
+    depth_oblivious: bool,
     /// Per-second decay factor.
     decay: f64,
     usage: Vec<AssocUsage>,
@@ -157,11 +159,20 @@ impl FairShare {
         };
         Self {
             algo,
+            depth_oblivious: false,
             decay,
             usage,
             preorder,
             depth,
         }
+    }
+
+    /// The same with `PriorityFlags=DEPTH_OBLIVIOUS`'s effective usage
+    /// (the classic algorithm only).
+    #[must_use]
+    pub fn with_depth_oblivious(mut self, on: bool) -> Self {
+        self.depth_oblivious = on;
+        self
     }
 
     /// The per-second decay factor.
@@ -235,6 +246,10 @@ impl FairShare {
     /// [`classic_users`](Self::classic_users)).
     pub fn classic_accounts(&mut self, tree: &AssocTree) {
         let root = tree.root();
+        // One association after the other, depth first
+        // (`_set_children_usage_efctv`): a depth-oblivious effective usage
+        // reads its siblings' normalized usage as last computed (this
+        // pass for those before it, users' at the last pass).
         for k in 0..self.preorder.len() {
             let a = self.preorder[k];
             if a == root || tree.get(a).user.is_some() {
@@ -255,6 +270,9 @@ impl FairShare {
         } else {
             match node.shares {
                 Shares::Parent => self.usage[parent].usage_efctv,
+                Shares::Raw(_) if self.depth_oblivious => {
+                    self.depth_oblivious_efctv(tree, a, parent)
+                }
                 Shares::Raw(s) => {
                     let pe = self.usage[parent].usage_efctv;
                     if u.level_shares == 0 {
@@ -265,6 +283,43 @@ impl FairShare {
                 }
             }
         };
+    }
+
+    /// `PriorityFlags=DEPTH_OBLIVIOUS`'s effective usage of `a` under
+    /// `parent` (not root) (`_depth_oblivious_set_usage_efctv`,
+    /// `priority_multifactor.c`): with the parent's ratio
+    /// Rp = its effective usage / its normalized shares, the siblings'
+    /// Rs = the sum of their normalized usage (those of `parent` shares
+    /// left out) / the parent's normalized shares, and a's own
+    /// Rl = (its normalized usage / its normalized shares) / Rs, it is
+    /// Rp · Rl^k · its normalized shares, where k = 1 unless ln Rp and
+    /// ln Rl have opposite signs, then 1 / (1 + (5 ln Rp)²); its
+    /// normalized usage when any of these is 0.
+    fn depth_oblivious_efctv(&self, tree: &AssocTree, a: usize, parent: usize) -> f64 {
+        let (u, p) = (self.usage[a], self.usage[parent]);
+        if u.shares_norm == 0.0
+            || p.shares_norm == 0.0
+            || p.usage_efctv == 0.0
+            || u.usage_norm == 0.0
+        {
+            return u.usage_norm;
+        }
+        let ratio_p = p.usage_efctv / p.shares_norm;
+        let siblings: f64 = tree
+            .get(parent)
+            .children
+            .iter()
+            .filter(|&&c| matches!(tree.get(c).shares, Shares::Raw(_)))
+            .map(|&c| self.usage[c].usage_norm)
+            .sum();
+        let ratio_s = siblings / p.shares_norm;
+        let ratio_l = u.usage_norm / u.shares_norm / ratio_s;
+        let k = if ratio_p == 0.0 || ratio_l == 0.0 || ratio_p.ln() * ratio_l.ln() >= 0.0 {
+            1.0
+        } else {
+            1.0 / (1.0 + (5.0 * ratio_p.ln()).powi(2))
+        };
+        ratio_p * ratio_l.powf(k) * u.shares_norm
     }
 
     fn set_classic_factor(&mut self, a: usize) {

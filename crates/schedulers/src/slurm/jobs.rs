@@ -26,6 +26,11 @@ pub struct JobAttrs {
     pub time_limit: Option<u64>,
     /// Nice value (subtracted from the priority).
     pub nice: i64,
+    /// Its submit time, whole seconds on the run's clock, when it came
+    /// before its arrival (a job held or given a begin time: sacct's
+    /// `Submit` before its `Eligible`); `None`: it was submitted when it
+    /// arrived. Age counts from it under `PriorityFlags=ACCRUE_ALWAYS`.
+    pub submit: Option<u64>,
     /// Where it was read (line of its file).
     pub line: usize,
 }
@@ -64,6 +69,14 @@ impl JobAttrs {
     #[must_use]
     pub fn with_nice(mut self, nice: i64) -> Self {
         self.nice = nice;
+        self
+    }
+
+    /// With the submit time of a job that arrives (becomes eligible)
+    /// later.
+    #[must_use]
+    pub fn with_submit(mut self, submit: Option<u64>) -> Self {
+        self.submit = submit;
         self
     }
 }
@@ -159,6 +172,7 @@ impl JobTable {
                 partition: r.partition.clone(),
                 time_limit: r.time_limit,
                 nice: 0,
+                submit: None,
                 line: usize::try_from(r.line).unwrap_or(usize::MAX),
             };
             t.insert(k as u64 + 1, attrs);

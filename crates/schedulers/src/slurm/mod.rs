@@ -104,6 +104,12 @@ pub fn build(spec: &StrategySpec, topology: &Topology) -> Result<SlurmPolicy, Po
         reason: e.to_string(),
     };
     let (c, a, q, t) = (get("conf"), get("assoc"), get("qos"), get("trace"));
+    let completing: f64 = spec.parse_or("completing", 0.0)?;
+    if !(completing.is_finite() && completing >= 0.0) {
+        return Err(spec
+            .invalid("completing", "must be a number of seconds, 0 or more")
+            .into());
+    }
     let inputs = load(
         c.as_deref(),
         a.as_deref(),
@@ -136,8 +142,13 @@ pub fn build(spec: &StrategySpec, topology: &Topology) -> Result<SlurmPolicy, Po
             params.push(format!("{k}={v}"));
         }
     }
+    if completing > 0.0 {
+        params.push(format!("completing={completing}"));
+    }
     let name = crate::entry::with_rotate("slurm", mapping, params.join(","));
-    let mut p = SlurmPolicy::new(inputs, nodes, name, mapping).map_err(fail)?;
+    let mut p = SlurmPolicy::new(inputs, nodes, name, mapping)
+        .map_err(fail)?
+        .with_completing(completing);
     p.check_table(ids).map_err(fail)?;
     Ok(p)
 }
@@ -162,6 +173,11 @@ const PARAMS: &[ParamInfo] = &[
         name: "trace",
         default: "(none: every job in the default account, QOS and partition)",
         doc: "the sacct dump being replayed, read for its Account, User, QOS, Partition and Timelimit columns",
+    },
+    ParamInfo {
+        name: "completing",
+        default: "0",
+        doc: "seconds an ended job's nodes stay completing (slurmd's report and epilog) before the main scheduler sees them free",
     },
     ROTATE,
 ];

@@ -5,14 +5,17 @@
 //! from time 0 (slurmctld's start):
 //! - the priority pass every `PriorityCalcPeriod` (decay, usage of running
 //!   jobs, fair share, every pending job's priority:
-//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`);
-//! - the main scheduler at every job end (the first
-//!   `default_queue_depth` plus one jobs), after a submission once
+//!   `_decay_thread`, `src/plugins/priority/multifactor/priority_multifactor.c`;
+//!   it runs no scheduler itself);
+//! - the main scheduler at every job end, once its nodes have completed
+//!   ([`SlurmPolicy::with_completing`]; the first `default_queue_depth`
+//!   plus one jobs), after a submission once
 //!   `batch_sched_delay` has passed since the last such pass
 //!   (`_slurmctld_background`, `src/slurmctld/controller.c`), and every
 //!   `sched_interval` (the whole queue) (`_schedule`,
 //!   `src/slurmctld/job_scheduler.c`);
-//! - backfill every `bf_interval` (`_attempt_backfill`,
+//! - backfill `bf_interval` after its last cycle, or once something
+//!   changed after that (`backfill_agent`, `_attempt_backfill`,
 //!   `src/plugins/sched/backfill/backfill.c`).
 //!
 //! A pass that would see exactly what the previous pass of its kind saw
@@ -42,9 +45,9 @@
 //! partition of lower tier; not `PreemptMode=OFF`, past
 //! `PreemptExemptTime`) in the plugin's order until it fits
 //! (`src/interfaces/preempt.c`); the driver ends them
-//! ([`SlurmPolicy::take_preempted`]); a requeued one waits
-//! `requeue_delay` + 1 s. The simulation engine cannot end a running job
-//! early, so runs through the registry never preempt.
+//! ([`Scheduler::take_preemptions`], as the simulation engine does); a
+//! requeued one waits `requeue_delay` + 1 s. It is on whenever slurm.conf
+//! names a `PreemptType` other than preempt/none.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -165,6 +168,9 @@ pub struct SlurmPolicy {
     next_bf: f64,
     next_sched: f64,
     dirty_main: bool,
+    /// The queue changed since the last main pass without asking for one
+    /// (new priorities): the next periodic pass runs.
+    changed_main: bool,
     dirty_bf: bool,
     unexamined: bool,
     max_pjf: u32,
@@ -182,6 +188,15 @@ pub struct SlurmPolicy {
     queued_main: bool,
     /// When the background loop last ran the main scheduler.
     last_queued_pass: f64,
+    /// The time of the last `schedule` call.
+    now_seen: f64,
+    /// How long an ended job's nodes stay completing.
+    completing: f64,
+    /// Nodes of ended jobs still completing: until when, how many.
+    completing_nodes: Vec<(f64, u64)>,
+    /// Preempted jobs the driver is ending now (their nodes are needed at
+    /// once: they do not stay completing).
+    victims: Vec<u64>,
 }
 
 impl SlurmPolicy {
@@ -243,7 +258,8 @@ impl SlurmPolicy {
                 })?),
             });
         }
-        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life);
+        let fs = FairShare::new(&tree, conf.priority.algo, conf.priority.decay_half_life)
+            .with_depth_oblivious(conf.priority.depth_oblivious);
         let counters = Counters::new(&tree, &qos);
         let max_pjf = conf
             .partitions
@@ -253,6 +269,7 @@ impl SlurmPolicy {
             .unwrap_or(0);
         let sched = &conf.sched;
         let (next_bf, next_sched) = (sched.bf_interval as f64, sched.sched_interval as f64);
+        let preemption = conf.preempt.kind != super::conf::PreemptType::None;
         Ok(Self {
             name,
             mapping,
@@ -271,6 +288,7 @@ impl SlurmPolicy {
             next_bf,
             next_sched,
             dirty_main: false,
+            changed_main: false,
             dirty_bf: false,
             unexamined: false,
             max_pjf,
@@ -279,12 +297,16 @@ impl SlurmPolicy {
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
-            preemption: false,
+            preemption,
             preempted: Vec::new(),
             requeue: Vec::new(),
             held: Vec::new(),
             queued_main: false,
             last_queued_pass: f64::NEG_INFINITY,
+            now_seen: f64::NEG_INFINITY,
+            completing: 0.0,
+            completing_nodes: Vec::new(),
+            victims: Vec::new(),
         })
     }
 
@@ -371,9 +393,10 @@ impl SlurmPolicy {
         self
     }
 
-    /// Sets the phase of the backfill passes: at `phase` + k ·
-    /// `bf_interval` (0 by default). A replay of a real controller takes it
-    /// from a job backfill started.
+    /// Sets when the first backfill cycle may run: at `phase` modulo
+    /// `bf_interval` (0 by default); each later one `bf_interval` after
+    /// the one before at the earliest. A replay of a real controller takes
+    /// it from a job backfill started.
     #[must_use]
     pub fn with_backfill_phase(mut self, phase: f64) -> Self {
         let bf = self.conf.sched.bf_interval as f64;
@@ -382,11 +405,28 @@ impl SlurmPolicy {
         self
     }
 
-    /// Lets the policy preempt (slurm.conf's `PreemptType` and
-    /// `PreemptMode`): only for a driver that ends the jobs
-    /// [`take_preempted`](Self::take_preempted) names at once. The
-    /// simulation engine cannot end a running job early, so a policy built
-    /// from the registry never preempts.
+    /// Keeps an ended job's nodes completing for `seconds` (0 by default)
+    /// before they are free again; the main scheduler the job's end runs
+    /// (`_slurm_rpc_epilog_complete` in `src/slurmctld/proc_req.c`), and
+    /// backfill's next cycle, see them then. It stands for the time
+    /// slurmd takes to report the job's end and its epilog: a latency of
+    /// the machine, not an option of slurm.conf. A negative or non-finite
+    /// value counts as 0.
+    #[must_use]
+    pub fn with_completing(mut self, seconds: f64) -> Self {
+        self.completing = if seconds.is_finite() {
+            seconds.max(0.0)
+        } else {
+            0.0
+        };
+        self
+    }
+
+    /// Lets the policy preempt or not (on by default when slurm.conf names
+    /// a `PreemptType` other than preempt/none): its driver must end the
+    /// jobs [`take_preempted`](Self::take_preempted) (or
+    /// [`Scheduler::take_preemptions`]) names at once, as the simulation
+    /// engine does.
     #[must_use]
     pub fn with_preemption(mut self, on: bool) -> Self {
         self.preemption = on;
@@ -400,6 +440,7 @@ impl SlurmPolicy {
     /// `schedule` again at the same time.
     pub fn take_preempted(&mut self) -> Vec<(u64, super::conf::PreemptMode)> {
         let out = core::mem::take(&mut self.preempted);
+        self.victims.extend(out.iter().map(|v| v.0));
         for &(id, mode) in &out {
             if mode == super::conf::PreemptMode::Requeue {
                 self.requeue.push(id);
@@ -719,8 +760,11 @@ impl SlurmPolicy {
                 self.reprioritize(i, t);
             }
         }
+        // New priorities: the next periodic main pass sees a changed
+        // queue, and backfill more work (`last_job_update`); neither runs
+        // for it at once (the decay thread calls no scheduler).
         if !self.sorted {
-            self.dirty_main = true;
+            self.changed_main = true;
             self.dirty_bf = true;
         }
         self.last_calc = Some(t);
@@ -904,6 +948,75 @@ impl SlurmPolicy {
         Ok(())
     }
 
+    /// The passes of one `schedule` call at `now` (see the module docs).
+    fn passes(
+        &mut self,
+        now: f64,
+        alloc: &mut dyn Allocator,
+        started: &mut Vec<Started>,
+    ) -> Result<(), ScheduleError> {
+        self.catch_up(now);
+        self.now_seen = now;
+        // Requeued jobs whose begin time has come join the queue.
+        let mut k = 0;
+        while k < self.held.len() {
+            if self.held[k].0 <= now {
+                let (_, mut p) = self.held.swap_remove(k);
+                p.reason = Reason::None;
+                p.planned = None;
+                self.pending.push(p);
+                let i = self.pending.len() - 1;
+                self.reprioritize(i, now);
+                self.sorted = false;
+                self.dirty_main = true;
+                self.dirty_bf = true;
+            } else {
+                k += 1;
+            }
+        }
+        // A periodic pass runs at its own times only: one missed while
+        // the queue was empty (no wake-up was asked for) is not run late.
+        let sched = self.conf.sched.sched_interval as f64;
+        if self.next_sched < now {
+            self.next_sched = (now / sched).ceil() * sched;
+        }
+        let full = self.next_sched == now;
+        if full {
+            self.next_sched = now + sched;
+        }
+        // slurmctld's background loop: the periodic full pass, or a queued
+        // one once `batch_sched_delay` has passed since the last
+        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
+        let delay = self.conf.sched.batch_sched_delay as f64;
+        if full {
+            self.last_queued_pass = now;
+            if self.queued_main {
+                self.queued_main = false;
+                self.dirty_main = true;
+            }
+        } else if self.queued_main && now - self.last_queued_pass >= delay {
+            self.queued_main = false;
+            self.last_queued_pass = now;
+            self.dirty_main = true;
+        }
+        if self.dirty_main || (full && (self.changed_main || self.unexamined || self.preemption)) {
+            self.dirty_main = false;
+            self.changed_main = false;
+            self.main_pass(now, full, alloc, started)?;
+        }
+        // The backfill agent sleeps `bf_interval` after a cycle, then
+        // checks every second and runs once something changed since its
+        // last cycle (`backfill_agent`, `_more_work` in `backfill.c`).
+        let bf = self.conf.sched.bf_interval as f64;
+        if self.conf.sched.backfill && self.next_bf <= now && self.dirty_bf {
+            self.next_bf = now + bf;
+            self.dirty_bf = false;
+            self.backfill_pass(now, alloc, started)?;
+        }
+        self.sort();
+        Ok(())
+    }
+
     /// Whether pending job `i`'s time limit exceeds its partition's
     /// `MaxTime`.
     fn over_partition_time(&self, i: usize) -> bool {
@@ -955,6 +1068,7 @@ impl SlurmPolicy {
             plan.add(end, f64::INFINITY, r.granted as i64);
         }
         let mut tested = 0usize;
+        let mut starts = 0usize;
         let mut per_user: HashMap<usize, usize> = HashMap::new();
         let mut per_part: HashMap<usize, usize> = HashMap::new();
         let mut done = vec![false; self.pending.len()];
@@ -993,13 +1107,33 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let at = plan.earliest(now, nodes as i64, tl);
+            let mut at = plan.earliest(now, nodes as i64, tl);
+            // A job that may preempt plans as if the running jobs it may
+            // preempt were gone (the will-run test with preemptee
+            // candidates): it is planned for when the jobs it cannot
+            // preempt leave it room. Starting it by preemption is the
+            // main scheduler's.
+            if self.preemption && at > now {
+                let victims: u64 = self.preemptable(i, now).iter().map(|v| v.2).sum();
+                if victims > 0 {
+                    let sooner = plan.earliest(now, nodes as i64 - victims as i64, tl);
+                    if sooner > now {
+                        at = at.min(sooner);
+                    }
+                }
+            }
             if at <= now {
                 match self.try_alloc(i, alloc) {
                     Ok(Some(g)) => {
                         plan.add(now, slot_end(now), -(g.granted_nodes() as i64));
                         self.start(i, now, g, StartedBy::Backfill, started);
                         done[i] = true;
+                        // bf_max_job_start ends the cycle at once: the
+                        // later jobs are not tested (no planned start).
+                        starts += 1;
+                        if s.bf_max_job_start > 0 && starts >= s.bf_max_job_start {
+                            break;
+                        }
                     }
                     Ok(None) => self.pending[i].reason = Reason::Resources,
                     Err(e) => {
@@ -1057,11 +1191,19 @@ impl Scheduler for SlurmPolicy {
             })?;
         let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
         let tier = self.conf.partitions[r.partition].priority_tier;
+        // Age accrues from eligibility; with ACCRUE_ALWAYS from submission
+        // (`acct_policy_handle_accrue_time`, `src/slurmctld/acct_policy.c`).
+        let submit = self
+            .jobs
+            .get(job.id)
+            .and_then(|a| a.submit)
+            .filter(|_| self.conf.priority.accrue_always)
+            .map_or(job.arrival, |s| (s as f64).min(job.arrival));
         self.pending.push(Pending {
             job,
             r,
             cpus,
-            accrue: job.arrival,
+            accrue: submit,
             tier,
             prio: 1,
             factors: Factors::default(),
@@ -1085,70 +1227,48 @@ impl Scheduler for SlurmPolicy {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        self.catch_up(now);
-        // Requeued jobs whose begin time has come join the queue.
-        let mut k = 0;
-        while k < self.held.len() {
-            if self.held[k].0 <= now {
-                let (_, mut p) = self.held.swap_remove(k);
-                p.reason = Reason::None;
-                p.planned = None;
-                self.pending.push(p);
-                let i = self.pending.len() - 1;
-                self.reprioritize(i, now);
-                self.sorted = false;
-                self.dirty_main = true;
-                self.dirty_bf = true;
-            } else {
-                k += 1;
+        // Nodes whose completing time has passed are free; the others are
+        // held from the allocator for the passes (on a machine where the
+        // allocator cannot hold them as one request, they are not held).
+        let mut completing = 0u64;
+        let before = self.completing_nodes.len();
+        self.completing_nodes.retain(|&(until, n)| {
+            let keep = until > now;
+            if keep {
+                completing += n;
             }
-        }
-        // A periodic pass runs at its own times only: one missed while
-        // the queue was empty (no wake-up was asked for) is not run late.
-        let sched = self.conf.sched.sched_interval as f64;
-        if self.next_sched < now {
-            self.next_sched = (now / sched).ceil() * sched;
-        }
-        let full = self.next_sched == now;
-        if full {
-            self.next_sched = now + sched;
-        }
-        // slurmctld's background loop: the periodic full pass, or a queued
-        // one once `batch_sched_delay` has passed since the last
-        // (`_slurmctld_background`, `src/slurmctld/controller.c`).
-        let delay = self.conf.sched.batch_sched_delay as f64;
-        if full {
-            self.last_queued_pass = now;
-            if self.queued_main {
-                self.queued_main = false;
-                self.dirty_main = true;
-            }
-        } else if self.queued_main && now - self.last_queued_pass >= delay {
-            self.queued_main = false;
-            self.last_queued_pass = now;
+            keep
+        });
+        if self.completing_nodes.len() < before {
             self.dirty_main = true;
+            self.dirty_bf = true;
         }
-        if self.dirty_main || (full && (self.unexamined || self.preemption)) {
-            self.dirty_main = false;
-            self.main_pass(now, full, alloc, started)?;
+        let hold = u32::try_from(completing)
+            .ok()
+            .filter(|&count| count > 0)
+            .and_then(|count| {
+                alloc
+                    .allocate(&partalloc_allocators::Request::Nodes { count })
+                    .ok()
+            });
+        let result = self.passes(now, alloc, started);
+        if let Some(g) = hold {
+            alloc.release(&g).map_err(|e| ScheduleError::Policy {
+                policy: "slurm".into(),
+                reason: format!("the allocator refused the completing nodes back: {e}"),
+            })?;
         }
-        let bf = self.conf.sched.bf_interval as f64;
-        if self.next_bf < now {
-            let ph = self.bf_phase;
-            self.next_bf = ph + ((now - ph) / bf).ceil() * bf;
-        }
-        if self.conf.sched.backfill && self.next_bf == now {
-            self.next_bf = now + bf;
-            if self.dirty_bf {
-                self.dirty_bf = false;
-                self.backfill_pass(now, alloc, started)?;
-            }
-        }
-        self.sort();
-        Ok(())
+        result
     }
 
     fn departed(&mut self, job: &Job, now: f64) {
+        let victim = match self.victims.iter().position(|&id| id == job.id) {
+            Some(k) => {
+                self.victims.swap_remove(k);
+                true
+            }
+            None => false,
+        };
         let Some(r) = self.running.remove(&job.id) else {
             return;
         };
@@ -1167,12 +1287,33 @@ impl Scheduler for SlurmPolicy {
         let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
         self.counters.apply(&self.tree, &r.claim, -1);
-        self.dirty_main = true;
-        self.dirty_bf = true;
+        if self.completing > 0.0 && !victim {
+            // Its nodes complete first; their epilog's end runs the main
+            // scheduler then.
+            self.completing_nodes
+                .push((now + self.completing, r.granted));
+        } else {
+            self.dirty_main = true;
+            self.dirty_bf = true;
+        }
     }
 
     fn queue_len(&self) -> usize {
         self.pending.len() + self.held.len()
+    }
+
+    fn take_preemptions(&mut self, out: &mut Vec<crate::Preemption>) {
+        if self.preempted.is_empty() {
+            return;
+        }
+        out.extend(
+            self.take_preempted()
+                .into_iter()
+                .map(|(job, mode)| crate::Preemption {
+                    job,
+                    requeue: mode == super::conf::PreemptMode::Requeue,
+                }),
+        );
     }
 
     fn head(&self) -> Option<&Job> {
@@ -1183,7 +1324,13 @@ impl Scheduler for SlurmPolicy {
         let queued = self
             .queued_main
             .then_some(self.last_queued_pass + self.conf.sched.batch_sched_delay as f64);
-        let begin = self.held.iter().map(|h| h.0).chain(queued).reduce(f64::min);
+        let begin = self
+            .held
+            .iter()
+            .map(|h| h.0)
+            .chain(self.completing_nodes.iter().map(|c| c.0))
+            .chain(queued)
+            .reduce(f64::min);
         if self.pending.is_empty() {
             return begin;
         }
@@ -1197,7 +1344,7 @@ impl Scheduler for SlurmPolicy {
             };
         }
         let mut t = self.next_sched;
-        if self.conf.sched.backfill {
+        if self.conf.sched.backfill && self.next_bf > self.now_seen {
             t = t.min(self.next_bf);
         }
         Some(begin.map_or(t, |b| b.min(t)))

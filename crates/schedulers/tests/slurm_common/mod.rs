@@ -36,8 +36,25 @@ pub(crate) fn run_drained(
     jobs: &[Job],
     snapshots: &[f64],
     drain: Option<(f64, f64)>,
+    at: impl FnMut(f64, &SlurmPolicy),
+) -> Result<Outcome, Box<dyn std::error::Error>> {
+    run_cancelled(policy, nodes, jobs, snapshots, drain, &[], at)
+}
+
+/// As [`run_drained`]; each (time, job) of `cancels` ends that job then
+/// if it is running (scancel of a running job).
+pub(crate) fn run_cancelled(
+    policy: &mut SlurmPolicy,
+    nodes: u32,
+    jobs: &[Job],
+    snapshots: &[f64],
+    drain: Option<(f64, f64)>,
+    cancels: &[(f64, u64)],
     mut at: impl FnMut(f64, &SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
+    let mut cancels = cancels.to_vec();
+    cancels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut next_cancel = 0;
     let mut drained = Vec::new();
     // 0: before the drain, 1: drained, 2: resumed.
     let mut phase = 0u8;
@@ -57,10 +74,12 @@ pub(crate) fn run_drained(
             (Some((_, to)), 1) => to,
             _ => f64::INFINITY,
         };
+        let cancel = cancels.get(next_cancel).map_or(f64::INFINITY, |c| c.0);
         let t = dep
             .min(arr)
             .min(wakeup.unwrap_or(f64::INFINITY))
-            .min(drain_next);
+            .min(drain_next)
+            .min(cancel);
         while let Some(&s) = snaps.peek() {
             if s < t {
                 policy.catch_up(s);
@@ -80,6 +99,16 @@ pub(crate) fn run_drained(
             alloc.release(&s.grant)?;
             policy.departed(&s.job, t);
             out.end.insert(s.job.id, t);
+        }
+        while cancels.get(next_cancel).is_some_and(|c| c.0 == t) {
+            let id = cancels[next_cancel].1;
+            next_cancel += 1;
+            if let Some(k) = running.iter().position(|r| r.2.job.id == id) {
+                let (_, _, s) = running.remove(k);
+                alloc.release(&s.grant)?;
+                policy.departed(&s.job, t);
+                out.end.insert(id, t);
+            }
         }
         while jobs.get(next_job).is_some_and(|j| j.arrival == t) {
             policy.submit(jobs[next_job], t)?;

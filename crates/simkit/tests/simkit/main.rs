@@ -7,5 +7,6 @@
 mod determinism;
 mod dispersal;
 mod mohapatra_trends;
+mod preemption;
 mod rlscheduler_oracle;
 mod run_loop;
