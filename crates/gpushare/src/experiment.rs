@@ -476,6 +476,27 @@ impl<'a> ClusterState<'a> {
         (s, at)
     }
 
+    /// The Random policy's node for `req`: the feasible nodes in creation
+    /// order (the scheduler's node list before its parallel filter), one
+    /// drawn with `Intn` (no draw when one or none is feasible).
+    pub fn random_node(&mut self, req: &Request, rng: &mut GoRand) -> Option<usize> {
+        let ask = Ask::of(req);
+        let mut feasible = std::mem::take(&mut self.scratch);
+        feasible.clear();
+        for &p in &self.created {
+            if self.feasible(p, &ask, req) {
+                feasible.push(p as u32);
+            }
+        }
+        let pick = match feasible.len() {
+            0 => None,
+            1 => Some(feasible[0]),
+            k => Some(feasible[rng.intn(k)]),
+        };
+        self.scratch = feasible;
+        pick.map(|p| p as usize)
+    }
+
     /// Chooses a node and GPUs for `req` under `policy`, or `None` when no
     /// node fits. `rng` serves the Random policy only.
     pub fn choose(
@@ -486,23 +507,7 @@ impl<'a> ClusterState<'a> {
     ) -> Option<(usize, Placement)> {
         match policy {
             Policy::Random => {
-                // The feasible nodes in creation order (the scheduler's
-                // node list before its parallel filter), one drawn.
-                let ask = Ask::of(req);
-                let mut feasible = std::mem::take(&mut self.scratch);
-                feasible.clear();
-                for &p in &self.created {
-                    if self.feasible(p, &ask, req) {
-                        feasible.push(p as u32);
-                    }
-                }
-                let pick = match feasible.len() {
-                    0 => None,
-                    1 => Some(feasible[0]),
-                    k => Some(feasible[rng.intn(k)]),
-                };
-                self.scratch = feasible;
-                let pos = pick? as usize;
+                let pos = self.random_node(req, rng)?;
                 policy::random_gpus(&self.nodes[pos], req, rng).map(|at| (pos, at))
             }
             Policy::Fgd => {
