@@ -50,13 +50,15 @@ pub(crate) struct Args {
     topology: String,
     /// Contiguous strategies to compare, comma-separated or repeated
     /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,
-    /// busy-list, adaptive-scan on meshes). Commas inside a spec's
+    /// busy-list, adaptive-scan on meshes; the FGD paper's deterministic
+    /// policies on a GPU-sharing cluster). Commas inside a spec's
     /// brackets, as in 'tas[mode=required,level=rack]', stay in the spec.
     #[arg(long, short)]
     allocators: Vec<String>,
-    /// The non-contiguous reference strategy.
-    #[arg(long, default_value = "paging")]
-    reference: String,
+    /// The non-contiguous reference strategy (default: paging;
+    /// gpu-best-fit on a GPU-sharing cluster, where nodes hold many pods).
+    #[arg(long)]
+    reference: Option<String>,
     /// Scheduling policies, comma-separated or repeated: every strategy
     /// is replayed under each (default fcfs).
     #[arg(long, short)]
@@ -202,6 +204,14 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
         &["buddy", "partner", "multiple-gray-code"]
     } else if t.as_grid().is_some_and(|g| g.dims() == 2 && !g.is_torus()) {
         &["fsl", "busy-list", "adaptive-scan"]
+    } else if t.as_gpushare().is_some() {
+        &[
+            "fgd",
+            "gpu-best-fit",
+            "dot-product",
+            "gpu-packing",
+            "gpu-clustering",
+        ]
     } else {
         return Err(CliError::input(format!(
             "no default strategies for {t}; name them with --allocators (see partalloc strategies)"
@@ -239,11 +249,18 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     // Parsed once, and each built once to fail on names before reading
     // the trace.
+    let reference = args.reference.clone().unwrap_or_else(|| {
+        if topology.as_gpushare().is_some() {
+            "gpu-best-fit".to_owned()
+        } else {
+            "paging".to_owned()
+        }
+    });
     let mut specs = Vec::with_capacity(allocators.len() + 1);
     for (flag, a) in allocators
         .iter()
         .map(|a| ("--allocators", a))
-        .chain([("--reference", &args.reference)])
+        .chain([("--reference", &reference)])
     {
         let spec = ALLOCATORS
             .spec(a)
@@ -282,8 +299,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     // held in memory instead.
     let limit = args.jobs.unwrap_or(usize::MAX);
     let (source, survey, skipped) = match args.trace_format {
-        TraceFormat::Sacct => {
-            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
+        TraceFormat::Sacct | TraceFormat::Openb => {
+            let (mut jobs, skipped) = if args.trace_format == TraceFormat::Openb {
+                partalloc_experiment::trace::read_openb(&args.trace, &topology)?
+            } else {
+                read_sacct(&args.trace, &topology, args.lenient)?
+            };
             jobs.truncate(limit);
             let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
             (Source::Memory(jobs), survey, skipped)
