@@ -31,7 +31,7 @@ use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::ShapeMapping;
-use partalloc::workload::{Job, TraceFormat};
+use partalloc::workload::{Job, JobShape, TraceFormat};
 use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -163,6 +163,11 @@ struct RunRow {
     mean_pieces: Option<f64>,
     /// Mean bounded slowdown (`--slowdown-bound`).
     mean_bounded_slowdown: f64,
+    /// The `frag` measure of a GPU-sharing cluster (absent elsewhere):
+    /// time-average share of the GPUs allocated, fragmented GPUs and
+    /// fragmented share of the idle GPUs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frag: Option<[f64; 3]>,
 }
 
 #[derive(Debug, Serialize)]
@@ -509,6 +514,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 .was_measured("mean_pieces")
                 .then_some(r.results.mean_pieces),
             mean_bounded_slowdown: r.results.mean_bounded_slowdown,
+            frag: r.results.was_measured("mean_frag_gpus").then_some([
+                r.results.mean_gpu_allocation,
+                r.results.mean_frag_gpus,
+                r.results.mean_frag_ratio,
+            ]),
         })
         .collect();
     let out = Output {
@@ -564,15 +574,21 @@ impl Survey {
         };
         for j in jobs {
             let p = j.nodes();
-            let shape = shaped
-                .shape_for(p)
-                .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+            // A pod keeps its own request (one row for all of them).
+            let (shape, label) = if matches!(j.shape, JobShape::Pod { .. }) {
+                (j.shape, "pod".to_owned())
+            } else {
+                let shape = shaped
+                    .shape_for(p)
+                    .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+                (shape, shape.to_string())
+            };
             let k = shape.node_count();
             let row = s
                 .table
-                .entry((k, shape.to_string()))
+                .entry((k, label.clone()))
                 .or_insert_with(|| MappingRow {
-                    shape: shape.to_string(),
+                    shape: label,
                     processors_min: p,
                     processors_max: p,
                     jobs: 0,
@@ -658,7 +674,7 @@ impl Replay<'_> {
         let jobs = raw.map_while(|j| {
             let p = j.nodes();
             let j = j.with_arrival(self.first + (j.arrival - self.first) / self.scale);
-            let j = if shapes {
+            let j = if shapes && !matches!(j.shape, JobShape::Pod { .. }) {
                 j.with_shape(self.shaped.shape_for(p).ok()?)
             } else {
                 j
@@ -847,6 +863,22 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                         .map_or_else(|| "–".to_owned(), |v| format!("{v:.2}")),
                     r.mean_bounded_slowdown
                 );
+            }
+            if out.runs.iter().any(|r| r.frag.is_some()) {
+                let _ = writeln!(
+                    s,
+                    "\n{:<22} {:<8} {:>9} {:>10} {:>10}",
+                    "allocator", "requests", "gpu-alloc", "frag-gpus", "frag-ratio"
+                );
+                for r in &out.runs {
+                    if let Some([a, f, q]) = r.frag {
+                        let _ = writeln!(
+                            s,
+                            "{:<22} {:<8} {a:>9.4} {f:>10.3} {q:>10.4}",
+                            r.allocator, r.requests
+                        );
+                    }
+                }
             }
             let _ = writeln!(
                 s,

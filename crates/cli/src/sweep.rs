@@ -1048,7 +1048,9 @@ mod tests {
              mean_bounded_slowdown,mean_bounded_slowdown_hw,\
              mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw,\
              mean_stranded_nodes,mean_stranded_nodes_hw,mean_split_segments,mean_split_segments_hw,\
-             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw"
+             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw,\
+             mean_gpu_allocation,mean_gpu_allocation_hw,mean_frag_gpus,mean_frag_gpus_hw,\
+             mean_frag_ratio,mean_frag_ratio_hw"
         );
         assert_eq!(
             values,

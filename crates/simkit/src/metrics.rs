@@ -129,6 +129,9 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_split_segments", "split segments per job", |r| r.mean_split_segments),
     metric!("lowest_level_share", "jobs at the lowest level", |r| r.lowest_level_share),
     metric!("mean_largest_placeable", "largest placeable slice", |r| r.mean_largest_placeable),
+    metric!("mean_gpu_allocation", "GPU allocation", |r| r.mean_gpu_allocation),
+    metric!("mean_frag_gpus", "fragmented GPUs", |r| r.mean_frag_gpus),
+    metric!("mean_frag_ratio", "idle GPUs fragmented", |r| r.mean_frag_ratio),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job, figure "attempts_per_job" at 11)
@@ -311,6 +314,9 @@ mod tests {
             mean_split_segments: 20.0,
             lowest_level_share: 0.5,
             mean_largest_placeable: 21.0,
+            mean_gpu_allocation: 22.0,
+            mean_frag_gpus: 23.0,
+            mean_frag_ratio: 24.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();

@@ -688,7 +688,11 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         // bounded log of the grants.
         let mut log = (taken.contains(Measure::Slurm) || taken.contains(Measure::Pod))
             .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
-        let mut observer = (&mut *observer, &mut log);
+        // The frag measure follows the grants on a twin of the strategy.
+        let mut frag = taken
+            .contains(Measure::Frag)
+            .then(crate::gpushare::FragMeter::new);
+        let mut observer = (&mut *observer, (&mut log, &mut frag));
         observer.begin(&topology, engine.alloc().inner());
         let mut measures = Measures::new(&topology, &cfg, taken, records)?;
         let mut started: Vec<Started> = Vec::new();
@@ -763,6 +767,9 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         results.measured = taken;
         if let Some(log) = &log {
             results.add_logged(&topology, taken, log);
+        }
+        if let Some(frag) = &frag {
+            results.add_frag(frag.measures(end));
         }
         let n = results.completed as f64;
         let search = SearchTime {
