@@ -65,6 +65,8 @@ const PIECES: &[&str] = &[
 
 /// Small machines of every family, including the single-node ones.
 const MACHINES: &[&str] = &[
+    "gpushare:3x4gpu",
+    "gpushare:1x0gpu",
     "hypercube:0",
     "hypercube:1",
     "hypercube:3",
