@@ -880,6 +880,9 @@ struct Measures<'s> {
     stranded: TimeWeighted,
     /// The last event time.
     end: f64,
+    /// Pods share nodes (a GPU-sharing cluster): a node counts as busy,
+    /// and usefully so, while any pod runs there.
+    shared_nodes: bool,
 }
 
 impl<'s> Measures<'s> {
@@ -918,6 +921,7 @@ impl<'s> Measures<'s> {
             domains: DomainSums::default(),
             stranded: TimeWeighted::new(0.0, 0.0)?,
             end: 0.0,
+            shared_nodes: topology.as_gpushare().is_some(),
         })
     }
 
@@ -1038,8 +1042,14 @@ impl<'s> Measures<'s> {
             return Err(SimError::Saturated { waiting, time: t });
         }
         let waiting = waiting as u64;
-        self.busy.update(t, busy as f64)?;
-        self.useful.update(t, self.useful_now as f64)?;
+        if self.shared_nodes {
+            let in_use = alloc.total_nodes().saturating_sub(alloc.free_nodes()) as f64;
+            self.busy.update(t, in_use)?;
+            self.useful.update(t, in_use)?;
+        } else {
+            self.busy.update(t, busy as f64)?;
+            self.useful.update(t, self.useful_now as f64)?;
+        }
         self.queue.update(t, waiting as f64)?;
         self.in_system.update(t, (waiting + running) as f64)?;
         if self.capacity.is_defined() {
