@@ -16,7 +16,7 @@
 //! assert!(!per_job.reported);
 //! // The figure columns, in CSV order, start with the completed jobs.
 //! assert_eq!(metrics::figure_columns().next().map(|m| m.name), Some("completed"));
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 24);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 27);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -324,7 +324,7 @@ mod tests {
             got,
             [
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 5.5, 17.0, 18.0, 19.0, 20.0, 0.5, 21.0, 1.25
+                15.0, 16.0, 5.5, 17.0, 18.0, 19.0, 20.0, 0.5, 21.0, 22.0, 23.0, 24.0, 1.25
             ]
         );
         let empty = Results::default();

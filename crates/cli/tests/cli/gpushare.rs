@@ -121,7 +121,10 @@ fn bad_openb_lists_are_one_line_naming_file_and_line_and_write_nothing() {
         "--output",
         out.to_str().unwrap(),
     ]));
-    assert!(e.contains("nodes.csv:3:") && e.contains("memory_mib"), "{e}");
+    assert!(
+        e.contains("nodes.csv:3:") && e.contains("memory_mib"),
+        "{e}"
+    );
     assert!(e.len() <= 200, "{} chars: {e}", e.len());
     assert!(!out.exists());
     // A pod list with a share of several GPUs, as a trace.
