@@ -62,19 +62,19 @@ pub struct FragMeter {
     missed: u64,
     start: Option<f64>,
     last: f64,
-    now: GpuReading0,
+    now: Quantities,
     sums: [f64; 3],
 }
 
 /// A reading as the three quantities.
 #[derive(Debug, Clone, Copy, Default)]
-struct GpuReading0([f64; 3]);
+struct Quantities([f64; 3]);
 
-impl GpuReading0 {
+impl Quantities {
     fn of(r: GpuReading) -> Self {
         let alloc = if r.total > 0.0 { r.used / r.total } else { 0.0 };
         let ratio = if r.idle > 0.0 { r.frag / r.idle } else { 0.0 };
-        GpuReading0([alloc, r.frag / 1000.0, ratio])
+        Quantities([alloc, r.frag / 1000.0, ratio])
     }
 }
 
@@ -125,7 +125,7 @@ impl Observer for FragMeter {
         self.twin = GpuShareAllocator::same_as(&alloc.name(), topology)
             .or_else(|| GpuShareAllocator::same_as("gpu-best-fit", topology));
         if let Some(t) = &self.twin {
-            self.now = GpuReading0::of(t.reading());
+            self.now = Quantities::of(t.reading());
         }
     }
 
@@ -172,6 +172,6 @@ impl Observer for FragMeter {
             }
         }
         self.last = now;
-        self.now = GpuReading0::of(twin.reading());
+        self.now = Quantities::of(twin.reading());
     }
 }

@@ -115,7 +115,7 @@ fn machines() -> Vec<(String, &'static str)> {
             example("pods/lab-2d.toml"),
             "shape_weights = [1, 1, 1, 1, 1, 0, 0]",
         ),
-        ("gpushare:8x8gpu".to_owned(), "max_sides = \"8\""),
+        ("gpushare:8x8gpu".to_owned(), "max_sides = \"4\""),
     ]
 }
 
