@@ -3,7 +3,6 @@
 //! arrivals and departures) in replay and simulate alike, the FGD
 //! strategies listed there, and bad lists refused in one `FILE:LINE` line
 //! with nothing written.
-#![expect(clippy::unwrap_used, reason = "test helpers read fixed JSON")]
 
 use std::path::Path;
 
