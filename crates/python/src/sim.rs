@@ -202,14 +202,13 @@ fn simulate<'py>(
                 .parse::<partalloc_workload::TraceFormat>()
                 .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
             let (mut all, skipped) = if format != partalloc_workload::TraceFormat::Swf {
-                partalloc_experiment::trace::read_jobs(path, format, &topology, map, lenient).map_err(|e| {
-                    match e {
+                partalloc_experiment::trace::read_jobs(path, format, &topology, map, lenient)
+                    .map_err(|e| match e {
                         e @ partalloc_experiment::SourceError::File(
                             partalloc_topology::files::FileError::Io { .. },
                         ) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
                         e => PyValueError::new_err(e.to_string()),
-                    }
-                })?
+                    })?
             } else {
                 read_trace(path, map, lenient)?
             };
@@ -226,7 +225,11 @@ fn simulate<'py>(
                     "trace {} ({} jobs, {format} {}{skipped})",
                     path.display(),
                     all.len(),
-                    if format == partalloc_workload::TraceFormat::Sacct { "dump" } else { "pod list" }
+                    if format == partalloc_workload::TraceFormat::Sacct {
+                        "dump"
+                    } else {
+                        "pod list"
+                    }
                 )
             } else {
                 format!(
