@@ -437,6 +437,7 @@ mod tests {
             ("mesh:8x4", "y = 0", 4),
             ("mesh:4x4x2", "z = 0", 2),
             ("hypercube:7", "subcube 0", 8),
+            ("gpushare:5x8gpu", "8×GPU", 1),
         ] {
             let t: Topology = text.parse().unwrap();
             let g = groups(&t);
