@@ -21,6 +21,7 @@ use std::process::{Command, ExitCode};
 const PUBLISHED: &[&str] = &[
     "partalloc-testkit",
     "partalloc-topology",
+    "partalloc-gpushare",
     "partalloc-allocators",
     "partalloc-workload",
     "partalloc-schedulers",

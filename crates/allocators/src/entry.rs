@@ -71,6 +71,7 @@ pub const ANY_TOPOLOGY: &[TopologyKind] = &[
     TopologyKind::Ring,
     TopologyKind::Torus3d,
     TopologyKind::Capacity,
+    TopologyKind::GpuShare,
 ];
 
 /// Builds an entry's product for a machine from a parsed spec whose name

@@ -53,6 +53,7 @@ pub mod curve;
 pub mod dispersal;
 mod entry;
 mod error;
+pub mod gpushare;
 mod grant;
 pub mod hypercube;
 pub mod kary;

@@ -122,6 +122,12 @@ const BUILTIN: &[AllocatorEntry] = &[
     crate::nearest::MM_ENTRY,
     crate::nearest::MC1X1_ENTRY,
     crate::nearest::MC_ENTRY,
+    crate::gpushare::FGD,
+    crate::gpushare::GPU_BEST_FIT,
+    crate::gpushare::DOT_PRODUCT,
+    crate::gpushare::GPU_PACKING,
+    crate::gpushare::GPU_CLUSTERING,
+    crate::gpushare::GPU_RANDOM,
 ];
 
 /// The built-in strategies, in listing order.
@@ -203,6 +209,7 @@ mod tests {
                 .into(),
                 TopologyKind::Pod => "pod:tpu-v4:8x8x8".parse().unwrap(),
                 TopologyKind::Capacity => "racks:2x3x4gpu".parse().unwrap(),
+                TopologyKind::GpuShare => "gpushare:3x4gpu".parse().unwrap(),
                 _ => "torus:8x8".parse().unwrap(),
             };
             let a = build(e.info.name, &topo).unwrap();

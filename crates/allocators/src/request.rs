@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use partalloc_topology::gpushare::GpuRequest;
 use partalloc_topology::{Coords, MAX_NODES, TopologyError};
 
 /// A request for a partition.
@@ -48,6 +49,14 @@ pub enum Request {
         /// Number of nodes.
         count: u32,
     },
+    /// One pod of a GPU-sharing cluster: CPU, memory, a share of one GPU
+    /// or whole GPUs of allowed models, on one node (which it may share
+    /// with other pods). Strategies of other machines serve it as one
+    /// node.
+    Pod {
+        /// What the pod asks for.
+        request: GpuRequest,
+    },
 }
 
 /// The serialized form of a [`Request`]; deserializing a box goes through
@@ -58,6 +67,7 @@ enum RequestRepr {
     Subcube { dim: u32 },
     Box { sides: Coords, rotate: bool },
     Nodes { count: u32 },
+    Pod { request: GpuRequest },
 }
 
 #[cfg(feature = "serde")]
@@ -67,6 +77,7 @@ impl From<Request> for RequestRepr {
             Request::Subcube { dim } => Self::Subcube { dim },
             Request::Box { sides, rotate } => Self::Box { sides, rotate },
             Request::Nodes { count } => Self::Nodes { count },
+            Request::Pod { request } => Self::Pod { request },
         }
     }
 }
@@ -82,6 +93,7 @@ impl TryFrom<RequestRepr> for Request {
                 if rotate { b.any_orientation() } else { b }
             }
             RequestRepr::Nodes { count } => Self::Nodes { count },
+            RequestRepr::Pod { request } => Self::Pod { request },
         })
     }
 }
@@ -142,6 +154,7 @@ impl Request {
             Self::Subcube { dim } => 1u64.checked_shl(*dim).unwrap_or(u64::MAX),
             Self::Box { sides, .. } => sides.product(),
             Self::Nodes { count } => u64::from(*count),
+            Self::Pod { .. } => 1,
         }
     }
 }
@@ -164,6 +177,7 @@ impl fmt::Display for Request {
                 Ok(())
             }
             Self::Nodes { count } => write!(f, "{count} nodes"),
+            Self::Pod { request } => write!(f, "{request}"),
         }
     }
 }

@@ -31,7 +31,7 @@ use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, Stop};
 use partalloc::topology::Topology;
 use partalloc::workload::ShapeMapping;
-use partalloc::workload::{Job, TraceFormat};
+use partalloc::workload::{Job, JobShape, TraceFormat};
 use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -50,13 +50,15 @@ pub(crate) struct Args {
     topology: String,
     /// Contiguous strategies to compare, comma-separated or repeated
     /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,
-    /// busy-list, adaptive-scan on meshes). Commas inside a spec's
+    /// busy-list, adaptive-scan on meshes; the FGD paper's deterministic
+    /// policies on a GPU-sharing cluster). Commas inside a spec's
     /// brackets, as in 'tas[mode=required,level=rack]', stay in the spec.
     #[arg(long, short)]
     allocators: Vec<String>,
-    /// The non-contiguous reference strategy.
-    #[arg(long, default_value = "paging")]
-    reference: String,
+    /// The non-contiguous reference strategy (default: paging;
+    /// gpu-best-fit on a GPU-sharing cluster, where nodes hold many pods).
+    #[arg(long)]
+    reference: Option<String>,
     /// Scheduling policies, comma-separated or repeated: every strategy
     /// is replayed under each (default fcfs).
     #[arg(long, short)]
@@ -165,6 +167,11 @@ struct RunRow {
     /// (JSON only): the measures of the machine's family among them, with
     /// `measured` naming those taken.
     results: crate::metrics::Replication,
+    /// The `frag` measure of a GPU-sharing cluster (absent elsewhere):
+    /// time-average share of the GPUs allocated, fragmented GPUs and
+    /// fragmented share of the idle GPUs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frag: Option<[f64; 3]>,
 }
 
 #[derive(Debug, Serialize)]
@@ -206,6 +213,14 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
         &["buddy", "partner", "multiple-gray-code"]
     } else if t.as_grid().is_some_and(|g| g.dims() == 2 && !g.is_torus()) {
         &["fsl", "busy-list", "adaptive-scan"]
+    } else if t.as_gpushare().is_some() {
+        &[
+            "fgd",
+            "gpu-best-fit",
+            "dot-product",
+            "gpu-packing",
+            "gpu-clustering",
+        ]
     } else {
         return Err(CliError::input(format!(
             "no default strategies for {t}; name them with --allocators (see partalloc strategies)"
@@ -243,11 +258,18 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     // Parsed once, and each built once to fail on names before reading
     // the trace.
+    let reference = args.reference.clone().unwrap_or_else(|| {
+        if topology.as_gpushare().is_some() {
+            "gpu-best-fit".to_owned()
+        } else {
+            "paging".to_owned()
+        }
+    });
     let mut specs = Vec::with_capacity(allocators.len() + 1);
     for (flag, a) in allocators
         .iter()
         .map(|a| ("--allocators", a))
-        .chain([("--reference", &args.reference)])
+        .chain([("--reference", &reference)])
     {
         let spec = ALLOCATORS
             .spec(a)
@@ -286,8 +308,12 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     // held in memory instead.
     let limit = args.jobs.unwrap_or(usize::MAX);
     let (source, survey, skipped) = match args.trace_format {
-        TraceFormat::Sacct => {
-            let (mut jobs, skipped) = read_sacct(&args.trace, &topology, args.lenient)?;
+        TraceFormat::Sacct | TraceFormat::Openb => {
+            let (mut jobs, skipped) = if args.trace_format == TraceFormat::Openb {
+                partalloc_experiment::trace::read_openb(&args.trace, &topology)?
+            } else {
+                read_sacct(&args.trace, &topology, args.lenient)?
+            };
             jobs.truncate(limit);
             let survey = Survey::of(&mut jobs.iter().copied(), &shaped)?;
             (Source::Memory(jobs), survey, skipped)
@@ -493,6 +519,11 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 .then_some(r.results.mean_pieces),
             mean_bounded_slowdown: r.results.mean_bounded_slowdown,
             results: crate::metrics::Replication(r.results),
+            frag: r.results.was_measured("mean_frag_gpus").then_some([
+                r.results.mean_gpu_allocation,
+                r.results.mean_frag_gpus,
+                r.results.mean_frag_ratio,
+            ]),
         })
         .collect();
     let out = Output {
@@ -548,15 +579,21 @@ impl Survey {
         };
         for j in jobs {
             let p = j.nodes();
-            let shape = shaped
-                .shape_for(p)
-                .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+            // A pod keeps its own request (one row for all of them).
+            let (shape, label) = if matches!(j.shape, JobShape::Pod { .. }) {
+                (j.shape, "pod".to_owned())
+            } else {
+                let shape = shaped
+                    .shape_for(p)
+                    .map_err(|e| CliError::input(format!("job {}: {e}", j.id)))?;
+                (shape, shape.to_string())
+            };
             let k = shape.node_count();
             let row = s
                 .table
-                .entry((k, shape.to_string()))
+                .entry((k, label.clone()))
                 .or_insert_with(|| MappingRow {
-                    shape: shape.to_string(),
+                    shape: label,
                     processors_min: p,
                     processors_max: p,
                     jobs: 0,
@@ -642,7 +679,7 @@ impl Replay<'_> {
         let jobs = raw.map_while(|j| {
             let p = j.nodes();
             let j = j.with_arrival(self.first + (j.arrival - self.first) / self.scale);
-            let j = if shapes {
+            let j = if shapes && !matches!(j.shape, JobShape::Pod { .. }) {
                 j.with_shape(self.shaped.shape_for(p).ok()?)
             } else {
                 j
@@ -831,6 +868,22 @@ fn render(out: &Output, format: Format) -> Result<String, CliError> {
                         .map_or_else(|| "–".to_owned(), |v| format!("{v:.2}")),
                     r.mean_bounded_slowdown
                 );
+            }
+            if out.runs.iter().any(|r| r.frag.is_some()) {
+                let _ = writeln!(
+                    s,
+                    "\n{:<22} {:<8} {:>9} {:>10} {:>10}",
+                    "allocator", "requests", "gpu-alloc", "frag-gpus", "frag-ratio"
+                );
+                for r in &out.runs {
+                    if let Some([a, f, q]) = r.frag {
+                        let _ = writeln!(
+                            s,
+                            "{:<22} {:<8} {a:>9.4} {f:>10.3} {q:>10.4}",
+                            r.allocator, r.requests
+                        );
+                    }
+                }
             }
             let _ = writeln!(
                 s,

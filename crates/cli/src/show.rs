@@ -85,6 +85,20 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
     if let Some(m) = topology.as_slurm() {
         return Ok(slurm_layout(m));
     }
+    if let Some(c) = topology.as_gpushare() {
+        // A plain node list, 16 a row: a node shows one of its pods.
+        let n = c.nodes().len() as NodeId;
+        let rows: Vec<(NodeId, String)> = (0..n)
+            .step_by(16)
+            .map(|start| (start, format!("nodes {start}–{}", (start + 15).min(n - 1))))
+            .collect();
+        return Ok(Layout {
+            width: n.min(16),
+            height: rows.len() as u32,
+            panels: 1,
+            rows,
+        });
+    }
     let g = topology
         .as_grid()
         .ok_or_else(|| CliError::input(format!("show cannot draw {topology}")))?;

@@ -180,9 +180,9 @@ fn run_trace(
             .map_err(CliError::io(csv))?;
         Ok((report, log))
     };
-    // A sacct dump is read whole (its jobs are sorted by submit time after
-    // the jobs that never ran are dropped).
-    let ((report, log), count, skipped) = if args.trace.trace_format == TraceFormat::Sacct {
+    // A sacct dump and an OpenB pod list are read whole (their jobs are
+    // sorted by submit time after the ones that cannot run are dropped).
+    let ((report, log), count, skipped) = if args.trace.trace_format != TraceFormat::Swf {
         let (mut jobs, skipped) = args.trace.read_all(path, topology)?;
         jobs.truncate(limit);
         let count = jobs.len();
@@ -203,16 +203,26 @@ fn run_trace(
         }
     };
     let skipped = if skipped > 0 {
-        format!(", {skipped} malformed lines skipped")
+        if args.trace.trace_format == TraceFormat::Openb {
+            format!(", {skipped} pods no node could hold skipped")
+        } else {
+            format!(", {skipped} malformed lines skipped")
+        }
     } else {
         String::new()
     };
     Ok((
         vec![report],
-        if args.trace.trace_format == TraceFormat::Sacct {
+        if args.trace.trace_format != TraceFormat::Swf {
             format!(
-                "trace {} ({count} jobs, sacct dump{skipped})",
-                crate::error::shown(path)
+                "trace {} ({count} jobs, {} {}{skipped})",
+                crate::error::shown(path),
+                args.trace.trace_format,
+                if args.trace.trace_format == TraceFormat::Sacct {
+                    "dump"
+                } else {
+                    "pod list"
+                }
             )
         } else {
             format!(

@@ -1048,13 +1048,15 @@ mod tests {
              mean_bounded_slowdown,mean_bounded_slowdown_hw,\
              mean_racks_per_job,mean_racks_per_job_hw,mean_stranded_gpus,mean_stranded_gpus_hw,\
              mean_stranded_nodes,mean_stranded_nodes_hw,mean_split_segments,mean_split_segments_hw,\
-             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw"
+             lowest_level_share,lowest_level_share_hw,mean_largest_placeable,mean_largest_placeable_hw,\
+             mean_gpu_allocation,mean_gpu_allocation_hw,mean_frag_gpus,mean_frag_gpus_hw,\
+             mean_frag_ratio,mean_frag_ratio_hw"
         );
         assert_eq!(
             values,
             "4,0.5,0.25,1.5,,2.5,0.25,3.5,,4.5,0.25,5.5,,6.5,0.25,7.5,,8.5,0.25,\
              9.5,,10.5,0.25,11.5,,12.5,0.25,13.5,,14.5,0.25,15.5,,16.5,0.25,17.5,,\
-             18.5,0.25,19.5,,20.5,0.25,21.5,,22.5,0.25,,\n"
+             18.5,0.25,19.5,,20.5,0.25,21.5,,22.5,0.25,23.5,,24.5,0.25,25.5,,,\n"
         );
     }
 }

@@ -180,6 +180,7 @@ impl TraceArgs {
     ) -> Result<(Vec<partalloc::workload::Job>, u64), CliError> {
         match self.trace_format {
             TraceFormat::Sacct => crate::trace::read_sacct(path, topology, self.lenient),
+            TraceFormat::Openb => Ok(partalloc_experiment::trace::read_openb(path, topology)?),
             _ => crate::trace::read_trace(path, self.mapping(topology), self.lenient)
                 .map(|(jobs, _header, skipped)| (jobs, skipped)),
         }

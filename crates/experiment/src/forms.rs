@@ -34,12 +34,7 @@ impl FileForm {
     /// The `--topology` text naming `files` (one per placeholder).
     #[must_use]
     pub fn machine(&self, files: &[&str]) -> String {
-        files
-            .iter()
-            .enumerate()
-            .fold(self.template.to_owned(), |t, (i, f)| {
-                t.replace(&format!("{{{i}}}"), f)
-            })
+        substitute(self.template, files)
     }
 }
 
@@ -93,6 +88,12 @@ pub const MACHINE_FILE_FORMS: &[FileForm] = &[
         examples: &["examples/pods/half-v5e.toml"],
         strategy: "pod-best-fit",
     },
+    FileForm {
+        name: "openb",
+        template: "openb:{0},{1}",
+        examples: &["examples/openb/nodes.csv", "examples/openb/pods.csv"],
+        strategy: "fgd",
+    },
 ];
 
 /// A trace format with an example trace and a machine it runs on.
@@ -102,10 +103,31 @@ pub struct TraceForm {
     pub format: TraceFormat,
     /// An example trace in the repository (relative to its root).
     pub example: &'static str,
-    /// A machine (text form) the example runs on.
+    /// The machine the example runs on, as `--topology` takes it, with
+    /// `{0}`, `{1}` standing for `machine_files`.
     pub machine: &'static str,
+    /// The machine's example files in the repository, if it reads any.
+    pub machine_files: &'static [&'static str],
     /// A strategy that runs there.
     pub strategy: &'static str,
+}
+
+impl TraceForm {
+    /// The `--topology` text naming `files` (one per placeholder).
+    #[must_use]
+    pub fn machine(&self, files: &[&str]) -> String {
+        substitute(self.machine, files)
+    }
+}
+
+/// `template` with `{i}` replaced by `files[i]`.
+fn substitute(template: &str, files: &[&str]) -> String {
+    files
+        .iter()
+        .enumerate()
+        .fold(template.to_owned(), |t, (i, f)| {
+            t.replace(&format!("{{{i}}}"), f)
+        })
 }
 
 /// Every trace format.
@@ -114,13 +136,22 @@ pub const TRACE_FORMS: &[TraceForm] = &[
         format: TraceFormat::Swf,
         example: "examples/mesh8x8-load0.6.swf",
         machine: "mesh:8x8",
+        machine_files: &[],
         strategy: "first-fit",
     },
     TraceForm {
         format: TraceFormat::Sacct,
         example: "examples/blocks-8x18.sacct",
         machine: "mesh:16x16",
+        machine_files: &[],
         strategy: "paging",
+    },
+    TraceForm {
+        format: TraceFormat::Openb,
+        example: "examples/openb/pods.csv",
+        machine: "openb:{0}",
+        machine_files: &["examples/openb/nodes.csv"],
+        strategy: "fgd",
     },
 ];
 
@@ -134,11 +165,12 @@ pub fn file_variant(source: &MachineSource) -> Option<&'static str> {
         MachineSource::Slurm { .. } => Some("slurm"),
         MachineSource::Kueue { .. } => Some("kueue"),
         MachineSource::PodFile(_) => Some("pod"),
+        MachineSource::Openb { .. } => Some("openb"),
     }
 }
 
 /// Every file-reading variant [`file_variant`] names.
-pub const FILE_VARIANTS: &[&str] = &["slurm", "kueue", "pod"];
+pub const FILE_VARIANTS: &[&str] = &["slurm", "kueue", "pod", "openb"];
 
 #[cfg(test)]
 mod tests {
@@ -214,7 +246,9 @@ mod tests {
                 .iter()
                 .find(|t| t.format == format)
                 .unwrap_or_else(|| panic!("no form for {format}"));
-            let machine = MachineSource::parse(form.machine)
+            let files = at_root(form.machine_files);
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            let machine = MachineSource::parse(&form.machine(&refs))
                 .load("test", MAX_MACHINE_NODES)
                 .unwrap_or_else(|e| panic!("{format}: {e}"));
             let path = root().join(form.example);

@@ -4,8 +4,10 @@
 //! `torus3d:FILE` (a Slurm `topology.conf`, or `topology.yaml` with
 //! `#NAME` for one of several topologies), `blocks:FILE,4gpu` (a capacity
 //! machine of the file's nodes), `kueue:TOPOLOGY,NODES` (a Kueue Topology
-//! and a node list as `kubectl get nodes -o yaml` prints it), and a pod's
-//! `.toml` file. The text form of [`Topology`] never touches files; this
+//! and a node list as `kubectl get nodes -o yaml` prints it),
+//! `openb:NODES.csv[,PODS.csv]` (a GPU-sharing cluster of an OpenB node
+//! list, judged against a pod list's typical pods), and a pod's `.toml`
+//! file. The text form of [`Topology`] never touches files; this
 //! module does, within the bounds of [`crate::files`], and checks a
 //! machine's size against what a run builds before any strategy is built.
 //!
@@ -66,6 +68,14 @@ pub enum MachineSource {
     },
     /// A pod described in a TOML file.
     PodFile(PathBuf),
+    /// A GPU-sharing cluster of an OpenB node list, judged against the
+    /// typical pods of a pod list when one is named (`openb:NODES[,PODS]`).
+    Openb {
+        /// The node list (`sn,cpu_milli,memory_mib,gpu,model`).
+        nodes: String,
+        /// The pod list whose typical pods FGD and the `frag` measure use.
+        pods: Option<String>,
+    },
 }
 
 impl MachineSource {
@@ -86,6 +96,16 @@ impl MachineSource {
                 "tree" => Some(TopologyKind::Tree),
                 "ring" => Some(TopologyKind::Ring),
                 "torus3d" => Some(TopologyKind::Torus3d),
+                "openb" => {
+                    let (nodes, pods) = match rest.split_once(',') {
+                        Some((n, p)) => (n, Some(p.trim().to_owned())),
+                        None => (rest, None),
+                    };
+                    return Self::Openb {
+                        nodes: nodes.trim().to_owned(),
+                        pods,
+                    };
+                }
                 "kueue" => {
                     let (topology, nodes) = rest.split_once(',').unwrap_or((rest, ""));
                     return Self::Kueue {
@@ -112,6 +132,10 @@ impl MachineSource {
             Self::Text(_) => Vec::new(),
             Self::PodFile(p) => vec![p.clone()],
             Self::Kueue { topology, nodes } => vec![topology.into(), nodes.into()],
+            Self::Openb { nodes, pods } => std::iter::once(nodes)
+                .chain(pods)
+                .map(PathBuf::from)
+                .collect(),
             Self::Slurm { spec, .. } => {
                 let rest = gpus_suffix(spec).map_or(spec.as_str(), |(file, _)| file);
                 let file = match rest.rsplit_once('#') {
@@ -149,6 +173,7 @@ impl MachineSource {
             Self::PodFile(p) => load_pod_file(p)?,
             Self::Kueue { topology, nodes } => load_kueue(topology, nodes)?,
             Self::Slurm { kind, spec } => load_slurm(*kind, spec)?,
+            Self::Openb { nodes, pods } => load_openb(what, nodes, pods.as_deref(), max)?,
         };
         check_machine(what, &topology, max)?;
         Ok(topology)
@@ -156,7 +181,7 @@ impl MachineSource {
 }
 
 /// The text forms of a machine, for a message about a malformed one.
-const FORMS: &str = "hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or racks:[Bx]RxNxGgpu";
+const FORMS: &str = "hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…], racks:[Bx]RxNxGgpu or gpushare:NxGgpu";
 
 /// Characters a description's echo and its reason may take together, so
 /// that a front end's line with its option stays under 200.
@@ -314,6 +339,64 @@ fn load_with_gpus(
     Ok(machine
         .with_source(format!("{kind}:{file},{gpus}gpu"))
         .into())
+}
+
+/// The GPU-sharing cluster of an OpenB node list, its typical pods those
+/// of `pods` (the FGD artifact's: pods counted by CPU, GPU share, GPU
+/// count and models, the most frequent covering 95 %) or, without a pod
+/// list, one whole GPU. The node rows are counted against `max` before
+/// any is parsed.
+fn load_openb(
+    what: &str,
+    nodes: &str,
+    pods: Option<&str>,
+    max: usize,
+) -> Result<Topology, SourceError> {
+    use partalloc_gpushare::openb::{Unplaceable, parse_nodes, parse_pods};
+    if nodes.is_empty() || pods.is_some_and(str::is_empty) {
+        return Err(SourceError::Description {
+            given: String::new(),
+            reason: "openb:NODES[,PODS] needs an OpenB node list and optionally a pod list, e.g. openb:data/openb/openb_node_list_gpu_node.csv".to_owned(),
+        });
+    }
+    let path = Path::new(nodes);
+    let text = read_text(path, FileKind::Config)?;
+    let rows = text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    if rows > max {
+        return Err(SourceError::TooManyNodes {
+            machine: format!("openb:{}", echo_path(path)),
+            nodes: rows,
+            what: what.to_owned(),
+            max,
+        });
+    }
+    let cluster =
+        parse_nodes(&text, &echo_path(path)).map_err(|e| SourceError::Machine(e.to_string()))?;
+    let typical = match pods {
+        Some(p) => {
+            let p = Path::new(p);
+            let list = read_text(p, FileKind::Sacct)?;
+            let pods = parse_pods(&list, &echo_path(p), &cluster, Unplaceable::Keep)
+                .map_err(|e| SourceError::Machine(e.to_string()))?;
+            partalloc_gpushare::frag::typical_pods(
+                &pods,
+                partalloc_gpushare::experiment::TYPICAL_THRESHOLD_PCT,
+            )
+        }
+        None => Vec::new(),
+    };
+    let source = match pods {
+        Some(p) => format!("openb:{nodes},{p}"),
+        None => format!("openb:{nodes}"),
+    };
+    let machine = cluster
+        .to_machine(&source, typical)
+        .map_err(|e| SourceError::Machine(e.to_string()))?;
+    Ok(machine.into())
 }
 
 /// The capacity machine of a Kueue Topology file and a node list.

@@ -44,6 +44,9 @@ pub fn read_jobs(
     if format == TraceFormat::Sacct {
         return read_sacct(path, topology, lenient);
     }
+    if format == TraceFormat::Openb {
+        return read_openb(path, topology);
+    }
     let file = std::fs::File::open(path).map_err(SourceError::io(path))?;
     register_input(path, &file);
     let trace = partalloc_simkit::read_trace(path, mapping, lenient).map_err(|e| match e {
@@ -53,6 +56,60 @@ pub fn read_jobs(
         e => SourceError::Trace(partalloc_topology::escaped(&e.to_string()).into_owned()),
     })?;
     Ok((trace.jobs, trace.skipped))
+}
+
+/// Reads an OpenB pod list as jobs on `topology`, a GPU-sharing cluster:
+/// each pod, in file order (job id = its row, from 0), arrives at its
+/// `creation_time` (0 when the list has no such column) and runs until its
+/// `deletion_time`; a pod with no deletion time (no column, or an empty
+/// field) runs until the trace's end, the latest creation or deletion
+/// time it lists. Times are seconds. A pod no node of the cluster could
+/// hold even empty is skipped and counted (as a sacct dump's jobs that do
+/// not fit). Jobs are sorted by arrival, ties in file order.
+///
+/// # Errors
+/// The file cannot be read, is not a pod list for this cluster (a
+/// malformed row is refused with `FILE:LINE: reason`), or `topology` is
+/// not a GPU-sharing cluster.
+pub fn read_openb(path: &Path, topology: &Topology) -> Result<(Vec<Job>, u64), SourceError> {
+    use partalloc_gpushare::openb::{Cluster, Unplaceable, parse_pods_timed};
+    let Some(machine) = topology.as_gpushare() else {
+        return Err(SourceError::Trace(format!(
+            "{}: an openb pod list replays on a gpu-sharing cluster, not {}; give --topology openb:NODES.csv or gpushare:NxGgpu",
+            echo_path(path),
+            partalloc_topology::echo(&topology.to_string())
+        )));
+    };
+    let text = read_text(path, FileKind::Sacct)?;
+    let cluster = Cluster::from(machine.as_ref());
+    let pods = parse_pods_timed(&text, &echo_path(path), &cluster, Unplaceable::Keep)
+        .map_err(|e| SourceError::Trace(e.to_string()))?;
+    let end = pods
+        .iter()
+        .flat_map(|p| [p.created, p.deleted])
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    let mut skipped = 0;
+    let mut jobs = Vec::with_capacity(pods.len());
+    for (row, p) in pods.iter().enumerate() {
+        if !machine.can_ever_hold(&p.pod.request) {
+            skipped += 1;
+            continue;
+        }
+        let start = p.created.unwrap_or(0);
+        let stop = p.deleted.unwrap_or(end).max(start);
+        jobs.push(Job::new(
+            row as u64,
+            start as f64,
+            partalloc_workload::JobShape::Pod {
+                request: p.pod.request,
+            },
+            (stop - start) as f64,
+        ));
+    }
+    jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    Ok((jobs, skipped))
 }
 
 /// Reads a `sacct --parsable2` dump as jobs on `topology` (see

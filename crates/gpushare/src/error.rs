@@ -2,33 +2,7 @@
 
 use thiserror::Error;
 
-/// A request or placement the model refuses.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum ModelError {
-    /// More GPU models than a cluster may name.
-    #[error("more than {max} gpu models in one cluster")]
-    TooManyModels {
-        /// The limit.
-        max: usize,
-    },
-    /// A GPU request that is neither a share of one GPU nor whole GPUs.
-    #[error(
-        "a pod takes a share (1-1000 thousandths) of one gpu or whole gpus, not {gpus} x {gpu_milli}"
-    )]
-    BadGpuRequest {
-        /// GPUs asked for.
-        gpus: u8,
-        /// Thousandths per GPU asked for.
-        gpu_milli: u32,
-    },
-    /// The placement does not fit the node now.
-    #[error("the request does not fit the chosen gpus of this node")]
-    DoesNotFit,
-    /// Giving back what was not placed.
-    #[error("the request was not placed on this node")]
-    NotPlaced,
-}
+pub use partalloc_topology::gpushare::ModelError;
 
 /// A trace file the readers refuse; the message names the file and line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -4,6 +4,7 @@
 //! permutation (which decides ties), and then every pod is scheduled once,
 //! in order, with a report of allocation and fragmentation after each.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::frag::{ExactSum, FragAmount, TypicalPod, frag_of, node_frag, typical_pods};
@@ -137,12 +138,16 @@ pub struct ClusterState<'a> {
     nodes: Vec<NodeState>,
     /// Creation order (node list sorted by its names) → position.
     created: Vec<usize>,
+    /// Position → index in the cluster's node list.
+    at_pos: Vec<usize>,
+    /// Index in the cluster's node list → position.
+    pos_of: Vec<usize>,
     frag: Vec<FragAmount>,
     frag_score: Vec<f64>,
     version: Vec<u32>,
     sum: ExactSum,
     used: u64,
-    typical: &'a [TypicalPod],
+    typical: Cow<'a, [TypicalPod]>,
     /// Request kinds seen, by (CPU, GPUs, thousandths, models): a node's
     /// score depends only on its state and these.
     kinds: HashMap<(u32, u8, u32, u64), usize>,
@@ -291,9 +296,24 @@ impl<'a> ClusterState<'a> {
     /// Empty nodes of `cluster`, ordered by `rank`.
     #[must_use]
     pub fn new(cluster: &Cluster, rank: &[usize], typical: &'a [TypicalPod]) -> Self {
-        let n = cluster.nodes.len();
+        Self::of_nodes(&cluster.nodes, rank, Cow::Borrowed(typical))
+    }
+
+    /// Empty nodes of `nodes` (in name order: ties go to the node whose
+    /// name sorts first), judged against typical pods the state owns.
+    #[must_use]
+    pub fn owned(nodes: &[crate::NodeSpec], typical: Vec<TypicalPod>) -> ClusterState<'static> {
+        ClusterState::of_nodes(nodes, &[], Cow::Owned(typical))
+    }
+
+    fn of_nodes(
+        nodes_in: &[crate::NodeSpec],
+        rank: &[usize],
+        typical: Cow<'a, [TypicalPod]>,
+    ) -> Self {
+        let n = nodes_in.len();
         let mut by_name: Vec<usize> = (0..n).collect();
-        by_name.sort_by(|&a, &b| cluster.nodes[a].name.cmp(&cluster.nodes[b].name));
+        by_name.sort_by(|&a, &b| nodes_in[a].name.cmp(&nodes_in[b].name));
         // `rank` must be a permutation of 0..n; anything else keeps the
         // name order.
         let mut seen = vec![false; n];
@@ -312,9 +332,13 @@ impl<'a> ClusterState<'a> {
         }
         let nodes: Vec<NodeState> = at_pos
             .iter()
-            .map(|&i| NodeState::new(&cluster.nodes[i]))
+            .map(|&i| NodeState::new(&nodes_in[i]))
             .collect();
-        let frag: Vec<FragAmount> = nodes.iter().map(|s| node_frag(s, typical)).collect();
+        let mut pos_of = vec![0; n];
+        for (pos, &i) in at_pos.iter().enumerate() {
+            pos_of[i] = pos;
+        }
+        let frag: Vec<FragAmount> = nodes.iter().map(|s| node_frag(s, &typical)).collect();
         let frag_score = frag.iter().map(frag_of).collect();
         let mut sum = ExactSum::default();
         for f in &frag {
@@ -326,6 +350,8 @@ impl<'a> ClusterState<'a> {
         ClusterState {
             nodes,
             created,
+            at_pos,
+            pos_of,
             frag,
             frag_score,
             version: vec![0; n],
@@ -432,7 +458,7 @@ impl<'a> ClusterState<'a> {
         let node = &self.nodes[pos];
         let (s, at) = match state_key(node) {
             Some(key) => {
-                let typical = self.typical;
+                let typical = &*self.typical;
                 let f_now = self.frag_score[pos];
                 let &mut (s, vals) = self
                     .fgd_memo
@@ -444,10 +470,31 @@ impl<'a> ClusterState<'a> {
                     (s, place_by_values(node, req, vals))
                 }
             }
-            None => policy::fgd_score(node, req, self.typical, self.frag_score[pos]),
+            None => policy::fgd_score(node, req, &self.typical, self.frag_score[pos]),
         };
         self.cache[kind][pos] = (self.version[pos], s, at);
         (s, at)
+    }
+
+    /// The Random policy's node for `req`: the feasible nodes in creation
+    /// order (the scheduler's node list before its parallel filter), one
+    /// drawn with `Intn` (no draw when one or none is feasible).
+    pub fn random_node(&mut self, req: &Request, rng: &mut GoRand) -> Option<usize> {
+        let ask = Ask::of(req);
+        let mut feasible = std::mem::take(&mut self.scratch);
+        feasible.clear();
+        for &p in &self.created {
+            if self.feasible(p, &ask, req) {
+                feasible.push(p as u32);
+            }
+        }
+        let pick = match feasible.len() {
+            0 => None,
+            1 => Some(feasible[0]),
+            k => Some(feasible[rng.intn(k)]),
+        };
+        self.scratch = feasible;
+        pick.map(|p| p as usize)
     }
 
     /// Chooses a node and GPUs for `req` under `policy`, or `None` when no
@@ -460,23 +507,7 @@ impl<'a> ClusterState<'a> {
     ) -> Option<(usize, Placement)> {
         match policy {
             Policy::Random => {
-                // The feasible nodes in creation order (the scheduler's
-                // node list before its parallel filter), one drawn.
-                let ask = Ask::of(req);
-                let mut feasible = std::mem::take(&mut self.scratch);
-                feasible.clear();
-                for &p in &self.created {
-                    if self.feasible(p, &ask, req) {
-                        feasible.push(p as u32);
-                    }
-                }
-                let pick = match feasible.len() {
-                    0 => None,
-                    1 => Some(feasible[0]),
-                    k => Some(feasible[rng.intn(k)]),
-                };
-                self.scratch = feasible;
-                let pos = pick? as usize;
+                let pos = self.random_node(req, rng)?;
                 policy::random_gpus(&self.nodes[pos], req, rng).map(|at| (pos, at))
             }
             Policy::Fgd => {
@@ -525,9 +556,71 @@ impl<'a> ClusterState<'a> {
         Ok(())
     }
 
+    /// Undoes [`ClusterState::place`] of the same request and GPUs.
+    ///
+    /// # Errors
+    /// [`crate::ModelError::NotPlaced`] when they were not placed there
+    /// (state unchanged).
+    pub fn remove(
+        &mut self,
+        pos: usize,
+        req: &Request,
+        at: Placement,
+    ) -> Result<(), crate::ModelError> {
+        let node = self
+            .nodes
+            .get_mut(pos)
+            .ok_or(crate::ModelError::NotPlaced)?;
+        node.remove(req, at)?;
+        self.used -= u64::from(at.gpus.count_ones() * at.milli);
+        self.refresh(pos);
+        Ok(())
+    }
+
+    /// The position of node `index` of the cluster's node list.
+    #[must_use]
+    pub fn position_of(&self, index: usize) -> Option<usize> {
+        self.pos_of.get(index).copied()
+    }
+
+    /// The index in the cluster's node list of the node at `pos`.
+    #[must_use]
+    pub fn index_at(&self, pos: usize) -> Option<usize> {
+        self.at_pos.get(pos).copied()
+    }
+
+    /// The typical pods the fragmentation is measured against.
+    #[must_use]
+    pub fn typical(&self) -> &[TypicalPod] {
+        &self.typical
+    }
+
+    /// The GPUs `policy` takes for `req` on the node at `pos` (which must
+    /// fit it): the policy's own choice within a node, as after choosing
+    /// that node. `rng` serves the Random policy only.
+    pub fn gpus_on(
+        &mut self,
+        pos: usize,
+        req: &Request,
+        policy: Policy,
+        rng: &mut GoRand,
+    ) -> Option<Placement> {
+        if !self.nodes.get(pos)?.fits(req) {
+            return None;
+        }
+        match policy {
+            Policy::Random => policy::random_gpus(&self.nodes[pos], req, rng),
+            Policy::Fgd => {
+                let kind = self.fgd_kind(req);
+                Some(self.fgd(kind, pos, req).1)
+            }
+            _ => policy::best_gpus(&self.nodes[pos], req),
+        }
+    }
+
     fn refresh(&mut self, pos: usize) {
         self.sum.sub(&self.frag[pos]);
-        self.frag[pos] = node_frag(&self.nodes[pos], self.typical);
+        self.frag[pos] = node_frag(&self.nodes[pos], &self.typical);
         self.frag_score[pos] = frag_of(&self.frag[pos]);
         self.sum.add(&self.frag[pos]);
         self.version[pos] = self.version[pos].wrapping_add(1);

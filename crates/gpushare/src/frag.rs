@@ -37,24 +37,7 @@ const NA: usize = 6;
 /// Idle GPU thousandths of a node (or cluster) per class.
 pub type FragAmount = [f64; 7];
 
-/// One typical pod and its frequency.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TypicalPod {
-    /// CPU thousandths.
-    pub cpu_milli: u32,
-    /// GPUs.
-    pub gpus: u8,
-    /// Thousandths per GPU.
-    pub gpu_milli: u32,
-    /// Allowed models (0: any).
-    pub models: u64,
-    /// The models as written.
-    pub spec: String,
-    /// How many pods of the workload look like this one.
-    pub count: u64,
-    /// Its weight: its share of the pods the typical ones cover.
-    pub freq: f64,
-}
+pub use partalloc_topology::gpushare::TypicalPod;
 
 /// The typical pods of a workload as the artifact picks them: pods counted
 /// by (CPU, GPU thousandths, GPUs, models as written), most frequent

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use partalloc_topology::echo;
+use partalloc_topology::gpushare::{GpuCluster, TypicalPod};
 
 use crate::error::TraceError;
 use crate::model::{MAX_GPUS, MILLI, Models, NodeSpec, Request};
@@ -38,6 +39,35 @@ impl Cluster {
                 && req.memory_mib <= n.memory_mib
                 && (req.gpus == 0 || req.gpus <= n.gpus && req.allows(n.model))
         })
+    }
+
+    /// The cluster as a machine of the experiment
+    /// ([`partalloc_topology::Topology::GpuShare`]), printed as `source`,
+    /// judged against `typical` (none: one whole GPU of any model, what a
+    /// generated workload asks for).
+    ///
+    /// # Errors
+    /// As [`GpuCluster::new`].
+    pub fn to_machine(
+        &self,
+        source: &str,
+        typical: Vec<TypicalPod>,
+    ) -> Result<GpuCluster, partalloc_topology::TopologyError> {
+        let c = GpuCluster::new(source, self.models.clone(), self.nodes.clone())?;
+        Ok(if typical.is_empty() {
+            c
+        } else {
+            c.with_typical(typical)
+        })
+    }
+}
+
+impl From<&GpuCluster> for Cluster {
+    fn from(c: &GpuCluster) -> Self {
+        Cluster {
+            models: c.models().clone(),
+            nodes: c.nodes().to_vec(),
+        }
     }
 }
 
@@ -250,6 +280,34 @@ pub fn parse_pods(
     cluster: &Cluster,
     unplaceable: Unplaceable,
 ) -> Result<Vec<Pod>, TraceError> {
+    parse_pods_timed(text, file, cluster, unplaceable)
+        .map(|pods| pods.into_iter().map(|t| t.pod).collect())
+}
+
+/// A pod with its creation and deletion times as the list gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimedPod {
+    /// The pod.
+    pub pod: Pod,
+    /// `creation_time`, when the list has the column.
+    pub created: Option<u64>,
+    /// `deletion_time`, when the list has the column and the field is not
+    /// empty.
+    pub deleted: Option<u64>,
+}
+
+/// [`parse_pods`] keeping each pod's `creation_time` and `deletion_time`
+/// (optional columns; a deletion before the creation is refused).
+///
+/// # Errors
+/// As [`parse_pods`], and [`TraceError::Line`] for a time that is not a
+/// whole number or a deletion before the creation.
+pub fn parse_pods_timed(
+    text: &str,
+    file: &str,
+    cluster: &Cluster,
+    unplaceable: Unplaceable,
+) -> Result<Vec<TimedPod>, TraceError> {
     const NAMES: [&str; 5] = ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"];
     let (table, _) = Table::new(text, file, &NAMES)?;
     // `gpu_spec` is optional (the multigpu lists have none): any model.
@@ -260,6 +318,15 @@ pub fn parse_pods(
         .trim_end_matches('\r')
         .split(',')
         .position(|h| h.trim() == "gpu_spec");
+    let column = |name: &str| {
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('\r')
+            .split(',')
+            .position(|h| h.trim() == name)
+    };
+    let (created_col, deleted_col) = (column("creation_time"), column("deletion_time"));
     let mut pods = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (line, row) in rows(text) {
@@ -337,14 +404,36 @@ pub fn parse_pods(
         if !seen.insert(name.to_owned()) {
             return Err(table.err(line, format!("pod {} is listed twice", echo(name))));
         }
-        pods.push(Pod {
-            name: name.to_owned(),
-            request,
-            spec: if gpus > 0 {
-                parts.join("|")
-            } else {
-                String::new()
+        let time = |col: Option<usize>, what: &str| -> Result<Option<u64>, TraceError> {
+            let Some(c) = col else { return Ok(None) };
+            let cell = row.split(',').nth(c).map(str::trim).unwrap_or("");
+            if cell.is_empty() {
+                return Ok(None);
+            }
+            table.number(line, what, cell).map(Some)
+        };
+        let created = time(created_col, "creation_time")?;
+        let deleted = time(deleted_col, "deletion_time")?;
+        if let (Some(c), Some(d)) = (created, deleted)
+            && d < c
+        {
+            return Err(table.err(
+                line,
+                format!("deletion_time {d} is before creation_time {c}"),
+            ));
+        }
+        pods.push(TimedPod {
+            pod: Pod {
+                name: name.to_owned(),
+                request,
+                spec: if gpus > 0 {
+                    parts.join("|")
+                } else {
+                    String::new()
+                },
             },
+            created,
+            deleted,
         });
     }
     Ok(pods)

@@ -202,15 +202,14 @@ fn simulate<'py>(
             let format = trace_format
                 .parse::<partalloc_workload::TraceFormat>()
                 .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
-            let (mut all, skipped) = if format == partalloc_workload::TraceFormat::Sacct {
-                partalloc_experiment::trace::read_sacct(path, &topology, lenient).map_err(|e| {
-                    match e {
+            let (mut all, skipped) = if format != partalloc_workload::TraceFormat::Swf {
+                partalloc_experiment::trace::read_jobs(path, format, &topology, map, lenient)
+                    .map_err(|e| match e {
                         e @ partalloc_experiment::SourceError::File(
                             partalloc_topology::files::FileError::Io { .. },
                         ) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
                         e => PyValueError::new_err(e.to_string()),
-                    }
-                })?
+                    })?
             } else {
                 read_trace(path, map, lenient)?
             };
@@ -222,11 +221,16 @@ fn simulate<'py>(
             } else {
                 String::new()
             };
-            let text = if format == partalloc_workload::TraceFormat::Sacct {
+            let text = if format != partalloc_workload::TraceFormat::Swf {
                 format!(
-                    "trace {} ({} jobs, sacct dump{skipped})",
+                    "trace {} ({} jobs, {format} {}{skipped})",
                     path.display(),
-                    all.len()
+                    all.len(),
+                    if format == partalloc_workload::TraceFormat::Sacct {
+                        "dump"
+                    } else {
+                        "pod list"
+                    }
                 )
             } else {
                 format!(

@@ -64,3 +64,25 @@ def test_a_sacct_dump_replays_as_the_tool_replays_it(cli: str) -> None:
     assert summary["replications"][0]["measured"] == "slurm"
     assert summary["replications"][0]["mean_pairwise_distance"] is None
     assert len(records) == 400
+
+
+def test_an_openb_pod_list_replays_as_the_tool_replays_it(cli: str) -> None:
+    openb = EX / "openb"
+    machine = f"openb:{openb / 'nodes.csv'},{openb / 'pods.csv'}"
+    pods = openb / "pods.csv"
+    out = subprocess.run(
+        [cli, "simulate", "-t", machine, "-a", "fgd", "--trace", str(pods), "--trace-format", "openb",
+         "--format", "json"],
+        check=True, capture_output=True, text=True,
+    )
+    expected = json.loads(out.stdout)
+    summary, records = pa.simulate(machine, "fgd", trace=pods, trace_format="openb")
+    for key in ("metrics", "replications", "workload", "topology"):
+        assert summary[key] == expected[key], key
+    first = summary["replications"][0]
+    assert first["measured"] == "frag"
+    assert 0.0 < first["mean_gpu_allocation"] < 1.0
+    assert first["mean_frag_gpus"] > 0.0
+    assert len(records) == 120
+    with pytest.raises(ValueError, match=r"gpu-sharing cluster"):
+        pa.simulate("mesh:4x4", "paging", trace=pods, trace_format="openb")

@@ -112,6 +112,20 @@ pub(crate) fn groups(topology: &Topology) -> Vec<Group> {
             .max(1)
             .saturating_mul(sides.get(1).copied().unwrap_or(1).max(1));
         Box::new(move |id| format!("z = {}", id / plane))
+    } else if let Some(cluster) = topology.as_gpushare() {
+        // Nodes of one GPU model and count together (a run of them).
+        let cluster = cluster.clone();
+        Box::new(move |id| {
+            cluster
+                .nodes()
+                .get(id as usize)
+                .map_or_else(String::new, |n| {
+                    match cluster.models().name(n.model).filter(|_| n.gpus > 0) {
+                        Some(m) => format!("{}×{m}", n.gpus),
+                        None => "no gpu".to_owned(),
+                    }
+                })
+        })
     } else {
         Box::new(|id| format!("nodes {}–{}", id / 64 * 64, id / 64 * 64 + 63))
     };
@@ -424,6 +438,7 @@ mod tests {
             ("mesh:8x4", "y = 0", 4),
             ("mesh:4x4x2", "z = 0", 2),
             ("hypercube:7", "subcube 0", 8),
+            ("gpushare:5x8gpu", "8×GPU", 1),
         ] {
             let t: Topology = text.parse().unwrap();
             let g = groups(&t);

@@ -75,6 +75,7 @@ pub enum ScheduleError {
 /// | `JobShape::Cube { dim }` | `Request::Subcube { dim }` |
 /// | `JobShape::Box { sides }` | `Request::Box { sides, rotate }` with the mapping's `rotate` |
 /// | `JobShape::Nodes { count }` | `Request::Nodes { count }` |
+/// | `JobShape::Pod { request }` | `Request::Pod { request }` |
 ///
 /// ```
 /// use partalloc_allocators::Request;
@@ -105,6 +106,7 @@ impl RequestMapping {
                 rotate: self.rotate,
             },
             JobShape::Nodes { count } => Request::Nodes { count },
+            JobShape::Pod { request } => Request::Pod { request },
             // `JobShape` is non-exhaustive; any future shape is served as
             // a plain node count.
             _ => Request::Nodes {

@@ -87,6 +87,7 @@ pub mod capacity;
 pub mod ci;
 pub mod dispersal;
 mod engine;
+pub mod gpushare;
 pub mod measure;
 pub mod metrics;
 pub mod observe;

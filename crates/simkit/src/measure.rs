@@ -12,6 +12,7 @@
 //! | `capacity` | capacity machines (Kueue, racks) | racks per job, stranded GPUs ([`crate::capacity`]) |
 //! | `slurm` | Slurm block and tree machines | base blocks or leaf switches per job (as racks per job), stranded nodes, split segments, jobs at the lowest level ([`crate::slurm`]) |
 //! | `pod` | accelerator pods | stranded chips (as stranded nodes), largest placeable slice ([`crate::pod`]) |
+//! | `frag` | GPU-sharing clusters | GPU allocation, FGD's fragmentation of the idle GPUs (amount and ratio) ([`crate::gpushare`]) |
 //!
 //! [`MeasureSet::AUTO`] (the default) takes every measure the machine
 //! family has; a set named explicitly takes only those, so a run that asks
@@ -67,15 +68,18 @@ pub enum Measure {
     Slurm,
     /// Stranded chips and the largest placeable slice on a pod.
     Pod,
+    /// GPU allocation and FGD's fragmentation on a GPU-sharing cluster.
+    Frag,
 }
 
 impl Measure {
     /// Every measure, in the order sets print them.
-    pub const ALL: [Measure; 4] = [
+    pub const ALL: [Measure; 5] = [
         Measure::Dispersal,
         Measure::Capacity,
         Measure::Slurm,
         Measure::Pod,
+        Measure::Frag,
     ];
 
     /// Its name, as `--measure` and Python's `measures=` spell it.
@@ -86,6 +90,7 @@ impl Measure {
             Measure::Capacity => "capacity",
             Measure::Slurm => "slurm",
             Measure::Pod => "pod",
+            Measure::Frag => "frag",
         }
     }
 
@@ -98,6 +103,7 @@ impl Measure {
             Measure::Capacity => "a capacity machine (kueue: or racks:)",
             Measure::Slurm => "a Slurm block or tree machine",
             Measure::Pod => "an accelerator pod",
+            Measure::Frag => "a gpu-sharing cluster (gpushare: or openb:)",
         }
     }
 
@@ -109,6 +115,7 @@ impl Measure {
             Measure::Capacity => topology.as_capacity().is_some(),
             Measure::Slurm => topology.as_slurm().is_some(),
             Measure::Pod => topology.as_pod().is_some(),
+            Measure::Frag => topology.as_gpushare().is_some(),
         }
     }
 
@@ -118,6 +125,7 @@ impl Measure {
             Measure::Capacity => 2,
             Measure::Slurm => 4,
             Measure::Pod => 8,
+            Measure::Frag => 16,
         }
     }
 }
@@ -132,7 +140,7 @@ impl fmt::Display for Measure {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 #[error(
-    "unknown measure `{name}` (known: dispersal, capacity, slurm, pod, or auto for the machine's own, none for the basic quantities only)"
+    "unknown measure `{name}` (known: dispersal, capacity, slurm, pod, frag, or auto for the machine's own, none for the basic quantities only)"
 )]
 pub struct UnknownMeasure {
     /// The name asked for, cut for echoing.
@@ -299,6 +307,7 @@ pub fn measure_of(name: &str) -> Option<&'static [Measure]> {
         "mean_stranded_nodes" => &[Measure::Slurm, Measure::Pod],
         "mean_split_segments" | "lowest_level_share" => &[Measure::Slurm],
         "mean_largest_placeable" => &[Measure::Pod],
+        "mean_gpu_allocation" | "mean_frag_gpus" | "mean_frag_ratio" => &[Measure::Frag],
         _ => return None,
     })
 }
@@ -329,6 +338,7 @@ mod tests {
             ("torus:4x4", "dispersal"),
             ("racks:2x2x4gpu", "capacity"),
             ("pod:tpu-v4:8x8x8", "dispersal,pod"),
+            ("gpushare:4x8gpu", "frag"),
         ];
         for (machine, want) in cases {
             let t: Topology = machine.parse()?;

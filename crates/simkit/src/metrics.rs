@@ -15,7 +15,7 @@
 //! let per_job = metrics::by_name("attempts_per_job").expect("a known metric");
 //! assert_eq!((per_job.value)(&r), 1.5);
 //! assert!(!per_job.reported);
-//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 24);
+//! assert_eq!(METRICS.iter().filter(|m| m.reported).count(), 27);
 //! ```
 
 use crate::{ConfidenceInterval, Report, Results, StatsError};
@@ -90,6 +90,9 @@ pub const METRICS: &[Metric] = &[
     metric!("mean_split_segments", "split segments per job", |r| r.mean_split_segments),
     metric!("lowest_level_share", "jobs at the lowest level", |r| r.lowest_level_share),
     metric!("mean_largest_placeable", "largest placeable slice", |r| r.mean_largest_placeable),
+    metric!("mean_gpu_allocation", "GPU allocation", |r| r.mean_gpu_allocation),
+    metric!("mean_frag_gpus", "fragmented GPUs", |r| r.mean_frag_gpus),
+    metric!("mean_frag_ratio", "idle GPUs fragmented", |r| r.mean_frag_ratio),
     Metric {
         reported: false,
         ..metric!("attempts_per_job", "allocation attempts per job", attempts_per_job)
@@ -254,6 +257,9 @@ mod tests {
             mean_split_segments: 20.0,
             lowest_level_share: 0.5,
             mean_largest_placeable: 21.0,
+            mean_gpu_allocation: 22.0,
+            mean_frag_gpus: 23.0,
+            mean_frag_ratio: 24.0,
             ..Results::default()
         };
         let got: Vec<f64> = METRICS.iter().map(|m| (m.value)(&r)).collect();
@@ -261,7 +267,7 @@ mod tests {
             got,
             [
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5, 9.0, 10.0, 11.0, 8.0, 12.0, 13.0, 14.0,
-                15.0, 16.0, 5.5, 17.0, 18.0, 19.0, 20.0, 0.5, 21.0, 1.25
+                15.0, 16.0, 5.5, 17.0, 18.0, 19.0, 20.0, 0.5, 21.0, 22.0, 23.0, 24.0, 1.25
             ]
         );
         let empty = Results::default();

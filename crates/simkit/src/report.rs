@@ -145,6 +145,14 @@ pub struct Results {
     /// results).
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub preempted: u64,
+    /// Time-average share of a GPU-sharing cluster's GPUs allocated
+    /// ([`crate::gpushare`]).
+    pub mean_gpu_allocation: f64,
+    /// Time-average GPUs of a GPU-sharing cluster fragmented by FGD's
+    /// measure against its typical pods.
+    pub mean_frag_gpus: f64,
+    /// Time-average fragmented share of a GPU-sharing cluster's idle GPUs.
+    pub mean_frag_ratio: f64,
     /// The measures the run took beyond the basic quantities
     /// ([`crate::measure`]): a quantity of a measure not in the set was not
     /// measured and reads 0.
@@ -187,6 +195,13 @@ impl Results {
             self.mean_stranded_nodes = m.mean_stranded_chips;
             self.mean_largest_placeable = m.mean_largest_placeable;
         }
+    }
+
+    /// Adds the `frag` measure's time averages.
+    pub(crate) fn add_frag(&mut self, m: crate::gpushare::FragMeasures) {
+        self.mean_gpu_allocation = m.mean_gpu_allocation;
+        self.mean_frag_gpus = m.mean_frag_gpus;
+        self.mean_frag_ratio = m.mean_frag_ratio;
     }
 
     /// [`fields`](Self::fields) as a front end reports them: `None` for a
@@ -242,7 +257,7 @@ impl Results {
     /// assert!(f.contains(&("mean_wait", ResultValue::Real(0.5))));
     /// ```
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, ResultValue); 32] {
+    pub fn fields(&self) -> [(&'static str, ResultValue); 35] {
         use ResultValue::{Count, Real};
         [
             ("completed", Count(self.completed)),
@@ -280,6 +295,9 @@ impl Results {
             ("lowest_level_share", Real(self.lowest_level_share)),
             ("mean_largest_placeable", Real(self.mean_largest_placeable)),
             ("preempted", Count(self.preempted)),
+            ("mean_gpu_allocation", Real(self.mean_gpu_allocation)),
+            ("mean_frag_gpus", Real(self.mean_frag_gpus)),
+            ("mean_frag_ratio", Real(self.mean_frag_ratio)),
         ]
     }
 }
@@ -737,6 +755,9 @@ mod field_tests {
             lowest_level_share: 0.25,
             mean_largest_placeable: 29.5,
             preempted: 30,
+            mean_gpu_allocation: 30.5,
+            mean_frag_gpus: 31.5,
+            mean_frag_ratio: 32.5,
             measured: super::MeasureSet::NONE,
         };
         let listed: Vec<String> = r

@@ -688,7 +688,11 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         // bounded log of the grants.
         let mut log = (taken.contains(Measure::Slurm) || taken.contains(Measure::Pod))
             .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
-        let mut observer = (&mut *observer, &mut log);
+        // The frag measure follows the grants on a twin of the strategy.
+        let mut frag = taken
+            .contains(Measure::Frag)
+            .then(crate::gpushare::FragMeter::new);
+        let mut observer = (&mut *observer, (&mut log, &mut frag));
         observer.begin(&topology, engine.alloc().inner());
         let mut measures = Measures::new(&topology, &cfg, taken, records)?;
         let mut started: Vec<Started> = Vec::new();
@@ -783,6 +787,9 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         results.measured = taken;
         if let Some(log) = &log {
             results.add_logged(&topology, taken, log);
+        }
+        if let Some(frag) = &frag {
+            results.add_frag(frag.measures(end));
         }
         let n = results.completed as f64;
         let search = SearchTime {
@@ -939,6 +946,9 @@ struct Measures<'s> {
     requeues: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     /// Runs of measured jobs preemption ended.
     preempted: u64,
+    /// Pods share nodes (a GPU-sharing cluster): a node counts as busy,
+    /// and usefully so, while any pod runs there.
+    shared_nodes: bool,
 }
 
 impl<'s> Measures<'s> {
@@ -979,6 +989,7 @@ impl<'s> Measures<'s> {
             end: 0.0,
             requeues: HashMap::default(),
             preempted: 0,
+            shared_nodes: topology.as_gpushare().is_some(),
         })
     }
 
@@ -1109,8 +1120,14 @@ impl<'s> Measures<'s> {
             return Err(SimError::Saturated { waiting, time: t });
         }
         let waiting = waiting as u64;
-        self.busy.update(t, busy as f64)?;
-        self.useful.update(t, self.useful_now as f64)?;
+        if self.shared_nodes {
+            let in_use = alloc.total_nodes().saturating_sub(alloc.free_nodes()) as f64;
+            self.busy.update(t, in_use)?;
+            self.useful.update(t, in_use)?;
+        } else {
+            self.busy.update(t, busy as f64)?;
+            self.useful.update(t, self.useful_now as f64)?;
+        }
         self.queue.update(t, waiting as f64)?;
         self.in_system.update(t, (waiting + running) as f64)?;
         if self.capacity.is_defined() {

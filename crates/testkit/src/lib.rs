@@ -106,6 +106,8 @@ pub fn pieces(own: &[&'static str]) -> Vec<&'static str> {
 /// included: the machines the randomized suites build strategies and
 /// policies on (file-based families are each suite's own).
 pub const SMALL_MACHINES: &[&str] = &[
+    "gpushare:3x4gpu",
+    "gpushare:1x0gpu",
     "hypercube:0",
     "hypercube:1",
     "hypercube:3",

@@ -52,6 +52,7 @@ mod coords;
 mod error;
 pub mod files;
 mod freeset;
+pub mod gpushare;
 pub mod gray;
 mod grid;
 mod gridbox;

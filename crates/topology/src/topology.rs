@@ -5,6 +5,7 @@ use core::str::FromStr;
 use std::sync::Arc;
 
 use crate::capacity::{CapacityMachine, GPU_RESOURCE};
+use crate::gpushare::GpuCluster;
 use crate::pod::Pod;
 use crate::slurm::SlurmMachine;
 use crate::{Coords, Grid, Hypercube, NodeId, TopologyError};
@@ -52,6 +53,13 @@ pub enum Topology {
     /// `serde` feature, serializing one is an error.
     #[cfg_attr(feature = "serde", serde(skip))]
     Capacity(Arc<CapacityMachine>),
+    /// A GPU-sharing cluster (`crate::gpushare`): Kubernetes nodes of CPU,
+    /// memory and GPUs shared in thousandths, each holding many pods; its
+    /// nodes here are the cluster's nodes. `gpushare:NxGgpu` parses;
+    /// `openb:NODES.csv` is read from files by the command-line tool. Not
+    /// serialized.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    GpuShare(Arc<GpuCluster>),
 }
 
 /// The family of a [`Topology`], for listing which machines a strategy
@@ -78,6 +86,8 @@ pub enum TopologyKind {
     Torus3d,
     /// Nodes with allocatable resources under label levels (Kueue TAS).
     Capacity,
+    /// A GPU-sharing cluster: nodes of CPU, memory and shared GPUs.
+    GpuShare,
 }
 
 impl fmt::Display for TopologyKind {
@@ -92,6 +102,7 @@ impl fmt::Display for TopologyKind {
             Self::Ring => "ring",
             Self::Torus3d => "torus3d",
             Self::Capacity => "capacity",
+            Self::GpuShare => "gpushare",
         })
     }
 }
@@ -110,6 +121,7 @@ impl Topology {
             Self::Slurm(m) if m.toruses().is_some() => TopologyKind::Torus3d,
             Self::Slurm(_) => TopologyKind::Blocks,
             Self::Capacity(_) => TopologyKind::Capacity,
+            Self::GpuShare(_) => TopologyKind::GpuShare,
         }
     }
 
@@ -122,6 +134,7 @@ impl Topology {
             Self::Pod(p) => p.grid().num_nodes(),
             Self::Slurm(m) => m.num_nodes(),
             Self::Capacity(m) => m.num_units(),
+            Self::GpuShare(c) => c.nodes().len(),
         }
     }
 
@@ -134,6 +147,8 @@ impl Topology {
             Self::Pod(p) => p.grid().num_links(),
             Self::Slurm(m) => m.num_links(),
             Self::Capacity(m) => m.num_links(),
+            // A flat cluster: every node has one link to one switch.
+            Self::GpuShare(c) => c.nodes().len() as u64,
         }
     }
 
@@ -150,6 +165,13 @@ impl Topology {
                 .checked_sub(1)
                 .and_then(|last| m.unit_distance(0, last as u32))
                 .unwrap_or(0),
+            Self::GpuShare(c) => {
+                if c.nodes().len() > 1 {
+                    2
+                } else {
+                    0
+                }
+            }
         }
     }
 
@@ -179,6 +201,16 @@ impl Topology {
                 node: u64::from(a.max(b)),
                 nodes: m.num_units() as u64,
             }),
+            Self::GpuShare(c) => {
+                let nodes = c.nodes().len() as u64;
+                if u64::from(a.max(b)) >= nodes {
+                    return Err(TopologyError::NodeOutOfRange {
+                        node: u64::from(a.max(b)),
+                        nodes,
+                    });
+                }
+                Ok(if a == b { 0 } else { 2 })
+            }
         }
     }
 
@@ -202,6 +234,12 @@ impl Topology {
                 })?;
                 Ok(m.leaf_units(leaf).filter(|&u| u != node).collect())
             }
+            // Nodes reach one another through the cluster's switch only.
+            Self::GpuShare(c) if (node as usize) < c.nodes().len() => Ok(Vec::new()),
+            Self::GpuShare(c) => Err(TopologyError::NodeOutOfRange {
+                node: u64::from(node),
+                nodes: c.nodes().len() as u64,
+            }),
         }
     }
 
@@ -221,7 +259,7 @@ impl Topology {
         match self {
             Self::Grid(g) => Some(g),
             Self::Pod(p) => Some(p.grid()),
-            Self::Hypercube(_) | Self::Slurm(_) | Self::Capacity(_) => None,
+            Self::Hypercube(_) | Self::Slurm(_) | Self::Capacity(_) | Self::GpuShare(_) => None,
         }
     }
 
@@ -240,6 +278,15 @@ impl Topology {
     pub fn as_capacity(&self) -> Option<&Arc<CapacityMachine>> {
         match self {
             Self::Capacity(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The GPU-sharing cluster, if this is one.
+    #[must_use]
+    pub fn as_gpushare(&self) -> Option<&Arc<GpuCluster>> {
+        match self {
+            Self::GpuShare(c) => Some(c),
             _ => None,
         }
     }
@@ -278,6 +325,12 @@ impl From<CapacityMachine> for Topology {
     }
 }
 
+impl From<GpuCluster> for Topology {
+    fn from(c: GpuCluster) -> Self {
+        Self::GpuShare(Arc::new(c))
+    }
+}
+
 impl From<Pod> for Topology {
     fn from(p: Pod) -> Self {
         Self::Pod(Arc::new(p))
@@ -304,6 +357,7 @@ impl fmt::Display for Topology {
             Self::Slurm(m) if m.toruses().is_some() => write!(f, "torus3d:{}", m.source()),
             Self::Slurm(m) => write!(f, "blocks:{}", m.source()),
             Self::Capacity(m) => f.write_str(m.source()),
+            Self::GpuShare(c) => f.write_str(c.source()),
         }
     }
 }
@@ -438,6 +492,10 @@ impl FromStr for Topology {
                 .map(Into::into)
                 .map_err(|e| err(&e.to_string())),
             "racks" => racks(rest, s),
+            "gpushare" => crate::gpushare::parse_uniform(rest, s).map(Into::into),
+            "openb" => Err(err(
+                "an openb machine is read from an OpenB node list file, not parsed from text; load it with partalloc_experiment::MachineSource (the command-line tool reads openb:NODES.csv)",
+            )),
             "kueue" => Err(err(
                 "a kueue machine is read from a Kueue Topology file and a node list, not parsed from text; load it with CapacityMachine::from_kueue_yaml (the command-line tool reads kueue:TOPOLOGY.yaml,NODES.yaml)",
             )),

@@ -14,7 +14,7 @@ use thiserror::Error;
 /// assert_eq!(TraceFormat::Swf.to_string(), "swf");
 /// assert_eq!(
 ///     "csv".parse::<TraceFormat>().unwrap_err().to_string(),
-///     "unknown trace format `csv` (known: swf, sacct)"
+///     "unknown trace format `csv` (known: swf, sacct, openb)"
 /// );
 /// # Ok::<(), partalloc_workload::UnknownTraceFormat>(())
 /// ```
@@ -27,11 +27,15 @@ pub enum TraceFormat {
     Swf,
     /// A Slurm accounting dump, `sacct --parsable2` ([`crate::sacct`]).
     Sacct,
+    /// An OpenB pod list (Alibaba's `cluster-trace-gpu-v2023`): one pod a
+    /// row, arriving at its `creation_time` and running until its
+    /// `deletion_time`; replayed on a GPU-sharing cluster.
+    Openb,
 }
 
 impl TraceFormat {
     /// Every format, in the order messages list them.
-    pub const ALL: [TraceFormat; 2] = [TraceFormat::Swf, TraceFormat::Sacct];
+    pub const ALL: [TraceFormat; 3] = [TraceFormat::Swf, TraceFormat::Sacct, TraceFormat::Openb];
 
     /// Its name, as `--trace-format`, `trace_format = "…"` and Python spell
     /// it.
@@ -40,6 +44,7 @@ impl TraceFormat {
         match self {
             TraceFormat::Swf => "swf",
             TraceFormat::Sacct => "sacct",
+            TraceFormat::Openb => "openb",
         }
     }
 }
@@ -53,7 +58,7 @@ impl fmt::Display for TraceFormat {
 /// A trace format name that is not one.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
-#[error("unknown trace format `{name}` (known: swf, sacct)")]
+#[error("unknown trace format `{name}` (known: swf, sacct, openb)")]
 pub struct UnknownTraceFormat {
     /// The name given, cut for echoing.
     pub name: String,

@@ -3,6 +3,7 @@
 use core::fmt;
 
 use partalloc_topology::Coords;
+use partalloc_topology::gpushare::GpuRequest;
 
 /// What a job asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,6 +25,12 @@ pub enum JobShape {
         /// Number of nodes.
         count: u32,
     },
+    /// One pod of a GPU-sharing cluster (CPU, memory, a share of one GPU
+    /// or whole GPUs of allowed models) on one node.
+    Pod {
+        /// What the pod asks for.
+        request: GpuRequest,
+    },
 }
 
 impl JobShape {
@@ -34,6 +41,7 @@ impl JobShape {
             Self::Cube { dim } => 1u64.checked_shl(*dim).unwrap_or(u64::MAX),
             Self::Box { sides } => sides.product(),
             Self::Nodes { count } => u64::from(*count),
+            Self::Pod { .. } => 1,
         }
     }
 }
@@ -52,6 +60,7 @@ impl fmt::Display for JobShape {
                 Ok(())
             }
             Self::Nodes { count } => write!(f, "{count} nodes"),
+            Self::Pod { request } => write!(f, "{request}"),
         }
     }
 }

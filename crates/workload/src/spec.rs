@@ -490,11 +490,20 @@ impl ShapeLaw {
                 // On a block machine a job must fit one block of the largest
                 // level, on a tree machine the largest tree under one root;
                 // elsewhere the whole machine.
+                // On a GPU-sharing cluster a job of n is a pod of n whole
+                // GPUs on one node: at most the most GPUs a node has.
                 let slurm = topology.as_slurm();
                 let nodes = match (slurm.and_then(|m| m.blocks()), slurm.and_then(|m| m.tree())) {
                     (Some(b), _) => b.largest_job_nodes() as usize,
                     (None, Some(t)) => largest_root_tree(t),
-                    (None, None) => topology.num_nodes(),
+                    (None, None) => topology.as_gpushare().map_or(topology.num_nodes(), |c| {
+                        c.nodes()
+                            .iter()
+                            .map(|n| usize::from(n.gpus))
+                            .max()
+                            .unwrap_or(1)
+                            .max(1)
+                    }),
                 };
                 let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
                 let max = max.unwrap_or(machine);
@@ -988,7 +997,10 @@ impl WorkloadSpec {
     pub fn build(&self, topology: &Topology) -> Result<Workload<ShapeDist, DemandDist>, SpecError> {
         let shapes = self.shapes.shapes(topology)?;
         let demand = self.demand.dist()?;
-        let nodes = topology.num_nodes() as u64;
+        // On a GPU-sharing cluster jobs ask for GPUs: the load is theirs.
+        let nodes = topology
+            .as_gpushare()
+            .map_or(topology.num_nodes() as u64, |c| u64::from(c.gpus()).max(1));
         let dep = self.dependence;
         Ok(match self.arrivals {
             Arrivals::Load(load) if self.allow_saturation => {

@@ -5,6 +5,7 @@
 //! `tests/proptest-regressions/<module>.txt`.
 
 mod clone_grants;
+mod gpushare;
 mod hypercube;
 mod hypercube_conformance;
 mod kary;

@@ -113,6 +113,12 @@ fn every_registry_entry_keeps_the_contract_on_every_family_it_accepts() {
             .spec(info.name)
             .unwrap_or_else(|e| panic!("{}: {e}", info.name));
         for &kind in families {
+            if kind == TopologyKind::GpuShare {
+                // Pods share nodes there: the `gpushare` module checks
+                // that family's form of the contract.
+                checked += usize::from(families.len() == 1);
+                continue;
+            }
             let candidates = machines(kind);
             let Some(machine) = candidates.iter().find(|m| spec.build(m).is_ok()) else {
                 panic!(

@@ -115,6 +115,7 @@ fn machines() -> Vec<(String, &'static str)> {
             example("pods/lab-2d.toml"),
             "shape_weights = [1, 1, 1, 1, 1, 0, 0]",
         ),
+        ("gpushare:8x8gpu".to_owned(), "max_sides = \"4\""),
     ]
 }
 
@@ -228,9 +229,16 @@ fn every_listed_allocator_replays_a_trace_on_every_family() {
             // defined; Slurm and capacity machines measure no dispersal
             // (null, not a measured-looking 0).
             let pieces = &r["mean_pieces"];
-            let slurm = ["blocks:", "tree:", "ring:", "torus3d:", "racks:"]
-                .iter()
-                .any(|p| machine.starts_with(p));
+            let slurm = [
+                "blocks:",
+                "tree:",
+                "ring:",
+                "torus3d:",
+                "racks:",
+                "gpushare:",
+            ]
+            .iter()
+            .any(|p| machine.starts_with(p));
             assert!(
                 if slurm {
                     pieces.is_null()

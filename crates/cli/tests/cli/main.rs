@@ -8,6 +8,7 @@ mod cases;
 mod cli;
 mod docs;
 mod everywhere;
+mod gpushare;
 mod kueue;
 mod limits;
 mod lublin;

@@ -34,6 +34,13 @@ fn machines() -> Vec<(String, &'static str, &'static str)> {
             "slurm",
         ),
         (format!("tree:{}", ex("tree-2level.conf")), "tree", "slurm"),
+        ("gpushare:8x4gpu".to_owned(), "fgd", "frag"),
+        (
+            // (Without its pod list: the sweep CSV is split at every comma.)
+            format!("openb:{}", ex("openb/nodes.csv")),
+            "gpu-best-fit",
+            "frag",
+        ),
     ]
 }
 
@@ -109,6 +116,7 @@ fn simulate_and_sweep_report_the_same_measures_on_every_family() {
             "slurm" => assert!(first["mean_racks_per_job"].as_f64().unwrap() >= 1.0),
             "capacity" => assert!(first["mean_racks_per_job"].as_f64().unwrap() >= 1.0),
             "dispersal,pod" => assert!(first["mean_largest_placeable"].as_f64().unwrap() > 0.0),
+            "frag" => assert!(first["mean_gpu_allocation"].as_f64().unwrap() > 0.0),
             _ => assert!(first["mean_pairwise_distance"].as_f64().unwrap() > 0.0),
         }
     }

@@ -333,11 +333,13 @@ def simulate(
     taken; a measure the machine does not have is a ``ValueError``.
 
     ``trace_format`` says what ``trace`` is, as ``--trace-format``:
-    ``"swf"`` or ``"sacct"`` (a Slurm accounting dump, ``sacct
-    --parsable2``: jobs that never ran or do not fit are left out).
+    ``"swf"``, ``"sacct"`` (a Slurm accounting dump, ``sacct
+    --parsable2``: jobs that never ran or do not fit are left out) or
+    ``"openb"`` (an OpenB pod list on a GPU-sharing cluster: creation times
+    are arrivals, deletion times departures).
     ``topology`` takes every machine the command line takes, the file forms
     too (``"blocks:topology.conf"``, ``"kueue:topology.yaml,nodes.yaml"``,
-    a pod's ``.toml``).
+    ``"openb:nodes.csv,pods.csv"``, a pod's ``.toml``).
     """
     summary, columns = _native.simulate(
         topology,

@@ -190,19 +190,33 @@ fn machine_forms() -> Vec<Probe> {
     v
 }
 
+/// A probe of `form` with `args`, the machine's files copied in as
+/// `m{i}.EXT`.
 fn trace_probe(form: &TraceForm, what: &str, trace: &str, args: &[&str]) -> Probe {
     let format = form.format.name();
+    let names: Vec<String> = form
+        .machine_files
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("m{}", local(i, e)))
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let machine = form.machine(&refs);
     let all: Vec<&str> = args
         .iter()
         .map(|a| match *a {
             "{trace}" => trace,
             "{format}" => format,
-            "{machine}" => form.machine,
+            "{machine}" => machine.as_str(),
             "{strategy}" => form.strategy,
             a => a,
         })
         .collect();
-    Probe::new(SURFACE, format!("{format} trace: {what}"), &all)
+    let mut p = Probe::new(SURFACE, format!("{format} trace: {what}"), &all);
+    for (name, path) in names.iter().zip(form.machine_files) {
+        p = p.file(name, example(path));
+    }
+    p
 }
 
 fn trace_forms() -> Vec<Probe> {
