@@ -432,19 +432,6 @@ pub(crate) fn wanted_nodes(request: &Request, total: usize) -> Result<u64, Alloc
     Ok(want)
 }
 
-/// [`Allocator::can_allocate`] for a strategy that can be cloned: it
-/// allocates on a copy, so the original is untouched.
-pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(
-    alloc: &A,
-    request: &Request,
-) -> Result<bool, AllocError> {
-    match alloc.clone().allocate(request) {
-        Ok(_) => Ok(true),
-        Err(AllocError::NoRoom { .. }) => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use partalloc_topology::{NodeId, NodeSet, Topology};

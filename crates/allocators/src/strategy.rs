@@ -186,10 +186,14 @@ pub trait Strategy: Clone + Send + fmt::Debug {
         let _ = (view, partition);
     }
 
-    /// Whether nodes may be marked faulty under this strategy (true, the
-    /// default: the view shows them unavailable).
-    fn takes_faults(&self) -> bool {
-        true
+    /// Whether nodes may be marked faulty and repaired under this
+    /// strategy: yes by default (the view shows them unavailable).
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] from a strategy that cannot work around
+    /// faults; [`Managed`] then refuses the fault or repair unchanged.
+    fn takes_faults(&self) -> Result<(), FaultError> {
+        Ok(())
     }
 
     /// Told that a free node became faulty.
@@ -209,7 +213,11 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// # Errors
     /// As [`choose`](Strategy::choose);
     /// [`AllocError::ListingUnsupported`] by default.
-    fn recognizable(&self, view: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let _ = (view, request);
         Err(AllocError::ListingUnsupported {
             strategy: self.name(),
@@ -225,7 +233,12 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// As [`choose`](Strategy::choose); [`AllocError::Unrecognized`] for a
     /// partition it never grants; [`AllocError::PlacementUnsupported`] by
     /// default.
-    fn recognises(&self, view: &View<'_>, request: &Request, at: &Partition) -> Result<(), AllocError> {
+    fn recognises(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
         let _ = (view, request, at);
         Err(AllocError::PlacementUnsupported {
             strategy: self.name(),
@@ -377,11 +390,7 @@ impl<S: Strategy> Allocator for Managed<S> {
     }
 
     fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if !self.strategy.takes_faults() {
-            return Err(FaultError::Unsupported {
-                strategy: self.strategy.name(),
-            });
-        }
+        self.strategy.takes_faults()?;
         if self.occupancy.mark_faulty(node)? {
             self.generation = self.generation.wrapping_add(1);
             let view = view!(self);
@@ -391,11 +400,7 @@ impl<S: Strategy> Allocator for Managed<S> {
     }
 
     fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if !self.strategy.takes_faults() {
-            return Err(FaultError::Unsupported {
-                strategy: self.strategy.name(),
-            });
-        }
+        self.strategy.takes_faults()?;
         if self.occupancy.repair(node)? {
             self.generation = self.generation.wrapping_add(1);
             let view = view!(self);
