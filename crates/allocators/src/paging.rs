@@ -111,7 +111,11 @@ impl Strategy for Paging {
         "paging".to_owned()
     }
 
-    fn choose(&mut self, view: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
         let want = view.wanted_nodes(request)?;
         if want > view.occupancy().free_count() as u64 {
             return Ok(None);
@@ -130,7 +134,12 @@ impl Strategy for Paging {
     /// state, so it is accepted although
     /// [`recognizable`](Strategy::recognizable) lists only the empty
     /// machine's lowest ids.
-    fn recognises(&self, view: &View<'_>, request: &Request, at: &Partition) -> Result<(), AllocError> {
+    fn recognises(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
         let want = view.wanted_nodes(request)?;
         let unrecognized = || AllocError::Unrecognized {
             strategy: "paging",
@@ -141,14 +150,20 @@ impl Strategy for Paging {
             return Err(unrecognized());
         };
         let increasing = ids.windows(2).all(|w| w[0] < w[1]);
-        let inside = ids.last().is_none_or(|&n| (n as usize) < view.total_nodes());
+        let inside = ids
+            .last()
+            .is_none_or(|&n| (n as usize) < view.total_nodes());
         if ids.len() as u64 != want || !increasing || !inside {
             return Err(unrecognized());
         }
         Ok(())
     }
 
-    fn recognizable(&self, view: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let want = request.node_count();
         if want == 0 || want > view.total_nodes() as u64 {
             return Err(AllocError::Invalid {

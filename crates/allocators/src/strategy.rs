@@ -529,3 +529,122 @@ fn mark_box(occ: &mut Occupancy, sides: &[u32], b: &GridBox, busy: bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use partalloc_topology::{GridBox, NodeId, Topology};
+
+    use super::{Managed, Strategy, View, mark};
+    use crate::paging::Paging;
+    use crate::{AllocError, Allocator, FaultError, Occupancy, Partition, ReleaseError, Request};
+
+    /// Only the two required methods: the lowest free node.
+    #[derive(Debug, Clone)]
+    struct Lowest;
+
+    impl Strategy for Lowest {
+        fn name(&self) -> String {
+            "lowest".to_owned()
+        }
+        fn choose(
+            &mut self,
+            view: &View<'_>,
+            request: &Request,
+        ) -> Result<Option<Partition>, AllocError> {
+            view.wanted_nodes(request)?;
+            let node = (0..view.total_nodes() as NodeId).find(|&n| view.is_available(n));
+            Ok(node.map(|n| Partition::Nodes(vec![n])))
+        }
+    }
+
+    fn cube() -> Topology {
+        "hypercube:3".parse().unwrap()
+    }
+
+    #[test]
+    fn defaults_take_faults_and_refuse_listing_and_placement_unchanged() {
+        let mut a = Managed::new(cube(), Lowest);
+        a.mark_faulty(0).unwrap();
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        assert_eq!(g.partition(), &Partition::Nodes(vec![1]));
+        let at = Partition::Nodes(vec![2]);
+        let e = a.allocate_at(&Request::nodes(1), &at).unwrap_err();
+        assert!(matches!(e, AllocError::PlacementUnsupported { .. }));
+        let e = a.recognizable(&Request::nodes(1)).unwrap_err();
+        assert!(matches!(e, AllocError::ListingUnsupported { .. }));
+        assert_eq!((a.free_nodes(), a.live_grants()), (6, 1));
+        assert!(matches!(
+            a.mark_faulty(1),
+            Err(FaultError::Busy { node: 1 })
+        ));
+        a.repair(0).unwrap();
+        a.release(&g).unwrap();
+        assert_eq!(a.free_nodes(), 8);
+    }
+
+    #[test]
+    fn foreign_and_dead_grants_are_refused_without_change() {
+        let mut a = Managed::new(cube(), Lowest);
+        let mut b = Managed::new(cube(), Lowest);
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        let h = b.allocate(&Request::nodes(1)).unwrap();
+        assert!(matches!(a.release(&h), Err(ReleaseError::Foreign { .. })));
+        a.release(&g).unwrap();
+        assert!(matches!(a.release(&g), Err(ReleaseError::NotLive { .. })));
+        assert_eq!((a.free_nodes(), a.live_grants()), (8, 0));
+        assert_eq!((b.free_nodes(), b.live_grants()), (7, 1));
+    }
+
+    #[test]
+    fn allocate_at_checks_the_nodes_before_the_strategy_prepares() {
+        let mut p = Paging::new(cube()).unwrap();
+        let g = p.allocate(&Request::nodes(2)).unwrap();
+        let taken = Partition::Nodes(vec![1, 2]);
+        let e = p.allocate_at(&Request::nodes(2), &taken).unwrap_err();
+        assert!(matches!(e, AllocError::PartitionBusy { .. }));
+        let odd = Partition::Nodes(vec![3, 2]);
+        let e = p.allocate_at(&Request::nodes(2), &odd).unwrap_err();
+        assert!(matches!(e, AllocError::Unrecognized { .. }));
+        assert_eq!((p.free_nodes(), p.live_grants()), (6, 1));
+        let free = Partition::Nodes(vec![5, 7]);
+        let h = p.allocate_at(&Request::nodes(2), &free).unwrap();
+        assert!(!p.is_available(5) && !p.is_available(7) && p.is_available(6));
+        p.release(&g).unwrap();
+        p.release(&h).unwrap();
+        assert_eq!(p.free_nodes(), 8);
+    }
+
+    #[test]
+    fn a_strategy_that_refuses_faults_changes_nothing() {
+        let mut b =
+            crate::mesh::Buddy2d::new("mesh:4x4".parse().unwrap(), crate::mesh::BuddyOrder::ZOrder)
+                .unwrap();
+        let e = b.mark_faulty(3).unwrap_err();
+        assert_eq!(e.to_string(), "buddy-2d does not support faulty nodes");
+        assert!(b.repair(3).is_err());
+        assert!(b.faulty_nodes().is_empty() && b.free_nodes() == 16);
+    }
+
+    /// A box is marked one x-row range at a time: exactly its nodes, on
+    /// grids of one to four dimensions.
+    #[test]
+    fn boxes_mark_exactly_their_nodes() {
+        for (machine, lo, ext) in [
+            ("mesh:7", &[2u32][..], &[3u32][..]),
+            ("mesh:5x4", &[1, 1], &[3, 2]),
+            ("mesh:4x3x5", &[1, 0, 2], &[2, 3, 2]),
+            ("mesh:3x3x2x3", &[0, 1, 1, 1], &[3, 2, 1, 2]),
+        ] {
+            let t: Topology = machine.parse().unwrap();
+            let p = Partition::Box(GridBox::new(lo, ext).unwrap());
+            let mut occ = Occupancy::new(t.num_nodes());
+            mark(&mut occ, &t, &p, true);
+            assert_eq!(
+                occ.busy().iter().collect::<Vec<_>>(),
+                p.node_list(&t).unwrap()
+            );
+            mark(&mut occ, &t, &p, false);
+            assert_eq!(occ.free_count(), t.num_nodes(), "{machine}");
+        }
+    }
+}
