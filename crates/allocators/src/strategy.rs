@@ -451,13 +451,21 @@ fn all_available(occ: &Occupancy, topology: &Topology, p: &Partition) -> bool {
 }
 
 /// Marks the nodes of `p` busy (`busy`) or frees them: a box one x-row
-/// range at a time, a node list one bitset word at a time.
+/// range at a time, a subcube one aligned id range at a time, a node list
+/// one bitset word at a time.
 fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
     match (p, topology.as_grid()) {
         (Partition::Box(b), Some(g)) => mark_box(occ, g.sides(), b, busy),
         (Partition::Boxes(bs), Some(g)) => {
             for b in bs {
                 mark_box(occ, g.sides(), b, busy);
+            }
+        }
+        (Partition::Subcube(c), _) if topology.as_hypercube().is_some() => {
+            if busy {
+                occ.occupy_subcube(c);
+            } else {
+                occ.vacate_subcube(c);
             }
         }
         (Partition::Nodes(ns), _) => {
