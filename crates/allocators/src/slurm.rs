@@ -1,4 +1,4 @@
-//! Slurm's placement rules as [`Allocator`]s on `blocks:FILE`,
+//! Slurm's placement rules as [`Allocator`](crate::Allocator)s on `blocks:FILE`,
 //! `tree:FILE`, `ring:FILE` and `torus3d:FILE` machines: `block`
 //! ([`BlockPlacer`], with `segment` and `exclusive`), `block-buddy`
 //! ([`BlockBuddy`]), `tree` ([`TreePlacer`], with `switches`), and Slurm

@@ -482,7 +482,7 @@ proptest! {
             let areas = |v: &[GridBox]| v.iter().map(|r| (r.volume(), r.extent(0).abs_diff(r.extent(1)))).collect::<Vec<_>>();
             assert_eq!(areas(&got), areas(&sorted), "list not in Definition 1 order");
             got.sort_unstable();
-            assert_eq!(got, mesh_of(&core_of(&f)).maximal_free());
+            assert_eq!(got, mesh_of(&core_of(f)).maximal_free());
         });
     }
 
