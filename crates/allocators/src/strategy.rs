@@ -135,9 +135,12 @@ impl<'a> View<'a> {
 ///   ([`Managed`] turns that into [`AllocError::NoRoom`]), or an error for
 ///   a request no state could serve (`Invalid`) or of a kind it does not
 ///   serve (`Unsupported`). It decides from the view and its own state
-///   only, deterministically; it may prepare what
-///   [`committed`](Strategy::committed) applies, but the choice counts
-///   only once committed (a probe chooses on a copy and drops it).
+///   only, deterministically. What it changes in its own state while
+///   choosing (a split to apply in [`committed`](Strategy::committed), a
+///   placer's own records) must be right once the choice is granted:
+///   [`Managed`] grants every partition `allocate` gets, and answers a
+///   probe that [`fits`](Strategy::fits) leaves open by choosing on a
+///   clone it then drops.
 /// - The view in [`committed`](Strategy::committed) already shows the
 ///   grant; in [`released`](Strategy::released),
 ///   [`faulted`](Strategy::faulted) and [`repaired`](Strategy::repaired)
