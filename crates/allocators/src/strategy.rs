@@ -324,6 +324,7 @@ impl<S: Strategy> Managed<S> {
 
     /// Records a grant of `partition` (its nodes available) and tells the
     /// strategy.
+    #[inline]
     pub(crate) fn commit(&mut self, partition: Partition, requested: u64) -> Grant {
         mark(&mut self.occupancy, &self.topology, &partition, true);
         self.generation = self.generation.wrapping_add(1);
@@ -351,6 +352,7 @@ impl<S: Strategy> Allocator for Managed<S> {
         &self.topology
     }
 
+    #[inline]
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let view = view!(self);
         let Some(partition) = self.strategy.choose(&view, request)? else {
@@ -363,6 +365,7 @@ impl<S: Strategy> Allocator for Managed<S> {
         Ok(self.commit(partition, request.node_count()))
     }
 
+    #[inline]
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
         let partition = self.ledger.take(grant.id())?;
         mark(&mut self.occupancy, &self.topology, &partition, false);
@@ -372,6 +375,7 @@ impl<S: Strategy> Allocator for Managed<S> {
         Ok(())
     }
 
+    #[inline]
     fn free_nodes(&self) -> usize {
         self.occupancy.free_count()
     }
@@ -380,6 +384,7 @@ impl<S: Strategy> Allocator for Managed<S> {
         self.ledger.len()
     }
 
+    #[inline]
     fn is_available(&self, node: NodeId) -> bool {
         self.occupancy.is_available(node)
     }
@@ -456,6 +461,7 @@ fn all_available(occ: &Occupancy, topology: &Topology, p: &Partition) -> bool {
 /// Marks the nodes of `p` busy (`busy`) or frees them: a box one x-row
 /// range at a time, a subcube one aligned id range at a time, a node list
 /// one bitset word at a time.
+#[inline]
 fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
     match (p, topology.as_grid()) {
         (Partition::Box(b), Some(g)) => mark_box(occ, g.sides(), b, busy),
@@ -506,6 +512,7 @@ fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
 }
 
 /// [`mark`] for one box of a grid of `sides` (dimension 0 fastest).
+#[inline]
 fn mark_box(occ: &mut Occupancy, sides: &[u32], b: &GridBox, busy: bool) {
     let d = sides.len();
     let w = b.extent(0) as usize;
