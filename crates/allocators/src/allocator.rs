@@ -1,4 +1,6 @@
-//! The `Allocator` trait: the one extension point every strategy implements.
+//! The `Allocator` trait: the object-safe interface schedulers and
+//! wrappers drive; strategies usually reach it through
+//! [`Managed`](crate::Managed).
 
 use core::fmt;
 
@@ -27,84 +29,57 @@ use crate::{AllocError, FaultError, Grant, Partition, ReleaseError, Request};
 ///   same faults on a fresh machine;
 /// - the choice is deterministic: same state and request, same partition.
 ///
-/// # Required and provided methods
+/// # Strategies, and implementing the trait directly
 ///
-/// A strategy implements seven methods: [`name`](Allocator::name),
-/// [`topology`](Allocator::topology), [`allocate`](Allocator::allocate),
-/// [`release`](Allocator::release), [`free_nodes`](Allocator::free_nodes),
+/// A strategy is written as a [`Strategy`](crate::Strategy), which only
+/// chooses, and run by [`Managed`](crate::Managed), which implements this
+/// trait once: the bookkeeping (grants, node states, faults), the contract
+/// checks, `is_available` in O(1), the node check of `allocate_at` and the
+/// probe fallback. A type implements `Allocator` itself when its per-grant
+/// or per-node state is its own (the built-ins that do are listed in
+/// `docs/ARCHITECTURE.md`): then seven methods are required,
+/// [`name`](Allocator::name), [`topology`](Allocator::topology),
+/// [`allocate`](Allocator::allocate), [`release`](Allocator::release),
+/// [`free_nodes`](Allocator::free_nodes),
 /// [`live_grants`](Allocator::live_grants) and
-/// [`busy_nodes`](Allocator::busy_nodes). The others have defaults for a
-/// strategy without faults or listings: [`mark_faulty`](Allocator::mark_faulty)
-/// and [`repair`](Allocator::repair) refuse with
-/// [`FaultError::Unsupported`], [`faulty_nodes`](Allocator::faulty_nodes)
-/// is then always empty, [`recognizable`](Allocator::recognizable) refuses
-/// with [`AllocError::ListingUnsupported`],
-/// [`allocate_at`](Allocator::allocate_at) with
-/// [`AllocError::PlacementUnsupported`], and
-/// [`is_available`](Allocator::is_available) and
-/// [`total_nodes`](Allocator::total_nodes) are derived from the rest. A
-/// strategy that takes faults overrides `mark_faulty`, `repair` and
-/// `faulty_nodes` together.
+/// [`busy_nodes`](Allocator::busy_nodes), and the others default to
+/// refusing with typed errors ([`FaultError::Unsupported`],
+/// [`AllocError::ListingUnsupported`], [`AllocError::PlacementUnsupported`],
+/// [`AllocError::ProbeUnsupported`]) or derive from the rest.
 ///
 /// A strategy that gives each job the whole machine, one job at a time:
 ///
 /// ```
 /// use partalloc_allocators::{
-///     AllocError, Allocator, FaultError, Grant, GrantLedger, Partition, ReleaseError, Request,
+///     AllocError, Allocator, FaultError, Managed, Partition, Request, Strategy, View,
 /// };
-/// use partalloc_topology::{NodeSet, Topology};
 ///
-/// #[derive(Debug)]
-/// struct Exclusive {
-///     topology: Topology,
-///     ledger: GrantLedger<()>,
-/// }
+/// #[derive(Debug, Clone)]
+/// struct Exclusive;
 ///
-/// impl Allocator for Exclusive {
+/// impl Strategy for Exclusive {
 ///     fn name(&self) -> String {
 ///         "exclusive".to_owned()
 ///     }
 ///
-///     fn topology(&self) -> &Topology {
-///         &self.topology
-///     }
-///
-///     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-///         let total = self.total_nodes();
-///         if request.node_count() > total as u64 {
-///             let reason = "larger than the machine".to_owned();
-///             return Err(AllocError::Invalid { request: *request, reason });
+///     fn choose(&mut self, view: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
+///         view.wanted_nodes(request)?;
+///         if view.live_grants() > 0 {
+///             return Ok(None);
 ///         }
-///         if !self.ledger.is_empty() {
-///             return Err(AllocError::NoRoom { request: *request, free: 0, total });
-///         }
-///         let id = self.ledger.issue(());
-///         let nodes = (0..self.topology.num_nodes() as u32).collect();
-///         Ok(Grant::new(id, Partition::Nodes(nodes), request.node_count()))
+///         Ok(Some(Partition::Nodes((0..view.total_nodes() as u32).collect())))
 ///     }
 ///
-///     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-///         self.ledger.take(grant.id())
-///     }
-///
-///     fn free_nodes(&self) -> usize {
-///         if self.ledger.is_empty() { self.total_nodes() } else { 0 }
-///     }
-///
-///     fn live_grants(&self) -> usize {
-///         self.ledger.len()
-///     }
-///
-///     fn busy_nodes(&self) -> NodeSet {
-///         let n = self.total_nodes();
-///         if self.ledger.is_empty() { NodeSet::new(n) } else { NodeSet::full(n) }
+///     fn takes_faults(&self) -> Result<(), FaultError> {
+///         Err(FaultError::Unsupported { strategy: self.name() })
 ///     }
 /// }
 ///
-/// let mut a = Exclusive { topology: "mesh:4x4".parse()?, ledger: GrantLedger::new() };
+/// let mut a = Managed::new("mesh:4x4".parse()?, Exclusive);
 /// let g = a.allocate(&Request::nodes(3))?;
 /// assert_eq!(g.granted_nodes(), 16);
 /// assert!(!a.is_available(5));
+/// assert!(matches!(a.allocate(&Request::nodes(1)), Err(AllocError::NoRoom { .. })));
 /// assert!(matches!(a.mark_faulty(5), Err(FaultError::Unsupported { .. })));
 /// assert!(a.faulty_nodes().is_empty());
 /// a.release(&g)?;
@@ -430,19 +405,6 @@ pub(crate) fn wanted_nodes(request: &Request, total: usize) -> Result<u64, Alloc
         });
     }
     Ok(want)
-}
-
-/// [`Allocator::can_allocate`] for a strategy that can be cloned: it
-/// allocates on a copy, so the original is untouched.
-pub(crate) fn can_allocate_on_copy<A: Allocator + Clone>(
-    alloc: &A,
-    request: &Request,
-) -> Result<bool, AllocError> {
-    match alloc.clone().allocate(request) {
-        Ok(_) => Ok(true),
-        Err(AllocError::NoRoom { .. }) => Ok(false),
-        Err(e) => Err(e),
-    }
 }
 
 #[cfg(test)]

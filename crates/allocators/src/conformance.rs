@@ -118,20 +118,16 @@ pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summar
 /// use partalloc_allocators::conformance::{check_script_in, Step};
 /// use partalloc_allocators::paging::Paging;
 /// use partalloc_allocators::registry::{self, ANY_TOPOLOGY, Entry, StrategyInfo};
-/// use partalloc_allocators::{AllocError, Allocator, Grant, ReleaseError, Request};
-/// use partalloc_topology::{NodeSet, Topology};
+/// use partalloc_allocators::{AllocError, Managed, Partition, Request, Strategy, View};
 ///
 /// // Paging under another name: an outside strategy.
-/// #[derive(Debug)]
+/// #[derive(Debug, Clone)]
 /// struct Mine(Paging);
-/// impl Allocator for Mine {
+/// impl Strategy for Mine {
 ///     fn name(&self) -> String { "mine".to_owned() }
-///     fn topology(&self) -> &Topology { self.0.topology() }
-///     fn allocate(&mut self, r: &Request) -> Result<Grant, AllocError> { self.0.allocate(r) }
-///     fn release(&mut self, g: &Grant) -> Result<(), ReleaseError> { self.0.release(g) }
-///     fn free_nodes(&self) -> usize { self.0.free_nodes() }
-///     fn live_grants(&self) -> usize { self.0.live_grants() }
-///     fn busy_nodes(&self) -> NodeSet { self.0.busy_nodes() }
+///     fn choose(&mut self, v: &View<'_>, r: &Request) -> Result<Option<Partition>, AllocError> {
+///         self.0.choose(v, r)
+///     }
 /// }
 /// let mut strategies = registry::builtin();
 /// strategies.register(Entry {
@@ -142,7 +138,7 @@ pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summar
 ///         params: &[],
 ///         topologies: ANY_TOPOLOGY,
 ///     },
-///     build: |t, _| Ok(Box::new(Mine(Paging::new(t.clone())?))),
+///     build: |t, _| Ok(Box::new(Managed::new(t.clone(), Mine(Paging)))),
 /// })?;
 /// let mut a = strategies.build("mine", &"hypercube:3".parse()?)?;
 /// let script = [Step::Allocate(Request::nodes(3)), Step::Release(0)];
@@ -620,14 +616,14 @@ fn check_state(alloc: &dyn Allocator, total: usize, live: &Live) -> Result<(), S
 mod tests {
     use super::*;
     use crate::paging::Paging;
-    use crate::{FaultError, Partition};
+    use crate::{FaultError, Managed, Partition};
 
     /// Paging that, once it has seen a release, skips the lowest free node
     /// (a next-fit style memory): deterministic, but not fresh again after
     /// everything is released.
     #[derive(Debug)]
     struct Sticky {
-        inner: Paging,
+        inner: Managed<Paging>,
         released: bool,
         /// What `can_allocate` answers, if anything (always the same).
         probe: Option<bool>,

@@ -1,4 +1,4 @@
-//! Slurm's placement rules as [`Allocator`]s on `blocks:FILE`,
+//! Slurm's placement rules as [`Allocator`](crate::Allocator)s on `blocks:FILE`,
 //! `tree:FILE`, `ring:FILE` and `torus3d:FILE` machines: `block`
 //! ([`BlockPlacer`], with `segment` and `exclusive`), `block-buddy`
 //! ([`BlockBuddy`]), `tree` ([`TreePlacer`], with `switches`), and Slurm
@@ -41,13 +41,11 @@ use partalloc_topology::{NodeId, Topology, TopologyKind};
 use crate::block::{BlockBuddy, BlockPlacer, PlaceError, Placement};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::error::UnsupportedTopology;
-use crate::occupancy::occupancy_methods;
 use crate::ring::RingPlacer;
 use crate::torus3d::TorusPlacer;
 use crate::tree::TreePlacer;
 use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
+    AllocError, BuildError, FaultError, Grant, Managed, Partition, Request, Strategy, View,
 };
 
 /// Which Slurm rule a [`SlurmAllocator`] follows.
@@ -123,17 +121,14 @@ impl Placer {
     }
 }
 
-/// A Slurm placement rule bound to one machine: the placer decides, the
-/// allocator keeps each grant's nodes (so a release trusts only its own
-/// record) and the per-node state.
+/// A Slurm placement rule bound to one machine: the placer decides and
+/// keeps its own per-switch state; [`Managed`] keeps each grant's nodes
+/// (so a release trusts only its own record) and the per-node state.
 #[derive(Debug, Clone)]
 pub struct SlurmAllocator {
-    topology: Topology,
     machine: Arc<SlurmMachine>,
     rule: SlurmRule,
     placer: Placer,
-    occupancy: Occupancy,
-    ledger: GrantLedger<Vec<NodeId>>,
     scratch: Vec<NodeId>,
 }
 
@@ -144,7 +139,7 @@ impl SlurmAllocator {
     /// [`BuildError::UnsupportedTopology`] for another machine or a block
     /// rule on a tree (and the reverse); [`BuildError::UnsuitableTopology`]
     /// for a segment of 0 nodes or a leaf limit of 0.
-    pub fn new(topology: &Topology, rule: SlurmRule) -> Result<Self, BuildError> {
+    pub fn new(topology: &Topology, rule: SlurmRule) -> Result<Managed<Self>, BuildError> {
         let name = match rule {
             SlurmRule::Block(_) => "block",
             SlurmRule::BlockBuddy => "block-buddy",
@@ -193,15 +188,13 @@ impl SlurmAllocator {
             },
             _ => return Err(unsupported(TopologyKind::Blocks)),
         };
-        Ok(Self {
-            occupancy: Occupancy::new(topology.num_nodes()),
-            topology: topology.clone(),
+        let strategy = Self {
             machine: Arc::clone(machine),
             rule,
             placer,
-            ledger: GrantLedger::new(),
             scratch: Vec::with_capacity(topology.num_nodes().min(4096)),
-        })
+        };
+        Ok(Managed::new(topology.clone(), strategy))
     }
 
     /// The machine, with its node names.
@@ -366,7 +359,7 @@ pub(crate) const TORUS3D_ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl Allocator for SlurmAllocator {
+impl Strategy for SlurmAllocator {
     fn name(&self) -> String {
         match self.rule {
             SlurmRule::Block(how) => {
@@ -398,18 +391,20 @@ impl Allocator for SlurmAllocator {
         }
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
     fn placement_rules(&self) -> Option<crate::PlacementRules> {
         Some(crate::PlacementRules::Slurm {
             segment: self.segment(),
         })
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let total = self.topology.num_nodes();
+    /// The placer's own state changes as it places: [`Managed`] commits
+    /// every placement `choose` returns (a probe places on a copy).
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let total = view.total_nodes();
         let want = request.node_count();
         let count = u32::try_from(want)
             .ok()
@@ -434,17 +429,8 @@ impl Allocator for SlurmAllocator {
         let mut out = core::mem::take(&mut self.scratch);
         let placed = self.placer.place_into(count, &mut out);
         let result = match placed {
-            Ok(()) => {
-                let nodes = out.clone();
-                self.occupancy.occupy(nodes.iter().copied());
-                let id = self.ledger.issue(nodes.clone());
-                Ok(Grant::new(id, Partition::Nodes(nodes), want))
-            }
-            Err(PlaceError::NoRoom { .. }) => Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total,
-            }),
+            Ok(()) => Ok(Some(Partition::Nodes(out.clone()))),
+            Err(PlaceError::NoRoom { .. }) => Ok(None),
             Err(e) => Err(AllocError::Invalid {
                 request: *request,
                 reason: e.to_string(),
@@ -454,12 +440,15 @@ impl Allocator for SlurmAllocator {
         result
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let nodes = self.ledger.take(grant.id())?;
-        self.placer.release(&nodes);
-        self.occupancy.vacate(nodes);
-        Ok(())
+    fn released(&mut self, _: &View<'_>, partition: &Partition) {
+        if let Partition::Nodes(nodes) = partition {
+            self.placer.release(nodes);
+        }
     }
 
-    occupancy_methods!(occupancy, ledger);
+    fn takes_faults(&self) -> Result<(), FaultError> {
+        Err(FaultError::Unsupported {
+            strategy: self.name(),
+        })
+    }
 }

@@ -3,8 +3,9 @@
 //! in registry values beside the built-ins, checked against the
 //! allocator contract and run through the simulator with the library API.
 //!
-//! - `first-free[from=low|high]` grants any free nodes, the lowest ids first
-//!   (or the highest): with `from=low` it must behave exactly as the
+//! - `first-free[from=low|high]` (`custom_strategy/first_free.rs`, the
+//!   whole strategy in one file) grants any free nodes, the lowest ids
+//!   first (or the highest): with `from=low` it must behave exactly as the
 //!   built-in `paging`, so the simulations below must give bit-identical
 //!   results with either.
 //! - `smallest-first` starts the waiting job that needs the fewest nodes
@@ -18,141 +19,20 @@ use std::collections::VecDeque;
 use std::process::ExitCode;
 
 use partalloc::allocators::conformance::{Step, check_script_in, check_spec};
-use partalloc::allocators::registry::{self as allocators, ANY_TOPOLOGY, AllocatorEntry};
-use partalloc::allocators::registry::{Entry, ParamInfo, StrategyInfo};
-use partalloc::allocators::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
-};
+use partalloc::allocators::registry::{self as allocators, ANY_TOPOLOGY, Entry, StrategyInfo};
+use partalloc::allocators::{Allocator, Request};
 use partalloc::schedulers::registry::{self as policies, PolicyEntry};
 use partalloc::schedulers::{
     Attempt, RequestMapping, ScheduleError, Scheduler, Started, start_queued,
 };
 use partalloc::simkit::{Replications, SimConfig, Simulation, Stop};
-use partalloc::topology::{NodeId, NodeSet, Topology};
+use partalloc::topology::Topology;
 use partalloc::workload::spec::WorkloadSpec;
 use partalloc::workload::{Job, JobShape};
 
-/// Which end of the id range `first-free` takes nodes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    Low,
-    High,
-}
-
-/// Any free nodes, from one end of the id range.
-#[derive(Debug)]
-struct FirstFree {
-    topology: Topology,
-    from: End,
-    occupancy: Occupancy,
-    /// Each live grant's nodes, so a release trusts only our own record.
-    ledger: GrantLedger<Vec<NodeId>>,
-}
-
-impl FirstFree {
-    fn new(topology: &Topology, from: End) -> Self {
-        Self {
-            occupancy: Occupancy::new(topology.num_nodes()),
-            topology: topology.clone(),
-            from,
-            ledger: GrantLedger::new(),
-        }
-    }
-}
-
-impl Allocator for FirstFree {
-    fn name(&self) -> String {
-        match self.from {
-            End::Low => "first-free".to_owned(),
-            End::High => "first-free[from=high]".to_owned(),
-        }
-    }
-
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let (want, total) = (request.node_count(), self.topology.num_nodes());
-        if want == 0 || want > total as u64 {
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: format!("needs {want} nodes; the machine has {total}"),
-            });
-        }
-        if want > self.occupancy.free_count() as u64 {
-            return Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total,
-            });
-        }
-        let ids = 0..total as NodeId;
-        let free = |&n: &NodeId| self.occupancy.is_available(n);
-        let mut nodes: Vec<NodeId> = match self.from {
-            End::Low => ids.filter(free).take(want as usize).collect(),
-            End::High => ids.rev().filter(free).take(want as usize).collect(),
-        };
-        nodes.sort_unstable();
-        self.occupancy.occupy(nodes.iter().copied());
-        let id = self.ledger.issue(nodes.clone());
-        Ok(Grant::new(id, Partition::Nodes(nodes), want))
-    }
-
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let nodes = self.ledger.take(grant.id())?;
-        self.occupancy.vacate(nodes);
-        Ok(())
-    }
-
-    fn free_nodes(&self) -> usize {
-        self.occupancy.free_count()
-    }
-
-    fn live_grants(&self) -> usize {
-        self.ledger.len()
-    }
-
-    fn busy_nodes(&self) -> NodeSet {
-        self.occupancy.busy()
-    }
-
-    // Optional: faults (the defaults refuse them with a typed error).
-    fn faulty_nodes(&self) -> NodeSet {
-        self.occupancy.faulty().clone()
-    }
-
-    fn is_available(&self, node: NodeId) -> bool {
-        self.occupancy.is_available(node)
-    }
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.mark_faulty(node).map(drop)
-    }
-
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.occupancy.repair(node).map(drop)
-    }
-}
-
-const FIRST_FREE: AllocatorEntry = Entry {
-    info: StrategyInfo {
-        name: "first-free",
-        summary: "any free nodes, from the low or the high end of the ids",
-        source: "examples/custom_strategy.rs",
-        params: &[ParamInfo {
-            name: "from",
-            default: "low",
-            doc: "which end of the ids to take nodes from: low or high",
-        }],
-        topologies: ANY_TOPOLOGY,
-    },
-    build: |topology, spec| -> Result<Box<dyn Allocator>, BuildError> {
-        let from = spec.choice("from", &[("low", End::Low), ("high", End::High)])?;
-        Ok(Box::new(FirstFree::new(topology, from)))
-    },
-};
+#[path = "custom_strategy/first_free.rs"]
+mod first_free;
+use first_free::ENTRY as FIRST_FREE;
 
 /// Starts the waiting job that needs the fewest nodes (then the oldest)
 /// while it fits.

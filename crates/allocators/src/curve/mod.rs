@@ -49,10 +49,8 @@ use partalloc_topology::{Grid, NodeId, NodeSet, Topology, TopologyKind};
 use thiserror::Error;
 
 use crate::entry::ParamInfo;
-use crate::occupancy::occupancy_methods;
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request, StrategySpec,
+    AllocError, Allocator, BuildError, Managed, Partition, Request, Strategy, StrategySpec, View,
 };
 
 mod best_fit;
@@ -358,7 +356,7 @@ enum Choice {
     Span { lo: usize, hi: usize },
 }
 
-/// What a grant took, to undo it without trusting the caller's copy.
+/// The ranks a choice takes, applied to the rank bitset once granted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Taken {
     /// Ranks `lo .. lo + len`.
@@ -448,16 +446,14 @@ fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// ```
 #[derive(Debug, Clone)]
 pub struct CurveAllocator {
-    topology: Topology,
     fit: Fit,
     curve: Arc<Curve>,
-    occupancy: Occupancy,
     /// Bit r is set when the node at rank r is available.
     free: NodeSet,
-    ledger: GrantLedger<Taken>,
-    /// Scratch, zero between calls: a grant's node ids as bits, to update
-    /// the occupancy a word at a time and list the ids in increasing order
-    /// without sorting.
+    /// The ranks of the last choice, taken from `free` when it is granted.
+    pending: Option<Taken>,
+    /// Scratch, zero between calls: a choice's node ids as bits, to list
+    /// them in increasing order without sorting.
     ids: Vec<u64>,
 }
 
@@ -468,7 +464,11 @@ impl CurveAllocator {
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine, or one of
     /// more than [`MAX_CURVE_NODES`] nodes.
-    pub fn new(topology: Topology, order: CurveOrder, fit: Fit) -> Result<Self, BuildError> {
+    pub fn new(
+        topology: Topology,
+        order: CurveOrder,
+        fit: Fit,
+    ) -> Result<Managed<Self>, BuildError> {
         let unsuitable = |e: CurveError| BuildError::UnsuitableTopology {
             strategy: fit.name(),
             topology: topology.to_string(),
@@ -480,15 +480,14 @@ impl CurveAllocator {
         };
         let curve = Curve::new(order, grid).map_err(unsuitable)?;
         let n = curve.len();
-        Ok(Self {
-            occupancy: Occupancy::new(n),
+        let strategy = Self {
             free: NodeSet::full(n),
+            pending: None,
             ids: vec![0; n.div_ceil(64)],
             curve: Arc::new(curve),
-            ledger: GrantLedger::new(),
-            topology,
             fit,
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// The curve in use.
@@ -536,15 +535,11 @@ impl CurveAllocator {
         lo.min(hi)..hi
     }
 
-    /// Takes the nodes of `choice` (`k` of them): marks them busy a word
-    /// at a time, records what to undo, and returns their ids in
-    /// increasing order.
-    fn take(&mut self, choice: Choice, k: usize) -> (Vec<NodeId>, Taken) {
+    /// The ranks of `choice` (`k` of them, all free) and their node ids
+    /// in increasing order, a word at a time; nothing changes.
+    fn ranks_of(&mut self, choice: Choice, k: usize) -> (Vec<NodeId>, Taken) {
         let taken = match choice {
-            Choice::Run { lo } => {
-                let _ = self.free.remove_range(lo, lo + k);
-                Taken::Run { lo, len: k }
-            }
+            Choice::Run { lo } => Taken::Run { lo, len: k },
             Choice::Span { lo, hi } => {
                 let mut words = Vec::new();
                 for wi in lo / 64..=hi / 64 {
@@ -553,7 +548,6 @@ impl CurveAllocator {
                     let mask = (!0u64 << from) & (!0u64 >> (63 - to));
                     let bits = self.free.words()[wi] & mask;
                     if bits != 0 {
-                        let _ = self.free.remove_word_bits(wi, bits);
                         words.push((wi, bits));
                     }
                 }
@@ -563,9 +557,7 @@ impl CurveAllocator {
         let touched = self.note(&taken);
         let mut nodes = Vec::with_capacity(k);
         for wi in touched {
-            let w = core::mem::take(&mut self.ids[wi]);
-            self.occupancy.occupy_word_bits(wi, w);
-            let mut b = w;
+            let mut b = core::mem::take(&mut self.ids[wi]);
             while b != 0 {
                 // Ids are below the machine's size, which fits u32.
                 nodes.push((wi * 64) as NodeId + b.trailing_zeros());
@@ -576,7 +568,7 @@ impl CurveAllocator {
     }
 }
 
-impl Allocator for CurveAllocator {
+impl Strategy for CurveAllocator {
     fn name(&self) -> String {
         match self.curve.order {
             CurveOrder::Hilbert => self.fit.name().to_owned(),
@@ -584,19 +576,14 @@ impl Allocator for CurveAllocator {
         }
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
         let k = self.wanted(request)?;
-        let no_room = AllocError::NoRoom {
-            request: *request,
-            free: self.occupancy.free_count(),
-            total: self.curve.len(),
-        };
-        if k > self.occupancy.free_count() {
-            return Err(no_room);
+        if k > view.occupancy().free_count() {
+            return Ok(None);
         }
         let choice = match self.fit {
             Fit::FirstFit => first_fit::choose(&self.free, k),
@@ -604,55 +591,54 @@ impl Allocator for CurveAllocator {
             Fit::SortedFreeList => sorted_free_list::choose(&self.free, k),
         };
         // Every fit finds k nodes when k are free.
-        let choice = choice.ok_or(no_room)?;
-        let (nodes, taken) = self.take(choice, k);
-        let id = self.ledger.issue(taken);
-        Ok(Grant::new(id, Partition::Nodes(nodes), k as u64))
+        let Some(choice) = choice else {
+            return Ok(None);
+        };
+        let (nodes, taken) = self.ranks_of(choice, k);
+        self.pending = Some(taken);
+        Ok(Some(Partition::Nodes(nodes)))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let taken = self.ledger.take(grant.id())?;
-        for wi in self.note(&taken) {
-            let w = core::mem::take(&mut self.ids[wi]);
-            self.occupancy.vacate_word_bits(wi, w);
-        }
-        match taken {
-            Taken::Run { lo, len } => drop(self.free.insert_range(lo, lo + len)),
-            Taken::Words(words) => {
+    fn committed(&mut self, _: &View<'_>, _: &Partition) {
+        match self.pending.take() {
+            Some(Taken::Run { lo, len }) => drop(self.free.remove_range(lo, lo + len)),
+            Some(Taken::Words(words)) => {
                 for (wi, bits) in words {
-                    let _ = self.free.insert_word_bits(wi, bits);
+                    let _ = self.free.remove_word_bits(wi, bits);
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn released(&mut self, _: &View<'_>, partition: &Partition) {
+        if let Partition::Nodes(nodes) = partition {
+            for &node in nodes {
+                if let Some(r) = self.curve.rank_of(node) {
+                    let _ = self.free.insert(r);
                 }
             }
         }
-        Ok(())
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.occupancy.mark_faulty(node)?
-            && let Some(r) = self.curve.rank_of(node)
-        {
+    fn faulted(&mut self, _: &View<'_>, node: NodeId) {
+        if let Some(r) = self.curve.rank_of(node) {
             let _ = self.free.remove(r);
         }
-        Ok(())
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.occupancy.repair(node)?
-            && let Some(r) = self.curve.rank_of(node)
-        {
+    fn repaired(&mut self, _: &View<'_>, node: NodeId) {
+        if let Some(r) = self.curve.rank_of(node) {
             let _ = self.free.insert(r);
         }
-        Ok(())
     }
 
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
         // Every fit grants whenever enough nodes are free.
-        Ok(self.wanted(request)? <= self.occupancy.free_count())
+        Ok(Some(self.wanted(request)? <= view.occupancy().free_count()))
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = self.wanted(request)?;
         // On an empty machine every fit takes the first k ranks.
         let mut nodes = self.curve.nodes[..k].to_vec();

@@ -3,8 +3,10 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::Grant;
 use crate::conformance::{Step, check_script};
 use crate::registry;
+use proptest::strategy::Strategy;
 
 /// The cells of the curve through a mesh with these sides, in rank order.
 fn cells(order: CurveOrder, sides: &[u32]) -> Vec<[i64; 3]> {

@@ -44,12 +44,12 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
+use super::any_grid;
 use super::search::{JobSearch, SEARCH_PARAM, search_param};
-use super::{any_grid, core_methods};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 pub use crate::rowgrid::SearchMode;
-use crate::{AllocError, Allocator, Grant, Partition, Request};
+use crate::{AllocError, Managed, Partition, Request, Strategy, View};
 
 /// The ETC strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -62,7 +62,7 @@ impl Etc {
     ///
     /// # Errors
     /// [`BuildError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -70,11 +70,12 @@ impl Etc {
     ///
     /// # Errors
     /// As [`Etc::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Managed<Self>, BuildError> {
         let grid = any_grid("etc", &topology)?;
-        Ok(Self {
-            core: JobSearch::new(topology, grid, mode),
-        })
+        let strategy = Self {
+            core: JobSearch::new(grid, mode),
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// The search mode.
@@ -95,7 +96,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, s| Ok(Box::new(Etc::with_mode(t.clone(), search_param(s)?)?)),
 };
 
-impl Allocator for Etc {
+impl Strategy for Etc {
     fn name(&self) -> String {
         match self.core.mode {
             SearchMode::Fast => "etc".to_owned(),
@@ -103,13 +104,15 @@ impl Allocator for Etc {
         }
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        self.core.allocate("etc", request, true)
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        self.core.choose("etc", view, request, true)
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.core.recognizable("etc", request, true)
     }
-
-    core_methods!();
 }

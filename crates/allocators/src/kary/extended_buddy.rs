@@ -24,10 +24,10 @@
 use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
-use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
+use super::{MAPPING_PARAM, SliceMapping, mapping_param};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, Allocator, Grant, Partition, Request};
+use crate::{AllocError, Managed, Partition, Request, Strategy, View};
 
 /// The Extended Buddy strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ impl ExtendedBuddy {
     ///
     /// # Errors
     /// [`BuildError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -48,10 +48,12 @@ impl ExtendedBuddy {
     ///
     /// # Errors
     /// As [`ExtendedBuddy::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: SliceCore::new("extended-buddy", topology, mapping)?,
-        })
+    pub fn with_mapping(
+        topology: Topology,
+        mapping: SliceMapping,
+    ) -> Result<Managed<Self>, BuildError> {
+        let core = SliceCore::new("extended-buddy", &topology, mapping)?;
+        Ok(Managed::new(topology, Self { core }))
     }
 
     fn candidates(&self, r: u32) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -80,7 +82,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl Allocator for ExtendedBuddy {
+impl Strategy for ExtendedBuddy {
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "extended-buddy".to_owned(),
@@ -88,22 +90,25 @@ impl Allocator for ExtendedBuddy {
         }
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let occ = view.occupancy();
         let r = self.core.r_of(request)?;
         let found = self
             .candidates(r)
-            .find(|&(lo, hi)| self.core.range_free(lo, hi))
+            .find(|&(lo, hi)| occ.range_available(lo, hi))
             .and_then(|(lo, _)| self.slice(r, lo));
-        self.core.grant(request, found)
+        Ok(found)
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let r = self.core.r_of(request)?;
         Ok(self
             .candidates(r)
             .filter_map(|(lo, _)| self.slice(r, lo))
             .collect())
     }
-
-    core_methods!();
 }

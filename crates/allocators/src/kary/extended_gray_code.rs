@@ -29,10 +29,10 @@ use partalloc_topology::{KaryGray, NodeId, Topology, TopologyKind};
 
 use super::common::as_box_if_box;
 use super::slice::SliceCore;
-use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
+use super::{MAPPING_PARAM, SliceMapping, mapping_param};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, Allocator, Grant, Partition, Request};
+use crate::{AllocError, Managed, Partition, Request, Strategy, View};
 
 /// The Extended Gray Code strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -50,7 +50,7 @@ impl ExtendedGrayCode {
     ///
     /// # Errors
     /// [`BuildError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -58,21 +58,25 @@ impl ExtendedGrayCode {
     ///
     /// # Errors
     /// As [`ExtendedGrayCode::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
-        let core = SliceCore::new("extended-gray-code", topology, mapping)?;
+    pub fn with_mapping(
+        topology: Topology,
+        mapping: SliceMapping,
+    ) -> Result<Managed<Self>, BuildError> {
+        let core = SliceCore::new("extended-gray-code", &topology, mapping)?;
         let gray =
             KaryGray::new(core.k, core.n as usize).map_err(|e| BuildError::UnsuitableTopology {
                 strategy: "extended-gray-code",
-                topology: core.topology.to_string(),
+                topology: topology.to_string(),
                 reason: e.to_string(),
             })?;
         let cyclic = core.grid.is_torus() && core.k % 2 == 0;
-        Ok(Self {
+        let strategy = Self {
             seq: gray.sequence(),
             cyclic,
             block_free: Vec::with_capacity(core.grid.num_nodes()),
             core,
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// Window starts (positions) in search order.
@@ -118,7 +122,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl Allocator for ExtendedGrayCode {
+impl Strategy for ExtendedGrayCode {
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "extended-gray-code".to_owned(),
@@ -126,7 +130,12 @@ impl Allocator for ExtendedGrayCode {
         }
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let occ = view.occupancy();
         let r = self.core.r_of(request)?;
         let total = self.seq.len();
         let blk = if r == 0 { 1 } else { self.core.pow(r - 1) };
@@ -136,7 +145,7 @@ impl Allocator for ExtendedGrayCode {
         for b in 0..total / blk {
             let free = self.seq[b * blk..(b + 1) * blk]
                 .iter()
-                .all(|&nd| self.core.occ.is_available(nd));
+                .all(|&nd| occ.is_available(nd));
             self.block_free.push(free);
         }
         let nblocks = self.block_free.len();
@@ -147,13 +156,11 @@ impl Allocator for ExtendedGrayCode {
                 (0..k).all(|j| self.block_free[(b0 + j) % nblocks])
             })
             .map(|start| self.window(r, start));
-        self.core.grant(request, found)
+        Ok(found)
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let r = self.core.r_of(request)?;
         Ok(self.windows(r).map(|s| self.window(r, s)).collect())
     }
-
-    core_methods!();
 }

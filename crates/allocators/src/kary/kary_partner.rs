@@ -25,10 +25,10 @@
 use partalloc_topology::{Topology, TopologyKind};
 
 use super::slice::SliceCore;
-use super::{MAPPING_PARAM, SliceMapping, core_methods, mapping_param};
+use super::{MAPPING_PARAM, SliceMapping, mapping_param};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, Allocator, Grant, Partition, Request};
+use crate::{AllocError, Managed, Occupancy, Partition, Request, Strategy, View};
 
 /// The k-ary Partner strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ impl KaryPartner {
     ///
     /// # Errors
     /// [`BuildError`] unless the machine is a k-ary n-cube.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_mapping(topology, SliceMapping::default())
     }
 
@@ -49,10 +49,12 @@ impl KaryPartner {
     ///
     /// # Errors
     /// As [`KaryPartner::new`].
-    pub fn with_mapping(topology: Topology, mapping: SliceMapping) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: SliceCore::new("kary-partner", topology, mapping)?,
-        })
+    pub fn with_mapping(
+        topology: Topology,
+        mapping: SliceMapping,
+    ) -> Result<Managed<Self>, BuildError> {
+        let core = SliceCore::new("kary-partner", &topology, mapping)?;
+        Ok(Managed::new(topology, Self { core }))
     }
 
     /// Candidates (α, p) in search order, with the base id and span mask.
@@ -80,9 +82,9 @@ impl KaryPartner {
         })
     }
 
-    fn partner_free(&self, r: u32, a: usize, p: u32) -> bool {
+    fn partner_free(&self, occ: &Occupancy, r: u32, a: usize, p: u32) -> bool {
         if r == 0 {
-            return self.core.range_free(a, a + 1);
+            return occ.range_available(a, a + 1);
         }
         let k = self.core.k as usize;
         let blk = self.core.pow(r - 1);
@@ -90,7 +92,7 @@ impl KaryPartner {
         // B(α) first (it is the v = 0 member), then the rest of the set.
         (0..k).all(|v| {
             let b = a + v * step;
-            self.core.range_free(b * blk, (b + 1) * blk)
+            occ.range_available(b * blk, (b + 1) * blk)
         })
     }
 }
@@ -111,7 +113,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl Allocator for KaryPartner {
+impl Strategy for KaryPartner {
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "kary-partner".to_owned(),
@@ -119,22 +121,25 @@ impl Allocator for KaryPartner {
         }
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let occ = view.occupancy();
         let r = self.core.r_of(request)?;
         let found = self
             .candidates(r)
-            .find(|&(a, p, _, _)| self.partner_free(r, a, p))
+            .find(|&(a, p, _, _)| self.partner_free(occ, r, a, p))
             .and_then(|(_, _, base, span)| self.core.slice_box(base, span).map(Partition::Box));
-        self.core.grant(request, found)
+        Ok(found)
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let r = self.core.r_of(request)?;
         Ok(self
             .candidates(r)
             .filter_map(|(_, _, base, span)| self.core.slice_box(base, span).map(Partition::Box))
             .collect())
     }
-
-    core_methods!();
 }

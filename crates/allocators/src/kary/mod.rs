@@ -215,33 +215,3 @@ pub(crate) const MAPPING_PARAM: crate::entry::ParamInfo = crate::entry::ParamInf
     default: "node-count",
     doc: "request → slice dimension R: node-count (smallest R with k^R ≥ nodes) or topological (R = number of sides > 1)",
 };
-
-/// Implements the `Allocator` methods every k-ary strategy built on a core
-/// shares: they forward to `self.core` (a `slice::SliceCore` or a
-/// `search::JobSearch`), which has `topology`, `occ`, `ledger`,
-/// `release`, `mark_faulty` and `repair`.
-macro_rules! core_methods {
-    () => {
-        fn topology(&self) -> &partalloc_topology::Topology {
-            &self.core.topology
-        }
-
-        fn release(&mut self, grant: &crate::Grant) -> Result<(), crate::ReleaseError> {
-            self.core.release(grant)
-        }
-
-        crate::occupancy::occupancy_methods!(core.occ, core.ledger);
-
-        fn mark_faulty(
-            &mut self,
-            node: partalloc_topology::NodeId,
-        ) -> Result<(), crate::FaultError> {
-            self.core.mark_faulty(node)
-        }
-
-        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), crate::FaultError> {
-            self.core.repair(node)
-        }
-    };
-}
-pub(crate) use core_methods;

@@ -5,18 +5,14 @@
 //! orientations in the same order and bases in node-id order, so they
 //! choose the same box.
 
-use partalloc_topology::{
-    Coords, Grid, GridBox, MAX_DIMS, NodeId, OrientationOrder, Orientations, Topology,
-};
+use partalloc_topology::{Coords, Grid, GridBox, MAX_DIMS, OrientationOrder, Orientations};
 
 use super::box_sides;
 use super::common::odometer;
 use crate::BuildError;
 use crate::entry::ParamInfo;
 use crate::rowgrid::{RowGrid, SearchMode};
-use crate::{
-    AllocError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
-};
+use crate::{AllocError, Occupancy, Partition, Request, View};
 
 pub(crate) const SEARCH_PARAM: ParamInfo = ParamInfo {
     name: "search",
@@ -176,36 +172,31 @@ fn scan_bases(grid: &Grid, ext: &[u32], mut f: impl FnMut(&[u32]) -> bool) -> Op
 /// [`Etc`](super::Etc).
 #[derive(Debug, Clone)]
 pub(crate) struct JobSearch {
-    pub(crate) topology: Topology,
     pub(crate) grid: Grid,
-    pub(crate) occ: Occupancy,
-    pub(crate) ledger: GrantLedger<GridBox>,
     pub(crate) mode: SearchMode,
     rows: RowSearch,
-    dirty: bool,
+    /// The generation of the view `rows` was loaded from.
+    loaded: Option<u64>,
 }
 
 impl JobSearch {
-    pub(crate) fn new(topology: Topology, grid: Grid, mode: SearchMode) -> Self {
+    pub(crate) fn new(grid: Grid, mode: SearchMode) -> Self {
         Self {
-            topology,
-            occ: Occupancy::new(grid.num_nodes()),
             rows: RowSearch::new(&grid),
             grid,
-            ledger: GrantLedger::new(),
             mode,
-            dirty: true,
+            loaded: None,
         }
     }
 
-    fn window_free_literal(&self, base: &[u32], ext: &[u32]) -> bool {
+    fn window_free_literal(&self, occ: &Occupancy, base: &[u32], ext: &[u32]) -> bool {
         // Every node is checked, as in the paper's complexity analysis.
         let mut busy = 0u64;
         if let Ok(b) = GridBox::new(base, ext)
             && let Ok(it) = self.grid.box_nodes(&b)
         {
             for nd in it {
-                if !self.occ.is_available(nd) {
+                if !occ.is_available(nd) {
                     busy += 1;
                 }
             }
@@ -214,11 +205,12 @@ impl JobSearch {
     }
 
     /// The first free box in the strategy's order.
-    pub(crate) fn search(&mut self, sides: &[u32], all: bool) -> Option<GridBox> {
+    pub(crate) fn search(&mut self, view: &View<'_>, sides: &[u32], all: bool) -> Option<GridBox> {
+        let occ = view.occupancy();
         if self.mode == SearchMode::Fast {
-            if self.dirty {
-                self.rows.rebuild(&self.occ);
-                self.dirty = false;
+            if self.loaded != Some(view.generation()) {
+                self.rows.rebuild(occ);
+                self.loaded = Some(view.generation());
             }
             let n = sides.len();
             let gs = self.grid.sides();
@@ -233,16 +225,19 @@ impl JobSearch {
         }
         let this = &*self;
         for_orientations(sides, all, |ext| {
-            scan_bases(&this.grid, ext, |b| this.window_free_literal(b, ext))
+            scan_bases(&this.grid, ext, |b| this.window_free_literal(occ, b, ext))
         })
     }
 
-    pub(crate) fn allocate(
+    /// The box to grant for `request` (every orientation if `all` and
+    /// the request may rotate), or None if none is free.
+    pub(crate) fn choose(
         &mut self,
         strategy: &'static str,
+        view: &View<'_>,
         request: &Request,
         all: bool,
-    ) -> Result<Grant, AllocError> {
+    ) -> Result<Option<Partition>, AllocError> {
         let (sides, rotate) = box_sides(strategy, &self.grid, request)?;
         let all = all && rotate;
         let fits = for_orientations(sides, all, |o| {
@@ -256,48 +251,15 @@ impl JobSearch {
                 request: *request,
                 reason: format!(
                     "no orientation of the box fits the machine {}",
-                    self.topology
+                    view.topology()
                 ),
             });
         }
         let mut s = [0u32; MAX_DIMS];
         s[..sides.len()].copy_from_slice(sides);
-        let b = self
-            .search(&s[..sides.len()], all)
-            .ok_or(AllocError::NoRoom {
-                request: *request,
-                free: self.occ.free_count(),
-                total: self.grid.num_nodes(),
-            })?;
-        if let Ok(it) = self.grid.box_nodes(&b) {
-            self.occ.occupy(it);
-        }
-        self.dirty = true;
-        let id = self.ledger.issue(b);
-        Ok(Grant::new(id, Partition::Box(b), request.node_count()))
-    }
-
-    pub(crate) fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let b = self.ledger.take(grant.id())?;
-        if let Ok(it) = self.grid.box_nodes(&b) {
-            self.occ.vacate(it);
-        }
-        self.dirty = true;
-        Ok(())
-    }
-
-    pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.grid.check_node(node)?;
-        self.occ.mark_faulty(node)?;
-        self.dirty = true;
-        Ok(())
-    }
-
-    pub(crate) fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.grid.check_node(node)?;
-        self.occ.repair(node)?;
-        self.dirty = true;
-        Ok(())
+        Ok(self
+            .search(view, &s[..sides.len()], all)
+            .map(Partition::Box))
     }
 
     pub(crate) fn recognizable(

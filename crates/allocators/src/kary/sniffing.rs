@@ -24,12 +24,12 @@
 
 use partalloc_topology::{Topology, TopologyKind};
 
+use super::any_grid;
 use super::search::{JobSearch, SEARCH_PARAM, search_param};
-use super::{any_grid, core_methods};
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 use crate::rowgrid::SearchMode;
-use crate::{AllocError, Allocator, Grant, Partition, Request};
+use crate::{AllocError, Managed, Partition, Request, Strategy, View};
 
 /// The Sniffing strategy. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl Sniffing {
     ///
     /// # Errors
     /// [`BuildError`] for a hypercube.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_mode(topology, SearchMode::Fast)
     }
 
@@ -50,11 +50,12 @@ impl Sniffing {
     ///
     /// # Errors
     /// As [`Sniffing::new`].
-    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Self, BuildError> {
+    pub fn with_mode(topology: Topology, mode: SearchMode) -> Result<Managed<Self>, BuildError> {
         let grid = any_grid("sniffing", &topology)?;
-        Ok(Self {
-            core: JobSearch::new(topology, grid, mode),
-        })
+        let strategy = Self {
+            core: JobSearch::new(grid, mode),
+        };
+        Ok(Managed::new(topology, strategy))
     }
 }
 
@@ -69,7 +70,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, s| Ok(Box::new(Sniffing::with_mode(t.clone(), search_param(s)?)?)),
 };
 
-impl Allocator for Sniffing {
+impl Strategy for Sniffing {
     fn name(&self) -> String {
         match self.core.mode {
             SearchMode::Fast => "sniffing".to_owned(),
@@ -77,13 +78,15 @@ impl Allocator for Sniffing {
         }
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        self.core.allocate("sniffing", request, false)
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        self.core.choose("sniffing", view, request, false)
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         self.core.recognizable("sniffing", request, false)
     }
-
-    core_methods!();
 }

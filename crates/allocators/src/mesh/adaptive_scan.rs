@@ -26,7 +26,6 @@
 
 use super::first_fit::FirstFree;
 use super::scan::{SEARCH_PARAM, search_param};
-use super::{MeshHooks, mesh_allocator};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
 
 pub(super) const NAME: &str = "adaptive-scan";
@@ -49,5 +48,3 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
         ))
     },
 };
-
-mesh_allocator!(AdaptiveScan, NAME);

@@ -28,9 +28,9 @@
 use partalloc_topology::{GridBox, Topology};
 
 use super::scan::{SEARCH_PARAM, Search, best_base_fast, search_methods, search_param, spec_name};
-use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, free_bases, mesh_allocator, rect};
+use super::{MeshCore, MeshGeom, MeshScratch, SearchMode, free_bases, rect};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{BuildError, Partition};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "best-fit";
 
@@ -51,7 +51,7 @@ pub enum BfScore {
 /// order on ties.
 #[derive(Debug, Clone)]
 pub struct BestFit {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     score: BfScore,
     search: Search,
 }
@@ -61,15 +61,14 @@ impl BestFit {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, score: BfScore) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+    pub fn new(topology: Topology, score: BfScore) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
+            geom: MeshGeom::new(NAME, &topology)?,
             score,
             search: Search::default(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
-
-    search_methods!();
 
     /// The scoring rule.
     #[must_use]
@@ -79,27 +78,33 @@ impl BestFit {
 }
 
 impl BestFit {
-    fn best(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
+    fn best(&self, core: &MeshCore<'_>, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
         match self.search.mode {
-            SearchMode::Literal => self.best_literal(s, a, b),
+            SearchMode::Literal => self.best_literal(core, s, a, b),
             SearchMode::Fast => {
-                if a > self.core.width || b > self.core.height {
+                if a > core.width || b > core.height {
                     return None;
                 }
-                s.load(&self.core);
-                if s.known_refused(&self.core, a, b) || !s.frame_bases(a, b) {
+                s.load(core);
+                if s.known_refused(core, a, b) || !s.frame_bases(a, b) {
                     return None;
                 }
                 let coverage = self.score == BfScore::Coverage;
-                best_base_fast(s, coverage, self.core.height).and_then(|(x, y)| rect(x, y, a, b))
+                best_base_fast(s, coverage, core.height).and_then(|(x, y)| rect(x, y, a, b))
             }
         }
     }
 
     /// Every free base scored node by node on Zhu's coverage array.
-    fn best_literal(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
-        free_bases(&self.core, a, b, &mut s.cov, &mut s.run);
-        let (width, height) = (self.core.width as i64, self.core.height as i64);
+    fn best_literal(
+        &self,
+        core: &MeshCore<'_>,
+        s: &mut MeshScratch,
+        a: u32,
+        b: u32,
+    ) -> Option<GridBox> {
+        free_bases(core, a, b, &mut s.cov, &mut s.run);
+        let (width, height) = (core.width as i64, core.height as i64);
         let cov = &s.cov;
         let is_base = |x: i64, y: i64| {
             x >= 0 && y >= 0 && x < width && y < height && cov[(x + width * y) as usize]
@@ -112,10 +117,9 @@ impl BestFit {
                 }
                 let nb = [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)];
                 let s = match self.score {
-                    BfScore::Neighbours => nb
-                        .iter()
-                        .filter(|&&(i, j)| self.core.blocked_at(i, j))
-                        .count(),
+                    BfScore::Neighbours => {
+                        nb.iter().filter(|&&(i, j)| core.blocked_at(i, j)).count()
+                    }
                     BfScore::Coverage => nb.iter().filter(|&&(i, j)| !is_base(i, j)).count(),
                 } as u32;
                 if best.is_none_or(|(bs, _, _)| s > bs) {
@@ -157,8 +161,10 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for BestFit {
-    fn strategy_name(&self) -> String {
+search_methods!([] BestFit);
+
+impl Strategy for BestFit {
+    fn name(&self) -> String {
         let score: &[&str] = match self.score {
             BfScore::Neighbours => &[],
             BfScore::Coverage => &["score=coverage"],
@@ -166,25 +172,40 @@ impl MeshHooks for BestFit {
         spec_name(NAME, score, self.search.mode)
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        self.search.run(|s| self.best(s, a, b))
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
+        let core = self.geom.core(view);
+        Ok(self
+            .search
+            .run(|s| self.best(&core, s, a, b))
+            .map(Partition::Box))
     }
 
-    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
         // Best Fit finds a base iff First Fit does.
-        Some(self.search.first_fit(&self.core, a, b, false).is_some())
+        let core = self.geom.core(view);
+        Ok(Some(self.search.first_fit(&core, a, b, false).is_some()))
     }
 
-    fn rotates(&self) -> bool {
-        false
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
+        Ok(self.geom.placements(a, b, false))
     }
 
-    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, false)
-    }
-    fn recognises(&self, a: u32, b: u32, _rotate: bool, r: &GridBox) -> bool {
-        self.core.places(a, b, false, r)
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let geom = self.geom;
+        geom.recognises(NAME, request, false, at, |a, b, _, r| {
+            geom.places(a, b, false, r)
+        })
     }
 }
-
-mesh_allocator!(BestFit, NAME);

@@ -31,9 +31,9 @@ use std::collections::BTreeSet;
 
 use partalloc_topology::{GridBox, Topology};
 
-use super::{MeshCore, MeshHooks, mesh_allocator, rect};
+use super::{MeshGeom, rect, the_box};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{BuildError, FaultError, Partition};
+use crate::{AllocError, BuildError, FaultError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "buddy-2d";
 
@@ -52,7 +52,7 @@ pub enum BuddyOrder {
 /// The 2-D Buddy strategy on a 2^n × 2^n mesh.
 #[derive(Debug, Clone)]
 pub struct Buddy2d {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     order: BuddyOrder,
     /// `free[k]`: free blocks of side 2^k as (order key, x, y).
     free: Vec<BTreeSet<(u64, u32, u32)>>,
@@ -76,12 +76,12 @@ impl Buddy2d {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Self, BuildError> {
-        let core = MeshCore::new(NAME, topology)?;
+    pub fn new(topology: Topology, order: BuddyOrder) -> Result<Managed<Self>, BuildError> {
+        let core = MeshGeom::new(NAME, &topology)?;
         if core.width != core.height || !core.width.is_power_of_two() {
             return Err(BuildError::UnsuitableTopology {
                 strategy: NAME,
-                topology: core.topology.to_string(),
+                topology: topology.to_string(),
                 reason: format!(
                     "needs a square mesh with a power-of-two side (e.g. mesh:16x16), not {}x{}",
                     core.width, core.height
@@ -90,14 +90,14 @@ impl Buddy2d {
         }
         let levels = core.width.trailing_zeros() as usize + 1;
         let mut s = Self {
-            core,
+            geom: core,
             order,
             free: vec![BTreeSet::new(); levels],
             pending: None,
         };
         let top = s.entry(0, 0);
         s.free[levels - 1].insert(top);
-        Ok(s)
+        Ok(Managed::new(topology, s))
     }
 
     /// The address order.
@@ -108,7 +108,7 @@ impl Buddy2d {
 
     fn entry(&self, x: u32, y: u32) -> (u64, u32, u32) {
         let key = match self.order {
-            BuddyOrder::RowMajor => u64::from(y) * u64::from(self.core.width) + u64::from(x),
+            BuddyOrder::RowMajor => u64::from(y) * u64::from(self.geom.width) + u64::from(x),
             BuddyOrder::ZOrder => morton(x, y),
         };
         (key, x, y)
@@ -159,28 +159,35 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for Buddy2d {
-    fn strategy_name(&self) -> String {
+impl Strategy for Buddy2d {
+    fn name(&self) -> String {
         match self.order {
             BuddyOrder::RowMajor => NAME.to_owned(),
             BuddyOrder::ZOrder => format!("{NAME}[order=z-order]"),
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
+    fn choose(&mut self, _: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
         let want = Self::level_for(a, b);
-        let (level, &blk) = self
+        let Some((level, &blk)) = self
             .free
             .iter()
             .enumerate()
             .skip(want)
-            .find_map(|(k, l)| l.first().map(|e| (k, e)))?;
+            .find_map(|(k, l)| l.first().map(|e| (k, e)))
+        else {
+            return Ok(None);
+        };
         self.pending = Some((level, blk, want));
         let side = 1u32 << want;
-        rect(blk.1, blk.2, side, side)
+        Ok(rect(blk.1, blk.2, side, side).map(Partition::Box))
     }
 
-    fn granted(&mut self, r: GridBox) {
+    fn committed(&mut self, _: &View<'_>, p: &Partition) {
+        let Some(r) = the_box(p) else {
+            return;
+        };
         let Some((mut level, blk, want)) = self.pending.take() else {
             return;
         };
@@ -205,7 +212,10 @@ impl MeshHooks for Buddy2d {
         }
     }
 
-    fn prepare_at(&mut self, r: GridBox) -> bool {
+    fn prepare_at(&mut self, _: &View<'_>, at: &Partition) -> bool {
+        let Some(r) = the_box(at) else {
+            return false;
+        };
         // The free blocks tile the free nodes and four free buddies are
         // always merged, so a free aligned block lies in exactly one free
         // block, of its side or larger.
@@ -224,7 +234,10 @@ impl MeshHooks for Buddy2d {
         }
     }
 
-    fn released(&mut self, r: GridBox) {
+    fn released(&mut self, _: &View<'_>, p: &Partition) {
+        let Some(r) = the_box(p) else {
+            return;
+        };
         let mut level = r.extent(0).trailing_zeros() as usize;
         let (mut x, mut y) = (r.lo(0), r.lo(1));
         while level + 1 < self.free.len() {
@@ -249,30 +262,37 @@ impl MeshHooks for Buddy2d {
         self.free[level].insert(e);
     }
 
-    fn check_faults_supported(&self) -> Result<(), FaultError> {
+    fn takes_faults(&self) -> Result<(), FaultError> {
         Err(FaultError::Unsupported {
             strategy: NAME.to_owned(),
         })
     }
 
-    fn rotates(&self) -> bool {
-        false
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let width = u64::from(self.geom.width);
+        self.geom
+            .recognises(NAME, request, false, at, |a, b, _, r| {
+                // An aligned square block of the request's level.
+                let side = 1u32 << Self::level_for(a, b);
+                r.dims() == 2
+                    && (r.extent(0), r.extent(1)) == (side, side)
+                    && r.lo(0).is_multiple_of(side)
+                    && r.lo(1).is_multiple_of(side)
+                    && u64::from(r.lo(0)) + u64::from(side) <= width
+                    && u64::from(r.lo(1)) + u64::from(side) <= width
+            })
     }
 
-    fn recognises(&self, a: u32, b: u32, _rotate: bool, r: &GridBox) -> bool {
-        // An aligned square block of the request's level.
-        let side = 1u32 << Self::level_for(a, b);
-        r.dims() == 2
-            && (r.extent(0), r.extent(1)) == (side, side)
-            && r.lo(0).is_multiple_of(side)
-            && r.lo(1).is_multiple_of(side)
-            && u64::from(r.lo(0)) + u64::from(side) <= u64::from(self.core.width)
-            && u64::from(r.lo(1)) + u64::from(side) <= u64::from(self.core.width)
-    }
-    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
         let side = 1u32 << Self::level_for(a, b);
         let mut v: Vec<(u64, Partition)> = Vec::new();
-        let n = self.core.width / side;
+        let n = self.geom.width / side;
         for j in 0..n {
             for i in 0..n {
                 let (x, y) = (i * side, j * side);
@@ -282,8 +302,6 @@ impl MeshHooks for Buddy2d {
             }
         }
         v.sort_by_key(|e| e.0);
-        v.into_iter().map(|e| e.1).collect()
+        Ok(v.into_iter().map(|e| e.1).collect())
     }
 }
-
-mesh_allocator!(Buddy2d, NAME);

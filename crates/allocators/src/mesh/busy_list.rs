@@ -41,9 +41,9 @@
 use partalloc_topology::{GridBox, Topology};
 
 use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
-use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, orientations, rect};
+use super::{MeshCore, MeshGeom, MeshScratch, SearchMode, orientations, rect};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{BuildError, Partition};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "busy-list";
 
@@ -51,7 +51,7 @@ const NAME: &str = "busy-list";
 /// the largest boundary value.
 #[derive(Debug, Clone)]
 pub struct BusyList {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     candidates: BlCandidates,
     /// The search and its scratch: the busy list read once per request (no
     /// copy between requests; the ledger and the occupancy are the state)
@@ -93,7 +93,7 @@ impl BusyList {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_candidates(topology, BlCandidates::Complete)
     }
 
@@ -104,15 +104,14 @@ impl BusyList {
     pub fn with_candidates(
         topology: Topology,
         candidates: BlCandidates,
-    ) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+    ) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
+            geom: MeshGeom::new(NAME, &topology)?,
             candidates,
             search: Search::default(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
-
-    search_methods!();
 
     /// The candidate set.
     #[must_use]
@@ -120,15 +119,8 @@ impl BusyList {
         self.candidates
     }
 
-    /// The boundary value of a 2-D box lying in the mesh in the current
-    /// state (None for other boxes).
-    #[must_use]
-    pub fn boundary_value(&self, submesh: &GridBox) -> Option<u32> {
-        (self.core.whole().contains_box(submesh)).then(|| self.bv(submesh))
-    }
-
-    fn bv(&self, r: &GridBox) -> u32 {
-        let c = &self.core;
+    fn bv(&self, core: &MeshCore<'_>, r: &GridBox) -> u32 {
+        let c = core;
         let (x, y, x2, y2) = (
             i64::from(r.lo(0)),
             i64::from(r.lo(1)),
@@ -146,8 +138,16 @@ impl BusyList {
     }
 
     /// Whether the placement lies in the mesh and meets no busy submesh.
-    fn placeable(&self, busy: &[GridBox], x: i64, y: i64, w: u32, h: u32) -> Option<GridBox> {
-        let c = &self.core;
+    fn placeable(
+        &self,
+        core: &MeshCore<'_>,
+        busy: &[GridBox],
+        x: i64,
+        y: i64,
+        w: u32,
+        h: u32,
+    ) -> Option<GridBox> {
+        let c = core;
         if x < 0
             || y < 0
             || x + i64::from(w) > i64::from(c.width)
@@ -161,19 +161,26 @@ impl BusyList {
 }
 
 impl BusyList {
-    fn select(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+    fn select(
+        &self,
+        core: &MeshCore<'_>,
+        s: &mut MeshScratch,
+        a: u32,
+        b: u32,
+        rotate: bool,
+    ) -> Option<GridBox> {
         match self.search.mode {
-            SearchMode::Literal => self.select_literal(s, a, b, rotate),
+            SearchMode::Literal => self.select_literal(core, s, a, b, rotate),
             SearchMode::Fast => {
                 // The candidate checks cost O(n_b) each against the busy
                 // list, O(1) on the row words after an O(H·W/64) read: the
                 // words pay off once n_b³ outgrows the mesh's word count.
-                let n_b = (self.core.ledger.len() + self.core.occupancy.faulty_count()) as u64;
-                let words = u64::from(self.core.height) * u64::from(self.core.width.div_ceil(64));
+                let n_b = (core.live_grants() + core.occupancy.faulty_count()) as u64;
+                let words = u64::from(core.height) * u64::from(core.width.div_ceil(64));
                 if n_b.pow(3) > 4 * words || super::scan::WORDS_ALWAYS {
-                    self.select_fast(s, a, b, rotate)
+                    self.select_fast(core, s, a, b, rotate)
                 } else {
-                    self.select_literal(s, a, b, rotate)
+                    self.select_literal(core, s, a, b, rotate)
                 }
             }
         }
@@ -182,16 +189,23 @@ impl BusyList {
     /// The literal candidates, each checked on the free bases of its frame
     /// (row bit-words) and scored with word popcounts; same key, same
     /// choice.
-    fn select_fast(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+    fn select_fast(
+        &self,
+        core: &MeshCore<'_>,
+        s: &mut MeshScratch,
+        a: u32,
+        b: u32,
+        rotate: bool,
+    ) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
-        let (width, height) = (self.core.width, self.core.height);
+        let (width, height) = (core.width, core.height);
         let (wi64, hi64) = (i64::from(width), i64::from(height));
         s.busy.clear();
-        s.busy.extend(self.core.obstacles());
-        s.load(&self.core);
+        s.busy.extend(core.obstacles());
+        s.load(core);
         let mut best: Best = None;
         for (o, &(w, h)) in or[..n].iter().enumerate() {
-            if w > width || h > height || s.known_refused(&self.core, w, h) {
+            if w > width || h > height || s.known_refused(core, w, h) {
                 continue;
             }
             if !s.frame_bases(w, h) {
@@ -282,12 +296,19 @@ impl BusyList {
     }
 
     /// Every candidate checked against the busy list and scored node by node.
-    fn select_literal(&self, s: &mut MeshScratch, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+    fn select_literal(
+        &self,
+        core: &MeshCore<'_>,
+        s: &mut MeshScratch,
+        a: u32,
+        b: u32,
+        rotate: bool,
+    ) -> Option<GridBox> {
         let (or, n) = orientations(a, b, rotate);
-        let (width, height) = (i64::from(self.core.width), i64::from(self.core.height));
+        let (width, height) = (i64::from(core.width), i64::from(core.height));
         let busy = &mut s.busy;
         busy.clear();
-        busy.extend(self.core.obstacles());
+        busy.extend(core.obstacles());
         // Key: larger BV, then lower (y, x), then the requested orientation.
         let busy = &*busy;
         let mut best: Best = None;
@@ -314,8 +335,8 @@ impl BusyList {
                 .into_iter()
                 .flatten();
             for (x, y) in per_busy.chain(corners).chain(lower_left) {
-                if let Some(r) = self.placeable(busy, x, y, w, h) {
-                    let bv = self.bv(&r);
+                if let Some(r) = self.placeable(core, busy, x, y, w, h) {
+                    let bv = self.bv(core, &r);
                     if better(bv, &r, o, &best) {
                         best = Some((bv, r.lo(1), r.lo(0), o, r));
                     }
@@ -380,8 +401,20 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for BusyList {
-    fn strategy_name(&self) -> String {
+search_methods!([] BusyList);
+
+impl Managed<BusyList> {
+    /// The boundary value of a 2-D box lying in the mesh in the current
+    /// state (None for other boxes).
+    #[must_use]
+    pub fn boundary_value(&self, submesh: &GridBox) -> Option<u32> {
+        let core = self.geom.core(&self.view());
+        (core.whole().contains_box(submesh)).then(|| self.bv(&core, submesh))
+    }
+}
+
+impl Strategy for BusyList {
+    fn name(&self) -> String {
         let candidates: &[&str] = match self.candidates {
             BlCandidates::Complete => &[],
             BlCandidates::Aligned => &["candidates=aligned"],
@@ -389,20 +422,40 @@ impl MeshHooks for BusyList {
         spec_name(NAME, candidates, self.search.mode)
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        self.search.run(|s| self.select(s, a, b, rotate))
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
+        let core = self.geom.core(view);
+        let found = self.search.run(|s| self.select(&core, s, a, b, rotate));
+        Ok(found.map(Partition::Box))
     }
 
-    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
-        Some(self.search.run(|s| self.select(s, a, b, rotate).is_some()))
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
+        let core = self.geom.core(view);
+        Ok(Some(
+            self.search
+                .run(|s| self.select(&core, s, a, b, rotate).is_some()),
+        ))
     }
 
-    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, rotate)
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
+        Ok(self.geom.placements(a, b, rotate))
     }
-    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
-        self.core.places(a, b, rotate, r)
+
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let geom = self.geom;
+        geom.recognises(NAME, request, true, at, |a, b, rotate, r| {
+            geom.places(a, b, rotate, r)
+        })
     }
 }
-
-mesh_allocator!(BusyList, NAME);

@@ -24,12 +24,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, Topology};
+use partalloc_topology::Topology;
 
+use super::MeshGeom;
 use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
-use super::{MeshCore, MeshHooks, mesh_allocator};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{BuildError, Partition};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "first-fit";
 
@@ -39,7 +39,7 @@ const NAME: &str = "first-fit";
 /// ([`AdaptiveScan`](super::AdaptiveScan)): one search, one type.
 #[derive(Debug, Clone)]
 pub struct FirstFree<const ROTATE: bool> {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     search: Search,
 }
 
@@ -58,15 +58,16 @@ impl<const ROTATE: bool> FirstFree<ROTATE> {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: MeshCore::new(Self::NAME, topology)?,
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
+            geom: MeshGeom::new(Self::NAME, &topology)?,
             search: Search::default(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
-
-    search_methods!();
 }
+
+search_methods!([const ROTATE: bool] FirstFree<ROTATE>);
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
     info: StrategyInfo {
@@ -83,33 +84,50 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl<const ROTATE: bool> MeshHooks for FirstFree<ROTATE> {
-    fn strategy_name(&self) -> String {
+impl<const ROTATE: bool> Strategy for FirstFree<ROTATE> {
+    fn name(&self) -> String {
         spec_name(Self::NAME, &[], self.search.mode)
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
-        self.search.first_fit(&self.core, a, b, ROTATE && rotate)
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        Ok(self.fits_at(view, request)?.map(Partition::Box))
     }
 
-    fn fits(&self, a: u32, b: u32, rotate: bool) -> Option<bool> {
-        Some(
-            self.search
-                .first_fit(&self.core, a, b, ROTATE && rotate)
-                .is_some(),
-        )
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        Ok(Some(self.fits_at(view, request)?.is_some()))
     }
 
-    fn rotates(&self) -> bool {
-        ROTATE
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(Self::NAME, request, ROTATE)?;
+        Ok(self.geom.placements(a, b, ROTATE && rotate))
     }
 
-    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, ROTATE && rotate)
-    }
-    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
-        self.core.places(a, b, ROTATE && rotate, r)
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let geom = self.geom;
+        geom.recognises(Self::NAME, request, ROTATE, at, |a, b, rotate, r| {
+            geom.places(a, b, ROTATE && rotate, r)
+        })
     }
 }
 
-mesh_allocator!(FirstFit, NAME);
+impl<const ROTATE: bool> FirstFree<ROTATE> {
+    /// The first free box for a validated request.
+    fn fits_at(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<partalloc_topology::GridBox>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(Self::NAME, request, ROTATE)?;
+        let core = self.geom.core(view);
+        Ok(self.search.first_fit(&core, a, b, ROTATE && rotate))
+    }
+}

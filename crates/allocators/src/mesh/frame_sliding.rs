@@ -26,10 +26,12 @@
 
 use partalloc_topology::{GridBox, Topology};
 
+use crate::{AllocError, Managed, Request, Strategy, View};
+
 use super::scan::{
     SEARCH_PARAM, Search, frame_slide_fast, search_methods, search_param, spec_name,
 };
-use super::{MeshCore, MeshHooks, MeshScratch, SearchMode, mesh_allocator, rect};
+use super::{MeshCore, MeshGeom, MeshScratch, SearchMode, rect};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{BuildError, Partition};
 
@@ -50,7 +52,7 @@ pub enum FsVariant {
 /// Frame Sliding with strides (a, b) from the first free node.
 #[derive(Debug, Clone)]
 pub struct FrameSliding {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     variant: FsVariant,
     search: Search,
 }
@@ -60,27 +62,32 @@ impl FrameSliding {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology, variant: FsVariant) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: MeshCore::new(NAME, topology)?,
+    pub fn new(topology: Topology, variant: FsVariant) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
+            geom: MeshGeom::new(NAME, &topology)?,
             variant,
             search: Search::default(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
-    search_methods!();
-
     /// The first free frame from the first free node, by the chosen search.
-    fn first_free_frame(&self, s: &mut MeshScratch, a: u32, b: u32) -> Option<GridBox> {
-        let first = self.core.occupancy.blocked().first_absent()? as usize;
-        let w = self.core.width as usize;
+    fn first_free_frame(
+        &self,
+        core: &MeshCore<'_>,
+        s: &mut MeshScratch,
+        a: u32,
+        b: u32,
+    ) -> Option<GridBox> {
+        let first = core.occupancy.blocked().first_absent()? as usize;
+        let w = core.width as usize;
         let (x0, y0) = ((first % w) as u32, (first / w) as u32);
         // Testing a frame (word-parallel `rect_free`) costs about b words
         // and the first free frame usually comes early, while the row words
         // cost about 2·H·⌈W/64⌉ per change of the mesh: they pay off only
         // for small frames, of which there are many. Both find the same
         // frame.
-        let (width, height) = (self.core.width, self.core.height);
+        let (width, height) = (core.width, core.height);
         let frames = u64::from(width / a) * u64::from(height / b);
         let words = u64::from(height) * u64::from(width.div_ceil(64));
         if self.search.mode == SearchMode::Fast
@@ -90,12 +97,12 @@ impl FrameSliding {
                 FsVariant::A => x0 % a,
                 FsVariant::B => x0,
             };
-            s.load(&self.core);
-            return frame_slide_fast(&self.core, s, xs, y0, a, b);
+            s.load(core);
+            return frame_slide_fast(core, s, xs, y0, a, b);
         }
         let mut found = None;
         self.frames(x0, y0, a, b, |r| {
-            if self.core.rect_free(&r) {
+            if core.rect_free(&r) {
                 found = Some(r);
                 true
             } else {
@@ -112,7 +119,7 @@ impl FrameSliding {
     }
 
     fn frames(&self, x0: u32, y0: u32, a: u32, b: u32, mut f: impl FnMut(GridBox) -> bool) {
-        let (width, height) = (self.core.width, self.core.height);
+        let (width, height) = (self.geom.width, self.geom.height);
         if a > width || b > height {
             return;
         }
@@ -167,8 +174,10 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for FrameSliding {
-    fn strategy_name(&self) -> String {
+search_methods!([] FrameSliding);
+
+impl Strategy for FrameSliding {
+    fn name(&self) -> String {
         let variant: &[&str] = match self.variant {
             FsVariant::A => &[],
             FsVariant::B => &["variant=b"],
@@ -176,29 +185,50 @@ impl MeshHooks for FrameSliding {
         spec_name(NAME, variant, self.search.mode)
     }
 
-    fn choose(&mut self, a: u32, b: u32, _rotate: bool) -> Option<GridBox> {
-        self.search.run(|s| self.first_free_frame(s, a, b))
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
+        let core = self.geom.core(view);
+        let found = self.search.run(|s| self.first_free_frame(&core, s, a, b));
+        Ok(found.map(Partition::Box))
     }
 
-    fn fits(&self, a: u32, b: u32, _rotate: bool) -> Option<bool> {
-        Some(
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
+        let core = self.geom.core(view);
+        Ok(Some(
             self.search
-                .run(|s| self.first_free_frame(s, a, b).is_some()),
-        )
+                .run(|s| self.first_free_frame(&core, s, a, b).is_some()),
+        ))
     }
 
-    fn rotates(&self) -> bool {
-        false
-    }
-
-    fn recognizable_rects(&self, a: u32, b: u32, _rotate: bool) -> Vec<Partition> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, _) = self.geom.parse(NAME, request, false)?;
         let mut v = Vec::new();
         self.frames(0, 0, a, b, |r| {
             v.push(Partition::Box(r));
             false
         });
-        v
+        Ok(v)
+    }
+
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        self.geom
+            .recognises(NAME, request, false, at, |a, b, _, r| {
+                let mut found = false;
+                self.frames(0, 0, a, b, |q| {
+                    found = q == *r;
+                    found
+                });
+                found
+            })
     }
 }
-
-mesh_allocator!(FrameSliding, NAME);

@@ -64,19 +64,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, Topology};
+use partalloc_topology::{GridBox, NodeId, Topology};
 
-use super::{MeshCore, MeshHooks, mesh_allocator, orientations, rect};
+use super::{MeshCore, MeshGeom, orientations, rect, the_box};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained, rf};
-use crate::{BuildError, Partition};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "fsl";
 
 /// The Free Submesh List strategy.
 #[derive(Debug, Clone)]
 pub struct Fsl {
-    pub(super) core: MeshCore,
+    geom: MeshGeom,
     /// The dominant free submeshes, sorted by
     /// [`list_order`](crate::submesh_list::list_order).
     pub(super) free: Vec<GridBox>,
@@ -129,7 +129,7 @@ impl Fsl {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         Self::with_dealloc(topology, FslDealloc::Rebuild)
     }
 
@@ -137,17 +137,20 @@ impl Fsl {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D.
-    pub fn with_dealloc(topology: Topology, dealloc: FslDealloc) -> Result<Self, BuildError> {
-        let core = MeshCore::new(NAME, topology)?;
-        let whole = core.whole();
-        Ok(Self {
-            core,
-            free: vec![whole],
+    pub fn with_dealloc(
+        topology: Topology,
+        dealloc: FslDealloc,
+    ) -> Result<Managed<Self>, BuildError> {
+        let geom = MeshGeom::new(NAME, &topology)?;
+        let fsl = Self {
+            geom,
+            free: vec![geom.whole()],
             dealloc,
             chooser: Chooser::default(),
             pieces: Vec::new(),
             near: Vec::new(),
-        })
+        };
+        Ok(Managed::new(topology, fsl))
     }
 
     /// The deallocation procedure.
@@ -164,7 +167,7 @@ impl Fsl {
 
     /// The mesh's sides, for the list order.
     pub(super) fn sides(&self) -> [u32; 2] {
-        [self.core.width, self.core.height]
+        [self.geom.width, self.geom.height]
     }
 
     fn sort(&mut self) {
@@ -174,11 +177,11 @@ impl Fsl {
 
     /// Fig. 8 step 2: the list rebuilt from the whole mesh and the
     /// allocation list.
-    pub(super) fn rebuild(&mut self) {
-        let obstacles = self.core.obstacles();
+    pub(super) fn rebuild(&mut self, core: &MeshCore<'_>) {
+        let obstacles = core.obstacles();
         rebuild_into(
             &[],
-            self.core.whole(),
+            self.geom.whole(),
             obstacles,
             &[],
             &mut self.free,
@@ -189,11 +192,11 @@ impl Fsl {
 
     /// [`FslDealloc::Incremental`]: the dominant free submeshes meeting
     /// the released `r` replace the old entries they contain.
-    fn release_incremental(&mut self, r: GridBox) {
-        let obstacles = self.core.obstacles();
+    fn release_incremental(&mut self, core: &MeshCore<'_>, r: GridBox) {
+        let obstacles = core.obstacles();
         rebuild_into(
             &[],
-            self.core.whole(),
+            self.geom.whole(),
             obstacles,
             &[r],
             &mut self.near,
@@ -231,62 +234,85 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl MeshHooks for Fsl {
-    fn strategy_name(&self) -> String {
+impl Fsl {
+    /// Kim & Yoon's Fig. 8 after `r` was freed (released or repaired).
+    fn freed(&mut self, core: &MeshCore<'_>, r: GridBox) {
+        // Fig. 8 step 1 (the obstacle list already lacks r).
+        if self.free.is_empty() {
+            self.free.push(r);
+        } else if core.no_obstacles() {
+            self.free.clear();
+            self.free.push(self.geom.whole());
+        } else if self.dealloc == FslDealloc::Incremental {
+            self.release_incremental(core, r);
+        } else {
+            self.rebuild(core);
+        }
+    }
+}
+
+impl Strategy for Fsl {
+    fn name(&self) -> String {
         match self.dealloc {
             FslDealloc::Rebuild => NAME.to_owned(),
             FslDealloc::Incremental => format!("{NAME}[dealloc=incremental]"),
         }
     }
 
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+    fn choose(&mut self, _: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
         // a×b first, then b×a if it may rotate: the final tie-break.
         let (or, n) = orientations(a, b, rotate);
         let or = or.map(|(w, h)| [w, h]);
         let sides = self.sides();
-        self.chooser
-            .choose(&sides, &self.free, &or[..n], &self.core.whole())
-            .map(|(c, _)| c)
+        Ok(self
+            .chooser
+            .choose(&sides, &self.free, &or[..n], &self.geom.whole())
+            .map(|(c, _)| Partition::Box(c)))
     }
 
-    fn granted(&mut self, r: GridBox) {
-        decompose(&[], &mut self.free, &r, &mut self.pieces);
-        self.sort();
-    }
-
-    fn released(&mut self, r: GridBox) {
-        // Fig. 8 step 1 (the obstacle list already lacks r).
-        if self.free.is_empty() {
-            self.free.push(r);
-        } else if self.core.no_obstacles() {
-            self.free.clear();
-            self.free.push(self.core.whole());
-        } else if self.dealloc == FslDealloc::Incremental {
-            self.release_incremental(r);
-        } else {
-            self.rebuild();
+    fn committed(&mut self, _: &View<'_>, p: &Partition) {
+        if let Some(r) = the_box(p) {
+            decompose(&[], &mut self.free, &r, &mut self.pieces);
+            self.sort();
         }
     }
 
-    fn faulted(&mut self, x: u32, y: u32) {
+    fn released(&mut self, view: &View<'_>, p: &Partition) {
+        if let Some(r) = the_box(p) {
+            self.freed(&self.geom.core(view), r);
+        }
+    }
+
+    fn faulted(&mut self, _: &View<'_>, node: NodeId) {
+        let (x, y) = self.geom.xy(node);
         if let Some(r) = rect(x, y, 1, 1) {
             decompose(&[], &mut self.free, &r, &mut self.pieces);
         }
         self.sort();
     }
 
-    fn repaired(&mut self, x: u32, y: u32) {
+    fn repaired(&mut self, view: &View<'_>, node: NodeId) {
+        let (x, y) = self.geom.xy(node);
         if let Some(r) = rect(x, y, 1, 1) {
-            self.released(r);
+            self.freed(&self.geom.core(view), r);
         }
     }
 
-    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        self.core.placements(a, b, rotate)
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
+        Ok(self.geom.placements(a, b, rotate))
     }
-    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
-        self.core.places(a, b, rotate, r)
+
+    fn recognises(
+        &self,
+        _: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let geom = self.geom;
+        geom.recognises(NAME, request, true, at, |a, b, rotate, r| {
+            geom.places(a, b, rotate, r)
+        })
     }
 }
-
-mesh_allocator!(Fsl, NAME);

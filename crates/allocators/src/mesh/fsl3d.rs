@@ -41,13 +41,10 @@ use core::cmp::Reverse;
 
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
+use super::the_box;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::occupancy::occupancy_methods;
 use crate::submesh_list::{Chooser, decompose, rebuild_into};
-use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
-};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "fsl-3d";
 
@@ -89,14 +86,19 @@ fn to_machine(c: &GridBox, dims: usize) -> Result<GridBox, partalloc_topology::T
     GridBox::new(&c.base()[..dims], &c.extents()[..dims])
 }
 
-/// The busy list: the granted boxes (from the ledger), then the faulty
-/// nodes as 1×1×1 boxes (the faulty set is scanned only when it is not
-/// empty). Read from the state rather than kept beside it.
-fn busy_boxes<'a>(
-    ledger: &'a GrantLedger<GridBox>,
-    occupancy: &'a Occupancy,
-    sides: [u32; 3],
-) -> impl Iterator<Item = GridBox> + 'a {
+/// A granted box (2-D on a 2-D mesh) as the 3-D box the list works on.
+fn to_cuboid(b: &GridBox) -> Option<GridBox> {
+    cuboid(
+        [b.lo(0), b.lo(1), b.lo(2)],
+        [b.extent(0), b.extent(1), b.extent(2)],
+    )
+}
+
+/// The busy list: the granted boxes (from the live grants), then the
+/// faulty nodes as 1×1×1 boxes (the faulty set is scanned only when it is
+/// not empty). Read from the state rather than kept beside it.
+fn busy_boxes<'a>(view: &View<'a>, sides: [u32; 3]) -> impl Iterator<Item = GridBox> + 'a {
+    let occupancy = view.occupancy();
     let [w, h, _] = sides;
     let faulty = (occupancy.faulty_count() > 0)
         .then(|| {
@@ -107,19 +109,16 @@ fn busy_boxes<'a>(
         })
         .into_iter()
         .flatten();
-    ledger.iter().map(|(_, &c)| c).chain(faulty)
+    view.grants()
+        .filter_map(|p| the_box(p).as_ref().and_then(to_cuboid))
+        .chain(faulty)
 }
 
 /// The Free Submesh List strategy on a 3-D mesh.
 #[derive(Debug, Clone)]
 pub struct Fsl3d {
-    topology: Topology,
     dims: usize,
     sides: [u32; 3],
-    occupancy: Occupancy,
-    /// The granted boxes, all 3-D; with the faulty nodes they form the
-    /// busy list ([`Fsl3d::obstacles`]).
-    ledger: GrantLedger<GridBox>,
     /// The dominant free boxes, sorted, all 3-D.
     pub(super) free: Vec<GridBox>,
     whole: GridBox,
@@ -135,7 +134,7 @@ impl Fsl3d {
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] unless the machine is 2-D or
     /// 3-D.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 || g.dims() == 3 => g,
             _ => {
@@ -154,18 +153,16 @@ impl Fsl3d {
             topology: topology.to_string(),
             reason: e.to_string(),
         })?;
-        Ok(Self {
-            occupancy: Occupancy::new(topology.num_nodes()),
-            topology,
+        let strategy = Self {
             dims,
             sides,
-            ledger: GrantLedger::new(),
             free: vec![whole],
             whole,
             ors: Vec::new(),
             chooser: Chooser::default(),
             pieces: Vec::new(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// The free submesh list, in list order.
@@ -175,12 +172,6 @@ impl Fsl3d {
             .iter()
             .filter_map(|c| to_machine(c, self.dims).ok())
             .collect()
-    }
-
-    /// The allocated boxes and the faulty nodes (as 1×1×1), all 3-D.
-    #[cfg(test)]
-    pub(super) fn obstacles(&self) -> impl Iterator<Item = GridBox> + '_ {
-        busy_boxes(&self.ledger, &self.occupancy, self.sides)
     }
 
     fn parse(&self, request: &Request) -> Result<([u32; 3], bool), AllocError> {
@@ -221,7 +212,7 @@ impl Fsl3d {
         Ok((s, rotate))
     }
 
-    fn choose(&mut self, sides: [u32; 3], rotate: bool) -> Option<GridBox> {
+    fn choose_box(&mut self, sides: [u32; 3], rotate: bool) -> Option<GridBox> {
         orientations3(sides, rotate, &mut self.ors);
         self.chooser
             .choose(&self.sides, &self.free, &self.ors, &self.whole)
@@ -237,12 +228,12 @@ impl Fsl3d {
         self.sort();
     }
 
-    fn rebuild(&mut self, released: GridBox) {
+    fn rebuild(&mut self, view: &View<'_>, released: GridBox) {
         if self.free.is_empty() {
             self.free.push(released);
             return;
         }
-        let obstacles = busy_boxes(&self.ledger, &self.occupancy, self.sides);
+        let obstacles = busy_boxes(view, self.sides);
         rebuild_into(
             &[],
             self.whole,
@@ -271,60 +262,56 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, _| Ok(Box::new(Fsl3d::new(t.clone())?)),
 };
 
-impl Allocator for Fsl3d {
+#[cfg(test)]
+impl Managed<Fsl3d> {
+    /// The allocated boxes and the faulty nodes (as 1×1×1), all 3-D.
+    pub(super) fn obstacles(&self) -> Vec<GridBox> {
+        busy_boxes(&self.view(), self.sides).collect()
+    }
+}
+
+impl Strategy for Fsl3d {
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        crate::allocator::can_allocate_on_copy(self, request)
-    }
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(&mut self, _: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
         let (sides, rotate) = self.parse(request)?;
-        let c = self.choose(sides, rotate).ok_or(AllocError::NoRoom {
-            request: *request,
-            free: self.occupancy.free_count(),
-            total: self.topology.num_nodes(),
-        })?;
+        let Some(c) = self.choose_box(sides, rotate) else {
+            return Ok(None);
+        };
         let b = to_machine(&c, self.dims).map_err(|e| AllocError::Invalid {
             request: *request,
             reason: e.to_string(),
         })?;
-        self.block(c);
-        self.occupancy.set_box(self.sides, &c, true);
-        let id = self.ledger.issue(c);
-        Ok(Grant::new(id, Partition::Box(b), request.node_count()))
+        Ok(Some(Partition::Box(b)))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let c = self.ledger.take(grant.id())?;
-        self.occupancy.set_box(self.sides, &c, false);
-        self.rebuild(c);
-        Ok(())
-    }
-
-    occupancy_methods!(occupancy, ledger, topology: topology);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.occupancy.mark_faulty(node)?
-            && let Some(c) = cuboid(self.coords(node), [1; 3])
-        {
+    fn committed(&mut self, _: &View<'_>, p: &Partition) {
+        if let Some(c) = the_box(p).as_ref().and_then(to_cuboid) {
             self.block(c);
         }
-        Ok(())
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.occupancy.repair(node)?
-            && let Some(c) = cuboid(self.coords(node), [1; 3])
-        {
-            self.rebuild(c);
+    fn released(&mut self, view: &View<'_>, p: &Partition) {
+        if let Some(c) = the_box(p).as_ref().and_then(to_cuboid) {
+            self.rebuild(view, c);
         }
-        Ok(())
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn faulted(&mut self, _: &View<'_>, node: NodeId) {
+        if let Some(c) = cuboid(self.coords(node), [1; 3]) {
+            self.block(c);
+        }
+    }
+
+    fn repaired(&mut self, view: &View<'_>, node: NodeId) {
+        if let Some(c) = cuboid(self.coords(node), [1; 3]) {
+            self.rebuild(view, c);
+        }
+    }
+
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let (sides, rotate) = self.parse(request)?;
         let mut ors = Vec::new();
         orientations3(sides, rotate, &mut ors);

@@ -44,10 +44,7 @@ use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations
 pub use crate::rowgrid::SearchMode;
 pub(crate) use scan::MeshScratch;
 
-use crate::{
-    AllocError, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
-};
+use crate::{AllocError, BuildError, Occupancy, Partition, Request, View};
 
 mod adaptive_scan;
 mod best_fit;
@@ -93,26 +90,18 @@ pub(crate) fn rect(x: u32, y: u32, w: u32, h: u32) -> Option<GridBox> {
     GridBox::new(&[x, y], &[w, h]).ok()
 }
 
-/// The state every mesh strategy shares: the machine, the node states (one
-/// [`Occupancy`]: its `blocked` set is what the scanning strategies read)
-/// and the live grants, whose rectangles with the faulty nodes form the
-/// papers' "busy list" ([`MeshCore::obstacles`]).
-#[derive(Debug, Clone)]
-pub(crate) struct MeshCore {
-    pub(crate) topology: Topology,
+/// A mesh strategy's machine: the sides of the 2-D mesh (or torus, wrap
+/// ignored) it was built for, checked once by the constructor.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeshGeom {
     pub(crate) width: u32,
     pub(crate) height: u32,
-    pub(crate) occupancy: Occupancy,
-    pub(crate) ledger: GrantLedger<GridBox>,
     whole: GridBox,
-    /// Bumped on every change of the node states, so a search can keep
-    /// the row words it read until the mesh changes.
-    generation: u64,
 }
 
-impl MeshCore {
+impl MeshGeom {
     /// Checks that `topology` is a 2-D mesh or torus.
-    pub(crate) fn new(strategy: &'static str, topology: Topology) -> Result<Self, BuildError> {
+    pub(crate) fn new(strategy: &'static str, topology: &Topology) -> Result<Self, BuildError> {
         let grid = match topology.as_grid() {
             Some(g) if g.dims() == 2 => g,
             _ => {
@@ -124,7 +113,6 @@ impl MeshCore {
             }
         };
         let (width, height) = (grid.sides()[0], grid.sides()[1]);
-        let n = topology.num_nodes();
         let whole =
             GridBox::new(&[0, 0], grid.sides()).map_err(|e| BuildError::UnsuitableTopology {
                 strategy,
@@ -132,19 +120,31 @@ impl MeshCore {
                 reason: e.to_string(),
             })?;
         Ok(Self {
-            topology,
             width,
             height,
-            occupancy: Occupancy::new(n),
-            ledger: GrantLedger::new(),
             whole,
-            generation: 0,
         })
     }
 
     /// The whole mesh as a box.
     pub(crate) fn whole(&self) -> GridBox {
         self.whole
+    }
+
+    /// The machine as a search reads it.
+    pub(crate) fn core<'a>(&self, view: &View<'a>) -> MeshCore<'a> {
+        MeshCore {
+            width: self.width,
+            height: self.height,
+            occupancy: view.occupancy(),
+            view: *view,
+            whole: self.whole,
+        }
+    }
+
+    /// Node ⟨x,y⟩ of id `node`.
+    pub(crate) fn xy(&self, node: NodeId) -> (u32, u32) {
+        (node % self.width, node / self.width)
     }
 
     /// Validates a request: a 2-D box that fits the mesh in at least one
@@ -195,13 +195,83 @@ impl MeshCore {
         Ok((a, b, rotate))
     }
 
-    /// The refusal for a valid request that finds no room now.
-    pub(crate) fn no_room(&self, request: &Request) -> AllocError {
-        AllocError::NoRoom {
-            request: *request,
-            free: self.occupancy.free_count(),
-            total: self.topology.num_nodes(),
+    /// [`Strategy::recognises`](crate::Strategy::recognises) of a mesh
+    /// strategy: the request parses and `at` is a box `places` accepts
+    /// for (a, b, rotate).
+    pub(crate) fn recognises(
+        &self,
+        strategy: &'static str,
+        request: &Request,
+        rotates: bool,
+        at: &Partition,
+        places: impl FnOnce(u32, u32, bool, &GridBox) -> bool,
+    ) -> Result<(), AllocError> {
+        let (a, b, rotate) = self.parse(strategy, request, rotates)?;
+        match at {
+            Partition::Box(r) if places(a, b, rotate, r) => Ok(()),
+            _ => Err(AllocError::Unrecognized {
+                strategy,
+                request: *request,
+                partition: Box::new(at.clone()),
+            }),
         }
+    }
+
+    /// Every a×b placement in row-major base order, then (with `rotate`
+    /// and a ≠ b) every b×a one (for `recognizable`).
+    pub(crate) fn placements(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
+        let mut out = Vec::new();
+        let (or, n) = orientations(a, b, rotate);
+        for &(w, h) in &or[..n] {
+            if w > self.width || h > self.height {
+                continue;
+            }
+            for y in 0..=self.height - h {
+                for x in 0..=self.width - w {
+                    out.extend(rect(x, y, w, h).map(Partition::Box));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `r` is one of [`placements`](Self::placements)' boxes, in
+    /// O(1): an a×b (or, with `rotate`, b×a) box of the machine.
+    pub(crate) fn places(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
+        let (or, n) = orientations(a, b, rotate);
+        let (w, h) = (r.extent(0), r.extent(1));
+        r.dims() == 2
+            && or[..n].contains(&(w, h))
+            && u64::from(r.lo(0)) + u64::from(w) <= u64::from(self.width)
+            && u64::from(r.lo(1)) + u64::from(h) <= u64::from(self.height)
+    }
+}
+
+/// The box of a mesh grant (every mesh strategy grants one box).
+pub(crate) fn the_box(p: &Partition) -> Option<GridBox> {
+    match p {
+        Partition::Box(r) => Some(*r),
+        _ => None,
+    }
+}
+
+/// The mesh as a search reads it: the sides, the node states (the
+/// occupancy's `blocked` set is what the scanning strategies read) and the
+/// live grants, whose rectangles with the faulty nodes form the papers'
+/// "busy list" ([`MeshCore::obstacles`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeshCore<'a> {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) occupancy: &'a Occupancy,
+    view: View<'a>,
+    whole: GridBox,
+}
+
+impl<'a> MeshCore<'a> {
+    /// The whole mesh as a box.
+    pub(crate) fn whole(&self) -> GridBox {
+        self.whole
     }
 
     #[inline]
@@ -233,117 +303,44 @@ impl MeshCore {
     }
 
     /// The allocated submeshes, then the faulty nodes as 1×1 submeshes: the
-    /// "busy list" / "allocation list" of the papers, read from the ledger
-    /// and the occupancy (the faulty set is scanned only when it is not
-    /// empty).
-    pub(crate) fn obstacles(&self) -> impl Iterator<Item = GridBox> + '_ {
-        let faulty = (self.occupancy.faulty_count() > 0)
+    /// "busy list" / "allocation list" of the papers, read from the live
+    /// grants and the occupancy (the faulty set is scanned only when it is
+    /// not empty).
+    pub(crate) fn obstacles(&self) -> impl Iterator<Item = GridBox> + 'a {
+        let occupancy = self.occupancy;
+        let faulty = (occupancy.faulty_count() > 0)
             .then(|| {
                 let w = self.width;
-                self.occupancy
+                occupancy
                     .faulty()
                     .iter()
                     .filter_map(move |n| rect(n % w, n / w, 1, 1))
             })
             .into_iter()
             .flatten();
-        self.ledger.iter().map(|(_, &r)| r).chain(faulty)
+        self.view.grants().filter_map(the_box).chain(faulty)
+    }
+
+    /// Number of live grants.
+    pub(crate) fn live_grants(&self) -> usize {
+        self.view.live_grants()
     }
 
     /// Whether no submesh is allocated and no node is faulty.
     pub(crate) fn no_obstacles(&self) -> bool {
-        self.ledger.is_empty() && self.occupancy.faulty_count() == 0
+        self.view.live_grants() == 0 && self.occupancy.faulty_count() == 0
     }
 
     /// A number that changes whenever a node's state does.
     pub(crate) fn generation(&self) -> u64 {
-        self.generation
-    }
-
-    fn set_rect(&mut self, r: &GridBox, value: bool) {
-        self.generation = self.generation.wrapping_add(1);
-        let w = r.extent(0) as usize;
-        for y in r.lo(1)..=r.hi(1) {
-            let lo = self.idx(r.lo(0), y);
-            let hi = lo + w;
-            if value {
-                self.occupancy.occupy_range(lo, hi);
-            } else {
-                self.occupancy.vacate_range(lo, hi);
-            }
-        }
-    }
-
-    /// Records a grant of `r` (free, inside the mesh) for a job of
-    /// `requested` nodes.
-    pub(crate) fn commit(&mut self, r: GridBox, requested: u64) -> Grant {
-        self.set_rect(&r, true);
-        let id = self.ledger.issue(r);
-        Grant::new(id, Partition::Box(r), requested)
-    }
-
-    /// Takes back a grant, returning its rectangle from our own record.
-    pub(crate) fn take(&mut self, grant: &Grant) -> Result<GridBox, ReleaseError> {
-        let r = self.ledger.take(grant.id())?;
-        self.set_rect(&r, false);
-        Ok(r)
-    }
-
-    /// Marks a free node faulty; returns its position if it was not faulty
-    /// already.
-    pub(crate) fn mark_faulty(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        if !self.occupancy.mark_faulty(node)? {
-            return Ok(None);
-        }
-        self.generation = self.generation.wrapping_add(1);
-        Ok(Some((node % self.width, node / self.width)))
-    }
-
-    /// Repairs a faulty node; returns its position if it was faulty.
-    pub(crate) fn repair(&mut self, node: NodeId) -> Result<Option<(u32, u32)>, FaultError> {
-        if !self.occupancy.repair(node)? {
-            return Ok(None);
-        }
-        self.generation = self.generation.wrapping_add(1);
-        Ok(Some((node % self.width, node / self.width)))
-    }
-
-    /// Every a×b placement in row-major base order, then (with `rotate`
-    /// and a ≠ b) every b×a one (for `recognizable`).
-    pub(crate) fn placements(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
-        let mut out = Vec::new();
-        let (or, n) = orientations(a, b, rotate);
-        for &(w, h) in &or[..n] {
-            if w > self.width || h > self.height {
-                continue;
-            }
-            for y in 0..=self.height - h {
-                for x in 0..=self.width - w {
-                    out.extend(rect(x, y, w, h).map(Partition::Box));
-                }
-            }
-        }
-        out
-    }
-}
-
-impl MeshCore {
-    /// Whether `r` is one of [`placements`](Self::placements)' boxes, in
-    /// O(1): an a×b (or, with `rotate`, b×a) box of the machine.
-    pub(crate) fn places(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
-        let (or, n) = orientations(a, b, rotate);
-        let (w, h) = (r.extent(0), r.extent(1));
-        r.dims() == 2
-            && or[..n].contains(&(w, h))
-            && u64::from(r.lo(0)) + u64::from(w) <= u64::from(self.width)
-            && u64::from(r.lo(1)) + u64::from(h) <= u64::from(self.height)
+        self.view.generation()
     }
 }
 
 /// The first free a×b submesh in row-major order, then (with `rotate` and
 /// a ≠ b) the first free b×a one; `run` and `cnt` are scratch buffers.
 pub(crate) fn first_fit(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     a: u32,
     b: u32,
     rotate: bool,
@@ -359,7 +356,7 @@ pub(crate) fn first_fit(
 /// [`first_fit`] by the chosen search: the literal node-by-node scan or
 /// the word-level one of [`scan`], which picks the same box.
 pub(crate) fn first_fit_by(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     mode: SearchMode,
     s: &mut MeshScratch,
     a: u32,
@@ -382,7 +379,7 @@ pub(crate) fn first_fit_by(
 /// with the lowest y, then the lowest x. O(W·H) with two row-length scratch
 /// buffers; stops at the first row that completes a free frame.
 pub(crate) fn first_free_base(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     w: u32,
     h: u32,
     run: &mut Vec<u32>,
@@ -423,7 +420,7 @@ pub(crate) fn first_free_base(
 /// The coverage array of Zhu's technique: `out[x + W·y]` is true iff the
 /// w×h frame based at ⟨x,y⟩ lies in the mesh and is entirely free. O(W·H).
 pub(crate) fn free_bases(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     w: u32,
     h: u32,
     out: &mut Vec<bool>,
@@ -464,111 +461,6 @@ pub(crate) fn free_bases(
     }
 }
 
-/// Implements [`Allocator`](crate::Allocator) for a mesh strategy with a
-/// `core: MeshCore` field and the [`MeshHooks`] methods (`choose`,
-/// `granted`, `released`, `faulted`, `repaired`, `recognizable_rects`,
-/// `strategy_name`, …). `allocate_at` checks the box against
-/// `recognises` and the occupancy, then runs `prepare_at`, `granted` and
-/// the commit, as `allocate` runs `choose`, `granted` and the commit.
-macro_rules! mesh_allocator {
-    ($ty:ty, $name:expr) => {
-        impl $crate::Allocator for $ty {
-            fn name(&self) -> String {
-                self.strategy_name()
-            }
-
-            fn topology(&self) -> &partalloc_topology::Topology {
-                &self.core.topology
-            }
-
-            fn allocate(
-                &mut self,
-                request: &$crate::Request,
-            ) -> Result<$crate::Grant, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
-                let r = self
-                    .choose(a, b, rotate)
-                    .ok_or_else(|| self.core.no_room(request))?;
-                self.granted(r);
-                Ok(self.core.commit(r, request.node_count()))
-            }
-
-            fn can_allocate(&self, request: &$crate::Request) -> Result<bool, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
-                match self.fits(a, b, rotate) {
-                    Some(fits) => Ok(fits),
-                    None => $crate::allocator::can_allocate_on_copy(self, request),
-                }
-            }
-
-            fn allocate_at(
-                &mut self,
-                request: &$crate::Request,
-                at: &$crate::Partition,
-            ) -> Result<$crate::Grant, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
-                let r = match at {
-                    $crate::Partition::Box(r) if self.recognises(a, b, rotate, r) => *r,
-                    _ => {
-                        return Err($crate::AllocError::Unrecognized {
-                            strategy: $name,
-                            request: *request,
-                            partition: Box::new(at.clone()),
-                        });
-                    }
-                };
-                if !self.core.rect_free(&r) || !self.prepare_at(r) {
-                    return Err($crate::AllocError::PartitionBusy {
-                        request: *request,
-                        partition: Box::new(at.clone()),
-                    });
-                }
-                self.granted(r);
-                Ok(self.core.commit(r, request.node_count()))
-            }
-
-            fn release(&mut self, grant: &$crate::Grant) -> Result<(), $crate::ReleaseError> {
-                let r = self.core.take(grant)?;
-                self.released(r);
-                Ok(())
-            }
-
-            $crate::occupancy::occupancy_methods!(core.occupancy, core.ledger);
-
-            fn mark_faulty(
-                &mut self,
-                node: partalloc_topology::NodeId,
-            ) -> Result<(), $crate::FaultError> {
-                self.check_faults_supported()?;
-                if let Some((x, y)) = self.core.mark_faulty(node)? {
-                    self.faulted(x, y);
-                }
-                Ok(())
-            }
-
-            fn repair(
-                &mut self,
-                node: partalloc_topology::NodeId,
-            ) -> Result<(), $crate::FaultError> {
-                self.check_faults_supported()?;
-                if let Some((x, y)) = self.core.repair(node)? {
-                    self.repaired(x, y);
-                }
-                Ok(())
-            }
-
-            fn recognizable(
-                &self,
-                request: &$crate::Request,
-            ) -> Result<Vec<$crate::Partition>, $crate::AllocError> {
-                let (a, b, rotate) = self.core.parse($name, request, self.rotates())?;
-                Ok(self.recognizable_rects(a, b, rotate))
-            }
-        }
-    };
-}
-pub(crate) use mesh_allocator;
-
 /// The orientations of an a×b request the strategy may grant: the
 /// [`Orientations`] of (a, b) (a×b, then b×a unless a = b), only the first
 /// without `rotate`; as a fixed array and the number of entries used.
@@ -583,52 +475,4 @@ pub(crate) fn orientations(a: u32, b: u32, rotate: bool) -> ([(u32, u32); 2], us
         }
     }
     (out, n)
-}
-
-/// The strategy-specific parts the [`mesh_allocator!`] implementation calls.
-pub(crate) trait MeshHooks {
-    /// The canonical name with parameters.
-    fn strategy_name(&self) -> String;
-    /// The submesh to grant for (a, b), or None if nothing recognisable is
-    /// free. Must not change state visible to the trait (it may fill
-    /// scratch buffers or remember its choice for `granted`).
-    fn choose(&mut self, a: u32, b: u32, rotate: bool) -> Option<GridBox>;
-    /// Whether `choose` would find a submesh, answered without changing
-    /// state or allocating; None makes `can_allocate` try on a copy.
-    fn fits(&self, _a: u32, _b: u32, _rotate: bool) -> Option<bool> {
-        None
-    }
-    /// Called with the chosen submesh just before it is committed.
-    fn granted(&mut self, _r: GridBox) {}
-    /// Whether `r` is among the partitions `recognizable_rects` lists for
-    /// a validated request. The default searches that list (O(placements),
-    /// allocating); strategies may answer faster.
-    fn recognises(&self, a: u32, b: u32, rotate: bool, r: &GridBox) -> bool {
-        self.recognizable_rects(a, b, rotate)
-            .iter()
-            .any(|p| matches!(p, Partition::Box(q) if q == r))
-    }
-    /// Called by `allocate_at` with a recognised, wholly free `r`, before
-    /// `granted`: prepares what `choose` prepares for `granted` when it
-    /// chooses `r` (a split to apply, say). False refuses `r` as busy and
-    /// must leave the state unchanged. The default has nothing to prepare.
-    fn prepare_at(&mut self, _r: GridBox) -> bool {
-        true
-    }
-    /// Called after a submesh has been taken back.
-    fn released(&mut self, _r: GridBox) {}
-    /// Called after node ⟨x,y⟩ became faulty.
-    fn faulted(&mut self, _x: u32, _y: u32) {}
-    /// Called after node ⟨x,y⟩ was repaired.
-    fn repaired(&mut self, _x: u32, _y: u32) {}
-    /// Whether the strategy ever grants b×a for a request (a, b).
-    fn rotates(&self) -> bool {
-        true
-    }
-    /// Whether faults can be marked.
-    fn check_faults_supported(&self) -> Result<(), FaultError> {
-        Ok(())
-    }
-    /// What `recognizable` returns for a validated request.
-    fn recognizable_rects(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition>;
 }

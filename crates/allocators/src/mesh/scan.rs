@@ -59,7 +59,7 @@ impl Search {
     /// `rotate`) the first free b×a one.
     pub(crate) fn first_fit(
         &self,
-        core: &MeshCore,
+        core: &MeshCore<'_>,
         a: u32,
         b: u32,
         rotate: bool,
@@ -68,21 +68,26 @@ impl Search {
     }
 }
 
-/// The public `with_search` and `search` of a scanning strategy whose
-/// [`Search`] is its `search` field.
+/// The public `with_search` and `search` of the allocator of a scanning
+/// strategy whose [`Search`] is its `search` field:
+/// `search_methods!([generics] Type)`.
 macro_rules! search_methods {
-    () => {
-        /// The same strategy with the given search (both choose the same box).
-        #[must_use]
-        pub fn with_search(mut self, mode: $crate::mesh::SearchMode) -> Self {
-            self.search.mode = mode;
-            self
-        }
+    ([$($g:tt)*] $ty:ty) => {
+        impl<$($g)*> $crate::Managed<$ty> {
+            /// The same strategy with the given search (both choose the same box).
+            #[must_use]
+            pub fn with_search(self, mode: $crate::mesh::SearchMode) -> Self {
+                self.map(|mut s| {
+                    s.search.mode = mode;
+                    s
+                })
+            }
 
-        /// The search in use.
-        #[must_use]
-        pub fn search(&self) -> $crate::mesh::SearchMode {
-            self.search.mode
+            /// The search in use.
+            #[must_use]
+            pub fn search(&self) -> $crate::mesh::SearchMode {
+                self.strategy().search.mode
+            }
         }
     };
 }
@@ -144,7 +149,7 @@ pub(crate) struct MeshScratch {
 impl MeshScratch {
     /// Loads the free rows of the mesh into `free` (kept while the mesh
     /// has not changed: a scheduler probes many requests between changes).
-    pub(crate) fn load(&mut self, core: &MeshCore) {
+    pub(crate) fn load(&mut self, core: &MeshCore<'_>) {
         if self.loaded == Some(core.generation()) {
             return;
         }
@@ -287,7 +292,7 @@ impl MeshScratch {
     }
 
     /// Whether a w×h frame is known to have no free placement now.
-    pub(crate) fn known_refused(&mut self, core: &MeshCore, w: u32, h: u32) -> bool {
+    pub(crate) fn known_refused(&mut self, core: &MeshCore<'_>, w: u32, h: u32) -> bool {
         self.sync_cache(core.generation());
         self.refused.iter().any(|&(rw, rh)| w >= rw && h >= rh)
     }
@@ -478,7 +483,7 @@ pub(crate) fn with_scratch<T>(
 
 /// Fast first fit: the first free w×h frame in row-major base order.
 pub(crate) fn first_free_base_fast(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     s: &mut MeshScratch,
     w: u32,
     h: u32,
@@ -561,7 +566,7 @@ pub(crate) fn best_base_fast(s: &MeshScratch, use_bases: bool, height: u32) -> O
 /// Fast Frame Sliding: frames of a×b at rows y0, y0+b, … and columns
 /// xs, xs+a, …; the first entirely free one. Needs `load` first.
 pub(crate) fn frame_slide_fast(
-    core: &MeshCore,
+    core: &MeshCore<'_>,
     s: &mut MeshScratch,
     xs: u32,
     y0: u32,

@@ -6,30 +6,13 @@ use proptest::prelude::*;
 
 use super::oracle::{Mesh, cuboid, xywh};
 use super::*;
-use crate::{Allocator, Grant, Partition};
+use crate::strategy::Strategy as Chooser;
+use crate::{Allocator, Grant, Managed, Partition};
 
-trait HasCore: MeshHooks + Allocator {
-    fn core_mut(&mut self) -> &mut MeshCore;
+/// The mesh of `t` as its searches read it.
+fn core_of<S: Chooser>(t: &Managed<S>) -> MeshCore<'_> {
+    MeshGeom::new("test", t.topology()).unwrap().core(&t.view())
 }
-
-macro_rules! has_core {
-    ($($t:ty),*) => {$(
-        impl HasCore for $t {
-            fn core_mut(&mut self) -> &mut MeshCore {
-                &mut self.core
-            }
-        }
-    )*};
-}
-has_core!(
-    Fsl,
-    AdaptiveScan,
-    BusyList,
-    FrameSliding,
-    FirstFit,
-    BestFit,
-    Buddy2d
-);
 
 fn topo(w: u32, h: u32) -> Topology {
     format!("mesh:{w}x{h}").parse().unwrap()
@@ -45,13 +28,12 @@ fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> GridBox {
 }
 
 /// Makes `r` a live allocated submesh as if the strategy had chosen it.
-fn place<T: HasCore>(t: &mut T, r: GridBox) -> Grant {
-    assert!(t.core_mut().rect_free(&r));
-    t.granted(r);
-    t.core_mut().commit(r, r.volume())
+fn place<S: Chooser>(t: &mut Managed<S>, r: GridBox) -> Grant {
+    assert!(core_of(t).rect_free(&r));
+    t.commit(Partition::Box(r), r.volume())
 }
 
-fn place_all<T: HasCore>(t: &mut T, busy: &[(u32, u32, u32, u32)]) -> Vec<Grant> {
+fn place_all<S: Chooser>(t: &mut Managed<S>, busy: &[(u32, u32, u32, u32)]) -> Vec<Grant> {
     busy.iter()
         .map(|&(x1, y1, x2, y2)| place(t, corners(x1, y1, x2, y2)))
         .collect()
@@ -69,7 +51,7 @@ fn granted_rect(g: &Grant) -> GridBox {
     }
 }
 
-fn try_alloc<T: HasCore>(t: &mut T, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
+fn try_alloc<T: Allocator>(t: &mut T, a: u32, b: u32, rotate: bool) -> Option<GridBox> {
     t.allocate(&boxed(a, b, rotate))
         .ok()
         .map(|g| granted_rect(&g))
@@ -123,6 +105,7 @@ fn example_1_candidates_and_first_elimination() {
     let sides = f.sides();
     let mut c: Vec<GridBox> = f
         .chooser
+        .clone()
         .candidates(&sides, &f.free, &[[3, 2], [2, 3]])
         .iter()
         .map(|&(_, _, c)| c)
@@ -417,7 +400,7 @@ fn ops(max_side: u32) -> impl Strategy<Value = Vec<(bool, u32, u32, bool, usize)
     )
 }
 
-fn mesh_of(core: &MeshCore) -> Mesh {
+fn mesh_of(core: &MeshCore<'_>) -> Mesh {
     Mesh::new(
         core.width,
         core.height,
@@ -427,16 +410,16 @@ fn mesh_of(core: &MeshCore) -> Mesh {
 
 /// Drives `t` through `ops`, checking `check` after every step and that a
 /// refusal happens only when `complete` allows it.
-fn drive<T: HasCore>(
-    t: &mut T,
+fn drive<S: Chooser>(
+    t: &mut Managed<S>,
     ops: &[(bool, u32, u32, bool, usize)],
     complete: bool,
-    mut check: impl FnMut(&mut T),
+    mut check: impl FnMut(&mut Managed<S>),
 ) {
     let mut live: Vec<Grant> = Vec::new();
     for &(alloc, a, b, rot, k) in ops {
         if alloc || live.is_empty() {
-            let m = mesh_of(t.core_mut());
+            let m = mesh_of(&core_of(t));
             let before = m.any_free(a, b, rot);
             match t.allocate(&boxed(a, b, rot)) {
                 Ok(g) => {
@@ -499,7 +482,7 @@ proptest! {
             let areas = |v: &[GridBox]| v.iter().map(|r| (r.volume(), r.extent(0).abs_diff(r.extent(1)))).collect::<Vec<_>>();
             assert_eq!(areas(&got), areas(&sorted), "list not in Definition 1 order");
             got.sort_unstable();
-            assert_eq!(got, mesh_of(&f.core).maximal_free());
+            assert_eq!(got, mesh_of(&core_of(f)).maximal_free());
         });
     }
 
@@ -527,7 +510,7 @@ proptest! {
         // the same question on the same busy set.
         let mut ff = FirstFit::new(topo(w, h)).unwrap();
         drive(&mut ff, &ops, false, |_| {});
-        let busy: Vec<GridBox> = ff.core.obstacles().collect();
+        let busy: Vec<GridBox> = core_of(&ff).obstacles().collect();
         let m = Mesh::new(w, h, &busy);
         let fix = |t: &mut dyn FnMut(GridBox)| for &r in &busy { t(r) };
         macro_rules! fresh {
@@ -722,7 +705,7 @@ proptest! {
         let mut live = Vec::new();
         for (alloc, req, rot, k) in ops {
             if alloc || live.is_empty() {
-                let before = any_free_3d(sides, &f.obstacles().collect::<Vec<_>>(), req, rot);
+                let before = any_free_3d(sides, &f.obstacles(), req, rot);
                 match f.allocate(&Request::Box { sides: partalloc_topology::Coords::new(&req).unwrap(), rotate: rot }) {
                     Ok(g) => live.push(g),
                     Err(_) => prop_assert!(!before, "refused {req:?} rot={rot} though one fits"),
@@ -733,7 +716,7 @@ proptest! {
             }
             let mut got = f.free.clone();
             got.sort_unstable();
-            prop_assert_eq!(got, maximal_free_3d(sides, &f.obstacles().collect::<Vec<_>>()));
+            prop_assert_eq!(got, maximal_free_3d(sides, &f.obstacles()));
         }
     }
 

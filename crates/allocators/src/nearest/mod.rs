@@ -48,10 +48,8 @@ use core::fmt;
 use partalloc_topology::{Coords, NodeId, OrientationOrder, Orientations, Topology, TopologyKind};
 
 use crate::entry::ParamInfo;
-use crate::occupancy::occupancy_methods;
 use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request, StrategySpec,
+    AllocError, BuildError, Managed, Occupancy, Partition, Request, Strategy, StrategySpec, View,
 };
 
 mod gen_alg;
@@ -524,10 +522,9 @@ fn shell_number(c: Point, shape: Point, p: Point) -> u32 {
 /// ```
 #[derive(Debug, Clone)]
 pub struct NearestAllocator {
-    topology: Topology,
     method: Method,
-    occupancy: Occupancy,
-    ledger: GrantLedger<Vec<NodeId>>,
+    /// Nodes of the machine.
+    total: usize,
     search: Search,
 }
 
@@ -536,7 +533,7 @@ impl NearestAllocator {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology, method: Method) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology, method: Method) -> Result<Managed<Self>, BuildError> {
         let unsuitable = |reason: String| BuildError::UnsuitableTopology {
             strategy: method.name(),
             topology: topology.to_string(),
@@ -559,13 +556,12 @@ impl NearestAllocator {
         }
         let mut sides = [1u32; 3];
         sides[..grid.dims()].copy_from_slice(grid.sides().as_slice());
-        Ok(Self {
-            occupancy: Occupancy::new(grid.num_nodes()),
-            ledger: GrantLedger::new(),
+        let strategy = Self {
+            total: grid.num_nodes(),
             search: Search::new(grid.dims(), sides),
-            topology,
             method,
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// The method in use.
@@ -578,7 +574,7 @@ impl NearestAllocator {
     /// box shape MC reads from it.
     fn wanted(&self, request: &Request) -> Result<(usize, Point), AllocError> {
         let want = request.node_count();
-        let total = self.occupancy.len();
+        let total = self.total;
         let invalid = |reason: String| AllocError::Invalid {
             request: *request,
             reason,
@@ -605,9 +601,9 @@ impl NearestAllocator {
 
     /// Runs the method for `k` nodes on the current free nodes; the chosen
     /// nodes end in `search.best`.
-    fn choose(&mut self, request: &Request, k: usize, shape: Point) {
+    fn choose_in(&mut self, occupancy: &Occupancy, request: &Request, k: usize, shape: Point) {
         let s = &mut self.search;
-        s.load_free(&self.occupancy);
+        s.load_free(occupancy);
         s.best.clear();
         if k == s.free.len() {
             // PReMAS's shortcut: exactly enough free nodes, all of them.
@@ -645,51 +641,39 @@ fn orientations(shape: Point, rotate: bool, dims: usize) -> Vec<Point> {
         .collect()
 }
 
-impl Allocator for NearestAllocator {
+impl Strategy for NearestAllocator {
     fn name(&self) -> String {
         self.method.to_string()
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
         let (k, shape) = self.wanted(request)?;
-        if k > self.occupancy.free_count() {
-            return Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total: self.occupancy.len(),
-            });
+        let occupancy = view.occupancy();
+        if k > occupancy.free_count() {
+            return Ok(None);
         }
-        self.choose(request, k, shape);
+        self.choose_in(occupancy, request, k, shape);
         let mut nodes = self.search.best.clone();
         nodes.sort_unstable();
-        self.occupancy.occupy(nodes.iter().copied());
-        let id = self.ledger.issue(nodes.clone());
-        Ok(Grant::new(id, Partition::Nodes(nodes), k as u64))
+        Ok(Some(Partition::Nodes(nodes)))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let nodes = self.ledger.take(grant.id())?;
-        self.occupancy.vacate(nodes);
-        Ok(())
-    }
-
-    occupancy_methods!(occupancy, ledger, faults);
-
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
         // Every method grants whenever enough nodes are free.
-        Ok(self.wanted(request)?.0 <= self.occupancy.free_count())
+        Ok(Some(
+            self.wanted(request)?.0 <= view.occupancy().free_count(),
+        ))
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
         // On an empty machine the choice is one set: make it on a fresh copy.
         let (k, shape) = self.wanted(request)?;
         let mut fresh = self.clone();
-        fresh.occupancy = Occupancy::new(self.occupancy.len());
-        fresh.choose(request, k, shape);
+        fresh.choose_in(&Occupancy::new(self.total), request, k, shape);
         let mut nodes = fresh.search.best;
         nodes.sort_unstable();
         Ok(vec![Partition::Nodes(nodes)])

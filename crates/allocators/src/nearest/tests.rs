@@ -5,8 +5,10 @@ use std::collections::BTreeSet;
 
 use partalloc_topology::Grid;
 use proptest::prelude::*;
+use proptest::strategy::Strategy;
 
 use super::*;
+use crate::Allocator;
 use crate::conformance::{Step, check_script};
 use crate::registry;
 
@@ -28,7 +30,7 @@ fn state() -> impl Strategy<Value = (Vec<u32>, Vec<bool>, usize)> {
 }
 
 /// An allocator of `method` on `sides` with the `busy` nodes faulty.
-fn setup(method: Method, sides: &[u32], busy: &[bool]) -> NearestAllocator {
+fn setup(method: Method, sides: &[u32], busy: &[bool]) -> Managed<NearestAllocator> {
     let t = Topology::Grid(Grid::mesh(sides).unwrap());
     let mut a = NearestAllocator::new(t, method).unwrap();
     for (v, &b) in busy.iter().enumerate() {
@@ -173,7 +175,7 @@ fn subsets(n: usize, k: usize, f: &mut dyn FnMut(&[usize])) {
     go(n, k, 0, &mut Vec::new(), f);
 }
 
-fn granted(a: &mut NearestAllocator, k: usize) -> Vec<Point> {
+fn granted(a: &mut Managed<NearestAllocator>, k: usize) -> Vec<Point> {
     let g = a.allocate(&Request::nodes(k as u32)).unwrap();
     let Partition::Nodes(v) = g.partition() else {
         panic!("not a node list")

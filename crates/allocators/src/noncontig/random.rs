@@ -31,11 +31,7 @@
 use partalloc_topology::{NodeId, Topology};
 
 use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::occupancy::occupancy_methods;
-use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
-};
+use crate::{AllocError, BuildError, Managed, Occupancy, Partition, Request, Strategy, View};
 
 const NAME: &str = "random";
 
@@ -57,12 +53,8 @@ pub enum RandomDraw {
 /// Uniformly random free nodes, reproducible by seed.
 #[derive(Debug, Clone)]
 pub struct RandomNodes {
-    topology: Topology,
     seed: u64,
     draw: RandomDraw,
-    occupancy: Occupancy,
-    /// Each grant's nodes as (word, bits) of the occupancy bitset.
-    ledger: GrantLedger<Vec<(usize, u64)>>,
     /// Scratch: the chosen ranks, one bit each.
     chosen: Vec<u64>,
 }
@@ -100,7 +92,7 @@ impl RandomNodes {
     ///
     /// # Errors
     /// None today (every strategy constructor returns a `Result`).
-    pub fn new(topology: Topology, seed: u64) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology, seed: u64) -> Result<Managed<Self>, BuildError> {
         Self::with_draw(topology, seed, RandomDraw::Uniform)
     }
 
@@ -108,15 +100,17 @@ impl RandomNodes {
     ///
     /// # Errors
     /// None today.
-    pub fn with_draw(topology: Topology, seed: u64, draw: RandomDraw) -> Result<Self, BuildError> {
-        Ok(Self {
-            occupancy: Occupancy::new(topology.num_nodes()),
-            topology,
+    pub fn with_draw(
+        topology: Topology,
+        seed: u64,
+        draw: RandomDraw,
+    ) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
             seed,
             draw,
-            ledger: GrantLedger::new(),
             chosen: Vec::new(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     /// The seed.
@@ -127,19 +121,19 @@ impl RandomNodes {
 
     /// The random stream for a request of `want` nodes in the current
     /// state: the seed, the size and every word of the blocked set mixed.
-    fn stream(&self, want: u64) -> SplitMix {
+    fn stream(&self, occupancy: &Occupancy, want: u64) -> SplitMix {
         let mut h = SplitMix(self.seed ^ want.rotate_left(32));
         let mut acc = h.next_u64();
-        for &w in self.occupancy.blocked().words() {
+        for &w in occupancy.blocked().words() {
             acc = SplitMix(acc ^ w).next_u64();
         }
         SplitMix(acc)
     }
 
     /// The available nodes as words (bits past the machine clear).
-    fn free_word(&self, i: usize) -> u64 {
-        let len = self.occupancy.len();
-        let w = !self.occupancy.blocked().words()[i];
+    fn free_word(occupancy: &Occupancy, i: usize) -> u64 {
+        let len = occupancy.len();
+        let w = !occupancy.blocked().words()[i];
         let inside = len - i * 64;
         if inside >= 64 {
             w
@@ -237,7 +231,7 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     },
 };
 
-impl Allocator for RandomNodes {
+impl Strategy for RandomNodes {
     fn name(&self) -> String {
         match (self.seed, self.draw) {
             (0, RandomDraw::Uniform) => NAME.to_owned(),
@@ -247,28 +241,23 @@ impl Allocator for RandomNodes {
         }
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let total = self.topology.num_nodes();
-        let want = crate::allocator::wanted_nodes(request, total)?;
-        let free = self.occupancy.free_count() as u64;
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let want = view.wanted_nodes(request)?;
+        let occupancy = view.occupancy();
+        let free = occupancy.free_count() as u64;
         if want > free {
-            return Err(AllocError::NoRoom {
-                request: *request,
-                free: free as usize,
-                total,
-            });
+            return Ok(None);
         }
-        let mut rng = self.stream(want);
+        let mut rng = self.stream(occupancy, want);
         self.choose_ranks(want, free, &mut rng);
         // Walk the chosen ranks in order beside the available words.
         let mut nodes = Vec::with_capacity(want as usize);
-        let mut taken: Vec<(usize, u64)> = Vec::new();
         let (mut word, mut before) = (0usize, 0u64);
-        let mut avail = self.free_word(0);
+        let mut avail = Self::free_word(occupancy, 0);
         for (cw, &bits) in self.chosen.iter().enumerate() {
             let mut bits = bits;
             while bits != 0 {
@@ -278,50 +267,34 @@ impl Allocator for RandomNodes {
                 while before + u64::from(avail.count_ones()) <= rank {
                     before += u64::from(avail.count_ones());
                     word += 1;
-                    avail = self.free_word(word);
+                    avail = Self::free_word(occupancy, word);
                 }
                 let bit = 1u64 << select_bit(avail, (rank - before) as u32);
                 // Machines have at most 2^31 nodes.
                 nodes.push((word * 64) as NodeId + bit.trailing_zeros());
-                match taken.last_mut() {
-                    Some((w, m)) if *w == word => *m |= bit,
-                    _ => taken.push((word, bit)),
-                }
             }
         }
-        for &(w, m) in &taken {
-            self.occupancy.occupy_word_bits(w, m);
-        }
-        let id = self.ledger.issue(taken);
-        Ok(Grant::new(id, Partition::Nodes(nodes), want))
+        Ok(Some(Partition::Nodes(nodes)))
     }
 
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
-        Ok(want <= self.occupancy.free_count() as u64)
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let want = view.wanted_nodes(request)?;
+        Ok(Some(want <= view.occupancy().free_count() as u64))
     }
-
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        for (w, m) in self.ledger.take(grant.id())? {
-            self.occupancy.vacate_word_bits(w, m);
-        }
-        Ok(())
-    }
-
-    occupancy_methods!(occupancy, ledger, faults);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Allocator, Grant};
 
     /// The literal version: the available ids in a list, Floyd's ranks
     /// drawn from the same stream, the ids at those ranks.
-    fn literal(a: &RandomNodes, want: u64) -> Vec<NodeId> {
-        let free: Vec<NodeId> = (0..a.topology.num_nodes() as NodeId)
-            .filter(|&n| a.occupancy.is_available(n))
+    fn literal(a: &Managed<RandomNodes>, want: u64) -> Vec<NodeId> {
+        let free: Vec<NodeId> = (0..a.topology().num_nodes() as NodeId)
+            .filter(|&n| a.is_available(n))
             .collect();
-        let mut rng = a.stream(want);
+        let mut rng = a.stream(a.view().occupancy(), want);
         let f = free.len() as u64;
         let mut ranks = std::collections::BTreeSet::new();
         for j in f - want..f {
@@ -432,7 +405,7 @@ mod tests {
         let mut live = Vec::new();
         for want in [5u32, 17, 1, 30, 9] {
             let mut free: Vec<NodeId> = (0..63).filter(|&n| a.is_available(n)).collect();
-            let mut rng = a.stream(u64::from(want));
+            let mut rng = a.stream(a.view().occupancy(), u64::from(want));
             let mut expect: Vec<NodeId> = (0..want)
                 .map(|_| {
                     let x = rng.next_u64() as u32 as i32;

@@ -1,0 +1,668 @@
+//! The [`Strategy`] trait (a strategy only chooses) and [`Managed`], the
+//! one allocator that keeps the books for any strategy.
+//!
+//! A strategy answers "which partition for this request, given the
+//! machine as it is now?" from a read-only [`View`] of the machine: its
+//! topology, the per-node [`Occupancy`] and the live grants. [`Managed`]
+//! owns that state and implements [`Allocator`] once: it validates nothing
+//! a strategy must know about, but it records every grant in its
+//! [`GrantLedger`] (so a release trusts only its own copy and a foreign or
+//! dead grant is refused without change), marks and frees the nodes, takes
+//! faults and repairs, answers `is_available`, `free_nodes` and
+//! `live_grants` in O(1), checks a chosen partition's nodes for
+//! `allocate_at`, and falls back to choosing on a copy of the strategy for
+//! a probe the strategy does not answer itself.
+//!
+//! ```
+//! use partalloc_allocators::strategy::{Managed, Strategy, View};
+//! use partalloc_allocators::{AllocError, Allocator, Partition, Request};
+//!
+//! /// The lowest free node, one per request.
+//! #[derive(Debug, Clone)]
+//! struct Lowest;
+//!
+//! impl Strategy for Lowest {
+//!     fn name(&self) -> String {
+//!         "lowest".to_owned()
+//!     }
+//!     fn choose(&mut self, view: &View<'_>, request: &Request) -> Result<Option<Partition>, AllocError> {
+//!         if view.wanted_nodes(request)? != 1 {
+//!             let reason = "one node at a time".to_owned();
+//!             return Err(AllocError::Invalid { request: *request, reason });
+//!         }
+//!         let node = (0..view.total_nodes() as u32).find(|&n| view.is_available(n));
+//!         Ok(node.map(|n| Partition::Nodes(vec![n])))
+//!     }
+//! }
+//!
+//! let mut a = Managed::new("hypercube:3".parse()?, Lowest);
+//! a.mark_faulty(0)?;
+//! let g = a.allocate(&Request::nodes(1))?;
+//! assert_eq!(g.partition(), &Partition::Nodes(vec![1]));
+//! assert_eq!((a.free_nodes(), a.live_grants()), (6, 1));
+//! assert_eq!(a.can_allocate(&Request::nodes(1)), Ok(true));
+//! a.release(&g)?;
+//! assert!(a.release(&g).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+use core::ops::Deref;
+
+use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
+
+use crate::allocator::PlacementRules;
+use crate::{
+    AllocError, Allocator, FaultError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
+};
+
+/// What a strategy sees of the machine: read-only, and the same for every
+/// hook of one call.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    topology: &'a Topology,
+    occupancy: &'a Occupancy,
+    grants: &'a GrantLedger<Partition>,
+    generation: u64,
+}
+
+impl<'a> View<'a> {
+    /// The machine.
+    #[must_use]
+    pub fn topology(&self) -> &'a Topology {
+        self.topology
+    }
+
+    /// The busy and faulty nodes.
+    #[must_use]
+    pub fn occupancy(&self) -> &'a Occupancy {
+        self.occupancy
+    }
+
+    /// Nodes of the machine.
+    #[must_use]
+    pub fn total_nodes(&self) -> usize {
+        self.occupancy.len()
+    }
+
+    /// Whether `node` is neither busy nor faulty (false outside). O(1).
+    #[must_use]
+    pub fn is_available(&self, node: NodeId) -> bool {
+        self.occupancy.is_available(node)
+    }
+
+    /// The partitions of the live grants, in the ledger's slot order.
+    pub fn grants(&self) -> impl Iterator<Item = &'a Partition> + 'a {
+        self.grants.iter().map(|(_, p)| p)
+    }
+
+    /// Number of live grants.
+    #[must_use]
+    pub fn live_grants(&self) -> usize {
+        self.grants.len()
+    }
+
+    /// A number that changes whenever a node becomes busy, free, faulty
+    /// or repaired, so a strategy may keep what it read until it changes.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The node count of `request` if this machine can ever serve it
+    /// (1 ..= its nodes), else [`AllocError::Invalid`] saying both: the
+    /// check every strategy that counts nodes starts with.
+    ///
+    /// # Errors
+    /// [`AllocError::Invalid`] as above.
+    pub fn wanted_nodes(&self, request: &Request) -> Result<u64, AllocError> {
+        crate::allocator::wanted_nodes(request, self.total_nodes())
+    }
+}
+
+/// An allocation strategy: the choice of a partition, nothing else.
+///
+/// [`Managed`] runs it: it keeps the topology, the [`Occupancy`], the
+/// grant ledger and the faults, and calls these hooks with a [`View`] of
+/// that state. Only [`name`](Strategy::name) and
+/// [`choose`](Strategy::choose) are required.
+///
+/// # Contract
+///
+/// - `choose` returns a partition whose nodes are all available in the
+///   view, or `Ok(None)` when nothing it recognises is free
+///   ([`Managed`] turns that into [`AllocError::NoRoom`]), or an error for
+///   a request no state could serve (`Invalid`) or of a kind it does not
+///   serve (`Unsupported`). It decides from the view and its own state
+///   only, deterministically. What it changes in its own state while
+///   choosing (a split to apply in [`committed`](Strategy::committed), a
+///   placer's own records) must be right once the choice is granted:
+///   [`Managed`] grants every partition `allocate` gets, and answers a
+///   probe that [`fits`](Strategy::fits) leaves open by choosing on a
+///   clone it then drops.
+/// - The view in [`committed`](Strategy::committed) already shows the
+///   grant; in [`released`](Strategy::released),
+///   [`faulted`](Strategy::faulted) and [`repaired`](Strategy::repaired)
+///   it already shows the change. The hooks are called only for changes
+///   that happened (a refused call reaches no hook).
+/// - [`name`](Strategy::name) is the registry text that builds this
+///   strategy again (`fsl[dealloc=incremental]`): the registry parser
+///   reads it back to the same strategy.
+/// - Releasing every grant and repairing every fault must leave the
+///   strategy choosing as a fresh one would.
+pub trait Strategy: Clone + Send + fmt::Debug {
+    /// The canonical name with its parameters, as the registry parses it.
+    fn name(&self) -> String;
+
+    /// The partition to grant for `request` now, or `None` if nothing the
+    /// strategy recognises is free.
+    ///
+    /// # Errors
+    /// [`AllocError::Invalid`] or [`AllocError::Unsupported`] for a
+    /// request the strategy never serves.
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError>;
+
+    /// Whether [`choose`](Strategy::choose) would find a partition, when
+    /// the strategy can tell without changing anything; `Ok(None)` (the
+    /// default) lets [`Managed`] choose on a copy.
+    ///
+    /// # Errors
+    /// As [`choose`](Strategy::choose).
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let _ = (view, request);
+        Ok(None)
+    }
+
+    /// Told that `partition`, just chosen (or prepared by
+    /// [`prepare_at`](Strategy::prepare_at)), is now granted.
+    fn committed(&mut self, view: &View<'_>, partition: &Partition) {
+        let _ = (view, partition);
+    }
+
+    /// Told that a grant of `partition` was released.
+    fn released(&mut self, view: &View<'_>, partition: &Partition) {
+        let _ = (view, partition);
+    }
+
+    /// Whether nodes may be marked faulty and repaired under this
+    /// strategy: yes by default (the view shows them unavailable).
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] from a strategy that cannot work around
+    /// faults; [`Managed`] then refuses the fault or repair unchanged.
+    fn takes_faults(&self) -> Result<(), FaultError> {
+        Ok(())
+    }
+
+    /// Told that a free node became faulty.
+    fn faulted(&mut self, view: &View<'_>, node: NodeId) {
+        let _ = (view, node);
+    }
+
+    /// Told that a faulty node was repaired.
+    fn repaired(&mut self, view: &View<'_>, node: NodeId) {
+        let _ = (view, node);
+    }
+
+    /// Every partition the strategy can grant for `request` on an empty,
+    /// fault-free machine, in its search order (see
+    /// [`Allocator::recognizable`]).
+    ///
+    /// # Errors
+    /// As [`choose`](Strategy::choose);
+    /// [`AllocError::ListingUnsupported`] by default.
+    fn recognizable(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
+        let _ = (view, request);
+        Err(AllocError::ListingUnsupported {
+            strategy: self.name(),
+        })
+    }
+
+    /// Whether the strategy would ever grant `at` for `request` (one of
+    /// its recognizable partitions), for [`Allocator::allocate_at`];
+    /// [`Managed`] then checks that its nodes are free and calls
+    /// [`prepare_at`](Strategy::prepare_at).
+    ///
+    /// # Errors
+    /// As [`choose`](Strategy::choose); [`AllocError::Unrecognized`] for a
+    /// partition it never grants; [`AllocError::PlacementUnsupported`] by
+    /// default.
+    fn recognises(
+        &self,
+        view: &View<'_>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        let _ = (view, request, at);
+        Err(AllocError::PlacementUnsupported {
+            strategy: self.name(),
+        })
+    }
+
+    /// Prepares what [`choose`](Strategy::choose) prepares when it picks
+    /// `at` (recognised, its nodes free). False refuses `at` as busy and
+    /// must change nothing; the default has nothing to prepare.
+    fn prepare_at(&mut self, view: &View<'_>, at: &Partition) -> bool {
+        let _ = (view, at);
+        true
+    }
+
+    /// The placement rules the strategy follows
+    /// ([`Allocator::placement_rules`]); `None` by default.
+    fn placement_rules(&self) -> Option<PlacementRules> {
+        None
+    }
+}
+
+/// The allocator of a [`Strategy`]: the machine, its node states, the
+/// live grants and the faults, kept once for every strategy.
+///
+/// It dereferences to the strategy, so a strategy's own inspectors
+/// (`fsl.free_submeshes()`) read through it.
+#[derive(Debug, Clone)]
+pub struct Managed<S> {
+    topology: Topology,
+    occupancy: Occupancy,
+    ledger: GrantLedger<Partition>,
+    generation: u64,
+    strategy: S,
+}
+
+/// A [`View`] of a [`Managed`]'s fields, borrowed apart from its strategy.
+macro_rules! view {
+    ($m:expr) => {
+        View {
+            topology: &$m.topology,
+            occupancy: &$m.occupancy,
+            grants: &$m.ledger,
+            generation: $m.generation,
+        }
+    };
+}
+
+impl<S: Strategy> Managed<S> {
+    /// `strategy` on `topology`, every node free and healthy.
+    #[must_use]
+    pub fn new(topology: Topology, strategy: S) -> Self {
+        Self {
+            occupancy: Occupancy::new(topology.num_nodes()),
+            topology,
+            ledger: GrantLedger::new(),
+            generation: 0,
+            strategy,
+        }
+    }
+
+    /// The strategy.
+    #[must_use]
+    pub fn strategy(&self) -> &S {
+        &self.strategy
+    }
+
+    /// The machine as the strategy sees it.
+    #[must_use]
+    pub fn view(&self) -> View<'_> {
+        view!(self)
+    }
+
+    /// The same allocator with its (still fresh) strategy changed by `f`:
+    /// for a strategy's builder methods.
+    #[must_use]
+    pub fn map(mut self, f: impl FnOnce(S) -> S) -> Self {
+        self.strategy = f(self.strategy);
+        self
+    }
+
+    /// Records a grant of `partition` (its nodes available) and tells the
+    /// strategy.
+    #[inline]
+    pub(crate) fn commit(&mut self, partition: Partition, requested: u64) -> Grant {
+        mark(&mut self.occupancy, &self.topology, &partition, true);
+        self.generation = self.generation.wrapping_add(1);
+        let id = self.ledger.issue(partition.clone());
+        let view = view!(self);
+        self.strategy.committed(&view, &partition);
+        Grant::new(id, partition, requested)
+    }
+}
+
+impl<S> Deref for Managed<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.strategy
+    }
+}
+
+impl<S: Strategy> Allocator for Managed<S> {
+    fn name(&self) -> String {
+        self.strategy.name()
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    #[inline]
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let view = view!(self);
+        let Some(partition) = self.strategy.choose(&view, request)? else {
+            return Err(AllocError::NoRoom {
+                request: *request,
+                free: self.occupancy.free_count(),
+                total: self.occupancy.len(),
+            });
+        };
+        Ok(self.commit(partition, request.node_count()))
+    }
+
+    #[inline]
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let partition = self.ledger.take(grant.id())?;
+        mark(&mut self.occupancy, &self.topology, &partition, false);
+        self.generation = self.generation.wrapping_add(1);
+        let view = view!(self);
+        self.strategy.released(&view, &partition);
+        Ok(())
+    }
+
+    #[inline]
+    fn free_nodes(&self) -> usize {
+        self.occupancy.free_count()
+    }
+
+    fn live_grants(&self) -> usize {
+        self.ledger.len()
+    }
+
+    #[inline]
+    fn is_available(&self, node: NodeId) -> bool {
+        self.occupancy.is_available(node)
+    }
+
+    fn busy_nodes(&self) -> NodeSet {
+        self.occupancy.busy()
+    }
+
+    fn faulty_nodes(&self) -> NodeSet {
+        self.occupancy.faulty().clone()
+    }
+
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.strategy.takes_faults()?;
+        if self.occupancy.mark_faulty(node)? {
+            self.generation = self.generation.wrapping_add(1);
+            let view = view!(self);
+            self.strategy.faulted(&view, node);
+        }
+        Ok(())
+    }
+
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.strategy.takes_faults()?;
+        if self.occupancy.repair(node)? {
+            self.generation = self.generation.wrapping_add(1);
+            let view = view!(self);
+            self.strategy.repaired(&view, node);
+        }
+        Ok(())
+    }
+
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        let view = self.view();
+        match self.strategy.fits(&view, request)? {
+            Some(fits) => Ok(fits),
+            None => Ok(self.strategy.clone().choose(&view, request)?.is_some()),
+        }
+    }
+
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        let view = view!(self);
+        self.strategy.recognises(&view, request, at)?;
+        let busy = || AllocError::PartitionBusy {
+            request: *request,
+            partition: Box::new(at.clone()),
+        };
+        if !all_available(&self.occupancy, &self.topology, at) {
+            return Err(busy());
+        }
+        if !self.strategy.prepare_at(&view, at) {
+            return Err(busy());
+        }
+        Ok(self.commit(at.clone(), request.node_count()))
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+        self.strategy.recognizable(&self.view(), request)
+    }
+
+    fn placement_rules(&self) -> Option<PlacementRules> {
+        self.strategy.placement_rules()
+    }
+}
+
+/// Whether every node of `p` is available (false if `p` does not fit the
+/// machine).
+fn all_available(occ: &Occupancy, topology: &Topology, p: &Partition) -> bool {
+    let mut free = true;
+    let fits = p.for_each_node(topology, |n| free &= occ.is_available(n));
+    fits.is_ok() && free
+}
+
+/// Marks the nodes of `p` busy (`busy`) or frees them: a box one x-row
+/// range at a time, a subcube one aligned id range at a time, a node list
+/// one bitset word at a time.
+#[inline]
+fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
+    match (p, topology.as_grid()) {
+        (Partition::Box(b), Some(g)) => mark_box(occ, g.sides(), b, busy),
+        (Partition::Boxes(bs), Some(g)) => {
+            for b in bs {
+                mark_box(occ, g.sides(), b, busy);
+            }
+        }
+        (Partition::Subcube(c), _) if topology.as_hypercube().is_some() => {
+            if busy {
+                occ.occupy_subcube(c);
+            } else {
+                occ.vacate_subcube(c);
+            }
+        }
+        (Partition::Nodes(ns), _) => {
+            let mut word = (usize::MAX, 0u64);
+            let flush = |occ: &mut Occupancy, (w, bits): (usize, u64)| {
+                if w != usize::MAX {
+                    if busy {
+                        occ.occupy_word_bits(w, bits);
+                    } else {
+                        occ.vacate_word_bits(w, bits);
+                    }
+                }
+            };
+            for &n in ns {
+                let (w, bit) = (n as usize / 64, 1u64 << (n % 64));
+                if w == word.0 {
+                    word.1 |= bit;
+                } else {
+                    flush(occ, word);
+                    word = (w, bit);
+                }
+            }
+            flush(occ, word);
+        }
+        _ => {
+            let _ = p.for_each_node(topology, |n| {
+                if busy {
+                    occ.occupy_node(n);
+                } else {
+                    occ.vacate_node(n);
+                }
+            });
+        }
+    }
+}
+
+/// [`mark`] for one box of a grid of `sides` (dimension 0 fastest).
+#[inline]
+fn mark_box(occ: &mut Occupancy, sides: &[u32], b: &GridBox, busy: bool) {
+    let d = sides.len();
+    let w = b.extent(0) as usize;
+    // The start of each x-row: an odometer over dimensions 1..d.
+    let mut at = [0u32; partalloc_topology::MAX_DIMS];
+    for (i, slot) in at.iter_mut().enumerate().take(d).skip(1) {
+        *slot = b.lo(i);
+    }
+    loop {
+        let mut id = b.lo(0) as usize;
+        let mut stride = 1usize;
+        for i in 1..d {
+            stride *= sides[i - 1] as usize;
+            id += at[i] as usize * stride;
+        }
+        if busy {
+            occ.occupy_range(id, id + w);
+        } else {
+            occ.vacate_range(id, id + w);
+        }
+        let mut i = 1;
+        loop {
+            if i >= d {
+                return;
+            }
+            if at[i] < b.hi(i) {
+                at[i] += 1;
+                break;
+            }
+            at[i] = b.lo(i);
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use partalloc_topology::{GridBox, NodeId, Topology};
+
+    use super::{Managed, Strategy, View, mark};
+    use crate::paging::Paging;
+    use crate::{AllocError, Allocator, FaultError, Occupancy, Partition, ReleaseError, Request};
+
+    /// Only the two required methods: the lowest free node.
+    #[derive(Debug, Clone)]
+    struct Lowest;
+
+    impl Strategy for Lowest {
+        fn name(&self) -> String {
+            "lowest".to_owned()
+        }
+        fn choose(
+            &mut self,
+            view: &View<'_>,
+            request: &Request,
+        ) -> Result<Option<Partition>, AllocError> {
+            view.wanted_nodes(request)?;
+            let node = (0..view.total_nodes() as NodeId).find(|&n| view.is_available(n));
+            Ok(node.map(|n| Partition::Nodes(vec![n])))
+        }
+    }
+
+    fn cube() -> Topology {
+        "hypercube:3".parse().unwrap()
+    }
+
+    #[test]
+    fn defaults_take_faults_and_refuse_listing_and_placement_unchanged() {
+        let mut a = Managed::new(cube(), Lowest);
+        a.mark_faulty(0).unwrap();
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        assert_eq!(g.partition(), &Partition::Nodes(vec![1]));
+        let at = Partition::Nodes(vec![2]);
+        let e = a.allocate_at(&Request::nodes(1), &at).unwrap_err();
+        assert!(matches!(e, AllocError::PlacementUnsupported { .. }));
+        let e = a.recognizable(&Request::nodes(1)).unwrap_err();
+        assert!(matches!(e, AllocError::ListingUnsupported { .. }));
+        assert_eq!((a.free_nodes(), a.live_grants()), (6, 1));
+        assert!(matches!(
+            a.mark_faulty(1),
+            Err(FaultError::Busy { node: 1 })
+        ));
+        a.repair(0).unwrap();
+        a.release(&g).unwrap();
+        assert_eq!(a.free_nodes(), 8);
+    }
+
+    #[test]
+    fn foreign_and_dead_grants_are_refused_without_change() {
+        let mut a = Managed::new(cube(), Lowest);
+        let mut b = Managed::new(cube(), Lowest);
+        let g = a.allocate(&Request::nodes(1)).unwrap();
+        let h = b.allocate(&Request::nodes(1)).unwrap();
+        assert!(matches!(a.release(&h), Err(ReleaseError::Foreign { .. })));
+        a.release(&g).unwrap();
+        assert!(matches!(a.release(&g), Err(ReleaseError::NotLive { .. })));
+        assert_eq!((a.free_nodes(), a.live_grants()), (8, 0));
+        assert_eq!((b.free_nodes(), b.live_grants()), (7, 1));
+    }
+
+    #[test]
+    fn allocate_at_checks_the_nodes_before_the_strategy_prepares() {
+        let mut p = Paging::new(cube()).unwrap();
+        let g = p.allocate(&Request::nodes(2)).unwrap();
+        let taken = Partition::Nodes(vec![1, 2]);
+        let e = p.allocate_at(&Request::nodes(2), &taken).unwrap_err();
+        assert!(matches!(e, AllocError::PartitionBusy { .. }));
+        let odd = Partition::Nodes(vec![3, 2]);
+        let e = p.allocate_at(&Request::nodes(2), &odd).unwrap_err();
+        assert!(matches!(e, AllocError::Unrecognized { .. }));
+        assert_eq!((p.free_nodes(), p.live_grants()), (6, 1));
+        let free = Partition::Nodes(vec![5, 7]);
+        let h = p.allocate_at(&Request::nodes(2), &free).unwrap();
+        assert!(!p.is_available(5) && !p.is_available(7) && p.is_available(6));
+        p.release(&g).unwrap();
+        p.release(&h).unwrap();
+        assert_eq!(p.free_nodes(), 8);
+    }
+
+    #[test]
+    fn a_strategy_that_refuses_faults_changes_nothing() {
+        let mut b =
+            crate::mesh::Buddy2d::new("mesh:4x4".parse().unwrap(), crate::mesh::BuddyOrder::ZOrder)
+                .unwrap();
+        let e = b.mark_faulty(3).unwrap_err();
+        assert_eq!(e.to_string(), "buddy-2d does not support faulty nodes");
+        assert!(b.repair(3).is_err());
+        assert!(b.faulty_nodes().is_empty() && b.free_nodes() == 16);
+    }
+
+    /// A box is marked one x-row range at a time: exactly its nodes, on
+    /// grids of one to four dimensions.
+    #[test]
+    fn boxes_mark_exactly_their_nodes() {
+        for (machine, lo, ext) in [
+            ("mesh:7", &[2u32][..], &[3u32][..]),
+            ("mesh:5x4", &[1, 1], &[3, 2]),
+            ("mesh:4x3x5", &[1, 0, 2], &[2, 3, 2]),
+            ("mesh:3x3x2x3", &[0, 1, 1, 1], &[3, 2, 1, 2]),
+        ] {
+            let t: Topology = machine.parse().unwrap();
+            let p = Partition::Box(GridBox::new(lo, ext).unwrap());
+            let mut occ = Occupancy::new(t.num_nodes());
+            mark(&mut occ, &t, &p, true);
+            assert_eq!(
+                occ.busy().iter().collect::<Vec<_>>(),
+                p.node_list(&t).unwrap()
+            );
+            mark(&mut occ, &t, &p, false);
+            assert_eq!(occ.free_count(), t.num_nodes(), "{machine}");
+        }
+    }
+}
