@@ -292,14 +292,49 @@ mod properties {
         s
     }
 
+    /// Under root, a1 (2 shares, no usage) ranks above a0 (1 share, used
+    /// by its two users); inside a0, the empty a2 and a3 are tied at an
+    /// infinite LevelFS, so a3 starts tied and its user u3_0 takes the
+    /// rank of a1's users, the last ranked before it: factor 1, though a0
+    /// is below a1.
+    #[test]
+    fn a_tie_carries_into_the_next_account() {
+        let text = tree_text(&[
+            (1, 0, vec![1, 1]),
+            (2, 1, vec![1, 1]),
+            (1, 0, vec![]),
+            (1, 0, vec![1]),
+        ]);
+        let t = AssocTree::parse(&text, "t").unwrap();
+        let mut fs = FairShare::new(&t, FairShareAlgo::FairTree, 0);
+        let user = |name: &str| {
+            (0..t.len())
+                .find(|&i| t.get(i).user.as_deref() == Some(name))
+                .unwrap()
+        };
+        fs.add(&t, user("u0_0"), 100.0);
+        fs.add(&t, user("u0_1"), 100.0);
+        fs.fair_tree(&t);
+        let factors: Vec<f64> = ["u1_0", "u1_1", "u3_0", "u0_0", "u0_1"]
+            .iter()
+            .map(|u| fs.factor(user(u)))
+            .collect();
+        assert_eq!(factors, [1.0, 1.0, 1.0, 0.4, 0.4]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
-        /// Fair Tree's ranks are a total order consistent with the tree:
-        /// every factor is rank / users with a whole rank in 1..=users;
-        /// and of two sibling accounts with different LevelFS, every user
-        /// below the higher one ranks strictly above every user below the
-        /// lower one.
+        /// Fair Tree's ranks are an order consistent with the tree: every
+        /// factor is rank / users with a whole rank in 1..=users; and of
+        /// two sibling accounts with different LevelFS, no user below the
+        /// lower one ranks above a user below the higher one. Not
+        /// strictly: an account tied with the sibling before it starts its
+        /// own level tied (`account_tied` in Slurm's
+        /// `plugins/priority/multifactor/fair_tree.c`), so its first user
+        /// takes the rank of the user ranked just before, who may sit
+        /// below the higher account (see
+        /// `a_tie_carries_into_the_next_account`).
         #[test]
         fn fair_tree_ranks_follow_the_tree(
             accounts in prop::collection::vec((1u32..5, 0usize..6, prop::collection::vec(1u32..4, 0..4)), 1..6),
@@ -333,8 +368,8 @@ mod properties {
                     if la > lb {
                         let lo = below(a).iter().map(|&u| fs.factor(u)).fold(f64::INFINITY, f64::min);
                         let hi = below(b).iter().map(|&u| fs.factor(u)).fold(0.0, f64::max);
-                        prop_assert!(below(a).is_empty() || below(b).is_empty() || lo > hi,
-                            "{la} > {lb} but factors {lo} <= {hi}\n{text}");
+                        prop_assert!(below(a).is_empty() || below(b).is_empty() || lo >= hi,
+                            "{la} > {lb} but factors {lo} < {hi}\n{text}");
                     }
                 }
             }

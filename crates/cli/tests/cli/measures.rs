@@ -370,9 +370,11 @@ fn a_trace_runs_the_same_in_simulate_and_replay_on_every_family() {
             "generate", "-t", &machine, "--load", "0.7", "--jobs", "120", "--seed", "5", "--out",
             trace,
         ]));
-        // Paging, the default reference, takes no pod.
+        // Paging, the usual reference, takes no pod and no shared node.
         let reference = if machine.starts_with("pod:") {
             "pod-first-fit"
+        } else if machine.starts_with("gpushare:") || machine.starts_with("openb:") {
+            "gpu-best-fit"
         } else {
             "paging"
         };
