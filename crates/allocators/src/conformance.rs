@@ -116,29 +116,31 @@ pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summar
 ///
 /// ```
 /// use partalloc_allocators::conformance::{check_script_in, Step};
-/// use partalloc_allocators::paging::Paging;
 /// use partalloc_allocators::registry::{self, ANY_TOPOLOGY, Entry, StrategyInfo};
 /// use partalloc_allocators::{AllocError, Managed, Partition, Request, Strategy, View};
 ///
-/// // Paging under another name: an outside strategy.
+/// // The lowest free nodes, as paging grants them: an outside strategy.
 /// #[derive(Debug, Clone)]
-/// struct Mine(Paging);
+/// struct Mine;
 /// impl Strategy for Mine {
 ///     fn name(&self) -> String { "mine".to_owned() }
 ///     fn choose(&mut self, v: &View<'_>, r: &Request) -> Result<Option<Partition>, AllocError> {
-///         self.0.choose(v, r)
+///         let want = v.wanted_nodes(r)? as usize;
+///         let free = (0..v.total_nodes() as u32).filter(|&n| v.is_available(n));
+///         let nodes: Vec<u32> = free.take(want).collect();
+///         Ok((nodes.len() == want).then_some(Partition::Nodes(nodes)))
 ///     }
 /// }
 /// let mut strategies = registry::builtin();
 /// strategies.register(Entry {
 ///     info: StrategyInfo {
 ///         name: "mine",
-///         summary: "paging under another name",
+///         summary: "the lowest free nodes",
 ///         source: "a test",
 ///         params: &[],
 ///         topologies: ANY_TOPOLOGY,
 ///     },
-///     build: |t, _| Ok(Box::new(Managed::new(t.clone(), Mine(Paging)))),
+///     build: |t, _| Ok(Box::new(Managed::new(t.clone(), Mine))),
 /// })?;
 /// let mut a = strategies.build("mine", &"hypercube:3".parse()?)?;
 /// let script = [Step::Allocate(Request::nodes(3)), Step::Release(0)];
@@ -616,14 +618,14 @@ fn check_state(alloc: &dyn Allocator, total: usize, live: &Live) -> Result<(), S
 mod tests {
     use super::*;
     use crate::paging::Paging;
-    use crate::{FaultError, Managed, Partition};
+    use crate::{FaultError, Partition};
 
     /// Paging that, once it has seen a release, skips the lowest free node
     /// (a next-fit style memory): deterministic, but not fresh again after
     /// everything is released.
     #[derive(Debug)]
     struct Sticky {
-        inner: Managed<Paging>,
+        inner: Paging,
         released: bool,
         /// What `can_allocate` answers, if anything (always the same).
         probe: Option<bool>,

@@ -18,11 +18,21 @@
 use partalloc_topology::{NodeId, Topology, TopologyKind};
 
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
+use crate::occupancy::occupancy_methods;
+use crate::{
+    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
+    Request,
+};
 
-/// The non-contiguous reference strategy.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Paging;
+/// The non-contiguous reference allocator.
+#[derive(Debug, Clone)]
+pub struct Paging {
+    topology: Topology,
+    occupancy: Occupancy,
+    // Each grant's nodes as (word, bits) of the occupancy bitset, kept here
+    // so a release trusts only our own record and frees a word at a time.
+    ledger: GrantLedger<Vec<(usize, u64)>>,
+}
 
 impl Paging {
     /// A paging allocator for any machine.
@@ -30,60 +40,71 @@ impl Paging {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
-        Ok(Managed::new(topology, Self))
+    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+        Ok(Self {
+            occupancy: Occupancy::new(topology.num_nodes()),
+            topology,
+            ledger: GrantLedger::new(),
+        })
     }
 }
 
-/// The `want` lowest available ids of `view` in increasing order, a word
-/// of the occupancy bitset at a time. The caller has checked that `want`
-/// ids are available.
-fn lowest_free(view: &View<'_>, want: usize) -> Vec<NodeId> {
-    // Sized once and filled a word's ids at a time (no per-id capacity
-    // check); cut to what was found.
-    let mut nodes: Vec<NodeId> = vec![0; want];
-    let mut filled = 0;
-    let occupancy = view.occupancy();
-    let len = occupancy.len();
-    let mut word = 0;
-    while filled < want {
-        let Some(&blocked) = occupancy.blocked().words().get(word) else {
-            break;
-        };
-        // Bits past the machine read as blocked.
-        let inside = len - word * 64;
-        let free = !blocked & crate::rowgrid::low_bits(inside.min(64) as u32);
-        let need = want - filled;
-        let taken = if free.count_ones() as usize <= need {
-            free
-        } else {
-            // The lowest `need` free bits.
-            let (mut rest, mut low) = (free, 0u64);
-            for _ in 0..need {
-                let bit = rest & rest.wrapping_neg();
-                low |= bit;
-                rest ^= bit;
-            }
-            low
-        };
-        if taken != 0 {
-            // Machines have at most 2^32 nodes, so ids fit `NodeId`.
-            let base = (word * 64) as NodeId;
-            let count = taken.count_ones() as usize;
-            // `taken` has at most `need` bits, so they fit.
-            if let Some(dst) = nodes.get_mut(filled..filled + count) {
-                let mut bits = taken;
-                for slot in dst {
-                    *slot = base + bits.trailing_zeros();
-                    bits &= bits.wrapping_sub(1);
+impl Paging {
+    /// Marks the `want` lowest available ids busy and returns them in
+    /// increasing order, with the (word, bits) of the occupancy bitset they
+    /// took, a word at a time. The caller has checked that `want` ids are
+    /// available.
+    fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
+        // Sized once and filled a word's ids at a time (no per-id capacity
+        // check); cut to what was found.
+        let mut nodes: Vec<NodeId> = vec![0; want];
+        let mut filled = 0;
+        let len = self.occupancy.len();
+        // At least ⌈want / 64⌉ words hold the ids; one more covers a grant
+        // that starts mid-word, so the list rarely grows.
+        let mut words = Vec::with_capacity((want.div_ceil(64) + 1).min(len.div_ceil(64)));
+        let mut word = 0;
+        while filled < want {
+            let Some(&blocked) = self.occupancy.blocked().words().get(word) else {
+                break;
+            };
+            // Bits past the machine read as blocked.
+            let inside = len - word * 64;
+            let free = !blocked & crate::rowgrid::low_bits(inside.min(64) as u32);
+            let need = want - filled;
+            let taken = if free.count_ones() as usize <= need {
+                free
+            } else {
+                // The lowest `need` free bits.
+                let (mut rest, mut low) = (free, 0u64);
+                for _ in 0..need {
+                    let bit = rest & rest.wrapping_neg();
+                    low |= bit;
+                    rest ^= bit;
                 }
+                low
+            };
+            if taken != 0 {
+                // Machines have at most 2^32 nodes, so ids fit `NodeId`.
+                let base = (word * 64) as NodeId;
+                let count = taken.count_ones() as usize;
+                // `taken` has at most `need` bits, so they fit.
+                if let Some(dst) = nodes.get_mut(filled..filled + count) {
+                    let mut bits = taken;
+                    for slot in dst {
+                        *slot = base + bits.trailing_zeros();
+                        bits &= bits.wrapping_sub(1);
+                    }
+                }
+                filled += count;
+                self.occupancy.occupy_word_bits(word, taken);
+                words.push((word, taken));
             }
-            filled += count;
+            word += 1;
         }
-        word += 1;
+        nodes.truncate(filled);
+        (nodes, words)
     }
-    nodes.truncate(filled);
-    nodes
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -106,41 +127,41 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, _| Ok(Box::new(Paging::new(t.clone())?)),
 };
 
-impl Strategy for Paging {
+impl Allocator for Paging {
     fn name(&self) -> String {
         "paging".to_owned()
     }
 
-    fn choose(
-        &mut self,
-        view: &View<'_>,
-        request: &Request,
-    ) -> Result<Option<Partition>, AllocError> {
-        let want = view.wanted_nodes(request)?;
-        if want > view.occupancy().free_count() as u64 {
-            return Ok(None);
+    fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
+        if want > self.occupancy.free_count() as u64 {
+            return Err(AllocError::NoRoom {
+                request: *request,
+                free: self.occupancy.free_count(),
+                total: self.topology.num_nodes(),
+            });
         }
-        Ok(Some(Partition::Nodes(lowest_free(view, want as usize))))
+        let (nodes, words) = self.take_lowest_free(want as usize);
+        let gid = self.ledger.issue(words);
+        Ok(Grant::new(gid, Partition::Nodes(nodes), want))
     }
 
-    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
-        let want = view.wanted_nodes(request)?;
-        Ok(Some(want <= view.occupancy().free_count() as u64))
+    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
+        Ok(want <= self.occupancy.free_count() as u64)
     }
 
-    /// Recognises `at` if it is a list of exactly the requested number of
-    /// node ids in strictly increasing order (the form paging grants),
-    /// inside the machine. Any such list is one paging would grant in some
-    /// state, so it is accepted although
-    /// [`recognizable`](Strategy::recognizable) lists only the empty
-    /// machine's lowest ids.
-    fn recognises(
-        &self,
-        view: &View<'_>,
-        request: &Request,
-        at: &Partition,
-    ) -> Result<(), AllocError> {
-        let want = view.wanted_nodes(request)?;
+    /// Grants `at` if it is a list of exactly the requested number of
+    /// node ids in strictly increasing order (the form paging grants), all
+    /// available. Any such list is one paging would grant in some state,
+    /// so it is accepted although [`recognizable`](Allocator::recognizable)
+    /// lists only the empty machine's lowest ids.
+    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
         let unrecognized = || AllocError::Unrecognized {
             strategy: "paging",
             request: *request,
@@ -152,20 +173,45 @@ impl Strategy for Paging {
         let increasing = ids.windows(2).all(|w| w[0] < w[1]);
         let inside = ids
             .last()
-            .is_none_or(|&n| (n as usize) < view.total_nodes());
+            .is_none_or(|&n| (n as usize) < self.topology.num_nodes());
         if ids.len() as u64 != want || !increasing || !inside {
             return Err(unrecognized());
+        }
+        if !ids.iter().all(|&n| self.occupancy.is_available(n)) {
+            return Err(AllocError::PartitionBusy {
+                request: *request,
+                partition: Box::new(at.clone()),
+            });
+        }
+        // Checked above: `want` increasing ids inside the machine, so at
+        // most `want` words.
+        let mut words: Vec<(usize, u64)> = Vec::new();
+        for &n in ids {
+            let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
+            match words.last_mut() {
+                Some((w, bits)) if *w == word => *bits |= bit,
+                _ => words.push((word, bit)),
+            }
+        }
+        for &(word, bits) in &words {
+            self.occupancy.occupy_word_bits(word, bits);
+        }
+        let gid = self.ledger.issue(words);
+        Ok(Grant::new(gid, at.clone(), want))
+    }
+
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        for (word, bits) in self.ledger.take(grant.id())? {
+            self.occupancy.vacate_word_bits(word, bits);
         }
         Ok(())
     }
 
-    fn recognizable(
-        &self,
-        view: &View<'_>,
-        request: &Request,
-    ) -> Result<Vec<Partition>, AllocError> {
+    occupancy_methods!(occupancy, ledger, faults);
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let want = request.node_count();
-        if want == 0 || want > view.total_nodes() as u64 {
+        if want == 0 || want > self.topology.num_nodes() as u64 {
             return Err(AllocError::Invalid {
                 request: *request,
                 reason: format!("needs {want} nodes"),
@@ -178,9 +224,8 @@ impl Strategy for Paging {
 
 #[cfg(test)]
 mod tests {
-    use super::Paging;
-    use crate::{Allocator, Grant, Partition, Request};
-    use partalloc_topology::{NodeId, NodeSet, Topology};
+    use super::*;
+    use partalloc_topology::NodeSet;
     use proptest::prelude::*;
 
     #[derive(Debug, Clone)]

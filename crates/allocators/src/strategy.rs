@@ -478,26 +478,26 @@ fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
             }
         }
         (Partition::Nodes(ns), _) => {
-            let mut word = (usize::MAX, 0u64);
-            let flush = |occ: &mut Occupancy, (w, bits): (usize, u64)| {
-                if w != usize::MAX {
-                    if busy {
-                        occ.occupy_word_bits(w, bits);
-                    } else {
-                        occ.vacate_word_bits(w, bits);
+            // The ids of one bitmap word gather in a register and reach the
+            // occupancy once (a list in increasing order, as strategies
+            // grant them, touches each word once; any order is right).
+            let mut i = 0;
+            while let Some(&first) = ns.get(i) {
+                let w = first >> 6;
+                let mut bits = 0u64;
+                while let Some(&n) = ns.get(i) {
+                    if n >> 6 != w {
+                        break;
                     }
+                    bits |= 1 << (n & 63);
+                    i += 1;
                 }
-            };
-            for &n in ns {
-                let (w, bit) = (n as usize / 64, 1u64 << (n % 64));
-                if w == word.0 {
-                    word.1 |= bit;
+                if busy {
+                    occ.occupy_word_bits(w as usize, bits);
                 } else {
-                    flush(occ, word);
-                    word = (w, bit);
+                    occ.vacate_word_bits(w as usize, bits);
                 }
             }
-            flush(occ, word);
         }
         _ => {
             let _ = p.for_each_node(topology, |n| {
