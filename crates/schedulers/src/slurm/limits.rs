@@ -25,8 +25,9 @@ pub enum Reason {
     /// `Resources`: not enough free nodes.
     Resources,
     /// `Resources` with squeue's description of nodes taken by a job of
-    /// another partition that could not start (every node here belongs to
-    /// every partition).
+    /// another partition that could not start (`_schedule` removes a
+    /// failed partition's nodes from the nodes the pass may use; fewer
+    /// of the job's partition's are left than it asks for).
     ReservedForOtherPartition,
     /// A limit (its reason name, e.g. `QOSMaxJobsPerUserLimit`).
     Limit(&'static str),
