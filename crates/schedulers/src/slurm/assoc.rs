@@ -40,6 +40,9 @@ pub struct Limits {
     pub max_tres_per_job: Tres,
     /// `MaxWall`, seconds: the longest time limit a job may have.
     pub max_wall: Option<u64>,
+    /// `GrpTRESMins`: CPU- and node-minutes of usage under it (decaying
+    /// as fair-share usage does); at or over it, no job starts.
+    pub grp_tres_mins: Tres,
 }
 
 /// An association's `Share`.
@@ -232,6 +235,9 @@ impl<'a> Dump<'a> {
         if let Some(v) = get(&["grptres"]) {
             l.grp_tres = tres(v).map_err(|r| self.bad(line, "GrpTRES", v, r))?;
         }
+        if let Some(v) = get(&["grptresmins"]) {
+            l.grp_tres_mins = tres(v).map_err(|r| self.bad(line, "GrpTRESMins", v, r))?;
+        }
         if let Some(v) = get(&["maxtres", "maxtresperjob"]) {
             l.max_tres_per_job = tres(v).map_err(|r| self.bad(line, "MaxTRES", v, r))?;
         }
@@ -317,6 +323,7 @@ impl AssocTree {
                 "parname",
                 "priority",
                 "grptres",
+                "grptresmins",
                 "grpjobs",
                 "maxjobs",
                 "maxtres",
@@ -683,6 +690,7 @@ impl QosTable {
                 "preemptexempttime",
                 "usagefactor",
                 "grptres",
+                "grptresmins",
                 "grpjobs",
                 "maxwall",
                 "maxwalldurationperjob",
@@ -796,11 +804,11 @@ mod tests {
     #[test]
     fn unread_columns_with_values_are_named() {
         let t = AssocTree::parse(
-            "Account|User|Share|GrpTRESMins|GrpSubmit\nroot||1||\na||1|cpu=3|\n",
+            "Account|User|Share|GrpTRESRunMins|GrpSubmit\nroot||1||\na||1|cpu=3|\n",
             "t",
         )
         .unwrap();
-        assert_eq!(t.not_modelled(), ["GrpTRESMins"]);
+        assert_eq!(t.not_modelled(), ["GrpTRESRunMins"]);
         let q =
             QosTable::parse("Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\n", "q").unwrap();
         assert_eq!(q.not_modelled(), ["GraceTime"]);

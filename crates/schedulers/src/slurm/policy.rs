@@ -870,16 +870,25 @@ impl SlurmPolicy {
         };
         if reset {
             self.fs.reset();
+            self.counters.reset_usage();
         }
         if classic {
             self.fs.classic_accounts(&self.tree);
         }
         if let Some(last) = self.last_calc {
             self.fs.decay(t - last);
+            let d = self.fs.decay_factor();
+            if t > last && d != 1.0 {
+                self.counters
+                    .decay_usage(d.powf(t - last).max(f64::MIN_POSITIVE));
+            }
             for r in self.running.values() {
                 let dt = t - last.max(r.start);
                 let amount = self.fs.charge(dt, r.billing, r.usage_factor);
                 self.fs.add(&self.tree, r.assoc, amount);
+                // The same seconds per CPU and node, for GrpTRESMins.
+                let seconds = self.fs.charge(dt, 1.0, r.usage_factor);
+                self.counters.charge_usage(&self.tree, &r.claim, seconds);
             }
         }
         self.fs.recompute(&self.tree);
@@ -1749,6 +1758,8 @@ impl Scheduler for SlurmPolicy {
         let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
         let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
+        let seconds = self.fs.charge(now - from, 1.0, r.usage_factor);
+        self.counters.charge_usage(&self.tree, &r.claim, seconds);
         self.counters.apply(&self.tree, &r.claim, -1);
         if self.completing > 0.0 && !victim {
             // Its nodes complete first; their epilog's end runs the main
