@@ -122,7 +122,7 @@ impl Scenario {
         // Associations in creation order: (parent account, dump line).
         let mut created: Vec<(String, String, bool)> = Vec::new();
         let mut qos = String::from(
-            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor|MaxTRES|GrpTRESMins\nnormal|0||||||||||\n",
+            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor|MaxTRES|GrpTRESMins|Flags\nnormal|0|||||||||||\n",
         );
         let mut nice = HashMap::new();
         let mut run = HashMap::new();
@@ -174,7 +174,7 @@ impl Scenario {
                     let m = kv(rest);
                     writeln!(
                         qos,
-                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                         rest[0],
                         get(&m, "priority"),
                         get(&m, "preempt"),
@@ -187,6 +187,7 @@ impl Scenario {
                         get(&m, "usage_factor"),
                         get(&m, "max_tres_per_job"),
                         get(&m, "GrpTRESMins"),
+                        get(&m, "flags"),
                     )?;
                 }
                 "at" if rest.get(1) == Some(&"submit") => {
@@ -316,6 +317,8 @@ fn reading_times(g: &Golden, actions: &[String]) -> Result<Vec<f64>, Error> {
 /// snapshots recorded.
 struct Replay {
     names: Vec<String>,
+    /// The jobs the model refused at submission, by name.
+    refused: Vec<String>,
     sacct: Vec<HashMap<String, String>>,
     starts: HashMap<u64, f64>,
     snaps: Vec<(f64, String)>,
@@ -401,6 +404,11 @@ struct Setup {
     cancels: Vec<(f64, u64)>,
 }
 
+/// The goldens whose refused submissions the replay submits too, and
+/// compares with the model's refusals (`Flags=DenyOnLimit`). Not
+/// `dec-limits-tres`: its refusal is `GrpSubmit`'s, not modelled.
+const REFUSALS: &[&str] = &["dec-deny-on-limit"];
+
 /// Reads golden `name` and builds its policy and jobs (see [`Setup`]),
 /// the play's start `epoch` seconds past a multiple of `bf_resolution`.
 fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
@@ -478,6 +486,54 @@ fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
             )
             .with_estimate(time_limit.map(|t| t as f64)),
         );
+    }
+    // The submissions sbatch refused (`# reject`), for the goldens whose
+    // refusals the model follows: submitted here too, to be refused.
+    if REFUSALS.contains(&name) {
+        for (at, line) in actions.iter().filter_map(|l| l.split_once('|')) {
+            if !line.contains(" # reject") || !line.contains(" submit ") {
+                continue;
+            }
+            let words: Vec<&str> = line
+                .split(" # ")
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            let m = kv(&words);
+            let job_name = m
+                .get("id")
+                .ok_or("a refused submission without id")?
+                .clone();
+            names.push(job_name);
+            let id = names.len() as u64;
+            let time_limit = m
+                .get("time")
+                .map(|t| t.parse::<u64>().map(|t| t * 60))
+                .transpose()?;
+            table.insert(
+                id,
+                JobAttrs::new()
+                    .with_names(
+                        m.get("account").map(String::as_str),
+                        m.get("user").map(String::as_str),
+                        m.get("qos").map(String::as_str),
+                        m.get("partition").map(String::as_str),
+                    )
+                    .with_time_limit(time_limit),
+            );
+            jobs.push(
+                Job::new(
+                    id,
+                    at.parse()?,
+                    partalloc_workload::JobShape::Nodes {
+                        count: m.get("nodes").ok_or("nodes")?.parse()?,
+                    },
+                    m.get("run").ok_or("run")?.parse()?,
+                )
+                .with_estimate(time_limit.map(|t| t as f64)),
+            );
+        }
     }
     jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival).then(a.id.cmp(&b.id)));
     // The backfill cycle's phase: the start of a job backfill started.
@@ -616,9 +672,19 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         },
     )?;
     let starts = out.start.into_iter().collect();
+    let refused = policy
+        .refused()
+        .iter()
+        .filter_map(|(id, _)| {
+            names
+                .get(usize::try_from(*id).ok()?.checked_sub(1)?)
+                .cloned()
+        })
+        .collect();
     Ok((
         g,
         Replay {
+            refused,
             names,
             sacct,
             starts,
@@ -734,6 +800,33 @@ fn check_starts(r: &Replay, tol: f64) -> Result<Vec<String>, Error> {
     Ok(bad)
 }
 
+/// The submissions sbatch refused against those the model refused (for
+/// the goldens of [`REFUSALS`]; none for the others).
+fn check_refused(g: &Golden, r: &Replay) -> Vec<String> {
+    let slurm: Vec<String> = g
+        .section("actions")
+        .flat_map(|s| s.1.iter())
+        .filter(|l| l.contains(" # reject") && l.contains(" submit "))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix("id="))
+                .map(str::to_owned)
+        })
+        .collect();
+    let mut bad = Vec::new();
+    for n in &slurm {
+        if !r.refused.contains(n) && r.names.contains(n) {
+            bad.push(format!("{n}: refused by Slurm, not here"));
+        }
+    }
+    for n in &r.refused {
+        if !slurm.contains(n) {
+            bad.push(format!("{n}: refused here, not by Slurm"));
+        }
+    }
+    bad
+}
+
 /// squeue's state and reason of every job, and the planned start of
 /// pending ones (to within `tol`).
 fn check_squeue(g: &Golden, r: &Replay, tol: f64) -> Result<(usize, Vec<String>), Error> {
@@ -827,6 +920,7 @@ fn all_checks(name: &str) -> Result<(Vec<String>, [usize; 2]), Error> {
         let (n_squeue, b) = check_squeue(&g, &r, tol)?;
         bad.extend(b);
         bad.extend(check_starts(&r, tol)?);
+        bad.extend(check_refused(&g, &r));
         if best.as_ref().is_none_or(|b| bad.len() < b.0.len()) {
             best = Some((bad, [n_sprio, n_squeue]));
         }
@@ -954,9 +1048,7 @@ fn factors_depth_oblivious_golden_replays_but_for_stale_siblings() -> Result<(),
 /// (docs/slurm-scheduling.md, "What is not modelled"): each still differs
 /// from Slurm, and the differences are printed (`--nocapture`). When the
 /// model learns one of them, this test fails: give that golden a replay
-/// test of its own and take it off this list. (`dec-deny-on-limit` records
-/// submissions Slurm refused, which the model does not refuse; the replay
-/// has nothing of it to compare.)
+/// test of its own and take it off this list.
 #[test]
 fn goldens_of_rules_not_modelled_still_differ() -> Result<(), Error> {
     let names = ["dec-age-order", "factors-depth-oblivious"];
@@ -1389,4 +1481,17 @@ fn dec_multipart_golden_replays() -> Result<(), Error> {
 #[test]
 fn dec_grptresmins_golden_replays() -> Result<(), Error> {
     golden("dec-grptresmins", 0, 5, &[], 0.0)
+}
+
+/// QOS `Flags=DenyOnLimit`: the jobs over the QOS's MaxWall and
+/// MaxTRESPerJob are refused at submission (they never run and are in no
+/// queue), the job within them runs; the refusals are the ones sbatch
+/// made.
+#[test]
+fn dec_deny_on_limit_golden_replays() -> Result<(), Error> {
+    golden("dec-deny-on-limit", 0, 0, &[], 0.0)?;
+    let (_, r) = replay("dec-deny-on-limit")?;
+    assert_eq!(r.refused, ["long", "wide"]);
+    assert!(r.starts.contains_key(&1) && r.starts.len() == 1);
+    Ok(())
 }

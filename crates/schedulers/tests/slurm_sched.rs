@@ -525,3 +525,36 @@ impl partalloc_allocators::Allocator for NoChosenNodes {
         self.0.busy_nodes()
     }
 }
+
+/// DenyOnLimit: a job over its QOS's MaxWall is refused at submission
+/// (never queued, listed by `refused`), and the table check names it
+/// instead of refusing the whole input; without the flag the same job is
+/// an input error (it would wait forever).
+#[test]
+fn deny_on_limit_refuses_at_submission() {
+    use partalloc_schedulers::Scheduler;
+    let qos = |flags: &str| format!("Name|MaxWall|Flags\nnormal|10|{flags}\n");
+    let conf = conf("AccountingStorageEnforce=limits\n");
+    let jobs = [
+        (1, "a", "u", None, None, 1200),
+        (2, "a", "u", None, None, 60),
+    ];
+    let mut p = policy(&conf, ONE_ACCOUNT, Some(&qos("DenyOnLimit")), &jobs).unwrap();
+    assert_eq!(
+        p.check_table([(1, 1), (2, 1)]).unwrap(),
+        [(1, Reason::Limit("QOSMaxWallDurationPerJobLimit"))]
+    );
+    p.submit(job(1, 0.0, 1, 60.0), 0.0).unwrap();
+    p.submit(job(2, 0.0, 1, 60.0), 0.0).unwrap();
+    assert_eq!(p.queue_len(), 1);
+    assert_eq!(
+        p.refused(),
+        [(1, Reason::Limit("QOSMaxWallDurationPerJobLimit"))]
+    );
+    let mut p = policy(&conf, ONE_ACCOUNT, Some(&qos("")), &jobs).unwrap();
+    let e = p.check_table([(1, 1)]).unwrap_err().to_string();
+    assert!(
+        e.contains("job 1 can never start: QOSMaxWallDurationPerJobLimit"),
+        "{e}"
+    );
+}

@@ -111,6 +111,9 @@ pub struct Qos {
     pub exempt_time: Option<u64>,
     /// `UsageFactor` (1 by default).
     pub usage_factor: f64,
+    /// `Flags=DenyOnLimit`: a job over one of its limits (or its
+    /// associations') at submission is refused, not left pending.
+    pub deny_on_limit: bool,
     /// Its limits.
     pub limits: Limits,
 }
@@ -589,6 +592,7 @@ impl QosTable {
                 preempt_mode: None,
                 exempt_time: None,
                 usage_factor: 1.0,
+                deny_on_limit: false,
                 limits: Limits::default(),
             }],
         }
@@ -619,6 +623,8 @@ impl QosTable {
             .ok_or_else(|| InputError::at(source, 1, InputErrorKind::MissingColumn("Name")))?;
         let mut qos = Vec::new();
         let mut preempt_names = Vec::new();
+        // Flags other than DenyOnLimit, named as not modelled.
+        let mut other_flags: Vec<String> = Vec::new();
         for (line, f) in &d.rows {
             let line = *line;
             let name = f[c_name];
@@ -669,6 +675,21 @@ impl QosTable {
                     .ok_or_else(|| d.bad(line, "UsageFactor", v, "is not a number".into()))?,
             };
             let limits = d.limits(line, f, true)?;
+            let mut deny_on_limit = false;
+            for flag in get(&["flags"])
+                .unwrap_or("")
+                .split(',')
+                .filter(|x| !x.is_empty())
+            {
+                if flag.eq_ignore_ascii_case("denyonlimit") {
+                    deny_on_limit = true;
+                } else {
+                    let name = format!("Flags {}", partalloc_topology::echo(flag));
+                    if !other_flags.contains(&name) {
+                        other_flags.push(name);
+                    }
+                }
+            }
             preempt_names.push((line, get(&["preempt"]).unwrap_or("").to_owned()));
             qos.push(Qos {
                 name: name.to_owned(),
@@ -677,6 +698,7 @@ impl QosTable {
                 preempt_mode,
                 exempt_time,
                 usage_factor,
+                deny_on_limit,
                 limits,
             });
         }
@@ -689,6 +711,7 @@ impl QosTable {
                 "preemptmode",
                 "preemptexempttime",
                 "usagefactor",
+                "flags",
                 "grptres",
                 "grptresmins",
                 "grpjobs",
@@ -704,6 +727,7 @@ impl QosTable {
                 "description",
             ]),
         };
+        table.not_modelled.extend(other_flags);
         for (i, (line, names)) in preempt_names.iter().enumerate() {
             for n in names.split(',').filter(|s| !s.is_empty()) {
                 let n = n.trim_start_matches(['+', '-']);
@@ -732,7 +756,8 @@ impl QosTable {
     }
 
     /// The dump's columns that hold values the model does not enforce
-    /// (`Flags`, `GraceTime`, `GrpTRESMins`, …), as the header names them.
+    /// (`GraceTime`, `GrpSubmit`, …), as the header names them, and the
+    /// `Flags` other than `DenyOnLimit` (`Flags NoDecay`, …).
     #[must_use]
     pub fn not_modelled(&self) -> &[String] {
         &self.not_modelled
@@ -809,9 +834,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.not_modelled(), ["GrpTRESRunMins"]);
-        let q =
-            QosTable::parse("Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\n", "q").unwrap();
-        assert_eq!(q.not_modelled(), ["GraceTime"]);
+        let q = QosTable::parse(
+            "Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\nstrict|0|DenyOnLimit,NoDecay|\n",
+            "q",
+        )
+        .unwrap();
+        assert_eq!(q.not_modelled(), ["GraceTime", "Flags NoDecay"]);
+        assert!(q.get(q.find("strict").unwrap()).deny_on_limit);
     }
 
     #[test]

@@ -213,6 +213,8 @@ pub struct SlurmPolicy {
     /// partition has, and the nodes grouped by the partitions they
     /// belong to.
     split: Option<Split>,
+    /// Jobs refused at submission, with the limit.
+    refused: Vec<(u64, Reason)>,
 }
 
 /// The machine's nodes as the partitions divide them (when some
@@ -392,6 +394,7 @@ impl SlurmPolicy {
             completing_nodes: Vec::new(),
             victims: Vec::new(),
             split,
+            refused: Vec::new(),
         })
     }
 
@@ -584,19 +587,27 @@ impl SlurmPolicy {
     }
 
     /// Checks every job of the table against the configuration: names
-    /// that exist and limits some machine state could meet.
+    /// that exist and limits some machine state could meet. Returns the
+    /// jobs a QOS with `Flags=DenyOnLimit` will refuse at submission, with
+    /// the limit that refuses each.
     ///
     /// # Errors
     /// The first job with an unknown partition, QOS, account or user, or
-    /// one that a limit holds even on an idle machine.
+    /// one that a limit holds even on an idle machine (without
+    /// `DenyOnLimit`: it would wait forever).
     pub fn check_table(
         &mut self,
         ids: impl IntoIterator<Item = (u64, u64)>,
-    ) -> Result<(), super::InputError> {
+    ) -> Result<Vec<(u64, Reason)>, super::InputError> {
+        let mut refused = Vec::new();
         for (id, nodes) in ids {
             let r =
                 self.jobs
                     .resolve(id, None, &self.conf, &self.tree, &self.qos, &mut self.users)?;
+            if let Some(why) = self.denied(&r, nodes) {
+                refused.push((id, why));
+                continue;
+            }
             let claim = self.claim(&r, nodes);
             if let Some(why) = Counters::never(&self.tree, &self.qos, &claim)
                 && self.conf.enforce_limits
@@ -611,7 +622,35 @@ impl SlurmPolicy {
                 ));
             }
         }
-        Ok(())
+        Ok(refused)
+    }
+
+    /// The limit for which a job of `nodes` nodes resolved as `r` is
+    /// refused at submission: its QOS or its partition's has
+    /// `Flags=DenyOnLimit` and one of the limits checked with it — those
+    /// that hold a job even on an idle machine (per job, per user, group
+    /// totals, wall time) — holds it (`acct_policy_validate` with strict
+    /// checking, `src/slurmctld/acct_policy.c`).
+    fn denied(&self, r: &Resolved, nodes: u64) -> Option<Reason> {
+        if !self.conf.enforce_limits {
+            return None;
+        }
+        let claim = self.claim(r, nodes);
+        let strict = core::iter::once(claim.qos)
+            .chain(claim.part_qos)
+            .any(|q| self.qos.get(q).deny_on_limit);
+        if !strict {
+            return None;
+        }
+        Counters::never(&self.tree, &self.qos, &claim)
+    }
+
+    /// The jobs refused at submission (`Flags=DenyOnLimit`), in order,
+    /// with the limit that refused each: they never ran and are in no
+    /// queue.
+    #[must_use]
+    pub fn refused(&self) -> &[(u64, Reason)] {
+        &self.refused
     }
 
     fn claim(&self, r: &Resolved, nodes: u64) -> Claim {
@@ -1655,6 +1694,12 @@ impl Scheduler for SlurmPolicy {
                     policy: "slurm".into(),
                     reason: e.to_string(),
                 })?;
+        // A job over a limit of a QOS with DenyOnLimit is refused: sbatch
+        // fails, the job is never queued.
+        if let Some(why) = self.denied(&r, job.nodes()) {
+            self.refused.push((job.id, why));
+            return Ok(());
+        }
         let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
         let tier = parts
             .iter()
