@@ -558,3 +558,34 @@ fn deny_on_limit_refuses_at_submission() {
         "{e}"
     );
 }
+
+/// Backfill on a machine partitions divide starts two short jobs behind a
+/// blocked whole-partition job in one cycle, each on its own free node.
+#[test]
+fn backfill_with_partitions_places_each_start_on_free_nodes() {
+    let mut p = policy(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=c Nodes=n[1-4] Default=YES\n\
+         PartitionName=d Nodes=n4\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n",
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "a", "v", None, None, 60),
+            (4, "a", "v", None, None, 60),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 2, 500.0),
+        job(2, 1.0, 4, 100.0),
+        job(3, 2.0, 1, 50.0),
+        job(4, 2.0, 1, 50.0),
+    ];
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.start.get(&3), Some(&30.0));
+    assert_eq!(out.start.get(&4), Some(&30.0));
+    assert_eq!(out.start.get(&2), Some(&500.0));
+    assert_eq!(p.started_by(4).map(|s| s.1), Some(StartedBy::Backfill));
+}

@@ -1438,7 +1438,7 @@ impl SlurmPolicy {
         // With partitions on part of the nodes, one plan per class of
         // nodes (the nodes of the same partitions).
         let mut split = self.split.take();
-        let free = split.as_ref().map(|_| free_mask(alloc));
+        let mut free = split.as_ref().map(|_| free_mask(alloc));
         match (&mut split, &free) {
             (Some(sp), Some(free)) => {
                 let mut counts = vec![0i64; sp.plans.len()];
@@ -1568,12 +1568,26 @@ impl SlurmPolicy {
                 };
                 match got {
                     Ok(Some(g)) => {
-                        let ns = self.grant_nodes(&g, alloc);
+                        // (`self.split` is taken for the pass: ask the
+                        // grant directly.)
+                        let ns = match split {
+                            Some(_) => g
+                                .partition()
+                                .node_list(alloc.topology())
+                                .unwrap_or_default(),
+                            None => Vec::new(),
+                        };
                         match &mut split {
                             Some(sp) => {
                                 for &n in &ns {
                                     let c = sp.class_of[n as usize];
                                     sp.plans[c].add(now, slot_end(now), -1);
+                                    // Taken now: not free for the next.
+                                    if let Some(x) =
+                                        free.as_mut().and_then(|f| f.get_mut(n as usize))
+                                    {
+                                        *x = false;
+                                    }
                                 }
                             }
                             None => plan.add(now, slot_end(now), -(g.granted_nodes() as i64)),
