@@ -589,3 +589,33 @@ fn backfill_with_partitions_places_each_start_on_free_nodes() {
     assert_eq!(out.start.get(&2), Some(&500.0));
     assert_eq!(p.started_by(4).map(|s| s.1), Some(StartedBy::Backfill));
 }
+
+/// With partitions on part of the nodes, an ended job's own nodes stay
+/// completing: J1 ends on n3-n4 (partition `hi`) at 100 with 5 s of
+/// completing time; the pass J3's submission (`lo`) runs before 105
+/// starts J3 on n1-n2 and not J2 of `hi`, which starts at 105.
+#[test]
+fn completing_nodes_with_partitions_are_the_ended_jobs() {
+    let mut p = policy(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=lo Nodes=n[1-2] Default=YES\n\
+         PartitionName=hi Nodes=n[3-4]\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n",
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, Some("hi"), 600),
+            (2, "a", "u", None, Some("hi"), 600),
+            (3, "a", "v", None, Some("lo"), 600),
+        ],
+    )
+    .unwrap()
+    .with_completing(5.0);
+    let jobs = [
+        job(1, 0.0, 2, 100.0),
+        job(2, 10.0, 2, 100.0),
+        job(3, 101.0, 2, 100.0),
+    ];
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert!(out.start.get(&3).is_some_and(|&t| t < 105.0), "{out:?}");
+    assert_eq!(out.start.get(&2), Some(&105.0));
+}

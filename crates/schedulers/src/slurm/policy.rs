@@ -206,6 +206,9 @@ pub struct SlurmPolicy {
     completing: f64,
     /// Nodes of ended jobs still completing: until when, how many.
     completing_nodes: Vec<(f64, u64)>,
+    /// The nodes themselves, when partitions divide the machine (until
+    /// when, which).
+    completing_ids: Vec<(f64, Vec<u32>)>,
     /// Preempted jobs the driver is ending now (their nodes are needed at
     /// once: they do not stay completing).
     victims: Vec<u64>,
@@ -392,6 +395,7 @@ impl SlurmPolicy {
             now_seen: f64::NEG_INFINITY,
             completing: 0.0,
             completing_nodes: Vec::new(),
+            completing_ids: Vec::new(),
             victims: Vec::new(),
             split,
             refused: Vec::new(),
@@ -1774,14 +1778,40 @@ impl Scheduler for SlurmPolicy {
             self.dirty_main = true;
             self.dirty_bf = true;
         }
-        let hold = u32::try_from(completing)
-            .ok()
-            .filter(|&count| count > 0)
-            .and_then(|count| {
+        self.completing_ids.retain(|(until, _)| *until > now);
+        // With partitions on part of the nodes, the ended jobs' own nodes
+        // are held (their partitions' jobs must not see them free), where
+        // the allocator grants chosen nodes.
+        let exact = (completing > 0 && self.split.is_some())
+            .then(|| {
+                let mut ids: Vec<u32> = self
+                    .completing_ids
+                    .iter()
+                    .flat_map(|(_, ids)| ids.iter().copied())
+                    .filter(|&n| alloc.is_available(n))
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let count = u32::try_from(ids.len()).ok().filter(|&c| c > 0)?;
                 alloc
-                    .allocate(&partalloc_allocators::Request::Nodes { count })
+                    .allocate_at(
+                        &partalloc_allocators::Request::Nodes { count },
+                        &partalloc_allocators::Partition::Nodes(ids),
+                    )
                     .ok()
-            });
+            })
+            .flatten();
+        let hold = match exact {
+            Some(g) => Some(g),
+            None => u32::try_from(completing)
+                .ok()
+                .filter(|&count| count > 0)
+                .and_then(|count| {
+                    alloc
+                        .allocate(&partalloc_allocators::Request::Nodes { count })
+                        .ok()
+                }),
+        };
         let result = self.passes(now, alloc, started);
         if let Some(g) = hold {
             alloc.release(&g).map_err(|e| ScheduleError::Policy {
@@ -1825,6 +1855,10 @@ impl Scheduler for SlurmPolicy {
             // scheduler then.
             self.completing_nodes
                 .push((now + self.completing, r.granted));
+            if !r.nodes.is_empty() {
+                self.completing_ids
+                    .push((now + self.completing, r.nodes.clone()));
+            }
         } else {
             self.dirty_main = true;
             self.dirty_bf = true;
