@@ -188,10 +188,20 @@ fn run_one(
     let inputs = Inputs::new(conf, tree.clone(), qos.clone(), table);
     let mut policy =
         SlurmPolicy::new(inputs, nodes, name, RequestMapping::default()).map_err(input_error)?;
-    // A job a limit holds even on an idle machine is an input error.
-    policy
+    // A job a limit holds even on an idle machine is an input error,
+    // unless its QOS refuses it at submission (DenyOnLimit): then it is
+    // counted here and never runs.
+    let refused = policy
         .check_table(jobs.iter().map(|j| (j.id, j.nodes())))
         .map_err(input_error)?;
+    if let Some((id, why)) = refused.first() {
+        eprintln!(
+            "note: {}: {} jobs refused at submission by a QOS with DenyOnLimit (job {id}: {why}{})",
+            shown(conf_path),
+            refused.len(),
+            if refused.len() > 1 { ", …" } else { "" }
+        );
+    }
     let mut labels = BTreeMap::new();
     for j in &jobs {
         labels.insert(j.id, policy.labels(j.id, j.estimate).map_err(input_error)?);

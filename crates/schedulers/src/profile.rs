@@ -151,8 +151,7 @@ impl Profile {
         }
     }
 
-    /// The breakpoints (tests and debug checks).
-    #[cfg(test)]
+    /// The breakpoints: the start of each segment.
     pub(crate) fn breakpoints(&self) -> &[f64] {
         &self.times
     }

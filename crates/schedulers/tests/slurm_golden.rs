@@ -101,6 +101,9 @@ struct Scenario {
     /// Each job's run time as scripted (`run=`): a preempted job's
     /// intended run.
     run: HashMap<String, f64>,
+    /// The partitions of each job submitted to several (`-p a,b`; sacct
+    /// names only the one it ran in).
+    parts: HashMap<String, String>,
     /// When every node was drained and when they came back.
     drain: Option<(f64, f64)>,
 }
@@ -119,10 +122,11 @@ impl Scenario {
         // Associations in creation order: (parent account, dump line).
         let mut created: Vec<(String, String, bool)> = Vec::new();
         let mut qos = String::from(
-            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor|MaxTRES\nnormal|0|||||||||\n",
+            "Name|Priority|Preempt|PreemptMode|GrpTRES|GrpJobs|MaxTRESPU|MaxJobsPU|MaxWall|UsageFactor|MaxTRES|GrpTRESMins|Flags\nnormal|0|||||||||||\n",
         );
         let mut nice = HashMap::new();
         let mut run = HashMap::new();
+        let mut parts = HashMap::new();
         for line in text.lines() {
             let w: Vec<&str> = line.split_whitespace().collect();
             let Some((&kind, rest)) = w.split_first() else {
@@ -135,7 +139,7 @@ impl Scenario {
                     created.push((
                         get(&m, "parent"),
                         format!(
-                            "{}||{}|{}|{}|{}|{}|{}|{}|{}",
+                            "{}||{}|{}|{}|{}|{}|{}|{}|{}|{}",
                             rest[0],
                             get(&m, "fairshare"),
                             get(&m, "parent"),
@@ -145,6 +149,7 @@ impl Scenario {
                             get(&m, "max_wall"),
                             get(&m, "Priority"),
                             get(&m, "max_tres_per_job"),
+                            get(&m, "GrpTRESMins"),
                         ),
                         true,
                     ));
@@ -154,12 +159,13 @@ impl Scenario {
                     created.push((
                         get(&m, "account"),
                         format!(
-                            "{}|{}|{}|||{}|||{}|",
+                            "{}|{}|{}|||{}|||{}||{}",
                             get(&m, "account"),
                             rest[0],
                             get(&m, "fairshare"),
                             get(&m, "max_jobs"),
                             get(&m, "Priority"),
+                            get(&m, "GrpTRESMins"),
                         ),
                         false,
                     ));
@@ -168,7 +174,7 @@ impl Scenario {
                     let m = kv(rest);
                     writeln!(
                         qos,
-                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                         rest[0],
                         get(&m, "priority"),
                         get(&m, "preempt"),
@@ -180,6 +186,8 @@ impl Scenario {
                         get(&m, "max_wall"),
                         get(&m, "usage_factor"),
                         get(&m, "max_tres_per_job"),
+                        get(&m, "GrpTRESMins"),
+                        get(&m, "flags"),
                     )?;
                 }
                 "at" if rest.get(1) == Some(&"submit") => {
@@ -189,6 +197,9 @@ impl Scenario {
                     }
                     if let Some(r) = m.get("run") {
                         run.insert(get(&m, "id"), r.parse()?);
+                    }
+                    if let Some(p) = m.get("partition").filter(|p| p.contains(',')) {
+                        parts.insert(get(&m, "id"), p.clone());
                     }
                 }
                 _ => {}
@@ -221,7 +232,7 @@ impl Scenario {
         let mut created: Vec<(String, String, bool)> = created;
         created.sort_by_key(|(_, line, a)| sort_key(line, *a));
         let mut assoc = String::from(
-            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall|Priority|MaxTRES\nroot||1|||||||\nroot|root|1|||||||\n",
+            "Account|User|Share|ParentName|GrpTRES|GrpJobs|MaxJobs|MaxWall|Priority|MaxTRES|GrpTRESMins\nroot||1||||||||\nroot|root|1||||||||\n",
         );
         fn emit(parent: &str, created: &[(String, String, bool)], out: &mut String) {
             for (p, line, is_account) in created {
@@ -249,6 +260,7 @@ impl Scenario {
             qos,
             nice,
             run,
+            parts,
             drain: when("State=DRAIN").map(|d| (d, when("State=RESUME").unwrap_or(f64::INFINITY))),
         })
     }
@@ -305,6 +317,8 @@ fn reading_times(g: &Golden, actions: &[String]) -> Result<Vec<f64>, Error> {
 /// snapshots recorded.
 struct Replay {
     names: Vec<String>,
+    /// The jobs the model refused at submission, by name.
+    refused: Vec<String>,
     sacct: Vec<HashMap<String, String>>,
     starts: HashMap<u64, f64>,
     snaps: Vec<(f64, String)>,
@@ -390,6 +404,11 @@ struct Setup {
     cancels: Vec<(f64, u64)>,
 }
 
+/// The goldens whose refused submissions the replay submits too, and
+/// compares with the model's refusals (`Flags=DenyOnLimit`). Not
+/// `dec-limits-tres`: its refusal is `GrpSubmit`'s, not modelled.
+const REFUSALS: &[&str] = &["dec-deny-on-limit"];
+
 /// Reads golden `name` and builds its policy and jobs (see [`Setup`]),
 /// the play's start `epoch` seconds past a multiple of `bf_resolution`.
 fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
@@ -444,7 +463,7 @@ fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
                     Some(&r["Account"]),
                     Some(&r["User"]),
                     Some(&r["QOS"]),
-                    Some(&r["Partition"]),
+                    Some(scn.parts.get(name).unwrap_or(&r["Partition"])),
                 )
                 .with_time_limit(time_limit)
                 .with_nice(scn.nice.get(name).copied().unwrap_or(0))
@@ -467,6 +486,54 @@ fn setup(name: &str, epoch: f64) -> Result<Setup, Error> {
             )
             .with_estimate(time_limit.map(|t| t as f64)),
         );
+    }
+    // The submissions sbatch refused (`# reject`), for the goldens whose
+    // refusals the model follows: submitted here too, to be refused.
+    if REFUSALS.contains(&name) {
+        for (at, line) in actions.iter().filter_map(|l| l.split_once('|')) {
+            if !line.contains(" # reject") || !line.contains(" submit ") {
+                continue;
+            }
+            let words: Vec<&str> = line
+                .split(" # ")
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            let m = kv(&words);
+            let job_name = m
+                .get("id")
+                .ok_or("a refused submission without id")?
+                .clone();
+            names.push(job_name);
+            let id = names.len() as u64;
+            let time_limit = m
+                .get("time")
+                .map(|t| t.parse::<u64>().map(|t| t * 60))
+                .transpose()?;
+            table.insert(
+                id,
+                JobAttrs::new()
+                    .with_names(
+                        m.get("account").map(String::as_str),
+                        m.get("user").map(String::as_str),
+                        m.get("qos").map(String::as_str),
+                        m.get("partition").map(String::as_str),
+                    )
+                    .with_time_limit(time_limit),
+            );
+            jobs.push(
+                Job::new(
+                    id,
+                    at.parse()?,
+                    partalloc_workload::JobShape::Nodes {
+                        count: m.get("nodes").ok_or("nodes")?.parse()?,
+                    },
+                    m.get("run").ok_or("run")?.parse()?,
+                )
+                .with_estimate(time_limit.map(|t| t as f64)),
+            );
+        }
     }
     jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival).then(a.id.cmp(&b.id)));
     // The backfill cycle's phase: the start of a job backfill started.
@@ -605,9 +672,19 @@ fn replay_at(name: &str, epoch: f64) -> Result<(Golden, Replay), Error> {
         },
     )?;
     let starts = out.start.into_iter().collect();
+    let refused = policy
+        .refused()
+        .iter()
+        .filter_map(|(id, _)| {
+            names
+                .get(usize::try_from(*id).ok()?.checked_sub(1)?)
+                .cloned()
+        })
+        .collect();
     Ok((
         g,
         Replay {
+            refused,
             names,
             sacct,
             starts,
@@ -647,8 +724,7 @@ fn check_sshare(g: &Golden, r: &Replay) -> Result<Vec<String>, Error> {
 }
 
 /// Compares one golden's sprio sections: every column to sprio's digits
-/// (a job pending in several partitions is queued here in the one it ran
-/// in; its other lines are skipped).
+/// (a job pending in several partitions has a line for each).
 fn check_sprio(g: &Golden, r: &Replay) -> Result<(usize, Vec<String>), Error> {
     let mut bad = Vec::new();
     let mut compared = 0;
@@ -724,6 +800,33 @@ fn check_starts(r: &Replay, tol: f64) -> Result<Vec<String>, Error> {
     Ok(bad)
 }
 
+/// The submissions sbatch refused against those the model refused (for
+/// the goldens of [`REFUSALS`]; none for the others).
+fn check_refused(g: &Golden, r: &Replay) -> Vec<String> {
+    let slurm: Vec<String> = g
+        .section("actions")
+        .flat_map(|s| s.1.iter())
+        .filter(|l| l.contains(" # reject") && l.contains(" submit "))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix("id="))
+                .map(str::to_owned)
+        })
+        .collect();
+    let mut bad = Vec::new();
+    for n in &slurm {
+        if !r.refused.contains(n) && r.names.contains(n) {
+            bad.push(format!("{n}: refused by Slurm, not here"));
+        }
+    }
+    for n in &r.refused {
+        if !slurm.contains(n) {
+            bad.push(format!("{n}: refused here, not by Slurm"));
+        }
+    }
+    bad
+}
+
 /// squeue's state and reason of every job, and the planned start of
 /// pending ones (to within `tol`).
 fn check_squeue(g: &Golden, r: &Replay, tol: f64) -> Result<(usize, Vec<String>), Error> {
@@ -773,14 +876,14 @@ fn check_squeue(g: &Golden, r: &Replay, tol: f64) -> Result<(usize, Vec<String>)
     Ok((compared, bad))
 }
 
-/// Fair Tree: every sshare and sprio value as Slurm prints it (20 sprio
-/// lines; p5's second partition is not modelled: it is queued in the one
-/// it ran in). After the drain, p5 (which Slurm could place in either of
-/// its partitions) and p6 start up to 17 s off Slurm (two recordings of
-/// the scenario differ by as much there).
+/// Fair Tree: every sshare and sprio value as Slurm prints it (22 sprio
+/// lines: p5, submitted to two partitions, has its priority in each at
+/// both readings). After the
+/// drain, p6 starts up to 17 s off Slurm (two recordings of the scenario
+/// differ by as much there).
 #[test]
 fn factors_fairtree_golden_replays() -> Result<(), Error> {
-    golden("factors-fairtree", 20, 0, &["p5", "p6"], 20.0)
+    golden("factors-fairtree", 22, 0, &["p6"], 20.0)
 }
 
 #[test]
@@ -817,6 +920,7 @@ fn all_checks(name: &str) -> Result<(Vec<String>, [usize; 2]), Error> {
         let (n_squeue, b) = check_squeue(&g, &r, tol)?;
         bad.extend(b);
         bad.extend(check_starts(&r, tol)?);
+        bad.extend(check_refused(&g, &r));
         if best.as_ref().is_none_or(|b| bad.len() < b.0.len()) {
             best = Some((bad, [n_sprio, n_squeue]));
         }
@@ -875,13 +979,13 @@ fn golden(
 /// main cycles, every 2 s, adds its latency; the order is Slurm's).
 #[test]
 fn factors_classic_golden_replays() -> Result<(), Error> {
-    golden("factors-classic", 20, 0, &["p1", "p8"], 10.0)
+    golden("factors-classic", 22, 0, &["p1", "p8"], 10.0)
 }
 
 /// PriorityFavorSmall and SMALL_RELATIVE_TO_TIME: every factor.
 #[test]
 fn factors_small_golden_replays() -> Result<(), Error> {
-    golden("factors-small", 20, 0, &["p4", "p6"], 10.0)
+    golden("factors-small", 22, 0, &["p4", "p6"], 10.0)
 }
 
 /// Backfill: the reservation of the top job at the blockers' limits, a
@@ -930,7 +1034,7 @@ fn factors_age_accrue_always_golden_replays() -> Result<(), Error> {
 #[test]
 fn factors_depth_oblivious_golden_replays_but_for_stale_siblings() -> Result<(), Error> {
     let (bad, n) = all_checks("factors-depth-oblivious")?;
-    assert_eq!(n, [20, 0]);
+    assert_eq!(n, [22, 0]);
     let unexpected: Vec<&String> = bad
         .iter()
         .filter(|b| !b.starts_with("sshare at 120: ") && !b.starts_with("p8: start"))
@@ -944,18 +1048,10 @@ fn factors_depth_oblivious_golden_replays_but_for_stale_siblings() -> Result<(),
 /// (docs/slurm-scheduling.md, "What is not modelled"): each still differs
 /// from Slurm, and the differences are printed (`--nocapture`). When the
 /// model learns one of them, this test fails: give that golden a replay
-/// test of its own and take it off this list. (`dec-deny-on-limit` records
-/// submissions Slurm refused, which the model does not refuse; the replay
-/// has nothing of it to compare.)
+/// test of its own and take it off this list.
 #[test]
 fn goldens_of_rules_not_modelled_still_differ() -> Result<(), Error> {
-    let names = [
-        "dec-age-order",
-        "factors-depth-oblivious",
-        "dec-grptresmins",
-        "dec-multipart",
-        "dec-main-partitions",
-    ];
+    let names = ["dec-age-order", "factors-depth-oblivious"];
     for name in names {
         match all_checks(name) {
             Ok((bad, n)) => {
@@ -1359,4 +1455,43 @@ fn dec_partition_qos_golden_replays() -> Result<(), Error> {
 #[test]
 fn dec_fairshare_classic_golden_replays() -> Result<(), Error> {
     golden("dec-fairshare-classic", 0, 3, &[], 0.0)
+}
+
+/// Partitions on disjoint nodes, the main scheduler alone: the blocked
+/// top job of one partition holds back its partition's lower job
+/// (`Priority`) and its partition's nodes only; the other partition's job
+/// starts on its own nodes.
+#[test]
+fn dec_main_partitions_golden_replays() -> Result<(), Error> {
+    golden("dec-main-partitions", 0, 4, &[], 0.0)
+}
+
+/// Jobs submitted to two partitions (`-p left,right`): the first starts
+/// in the partition with room, the second waits (`Resources`) with the
+/// earliest planned start of its two partitions and starts there.
+#[test]
+fn dec_multipart_golden_replays() -> Result<(), Error> {
+    golden("dec-multipart", 0, 4, &[], 0.0)
+}
+
+/// GrpTRESMins: account a may use 3 CPU-minutes; its first three jobs
+/// (1 CPU-minute each) start, the fourth is held with
+/// `AssocGrpCPUMinutesLimit` once the ended jobs' usage reaches the
+/// limit, and never starts; sshare's usage is the three jobs'.
+#[test]
+fn dec_grptresmins_golden_replays() -> Result<(), Error> {
+    golden("dec-grptresmins", 0, 5, &[], 0.0)
+}
+
+/// QOS `Flags=DenyOnLimit`: the jobs over the QOS's MaxWall and
+/// MaxTRESPerJob are refused at submission (they never run and are in no
+/// queue), the job within them runs; the refusals are the ones sbatch
+/// made.
+#[test]
+fn dec_deny_on_limit_golden_replays() -> Result<(), Error> {
+    golden("dec-deny-on-limit", 0, 0, &[], 0.0)?;
+    let (_, r) = replay("dec-deny-on-limit")?;
+    assert_eq!(r.refused, ["long", "wide"]);
+    assert!(r.starts.contains_key(&1) && r.starts.len() == 1);
+    Ok(())
 }

@@ -445,3 +445,212 @@ fn submissions_wait_for_batch_sched_delay() {
         assert_eq!(out.start.get(&2), Some(&want), "{extra}");
     }
 }
+
+/// Partitions on part of the nodes: `hi` has n3-n4. J1 holds n1-n2 of
+/// `lo`; J2 (2 nodes, `hi`) starts on n3-n4 at once; J3 (2 nodes, `hi`)
+/// waits for J2 although n1-n2 are free after J1 ends, and backfill plans
+/// it at J2's limit, not at J1's. J4 of `lo,hi` starts in `lo` once J1
+/// is gone.
+#[test]
+fn partitions_on_some_nodes_keep_their_jobs_on_them() {
+    let mut p = policy(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=lo Nodes=n[1-2] Default=YES\n\
+         PartitionName=hi Nodes=n[3-4]\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n",
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, Some("lo"), 300),
+            (2, "a", "u", None, Some("hi"), 600),
+            (3, "a", "v", None, Some("hi"), 600),
+            (4, "a", "v", None, Some("hi,lo"), 600),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 2, 100.0),
+        job(2, 0.0, 2, 500.0),
+        job(3, 10.0, 2, 100.0),
+        job(4, 20.0, 2, 100.0),
+    ];
+    let mut seen = Vec::new();
+    let out = run(&mut p, 4, &jobs, &[40.0], |_, p| seen.push(p.squeue())).unwrap();
+    assert_eq!(out.start.get(&2), Some(&0.0));
+    assert_eq!(out.start.get(&3), Some(&500.0));
+    // J4 cannot run in `hi`, and starts in `lo` when J1 ends.
+    assert_eq!(out.start.get(&4), Some(&100.0));
+    let q = &seen[0];
+    assert_eq!((q[2].reason, q[2].start), (Reason::Resources, Some(600.0)));
+    assert_eq!((q[3].reason, q[3].start), (Reason::Resources, Some(300.0)));
+}
+
+/// A job listing an unknown partition among several is refused with the
+/// partition's name; an allocator that cannot grant chosen nodes and
+/// places a job outside its partition is an error, not a silent wrong
+/// placement.
+#[test]
+fn bad_partitions_and_placements_are_refused() {
+    use partalloc_schedulers::Scheduler;
+    let conf = "NodeName=n[1-4] CPUs=1\nPartitionName=lo Nodes=n[1-2] Default=YES\n\
+                PartitionName=hi Nodes=n[3-4]\n";
+    let mut p = policy(
+        conf,
+        ONE_ACCOUNT,
+        None,
+        &[(1, "a", "u", None, Some("hi,zz"), 60)],
+    )
+    .unwrap();
+    let e = p.check_table([(1, 1)]).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "jobs:0: unknown partition \"zz\"; define it in slurm.conf (a PartitionName line)"
+    );
+    let mut p = policy(
+        conf,
+        ONE_ACCOUNT,
+        None,
+        &[(1, "a", "u", None, Some("hi"), 60)],
+    )
+    .unwrap();
+    let machine: partalloc_topology::Topology = "mesh:4x1".parse().unwrap();
+    let mut alloc =
+        NoChosenNodes(partalloc_allocators::registry::build("paging", &machine).unwrap());
+    p.submit(job(1, 0.0, 2, 10.0), 0.0).unwrap();
+    let mut started = Vec::new();
+    let e = p
+        .schedule(0.0, &mut alloc, &mut started)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside its partition's nodes"), "{e}");
+    assert!(e.len() <= 200, "{e}");
+    assert_eq!(partalloc_allocators::Allocator::free_nodes(&alloc), 4);
+}
+
+/// Paging that cannot grant a chosen node list (the trait's default
+/// `allocate_at`): it places every job on the lowest free nodes itself.
+#[derive(Debug)]
+struct NoChosenNodes(Box<dyn partalloc_allocators::Allocator>);
+
+impl partalloc_allocators::Allocator for NoChosenNodes {
+    fn name(&self) -> String {
+        "lowest".into()
+    }
+    fn topology(&self) -> &partalloc_topology::Topology {
+        self.0.topology()
+    }
+    fn allocate(
+        &mut self,
+        r: &partalloc_allocators::Request,
+    ) -> Result<partalloc_allocators::Grant, partalloc_allocators::AllocError> {
+        self.0.allocate(r)
+    }
+    fn release(
+        &mut self,
+        g: &partalloc_allocators::Grant,
+    ) -> Result<(), partalloc_allocators::ReleaseError> {
+        self.0.release(g)
+    }
+    fn free_nodes(&self) -> usize {
+        self.0.free_nodes()
+    }
+    fn live_grants(&self) -> usize {
+        self.0.live_grants()
+    }
+    fn busy_nodes(&self) -> partalloc_topology::NodeSet {
+        self.0.busy_nodes()
+    }
+}
+
+/// DenyOnLimit: a job over its QOS's MaxWall is refused at submission
+/// (never queued, listed by `refused`), and the table check names it
+/// instead of refusing the whole input; without the flag the same job is
+/// an input error (it would wait forever).
+#[test]
+fn deny_on_limit_refuses_at_submission() {
+    use partalloc_schedulers::Scheduler;
+    let qos = |flags: &str| format!("Name|MaxWall|Flags\nnormal|10|{flags}\n");
+    let conf = conf("AccountingStorageEnforce=limits\n");
+    let jobs = [
+        (1, "a", "u", None, None, 1200),
+        (2, "a", "u", None, None, 60),
+    ];
+    let mut p = policy(&conf, ONE_ACCOUNT, Some(&qos("DenyOnLimit")), &jobs).unwrap();
+    assert_eq!(
+        p.check_table([(1, 1), (2, 1)]).unwrap(),
+        [(1, Reason::Limit("QOSMaxWallDurationPerJobLimit"))]
+    );
+    p.submit(job(1, 0.0, 1, 60.0), 0.0).unwrap();
+    p.submit(job(2, 0.0, 1, 60.0), 0.0).unwrap();
+    assert_eq!(p.queue_len(), 1);
+    assert_eq!(
+        p.refused(),
+        [(1, Reason::Limit("QOSMaxWallDurationPerJobLimit"))]
+    );
+    let mut p = policy(&conf, ONE_ACCOUNT, Some(&qos("")), &jobs).unwrap();
+    let e = p.check_table([(1, 1)]).unwrap_err().to_string();
+    assert!(
+        e.contains("job 1 can never start: QOSMaxWallDurationPerJobLimit"),
+        "{e}"
+    );
+}
+
+/// Backfill on a machine partitions divide starts two short jobs behind a
+/// blocked whole-partition job in one cycle, each on its own free node.
+#[test]
+fn backfill_with_partitions_places_each_start_on_free_nodes() {
+    let mut p = policy(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=c Nodes=n[1-4] Default=YES\n\
+         PartitionName=d Nodes=n4\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n",
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, None, 600),
+            (2, "a", "u", None, None, 600),
+            (3, "a", "v", None, None, 60),
+            (4, "a", "v", None, None, 60),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 2, 500.0),
+        job(2, 1.0, 4, 100.0),
+        job(3, 2.0, 1, 50.0),
+        job(4, 2.0, 1, 50.0),
+    ];
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.start.get(&3), Some(&30.0));
+    assert_eq!(out.start.get(&4), Some(&30.0));
+    assert_eq!(out.start.get(&2), Some(&500.0));
+    assert_eq!(p.started_by(4).map(|s| s.1), Some(StartedBy::Backfill));
+}
+
+/// With partitions on part of the nodes, an ended job's own nodes stay
+/// completing: J1 ends on n3-n4 (partition `hi`) at 100 with 5 s of
+/// completing time; the pass J3's submission (`lo`) runs before 105
+/// starts J3 on n1-n2 and not J2 of `hi`, which starts at 105.
+#[test]
+fn completing_nodes_with_partitions_are_the_ended_jobs() {
+    let mut p = policy(
+        "NodeName=n[1-4] CPUs=1\nPartitionName=lo Nodes=n[1-2] Default=YES\n\
+         PartitionName=hi Nodes=n[3-4]\n\
+         SchedulerParameters=bf_interval=30,bf_resolution=60,sched_interval=60\n",
+        ONE_ACCOUNT,
+        None,
+        &[
+            (1, "a", "u", None, Some("hi"), 600),
+            (2, "a", "u", None, Some("hi"), 600),
+            (3, "a", "v", None, Some("lo"), 600),
+        ],
+    )
+    .unwrap()
+    .with_completing(5.0);
+    let jobs = [
+        job(1, 0.0, 2, 100.0),
+        job(2, 10.0, 2, 100.0),
+        job(3, 101.0, 2, 100.0),
+    ];
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert!(out.start.get(&3).is_some_and(|&t| t < 105.0), "{out:?}");
+    assert_eq!(out.start.get(&2), Some(&105.0));
+}

@@ -40,6 +40,9 @@ pub struct Limits {
     pub max_tres_per_job: Tres,
     /// `MaxWall`, seconds: the longest time limit a job may have.
     pub max_wall: Option<u64>,
+    /// `GrpTRESMins`: CPU- and node-minutes of usage under it (decaying
+    /// as fair-share usage does); at or over it, no job starts.
+    pub grp_tres_mins: Tres,
 }
 
 /// An association's `Share`.
@@ -108,6 +111,9 @@ pub struct Qos {
     pub exempt_time: Option<u64>,
     /// `UsageFactor` (1 by default).
     pub usage_factor: f64,
+    /// `Flags=DenyOnLimit`: a job over one of its limits (or its
+    /// associations') at submission is refused, not left pending.
+    pub deny_on_limit: bool,
     /// Its limits.
     pub limits: Limits,
 }
@@ -232,6 +238,9 @@ impl<'a> Dump<'a> {
         if let Some(v) = get(&["grptres"]) {
             l.grp_tres = tres(v).map_err(|r| self.bad(line, "GrpTRES", v, r))?;
         }
+        if let Some(v) = get(&["grptresmins"]) {
+            l.grp_tres_mins = tres(v).map_err(|r| self.bad(line, "GrpTRESMins", v, r))?;
+        }
         if let Some(v) = get(&["maxtres", "maxtresperjob"]) {
             l.max_tres_per_job = tres(v).map_err(|r| self.bad(line, "MaxTRES", v, r))?;
         }
@@ -317,6 +326,7 @@ impl AssocTree {
                 "parname",
                 "priority",
                 "grptres",
+                "grptresmins",
                 "grpjobs",
                 "maxjobs",
                 "maxtres",
@@ -582,6 +592,7 @@ impl QosTable {
                 preempt_mode: None,
                 exempt_time: None,
                 usage_factor: 1.0,
+                deny_on_limit: false,
                 limits: Limits::default(),
             }],
         }
@@ -612,6 +623,8 @@ impl QosTable {
             .ok_or_else(|| InputError::at(source, 1, InputErrorKind::MissingColumn("Name")))?;
         let mut qos = Vec::new();
         let mut preempt_names = Vec::new();
+        // Flags other than DenyOnLimit, named as not modelled.
+        let mut other_flags: Vec<String> = Vec::new();
         for (line, f) in &d.rows {
             let line = *line;
             let name = f[c_name];
@@ -662,6 +675,21 @@ impl QosTable {
                     .ok_or_else(|| d.bad(line, "UsageFactor", v, "is not a number".into()))?,
             };
             let limits = d.limits(line, f, true)?;
+            let mut deny_on_limit = false;
+            for flag in get(&["flags"])
+                .unwrap_or("")
+                .split(',')
+                .filter(|x| !x.is_empty())
+            {
+                if flag.eq_ignore_ascii_case("denyonlimit") {
+                    deny_on_limit = true;
+                } else {
+                    let name = format!("Flags {}", partalloc_topology::echo(flag));
+                    if !other_flags.contains(&name) {
+                        other_flags.push(name);
+                    }
+                }
+            }
             preempt_names.push((line, get(&["preempt"]).unwrap_or("").to_owned()));
             qos.push(Qos {
                 name: name.to_owned(),
@@ -670,6 +698,7 @@ impl QosTable {
                 preempt_mode,
                 exempt_time,
                 usage_factor,
+                deny_on_limit,
                 limits,
             });
         }
@@ -682,7 +711,9 @@ impl QosTable {
                 "preemptmode",
                 "preemptexempttime",
                 "usagefactor",
+                "flags",
                 "grptres",
+                "grptresmins",
                 "grpjobs",
                 "maxwall",
                 "maxwalldurationperjob",
@@ -696,6 +727,7 @@ impl QosTable {
                 "description",
             ]),
         };
+        table.not_modelled.extend(other_flags);
         for (i, (line, names)) in preempt_names.iter().enumerate() {
             for n in names.split(',').filter(|s| !s.is_empty()) {
                 let n = n.trim_start_matches(['+', '-']);
@@ -724,7 +756,8 @@ impl QosTable {
     }
 
     /// The dump's columns that hold values the model does not enforce
-    /// (`Flags`, `GraceTime`, `GrpTRESMins`, …), as the header names them.
+    /// (`GraceTime`, `GrpSubmit`, …), as the header names them, and the
+    /// `Flags` other than `DenyOnLimit` (`Flags NoDecay`, …).
     #[must_use]
     pub fn not_modelled(&self) -> &[String] {
         &self.not_modelled
@@ -796,14 +829,18 @@ mod tests {
     #[test]
     fn unread_columns_with_values_are_named() {
         let t = AssocTree::parse(
-            "Account|User|Share|GrpTRESMins|GrpSubmit\nroot||1||\na||1|cpu=3|\n",
+            "Account|User|Share|GrpTRESRunMins|GrpSubmit\nroot||1||\na||1|cpu=3|\n",
             "t",
         )
         .unwrap();
-        assert_eq!(t.not_modelled(), ["GrpTRESMins"]);
-        let q =
-            QosTable::parse("Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\n", "q").unwrap();
-        assert_eq!(q.not_modelled(), ["GraceTime"]);
+        assert_eq!(t.not_modelled(), ["GrpTRESRunMins"]);
+        let q = QosTable::parse(
+            "Name|Priority|Flags|GraceTime\nnormal|0||00:00:00\nstrict|0|DenyOnLimit,NoDecay|\n",
+            "q",
+        )
+        .unwrap();
+        assert_eq!(q.not_modelled(), ["GraceTime", "Flags NoDecay"]);
+        assert!(q.get(q.find("strict").unwrap()).deny_on_limit);
     }
 
     #[test]

@@ -9,7 +9,13 @@
 //! Defaults are slurm.conf(5)'s (checked in `src/common/read_config.c` and
 //! `src/plugins/sched/backfill/backfill.c`).
 
+use std::collections::HashMap;
+
 use super::error::{InputError, InputErrorKind};
+
+/// Node names are listed (for partitions on some of the nodes) up to this
+/// many nodes.
+const MAX_NAMED_NODES: u64 = 1 << 20;
 
 /// Which fair-share algorithm priority/multifactor runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -223,6 +229,10 @@ pub struct PartitionConf {
     pub name: String,
     /// Nodes it has.
     pub nodes: u64,
+    /// Its nodes as indices in the order of the `NodeName` lines (node k
+    /// of those lines is node k of the machine), when it has only some of
+    /// them; `None`: every node.
+    pub node_ids: Option<Vec<u32>>,
     /// `PriorityJobFactor` (or `Priority`).
     pub priority_job_factor: u32,
     /// `PriorityTier` (or `Priority`).
@@ -384,6 +394,10 @@ impl SchedConf {
             ..Self::default()
         };
         let mut cpus: Option<(u32, usize)> = None;
+        let mut node_names: Vec<String> = Vec::new();
+        // Partitions on some nodes: (partition, hostlist, line), resolved
+        // once every NodeName line is read.
+        let mut subsets: Vec<(usize, String, usize)> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let err = |kind| InputError::at(source, n, kind);
@@ -420,6 +434,14 @@ impl SchedConf {
                     }
                     let count = partalloc_topology::slurm::hostlist::count(value)
                         .map_err(|e| bad(first, value, e.to_string()))?;
+                    // Names are kept only while they are few enough to
+                    // list (a partition on some of them needs them).
+                    if node_names.len() as u64 + count <= MAX_NAMED_NODES {
+                        node_names.extend(
+                            partalloc_topology::slurm::hostlist::expand(value)
+                                .map_err(|e| bad(first, value, e.to_string()))?,
+                        );
+                    }
                     let mut node_cpus = 1u32;
                     for &(k, v) in &pairs[1..] {
                         if k.eq_ignore_ascii_case("cpus") || k.eq_ignore_ascii_case("procs") {
@@ -458,6 +480,7 @@ impl SchedConf {
                     let mut p = PartitionConf {
                         name: value.to_owned(),
                         nodes: 0,
+                        node_ids: None,
                         priority_job_factor: 1,
                         priority_tier: 1,
                         max_time: None,
@@ -542,8 +565,11 @@ impl SchedConf {
                             ))));
                         }
                         Some(v) if v.eq_ignore_ascii_case("all") => u64::MAX,
-                        Some(v) => partalloc_topology::slurm::hostlist::count(v)
-                            .map_err(|e| bad("Nodes", v, e.to_string()))?,
+                        Some(v) => {
+                            subsets.push((c.partitions.len(), v.to_owned(), n));
+                            partalloc_topology::slurm::hostlist::count(v)
+                                .map_err(|e| bad("Nodes", v, e.to_string()))?
+                        }
                     };
                     c.partitions.push(p);
                 }
@@ -570,6 +596,7 @@ impl SchedConf {
                 p.nodes = c.nodes;
             }
         }
+        c.resolve_subsets(&node_names, &subsets)?;
         if c.partitions.is_empty() {
             return Err(InputError::at(
                 source,
@@ -580,6 +607,64 @@ impl SchedConf {
             ));
         }
         Ok(c)
+    }
+
+    /// Maps each partition's `Nodes=` hostlist to node indices: a
+    /// partition on every node keeps `node_ids` = `None`.
+    fn resolve_subsets(
+        &mut self,
+        names: &[String],
+        subsets: &[(usize, String, usize)],
+    ) -> Result<(), InputError> {
+        if subsets.is_empty() {
+            return Ok(());
+        }
+        let err = |line, kind| InputError::at(&self.source, line, kind);
+        if names.len() as u64 != self.nodes {
+            return Err(err(
+                subsets[0].2,
+                InputErrorKind::Machine(format!(
+                    "a partition on some of the nodes needs at most {MAX_NAMED_NODES} nodes; give Nodes=ALL"
+                )),
+            ));
+        }
+        let index: HashMap<&str, u32> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (n.as_str(), k as u32))
+            .collect();
+        for (k, text, line) in subsets {
+            let listed = partalloc_topology::slurm::hostlist::expand(text).map_err(|e| {
+                err(
+                    *line,
+                    InputErrorKind::BadValue {
+                        key: "Nodes".into(),
+                        value: partalloc_topology::echo(text),
+                        reason: e.to_string(),
+                    },
+                )
+            })?;
+            let mut ids = Vec::with_capacity(listed.len());
+            for name in &listed {
+                let id = index.get(name.as_str()).ok_or_else(|| {
+                    err(
+                        *line,
+                        InputErrorKind::Unknown {
+                            what: "node",
+                            name: partalloc_topology::echo(name),
+                            hint: "slurm.conf (a NodeName line)",
+                        },
+                    )
+                })?;
+                ids.push(*id);
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            let p = &mut self.partitions[*k];
+            p.nodes = ids.len() as u64;
+            p.node_ids = (p.nodes != self.nodes).then_some(ids);
+        }
+        Ok(())
     }
 
     fn option(
@@ -810,6 +895,7 @@ impl SchedConf {
             partitions: vec![PartitionConf {
                 name: "batch".into(),
                 nodes,
+                node_ids: None,
                 priority_job_factor: 1,
                 priority_tier: 1,
                 max_time: None,
@@ -859,6 +945,41 @@ impl SchedConf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_on_some_nodes_lists_them_in_node_line_order() {
+        let c = SchedConf::parse(
+            "NodeName=n[1-4]\nNodeName=g1\nPartitionName=a Nodes=n[3-4],g1\nPartitionName=b Nodes=ALL\nPartitionName=c Nodes=g1,n[1-4]\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(c.partitions[0].node_ids, Some(vec![2, 3, 4]));
+        assert_eq!(c.partitions[0].nodes, 3);
+        // Every node, listed or ALL: no subset.
+        assert_eq!(
+            (c.partitions[1].node_ids.as_ref(), c.partitions[1].nodes),
+            (None, 5)
+        );
+        assert_eq!(
+            (c.partitions[2].node_ids.as_ref(), c.partitions[2].nodes),
+            (None, 5)
+        );
+        // A partition may come before the nodes it names.
+        let c = SchedConf::parse("PartitionName=a Nodes=n2\nNodeName=n[1-2]\n", "x").unwrap();
+        assert_eq!(c.partitions[0].node_ids, Some(vec![1]));
+    }
+
+    #[test]
+    fn a_partition_naming_an_unknown_node_is_refused_at_its_line() {
+        let e = SchedConf::parse("NodeName=n[1-4]\nPartitionName=a Nodes=n[4-5]\n", "s.conf")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "s.conf:2: unknown node \"n5\"; define it in slurm.conf (a NodeName line)"
+        );
+        assert!(e.len() <= 200);
+    }
 
     #[test]
     fn errors_name_the_line_and_the_fix() {

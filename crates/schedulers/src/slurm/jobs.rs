@@ -20,7 +20,8 @@ pub struct JobAttrs {
     pub user: Option<String>,
     /// `QOS` (`None`: the default QOS).
     pub qos: Option<String>,
-    /// `Partition` (`None`: the default partition).
+    /// `Partition` (`None`: the default partition); several separated by
+    /// commas for a job submitted to several (`-p a,b`).
     pub partition: Option<String>,
     /// Time limit, seconds (`None`: the partition's default or maximum).
     pub time_limit: Option<u64>,
@@ -89,7 +90,8 @@ pub struct Resolved {
     pub assoc: usize,
     /// Its QOS.
     pub qos: usize,
-    /// Its partition.
+    /// Its partition (the first it was submitted to; see
+    /// [`JobTable::partitions`] for all).
     pub partition: usize,
     /// Its time limit, seconds (`None`: unlimited).
     pub time_limit: Option<u64>,
@@ -180,6 +182,44 @@ impl JobTable {
         t
     }
 
+    /// The partitions job `id` was submitted to (`-p a,b`), in the order
+    /// given; one for a job that names one, the default partition for a
+    /// job that names none.
+    ///
+    /// # Errors
+    /// An unknown partition, with the job's line.
+    pub fn partitions(&self, id: u64, conf: &SchedConf) -> Result<Vec<usize>, InputError> {
+        let default = JobAttrs::default();
+        self.partition_list(self.by_id.get(&id).unwrap_or(&default), conf)
+    }
+
+    fn partition_list(&self, a: &JobAttrs, conf: &SchedConf) -> Result<Vec<usize>, InputError> {
+        let Some(names) = &a.partition else {
+            return Ok(vec![conf.default_partition()]);
+        };
+        let mut out = Vec::new();
+        for p in names.split(',').filter(|p| !p.is_empty()) {
+            let k = conf.partition(p).ok_or_else(|| {
+                InputError::at(
+                    &self.source,
+                    a.line,
+                    InputErrorKind::Unknown {
+                        what: "partition",
+                        name: partalloc_topology::echo(p),
+                        hint: "slurm.conf (a PartitionName line)",
+                    },
+                )
+            })?;
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        if out.is_empty() {
+            out.push(conf.default_partition());
+        }
+        Ok(out)
+    }
+
     /// Resolves job `id`'s attributes (defaults for an unlisted job; the
     /// `estimate` is its time limit when the table has none).
     ///
@@ -197,16 +237,7 @@ impl JobTable {
         let default = JobAttrs::default();
         let a = self.by_id.get(&id).unwrap_or(&default);
         let err = |kind| InputError::at(&self.source, a.line, kind);
-        let partition = match &a.partition {
-            None => conf.default_partition(),
-            Some(p) => conf.partition(p).ok_or_else(|| {
-                err(InputErrorKind::Unknown {
-                    what: "partition",
-                    name: partalloc_topology::echo(p),
-                    hint: "slurm.conf (a PartitionName line)",
-                })
-            })?,
-        };
+        let partition = self.partition_list(a, conf)?[0];
         let q = match &a.qos {
             None => conf.partitions[partition]
                 .qos

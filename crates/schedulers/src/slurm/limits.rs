@@ -6,7 +6,7 @@
 //! the association and each ancestor up to root. Per QOS: `MaxWall`,
 //! `GrpTRES` (cpu, node), `GrpJobs`, `MaxTRESPU` (cpu, node), `MaxJobsPU`;
 //! per association: `MaxWall`, `GrpTRES`, `GrpJobs`, `MaxJobs` (the user
-//! association's own). Limits hold only with `AccountingStorageEnforce`
+//! association's own); then each one's `GrpTRESMins` against its usage. Limits hold only with `AccountingStorageEnforce`
 //! including `limits`.
 
 use std::collections::HashMap;
@@ -25,8 +25,9 @@ pub enum Reason {
     /// `Resources`: not enough free nodes.
     Resources,
     /// `Resources` with squeue's description of nodes taken by a job of
-    /// another partition that could not start (every node here belongs to
-    /// every partition).
+    /// another partition that could not start (`_schedule` removes a
+    /// failed partition's nodes from the nodes the pass may use; fewer
+    /// of the job's partition's are left than it asks for).
     ReservedForOtherPartition,
     /// A limit (its reason name, e.g. `QOSMaxJobsPerUserLimit`).
     Limit(&'static str),
@@ -89,13 +90,16 @@ impl Count {
 }
 
 /// Running jobs counted per association (subtree), per QOS and per QOS
-/// and user.
+/// and user; and the TRES usage (CPU- and node-seconds, decaying) per
+/// association and QOS that `GrpTRESMins` limits (`usage_tres_raw`).
 #[derive(Debug, Clone, Default)]
 pub struct Counters {
     assoc: Vec<Count>,
     own: Vec<u64>,
     qos: Vec<Count>,
     qos_user: HashMap<(usize, usize), Count>,
+    assoc_usage: Vec<[f64; 2]>,
+    qos_usage: Vec<[f64; 2]>,
 }
 
 impl Counters {
@@ -107,7 +111,69 @@ impl Counters {
             own: vec![0; tree.len()],
             qos: vec![Count::default(); qos.len()],
             qos_user: HashMap::new(),
+            assoc_usage: vec![[0.0; 2]; tree.len()],
+            qos_usage: vec![[0.0; 2]; qos.len()],
         }
+    }
+
+    /// Multiplies the TRES usage by `factor` (the priority pass's decay).
+    pub fn decay_usage(&mut self, factor: f64) {
+        for u in self.assoc_usage.iter_mut().chain(&mut self.qos_usage) {
+            u[0] *= factor;
+            u[1] *= factor;
+        }
+    }
+
+    /// Clears the TRES usage (`PriorityUsageResetPeriod`).
+    pub fn reset_usage(&mut self) {
+        self.decay_usage(0.0);
+    }
+
+    /// Charges `seconds` (already decayed and times the QOS's
+    /// `UsageFactor`) of job `c`'s CPUs and nodes to its association and
+    /// every ancestor, and to its QOS (`_apply_new_usage`,
+    /// `priority_multifactor.c`).
+    pub fn charge_usage(&mut self, tree: &AssocTree, c: &Claim, seconds: f64) {
+        if seconds == 0.0 {
+            return;
+        }
+        let add = [seconds * c.cpus as f64, seconds * c.nodes as f64];
+        for a in tree.chain(c.assoc) {
+            self.assoc_usage[a][0] += add[0];
+            self.assoc_usage[a][1] += add[1];
+        }
+        self.qos_usage[c.qos][0] += add[0];
+        self.qos_usage[c.qos][1] += add[1];
+    }
+
+    /// The `GrpTRESMins` that holds `c` back, if any: the usage's whole
+    /// minutes at or over the limit (`_validate_tres_usage_limits`,
+    /// `acct_policy.c`, checked after node selection: QOS first, then the
+    /// association up to root).
+    fn usage_blocked(&self, tree: &AssocTree, qos: &QosTable, c: &Claim) -> Option<Reason> {
+        let reached =
+            |limit: Option<u64>, raw: f64| limit.is_some_and(|l| (raw / 60.0).floor() >= l as f64);
+        for q in Self::qos_list(c) {
+            let l = &qos.get(q).limits.grp_tres_mins;
+            let u = self.qos_usage[q];
+            if reached(l.cpu, u[0]) {
+                return Some(Reason::Limit("QOSGrpCPUMinutesLimit"));
+            }
+            if reached(l.node, u[1]) {
+                return Some(Reason::Limit("QOSGrpNodeMinutes"));
+            }
+        }
+        for a in tree.chain(c.assoc) {
+            let l = &tree.get(a).limits.grp_tres_mins;
+            let u = self.assoc_usage[a];
+            if reached(l.cpu, u[0]) {
+                return Some(Reason::Limit("AssocGrpCPUMinutesLimit"));
+            }
+            if reached(l.node, u[1]) {
+                return Some(Reason::Limit("AssocGrpNodeMinutes"));
+            }
+        }
+        None
     }
 
     fn qos_list(c: &Claim) -> impl Iterator<Item = usize> {
@@ -201,11 +267,11 @@ impl Counters {
                 return Some(Reason::Limit("AssocMaxJobsLimit"));
             }
         }
-        None
+        self.usage_blocked(tree, qos, c)
     }
 
-    /// A limit that holds `c` back even on an idle machine: a job that can
-    /// never run. Returns the limit's name.
+    /// A limit that holds `c` back even on an idle machine without usage:
+    /// a job that can never run. Returns the limit's name.
     #[must_use]
     pub fn never(tree: &AssocTree, qos: &QosTable, c: &Claim) -> Option<Reason> {
         let empty = Self::new(tree, qos);
@@ -216,6 +282,46 @@ impl Counters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grp_tres_mins_holds_at_whole_minutes_of_decayed_usage() {
+        let tree = AssocTree::parse(
+            "Account|User|Share|GrpTRESMins\nroot||1|\na||1|cpu=2\na|u|1|\n",
+            "t",
+        )
+        .unwrap();
+        let qos = QosTable::parse("Name|GrpTRESMins\nnormal|\nlong|node=1\n", "q").unwrap();
+        let mut c = Counters::new(&tree, &qos);
+        let claim = Claim {
+            assoc: tree.user("u", None).unwrap(),
+            qos: 0,
+            part_qos: None,
+            user: 0,
+            cpus: 2,
+            nodes: 1,
+            time_limit: Some(60),
+        };
+        // 59 s of 2 CPUs: 1.97 CPU-minutes, under 2 in whole minutes.
+        c.charge_usage(&tree, &claim, 59.0);
+        assert_eq!(c.blocked(&tree, &qos, &claim), None);
+        c.charge_usage(&tree, &claim, 1.0);
+        assert_eq!(
+            c.blocked(&tree, &qos, &claim),
+            Some(Reason::Limit("AssocGrpCPUMinutesLimit"))
+        );
+        // Decay brings it back under.
+        c.decay_usage(0.9);
+        assert_eq!(c.blocked(&tree, &qos, &claim), None);
+        // A QOS's node-minutes, checked before the association.
+        let long = Claim { qos: 1, ..claim };
+        c.charge_usage(&tree, &long, 60.0);
+        assert_eq!(
+            c.blocked(&tree, &qos, &long),
+            Some(Reason::Limit("QOSGrpNodeMinutes"))
+        );
+        c.reset_usage();
+        assert_eq!(c.blocked(&tree, &qos, &long), None);
+    }
 
     #[test]
     fn per_user_and_group_limits_hold_in_order() {

@@ -162,12 +162,12 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "assoc",
         default: "(none: one account, one user)",
-        doc: "sacctmgr show assoc -P dump (Account, User, Share; ParentName, GrpTRES, GrpJobs, MaxJobs, MaxWall)",
+        doc: "sacctmgr show assoc -P dump (Account, User, Share; ParentName, GrpTRES, GrpTRESMins, GrpJobs, MaxJobs, MaxWall)",
     },
     ParamInfo {
         name: "qos",
         default: "(none: one QOS normal)",
-        doc: "sacctmgr show qos -P dump (Name; Priority, Preempt, UsageFactor, GrpTRES, GrpJobs, MaxWall, MaxTRESPU, MaxJobsPU)",
+        doc: "sacctmgr show qos -P dump (Name; Priority, Preempt, UsageFactor, GrpTRES, GrpTRESMins, GrpJobs, MaxWall, MaxTRESPU, MaxJobsPU)",
     },
     ParamInfo {
         name: "trace",

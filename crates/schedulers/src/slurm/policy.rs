@@ -22,13 +22,17 @@
 //! (no submission, job end or priority change since) is skipped: it would
 //! decide the same.
 //!
-//! Queue order (`sort_job_queue2`, `job_scheduler.c`): partition
-//! `PriorityTier` (higher first), priority (higher first), submit time,
-//! job id. Main scheduler: a job that does not fit marks its partition
-//! failed (reason `Resources`); the later jobs of a failed partition get
-//! `Priority`; since every partition of this model spans every node, a
-//! failure leaves no node to the jobs of other partitions either
-//! (`Resources`). A job below `bf_min_prio_reserve` does not fail its
+//! Queue order (`sort_job_queue2`, `job_scheduler.c`): one record per
+//! job and partition it was submitted to, each with the job's priority in
+//! that partition; partition `PriorityTier` (higher first), priority
+//! (higher first), submit time, job id. A partition's jobs run on its
+//! nodes only. Main scheduler: a job that does not fit marks its partition
+//! failed (reason `Resources`) and takes the partition's nodes from the
+//! pass; the later jobs of a failed partition get `Priority`; a job of
+//! another partition left with fewer of its nodes than it asks for fails
+//! its partition too (`Resources`, "reserved for jobs in higher priority
+//! partitions"). A job that starts in one partition leaves its other
+//! records. A job below `bf_min_prio_reserve` does not fail its
 //! partition. A job held by a limit gets the limit's reason and blocks
 //! nothing. Backfill: a plan of free nodes over time from the running
 //! jobs' time limits (ends rounded up to `bf_resolution`) and the
@@ -121,6 +125,11 @@ pub struct SqueueRow {
 struct Pending {
     job: Job,
     r: Resolved,
+    /// Every partition it was submitted to (`r.partition` first).
+    parts: Vec<usize>,
+    /// Its priority and factors in each of `parts` when it has several
+    /// (empty otherwise).
+    per_part: Vec<(u32, Factors)>,
     cpus: u64,
     accrue: f64,
     tier: u32,
@@ -139,6 +148,9 @@ struct Running {
     start: f64,
     limit_end: f64,
     granted: u64,
+    /// Its nodes, when some partition has only some of the machine's
+    /// (empty otherwise).
+    nodes: Vec<u32>,
     prio: u32,
     /// The pending record to requeue it from.
     pending: Pending,
@@ -194,9 +206,97 @@ pub struct SlurmPolicy {
     completing: f64,
     /// Nodes of ended jobs still completing: until when, how many.
     completing_nodes: Vec<(f64, u64)>,
+    /// The nodes themselves, when partitions divide the machine (until
+    /// when, which).
+    completing_ids: Vec<(f64, Vec<u32>)>,
     /// Preempted jobs the driver is ending now (their nodes are needed at
     /// once: they do not stay completing).
     victims: Vec<u64>,
+    /// The partitions on part of the nodes, if any: which nodes each
+    /// partition has, and the nodes grouped by the partitions they
+    /// belong to.
+    split: Option<Split>,
+    /// Jobs refused at submission, with the limit.
+    refused: Vec<(u64, Reason)>,
+}
+
+/// The machine's nodes as the partitions divide them (when some
+/// partition has only some of them).
+#[derive(Debug, Clone)]
+struct Split {
+    /// Per partition, per node: whether the node is the partition's.
+    member: Vec<Vec<bool>>,
+    /// Per node: its class, the nodes of the same partitions.
+    class_of: Vec<usize>,
+    /// Per partition: the classes it holds, by lowest node.
+    part_classes: Vec<Vec<usize>>,
+    /// Per class: backfill's plan of its free nodes.
+    plans: Vec<Profile>,
+}
+
+impl Split {
+    /// The division of `nodes` nodes by `conf`'s partitions; `None` when
+    /// every partition has every node.
+    fn new(conf: &SchedConf) -> Option<Self> {
+        if conf.partitions.iter().all(|p| p.node_ids.is_none()) {
+            return None;
+        }
+        let n = usize::try_from(conf.nodes).unwrap_or(0);
+        let member: Vec<Vec<bool>> = conf
+            .partitions
+            .iter()
+            .map(|p| match &p.node_ids {
+                None => vec![true; n],
+                Some(ids) => {
+                    let mut m = vec![false; n];
+                    for &k in ids {
+                        if let Some(x) = m.get_mut(k as usize) {
+                            *x = true;
+                        }
+                    }
+                    m
+                }
+            })
+            .collect();
+        let mut signatures: Vec<Vec<bool>> = Vec::new();
+        let mut class_of = Vec::with_capacity(n);
+        for k in 0..n {
+            let sig: Vec<bool> = member.iter().map(|m| m[k]).collect();
+            let c = match signatures.iter().position(|x| *x == sig) {
+                Some(c) => c,
+                None => {
+                    signatures.push(sig);
+                    signatures.len() - 1
+                }
+            };
+            class_of.push(c);
+        }
+        let part_classes = (0..member.len())
+            .map(|p| {
+                (0..signatures.len())
+                    .filter(|&c| signatures[c][p])
+                    .collect()
+            })
+            .collect();
+        Some(Self {
+            member,
+            class_of,
+            part_classes,
+            plans: vec![Profile::default(); signatures.len()],
+        })
+    }
+}
+
+/// Per node, whether the allocator has it free now.
+fn free_mask(alloc: &dyn Allocator) -> Vec<bool> {
+    let busy = alloc.busy_nodes();
+    let faulty = alloc.faulty_nodes();
+    (0..alloc.total_nodes())
+        .map(|k| {
+            let k = k as partalloc_topology::NodeId;
+            !busy.contains(k) && !faulty.contains(k)
+        })
+        .collect()
 }
 
 impl SlurmPolicy {
@@ -204,8 +304,8 @@ impl SlurmPolicy {
     /// `name` (its spec).
     ///
     /// # Errors
-    /// slurm.conf's nodes differ from the machine's, or a partition does
-    /// not span every node, or a partition's QOS is unknown.
+    /// slurm.conf's nodes differ from the machine's, or a partition's QOS
+    /// is unknown.
     pub fn new(
         inputs: Inputs,
         nodes: u64,
@@ -231,18 +331,6 @@ impl SlurmPolicy {
         }
         let mut part_qos = Vec::new();
         for p in &conf.partitions {
-            if p.nodes != conf.nodes {
-                return Err(InputError::at(
-                    &conf.source,
-                    p.line,
-                    InputErrorKind::Machine(format!(
-                        "partition {:?} has {} of the {} nodes; this model needs every partition to span every node (Nodes=ALL)",
-                        partalloc_topology::echo(&p.name),
-                        p.nodes,
-                        conf.nodes
-                    )),
-                ));
-            }
             part_qos.push(match &p.qos {
                 None => None,
                 Some(n) => Some(qos.find(n).ok_or_else(|| {
@@ -270,6 +358,7 @@ impl SlurmPolicy {
         let sched = &conf.sched;
         let (next_bf, next_sched) = (sched.bf_interval as f64, sched.sched_interval as f64);
         let preemption = conf.preempt.kind != super::conf::PreemptType::None;
+        let split = Split::new(&conf);
         Ok(Self {
             name,
             mapping,
@@ -306,7 +395,10 @@ impl SlurmPolicy {
             now_seen: f64::NEG_INFINITY,
             completing: 0.0,
             completing_nodes: Vec::new(),
+            completing_ids: Vec::new(),
             victims: Vec::new(),
+            split,
+            refused: Vec::new(),
         })
     }
 
@@ -456,11 +548,16 @@ impl SlurmPolicy {
     /// priority (the QOS priority or partition tier in the high 16 bits,
     /// the node count in the low ones: `preempt_p_get_prio`), lowest first,
     /// then by job id.
-    fn preemptable(&self, i: usize, now: f64) -> Vec<(u64, super::conf::PreemptMode, u64)> {
+    fn preemptable(
+        &self,
+        i: usize,
+        part: usize,
+        now: f64,
+    ) -> Vec<(u64, super::conf::PreemptMode, u64)> {
         use super::conf::{PreemptMode, PreemptType};
         let pc = self.conf.preempt;
         let job = &self.pending[i];
-        let my_part = &self.conf.partitions[job.r.partition];
+        let my_part = &self.conf.partitions[part];
         let my_qos = self.qos.get(job.r.qos);
         let mut out: Vec<(u32, u64, PreemptMode, u64)> = Vec::new();
         for (&id, r) in &self.running {
@@ -494,19 +591,27 @@ impl SlurmPolicy {
     }
 
     /// Checks every job of the table against the configuration: names
-    /// that exist and limits some machine state could meet.
+    /// that exist and limits some machine state could meet. Returns the
+    /// jobs a QOS with `Flags=DenyOnLimit` will refuse at submission, with
+    /// the limit that refuses each.
     ///
     /// # Errors
     /// The first job with an unknown partition, QOS, account or user, or
-    /// one that a limit holds even on an idle machine.
+    /// one that a limit holds even on an idle machine (without
+    /// `DenyOnLimit`: it would wait forever).
     pub fn check_table(
         &mut self,
         ids: impl IntoIterator<Item = (u64, u64)>,
-    ) -> Result<(), super::InputError> {
+    ) -> Result<Vec<(u64, Reason)>, super::InputError> {
+        let mut refused = Vec::new();
         for (id, nodes) in ids {
             let r =
                 self.jobs
                     .resolve(id, None, &self.conf, &self.tree, &self.qos, &mut self.users)?;
+            if let Some(why) = self.denied(&r, nodes) {
+                refused.push((id, why));
+                continue;
+            }
             let claim = self.claim(&r, nodes);
             if let Some(why) = Counters::never(&self.tree, &self.qos, &claim)
                 && self.conf.enforce_limits
@@ -521,7 +626,35 @@ impl SlurmPolicy {
                 ));
             }
         }
-        Ok(())
+        Ok(refused)
+    }
+
+    /// The limit for which a job of `nodes` nodes resolved as `r` is
+    /// refused at submission: its QOS or its partition's has
+    /// `Flags=DenyOnLimit` and one of the limits checked with it — those
+    /// that hold a job even on an idle machine (per job, per user, group
+    /// totals, wall time) — holds it (`acct_policy_validate` with strict
+    /// checking, `src/slurmctld/acct_policy.c`).
+    fn denied(&self, r: &Resolved, nodes: u64) -> Option<Reason> {
+        if !self.conf.enforce_limits {
+            return None;
+        }
+        let claim = self.claim(r, nodes);
+        let strict = core::iter::once(claim.qos)
+            .chain(claim.part_qos)
+            .any(|q| self.qos.get(q).deny_on_limit);
+        if !strict {
+            return None;
+        }
+        Counters::never(&self.tree, &self.qos, &claim)
+    }
+
+    /// The jobs refused at submission (`Flags=DenyOnLimit`), in order,
+    /// with the limit that refused each: they never ran and are in no
+    /// queue.
+    #[must_use]
+    pub fn refused(&self) -> &[(u64, Reason)] {
+        &self.refused
     }
 
     fn claim(&self, r: &Resolved, nodes: u64) -> Claim {
@@ -566,8 +699,23 @@ impl SlurmPolicy {
         let mut rows: Vec<SprioRow> = self
             .pending
             .iter()
-            .map(|p| {
-                let w = weighted(&self.conf, &p.factors);
+            .flat_map(|p| {
+                // One line per partition of a job of several.
+                let lines: Vec<(usize, u32, Factors)> = if p.per_part.is_empty() {
+                    vec![(p.r.partition, p.prio, p.factors)]
+                } else {
+                    p.parts
+                        .iter()
+                        .zip(&p.per_part)
+                        .map(|(&part, &(prio, f))| (part, prio, f))
+                        .collect()
+                };
+                lines
+                    .into_iter()
+                    .map(move |(part, prio, f)| (p, part, prio, f))
+            })
+            .map(|(p, part, prio, factors)| {
+                let w = weighted(&self.conf, &factors);
                 let a = self.tree.get(p.r.assoc);
                 let mut tres = Vec::new();
                 if self.conf.priority.weight_tres_cpu > 0.0 {
@@ -578,20 +726,20 @@ impl SlurmPolicy {
                 }
                 SprioRow {
                     job: p.job.id,
-                    partition: self.conf.partitions[p.r.partition].name.clone(),
+                    partition: self.conf.partitions[part].name.clone(),
                     user: a.user.clone().unwrap_or_default(),
                     account: a.account.clone(),
-                    priority: p.prio,
+                    priority: prio,
                     age: w[0],
                     assoc: w[1],
                     fairshare: w[2],
                     job_size: w[3],
                     partition_factor: w[4],
                     qos: w[5],
-                    nice: p.factors.nice,
+                    nice: factors.nice,
                     tres,
                     qos_name: self.qos.get(p.r.qos).name.clone(),
-                    factors: p.factors,
+                    factors,
                 }
             })
             .collect();
@@ -638,9 +786,10 @@ impl SlurmPolicy {
         self.started_by.get(&id).copied()
     }
 
-    fn factors(&self, p: &Pending, t: f64) -> Factors {
+    /// Pending job `p`'s factors at `t` in partition `part`.
+    fn factors(&self, p: &Pending, part: usize, t: f64) -> Factors {
         let pc = &self.conf.priority;
-        let part = &self.conf.partitions[p.r.partition];
+        let part = &self.conf.partitions[part];
         let nodes = p.job.nodes();
         let age = if pc.weight_age > 0.0 {
             let diff = (t - p.accrue).max(0.0).floor();
@@ -718,14 +867,36 @@ impl SlurmPolicy {
         if !self.conf.priority.multifactor {
             return;
         }
-        let f = self.factors(&self.pending[p], t);
+        let job = &self.pending[p];
+        let f = self.factors(job, job.r.partition, t);
         let prio = priority(&self.conf, &f);
+        // A job of several partitions has a priority in each
+        // (`priority_array`, `_priority_each_partition`): their partition
+        // and TRES factors differ.
+        let per_part: Vec<(u32, Factors)> = if job.parts.len() > 1 {
+            job.parts
+                .iter()
+                .map(|&part| {
+                    let f = self.factors(job, part, t);
+                    (priority(&self.conf, &f), f)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let job = &mut self.pending[p];
-        if job.prio != prio {
+        if job.prio != prio
+            || job
+                .per_part
+                .iter()
+                .map(|x| x.0)
+                .ne(per_part.iter().map(|x| x.0))
+        {
             self.sorted = false;
         }
         job.factors = f;
         job.prio = prio;
+        job.per_part = per_part;
     }
 
     /// One priority pass at `t`.
@@ -742,16 +913,25 @@ impl SlurmPolicy {
         };
         if reset {
             self.fs.reset();
+            self.counters.reset_usage();
         }
         if classic {
             self.fs.classic_accounts(&self.tree);
         }
         if let Some(last) = self.last_calc {
             self.fs.decay(t - last);
+            let d = self.fs.decay_factor();
+            if t > last && d != 1.0 {
+                self.counters
+                    .decay_usage(d.powf(t - last).max(f64::MIN_POSITIVE));
+            }
             for r in self.running.values() {
                 let dt = t - last.max(r.start);
                 let amount = self.fs.charge(dt, r.billing, r.usage_factor);
                 self.fs.add(&self.tree, r.assoc, amount);
+                // The same seconds per CPU and node, for GrpTRESMins.
+                let seconds = self.fs.charge(dt, 1.0, r.usage_factor);
+                self.counters.charge_usage(&self.tree, &r.claim, seconds);
             }
         }
         self.fs.recompute(&self.tree);
@@ -784,14 +964,28 @@ impl SlurmPolicy {
         self.sorted = true;
     }
 
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a start names the job, its partition, its nodes and who started it"
+    )]
     fn start(
         &mut self,
         i: usize,
+        part: usize,
         now: f64,
         grant: partalloc_allocators::Grant,
+        nodes: Vec<u32>,
         by: StartedBy,
         started: &mut Vec<Started>,
     ) {
+        // A job of several partitions runs in the one that started it.
+        self.pending[i].r.partition = part;
+        self.pending[i].tier = self.conf.partitions[part].priority_tier;
+        let k = self.pending[i].parts.iter().position(|&x| x == part);
+        if let Some(&(prio, f)) = k.and_then(|k| self.pending[i].per_part.get(k)) {
+            self.pending[i].prio = prio;
+            self.pending[i].factors = f;
+        }
         let p = &self.pending[i];
         let limit = p.r.time_limit.map_or(YEAR, |s| s as f64);
         let mut job = p.job;
@@ -818,11 +1012,118 @@ impl SlurmPolicy {
             start: now,
             limit_end: now + limit,
             granted: grant.granted_nodes(),
+            nodes,
             prio: p.prio,
         };
         self.running.insert(job.id, run);
         self.started_by.insert(job.id, (now, by));
         started.push(Started { job, grant });
+    }
+
+    /// Grants pending job `i` the nodes `ids` (lowest free ones of where
+    /// it may run) through [`Allocator::allocate_at`]; an allocator that
+    /// cannot grant a chosen list may place it itself, inside the nodes
+    /// `allowed`.
+    fn place(
+        &self,
+        i: usize,
+        ids: Vec<u32>,
+        allowed: &[bool],
+        alloc: &mut dyn Allocator,
+    ) -> Result<Option<partalloc_allocators::Grant>, ScheduleError> {
+        let job = &self.pending[i].job;
+        if (ids.len() as u64) < job.nodes() {
+            return Ok(None);
+        }
+        let request = self.mapping.request(&job.shape);
+        let at = partalloc_allocators::Partition::Nodes(ids);
+        match alloc.allocate_at(&request, &at) {
+            Ok(g) => return Ok(Some(g)),
+            Err(AllocError::NoRoom { .. } | AllocError::PartitionBusy { .. }) => return Ok(None),
+            Err(AllocError::PlacementUnsupported { .. } | AllocError::Unrecognized { .. }) => {}
+            Err(source) => {
+                return Err(ScheduleError::Unservable {
+                    job: job.id,
+                    source,
+                });
+            }
+        }
+        let g = match alloc.allocate(&request) {
+            Ok(g) => g,
+            Err(AllocError::NoRoom { .. }) => return Ok(None),
+            Err(source) => {
+                return Err(ScheduleError::Unservable {
+                    job: job.id,
+                    source,
+                });
+            }
+        };
+        let inside = g
+            .partition()
+            .node_list(alloc.topology())
+            .is_ok_and(|ns| ns.iter().all(|&n| allowed.get(n as usize) == Some(&true)));
+        if inside {
+            return Ok(Some(g));
+        }
+        let _ = alloc.release(&g);
+        Err(ScheduleError::Policy {
+            policy: "slurm".into(),
+            reason: format!(
+                "allocator {} placed job {} outside its partition's nodes and cannot grant chosen nodes; use paging",
+                alloc.name(),
+                job.id
+            ),
+        })
+    }
+
+    /// The nodes of grant `g` when partitions divide the machine (empty
+    /// otherwise: nothing needs them).
+    fn grant_nodes(&self, g: &partalloc_allocators::Grant, alloc: &dyn Allocator) -> Vec<u32> {
+        if self.split.is_none() {
+            return Vec::new();
+        }
+        g.partition()
+            .node_list(alloc.topology())
+            .unwrap_or_default()
+    }
+
+    /// The queue as slurmctld's scheduler walks it: one record per job
+    /// and partition it was submitted to (`build_job_queue`), by the
+    /// partition's tier, then the job's order (`sort_job_queue2`).
+    fn records(&mut self) -> Vec<(usize, usize)> {
+        self.sort();
+        let mut out: Vec<(usize, usize)> = Vec::with_capacity(self.pending.len());
+        let mut several = false;
+        for (i, p) in self.pending.iter().enumerate() {
+            several |= p.parts.len() > 1;
+            out.extend(p.parts.iter().map(|&part| (i, part)));
+        }
+        if several {
+            let tiers: Vec<u32> = self
+                .conf
+                .partitions
+                .iter()
+                .map(|p| p.priority_tier)
+                .collect();
+            let pending = &self.pending;
+            let prio = |i: usize, part: usize| {
+                let p = &pending[i];
+                p.parts
+                    .iter()
+                    .position(|&x| x == part)
+                    .and_then(|k| p.per_part.get(k))
+                    .map_or(p.prio, |x| x.0)
+            };
+            out.sort_by(|&(i, pi), &(j, pj)| {
+                let (a, b) = (&pending[i], &pending[j]);
+                tiers[pj]
+                    .cmp(&tiers[pi])
+                    .then(prio(j, pj).cmp(&prio(i, pi)))
+                    .then(a.job.arrival.total_cmp(&b.job.arrival))
+                    .then(a.job.id.cmp(&b.job.id))
+            });
+        }
+        out
     }
 
     /// Tries the allocator for pending job `i`: `Some(grant)` if it fits.
@@ -854,19 +1155,28 @@ impl SlurmPolicy {
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        self.sort();
+        let records = self.records();
         let parts = self.conf.partitions.len();
         let mut failed = vec![false; parts];
         let mut any_failed = false;
+        // The nodes the pass may still use (`avail_node_bitmap`): a
+        // failed partition's leave it. Kept per node only when partitions
+        // divide the machine; otherwise one failure leaves none.
+        let mut avail: Option<Vec<bool>> =
+            self.split.as_ref().map(|_| vec![true; alloc.total_nodes()]);
         let limit = self.conf.sched.default_queue_depth;
         let reserve = self.conf.sched.bf_min_prio_reserve;
         let mut depth = 0usize;
         let mut done = vec![false; self.pending.len()];
         self.unexamined = false;
-        for i in 0..self.pending.len() {
-            // A job over its partition's MaxTime is not queued at all
+        for (i, part) in records {
+            // Started in another of its partitions.
+            if done[i] {
+                continue;
+            }
+            // A job over its partition's MaxTime is not queued there
             // (`job_limits_check` when the queue is built).
-            if self.over_partition_time(i) {
+            if self.over_partition_time(i, part) {
                 self.pending[i].reason = Reason::Limit("PartitionTimeLimit");
                 continue;
             }
@@ -877,7 +1187,6 @@ impl SlurmPolicy {
                 }
                 depth += 1;
             }
-            let part = self.pending[i].r.partition;
             if failed[part] {
                 let p = &mut self.pending[i];
                 if matches!(p.reason, Reason::None | Reason::Resources) {
@@ -885,57 +1194,133 @@ impl SlurmPolicy {
                 }
                 continue;
             }
-            let fail = |s: &mut Self, failed: &mut Vec<bool>, any: &mut bool, why: Reason| {
+            let fail = |s: &mut Self,
+                        failed: &mut Vec<bool>,
+                        any: &mut bool,
+                        avail: &mut Option<Vec<bool>>,
+                        why: Reason| {
                 let p = &mut s.pending[i];
                 p.reason = why;
                 if reserve == 0 || p.prio >= reserve {
                     failed[part] = true;
                     *any = true;
+                    // `bit_and_not(avail_node_bitmap, part nodes)`.
+                    if let (Some(a), Some(split)) = (avail.as_mut(), s.split.as_ref()) {
+                        for (x, &m) in a.iter_mut().zip(&split.member[part]) {
+                            *x &= !m;
+                        }
+                    }
                 }
             };
-            if any_failed {
-                // Another partition's blocked job took every node
-                // (`bit_and_not(avail_node_bitmap, part nodes)`).
+            if avail.is_none() && any_failed {
+                // Another partition's blocked job took every node.
                 fail(
                     self,
                     &mut failed,
                     &mut any_failed,
+                    &mut avail,
                     Reason::ReservedForOtherPartition,
                 );
                 continue;
             }
+            let nodes = self.pending[i].job.nodes();
             if self.conf.enforce_limits {
-                let p = &self.pending[i];
-                let claim = self.claim(&p.r, p.job.nodes());
+                let mut r = self.pending[i].r;
+                r.partition = part;
+                let claim = self.claim(&r, nodes);
                 if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
                     self.pending[i].reason = why;
                     continue;
                 }
             }
-            match self.try_alloc(i, alloc) {
+            // The nodes of its partition the pass may use.
+            let allowed: Option<Vec<bool>> = match (&avail, &self.split) {
+                (Some(a), Some(split)) => Some(
+                    a.iter()
+                        .zip(&split.member[part])
+                        .map(|(&x, &m)| x && m)
+                        .collect(),
+                ),
+                _ => None,
+            };
+            if let Some(allowed) = &allowed
+                && (allowed.iter().filter(|&&x| x).count() as u64) < nodes
+            {
+                // Fewer of its partition's nodes are left than it asks
+                // for (`_schedule`: "reserved for jobs in higher priority
+                // partitions").
+                fail(
+                    self,
+                    &mut failed,
+                    &mut any_failed,
+                    &mut avail,
+                    Reason::ReservedForOtherPartition,
+                );
+                continue;
+            }
+            let got = match &allowed {
+                None => self.try_alloc(i, alloc),
+                Some(allowed) => {
+                    let free = free_mask(alloc);
+                    let ids: Vec<u32> = (0..allowed.len())
+                        .filter(|&k| allowed[k] && free[k])
+                        .take(usize::try_from(nodes).unwrap_or(usize::MAX))
+                        .map(|k| k as u32)
+                        .collect();
+                    self.place(i, ids, allowed, alloc)
+                }
+            };
+            match got {
                 Ok(Some(g)) => {
-                    self.start(i, now, g, StartedBy::Main, started);
+                    let ns = self.grant_nodes(&g, alloc);
+                    self.start(i, part, now, g, ns, StartedBy::Main, started);
                     done[i] = true;
                 }
                 Ok(None) => {
                     // Preemption: victims in order until the job fits
-                    // (the select plugin frees candidates one by one).
+                    // (the select plugin frees candidates one by one),
+                    // counting only their nodes where it may run.
                     if self.preemption && self.preempted.is_empty() {
-                        let need = self.pending[i].job.nodes();
-                        let mut free = alloc.free_nodes() as u64;
+                        let inside = |r: &Running| -> u64 {
+                            match &allowed {
+                                None => r.granted,
+                                Some(a) => r
+                                    .nodes
+                                    .iter()
+                                    .filter(|&&n| a.get(n as usize) == Some(&true))
+                                    .count() as u64,
+                            }
+                        };
+                        let mut free = match &allowed {
+                            None => alloc.free_nodes() as u64,
+                            Some(a) => {
+                                let f = free_mask(alloc);
+                                a.iter().zip(&f).filter(|&(&x, &y)| x && y).count() as u64
+                            }
+                        };
                         let mut victims = Vec::new();
-                        for (id, mode, nodes) in self.preemptable(i, now) {
-                            if free >= need {
+                        for (id, mode, _) in self.preemptable(i, part, now) {
+                            if free >= nodes {
                                 break;
                             }
-                            free += nodes;
+                            let gain = self.running.get(&id).map_or(0, inside);
+                            if gain == 0 {
+                                continue;
+                            }
+                            free += gain;
                             victims.push((id, mode));
                         }
-                        if free >= need && !victims.is_empty() {
+                        if free >= nodes && !victims.is_empty() {
                             self.preempted = victims;
                         }
                     }
-                    fail(self, &mut failed, &mut any_failed, Reason::Resources);
+                    fail(
+                        self,
+                        &mut failed,
+                        &mut any_failed,
+                        &mut avail,
+                        Reason::Resources,
+                    );
                 }
                 Err(e) => {
                     done[i] = true;
@@ -1017,11 +1402,11 @@ impl SlurmPolicy {
         Ok(())
     }
 
-    /// Whether pending job `i`'s time limit exceeds its partition's
+    /// Whether pending job `i`'s time limit exceeds partition `part`'s
     /// `MaxTime`.
-    fn over_partition_time(&self, i: usize) -> bool {
+    fn over_partition_time(&self, i: usize, part: usize) -> bool {
         let p = &self.pending[i];
-        let max = self.conf.partitions[p.r.partition].max_time;
+        let max = self.conf.partitions[part].max_time;
         matches!((p.r.time_limit, max), (Some(t), Some(m)) if t > m)
             || (p.r.time_limit.is_none() && max.is_some())
     }
@@ -1039,17 +1424,13 @@ impl SlurmPolicy {
         self.dirty_bf = true;
     }
 
-    #[expect(
-        clippy::needless_range_loop,
-        reason = "the loop starts and plans jobs by index while it changes the policy"
-    )]
     fn backfill_pass(
         &mut self,
         now: f64,
         alloc: &mut dyn Allocator,
         started: &mut Vec<Started>,
     ) -> Result<(), ScheduleError> {
-        self.sort();
+        let records = self.records();
         let s = self.conf.sched.clone();
         let res = s.bf_resolution as f64;
         let off = self.epoch;
@@ -1058,35 +1439,74 @@ impl SlurmPolicy {
         // (the select plugin's will-run test reads their end times).
         let down = |t: f64| ((t + off) / res).floor() * res - off;
         let mut plan = core::mem::take(&mut self.plan);
-        plan.reset(now, alloc.free_nodes() as i64);
-        for r in self.running.values() {
-            let end = if r.limit_end > now {
-                r.limit_end
-            } else {
-                now + 1.0
-            };
-            plan.add(end, f64::INFINITY, r.granted as i64);
+        // With partitions on part of the nodes, one plan per class of
+        // nodes (the nodes of the same partitions).
+        let mut split = self.split.take();
+        let mut free = split.as_ref().map(|_| free_mask(alloc));
+        match (&mut split, &free) {
+            (Some(sp), Some(free)) => {
+                let mut counts = vec![0i64; sp.plans.len()];
+                for (k, &f) in free.iter().enumerate() {
+                    if f && let Some(&c) = sp.class_of.get(k) {
+                        counts[c] += 1;
+                    }
+                }
+                for (pl, &n) in sp.plans.iter_mut().zip(&counts) {
+                    pl.reset(now, n);
+                }
+                for r in self.running.values() {
+                    let end = if r.limit_end > now {
+                        r.limit_end
+                    } else {
+                        now + 1.0
+                    };
+                    for &n in &r.nodes {
+                        if let Some(&c) = sp.class_of.get(n as usize) {
+                            sp.plans[c].add(end, f64::INFINITY, 1);
+                        }
+                    }
+                }
+            }
+            _ => {
+                plan.reset(now, alloc.free_nodes() as i64);
+                for r in self.running.values() {
+                    let end = if r.limit_end > now {
+                        r.limit_end
+                    } else {
+                        now + 1.0
+                    };
+                    plan.add(end, f64::INFINITY, r.granted as i64);
+                }
+            }
         }
         let mut tested = 0usize;
         let mut starts = 0usize;
         let mut per_user: HashMap<usize, usize> = HashMap::new();
         let mut per_part: HashMap<usize, usize> = HashMap::new();
         let mut done = vec![false; self.pending.len()];
+        // Planned starts of this cycle: a job of several partitions shows
+        // the earliest (`orig_start_time`: "can start earlier in different
+        // partition").
+        let mut planned_now: HashMap<usize, f64> = HashMap::new();
         let mut result = Ok(());
-        for i in 0..self.pending.len() {
+        for (i, part) in records {
+            if done[i] {
+                continue;
+            }
             if tested >= s.bf_max_job_test {
                 break;
             }
-            if self.over_partition_time(i) {
+            if self.over_partition_time(i, part) {
                 continue;
             }
-            let (user, part, nodes) = {
+            let (user, nodes) = {
                 let p = &self.pending[i];
-                (p.r.user, p.r.partition, p.job.nodes())
+                (p.r.user, p.job.nodes())
             };
             if self.conf.enforce_limits {
-                let p = &self.pending[i];
-                let claim = self.claim(&p.r, nodes);
+                let mut r = self.pending[i].r;
+                r.partition = part;
+                let claim = self.claim(&r, nodes);
                 if let Some(why) = self.counters.blocked(&self.tree, &self.qos, &claim) {
                     self.pending[i].reason = why;
                     continue;
@@ -1107,14 +1527,17 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let mut at = plan.earliest(now, nodes as i64, tl);
+            let mut at = match &split {
+                Some(sp) => earliest_in(sp, part, now, nodes as i64, tl),
+                None => plan.earliest(now, nodes as i64, tl),
+            };
             // A job that may preempt plans as if the running jobs it may
             // preempt were gone (the will-run test with preemptee
             // candidates): it is planned for when the jobs it cannot
             // preempt leave it room. Starting it by preemption is the
             // main scheduler's.
-            if self.preemption && at > now {
-                let victims: u64 = self.preemptable(i, now).iter().map(|v| v.2).sum();
+            if self.preemption && at > now && split.is_none() {
+                let victims: u64 = self.preemptable(i, part, now).iter().map(|v| v.2).sum();
                 if victims > 0 {
                     let sooner = plan.earliest(now, nodes as i64 - victims as i64, tl);
                     if sooner > now {
@@ -1123,10 +1546,57 @@ impl SlurmPolicy {
                 }
             }
             if at <= now {
-                match self.try_alloc(i, alloc) {
+                let got = match (&split, &free) {
+                    (Some(sp), Some(free)) => {
+                        // The lowest free nodes of each class of its
+                        // partition, as many as the plan leaves free.
+                        let mut room: Vec<i64> = sp
+                            .plans
+                            .iter()
+                            .map(|pl| pl.min_over(now, now + tl).max(0))
+                            .collect();
+                        let mut allowed = vec![false; free.len()];
+                        let mut ids = Vec::new();
+                        for (k, &f) in free.iter().enumerate() {
+                            let c = sp.class_of[k];
+                            if f && sp.member[part][k] && room[c] > 0 && (ids.len() as u64) < nodes
+                            {
+                                room[c] -= 1;
+                                allowed[k] = true;
+                                ids.push(k as u32);
+                            }
+                        }
+                        self.place(i, ids, &allowed, alloc)
+                    }
+                    _ => self.try_alloc(i, alloc),
+                };
+                match got {
                     Ok(Some(g)) => {
-                        plan.add(now, slot_end(now), -(g.granted_nodes() as i64));
-                        self.start(i, now, g, StartedBy::Backfill, started);
+                        // (`self.split` is taken for the pass: ask the
+                        // grant directly.)
+                        let ns = match split {
+                            Some(_) => g
+                                .partition()
+                                .node_list(alloc.topology())
+                                .unwrap_or_default(),
+                            None => Vec::new(),
+                        };
+                        match &mut split {
+                            Some(sp) => {
+                                for &n in &ns {
+                                    let c = sp.class_of[n as usize];
+                                    sp.plans[c].add(now, slot_end(now), -1);
+                                    // Taken now: not free for the next.
+                                    if let Some(x) =
+                                        free.as_mut().and_then(|f| f.get_mut(n as usize))
+                                    {
+                                        *x = false;
+                                    }
+                                }
+                            }
+                            None => plan.add(now, slot_end(now), -(g.granted_nodes() as i64)),
+                        }
+                        self.start(i, part, now, g, ns, StartedBy::Backfill, started);
                         done[i] = true;
                         // bf_max_job_start ends the cycle at once: the
                         // later jobs are not tested (no planned start).
@@ -1154,18 +1624,64 @@ impl SlurmPolicy {
             if s.bf_min_prio_reserve > 0 && p.prio < s.bf_min_prio_reserve {
                 continue;
             }
-            p.planned = Some(at);
+            let shown = planned_now.get(&i).map_or(at, |&t| t.min(at));
+            planned_now.insert(i, shown);
+            p.planned = Some(shown);
             // Past the window: a planned start but no reservation ("starts
             // too far in the future to worry about").
             if at > now + s.bf_window as f64 {
                 continue;
             }
-            plan.add(down(at), slot_end(at), -(nodes as i64));
+            match &mut split {
+                Some(sp) => {
+                    // Reserve the classes' nodes in their order, as many
+                    // of each as are free over its slot.
+                    let mut left = nodes as i64;
+                    for &c in &sp.part_classes[part] {
+                        if left == 0 {
+                            break;
+                        }
+                        let take = sp.plans[c].min_over(at, at + tl).max(0).min(left);
+                        sp.plans[c].add(down(at), slot_end(at), -take);
+                        left -= take;
+                    }
+                }
+                None => plan.add(down(at), slot_end(at), -(nodes as i64)),
+            }
         }
         self.plan = plan;
+        self.split = split;
         self.remove_done(&done);
         result
     }
+}
+
+/// The earliest time from `now` at which partition `part`'s classes of
+/// nodes have `need` nodes free together over `duration`.
+fn earliest_in(sp: &Split, part: usize, now: f64, need: i64, duration: f64) -> f64 {
+    let classes = &sp.part_classes[part];
+    let mut times: Vec<f64> = vec![now];
+    for &c in classes {
+        times.extend(
+            sp.plans[c]
+                .breakpoints()
+                .iter()
+                .copied()
+                .filter(|&t| t > now),
+        );
+    }
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
+        .into_iter()
+        .find(|&t| {
+            classes
+                .iter()
+                .map(|&c| sp.plans[c].min_over(t, t + duration).max(0))
+                .sum::<i64>()
+                >= need
+        })
+        .unwrap_or(f64::INFINITY)
 }
 
 impl Scheduler for SlurmPolicy {
@@ -1189,8 +1705,25 @@ impl Scheduler for SlurmPolicy {
                 policy: "slurm".into(),
                 reason: e.to_string(),
             })?;
+        let parts =
+            self.jobs
+                .partitions(job.id, &self.conf)
+                .map_err(|e| ScheduleError::Policy {
+                    policy: "slurm".into(),
+                    reason: e.to_string(),
+                })?;
+        // A job over a limit of a QOS with DenyOnLimit is refused: sbatch
+        // fails, the job is never queued.
+        if let Some(why) = self.denied(&r, job.nodes()) {
+            self.refused.push((job.id, why));
+            return Ok(());
+        }
         let cpus = job.nodes() * u64::from(self.conf.cpus_per_node);
-        let tier = self.conf.partitions[r.partition].priority_tier;
+        let tier = parts
+            .iter()
+            .map(|&p| self.conf.partitions[p].priority_tier)
+            .max()
+            .unwrap_or(0);
         // Age accrues from eligibility; with ACCRUE_ALWAYS from submission
         // (`acct_policy_handle_accrue_time`, `src/slurmctld/acct_policy.c`).
         let submit = self
@@ -1202,6 +1735,8 @@ impl Scheduler for SlurmPolicy {
         self.pending.push(Pending {
             job,
             r,
+            parts,
+            per_part: Vec::new(),
             cpus,
             accrue: submit,
             tier,
@@ -1243,14 +1778,40 @@ impl Scheduler for SlurmPolicy {
             self.dirty_main = true;
             self.dirty_bf = true;
         }
-        let hold = u32::try_from(completing)
-            .ok()
-            .filter(|&count| count > 0)
-            .and_then(|count| {
+        self.completing_ids.retain(|(until, _)| *until > now);
+        // With partitions on part of the nodes, the ended jobs' own nodes
+        // are held (their partitions' jobs must not see them free), where
+        // the allocator grants chosen nodes.
+        let exact = (completing > 0 && self.split.is_some())
+            .then(|| {
+                let mut ids: Vec<u32> = self
+                    .completing_ids
+                    .iter()
+                    .flat_map(|(_, ids)| ids.iter().copied())
+                    .filter(|&n| alloc.is_available(n))
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let count = u32::try_from(ids.len()).ok().filter(|&c| c > 0)?;
                 alloc
-                    .allocate(&partalloc_allocators::Request::Nodes { count })
+                    .allocate_at(
+                        &partalloc_allocators::Request::Nodes { count },
+                        &partalloc_allocators::Partition::Nodes(ids),
+                    )
                     .ok()
-            });
+            })
+            .flatten();
+        let hold = match exact {
+            Some(g) => Some(g),
+            None => u32::try_from(completing)
+                .ok()
+                .filter(|&count| count > 0)
+                .and_then(|count| {
+                    alloc
+                        .allocate(&partalloc_allocators::Request::Nodes { count })
+                        .ok()
+                }),
+        };
         let result = self.passes(now, alloc, started);
         if let Some(g) = hold {
             alloc.release(&g).map_err(|e| ScheduleError::Policy {
@@ -1286,12 +1847,18 @@ impl Scheduler for SlurmPolicy {
         let from = self.last_calc.map_or(r.start, |l| l.max(r.start));
         let amount = self.fs.charge(now - from, r.billing, r.usage_factor);
         self.fs.add(&self.tree, r.assoc, amount);
+        let seconds = self.fs.charge(now - from, 1.0, r.usage_factor);
+        self.counters.charge_usage(&self.tree, &r.claim, seconds);
         self.counters.apply(&self.tree, &r.claim, -1);
         if self.completing > 0.0 && !victim {
             // Its nodes complete first; their epilog's end runs the main
             // scheduler then.
             self.completing_nodes
                 .push((now + self.completing, r.granted));
+            if !r.nodes.is_empty() {
+                self.completing_ids
+                    .push((now + self.completing, r.nodes.clone()));
+            }
         } else {
             self.dirty_main = true;
             self.dirty_bf = true;
