@@ -55,7 +55,9 @@ use super::common::{cube_of, requested_dim, single_nodes, sub};
 use super::gray_code::window;
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, Managed, Occupancy, Partition, Request, Strategy, View};
+use crate::{
+    AllocError, Allocator, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
+};
 
 const NAME: &str = "multiple-gray-code";
 
@@ -159,7 +161,10 @@ fn first_window(
 #[derive(Debug, Clone)]
 pub struct MultipleGrayCode {
     cube: Hypercube,
+    topology: Topology,
     codes: Vec<gray::GrayCode>,
+    nodes: Occupancy,
+    ledger: GrantLedger<Subcube>,
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -181,7 +186,7 @@ impl MultipleGrayCode {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] above Q_[`MAX_MULTIPLE_GRAY_DIM`].
-    pub fn new(cube: Hypercube) -> Result<Managed<Self>, BuildError> {
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
         let n = cube.dim();
         if n > MAX_MULTIPLE_GRAY_DIM {
             return Err(BuildError::UnsuitableTopology {
@@ -196,10 +201,13 @@ impl MultipleGrayCode {
             .iter()
             .filter_map(|g| gray::GrayCode::new(g).ok())
             .collect();
-        Ok(Managed::new(
-            Topology::Hypercube(cube),
-            Self { cube, codes },
-        ))
+        Ok(Self {
+            cube,
+            topology: Topology::Hypercube(cube),
+            codes,
+            nodes: Occupancy::new(1usize << n),
+            ledger: GrantLedger::new(),
+        })
     }
 
     /// The codes, in search order.
@@ -216,29 +224,31 @@ impl MultipleGrayCode {
     }
 }
 
-impl Strategy for MultipleGrayCode {
+impl Allocator for MultipleGrayCode {
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    fn choose(
-        &mut self,
-        view: &View<'_>,
-        request: &Request,
-    ) -> Result<Option<Partition>, AllocError> {
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology, faults);
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let nodes = view.occupancy();
         let found = if k == 0 {
-            nodes.lowest_available().map(|v| sub(&self.cube, 0, v))
+            self.nodes.lowest_available().map(|v| sub(&self.cube, 0, v))
         } else {
             self.codes
                 .iter()
-                .find_map(|c| first_window(nodes, &self.cube, c, k))
+                .find_map(|c| first_window(&self.nodes, &self.cube, c, k))
         };
-        Ok(found.map(Partition::Subcube))
+        let s = found.ok_or_else(|| self.nodes.no_room(request))?;
+        Ok(self.nodes.grant(&mut self.ledger, s, request))
     }
 
-    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.nodes.release(&mut self.ledger, grant).map(drop)
+    }
+
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         if k == 0 {
             return Ok(single_nodes(&self.cube));

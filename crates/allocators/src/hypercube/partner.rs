@@ -42,7 +42,10 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 use super::common::{cube_of, requested_dim, sub};
 use super::tree::{Tree, partner_cubes};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{AllocError, BuildError, Managed, Occupancy, Partition, Request, Strategy, View};
+use crate::{
+    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
+    ReleaseError, Request,
+};
 
 const NAME: &str = "partner";
 
@@ -50,7 +53,10 @@ const NAME: &str = "partner";
 #[derive(Debug, Clone)]
 pub struct Partner {
     pub(super) cube: Hypercube,
+    pub(super) topology: Topology,
     pub(super) tree: Tree,
+    pub(super) nodes: Occupancy,
+    pub(super) ledger: GrantLedger<Subcube>,
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -70,22 +76,20 @@ impl Partner {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(cube: Hypercube) -> Result<Managed<Self>, BuildError> {
-        Ok(Managed::new(Topology::Hypercube(cube), Self::bare(cube)))
-    }
-
-    /// The strategy alone, for [`PartnerExt`](super::PartnerExt).
-    pub(super) fn bare(cube: Hypercube) -> Self {
-        Self {
+    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
+        Ok(Self {
             cube,
+            topology: Topology::Hypercube(cube),
             tree: Tree::new(cube.dim()),
-        }
+            nodes: Occupancy::new(cube.num_nodes()),
+            ledger: GrantLedger::new(),
+        })
     }
 
     /// Algorithm 3 (and the Q_0 rule) without changing state.
-    pub(super) fn find(&self, nodes: &Occupancy, k: u32) -> Option<Subcube> {
+    pub(super) fn find(&self, k: u32) -> Option<Subcube> {
         if k == 0 {
-            nodes
+            self.nodes
                 .lowest_available()
                 .map(|node| sub(&self.cube, 0, node))
         } else {
@@ -93,18 +97,33 @@ impl Partner {
         }
     }
 
-    /// [`Strategy::committed`]: the tree marks the granted subcube.
-    pub(super) fn take(&mut self, p: &Partition) {
-        if let Partition::Subcube(s) = p {
-            self.tree.mark(s);
-        }
+    pub(super) fn take(&mut self, s: Subcube, request: &Request) -> Grant {
+        self.tree.mark(&s);
+        self.nodes.grant(&mut self.ledger, s, request)
     }
 
-    /// [`Strategy::released`]: the tree frees the subcube.
-    pub(super) fn give_back(&mut self, p: &Partition) {
-        if let Partition::Subcube(s) = p {
-            self.tree.unmark(s);
+    pub(super) fn no_room(&self, request: &Request) -> AllocError {
+        self.nodes.no_room(request)
+    }
+
+    pub(super) fn give_back(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        let s = self.nodes.release(&mut self.ledger, grant)?;
+        self.tree.unmark(&s);
+        Ok(())
+    }
+
+    pub(super) fn fault(&mut self, node: NodeId) -> Result<(), FaultError> {
+        if self.nodes.mark_faulty(node)? {
+            self.tree.set_leaf(node, true);
         }
+        Ok(())
+    }
+
+    pub(super) fn mend(&mut self, node: NodeId) -> Result<(), FaultError> {
+        if self.nodes.repair(node)? {
+            self.tree.set_leaf(node, false);
+        }
+        Ok(())
     }
 
     /// Algorithm 3's cubes (or the single nodes for k = 0), search order.
@@ -119,37 +138,32 @@ impl Partner {
     }
 }
 
-impl Strategy for Partner {
+impl Allocator for Partner {
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    fn choose(
-        &mut self,
-        view: &View<'_>,
-        request: &Request,
-    ) -> Result<Option<Partition>, AllocError> {
+    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        Ok(self.find(view.occupancy(), k).map(Partition::Subcube))
+        let s = self.find(k).ok_or_else(|| self.no_room(request))?;
+        Ok(self.take(s, request))
     }
 
-    fn committed(&mut self, _: &View<'_>, p: &Partition) {
-        self.take(p);
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.give_back(grant)
     }
 
-    fn released(&mut self, _: &View<'_>, p: &Partition) {
-        self.give_back(p);
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.fault(node)
     }
 
-    fn faulted(&mut self, _: &View<'_>, node: NodeId) {
-        self.tree.set_leaf(node, true);
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.mend(node)
     }
 
-    fn repaired(&mut self, _: &View<'_>, node: NodeId) {
-        self.tree.set_leaf(node, false);
-    }
-
-    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         Ok(self
             .alg3_cubes(k)

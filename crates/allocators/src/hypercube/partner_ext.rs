@@ -52,7 +52,9 @@ use super::common::{cube_of, low, requested_dim, sub};
 use super::partner::Partner;
 use super::tree::partner_cube;
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
+use crate::{
+    AllocError, Allocator, BuildError, FaultError, Grant, Partition, ReleaseError, Request,
+};
 
 const NAME: &str = "partner-ext";
 
@@ -154,15 +156,11 @@ impl PartnerExt {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(cube: Hypercube, delta: Delta) -> Result<Managed<Self>, BuildError> {
-        let strategy = Self {
-            core: Partner::bare(cube),
+    pub fn new(cube: Hypercube, delta: Delta) -> Result<Self, BuildError> {
+        Ok(Self {
+            core: Partner::new(cube)?,
             delta,
-        };
-        Ok(Managed::new(
-            partalloc_topology::Topology::Hypercube(cube),
-            strategy,
-        ))
+        })
     }
 
     /// The search depth δ.
@@ -187,42 +185,36 @@ impl PartnerExt {
     }
 }
 
-impl Strategy for PartnerExt {
+impl Allocator for PartnerExt {
     fn name(&self) -> String {
         format!("{NAME}[delta={}]", self.delta)
     }
 
-    fn choose(
-        &mut self,
-        view: &View<'_>,
-        request: &Request,
-    ) -> Result<Option<Partition>, AllocError> {
+    crate::occupancy::occupancy_methods!(core.nodes, core.ledger, topology: core.topology);
+
+    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;
-        let nodes = view.occupancy();
         let found = self
             .core
-            .find(nodes, k)
-            .or_else(|| self.step2(k).find(|c| nodes.subcube_available(c)));
-        Ok(found.map(Partition::Subcube))
+            .find(k)
+            .or_else(|| self.step2(k).find(|c| self.core.nodes.subcube_available(c)));
+        let s = found.ok_or_else(|| self.core.no_room(request))?;
+        Ok(self.core.take(s, request))
     }
 
-    fn committed(&mut self, _: &View<'_>, p: &Partition) {
-        self.core.take(p);
+    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
+        self.core.give_back(grant)
     }
 
-    fn released(&mut self, _: &View<'_>, p: &Partition) {
-        self.core.give_back(p);
+    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.fault(node)
     }
 
-    fn faulted(&mut self, _: &View<'_>, node: NodeId) {
-        self.core.tree.set_leaf(node, true);
+    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
+        self.core.mend(node)
     }
 
-    fn repaired(&mut self, _: &View<'_>, node: NodeId) {
-        self.core.tree.set_leaf(node, false);
-    }
-
-    fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;
         let mut seen = HashSet::new();
         Ok(self
@@ -239,7 +231,6 @@ impl Strategy for PartnerExt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Allocator;
 
     #[test]
     fn fig_10_and_11_addresses() {
