@@ -1,9 +1,10 @@
 //! Per-pod goldens printed by the artifact itself (`data/fgd-artifact/`,
 //! recorded by `scripts/fgd-artifact-oracle`): a cut of the OpenB cluster
 //! and default pod list run through the artifact's whole protocol (shuffle,
-//! tuning to 1.3 × the GPUs, tune seed 42) under FGD and BestFit. Replayed
-//! here with the experiment's own setup and policy code, every submitted pod
-//! lands on the same node with the same GPUs, or fails in both.
+//! tuning to 1.3 × the GPUs, tune seed 42) under the five deterministic
+//! policies. Replayed here with the experiment's own setup and policy
+//! code, every submitted pod lands on the same node with the same GPUs, or
+//! fails in both.
 
 #![expect(
     clippy::expect_used,
@@ -101,7 +102,7 @@ fn every_pod_lands_where_the_artifact_put_it() {
     let goldens = goldens();
     assert_eq!(
         goldens.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["BestFit", "FGD"]
+        ["BestFit", "DotProd", "FGD", "GpuClustering", "GpuPacking"]
     );
     for (name, want) in &goldens {
         let policy: Policy = name.parse().expect("a policy name");
