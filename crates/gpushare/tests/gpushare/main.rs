@@ -1,5 +1,6 @@
 //! Tests of partalloc-gpushare: one module per subject.
 
+mod artifact;
 mod capacity;
 mod frag;
 mod fuzz;
