@@ -193,8 +193,7 @@ impl Strategy for BestFit {
     }
 
     fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        let (a, b, _) = self.geom.parse(NAME, request, false)?;
-        Ok(self.geom.placements(a, b, false))
+        self.geom.listing(NAME, request, false)
     }
 
     fn recognises(
@@ -203,9 +202,6 @@ impl Strategy for BestFit {
         request: &Request,
         at: &Partition,
     ) -> Result<(), AllocError> {
-        let geom = self.geom;
-        geom.recognises(NAME, request, false, at, |a, b, _, r| {
-            geom.places(a, b, false, r)
-        })
+        self.geom.recognises_placement(NAME, request, false, at)
     }
 }

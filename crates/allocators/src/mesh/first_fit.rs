@@ -102,8 +102,7 @@ impl<const ROTATE: bool> Strategy for FirstFree<ROTATE> {
     }
 
     fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        let (a, b, rotate) = self.geom.parse(Self::NAME, request, ROTATE)?;
-        Ok(self.geom.placements(a, b, ROTATE && rotate))
+        self.geom.listing(Self::NAME, request, ROTATE)
     }
 
     fn recognises(
@@ -112,10 +111,8 @@ impl<const ROTATE: bool> Strategy for FirstFree<ROTATE> {
         request: &Request,
         at: &Partition,
     ) -> Result<(), AllocError> {
-        let geom = self.geom;
-        geom.recognises(Self::NAME, request, ROTATE, at, |a, b, rotate, r| {
-            geom.places(a, b, ROTATE && rotate, r)
-        })
+        self.geom
+            .recognises_placement(Self::NAME, request, ROTATE, at)
     }
 }
 

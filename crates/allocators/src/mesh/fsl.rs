@@ -300,8 +300,7 @@ impl Strategy for Fsl {
     }
 
     fn recognizable(&self, _: &View<'_>, request: &Request) -> Result<Vec<Partition>, AllocError> {
-        let (a, b, rotate) = self.geom.parse(NAME, request, true)?;
-        Ok(self.geom.placements(a, b, rotate))
+        self.geom.listing(NAME, request, true)
     }
 
     fn recognises(
@@ -310,9 +309,6 @@ impl Strategy for Fsl {
         request: &Request,
         at: &Partition,
     ) -> Result<(), AllocError> {
-        let geom = self.geom;
-        geom.recognises(NAME, request, true, at, |a, b, rotate, r| {
-            geom.places(a, b, rotate, r)
-        })
+        self.geom.recognises_placement(NAME, request, true, at)
     }
 }

@@ -219,6 +219,35 @@ impl MeshGeom {
 
     /// Every a×b placement in row-major base order, then (with `rotate`
     /// and a ≠ b) every b×a one (for `recognizable`).
+    /// [`Strategy::recognizable`](crate::Strategy::recognizable) of a
+    /// strategy that may grant a box anywhere it fits: every placement of
+    /// the request, turned only if the strategy `rotates` and the request
+    /// allows it.
+    pub(crate) fn listing(
+        &self,
+        strategy: &'static str,
+        request: &Request,
+        rotates: bool,
+    ) -> Result<Vec<Partition>, AllocError> {
+        let (a, b, rotate) = self.parse(strategy, request, rotates)?;
+        Ok(self.placements(a, b, rotates && rotate))
+    }
+
+    /// [`Strategy::recognises`](crate::Strategy::recognises) of the same
+    /// strategies: `at` is one of the placements [`listing`](Self::listing)
+    /// gives.
+    pub(crate) fn recognises_placement(
+        &self,
+        strategy: &'static str,
+        request: &Request,
+        rotates: bool,
+        at: &Partition,
+    ) -> Result<(), AllocError> {
+        self.recognises(strategy, request, rotates, at, |a, b, rotate, r| {
+            self.places(a, b, rotates && rotate, r)
+        })
+    }
+
     pub(crate) fn placements(&self, a: u32, b: u32, rotate: bool) -> Vec<Partition> {
         let mut out = Vec::new();
         let (or, n) = orientations(a, b, rotate);
