@@ -61,18 +61,7 @@ pub struct StrategyInfo {
 }
 
 /// Every machine family, for entries that run on any machine.
-pub const ANY_TOPOLOGY: &[TopologyKind] = &[
-    TopologyKind::Hypercube,
-    TopologyKind::Mesh,
-    TopologyKind::Torus,
-    TopologyKind::Pod,
-    TopologyKind::Blocks,
-    TopologyKind::Tree,
-    TopologyKind::Ring,
-    TopologyKind::Torus3d,
-    TopologyKind::Capacity,
-    TopologyKind::GpuShare,
-];
+pub const ANY_TOPOLOGY: &[TopologyKind] = TopologyKind::ALL;
 
 /// Builds an entry's product for a machine from a parsed spec whose name
 /// and parameter keys the registry has already checked.

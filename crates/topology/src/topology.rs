@@ -62,48 +62,102 @@ pub enum Topology {
     GpuShare(Arc<GpuCluster>),
 }
 
-/// The family of a [`Topology`], for listing which machines a strategy
-/// accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub enum TopologyKind {
-    /// Binary hypercube.
-    Hypercube,
-    /// Mesh (no wrap-around), including k-ary n-cube meshes.
-    Mesh,
-    /// Torus (wrap-around in every dimension).
-    Torus,
-    /// Accelerator pod (a torus of chips with a shape catalogue).
-    Pod,
-    /// Slurm `topology/block`: base blocks aggregated into levels.
-    Blocks,
-    /// Slurm `topology/tree`: leaf switches under a switch tree.
-    Tree,
-    /// Slurm `topology/ring` (26.05): rings of at most 16 nodes.
-    Ring,
-    /// Slurm `topology/torus3d` (26.05): 3-D tori with placement shapes.
-    Torus3d,
-    /// Nodes with allocatable resources under label levels (Kueue TAS).
-    Capacity,
-    /// A GPU-sharing cluster: nodes of CPU, memory and shared GPUs.
-    GpuShare,
+/// Declares [`TopologyKind`] with its names and the list of every variant,
+/// so that a family is spelled once.
+macro_rules! topology_kinds {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal,)*) => {
+        /// The family of a [`Topology`], for listing which machines a
+        /// strategy accepts.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[non_exhaustive]
+        pub enum TopologyKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl TopologyKind {
+            /// Every machine family, in the order of the variants.
+            pub const ALL: &'static [TopologyKind] = &[$(Self::$variant,)*];
+        }
+
+        impl fmt::Display for TopologyKind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self {
+                    $(Self::$variant => $name,)*
+                })
+            }
+        }
+    };
 }
 
-impl fmt::Display for TopologyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Hypercube => "hypercube",
-            Self::Mesh => "mesh",
-            Self::Torus => "torus",
-            Self::Pod => "pod",
-            Self::Blocks => "blocks",
-            Self::Tree => "tree",
-            Self::Ring => "ring",
-            Self::Torus3d => "torus3d",
-            Self::Capacity => "capacity",
-            Self::GpuShare => "gpushare",
-        })
+topology_kinds! {
+    /// Binary hypercube.
+    Hypercube => "hypercube",
+    /// Mesh (no wrap-around), including k-ary n-cube meshes.
+    Mesh => "mesh",
+    /// Torus (wrap-around in every dimension).
+    Torus => "torus",
+    /// Accelerator pod (a torus of chips with a shape catalogue).
+    Pod => "pod",
+    /// Slurm `topology/block`: base blocks aggregated into levels.
+    Blocks => "blocks",
+    /// Slurm `topology/tree`: leaf switches under a switch tree.
+    Tree => "tree",
+    /// Slurm `topology/ring` (26.05): rings of at most 16 nodes.
+    Ring => "ring",
+    /// Slurm `topology/torus3d` (26.05): 3-D tori with placement shapes.
+    Torus3d => "torus3d",
+    /// Nodes with allocatable resources under label levels (Kueue TAS).
+    Capacity => "capacity",
+    /// A GPU-sharing cluster: nodes of CPU, memory and shared GPUs.
+    GpuShare => "gpushare",
+}
+
+impl TopologyKind {
+    /// A small machine of this family, built from text held here (a file
+    /// form's text inline), for tests that run something on every family:
+    /// a new family is covered by them once it has its example.
+    ///
+    /// ```
+    /// use partalloc_topology::TopologyKind;
+    /// for &kind in TopologyKind::ALL {
+    ///     assert_eq!(kind.example().kind(), kind);
+    /// }
+    /// ```
+    ///
+    /// # Panics
+    /// Never: the texts are fixed, and the test above parses each.
+    #[must_use]
+    #[expect(
+        clippy::expect_used,
+        reason = "fixed texts, each parsed by the doctest of every family"
+    )]
+    pub fn example(self) -> Topology {
+        let slurm = |text: &str| -> Topology {
+            SlurmMachine::parse_conf(text, "example.conf")
+                .expect("the example parses")
+                .into()
+        };
+        match self {
+            Self::Hypercube => Hypercube::new(6).expect("a 6-cube").into(),
+            Self::Mesh => Grid::mesh(&[8, 8]).expect("an 8x8 mesh").into(),
+            Self::Torus => Grid::torus(&[8, 8]).expect("an 8x8 torus").into(),
+            Self::Pod => "pod:tpu-v5e:8x8".parse().expect("a v5e pod"),
+            Self::Blocks => slurm("BlockName=b0 Nodes=n[0-3]\nBlockName=b1 Nodes=n[4-7]\n"),
+            Self::Tree => slurm(
+                "SwitchName=s0 Nodes=n[0-3]\nSwitchName=s1 Nodes=n[4-7]\nSwitchName=top Switches=s[0-1]\n",
+            ),
+            Self::Ring => slurm("RingName=r0 Nodes=n[0-3]\nRingName=r1 Nodes=n[4-7]\n"),
+            Self::Torus3d => SlurmMachine::parse_yaml(
+                "- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 2}\n        nodes: n[0-7]\n",
+                "example.yaml",
+                None,
+            )
+            .expect("the example parses")
+            .into(),
+            Self::Capacity => "racks:2x4x4gpu".parse().expect("racks"),
+            Self::GpuShare => "gpushare:8x4gpu".parse().expect("a GPU-sharing cluster"),
+        }
     }
 }
 

@@ -43,7 +43,6 @@ fn machines(kind: TopologyKind) -> Vec<Topology> {
             .map(parse)
             .to_vec(),
         TopologyKind::Pod => ["pod:tpu-v5e:8x8", "pod:tpu-v4:4x4x8"].map(parse).to_vec(),
-        TopologyKind::Capacity => vec![parse("racks:2x4x4gpu")],
         TopologyKind::Blocks => vec![slurm(SlurmMachine::parse_conf(
             &example("blocks-8x18.conf"),
             "blocks-8x18.conf",
@@ -61,7 +60,7 @@ fn machines(kind: TopologyKind) -> Vec<Topology> {
             "torus3d-4x4x4.yaml",
             None,
         ))],
-        _ => Vec::new(),
+        _ => vec![kind.example()],
     }
 }
 
