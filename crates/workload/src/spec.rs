@@ -488,14 +488,19 @@ impl ShapeLaw {
             }
             Self::Nodes { law, max } => {
                 // On a block machine a job must fit one block of the largest
-                // level, on a tree machine the largest tree under one root;
-                // elsewhere the whole machine.
+                // level, on a tree machine the largest tree under one root,
+                // on a ring machine (where any count up to a ring's size is
+                // placed within one ring) the largest ring; elsewhere the
+                // whole machine.
                 // On a GPU-sharing cluster a job of n is a pod of n whole
                 // GPUs on one node: at most the most GPUs a node has.
                 let slurm = topology.as_slurm();
                 let nodes = match (slurm.and_then(|m| m.blocks()), slurm.and_then(|m| m.tree())) {
                     (Some(b), _) => b.largest_job_nodes() as usize,
                     (None, Some(t)) => largest_root_tree(t),
+                    (None, None) if let Some(r) = slurm.and_then(|m| m.rings()) => {
+                        (0..r.len()).map(|i| r.nodes(i).len()).max().unwrap_or(1)
+                    }
                     (None, None) => topology.as_gpushare().map_or(topology.num_nodes(), |c| {
                         c.nodes()
                             .iter()
