@@ -35,7 +35,7 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 pub(crate) struct Args {
     /// The machine: a 1- to 3-dimensional mesh, torus or pod, a hypercube,
     /// or a Slurm block or tree machine.
-    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: String,
     /// Allocation strategy.
     #[arg(long, short)]
@@ -85,9 +85,10 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
     if let Some(m) = topology.as_slurm() {
         return Ok(slurm_layout(m));
     }
-    if let Some(c) = topology.as_gpushare() {
-        // A plain node list, 16 a row: a node shows one of its pods.
-        let n = c.nodes().len() as NodeId;
+    let Some(g) = topology.as_grid() else {
+        // Any other machine (GPU-sharing and capacity machines among
+        // them) as a plain node list, 16 a row.
+        let n = topology.num_nodes() as NodeId;
         let rows: Vec<(NodeId, String)> = (0..n)
             .step_by(16)
             .map(|start| (start, format!("nodes {start}–{}", (start + 15).min(n - 1))))
@@ -98,10 +99,7 @@ fn layout(topology: &Topology) -> Result<Layout, CliError> {
             panels: 1,
             rows,
         });
-    }
-    let g = topology
-        .as_grid()
-        .ok_or_else(|| CliError::input(format!("show cannot draw {topology}")))?;
+    };
     let s = g.sides();
     let side = |i: usize| s.get(i).copied().unwrap_or(1);
     if g.dims() > 3 {
