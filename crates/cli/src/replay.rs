@@ -46,7 +46,7 @@ pub(crate) struct Args {
     /// The trace (Standard Workload Format).
     trace: PathBuf,
     /// The machine to replay on, e.g. hypercube:7 or mesh:16x8.
-    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: String,
     /// Contiguous strategies to compare, comma-separated or repeated
     /// (default: buddy, partner, multiple-gray-code on hypercubes; fsl,
@@ -82,10 +82,8 @@ pub(crate) struct Args {
     /// Processors per node: a job of p processors asks for ⌈p / N⌉ nodes.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     cores_per_node: Option<u32>,
-    /// What the trace is: a Standard Workload Format trace, or a Slurm
-    /// accounting dump (sacct --parsable2 with JobID, Submit, Start, End,
-    /// NNodes and optionally Timelimit).
-    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
+    /// What the trace is (swf, sacct or openb).
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf, long_help = TraceFormat::help())]
     trace_format: TraceFormat,
     /// Skip malformed lines and jobs that do not fit instead of stopping.
     #[arg(long)]

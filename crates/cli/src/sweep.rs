@@ -125,7 +125,7 @@ pub(crate) struct Experiment {
     /// directory when the file gives a relative one.
     #[serde(skip)]
     trace_path: Option<PathBuf>,
-    /// What the trace is: `swf` (default) or `sacct`.
+    /// What the trace is: `swf` (default), `sacct` or `openb`.
     #[serde(default)]
     trace_format: Option<String>,
     /// How an SWF trace's processor counts become requests: `shapes`

@@ -149,10 +149,8 @@ pub(crate) struct TraceArgs {
     /// Replay this trace instead of generating jobs.
     #[arg(long, conflicts_with = "load")]
     pub(crate) trace: Option<PathBuf>,
-    /// What the trace is: swf (the Standard Workload Format) or sacct (a
-    /// Slurm accounting dump, sacct --parsable2 with JobID, Submit, Start,
-    /// End, NNodes and optionally Timelimit and AllocTRES).
-    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf)]
+    /// What the trace is (swf, sacct or openb).
+    #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf, long_help = TraceFormat::help())]
     pub(crate) trace_format: TraceFormat,
     /// How trace processor counts become requests.
     #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]

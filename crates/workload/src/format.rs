@@ -49,6 +49,30 @@ impl TraceFormat {
     }
 }
 
+impl TraceFormat {
+    /// What a trace of this format is, for help texts.
+    #[must_use]
+    pub fn summary(self) -> &'static str {
+        match self {
+            TraceFormat::Swf => "the Standard Workload Format",
+            TraceFormat::Sacct => {
+                "a Slurm accounting dump, sacct --parsable2 with JobID, Submit, Start, End, NNodes and optionally Timelimit and AllocTRES"
+            }
+            TraceFormat::Openb => "an OpenB pod list, replayed on gpushare: and openb: machines",
+        }
+    }
+
+    /// The help of `--trace-format`: every format with its summary.
+    #[must_use]
+    pub fn help() -> String {
+        let each: Vec<String> = TraceFormat::ALL
+            .iter()
+            .map(|f| format!("{f} ({})", f.summary()))
+            .collect();
+        format!("What the trace is: {}", each.join("; "))
+    }
+}
+
 impl fmt::Display for TraceFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
