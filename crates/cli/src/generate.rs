@@ -29,7 +29,7 @@ use crate::workload::WorkloadArgs;
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The machine the workload is drawn for.
-    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: String,
     #[command(flatten)]
     workload: WorkloadArgs,

@@ -18,7 +18,7 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The machine (as `simulate --topology`).
-    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: String,
     /// Allocation strategies to show, comma-separated or repeated.
     #[arg(long, short, required = true)]

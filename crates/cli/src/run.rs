@@ -22,10 +22,6 @@ pub(crate) fn parse_topology(text: &str) -> Result<Topology, CliError> {
     Ok(partalloc_experiment::MachineSource::parse(text).load("this command", usize::MAX)?)
 }
 
-/// The help of every command's `--topology`: every machine family, each
-/// form once (a test checks that none is missing).
-pub(crate) const TOPOLOGY_HELP: &str = "The machine: hypercube:N, mesh:AxB[xC…], torus:AxB[xC…], kary:K^N, kary-torus:K^N, pod:PRESET[:AxB…] or a pod file (*.toml), racks:[Bx]RxNxGgpu, kueue:TOPOLOGY.yaml,NODES.yaml (a Kueue Topology and a node list), or a Slurm topology.conf or topology.yaml as blocks:FILE, tree:FILE, ring:FILE or torus3d:FILE (blocks:FILE,4gpu: its nodes with 4 GPUs each, as a capacity machine), or a GPU-sharing cluster as gpushare:NxGgpu or openb:NODES.csv[,PODS.csv] (an OpenB node list; the pod list names the typical pods FGD judges by)";
-
 /// The files a `--topology` value reads: inputs no output may replace.
 pub(crate) fn topology_files(text: &str) -> Vec<std::path::PathBuf> {
     partalloc_experiment::MachineSource::parse(text).files()
@@ -174,34 +170,4 @@ pub(crate) fn run_generated(
         })
         .collect();
     Ok((reports, first))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_topology_help_names_every_machine_family() {
-        use partalloc::topology::TopologyKind;
-        // Every family but the capacity machines, whose forms are racks:
-        // and kueue: (below).
-        for &kind in partalloc::allocators::registry::ANY_TOPOLOGY
-            .iter()
-            .filter(|&&k| k != TopologyKind::Capacity)
-        {
-            assert!(
-                super::TOPOLOGY_HELP.contains(&format!("{kind}:")),
-                "{kind} missing from the --topology help"
-            );
-        }
-        // The capacity family's two forms, and the k-ary forms.
-        for form in [
-            "racks:",
-            "kueue:",
-            "kary:",
-            "kary-torus:",
-            "*.toml",
-            "openb:",
-        ] {
-            assert!(super::TOPOLOGY_HELP.contains(form), "{form}");
-        }
-    }
 }

@@ -26,7 +26,7 @@ use partalloc::workload::TraceFormat;
 pub(crate) struct Args {
     /// The machine: mesh:AxB[xC…], hypercube:N, racks:…, blocks:FILE, …
     /// (--help lists every form).
-    #[arg(long, short, long_help = crate::run::TOPOLOGY_HELP)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: String,
     /// Allocation strategy, e.g. fsl or partner-ext[delta=2] (see
     /// `partalloc strategies`).

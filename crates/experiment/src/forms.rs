@@ -12,6 +12,7 @@
 //! assert_eq!(kueue.machine(&["t.yaml", "n.yaml"]), "kueue:t.yaml,n.yaml");
 //! ```
 
+use partalloc_topology::TopologyKind;
 use partalloc_workload::TraceFormat;
 
 use crate::MachineSource;
@@ -96,6 +97,151 @@ pub const MACHINE_FILE_FORMS: &[FileForm] = &[
     },
 ];
 
+/// A machine family as the front ends offer it: its text forms for help
+/// texts, an example machine from the repository, and a strategy and a
+/// workload that run there. Tests that run something on every family
+/// (the command-line tool's and Python's) iterate [`FAMILIES`], so a new
+/// family is tested there once it has its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    /// The family.
+    pub kind: TopologyKind,
+    /// Its `--topology` forms, as the help of `--topology` lists them.
+    pub help: &'static str,
+    /// An example machine as `--topology` takes it, with `{0}`, `{1}`
+    /// standing for `files`.
+    pub example: &'static str,
+    /// The example's files in the repository (relative to its root).
+    pub files: &'static [&'static str],
+    /// A strategy that runs there.
+    pub strategy: &'static str,
+    /// The measures a run on it takes unless told otherwise, as a run
+    /// reports them (`measured`).
+    pub measured: &'static str,
+    /// A workload setting (one line of a `[workload]` table) under which
+    /// every strategy and policy listed for the family can place every
+    /// generated request on the example; `None` where no generated law
+    /// draws only requests the family can place (runs there replay traces).
+    pub workload: Option<&'static str>,
+}
+
+impl Family {
+    /// The example machine naming `files` (one per placeholder).
+    #[must_use]
+    pub fn machine(&self, files: &[&str]) -> String {
+        substitute(self.example, files)
+    }
+
+    /// The row of `kind` (a test checks that every family has one).
+    #[must_use]
+    pub fn of(kind: TopologyKind) -> Option<&'static Family> {
+        FAMILIES.iter().find(|f| f.kind == kind)
+    }
+}
+
+/// Every machine family, in the order of [`TopologyKind::ALL`].
+pub const FAMILIES: &[Family] = &[
+    Family {
+        kind: TopologyKind::Hypercube,
+        help: "hypercube:N",
+        example: "hypercube:6",
+        files: &[],
+        strategy: "buddy",
+        measured: "dispersal",
+        workload: Some("cube_dims = \"uniform:0-4\""),
+    },
+    Family {
+        kind: TopologyKind::Mesh,
+        help: "mesh:AxB[xC…], kary:K^N",
+        example: "mesh:8x8",
+        files: &[],
+        strategy: "first-fit",
+        measured: "dispersal",
+        workload: Some("max_sides = \"4x4\""),
+    },
+    Family {
+        kind: TopologyKind::Torus,
+        help: "torus:AxB[xC…], kary-torus:K^N",
+        example: "torus:8x8",
+        files: &[],
+        strategy: "paging",
+        measured: "dispersal",
+        workload: Some("max_sides = \"4x4\""),
+    },
+    Family {
+        kind: TopologyKind::Pod,
+        help: "pod:PRESET[:AxB…] or a pod file (*.toml)",
+        example: "{0}",
+        files: &["examples/pods/lab-2d.toml"],
+        strategy: "pod-best-fit",
+        measured: "dispersal,pod",
+        workload: Some("shape_weights = [1, 1, 1, 1, 1, 0, 0]"),
+    },
+    Family {
+        kind: TopologyKind::Blocks,
+        help: "blocks:FILE, a Slurm topology.conf or topology.yaml (blocks:FILE,4gpu: its nodes with 4 GPUs each, as a capacity machine)",
+        example: "blocks:{0}",
+        files: &["examples/blocks-8x18.conf"],
+        strategy: "block",
+        measured: "slurm",
+        workload: Some("max_sides = \"18\""),
+    },
+    Family {
+        kind: TopologyKind::Tree,
+        help: "tree:FILE, a Slurm topology/tree file",
+        example: "tree:{0}",
+        files: &["examples/tree-2level.conf"],
+        strategy: "tree",
+        measured: "slurm",
+        workload: Some("max_sides = \"4\""),
+    },
+    Family {
+        kind: TopologyKind::Ring,
+        help: "ring:FILE, a Slurm topology/ring file",
+        example: "ring:{0}",
+        files: &["examples/ring-4x8.conf"],
+        strategy: "ring",
+        measured: "slurm",
+        workload: Some("max_sides = \"4\""),
+    },
+    Family {
+        kind: TopologyKind::Torus3d,
+        help: "torus3d:FILE, a Slurm topology/torus3d file",
+        example: "torus3d:{0}",
+        files: &["examples/torus3d-4x4x4.yaml"],
+        strategy: "torus3d",
+        measured: "slurm",
+        // A job of n nodes needs a placement shape of exactly n.
+        workload: None,
+    },
+    Family {
+        kind: TopologyKind::Capacity,
+        help: "racks:[Bx]RxNxGgpu, kueue:TOPOLOGY.yaml,NODES.yaml (a Kueue Topology and a node list)",
+        example: "racks:2x4x4gpu",
+        files: &[],
+        strategy: "tas",
+        measured: "capacity",
+        workload: Some("max_sides = \"16\""),
+    },
+    Family {
+        kind: TopologyKind::GpuShare,
+        help: "gpushare:NxGgpu or openb:NODES.csv[,PODS.csv] (a GPU-sharing cluster; an OpenB node list whose pod list names the typical pods FGD judges by)",
+        example: "gpushare:8x8gpu",
+        files: &[],
+        strategy: "fgd",
+        measured: "frag",
+        workload: Some("max_sides = \"4\""),
+    },
+];
+
+/// The help of every command's `--topology`: every family's forms, from
+/// [`FAMILIES`].
+#[must_use]
+pub fn topology_help() -> String {
+    let forms: Vec<&str> = FAMILIES.iter().map(|f| f.help).collect();
+    format!("The machine: {}", forms.join("; "))
+}
+
 /// A trace format with an example trace and a machine it runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceForm {
@@ -175,8 +321,6 @@ pub const FILE_VARIANTS: &[&str] = &["slurm", "kueue", "pod", "openb"];
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
-
-    use partalloc_topology::TopologyKind;
 
     use super::*;
     use crate::machine::MAX_MACHINE_NODES;
@@ -261,6 +405,43 @@ mod tests {
             )
             .unwrap_or_else(|e| panic!("{format}: {e}"));
             assert!(!jobs.is_empty(), "{format}");
+        }
+    }
+
+    #[test]
+    fn every_family_has_one_row_in_order_whose_example_runs_its_strategy() {
+        let kinds: Vec<TopologyKind> = FAMILIES.iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, TopologyKind::ALL);
+        for family in FAMILIES {
+            let files = at_root(family.files);
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            let machine = MachineSource::parse(&family.machine(&refs))
+                .load("test", MAX_MACHINE_NODES)
+                .unwrap_or_else(|e| panic!("{}: {e}", family.kind));
+            assert_eq!(machine.kind(), family.kind);
+            let spec = partalloc_allocators::registry::ALLOCATORS
+                .spec(family.strategy)
+                .unwrap_or_else(|e| panic!("{}: {e}", family.kind));
+            spec.build(&machine)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", family.strategy, family.kind));
+            // The help names the family's own prefix.
+            assert!(
+                family.help.contains(&format!("{}:", family.kind))
+                    || family.kind == TopologyKind::Capacity,
+                "{}",
+                family.help
+            );
+        }
+        let help = topology_help();
+        for prefix in [
+            "racks:",
+            "kueue:",
+            "kary:",
+            "kary-torus:",
+            "*.toml",
+            "openb:",
+        ] {
+            assert!(help.contains(prefix), "{prefix}");
         }
     }
 }

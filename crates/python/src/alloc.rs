@@ -20,6 +20,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Allocator>()?;
     m.add_class::<Grant>()?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_families, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     Ok(())
 }
@@ -569,6 +570,27 @@ fn listing<'py>(
 #[pyfunction]
 fn strategies(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     listing(py, partalloc_allocators::registry::strategies())
+}
+
+/// Every machine family: its name, its `topology=` forms, an example
+/// machine (`{0}`, `{1}` standing for its `files`, relative to the
+/// repository), a strategy that runs there, the measures a run takes and
+/// a workload setting every listed strategy places (`None`: traces only).
+#[pyfunction]
+fn machine_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for f in partalloc_experiment::forms::FAMILIES {
+        let d = PyDict::new(py);
+        d.set_item("kind", f.kind.to_string())?;
+        d.set_item("forms", f.help)?;
+        d.set_item("example", f.example)?;
+        d.set_item("files", f.files.to_vec())?;
+        d.set_item("strategy", f.strategy)?;
+        d.set_item("measured", f.measured)?;
+        d.set_item("workload", f.workload)?;
+        out.append(d)?;
+    }
+    Ok(out)
 }
 
 /// The scheduling policies, with their parameters and sources.

@@ -283,16 +283,28 @@ def test_every_mesh_strategy_and_policy_equals_the_tool(cli: str, tmp_path: Path
         assert summary["replications"][0]["completed"] == 60, (allocator, scheduler)
 
 
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def family_machine(family: dict) -> str:
+    machine = family["example"]
+    for i, f in enumerate(family["files"]):
+        machine = machine.replace("{%d}" % i, str(ROOT / f))
+    return machine
+
+
+# Every family's example where generated workloads place (the others run
+# traces only), from the one table the tool's tests read too.
 FAMILIES = [
-    ("mesh:8x8", "first-fit"),
-    ("torus:4x4", "paging"),
-    ("hypercube:6", "buddy"),
-    ("pod:tpu-v5e:8x8", "pod-best-fit"),
-    ("racks:2x4x4gpu", "tas"),
-    (f"blocks:{Path(__file__).resolve().parents[3] / 'examples' / 'blocks-8x18.conf'}", "block"),
-    (f"tree:{Path(__file__).resolve().parents[3] / 'examples' / 'tree-2level.conf'}", "tree"),
+    (family_machine(f), f["strategy"]) for f in pa.machine_families() if f["workload"] is not None
 ]
 
+
+def test_the_family_table_names_every_family_the_strategies_accept() -> None:
+    kinds = [f["kind"] for f in pa.machine_families()]
+    accepted = {k for s in pa.strategies() for k in s["topologies"]}
+    assert accepted <= set(kinds)
+    assert len(FAMILIES) >= 9
 
 @pytest.mark.parametrize("topology,allocator", FAMILIES)
 def test_every_family_equals_the_tool_generated_and_traced(

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use partalloc_experiment::forms::FAMILIES;
 use serde_json::Value;
 
 /// Runs the tool in `dir`; its standard output, after asserting success.
@@ -59,10 +60,11 @@ fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
-fn example(name: &str) -> String {
+/// A repository path, from its root.
+fn at_root(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
+        .join("../..")
+        .join(path)
         .display()
         .to_string()
 }
@@ -88,35 +90,23 @@ const ANY_FREE_NODES: &[&str] = &[
     "mc",
 ];
 
-/// One machine of each family, with a workload line that keeps every
-/// generated request placeable by every listed strategy and policy
-/// (static partitioning has no partition for the whole machine).
-fn machines() -> Vec<(String, &'static str)> {
-    vec![
-        ("hypercube:6".to_owned(), "cube_dims = \"uniform:0-4\""),
-        ("mesh:8x8".to_owned(), "max_sides = \"4x4\""),
-        ("mesh:4x4x4".to_owned(), "max_sides = \"2x2x2\""),
-        ("torus:8x8".to_owned(), "max_sides = \"4x4\""),
-        ("torus:4x4x4".to_owned(), "max_sides = \"2x2x2\""),
-        (
-            format!("blocks:{}", example("blocks-8x18.conf")),
-            "max_sides = \"18\"",
-        ),
-        (
-            format!("tree:{}", example("tree-2level.conf")),
-            "max_sides = \"4\"",
-        ),
-        (
-            format!("ring:{}", example("ring-4x8.conf")),
-            "max_sides = \"4\"",
-        ),
-        ("racks:2x4x4gpu".to_owned(), "max_sides = \"16\""),
-        (
-            example("pods/lab-2d.toml"),
-            "shape_weights = [1, 1, 1, 1, 1, 0, 0]",
-        ),
-        ("gpushare:8x8gpu".to_owned(), "max_sides = \"4\""),
-    ]
+/// One machine of each family (the example of `forms::FAMILIES`) and 3-D
+/// meshes and tori, with a workload line that keeps every generated
+/// request placeable by every listed strategy and policy (static
+/// partitioning has no partition for the whole machine); `None` where
+/// no generated law places (a trace runs there).
+fn machines() -> Vec<(String, Option<&'static str>)> {
+    let mut out: Vec<(String, Option<&'static str>)> = FAMILIES
+        .iter()
+        .map(|f| {
+            let files: Vec<String> = f.files.iter().map(|p| at_root(p)).collect();
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            (f.machine(&refs), f.workload)
+        })
+        .collect();
+    out.push(("mesh:4x4x4".to_owned(), Some("max_sides = \"2x2x2\"")));
+    out.push(("torus:4x4x4".to_owned(), Some("max_sides = \"2x2x2\"")));
+    out
 }
 
 #[test]
@@ -124,6 +114,7 @@ fn every_listed_allocator_and_policy_runs_in_a_sweep_on_every_family() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for (machine, law) in machines() {
+        let Some(law) = law else { continue };
         let (allocators, policies) = listed(d, &machine);
         assert!(allocators.len() >= 3, "{machine}: {allocators:?}");
         assert!(policies.len() >= 9, "{machine}: {policies:?}");
@@ -185,15 +176,21 @@ fn every_listed_allocator_replays_a_trace_on_every_family() {
         ));
     }
     fs::write(d.join("t.swf"), swf).unwrap();
-    let mut families = machines();
-    families.push((format!("torus3d:{}", example("torus3d-4x4x4.yaml")), ""));
-    for (machine, _) in families {
+    for (machine, _) in machines() {
         let (allocators, _) = listed(d, &machine);
         let reference = if allocators.iter().any(|a| a == "paging") {
             "paging"
         } else {
             "random"
         };
+        // `show` draws every family, by its structure or as a node list.
+        let drawn = tool(
+            d,
+            &[
+                "show", "-t", &machine, "-a", reference, "--trace", "t.swf", "--at", "300",
+            ],
+        );
+        assert!(drawn.contains("t = 300"), "{machine}: {drawn}");
         let json = tool(
             d,
             &[

@@ -15,33 +15,53 @@ use serde_json::Value;
 
 use crate::support::{ok, repo, run, run_in};
 
-/// (machine, allocator, the measures its family takes).
+/// (machine, allocator, the measures its family takes): every family's
+/// example and every form that reads files, from the one table of
+/// machine sources (`partalloc_experiment::forms`), where generated
+/// workloads run (on the others, `everywhere.rs` replays a trace).
 fn machines() -> Vec<(String, &'static str, &'static str)> {
-    let ex = |f: &str| repo().join("examples").join(f).display().to_string();
-    vec![
-        ("mesh:8x8".to_owned(), "first-fit", "dispersal"),
-        ("torus:4x4".to_owned(), "paging", "dispersal"),
-        ("hypercube:6".to_owned(), "buddy", "dispersal"),
-        (
-            "pod:tpu-v5e:8x8".to_owned(),
-            "pod-best-fit",
-            "dispersal,pod",
-        ),
-        ("racks:2x4x4gpu".to_owned(), "tas", "capacity"),
-        (
-            format!("blocks:{}", ex("blocks-8x18.conf")),
-            "block",
-            "slurm",
-        ),
-        (format!("tree:{}", ex("tree-2level.conf")), "tree", "slurm"),
-        ("gpushare:8x4gpu".to_owned(), "fgd", "frag"),
-        (
-            // (Without its pod list: the sweep CSV is split at every comma.)
-            format!("openb:{}", ex("openb/nodes.csv")),
-            "gpu-best-fit",
-            "frag",
-        ),
-    ]
+    use partalloc_experiment::forms::{FAMILIES, Family, MACHINE_FILE_FORMS};
+    let at_root = |files: &[&str]| -> Vec<String> {
+        files
+            .iter()
+            .map(|f| repo().join(f).display().to_string())
+            .collect()
+    };
+    let mut out: Vec<(String, &'static str, &'static str)> = Vec::new();
+    for family in FAMILIES.iter().filter(|f| f.workload.is_some()) {
+        let files = at_root(family.files);
+        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+        out.push((family.machine(&refs), family.strategy, family.measured));
+    }
+    for form in MACHINE_FILE_FORMS {
+        let files = at_root(form.examples);
+        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+        let machine = form.machine(&refs);
+        let kind = partalloc_experiment::MachineSource::parse(&machine)
+            .load("test", usize::MAX)
+            .unwrap()
+            .kind();
+        let family = Family::of(kind).unwrap();
+        if family.workload.is_some() && !out.iter().any(|(m, _, _)| *m == machine) {
+            out.push((machine, form.strategy, family.measured));
+        }
+    }
+    out
+}
+
+/// The cells of a CSV line (quoted cells hold commas).
+fn cells(line: &str) -> Vec<String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(line.as_bytes());
+    reader
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// `simulate --format json` of the common experiment, plus `extra` flags.
@@ -79,11 +99,12 @@ fn simulate_and_sweep_report_the_same_measures_on_every_family() {
         let text = fs::read_to_string(&csv_path).unwrap();
         fs::remove_file(&csv_path).unwrap();
         let mut lines = text.lines();
-        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let head = cells(lines.next().unwrap());
+        let values = cells(lines.next().unwrap());
         let row: BTreeMap<&str, &str> = head
             .iter()
-            .copied()
-            .zip(lines.next().unwrap().split(','))
+            .map(String::as_str)
+            .zip(values.iter().map(String::as_str))
             .collect();
         let listed: Vec<&str> = v["metrics"]
             .as_array()
@@ -371,12 +392,10 @@ fn a_trace_runs_the_same_in_simulate_and_replay_on_every_family() {
             trace,
         ]));
         // Paging, the usual reference, takes no pod and no shared node.
-        let reference = if machine.starts_with("pod:") {
-            "pod-first-fit"
-        } else if machine.starts_with("gpushare:") || machine.starts_with("openb:") {
-            "gpu-best-fit"
-        } else {
-            "paging"
+        let reference = match measured {
+            "dispersal,pod" => "pod-first-fit",
+            "frag" => "gpu-best-fit",
+            _ => "paging",
         };
         let rep: Value = serde_json::from_str(&ok(&run(&[
             "replay",

@@ -57,6 +57,7 @@ __all__ = [
     "check_allocator",
     "fgd_experiment",
     "generate_lublin",
+    "machine_families",
     "policies",
     "read_swf",
     "read_swf_header",
@@ -73,6 +74,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 def strategies() -> List[Dict[str, Any]]:
     """The allocation strategies: name, summary, source, params, topologies."""
     return _native.strategies()
+
+
+def machine_families() -> List[Dict[str, Any]]:
+    """Every machine family: kind, forms, example (with ``{0}``, ``{1}``
+    standing for its files, relative to the repository), files, strategy,
+    measured, and a ``workload`` line that every listed strategy places
+    (``None``: the family runs traces only)."""
+    return _native.machine_families()
 
 
 def policies() -> List[Dict[str, Any]]:
