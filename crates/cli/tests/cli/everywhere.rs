@@ -116,7 +116,8 @@ fn every_listed_allocator_and_policy_runs_in_a_sweep_on_every_family() {
     for (machine, law) in machines() {
         let Some(law) = law else { continue };
         let (allocators, policies) = listed(d, &machine);
-        assert!(allocators.len() >= 3, "{machine}: {allocators:?}");
+        // `random` runs everywhere.
+        assert!(!allocators.is_empty(), "{machine}: {allocators:?}");
         assert!(policies.len() >= 9, "{machine}: {policies:?}");
         let quoted = |v: &[String]| {
             let q: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
@@ -226,16 +227,11 @@ fn every_listed_allocator_replays_a_trace_on_every_family() {
             // defined; Slurm and capacity machines measure no dispersal
             // (null, not a measured-looking 0).
             let pieces = &r["mean_pieces"];
-            let slurm = [
-                "blocks:",
-                "tree:",
-                "ring:",
-                "torus3d:",
-                "racks:",
-                "gpushare:",
-            ]
-            .iter()
-            .any(|p| machine.starts_with(p));
+            // Only a run that measured dispersal reports pieces.
+            let slurm = !r["results"]["measured"]
+                .as_str()
+                .unwrap()
+                .contains("dispersal");
             assert!(
                 if slurm {
                     pieces.is_null()
