@@ -67,10 +67,10 @@ pub const DEFAULT_MAX_PODS: i64 = 110;
 
 const MAX_LEVELS: usize = 16;
 const MAX_RESOURCES: usize = 64;
-/// Most Kubernetes nodes a machine may have (2^18, four times the largest
-/// clusters run today): a node costs a few hundred bytes of names and
-/// labels while it is read, so the bound keeps that under 100 MB.
-pub const MAX_NODES: u64 = 1 << 18;
+/// Most Kubernetes nodes a machine may have (2^16, the largest clusters
+/// run today): a node costs about a kilobyte of names and labels while it
+/// is built, so the bound keeps a run on the largest machine under 200 MB.
+pub const MAX_NODES: u64 = 1 << 16;
 const NO_PARENT: u32 = u32::MAX;
 /// Most allocation units (GPUs, or pod slots) a machine may have (2^22):
 /// each is one node of the machine's [`crate::Topology`] form, on which
