@@ -83,8 +83,45 @@ enum Command {
     Whatif(whatif::Args),
 }
 
+/// A command line the argument parser refused, as one line: the parser's
+/// message without its usage hint, a value's own error after the flag it
+/// was given to (the value is echoed there once, cut and escaped).
+fn one_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::ValueValidation
+        && let (Some(ContextValue::String(arg)), Some(source)) =
+            (e.get(ContextKind::InvalidArg), std::error::Error::source(e))
+    {
+        let source = source.to_string();
+        return match e.get(ContextKind::InvalidValue) {
+            Some(ContextValue::String(value)) if !source.contains(value.as_str()) => {
+                format!("error: {arg}: \"{}\": {source}", partalloc::topology::echo(value))
+            }
+            _ => format!("error: {arg}: {source}"),
+        };
+    }
+    let text = e.render().to_string();
+    let head = text
+        .split("\n\nUsage:")
+        .next()
+        .unwrap_or_default()
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or_default();
+    let lines: Vec<&str> = head.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    lines.join(" ")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprintln!("{}", one_line(&e));
+            return ExitCode::from(2);
+        }
+        // --help and --version print to standard output.
+        Err(e) => e.exit(),
+    };
     // Ctrl-C or a TERM signal (a cancelled Slurm job) ends the process at
     // once: remove the temporary files of unfinished writes first, so
     // none is left beside its target. A sweep's `.partial` file is not a

@@ -361,7 +361,8 @@ pub(crate) fn judge(expect: Expect, run: &Run, says: Option<&str>) -> Result<(),
             short(e)
         ));
     }
-    if code == 1 {
+    // A refusal, by the tool (1) or by its argument parser (2).
+    if code != 0 {
         if !e.starts_with("error: ") || e.lines().count() != 1 {
             return Err(format!(
                 "not one line starting `error: ` ({} lines): {}",
