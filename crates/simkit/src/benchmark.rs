@@ -35,13 +35,13 @@
 //!   job-number order, so a submit time may be earlier than the clock, and
 //!   such a job arrives at the current time. The replay ends when the last
 //!   job starts; a job's bounded slowdown is max(1, (wait + run)/max(run,
-//!   τ)) with τ = 10 s by
-//!   default, and the sequence's score is Σ (bsld/N) summed in start order,
-//!   the simulator's own sum, so the score is equal to the bit.
+//!   τ)) with τ = 10 s by default, and the sequence's score is Σ (bsld/N)
+//!   summed in start order, the simulator's own sum, so the score is equal
+//!   to the bit.
 //!
 //! The heuristics ([`heuristic`]) are `rlscheduler[order=…,backfill=…]`
 //! (`partalloc_schedulers::rlscheduler`), the simulator's decision
-//! procedure; any other policy spec runs through the same loop.
+//! procedure; any other policy spec runs through the same replay.
 //!
 //! ```
 //! use partalloc_simkit::benchmark::{self, BenchTrace, BenchmarkConfig};
