@@ -38,8 +38,8 @@ fn records(machine: &Topology, allocator: &str, jobs: u64) -> Vec<JobRecord> {
     };
     let sim = Simulation::from_specs(
         machine.clone(),
-        &ALLOCATORS.spec(allocator).unwrap(),
-        &POLICIES.spec("fcfs").unwrap(),
+        &ALLOCATORS.spec(allocator).expect("a known name"),
+        &POLICIES.spec("fcfs").expect("a known name"),
         w.jobs(&mut rng),
         config,
     )
