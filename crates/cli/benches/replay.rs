@@ -9,6 +9,8 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use partalloc::allocators::registry::ALLOCATORS;
+use partalloc::schedulers::registry::POLICIES;
 use partalloc::simkit::{SimConfig, Simulation};
 use partalloc::topology::Topology;
 use partalloc::workload::Job;
@@ -47,8 +49,18 @@ fn bench(c: &mut Criterion) {
                         measure_search_time: false,
                         ..SimConfig::default()
                     };
-                    let sim = Simulation::by_name(machine.clone(), alloc, "fcfs", js, config)
-                        .unwrap_or_else(|e| unreachable!("{e}"));
+                    let sim = Simulation::from_specs(
+                        machine.clone(),
+                        &ALLOCATORS
+                            .spec(alloc)
+                            .unwrap_or_else(|e| unreachable!("{e}")),
+                        &POLICIES
+                            .spec("fcfs")
+                            .unwrap_or_else(|e| unreachable!("{e}")),
+                        js,
+                        config,
+                    )
+                    .unwrap_or_else(|e| unreachable!("{e}"));
                     black_box(sim.run().unwrap_or_else(|e| unreachable!("{e}")))
                 },
                 BatchSize::LargeInput,

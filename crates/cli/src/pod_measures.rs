@@ -85,7 +85,7 @@ mod tests {
             );
             let mut runs = Replications::new(3, 1)
                 .unwrap()
-                .simulate_observed(
+                .simulate(
                     (&topology, &allocator, &fcfs),
                     &w,
                     config,

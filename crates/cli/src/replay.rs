@@ -692,13 +692,16 @@ impl Replay<'_> {
             sim = sim.with_runtime_model(m)?;
         }
         let mut kept = Vec::new();
-        let report = sim.run_with_records(&mut |r| {
-            let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
-            busy += p as f64 * (r.end - r.start);
-            if keep {
-                kept.push(r);
-            }
-        })?;
+        let report = sim.run_observed(
+            &mut (),
+            Some(&mut |r| {
+                let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
+                busy += p as f64 * (r.end - r.start);
+                if keep {
+                    kept.push(r);
+                }
+            }),
+        )?;
         if let Some(s) = stream {
             match s.finish()? {
                 StreamEnd::Sorted { jobs, .. } if jobs == self.jobs => {}

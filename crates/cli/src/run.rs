@@ -151,7 +151,7 @@ pub(crate) fn run_generated(
         measure_search_time: true,
         ..base
     };
-    let runs = reps.simulate_observed(
+    let runs = reps.simulate(
         (setup.topology, setup.allocator, setup.scheduler),
         workload,
         config,

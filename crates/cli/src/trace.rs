@@ -271,6 +271,8 @@ pub(crate) fn read_sacct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partalloc::allocators::registry::ALLOCATORS;
+    use partalloc::schedulers::registry::POLICIES;
     use partalloc::simkit::{Report, SimConfig, Simulation};
     use partalloc::topology::Topology;
     use proptest::prelude::*;
@@ -296,10 +298,10 @@ mod tests {
             measure_search_time: false,
             ..SimConfig::default()
         };
-        Simulation::by_name(
+        Simulation::from_specs(
             "mesh:4x4".parse::<Topology>().unwrap(),
-            "paging",
-            scheduler,
+            &ALLOCATORS.spec("paging").unwrap(),
+            &POLICIES.spec(scheduler).unwrap(),
             jobs,
             config,
         )

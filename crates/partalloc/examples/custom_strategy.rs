@@ -176,9 +176,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let high = strategies.spec("first-free[from=high]")?;
     for policy in ["fcfs", "smallest-first"] {
         let sched = schedulers.spec(policy)?;
-        let run = |alloc| reps.simulate_specs(&mesh, alloc, &sched, &workload, config, &|| {});
+        let run = |alloc| reps.simulate((&mesh, alloc, &sched), &workload, config, &|_| (), &|| {});
         let (ours, theirs, other) = (run(&first_free)?, run(&paging)?, run(&high)?);
-        for ((a, b), c) in ours.iter().zip(&theirs).zip(&other) {
+        for (((a, ()), (b, ())), (c, ())) in ours.iter().zip(&theirs).zip(&other) {
             if a.results != b.results || a.results != c.results {
                 return Err(fail(format!(
                     "{policy}: first-free and paging disagree: {:?} vs {:?}",
@@ -186,7 +186,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 )));
             }
         }
-        let wait: f64 = ours.iter().map(|r| r.results.mean_wait).sum::<f64>() / 4.0;
+        let wait: f64 = ours.iter().map(|(r, ())| r.results.mean_wait).sum::<f64>() / 4.0;
         println!(
             "{policy}: first-free = paging over {} replications (mean wait {wait:.4})",
             ours.len()

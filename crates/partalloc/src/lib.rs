@@ -119,6 +119,8 @@
 //! utilization, allocation misses (Kim & Yoon §IV.2) and more.
 //!
 //! ```
+//! use partalloc::allocators::registry::ALLOCATORS;
+//! use partalloc::schedulers::registry::POLICIES;
 //! use partalloc::simkit::{SimConfig, Simulation, Stop};
 //! use partalloc::topology::{Grid, Topology};
 //! use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
@@ -129,7 +131,8 @@
 //! let w = Workload::with_load(0.3, 256, shapes, Exponential::new(10.0)?, Dependence::Dependent)?;
 //! let mut rng = ChaCha8Rng::seed_from_u64(7);
 //! let config = SimConfig { stop: Stop { jobs: Some(300), time: None }, ..SimConfig::default() };
-//! let report = Simulation::by_name(machine, "fsl", "fcfs", w.jobs(&mut rng), config)?.run()?;
+//! let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
+//! let report = Simulation::from_specs(machine, &fsl, &fcfs, w.jobs(&mut rng), config)?.run()?;
 //! let r = report.results;
 //! assert_eq!(r.completed, 300);
 //! // A job's wait is exactly its numerical plus its topological delay.
@@ -147,6 +150,8 @@
 //! replayed like any job stream.
 //!
 //! ```
+//! use partalloc::allocators::registry::ALLOCATORS;
+//! use partalloc::schedulers::registry::POLICIES;
 //! use partalloc::simkit::{SimConfig, Simulation, trace::read_trace};
 //! use partalloc::topology::Topology;
 //! use partalloc::workload::ShapeMapping;
@@ -161,7 +166,8 @@
 //! let machine: Topology = "hypercube:3".parse()?;
 //! let trace = read_trace(&path, ShapeMapping::for_topology(&machine), false)?;
 //! std::fs::remove_file(&path)?;
-//! let report = Simulation::by_name(machine, "buddy", "fcfs", trace.jobs, SimConfig::default())?.run()?;
+//! let (buddy, fcfs) = (ALLOCATORS.spec("buddy")?, POLICIES.spec("fcfs")?);
+//! let report = Simulation::from_specs(machine, &buddy, &fcfs, trace.jobs, SimConfig::default())?.run()?;
 //! // Job 2 (4 nodes, submitted at 5) waits for job 1 (the whole cube) to end at 20.
 //! assert_eq!(report.results.completed, 2);
 //! assert!((report.results.mean_wait - 7.5).abs() < 1e-9);
@@ -177,6 +183,8 @@
 //! once and resumes after an interruption.
 //!
 //! ```
+//! use partalloc::allocators::registry::ALLOCATORS;
+//! use partalloc::schedulers::registry::POLICIES;
 //! use partalloc::simkit::{Replications, SimConfig, Simulation, Stop, Sweep};
 //! use partalloc::topology::{Hypercube, Topology};
 //! use partalloc::workload::{CubeDims, Dependence, Exponential, Workload};
@@ -198,12 +206,13 @@
 //! sweep.run_pending(|_, p| -> Result<Row, Box<dyn std::error::Error + Send + Sync>> {
 //!     let dims = CubeDims::mohapatra_uniform(&Hypercube::new(6)?)?;
 //!     let w = Workload::with_load(p.load, 64, dims, Exponential::new(1.0)?, Dependence::Dependent)?;
+//!     let (alloc, fcfs) = (ALLOCATORS.spec(p.allocator)?, POLICIES.spec("fcfs")?);
 //!     let reps = Replications::new(1, 4)?;
-//!     let responses = reps.try_run(|_, rng| {
+//!     let responses = reps.run(|_, rng| {
 //!         let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
-//!         let sim = Simulation::by_name(machine.clone(), p.allocator, "fcfs", w.jobs(rng), config)?;
+//!         let sim = Simulation::from_specs(machine.clone(), &alloc, &fcfs, w.jobs(rng), config)?;
 //!         Ok::<_, partalloc::simkit::SimError>(sim.run()?.results.mean_response)
-//!     })?;
+//!     }).into_iter().collect::<Result<Vec<_>, _>>()?;
 //!     let ci = reps.summarize(&responses, 0.95)?;
 //!     Ok(Row { response: ci.mean, half_width: ci.half_width })
 //! }).map_err(|e| e.to_string())?;

@@ -191,7 +191,7 @@ impl Generated {
             measures,
         };
         let runs = reps
-            .simulate_observed(
+            .simulate(
                 (topology, allocator, scheduler),
                 &self.workload,
                 config,

@@ -9,7 +9,9 @@
 
 use std::path::PathBuf;
 
+use partalloc_allocators::registry::ALLOCATORS;
 use partalloc_report::{ReportOptions, RunView, write};
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::{JobRecord, SimConfig, Simulation, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::{
@@ -39,8 +41,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..SimConfig::default()
     };
     let mut records: Vec<JobRecord> = Vec::new();
-    Simulation::by_name(machine.clone(), "fsl", "fcfs", w.jobs(&mut rng), config)?
-        .run_with_records(&mut |r| records.push(r))?;
+    Simulation::from_specs(
+        machine.clone(),
+        &ALLOCATORS.spec("fsl")?,
+        &POLICIES.spec("fcfs")?,
+        w.jobs(&mut rng),
+        config,
+    )?
+    .run_observed(&mut (), Some(&mut |r| records.push(r)))?;
     write(
         &out,
         &[RunView::new("fsl · fcfs", &machine, &records)],

@@ -7,6 +7,8 @@
 //! ```
 //! use partalloc_report::batsim::jobs_csv;
 //! use partalloc_simkit::{SimConfig, Simulation, Stop};
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_topology::Topology;
 //! use partalloc_workload::{ChaCha8Rng, CubeDims, Dependence, Exponential, SeedableRng, Workload};
 //!
@@ -16,8 +18,9 @@
 //! let mut rng = ChaCha8Rng::seed_from_u64(1);
 //! let config = SimConfig { stop: Stop { jobs: Some(20), time: None }, ..SimConfig::default() };
 //! let mut records: Vec<partalloc_simkit::JobRecord> = Vec::new();
-//! Simulation::by_name(machine.clone(), "buddy", "fcfs", w.jobs(&mut rng), config)?
-//!     .run_with_records(&mut |r| records.push(r))?;
+//! let (buddy, fcfs) = (ALLOCATORS.spec("buddy")?, POLICIES.spec("fcfs")?);
+//! Simulation::from_specs(machine.clone(), &buddy, &fcfs, w.jobs(&mut rng), config)?
+//!     .run_observed(&mut (), Some(&mut |r| records.push(r)))?;
 //! let csv = jobs_csv(&machine, "w0", &records)?;
 //! assert!(csv.starts_with("job_id,workload_name,profile,submission_time,"));
 //! assert_eq!(csv.lines().count(), 1 + records.len());

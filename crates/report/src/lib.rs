@@ -24,6 +24,8 @@
 //! page says when jobs were left out of the drawing.
 //!
 //! ```
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_report::{ReportOptions, RunView, render};
 //! use partalloc_simkit::{SimConfig, Simulation, Stop};
 //! use partalloc_topology::Topology;
@@ -34,9 +36,10 @@
 //! let w = Workload::with_load(0.6, 32, dims, Exponential::new(1.0)?, Dependence::Dependent)?;
 //! let mut rng = ChaCha8Rng::seed_from_u64(1);
 //! let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
-//! let sim = Simulation::by_name(machine.clone(), "buddy", "fcfs", w.jobs(&mut rng), config)?;
+//! let (buddy, fcfs) = (ALLOCATORS.spec("buddy")?, POLICIES.spec("fcfs")?);
+//! let sim = Simulation::from_specs(machine.clone(), &buddy, &fcfs, w.jobs(&mut rng), config)?;
 //! let mut records: Vec<partalloc_simkit::JobRecord> = Vec::new();
-//! sim.run_with_records(&mut |r| records.push(r))?;
+//! sim.run_observed(&mut (), Some(&mut |r| records.push(r)))?;
 //! let html = render(&[RunView::new("buddy · fcfs", &machine, &records)], &ReportOptions::default())?;
 //! assert!(html.starts_with("<!DOCTYPE html>") && html.contains("buddy · fcfs"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

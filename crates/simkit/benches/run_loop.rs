@@ -2,12 +2,14 @@
 //! (`partalloc_schedulers::testing::TestAlloc`) on a 10-cube, Poisson
 //! arrivals, cube dimensions uniform in 0..=9, exponential service with
 //! mean 1: FCFS at offered load 0.5, and every policy at load 0.3. Then the
-//! registry's real strategies through `Simulation::by_name`: `buddy` on
+//! registry's real strategies through `Simulation::from_specs`: `buddy` on
 //! `hypercube:10` (the same cube workload) and `fsl` on `mesh:64x64`
 //! (boxes with sides uniform in 1..=32), both under FCFS at load 0.5.
 //! Conservative backfilling on 20,000 cube jobs at load 0.8, with
 //! exact and with over-estimated run times.
 
+use partalloc_allocators::registry::ALLOCATORS;
+use partalloc_schedulers::registry::POLICIES;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -169,7 +171,13 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || jobs.clone(),
                 |jobs| {
-                    let sim = Simulation::by_name(topo.clone(), alloc, "fcfs", jobs, cfg);
+                    let sim = Simulation::from_specs(
+                        topo.clone(),
+                        &ALLOCATORS.spec(alloc)?,
+                        &POLICIES.spec("fcfs")?,
+                        jobs,
+                        cfg,
+                    );
                     black_box(sim.and_then(Simulation::run).map(|r| r.results.completed))
                 },
                 BatchSize::LargeInput,

@@ -8,6 +8,8 @@
 //!
 //! Run: `cargo run --release -p partalloc-simkit --example kary_split`
 
+use partalloc_allocators::registry::ALLOCATORS;
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::{ConfidenceInterval, DEFAULT_LEVEL, SimConfig, Simulation, replication_rng};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{Job, JobShape};
@@ -63,10 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         measure_search_time: false,
                         ..SimConfig::default()
                     };
-                    let r = Simulation::by_name(
+                    let r = Simulation::from_specs(
                         topology.clone(),
-                        strategy,
-                        "fcfs",
+                        &ALLOCATORS.spec(strategy)?,
+                        &POLICIES.spec("fcfs")?,
                         jobs(k, load, seed),
                         cfg,
                     )?

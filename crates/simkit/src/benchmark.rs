@@ -29,16 +29,19 @@
 //!   `skip_for_resources_greedy`, `moveforward_for_resources_backfill_greedy`
 //!   and `moveforward_for_job`), and the order matters: jobs arriving at the
 //!   same time are seen one at a time, a backfill pass runs between an
-//!   arrival and a release at the same time. partalloc's engine handles all
-//!   simultaneous events before scheduling, which is why the benchmark has
-//!   this loop of its own. The replay ends when the last job starts; a job's
-//!   bounded slowdown is max(1, (wait + run)/max(run, τ)) with τ = 10 s by
-//!   default, and the sequence's score is Σ (bsld/N) summed in start order,
-//!   the simulator's own sum, so the score is equal to the bit.
+//!   arrival and a release at the same time. The replay runs on
+//!   partalloc's one engine in its one-event-per-step mode (its batched
+//!   mode handles all simultaneous events before scheduling); jobs come in
+//!   job-number order, so a submit time may be earlier than the clock, and
+//!   such a job arrives at the current time. The replay ends when the last
+//!   job starts; a job's bounded slowdown is max(1, (wait + run)/max(run,
+//!   τ)) with τ = 10 s by default, and the sequence's score is Σ (bsld/N)
+//!   summed in start order, the simulator's own sum, so the score is equal
+//!   to the bit.
 //!
 //! The heuristics ([`heuristic`]) are `rlscheduler[order=…,backfill=…]`
 //! (`partalloc_schedulers::rlscheduler`), the simulator's decision
-//! procedure; any other policy spec runs through the same loop.
+//! procedure; any other policy spec runs through the same replay.
 //!
 //! ```
 //! use partalloc_simkit::benchmark::{self, BenchTrace, BenchmarkConfig};
@@ -67,10 +70,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use partalloc_allocators::paging::Paging;
-use partalloc_allocators::{Allocator, BuildError, Grant, StrategySpec};
+use partalloc_allocators::{BuildError, StrategySpec};
 use partalloc_schedulers::order::{ORDERS, Order};
 use partalloc_schedulers::registry::{POLICIES, PolicySpec};
-use partalloc_schedulers::{PolicyBuildError, ScheduleError, Started};
+use partalloc_schedulers::{PolicyBuildError, ScheduleError, Scheduler, Started};
 use partalloc_topology::{Grid, Topology, TopologyError};
 use partalloc_workload::swf::{SwfError, SwfReader};
 use partalloc_workload::{Job, JobShape};
@@ -78,7 +81,8 @@ use rand::RngExt;
 use rand::SeedableRng;
 use thiserror::Error;
 
-use crate::calendar::Calendar;
+use crate::SimError;
+use crate::engine::{Engine, EventSink, Running};
 use crate::replicate::SimRng;
 use crate::slowdown::{SlowdownBound, bounded_slowdown};
 
@@ -227,6 +231,15 @@ pub enum BenchmarkError {
         start: usize,
         /// The cause.
         source: ScheduleError,
+    },
+    /// The engine refused an event (a job's arrival time, or a release the
+    /// allocator refused).
+    #[error("sequence from index {start}: {source}")]
+    Engine {
+        /// The sequence's start index.
+        start: usize,
+        /// The cause.
+        source: SimError,
     },
     /// Jobs were left waiting with nothing running and nothing to come.
     #[error(
@@ -428,59 +441,53 @@ pub fn run_sequence(
         })
     })?;
     let topology = Topology::Grid(Grid::mesh(&[side]).map_err(machine_err)?);
-    let mut alloc = Paging::new(topology.clone())?;
+    let alloc = Paging::new(topology.clone())?;
     let mut sched = policy.build(&topology)?;
-    let first = jobs
-        .first()
-        .ok_or(BenchmarkError::Zero { what: "length" })?;
+    if jobs.is_empty() {
+        return Err(BenchmarkError::Zero { what: "length" });
+    }
     let sched_err = |source| BenchmarkError::Schedule { start, source };
+    let engine_err = |e| match e {
+        SimError::Schedule(source) => sched_err(source),
+        source => BenchmarkError::Engine { start, source },
+    };
     let index: HashMap<u64, usize> = jobs.iter().enumerate().map(|(i, j)| (j.id, i)).collect();
     let mut waits = vec![f64::NAN; jobs.len()];
     let mut order = Vec::with_capacity(jobs.len());
-    let mut running: Calendar<(usize, Grant)> = Calendar::with_capacity(jobs.len());
     let mut started: Vec<Started> = Vec::new();
-    let mut now = first.arrival;
-    sched.submit(*first, now).map_err(sched_err)?;
-    let mut next = 1;
+    let mut engine: Engine<_, Paging, ()> =
+        Engine::one_event_per_step(alloc, jobs.iter().copied()).map_err(engine_err)?;
+    // The first step is the first job's arrival; the policy schedules
+    // after every step, until the last job has started.
     loop {
-        started.clear();
-        sched
-            .schedule(now, &mut alloc, &mut started)
-            .map_err(sched_err)?;
-        for s in started.drain(..) {
-            let i = index.get(&s.job.id).copied().unwrap_or(0);
-            waits[i] = now - jobs[i].arrival;
-            order.push(i);
-            running
-                .schedule(now + jobs[i].service, (i, s.grant))
-                .map_err(|_| BenchmarkError::RunTime {
-                    job: jobs[i].id,
-                    run: jobs[i].service,
-                })?;
-        }
-        if next == jobs.len() && sched.queue_len() == 0 {
-            break;
-        }
-        let release = running.peek_time();
-        if next < jobs.len() && release.is_none_or(|t| jobs[next].arrival <= t) {
-            now = now.max(jobs[next].arrival);
-            sched.submit(jobs[next], now).map_err(sched_err)?;
-            next += 1;
-        } else if let Some((t, (i, grant))) = running.pop() {
-            now = now.max(t);
-            alloc.release(&grant).map_err(|source| {
-                sched_err(ScheduleError::Release {
-                    job: jobs[i].id,
-                    source,
-                })
-            })?;
-            sched.departed(&jobs[i], now);
-        } else {
+        let mut replay = Replay {
+            sched: sched.as_mut(),
+        };
+        if !engine.step(&mut replay).map_err(engine_err)? {
             return Err(BenchmarkError::Stalled {
                 start,
                 policy: sched.name(),
                 waiting: sched.queue_len(),
             });
+        }
+        let now = engine.now();
+        started.clear();
+        sched
+            .schedule(now, engine.alloc_mut(), &mut started)
+            .map_err(sched_err)?;
+        for s in started.drain(..) {
+            let i = index.get(&s.job.id).copied().unwrap_or(0);
+            waits[i] = now - jobs[i].arrival;
+            order.push(i);
+            engine
+                .launch(s.job, s.grant, ())
+                .map_err(|_| BenchmarkError::RunTime {
+                    job: jobs[i].id,
+                    run: jobs[i].service,
+                })?;
+        }
+        if engine.next_arrival().is_none() && sched.queue_len() == 0 {
+            break;
         }
     }
     let n = jobs.len() as f64;
@@ -493,6 +500,28 @@ pub fn run_sequence(
         bounded_slowdown,
         waits,
     })
+}
+
+/// The policy, told of each event of a replay by the engine.
+struct Replay<'a> {
+    sched: &'a mut dyn Scheduler,
+}
+
+impl EventSink<Paging, ()> for Replay<'_> {
+    fn departed(
+        &mut self,
+        _alloc: &mut Paging,
+        _slot: u32,
+        run: &Running<()>,
+        now: f64,
+    ) -> Result<(), SimError> {
+        self.sched.departed(&run.job, now);
+        Ok(())
+    }
+
+    fn arrived(&mut self, job: Job, now: f64) -> Result<(), SimError> {
+        Ok(self.sched.submit(job, now)?)
+    }
 }
 
 /// The known heuristic names: every queue order.
@@ -836,6 +865,26 @@ mod tests {
             run(&t, &policies, &config),
             Err(BenchmarkError::StartOutOfRange { start: 8, .. })
         ));
+    }
+
+    /// Jobs come in job-number order, so job 2's submit time (5) is
+    /// before the clock (10, job 1's): it arrives then, and starts at 10
+    /// on the free node, waiting 5 from its own submit time. (Refusing it
+    /// or moving the clock back to 5 would fail this.)
+    #[test]
+    fn a_submit_time_before_the_clock_arrives_at_the_clock() {
+        let jobs = [
+            Job::new(1, 10.0, JobShape::Nodes { count: 1 }, 20.0),
+            Job::new(2, 5.0, JobShape::Nodes { count: 1 }, 10.0),
+        ];
+        let fcfs = heuristic("fcfs", false).unwrap();
+        let run = run_sequence(&jobs, 2, &fcfs, SlowdownBound::default(), 0).unwrap();
+        assert_eq!(run.waits, [0.0, 5.0]);
+        assert_eq!(run.bounded_slowdown, 1.0 / 2.0 + (15.0 / 10.0) / 2.0);
+        // A job too large for the machine leaves the queue stuck.
+        let stuck = [Job::new(1, 0.0, JobShape::Nodes { count: 3 }, 1.0)];
+        let e = run_sequence(&stuck, 2, &fcfs, SlowdownBound::default(), 7).unwrap_err();
+        assert!(e.to_string().starts_with("sequence from index 7: "), "{e}");
     }
 
     /// Two jobs arriving together are seen one at a time, as in the

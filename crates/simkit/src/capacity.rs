@@ -395,13 +395,16 @@ impl Inner {
 /// no warm-up, it agrees with [`Results`](crate::Results).
 ///
 /// ```
+/// use partalloc_allocators::registry::ALLOCATORS;
+/// use partalloc_schedulers::registry::POLICIES;
 /// use partalloc_simkit::capacity::CapacityObserver;
 /// use partalloc_simkit::{SimConfig, Simulation};
 /// use partalloc_workload::{Job, JobShape};
 /// let racks: partalloc_topology::Topology = "racks:1x2x2x4gpu".parse()?;
 /// let jobs = [(1, 0.0, 6), (2, 0.0, 6), (3, 1.0, 3)]
 ///     .map(|(id, at, count)| Job::new(id, at, JobShape::Nodes { count }, 10.0));
-/// let sim = Simulation::by_name(racks.clone(), "tas[mode=required,level=rack]", "fcfs", jobs, SimConfig::default())?;
+/// let (tas, fcfs) = (ALLOCATORS.spec("tas[mode=required,level=rack]")?, POLICIES.spec("fcfs")?);
+/// let sim = Simulation::from_specs(racks.clone(), &tas, &fcfs, jobs, SimConfig::default())?;
 /// let mut seen = CapacityObserver::new(&racks);
 /// let r = sim.run_observed(&mut seen, None)?;
 /// assert_eq!(seen.mean_stranded_gpus(), r.results.mean_stranded_gpus);
@@ -569,6 +572,8 @@ pub fn largest_pod_sets(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partalloc_allocators::registry::ALLOCATORS;
+    use partalloc_schedulers::registry::POLICIES;
     use proptest::prelude::*;
 
     /// Brute force: a free GPU is stranded when no domain of level L (the
@@ -706,7 +711,14 @@ mod tests {
         };
         let racks: Topology = "racks:1x2x2x4gpu".parse()?;
         let run = |strategy: &str| {
-            Simulation::by_name(racks.clone(), strategy, "fcfs", jobs, config)?.run()
+            Simulation::from_specs(
+                racks.clone(),
+                &ALLOCATORS.spec(strategy)?,
+                &POLICIES.spec("fcfs")?,
+                jobs,
+                config,
+            )?
+            .run()
         };
         let required = run("tas[mode=required,level=rack]")?;
         let per_job: Vec<(f64, Vec<u32>, Option<usize>)> = required

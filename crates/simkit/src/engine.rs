@@ -17,6 +17,17 @@
 //! ([`Engine::preempt`]): its grant goes back to the allocator then, once,
 //! and its departure leaves the calendar.
 //!
+//! A second mode steps as RLScheduler's simulator does, for the
+//! benchmark protocol ([`benchmark`](crate::benchmark)): built by
+//! [`Engine::one_event_per_step`] and driven by [`Engine::step`], it
+//! handles **one event per step** (the next arrival if it comes no later
+//! than the next departure, else the departure that ends first, ties in
+//! start order) and takes arrivals in source order even when their times
+//! go back: such a job arrives at the current time (the clock is clamped,
+//! never moved back). The mode costs the batched mode nothing: `step` is a
+//! method of its own, and the arrival-order rule is read only when a job
+//! arrives before the previous one, which the batched mode refuses.
+//!
 //! The engine allocates nothing per event once its buffers have grown:
 //! running jobs live in a slab with a free list and departures in a binary
 //! heap of (time, slot); the next arrival waits beside it.
@@ -73,6 +84,10 @@ pub(crate) struct Engine<I, A, X> {
     /// Whether a pulled job's service time is checked (the stepper's
     /// rule; a simulation's scheduler checks it on submission).
     check_service: bool,
+    /// Whether a job arriving before the previous one is taken (it
+    /// arrives at the current time; the one-event-per-step mode) rather
+    /// than refused.
+    clamp_arrivals: bool,
     departures: Calendar<u32>,
     slots: Vec<Option<Running<X>>>,
     vacant: Vec<u32>,
@@ -103,6 +118,7 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             previous_arrival: f64::NEG_INFINITY,
             horizon,
             check_service,
+            clamp_arrivals: false,
             departures: Calendar::with_capacity(256),
             slots: Vec::new(),
             vacant: Vec::new(),
@@ -112,6 +128,19 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             wakeup: None,
         };
         e.pull()?;
+        Ok(e)
+    }
+
+    /// An engine in the one-event-per-step mode (see the
+    /// [module docs](self)), with no horizon: [`step`](Self::step) drives
+    /// it, and a job arriving before the previous one arrives at the
+    /// current time.
+    ///
+    /// # Errors
+    /// The first job has a bad arrival time.
+    pub(crate) fn one_event_per_step(alloc: A, source: I) -> Result<Self, SimError> {
+        let mut e = Self::new(alloc, source, f64::INFINITY, false)?;
+        e.clamp_arrivals = true;
         Ok(e)
     }
 
@@ -129,7 +158,7 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
         if self.check_service && (!job.service.is_finite() || job.service < 0.0) {
             return Err(bad(&job, "service time", job.service));
         }
-        if job.arrival < self.previous_arrival {
+        if job.arrival < self.previous_arrival && !self.clamp_arrivals {
             return Err(SimError::Unordered {
                 id: job.id,
                 arrival: job.arrival,
@@ -267,6 +296,55 @@ impl<I: Iterator<Item = Job>, A: Allocator, X> Engine<I, A, X> {
             self.pull()?;
         }
         Ok(())
+    }
+
+    /// Handles the one next event (the one-event-per-step mode, see the
+    /// [module docs](self)): the next arrival if it arrives no later than
+    /// the next departure, else the first departure (ties in start
+    /// order), handed to `sink` at the event's time or, for a job
+    /// arriving before the clock, at the current time. Wake-ups are no
+    /// events here. Returns `false`, changing nothing, when no event
+    /// remains.
+    ///
+    /// # Errors
+    /// The allocator refuses a release, a pulled job has a bad arrival
+    /// time, or `sink` fails.
+    pub(crate) fn step(&mut self, sink: &mut impl EventSink<A, X>) -> Result<bool, SimError> {
+        let departure = self.departures.peek_time();
+        if let Some(job) = self
+            .next_arrival
+            .take_if(|j| departure.is_none_or(|d| j.arrival <= d))
+        {
+            let t = self.now.max(job.arrival);
+            self.move_clock(t);
+            sink.arrived(job, t)?;
+            self.pull()?;
+            return Ok(true);
+        }
+        let Some((t, slot)) = self.departures.pop() else {
+            return Ok(false);
+        };
+        let t = self.now.max(t);
+        self.move_clock(t);
+        // Released and handed over in place, then dropped.
+        let Some(entry) = self.slots.get_mut(slot as usize) else {
+            return Ok(true);
+        };
+        if let Some(r) = entry.as_ref() {
+            self.alloc.release(&r.grant)?;
+            self.busy_nodes -= r.grant.granted_nodes();
+            sink.departed(&mut self.alloc, slot, r, t)?;
+            *entry = None;
+            self.vacant.push(slot);
+        }
+        Ok(true)
+    }
+
+    /// Moves the clock to `t` (not before now), counting the busy
+    /// node·time up to it.
+    fn move_clock(&mut self, t: f64) {
+        self.busy_area += self.busy_nodes as f64 * (t - self.now);
+        self.now = t;
     }
 
     /// Ends running job `id` now, before its departure (a scheduler

@@ -16,13 +16,16 @@
 //! node.
 //!
 //! ```
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_simkit::{SimConfig, Simulation};
 //! use partalloc_topology::gpushare::GpuRequest;
 //! use partalloc_workload::{Job, JobShape};
 //!
 //! let pod = |milli| JobShape::Pod { request: GpuRequest::gpu(1000, 1024, 1, milli).unwrap() };
 //! let jobs = vec![Job::new(0, 0.0, pod(500), 4.0), Job::new(1, 0.0, pod(250), 2.0)];
-//! let sim = Simulation::by_name("gpushare:1x2gpu".parse()?, "fgd", "fcfs", jobs, SimConfig::default())?;
+//! let (fgd, fcfs) = (ALLOCATORS.spec("fgd")?, POLICIES.spec("fcfs")?);
+//! let sim = Simulation::from_specs("gpushare:1x2gpu".parse()?, &fgd, &fcfs, jobs, SimConfig::default())?;
 //! let r = sim.run()?.results;
 //! assert_eq!(r.measured.to_string(), "frag");
 //! // 750 of 2000 thousandths for 2 time units, 500 for 2 more.

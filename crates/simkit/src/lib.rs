@@ -32,7 +32,7 @@
 //! enum Ev { Arrive, Depart }
 //!
 //! let reps = Replications::new(42, 20)?;
-//! let means = reps.try_run(|_r, rng| -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+//! let means = reps.run(|_r, rng| -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
 //!     let (arr, svc) = (Exp::new(0.5)?, Exp::new(1.0)?);
 //!     let mut cal = Calendar::new();
 //!     let mut in_system = 0u32;
@@ -53,7 +53,7 @@
 //!         number.update(t, f64::from(in_system))?;
 //!     }
 //!     Ok(number.mean_until(5_000.0)?)
-//! }).map_err(|e| e.to_string())?;
+//! }).into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
 //! let ci = reps.summarize(&means, 0.95)?;
 //! assert!((ci.mean - 1.0).abs() < 0.15, "{ci}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -65,8 +65,8 @@
 //! off (`default-features = false`); the results are the same.
 //!
 //! - `parallel` (default): [`Replications`] and `Sweep::run_pending` run on
-//!   rayon's thread pool, and `thread_pool`/`Replications::run_in` choose
-//!   its size. Without it they run one after another on the calling
+//!   rayon's thread pool, and `thread_pool` (with `ThreadPool::install`)
+//!   chooses its size. Without it they run one after another on the calling
 //!   thread, in the same order, so the output is bit-identical.
 //! - `csv` (default): the `sweep` module (resumable CSV sweeps) and
 //!   `Report::write_jobs_csv`; pulls in `csv` and `serde`.

@@ -125,13 +125,16 @@ pub struct Summary {
 /// Every [`reported`] metric of `reports` (one per replication), in order.
 ///
 /// ```
+/// use partalloc_allocators::registry::ALLOCATORS;
+/// use partalloc_schedulers::registry::POLICIES;
 /// use partalloc_simkit::metrics::summarize;
 /// use partalloc_simkit::{SimConfig, Simulation};
 /// use partalloc_workload::{Job, JobShape};
 /// let mesh: partalloc_topology::Topology = "mesh:4x4".parse()?;
+/// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
 /// let run = |service: f64| {
 ///     let jobs = (0..3).map(move |i| Job::new(i, 0.0, JobShape::Nodes { count: 4 }, service));
-///     Simulation::by_name(mesh.clone(), "paging", "fcfs", jobs, SimConfig::default())?.run()
+///     Simulation::from_specs(mesh.clone(), &paging, &fcfs, jobs, SimConfig::default())?.run()
 /// };
 /// let s = summarize(&[run(1.0)?, run(3.0)?])?;
 /// let service = s.iter().find(|m| m.metric == "mean_service").expect("reported");

@@ -5,7 +5,7 @@
 //!
 //! Observers are passed to
 //! [`Simulation::run_observed`](crate::Simulation::run_observed) (or
-//! [`Replications::simulate_observed`](crate::Replications::simulate_observed))
+//! [`Replications::simulate`](crate::Replications::simulate))
 //! as a generic, so an observer costs nothing where it does nothing and a
 //! run without one (`()`) is the plain run. Several compose as a tuple
 //! `(a, b)`; `Option<O>` observes only when `Some`.
@@ -17,6 +17,8 @@
 //! A measure of one's own, the mean granted nodes per started job:
 //!
 //! ```
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_allocators::Grant;
 //! use partalloc_simkit::observe::Observer;
 //! use partalloc_simkit::{SimConfig, Simulation};
@@ -33,7 +35,8 @@
 //! }
 //!
 //! let jobs = (0..4).map(|i| Job::new(i, f64::from(i as u32), JobShape::Cube { dim: 1 }, 1.5));
-//! let sim = Simulation::by_name("hypercube:3".parse()?, "buddy", "fcfs", jobs, SimConfig::default())?;
+//! let (buddy, fcfs) = (ALLOCATORS.spec("buddy")?, POLICIES.spec("fcfs")?);
+//! let sim = Simulation::from_specs("hypercube:3".parse()?, &buddy, &fcfs, jobs, SimConfig::default())?;
 //! let mut granted = Granted::default();
 //! let report = sim.run_observed(&mut granted, None)?;
 //! assert_eq!((granted.jobs, granted.nodes), (4, 8));
@@ -253,12 +256,15 @@ impl GrantLog {
     /// are logged.
     ///
     /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
     /// use partalloc_simkit::observe::GrantLog;
     /// use partalloc_simkit::{SimConfig, Simulation};
     /// use partalloc_workload::{Job, JobShape};
     /// let machine: partalloc_topology::Topology = "mesh:4x4".parse()?;
     /// let jobs = (0..40).map(|i| Job::new(i, f64::from(i as u32), JobShape::Nodes { count: 4 }, 0.5));
-    /// let sim = Simulation::by_name(machine, "paging", "fcfs", jobs, SimConfig::default())?;
+    /// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
+    /// let sim = Simulation::from_specs(machine, &paging, &fcfs, jobs, SimConfig::default())?;
     /// let mut log = GrantLog::new(usize::MAX).with_max_items(10);
     /// sim.run_observed(&mut log, None)?;
     /// // Two grants of 4 node ids each; a third would make 12.

@@ -12,6 +12,8 @@
 //! job still running at the end is missing.
 //!
 //! ```
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_simkit::pod::pod_run_measures;
 //! use partalloc_simkit::{SimConfig, Simulation};
 //! use partalloc_topology::Topology;
@@ -32,7 +34,8 @@
 //! let mut rng = ChaCha8Rng::seed_from_u64(1);
 //! let jobs = w.jobs(&mut rng).take(300);
 //! let config = SimConfig { record_jobs: true, ..SimConfig::default() };
-//! let report = Simulation::by_name(pod.clone(), "pod-best-fit", "fcfs", jobs, config)?.run()?;
+//! let (pod_best_fit, fcfs) = (ALLOCATORS.spec("pod-best-fit")?, POLICIES.spec("fcfs")?);
+//! let report = Simulation::from_specs(pod.clone(), &pod_best_fit, &fcfs, jobs, config)?.run()?;
 //! let m = pod_run_measures(&pod, Wiring::Static, &report.jobs, 100).expect("a pod");
 //! assert!(m.mean_stranded_chips >= 0.0 && m.mean_stranded_chips <= 64.0);
 //! assert!(m.mean_largest_placeable <= 64.0);
@@ -80,6 +83,8 @@ pub fn pod_run_measures(
 /// last logged completion.
 ///
 /// ```
+/// use partalloc_allocators::registry::ALLOCATORS;
+/// use partalloc_schedulers::registry::POLICIES;
 /// use partalloc_simkit::observe::GrantLog;
 /// use partalloc_simkit::pod::pod_log_measures;
 /// use partalloc_simkit::{SimConfig, Simulation, Stop};
@@ -99,7 +104,8 @@ pub fn pod_run_measures(
 /// let mut rng = ChaCha8Rng::seed_from_u64(1);
 /// let jobs = w.jobs(&mut rng);
 /// let config = SimConfig { stop: Stop { jobs: Some(200), time: None }, ..SimConfig::default() };
-/// let sim = Simulation::by_name(pod.clone(), "pod-reconfigurable", "fcfs", jobs, config)?;
+/// let (pod_reconfigurable, fcfs) = (ALLOCATORS.spec("pod-reconfigurable")?, POLICIES.spec("fcfs")?);
+/// let sim = Simulation::from_specs(pod.clone(), &pod_reconfigurable, &fcfs, jobs, config)?;
 /// let mut log = GrantLog::new(usize::MAX);
 /// sim.run_observed(&mut log, None)?;
 /// // The strategy says which rules judge it.

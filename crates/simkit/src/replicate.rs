@@ -34,8 +34,8 @@ use rand::rngs::ChaCha8Rng;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
-use partalloc_schedulers::registry::{POLICIES, PolicySpec};
+use partalloc_allocators::registry::AllocatorSpec;
+use partalloc_schedulers::registry::PolicySpec;
 use partalloc_topology::Topology;
 use partalloc_workload::{MeanDistribution, ShapeDistribution, Workload};
 
@@ -136,8 +136,13 @@ impl Replications {
     }
 
     /// Runs `f(r, rng_r)` for r = 0..R on rayon's current pool (in order on
-    /// the calling thread without the `parallel` feature) and returns the
-    /// results in replication order.
+    /// the calling thread without the `parallel` feature; inside
+    /// `pool.install` on a chosen pool, e.g. of [`thread_pool`]) and
+    /// returns the results in replication order. Every replication runs;
+    /// fallible ones collected into a `Result<Vec<_>, _>` give the error of
+    /// the lowest-numbered failing replication, and a fold over the
+    /// returned results runs in replication order on the calling thread,
+    /// so both are independent of scheduling.
     pub fn run<T, F>(&self, f: F) -> Vec<T>
     where
         T: Send,
@@ -150,48 +155,6 @@ impl Replications {
         reps.map(|r| f(r, &mut self.rng(r))).collect()
     }
 
-    #[cfg(feature = "parallel")]
-    /// As [`run`](Self::run), on a given pool (e.g. a one-thread pool to
-    /// check that the thread count does not change results).
-    pub fn run_in<T, F>(&self, pool: &rayon::ThreadPool, f: F) -> Vec<T>
-    where
-        T: Send,
-        F: Fn(u64, &mut SimRng) -> T + Sync,
-    {
-        let f = &f;
-        pool.install(|| self.run(f))
-    }
-
-    /// Runs fallible replications; every replication runs, and the error
-    /// returned is that of the lowest-numbered failing replication (so it
-    /// too is independent of scheduling).
-    ///
-    /// # Errors
-    /// The first error in replication order.
-    pub fn try_run<T, E, F>(&self, f: F) -> Result<Vec<T>, E>
-    where
-        T: Send,
-        E: Send,
-        F: Fn(u64, &mut SimRng) -> Result<T, E> + Sync,
-    {
-        self.run(f).into_iter().collect()
-    }
-
-    /// Runs the replications and folds their results in replication order
-    /// on the calling thread.
-    pub fn run_reduce<T, A, F, G>(&self, f: F, init: A, mut fold: G) -> A
-    where
-        T: Send,
-        F: Fn(u64, &mut SimRng) -> T + Sync,
-        G: FnMut(A, T) -> A,
-    {
-        let mut acc = init;
-        for t in self.run(f) {
-            acc = fold(acc, t);
-        }
-        acc
-    }
-
     /// The confidence interval at `level` over per-replication values.
     ///
     /// # Errors
@@ -202,125 +165,14 @@ impl Replications {
 
     /// Simulates `workload` once per replication, each drawing its jobs
     /// from its own stream, on `topology` with the allocation strategy and
-    /// scheduling policy named as the registries parse them, and returns
-    /// the reports in replication order. Every run follows `config`, except
-    /// that per-job records (`record_jobs`) are kept for the first
-    /// replication only. `done` is called as each replication finishes
-    /// (for a progress bar; in any order).
-    ///
-    /// The names are parsed once and each is built once up front, so a bad
-    /// strategy or policy fails before any replication runs; then as
-    /// [`Replications::simulate_specs`].
-    ///
-    /// ```
-    /// use partalloc_simkit::{Replications, SimConfig, Stop};
-    /// use partalloc_topology::Topology;
-    /// use partalloc_workload::spec::WorkloadSpec;
-    ///
-    /// let machine: Topology = "mesh:8x8".parse()?;
-    /// let spec = WorkloadSpec {
-    ///     arrivals: "load:0.5".parse()?,
-    ///     shapes: "sides:uniform".parse()?,
-    ///     demand: "exp:1".parse()?,
-    ///     dependence: "dependent".parse()?,
-    ///     allow_saturation: false,
-    /// };
-    /// let workload = spec.build(&machine)?;
-    /// let config = SimConfig {
-    ///     stop: Stop { jobs: Some(200), time: None },
-    ///     record_jobs: true,
-    ///     ..SimConfig::default()
-    /// };
-    /// let reports = Replications::new(1, 3)?
-    ///     .simulate(&machine, "fsl", "fcfs", &workload, config, &|| {})?;
-    /// assert_eq!(reports.len(), 3);
-    /// assert_eq!((reports[0].jobs.len(), reports[1].jobs.len()), (200, 0));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// An unknown strategy or policy, or the first failing replication's
-    /// error in replication order.
-    pub fn simulate<S, D>(
-        &self,
-        topology: &Topology,
-        allocator: &str,
-        scheduler: &str,
-        workload: &Workload<S, D>,
-        config: SimConfig,
-        done: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Report>, SimError>
-    where
-        S: ShapeDistribution + Sync,
-        D: MeanDistribution + Sync,
-    {
-        // Built once up front (the allocator first) so that a bad name
-        // fails before any work.
-        let allocator = ALLOCATORS.spec(allocator)?;
-        allocator.build(topology)?;
-        let scheduler = POLICIES.spec(scheduler)?;
-        scheduler.build(topology)?;
-        self.simulate_specs(topology, &allocator, &scheduler, workload, config, done)
-    }
-
-    /// As [`Replications::simulate`], with the strategy and the policy
-    /// parsed once by the caller (from any registry value, see
-    /// [`Simulation::from_specs`]): each replication builds its own
-    /// instances from them. A spec that cannot be built for `topology`
-    /// fails every replication, and the first one's error is returned.
-    ///
-    /// ```
-    /// use partalloc_allocators::registry::ALLOCATORS;
-    /// use partalloc_schedulers::registry::POLICIES;
-    /// use partalloc_simkit::{Replications, SimConfig, Stop};
-    /// use partalloc_workload::spec::WorkloadSpec;
-    ///
-    /// let machine = "mesh:8x8".parse()?;
-    /// let spec: WorkloadSpec = WorkloadSpec {
-    ///     arrivals: "load:0.5".parse()?,
-    ///     shapes: "sides:uniform".parse()?,
-    ///     demand: "exp:1".parse()?,
-    ///     dependence: "dependent".parse()?,
-    ///     allow_saturation: false,
-    /// };
-    /// let workload = spec.build(&machine)?;
-    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
-    /// let reps = Replications::new(1, 2)?;
-    /// let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
-    /// let typed = reps.simulate_specs(&machine, &fsl, &fcfs, &workload, config, &|| {})?;
-    /// let named = reps.simulate(&machine, "fsl", "fcfs", &workload, config, &|| {})?;
-    /// assert_eq!(typed[1].results, named[1].results);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// The first failing replication's error in replication order.
-    pub fn simulate_specs<S, D>(
-        &self,
-        topology: &Topology,
-        allocator: &AllocatorSpec,
-        scheduler: &PolicySpec,
-        workload: &Workload<S, D>,
-        config: SimConfig,
-        done: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Report>, SimError>
-    where
-        S: ShapeDistribution + Sync,
-        D: MeanDistribution + Sync,
-    {
-        let runs = self.simulate_observed(
-            (topology, allocator, scheduler),
-            workload,
-            config,
-            &|_| (),
-            done,
-        )?;
-        Ok(runs.into_iter().map(|(report, ())| report).collect())
-    }
-
-    /// As [`simulate_specs`](Self::simulate_specs), with replication r
-    /// watched by the observer `observe(r)` (see [`observe`](crate::observe);
-    /// `None` or `()` to watch none), which comes back beside its report.
+    /// scheduling policy parsed once by the caller (from any registry
+    /// value, see [`Simulation::from_specs`]): each replication builds its
+    /// own instances, and is watched by the observer `observe(r)` (see
+    /// [`observe`](crate::observe); `()` or `None` to watch none), which
+    /// comes back beside its report, in replication order. Every run
+    /// follows `config`, except that per-job records (`record_jobs`) are
+    /// kept for the first replication only. `done` is called as each
+    /// replication finishes (for a progress bar; in any order).
     ///
     /// ```
     /// use partalloc_allocators::registry::ALLOCATORS;
@@ -338,24 +190,36 @@ impl Replications {
     ///     dependence: "dependent".parse()?,
     ///     allow_saturation: false,
     /// };
-    /// let config = SimConfig { stop: Stop { jobs: Some(100), time: None }, ..SimConfig::default() };
+    /// let workload = spec.build(&machine)?;
+    /// let config = SimConfig {
+    ///     stop: Stop { jobs: Some(100), time: None },
+    ///     record_jobs: true,
+    ///     ..SimConfig::default()
+    /// };
     /// let (fsl, fcfs) = (ALLOCATORS.spec("fsl")?, POLICIES.spec("fcfs")?);
+    /// let reps = Replications::new(1, 3)?;
+    /// let runs = reps.simulate((&machine, &fsl, &fcfs), &workload, config, &|_| (), &|| {})?;
+    /// assert_eq!(runs.len(), 3);
+    /// assert_eq!((runs[0].0.jobs.len(), runs[1].0.jobs.len()), (100, 0));
     /// // Replication 0's grants, at most 60 of them.
-    /// let runs = Replications::new(1, 2)?.simulate_observed(
+    /// let logged = reps.simulate(
     ///     (&machine, &fsl, &fcfs),
-    ///     &spec.build(&machine)?,
+    ///     &workload,
     ///     config,
     ///     &|r| (r == 0).then(|| GrantLog::new(60)),
     ///     &|| {},
     /// )?;
-    /// assert_eq!(runs[0].1.as_ref().map(|log| log.completed().len()), Some(60));
-    /// assert!(runs[1].1.is_none());
+    /// assert_eq!(logged[0].1.as_ref().map(|log| log.completed().len()), Some(60));
+    /// assert!(logged[1].1.is_none());
+    /// // An observer only watches.
+    /// assert_eq!(logged[2].0.results, runs[2].0.results);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// As [`simulate_specs`](Self::simulate_specs).
-    pub fn simulate_observed<S, D, O>(
+    /// The first failing replication's error in replication order (a spec
+    /// that cannot be built for `topology` fails every replication).
+    pub fn simulate<S, D, O>(
         &self,
         (topology, allocator, scheduler): (&Topology, &AllocatorSpec, &PolicySpec),
         workload: &Workload<S, D>,
@@ -368,7 +232,7 @@ impl Replications {
         D: MeanDistribution + Sync,
         O: Observer + Send,
     {
-        self.try_run(|r, rng| {
+        let runs = self.run(|r, rng| {
             let config = SimConfig {
                 record_jobs: config.record_jobs && r == 0,
                 ..config
@@ -388,7 +252,8 @@ impl Replications {
             let report = sim.run_observed(&mut observer, None);
             done();
             Ok((report?, observer))
-        })
+        });
+        runs.into_iter().collect()
     }
 }
 
@@ -438,8 +303,8 @@ mod tests {
         let reps = Replications::new(2026, 24).unwrap();
         let one = thread_pool(1).unwrap();
         let four = thread_pool(4).unwrap();
-        let a = reps.run_in(&one, body);
-        let b = reps.run_in(&four, body);
+        let a = one.install(|| reps.run(body));
+        let b = four.install(|| reps.run(body));
         assert_eq!(a.len(), 24);
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.0.to_bits(), y.0.to_bits());
@@ -451,11 +316,12 @@ mod tests {
             assert_eq!(x.0.to_bits(), y.0.to_bits());
             assert_eq!(x.1, y.1);
         }
-        let sum =
-            |p: &rayon::ThreadPool| p.install(|| reps.run_reduce(body, 0.0, |acc, (s, _)| acc + s));
+        let sum = |p: &rayon::ThreadPool| {
+            p.install(|| reps.run(body))
+                .iter()
+                .fold(0.0, |acc, (s, _)| acc + s)
+        };
         assert_eq!(sum(&one).to_bits(), sum(&four).to_bits());
-        let global_sum = reps.run_reduce(body, 0.0, |acc, (s, _)| acc + s);
-        assert_eq!(sum(&one).to_bits(), global_sum.to_bits());
     }
 
     #[test]
@@ -488,10 +354,16 @@ mod tests {
     #[test]
     fn first_error_in_replication_order() {
         let reps = Replications::new(1, 10).unwrap();
-        let r: Result<Vec<u64>, u64> =
-            reps.try_run(|r, _| if r == 3 || r == 7 { Err(r) } else { Ok(r) });
-        assert_eq!(r, Err(3));
-        let ok: Result<Vec<u64>, u64> = reps.try_run(|r, _| Ok(r * 2));
+        let first = |f: &(dyn Fn(u64) -> Result<u64, u64> + Sync)| {
+            reps.run(|r, _| f(r))
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+        };
+        assert_eq!(
+            first(&|r| if r == 3 || r == 7 { Err(r) } else { Ok(r) }),
+            Err(3)
+        );
+        let ok = first(&|r| Ok(r * 2));
         assert_eq!(ok.unwrap(), (0..10).map(|r| r * 2).collect::<Vec<_>>());
         assert_eq!(Replications::new(1, 0), Err(ReplicationError::Zero));
     }

@@ -506,7 +506,7 @@ pub fn partition_label(
 }
 
 /// Writes per-job records as CSV one row at a time, as a run hands them
-/// out ([`Simulation::run_with_records`](crate::Simulation::run_with_records)),
+/// out ([`Simulation::run_observed`](crate::Simulation::run_observed) with a record sink),
 /// in the format of [`Report::write_jobs_csv`].
 #[cfg(feature = "csv")]
 #[derive(Debug)]
@@ -650,6 +650,8 @@ impl fmt::Display for Results {
 
 #[cfg(test)]
 mod sampled_state_tests {
+    use partalloc_allocators::registry::ALLOCATORS;
+    use partalloc_schedulers::registry::POLICIES;
     use partalloc_topology::{NodeSet, Topology};
     use partalloc_workload::{
         Arrivals, ChaCha8Rng, DemandLaw, Dependence, SeedableRng, ShapeLaw, WorkloadSpec,
@@ -681,10 +683,16 @@ mod sampled_state_tests {
                 ..SimConfig::default()
             };
             let jobs = w.jobs(&mut rng).take(400);
-            let report = Simulation::by_name(topology.clone(), strategy, "fcfs", jobs, config)
-                .unwrap()
-                .run()
-                .unwrap();
+            let report = Simulation::from_specs(
+                topology.clone(),
+                &ALLOCATORS.spec(strategy).unwrap(),
+                &POLICIES.spec("fcfs").unwrap(),
+                jobs,
+                config,
+            )
+            .unwrap()
+            .run()
+            .unwrap();
             let lo = report
                 .jobs
                 .iter()

@@ -542,8 +542,12 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// for count in [4, 8] {
     ///     let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count }, 1.0)];
     ///     let sim = Simulation::from_specs("mesh:4x4".parse()?, &paging, &fcfs, jobs, SimConfig::default())?;
-    ///     assert_eq!(sim.run()?.results.utilization, f64::from(count) / 16.0);
+    ///     let r = sim.run()?;
+    ///     assert_eq!(r.results.utilization, f64::from(count) / 16.0);
+    ///     assert_eq!(r.scheduler, "fcfs");
     /// }
+    /// // A name no registry knows is refused when parsed.
+    /// assert!(POLICIES.spec("fifo").is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -567,13 +571,16 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     /// for the model's time on its grant instead of its service time.
     ///
     /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
     /// use partalloc_simkit::{RuntimeModel, SimConfig, Simulation};
     /// use partalloc_workload::{Job, JobShape};
     /// // Paging hands the 4 nodes of a 4×4 mesh's first row: a row of 4,
     /// // whose distances sum to 10 where the baseline 2×2 square's sum to 8.
     /// let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count: 4 }, 100.0)];
     /// let model: RuntimeModel = "linear:0.5".parse()?;
-    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?
+    /// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
+    /// let r = Simulation::from_specs("mesh:4x4".parse()?, &paging, &fcfs, jobs, SimConfig::default())?
     ///     .with_runtime_model(model)?
     ///     .run()?;
     /// assert_eq!(r.results.mean_service, 100.0 * (1.0 + 0.5 * (10.0 / 8.0 - 1.0)));
@@ -587,33 +594,6 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         Ok(self)
     }
 
-    /// A simulation with the allocator and the scheduler built by name
-    /// through their registries (e.g. `"buddy"`, `"m-fcfs[threshold=dynamic]"`).
-    ///
-    /// ```
-    /// use partalloc_simkit::{SimConfig, Simulation};
-    /// use partalloc_workload::{Job, JobShape};
-    /// let jobs = vec![Job::new(1, 0.0, JobShape::Nodes { count: 4 }, 1.0)];
-    /// let r = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?.run()?;
-    /// assert_eq!(r.results.utilization, 0.25);
-    /// assert_eq!(r.scheduler, "fcfs");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// An unknown or invalid strategy or policy, and as [`Simulation::new`].
-    pub fn by_name(
-        topology: Topology,
-        allocator: &str,
-        scheduler: &str,
-        source: impl IntoIterator<IntoIter = I>,
-        config: SimConfig,
-    ) -> Result<Self, SimError> {
-        let alloc = partalloc_allocators::registry::build(allocator, &topology)?;
-        let sched = partalloc_schedulers::registry::build(scheduler, &topology)?;
-        Self::new(topology, alloc, sched, source, config)
-    }
-
     /// Runs the simulation to its stop rule and reports.
     ///
     /// # Errors
@@ -624,34 +604,27 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         self.run_observed(&mut (), None)
     }
 
-    /// Runs like [`run`](Self::run), handing each measured job's record to
-    /// `sink` as the job completes instead of keeping it in
-    /// [`Report::jobs`] (left empty), whatever [`SimConfig::record_jobs`]
-    /// says: with a streamed source, memory then stays flat in the number
-    /// of jobs. The results are those of `run`.
+    /// Runs like [`run`](Self::run) with `observer` watching every event
+    /// (see [`observe`](crate::observe); `()` for none), and with each
+    /// measured job's record handed to `records`, if given, as the job
+    /// completes instead of kept in [`Report::jobs`] (left empty), whatever
+    /// [`SimConfig::record_jobs`] says: with a streamed source, memory then
+    /// stays flat in the number of jobs. The results are those of `run`: an
+    /// observer only watches.
     ///
     /// ```
+    /// use partalloc_allocators::registry::ALLOCATORS;
+    /// use partalloc_schedulers::registry::POLICIES;
     /// use partalloc_simkit::{SimConfig, Simulation};
     /// use partalloc_workload::{Job, JobShape};
     /// let jobs = (0..3).map(|i| Job::new(i, f64::from(i as u32), JobShape::Nodes { count: 4 }, 1.0));
+    /// let (paging, fcfs) = (ALLOCATORS.spec("paging")?, POLICIES.spec("fcfs")?);
     /// let mut ids = Vec::new();
-    /// let sim = Simulation::by_name("mesh:4x4".parse()?, "paging", "fcfs", jobs, SimConfig::default())?;
-    /// let r = sim.run_with_records(&mut |rec| ids.push(rec.id))?;
+    /// let sim = Simulation::from_specs("mesh:4x4".parse()?, &paging, &fcfs, jobs, SimConfig::default())?;
+    /// let r = sim.run_observed(&mut (), Some(&mut |rec| ids.push(rec.id)))?;
     /// assert_eq!((ids, r.jobs.len()), (vec![0, 1, 2], 0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    ///
-    /// # Errors
-    /// As [`run`](Self::run).
-    pub fn run_with_records(self, sink: &mut dyn FnMut(JobRecord)) -> Result<Report, SimError> {
-        self.run_observed(&mut (), Some(sink))
-    }
-
-    /// Runs like [`run`](Self::run) with `observer` watching every event
-    /// (see [`observe`](crate::observe)), and with the measured jobs'
-    /// records handed to `records` if given (as
-    /// [`run_with_records`](Self::run_with_records) does). The results are
-    /// those of `run`: an observer only watches.
     ///
     /// # Errors
     /// As [`run`](Self::run).
@@ -1208,6 +1181,8 @@ impl<'s> Measures<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partalloc_allocators::registry::ALLOCATORS;
+    use partalloc_schedulers::registry::POLICIES;
 
     fn meter() -> Meter {
         Meter {
@@ -1235,7 +1210,14 @@ mod tests {
         );
         let mesh: Topology = "mesh:2x2".parse()?;
         let run = |config: SimConfig| {
-            Simulation::by_name(mesh.clone(), "paging", "fcfs", jobs, config)?.run()
+            Simulation::from_specs(
+                mesh.clone(),
+                &ALLOCATORS.spec("paging")?,
+                &POLICIES.spec("fcfs")?,
+                jobs,
+                config,
+            )?
+            .run()
         };
         let config = SimConfig {
             record_jobs: true,

@@ -15,6 +15,8 @@
 //! completion (a finite job source, no stop rule).
 //!
 //! ```
+//! use partalloc_allocators::registry::ALLOCATORS;
+//! use partalloc_schedulers::registry::POLICIES;
 //! use partalloc_simkit::slurm::slurm_run_measures;
 //! use partalloc_simkit::{SimConfig, Simulation};
 //! use partalloc_topology::Topology;
@@ -37,8 +39,8 @@
 //! let mut rng = ChaCha8Rng::seed_from_u64(1);
 //! let jobs = w.jobs(&mut rng).take(200);
 //! let config = SimConfig { record_jobs: true, ..SimConfig::default() };
-//! let report =
-//!     Simulation::by_name(machine.clone(), "block[segment=2]", "fcfs", jobs, config)?.run()?;
+//! let (block, fcfs) = (ALLOCATORS.spec("block[segment=2]")?, POLICIES.spec("fcfs")?);
+//! let report = Simulation::from_specs(machine.clone(), &block, &fcfs, jobs, config)?.run()?;
 //! let m = slurm_run_measures(&machine, &report.jobs, Some(2), 50).expect("a Slurm machine");
 //! assert!(m.mean_stranded_nodes >= 0.0 && m.mean_stranded_nodes <= 16.0);
 //! // Segments of 2 never straddle a block of 8.
@@ -165,6 +167,8 @@ pub fn slurm_run_measures(
 /// size is [`GrantLog::segment`]).
 ///
 /// ```
+/// use partalloc_allocators::registry::ALLOCATORS;
+/// use partalloc_schedulers::registry::POLICIES;
 /// use partalloc_simkit::observe::GrantLog;
 /// use partalloc_simkit::slurm::slurm_log_measures;
 /// use partalloc_simkit::{SimConfig, Simulation};
@@ -175,7 +179,8 @@ pub fn slurm_run_measures(
 /// let conf = "BlockName=r0 Nodes=n[00-07]\nBlockName=r1 Nodes=n[08-15]\nBlockSizes=8,16\n";
 /// let machine: Topology = SlurmMachine::parse_conf(conf, "example")?.into();
 /// let jobs = (0..40).map(|i| Job::new(i, f64::from(i as u32) * 0.5, JobShape::Nodes { count: 4 }, 1.5));
-/// let sim = Simulation::by_name(machine.clone(), "block[segment=2]", "fcfs", jobs, SimConfig::default())?;
+/// let (block, fcfs) = (ALLOCATORS.spec("block[segment=2]")?, POLICIES.spec("fcfs")?);
+/// let sim = Simulation::from_specs(machine.clone(), &block, &fcfs, jobs, SimConfig::default())?;
 /// let mut log = GrantLog::new(usize::MAX);
 /// sim.run_observed(&mut log, None)?;
 /// // The strategy reports its own segment size.

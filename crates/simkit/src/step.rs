@@ -482,6 +482,8 @@ fn would_grant(alloc: &mut dyn Allocator, request: &Request) -> Result<bool, Sim
 mod tests {
     use super::*;
     use crate::{SimConfig, Simulation};
+    use partalloc_allocators::registry::ALLOCATORS;
+    use partalloc_schedulers::registry::POLICIES;
     use partalloc_topology::{Coords, Topology};
     use partalloc_workload::JobShape;
 
@@ -563,10 +565,10 @@ mod tests {
         }
         assert!(s.is_done());
         let machine: Topology = "hypercube:3".parse()?;
-        let report = Simulation::by_name(
+        let report = Simulation::from_specs(
             machine,
-            "buddy",
-            "fcfs",
+            &ALLOCATORS.spec("buddy")?,
+            &POLICIES.spec("fcfs")?,
             jobs.clone(),
             SimConfig {
                 measure_search_time: false,
@@ -603,10 +605,10 @@ mod tests {
                 slowdown_bound: tau,
                 ..SimConfig::default()
             };
-            let r = Simulation::by_name(
+            let r = Simulation::from_specs(
                 "hypercube:3".parse()?,
-                "buddy",
-                "fcfs",
+                &ALLOCATORS.spec("buddy")?,
+                &POLICIES.spec("fcfs")?,
                 jobs.clone(),
                 config,
             )?
@@ -661,10 +663,10 @@ mod tests {
             record_jobs: true,
             ..SimConfig::default()
         };
-        let report = Simulation::by_name(
+        let report = Simulation::from_specs(
             machine.parse()?,
-            strategy,
-            "easy-backfilling",
+            &ALLOCATORS.spec(strategy)?,
+            &POLICIES.spec("easy-backfilling")?,
             jobs.to_vec(),
             config,
         )?

@@ -351,6 +351,8 @@ fn kim_yoon_fsl_waits_least_and_misses_least() {
 /// buddy ≥ partner ≥ multiple Gray code ≥ non-contiguous paging.
 #[test]
 fn nasa_replay_follows_the_recognition_order() {
+    use partalloc_allocators::registry::ALLOCATORS;
+    use partalloc_schedulers::registry::POLICIES;
     use partalloc_simkit::{SimConfig, Simulation, Stop};
     use partalloc_workload::ShapeMapping;
     use partalloc_workload::swf::SwfReader;
@@ -373,10 +375,10 @@ fn nasa_replay_follows_the_recognition_order() {
         ..SimConfig::default()
     };
     let wait = |alloc: &str| {
-        let r = Simulation::by_name(
+        let r = Simulation::from_specs(
             topology.clone(),
-            alloc,
-            "fcfs",
+            &ALLOCATORS.spec(alloc).unwrap(),
+            &POLICIES.spec("fcfs").unwrap(),
             jobs.iter().copied(),
             config,
         )

@@ -15,9 +15,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use partalloc_allocators::registry::ALLOCATORS;
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::{
-    ConfidenceInterval, Report, RuntimeModel, SimConfig, Simulation, replication_rng,
+    ConfidenceInterval, Report, RuntimeModel, SimConfig, SimError, Simulation, replication_rng,
 };
 use partalloc_topology::Topology;
 use partalloc_workload::{
@@ -209,7 +211,13 @@ fn simulate(
         measure_search_time: false,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::by_name(topology.clone(), strategy, "fcfs", jobs, config)?;
+    let mut sim = Simulation::from_specs(
+        topology.clone(),
+        &ALLOCATORS.spec(strategy).map_err(SimError::from)?,
+        &POLICIES.spec("fcfs").map_err(SimError::from)?,
+        jobs,
+        config,
+    )?;
     if let Some(m) = model {
         sim = sim.with_runtime_model(m)?;
     }

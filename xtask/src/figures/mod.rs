@@ -498,11 +498,14 @@ fn summarize(
         return Ok(*s);
     }
     let reps = Replications::new(key.seed, setup.replications)?;
-    let reports = reps.try_run(|r, _rng| {
-        let rep = setup.replicate(key.seed, r);
-        pb.inc(1);
-        rep
-    })?;
+    let reports = reps
+        .run(|r, _rng| {
+            let rep = setup.replicate(key.seed, r);
+            pb.inc(1);
+            rep
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
     let s = Summary::of(&reports)?;
     if let Ok(mut m) = ctx.memo.lock() {
         m.insert(memo_key, s);

@@ -4,6 +4,8 @@
 
 use std::fs;
 
+use partalloc::allocators::registry::ALLOCATORS;
+use partalloc::schedulers::registry::POLICIES;
 use partalloc::simkit::{SimConfig, Simulation, Stop, replication_rng};
 use partalloc::topology::{Grid, Topology};
 use partalloc::workload::{Dependence, Exponential, MeshSides, SideLaw, Workload};
@@ -137,11 +139,17 @@ fn simulate_matches_the_library_run_with_the_same_stream() {
             },
             ..SimConfig::default()
         };
-        let lib = Simulation::by_name(machine.clone(), "fsl", "fcfs", w.jobs(&mut rng), config)
-            .unwrap()
-            .run()
-            .unwrap()
-            .results;
+        let lib = Simulation::from_specs(
+            machine.clone(),
+            &ALLOCATORS.spec("fsl").unwrap(),
+            &POLICIES.spec("fcfs").unwrap(),
+            w.jobs(&mut rng),
+            config,
+        )
+        .unwrap()
+        .run()
+        .unwrap()
+        .results;
         assert_eq!(rep["completed"], lib.completed);
         // Bit for bit (JSON floats round-trip exactly).
         assert_eq!(rep["mean_response"].as_f64().unwrap(), lib.mean_response);

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
+use partalloc_allocators::registry::ALLOCATORS;
 use partalloc_report::{ReportError, ReportOptions, RunView, render, write};
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::{JobRecord, SimConfig, Simulation, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::{
@@ -34,10 +36,17 @@ fn records(machine: &Topology, allocator: &str, jobs: u64) -> Vec<JobRecord> {
         },
         ..SimConfig::default()
     };
-    let sim = Simulation::by_name(machine.clone(), allocator, "fcfs", w.jobs(&mut rng), config)
-        .expect("simulation");
+    let sim = Simulation::from_specs(
+        machine.clone(),
+        &ALLOCATORS.spec(allocator).expect("a known name"),
+        &POLICIES.spec("fcfs").expect("a known name"),
+        w.jobs(&mut rng),
+        config,
+    )
+    .expect("simulation");
     let mut out = Vec::new();
-    sim.run_with_records(&mut |r| out.push(r)).expect("run");
+    sim.run_observed(&mut (), Some(&mut |r| out.push(r)))
+        .expect("run");
     out
 }
 

@@ -56,7 +56,9 @@ fn replication(_r: u64, rng: &mut SimRng) -> Result<(f64, f64, u64), Box<dyn Err
 fn one_thread_four_threads_and_the_global_pool_agree_bit_for_bit() {
     let reps = Replications::new(20_260_101, 20).unwrap();
     let run = |threads| -> Vec<(f64, f64, u64)> {
-        reps.run_in(&thread_pool(threads).unwrap(), replication)
+        thread_pool(threads)
+            .unwrap()
+            .install(|| reps.run(replication))
             .into_iter()
             .map(Result::unwrap)
             .collect()

@@ -7,6 +7,8 @@
 )]
 
 use partalloc_allocators::Partition;
+use partalloc_allocators::registry::ALLOCATORS;
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::runtime_model::baseline_nodes;
 use partalloc_simkit::{Report, RuntimeModel, SimConfig, Simulation};
 use partalloc_topology::{NodeId, Topology};
@@ -75,8 +77,14 @@ fn run(machine: &str, allocator: &str, jobs: Vec<Job>, model: Option<&str>) -> R
         warmup: 5,
         ..SimConfig::default()
     };
-    let mut sim =
-        Simulation::by_name(machine.parse().unwrap(), allocator, "fcfs", jobs, config).unwrap();
+    let mut sim = Simulation::from_specs(
+        machine.parse().unwrap(),
+        &ALLOCATORS.spec(allocator).unwrap(),
+        &POLICIES.spec("fcfs").unwrap(),
+        jobs,
+        config,
+    )
+    .unwrap();
     if let Some(m) = model {
         sim = sim.with_runtime_model(m.parse().unwrap()).unwrap();
     }
@@ -204,8 +212,16 @@ fn a_slurm_machine_measures_nothing_and_refuses_a_model() {
         record_jobs: true,
         ..SimConfig::default()
     };
-    let sim =
-        || Simulation::by_name(topology.clone(), "paging", "fcfs", jobs(10, 4, 1), config).unwrap();
+    let sim = || {
+        Simulation::from_specs(
+            topology.clone(),
+            &ALLOCATORS.spec("paging").unwrap(),
+            &POLICIES.spec("fcfs").unwrap(),
+            jobs(10, 4, 1),
+            config,
+        )
+        .unwrap()
+    };
     let r = sim().run().unwrap();
     assert!(r.jobs.iter().all(|j| j.dispersal.is_none()));
     assert_eq!(r.results.mean_pairwise_distance, 0.0);

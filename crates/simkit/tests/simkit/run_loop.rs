@@ -8,7 +8,9 @@
 )]
 
 use partalloc_allocators::Allocator;
+use partalloc_allocators::registry::ALLOCATORS;
 use partalloc_schedulers::registry;
+use partalloc_schedulers::registry::POLICIES;
 use partalloc_schedulers::testing::{TestAlloc, cube_job};
 use partalloc_simkit::{ConfidenceInterval, Replications, SimConfig, Simulation, Stop};
 use partalloc_topology::Coords;
@@ -607,23 +609,38 @@ fn streamed_records_equal_kept_records() {
             measure_search_time: false,
             ..SimConfig::default()
         };
-        let kept = Simulation::by_name(topo.clone(), "paging", policy, jobs.clone(), cfg)
-            .unwrap()
-            .run()
-            .unwrap();
+        let kept = Simulation::from_specs(
+            topo.clone(),
+            &ALLOCATORS.spec("paging").unwrap(),
+            &POLICIES.spec(policy).unwrap(),
+            jobs.clone(),
+            cfg,
+        )
+        .unwrap()
+        .run()
+        .unwrap();
         let mut streamed = Vec::new();
         let mut rows = partalloc_simkit::JobCsvWriter::new(Vec::new()).unwrap();
         let cfg = SimConfig {
             record_jobs: false,
             ..cfg
         };
-        let report = Simulation::by_name(topo, "paging", policy, jobs.clone(), cfg)
-            .unwrap()
-            .run_with_records(&mut |r| {
+        let report = Simulation::from_specs(
+            topo,
+            &ALLOCATORS.spec("paging").unwrap(),
+            &POLICIES.spec(policy).unwrap(),
+            jobs.clone(),
+            cfg,
+        )
+        .unwrap()
+        .run_observed(
+            &mut (),
+            Some(&mut |r| {
                 rows.write(&r).unwrap();
                 streamed.push(r);
-            })
-            .unwrap();
+            }),
+        )
+        .unwrap();
         assert_eq!(report.results, kept.results);
         assert!(report.jobs.is_empty());
         assert_eq!(streamed, kept.jobs);
