@@ -687,9 +687,12 @@ impl SlurmPolicy {
         &self.fs
     }
 
-    /// `sshare -l`'s lines now.
-    #[must_use]
-    pub fn sshare(&self) -> Vec<SshareRow> {
+    /// `sshare -l`'s lines now. Reading them computes, as slurmctld's
+    /// reading does, the users' usage the classic algorithm has not
+    /// computed since the last pass, and keeps it (a later
+    /// `DEPTH_OBLIVIOUS` effective usage reads its siblings' as sshare
+    /// left them).
+    pub fn sshare(&mut self) -> Vec<SshareRow> {
         self.fs.sshare(&self.tree)
     }
 
@@ -867,6 +870,11 @@ impl SlurmPolicy {
         if !self.conf.priority.multifactor {
             return;
         }
+        if self.conf.priority.weight_fairshare > 0.0 {
+            // The user's fair share, computed now if unknown since the
+            // last pass (`_get_fairshare_priority`).
+            self.fs.refresh_user(&self.tree, self.pending[p].r.assoc);
+        }
         let job = &self.pending[p];
         let f = self.factors(job, job.r.partition, t);
         let prio = priority(&self.conf, &f);
@@ -925,13 +933,36 @@ impl SlurmPolicy {
                 self.counters
                     .decay_usage(d.powf(t - last).max(f64::MIN_POSITIVE));
             }
-            for r in self.running.values() {
+            // The job list in order (by job id): a running job adds its
+            // usage, a pending one has its priority computed, and with it
+            // (classic) its user's fair share if unknown since the pass
+            // began, from the usage added so far
+            // (`_decay_apply_new_usage_and_weighted_factors`).
+            let refresh = classic && t > last && self.conf.priority.weight_fairshare > 0.0;
+            let mut waiting: Vec<(u64, usize)> = if refresh {
+                self.pending
+                    .iter()
+                    .map(|p| (p.job.id, p.r.assoc))
+                    .chain(self.held.iter().map(|(_, p)| (p.job.id, p.r.assoc)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            waiting.sort_unstable();
+            let mut w = waiting.iter().peekable();
+            for (&id, r) in &self.running {
+                while let Some(&(_, assoc)) = w.next_if(|x| x.0 < id) {
+                    self.fs.refresh_user(&self.tree, assoc);
+                }
                 let dt = t - last.max(r.start);
                 let amount = self.fs.charge(dt, r.billing, r.usage_factor);
                 self.fs.add(&self.tree, r.assoc, amount);
                 // The same seconds per CPU and node, for GrpTRESMins.
                 let seconds = self.fs.charge(dt, 1.0, r.usage_factor);
                 self.counters.charge_usage(&self.tree, &r.claim, seconds);
+            }
+            for &(_, assoc) in w {
+                self.fs.refresh_user(&self.tree, assoc);
             }
         }
         self.fs.recompute(&self.tree);
