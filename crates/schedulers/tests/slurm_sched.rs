@@ -701,3 +701,38 @@ fn classic_fair_share_follows_the_job_list() {
         r3.factors.fairshare
     );
 }
+
+/// Time limits are enforced by slurmctld's background loop, every 30 s
+/// from its start (`job_time_limit`, `PERIODIC_TIMEOUT`): a job that
+/// outruns its limit ends at the first check at or after it. Job 1
+/// (limit 1 minute, script 500 s) starts at 0 and is killed at 60, a check;
+/// job 2 (the same) arrives at 5, starts then, reaches its limit at 65 and
+/// is killed at the check at 90; job 3 (limit 2 minutes) starts at 8 (3 s,
+/// `batch_sched_delay`, after the pass that started job 2) and ends by
+/// itself 100 s later. With the checks' phase at 10 s, job 2 is killed at
+/// 70.
+#[test]
+fn time_limits_are_enforced_at_the_periodic_check() {
+    let jobs = [
+        job(1, 0.0, 1, 500.0),
+        job(2, 5.0, 1, 500.0),
+        job(3, 7.0, 1, 100.0),
+    ];
+    let attrs = [
+        (1, "a", "u", None, None, 60),
+        (2, "a", "u", None, None, 60),
+        (3, "a", "u", None, None, 120),
+    ];
+    let mut p = policy(&conf(""), ONE_ACCOUNT, None, &attrs).unwrap();
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.start.get(&2), Some(&5.0));
+    assert_eq!(out.start.get(&3), Some(&8.0));
+    assert_eq!(out.end.get(&1), Some(&60.0));
+    assert_eq!(out.end.get(&2), Some(&90.0));
+    assert_eq!(out.end.get(&3), Some(&108.0));
+    let mut p = policy(&conf(""), ONE_ACCOUNT, None, &attrs)
+        .unwrap()
+        .with_timelimit_phase(10.0);
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.end.get(&2), Some(&70.0));
+}
