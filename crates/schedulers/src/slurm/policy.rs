@@ -510,7 +510,7 @@ impl SlurmPolicy {
     }
 
     /// Sets when the background loop checks time limits: at `phase`
-    /// modulo [`PERIODIC_TIMEOUT`] (0 by default, the controller's start).
+    /// modulo 30 s, slurmctld's `PERIODIC_TIMEOUT` (0 by default, the controller's start).
     /// A replay of a real controller takes it from a job that ran out of
     /// time.
     #[must_use]
