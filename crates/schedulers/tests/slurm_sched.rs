@@ -654,3 +654,85 @@ fn completing_nodes_with_partitions_are_the_ended_jobs() {
     assert!(out.start.get(&3).is_some_and(|&t| t < 105.0), "{out:?}");
     assert_eq!(out.start.get(&2), Some(&105.0));
 }
+
+/// Classic fair share, the job list in order: at a priority pass
+/// slurmctld walks its jobs by creation (`_decay_thread`,
+/// `_decay_apply_new_usage_and_weighted_factors`): a running job adds its
+/// usage, a pending one has its priority computed and with it its user's
+/// fair share (unknown since the pass began), from the usage added so
+/// far. v's job 1 runs 0–30 (30 CPU-seconds, charged at its end); u's job
+/// 2 and w's job 4 run from 0; v's job 3 (all 3 nodes, created before
+/// job 4 but arriving after it) waits. At the pass at 60, a's NormUsage is
+/// 30 / 30 = 1 (accounts first); then job 2 adds 60 (root 90), job 3's
+/// user v gets NormUsage 30 / 90 and EffectvUsage 1/3 + (1 − 1/3) · 1/2 =
+/// 2/3, FairShare 2^(−(2/3) / 0.25); job 4's 60 comes after. (With every
+/// job's usage first it would be 2^(−(0.2 + 0.4) / 0.25).)
+#[test]
+fn classic_fair_share_follows_the_job_list() {
+    let assoc =
+        "Account|User|Share|ParentName\nroot||1|\na||1|root\na|u|1|\na|v|1|\nb||1|root\nb|w|1|\n";
+    let mut p = policy(
+        "NodeName=n[1-3] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n\
+         PriorityType=priority/multifactor\nPriorityFlags=NO_FAIR_TREE\n\
+         PriorityWeightFairshare=10000\nPriorityDecayHalfLife=0\nPriorityCalcPeriod=1\n",
+        assoc,
+        None,
+        &[
+            (1, "a", "v", None, None, 600),
+            (2, "a", "u", None, None, 6000),
+            (3, "a", "v", None, None, 600),
+            (4, "b", "w", None, None, 6000),
+        ],
+    )
+    .unwrap();
+    let jobs = [
+        job(1, 0.0, 1, 30.0),
+        job(2, 0.0, 1, 1000.0),
+        job(4, 0.0, 1, 1000.0),
+        job(3, 1.0, 3, 10.0),
+    ];
+    let mut rows = Vec::new();
+    run(&mut p, 3, &jobs, &[61.0], |_, p| rows.push(p.sprio())).unwrap();
+    let r3 = rows[0].iter().find(|r| r.job == 3).unwrap();
+    let want = (-(2.0f64 / 3.0) / 0.25).exp2();
+    assert!(
+        (r3.factors.fairshare - want).abs() < 1e-12,
+        "{} against {want}",
+        r3.factors.fairshare
+    );
+}
+
+/// Time limits are enforced by slurmctld's background loop, every 30 s
+/// from its start (`job_time_limit`, `PERIODIC_TIMEOUT`): a job that
+/// outruns its limit ends at the first check at or after it. Job 1
+/// (limit 1 minute, script 500 s) starts at 0 and is killed at 60, a check;
+/// job 2 (the same) arrives at 5, starts then, reaches its limit at 65 and
+/// is killed at the check at 90; job 3 (limit 2 minutes) starts at 8 (3 s,
+/// `batch_sched_delay`, after the pass that started job 2) and ends by
+/// itself 100 s later. With the checks' phase at 10 s, job 2 is killed at
+/// 70.
+#[test]
+fn time_limits_are_enforced_at_the_periodic_check() {
+    let jobs = [
+        job(1, 0.0, 1, 500.0),
+        job(2, 5.0, 1, 500.0),
+        job(3, 7.0, 1, 100.0),
+    ];
+    let attrs = [
+        (1, "a", "u", None, None, 60),
+        (2, "a", "u", None, None, 60),
+        (3, "a", "u", None, None, 120),
+    ];
+    let mut p = policy(&conf(""), ONE_ACCOUNT, None, &attrs).unwrap();
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.start.get(&2), Some(&5.0));
+    assert_eq!(out.start.get(&3), Some(&8.0));
+    assert_eq!(out.end.get(&1), Some(&60.0));
+    assert_eq!(out.end.get(&2), Some(&90.0));
+    assert_eq!(out.end.get(&3), Some(&108.0));
+    let mut p = policy(&conf(""), ONE_ACCOUNT, None, &attrs)
+        .unwrap()
+        .with_timelimit_phase(10.0);
+    let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
+    assert_eq!(out.end.get(&2), Some(&70.0));
+}

@@ -26,11 +26,23 @@
 //!   (`_set_usage_efctv`, `_set_assoc_fs_factor`; `assoc_mgr.c`'s
 //!   `_normalize_assoc_shares_traditional`). Accounts' effective usage is
 //!   computed at the start of a pass, before the pass adds running jobs'
-//!   usage; users' after it (`_set_children_usage_efctv` marks users for a
-//!   later computation).
+//!   usage (`_set_children_usage_efctv`, `_decay_thread`); a user's
+//!   effective usage is then unknown (`NO_VAL`) until something needs it:
+//!   a job of the user whose priority is computed (at submission, at
+//!   release, or at a pass while it pends: `_get_fairshare_priority`), or
+//!   sshare reading it (`assoc_mgr_get_shares`, `src/common/assoc_mgr.c`).
+//!   Only then are its normalized and effective usage and its factor
+//!   computed, from the usage of that moment; a user's normalized usage
+//!   stays as last computed until then (`NO_VAL` before the first time,
+//!   `slurmdb_create_assoc_usage`, `src/common/slurmdb_defs.c`), and a
+//!   depth-oblivious effective usage reads its siblings' as they stand.
 
 use super::assoc::{AssocTree, Shares};
 use super::conf::FairShareAlgo;
+
+/// Slurm's `NO_VAL` (`0xfffffffe`), the normalized usage of a user
+/// association never computed.
+const NO_VAL: f64 = 4_294_967_294.0;
 
 /// The fair-share state of one association.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -87,6 +99,9 @@ pub struct FairShare {
     /// Per-second decay factor.
     decay: f64,
     usage: Vec<AssocUsage>,
+    /// Classic: user associations whose effective usage is unknown since
+    /// the last pass (slurmctld's `usage_efctv == NO_VAL`).
+    stale: Vec<bool>,
     /// Associations in depth-first order from root.
     preorder: Vec<usize>,
     depth: Vec<usize>,
@@ -99,6 +114,14 @@ impl FairShare {
     pub fn new(tree: &AssocTree, algo: FairShareAlgo, half_life: u64) -> Self {
         let n = tree.len();
         let mut usage = vec![AssocUsage::default(); n];
+        // A user's normalized usage before it is first computed: slurmdbd's
+        // records start at `NO_VAL` (`slurmdb_create_assoc_usage`).
+        for (i, u) in usage.iter_mut().enumerate() {
+            if tree.get(i).user.is_some() {
+                u.usage_norm = NO_VAL;
+            }
+        }
+        let stale = (0..n).map(|i| tree.get(i).user.is_some()).collect();
         let mut preorder = Vec::with_capacity(n);
         let mut depth = vec![0; n];
         let mut stack = vec![tree.root()];
@@ -162,6 +185,7 @@ impl FairShare {
             depth_oblivious: false,
             decay,
             usage,
+            stale,
             preorder,
             depth,
         }
@@ -252,7 +276,11 @@ impl FairShare {
         // pass for those before it, users' at the last pass).
         for k in 0..self.preorder.len() {
             let a = self.preorder[k];
-            if a == root || tree.get(a).user.is_some() {
+            if tree.get(a).user.is_some() {
+                self.stale[a] = true;
+                continue;
+            }
+            if a == root {
                 continue;
             }
             self.set_norm(tree, a);
@@ -331,17 +359,26 @@ impl FairShare {
         };
     }
 
-    /// The classic algorithm's second half, after the pass's usage: users'
-    /// normalized and effective usage and factors.
+    /// User association `a`'s normalized and effective usage and factor,
+    /// computed now if they are unknown since the last pass
+    /// (`priority_p_set_assoc_usage` where `usage_efctv` is `NO_VAL`); a
+    /// no-op for an account, a user already computed, and Fair Tree.
+    pub fn refresh_user(&mut self, tree: &AssocTree, a: usize) {
+        if self.algo != FairShareAlgo::Classic || !self.stale[a] {
+            return;
+        }
+        self.set_norm(tree, a);
+        self.set_classic_efctv(tree, a);
+        self.set_classic_factor(a);
+        self.stale[a] = false;
+    }
+
+    /// Every user association's values not computed since the last pass,
+    /// one after the other depth first, as sshare's reading computes them.
     pub fn classic_users(&mut self, tree: &AssocTree) {
         for k in 0..self.preorder.len() {
             let a = self.preorder[k];
-            if tree.get(a).user.is_none() {
-                continue;
-            }
-            self.set_norm(tree, a);
-            self.set_classic_efctv(tree, a);
-            self.set_classic_factor(a);
+            self.refresh_user(tree, a);
         }
     }
 
@@ -426,19 +463,20 @@ impl FairShare {
         }
     }
 
-    /// Recomputes the factors after new usage, by the configured
-    /// algorithm (the classic algorithm's account half must have run at
-    /// the start of the pass).
+    /// Recomputes the factors after new usage: Fair Tree's whole tree;
+    /// nothing for the classic algorithm, whose users are computed when
+    /// needed ([`refresh_user`](Self::refresh_user)).
     pub fn recompute(&mut self, tree: &AssocTree) {
-        match self.algo {
-            FairShareAlgo::FairTree => self.fair_tree(tree),
-            FairShareAlgo::Classic => self.classic_users(tree),
+        if self.algo == FairShareAlgo::FairTree {
+            self.fair_tree(tree);
         }
     }
 
-    /// `sshare -l`'s lines, root first, depth first in dump order.
-    #[must_use]
-    pub fn sshare(&self, tree: &AssocTree) -> Vec<SshareRow> {
+    /// `sshare -l`'s lines, root first, depth first in dump order. As
+    /// slurmctld's reading does, it first computes the users not computed
+    /// since the last pass, in that order, and keeps their values.
+    pub fn sshare(&mut self, tree: &AssocTree) -> Vec<SshareRow> {
+        self.classic_users(tree);
         let root = tree.root();
         self.preorder
             .iter()
@@ -544,6 +582,67 @@ mod tests {
         assert!((fs.factor(u1) - (-0.9f64 / 0.375).exp2()).abs() < 1e-12);
         // u2: NormUsage 0, EffectvUsage = 0 + 0.9 · 1/2 = 0.45.
         assert!((fs.usage(u2).usage_efctv - 0.45).abs() < 1e-12);
+    }
+
+    /// DEPTH_OBLIVIOUS's staleness by hand (`_set_children_usage_efctv`,
+    /// `_get_fairshare_priority`, `assoc_mgr_get_shares`). u1 and u2 (a's
+    /// users, NormShares 0.375 each; a's 0.75) were computed while there
+    /// was no usage (NormUsage 0). Then u1 has 500, u2 300, u3 200: a's
+    /// EffectvUsage is 0.8, Rp = 0.8 / 0.75. u1 is computed first (its
+    /// job's priority) and reads u2's stale 0: Rs = 0.5 / 0.75,
+    /// Rl = (0.5 / 0.375) / Rs = 2, EffectvUsage = Rp · 2 · 0.375 = 0.8
+    /// (with u2's 0.3 it would be 0.5). sshare then computes u2 only,
+    /// reading u1's fresh 0.5: Rs = 0.8 / 0.75, Rl = (0.3 / 0.375) / Rs =
+    /// 0.75, k = 1 / (1 + (5 ln Rp)²), and leaves u1's 0.8.
+    #[test]
+    fn depth_oblivious_reads_stale_siblings() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::Classic, 0).with_depth_oblivious(true);
+        let (u1, u2) = (t.user("u1", None).unwrap(), t.user("u2", None).unwrap());
+        fs.classic_accounts(&t);
+        fs.refresh_user(&t, u1);
+        fs.refresh_user(&t, u2);
+        assert_eq!(fs.usage(u2).usage_norm, 0.0);
+        fs.add(&t, u1, 500.0);
+        fs.add(&t, u2, 300.0);
+        fs.add(&t, t.user("u3", None).unwrap(), 200.0);
+        fs.classic_accounts(&t);
+        // Unknown until needed: the pass computed accounts only.
+        assert_eq!(fs.usage(u2).usage_norm, 0.0);
+        fs.refresh_user(&t, u1);
+        assert!((fs.usage(u1).usage_efctv - 0.8).abs() < 1e-12);
+        // Computed once per pass.
+        fs.refresh_user(&t, u1);
+        assert!((fs.usage(u1).usage_efctv - 0.8).abs() < 1e-12);
+        let rows = fs.sshare(&t);
+        let rp = 0.8 / 0.75;
+        let k = 1.0 / (1.0 + (5.0 * f64::ln(rp)).powi(2));
+        let want = rp * 0.75f64.powf(k) * 0.375;
+        let row = |u: &str| rows.iter().find(|r| r.user == u).unwrap().clone();
+        assert!((row("u2").effectv_usage - want).abs() < 1e-12);
+        assert!((row("u2").norm_usage - 0.3).abs() < 1e-12);
+        assert!((row("u1").effectv_usage - 0.8).abs() < 1e-12);
+    }
+
+    /// A user never computed has slurmdbd's initial NormUsage, `NO_VAL`: a
+    /// depth-oblivious sibling that reads it finds itself with almost no
+    /// share of the siblings' usage (u2 never had a job: u1's Rs is
+    /// (0.5 + NO_VAL) / 0.75, its EffectvUsage ≈ 0, its factor ≈ 1).
+    #[test]
+    fn depth_oblivious_sibling_never_computed() {
+        let t = tree();
+        let mut fs = FairShare::new(&t, FairShareAlgo::Classic, 0).with_depth_oblivious(true);
+        let u1 = t.user("u1", None).unwrap();
+        fs.classic_accounts(&t);
+        fs.add(&t, u1, 500.0);
+        fs.add(&t, t.user("u3", None).unwrap(), 500.0);
+        fs.classic_accounts(&t);
+        fs.refresh_user(&t, u1);
+        // Rp = 0.5 / 0.75 and Rl both below 1: k = 1.
+        let rl = (0.5 / 0.375) / ((0.5 + NO_VAL) / 0.75);
+        let want = 0.5 / 0.75 * rl * 0.375;
+        assert!((fs.usage(u1).usage_efctv - want).abs() < 1e-18);
+        assert!(fs.factor(u1) > 0.999_999);
     }
 
     #[test]

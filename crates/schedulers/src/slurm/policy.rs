@@ -41,7 +41,9 @@
 //! partition) starts now if the plan has room for its whole time limit,
 //! otherwise gets its earliest start (squeue's planned start) and, within
 //! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
-//! A started job is killed at its time limit (its run is cut to it).
+//! A started job that outruns its time limit is killed at the background
+//! loop's first time-limit check after it, every 30 s (its run is cut
+//! there).
 //!
 //! Preemption ([`SlurmPolicy::with_preemption`], off by default): a job
 //! that does not fit in the main scheduler takes the running jobs it may
@@ -156,6 +158,12 @@ struct Running {
     pending: Pending,
 }
 
+/// How often slurmctld's background loop looks for jobs past their time
+/// limit (`PERIODIC_TIMEOUT`, `src/slurmctld/slurmctld.h`; `job_time_limit`
+/// in `src/slurmctld/job_mgr.c`, called from `_slurmctld_background` in
+/// `src/slurmctld/controller.c`): a fixed 30 s, not an option.
+const PERIODIC_TIMEOUT: f64 = 30.0;
+
 /// Seconds in a year: the plan's length for a job without a time limit
 /// (`YEAR_SECONDS` in backfill.c).
 const YEAR: f64 = 365.0 * 86_400.0;
@@ -191,6 +199,9 @@ pub struct SlurmPolicy {
     part_qos: Vec<Option<usize>>,
     epoch: f64,
     bf_phase: f64,
+    /// The phase of the background loop's time-limit checks (modulo
+    /// [`PERIODIC_TIMEOUT`]).
+    timelimit_phase: f64,
     preemption: bool,
     preempted: Vec<(u64, super::conf::PreemptMode)>,
     requeue: Vec<u64>,
@@ -386,6 +397,7 @@ impl SlurmPolicy {
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
+            timelimit_phase: 0.0,
             preemption,
             preempted: Vec::new(),
             requeue: Vec::new(),
@@ -495,6 +507,27 @@ impl SlurmPolicy {
         self.bf_phase = phase.rem_euclid(bf);
         self.next_bf = self.bf_phase;
         self
+    }
+
+    /// Sets when the background loop checks time limits: at `phase`
+    /// modulo 30 s, slurmctld's `PERIODIC_TIMEOUT` (0 by default, the controller's start).
+    /// A replay of a real controller takes it from a job that ran out of
+    /// time.
+    #[must_use]
+    pub fn with_timelimit_phase(mut self, phase: f64) -> Self {
+        self.timelimit_phase = phase.rem_euclid(PERIODIC_TIMEOUT);
+        self
+    }
+
+    /// When a job started at `start` with a time limit of `limit` seconds
+    /// is killed if it runs that long: at the first of the background
+    /// loop's checks, every [`PERIODIC_TIMEOUT`], at or after
+    /// `start + limit` (`job_time_limit` times out a job whose end time
+    /// has come; `OverTimeLimit` 0).
+    fn killed_at(&self, start: f64, limit: f64) -> f64 {
+        let end = start + limit;
+        let k = ((end - self.timelimit_phase) / PERIODIC_TIMEOUT).ceil();
+        (self.timelimit_phase + k * PERIODIC_TIMEOUT).max(end)
     }
 
     /// Keeps an ended job's nodes completing for `seconds` (0 by default)
@@ -687,9 +720,12 @@ impl SlurmPolicy {
         &self.fs
     }
 
-    /// `sshare -l`'s lines now.
-    #[must_use]
-    pub fn sshare(&self) -> Vec<SshareRow> {
+    /// `sshare -l`'s lines now. Reading them computes, as slurmctld's
+    /// reading does, the users' usage the classic algorithm has not
+    /// computed since the last pass, and keeps it (a later
+    /// `DEPTH_OBLIVIOUS` effective usage reads its siblings' as sshare
+    /// left them).
+    pub fn sshare(&mut self) -> Vec<SshareRow> {
         self.fs.sshare(&self.tree)
     }
 
@@ -867,6 +903,11 @@ impl SlurmPolicy {
         if !self.conf.priority.multifactor {
             return;
         }
+        if self.conf.priority.weight_fairshare > 0.0 {
+            // The user's fair share, computed now if unknown since the
+            // last pass (`_get_fairshare_priority`).
+            self.fs.refresh_user(&self.tree, self.pending[p].r.assoc);
+        }
         let job = &self.pending[p];
         let f = self.factors(job, job.r.partition, t);
         let prio = priority(&self.conf, &f);
@@ -925,13 +966,36 @@ impl SlurmPolicy {
                 self.counters
                     .decay_usage(d.powf(t - last).max(f64::MIN_POSITIVE));
             }
-            for r in self.running.values() {
+            // The job list in order (by job id): a running job adds its
+            // usage, a pending one has its priority computed, and with it
+            // (classic) its user's fair share if unknown since the pass
+            // began, from the usage added so far
+            // (`_decay_apply_new_usage_and_weighted_factors`).
+            let refresh = classic && t > last && self.conf.priority.weight_fairshare > 0.0;
+            let mut waiting: Vec<(u64, usize)> = if refresh {
+                self.pending
+                    .iter()
+                    .map(|p| (p.job.id, p.r.assoc))
+                    .chain(self.held.iter().map(|(_, p)| (p.job.id, p.r.assoc)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            waiting.sort_unstable();
+            let mut w = waiting.iter().peekable();
+            for (&id, r) in &self.running {
+                while let Some(&(_, assoc)) = w.next_if(|x| x.0 < id) {
+                    self.fs.refresh_user(&self.tree, assoc);
+                }
                 let dt = t - last.max(r.start);
                 let amount = self.fs.charge(dt, r.billing, r.usage_factor);
                 self.fs.add(&self.tree, r.assoc, amount);
                 // The same seconds per CPU and node, for GrpTRESMins.
                 let seconds = self.fs.charge(dt, 1.0, r.usage_factor);
                 self.counters.charge_usage(&self.tree, &r.claim, seconds);
+            }
+            for &(_, assoc) in w {
+                self.fs.refresh_user(&self.tree, assoc);
             }
         }
         self.fs.recompute(&self.tree);
@@ -989,8 +1053,11 @@ impl SlurmPolicy {
         let p = &self.pending[i];
         let limit = p.r.time_limit.map_or(YEAR, |s| s as f64);
         let mut job = p.job;
-        if job.service > limit {
-            job.service = limit;
+        // A job that outruns its limit runs until the next time-limit
+        // check.
+        let killed = self.killed_at(now, limit) - now;
+        if job.service > killed {
+            job.service = killed;
         }
         let claim = self.claim(&p.r, p.job.nodes());
         self.counters.apply(&self.tree, &claim, 1);

@@ -23,7 +23,7 @@ pub(crate) fn run(
     nodes: u32,
     jobs: &[Job],
     snapshots: &[f64],
-    at: impl FnMut(f64, &SlurmPolicy),
+    at: impl FnMut(f64, &mut SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
     run_drained(policy, nodes, jobs, snapshots, None, at)
 }
@@ -36,7 +36,7 @@ pub(crate) fn run_drained(
     jobs: &[Job],
     snapshots: &[f64],
     drain: Option<(f64, f64)>,
-    at: impl FnMut(f64, &SlurmPolicy),
+    at: impl FnMut(f64, &mut SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
     run_cancelled(policy, nodes, jobs, snapshots, drain, &[], at)
 }
@@ -50,7 +50,7 @@ pub(crate) fn run_cancelled(
     snapshots: &[f64],
     drain: Option<(f64, f64)>,
     cancels: &[(f64, u64)],
-    mut at: impl FnMut(f64, &SlurmPolicy),
+    mut at: impl FnMut(f64, &mut SlurmPolicy),
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
     let mut cancels = cancels.to_vec();
     cancels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
