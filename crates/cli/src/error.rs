@@ -205,20 +205,6 @@ pub(crate) fn shown(path: &Path) -> String {
     partalloc::topology::echo_path(path)
 }
 
-/// Most characters of a parser's own message a message repeats.
-const MESSAGE_CHARS: usize = 160;
-
-/// A parser's message (the TOML reader's, which repeats the key or value
-/// it refuses whole) as a message shows it: control characters escaped
-/// and, past [`MESSAGE_CHARS`] characters, cut with `…`.
-pub(crate) fn clipped(message: &str) -> String {
-    let escaped = partalloc::topology::escaped(message);
-    match escaped.char_indices().nth(MESSAGE_CHARS) {
-        None => escaped.into_owned(),
-        Some((end, _)) => format!("{}…", &escaped[..end]),
-    }
-}
-
 impl From<partalloc::topology::files::FileError> for CliError {
     fn from(e: partalloc::topology::files::FileError) -> Self {
         match e {

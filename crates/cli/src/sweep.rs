@@ -274,20 +274,13 @@ pub(crate) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
 /// Parses and checks the text of an experiment file read from `path`.
 pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, CliError> {
     let exp: Experiment = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| {
-                text.get(..s.start)
-                    .map_or(0, |t| t.matches('\n').count() + 1)
-            })
-            .map(|l| format!("line {l}: "))
-            .unwrap_or_default();
         CliError::input(format!(
-            "{}: {line}{}",
+            "{}: {}",
             crate::error::shown(path),
-            crate::error::clipped(&e.message().trim().replace('\n', "; "))
+            partalloc_experiment::machine::toml_error(text, &e)
         ))
     })?;
+
     let ctx = |msg: String| CliError::input(format!("{}: {msg}", crate::error::shown(path)));
     for (name, len) in [
         ("topologies", exp.topologies.len()),

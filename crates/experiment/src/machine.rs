@@ -420,13 +420,42 @@ fn load_kueue(topology: &str, nodes: &str) -> Result<Topology, SourceError> {
 const MESSAGE_CHARS: usize = 120;
 
 /// A parser's message as an error repeats it: control characters escaped,
-/// cut with `…` past [`MESSAGE_CHARS`] characters.
-fn clip(message: &str) -> String {
-    let escaped = partalloc_topology::escaped(message);
+/// every word of it (a key or value the parser quotes) cut to the
+/// [`ECHO_CHARS`](partalloc_topology::ECHO_CHARS) every echoed input is
+/// cut to, and the whole cut with `…` past [`MESSAGE_CHARS`] characters.
+///
+/// ```
+/// let key = "k".repeat(1 << 20);
+/// let shown = partalloc_experiment::machine::clip(&format!("unknown field `{key}`"));
+/// assert_eq!(shown.chars().count(), "unknown field ".len() + 41);
+/// ```
+#[must_use]
+pub fn clip(message: &str) -> String {
+    let words: Vec<String> = message.split(' ').map(partalloc_topology::echo).collect();
+    let escaped = words.join(" ");
     match escaped.char_indices().nth(MESSAGE_CHARS) {
-        None => escaped.into_owned(),
+        None => escaped,
         Some((end, _)) => format!("{}…", &escaped[..end]),
     }
+}
+
+/// A TOML parser's error in `text` as one line: `line N: ` where it
+/// points, then its message, its lines joined by `; ` and [`clip`]ped.
+#[must_use]
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let line = e
+        .span()
+        .and_then(|s| text.get(..s.start))
+        .map(|t| format!("line {}: ", t.matches('\n').count() + 1))
+        .unwrap_or_default();
+    let message = e
+        .message()
+        .split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!("{line}{}", clip(&message))
 }
 
 /// The pod described in the TOML file at `path` (keys `preset`, `name`,
@@ -438,22 +467,10 @@ fn clip(message: &str) -> String {
 pub fn load_pod_file(path: &Path) -> Result<Topology, SourceError> {
     let text = read_text(path, FileKind::Config)?;
     let description: PodDescription = toml::from_str(&text).map_err(|e| {
-        let line = e
-            .span()
-            .and_then(|s| text.get(..s.start))
-            .map(|t| format!("line {}: ", t.matches('\n').count() + 1))
-            .unwrap_or_default();
-        let message = e
-            .message()
-            .split('\n')
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ");
         SourceError::Machine(format!(
-            "pod file {}: {line}{}",
+            "pod file {}: {}",
             echo_path(path),
-            clip(&message)
+            toml_error(&text, &e)
         ))
     })?;
     let pod = Pod::try_from(description).map_err(|e| {
