@@ -16,7 +16,14 @@ pub(crate) use partalloc::simkit::metrics::reported;
 /// Looks a metric up by name.
 pub(crate) fn metric(name: &str) -> Result<Metric, CliError> {
     reported().find(|m| m.name == name).copied().ok_or_else(|| {
-        let hint = partalloc::allocators::registry::closest_name(name, reported().map(|m| m.name))
+        // Most metrics are means: `stranded_nodes` is `mean_stranded_nodes`.
+        let mean = format!("mean_{name}");
+        let hint = reported()
+            .map(|m| m.name)
+            .find(|&m| m == mean)
+            .or_else(|| {
+                partalloc::allocators::registry::closest_name(name, reported().map(|m| m.name))
+            })
             .map(|c| format!(" (did you mean {c:?}?)"))
             .unwrap_or_default();
         CliError::input(format!(
@@ -66,5 +73,16 @@ impl Serialize for Replication {
         }
         map.serialize_entry("measured", &self.0.measured.to_string())?;
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unknown_metric_suggests_its_mean() {
+        let e = super::metric("stranded_nodes").unwrap_err().to_string();
+        assert!(e.contains("did you mean \"mean_stranded_nodes\"?"), "{e}");
+        let e = super::metric("mean_wiat").unwrap_err().to_string();
+        assert!(e.contains("did you mean \"mean_wait\"?"), "{e}");
     }
 }
