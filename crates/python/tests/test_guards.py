@@ -18,6 +18,19 @@ import pytest
 pytest.importorskip("gymnasium")
 
 CASES = {
+    # A racks machine of 16 million nodes was built before its bound was
+    # checked (33 s and 1.7 GB, then an abort).
+    "racks": (
+        "pa.simulate('racks:4096x4096x4gpu', 'tas', 'fcfs', workload={'load': 0.5})",
+        "ValueError",
+        "the node count is 16777216, more than the supported 65536",
+    ),
+    # An infinite gap shape drew gaps for ever.
+    "lublin_gap": (
+        "pa.generate_lublin(256, 10, model='lublin:whole:arar=1e308')",
+        "ValueError",
+        "must be a finite number (got inf)",
+    ),
     # A run of 2^63 recorded jobs grew until the system killed it.
     "jobs": (
         "pa.simulate('hypercube:7', 'buddy', 'fcfs', workload={'load': 0.5}, jobs=2**63)",
