@@ -128,15 +128,6 @@ impl Occupancy {
             true
         });
     }
-
-    /// Why `request` was refused: no room among the available nodes.
-    pub(crate) fn no_room(&self, request: &Request) -> AllocError {
-        AllocError::NoRoom {
-            request: *request,
-            free: self.free_count(),
-            total: self.len(),
-        }
-    }
 }
 
 #[cfg(test)]
