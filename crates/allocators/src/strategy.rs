@@ -6,8 +6,9 @@
 //! topology, the per-node [`Occupancy`] and the live grants. [`Managed`]
 //! owns that state and implements [`Allocator`] once: it validates nothing
 //! a strategy must know about, but it records every grant in its
-//! [`GrantLedger`] (so a release trusts only its own copy and a foreign or
-//! dead grant is refused without change), marks and frees the nodes, takes
+//! [`GrantLedger`] as the strategy's [`GrantRecord`] (so a release trusts
+//! only its own copy and a foreign or dead grant is refused without
+//! change), has the record mark and free its nodes, takes
 //! faults and repairs, answers `is_available`, `free_nodes` and
 //! `live_grants` in O(1), checks a chosen partition's nodes for
 //! `allocate_at`, and falls back to choosing on a copy of the strategy for
