@@ -58,6 +58,7 @@ use crate::{AllocError, FaultError, Grant, Partition, ReleaseError, Request};
 /// struct Exclusive;
 ///
 /// impl Strategy for Exclusive {
+///     type Record = Partition;
 ///     fn name(&self) -> String {
 ///         "exclusive".to_owned()
 ///     }

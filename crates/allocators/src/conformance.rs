@@ -123,6 +123,7 @@ pub fn check_script(alloc: &mut dyn Allocator, script: &[Step]) -> Result<Summar
 /// #[derive(Debug, Clone)]
 /// struct Mine;
 /// impl Strategy for Mine {
+///     type Record = Partition;
 ///     fn name(&self) -> String { "mine".to_owned() }
 ///     fn choose(&mut self, v: &View<'_>, r: &Request) -> Result<Option<Partition>, AllocError> {
 ///         let want = v.wanted_nodes(r)? as usize;

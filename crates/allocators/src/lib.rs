@@ -87,4 +87,4 @@ pub use ledger::GrantLedger;
 pub use occupancy::Occupancy;
 pub use request::Request;
 pub use spec::{SpecError, StrategySpec};
-pub use strategy::{Managed, Strategy, View};
+pub use strategy::{GrantRecord, Managed, Strategy, View};

@@ -360,6 +360,8 @@ pub(crate) const TORUS3D_ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for SlurmAllocator {
+    type Record = Vec<NodeId>;
+
     fn name(&self) -> String {
         match self.rule {
             SlurmRule::Block(how) => {
@@ -401,9 +403,9 @@ impl Strategy for SlurmAllocator {
     /// every placement `choose` returns (a probe places on a copy).
     fn choose(
         &mut self,
-        view: &View<'_>,
+        view: &View<'_, Vec<NodeId>>,
         request: &Request,
-    ) -> Result<Option<Partition>, AllocError> {
+    ) -> Result<Option<Vec<NodeId>>, AllocError> {
         let total = view.total_nodes();
         let want = request.node_count();
         let count = u32::try_from(want)
@@ -429,7 +431,7 @@ impl Strategy for SlurmAllocator {
         let mut out = core::mem::take(&mut self.scratch);
         let placed = self.placer.place_into(count, &mut out);
         let result = match placed {
-            Ok(()) => Ok(Some(Partition::Nodes(out.clone()))),
+            Ok(()) => Ok(Some(out.clone())),
             Err(PlaceError::NoRoom { .. }) => Ok(None),
             Err(e) => Err(AllocError::Invalid {
                 request: *request,
@@ -440,10 +442,8 @@ impl Strategy for SlurmAllocator {
         result
     }
 
-    fn released(&mut self, _: &View<'_>, partition: &Partition) {
-        if let Partition::Nodes(nodes) = partition {
-            self.placer.release(nodes);
-        }
+    fn released(&mut self, _: &View<'_, Vec<NodeId>>, nodes: &Vec<NodeId>) {
+        self.placer.release(nodes);
     }
 
     fn takes_faults(&self) -> Result<(), FaultError> {

@@ -6,8 +6,9 @@
 //! topology, the per-node [`Occupancy`] and the live grants. [`Managed`]
 //! owns that state and implements [`Allocator`] once: it validates nothing
 //! a strategy must know about, but it records every grant in its
-//! [`GrantLedger`] (so a release trusts only its own copy and a foreign or
-//! dead grant is refused without change), marks and frees the nodes, takes
+//! [`GrantLedger`] as the strategy's [`GrantRecord`] (so a release trusts
+//! only its own copy and a foreign or dead grant is refused without
+//! change), has the record mark and free its nodes, takes
 //! faults and repairs, answers `is_available`, `free_nodes` and
 //! `live_grants` in O(1), checks a chosen partition's nodes for
 //! `allocate_at`, and falls back to choosing on a copy of the strategy for
@@ -22,6 +23,7 @@
 //! struct Lowest;
 //!
 //! impl Strategy for Lowest {
+//!     type Record = Partition;
 //!     fn name(&self) -> String {
 //!         "lowest".to_owned()
 //!     }
@@ -49,7 +51,7 @@
 use core::fmt;
 use core::ops::Deref;
 
-use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
+use partalloc_topology::{GridBox, NodeId, NodeSet, Subcube, Topology};
 
 use crate::allocator::PlacementRules;
 use crate::{
@@ -58,16 +60,24 @@ use crate::{
 };
 
 /// What a strategy sees of the machine: read-only, and the same for every
-/// hook of one call.
-#[derive(Debug, Clone, Copy)]
-pub struct View<'a> {
+/// hook of one call. `R` is the strategy's [`Strategy::Record`].
+#[derive(Debug)]
+pub struct View<'a, R = Partition> {
     topology: &'a Topology,
     occupancy: &'a Occupancy,
-    grants: &'a GrantLedger<Partition>,
+    grants: &'a GrantLedger<R>,
     generation: u64,
 }
 
-impl<'a> View<'a> {
+impl<R> Clone for View<'_, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R> Copy for View<'_, R> {}
+
+impl<'a, R> View<'a, R> {
     /// The machine.
     #[must_use]
     pub fn topology(&self) -> &'a Topology {
@@ -92,8 +102,8 @@ impl<'a> View<'a> {
         self.occupancy.is_available(node)
     }
 
-    /// The partitions of the live grants, in the ledger's slot order.
-    pub fn grants(&self) -> impl Iterator<Item = &'a Partition> + 'a {
+    /// The records of the live grants, in the ledger's slot order.
+    pub fn grants(&self) -> impl Iterator<Item = &'a R> + 'a {
         self.grants.iter().map(|(_, p)| p)
     }
 
@@ -121,12 +131,108 @@ impl<'a> View<'a> {
     }
 }
 
+/// What [`Managed`] keeps of one grant: the partition in the form its
+/// strategy finds smallest and quickest to mark (a [`Partition`] for most,
+/// a 12-byte [`Subcube`] for the hypercube strategies).
+///
+/// A record marks and frees its own nodes on the [`Occupancy`], so a
+/// subcube or a box is marked a range of bitmap words at a time, and it
+/// turns into the [`Partition`] of the grant handed out.
+///
+/// # Contract
+///
+/// `mark(busy)` changes exactly the nodes of
+/// [`partition`](GrantRecord::partition);
+/// [`available`](GrantRecord::available) is true exactly when every node of
+/// the partition is available (false if it does not fit the machine).
+pub trait GrantRecord: Clone + Send + fmt::Debug {
+    /// Marks the nodes busy (`busy`) or frees them; a caller marks busy
+    /// only available nodes and frees only the nodes it marked.
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool);
+
+    /// Whether every node is available.
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool;
+
+    /// The partition granted.
+    fn partition(&self) -> Partition;
+}
+
+impl GrantRecord for Partition {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool) {
+        mark(occupancy, topology, self, busy);
+    }
+
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool {
+        all_available(occupancy, topology, self)
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        self.clone()
+    }
+}
+
+/// A subcube of a hypercube, marked one aligned id range at a time.
+impl GrantRecord for Subcube {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool) {
+        if topology
+            .as_hypercube()
+            .is_some_and(|c| c.dim() == self.cube_dim())
+        {
+            if busy {
+                occupancy.occupy_subcube(self);
+            } else {
+                occupancy.vacate_subcube(self);
+            }
+        } else {
+            mark(occupancy, topology, &Partition::Subcube(*self), busy);
+        }
+    }
+
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool {
+        if topology
+            .as_hypercube()
+            .is_some_and(|c| c.dim() == self.cube_dim())
+        {
+            occupancy.subcube_available(self)
+        } else {
+            all_available(occupancy, topology, &Partition::Subcube(*self))
+        }
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        Partition::Subcube(*self)
+    }
+}
+
+/// A node list (a [`Partition::Nodes`] without the enum around it),
+/// marked one bitmap word at a time.
+impl GrantRecord for Vec<NodeId> {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, _: &Topology, busy: bool) {
+        mark_nodes(occupancy, self, busy);
+    }
+
+    fn available(&self, occupancy: &Occupancy, _: &Topology) -> bool {
+        self.iter().all(|&n| occupancy.is_available(n))
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        Partition::Nodes(self.clone())
+    }
+}
+
 /// An allocation strategy: the choice of a partition, nothing else.
 ///
 /// [`Managed`] runs it: it keeps the topology, the [`Occupancy`], the
 /// grant ledger and the faults, and calls these hooks with a [`View`] of
-/// that state. Only [`name`](Strategy::name) and
-/// [`choose`](Strategy::choose) are required.
+/// that state. Only [`Record`](Strategy::Record), [`name`](Strategy::name)
+/// and [`choose`](Strategy::choose) are required; a strategy that has no
+/// smaller form of its grants keeps `type Record = Partition`.
 ///
 /// # Contract
 ///
@@ -142,7 +248,8 @@ impl<'a> View<'a> {
 ///   probe that [`fits`](Strategy::fits) leaves open by choosing on a
 ///   clone it then drops.
 /// - The view in [`committed`](Strategy::committed) already shows the
-///   grant; in [`released`](Strategy::released),
+///   grant's nodes busy (its record joins [`View::grants`] as the hook
+///   returns); in [`released`](Strategy::released),
 ///   [`faulted`](Strategy::faulted) and [`repaired`](Strategy::repaired)
 ///   it already shows the change. The hooks are called only for changes
 ///   that happened (a refused call reaches no hook).
@@ -152,20 +259,24 @@ impl<'a> View<'a> {
 /// - Releasing every grant and repairing every fault must leave the
 ///   strategy choosing as a fresh one would.
 pub trait Strategy: Clone + Send + fmt::Debug {
+    /// What [`Managed`] keeps of each grant ([`GrantRecord`]): `Partition`,
+    /// or a smaller form such as a [`Subcube`].
+    type Record: GrantRecord;
+
     /// The canonical name with its parameters, as the registry parses it.
     fn name(&self) -> String;
 
-    /// The partition to grant for `request` now, or `None` if nothing the
-    /// strategy recognises is free.
+    /// The partition to grant for `request` now (as its record), or `None`
+    /// if nothing the strategy recognises is free.
     ///
     /// # Errors
     /// [`AllocError::Invalid`] or [`AllocError::Unsupported`] for a
     /// request the strategy never serves.
     fn choose(
         &mut self,
-        view: &View<'_>,
+        view: &View<'_, Self::Record>,
         request: &Request,
-    ) -> Result<Option<Partition>, AllocError>;
+    ) -> Result<Option<Self::Record>, AllocError>;
 
     /// Whether [`choose`](Strategy::choose) would find a partition, when
     /// the strategy can tell without changing anything; `Ok(None)` (the
@@ -173,19 +284,23 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     ///
     /// # Errors
     /// As [`choose`](Strategy::choose).
-    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+    fn fits(
+        &self,
+        view: &View<'_, Self::Record>,
+        request: &Request,
+    ) -> Result<Option<bool>, AllocError> {
         let _ = (view, request);
         Ok(None)
     }
 
     /// Told that `partition`, just chosen (or prepared by
     /// [`prepare_at`](Strategy::prepare_at)), is now granted.
-    fn committed(&mut self, view: &View<'_>, partition: &Partition) {
+    fn committed(&mut self, view: &View<'_, Self::Record>, partition: &Self::Record) {
         let _ = (view, partition);
     }
 
     /// Told that a grant of `partition` was released.
-    fn released(&mut self, view: &View<'_>, partition: &Partition) {
+    fn released(&mut self, view: &View<'_, Self::Record>, partition: &Self::Record) {
         let _ = (view, partition);
     }
 
@@ -200,12 +315,12 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     }
 
     /// Told that a free node became faulty.
-    fn faulted(&mut self, view: &View<'_>, node: NodeId) {
+    fn faulted(&mut self, view: &View<'_, Self::Record>, node: NodeId) {
         let _ = (view, node);
     }
 
     /// Told that a faulty node was repaired.
-    fn repaired(&mut self, view: &View<'_>, node: NodeId) {
+    fn repaired(&mut self, view: &View<'_, Self::Record>, node: NodeId) {
         let _ = (view, node);
     }
 
@@ -218,7 +333,7 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// [`AllocError::ListingUnsupported`] by default.
     fn recognizable(
         &self,
-        view: &View<'_>,
+        view: &View<'_, Self::Record>,
         request: &Request,
     ) -> Result<Vec<Partition>, AllocError> {
         let _ = (view, request);
@@ -227,10 +342,10 @@ pub trait Strategy: Clone + Send + fmt::Debug {
         })
     }
 
-    /// Whether the strategy would ever grant `at` for `request` (one of
-    /// its recognizable partitions), for [`Allocator::allocate_at`];
-    /// [`Managed`] then checks that its nodes are free and calls
-    /// [`prepare_at`](Strategy::prepare_at).
+    /// The record of `at` if the strategy would ever grant `at` for
+    /// `request` (one of its recognizable partitions), for
+    /// [`Allocator::allocate_at`]; [`Managed`] then checks that its nodes
+    /// are free and calls [`prepare_at`](Strategy::prepare_at).
     ///
     /// # Errors
     /// As [`choose`](Strategy::choose); [`AllocError::Unrecognized`] for a
@@ -238,10 +353,10 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// default.
     fn recognises(
         &self,
-        view: &View<'_>,
+        view: &View<'_, Self::Record>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Self::Record, AllocError> {
         let _ = (view, request, at);
         Err(AllocError::PlacementUnsupported {
             strategy: self.name(),
@@ -251,7 +366,7 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// Prepares what [`choose`](Strategy::choose) prepares when it picks
     /// `at` (recognised, its nodes free). False refuses `at` as busy and
     /// must change nothing; the default has nothing to prepare.
-    fn prepare_at(&mut self, view: &View<'_>, at: &Partition) -> bool {
+    fn prepare_at(&mut self, view: &View<'_, Self::Record>, at: &Self::Record) -> bool {
         let _ = (view, at);
         true
     }
@@ -269,10 +384,10 @@ pub trait Strategy: Clone + Send + fmt::Debug {
 /// It dereferences to the strategy, so a strategy's own inspectors
 /// (`fsl.free_submeshes()`) read through it.
 #[derive(Debug, Clone)]
-pub struct Managed<S> {
+pub struct Managed<S: Strategy> {
     topology: Topology,
     occupancy: Occupancy,
-    ledger: GrantLedger<Partition>,
+    ledger: GrantLedger<S::Record>,
     generation: u64,
     strategy: S,
 }
@@ -310,7 +425,7 @@ impl<S: Strategy> Managed<S> {
 
     /// The machine as the strategy sees it.
     #[must_use]
-    pub fn view(&self) -> View<'_> {
+    pub fn view(&self) -> View<'_, S::Record> {
         view!(self)
     }
 
@@ -322,20 +437,21 @@ impl<S: Strategy> Managed<S> {
         self
     }
 
-    /// Records a grant of `partition` (its nodes available) and tells the
+    /// Records a grant of `record` (its nodes available) and tells the
     /// strategy.
     #[inline]
-    pub(crate) fn commit(&mut self, partition: Partition, requested: u64) -> Grant {
-        mark(&mut self.occupancy, &self.topology, &partition, true);
+    pub(crate) fn commit(&mut self, record: S::Record, requested: u64) -> Grant {
+        record.mark(&mut self.occupancy, &self.topology, true);
         self.generation = self.generation.wrapping_add(1);
-        let id = self.ledger.issue(partition.clone());
+        let partition = record.partition();
         let view = view!(self);
-        self.strategy.committed(&view, &partition);
+        self.strategy.committed(&view, &record);
+        let id = self.ledger.issue(record);
         Grant::new(id, partition, requested)
     }
 }
 
-impl<S> Deref for Managed<S> {
+impl<S: Strategy> Deref for Managed<S> {
     type Target = S;
 
     fn deref(&self) -> &S {
@@ -355,23 +471,23 @@ impl<S: Strategy> Allocator for Managed<S> {
     #[inline]
     fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
         let view = view!(self);
-        let Some(partition) = self.strategy.choose(&view, request)? else {
+        let Some(record) = self.strategy.choose(&view, request)? else {
             return Err(AllocError::NoRoom {
                 request: *request,
                 free: self.occupancy.free_count(),
                 total: self.occupancy.len(),
             });
         };
-        Ok(self.commit(partition, request.node_count()))
+        Ok(self.commit(record, request.node_count()))
     }
 
     #[inline]
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let partition = self.ledger.take(grant.id())?;
-        mark(&mut self.occupancy, &self.topology, &partition, false);
+        let record = self.ledger.take(grant.id())?;
+        record.mark(&mut self.occupancy, &self.topology, false);
         self.generation = self.generation.wrapping_add(1);
         let view = view!(self);
-        self.strategy.released(&view, &partition);
+        self.strategy.released(&view, &record);
         Ok(())
     }
 
@@ -427,18 +543,18 @@ impl<S: Strategy> Allocator for Managed<S> {
 
     fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
         let view = view!(self);
-        self.strategy.recognises(&view, request, at)?;
         let busy = || AllocError::PartitionBusy {
             request: *request,
             partition: Box::new(at.clone()),
         };
-        if !all_available(&self.occupancy, &self.topology, at) {
+        let record = self.strategy.recognises(&view, request, at)?;
+        if !record.available(&self.occupancy, &self.topology) {
             return Err(busy());
         }
-        if !self.strategy.prepare_at(&view, at) {
+        if !self.strategy.prepare_at(&view, &record) {
             return Err(busy());
         }
-        Ok(self.commit(at.clone(), request.node_count()))
+        Ok(self.commit(record, request.node_count()))
     }
 
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
@@ -477,28 +593,7 @@ fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
                 occ.vacate_subcube(c);
             }
         }
-        (Partition::Nodes(ns), _) => {
-            // The ids of one bitmap word gather in a register and reach the
-            // occupancy once (a list in increasing order, as strategies
-            // grant them, touches each word once; any order is right).
-            let mut i = 0;
-            while let Some(&first) = ns.get(i) {
-                let w = first >> 6;
-                let mut bits = 0u64;
-                while let Some(&n) = ns.get(i) {
-                    if n >> 6 != w {
-                        break;
-                    }
-                    bits |= 1 << (n & 63);
-                    i += 1;
-                }
-                if busy {
-                    occ.occupy_word_bits(w as usize, bits);
-                } else {
-                    occ.vacate_word_bits(w as usize, bits);
-                }
-            }
-        }
+        (Partition::Nodes(ns), _) => mark_nodes(occ, ns, busy),
         _ => {
             let _ = p.for_each_node(topology, |n| {
                 if busy {
@@ -507,6 +602,31 @@ fn mark(occ: &mut Occupancy, topology: &Topology, p: &Partition, busy: bool) {
                     occ.vacate_node(n);
                 }
             });
+        }
+    }
+}
+
+/// Marks the nodes `ns` busy (`busy`) or frees them, one bitmap word at a
+/// time: the ids of one word gather in a register and reach the occupancy
+/// once (a list in increasing order, as strategies grant them, touches each
+/// word once; any order is right).
+#[inline]
+fn mark_nodes(occ: &mut Occupancy, ns: &[NodeId], busy: bool) {
+    let mut i = 0;
+    while let Some(&first) = ns.get(i) {
+        let w = first >> 6;
+        let mut bits = 0u64;
+        while let Some(&n) = ns.get(i) {
+            if n >> 6 != w {
+                break;
+            }
+            bits |= 1 << (n & 63);
+            i += 1;
+        }
+        if busy {
+            occ.occupy_word_bits(w as usize, bits);
+        } else {
+            occ.vacate_word_bits(w as usize, bits);
         }
     }
 }
@@ -552,7 +672,9 @@ fn mark_box(occ: &mut Occupancy, sides: &[u32], b: &GridBox, busy: bool) {
 mod tests {
     use partalloc_topology::{GridBox, NodeId, Topology};
 
-    use super::{Managed, Strategy, View, mark};
+    use partalloc_topology::Subcube;
+
+    use super::{GrantRecord, Managed, Strategy, View, mark};
     use crate::paging::Paging;
     use crate::{AllocError, Allocator, FaultError, Occupancy, Partition, ReleaseError, Request};
 
@@ -561,6 +683,7 @@ mod tests {
     struct Lowest;
 
     impl Strategy for Lowest {
+        type Record = Partition;
         fn name(&self) -> String {
             "lowest".to_owned()
         }
@@ -641,6 +764,39 @@ mod tests {
         assert_eq!(e.to_string(), "buddy-2d does not support faulty nodes");
         assert!(b.repair(3).is_err());
         assert!(b.faulty_nodes().is_empty() && b.free_nodes() == 16);
+    }
+
+    /// A subcube and a node list mark, free and test exactly the nodes of
+    /// their partition, as the partition itself does (node by node).
+    #[test]
+    fn compact_records_mark_what_their_partition_names() {
+        fn agree<R: GrantRecord>(t: &Topology, r: &R, other: NodeId) {
+            let p = r.partition();
+            let ids = p.node_list(t).unwrap();
+            let mut occ = Occupancy::new(t.num_nodes());
+            assert!(r.available(&occ, t));
+            occ.occupy_node(other);
+            assert_eq!(r.available(&occ, t), !ids.contains(&other), "{p}");
+            occ.vacate_node(other);
+            r.mark(&mut occ, t, true);
+            assert_eq!(occ.busy().iter().collect::<Vec<_>>(), ids, "{p}");
+            assert!(!r.available(&occ, t) && !p.available(&occ, t));
+            r.mark(&mut occ, t, false);
+            assert_eq!(occ.free_count(), t.num_nodes(), "{p}");
+        }
+        let cube: Topology = "hypercube:7".parse().unwrap();
+        for text in ["X01X0XX", "0000000", "XXXXXXX", "1X1X1X1"] {
+            let s: Subcube = text.parse().unwrap();
+            for other in [0, 5, 77, 127] {
+                agree(&cube, &s, other);
+            }
+        }
+        let mesh: Topology = "mesh:20x10".parse().unwrap();
+        for nodes in [vec![0, 1, 63, 64, 65, 199], vec![7], vec![128, 130, 191]] {
+            for other in [0, 64, 130, 150] {
+                agree(&mesh, &nodes, other);
+            }
+        }
     }
 
     /// A box is marked one x-row range at a time: exactly its nodes, on

@@ -569,6 +569,8 @@ impl CurveAllocator {
 }
 
 impl Strategy for CurveAllocator {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.curve.order {
             CurveOrder::Hilbert => self.fit.name().to_owned(),

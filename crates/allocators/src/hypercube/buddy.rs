@@ -34,10 +34,7 @@ use partalloc_topology::{Hypercube, Subcube, Topology, TopologyKind};
 
 use super::common::{cube_of, low, requested_dim, sub};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
-};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "buddy";
 
@@ -45,9 +42,6 @@ const NAME: &str = "buddy";
 #[derive(Debug, Clone)]
 pub struct Buddy {
     cube: Hypercube,
-    topology: Topology,
-    nodes: Occupancy,
-    ledger: GrantLedger<Subcube>,
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -67,13 +61,8 @@ impl Buddy {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
-        Ok(Self {
-            cube,
-            topology: Topology::Hypercube(cube),
-            nodes: Occupancy::new(cube.num_nodes()),
-            ledger: GrantLedger::new(),
-        })
+    pub fn new(cube: Hypercube) -> Result<Managed<Self>, BuildError> {
+        Ok(Managed::new(Topology::Hypercube(cube), Self { cube }))
     }
 
     fn block(&self, k: u32, alpha: usize) -> Subcube {
@@ -81,60 +70,62 @@ impl Buddy {
     }
 }
 
-impl Allocator for Buddy {
+impl Strategy for Buddy {
+    type Record = Subcube;
+
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology, faults);
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    #[inline]
+    fn choose(
+        &mut self,
+        view: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Option<Subcube>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let alpha = self
-            .nodes
-            .blocked()
-            .first_empty_block(k)
-            .ok_or_else(|| self.nodes.no_room(request))?;
-        let s = self.block(k, alpha);
-        Ok(self.nodes.grant(&mut self.ledger, s, request))
+        let alpha = view.occupancy().blocked().first_empty_block(k);
+        Ok(alpha.map(|alpha| self.block(k, alpha)))
     }
 
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
+    fn fits(
+        &self,
+        view: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Option<bool>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        Ok(self.nodes.blocked().first_empty_block(k).is_some())
+        Ok(Some(
+            view.occupancy().blocked().first_empty_block(k).is_some(),
+        ))
     }
 
-    /// Grants `at` if it is an aligned block of 2^k nodes (one of the
-    /// blocks [`recognizable`](Allocator::recognizable) lists) and wholly
-    /// available; the bitmap is the whole state, so nothing else changes.
-    fn allocate_at(&mut self, request: &Request, at: &Partition) -> Result<Grant, AllocError> {
+    /// Recognises `at` if it is an aligned block of 2^k nodes (one of the
+    /// blocks [`recognizable`](Strategy::recognizable) lists); the bitmap
+    /// is the whole state, so there is nothing to prepare.
+    fn recognises(
+        &self,
+        _: &View<'_, Subcube>,
+        request: &Request,
+        at: &Partition,
+    ) -> Result<Subcube, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let s = match at {
+        match at {
             Partition::Subcube(s) if s.cube_dim() == self.cube.dim() && s.free_mask() == low(k) => {
-                *s
+                Ok(*s)
             }
-            _ => {
-                return Err(AllocError::Unrecognized {
-                    strategy: NAME,
-                    request: *request,
-                    partition: Box::new(at.clone()),
-                });
-            }
-        };
-        if !self.nodes.subcube_available(&s) {
-            return Err(AllocError::PartitionBusy {
+            _ => Err(AllocError::Unrecognized {
+                strategy: NAME,
                 request: *request,
                 partition: Box::new(at.clone()),
-            });
+            }),
         }
-        Ok(self.nodes.grant(&mut self.ledger, s, request))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.nodes.release(&mut self.ledger, grant).map(drop)
-    }
-
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(
+        &self,
+        _: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         Ok((0..1usize << (self.cube.dim() - k))
             .map(|a| Partition::Subcube(self.block(k, a)))

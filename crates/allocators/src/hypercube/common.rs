@@ -6,7 +6,7 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology};
 
 use crate::BuildError;
 use crate::error::UnsupportedTopology;
-use crate::{AllocError, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request};
+use crate::{AllocError, Occupancy, Partition, Request};
 
 /// The dimension k of a subcube request on Q_n.
 pub(crate) fn requested_dim(
@@ -127,39 +127,6 @@ impl Occupancy {
             self.vacate_range(lo, hi);
             true
         });
-    }
-
-    /// Why `request` was refused: no room among the available nodes.
-    pub(crate) fn no_room(&self, request: &Request) -> AllocError {
-        AllocError::NoRoom {
-            request: *request,
-            free: self.free_count(),
-            total: self.len(),
-        }
-    }
-
-    /// Occupies the available subcube `s`, records it in `ledger` and
-    /// returns its grant.
-    pub(crate) fn grant(
-        &mut self,
-        ledger: &mut GrantLedger<Subcube>,
-        s: Subcube,
-        request: &Request,
-    ) -> Grant {
-        self.occupy_subcube(&s);
-        let id = ledger.issue(s);
-        Grant::new(id, Partition::Subcube(s), request.node_count())
-    }
-
-    /// Takes the grant's subcube out of `ledger` and frees its nodes.
-    pub(crate) fn release(
-        &mut self,
-        ledger: &mut GrantLedger<Subcube>,
-        grant: &Grant,
-    ) -> Result<Subcube, ReleaseError> {
-        let s = ledger.take(grant.id())?;
-        self.vacate_subcube(&s);
-        Ok(s)
     }
 }
 

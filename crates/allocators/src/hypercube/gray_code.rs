@@ -43,8 +43,8 @@ use partalloc_topology::{Hypercube, NodeId, NodeSet, Subcube, Topology, Topology
 use super::common::{cube_of, low, requested_dim, single_nodes, sub};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request, StrategySpec,
+    AllocError, Allocator, BuildError, GrantRecord, Managed, Occupancy, Partition, Request,
+    Strategy, StrategySpec, View,
 };
 
 const NAME: &str = "gray-code";
@@ -53,13 +53,35 @@ const NAME: &str = "gray-code";
 #[derive(Debug, Clone)]
 pub struct GrayCode {
     cube: Hypercube,
-    topology: Topology,
     code: gray::GrayCode,
-    nodes: Occupancy,
     /// Allocation bits in code order: bit p is node G_n(p).
     positions: NodeSet,
-    /// Each grant's subcube and window (k, α); α is the node for k = 0.
-    ledger: GrantLedger<(Subcube, u32, u32)>,
+}
+
+/// A grant of [`GrayCode`]: its subcube and the window that took it (the
+/// request's k and the window index α, or the node for k = 0), so that a
+/// release frees the same code positions.
+#[derive(Debug, Clone, Copy)]
+pub struct GrayWindow {
+    cube: Subcube,
+    k: u32,
+    alpha: u32,
+}
+
+impl GrantRecord for GrayWindow {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool) {
+        self.cube.mark(occupancy, topology, busy);
+    }
+
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool {
+        self.cube.available(occupancy, topology)
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        Partition::Subcube(self.cube)
+    }
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -118,21 +140,21 @@ impl GrayCode {
     /// # Errors
     /// [`BuildError::CodeWidth`] if the code's width is not the cube's
     /// dimension.
-    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Self, BuildError> {
+    pub fn new(cube: Hypercube, code: gray::GrayCode) -> Result<Managed<Self>, BuildError> {
         if code.width() != cube.dim() {
             return Err(BuildError::CodeWidth {
                 code: code.width(),
                 cube: cube.dim(),
             });
         }
-        Ok(Self {
-            cube,
-            topology: Topology::Hypercube(cube),
-            code,
-            nodes: Occupancy::new(cube.num_nodes()),
-            positions: NodeSet::new(cube.num_nodes()),
-            ledger: GrantLedger::new(),
-        })
+        Ok(Managed::new(
+            Topology::Hypercube(cube),
+            Self {
+                cube,
+                code,
+                positions: NodeSet::new(cube.num_nodes()),
+            },
+        ))
     }
 
     /// The code G_n{g} in use.
@@ -200,65 +222,89 @@ impl GrayCode {
     }
 }
 
-impl Allocator for GrayCode {
+impl Strategy for GrayCode {
+    type Record = GrayWindow;
+
     fn name(&self) -> String {
         let g: Vec<String> = self.code.params().iter().map(ToString::to_string).collect();
-        // Q_0's code has no parameters, and `g=` would not parse back.
         if g.is_empty() {
             return NAME.to_owned();
         }
         format!("{NAME}[g={}]", g.join(","))
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    /// The least free window (the lowest available node for k = 0); the
+    /// code positions are taken in [`committed`](Strategy::committed).
+    #[inline]
+    fn choose(
+        &mut self,
+        view: &View<'_, GrayWindow>,
+        request: &Request,
+    ) -> Result<Option<GrayWindow>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let no_room = self.nodes.no_room(request);
-        let (s, alpha) = if k == 0 {
-            let node = self.nodes.lowest_available().ok_or(no_room)?;
-            let _ = self.positions.insert(self.code.position(node));
-            (sub(&self.cube, 0, node), node)
+        Ok(if k == 0 {
+            view.occupancy().lowest_available().map(|node| GrayWindow {
+                cube: sub(&self.cube, 0, node),
+                k,
+                alpha: node,
+            })
         } else {
-            let alpha = self.search(k).ok_or(no_room)?;
-            for (lo, hi) in self.blocks(k, alpha) {
-                let _ = self.positions.insert_range(lo, hi);
-            }
-            (window(&self.cube, &self.code, k, alpha), alpha)
-        };
-        self.nodes.occupy_subcube(&s);
-        let id = self.ledger.issue((s, k, alpha));
-        Ok(Grant::new(id, Partition::Subcube(s), request.node_count()))
+            self.search(k).map(|alpha| GrayWindow {
+                cube: window(&self.cube, &self.code, k, alpha),
+                k,
+                alpha,
+            })
+        })
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let (s, k, alpha) = self.ledger.take(grant.id())?;
-        if k == 0 {
-            let _ = self.positions.remove(self.code.position(alpha));
+    fn fits(
+        &self,
+        view: &View<'_, GrayWindow>,
+        request: &Request,
+    ) -> Result<Option<bool>, AllocError> {
+        let k = requested_dim(NAME, request, self.cube.dim())?;
+        Ok(Some(if k == 0 {
+            view.occupancy().lowest_available().is_some()
         } else {
-            for (lo, hi) in self.blocks(k, alpha) {
+            self.search(k).is_some()
+        }))
+    }
+
+    #[inline]
+    fn committed(&mut self, _: &View<'_, GrayWindow>, w: &GrayWindow) {
+        if w.k == 0 {
+            let _ = self.positions.insert(self.code.position(w.alpha));
+        } else {
+            for (lo, hi) in self.blocks(w.k, w.alpha) {
+                let _ = self.positions.insert_range(lo, hi);
+            }
+        }
+    }
+
+    #[inline]
+    fn released(&mut self, _: &View<'_, GrayWindow>, w: &GrayWindow) {
+        if w.k == 0 {
+            let _ = self.positions.remove(self.code.position(w.alpha));
+        } else {
+            for (lo, hi) in self.blocks(w.k, w.alpha) {
                 let _ = self.positions.remove_range(lo, hi);
             }
         }
-        self.nodes.vacate_subcube(&s);
-        Ok(())
     }
 
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.mark_faulty(node)? {
-            let _ = self.positions.insert(self.code.position(node));
-        }
-        Ok(())
+    fn faulted(&mut self, _: &View<'_, GrayWindow>, node: NodeId) {
+        let _ = self.positions.insert(self.code.position(node));
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.repair(node)? {
-            let _ = self.positions.remove(self.code.position(node));
-        }
-        Ok(())
+    fn repaired(&mut self, _: &View<'_, GrayWindow>, node: NodeId) {
+        let _ = self.positions.remove(self.code.position(node));
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(
+        &self,
+        _: &View<'_, GrayWindow>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         if k == 0 {
             return Ok(single_nodes(&self.cube));

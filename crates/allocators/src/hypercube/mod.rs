@@ -45,7 +45,7 @@ mod tree;
 
 pub use buddy::Buddy;
 pub use buddy_free_list::BuddyFreeList;
-pub use gray_code::GrayCode;
+pub use gray_code::{GrayCode, GrayWindow};
 pub use multiple_gray_code::{MAX_MULTIPLE_GRAY_DIM, MultipleGrayCode, chain_codes};
 pub use partner::Partner;
 pub use partner_ext::{Delta, ParseDeltaError, PartnerExt};

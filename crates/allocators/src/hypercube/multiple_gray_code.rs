@@ -55,9 +55,7 @@ use super::common::{cube_of, requested_dim, single_nodes, sub};
 use super::gray_code::window;
 use crate::BuildError;
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{
-    AllocError, Allocator, Grant, GrantLedger, Occupancy, Partition, ReleaseError, Request,
-};
+use crate::{AllocError, Managed, Occupancy, Partition, Request, Strategy, View};
 
 const NAME: &str = "multiple-gray-code";
 
@@ -161,10 +159,7 @@ fn first_window(
 #[derive(Debug, Clone)]
 pub struct MultipleGrayCode {
     cube: Hypercube,
-    topology: Topology,
     codes: Vec<gray::GrayCode>,
-    nodes: Occupancy,
-    ledger: GrantLedger<Subcube>,
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -186,7 +181,7 @@ impl MultipleGrayCode {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] above Q_[`MAX_MULTIPLE_GRAY_DIM`].
-    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
+    pub fn new(cube: Hypercube) -> Result<Managed<Self>, BuildError> {
         let n = cube.dim();
         if n > MAX_MULTIPLE_GRAY_DIM {
             return Err(BuildError::UnsuitableTopology {
@@ -201,13 +196,10 @@ impl MultipleGrayCode {
             .iter()
             .filter_map(|g| gray::GrayCode::new(g).ok())
             .collect();
-        Ok(Self {
-            cube,
-            topology: Topology::Hypercube(cube),
-            codes,
-            nodes: Occupancy::new(1usize << n),
-            ledger: GrantLedger::new(),
-        })
+        Ok(Managed::new(
+            Topology::Hypercube(cube),
+            Self { cube, codes },
+        ))
     }
 
     /// The codes, in search order.
@@ -224,31 +216,36 @@ impl MultipleGrayCode {
     }
 }
 
-impl Allocator for MultipleGrayCode {
+impl Strategy for MultipleGrayCode {
+    type Record = Subcube;
+
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology, faults);
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    #[inline]
+    fn choose(
+        &mut self,
+        view: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Option<Subcube>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
+        let nodes = view.occupancy();
         let found = if k == 0 {
-            self.nodes.lowest_available().map(|v| sub(&self.cube, 0, v))
+            nodes.lowest_available().map(|v| sub(&self.cube, 0, v))
         } else {
             self.codes
                 .iter()
-                .find_map(|c| first_window(&self.nodes, &self.cube, c, k))
+                .find_map(|c| first_window(nodes, &self.cube, c, k))
         };
-        let s = found.ok_or_else(|| self.nodes.no_room(request))?;
-        Ok(self.nodes.grant(&mut self.ledger, s, request))
+        Ok(found)
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.nodes.release(&mut self.ledger, grant).map(drop)
-    }
-
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn recognizable(
+        &self,
+        _: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         if k == 0 {
             return Ok(single_nodes(&self.cube));

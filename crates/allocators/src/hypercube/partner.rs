@@ -42,10 +42,7 @@ use partalloc_topology::{Hypercube, NodeId, Subcube, Topology, TopologyKind};
 use super::common::{cube_of, requested_dim, sub};
 use super::tree::{Tree, partner_cubes};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Occupancy, Partition,
-    ReleaseError, Request,
-};
+use crate::{AllocError, BuildError, Managed, Occupancy, Partition, Request, Strategy, View};
 
 const NAME: &str = "partner";
 
@@ -53,10 +50,7 @@ const NAME: &str = "partner";
 #[derive(Debug, Clone)]
 pub struct Partner {
     pub(super) cube: Hypercube,
-    pub(super) topology: Topology,
     pub(super) tree: Tree,
-    pub(super) nodes: Occupancy,
-    pub(super) ledger: GrantLedger<Subcube>,
 }
 
 pub(crate) const ENTRY: AllocatorEntry = Entry {
@@ -76,20 +70,22 @@ impl Partner {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(cube: Hypercube) -> Result<Self, BuildError> {
-        Ok(Self {
+    pub fn new(cube: Hypercube) -> Result<Managed<Self>, BuildError> {
+        Ok(Managed::new(Topology::Hypercube(cube), Self::bare(cube)))
+    }
+
+    /// The strategy alone, for [`PartnerExt`](super::PartnerExt).
+    pub(super) fn bare(cube: Hypercube) -> Self {
+        Self {
             cube,
-            topology: Topology::Hypercube(cube),
             tree: Tree::new(cube.dim()),
-            nodes: Occupancy::new(cube.num_nodes()),
-            ledger: GrantLedger::new(),
-        })
+        }
     }
 
     /// Algorithm 3 (and the Q_0 rule) without changing state.
-    pub(super) fn find(&self, k: u32) -> Option<Subcube> {
+    pub(super) fn find(&self, nodes: &Occupancy, k: u32) -> Option<Subcube> {
         if k == 0 {
-            self.nodes
+            nodes
                 .lowest_available()
                 .map(|node| sub(&self.cube, 0, node))
         } else {
@@ -97,33 +93,14 @@ impl Partner {
         }
     }
 
-    pub(super) fn take(&mut self, s: Subcube, request: &Request) -> Grant {
-        self.tree.mark(&s);
-        self.nodes.grant(&mut self.ledger, s, request)
+    /// [`Strategy::committed`]: the tree marks the granted subcube.
+    pub(super) fn take(&mut self, s: &Subcube) {
+        self.tree.mark(s);
     }
 
-    pub(super) fn no_room(&self, request: &Request) -> AllocError {
-        self.nodes.no_room(request)
-    }
-
-    pub(super) fn give_back(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let s = self.nodes.release(&mut self.ledger, grant)?;
-        self.tree.unmark(&s);
-        Ok(())
-    }
-
-    pub(super) fn fault(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.mark_faulty(node)? {
-            self.tree.set_leaf(node, true);
-        }
-        Ok(())
-    }
-
-    pub(super) fn mend(&mut self, node: NodeId) -> Result<(), FaultError> {
-        if self.nodes.repair(node)? {
-            self.tree.set_leaf(node, false);
-        }
-        Ok(())
+    /// [`Strategy::released`]: the tree frees the subcube.
+    pub(super) fn give_back(&mut self, s: &Subcube) {
+        self.tree.unmark(s);
     }
 
     /// Algorithm 3's cubes (or the single nodes for k = 0), search order.
@@ -138,32 +115,46 @@ impl Partner {
     }
 }
 
-impl Allocator for Partner {
+impl Strategy for Partner {
+    type Record = Subcube;
+
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    crate::occupancy::occupancy_methods!(nodes, ledger, topology: topology);
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    #[inline]
+    fn choose(
+        &mut self,
+        view: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Option<Subcube>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
-        let s = self.find(k).ok_or_else(|| self.no_room(request))?;
-        Ok(self.take(s, request))
+        Ok(self.find(view.occupancy(), k))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.give_back(grant)
+    #[inline]
+    fn committed(&mut self, _: &View<'_, Subcube>, p: &Subcube) {
+        self.take(p);
     }
 
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.fault(node)
+    #[inline]
+    fn released(&mut self, _: &View<'_, Subcube>, p: &Subcube) {
+        self.give_back(p);
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.mend(node)
+    fn faulted(&mut self, _: &View<'_, Subcube>, node: NodeId) {
+        self.tree.set_leaf(node, true);
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn repaired(&mut self, _: &View<'_, Subcube>, node: NodeId) {
+        self.tree.set_leaf(node, false);
+    }
+
+    fn recognizable(
+        &self,
+        _: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.cube.dim())?;
         Ok(self
             .alg3_cubes(k)

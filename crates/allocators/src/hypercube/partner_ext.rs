@@ -52,9 +52,7 @@ use super::common::{cube_of, low, requested_dim, sub};
 use super::partner::Partner;
 use super::tree::partner_cube;
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
-use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, Partition, ReleaseError, Request,
-};
+use crate::{AllocError, BuildError, Managed, Partition, Request, Strategy, View};
 
 const NAME: &str = "partner-ext";
 
@@ -156,11 +154,15 @@ impl PartnerExt {
     /// # Errors
     /// None today: it returns a `Result` like every strategy constructor
     /// (see the crate docs).
-    pub fn new(cube: Hypercube, delta: Delta) -> Result<Self, BuildError> {
-        Ok(Self {
-            core: Partner::new(cube)?,
+    pub fn new(cube: Hypercube, delta: Delta) -> Result<Managed<Self>, BuildError> {
+        let strategy = Self {
+            core: Partner::bare(cube),
             delta,
-        })
+        };
+        Ok(Managed::new(
+            partalloc_topology::Topology::Hypercube(cube),
+            strategy,
+        ))
     }
 
     /// The search depth δ.
@@ -185,36 +187,51 @@ impl PartnerExt {
     }
 }
 
-impl Allocator for PartnerExt {
+impl Strategy for PartnerExt {
+    type Record = Subcube;
+
     fn name(&self) -> String {
         format!("{NAME}[delta={}]", self.delta)
     }
 
-    crate::occupancy::occupancy_methods!(core.nodes, core.ledger, topology: core.topology);
-
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    #[inline]
+    fn choose(
+        &mut self,
+        view: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Option<Subcube>, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;
+        let nodes = view.occupancy();
         let found = self
             .core
-            .find(k)
-            .or_else(|| self.step2(k).find(|c| self.core.nodes.subcube_available(c)));
-        let s = found.ok_or_else(|| self.core.no_room(request))?;
-        Ok(self.core.take(s, request))
+            .find(nodes, k)
+            .or_else(|| self.step2(k).find(|c| nodes.subcube_available(c)));
+        Ok(found)
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        self.core.give_back(grant)
+    #[inline]
+    fn committed(&mut self, _: &View<'_, Subcube>, p: &Subcube) {
+        self.core.take(p);
     }
 
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.fault(node)
+    #[inline]
+    fn released(&mut self, _: &View<'_, Subcube>, p: &Subcube) {
+        self.core.give_back(p);
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.core.mend(node)
+    fn faulted(&mut self, _: &View<'_, Subcube>, node: NodeId) {
+        self.core.tree.set_leaf(node, true);
     }
 
-    fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
+    fn repaired(&mut self, _: &View<'_, Subcube>, node: NodeId) {
+        self.core.tree.set_leaf(node, false);
+    }
+
+    fn recognizable(
+        &self,
+        _: &View<'_, Subcube>,
+        request: &Request,
+    ) -> Result<Vec<Partition>, AllocError> {
         let k = requested_dim(NAME, request, self.core.cube.dim())?;
         let mut seen = HashSet::new();
         Ok(self
@@ -231,6 +248,7 @@ impl Allocator for PartnerExt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Allocator;
 
     #[test]
     fn fig_10_and_11_addresses() {

@@ -97,6 +97,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for Etc {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.core.mode {
             SearchMode::Fast => "etc".to_owned(),

@@ -83,6 +83,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for ExtendedBuddy {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "extended-buddy".to_owned(),

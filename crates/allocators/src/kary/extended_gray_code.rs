@@ -123,6 +123,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for ExtendedGrayCode {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "extended-gray-code".to_owned(),

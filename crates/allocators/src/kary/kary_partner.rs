@@ -114,6 +114,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for KaryPartner {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.core.mapping {
             SliceMapping::NodeCount => "kary-partner".to_owned(),

@@ -71,6 +71,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for Sniffing {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.core.mode {
             SearchMode::Fast => "sniffing".to_owned(),

@@ -164,6 +164,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 search_methods!([] BestFit);
 
 impl Strategy for BestFit {
+    type Record = Partition;
+
     fn name(&self) -> String {
         let score: &[&str] = match self.score {
             BfScore::Neighbours => &[],
@@ -201,7 +203,7 @@ impl Strategy for BestFit {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.geom.recognises_placement(NAME, request, false, at)
     }
 }

@@ -160,6 +160,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for Buddy2d {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.order {
             BuddyOrder::RowMajor => NAME.to_owned(),
@@ -273,7 +275,7 @@ impl Strategy for Buddy2d {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         let width = u64::from(self.geom.width);
         self.geom
             .recognises(NAME, request, false, at, |a, b, _, r| {

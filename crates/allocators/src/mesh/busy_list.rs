@@ -414,6 +414,8 @@ impl Managed<BusyList> {
 }
 
 impl Strategy for BusyList {
+    type Record = Partition;
+
     fn name(&self) -> String {
         let candidates: &[&str] = match self.candidates {
             BlCandidates::Complete => &[],
@@ -451,7 +453,7 @@ impl Strategy for BusyList {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.geom.recognises_placement(NAME, request, true, at)
     }
 }

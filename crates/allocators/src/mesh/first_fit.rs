@@ -85,6 +85,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl<const ROTATE: bool> Strategy for FirstFree<ROTATE> {
+    type Record = Partition;
+
     fn name(&self) -> String {
         spec_name(Self::NAME, &[], self.search.mode)
     }
@@ -110,7 +112,7 @@ impl<const ROTATE: bool> Strategy for FirstFree<ROTATE> {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.geom
             .recognises_placement(Self::NAME, request, ROTATE, at)
     }

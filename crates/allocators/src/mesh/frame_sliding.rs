@@ -177,6 +177,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 search_methods!([] FrameSliding);
 
 impl Strategy for FrameSliding {
+    type Record = Partition;
+
     fn name(&self) -> String {
         let variant: &[&str] = match self.variant {
             FsVariant::A => &[],
@@ -220,7 +222,7 @@ impl Strategy for FrameSliding {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.geom
             .recognises(NAME, request, false, at, |a, b, _, r| {
                 let mut found = false;

@@ -252,6 +252,8 @@ impl Fsl {
 }
 
 impl Strategy for Fsl {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match self.dealloc {
             FslDealloc::Rebuild => NAME.to_owned(),
@@ -308,7 +310,7 @@ impl Strategy for Fsl {
         _: &View<'_>,
         request: &Request,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.geom.recognises_placement(NAME, request, true, at)
     }
 }

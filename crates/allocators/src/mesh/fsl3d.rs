@@ -271,6 +271,8 @@ impl Managed<Fsl3d> {
 }
 
 impl Strategy for Fsl3d {
+    type Record = Partition;
+
     fn name(&self) -> String {
         NAME.to_owned()
     }

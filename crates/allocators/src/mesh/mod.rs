@@ -205,10 +205,10 @@ impl MeshGeom {
         rotates: bool,
         at: &Partition,
         places: impl FnOnce(u32, u32, bool, &GridBox) -> bool,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         let (a, b, rotate) = self.parse(strategy, request, rotates)?;
         match at {
-            Partition::Box(r) if places(a, b, rotate, r) => Ok(()),
+            Partition::Box(r) if places(a, b, rotate, r) => Ok(at.clone()),
             _ => Err(AllocError::Unrecognized {
                 strategy,
                 request: *request,
@@ -242,7 +242,7 @@ impl MeshGeom {
         request: &Request,
         rotates: bool,
         at: &Partition,
-    ) -> Result<(), AllocError> {
+    ) -> Result<Partition, AllocError> {
         self.recognises(strategy, request, rotates, at, |a, b, rotate, r| {
             self.places(a, b, rotates && rotate, r)
         })

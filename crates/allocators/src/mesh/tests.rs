@@ -10,7 +10,7 @@ use crate::strategy::Strategy as Chooser;
 use crate::{Allocator, Grant, Managed, Partition};
 
 /// The mesh of `t` as its searches read it.
-fn core_of<S: Chooser>(t: &Managed<S>) -> MeshCore<'_> {
+fn core_of<S: Chooser<Record = Partition>>(t: &Managed<S>) -> MeshCore<'_> {
     MeshGeom::new("test", t.topology()).unwrap().core(&t.view())
 }
 
@@ -28,12 +28,15 @@ fn corners(x1: u32, y1: u32, x2: u32, y2: u32) -> GridBox {
 }
 
 /// Makes `r` a live allocated submesh as if the strategy had chosen it.
-fn place<S: Chooser>(t: &mut Managed<S>, r: GridBox) -> Grant {
+fn place<S: Chooser<Record = Partition>>(t: &mut Managed<S>, r: GridBox) -> Grant {
     assert!(core_of(t).rect_free(&r));
     t.commit(Partition::Box(r), r.volume())
 }
 
-fn place_all<S: Chooser>(t: &mut Managed<S>, busy: &[(u32, u32, u32, u32)]) -> Vec<Grant> {
+fn place_all<S: Chooser<Record = Partition>>(
+    t: &mut Managed<S>,
+    busy: &[(u32, u32, u32, u32)],
+) -> Vec<Grant> {
     busy.iter()
         .map(|&(x1, y1, x2, y2)| place(t, corners(x1, y1, x2, y2)))
         .collect()
@@ -410,7 +413,7 @@ fn mesh_of(core: &MeshCore<'_>) -> Mesh {
 
 /// Drives `t` through `ops`, checking `check` after every step and that a
 /// refusal happens only when `complete` allows it.
-fn drive<S: Chooser>(
+fn drive<S: Chooser<Record = Partition>>(
     t: &mut Managed<S>,
     ops: &[(bool, u32, u32, bool, usize)],
     complete: bool,

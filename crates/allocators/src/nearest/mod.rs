@@ -642,6 +642,8 @@ fn orientations(shape: Point, rotate: bool, dims: usize) -> Vec<Point> {
 }
 
 impl Strategy for NearestAllocator {
+    type Record = Partition;
+
     fn name(&self) -> String {
         self.method.to_string()
     }

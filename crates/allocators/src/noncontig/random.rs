@@ -232,6 +232,8 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
 };
 
 impl Strategy for RandomNodes {
+    type Record = Partition;
+
     fn name(&self) -> String {
         match (self.seed, self.draw) {
             (0, RandomDraw::Uniform) => NAME.to_owned(),

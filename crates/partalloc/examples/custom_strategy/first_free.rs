@@ -12,6 +12,7 @@ use partalloc::topology::NodeId;
 pub(crate) struct FirstFree(bool);
 
 impl Strategy for FirstFree {
+    type Record = Partition;
     fn name(&self) -> String {
         let from = if self.0 { "[from=high]" } else { "" };
         format!("first-free{from}")
