@@ -14,17 +14,6 @@ use partalloc::simkit::benchmark::{
 use crate::error::CliError;
 use crate::output::{csv_text, emit, num};
 
-/// Which backfilling settings the heuristics run with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Backfill {
-    /// Without backfilling only.
-    Off,
-    /// With backfilling only.
-    On,
-    /// Both, each heuristic twice.
-    Both,
-}
-
 /// Options of `partalloc benchmark`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -41,9 +30,9 @@ pub(crate) struct Args {
     /// (repeatable), e.g. 'easy-backfilling[order=sjf]'.
     #[arg(long = "scheduler", value_name = "SPEC")]
     schedulers: Vec<String>,
-    /// Run the heuristics without backfilling, with it, or both.
-    #[arg(long, value_enum, default_value_t = Backfill::Both)]
-    backfill: Backfill,
+    /// Run the heuristics without backfilling (off), with it (on), or both.
+    #[arg(long, default_value_t = benchmark::Backfill::Both, value_parser = crate::workload::choices::<benchmark::Backfill>(benchmark::Backfill::ALL.map(|b| b.name())))]
+    backfill: benchmark::Backfill,
     /// Sequences to score (K).
     #[arg(long, default_value_t = DEFAULT_SEQUENCES)]
     sequences: usize,
@@ -67,12 +56,8 @@ pub(crate) struct Args {
 /// Runs `partalloc benchmark`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let input = |e: benchmark::BenchmarkError| CliError::input(e.to_string());
-    let backfill = match args.backfill {
-        Backfill::Off => benchmark::Backfill::Off,
-        Backfill::On => benchmark::Backfill::On,
-        Backfill::Both => benchmark::Backfill::Both,
-    };
-    let list = benchmark::policies(&args.policies, backfill, &args.schedulers).map_err(input)?;
+    let list =
+        benchmark::policies(&args.policies, args.backfill, &args.schedulers).map_err(input)?;
     let policies: Vec<PolicySpec> = list.iter().map(|p| p.spec.clone()).collect();
     let labels: Vec<(&str, Option<bool>)> = list
         .iter()

@@ -17,7 +17,7 @@ use crate::metrics::{Replication, Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
 use crate::run::{Keep, Strategies, run_generated};
 use crate::trace::{StreamEnd, TraceStream, read_trace};
-use crate::workload::{TraceArgs, WorkloadArgs, value_name};
+use crate::workload::{TraceArgs, WorkloadArgs};
 use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::TraceFormat;
 
@@ -228,7 +228,7 @@ fn run_trace(
             format!(
                 "trace {} ({count} jobs, {} mapping{skipped})",
                 crate::error::shown(path),
-                value_name(&args.trace.mapping)
+                args.trace.mapping
             )
         },
         log,

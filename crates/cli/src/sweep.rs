@@ -32,7 +32,7 @@ use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
 use crate::run::{Keep, Setup, parse_topology, run_generated};
 use crate::shard::{self, ClusterArgs, SweepCommand};
-use partalloc::workload::{Job, ShapeMapping, TraceFormat, WorkloadOptions};
+use partalloc::workload::{Job, ShapeMapping, TraceFormat, TraceMapping, WorkloadOptions};
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -324,16 +324,12 @@ fn trace_settings(exp: &Experiment) -> Result<(TraceFormat, bool), String> {
         .as_deref()
         .map_or(Ok(TraceFormat::Swf), str::parse)
         .map_err(|e| format!("trace_format: {e}"))?;
-    let nodes = match exp.mapping.as_deref() {
-        None | Some("shapes") => false,
-        Some("nodes") => true,
-        Some(m) => {
-            return Err(format!(
-                "mapping {:?} must be \"shapes\" or \"nodes\"",
-                partalloc::topology::echo(m)
-            ));
-        }
-    };
+    let nodes = exp
+        .mapping
+        .as_deref()
+        .map_or(Ok(TraceMapping::Shapes), str::parse)
+        .map_err(|e: partalloc::workload::UnknownMapping| e.to_string())?
+        == TraceMapping::Nodes;
     if exp.trace.is_none() {
         if exp.trace_format.is_some() || exp.mapping.is_some() {
             return Err(

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use partalloc::topology::Topology;
 use partalloc::workload::{
     CubeDimLaw, DemandLaw, Dependence, ShapeKind, ShapeMapping, SideLaw, Sides, SpecError,
-    TraceFormat, WorkloadError, WorkloadOptions,
+    TraceFormat, TraceMapping, WorkloadError, WorkloadOptions,
 };
 
 use crate::error::CliError;
@@ -55,20 +55,17 @@ pub(crate) enum DependenceArg {
     Independent,
 }
 
-/// How trace processor counts become requests (`--mapping`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum MappingArg {
-    /// Subcubes on hypercubes, the most square box on meshes and tori.
-    Shapes,
-    /// Plain node counts, for non-contiguous allocation.
-    Nodes,
-}
-
-/// The name clap shows for a value.
-pub(crate) fn value_name<T: clap::ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_owned())
-        .unwrap_or_default()
+/// A flag taking one of `names`, parsed by the type's own `FromStr`: clap
+/// lists the choices in the help, the library spells them.
+pub(crate) fn choices<T>(
+    names: impl IntoIterator<Item = &'static str>,
+) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<T>())
 }
 
 /// The laws of a generated workload, shared by `simulate`, `show` and
@@ -152,9 +149,11 @@ pub(crate) struct TraceArgs {
     /// What the trace is (swf, sacct or openb).
     #[arg(long, value_name = "FORMAT", default_value_t = TraceFormat::Swf, long_help = TraceFormat::help())]
     pub(crate) trace_format: TraceFormat,
-    /// How trace processor counts become requests.
-    #[arg(long, value_enum, default_value_t = MappingArg::Shapes)]
-    pub(crate) mapping: MappingArg,
+    /// How trace processor counts become requests: shapes (subcubes, the
+    /// most square box or the smallest catalogue shape) or nodes (plain
+    /// counts, for non-contiguous allocation).
+    #[arg(long, default_value_t = TraceMapping::Shapes, value_parser = choices::<TraceMapping>(TraceMapping::ALL.map(TraceMapping::name)))]
+    pub(crate) mapping: TraceMapping,
     /// Skip malformed trace lines instead of stopping at the first.
     #[arg(long)]
     pub(crate) lenient: bool,
@@ -162,10 +161,7 @@ pub(crate) struct TraceArgs {
 
 impl TraceArgs {
     pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
-        match self.mapping {
-            MappingArg::Nodes => ShapeMapping::nodes_of(topology),
-            MappingArg::Shapes => ShapeMapping::for_topology(topology),
-        }
+        self.mapping.on(topology)
     }
 
     /// Every job of the trace on `topology`, and the lines skipped (with

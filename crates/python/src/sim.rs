@@ -26,13 +26,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The mapping named as on the command line.
 pub(crate) fn mapping_of(name: &str, topology: &RustTopology) -> PyResult<ShapeMapping> {
-    match name {
-        "shapes" => Ok(ShapeMapping::for_topology(topology)),
-        "nodes" => Ok(ShapeMapping::nodes_of(topology)),
-        other => Err(PyValueError::new_err(format!(
-            "mapping {other:?}: use \"shapes\" (subcubes or the most square box) or \"nodes\" (plain counts)"
-        ))),
-    }
+    name.parse::<partalloc_workload::TraceMapping>()
+        .map(|m| m.on(topology))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Reads a whole trace as jobs, with the command line's messages; returns

@@ -571,17 +571,34 @@ impl Backfill {
     }
 }
 
+impl Backfill {
+    /// Every setting, in the order messages list them.
+    pub const ALL: [Backfill; 3] = [Self::Off, Self::On, Self::Both];
+
+    /// Its name, as `--backfill` and Python's `backfill=` spell it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::On => "on",
+            Self::Both => "both",
+        }
+    }
+}
+
+impl core::fmt::Display for Backfill {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl core::str::FromStr for Backfill {
     type Err = BenchmarkError;
     fn from_str(s: &str) -> Result<Self, BenchmarkError> {
-        match s.trim() {
-            "off" => Ok(Self::Off),
-            "on" => Ok(Self::On),
-            "both" => Ok(Self::Both),
-            other => Err(BenchmarkError::UnknownBackfill(partalloc_topology::echo(
-                other,
-            ))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|b| b.name() == s.trim())
+            .ok_or_else(|| BenchmarkError::UnknownBackfill(partalloc_topology::echo(s)))
     }
 }
 

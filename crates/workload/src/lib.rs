@@ -76,7 +76,7 @@ pub use demand::{
 pub use error::WorkloadError;
 pub use format::{TraceFormat, UnknownTraceFormat};
 pub use job::{Job, JobShape};
-pub use mapping::ShapeMapping;
+pub use mapping::{ShapeMapping, TraceMapping, UnknownMapping};
 pub use options::WorkloadOptions;
 pub use shapes::{
     CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,

@@ -33,6 +33,83 @@ use partalloc_topology::{Coords, MAX_DIMS, Topology};
 
 use crate::{JobShape, WorkloadError};
 
+/// Which way a trace's processor counts become requests, as
+/// `--mapping`, a sweep file's `mapping = "…"` and Python's `mapping=`
+/// name it; [`TraceMapping::on`] gives the [`ShapeMapping`] of a machine.
+///
+/// ```
+/// use partalloc_workload::TraceMapping;
+/// assert_eq!("nodes".parse::<TraceMapping>()?, TraceMapping::Nodes);
+/// assert_eq!(
+///     "boxes".parse::<TraceMapping>().unwrap_err().to_string(),
+///     "mapping \"boxes\": use \"shapes\" (subcubes, the most square box or the smallest catalogue shape) or \"nodes\" (plain counts)"
+/// );
+/// # Ok::<(), partalloc_workload::UnknownMapping>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum TraceMapping {
+    /// The machine's own shapes ([`ShapeMapping::for_topology`]).
+    #[default]
+    Shapes,
+    /// Plain node counts, for non-contiguous allocation
+    /// ([`ShapeMapping::nodes_of`]).
+    Nodes,
+}
+
+impl TraceMapping {
+    /// Every mapping, in the order messages list them.
+    pub const ALL: [TraceMapping; 2] = [TraceMapping::Shapes, TraceMapping::Nodes];
+
+    /// Its name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Shapes => "shapes",
+            Self::Nodes => "nodes",
+        }
+    }
+
+    /// The mapping of counts onto `topology`.
+    #[must_use]
+    pub fn on(self, topology: &Topology) -> ShapeMapping {
+        match self {
+            Self::Shapes => ShapeMapping::for_topology(topology),
+            Self::Nodes => ShapeMapping::nodes_of(topology),
+        }
+    }
+}
+
+impl core::fmt::Display for TraceMapping {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A mapping name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[error(
+    "mapping \"{name}\": use \"shapes\" (subcubes, the most square box or the smallest catalogue shape) or \"nodes\" (plain counts)"
+)]
+pub struct UnknownMapping {
+    /// The name given, cut for echoing.
+    pub name: String,
+}
+
+impl core::str::FromStr for TraceMapping {
+    type Err = UnknownMapping;
+
+    fn from_str(s: &str) -> Result<Self, UnknownMapping> {
+        TraceMapping::ALL
+            .into_iter()
+            .find(|m| m.name() == s.trim())
+            .ok_or_else(|| UnknownMapping {
+                name: partalloc_topology::echo(s),
+            })
+    }
+}
+
 /// How processor counts become shapes on one machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
