@@ -32,6 +32,9 @@ pub struct Paging {
     // Each grant's nodes as (word, bits) of the occupancy bitset, kept here
     // so a release trusts only our own record and frees a word at a time.
     ledger: GrantLedger<Vec<(usize, u64)>>,
+    // Word lists of released grants, emptied, for the next grants: a
+    // replay then allocates no word list per grant.
+    spare: Vec<Vec<(usize, u64)>>,
 }
 
 impl Paging {
@@ -45,6 +48,7 @@ impl Paging {
             occupancy: Occupancy::new(topology.num_nodes()),
             topology,
             ledger: GrantLedger::new(),
+            spare: Vec::new(),
         })
     }
 }
@@ -56,13 +60,16 @@ impl Paging {
     /// available.
     fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
         // Sized once and filled a word's ids at a time (no per-id capacity
-        // check); cut to what was found.
-        let mut nodes: Vec<NodeId> = vec![0; want];
+        // check); cut to what was found. Reserved, then resized: a zeroed
+        // allocation (`vec![0; want]`) costs several times as much.
+        let mut nodes: Vec<NodeId> = Vec::with_capacity(want);
+        nodes.resize(want, 0);
         let mut filled = 0;
         let len = self.occupancy.len();
+        let mut words = self.spare.pop().unwrap_or_default();
         // At least ⌈want / 64⌉ words hold the ids; one more covers a grant
         // that starts mid-word, so the list rarely grows.
-        let mut words = Vec::with_capacity((want.div_ceil(64) + 1).min(len.div_ceil(64)));
+        words.reserve((want.div_ceil(64) + 1).min(len.div_ceil(64)));
         let mut word = 0;
         while filled < want {
             let Some(&blocked) = self.occupancy.blocked().words().get(word) else {
@@ -201,9 +208,12 @@ impl Allocator for Paging {
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        for (word, bits) in self.ledger.take(grant.id())? {
+        let mut words = self.ledger.take(grant.id())?;
+        for &(word, bits) in &words {
             self.occupancy.vacate_word_bits(word, bits);
         }
+        words.clear();
+        self.spare.push(words);
         Ok(())
     }
 

@@ -344,9 +344,82 @@ impl CubeMeasurer {
     }
 }
 
+/// The `dispersal` measure ([`crate::measure`]) as an
+/// [`Observer`](crate::observe::Observer): each started job's grant
+/// measured once, kept per running slot for its record, and summed over
+/// the measured jobs for the run means.
+#[derive(Debug, Clone)]
+pub(crate) struct DispersalObserver {
+    meter: DispersalMeter,
+    held: Vec<Option<GrantDispersal>>,
+    /// A grant measured before its start (for the run-time model), taken
+    /// by the next [`started`](crate::observe::Observer::started).
+    ahead: Option<Option<GrantDispersal>>,
+    sums: DispersalSums,
+}
+
+impl DispersalObserver {
+    pub(crate) fn new(topology: &Topology) -> Self {
+        Self {
+            meter: DispersalMeter::new(topology),
+            held: Vec::new(),
+            ahead: None,
+            sums: DispersalSums::default(),
+        }
+    }
+
+    /// The dispersal of a grant about to start, measured now and kept for
+    /// its start (what a run-time model reads before the start).
+    pub(crate) fn measure_ahead(&mut self, partition: &Partition) -> Option<GrantDispersal> {
+        let d = self.meter.measure(partition);
+        self.ahead = Some(d);
+        d
+    }
+
+    /// The dispersal of the grant running in `slot`.
+    pub(crate) fn of_slot(&self, slot: u32) -> Option<GrantDispersal> {
+        self.held.get(slot as usize).copied().flatten()
+    }
+
+    /// The run means (sum, mean distance, diameter, span, pieces).
+    pub(crate) fn means(&self) -> [f64; 5] {
+        self.sums.means()
+    }
+}
+
+impl crate::observe::Observer for DispersalObserver {
+    #[inline]
+    fn started(
+        &mut self,
+        slot: u32,
+        _job: &partalloc_workload::Job,
+        grant: &partalloc_allocators::Grant,
+        _now: f64,
+    ) {
+        let d = match self.ahead.take() {
+            Some(d) => d,
+            None => self.meter.measure(grant.partition()),
+        };
+        let i = slot as usize;
+        if self.held.len() <= i {
+            self.held.resize(i + 1, None);
+        }
+        self.held[i] = d;
+    }
+
+    #[inline]
+    fn departed(&mut self, d: &crate::observe::Departure<'_>) {
+        if d.measured
+            && let Some(g) = self.of_slot(d.slot)
+        {
+            self.sums.add(&g);
+        }
+    }
+}
+
 /// Running sums of the measured jobs' dispersal, for the run means.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct DispersalSums {
+struct DispersalSums {
     jobs: u64,
     distance_sum: f64,
     mean_distance: f64,
@@ -356,7 +429,7 @@ pub(crate) struct DispersalSums {
 }
 
 impl DispersalSums {
-    pub(crate) fn add(&mut self, d: &GrantDispersal) {
+    fn add(&mut self, d: &GrantDispersal) {
         self.jobs += 1;
         self.distance_sum += d.distance_sum as f64;
         self.mean_distance += d.mean_distance();
@@ -367,7 +440,7 @@ impl DispersalSums {
 
     /// The means (sum, mean distance, diameter, span, pieces); zeros
     /// without a measured job.
-    pub(crate) fn means(&self) -> [f64; 5] {
+    fn means(&self) -> [f64; 5] {
         if self.jobs == 0 {
             return [0.0; 5];
         }
