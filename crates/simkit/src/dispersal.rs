@@ -87,6 +87,9 @@ enum Kind {
 pub struct DispersalMeter {
     topology: Topology,
     kind: Kind,
+    /// The word path of a 2-D mesh whose rows fit a word, for node sets
+    /// in increasing order (how paging grants them).
+    plane: Option<Plane>,
     ids: Vec<NodeId>,
 }
 
@@ -102,9 +105,14 @@ impl DispersalMeter {
         } else {
             Kind::Undefined
         };
+        let plane = topology
+            .as_grid()
+            .filter(|g| !g.is_torus() && g.dims() == 2)
+            .and_then(|g| Plane::new(g.sides()[0], g.sides()[1]));
         Self {
             topology: topology.clone(),
             kind,
+            plane,
             ids: Vec::new(),
         }
     }
@@ -161,6 +169,11 @@ impl DispersalMeter {
     /// hop distances, for a node outside the machine or a node listed
     /// twice.
     pub fn measure_nodes(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        if let Some(plane) = &mut self.plane
+            && let Some(d) = plane.measure(nodes)
+        {
+            return Some(d);
+        }
         match &mut self.kind {
             Kind::Grid(m) => {
                 let d = m.measure(nodes).ok()?;
@@ -196,6 +209,266 @@ fn mesh_box(b: &partalloc_topology::GridBox) -> GrantDispersal {
         span_nodes: v,
         pieces: 1,
     }
+}
+
+/// Bytes with bit `i` of the index spread to byte `i` (0 or 1 each): a
+/// row's bits become per-column counts that add a byte lane at a time.
+const SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if v >> i & 1 == 1 {
+                t[v] |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// Most rows whose column counts add in byte lanes before they are
+/// flushed to the wide counts (a lane holds up to 255).
+const LANE_ROWS: usize = 255;
+
+/// The word path of a 2-D mesh of `width` ≤ 64 columns: a set listed in
+/// strictly increasing order is one bit mask per touched row, and every
+/// quantity comes from the masks.
+///
+/// - Along x, a pair at columns v < w is crossed by the w − v boundaries
+///   between them, so the sum is Σ over boundaries of (nodes left) ×
+///   (nodes right), from column counts added a byte lane per column
+///   ([`SPREAD`]).
+/// - Along y, the same over row boundaries, a gap of empty rows counted
+///   once per boundary it holds.
+/// - The diameter is the larger spread of x + y and x − y (L1 in the
+///   plane), from each row's lowest and highest column.
+/// - The pieces: each row cut into runs of consecutive columns, a run
+///   joined to the runs it overlaps in the row below (union–find).
+#[derive(Debug, Clone)]
+struct Plane {
+    width: u32,
+    /// `log2(width)` when it is a power of two (rows by shifting).
+    shift: Option<u32>,
+    height: u32,
+    /// (y, mask) of the touched rows, in increasing y.
+    rows: Vec<(u32, u64)>,
+    /// Runs of the rows as masks, and the index of each row's first run.
+    runs: Vec<u64>,
+    parent: Vec<u32>,
+}
+
+impl Plane {
+    fn new(width: u32, height: u32) -> Option<Self> {
+        (1..=64).contains(&width).then(|| Self {
+            width,
+            shift: width.is_power_of_two().then(|| width.trailing_zeros()),
+            height,
+            rows: Vec::new(),
+            runs: Vec::new(),
+            parent: Vec::new(),
+        })
+    }
+
+    /// The masks of `nodes`; `false` unless the rows they lie in come in
+    /// increasing order (any order within a row), no node is listed twice
+    /// and all are inside the machine (the general path then measures
+    /// them).
+    #[inline]
+    fn mark(&mut self, nodes: &[NodeId]) -> bool {
+        self.rows.clear();
+        if nodes.is_empty() {
+            return false;
+        }
+        let highest = match self.shift {
+            Some(shift) => self.mark_blocks(nodes, shift),
+            None => self.mark_rows(nodes),
+        };
+        let Some(highest) = highest else {
+            return false;
+        };
+        // A node listed twice sets its bit once.
+        let marked: u64 = self.rows.iter().map(|&(_, m)| u64::from(m.count_ones())).sum();
+        marked == nodes.len() as u64
+            && u64::from(highest) < u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Marks by 64-id blocks (a width that divides 64: a block is whole
+    /// rows); returns the highest id, or `None` if the blocks do not come
+    /// in increasing order.
+    #[inline]
+    fn mark_blocks(&mut self, nodes: &[NodeId], shift: u32) -> Option<u64> {
+        let (mut block, mut bits) = (u32::MAX, 0u64);
+        for &id in nodes {
+            let b = id >> 6;
+            if b != block {
+                if block != u32::MAX {
+                    if b < block {
+                        return None;
+                    }
+                    self.split(block, bits, shift);
+                }
+                (block, bits) = (b, 0);
+            }
+            bits |= 1 << (id & 63);
+        }
+        self.split(block, bits, shift);
+        Some(u64::from(block) * 64 + u64::from(63 - bits.leading_zeros()))
+    }
+
+    /// The rows of the 64-id block `block` whose ids are `bits`.
+    #[inline]
+    fn split(&mut self, block: u32, bits: u64, shift: u32) {
+        let per_block = 64 >> shift;
+        let row_mask = if shift == 6 { u64::MAX } else { (1u64 << self.width) - 1 };
+        for k in 0..per_block {
+            let m = bits >> (k << shift) & row_mask;
+            if m != 0 {
+                self.rows.push((block * per_block + k, m));
+            }
+        }
+    }
+
+    /// Marks row by row (any width up to 64); returns the highest id, or
+    /// `None` if the rows do not come in increasing order.
+    fn mark_rows(&mut self, nodes: &[NodeId]) -> Option<u64> {
+        let (mut y, mut mask) = (u32::MAX, 0u64);
+        for &id in nodes {
+            let (row, x) = (id / self.width, id % self.width);
+            if row != y {
+                if y != u32::MAX {
+                    if row < y {
+                        return None;
+                    }
+                    self.rows.push((y, mask));
+                }
+                (y, mask) = (row, 0);
+            }
+            mask |= 1 << x;
+        }
+        self.rows.push((y, mask));
+        Some(u64::from(y) * u64::from(self.width) + u64::from(63 - mask.leading_zeros()))
+    }
+
+    fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        if !self.mark(nodes) {
+            return None;
+        }
+        let n = nodes.len() as u64;
+        // Along y, and the extremes of x + y and x − y per row.
+        let (mut sum_y, mut below, mut union) = (0u128, 0u64, 0u64);
+        let (mut s_lo, mut s_hi, mut d_lo, mut d_hi) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        let mut next_y = None::<u32>;
+        for &(y, m) in &self.rows {
+            if let Some(ny) = next_y {
+                // Every boundary from the last row to this one splits the
+                // set alike.
+                sum_y += u128::from(y - ny + 1) * u128::from(below * (n - below));
+            }
+            below += u64::from(m.count_ones());
+            next_y = Some(y + 1);
+            union |= m;
+            let (lo, hi) = (i64::from(m.trailing_zeros()), i64::from(63 - m.leading_zeros()));
+            let yy = i64::from(y);
+            s_lo = s_lo.min(lo + yy);
+            s_hi = s_hi.max(hi + yy);
+            d_lo = d_lo.min(lo - yy);
+            d_hi = d_hi.max(hi - yy);
+        }
+        // Along x: column counts in byte lanes, then the boundaries.
+        let (x_lo, x_hi) = (union.trailing_zeros(), 63 - union.leading_zeros());
+        let lanes = self.width.div_ceil(8) as usize;
+        let mut sum_x = 0u128;
+        let mut left = 0u64;
+        if self.rows.len() <= LANE_ROWS {
+            let mut acc = [0u64; 8];
+            for &(_, m) in &self.rows {
+                for (l, a) in acc.iter_mut().enumerate().take(lanes) {
+                    *a += SPREAD[(m >> (8 * l) & 0xff) as usize];
+                }
+            }
+            for x in x_lo..x_hi {
+                left += acc[(x / 8) as usize] >> (8 * (x % 8)) & 0xff;
+                sum_x += u128::from(left * (n - left));
+            }
+        } else {
+            let mut wide = [0u64; 64];
+            for chunk in self.rows.chunks(LANE_ROWS) {
+                let mut acc = [0u64; 8];
+                for &(_, m) in chunk {
+                    for (l, a) in acc.iter_mut().enumerate().take(lanes) {
+                        *a += SPREAD[(m >> (8 * l) & 0xff) as usize];
+                    }
+                }
+                for (l, a) in acc.iter().enumerate().take(lanes) {
+                    for b in 0..8 {
+                        wide[8 * l + b] += a >> (8 * b) & 0xff;
+                    }
+                }
+            }
+            for &c in &wide[x_lo as usize..x_hi as usize] {
+                left += c;
+                sum_x += u128::from(left * (n - left));
+            }
+        }
+        let (y_lo, y_hi) = (self.rows[0].0, self.rows[self.rows.len() - 1].0);
+        Some(GrantDispersal {
+            nodes: n,
+            distance_sum: sum_x + sum_y,
+            diameter: (s_hi - s_lo).max(d_hi - d_lo) as u32,
+            span_nodes: u64::from(x_hi - x_lo + 1) * u64::from(y_hi - y_lo + 1),
+            pieces: self.pieces(),
+        })
+    }
+
+    /// Connected components of the marked rows under the mesh's links.
+    fn pieces(&mut self) -> u32 {
+        self.runs.clear();
+        self.parent.clear();
+        let mut pieces = 0u32;
+        // The row before: its y and its runs.
+        let mut before = (u32::MAX, 0usize, 0usize);
+        for &(y, mut m) in &self.rows {
+            let first = self.runs.len();
+            while m != 0 {
+                // The lowest run: the low bits up to the first gap.
+                let low = m & m.wrapping_neg();
+                let run = m & !(m.wrapping_add(low));
+                m &= !run;
+                self.parent.push(self.runs.len() as u32);
+                self.runs.push(run);
+                pieces += 1;
+            }
+            let end = self.runs.len();
+            if before.0.wrapping_add(1) == y {
+                for i in first..end {
+                    for j in before.1..before.2 {
+                        if self.runs[i] & self.runs[j] != 0 {
+                            let (a, b) = (find(&mut self.parent, i as u32), find(&mut self.parent, j as u32));
+                            if a != b {
+                                self.parent[a as usize] = b;
+                                pieces -= 1;
+                            }
+                        }
+                    }
+                }
+            }
+            before = (y, first, end);
+        }
+        pieces
+    }
+}
+
+/// The root of `x` (halving the path on the way).
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[parent[x as usize] as usize];
+        parent[x as usize] = p;
+        x = p;
+    }
+    x
 }
 
 /// Most node pairs whose Hamming distances are compared one by one for a
@@ -540,6 +813,77 @@ mod tests {
             let nodes: Vec<NodeId> = grid.box_nodes(&b).unwrap().collect();
             prop_assert_eq!(closed, meter.measure_nodes(&nodes).unwrap());
         }
+    }
+
+    /// A 2-D mesh set's dispersal by the definitions: every pair's L1
+    /// distance, the bounding box, pieces by flood fill.
+    fn brute_plane(width: u32, nodes: &[NodeId]) -> GrantDispersal {
+        let xy = |i: usize| (nodes[i] % width, nodes[i] / width);
+        let (sum, diameter, pieces) = partalloc_testkit::brute_dispersal(nodes.len(), |i, j| {
+            let ((a, b), (c, d)) = (xy(i), xy(j));
+            a.abs_diff(c) + b.abs_diff(d)
+        });
+        let xs = (0..nodes.len()).map(|i| xy(i).0);
+        let ys = (0..nodes.len()).map(|i| xy(i).1);
+        let extent = |v: Vec<u32>| u64::from(v.iter().max().unwrap() - v.iter().min().unwrap() + 1);
+        GrantDispersal {
+            nodes: nodes.len() as u64,
+            distance_sum: sum,
+            diameter,
+            span_nodes: extent(xs.collect()) * extent(ys.collect()),
+            pieces,
+        }
+    }
+
+    fn plane_set() -> impl Strategy<Value = (u32, u32, Vec<NodeId>)> {
+        (prop_oneof![1u32..=20, 60u32..=64], 1u32..=9).prop_flat_map(|(w, h)| {
+            let all: Vec<NodeId> = (0..w * h).collect();
+            let most = all.len().min(120);
+            (Just(w), Just(h), prop::sample::subsequence(all, 1..=most))
+        })
+    }
+
+    proptest! {
+        /// The word path of a 2-D mesh (a set in increasing order) equals
+        /// the definitions, and the general path (the same set reversed).
+        #[test]
+        fn plane_word_path_equals_brute_force((w, h, nodes) in plane_set()) {
+            let topology: Topology = format!("mesh:{w}x{h}").parse().unwrap();
+            let mut meter = DispersalMeter::new(&topology);
+            let mut plane = Plane::new(w, h).unwrap();
+            let fast = plane.measure(&nodes).unwrap();
+            prop_assert_eq!(fast, brute_plane(w, &nodes));
+            prop_assert_eq!(meter.measure_nodes(&nodes), Some(fast));
+            // Reversed, the rows come in decreasing order: the general
+            // path measures the set unless it lies in one row (or block).
+            let reversed: Vec<NodeId> = nodes.iter().rev().copied().collect();
+            prop_assert!(plane.measure(&reversed).is_none_or(|d| d == fast));
+            prop_assert_eq!(meter.measure_nodes(&reversed), Some(fast));
+            let mut general = partalloc_allocators::dispersal::Measurer::new(&topology).unwrap();
+            let g = general.measure(&reversed).unwrap();
+            prop_assert_eq!(
+                (g.distance_sum, g.diameter, g.span.map_or(0, |s| s.volume()), g.pieces),
+                (fast.distance_sum, fast.diameter, fast.span_nodes, fast.pieces)
+            );
+        }
+    }
+
+    #[test]
+    fn plane_word_path_refuses_what_it_cannot_measure() {
+        let mut plane = Plane::new(4, 4).unwrap();
+        assert_eq!(plane.measure(&[]), None);
+        assert_eq!(plane.measure(&[1, 1]), None);
+        assert_eq!(plane.measure(&[3, 16]), None);
+        assert!(Plane::new(65, 2).is_none());
+        // Nodes ⟨0,0⟩ and ⟨0,2⟩, two rows apart: two pieces.
+        let d = plane.measure(&[0, 8]).unwrap();
+        assert_eq!((d.distance_sum, d.diameter, d.span_nodes, d.pieces), (2, 2, 3, 2));
+        // A column of 300 nodes counts past a byte lane's 255 through the
+        // flush of the lanes.
+        let (w, h) = (64u32, 300u32);
+        let column: Vec<NodeId> = (0..h).map(|y| y * w + 5).collect();
+        let mut tall = Plane::new(w, h).unwrap();
+        assert_eq!(tall.measure(&column), Some(brute_plane(w, &column)));
     }
 
     #[test]
