@@ -282,6 +282,10 @@ impl Plane {
         if nodes.is_empty() {
             return false;
         }
+        if let Some(last) = self.mark_range(nodes).or_else(|| self.mark_runs(nodes)) {
+            return u64::from(last) < u64::from(self.width) * u64::from(self.height);
+        }
+        self.rows.clear();
         let highest = match self.shift {
             Some(shift) => self.mark_blocks(nodes, shift),
             None => self.mark_rows(nodes),
@@ -293,6 +297,71 @@ impl Plane {
         let marked: u64 = self.rows.iter().map(|&(_, m)| u64::from(m.count_ones())).sum();
         marked == nodes.len() as u64
             && u64::from(highest) < u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Marks a list of consecutive ids (first, first + 1, …: how paging
+    /// grants a run of free nodes) row by row, without a pass per node
+    /// beyond the check (which compiles to vector instructions); returns
+    /// the last id, or `None` for any other list.
+    #[inline]
+    fn mark_range(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+        let first = *nodes.first()?;
+        let n = u32::try_from(nodes.len()).ok()?;
+        let apart = nodes
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &v)| acc | (v.wrapping_sub(first) ^ i as u32));
+        let last = first.checked_add(n - 1)?;
+        if apart != 0 {
+            return None;
+        }
+        self.push_range(first, last);
+        Some(last)
+    }
+
+    /// Marks a strictly increasing list a run of consecutive ids at a
+    /// time (a check per id, no bit per id); returns the last id, or
+    /// `None` for a list that is not strictly increasing.
+    fn mark_runs(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+        let mut rest = nodes;
+        let mut last = None::<NodeId>;
+        while let Some(&first) = rest.first() {
+            if last.is_some_and(|l| first <= l) {
+                return None;
+            }
+            let len = rest
+                .iter()
+                .zip(0u32..)
+                .position(|(&v, k)| v.wrapping_sub(first) != k)
+                .unwrap_or(rest.len());
+            let end = rest[len - 1];
+            self.push_range(first, end);
+            last = Some(end);
+            rest = &rest[len..];
+        }
+        last
+    }
+
+    /// Adds the ids `first..=last` to the rows (the rows so far end at or
+    /// before `first`'s row).
+    #[inline]
+    fn push_range(&mut self, first: NodeId, last: NodeId) {
+        let w = self.width;
+        let full = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let (y0, y1) = (first / w, last / w);
+        for y in y0..=y1 {
+            let mut m = full;
+            if y == y0 {
+                m &= full << (first % w) & full;
+            }
+            if y == y1 {
+                m &= full >> (w - 1 - last % w);
+            }
+            match self.rows.last_mut() {
+                Some((ly, lm)) if *ly == y => *lm |= m,
+                _ => self.rows.push((y, m)),
+            }
+        }
     }
 
     /// Marks by 64-id blocks (a width that divides 64: a block is whole
@@ -389,9 +458,26 @@ impl Plane {
                     *a += SPREAD[(m >> (8 * l) & 0xff) as usize];
                 }
             }
-            for x in x_lo..x_hi {
-                left += acc[(x / 8) as usize] >> (8 * (x % 8)) & 0xff;
-                sum_x += u128::from(left * (n - left));
+            // Each product is at most n²/4 and at most 64 add up: u64
+            // holds them while n < 2^29. Every column of the lanes is
+            // passed: a boundary outside the set's columns has all of it
+            // on one side, and adds 0.
+            if n < 1 << 29 {
+                let mut sum = 0u64;
+                for &lane in &acc[..lanes] {
+                    let mut a = lane;
+                    for _ in 0..8 {
+                        left += a & 0xff;
+                        a >>= 8;
+                        sum += left * (n - left);
+                    }
+                }
+                sum_x = u128::from(sum);
+            } else {
+                for x in x_lo..x_hi {
+                    left += acc[(x / 8) as usize] >> (8 * (x % 8)) & 0xff;
+                    sum_x += u128::from(left * (n - left));
+                }
             }
         } else {
             let mut wide = [0u64; 64];
@@ -443,15 +529,24 @@ impl Plane {
             }
             let end = self.runs.len();
             if before.0.wrapping_add(1) == y {
-                for i in first..end {
-                    for j in before.1..before.2 {
-                        if self.runs[i] & self.runs[j] != 0 {
-                            let (a, b) = (find(&mut self.parent, i as u32), find(&mut self.parent, j as u32));
-                            if a != b {
-                                self.parent[a as usize] = b;
-                                pieces -= 1;
-                            }
+                // Both rows' runs in increasing columns: one sweep meets
+                // every overlapping pair, passing the run that ends first.
+                let (mut i, mut j) = (first, before.1);
+                while i < end && j < before.2 {
+                    let (a, b) = (self.runs[i], self.runs[j]);
+                    if a & b != 0 {
+                        let (ra, rb) = (find(&mut self.parent, i as u32), find(&mut self.parent, j as u32));
+                        if ra != rb {
+                            self.parent[ra as usize] = rb;
+                            pieces -= 1;
                         }
+                    }
+                    let (top_a, top_b) = (a.leading_zeros(), b.leading_zeros());
+                    if top_a >= top_b {
+                        i += 1;
+                    }
+                    if top_b >= top_a {
+                        j += 1;
                     }
                 }
             }
