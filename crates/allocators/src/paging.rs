@@ -82,14 +82,17 @@ impl Paging {
             let taken = if free.count_ones() as usize <= need {
                 free
             } else {
-                // The lowest `need` free bits.
-                let (mut rest, mut low) = (free, 0u64);
-                for _ in 0..need {
-                    let bit = rest & rest.wrapping_neg();
-                    low |= bit;
-                    rest ^= bit;
+                // The lowest `need` free bits: the free bits below the
+                // least k with `need` of them below it (k found by
+                // halving; `need` < 64 here).
+                let (mut k, mut step) = (0u32, 64u32);
+                while step > 1 {
+                    step /= 2;
+                    if ((free & crate::rowgrid::low_bits(k + step)).count_ones() as usize) < need {
+                        k += step;
+                    }
                 }
-                low
+                free & crate::rowgrid::low_bits(k + 1)
             };
             if taken != 0 {
                 // Machines have at most 2^32 nodes, so ids fit `NodeId`.
@@ -97,10 +100,20 @@ impl Paging {
                 let count = taken.count_ones() as usize;
                 // `taken` has at most `need` bits, so they fit.
                 if let Some(dst) = nodes.get_mut(filled..filled + count) {
-                    let mut bits = taken;
-                    for slot in dst {
-                        *slot = base + bits.trailing_zeros();
-                        bits &= bits.wrapping_sub(1);
+                    let low = taken.trailing_zeros();
+                    if (taken >> low) & (taken >> low).wrapping_add(1) == 0 {
+                        // One run of free nodes: consecutive ids.
+                        let start = base + low;
+                        for (i, slot) in dst.iter_mut().enumerate() {
+                            // At most 64 ids: `i` fits.
+                            *slot = start + i as NodeId;
+                        }
+                    } else {
+                        let mut bits = taken;
+                        for slot in dst {
+                            *slot = base + bits.trailing_zeros();
+                            bits &= bits.wrapping_sub(1);
+                        }
                     }
                 }
                 filled += count;
