@@ -1,9 +1,10 @@
 //! How far apart each job's nodes are, measured as a run goes.
 //!
-//! Every [`Simulation`](crate::Simulation) measures the grant of each job
-//! it starts with a [`DispersalMeter`] (once, when the job starts; the
-//! meter keeps its buffers, so a run allocates only while they grow) and
-//! reports
+//! A [`Simulation`](crate::Simulation) that takes the `dispersal` measure
+//! ([`crate::measure`]; a mesh's, torus's, hypercube's or pod's own)
+//! measures the grant of each job it starts with a [`DispersalMeter`] (once,
+//! when the job starts, by the measure's observer; the meter keeps its
+//! buffers, so a run allocates only while they grow) and reports
 //! - per measured job, in its [`JobRecord`](crate::JobRecord) and the jobs
 //!   CSV, a [`GrantDispersal`]: the sum and the mean of the hop distances
 //!   over the grant's unordered node pairs, its diameter, the nodes of its
@@ -14,7 +15,10 @@
 //!
 //! A box of a mesh and a subcube are measured in closed form (O(d)), so
 //! contiguous strategies pay almost nothing for the measures; other grants
-//! cost O(n·d) and up (see [`Measurer`]).
+//! cost O(n·d) and up (see [`Measurer`]). On a 2-D mesh whose rows fit a
+//! word, a node list whose rows come in increasing order (how paging
+//! grants) is measured from one bit mask per row, a run of consecutive
+//! ids at a time.
 //!
 //! The distance is the machine's hop count:
 //! - on a mesh, L1 (Manhattan); on a torus and a pod's torus of chips, Lee
