@@ -60,10 +60,16 @@ impl Paging {
     /// available.
     fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
         // Sized once and filled a word's ids at a time (no per-id capacity
-        // check); cut to what was found. Reserved, then resized: a zeroed
-        // allocation (`vec![0; want]`) costs several times as much.
-        let mut nodes: Vec<NodeId> = Vec::with_capacity(want);
-        nodes.resize(want, 0);
+        // check); cut to what was found.
+        #[expect(
+            clippy::slow_vector_initialization,
+            reason = "a zeroed allocation (`vec![0; want]`, calloc) costs several times a reserve and a fill for a grant's few hundred bytes"
+        )]
+        let mut nodes: Vec<NodeId> = {
+            let mut v = Vec::with_capacity(want);
+            v.resize(want, 0);
+            v
+        };
         let mut filled = 0;
         let len = self.occupancy.len();
         let mut words = self.spare.pop().unwrap_or_default();

@@ -298,9 +298,12 @@ impl Plane {
             return false;
         };
         // A node listed twice sets its bit once.
-        let marked: u64 = self.rows.iter().map(|&(_, m)| u64::from(m.count_ones())).sum();
-        marked == nodes.len() as u64
-            && u64::from(highest) < u64::from(self.width) * u64::from(self.height)
+        let marked: u64 = self
+            .rows
+            .iter()
+            .map(|&(_, m)| u64::from(m.count_ones()))
+            .sum();
+        marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
     }
 
     /// Marks a list of consecutive ids (first, first + 1, …: how paging
@@ -311,10 +314,9 @@ impl Plane {
     fn mark_range(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
         let first = *nodes.first()?;
         let n = u32::try_from(nodes.len()).ok()?;
-        let apart = nodes
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &v)| acc | (v.wrapping_sub(first) ^ i as u32));
+        let apart = nodes.iter().enumerate().fold(0u32, |acc, (i, &v)| {
+            acc | (v.wrapping_sub(first) ^ i as u32)
+        });
         let last = first.checked_add(n - 1)?;
         if apart != 0 {
             return None;
@@ -395,7 +397,11 @@ impl Plane {
     #[inline]
     fn split(&mut self, block: u32, bits: u64, shift: u32) {
         let per_block = 64 >> shift;
-        let row_mask = if shift == 6 { u64::MAX } else { (1u64 << self.width) - 1 };
+        let row_mask = if shift == 6 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
         for k in 0..per_block {
             let m = bits >> (k << shift) & row_mask;
             if m != 0 {
@@ -443,7 +449,10 @@ impl Plane {
             below += u64::from(m.count_ones());
             next_y = Some(y + 1);
             union |= m;
-            let (lo, hi) = (i64::from(m.trailing_zeros()), i64::from(63 - m.leading_zeros()));
+            let (lo, hi) = (
+                i64::from(m.trailing_zeros()),
+                i64::from(63 - m.leading_zeros()),
+            );
             let yy = i64::from(y);
             s_lo = s_lo.min(lo + yy);
             s_hi = s_hi.max(hi + yy);
@@ -539,7 +548,10 @@ impl Plane {
                 while i < end && j < before.2 {
                     let (a, b) = (self.runs[i], self.runs[j]);
                     if a & b != 0 {
-                        let (ra, rb) = (find(&mut self.parent, i as u32), find(&mut self.parent, j as u32));
+                        let (ra, rb) = (
+                            find(&mut self.parent, i as u32),
+                            find(&mut self.parent, j as u32),
+                        );
                         if ra != rb {
                             self.parent[ra as usize] = rb;
                             pieces -= 1;
@@ -976,7 +988,10 @@ mod tests {
         assert!(Plane::new(65, 2).is_none());
         // Nodes ⟨0,0⟩ and ⟨0,2⟩, two rows apart: two pieces.
         let d = plane.measure(&[0, 8]).unwrap();
-        assert_eq!((d.distance_sum, d.diameter, d.span_nodes, d.pieces), (2, 2, 3, 2));
+        assert_eq!(
+            (d.distance_sum, d.diameter, d.span_nodes, d.pieces),
+            (2, 2, 3, 2)
+        );
         // A column of 300 nodes counts past a byte lane's 255 through the
         // flush of the lanes.
         let (w, h) = (64u32, 300u32);

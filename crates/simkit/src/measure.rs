@@ -1,6 +1,6 @@
 //! Which measures a run takes beyond the basic ones.
 //!
-//! Every run measures the basic quantities of [`Results`](crate::Results)
+//! Every run measures the basic quantities of [`Results`]
 //! (response, wait, slowdown, utilization, queue, fragmentation inside a
 //! grant). The other measures cost work per grant or per state and apply
 //! to some machine families only; a run takes the ones its
@@ -17,7 +17,7 @@
 //! [`MeasureSet::AUTO`] (the default) takes every measure the machine
 //! family has; a set named explicitly takes only those, so a run that asks
 //! for `none` pays for nothing beyond the basic quantities. A quantity a run
-//! did not measure reads 0 in [`Results`](crate::Results), and
+//! did not measure reads 0 in [`Results`], and
 //! [`Results::measured`](crate::Results::measured) says which were taken,
 //! so a front end prints "–" rather than a 0 it never measured.
 //!
