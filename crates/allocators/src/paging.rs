@@ -32,6 +32,9 @@ pub struct Paging {
     // Each grant's nodes as (word, bits) of the occupancy bitset, kept here
     // so a release trusts only our own record and frees a word at a time.
     ledger: GrantLedger<Vec<(usize, u64)>>,
+    // Word lists of released grants, emptied, for the next grants: a
+    // replay then allocates no word list per grant.
+    spare: Vec<Vec<(usize, u64)>>,
 }
 
 impl Paging {
@@ -45,6 +48,7 @@ impl Paging {
             occupancy: Occupancy::new(topology.num_nodes()),
             topology,
             ledger: GrantLedger::new(),
+            spare: Vec::new(),
         })
     }
 }
@@ -57,12 +61,21 @@ impl Paging {
     fn take_lowest_free(&mut self, want: usize) -> (Vec<NodeId>, Vec<(usize, u64)>) {
         // Sized once and filled a word's ids at a time (no per-id capacity
         // check); cut to what was found.
-        let mut nodes: Vec<NodeId> = vec![0; want];
+        #[expect(
+            clippy::slow_vector_initialization,
+            reason = "a zeroed allocation (`vec![0; want]`, calloc) costs several times a reserve and a fill for a grant's few hundred bytes"
+        )]
+        let mut nodes: Vec<NodeId> = {
+            let mut v = Vec::with_capacity(want);
+            v.resize(want, 0);
+            v
+        };
         let mut filled = 0;
         let len = self.occupancy.len();
+        let mut words = self.spare.pop().unwrap_or_default();
         // At least ⌈want / 64⌉ words hold the ids; one more covers a grant
         // that starts mid-word, so the list rarely grows.
-        let mut words = Vec::with_capacity((want.div_ceil(64) + 1).min(len.div_ceil(64)));
+        words.reserve((want.div_ceil(64) + 1).min(len.div_ceil(64)));
         let mut word = 0;
         while filled < want {
             let Some(&blocked) = self.occupancy.blocked().words().get(word) else {
@@ -75,14 +88,17 @@ impl Paging {
             let taken = if free.count_ones() as usize <= need {
                 free
             } else {
-                // The lowest `need` free bits.
-                let (mut rest, mut low) = (free, 0u64);
-                for _ in 0..need {
-                    let bit = rest & rest.wrapping_neg();
-                    low |= bit;
-                    rest ^= bit;
+                // The lowest `need` free bits: the free bits below the
+                // least k with `need` of them below it (k found by
+                // halving; `need` < 64 here).
+                let (mut k, mut step) = (0u32, 64u32);
+                while step > 1 {
+                    step /= 2;
+                    if ((free & crate::rowgrid::low_bits(k + step)).count_ones() as usize) < need {
+                        k += step;
+                    }
                 }
-                low
+                free & crate::rowgrid::low_bits(k + 1)
             };
             if taken != 0 {
                 // Machines have at most 2^32 nodes, so ids fit `NodeId`.
@@ -90,10 +106,20 @@ impl Paging {
                 let count = taken.count_ones() as usize;
                 // `taken` has at most `need` bits, so they fit.
                 if let Some(dst) = nodes.get_mut(filled..filled + count) {
-                    let mut bits = taken;
-                    for slot in dst {
-                        *slot = base + bits.trailing_zeros();
-                        bits &= bits.wrapping_sub(1);
+                    let low = taken.trailing_zeros();
+                    if (taken >> low) & (taken >> low).wrapping_add(1) == 0 {
+                        // One run of free nodes: consecutive ids.
+                        let start = base + low;
+                        for (i, slot) in dst.iter_mut().enumerate() {
+                            // At most 64 ids: `i` fits.
+                            *slot = start + i as NodeId;
+                        }
+                    } else {
+                        let mut bits = taken;
+                        for slot in dst {
+                            *slot = base + bits.trailing_zeros();
+                            bits &= bits.wrapping_sub(1);
+                        }
                     }
                 }
                 filled += count;
@@ -201,9 +227,12 @@ impl Allocator for Paging {
     }
 
     fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        for (word, bits) in self.ledger.take(grant.id())? {
+        let mut words = self.ledger.take(grant.id())?;
+        for &(word, bits) in &words {
             self.occupancy.vacate_word_bits(word, bits);
         }
+        words.clear();
+        self.spare.push(words);
         Ok(())
     }
 

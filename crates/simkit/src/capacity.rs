@@ -385,14 +385,15 @@ impl Inner {
     }
 }
 
-/// The capacity measures of a run watched as an
-/// [`Observer`](crate::observe::Observer): racks per
-/// started job and the time-average stranded GPUs, judged on `machine`
-/// (a capacity machine) whatever machine the run is on, as long as its
-/// node ids are the capacity machine's units (a Slurm block machine of
-/// one node per GPU, numbered rack after rack, is). Counts every job and
-/// the whole run (from time 0), so on the capacity machine itself, with
-/// no warm-up, it agrees with [`Results`](crate::Results).
+/// The `capacity` measure ([`crate::measure`]) as an
+/// [`Observer`](crate::observe::Observer): racks per measured job and the
+/// time-average stranded GPUs over the measurement window, judged on
+/// `machine` (a capacity machine) whatever machine the run is on, as long
+/// as its node ids are the capacity machine's units (a Slurm block machine
+/// of one node per GPU, numbered rack after rack, is). A run on a capacity
+/// machine takes it for [`Results`](crate::Results); passed to
+/// [`Simulation::run_observed`](crate::Simulation::run_observed) it
+/// measures another machine's grants the same way.
 ///
 /// ```
 /// use partalloc_allocators::registry::ALLOCATORS;
@@ -414,41 +415,56 @@ impl Inner {
 #[derive(Debug, Clone)]
 pub struct CapacityObserver {
     meter: CapacityMeter,
+    /// The domains of each running slot's grant.
+    held: Vec<Option<GrantDomains>>,
     racks: DomainSums,
+    /// ∫ stranded GPUs dt since the window opened, up to `last`'s time.
     stranded: f64,
+    /// The last settled time and the stranded GPUs since.
     last: (f64, f64),
+    window_start: f64,
+    reset_pending: bool,
     end: f64,
 }
 
 impl CapacityObserver {
-    /// An observer judging grants on `machine` (nothing is measured if it
-    /// is not a capacity machine).
+    /// An observer judging grants on `machine` (measuring nothing unless
+    /// it is a capacity machine).
     #[must_use]
     pub fn new(machine: &Topology) -> Self {
         Self {
             meter: CapacityMeter::new(machine),
+            held: Vec::new(),
             racks: DomainSums::default(),
             stranded: 0.0,
             last: (0.0, 0.0),
+            window_start: 0.0,
+            reset_pending: false,
             end: 0.0,
         }
     }
 
-    /// Mean racks per started job (0 without one).
+    /// The mean racks per measured job.
     #[must_use]
     pub fn mean_racks_per_job(&self) -> f64 {
         self.racks.mean_racks()
     }
 
-    /// Time-average stranded GPUs from time 0 to the end of the run (0
-    /// for a run of no length).
+    /// The time-average stranded GPUs over the measurement window (read
+    /// after the run).
     #[must_use]
     pub fn mean_stranded_gpus(&self) -> f64 {
-        if self.end > 0.0 {
-            self.stranded / self.end
+        let span = (self.end - self.window_start).max(0.0);
+        if span > 0.0 {
+            self.stranded / span
         } else {
             0.0
         }
+    }
+
+    /// The domains per level of the grant running in `slot`.
+    pub(crate) fn domains(&self, slot: u32) -> Option<GrantDomains> {
+        self.held.get(slot as usize).copied().flatten()
     }
 }
 
@@ -459,26 +475,45 @@ impl crate::observe::Observer for CapacityObserver {
 
     fn started(
         &mut self,
-        _slot: u32,
+        slot: u32,
         job: &partalloc_workload::Job,
         grant: &partalloc_allocators::Grant,
         _now: f64,
     ) {
         self.meter.dequeue(job.shape.node_count());
         self.meter.take(grant.partition());
-        if let Some(d) = self.meter.measure(grant.partition()) {
-            self.racks.add(&d);
+        let domains = self.meter.measure(grant.partition());
+        let i = slot as usize;
+        if self.held.len() <= i {
+            self.held.resize(i + 1, None);
         }
+        self.held[i] = domains;
     }
 
     fn departed(&mut self, d: &crate::observe::Departure<'_>) {
         self.meter.give_back(d.grant.partition());
+        if d.requeued {
+            self.meter.queue(d.job.shape.node_count());
+        } else if d.measured
+            && let Some(domains) = self.domains(d.slot)
+        {
+            self.racks.add(&domains);
+        }
     }
 
     fn settled(&mut self, now: f64, _alloc: &dyn partalloc_allocators::Allocator, _waiting: usize) {
         let (t, v) = self.last;
         self.stranded += v * (now - t);
         self.last = (now, self.meter.stranded_gpus() as f64);
+        if self.reset_pending {
+            self.reset_pending = false;
+            self.stranded = 0.0;
+            self.window_start = now;
+        }
+    }
+
+    fn window_opened(&mut self, _now: f64) {
+        self.reset_pending = true;
     }
 
     fn finish(&mut self, end: f64) {
@@ -803,6 +838,7 @@ mod tests {
             start: 0.0,
             end: 2.0,
             measured: true,
+            requeued: false,
         });
         // The run ends with job 2 still running: the log keeps it open.
         log.finish(2.0);

@@ -1,9 +1,10 @@
 //! How far apart each job's nodes are, measured as a run goes.
 //!
-//! Every [`Simulation`](crate::Simulation) measures the grant of each job
-//! it starts with a [`DispersalMeter`] (once, when the job starts; the
-//! meter keeps its buffers, so a run allocates only while they grow) and
-//! reports
+//! A [`Simulation`](crate::Simulation) that takes the `dispersal` measure
+//! ([`crate::measure`]; a mesh's, torus's, hypercube's or pod's own)
+//! measures the grant of each job it starts with a [`DispersalMeter`] (once,
+//! when the job starts, by the measure's observer; the meter keeps its
+//! buffers, so a run allocates only while they grow) and reports
 //! - per measured job, in its [`JobRecord`](crate::JobRecord) and the jobs
 //!   CSV, a [`GrantDispersal`]: the sum and the mean of the hop distances
 //!   over the grant's unordered node pairs, its diameter, the nodes of its
@@ -14,7 +15,10 @@
 //!
 //! A box of a mesh and a subcube are measured in closed form (O(d)), so
 //! contiguous strategies pay almost nothing for the measures; other grants
-//! cost O(n·d) and up (see [`Measurer`]).
+//! cost O(n·d) and up (see [`Measurer`]). On a 2-D mesh whose rows fit a
+//! word, a node list whose rows come in increasing order (how paging
+//! grants) is measured from one bit mask per row, a run of consecutive
+//! ids at a time.
 //!
 //! The distance is the machine's hop count:
 //! - on a mesh, L1 (Manhattan); on a torus and a pod's torus of chips, Lee
@@ -87,6 +91,9 @@ enum Kind {
 pub struct DispersalMeter {
     topology: Topology,
     kind: Kind,
+    /// The word path of a 2-D mesh whose rows fit a word, for node sets
+    /// in increasing order (how paging grants them).
+    plane: Option<Plane>,
     ids: Vec<NodeId>,
 }
 
@@ -102,9 +109,14 @@ impl DispersalMeter {
         } else {
             Kind::Undefined
         };
+        let plane = topology
+            .as_grid()
+            .filter(|g| !g.is_torus() && g.dims() == 2)
+            .and_then(|g| Plane::new(g.sides()[0], g.sides()[1]));
         Self {
             topology: topology.clone(),
             kind,
+            plane,
             ids: Vec::new(),
         }
     }
@@ -161,6 +173,11 @@ impl DispersalMeter {
     /// hop distances, for a node outside the machine or a node listed
     /// twice.
     pub fn measure_nodes(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        if let Some(plane) = &mut self.plane
+            && let Some(d) = plane.measure(nodes)
+        {
+            return Some(d);
+        }
         match &mut self.kind {
             Kind::Grid(m) => {
                 let d = m.measure(nodes).ok()?;
@@ -196,6 +213,373 @@ fn mesh_box(b: &partalloc_topology::GridBox) -> GrantDispersal {
         span_nodes: v,
         pieces: 1,
     }
+}
+
+/// Bytes with bit `i` of the index spread to byte `i` (0 or 1 each): a
+/// row's bits become per-column counts that add a byte lane at a time.
+const SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if v >> i & 1 == 1 {
+                t[v] |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// Most rows whose column counts add in byte lanes before they are
+/// flushed to the wide counts (a lane holds up to 255).
+const LANE_ROWS: usize = 255;
+
+/// The word path of a 2-D mesh of `width` ≤ 64 columns: a set listed in
+/// strictly increasing order is one bit mask per touched row, and every
+/// quantity comes from the masks.
+///
+/// - Along x, a pair at columns v < w is crossed by the w − v boundaries
+///   between them, so the sum is Σ over boundaries of (nodes left) ×
+///   (nodes right), from column counts added a byte lane per column
+///   ([`SPREAD`]).
+/// - Along y, the same over row boundaries, a gap of empty rows counted
+///   once per boundary it holds.
+/// - The diameter is the larger spread of x + y and x − y (L1 in the
+///   plane), from each row's lowest and highest column.
+/// - The pieces: each row cut into runs of consecutive columns, a run
+///   joined to the runs it overlaps in the row below (union–find).
+#[derive(Debug, Clone)]
+struct Plane {
+    width: u32,
+    /// `log2(width)` when it is a power of two (rows by shifting).
+    shift: Option<u32>,
+    height: u32,
+    /// (y, mask) of the touched rows, in increasing y.
+    rows: Vec<(u32, u64)>,
+    /// Runs of the rows as masks, and the index of each row's first run.
+    runs: Vec<u64>,
+    parent: Vec<u32>,
+}
+
+impl Plane {
+    fn new(width: u32, height: u32) -> Option<Self> {
+        (1..=64).contains(&width).then(|| Self {
+            width,
+            shift: width.is_power_of_two().then(|| width.trailing_zeros()),
+            height,
+            rows: Vec::new(),
+            runs: Vec::new(),
+            parent: Vec::new(),
+        })
+    }
+
+    /// The masks of `nodes`; `false` unless the rows they lie in come in
+    /// increasing order (any order within a row), no node is listed twice
+    /// and all are inside the machine (the general path then measures
+    /// them).
+    #[inline]
+    fn mark(&mut self, nodes: &[NodeId]) -> bool {
+        self.rows.clear();
+        if nodes.is_empty() {
+            return false;
+        }
+        if let Some(last) = self.mark_range(nodes).or_else(|| self.mark_runs(nodes)) {
+            return u64::from(last) < u64::from(self.width) * u64::from(self.height);
+        }
+        self.rows.clear();
+        let highest = match self.shift {
+            Some(shift) => self.mark_blocks(nodes, shift),
+            None => self.mark_rows(nodes),
+        };
+        let Some(highest) = highest else {
+            return false;
+        };
+        // A node listed twice sets its bit once.
+        let marked: u64 = self
+            .rows
+            .iter()
+            .map(|&(_, m)| u64::from(m.count_ones()))
+            .sum();
+        marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Marks a list of consecutive ids (first, first + 1, …: how paging
+    /// grants a run of free nodes) row by row, without a pass per node
+    /// beyond the check (which compiles to vector instructions); returns
+    /// the last id, or `None` for any other list.
+    #[inline]
+    fn mark_range(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+        let first = *nodes.first()?;
+        let n = u32::try_from(nodes.len()).ok()?;
+        let apart = nodes.iter().enumerate().fold(0u32, |acc, (i, &v)| {
+            acc | (v.wrapping_sub(first) ^ i as u32)
+        });
+        let last = first.checked_add(n - 1)?;
+        if apart != 0 {
+            return None;
+        }
+        self.push_range(first, last);
+        Some(last)
+    }
+
+    /// Marks a strictly increasing list a run of consecutive ids at a
+    /// time (a check per id, no bit per id); returns the last id, or
+    /// `None` for a list that is not strictly increasing.
+    fn mark_runs(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+        let mut rest = nodes;
+        let mut last = None::<NodeId>;
+        while let Some(&first) = rest.first() {
+            if last.is_some_and(|l| first <= l) {
+                return None;
+            }
+            let len = rest
+                .iter()
+                .zip(0u32..)
+                .position(|(&v, k)| v.wrapping_sub(first) != k)
+                .unwrap_or(rest.len());
+            let end = rest[len - 1];
+            self.push_range(first, end);
+            last = Some(end);
+            rest = &rest[len..];
+        }
+        last
+    }
+
+    /// Adds the ids `first..=last` to the rows (the rows so far end at or
+    /// before `first`'s row).
+    #[inline]
+    fn push_range(&mut self, first: NodeId, last: NodeId) {
+        let w = self.width;
+        let full = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let (y0, y1) = (first / w, last / w);
+        for y in y0..=y1 {
+            let mut m = full;
+            if y == y0 {
+                m &= full << (first % w) & full;
+            }
+            if y == y1 {
+                m &= full >> (w - 1 - last % w);
+            }
+            match self.rows.last_mut() {
+                Some((ly, lm)) if *ly == y => *lm |= m,
+                _ => self.rows.push((y, m)),
+            }
+        }
+    }
+
+    /// Marks by 64-id blocks (a width that divides 64: a block is whole
+    /// rows); returns the highest id, or `None` if the blocks do not come
+    /// in increasing order.
+    #[inline]
+    fn mark_blocks(&mut self, nodes: &[NodeId], shift: u32) -> Option<u64> {
+        let (mut block, mut bits) = (u32::MAX, 0u64);
+        for &id in nodes {
+            let b = id >> 6;
+            if b != block {
+                if block != u32::MAX {
+                    if b < block {
+                        return None;
+                    }
+                    self.split(block, bits, shift);
+                }
+                (block, bits) = (b, 0);
+            }
+            bits |= 1 << (id & 63);
+        }
+        self.split(block, bits, shift);
+        Some(u64::from(block) * 64 + u64::from(63 - bits.leading_zeros()))
+    }
+
+    /// The rows of the 64-id block `block` whose ids are `bits`.
+    #[inline]
+    fn split(&mut self, block: u32, bits: u64, shift: u32) {
+        let per_block = 64 >> shift;
+        let row_mask = if shift == 6 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
+        for k in 0..per_block {
+            let m = bits >> (k << shift) & row_mask;
+            if m != 0 {
+                self.rows.push((block * per_block + k, m));
+            }
+        }
+    }
+
+    /// Marks row by row (any width up to 64); returns the highest id, or
+    /// `None` if the rows do not come in increasing order.
+    fn mark_rows(&mut self, nodes: &[NodeId]) -> Option<u64> {
+        let (mut y, mut mask) = (u32::MAX, 0u64);
+        for &id in nodes {
+            let (row, x) = (id / self.width, id % self.width);
+            if row != y {
+                if y != u32::MAX {
+                    if row < y {
+                        return None;
+                    }
+                    self.rows.push((y, mask));
+                }
+                (y, mask) = (row, 0);
+            }
+            mask |= 1 << x;
+        }
+        self.rows.push((y, mask));
+        Some(u64::from(y) * u64::from(self.width) + u64::from(63 - mask.leading_zeros()))
+    }
+
+    fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        if !self.mark(nodes) {
+            return None;
+        }
+        let n = nodes.len() as u64;
+        // Along y, and the extremes of x + y and x − y per row.
+        let (mut sum_y, mut below, mut union) = (0u128, 0u64, 0u64);
+        let (mut s_lo, mut s_hi, mut d_lo, mut d_hi) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        let mut next_y = None::<u32>;
+        for &(y, m) in &self.rows {
+            if let Some(ny) = next_y {
+                // Every boundary from the last row to this one splits the
+                // set alike.
+                sum_y += u128::from(y - ny + 1) * u128::from(below * (n - below));
+            }
+            below += u64::from(m.count_ones());
+            next_y = Some(y + 1);
+            union |= m;
+            let (lo, hi) = (
+                i64::from(m.trailing_zeros()),
+                i64::from(63 - m.leading_zeros()),
+            );
+            let yy = i64::from(y);
+            s_lo = s_lo.min(lo + yy);
+            s_hi = s_hi.max(hi + yy);
+            d_lo = d_lo.min(lo - yy);
+            d_hi = d_hi.max(hi - yy);
+        }
+        // Along x: column counts in byte lanes, then the boundaries.
+        let (x_lo, x_hi) = (union.trailing_zeros(), 63 - union.leading_zeros());
+        let lanes = self.width.div_ceil(8) as usize;
+        let mut sum_x = 0u128;
+        let mut left = 0u64;
+        if self.rows.len() <= LANE_ROWS {
+            let mut acc = [0u64; 8];
+            for &(_, m) in &self.rows {
+                for (l, a) in acc.iter_mut().enumerate().take(lanes) {
+                    *a += SPREAD[(m >> (8 * l) & 0xff) as usize];
+                }
+            }
+            // Each product is at most n²/4 and at most 64 add up: u64
+            // holds them while n < 2^29. Every column of the lanes is
+            // passed: a boundary outside the set's columns has all of it
+            // on one side, and adds 0.
+            if n < 1 << 29 {
+                let mut sum = 0u64;
+                for &lane in &acc[..lanes] {
+                    let mut a = lane;
+                    for _ in 0..8 {
+                        left += a & 0xff;
+                        a >>= 8;
+                        sum += left * (n - left);
+                    }
+                }
+                sum_x = u128::from(sum);
+            } else {
+                for x in x_lo..x_hi {
+                    left += acc[(x / 8) as usize] >> (8 * (x % 8)) & 0xff;
+                    sum_x += u128::from(left * (n - left));
+                }
+            }
+        } else {
+            let mut wide = [0u64; 64];
+            for chunk in self.rows.chunks(LANE_ROWS) {
+                let mut acc = [0u64; 8];
+                for &(_, m) in chunk {
+                    for (l, a) in acc.iter_mut().enumerate().take(lanes) {
+                        *a += SPREAD[(m >> (8 * l) & 0xff) as usize];
+                    }
+                }
+                for (l, a) in acc.iter().enumerate().take(lanes) {
+                    for b in 0..8 {
+                        wide[8 * l + b] += a >> (8 * b) & 0xff;
+                    }
+                }
+            }
+            for &c in &wide[x_lo as usize..x_hi as usize] {
+                left += c;
+                sum_x += u128::from(left * (n - left));
+            }
+        }
+        let (y_lo, y_hi) = (self.rows[0].0, self.rows[self.rows.len() - 1].0);
+        Some(GrantDispersal {
+            nodes: n,
+            distance_sum: sum_x + sum_y,
+            diameter: (s_hi - s_lo).max(d_hi - d_lo) as u32,
+            span_nodes: u64::from(x_hi - x_lo + 1) * u64::from(y_hi - y_lo + 1),
+            pieces: self.pieces(),
+        })
+    }
+
+    /// Connected components of the marked rows under the mesh's links.
+    fn pieces(&mut self) -> u32 {
+        self.runs.clear();
+        self.parent.clear();
+        let mut pieces = 0u32;
+        // The row before: its y and its runs.
+        let mut before = (u32::MAX, 0usize, 0usize);
+        for &(y, mut m) in &self.rows {
+            let first = self.runs.len();
+            while m != 0 {
+                // The lowest run: the low bits up to the first gap.
+                let low = m & m.wrapping_neg();
+                let run = m & !(m.wrapping_add(low));
+                m &= !run;
+                self.parent.push(self.runs.len() as u32);
+                self.runs.push(run);
+                pieces += 1;
+            }
+            let end = self.runs.len();
+            if before.0.wrapping_add(1) == y {
+                // Both rows' runs in increasing columns: one sweep meets
+                // every overlapping pair, passing the run that ends first.
+                let (mut i, mut j) = (first, before.1);
+                while i < end && j < before.2 {
+                    let (a, b) = (self.runs[i], self.runs[j]);
+                    if a & b != 0 {
+                        let (ra, rb) = (
+                            find(&mut self.parent, i as u32),
+                            find(&mut self.parent, j as u32),
+                        );
+                        if ra != rb {
+                            self.parent[ra as usize] = rb;
+                            pieces -= 1;
+                        }
+                    }
+                    let (top_a, top_b) = (a.leading_zeros(), b.leading_zeros());
+                    if top_a >= top_b {
+                        i += 1;
+                    }
+                    if top_b >= top_a {
+                        j += 1;
+                    }
+                }
+            }
+            before = (y, first, end);
+        }
+        pieces
+    }
+}
+
+/// The root of `x` (halving the path on the way).
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[parent[x as usize] as usize];
+        parent[x as usize] = p;
+        x = p;
+    }
+    x
 }
 
 /// Most node pairs whose Hamming distances are compared one by one for a
@@ -344,9 +728,82 @@ impl CubeMeasurer {
     }
 }
 
+/// The `dispersal` measure ([`crate::measure`]) as an
+/// [`Observer`](crate::observe::Observer): each started job's grant
+/// measured once, kept per running slot for its record, and summed over
+/// the measured jobs for the run means.
+#[derive(Debug, Clone)]
+pub(crate) struct DispersalObserver {
+    meter: DispersalMeter,
+    held: Vec<Option<GrantDispersal>>,
+    /// A grant measured before its start (for the run-time model), taken
+    /// by the next [`started`](crate::observe::Observer::started).
+    ahead: Option<Option<GrantDispersal>>,
+    sums: DispersalSums,
+}
+
+impl DispersalObserver {
+    pub(crate) fn new(topology: &Topology) -> Self {
+        Self {
+            meter: DispersalMeter::new(topology),
+            held: Vec::new(),
+            ahead: None,
+            sums: DispersalSums::default(),
+        }
+    }
+
+    /// The dispersal of a grant about to start, measured now and kept for
+    /// its start (what a run-time model reads before the start).
+    pub(crate) fn measure_ahead(&mut self, partition: &Partition) -> Option<GrantDispersal> {
+        let d = self.meter.measure(partition);
+        self.ahead = Some(d);
+        d
+    }
+
+    /// The dispersal of the grant running in `slot`.
+    pub(crate) fn of_slot(&self, slot: u32) -> Option<GrantDispersal> {
+        self.held.get(slot as usize).copied().flatten()
+    }
+
+    /// The run means (sum, mean distance, diameter, span, pieces).
+    pub(crate) fn means(&self) -> [f64; 5] {
+        self.sums.means()
+    }
+}
+
+impl crate::observe::Observer for DispersalObserver {
+    #[inline]
+    fn started(
+        &mut self,
+        slot: u32,
+        _job: &partalloc_workload::Job,
+        grant: &partalloc_allocators::Grant,
+        _now: f64,
+    ) {
+        let d = match self.ahead.take() {
+            Some(d) => d,
+            None => self.meter.measure(grant.partition()),
+        };
+        let i = slot as usize;
+        if self.held.len() <= i {
+            self.held.resize(i + 1, None);
+        }
+        self.held[i] = d;
+    }
+
+    #[inline]
+    fn departed(&mut self, d: &crate::observe::Departure<'_>) {
+        if d.measured
+            && let Some(g) = self.of_slot(d.slot)
+        {
+            self.sums.add(&g);
+        }
+    }
+}
+
 /// Running sums of the measured jobs' dispersal, for the run means.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct DispersalSums {
+struct DispersalSums {
     jobs: u64,
     distance_sum: f64,
     mean_distance: f64,
@@ -356,7 +813,7 @@ pub(crate) struct DispersalSums {
 }
 
 impl DispersalSums {
-    pub(crate) fn add(&mut self, d: &GrantDispersal) {
+    fn add(&mut self, d: &GrantDispersal) {
         self.jobs += 1;
         self.distance_sum += d.distance_sum as f64;
         self.mean_distance += d.mean_distance();
@@ -367,7 +824,7 @@ impl DispersalSums {
 
     /// The means (sum, mean distance, diameter, span, pieces); zeros
     /// without a measured job.
-    pub(crate) fn means(&self) -> [f64; 5] {
+    fn means(&self) -> [f64; 5] {
         if self.jobs == 0 {
             return [0.0; 5];
         }
@@ -467,6 +924,80 @@ mod tests {
             let nodes: Vec<NodeId> = grid.box_nodes(&b).unwrap().collect();
             prop_assert_eq!(closed, meter.measure_nodes(&nodes).unwrap());
         }
+    }
+
+    /// A 2-D mesh set's dispersal by the definitions: every pair's L1
+    /// distance, the bounding box, pieces by flood fill.
+    fn brute_plane(width: u32, nodes: &[NodeId]) -> GrantDispersal {
+        let xy = |i: usize| (nodes[i] % width, nodes[i] / width);
+        let (sum, diameter, pieces) = partalloc_testkit::brute_dispersal(nodes.len(), |i, j| {
+            let ((a, b), (c, d)) = (xy(i), xy(j));
+            a.abs_diff(c) + b.abs_diff(d)
+        });
+        let xs = (0..nodes.len()).map(|i| xy(i).0);
+        let ys = (0..nodes.len()).map(|i| xy(i).1);
+        let extent = |v: Vec<u32>| u64::from(v.iter().max().unwrap() - v.iter().min().unwrap() + 1);
+        GrantDispersal {
+            nodes: nodes.len() as u64,
+            distance_sum: sum,
+            diameter,
+            span_nodes: extent(xs.collect()) * extent(ys.collect()),
+            pieces,
+        }
+    }
+
+    fn plane_set() -> impl Strategy<Value = (u32, u32, Vec<NodeId>)> {
+        (prop_oneof![1u32..=20, 60u32..=64], 1u32..=9).prop_flat_map(|(w, h)| {
+            let all: Vec<NodeId> = (0..w * h).collect();
+            let most = all.len().min(120);
+            (Just(w), Just(h), prop::sample::subsequence(all, 1..=most))
+        })
+    }
+
+    proptest! {
+        /// The word path of a 2-D mesh (a set in increasing order) equals
+        /// the definitions, and the general path (the same set reversed).
+        #[test]
+        fn plane_word_path_equals_brute_force((w, h, nodes) in plane_set()) {
+            let topology: Topology = format!("mesh:{w}x{h}").parse().unwrap();
+            let mut meter = DispersalMeter::new(&topology);
+            let mut plane = Plane::new(w, h).unwrap();
+            let fast = plane.measure(&nodes).unwrap();
+            prop_assert_eq!(fast, brute_plane(w, &nodes));
+            prop_assert_eq!(meter.measure_nodes(&nodes), Some(fast));
+            // Reversed, the rows come in decreasing order: the general
+            // path measures the set unless it lies in one row (or block).
+            let reversed: Vec<NodeId> = nodes.iter().rev().copied().collect();
+            prop_assert!(plane.measure(&reversed).is_none_or(|d| d == fast));
+            prop_assert_eq!(meter.measure_nodes(&reversed), Some(fast));
+            let mut general = partalloc_allocators::dispersal::Measurer::new(&topology).unwrap();
+            let g = general.measure(&reversed).unwrap();
+            prop_assert_eq!(
+                (g.distance_sum, g.diameter, g.span.map_or(0, |s| s.volume()), g.pieces),
+                (fast.distance_sum, fast.diameter, fast.span_nodes, fast.pieces)
+            );
+        }
+    }
+
+    #[test]
+    fn plane_word_path_refuses_what_it_cannot_measure() {
+        let mut plane = Plane::new(4, 4).unwrap();
+        assert_eq!(plane.measure(&[]), None);
+        assert_eq!(plane.measure(&[1, 1]), None);
+        assert_eq!(plane.measure(&[3, 16]), None);
+        assert!(Plane::new(65, 2).is_none());
+        // Nodes ⟨0,0⟩ and ⟨0,2⟩, two rows apart: two pieces.
+        let d = plane.measure(&[0, 8]).unwrap();
+        assert_eq!(
+            (d.distance_sum, d.diameter, d.span_nodes, d.pieces),
+            (2, 2, 3, 2)
+        );
+        // A column of 300 nodes counts past a byte lane's 255 through the
+        // flush of the lanes.
+        let (w, h) = (64u32, 300u32);
+        let column: Vec<NodeId> = (0..h).map(|y| y * w + 5).collect();
+        let mut tall = Plane::new(w, h).unwrap();
+        assert_eq!(tall.measure(&column), Some(brute_plane(w, &column)));
     }
 
     #[test]

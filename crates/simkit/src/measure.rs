@@ -1,6 +1,6 @@
 //! Which measures a run takes beyond the basic ones.
 //!
-//! Every run measures the basic quantities of [`Results`](crate::Results)
+//! Every run measures the basic quantities of [`Results`]
 //! (response, wait, slowdown, utilization, queue, fragmentation inside a
 //! grant). The other measures cost work per grant or per state and apply
 //! to some machine families only; a run takes the ones its
@@ -17,7 +17,7 @@
 //! [`MeasureSet::AUTO`] (the default) takes every measure the machine
 //! family has; a set named explicitly takes only those, so a run that asks
 //! for `none` pays for nothing beyond the basic quantities. A quantity a run
-//! did not measure reads 0 in [`Results`](crate::Results), and
+//! did not measure reads 0 in [`Results`], and
 //! [`Results::measured`](crate::Results::measured) says which were taken,
 //! so a front end prints "–" rather than a 0 it never measured.
 //!
@@ -38,10 +38,16 @@
 use std::fmt;
 use std::str::FromStr;
 
+use partalloc_allocators::{Allocator, Grant, Partition};
 use partalloc_topology::Topology;
+use partalloc_workload::Job;
 use thiserror::Error;
 
-use crate::dispersal::DispersalMeter;
+use crate::capacity::CapacityObserver;
+use crate::dispersal::{DispersalMeter, DispersalObserver, GrantDispersal};
+use crate::gpushare::FragMeter;
+use crate::observe::{Departure, GrantLog, Observer};
+use crate::report::{JobRecord, Results};
 
 /// At most this many measured jobs are logged per run for the `slurm` and
 /// `pod` measures (which sample the machine's state over time from the
@@ -310,6 +316,126 @@ pub fn measure_of(name: &str) -> Option<&'static [Measure]> {
         "mean_gpu_allocation" | "mean_frag_gpus" | "mean_frag_ratio" => &[Measure::Frag],
         _ => return None,
     })
+}
+
+/// The observers of the measures a run takes: each built only when its
+/// measure is in the run's set, so a measure nobody asked for costs
+/// nothing. The run loop shows them every event, lets them fill in their
+/// fields of each measured job's record, and asks them for their
+/// quantities of [`Results`] at the end.
+#[derive(Debug)]
+pub(crate) struct MeasureObservers {
+    taken: MeasureSet,
+    dispersal: Option<DispersalObserver>,
+    capacity: Option<CapacityObserver>,
+    /// The slurm and pod measures sample the machine's state from a
+    /// bounded log of the grants.
+    log: Option<GrantLog>,
+    /// The frag measure follows the grants on a twin of the strategy.
+    frag: Option<FragMeter>,
+}
+
+impl MeasureObservers {
+    /// The observers of the (resolved) set `taken` on `topology`; with
+    /// `dispersal_for_model`, each grant's dispersal is measured for a
+    /// run-time model even when the measure was not asked for (it is then
+    /// not reported).
+    pub(crate) fn new(topology: &Topology, taken: MeasureSet, dispersal_for_model: bool) -> Self {
+        Self {
+            taken,
+            dispersal: (taken.contains(Measure::Dispersal) || dispersal_for_model)
+                .then(|| DispersalObserver::new(topology)),
+            capacity: taken
+                .contains(Measure::Capacity)
+                .then(|| CapacityObserver::new(topology)),
+            log: (taken.contains(Measure::Slurm) || taken.contains(Measure::Pod))
+                .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS)),
+            frag: taken.contains(Measure::Frag).then(FragMeter::new),
+        }
+    }
+
+    /// The dispersal of a grant about to start (for the run-time model;
+    /// `None` without the dispersal observer).
+    pub(crate) fn dispersal_ahead(&mut self, partition: &Partition) -> Option<GrantDispersal> {
+        self.dispersal.as_mut()?.measure_ahead(partition)
+    }
+
+    /// Fills in the measured fields of the record of the job leaving
+    /// `slot` (before [`Observer::departed`] of that job).
+    pub(crate) fn fill_record(&self, slot: u32, record: &mut JobRecord) {
+        if let Some(d) = &self.dispersal {
+            record.dispersal = d.of_slot(slot);
+        }
+        if let Some(c) = &self.capacity {
+            record.domains = c.domains(slot);
+        }
+    }
+
+    /// Writes the taken measures' quantities into `results` (after
+    /// [`Observer::finish`] at `end`) and says which were measured.
+    pub(crate) fn report(&self, topology: &Topology, results: &mut Results, end: f64) {
+        results.measured = self.taken;
+        if let Some(d) = &self.dispersal
+            && self.taken.contains(Measure::Dispersal)
+        {
+            [
+                results.mean_distance_sum,
+                results.mean_pairwise_distance,
+                results.mean_diameter,
+                results.mean_span,
+                results.mean_pieces,
+            ] = d.means();
+        }
+        if let Some(c) = &self.capacity {
+            results.mean_racks_per_job = c.mean_racks_per_job();
+            results.mean_stranded_gpus = c.mean_stranded_gpus();
+        }
+        if let Some(log) = &self.log {
+            results.add_logged(topology, self.taken, log);
+        }
+        if let Some(frag) = &self.frag {
+            results.add_frag(frag.measures(end));
+        }
+    }
+}
+
+impl MeasureObservers {
+    /// Every observer, in one.
+    #[inline]
+    fn all(&mut self) -> impl Observer + '_ {
+        (
+            &mut self.dispersal,
+            (&mut self.capacity, (&mut self.log, &mut self.frag)),
+        )
+    }
+}
+
+impl Observer for MeasureObservers {
+    fn begin(&mut self, topology: &Topology, alloc: &dyn Allocator) {
+        self.all().begin(topology, alloc);
+    }
+    #[inline]
+    fn arrived(&mut self, job: &Job, now: f64) {
+        self.all().arrived(job, now);
+    }
+    #[inline]
+    fn started(&mut self, slot: u32, job: &Job, grant: &Grant, now: f64) {
+        self.all().started(slot, job, grant, now);
+    }
+    #[inline]
+    fn departed(&mut self, departure: &Departure<'_>) {
+        self.all().departed(departure);
+    }
+    #[inline]
+    fn settled(&mut self, now: f64, alloc: &dyn Allocator, waiting: usize) {
+        self.all().settled(now, alloc, waiting);
+    }
+    fn window_opened(&mut self, now: f64) {
+        self.all().window_opened(now);
+    }
+    fn finish(&mut self, end: f64) {
+        self.all().finish(end);
+    }
 }
 
 #[cfg(feature = "serde")]

@@ -65,6 +65,9 @@ pub struct Departure<'a> {
     /// Whether it counts in the statistics (it completed after the
     /// warm-up).
     pub measured: bool,
+    /// Whether a preemption put it back in the queue (it is not complete:
+    /// it will start again).
+    pub requeued: bool,
 }
 
 /// Watches a run (see the [module docs](self)). Every method does nothing
@@ -100,6 +103,14 @@ pub trait Observer {
         let _ = (now, alloc, waiting);
     }
 
+    /// The measurement window opens at `now`: the last warm-up job has
+    /// completed, and time averages over the window start here (the
+    /// state settled at `now` is its first). Not called without a
+    /// warm-up: the window then opens at time 0.
+    fn window_opened(&mut self, now: f64) {
+        let _ = now;
+    }
+
     /// The run is over at `end` (the end of its measurement window).
     fn finish(&mut self, end: f64) {
         let _ = end;
@@ -124,6 +135,9 @@ impl<O: Observer + ?Sized> Observer for &mut O {
     }
     fn settled(&mut self, now: f64, alloc: &dyn Allocator, waiting: usize) {
         (**self).settled(now, alloc, waiting);
+    }
+    fn window_opened(&mut self, now: f64) {
+        (**self).window_opened(now);
     }
     fn finish(&mut self, end: f64) {
         (**self).finish(end);
@@ -157,6 +171,11 @@ impl<O: Observer> Observer for Option<O> {
             o.settled(now, alloc, waiting);
         }
     }
+    fn window_opened(&mut self, now: f64) {
+        if let Some(o) = self {
+            o.window_opened(now);
+        }
+    }
     fn finish(&mut self, end: f64) {
         if let Some(o) = self {
             o.finish(end);
@@ -185,6 +204,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn settled(&mut self, now: f64, alloc: &dyn Allocator, waiting: usize) {
         self.0.settled(now, alloc, waiting);
         self.1.settled(now, alloc, waiting);
+    }
+    fn window_opened(&mut self, now: f64) {
+        self.0.window_opened(now);
+        self.1.window_opened(now);
     }
     fn finish(&mut self, end: f64) {
         self.0.finish(end);

@@ -169,16 +169,6 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Results {
-    /// Forgets the dispersal quantities (measured for the run-time model
-    /// only).
-    pub(crate) fn clear_dispersal(&mut self) {
-        self.mean_distance_sum = 0.0;
-        self.mean_pairwise_distance = 0.0;
-        self.mean_diameter = 0.0;
-        self.mean_span = 0.0;
-        self.mean_pieces = 0.0;
-    }
-
     /// Adds the `slurm` and `pod` measures from the grants `log` kept.
     pub(crate) fn add_logged(&mut self, topology: &Topology, taken: MeasureSet, log: &GrantLog) {
         if taken.contains(Measure::Slurm)

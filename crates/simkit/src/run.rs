@@ -65,11 +65,8 @@ use partalloc_topology::Topology;
 use partalloc_workload::Job;
 use thiserror::Error;
 
-use crate::capacity::{CapacityMeter, DomainSums, GrantDomains};
-use crate::dispersal::{DispersalMeter, DispersalSums, GrantDispersal};
 use crate::engine::{Engine, EventSink, Running};
-use crate::measure::{MEASURED_IDS, MEASURED_JOBS, Measure, MeasureNotApplicable, MeasureSet};
-use crate::observe::GrantLog;
+use crate::measure::{MeasureNotApplicable, MeasureObservers, MeasureSet};
 use crate::observe::{Departure, Observer};
 use crate::report::{JobRecord, Report, Results, SearchTime};
 use crate::runtime_model::{Dilation, RuntimeModel, RuntimeModelError};
@@ -469,13 +466,11 @@ pub struct Simulation<I> {
     runtime: Option<Dilation>,
 }
 
-/// What the run keeps beside a running job: its numerical delay, its
-/// grant's dispersal and, on a capacity machine, its domains per level.
+/// What the run keeps beside a running job: its numerical delay (the
+/// measures' observers keep what they need per running slot).
 #[derive(Debug, Clone, Copy)]
 struct Extra {
     numerical: f64,
-    dispersal: Option<GrantDispersal>,
-    domains: Option<GrantDomains>,
 }
 
 /// Running sums of the measured jobs.
@@ -654,20 +649,14 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         // The source is pulled one job ahead; none after the stop time.
         let taken = cfg.measures.resolve(&topology)?;
         let mut engine: Engine<I, Metered, Extra> = Engine::new(metered, source, stop_time, false)?;
-        // The run-time model needs each grant's dispersal, asked or not.
-        let mut meter = (taken.contains(Measure::Dispersal) || runtime.is_some())
-            .then(|| DispersalMeter::new(&topology));
-        // The slurm and pod measures sample the machine's state from a
-        // bounded log of the grants.
-        let mut log = (taken.contains(Measure::Slurm) || taken.contains(Measure::Pod))
-            .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
-        // The frag measure follows the grants on a twin of the strategy.
-        let mut frag = taken
-            .contains(Measure::Frag)
-            .then(crate::gpushare::FragMeter::new);
-        let mut observer = (&mut *observer, (&mut log, &mut frag));
+        // The taken measures' observers (the run-time model needs each
+        // grant's dispersal, asked for or not), then the caller's.
+        let mut observer = (
+            MeasureObservers::new(&topology, taken, runtime.is_some()),
+            &mut *observer,
+        );
         observer.begin(&topology, engine.alloc().inner());
-        let mut measures = Measures::new(&topology, &cfg, taken, records)?;
+        let mut measures = Measures::new(&topology, &cfg, records)?;
         let mut started: Vec<Started> = Vec::new();
         let mut preempted: Vec<Preemption> = Vec::new();
         let mut stopped_by_jobs = false;
@@ -691,9 +680,9 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
             sched.schedule(t, engine.alloc_mut(), &mut started)?;
             loop {
                 for mut s in started.drain(..) {
-                    let (numerical, domains) = measures.started(&s);
-                    let dispersal = meter.as_mut().and_then(|m| m.measure(s.grant.partition()));
+                    let numerical = measures.started(&s);
                     if let Some(model) = runtime.as_mut() {
+                        let dispersal = observer.0.dispersal_ahead(s.grant.partition());
                         s.job.service = model.run_time(s.job.service, s.job.id, dispersal.as_ref());
                         if !(t + s.job.service).is_finite() {
                             return Err(SimError::RunTimeOverflow {
@@ -702,11 +691,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
                             });
                         }
                     }
-                    let extra = Extra {
-                        numerical,
-                        dispersal,
-                        domains,
-                    };
+                    let extra = Extra { numerical };
                     let slot = engine.launch(s.job, s.grant, extra)?;
                     if let Some(r) = engine.running_at(slot) {
                         observer.started(slot, &r.job, &r.grant, t);
@@ -753,17 +738,7 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
         let allocator = engine.alloc().name();
         let Metered { meter, release, .. } = engine.into_alloc();
         let (mut results, jobs) = measures.results(end, &meter)?;
-        if !taken.contains(Measure::Dispersal) {
-            // Measured for the run-time model only: not asked for.
-            results.clear_dispersal();
-        }
-        results.measured = taken;
-        if let Some(log) = &log {
-            results.add_logged(&topology, taken, log);
-        }
-        if let Some(frag) = &frag {
-            results.add_frag(frag.measures(end));
-        }
+        observer.0.report(&topology, &mut results, end);
         let n = results.completed as f64;
         let search = SearchTime {
             measured: cfg.measure_search_time,
@@ -784,12 +759,12 @@ impl<I: Iterator<Item = Job>> Simulation<I> {
     }
 }
 
-/// The scheduler, the measures and the observer, told of each event by
-/// the engine.
+/// The scheduler, the measures and the observers (the taken measures'
+/// and the caller's), told of each event by the engine.
 struct Driver<'a, 's, O> {
     sched: &'a mut dyn Scheduler,
     measures: &'a mut Measures<'s>,
-    observer: &'a mut O,
+    observer: &'a mut (MeasureObservers, O),
 }
 
 impl<O: Observer> EventSink<Metered, Extra> for Driver<'_, '_, O> {
@@ -825,11 +800,19 @@ impl<O: Observer> Driver<'_, '_, O> {
         cancelled: bool,
     ) {
         self.sched.departed(&r.job, now);
-        let measured = match self.measures.departed(r, now, cancelled) {
-            Completed::Measured => true,
+        let (completed, preempted) = self.measures.departed(r, now, cancelled);
+        let measured = match completed {
+            Completed::Measured => {
+                if let Some(mut record) = self.measures.record(r, now, preempted) {
+                    self.observer.0.fill_record(slot, &mut record);
+                    self.measures.keep(record);
+                }
+                true
+            }
             Completed::WarmUp => false,
             Completed::LastWarmUp => {
                 alloc.meter.measuring = true;
+                self.observer.window_opened(now);
                 false
             }
         };
@@ -840,6 +823,7 @@ impl<O: Observer> Driver<'_, '_, O> {
             start: r.start,
             end: now,
             measured,
+            requeued: false,
         });
     }
 
@@ -868,6 +852,7 @@ impl<O: Observer> Driver<'_, '_, O> {
             start: r.start,
             end: now,
             measured: false,
+            requeued: true,
         });
     }
 }
@@ -907,12 +892,6 @@ struct Measures<'s> {
     reset_pending: bool,
     completions: u64,
     sums: Sums,
-    dispersal: DispersalSums,
-    /// Domains per job and stranded GPUs on a capacity machine
-    /// ([`crate::capacity`]).
-    capacity: CapacityMeter,
-    domains: DomainSums,
-    stranded: TimeWeighted,
     /// The last event time.
     end: f64,
     /// The runs preemption ended, per job still in the system.
@@ -928,7 +907,6 @@ impl<'s> Measures<'s> {
     fn new(
         topology: &Topology,
         cfg: &SimConfig,
-        taken: MeasureSet,
         sink: Option<&'s mut dyn FnMut(JobRecord)>,
     ) -> Result<Self, SimError> {
         Ok(Self {
@@ -951,14 +929,6 @@ impl<'s> Measures<'s> {
             reset_pending: false,
             completions: 0,
             sums: Sums::default(),
-            dispersal: DispersalSums::default(),
-            capacity: if taken.contains(Measure::Capacity) {
-                CapacityMeter::new(topology)
-            } else {
-                CapacityMeter::undefined()
-            },
-            domains: DomainSums::default(),
-            stranded: TimeWeighted::new(0.0, 0.0)?,
             end: 0.0,
             requeues: HashMap::default(),
             preempted: 0,
@@ -981,48 +951,38 @@ impl<'s> Measures<'s> {
         if self.num_at_arrival.insert(job.id, self.num_clock).is_some() {
             return Err(SimError::DuplicateId(job.id));
         }
-        self.capacity.queue(job.shape.node_count());
         Ok(())
     }
 
-    /// A job starts: returns its numerical delay and, on a capacity
-    /// machine, its domains per level.
+    /// A job starts: returns its numerical delay.
     #[inline]
-    fn started(&mut self, s: &Started) -> (f64, Option<GrantDomains>) {
+    fn started(&mut self, s: &Started) -> f64 {
         let numerical = self.num_clock
             - self
                 .num_at_arrival
                 .remove(&s.job.id)
                 .unwrap_or(self.num_clock);
         self.useful_now += s.grant.requested_nodes();
-        let domains = if self.capacity.is_defined() {
-            self.capacity.dequeue(s.job.shape.node_count());
-            self.capacity.take(s.grant.partition());
-            self.capacity.measure(s.grant.partition())
-        } else {
-            None
-        };
-        (numerical, domains)
+        numerical
     }
 
     /// A running job was preempted and requeued: its nodes are free, it
     /// waits again, and its numerical delay so far is kept.
     fn requeued(&mut self, r: &Running<Extra>) {
         self.useful_now -= r.grant.requested_nodes();
-        self.capacity.give_back(r.grant.partition());
-        self.capacity.queue(r.job.shape.node_count());
         self.num_at_arrival
             .insert(r.job.id, self.num_clock - r.extra.numerical);
         *self.requeues.entry(r.job.id).or_insert(0) += 1;
     }
 
     /// A job left at `t`: at its departure, or `cancelled` by preemption.
+    /// Returns what it was to the statistics and the runs preemption
+    /// ended (for its record: see [`record`](Self::record)).
     #[inline]
-    fn departed(&mut self, r: &Running<Extra>, t: f64, cancelled: bool) -> Completed {
+    fn departed(&mut self, r: &Running<Extra>, t: f64, cancelled: bool) -> (Completed, u32) {
         let requested = r.grant.requested_nodes();
         self.useful_now -= requested;
         self.completions += 1;
-        self.capacity.give_back(r.grant.partition());
         let preempted = if self.requeues.is_empty() {
             u32::from(cancelled)
         } else {
@@ -1031,12 +991,6 @@ impl<'s> Measures<'s> {
         if self.completions > self.warmup {
             self.preempted += u64::from(preempted);
             let numerical = r.extra.numerical;
-            if let Some(d) = &r.extra.dispersal {
-                self.dispersal.add(d);
-            }
-            if let Some(d) = &r.extra.domains {
-                self.domains.add(d);
-            }
             let wait = r.start - r.job.arrival;
             let granted = r.grant.granted_nodes();
             let bsld = bounded_slowdown(r.job.arrival, r.start, t, self.slowdown_bound);
@@ -1051,27 +1005,33 @@ impl<'s> Measures<'s> {
             sums.requested += requested as f64;
             sums.granted += granted as f64;
             sums.fragmentation += r.grant.internal_fragmentation() as f64;
-            if self.record {
-                let record = JobRecord {
-                    numerical_delay: numerical,
-                    dispersal: r.extra.dispersal,
-                    domains: r.extra.domains,
-                    preempted,
-                    ..JobRecord::new(&r.job, &r.grant, r.start, t, self.slowdown_bound)
-                };
-                match self.sink.as_mut() {
-                    Some(sink) => sink(record),
-                    None => self.records.push(record),
-                }
-            }
-            Completed::Measured
+            (Completed::Measured, preempted)
         } else if self.completions == self.warmup {
             // The measurement window opens now.
             self.window_start = t;
             self.reset_pending = true;
-            Completed::LastWarmUp
+            (Completed::LastWarmUp, preempted)
         } else {
-            Completed::WarmUp
+            (Completed::WarmUp, preempted)
+        }
+    }
+
+    /// The record of the measured job `r` that left at `t`, if records are
+    /// kept (the measures' observers fill in their fields, then
+    /// [`keep`](Self::keep)).
+    fn record(&self, r: &Running<Extra>, t: f64, preempted: u32) -> Option<JobRecord> {
+        self.record.then(|| JobRecord {
+            numerical_delay: r.extra.numerical,
+            preempted,
+            ..JobRecord::new(&r.job, &r.grant, r.start, t, self.slowdown_bound)
+        })
+    }
+
+    /// Keeps a measured job's record (or hands it to the sink).
+    fn keep(&mut self, record: JobRecord) {
+        match self.sink.as_mut() {
+            Some(sink) => sink(record),
+            None => self.records.push(record),
         }
     }
 
@@ -1103,17 +1063,12 @@ impl<'s> Measures<'s> {
         }
         self.queue.update(t, waiting as f64)?;
         self.in_system.update(t, (waiting + running) as f64)?;
-        if self.capacity.is_defined() {
-            self.stranded
-                .update(t, self.capacity.stranded_gpus() as f64)?;
-        }
         if self.reset_pending {
             self.reset_pending = false;
             self.busy.reset_at(t)?;
             self.useful.reset_at(t)?;
             self.queue.reset_at(t)?;
             self.in_system.reset_at(t)?;
-            self.stranded.reset_at(t)?;
         }
         Ok(())
     }
@@ -1132,13 +1087,6 @@ impl<'s> Measures<'s> {
                 Ok(0.0)
             }
         };
-        let [
-            mean_distance_sum,
-            mean_pairwise_distance,
-            mean_diameter,
-            mean_span,
-            mean_pieces,
-        ] = self.dispersal.means();
         let results = Results {
             completed: sums.completed,
             span,
@@ -1164,13 +1112,6 @@ impl<'s> Measures<'s> {
             mean_queue_length: mean_over(&self.queue)?,
             mean_in_system: mean_over(&self.in_system)?,
             throughput: if span > 0.0 { n / span } else { 0.0 },
-            mean_distance_sum,
-            mean_pairwise_distance,
-            mean_diameter,
-            mean_span,
-            mean_pieces,
-            mean_racks_per_job: self.domains.mean_racks(),
-            mean_stranded_gpus: mean_over(&self.stranded)?,
             preempted: self.preempted,
             ..Results::default()
         };
