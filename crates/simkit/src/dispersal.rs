@@ -286,7 +286,7 @@ impl Plane {
         if nodes.is_empty() {
             return false;
         }
-        if let Some(last) = self.mark_range(nodes).or_else(|| self.mark_runs(nodes)) {
+        if let Some(last) = self.mark_runs(nodes) {
             return u64::from(last) < u64::from(self.width) * u64::from(self.height);
         }
         self.rows.clear();
@@ -306,23 +306,71 @@ impl Plane {
         marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
     }
 
-    /// Marks a list of consecutive ids (first, first + 1, …: how paging
-    /// grants a run of free nodes) row by row, without a pass per node
-    /// beyond the check (which compiles to vector instructions); returns
-    /// the last id, or `None` for any other list.
+    /// The first and last id of a list of consecutive ids (first,
+    /// first + 1, …: how paging grants a run of free nodes), or `None` for
+    /// any other list; the check compiles to vector instructions.
     #[inline]
-    fn mark_range(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+    fn run_of(nodes: &[NodeId]) -> Option<(NodeId, NodeId)> {
         let first = *nodes.first()?;
         let n = u32::try_from(nodes.len()).ok()?;
         let apart = nodes.iter().enumerate().fold(0u32, |acc, (i, &v)| {
             acc | (v.wrapping_sub(first) ^ i as u32)
         });
         let last = first.checked_add(n - 1)?;
-        if apart != 0 {
+        (apart == 0).then_some((first, last))
+    }
+
+    /// The dispersal of the consecutive ids `first..=last` in closed form
+    /// (`None` past the machine's last node). Within one row they are a
+    /// line; over R ≥ 2 rows they are a tail of the first row, R − 2 full
+    /// rows and a head of the last, so the first row holds ⟨width − 1, y0⟩
+    /// and the last ⟨0, y1⟩: the bounding box is the full width, and these
+    /// two nodes, its opposite corners, are the diameter.
+    fn measure_run(&self, first: NodeId, last: NodeId) -> Option<GrantDispersal> {
+        let w = self.width;
+        if u64::from(last) >= u64::from(w) * u64::from(self.height) {
             return None;
         }
-        self.push_range(first, last);
-        Some(last)
+        let n = u64::from(last - first) + 1;
+        let (x0, y0, x1, y1) = (first % w, first / w, last % w, last / w);
+        if y0 == y1 {
+            // A line of n nodes: Σ over its n − 1 boundaries of b·(n − b).
+            let n128 = u128::from(n);
+            return Some(GrantDispersal {
+                nodes: n,
+                distance_sum: (n128 * n128 * n128 - n128) / 6,
+                diameter: (n - 1) as u32,
+                span_nodes: n,
+                pieces: 1,
+            });
+        }
+        let rows = y1 - y0 + 1;
+        // Along y: the boundary below row y0 + k has the first row's nodes
+        // and k full rows under it.
+        let (w64, head) = (u64::from(w), u64::from(w - x0));
+        let mut sum = 0u128;
+        let mut below = head;
+        for _ in 1..rows {
+            sum += u128::from(below) * u128::from(n - below);
+            below += w64;
+        }
+        // Along x: column x holds the full rows, plus the first row's node
+        // when x ≥ x0 and the last row's when x ≤ x1.
+        let full = u64::from(rows - 2);
+        let mut left = 0u64;
+        for x in 0..w - 1 {
+            left += full + u64::from(x >= x0) + u64::from(x <= x1);
+            sum += u128::from(left) * u128::from(n - left);
+        }
+        Some(GrantDispersal {
+            nodes: n,
+            distance_sum: sum,
+            diameter: w - 1 + (y1 - y0),
+            span_nodes: w64 * u64::from(rows),
+            // Middle rows are full and join the rest; two rows join when
+            // the first row's tail and the last row's head share a column.
+            pieces: if rows > 2 || x0 <= x1 { 1 } else { 2 },
+        })
     }
 
     /// Marks a strictly increasing list a run of consecutive ids at a
@@ -432,6 +480,9 @@ impl Plane {
     }
 
     fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
+        if let Some((first, last)) = Self::run_of(nodes) {
+            return self.measure_run(first, last);
+        }
         if !self.mark(nodes) {
             return None;
         }
@@ -976,6 +1027,37 @@ mod tests {
                 (g.distance_sum, g.diameter, g.span.map_or(0, |s| s.volume()), g.pieces),
                 (fast.distance_sum, fast.diameter, fast.span_nodes, fast.pieces)
             );
+        }
+    }
+
+    proptest! {
+        /// A run of consecutive ids (how paging grants a run of free
+        /// nodes), measured in closed form, equals the definitions and the
+        /// general path, on widths that do and do not divide a word.
+        #[test]
+        fn plane_runs_in_closed_form_equal_brute_force(
+            w in prop_oneof![1u32..=20, 29u32..=33, 60u32..=64],
+            h in 1u32..=9,
+            at in any::<u32>(),
+            len in 1u32..=150,
+        ) {
+            let total = w * h;
+            let first = at % total;
+            let last = (first + len - 1).min(total - 1);
+            let nodes: Vec<NodeId> = (first..=last).collect();
+            let plane = Plane::new(w, h).unwrap();
+            let fast = plane.measure_run(first, last).unwrap();
+            prop_assert_eq!(fast, brute_plane(w, &nodes));
+            let topology: Topology = format!("mesh:{w}x{h}").parse().unwrap();
+            let mut general = partalloc_allocators::dispersal::Measurer::new(&topology).unwrap();
+            let reversed: Vec<NodeId> = nodes.iter().rev().copied().collect();
+            let g = general.measure(&reversed).unwrap();
+            prop_assert_eq!(
+                (g.distance_sum, g.diameter, g.span.map_or(0, |s| s.volume()), g.pieces),
+                (fast.distance_sum, fast.diameter, fast.span_nodes, fast.pieces)
+            );
+            // Past the machine's last node, nothing.
+            prop_assert_eq!(plane.measure_run(first, total), None);
         }
     }
 
