@@ -276,20 +276,20 @@ impl Plane {
         })
     }
 
-    /// The masks of `nodes`; `false` unless the rows they lie in come in
-    /// increasing order (any order within a row), no node is listed twice
-    /// and all are inside the machine (the general path then measures
-    /// them).
+    /// The masks of `nodes` (`increasing`: listed in strictly increasing
+    /// order); `false` unless the rows they lie in come in increasing order
+    /// (any order within a row), no node is listed twice and all are inside
+    /// the machine (the general path then measures them).
     #[inline]
-    fn mark(&mut self, nodes: &[NodeId]) -> bool {
+    fn mark(&mut self, nodes: &[NodeId], increasing: bool) -> bool {
         self.rows.clear();
-        if nodes.is_empty() {
+        let Some(&last) = nodes.last() else {
             return false;
-        }
-        if let Some(last) = self.mark_runs(nodes) {
+        };
+        if increasing {
+            self.mark_runs(nodes);
             return u64::from(last) < u64::from(self.width) * u64::from(self.height);
         }
-        self.rows.clear();
         let highest = match self.shift {
             Some(shift) => self.mark_blocks(nodes, shift),
             None => self.mark_rows(nodes),
@@ -306,18 +306,18 @@ impl Plane {
         marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
     }
 
-    /// The first and last id of a list of consecutive ids (first,
-    /// first + 1, …: how paging grants a run of free nodes), or `None` for
-    /// any other list; the check compiles to vector instructions.
+    /// Whether `nodes` is strictly increasing (the check compiles to
+    /// vector instructions).
     #[inline]
-    fn run_of(nodes: &[NodeId]) -> Option<(NodeId, NodeId)> {
-        let first = *nodes.first()?;
-        let n = u32::try_from(nodes.len()).ok()?;
-        let apart = nodes.iter().enumerate().fold(0u32, |acc, (i, &v)| {
-            acc | (v.wrapping_sub(first) ^ i as u32)
-        });
-        let last = first.checked_add(n - 1)?;
-        (apart == 0).then_some((first, last))
+    fn increasing(nodes: &[NodeId]) -> bool {
+        let Some(next) = nodes.get(1..) else {
+            return true;
+        };
+        nodes
+            .iter()
+            .zip(next)
+            .fold(0u32, |acc, (&a, &b)| acc | u32::from(b <= a))
+            == 0
     }
 
     /// The dispersal of the consecutive ids `first..=last` in closed form
@@ -374,26 +374,25 @@ impl Plane {
     }
 
     /// Marks a strictly increasing list a run of consecutive ids at a
-    /// time (a check per id, no bit per id); returns the last id, or
-    /// `None` for a list that is not strictly increasing.
-    fn mark_runs(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+    /// time. In such a list the k-th id after `first` is at least
+    /// `first + k`, with equality exactly along the run starting at
+    /// `first`, so each run's end is found by bisection.
+    fn mark_runs(&mut self, nodes: &[NodeId]) {
         let mut rest = nodes;
-        let mut last = None::<NodeId>;
         while let Some(&first) = rest.first() {
-            if last.is_some_and(|l| first <= l) {
-                return None;
+            // rest[..lo] is the run; rest[hi..] is not.
+            let (mut lo, mut hi) = (1usize, rest.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if rest[mid] - first == mid as u32 {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
             }
-            let len = rest
-                .iter()
-                .zip(0u32..)
-                .position(|(&v, k)| v.wrapping_sub(first) != k)
-                .unwrap_or(rest.len());
-            let end = rest[len - 1];
-            self.push_range(first, end);
-            last = Some(end);
-            rest = &rest[len..];
+            self.push_range(first, rest[lo - 1]);
+            rest = &rest[lo..];
         }
-        last
     }
 
     /// Adds the ids `first..=last` to the rows (the rows so far end at or
@@ -480,10 +479,15 @@ impl Plane {
     }
 
     fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
-        if let Some((first, last)) = Self::run_of(nodes) {
+        let increasing = Self::increasing(nodes);
+        if increasing
+            && let (Some(&first), Some(&last)) = (nodes.first(), nodes.last())
+            && (last - first) as usize == nodes.len() - 1
+        {
+            // Consecutive ids (how paging grants a run of free nodes).
             return self.measure_run(first, last);
         }
-        if !self.mark(nodes) {
+        if !self.mark(nodes, increasing) {
             return None;
         }
         let n = nodes.len() as u64;
