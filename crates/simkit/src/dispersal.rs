@@ -306,18 +306,22 @@ impl Plane {
         marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
     }
 
-    /// Whether `nodes` is strictly increasing (the check compiles to
-    /// vector instructions).
+    /// Whether `nodes` is strictly increasing. Compared as `i32` (one
+    /// vector comparison per four ids) from a first id below 2³¹, which
+    /// makes every id below 2³¹; a list holding larger ids is called not
+    /// increasing, and the row path measures it instead.
     #[inline]
     fn increasing(nodes: &[NodeId]) -> bool {
-        let Some(next) = nodes.get(1..) else {
+        let (Some(&first), Some(next)) = (nodes.first(), nodes.get(1..)) else {
             return true;
         };
-        nodes
-            .iter()
-            .zip(next)
-            .fold(0u32, |acc, (&a, &b)| acc | u32::from(b <= a))
-            == 0
+        let below = |a: NodeId, b: NodeId| u32::from(a.cast_signed() < b.cast_signed());
+        i32::try_from(first).is_ok()
+            && nodes
+                .iter()
+                .zip(next)
+                .fold(1u32, |acc, (&a, &b)| acc & below(a, b))
+                == 1
     }
 
     /// The dispersal of the consecutive ids `first..=last` in closed form
@@ -1084,6 +1088,33 @@ mod tests {
         let column: Vec<NodeId> = (0..h).map(|y| y * w + 5).collect();
         let mut tall = Plane::new(w, h).unwrap();
         assert_eq!(tall.measure(&column), Some(brute_plane(w, &column)));
+    }
+
+    #[test]
+    fn plane_ids_past_two_to_the_31_are_measured_alike() {
+        // 64 × 40,000,000 nodes: ids past 2³¹ are inside the machine, and
+        // a list reaching them is not taken for an increasing one by the
+        // signed comparison; every form still equals the definitions.
+        let (w, h) = (64u32, 40_000_000u32);
+        let mut plane = Plane::new(w, h).unwrap();
+        let big = 1u32 << 31;
+        for nodes in [
+            vec![big - 1, big],
+            vec![big - 2, big - 1, big, big + 1, big + 64, big + 130],
+            vec![big + 3, big + 4, big + 5],
+            vec![big + 5, big + 3, big + 70],
+            vec![5, big + 5],
+        ] {
+            assert_eq!(
+                plane.measure(&nodes),
+                Some(brute_plane(w, &nodes)),
+                "{nodes:?}"
+            );
+        }
+        assert!(Plane::increasing(&[1, 2, 7]));
+        assert!(!Plane::increasing(&[1, 2, 2]));
+        assert!(!Plane::increasing(&[big, big + 1]));
+        assert!(!Plane::increasing(&[3, big]));
     }
 
     #[test]
