@@ -499,7 +499,16 @@ impl Plane {
         let (mut sum_y, mut below, mut union) = (0u128, 0u64, 0u64);
         let (mut s_lo, mut s_hi, mut d_lo, mut d_hi) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
         let mut next_y = None::<u32>;
+        // Whether every row is one run, and how many rows' runs meet the
+        // run of the row below.
+        let (mut one_run_rows, mut joins, mut below_mask) = (true, 0u32, 0u64);
         for &(y, m) in &self.rows {
+            one_run_rows &= m & m.wrapping_add(m & m.wrapping_neg()) == 0;
+            if next_y != Some(y) {
+                below_mask = 0;
+            }
+            joins += u32::from(m & below_mask != 0);
+            below_mask = m;
             if let Some(ny) = next_y {
                 // Every boundary from the last row to this one splits the
                 // set alike.
@@ -577,7 +586,13 @@ impl Plane {
             distance_sum: sum_x + sum_y,
             diameter: (s_hi - s_lo).max(d_hi - d_lo) as u32,
             span_nodes: u64::from(x_hi - x_lo + 1) * u64::from(y_hi - y_lo + 1),
-            pieces: self.pieces(),
+            // One run a row: the runs and their joins form paths, one a
+            // piece.
+            pieces: if one_run_rows {
+                self.rows.len() as u32 - joins
+            } else {
+                self.pieces()
+            },
         })
     }
 
