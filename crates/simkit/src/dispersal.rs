@@ -16,9 +16,10 @@
 //! A box of a mesh and a subcube are measured in closed form (O(d)), so
 //! contiguous strategies pay almost nothing for the measures; other grants
 //! cost O(n·d) and up (see [`Measurer`]). On a 2-D mesh whose rows fit a
-//! word, a node list whose rows come in increasing order (how paging
-//! grants) is measured from one bit mask per row, a run of consecutive
-//! ids at a time.
+//! word, a list of consecutive ids (how paging grants a run of free nodes)
+//! is measured in closed form, and any other node list whose rows come in
+//! increasing order (how paging grants) from one bit mask per row, a run
+//! of consecutive ids at a time.
 //!
 //! The distance is the machine's hop count:
 //! - on a mesh, L1 (Manhattan); on a torus and a pod's torus of chips, Lee
@@ -237,9 +238,10 @@ const SPREAD: [u64; 256] = {
 /// flushed to the wide counts (a lane holds up to 255).
 const LANE_ROWS: usize = 255;
 
-/// The word path of a 2-D mesh of `width` ≤ 64 columns: a set listed in
-/// strictly increasing order is one bit mask per touched row, and every
-/// quantity comes from the masks.
+/// The word path of a 2-D mesh of `width` ≤ 64 columns: a list of
+/// consecutive ids is measured in closed form ([`Plane::measure_run`]);
+/// another set whose rows come in increasing order is one bit mask per
+/// touched row, and every quantity comes from the masks.
 ///
 /// - Along x, a pair at columns v < w is crossed by the w − v boundaries
 ///   between them, so the sum is Σ over boundaries of (nodes left) ×
@@ -249,8 +251,10 @@ const LANE_ROWS: usize = 255;
 ///   once per boundary it holds.
 /// - The diameter is the larger spread of x + y and x − y (L1 in the
 ///   plane), from each row's lowest and highest column.
-/// - The pieces: each row cut into runs of consecutive columns, a run
-///   joined to the runs it overlaps in the row below (union–find).
+/// - The pieces: when every row is one run, the rows less the rows whose
+///   run meets the run of the row below; otherwise each row cut into runs
+///   of consecutive columns, a run joined to the runs it overlaps in the
+///   row below (union–find).
 #[derive(Debug, Clone)]
 struct Plane {
     width: u32,
