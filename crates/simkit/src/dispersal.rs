@@ -216,6 +216,19 @@ fn mesh_box(b: &partalloc_topology::GridBox) -> GrantDispersal {
     }
 }
 
+/// Σ over j in 0..m of L·(n − L) for L = l + step·j (m ≤ 64, L ≤ n for
+/// every j < m): the x boundaries of a stretch of columns that hold `step`
+/// nodes each, the first boundary having `l` nodes to its left.
+fn stretch_sum(n: u64, l: u64, step: u64, m: u64) -> u128 {
+    // Σ j and Σ j² over 0..m.
+    let s1 = m * m.saturating_sub(1) / 2;
+    let s2 = m.saturating_sub(1) * m * (2 * m).saturating_sub(1) / 6;
+    let (n, l, step) = (i128::from(n), i128::from(l), i128::from(step));
+    let sum = i128::from(m) * l * (n - l) + step * (n - 2 * l) * i128::from(s1)
+        - step * step * i128::from(s2);
+    sum as u128
+}
+
 /// Bytes with bit `i` of the index spread to byte `i` (0 or 1 each): a
 /// row's bits become per-column counts that add a byte lane at a time.
 const SPREAD: [u64; 256] = {
@@ -364,11 +377,16 @@ impl Plane {
         }
         // Along x: column x holds the full rows, plus the first row's node
         // when x ≥ x0 and the last row's when x ≤ x1.
+        // The count changes only at x0 and x1 + 1: the boundaries are
+        // passed in three stretches of one count each, each in closed form.
         let full = u64::from(rows - 2);
+        let (p1, p2) = ((x1 + 1).min(x0), (x1 + 1).max(x0).min(w - 1));
         let mut left = 0u64;
-        for x in 0..w - 1 {
-            left += full + u64::from(x >= x0) + u64::from(x <= x1);
-            sum += u128::from(left) * u128::from(n - left);
+        for (a, b) in [(0, p1), (p1, p2), (p2, w - 1)] {
+            let count = full + u64::from(a >= x0) + u64::from(a <= x1);
+            let m = u64::from(b - a);
+            sum += stretch_sum(n, left + count, count, m);
+            left += count * m;
         }
         Some(GrantDispersal {
             nodes: n,
@@ -1085,6 +1103,27 @@ mod tests {
             );
             // Past the machine's last node, nothing.
             prop_assert_eq!(plane.measure_run(first, total), None);
+        }
+    }
+
+    proptest! {
+        /// A stretch's closed form equals adding its boundaries one by
+        /// one, up to grants of 2³² nodes.
+        #[test]
+        fn stretch_sums_equal_their_boundaries(
+            n in 1u64..=1 << 32,
+            m in 0u64..=64,
+            seed in any::<u64>(),
+        ) {
+            let step = if m == 0 { seed % (n + 1) } else { seed % (n / m + 1) };
+            let l = if m == 0 { 0 } else { (seed >> 7) % (n - step * (m - 1) + 1) };
+            let want: u128 = (0..m)
+                .map(|j| {
+                    let left = l + step * j;
+                    u128::from(left) * u128::from(n - left)
+                })
+                .sum();
+            prop_assert_eq!(stretch_sum(n, l, step, m), want);
         }
     }
 
