@@ -1115,7 +1115,7 @@ mod tests {
             m in 0u64..=64,
             seed in any::<u64>(),
         ) {
-            let step = if m == 0 { seed % (n + 1) } else { seed % (n / m + 1) };
+            let step = seed % (n.checked_div(m).unwrap_or(n) + 1);
             let l = if m == 0 { 0 } else { (seed >> 7) % (n - step * (m - 1) + 1) };
             let want: u128 = (0..m)
                 .map(|j| {
