@@ -16,9 +16,10 @@
 //! A box of a mesh and a subcube are measured in closed form (O(d)), so
 //! contiguous strategies pay almost nothing for the measures; other grants
 //! cost O(n·d) and up (see [`Measurer`]). On a 2-D mesh whose rows fit a
-//! word, a node list whose rows come in increasing order (how paging
-//! grants) is measured from one bit mask per row, a run of consecutive
-//! ids at a time.
+//! word, a list of consecutive ids (how paging grants a run of free nodes)
+//! is measured in closed form, and any other node list whose rows come in
+//! increasing order (how paging grants) from one bit mask per row, a run
+//! of consecutive ids at a time.
 //!
 //! The distance is the machine's hop count:
 //! - on a mesh, L1 (Manhattan); on a torus and a pod's torus of chips, Lee
@@ -215,6 +216,19 @@ fn mesh_box(b: &partalloc_topology::GridBox) -> GrantDispersal {
     }
 }
 
+/// Σ over j in 0..m of L·(n − L) for L = l + step·j (m ≤ 64, L ≤ n for
+/// every j < m): the x boundaries of a stretch of columns that hold `step`
+/// nodes each, the first boundary having `l` nodes to its left.
+fn stretch_sum(n: u64, l: u64, step: u64, m: u64) -> u128 {
+    // Σ j and Σ j² over 0..m.
+    let s1 = m * m.saturating_sub(1) / 2;
+    let s2 = m.saturating_sub(1) * m * (2 * m).saturating_sub(1) / 6;
+    let (n, l, step) = (i128::from(n), i128::from(l), i128::from(step));
+    let sum = i128::from(m) * l * (n - l) + step * (n - 2 * l) * i128::from(s1)
+        - step * step * i128::from(s2);
+    sum as u128
+}
+
 /// Bytes with bit `i` of the index spread to byte `i` (0 or 1 each): a
 /// row's bits become per-column counts that add a byte lane at a time.
 const SPREAD: [u64; 256] = {
@@ -237,9 +251,10 @@ const SPREAD: [u64; 256] = {
 /// flushed to the wide counts (a lane holds up to 255).
 const LANE_ROWS: usize = 255;
 
-/// The word path of a 2-D mesh of `width` ≤ 64 columns: a set listed in
-/// strictly increasing order is one bit mask per touched row, and every
-/// quantity comes from the masks.
+/// The word path of a 2-D mesh of `width` ≤ 64 columns: a list of
+/// consecutive ids is measured in closed form ([`Plane::measure_run`]);
+/// another set whose rows come in increasing order is one bit mask per
+/// touched row, and every quantity comes from the masks.
 ///
 /// - Along x, a pair at columns v < w is crossed by the w − v boundaries
 ///   between them, so the sum is Σ over boundaries of (nodes left) ×
@@ -249,8 +264,10 @@ const LANE_ROWS: usize = 255;
 ///   once per boundary it holds.
 /// - The diameter is the larger spread of x + y and x − y (L1 in the
 ///   plane), from each row's lowest and highest column.
-/// - The pieces: each row cut into runs of consecutive columns, a run
-///   joined to the runs it overlaps in the row below (union–find).
+/// - The pieces: when every row is one run, the rows less the rows whose
+///   run meets the run of the row below; otherwise each row cut into runs
+///   of consecutive columns, a run joined to the runs it overlaps in the
+///   row below (union–find).
 #[derive(Debug, Clone)]
 struct Plane {
     width: u32,
@@ -276,20 +293,20 @@ impl Plane {
         })
     }
 
-    /// The masks of `nodes`; `false` unless the rows they lie in come in
-    /// increasing order (any order within a row), no node is listed twice
-    /// and all are inside the machine (the general path then measures
-    /// them).
+    /// The masks of `nodes` (`increasing`: listed in strictly increasing
+    /// order); `false` unless the rows they lie in come in increasing order
+    /// (any order within a row), no node is listed twice and all are inside
+    /// the machine (the general path then measures them).
     #[inline]
-    fn mark(&mut self, nodes: &[NodeId]) -> bool {
+    fn mark(&mut self, nodes: &[NodeId], increasing: bool) -> bool {
         self.rows.clear();
-        if nodes.is_empty() {
+        let Some(&last) = nodes.last() else {
             return false;
-        }
-        if let Some(last) = self.mark_range(nodes).or_else(|| self.mark_runs(nodes)) {
+        };
+        if increasing {
+            self.mark_runs(nodes);
             return u64::from(last) < u64::from(self.width) * u64::from(self.height);
         }
-        self.rows.clear();
         let highest = match self.shift {
             Some(shift) => self.mark_blocks(nodes, shift),
             None => self.mark_rows(nodes),
@@ -306,46 +323,102 @@ impl Plane {
         marked == nodes.len() as u64 && highest < u64::from(self.width) * u64::from(self.height)
     }
 
-    /// Marks a list of consecutive ids (first, first + 1, …: how paging
-    /// grants a run of free nodes) row by row, without a pass per node
-    /// beyond the check (which compiles to vector instructions); returns
-    /// the last id, or `None` for any other list.
+    /// Whether `nodes` is strictly increasing. Compared as `i32` (one
+    /// vector comparison per four ids) from a first id below 2³¹, which
+    /// makes every id below 2³¹; a list holding larger ids is called not
+    /// increasing, and the row path measures it instead.
     #[inline]
-    fn mark_range(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
-        let first = *nodes.first()?;
-        let n = u32::try_from(nodes.len()).ok()?;
-        let apart = nodes.iter().enumerate().fold(0u32, |acc, (i, &v)| {
-            acc | (v.wrapping_sub(first) ^ i as u32)
-        });
-        let last = first.checked_add(n - 1)?;
-        if apart != 0 {
+    fn increasing(nodes: &[NodeId]) -> bool {
+        let (Some(&first), Some(next)) = (nodes.first(), nodes.get(1..)) else {
+            return true;
+        };
+        let below = |a: NodeId, b: NodeId| u32::from(a.cast_signed() < b.cast_signed());
+        i32::try_from(first).is_ok()
+            && nodes
+                .iter()
+                .zip(next)
+                .fold(1u32, |acc, (&a, &b)| acc & below(a, b))
+                == 1
+    }
+
+    /// The dispersal of the consecutive ids `first..=last` in closed form
+    /// (`None` past the machine's last node). Within one row they are a
+    /// line; over R ≥ 2 rows they are a tail of the first row, R − 2 full
+    /// rows and a head of the last, so the first row holds ⟨width − 1, y0⟩
+    /// and the last ⟨0, y1⟩: the bounding box is the full width, and these
+    /// two nodes, its opposite corners, are the diameter.
+    fn measure_run(&self, first: NodeId, last: NodeId) -> Option<GrantDispersal> {
+        let w = self.width;
+        if u64::from(last) >= u64::from(w) * u64::from(self.height) {
             return None;
         }
-        self.push_range(first, last);
-        Some(last)
+        let n = u64::from(last - first) + 1;
+        let (x0, y0, x1, y1) = (first % w, first / w, last % w, last / w);
+        if y0 == y1 {
+            // A line of n nodes: Σ over its n − 1 boundaries of b·(n − b).
+            let n128 = u128::from(n);
+            return Some(GrantDispersal {
+                nodes: n,
+                distance_sum: (n128 * n128 * n128 - n128) / 6,
+                diameter: (n - 1) as u32,
+                span_nodes: n,
+                pieces: 1,
+            });
+        }
+        let rows = y1 - y0 + 1;
+        // Along y: the boundary below row y0 + k has the first row's nodes
+        // and k full rows under it.
+        let (w64, head) = (u64::from(w), u64::from(w - x0));
+        let mut sum = 0u128;
+        let mut below = head;
+        for _ in 1..rows {
+            sum += u128::from(below) * u128::from(n - below);
+            below += w64;
+        }
+        // Along x: column x holds the full rows, plus the first row's node
+        // when x ≥ x0 and the last row's when x ≤ x1.
+        // The count changes only at x0 and x1 + 1: the boundaries are
+        // passed in three stretches of one count each, each in closed form.
+        let full = u64::from(rows - 2);
+        let (p1, p2) = ((x1 + 1).min(x0), (x1 + 1).max(x0).min(w - 1));
+        let mut left = 0u64;
+        for (a, b) in [(0, p1), (p1, p2), (p2, w - 1)] {
+            let count = full + u64::from(a >= x0) + u64::from(a <= x1);
+            let m = u64::from(b - a);
+            sum += stretch_sum(n, left + count, count, m);
+            left += count * m;
+        }
+        Some(GrantDispersal {
+            nodes: n,
+            distance_sum: sum,
+            diameter: w - 1 + (y1 - y0),
+            span_nodes: w64 * u64::from(rows),
+            // Middle rows are full and join the rest; two rows join when
+            // the first row's tail and the last row's head share a column.
+            pieces: if rows > 2 || x0 <= x1 { 1 } else { 2 },
+        })
     }
 
     /// Marks a strictly increasing list a run of consecutive ids at a
-    /// time (a check per id, no bit per id); returns the last id, or
-    /// `None` for a list that is not strictly increasing.
-    fn mark_runs(&mut self, nodes: &[NodeId]) -> Option<NodeId> {
+    /// time. In such a list the k-th id after `first` is at least
+    /// `first + k`, with equality exactly along the run starting at
+    /// `first`, so each run's end is found by bisection.
+    fn mark_runs(&mut self, nodes: &[NodeId]) {
         let mut rest = nodes;
-        let mut last = None::<NodeId>;
         while let Some(&first) = rest.first() {
-            if last.is_some_and(|l| first <= l) {
-                return None;
+            // rest[..lo] is the run; rest[hi..] is not.
+            let (mut lo, mut hi) = (1usize, rest.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if rest[mid] - first == mid as u32 {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
             }
-            let len = rest
-                .iter()
-                .zip(0u32..)
-                .position(|(&v, k)| v.wrapping_sub(first) != k)
-                .unwrap_or(rest.len());
-            let end = rest[len - 1];
-            self.push_range(first, end);
-            last = Some(end);
-            rest = &rest[len..];
+            self.push_range(first, rest[lo - 1]);
+            rest = &rest[lo..];
         }
-        last
     }
 
     /// Adds the ids `first..=last` to the rows (the rows so far end at or
@@ -432,7 +505,15 @@ impl Plane {
     }
 
     fn measure(&mut self, nodes: &[NodeId]) -> Option<GrantDispersal> {
-        if !self.mark(nodes) {
+        let increasing = Self::increasing(nodes);
+        if increasing
+            && let (Some(&first), Some(&last)) = (nodes.first(), nodes.last())
+            && (last - first) as usize == nodes.len() - 1
+        {
+            // Consecutive ids (how paging grants a run of free nodes).
+            return self.measure_run(first, last);
+        }
+        if !self.mark(nodes, increasing) {
             return None;
         }
         let n = nodes.len() as u64;
@@ -440,7 +521,16 @@ impl Plane {
         let (mut sum_y, mut below, mut union) = (0u128, 0u64, 0u64);
         let (mut s_lo, mut s_hi, mut d_lo, mut d_hi) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
         let mut next_y = None::<u32>;
+        // Whether every row is one run, and how many rows' runs meet the
+        // run of the row below.
+        let (mut one_run_rows, mut joins, mut below_mask) = (true, 0u32, 0u64);
         for &(y, m) in &self.rows {
+            one_run_rows &= m & m.wrapping_add(m & m.wrapping_neg()) == 0;
+            if next_y != Some(y) {
+                below_mask = 0;
+            }
+            joins += u32::from(m & below_mask != 0);
+            below_mask = m;
             if let Some(ny) = next_y {
                 // Every boundary from the last row to this one splits the
                 // set alike.
@@ -518,7 +608,13 @@ impl Plane {
             distance_sum: sum_x + sum_y,
             diameter: (s_hi - s_lo).max(d_hi - d_lo) as u32,
             span_nodes: u64::from(x_hi - x_lo + 1) * u64::from(y_hi - y_lo + 1),
-            pieces: self.pieces(),
+            // One run a row: the runs and their joins form paths, one a
+            // piece.
+            pieces: if one_run_rows {
+                self.rows.len() as u32 - joins
+            } else {
+                self.pieces()
+            },
         })
     }
 
@@ -979,6 +1075,58 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A run of consecutive ids (how paging grants a run of free
+        /// nodes), measured in closed form, equals the definitions and the
+        /// general path, on widths that do and do not divide a word.
+        #[test]
+        fn plane_runs_in_closed_form_equal_brute_force(
+            w in prop_oneof![1u32..=20, 29u32..=33, 60u32..=64],
+            h in 1u32..=9,
+            at in any::<u32>(),
+            len in 1u32..=150,
+        ) {
+            let total = w * h;
+            let first = at % total;
+            let last = (first + len - 1).min(total - 1);
+            let nodes: Vec<NodeId> = (first..=last).collect();
+            let plane = Plane::new(w, h).unwrap();
+            let fast = plane.measure_run(first, last).unwrap();
+            prop_assert_eq!(fast, brute_plane(w, &nodes));
+            let topology: Topology = format!("mesh:{w}x{h}").parse().unwrap();
+            let mut general = partalloc_allocators::dispersal::Measurer::new(&topology).unwrap();
+            let reversed: Vec<NodeId> = nodes.iter().rev().copied().collect();
+            let g = general.measure(&reversed).unwrap();
+            prop_assert_eq!(
+                (g.distance_sum, g.diameter, g.span.map_or(0, |s| s.volume()), g.pieces),
+                (fast.distance_sum, fast.diameter, fast.span_nodes, fast.pieces)
+            );
+            // Past the machine's last node, nothing.
+            prop_assert_eq!(plane.measure_run(first, total), None);
+        }
+    }
+
+    proptest! {
+        /// A stretch's closed form equals adding its boundaries one by
+        /// one, up to grants of 2³² nodes.
+        #[test]
+        fn stretch_sums_equal_their_boundaries(
+            n in 1u64..=1 << 32,
+            m in 0u64..=64,
+            seed in any::<u64>(),
+        ) {
+            let step = seed % (n.checked_div(m).unwrap_or(n) + 1);
+            let l = if m == 0 { 0 } else { (seed >> 7) % (n - step * (m - 1) + 1) };
+            let want: u128 = (0..m)
+                .map(|j| {
+                    let left = l + step * j;
+                    u128::from(left) * u128::from(n - left)
+                })
+                .sum();
+            prop_assert_eq!(stretch_sum(n, l, step, m), want);
+        }
+    }
+
     #[test]
     fn plane_word_path_refuses_what_it_cannot_measure() {
         let mut plane = Plane::new(4, 4).unwrap();
@@ -998,6 +1146,33 @@ mod tests {
         let column: Vec<NodeId> = (0..h).map(|y| y * w + 5).collect();
         let mut tall = Plane::new(w, h).unwrap();
         assert_eq!(tall.measure(&column), Some(brute_plane(w, &column)));
+    }
+
+    #[test]
+    fn plane_ids_past_two_to_the_31_are_measured_alike() {
+        // 64 × 40,000,000 nodes: ids past 2³¹ are inside the machine, and
+        // a list reaching them is not taken for an increasing one by the
+        // signed comparison; every form still equals the definitions.
+        let (w, h) = (64u32, 40_000_000u32);
+        let mut plane = Plane::new(w, h).unwrap();
+        let big = 1u32 << 31;
+        for nodes in [
+            vec![big - 1, big],
+            vec![big - 2, big - 1, big, big + 1, big + 64, big + 130],
+            vec![big + 3, big + 4, big + 5],
+            vec![big + 5, big + 3, big + 70],
+            vec![5, big + 5],
+        ] {
+            assert_eq!(
+                plane.measure(&nodes),
+                Some(brute_plane(w, &nodes)),
+                "{nodes:?}"
+            );
+        }
+        assert!(Plane::increasing(&[1, 2, 7]));
+        assert!(!Plane::increasing(&[1, 2, 2]));
+        assert!(!Plane::increasing(&[big, big + 1]));
+        assert!(!Plane::increasing(&[3, big]));
     }
 
     #[test]
