@@ -680,22 +680,29 @@ impl PodAllocator {
 
 impl PodAllocator {
     /// Adds (`busy`) or takes away the chips of `boxes` in the per-cube
-    /// busy counts of `pod-reconfigurable`.
-    fn count_cubes(&mut self, topology: &Topology, boxes: &Partition, busy: bool) {
+    /// busy counts of `pod-reconfigurable`: each of its boxes is a whole
+    /// cube or lies inside one, the cube of its lowest chip.
+    fn count_cubes(&mut self, boxes: &Partition, busy: bool) {
         if self.policy != PodPolicy::Reconfigurable {
             return;
         }
-        let (counts, of) = (&mut self.cube_busy, &self.chip_cube);
-        // A live grant's partition was built on this topology.
-        let _ = boxes.for_each_node(topology, |c| {
-            if let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize)) {
+        let Partition::Boxes(boxes) = boxes else {
+            return;
+        };
+        for b in boxes {
+            let Ok(first) = self.pod.grid().id_of(b.base().as_slice()) else {
+                continue;
+            };
+            let cube = self.chip_cube.get(first as usize).copied();
+            if let Some(n) = cube.and_then(|k| self.cube_busy.get_mut(k as usize)) {
+                let v = b.volume() as u32;
                 if busy {
-                    *n += 1;
+                    *n += v;
                 } else {
-                    *n -= 1;
+                    *n -= v;
                 }
             }
-        });
+        }
     }
 
     /// Adds (`faulty`) or takes away one faulty chip in the kept counts.
@@ -789,18 +796,18 @@ impl Strategy for PodAllocator {
         })
     }
 
-    fn committed(&mut self, view: &View<'_, PodGrant>, grant: &PodGrant) {
-        self.count_cubes(view.topology(), &grant.boxes, true);
+    fn committed(&mut self, _: &View<'_, PodGrant>, grant: &PodGrant) {
+        self.count_cubes(&grant.boxes, true);
         if let (Some(counts), Some(base)) = (self.counts.as_mut(), grant.base.as_ref()) {
             counts.apply(base.as_slice(), grant.layout.shape.as_slice(), true);
         }
     }
 
-    fn released(&mut self, view: &View<'_, PodGrant>, grant: &PodGrant) {
+    fn released(&mut self, _: &View<'_, PodGrant>, grant: &PodGrant) {
         if let (Some(counts), Some(base)) = (self.counts.as_mut(), grant.base.as_ref()) {
             counts.apply(base.as_slice(), grant.layout.shape.as_slice(), false);
         }
-        self.count_cubes(view.topology(), &grant.boxes, false);
+        self.count_cubes(&grant.boxes, false);
     }
 
     fn faulted(&mut self, _: &View<'_, PodGrant>, node: NodeId) {
