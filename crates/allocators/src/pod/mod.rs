@@ -21,9 +21,9 @@
 //! - [`PodPolicy::FreeList`] (static wiring): Kim & Yoon's free submesh
 //!   list on the torus; see [`free_list`].
 //!
-//! Every grant is a [`Partition::Boxes`]; [`PodAllocator::layout`] says per
-//! dimension ring or line and, for whole-cube slices, the cubes in join
-//! order.
+//! Every grant is a [`Partition::Boxes`];
+//! [`layout`](crate::strategy::Managed::layout) says per dimension ring or
+//! line and, for whole-cube slices, the cubes in join order.
 //!
 //! ```
 //! use partalloc_allocators::pod::PodAllocator;
