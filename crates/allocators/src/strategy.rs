@@ -429,6 +429,21 @@ impl<S: Strategy> Managed<S> {
         view!(self)
     }
 
+    /// The record kept of a live `grant`.
+    ///
+    /// # Errors
+    /// The grant is not live here ([`ReleaseError`]).
+    pub fn record(&self, grant: &Grant) -> Result<&S::Record, ReleaseError> {
+        self.ledger.get(grant.id())
+    }
+
+    /// The strategy, to change, and the view of the machine beside it.
+    #[cfg(test)]
+    pub(crate) fn strategy_and_view(&mut self) -> (&mut S, View<'_, S::Record>) {
+        let view = view!(self);
+        (&mut self.strategy, view)
+    }
+
     /// The same allocator with its (still fresh) strategy changed by `f`:
     /// for a strategy's builder methods.
     #[must_use]

@@ -48,26 +48,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use partalloc_topology::{GridBox, NodeId, Topology};
+use partalloc_topology::{GridBox, NodeId, NodeSet, Topology};
 
 use super::{box3, grid3};
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::occupancy::occupancy_methods;
-use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request,
-};
+use crate::strategy::{Managed, View};
+use crate::{AllocError, BuildError, Partition, Request};
 
 const NAME: &str = "gabl";
 
 /// The greedy available busy list strategy on a 1- to 3-D mesh.
 #[derive(Debug, Clone)]
 pub struct Gabl {
-    topology: Topology,
     dims: usize,
     sides: [u32; 3],
-    occupancy: Occupancy,
-    ledger: GrantLedger<Vec<GridBox>>,
+    /// Scratch: the blocked nodes while a request is served, its boxes so
+    /// far included (each search sees the boxes before it taken).
+    taken: NodeSet,
     /// Scratch: runs of available nodes from each node along +x, +y, +z.
     runs: [Vec<u32>; 3],
     /// Scratch: per step along the second loop axis, the least run along
@@ -103,19 +100,18 @@ impl Gabl {
     ///
     /// # Errors
     /// [`BuildError::UnsuitableTopology`] for any other machine.
-    pub fn new(topology: Topology) -> Result<Self, BuildError> {
+    pub fn new(topology: Topology) -> Result<Managed<Self>, BuildError> {
         let (dims, sides) = grid3(NAME, &topology)?;
         // Every box the search may build is inside the machine.
         box3(NAME, &topology, dims, [0; 3], sides)?;
-        Ok(Self {
-            occupancy: Occupancy::new(topology.num_nodes()),
-            topology,
+        let strategy = Self {
             dims,
             sides,
-            ledger: GrantLedger::new(),
+            taken: NodeSet::new(topology.num_nodes()),
             runs: [Vec::new(), Vec::new(), Vec::new()],
             col: Vec::new(),
-        })
+        };
+        Ok(Managed::new(topology, strategy))
     }
 
     fn coords(&self, id: usize) -> [u32; 3] {
@@ -132,15 +128,15 @@ impl Gabl {
     }
 
     /// Recomputes the runs of available nodes along each axis.
-    fn load_runs(&mut self) {
-        let n = self.occupancy.len();
+    fn load_runs(&mut self, taken: &NodeSet) {
+        let n = taken.universe();
         let strides = [1, self.stride(1), self.stride(2)];
         for r in &mut self.runs {
             r.clear();
             r.resize(n + 1, 0);
         }
         for id in (0..n).rev() {
-            if !self.occupancy.is_available(id as NodeId) {
+            if taken.contains(id as NodeId) {
                 continue;
             }
             let c = self.coords(id);
@@ -157,8 +153,8 @@ impl Gabl {
 
     /// The largest free box with at most `cap` nodes that fits one of
     /// `bounds` (the first is the unrotated one), by the tie rule.
-    fn largest(&mut self, bounds: &[[u32; 3]], cap: u64) -> Option<Best> {
-        self.load_runs();
+    fn largest(&mut self, taken: &NodeSet, bounds: &[[u32; 3]], cap: u64) -> Option<Best> {
+        self.load_runs(taken);
         // The run axis: the last with a side above 1; loops over the others.
         let r = (0..3).rev().find(|&a| self.sides[a] > 1).unwrap_or(0);
         let (l0, l1) = match r {
@@ -182,7 +178,7 @@ impl Gabl {
         );
         let mut best: Option<Best> = None;
         self.col.resize(self.sides[l1] as usize, 0);
-        for base in 0..self.occupancy.len() {
+        for base in 0..taken.universe() {
             if self.runs[r][base] == 0 {
                 continue;
             }
@@ -248,18 +244,28 @@ impl Gabl {
     /// a box3 refusal becomes the request's error.
     fn machine_box(
         &self,
+        topology: &Topology,
         request: &Request,
         base: [u32; 3],
         extents: [u32; 3],
     ) -> Result<GridBox, AllocError> {
-        box3(NAME, &self.topology, self.dims, base, extents).map_err(|e| AllocError::Invalid {
+        box3(NAME, topology, self.dims, base, extents).map_err(|e| AllocError::Invalid {
             request: *request,
             reason: e.to_string(),
         })
     }
 
-    fn set(&mut self, g: &GridBox, busy: bool) {
-        self.occupancy.set_box(self.sides, g, busy);
+    /// Marks the nodes of `g` in `taken`, one x-row range at a time.
+    fn take(&self, taken: &mut NodeSet, g: &GridBox) {
+        let [sx, sy, _] = self.sides.map(|s| s as usize);
+        let w = g.extent(0) as usize;
+        for z in g.lo(2)..=g.hi(2) {
+            for y in g.lo(1)..=g.hi(1) {
+                let lo = g.lo(0) as usize + sx * (y as usize + sy * z as usize);
+                // Inside the machine: box3 built it.
+                let _ = taken.insert_range(lo, lo + w);
+            }
+        }
     }
 
     /// The request's first bound and whether it may rotate.
@@ -306,33 +312,42 @@ pub(crate) const ENTRY: AllocatorEntry = Entry {
     build: |t, _| Ok(Box::new(Gabl::new(t.clone())?)),
 };
 
-impl Allocator for Gabl {
+impl crate::strategy::Strategy for Gabl {
+    type Record = Partition;
+
     fn name(&self) -> String {
         NAME.to_owned()
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
-        let total = self.topology.num_nodes();
-        let want = crate::allocator::wanted_nodes(request, total)?;
+    fn choose(
+        &mut self,
+        view: &View<'_>,
+        request: &Request,
+    ) -> Result<Option<Partition>, AllocError> {
+        let topology = view.topology();
+        let total = view.total_nodes();
+        let want = view.wanted_nodes(request)?;
         let (first, rotate) = self.bound(request)?;
-        if want > self.occupancy.free_count() as u64 {
-            return Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total,
-            });
+        let occupancy = view.occupancy();
+        if want > occupancy.free_count() as u64 {
+            return Ok(None);
         }
+        // The blocked nodes, copied into `taken` only when a second search
+        // follows a box (it must see the boxes before it).
+        let mut taken = core::mem::take(&mut self.taken);
+        let mut copied = false;
         let mut boxes = Vec::new();
         let mut need = want;
         let mut bounds = orientations(first, rotate);
         while need > 0 {
+            let seen = if copied { &taken } else { occupancy.blocked() };
             if bounds.iter().all(|b| b.iter().all(|&s| s == 1)) {
-                // Single nodes from here: the lowest available ids.
+                // Single nodes from here: the lowest available ids (each
+                // met once, so none needs marking).
                 let mut id = 0;
                 while need > 0 && id < total {
-                    if self.occupancy.is_available(id as NodeId) {
-                        let g = self.machine_box(request, self.coords(id), [1; 3])?;
-                        self.set(&g, true);
+                    if !seen.contains(id as NodeId) {
+                        let g = self.machine_box(topology, request, self.coords(id), [1; 3])?;
                         boxes.push(g);
                         need -= 1;
                     }
@@ -340,61 +355,52 @@ impl Allocator for Gabl {
                 }
                 break;
             }
-            let Some(best) = self.largest(&bounds, need) else {
+            let Some(best) = self.largest(seen, &bounds, need) else {
                 break;
             };
             // In the machine: the search keeps boxes inside it, which the
             // constructor checked box3 accepts.
-            let g = self.machine_box(request, self.coords(best.base), best.extents)?;
-            self.set(&g, true);
-            boxes.push(g);
+            let g = self.machine_box(topology, request, self.coords(best.base), best.extents)?;
             need -= best.volume;
+            if need > 0 {
+                if !copied {
+                    taken.reset(total);
+                    taken.union_with(occupancy.blocked());
+                    copied = true;
+                }
+                self.take(&mut taken, &g);
+            }
+            boxes.push(g);
             bounds = orientations(best.extents, rotate);
         }
-        if need > 0 {
-            // Unreachable (a single free node always fits); undo.
-            for g in &boxes {
-                self.set(g, false);
-            }
-            return Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total,
-            });
-        }
-        let id = self.ledger.issue(boxes.clone());
-        Ok(Grant::new(id, Partition::Boxes(boxes), want))
+        self.taken = taken;
+        // Unreachable with need left (a single free node always fits).
+        Ok((need == 0).then_some(Partition::Boxes(boxes)))
     }
 
-    fn can_allocate(&self, request: &Request) -> Result<bool, AllocError> {
-        let want = crate::allocator::wanted_nodes(request, self.topology.num_nodes())?;
+    fn fits(&self, view: &View<'_>, request: &Request) -> Result<Option<bool>, AllocError> {
+        let want = view.wanted_nodes(request)?;
         self.bound(request)?;
-        Ok(want <= self.occupancy.free_count() as u64)
+        Ok(Some(want <= view.occupancy().free_count() as u64))
     }
-
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        for g in self.ledger.take(grant.id())? {
-            self.set(&g, false);
-        }
-        Ok(())
-    }
-
-    occupancy_methods!(occupancy, ledger, topology: topology, faults);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Allocator, Grant};
     use proptest::prelude::*;
 
     /// The literal greedy: every box of the machine, free, inside a bound,
     /// at most `need` nodes; the largest, then the lowest base, then the
     /// unrotated, then the larger extents.
-    fn literal(a: &Gabl, request: &Request) -> Vec<GridBox> {
+    fn literal(a: &Managed<Gabl>, request: &Request) -> Vec<GridBox> {
         let (first, rotate) = a.bound(request).unwrap();
         let free = |c: [u32; 3]| {
             let [sx, sy, _] = a.sides;
-            a.occupancy.is_available(c[0] + sx * (c[1] + sy * c[2]))
+            a.view()
+                .occupancy()
+                .is_available(c[0] + sx * (c[1] + sy * c[2]))
         };
         let mut taken: Vec<[u32; 3]> = Vec::new();
         let mut need = request.node_count();
@@ -403,7 +409,7 @@ mod tests {
         while need > 0 {
             let mut best: Option<(u64, usize, bool, [u32; 3])> = None;
             let [sx, sy, sz] = a.sides;
-            for base in 0..a.occupancy.len() {
+            for base in 0..a.view().total_nodes() {
                 let c = a.coords(base);
                 for ex in 1..=sx - c[0] {
                     for ey in 1..=sy - c[1] {
@@ -445,7 +451,7 @@ mod tests {
                     }
                 }
             }
-            out.push(box3(NAME, &a.topology, a.dims, c, e).unwrap());
+            out.push(box3(NAME, a.topology(), a.dims, c, e).unwrap());
             need -= vol;
             bounds = orientations(e, rotate);
         }

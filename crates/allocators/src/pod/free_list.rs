@@ -109,6 +109,8 @@ use partalloc_topology::pod::{Pod, PodSlice};
 use partalloc_topology::{Coords, MAX_DIMS, NodeSet};
 
 use super::{PodAllocator, PodPolicy, orientations};
+use crate::Occupancy;
+use crate::strategy::Managed;
 use crate::submesh_list::{Chooser, decompose, list_order, rebuild_into, replace_contained};
 
 /// The whole pod as one slice (`None` only for sides no pod has).
@@ -247,24 +249,31 @@ impl FreeList {
     }
 }
 
+impl Managed<PodAllocator> {
+    /// The maximal free cyclic boxes of the pod now, in free-list order (the
+    /// list `pod-free-list` chooses from; computed from the busy and faulty
+    /// chips for the other strategies).
+    #[must_use]
+    pub fn free_boxes(&self) -> Vec<PodSlice> {
+        self.strategy().free_boxes_under(self.view().occupancy())
+    }
+}
+
 impl PodAllocator {
     /// The free-list strategy (`pod-free-list`, module
     /// [`free_list`](self)): Kim & Yoon's Free Submesh List on the static
     /// torus (the pod's wiring is not checked, as for
     /// [`first_fit`](Self::first_fit)).
     #[must_use]
-    pub fn free_list(pod: impl Into<Arc<Pod>>) -> Self {
+    pub fn free_list(pod: impl Into<Arc<Pod>>) -> Managed<Self> {
         Self::with(pod.into(), PodPolicy::FreeList)
     }
 
-    /// The maximal free cyclic boxes of the pod now, in free-list order (the
-    /// list `pod-free-list` chooses from; computed from the busy and faulty
-    /// chips for the other strategies).
-    #[must_use]
-    pub fn free_boxes(&self) -> Vec<PodSlice> {
+    /// The maximal free cyclic boxes with `occupancy`'s blocked chips.
+    fn free_boxes_under(&self, occupancy: &Occupancy) -> Vec<PodSlice> {
         let k = *self.pod.grid().sides();
         let mut list = self.free_list.clone();
-        list.sync(k.as_slice(), &self.blocked());
+        list.sync(k.as_slice(), occupancy.blocked());
         list.boxes
     }
 
@@ -272,13 +281,14 @@ impl PodAllocator {
     /// the caller grants exactly this slice.
     pub(super) fn free_list_place(
         &mut self,
+        occupancy: &Occupancy,
         shape: &Coords,
         rotate: bool,
     ) -> Option<(Coords, Coords)> {
         let k = *self.pod.grid().sides();
         let k = k.as_slice();
-        let blocked = self.blocked();
-        self.free_list.sync(k, &blocked);
+        let blocked = occupancy.blocked();
+        self.free_list.sync(k, blocked);
         let mut orients = std::mem::take(&mut self.orients);
         orients.clear();
         orients.extend(orientations(shape, rotate, k));

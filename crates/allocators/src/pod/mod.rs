@@ -21,9 +21,9 @@
 //! - [`PodPolicy::FreeList`] (static wiring): Kim & Yoon's free submesh
 //!   list on the torus; see [`free_list`].
 //!
-//! Every grant is a [`Partition::Boxes`]; [`PodAllocator::layout`] says per
-//! dimension ring or line and, for whole-cube slices, the cubes in join
-//! order.
+//! Every grant is a [`Partition::Boxes`];
+//! [`layout`](crate::strategy::Managed::layout) says per dimension ring or
+//! line and, for whole-cube slices, the cubes in join order.
 //!
 //! ```
 //! use partalloc_allocators::pod::PodAllocator;
@@ -53,15 +53,12 @@ use std::sync::Arc;
 
 use partalloc_topology::pod::{LinkKind, Pod, PodSlice};
 use partalloc_topology::{
-    Coords, GridBox, NodeId, NodeSet, OrientationOrder, Orientations, Topology, TopologyKind,
+    Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology, TopologyKind,
 };
 
 use crate::entry::{AllocatorEntry, Entry, StrategyInfo};
-use crate::{
-    AllocError, Allocator, BuildError, FaultError, Grant, GrantLedger, Partition, ReleaseError,
-    Request,
-};
-use crate::{Occupancy, occupancy::occupancy_methods};
+use crate::strategy::{GrantRecord, Managed, Strategy, View};
+use crate::{AllocError, BuildError, Grant, Occupancy, Partition, ReleaseError, Request};
 
 /// The machines the pod strategies accept.
 const POD_KINDS: &[TopologyKind] = &[TopologyKind::Pod];
@@ -201,27 +198,56 @@ pub(crate) fn all_chips(
     PodSlice::chips_of(sides, base, ext, f)
 }
 
-/// Slice allocation on a pod; see the module documentation.
-#[derive(Debug)]
+/// What [`Managed`] keeps of a pod grant: its boxes, its layout and, for
+/// a static slice, its base chip.
+#[derive(Debug, Clone)]
+pub struct PodGrant {
+    /// The chips, as the granted [`Partition::Boxes`].
+    boxes: Partition,
+    layout: SliceLayout,
+    base: Option<Coords>,
+}
+
+impl PodGrant {
+    /// Ring/line per dimension and joined cubes.
+    #[must_use]
+    pub fn layout(&self) -> &SliceLayout {
+        &self.layout
+    }
+}
+
+impl GrantRecord for PodGrant {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool) {
+        self.boxes.mark(occupancy, topology, busy);
+    }
+
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool {
+        self.boxes.available(occupancy, topology)
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        self.boxes.clone()
+    }
+}
+
+/// Slice allocation on a pod, the strategy [`Managed`] runs; see the
+/// module documentation.
+#[derive(Debug, Clone)]
 pub struct PodAllocator {
     pod: Arc<Pod>,
-    topology: Topology,
     policy: PodPolicy,
-    /// Busy and faulty chips.
-    occupancy: Occupancy,
-    /// Each live grant's layout and, for a static slice, its base chip.
-    ledger: GrantLedger<(SliceLayout, Option<Coords>)>,
     /// The cube of each chip (cube ids number the cube grid like node ids
     /// number chips; one cube when the pod has none).
     chip_cube: Vec<u32>,
-    /// Busy and faulty chips per cube, kept with `occupancy`, so the cube
-    /// choice reads counts instead of chips.
+    /// Busy (kept by `pod-reconfigurable` only, the one that reads them)
+    /// and faulty chips per cube, so the cube choice reads counts instead
+    /// of chips.
     cube_busy: Vec<u32>,
     cube_faulty: Vec<u32>,
     /// The `pod-free-list` list (empty for the other strategies).
     free_list: free_list::FreeList,
-    /// The chips of a grant being made (reused between allocations).
-    chips: Vec<NodeId>,
     /// Static first and best fit's blocked-chip counts per catalogue
     /// orientation, kept across requests (`None` for the other strategies).
     counts: Option<box_counts::CatalogueCounts>,
@@ -230,7 +256,7 @@ pub struct PodAllocator {
 }
 
 impl PodAllocator {
-    fn with(pod: Arc<Pod>, policy: PodPolicy) -> Self {
+    fn with(pod: Arc<Pod>, policy: PodPolicy) -> Managed<Self> {
         let topology = Topology::Pod(Arc::clone(&pod));
         let n = pod.grid().num_nodes();
         let sides = *pod.grid().sides();
@@ -265,39 +291,36 @@ impl PodAllocator {
             PodPolicy::FirstFit => Some(box_counts::CatalogueCounts::new(sides, &[])),
             _ => None,
         };
-        Self {
+        let strategy = Self {
             pod,
-            topology,
             policy,
-            occupancy: Occupancy::new(n),
-            ledger: GrantLedger::new(),
             chip_cube,
             cube_busy: vec![0; cubes],
             cube_faulty: vec![0; cubes],
             free_list: free_list::FreeList::default(),
-            chips: Vec::new(),
             counts,
             orients: Vec::new(),
-        }
+        };
+        Managed::new(topology, strategy)
     }
 
     /// Static first fit with wrap-around (the pod's wiring is not checked:
     /// it runs any pod as if its links were fixed).
     #[must_use]
-    pub fn first_fit(pod: impl Into<Arc<Pod>>) -> Self {
+    pub fn first_fit(pod: impl Into<Arc<Pod>>) -> Managed<Self> {
         Self::with(pod.into(), PodPolicy::FirstFit)
     }
 
     /// Static catalogue-keeping best fit.
     #[must_use]
-    pub fn best_fit(pod: impl Into<Arc<Pod>>) -> Self {
+    pub fn best_fit(pod: impl Into<Arc<Pod>>) -> Managed<Self> {
         Self::with(pod.into(), PodPolicy::BestFit)
     }
 
     /// Reconfigurable cube allocation. A pod without cubes is treated as one
     /// cube.
     #[must_use]
-    pub fn reconfigurable(pod: impl Into<Arc<Pod>>) -> Self {
+    pub fn reconfigurable(pod: impl Into<Arc<Pod>>) -> Managed<Self> {
         Self::with(pod.into(), PodPolicy::Reconfigurable)
     }
 
@@ -305,14 +328,6 @@ impl PodAllocator {
     #[must_use]
     pub fn pod(&self) -> &Pod {
         &self.pod
-    }
-
-    /// Ring/line per dimension and joined cubes of a live grant.
-    ///
-    /// # Errors
-    /// The grant is not live here.
-    pub fn layout(&self, grant: &Grant) -> Result<&SliceLayout, ReleaseError> {
-        self.ledger.get(grant.id()).map(|(layout, _)| layout)
     }
 
     /// Blocks or frees one chip in best fit's kept counts.
@@ -363,15 +378,20 @@ impl PodAllocator {
         }
     }
 
-    fn placement_free(&self, base: &[u32], ext: &[u32]) -> bool {
+    fn placement_free(&self, occupancy: &Occupancy, base: &[u32], ext: &[u32]) -> bool {
         all_chips(self.pod.grid().sides().as_slice(), base, ext, |c| {
-            self.occupancy.is_available(c)
+            occupancy.is_available(c)
         })
     }
 
     /// Every free static placement, in first-fit order.
     #[cfg(test)]
-    fn static_candidates(&self, shape: &Coords, rotate: bool) -> Vec<(Coords, Coords)> {
+    fn static_candidates(
+        &self,
+        occupancy: &Occupancy,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Vec<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
         let mut out = Vec::new();
@@ -380,7 +400,7 @@ impl PodAllocator {
                 continue;
             };
             for o in orients.clone() {
-                if self.placement_free(base.as_slice(), o.as_slice()) {
+                if self.placement_free(occupancy, base.as_slice(), o.as_slice()) {
                     out.push((base, o));
                 }
             }
@@ -388,15 +408,16 @@ impl PodAllocator {
         out
     }
 
-    /// The blocked chips (busy or faulty).
-    fn blocked(&self) -> NodeSet {
-        self.occupancy.blocked().clone()
-    }
-
     /// First fit (the lowest base, then the earliest orientation) or, when
     /// `best`, best fit (see the module documentation), both from the
     /// counts of [`box_counts`] kept across requests.
-    fn place_kept(&mut self, shape: &Coords, rotate: bool, best: bool) -> Option<(Coords, Coords)> {
+    fn place_kept(
+        &mut self,
+        occupancy: &Occupancy,
+        shape: &Coords,
+        rotate: bool,
+        best: bool,
+    ) -> Option<(Coords, Coords)> {
         let mut orients = std::mem::take(&mut self.orients);
         orients.clear();
         orients.extend(orientations(
@@ -404,13 +425,17 @@ impl PodAllocator {
             rotate,
             self.pod.grid().sides().as_slice(),
         ));
-        let chosen = self.place_kept_among(&orients, best);
+        let chosen = self.place_kept_among(occupancy, &orients, best);
         self.orients = orients;
         chosen
     }
 
-    fn place_kept_among(&mut self, orients: &[Coords], best: bool) -> Option<(Coords, Coords)> {
-        let occupancy = &self.occupancy;
+    fn place_kept_among(
+        &mut self,
+        occupancy: &Occupancy,
+        orients: &[Coords],
+        best: bool,
+    ) -> Option<(Coords, Coords)> {
         let blocked = || occupancy.blocked().clone();
         let counts = self.counts.as_mut()?;
         let (b, o) = if best {
@@ -425,7 +450,12 @@ impl PodAllocator {
     /// The first free placement by trying each base and orientation: the
     /// reference first fit must agree with.
     #[cfg(test)]
-    fn static_first_reference(&self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
+    fn static_first_reference(
+        &self,
+        occupancy: &Occupancy,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
         let grid = self.pod.grid();
         let orients = orientations(shape, rotate, self.pod.grid().sides().as_slice());
         for id in 0..grid.num_nodes() as NodeId {
@@ -433,7 +463,7 @@ impl PodAllocator {
                 continue;
             };
             for o in orients.clone() {
-                if self.placement_free(base.as_slice(), o.as_slice()) {
+                if self.placement_free(occupancy, base.as_slice(), o.as_slice()) {
                     return Some((base, o));
                 }
             }
@@ -442,14 +472,15 @@ impl PodAllocator {
     }
 
     #[cfg(test)]
-    fn best_fit_score(&mut self, base: &Coords, ext: &Coords) -> Vec<usize> {
+    fn best_fit_score(&self, occupancy: &Occupancy, base: &Coords, ext: &Coords) -> Vec<usize> {
         let sides = *self.pod.grid().sides();
         let mut taken = Vec::with_capacity(ext.product() as usize);
         all_chips(sides.as_slice(), base.as_slice(), ext.as_slice(), |c| {
             taken.push(c);
             true
         });
-        self.occupancy.occupy(taken.iter().copied());
+        let mut occupancy = occupancy.clone();
+        occupancy.occupy(taken.iter().copied());
         let rotate = self.pod.rotates();
         let shapes: Vec<Coords> = self
             .pod
@@ -459,54 +490,23 @@ impl PodAllocator {
             .rev()
             .copied()
             .collect();
-        let score = shapes
+        shapes
             .iter()
-            .map(|s| self.static_candidates(s, rotate).len())
-            .collect();
-        self.occupancy.vacate(taken.iter().copied());
-        score
+            .map(|s| self.static_candidates(&occupancy, s, rotate).len())
+            .collect()
     }
 
-    fn place_static(&mut self, shape: &Coords, rotate: bool) -> Option<(Coords, Coords)> {
-        match self.policy {
-            PodPolicy::BestFit => self.place_kept(shape, rotate, true),
-            PodPolicy::FreeList => self.free_list_place(shape, rotate),
-            _ => self.place_kept(shape, rotate, false),
-        }
-    }
-
-    /// Best fit by trying every placement and recounting every shape's
-    /// free placements: the reference best fit
-    /// must agree with.
-    #[cfg(test)]
-    pub(crate) fn place_static_reference(
+    fn place_static(
         &mut self,
+        occupancy: &Occupancy,
         shape: &Coords,
         rotate: bool,
     ) -> Option<(Coords, Coords)> {
         match self.policy {
-            PodPolicy::BestFit => {
-                let mut best: Option<(Vec<usize>, (Coords, Coords))> = None;
-                for cand in self.static_candidates(shape, rotate) {
-                    let score = self.best_fit_score(&cand.0, &cand.1);
-                    if best.as_ref().is_none_or(|(b, _)| score > *b) {
-                        best = Some((score, cand));
-                    }
-                }
-                best.map(|(_, c)| c)
-            }
-            _ => self.static_first_reference(shape, rotate),
+            PodPolicy::BestFit => self.place_kept(occupancy, shape, rotate, true),
+            PodPolicy::FreeList => self.free_list_place(occupancy, shape, rotate),
+            _ => self.place_kept(occupancy, shape, rotate, false),
         }
-    }
-
-    /// The placement the strategy would choose for a static request now.
-    #[cfg(test)]
-    pub(crate) fn place_static_now(
-        &mut self,
-        shape: &Coords,
-        rotate: bool,
-    ) -> Option<(Coords, Coords)> {
-        self.place_static(shape, rotate)
     }
 
     fn cube_sides(&self) -> Coords {
@@ -548,7 +548,7 @@ impl PodAllocator {
     /// (used chips, faulty chips) of a cube, read from its chips: the
     /// reference the kept counts must equal.
     #[cfg(test)]
-    pub(crate) fn cube_state_from_chips(&self, cube: u32) -> (usize, usize) {
+    fn cube_state_from_chips(&self, occupancy: &Occupancy, cube: u32) -> (usize, usize) {
         let base = self.cube_base(cube);
         let cs = self.cube_sides();
         let (mut used, mut bad) = (0, 0);
@@ -557,8 +557,8 @@ impl PodAllocator {
             base.as_slice(),
             cs.as_slice(),
             |c| {
-                let faulty = self.occupancy.faulty().contains(c);
-                used += usize::from(!faulty && !self.occupancy.is_available(c));
+                let faulty = occupancy.faulty().contains(c);
+                used += usize::from(!faulty && !occupancy.is_available(c));
                 bad += usize::from(faulty);
                 true
             },
@@ -569,6 +569,7 @@ impl PodAllocator {
     /// Reconfigurable placement: whole cubes or a box inside one cube.
     fn place_reconfigurable(
         &self,
+        occupancy: &Occupancy,
         shape: &Coords,
         rotate: bool,
     ) -> Result<Option<(Vec<GridBox>, SliceLayout)>, String> {
@@ -621,7 +622,7 @@ impl PodAllocator {
                 {
                     continue;
                 }
-                if let Some(found) = self.place_in_cube(cube, &inside, dims)? {
+                if let Some(found) = self.place_in_cube(occupancy, cube, &inside, dims)? {
                     return Ok(Some(found));
                 }
             }
@@ -634,6 +635,7 @@ impl PodAllocator {
     /// their order at each base.
     fn place_in_cube(
         &self,
+        occupancy: &Occupancy,
         cube: u32,
         inside: &[Coords],
         dims: usize,
@@ -660,7 +662,7 @@ impl PodAllocator {
                 for (b, &l) in base.as_mut_slice().iter_mut().zip(local.iter()) {
                     *b += l;
                 }
-                if self.placement_free(base.as_slice(), o.as_slice()) {
+                if self.placement_free(occupancy, base.as_slice(), o.as_slice()) {
                     let b =
                         GridBox::new(base.as_slice(), o.as_slice()).map_err(|e| e.to_string())?;
                     let layout = SliceLayout {
@@ -676,7 +678,53 @@ impl PodAllocator {
     }
 }
 
-impl Allocator for PodAllocator {
+impl PodAllocator {
+    /// Adds (`busy`) or takes away the chips of `boxes` in the per-cube
+    /// busy counts of `pod-reconfigurable`: each of its boxes is a whole
+    /// cube or lies inside one, the cube of its lowest chip.
+    fn count_cubes(&mut self, boxes: &Partition, busy: bool) {
+        if self.policy != PodPolicy::Reconfigurable {
+            return;
+        }
+        let Partition::Boxes(boxes) = boxes else {
+            return;
+        };
+        for b in boxes {
+            let Ok(first) = self.pod.grid().id_of(b.base().as_slice()) else {
+                continue;
+            };
+            let cube = self.chip_cube.get(first as usize).copied();
+            if let Some(n) = cube.and_then(|k| self.cube_busy.get_mut(k as usize)) {
+                let v = b.volume() as u32;
+                if busy {
+                    *n += v;
+                } else {
+                    *n -= v;
+                }
+            }
+        }
+    }
+
+    /// Adds (`faulty`) or takes away one faulty chip in the kept counts.
+    fn count_fault(&mut self, node: NodeId, faulty: bool) {
+        if let Some(n) = self
+            .chip_cube
+            .get(node as usize)
+            .and_then(|&k| self.cube_faulty.get_mut(k as usize))
+        {
+            if faulty {
+                *n += 1;
+            } else {
+                *n -= 1;
+            }
+        }
+        self.count_chip(node, faulty);
+    }
+}
+
+impl Strategy for PodAllocator {
+    type Record = PodGrant;
+
     fn name(&self) -> String {
         match self.policy {
             PodPolicy::FirstFit => "pod-first-fit",
@@ -687,10 +735,6 @@ impl Allocator for PodAllocator {
         .to_owned()
     }
 
-    fn topology(&self) -> &Topology {
-        &self.topology
-    }
-
     fn placement_rules(&self) -> Option<crate::PlacementRules> {
         use partalloc_topology::pod::Wiring;
         Some(crate::PlacementRules::Pod(match self.policy {
@@ -699,123 +743,132 @@ impl Allocator for PodAllocator {
         }))
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_, PodGrant>,
+        request: &Request,
+    ) -> Result<Option<PodGrant>, AllocError> {
         let (shape, rotate) = self.shape_of(request)?;
-        let no_room = AllocError::NoRoom {
-            request: *request,
-            free: self.free_nodes(),
-            total: self.total_nodes(),
-        };
-        let (boxes, layout, base) = if self.policy == PodPolicy::Reconfigurable {
-            self.place_reconfigurable(&shape, rotate)
+        let occupancy = view.occupancy();
+        if self.policy == PodPolicy::Reconfigurable {
+            let found = self
+                .place_reconfigurable(occupancy, &shape, rotate)
                 .map_err(|reason| AllocError::Invalid {
                     request: *request,
                     reason,
-                })?
-                .map(|(boxes, layout)| (boxes, layout, None))
-                .ok_or(no_room)?
-        } else {
-            let (base, ext) = self.place_static(&shape, rotate).ok_or(no_room)?;
-            let slice = PodSlice::new(base.as_slice(), ext.as_slice()).map_err(|e| {
-                AllocError::Invalid {
-                    request: *request,
-                    reason: e.to_string(),
-                }
-            })?;
-            let boxes = self
-                .pod
-                .slice_pieces(&slice)
-                .map_err(|e| AllocError::Invalid {
-                    request: *request,
-                    reason: e.to_string(),
                 })?;
-            let links = self.pod.static_links(&slice);
-            (
-                boxes,
-                SliceLayout {
-                    shape: ext,
-                    links,
-                    cubes: Vec::new(),
-                },
-                Some(base),
-            )
+            return Ok(found.map(|(boxes, layout)| PodGrant {
+                boxes: Partition::Boxes(boxes),
+                layout,
+                base: None,
+            }));
+        }
+        let Some((base, ext)) = self.place_static(occupancy, &shape, rotate) else {
+            return Ok(None);
         };
-        let partition = Partition::Boxes(boxes);
-        // All chips first, into a reused buffer: an error leaves the state
-        // as it was.
-        let mut chips = core::mem::take(&mut self.chips);
-        chips.clear();
-        let listed = partition.for_each_node(&self.topology, |c| chips.push(c));
-        if let Err(e) = listed {
-            self.chips = chips;
-            return Err(AllocError::Invalid {
-                request: *request,
-                reason: e.to_string(),
-            });
-        }
-        for &c in &chips {
-            if self.occupancy.occupy_node(c)
-                && let Some(n) = self.cube_busy.get_mut(self.chip_cube[c as usize] as usize)
-            {
-                *n += 1;
-            }
-        }
-        self.chips = chips;
-        if let (Some(counts), Some(base)) = (self.counts.as_mut(), base.as_ref()) {
-            counts.apply(base.as_slice(), layout.shape.as_slice(), true);
-        }
-        let requested = match *request {
-            Request::Nodes { count } => u64::from(count),
-            _ => layout.shape.product(),
+        let invalid = |reason: String| AllocError::Invalid {
+            request: *request,
+            reason,
         };
-        let id = self.ledger.issue((layout, base));
-        Ok(Grant::new(id, partition, requested))
+        let slice =
+            PodSlice::new(base.as_slice(), ext.as_slice()).map_err(|e| invalid(e.to_string()))?;
+        let boxes = self
+            .pod
+            .slice_pieces(&slice)
+            .map_err(|e| invalid(e.to_string()))?;
+        let links = self.pod.static_links(&slice);
+        Ok(Some(PodGrant {
+            boxes: Partition::Boxes(boxes),
+            layout: SliceLayout {
+                shape: ext,
+                links,
+                cubes: Vec::new(),
+            },
+            base: Some(base),
+        }))
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let (layout, base) = self.ledger.take(grant.id())?;
-        if let (Some(counts), Some(base)) = (self.counts.as_mut(), base) {
-            counts.apply(base.as_slice(), layout.shape.as_slice(), false);
-        }
-        let (occupancy, counts, of) = (&mut self.occupancy, &mut self.cube_busy, &self.chip_cube);
-        // A live grant's partition was built on this topology.
-        let _ = grant.partition().for_each_node(&self.topology, |c| {
-            if occupancy.vacate_node(c)
-                && let Some(n) = of.get(c as usize).and_then(|&k| counts.get_mut(k as usize))
-            {
-                *n -= 1;
-            }
-        });
-        Ok(())
+    /// Refused ([`AllocError::ProbeUnsupported`]): a probe on a copy would
+    /// copy the kept counts and free list; a caller tries and gives back.
+    fn fits(&self, _: &View<'_, PodGrant>, _: &Request) -> Result<Option<bool>, AllocError> {
+        Err(AllocError::ProbeUnsupported {
+            strategy: self.name(),
+        })
     }
 
-    occupancy_methods!(occupancy, ledger);
-
-    fn mark_faulty(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.pod.grid().check_node(node)?;
-        if self.occupancy.mark_faulty(node)? {
-            if let Some(n) = self
-                .cube_faulty
-                .get_mut(self.chip_cube[node as usize] as usize)
-            {
-                *n += 1;
-            }
-            self.count_chip(node, true);
+    fn committed(&mut self, _: &View<'_, PodGrant>, grant: &PodGrant) {
+        self.count_cubes(&grant.boxes, true);
+        if let (Some(counts), Some(base)) = (self.counts.as_mut(), grant.base.as_ref()) {
+            counts.apply(base.as_slice(), grant.layout.shape.as_slice(), true);
         }
-        Ok(())
     }
 
-    fn repair(&mut self, node: NodeId) -> Result<(), FaultError> {
-        self.pod.grid().check_node(node)?;
-        if self.occupancy.repair(node)? {
-            if let Some(n) = self
-                .cube_faulty
-                .get_mut(self.chip_cube[node as usize] as usize)
-            {
-                *n -= 1;
-            }
-            self.count_chip(node, false);
+    fn released(&mut self, _: &View<'_, PodGrant>, grant: &PodGrant) {
+        if let (Some(counts), Some(base)) = (self.counts.as_mut(), grant.base.as_ref()) {
+            counts.apply(base.as_slice(), grant.layout.shape.as_slice(), false);
         }
-        Ok(())
+        self.count_cubes(&grant.boxes, false);
+    }
+
+    fn faulted(&mut self, _: &View<'_, PodGrant>, node: NodeId) {
+        self.count_fault(node, true);
+    }
+
+    fn repaired(&mut self, _: &View<'_, PodGrant>, node: NodeId) {
+        self.count_fault(node, false);
+    }
+}
+
+impl Managed<PodAllocator> {
+    /// Ring/line per dimension and joined cubes of a live grant.
+    ///
+    /// # Errors
+    /// The grant is not live here.
+    pub fn layout(&self, grant: &Grant) -> Result<&SliceLayout, ReleaseError> {
+        self.record(grant).map(PodGrant::layout)
+    }
+
+    /// (used chips, faulty chips) of a cube, read from its chips: the
+    /// reference the kept counts must equal.
+    #[cfg(test)]
+    pub(crate) fn cube_state_from_chips(&self, cube: u32) -> (usize, usize) {
+        self.strategy()
+            .cube_state_from_chips(self.view().occupancy(), cube)
+    }
+
+    /// Best fit by trying every placement and recounting every shape's
+    /// free placements, first fit by trying each base and orientation:
+    /// the references the kept counts must agree with.
+    #[cfg(test)]
+    pub(crate) fn place_static_reference(
+        &self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        let (s, occupancy) = (self.strategy(), self.view().occupancy());
+        match s.policy {
+            PodPolicy::BestFit => {
+                let mut best: Option<(Vec<usize>, (Coords, Coords))> = None;
+                for cand in s.static_candidates(occupancy, shape, rotate) {
+                    let score = s.best_fit_score(occupancy, &cand.0, &cand.1);
+                    if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                        best = Some((score, cand));
+                    }
+                }
+                best.map(|(_, c)| c)
+            }
+            _ => s.static_first_reference(occupancy, shape, rotate),
+        }
+    }
+
+    /// The placement the strategy would choose for a static request now.
+    #[cfg(test)]
+    pub(crate) fn place_static_now(
+        &mut self,
+        shape: &Coords,
+        rotate: bool,
+    ) -> Option<(Coords, Coords)> {
+        let (s, view) = self.strategy_and_view();
+        s.place_static(view.occupancy(), shape, rotate)
     }
 }

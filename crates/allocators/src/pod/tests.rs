@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use super::box_counts::CountMethod;
 use super::{PodAllocator, all_chips, orientations, pod_measures, stranded_chips};
 use crate::conformance::{Step, check_script_with};
+use crate::strategy::Managed;
 use crate::{AllocError, Allocator, Request};
 
 fn pod(
@@ -24,7 +25,7 @@ fn pod(
     .unwrap()
 }
 
-fn chips_of(a: &PodAllocator, g: &crate::Grant) -> Vec<NodeId> {
+fn chips_of(a: &Managed<PodAllocator>, g: &crate::Grant) -> Vec<NodeId> {
     g.partition().node_list(a.topology()).unwrap()
 }
 
@@ -431,9 +432,12 @@ proptest! {
         let p = pods[which].clone();
         let shapes = p.catalogue().shapes().to_vec();
         let mut a = if best { PodAllocator::best_fit(p.clone()) } else { PodAllocator::first_fit(p.clone()) };
-        if let Some(counts) = a.counts.as_mut() {
-            counts.force = [None, Some(CountMethod::PerCandidate), Some(CountMethod::PerFreeBase), Some(CountMethod::Window)][method];
-        }
+        a = a.map(|mut s| {
+            if let Some(counts) = s.counts.as_mut() {
+                counts.force = [None, Some(CountMethod::PerCandidate), Some(CountMethod::PerFreeBase), Some(CountMethod::Window)][method];
+            }
+            s
+        });
         for f in faults {
             let _ = a.mark_faulty(f);
         }
@@ -463,7 +467,7 @@ proptest! {
                 }
             }
             if let Some(counts) = &a.counts {
-                prop_assert!(counts.matches(&a.blocked()));
+                prop_assert!(counts.matches(a.view().occupancy().blocked()));
             }
         }
     }

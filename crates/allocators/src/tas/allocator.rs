@@ -39,10 +39,10 @@ use partalloc_topology::{NodeId, Topology, TopologyKind};
 use super::{KUEUE_RELEASE, Tas, TasAlgorithm, TasAssignment, TasError, TasMode, TasRequest};
 use crate::entry::{AllocatorEntry, Entry, ParamInfo, StrategyInfo};
 use crate::error::UnsupportedTopology;
-use crate::occupancy::occupancy_methods;
+use crate::strategy::{GrantRecord, Managed, Strategy, View};
 use crate::{
-    AllocError, Allocator, BuildError, Grant, GrantLedger, Occupancy, Partition, ReleaseError,
-    Request, StrategySpec,
+    AllocError, BuildError, FaultError, Grant, Occupancy, Partition, ReleaseError, Request,
+    StrategySpec,
 };
 
 /// The settings of one `tas[...]` strategy, in machine terms.
@@ -60,25 +60,48 @@ pub struct TasSettings {
     pub units_per_pod: u32,
 }
 
-/// What a grant holds: the pods per leaf (for the usage) and its units.
+/// What [`Managed`] keeps of a TAS grant: the pods per leaf (for the
+/// usage) and its units.
 #[derive(Debug, Clone)]
-struct Held {
+pub struct TasGrant {
     assignment: TasAssignment,
     units: Vec<NodeId>,
 }
 
-/// A Kueue TAS strategy bound to one capacity machine.
+impl TasGrant {
+    /// The pods per leaf.
+    #[must_use]
+    pub fn assignment(&self) -> &TasAssignment {
+        &self.assignment
+    }
+}
+
+impl GrantRecord for TasGrant {
+    #[inline]
+    fn mark(&self, occupancy: &mut Occupancy, topology: &Topology, busy: bool) {
+        self.units.mark(occupancy, topology, busy);
+    }
+
+    fn available(&self, occupancy: &Occupancy, topology: &Topology) -> bool {
+        self.units.available(occupancy, topology)
+    }
+
+    #[inline]
+    fn partition(&self) -> Partition {
+        Partition::Nodes(self.units.clone())
+    }
+}
+
+/// A Kueue TAS strategy bound to one capacity machine, the strategy
+/// [`Managed`] runs.
 #[derive(Debug, Clone)]
 pub struct TasAllocator {
-    topology: Topology,
     machine: Arc<CapacityMachine>,
     settings: TasSettings,
     request: TasRequest,
     tas: Tas,
     empty: Tas,
     ever_fits: HashMap<u32, bool>,
-    occupancy: Occupancy,
-    ledger: GrantLedger<Held>,
 }
 
 impl TasAllocator {
@@ -90,7 +113,7 @@ impl TasAllocator {
     /// a slice level above the request's level, an algorithm Kueue does
     /// not run in the mode, zero units per pod, or units per pod other
     /// than 1 on a machine without GPUs (its unit is a pod).
-    pub fn new(topology: &Topology, settings: TasSettings) -> Result<Self, BuildError> {
+    pub fn new(topology: &Topology, settings: TasSettings) -> Result<Managed<Self>, BuildError> {
         let Some(machine) = topology.as_capacity() else {
             return Err(
                 UnsupportedTopology::new("tas", topology, &[TopologyKind::Capacity]).into(),
@@ -154,17 +177,15 @@ impl TasAllocator {
             TasRequest::new(1, pod, settings.mode, settings.level, settings.algorithm);
         request.slice = settings.slice;
         let tas = Tas::new(Arc::clone(machine));
-        Ok(Self {
-            topology: topology.clone(),
+        let strategy = Self {
             machine: Arc::clone(machine),
             settings,
             request,
             empty: tas.clone(),
             tas,
             ever_fits: HashMap::new(),
-            occupancy: Occupancy::new(machine.num_units()),
-            ledger: GrantLedger::new(),
-        })
+        };
+        Ok(Managed::new(topology.clone(), strategy))
     }
 
     /// The settings.
@@ -177,42 +198,6 @@ impl TasAllocator {
     #[must_use]
     pub fn machine(&self) -> &Arc<CapacityMachine> {
         &self.machine
-    }
-
-    /// The pods per leaf of a live grant of this allocator.
-    ///
-    /// # Errors
-    /// [`ReleaseError`] for a grant that is not live here.
-    pub fn assignment(&self, grant: &Grant) -> Result<&TasAssignment, ReleaseError> {
-        self.ledger.get(grant.id()).map(|h| &h.assignment)
-    }
-
-    /// How many domains of each level (widest first) a live grant
-    /// touches: the job's locality measure (1 at a level means the job
-    /// stayed within one domain there).
-    ///
-    /// # Errors
-    /// [`ReleaseError`] for a grant that is not live here.
-    pub fn domains_per_level(&self, grant: &Grant) -> Result<Vec<u32>, ReleaseError> {
-        let held = self.ledger.get(grant.id())?;
-        let m = &self.machine;
-        let last = m.levels().len() - 1;
-        let mut per_level = vec![0u32; m.levels().len()];
-        let mut seen = Vec::with_capacity(held.assignment.entries().len() * 2);
-        for &(leaf, _) in held.assignment.entries() {
-            let (mut d, mut level) = (m.leaf_domain(leaf as usize), last);
-            loop {
-                if !seen.contains(&d) {
-                    seen.push(d);
-                    per_level[level] += 1;
-                }
-                match m.parent(d) {
-                    Some(p) => (d, level) = (p, level - 1),
-                    None => break,
-                }
-            }
-        }
-        Ok(per_level)
     }
 
     /// Pods a job of `units` units asks for: whole pods, then whole slices.
@@ -237,7 +222,9 @@ impl TasAllocator {
     }
 }
 
-impl Allocator for TasAllocator {
+impl Strategy for TasAllocator {
+    type Record = TasGrant;
+
     fn name(&self) -> String {
         let s = &self.settings;
         let levels = self.machine.levels();
@@ -260,7 +247,11 @@ impl Allocator for TasAllocator {
         name
     }
 
-    fn allocate(&mut self, request: &Request) -> Result<Grant, AllocError> {
+    fn choose(
+        &mut self,
+        view: &View<'_, TasGrant>,
+        request: &Request,
+    ) -> Result<Option<TasGrant>, AllocError> {
         let total = self.machine.num_units();
         let want = request.node_count();
         let units = u32::try_from(want)
@@ -283,7 +274,7 @@ impl Allocator for TasAllocator {
                         if need == 0 {
                             break;
                         }
-                        if self.occupancy.is_available(u) {
+                        if view.is_available(u) {
                             taken.push(u);
                             need -= 1;
                         }
@@ -295,19 +286,12 @@ impl Allocator for TasAllocator {
                         });
                     }
                 }
-                self.tas.commit(&assignment, &self.request.pod);
-                self.occupancy.occupy(taken.iter().copied());
-                let id = self.ledger.issue(Held {
+                Ok(Some(TasGrant {
                     assignment,
-                    units: taken.clone(),
-                });
-                Ok(Grant::new(id, Partition::Nodes(taken), want))
+                    units: taken,
+                }))
             }
-            Err(TasError::NoFit { .. }) if self.fits_empty() => Err(AllocError::NoRoom {
-                request: *request,
-                free: self.occupancy.free_count(),
-                total,
-            }),
+            Err(TasError::NoFit { .. }) if self.fits_empty() => Ok(None),
             Err(TasError::NoFit {
                 fit,
                 total: of,
@@ -325,14 +309,66 @@ impl Allocator for TasAllocator {
         }
     }
 
-    fn release(&mut self, grant: &Grant) -> Result<(), ReleaseError> {
-        let held = self.ledger.take(grant.id())?;
-        self.tas.release(&held.assignment, &self.request.pod);
-        self.occupancy.vacate(held.units);
-        Ok(())
+    /// Refused ([`AllocError::ProbeUnsupported`]): a probe on a copy would
+    /// copy the usage of every leaf; a caller tries and gives back.
+    fn fits(&self, _: &View<'_, TasGrant>, _: &Request) -> Result<Option<bool>, AllocError> {
+        Err(AllocError::ProbeUnsupported {
+            strategy: self.name(),
+        })
     }
 
-    occupancy_methods!(occupancy, ledger, topology: topology);
+    fn committed(&mut self, _: &View<'_, TasGrant>, grant: &TasGrant) {
+        self.tas.commit(&grant.assignment, &self.request.pod);
+    }
+
+    fn released(&mut self, _: &View<'_, TasGrant>, grant: &TasGrant) {
+        self.tas.release(&grant.assignment, &self.request.pod);
+    }
+
+    /// Refused: Kueue's counts have no faulty nodes.
+    fn takes_faults(&self) -> Result<(), FaultError> {
+        Err(FaultError::Unsupported {
+            strategy: self.name(),
+        })
+    }
+}
+
+impl Managed<TasAllocator> {
+    /// The pods per leaf of a live grant of this allocator.
+    ///
+    /// # Errors
+    /// [`ReleaseError`] for a grant that is not live here.
+    pub fn assignment(&self, grant: &Grant) -> Result<&TasAssignment, ReleaseError> {
+        self.record(grant).map(TasGrant::assignment)
+    }
+
+    /// How many domains of each level (widest first) a live grant
+    /// touches: the job's locality measure (1 at a level means the job
+    /// stayed within one domain there).
+    ///
+    /// # Errors
+    /// [`ReleaseError`] for a grant that is not live here.
+    pub fn domains_per_level(&self, grant: &Grant) -> Result<Vec<u32>, ReleaseError> {
+        let held = self.record(grant)?;
+        let m = self.machine();
+        let last = m.levels().len() - 1;
+        let mut per_level = vec![0u32; m.levels().len()];
+        let mut seen = Vec::with_capacity(held.assignment.entries().len() * 2);
+        for &(leaf, _) in held.assignment.entries() {
+            let (mut d, mut level) = (m.leaf_domain(leaf as usize), last);
+            loop {
+                if !seen.contains(&d) {
+                    seen.push(d);
+                    per_level[level] += 1;
+                }
+                match m.parent(d) {
+                    Some(p) => (d, level) = (p, level - 1),
+                    None => break,
+                }
+            }
+        }
+        Ok(per_level)
+    }
 }
 
 /// A level named in a spec: the label itself, the part after its last

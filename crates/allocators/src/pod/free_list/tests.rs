@@ -4,6 +4,7 @@ use proptest::prelude::*;
 
 use super::super::{PodAllocator, all_chips, orientations};
 use crate::conformance::{Step, check_script_with};
+use crate::strategy::Managed;
 use crate::submesh_list::list_order;
 use crate::{AllocError, Allocator, Grant, Request};
 
@@ -64,7 +65,7 @@ fn small_pods() -> Vec<Pod> {
 
 type Boxes = Vec<(Vec<u32>, Vec<u32>)>;
 
-fn list(a: &PodAllocator) -> Boxes {
+fn list(a: &Managed<PodAllocator>) -> Boxes {
     a.free_boxes()
         .iter()
         .map(|s| {
@@ -76,7 +77,7 @@ fn list(a: &PodAllocator) -> Boxes {
         .collect()
 }
 
-fn blocked(a: &PodAllocator) -> NodeSet {
+fn blocked(a: &Managed<PodAllocator>) -> NodeSet {
     let mut b = a.busy_nodes();
     b.union_with(&a.faulty_nodes());
     b
@@ -135,11 +136,11 @@ fn placeable(p: &Pod, down: &NodeSet, shape: &Coords, rotate: bool) -> bool {
     })
 }
 
-fn chips_of(a: &PodAllocator, g: &Grant) -> Vec<NodeId> {
+fn chips_of(a: &Managed<PodAllocator>, g: &Grant) -> Vec<NodeId> {
     g.partition().node_list(a.topology()).unwrap()
 }
 
-fn strings(a: &PodAllocator) -> Vec<String> {
+fn strings(a: &Managed<PodAllocator>) -> Vec<String> {
     a.free_boxes().iter().map(ToString::to_string).collect()
 }
 
