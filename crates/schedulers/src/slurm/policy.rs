@@ -1143,10 +1143,18 @@ impl SlurmPolicy {
         })
     }
 
-    /// The nodes of grant `g` when partitions divide the machine (empty
-    /// otherwise: nothing needs them).
+    /// Whether backfill plans node by node ([`NodePlan`]): on partitions
+    /// over every node, without preemption.
+    fn node_plan(&self) -> bool {
+        self.conf.sched.backfill
+            && self.split.is_none()
+            && (!self.preemption || self.conf.preempt.kind == super::conf::PreemptType::None)
+    }
+
+    /// The nodes of grant `g` when partitions divide the machine or
+    /// backfill plans node by node (empty otherwise: nothing needs them).
     fn grant_nodes(&self, g: &partalloc_allocators::Grant, alloc: &dyn Allocator) -> Vec<u32> {
-        if self.split.is_none() {
+        if self.split.is_none() && !self.node_plan() {
             return Vec::new();
         }
         g.partition()
@@ -1194,6 +1202,31 @@ impl SlurmPolicy {
     }
 
     /// Tries the allocator for pending job `i`: `Some(grant)` if it fits.
+    /// Grants pending job `i` the nodes `ids` through
+    /// [`Allocator::allocate_at`]; an allocator that cannot grant a chosen
+    /// list places the job itself (on partitions over every node any of
+    /// its choices will do).
+    fn place_chosen(
+        &self,
+        i: usize,
+        ids: Vec<u32>,
+        alloc: &mut dyn Allocator,
+    ) -> Result<Option<partalloc_allocators::Grant>, ScheduleError> {
+        let job = &self.pending[i].job;
+        let request = self.mapping.request(&job.shape);
+        match alloc.allocate_at(&request, &partalloc_allocators::Partition::Nodes(ids)) {
+            Ok(g) => Ok(Some(g)),
+            Err(AllocError::NoRoom { .. } | AllocError::PartitionBusy { .. }) => Ok(None),
+            Err(AllocError::PlacementUnsupported { .. } | AllocError::Unrecognized { .. }) => {
+                self.try_alloc(i, alloc)
+            }
+            Err(source) => Err(ScheduleError::Unservable {
+                job: job.id,
+                source,
+            }),
+        }
+    }
+
     fn try_alloc(
         &self,
         i: usize,
@@ -1546,6 +1579,31 @@ impl SlurmPolicy {
                 }
             }
         }
+        let mut np = (split.is_none() && self.node_plan()).then(|| {
+            let mut free_at = vec![f64::INFINITY; alloc.total_nodes()];
+            for (k, &f) in free_mask(alloc).iter().enumerate() {
+                if f {
+                    free_at[k] = now;
+                }
+            }
+            for r in self.running.values() {
+                let end = if r.limit_end > now {
+                    r.limit_end
+                } else {
+                    now + 1.0
+                };
+                for &n in &r.nodes {
+                    if let Some(x) = free_at.get_mut(n as usize) {
+                        *x = end;
+                    }
+                }
+            }
+            NodePlan {
+                resv: vec![Vec::new(); free_at.len()],
+                free_at,
+            }
+        });
+        let mut chosen: Vec<u32> = Vec::new();
         let mut tested = 0usize;
         let mut starts = 0usize;
         let mut per_user: HashMap<usize, usize> = HashMap::new();
@@ -1594,9 +1652,20 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let mut at = match &split {
-                Some(sp) => earliest_in(sp, part, now, nodes as i64, tl),
-                None => plan.earliest(now, nodes as i64, tl),
+            let mut at = match (&split, &np) {
+                (Some(sp), _) => earliest_in(sp, part, now, nodes as i64, tl),
+                (None, Some(np)) => {
+                    let (t, sel) = np.will_run(
+                        now,
+                        usize::try_from(nodes).unwrap_or(usize::MAX),
+                        tl,
+                        now + s.bf_window as f64,
+                        |t| (down(t), slot_end(t)),
+                    );
+                    chosen = sel;
+                    t
+                }
+                (None, None) => plan.earliest(now, nodes as i64, tl),
             };
             // A job that may preempt plans as if the running jobs it may
             // preempt were gone (the will-run test with preemptee
@@ -1635,18 +1704,38 @@ impl SlurmPolicy {
                         }
                         self.place(i, ids, &allowed, alloc)
                     }
-                    _ => self.try_alloc(i, alloc),
+                    _ => match &np {
+                        // The nodes the plan chose, where the allocator
+                        // grants chosen nodes; else its own choice.
+                        Some(_) => self.place_chosen(i, chosen.clone(), alloc),
+                        None => self.try_alloc(i, alloc),
+                    },
                 };
                 match got {
                     Ok(Some(g)) => {
-                        // (`self.split` is taken for the pass: ask the
-                        // grant directly.)
-                        let ns = match split {
-                            Some(_) => g
+                        if let Some(np) = np.as_mut() {
+                            // Running now: its nodes are the will-run
+                            // test's until its end, and the map's until
+                            // the end rounded up (`_bf_reserve_running`).
+                            for n in g
                                 .partition()
                                 .node_list(alloc.topology())
-                                .unwrap_or_default(),
-                            None => Vec::new(),
+                                .unwrap_or_default()
+                            {
+                                if let Some(x) = np.free_at.get_mut(n as usize) {
+                                    *x = now + tl;
+                                    np.resv[n as usize].push((now, slot_end(now)));
+                                }
+                            }
+                        }
+                        // (`self.split` is taken for the pass: ask the
+                        // grant directly.)
+                        let ns = if split.is_some() || np.is_some() {
+                            g.partition()
+                                .node_list(alloc.topology())
+                                .unwrap_or_default()
+                        } else {
+                            Vec::new()
                         };
                         match &mut split {
                             Some(sp) => {
@@ -1699,6 +1788,12 @@ impl SlurmPolicy {
             if at > now + s.bf_window as f64 {
                 continue;
             }
+            if let Some(np) = np.as_mut() {
+                for &k in &chosen {
+                    np.resv[k as usize].push((down(at), slot_end(at)));
+                }
+                continue;
+            }
             match &mut split {
                 Some(sp) => {
                     // Reserve the classes' nodes in their order, as many
@@ -1720,6 +1815,225 @@ impl SlurmPolicy {
         self.split = split;
         self.remove_done(&done);
         result
+    }
+}
+
+/// `need` of the nodes `cands` (ascending) as the select plugin picks
+/// them (`_eval_nodes_consec`, `src/plugins/topology/common/eval_nodes.c`):
+/// among the runs of consecutive nodes, the smallest that suffices (the
+/// first of equals), its lowest nodes; while none suffices, the largest
+/// whole (the first of equals), then again for the rest.
+fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
+    let mut runs: Vec<(usize, usize)> = Vec::new(); // (first, len)
+    for &k in cands {
+        match runs.last_mut() {
+            Some((f, l)) if *f + *l == k => *l += 1,
+            _ => runs.push((k, 1)),
+        }
+    }
+    let mut out = Vec::with_capacity(need);
+    let mut left = need;
+    while left > 0 && !runs.is_empty() {
+        let fit = runs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.1 >= left)
+            .min_by_key(|(j, r)| (r.1, *j))
+            .map(|(j, _)| j);
+        let j = fit.unwrap_or_else(|| {
+            runs.iter()
+                .enumerate()
+                .max_by_key(|(j, r)| (r.1, core::cmp::Reverse(*j)))
+                .map_or(0, |(j, _)| j)
+        });
+        let (f, l) = runs.swap_remove(j);
+        let take = l.min(left);
+        out.extend((f..f + take).map(|k| k as u32));
+        left -= take;
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Backfill's map node by node, on partitions over every node: when each
+/// node is free by the running jobs' ends (the will-run test's view,
+/// `_will_run_test` in `src/plugins/select/cons_tres/job_test.c`), and the
+/// reservations this cycle made on it (`node_space`, `backfill.c`).
+#[derive(Debug)]
+struct NodePlan {
+    /// Per node: when its running job ends (now if idle; infinity if it
+    /// never frees within the plan).
+    free_at: Vec<f64>,
+    /// Per node: its reservations, `[from, to)`.
+    resv: Vec<Vec<(f64, f64)>>,
+}
+
+/// The will-run test groups running jobs ending within this many seconds
+/// of the first (`time_window` in `_will_run_test`), doubling it after
+/// each group that leaves the job no room.
+const WILL_RUN_WINDOW: f64 = 30.0;
+
+impl NodePlan {
+    /// When and on which nodes a job of `need` nodes and `tl` seconds
+    /// is planned (`_attempt_backfill`): from `start` = now, the nodes
+    /// no reservation holds over `[start, start + tl]`; the will-run test
+    /// on them; if the nodes it picks meet a reservation over the job's
+    /// slot (`slot`: rounded start and end), or it finds no room before
+    /// the map next frees a reserved node, the test is repeated from then
+    /// (`later_start`). Infinity when nothing is found within `horizon`.
+    fn will_run(
+        &self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            let avail: Vec<usize> = (0..self.free_at.len())
+                .filter(|&k| {
+                    self.free_at[k].is_finite()
+                        && !self.resv[k].iter().any(|&(s, e)| e > start && s < end)
+                })
+                .collect();
+            let later = self.later_start(start, end);
+            if let Some((t, sel)) = self.fit(&avail, start, need, later) {
+                let (s, e) = slot(t);
+                let clash = sel.iter().any(|&k| {
+                    self.resv[k as usize]
+                        .iter()
+                        .any(|&(rs, re)| rs < e && re > s)
+                });
+                if !clash {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// When the test from `start` (a job to `end`) is repeated if it
+    /// fails (`later_start`): the first boundary of the map, walking its
+    /// slots from `start` while they begin by `end`, at which a node
+    /// still usable in every slot before it becomes reserved; else the
+    /// first end of a reservation after `start`. Infinity when neither.
+    fn later_start(&self, start: f64, end: f64) -> f64 {
+        // A node usable before boundary b and reserved at b has a
+        // reservation beginning at b: the first such b is the earliest
+        // first reservation (after `start`) of a node free at `start`.
+        let mut first = f64::INFINITY;
+        for (k, rs) in self.resv.iter().enumerate() {
+            if !self.free_at[k].is_finite() {
+                continue;
+            }
+            let mut s_k = f64::INFINITY;
+            for &(s, e) in rs {
+                if e > start {
+                    s_k = s_k.min(s);
+                }
+            }
+            if s_k > start {
+                first = first.min(s_k);
+            }
+        }
+        if first.is_finite() {
+            // The walk reaches `first` if the boundary before it begins
+            // by `end`.
+            let prev = self
+                .resv
+                .iter()
+                .flatten()
+                .flat_map(|&(s, e)| [s, e])
+                .filter(|&t| t > start && t < first)
+                .fold(start, f64::max);
+            if prev <= end {
+                return first;
+            }
+        }
+        self.resv
+            .iter()
+            .flatten()
+            .map(|&(_, e)| e)
+            .filter(|&e| e > start)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The will-run test on nodes `avail` from `start`: the lowest
+    /// `need` nodes free then, else the running jobs removed group by
+    /// group (ending within [`WILL_RUN_WINDOW`] of the first's end rounded
+    /// up to it, the window doubling after each failed group; none ending
+    /// after `later`) until `need` nodes are free; the lowest of those,
+    /// from the latest end among them (`_get_last_relevant_job`).
+    fn fit(&self, avail: &[usize], start: f64, need: usize, later: f64) -> Option<(f64, Vec<u32>)> {
+        if avail.len() < need {
+            return None;
+        }
+        let free_by = |t: f64| -> Vec<u32> {
+            let c: Vec<usize> = avail
+                .iter()
+                .copied()
+                .filter(|&k| self.free_at[k] <= t)
+                .collect();
+            if c.len() < need {
+                return Vec::new();
+            }
+            best_fit(&c, need)
+        };
+        let sel = free_by(start);
+        if sel.len() >= need {
+            return Some((start, sel));
+        }
+        let mut ends: Vec<f64> = avail
+            .iter()
+            .map(|&k| self.free_at[k])
+            .filter(|&t| t > start)
+            .collect();
+        ends.sort_by(f64::total_cmp);
+        ends.dedup();
+        let first = *ends.first()?;
+        let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
+        let mut window = WILL_RUN_WINDOW;
+        let mut k = 0;
+        loop {
+            let mut upto = start;
+            let mut more = true;
+            while k < ends.len() {
+                if ends[k] > later {
+                    more = false;
+                    break;
+                }
+                upto = ends[k];
+                k += 1;
+                if k == ends.len() {
+                    more = false;
+                    break;
+                }
+                if ends[k] > bound + window {
+                    break;
+                }
+            }
+            let sel = free_by(upto);
+            if sel.len() >= need {
+                let t = sel
+                    .iter()
+                    .map(|&x| self.free_at[x as usize])
+                    .fold(start, f64::max);
+                return Some((t, sel));
+            }
+            if !more {
+                return None;
+            }
+            window *= 2.0;
+            while k < ends.len() && ends[k] > bound + window {
+                window *= 2.0;
+            }
+        }
     }
 }
 
