@@ -34,13 +34,16 @@
 //! partitions"). A job that starts in one partition leaves its other
 //! records. A job below `bf_min_prio_reserve` does not fail its
 //! partition. A job held by a limit gets the limit's reason and blocks
-//! nothing. Backfill: a plan of free nodes over time from the running
-//! jobs' time limits (ends rounded up to `bf_resolution`) and the
-//! reservations of the jobs tested before; each job (at most
-//! `bf_max_job_test`, `bf_max_job_user` per user, `bf_max_job_part` per
-//! partition) starts now if the plan has room for its whole time limit,
-//! otherwise gets its earliest start (squeue's planned start) and, within
-//! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
+//! nothing. Backfill: a plan node by node (on partitions over every node,
+//! without preemption; else of node counts) from the running jobs' time
+//! limits and the reservations of the jobs tested before (rounded to
+//! `bf_resolution`); each job (at most `bf_max_job_test`,
+//! `bf_max_job_user` per user, `bf_max_job_part` per partition) gets the
+//! will-run test (running jobs removed in 30-s groups, the select
+//! plugin's best-fit consecutive nodes); it starts now if
+//! that finds room now for its whole time limit, otherwise gets that
+//! start (squeue's planned start) and, within `bf_window` and at or above
+//! `bf_min_prio_reserve`, a reservation of the nodes chosen.
 //! A started job that outruns its time limit is killed at the background
 //! loop's first time-limit check after it, every 30 s (its run is cut
 //! there).
