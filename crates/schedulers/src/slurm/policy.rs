@@ -1604,6 +1604,8 @@ impl SlurmPolicy {
             NodePlan {
                 resv: vec![Vec::new(); free_at.len()],
                 free_at,
+                bounds: BTreeMap::new(),
+                ends: BTreeMap::new(),
             }
         });
         let mut chosen: Vec<u32> = Vec::new();
@@ -1727,7 +1729,7 @@ impl SlurmPolicy {
                             {
                                 if let Some(x) = np.free_at.get_mut(n as usize) {
                                     *x = now + tl;
-                                    np.resv[n as usize].push((now, slot_end(now)));
+                                    np.reserve(n as usize, now, slot_end(now));
                                 }
                             }
                         }
@@ -1793,7 +1795,7 @@ impl SlurmPolicy {
             }
             if let Some(np) = np.as_mut() {
                 for &k in &chosen {
-                    np.resv[k as usize].push((down(at), slot_end(at)));
+                    np.reserve(k as usize, down(at), slot_end(at));
                 }
                 continue;
             }
@@ -1867,8 +1869,20 @@ struct NodePlan {
     /// Per node: when its running job ends (now if idle; infinity if it
     /// never frees within the plan).
     free_at: Vec<f64>,
-    /// Per node: its reservations, `[from, to)`.
+    /// Per node: the times it is reserved, disjoint `[from, to)` in
+    /// order (overlapping reservations merged).
     resv: Vec<Vec<(f64, f64)>>,
+    /// Every reservation's start and end: the map's slot boundaries (by
+    /// [`time_key`]).
+    bounds: BTreeMap<i64, f64>,
+    /// Every reservation's end.
+    ends: BTreeMap<i64, f64>,
+}
+
+/// A key ordering times as `f64::total_cmp` does.
+fn time_key(t: f64) -> i64 {
+    let b = t.to_bits() as i64;
+    b ^ ((((b >> 63) as u64) >> 1) as i64)
 }
 
 /// The will-run test groups running jobs ending within this many seconds
@@ -1877,6 +1891,28 @@ struct NodePlan {
 const WILL_RUN_WINDOW: f64 = 30.0;
 
 impl NodePlan {
+    /// Reserves node `k` over `[s, e)`.
+    fn reserve(&mut self, k: usize, s: f64, e: f64) {
+        self.bounds.insert(time_key(s), s);
+        self.bounds.insert(time_key(e), e);
+        self.ends.insert(time_key(e), e);
+        let rs = &mut self.resv[k];
+        let lo = rs.partition_point(|r| r.1 < s);
+        let hi = rs.partition_point(|r| r.0 <= e);
+        if lo < hi {
+            let merged = (s.min(rs[lo].0), e.max(rs[hi - 1].1));
+            rs.splice(lo..hi, [merged]);
+        } else {
+            rs.insert(lo, (s, e));
+        }
+    }
+
+    /// Node `k`'s first reservation ending after `t`.
+    fn next_after(&self, k: usize, t: f64) -> Option<(f64, f64)> {
+        let rs = &self.resv[k];
+        rs.get(rs.partition_point(|r| r.1 <= t)).copied()
+    }
+
     /// When and on which nodes a job of `need` nodes and `tl` seconds
     /// is planned (`_attempt_backfill`): from `start` = now, the nodes
     /// no reservation holds over `[start, start + tl]`; the will-run test
@@ -1898,17 +1934,15 @@ impl NodePlan {
             let avail: Vec<usize> = (0..self.free_at.len())
                 .filter(|&k| {
                     self.free_at[k].is_finite()
-                        && !self.resv[k].iter().any(|&(s, e)| e > start && s < end)
+                        && self.next_after(k, start).is_none_or(|(s, _)| s >= end)
                 })
                 .collect();
             let later = self.later_start(start, end);
             if let Some((t, sel)) = self.fit(&avail, start, need, later) {
                 let (s, e) = slot(t);
-                let clash = sel.iter().any(|&k| {
-                    self.resv[k as usize]
-                        .iter()
-                        .any(|&(rs, re)| rs < e && re > s)
-                });
+                let clash = sel
+                    .iter()
+                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
                 if !clash {
                     return (t, sel);
                 }
@@ -1930,41 +1964,34 @@ impl NodePlan {
         // A node usable before boundary b and reserved at b has a
         // reservation beginning at b: the first such b is the earliest
         // first reservation (after `start`) of a node free at `start`.
+        use core::ops::Bound::{Excluded, Unbounded};
         let mut first = f64::INFINITY;
-        for (k, rs) in self.resv.iter().enumerate() {
+        for k in 0..self.free_at.len() {
             if !self.free_at[k].is_finite() {
                 continue;
             }
-            let mut s_k = f64::INFINITY;
-            for &(s, e) in rs {
-                if e > start {
-                    s_k = s_k.min(s);
-                }
-            }
-            if s_k > start {
-                first = first.min(s_k);
+            if let Some((s, _)) = self.next_after(k, start)
+                && s > start
+            {
+                first = first.min(s);
             }
         }
         if first.is_finite() {
             // The walk reaches `first` if the boundary before it begins
             // by `end`.
             let prev = self
-                .resv
-                .iter()
-                .flatten()
-                .flat_map(|&(s, e)| [s, e])
-                .filter(|&t| t > start && t < first)
-                .fold(start, f64::max);
+                .bounds
+                .range((Excluded(time_key(start)), Excluded(time_key(first))))
+                .next_back()
+                .map_or(start, |(_, &t)| t);
             if prev <= end {
                 return first;
             }
         }
-        self.resv
-            .iter()
-            .flatten()
-            .map(|&(_, e)| e)
-            .filter(|&e| e > start)
-            .fold(f64::INFINITY, f64::min)
+        self.ends
+            .range((Excluded(time_key(start)), Unbounded))
+            .next()
+            .map_or(f64::INFINITY, |(_, &t)| t)
     }
 
     /// The will-run test on nodes `avail` from `start`: the lowest
