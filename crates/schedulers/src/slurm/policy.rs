@@ -1928,16 +1928,34 @@ impl NodePlan {
         horizon: f64,
         slot: impl Fn(f64) -> (f64, f64),
     ) -> (f64, Vec<u32>) {
+        // When the running jobs leave `need` nodes free at the earliest
+        // (reservations aside): a test whose running jobs all end before
+        // then finds no room, and is skipped for its `later_start`.
+        let mut ends: Vec<f64> = self
+            .free_at
+            .iter()
+            .copied()
+            .filter(|t| t.is_finite())
+            .collect();
+        if ends.len() < need {
+            return (f64::INFINITY, Vec::new());
+        }
+        ends.sort_by(f64::total_cmp);
+        let enough = ends.get(need.wrapping_sub(1)).copied().unwrap_or(now);
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
+            let later = self.later_start(start, end);
+            if later < enough {
+                start = later;
+                continue;
+            }
             let avail: Vec<usize> = (0..self.free_at.len())
                 .filter(|&k| {
                     self.free_at[k].is_finite()
                         && self.next_after(k, start).is_none_or(|(s, _)| s >= end)
                 })
                 .collect();
-            let later = self.later_start(start, end);
             if let Some((t, sel)) = self.fit(&avail, start, need, later) {
                 let (s, e) = slot(t);
                 let clash = sel
