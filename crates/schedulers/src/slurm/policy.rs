@@ -2346,3 +2346,43 @@ impl Scheduler for SlurmPolicy {
         Some(begin.map_or(t, |b| b.min(t)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The select plugin's best fit of consecutive nodes: the smallest
+    /// run that suffices, its lowest nodes; while none suffices, the
+    /// largest run whole, then again for the rest.
+    #[test]
+    fn best_fit_takes_the_smallest_run_that_suffices() {
+        let cands = [0, 1, 2, 5, 6, 9];
+        assert_eq!(best_fit(&cands, 1), vec![9]);
+        assert_eq!(best_fit(&cands, 2), vec![5, 6]);
+        assert_eq!(best_fit(&cands, 3), vec![0, 1, 2]);
+        assert_eq!(best_fit(&cands, 4), vec![0, 1, 2, 9]);
+        assert_eq!(best_fit(&cands, 6), vec![0, 1, 2, 5, 6, 9]);
+    }
+
+    /// The will-run test: J needs 2 nodes; node 0 is free now, node 1
+    /// frees at 100, node 2 at 110 and node 3 at 200. The first group
+    /// holds the jobs ending within 30 s of 100 rounded up to 30 (120):
+    /// up to 150, so nodes 0–2 are free; the best fit of the run 0–2 is
+    /// nodes 0 and 1, and J is planned at 100. A reservation of node 1
+    /// over J's whole slot moves it: nodes 0 and 2, at 110.
+    #[test]
+    fn the_will_run_test_plans_at_the_latest_end_of_the_nodes_chosen() {
+        let mut np = NodePlan {
+            free_at: vec![0.0, 100.0, 110.0, 200.0],
+            resv: vec![Vec::new(); 4],
+            bounds: BTreeMap::new(),
+            ends: BTreeMap::new(),
+        };
+        let slot = |t: f64| (t, t + 60.0);
+        assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (100.0, vec![0, 1]));
+        np.reserve(1, 0.0, 1000.0);
+        assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (110.0, vec![0, 2]));
+        // Three nodes: node 1 is reserved, so node 3 (free at 200).
+        assert_eq!(np.will_run(0.0, 3, 60.0, 1e9, slot), (200.0, vec![0, 2, 3]));
+    }
+}
