@@ -95,7 +95,10 @@ fn one_line(e: &clap::Error) -> String {
         let source = source.to_string();
         return match e.get(ContextKind::InvalidValue) {
             Some(ContextValue::String(value)) if !source.contains(value.as_str()) => {
-                format!("error: {arg}: \"{}\": {source}", partalloc::topology::echo(value))
+                format!(
+                    "error: {arg}: \"{}\": {source}",
+                    partalloc::topology::echo(value)
+                )
             }
             _ => format!("error: {arg}: {source}"),
         };
@@ -108,7 +111,11 @@ fn one_line(e: &clap::Error) -> String {
         .split("\n\nFor more information")
         .next()
         .unwrap_or_default();
-    let lines: Vec<&str> = head.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = head
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     lines.join(" ")
 }
 

@@ -1601,12 +1601,7 @@ impl SlurmPolicy {
                     }
                 }
             }
-            NodePlan {
-                resv: vec![Vec::new(); free_at.len()],
-                free_at,
-                bounds: BTreeMap::new(),
-                ends: BTreeMap::new(),
-            }
+            NodePlan::new(free_at)
         });
         let mut chosen: Vec<u32> = Vec::new();
         let mut tested = 0usize;
@@ -1732,6 +1727,7 @@ impl SlurmPolicy {
                                     np.reserve(n as usize, now, slot_end(now));
                                 }
                             }
+                            np.reorder();
                         }
                         // (`self.split` is taken for the pass: ask the
                         // grant directly.)
@@ -1877,6 +1873,9 @@ struct NodePlan {
     bounds: BTreeMap<i64, f64>,
     /// Every reservation's end.
     ends: BTreeMap<i64, f64>,
+    /// The nodes by `free_at` (then by index): kept in step with
+    /// `free_at` by [`NodePlan::reorder`].
+    order: Vec<u32>,
 }
 
 /// A key ordering times as `f64::total_cmp` does.
@@ -1891,6 +1890,26 @@ fn time_key(t: f64) -> i64 {
 const WILL_RUN_WINDOW: f64 = 30.0;
 
 impl NodePlan {
+    /// A plan with no reservation, the nodes free at `free_at`.
+    fn new(free_at: Vec<f64>) -> Self {
+        let mut np = NodePlan {
+            resv: vec![Vec::new(); free_at.len()],
+            order: (0..free_at.len() as u32).collect(),
+            free_at,
+            bounds: BTreeMap::new(),
+            ends: BTreeMap::new(),
+        };
+        np.reorder();
+        np
+    }
+
+    /// Sorts `order` again after `free_at` changed.
+    fn reorder(&mut self) {
+        let f = &self.free_at;
+        self.order
+            .sort_by(|&a, &b| f[a as usize].total_cmp(&f[b as usize]).then(a.cmp(&b)));
+    }
+
     /// Reserves node `k` over `[s, e)`.
     fn reserve(&mut self, k: usize, s: f64, e: f64) {
         self.bounds.insert(time_key(s), s);
@@ -1931,32 +1950,64 @@ impl NodePlan {
         // When the running jobs leave `need` nodes free at the earliest
         // (reservations aside): a test whose running jobs all end before
         // then finds no room, and is skipped for its `later_start`.
-        let mut ends: Vec<f64> = self
-            .free_at
-            .iter()
-            .copied()
-            .filter(|t| t.is_finite())
-            .collect();
-        if ends.len() < need {
-            return (f64::INFINITY, Vec::new());
-        }
-        ends.sort_by(f64::total_cmp);
-        let enough = ends.get(need.wrapping_sub(1)).copied().unwrap_or(now);
+        let enough = match need.checked_sub(1) {
+            None => now,
+            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
+                Some(t) if t.is_finite() => t,
+                _ => return (f64::INFINITY, Vec::new()),
+            },
+        };
+        let n = self.free_at.len();
+        // Per node: its first reservation not ended by `start` (`start`
+        // only grows).
+        let mut cur = vec![0usize; n];
+        let mut usable = vec![false; n];
+        let mut avail: Vec<usize> = Vec::with_capacity(n);
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
-            let later = self.later_start(start, end);
+            // One walk over the nodes: the usable ones (no reservation
+            // over `[start, end)`), and the earliest reservation after
+            // `start` of a node free at `start` (see [`NodePlan::later_from`]).
+            avail.clear();
+            let mut first = f64::INFINITY;
+            for k in 0..n {
+                usable[k] = false;
+                if !self.free_at[k].is_finite() {
+                    continue;
+                }
+                let rs = &self.resv[k];
+                let mut j = cur[k];
+                while j < rs.len() && rs[j].1 <= start {
+                    j += 1;
+                }
+                cur[k] = j;
+                let ok = match rs.get(j) {
+                    Some(&(s, _)) => {
+                        if s > start {
+                            first = first.min(s);
+                        }
+                        s >= end
+                    }
+                    None => true,
+                };
+                if ok {
+                    usable[k] = true;
+                    avail.push(k);
+                }
+            }
+            let later = self.later_from(start, end, first);
             if later < enough {
                 start = later;
                 continue;
             }
-            let avail: Vec<usize> = (0..self.free_at.len())
-                .filter(|&k| {
-                    self.free_at[k].is_finite()
-                        && self.next_after(k, start).is_none_or(|(s, _)| s >= end)
-                })
-                .collect();
-            if let Some((t, sel)) = self.fit(&avail, start, need, later) {
+            // The test only frees nodes whose running jobs end by
+            // `later`: too few such usable nodes, and it finds no room.
+            let by = later.max(start);
+            let room = avail.iter().filter(|&&k| self.free_at[k] <= by).count();
+            if room >= need
+                && let Some((t, sel)) = self.fit(&avail, &usable, start, need, later)
+            {
                 let (s, e) = slot(t);
                 let clash = sel
                     .iter()
@@ -1978,22 +2029,13 @@ impl NodePlan {
     /// slots from `start` while they begin by `end`, at which a node
     /// still usable in every slot before it becomes reserved; else the
     /// first end of a reservation after `start`. Infinity when neither.
-    fn later_start(&self, start: f64, end: f64) -> f64 {
-        // A node usable before boundary b and reserved at b has a
-        // reservation beginning at b: the first such b is the earliest
-        // first reservation (after `start`) of a node free at `start`.
+    ///
+    /// `first` is the earliest first reservation after `start` of a node
+    /// free at `start` (infinity if none): a node usable before boundary
+    /// b and reserved at b has a reservation beginning at b, so the first
+    /// such b is `first`.
+    fn later_from(&self, start: f64, end: f64, first: f64) -> f64 {
         use core::ops::Bound::{Excluded, Unbounded};
-        let mut first = f64::INFINITY;
-        for k in 0..self.free_at.len() {
-            if !self.free_at[k].is_finite() {
-                continue;
-            }
-            if let Some((s, _)) = self.next_after(k, start)
-                && s > start
-            {
-                first = first.min(s);
-            }
-        }
         if first.is_finite() {
             // The walk reaches `first` if the boundary before it begins
             // by `end`.
@@ -2018,9 +2060,38 @@ impl NodePlan {
     /// up to it, the window doubling after each failed group; none ending
     /// after `later`) until `need` nodes are free; the lowest of those,
     /// from the latest end among them (`_get_last_relevant_job`).
-    fn fit(&self, avail: &[usize], start: f64, need: usize, later: f64) -> Option<(f64, Vec<u32>)> {
+    fn fit(
+        &self,
+        avail: &[usize],
+        usable: &[bool],
+        start: f64,
+        need: usize,
+        later: f64,
+    ) -> Option<(f64, Vec<u32>)> {
         if avail.len() < need {
             return None;
+        }
+        // The usable nodes' distinct ends after `start`, in order, and
+        // how many usable nodes are free by each (`free` by `start`).
+        let mut free = 0usize;
+        let mut ends: Vec<(f64, usize)> = Vec::new();
+        for &k in &self.order {
+            let k = k as usize;
+            if !usable[k] {
+                continue;
+            }
+            let t = self.free_at[k];
+            if t <= start {
+                free += 1;
+            } else {
+                match ends.last_mut() {
+                    Some((e, c)) if *e == t => *c += 1,
+                    _ => {
+                        let c = ends.last().map_or(free, |x| x.1);
+                        ends.push((t, c + 1));
+                    }
+                }
+            }
         }
         let free_by = |t: f64| -> Vec<u32> {
             let c: Vec<usize> = avail
@@ -2028,46 +2099,37 @@ impl NodePlan {
                 .copied()
                 .filter(|&k| self.free_at[k] <= t)
                 .collect();
-            if c.len() < need {
-                return Vec::new();
-            }
             best_fit(&c, need)
         };
-        let sel = free_by(start);
-        if sel.len() >= need {
-            return Some((start, sel));
+        if free >= need {
+            return Some((start, free_by(start)));
         }
-        let mut ends: Vec<f64> = avail
-            .iter()
-            .map(|&k| self.free_at[k])
-            .filter(|&t| t > start)
-            .collect();
-        ends.sort_by(f64::total_cmp);
-        ends.dedup();
-        let first = *ends.first()?;
+        let first = ends.first()?.0;
         let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
         let mut window = WILL_RUN_WINDOW;
         let mut k = 0;
         loop {
             let mut upto = start;
+            let mut count = free;
             let mut more = true;
             while k < ends.len() {
-                if ends[k] > later {
+                if ends[k].0 > later {
                     more = false;
                     break;
                 }
-                upto = ends[k];
+                upto = ends[k].0;
+                count = ends[k].1;
                 k += 1;
                 if k == ends.len() {
                     more = false;
                     break;
                 }
-                if ends[k] > bound + window {
+                if ends[k].0 > bound + window {
                     break;
                 }
             }
-            let sel = free_by(upto);
-            if sel.len() >= need {
+            if count >= need {
+                let sel = free_by(upto);
                 let t = sel
                     .iter()
                     .map(|&x| self.free_at[x as usize])
@@ -2078,7 +2140,7 @@ impl NodePlan {
                 return None;
             }
             window *= 2.0;
-            while k < ends.len() && ends[k] > bound + window {
+            while k < ends.len() && ends[k].0 > bound + window {
                 window *= 2.0;
             }
         }
@@ -2372,12 +2434,7 @@ mod tests {
     /// over J's whole slot moves it: nodes 0 and 2, at 110.
     #[test]
     fn the_will_run_test_plans_at_the_latest_end_of_the_nodes_chosen() {
-        let mut np = NodePlan {
-            free_at: vec![0.0, 100.0, 110.0, 200.0],
-            resv: vec![Vec::new(); 4],
-            bounds: BTreeMap::new(),
-            ends: BTreeMap::new(),
-        };
+        let mut np = NodePlan::new(vec![0.0, 100.0, 110.0, 200.0]);
         let slot = |t: f64| (t, t + 60.0);
         assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (100.0, vec![0, 1]));
         np.reserve(1, 0.0, 1000.0);
