@@ -1958,44 +1958,50 @@ impl NodePlan {
             },
         };
         let n = self.free_at.len();
-        // Per node: its first reservation not ended by `start` (`start`
-        // only grows).
-        let mut cur = vec![0usize; n];
-        let mut usable = vec![false; n];
+        // Whether a node is usable (free within the plan, no reservation
+        // over `[start, end)`); nodes none of whose reservations end
+        // after `start` stay usable, and leave `live`, which holds the
+        // others with the index and bounds of their first reservation
+        // not ended by `start` (`start` only grows).
+        let mut usable: Vec<bool> = self.free_at.iter().map(|t| t.is_finite()).collect();
+        let mut live: Vec<(usize, usize, f64, f64)> = (0..n)
+            .filter(|&k| usable[k])
+            .filter_map(|k| self.resv[k].first().map(|&(s, e)| (k, 0, s, e)))
+            .collect();
+        let mut blocked: Vec<usize> = Vec::new();
         let mut avail: Vec<usize> = Vec::with_capacity(n);
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
-            // One walk over the nodes: the usable ones (no reservation
-            // over `[start, end)`), and the earliest reservation after
-            // `start` of a node free at `start` (see [`NodePlan::later_from`]).
-            avail.clear();
+            // One walk over the nodes still reserved after `start`: the
+            // ones reserved over `[start, end)`, and the earliest
+            // reservation after `start` of a node free at `start` (see
+            // [`NodePlan::later_from`]).
+            blocked.clear();
             let mut first = f64::INFINITY;
-            for k in 0..n {
-                usable[k] = false;
-                if !self.free_at[k].is_finite() {
-                    continue;
-                }
-                let rs = &self.resv[k];
-                let mut j = cur[k];
-                while j < rs.len() && rs[j].1 <= start {
-                    j += 1;
-                }
-                cur[k] = j;
-                let ok = match rs.get(j) {
-                    Some(&(s, _)) => {
-                        if s > start {
-                            first = first.min(s);
-                        }
-                        s >= end
+            live.retain_mut(|(k, j, s, e)| {
+                if *e <= start {
+                    let rs = &self.resv[*k];
+                    while *j < rs.len() && rs[*j].1 <= start {
+                        *j += 1;
                     }
-                    None => true,
-                };
-                if ok {
-                    usable[k] = true;
-                    avail.push(k);
+                    match rs.get(*j) {
+                        Some(&r) => (*s, *e) = r,
+                        None => {
+                            usable[*k] = true;
+                            return false;
+                        }
+                    }
                 }
-            }
+                if *s > start {
+                    first = first.min(*s);
+                }
+                usable[*k] = *s >= end;
+                if !usable[*k] {
+                    blocked.push(*k);
+                }
+                true
+            });
             let later = self.later_from(start, end, first);
             if later < enough {
                 start = later;
@@ -2004,9 +2010,21 @@ impl NodePlan {
             // The test only frees nodes whose running jobs end by
             // `later`: too few such usable nodes, and it finds no room.
             let by = later.max(start);
-            let room = avail.iter().filter(|&&k| self.free_at[k] <= by).count();
+            let free_by = self.order.partition_point(|&k| {
+                let t = self.free_at[k as usize];
+                t.is_finite() && t <= by
+            });
+            let room = if free_by < need {
+                0
+            } else {
+                free_by - blocked.iter().filter(|&&k| self.free_at[k] <= by).count()
+            };
             if room >= need
-                && let Some((t, sel)) = self.fit(&avail, &usable, start, need, later)
+                && let Some((t, sel)) = {
+                    avail.clear();
+                    avail.extend((0..n).filter(|&k| usable[k]));
+                    self.fit(&avail, &usable, start, need, later)
+                }
             {
                 let (s, e) = slot(t);
                 let clash = sel
