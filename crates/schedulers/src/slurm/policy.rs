@@ -2460,4 +2460,134 @@ mod tests {
         // Three nodes: node 1 is reserved, so node 3 (free at 200).
         assert_eq!(np.will_run(0.0, 3, 60.0, 1e9, slot), (200.0, vec![0, 2, 3]));
     }
+
+    /// The will-run test as its rule reads, walking every node at each
+    /// retry and sorting the ends: the oracle for [`NodePlan::will_run`].
+    fn will_run_plain(
+        np: &NodePlan,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        let n = np.free_at.len();
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            let first = (0..n)
+                .filter(|&k| np.free_at[k].is_finite())
+                .filter_map(|k| np.next_after(k, start).map(|r| r.0))
+                .filter(|&s| s > start)
+                .fold(f64::INFINITY, f64::min);
+            let later = np.later_from(start, end, first);
+            let avail: Vec<usize> = (0..n)
+                .filter(|&k| {
+                    np.free_at[k].is_finite()
+                        && np.next_after(k, start).is_none_or(|(s, _)| s >= end)
+                })
+                .collect();
+            let free_by = |t: f64| -> Vec<usize> {
+                avail
+                    .iter()
+                    .copied()
+                    .filter(|&k| np.free_at[k] <= t)
+                    .collect()
+            };
+            let mut got = None;
+            if free_by(start).len() >= need {
+                got = Some((start, best_fit(&free_by(start), need)));
+            } else {
+                let mut ends: Vec<f64> = avail
+                    .iter()
+                    .map(|&k| np.free_at[k])
+                    .filter(|&t| t > start && t <= later)
+                    .collect();
+                ends.sort_by(f64::total_cmp);
+                ends.dedup();
+                if let Some(&f) = ends.first() {
+                    let bound = f - f.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
+                    let mut window = WILL_RUN_WINDOW;
+                    let mut k = 0;
+                    while k < ends.len() {
+                        // One group: every end within the window.
+                        while k < ends.len() && (k == 0 || ends[k] <= bound + window) {
+                            k += 1;
+                        }
+                        let c = free_by(ends[k - 1]);
+                        if c.len() >= need {
+                            let sel = best_fit(&c, need);
+                            let t = sel
+                                .iter()
+                                .map(|&x| np.free_at[x as usize])
+                                .fold(start, f64::max);
+                            got = Some((t, sel));
+                            break;
+                        }
+                        window *= 2.0;
+                        while k < ends.len() && ends[k] > bound + window {
+                            window *= 2.0;
+                        }
+                    }
+                }
+            }
+            if let Some((t, sel)) = got {
+                let (s, e) = slot(t);
+                if !sel
+                    .iter()
+                    .any(|&k| np.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e))
+                {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// Random plans (running jobs' ends, reservations, jobs) give the
+    /// same start and nodes from [`NodePlan::will_run`] as from the
+    /// plain walk over every node.
+    #[test]
+    fn the_will_run_test_agrees_with_the_plain_walk() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..300 {
+            let n = 1 + rnd(24) as usize;
+            let free_at: Vec<f64> = (0..n)
+                .map(|_| match rnd(5) {
+                    0 => 0.0,
+                    1 => f64::INFINITY,
+                    _ => (rnd(40) * 15) as f64,
+                })
+                .collect();
+            let mut np = NodePlan::new(free_at);
+            for _ in 0..rnd(3 * n as u64 + 1) {
+                let s = (rnd(60) * 10) as f64;
+                np.reserve(rnd(n as u64) as usize, s, s + (1 + rnd(20)) as f64 * 10.0);
+            }
+            for _ in 0..5 {
+                let need = 1 + rnd(n as u64) as usize;
+                let tl = (1 + rnd(12)) as f64 * 10.0;
+                let slot = |t: f64| {
+                    (
+                        (t / 30.0).floor() * 30.0,
+                        ((t + tl + 29.0) / 30.0).floor() * 30.0,
+                    )
+                };
+                assert_eq!(
+                    np.will_run(0.0, need, tl, 500.0, slot),
+                    will_run_plain(&np, 0.0, need, tl, 500.0, slot)
+                );
+            }
+        }
+    }
 }
