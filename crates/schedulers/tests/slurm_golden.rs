@@ -1006,11 +1006,15 @@ fn golden(
 }
 
 /// Classic fair share: every sshare and sprio value as Slurm prints it.
-/// After the drain ends, p1 and p8 start 7 s after Slurm (each of Slurm's
-/// main cycles, every 2 s, adds its latency; the order is Slurm's).
+/// After the drain ends, p8 starts 7 s after Slurm (each of Slurm's main
+/// cycles, every 2 s, adds its latency) and p1 22 s before it: the model,
+/// 3 to 5 s ahead of slurmctld after the resume, has two 1-node jobs end
+/// one backfill cycle earlier, and backfill gives p1 a node the other
+/// jobs' reservations leave free until their rounded slots; slurmctld
+/// left its free node idle from 271 to 281 s and started p1 at 288 s.
 #[test]
 fn factors_classic_golden_replays() -> Result<(), Error> {
-    golden("factors-classic", 22, 0, &["p1", "p8"], 10.0)
+    golden("factors-classic", 22, 0, &["p1", "p8"], 25.0)
 }
 
 /// PriorityFavorSmall and SMALL_RELATIVE_TO_TIME: every factor.
@@ -1064,12 +1068,12 @@ fn factors_age_accrue_always_golden_replays() -> Result<(), Error> {
 /// the sshare at 120 an account (lab) and users (organic's ann, theory's
 /// ben) read siblings' normalized usage from the submissions at 0 (0),
 /// not the usage their jobs have since run up. Every sshare and sprio
-/// value as Slurm prints it; after the drain, p8 starts 6 s after Slurm
-/// (each of slurmctld's cycles after the resume adds its latency, as in
-/// `factors-classic`).
+/// value as Slurm prints it; after the drain, p8 starts 16 s before
+/// Slurm, backfilled on a node left free as p1 is in `factors-classic`
+/// (slurmctld's cycles after the resume add their latency).
 #[test]
 fn factors_depth_oblivious_golden_replays() -> Result<(), Error> {
-    golden("factors-depth-oblivious", 22, 0, &["p8"], 10.0)
+    golden("factors-depth-oblivious", 22, 0, &["p8"], 20.0)
 }
 
 /// The goldens whose rules the model does not follow yet
@@ -1326,13 +1330,16 @@ fn factors_billing_golden_replays() -> Result<(), Error> {
 
 /// The end-to-end run: 500 jobs over 20 minutes on 64 nodes (Fair Tree,
 /// age, job size and QOS weights, a per-user QOS limit, backfill). Every
-/// job starts; 19 % or more of the jobs start within one `bf_interval`
-/// (5 s) of Slurm's time (measured: 99, 19.8 %); the mean wait is 17–22 %
-/// above Slurm's (measured: 343.7 s against 288.1 s, 19.3 % more), a bias
-/// docs/slurm-scheduling.md describes. The machine is saturated for most
-/// of the run, and after the first minutes the two schedules drift apart
-/// job by job, as two runs of slurmctld do
-/// ([`e2e_500_against_slurms_own_spread`]).
+/// job starts; 21 % or more of the jobs start within one `bf_interval`
+/// (5 s) of Slurm's time (measured: 112, 22.4 %), and the mean wait is
+/// within 5 % of Slurm's (measured: 279.0 s against 288.1 s, 3.1 % less),
+/// inside the spread of slurmctld's own runs (270.4 s to 288.5 s). The
+/// machine is saturated for most of the run, and after the first minutes
+/// the two schedules drift apart job by job, as two runs of slurmctld do
+/// ([`e2e_500_against_slurms_own_spread`]). Backfill's plan node by node
+/// (the will-run test's groups of running jobs, the select plugin's
+/// choice of nodes, reservations on those nodes) is what brings the mean
+/// wait there: with a plan of node counts it was 19 % above Slurm's.
 #[test]
 fn e2e_500_golden_replays() -> Result<(), Error> {
     let (_, r) = replay("e2e-500")?;
@@ -1357,10 +1364,10 @@ fn e2e_500_golden_replays() -> Result<(), Error> {
     let (slurm_wait, wait) = (slurm_wait / n as f64, wait / n as f64);
     let off = (wait - slurm_wait) / slurm_wait;
     assert!(
-        (0.17..0.22).contains(&off),
+        off.abs() < 0.05,
         "mean wait {wait:.1} s against Slurm's {slurm_wait:.1} s"
     );
-    assert!(near * 100 >= 19 * n, "{near} of {n} within 5 s");
+    assert!(near * 100 >= 21 * n, "{near} of {n} within 5 s");
     Ok(())
 }
 
@@ -1406,10 +1413,11 @@ fn agreement(a: &HashMap<String, (f64, f64)>, b: &HashMap<String, (f64, f64)>) -
 /// golden; B, C, D in `e2e-500-runs/`) agree pairwise on 21.0 % to
 /// 36.8 % of the jobs' starts within one `bf_interval`, and their mean
 /// waits differ by 0.2 % to 6.3 % (270.4 s to 288.5 s). The model
-/// (replaying A's jobs) agrees with each run on 19.8 % to 21.6 % of the
-/// starts, its mean wait (343.7 s) 19.1 % to 27.1 % above theirs. No
-/// schedule agrees with a slurmctld run on 99 % of the starts: slurmctld
-/// does not agree with itself on 40 %.
+/// (replaying A's jobs) agrees with each run as the runs agree with each
+/// other: on 22.4 % to 31.4 % of the starts, its mean wait (279.0 s)
+/// 3.3 % below to 3.2 % above theirs. No schedule agrees with a
+/// slurmctld run on 99 % of the starts: slurmctld does not agree with
+/// itself on 40 %.
 #[test]
 fn e2e_500_against_slurms_own_spread() -> Result<(), Error> {
     let runs = [
@@ -1445,8 +1453,8 @@ fn e2e_500_against_slurms_own_spread() -> Result<(), Error> {
         .collect();
     for (i, run) in runs.iter().enumerate() {
         let (near, wait) = agreement(run, &model);
-        assert!((0.19..0.23).contains(&near), "run {i}: {near}");
-        assert!((0.17..0.29).contains(&wait), "run {i}: {wait}");
+        assert!((0.20..0.40).contains(&near), "run {i}: {near}");
+        assert!(wait.abs() < 0.07, "run {i}: {wait}");
     }
     Ok(())
 }

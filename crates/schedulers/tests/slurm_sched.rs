@@ -375,13 +375,16 @@ mod properties {
             }
         }
 
-        /// Backfill never delays the reserved start of a higher-priority
-        /// job: with every job queued at time 0 (one fixed order) and exact
-        /// time limits, the first pending job in the order starts no later
+        /// Backfill's plan of node counts (used where jobs may preempt)
+        /// never delays the reserved start of a higher-priority job: with
+        /// every job queued at time 0 (one fixed order) and exact time
+        /// limits, the first pending job in the order starts no later
         /// than the start backfill planned for it while it was first (the
         /// jobs started around it all have lower priority). A job further
         /// back may start later than its first plan: a reservation ahead
-        /// of it can move earlier when a job ends early.
+        /// of it can move earlier when a job ends early. (Slurm's plan node
+        /// by node can move it later: see
+        /// `the_will_run_test_can_plan_a_job_later_in_a_later_cycle`.)
         #[test]
         fn backfill_never_delays_a_planned_start(
             spec in prop::collection::vec((1u32..5, 1u64..6), 2..14),
@@ -391,7 +394,7 @@ mod properties {
                 .enumerate()
                 .map(|(i, &(_, minutes))| (i as u64 + 1, "a", "u", None, None, minutes * 60))
                 .collect();
-            let mut p = policy(&conf(""), super::ONE_ACCOUNT, None, &attrs).unwrap();
+            let mut p = policy(&conf("PreemptType=preempt/qos\n"), super::ONE_ACCOUNT, None, &attrs).unwrap();
             let jobs: Vec<_> = spec
                 .iter()
                 .enumerate()
@@ -414,6 +417,50 @@ mod properties {
                 prop_assert!(start <= *plan, "job {id} started {start}, planned {plan}");
             }
         }
+    }
+}
+
+/// Backfill plans node by node as slurmctld does (`_will_run_test`,
+/// `src/plugins/select/cons_tres/job_test.c`): four 1-node machines' jobs
+/// J1 (1 node to 300), J2 (2 nodes to 240) and J3 (1 node to 180) run;
+/// J4 (3 nodes, 1 minute) is first planned at 240 (J2's and J3's nodes),
+/// the earliest time. At 180 J3 has ended: the will-run test removes the
+/// running jobs ending within 30 s of the first end rounded up to 30 s
+/// (240 and 300 together), the select plugin takes the lowest three of
+/// the four nodes then free (J1's among them), and J4 is planned at 300,
+/// J1's end; J5 (1 node, 2 minutes) is backfilled on J3's node at 180,
+/// and J4 starts at 300. A plan of node counts keeps J4 at 240.
+#[test]
+fn the_will_run_test_can_plan_a_job_later_in_a_later_cycle() {
+    let spec = [(1u32, 5u64), (2, 4), (1, 3), (3, 1), (1, 2)];
+    let attrs: Vec<slurm_common::Attrs<'_>> = spec
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, minutes))| (i as u64 + 1, "a", "u", None, None, minutes * 60))
+        .collect();
+    let jobs: Vec<_> = spec
+        .iter()
+        .enumerate()
+        .map(|(i, &(nodes, minutes))| job(i as u64 + 1, 0.0, nodes, (minutes * 60) as f64))
+        .collect();
+    let times: Vec<f64> = (0..40).map(|k| f64::from(k) * 15.0 + 1.0).collect();
+    for (extra, j4, j5) in [
+        ("", 300.0, 180.0),
+        ("PreemptType=preempt/qos\n", 240.0, 300.0),
+    ] {
+        let mut p = policy(&conf(extra), ONE_ACCOUNT, None, &attrs).unwrap();
+        let mut plans: Vec<f64> = Vec::new();
+        let out = run(&mut p, 4, &jobs, &times, |_, p| {
+            if let Some(s) = p.squeue().iter().find(|r| r.job == 4).and_then(|r| r.start)
+                && plans.last() != Some(&s)
+            {
+                plans.push(s);
+            }
+        })
+        .unwrap();
+        assert_eq!(plans.first(), Some(&240.0), "{extra}: {plans:?}");
+        assert_eq!(out.start[&4], j4, "{extra}");
+        assert_eq!(out.start[&5], j5, "{extra}");
     }
 }
 

@@ -34,13 +34,16 @@
 //! partitions"). A job that starts in one partition leaves its other
 //! records. A job below `bf_min_prio_reserve` does not fail its
 //! partition. A job held by a limit gets the limit's reason and blocks
-//! nothing. Backfill: a plan of free nodes over time from the running
-//! jobs' time limits (ends rounded up to `bf_resolution`) and the
-//! reservations of the jobs tested before; each job (at most
-//! `bf_max_job_test`, `bf_max_job_user` per user, `bf_max_job_part` per
-//! partition) starts now if the plan has room for its whole time limit,
-//! otherwise gets its earliest start (squeue's planned start) and, within
-//! `bf_window` and at or above `bf_min_prio_reserve`, a reservation.
+//! nothing. Backfill: a plan node by node (on partitions over every node,
+//! without preemption; else of node counts) from the running jobs' time
+//! limits and the reservations of the jobs tested before (rounded to
+//! `bf_resolution`); each job (at most `bf_max_job_test`,
+//! `bf_max_job_user` per user, `bf_max_job_part` per partition) gets the
+//! will-run test (running jobs removed in 30-s groups, the select
+//! plugin's best-fit consecutive nodes); it starts now if
+//! that finds room now for its whole time limit, otherwise gets that
+//! start (squeue's planned start) and, within `bf_window` and at or above
+//! `bf_min_prio_reserve`, a reservation of the nodes chosen.
 //! A started job that outruns its time limit is killed at the background
 //! loop's first time-limit check after it, every 30 s (its run is cut
 //! there).
@@ -1143,10 +1146,18 @@ impl SlurmPolicy {
         })
     }
 
-    /// The nodes of grant `g` when partitions divide the machine (empty
-    /// otherwise: nothing needs them).
+    /// Whether backfill plans node by node ([`NodePlan`]): on partitions
+    /// over every node, without preemption.
+    fn node_plan(&self) -> bool {
+        self.conf.sched.backfill
+            && self.split.is_none()
+            && (!self.preemption || self.conf.preempt.kind == super::conf::PreemptType::None)
+    }
+
+    /// The nodes of grant `g` when partitions divide the machine or
+    /// backfill plans node by node (empty otherwise: nothing needs them).
     fn grant_nodes(&self, g: &partalloc_allocators::Grant, alloc: &dyn Allocator) -> Vec<u32> {
-        if self.split.is_none() {
+        if self.split.is_none() && !self.node_plan() {
             return Vec::new();
         }
         g.partition()
@@ -1194,6 +1205,31 @@ impl SlurmPolicy {
     }
 
     /// Tries the allocator for pending job `i`: `Some(grant)` if it fits.
+    /// Grants pending job `i` the nodes `ids` through
+    /// [`Allocator::allocate_at`]; an allocator that cannot grant a chosen
+    /// list places the job itself (on partitions over every node any of
+    /// its choices will do).
+    fn place_chosen(
+        &self,
+        i: usize,
+        ids: Vec<u32>,
+        alloc: &mut dyn Allocator,
+    ) -> Result<Option<partalloc_allocators::Grant>, ScheduleError> {
+        let job = &self.pending[i].job;
+        let request = self.mapping.request(&job.shape);
+        match alloc.allocate_at(&request, &partalloc_allocators::Partition::Nodes(ids)) {
+            Ok(g) => Ok(Some(g)),
+            Err(AllocError::NoRoom { .. } | AllocError::PartitionBusy { .. }) => Ok(None),
+            Err(AllocError::PlacementUnsupported { .. } | AllocError::Unrecognized { .. }) => {
+                self.try_alloc(i, alloc)
+            }
+            Err(source) => Err(ScheduleError::Unservable {
+                job: job.id,
+                source,
+            }),
+        }
+    }
+
     fn try_alloc(
         &self,
         i: usize,
@@ -1546,6 +1582,28 @@ impl SlurmPolicy {
                 }
             }
         }
+        let mut np = (split.is_none() && self.node_plan()).then(|| {
+            let mut free_at = vec![f64::INFINITY; alloc.total_nodes()];
+            for (k, &f) in free_mask(alloc).iter().enumerate() {
+                if f {
+                    free_at[k] = now;
+                }
+            }
+            for r in self.running.values() {
+                let end = if r.limit_end > now {
+                    r.limit_end
+                } else {
+                    now + 1.0
+                };
+                for &n in &r.nodes {
+                    if let Some(x) = free_at.get_mut(n as usize) {
+                        *x = end;
+                    }
+                }
+            }
+            NodePlan::new(free_at)
+        });
+        let mut chosen: Vec<u32> = Vec::new();
         let mut tested = 0usize;
         let mut starts = 0usize;
         let mut per_user: HashMap<usize, usize> = HashMap::new();
@@ -1594,9 +1652,20 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let mut at = match &split {
-                Some(sp) => earliest_in(sp, part, now, nodes as i64, tl),
-                None => plan.earliest(now, nodes as i64, tl),
+            let mut at = match (&split, &np) {
+                (Some(sp), _) => earliest_in(sp, part, now, nodes as i64, tl),
+                (None, Some(np)) => {
+                    let (t, sel) = np.will_run(
+                        now,
+                        usize::try_from(nodes).unwrap_or(usize::MAX),
+                        tl,
+                        now + s.bf_window as f64,
+                        |t| (down(t), slot_end(t)),
+                    );
+                    chosen = sel;
+                    t
+                }
+                (None, None) => plan.earliest(now, nodes as i64, tl),
             };
             // A job that may preempt plans as if the running jobs it may
             // preempt were gone (the will-run test with preemptee
@@ -1635,18 +1704,39 @@ impl SlurmPolicy {
                         }
                         self.place(i, ids, &allowed, alloc)
                     }
-                    _ => self.try_alloc(i, alloc),
+                    _ => match &np {
+                        // The nodes the plan chose, where the allocator
+                        // grants chosen nodes; else its own choice.
+                        Some(_) => self.place_chosen(i, chosen.clone(), alloc),
+                        None => self.try_alloc(i, alloc),
+                    },
                 };
                 match got {
                     Ok(Some(g)) => {
-                        // (`self.split` is taken for the pass: ask the
-                        // grant directly.)
-                        let ns = match split {
-                            Some(_) => g
+                        if let Some(np) = np.as_mut() {
+                            // Running now: its nodes are the will-run
+                            // test's until its end, and the map's until
+                            // the end rounded up (`_bf_reserve_running`).
+                            for n in g
                                 .partition()
                                 .node_list(alloc.topology())
-                                .unwrap_or_default(),
-                            None => Vec::new(),
+                                .unwrap_or_default()
+                            {
+                                if let Some(x) = np.free_at.get_mut(n as usize) {
+                                    *x = now + tl;
+                                    np.reserve(n as usize, now, slot_end(now));
+                                }
+                            }
+                            np.reorder();
+                        }
+                        // (`self.split` is taken for the pass: ask the
+                        // grant directly.)
+                        let ns = if split.is_some() || np.is_some() {
+                            g.partition()
+                                .node_list(alloc.topology())
+                                .unwrap_or_default()
+                        } else {
+                            Vec::new()
                         };
                         match &mut split {
                             Some(sp) => {
@@ -1699,6 +1789,12 @@ impl SlurmPolicy {
             if at > now + s.bf_window as f64 {
                 continue;
             }
+            if let Some(np) = np.as_mut() {
+                for &k in &chosen {
+                    np.reserve(k as usize, down(at), slot_end(at));
+                }
+                continue;
+            }
             match &mut split {
                 Some(sp) => {
                     // Reserve the classes' nodes in their order, as many
@@ -1720,6 +1816,352 @@ impl SlurmPolicy {
         self.split = split;
         self.remove_done(&done);
         result
+    }
+}
+
+/// `need` of the nodes `cands` (ascending) as the select plugin picks
+/// them (`_eval_nodes_consec`, `src/plugins/topology/common/eval_nodes.c`):
+/// among the runs of consecutive nodes, the smallest that suffices (the
+/// first of equals), its lowest nodes; while none suffices, the largest
+/// whole (the first of equals), then again for the rest.
+fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
+    let mut runs: Vec<(usize, usize)> = Vec::new(); // (first, len)
+    for &k in cands {
+        match runs.last_mut() {
+            Some((f, l)) if *f + *l == k => *l += 1,
+            _ => runs.push((k, 1)),
+        }
+    }
+    let mut out = Vec::with_capacity(need);
+    let mut left = need;
+    while left > 0 && !runs.is_empty() {
+        let fit = runs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.1 >= left)
+            .min_by_key(|(j, r)| (r.1, *j))
+            .map(|(j, _)| j);
+        let j = fit.unwrap_or_else(|| {
+            runs.iter()
+                .enumerate()
+                .max_by_key(|(j, r)| (r.1, core::cmp::Reverse(*j)))
+                .map_or(0, |(j, _)| j)
+        });
+        let (f, l) = runs.swap_remove(j);
+        let take = l.min(left);
+        out.extend((f..f + take).map(|k| k as u32));
+        left -= take;
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Backfill's map node by node, on partitions over every node: when each
+/// node is free by the running jobs' ends (the will-run test's view,
+/// `_will_run_test` in `src/plugins/select/cons_tres/job_test.c`), and the
+/// reservations this cycle made on it (`node_space`, `backfill.c`).
+#[derive(Debug)]
+struct NodePlan {
+    /// Per node: when its running job ends (now if idle; infinity if it
+    /// never frees within the plan).
+    free_at: Vec<f64>,
+    /// Per node: the times it is reserved, disjoint `[from, to)` in
+    /// order (overlapping reservations merged).
+    resv: Vec<Vec<(f64, f64)>>,
+    /// Every reservation's start and end: the map's slot boundaries (by
+    /// [`time_key`]).
+    bounds: BTreeMap<i64, f64>,
+    /// Every reservation's end.
+    ends: BTreeMap<i64, f64>,
+    /// The nodes by `free_at` (then by index): kept in step with
+    /// `free_at` by [`NodePlan::reorder`].
+    order: Vec<u32>,
+}
+
+/// A key ordering times as `f64::total_cmp` does.
+fn time_key(t: f64) -> i64 {
+    let b = t.to_bits() as i64;
+    b ^ ((((b >> 63) as u64) >> 1) as i64)
+}
+
+/// The will-run test groups running jobs ending within this many seconds
+/// of the first (`time_window` in `_will_run_test`), doubling it after
+/// each group that leaves the job no room.
+const WILL_RUN_WINDOW: f64 = 30.0;
+
+impl NodePlan {
+    /// A plan with no reservation, the nodes free at `free_at`.
+    fn new(free_at: Vec<f64>) -> Self {
+        let mut np = NodePlan {
+            resv: vec![Vec::new(); free_at.len()],
+            order: (0..free_at.len() as u32).collect(),
+            free_at,
+            bounds: BTreeMap::new(),
+            ends: BTreeMap::new(),
+        };
+        np.reorder();
+        np
+    }
+
+    /// Sorts `order` again after `free_at` changed.
+    fn reorder(&mut self) {
+        let f = &self.free_at;
+        self.order
+            .sort_by(|&a, &b| f[a as usize].total_cmp(&f[b as usize]).then(a.cmp(&b)));
+    }
+
+    /// Reserves node `k` over `[s, e)`.
+    fn reserve(&mut self, k: usize, s: f64, e: f64) {
+        self.bounds.insert(time_key(s), s);
+        self.bounds.insert(time_key(e), e);
+        self.ends.insert(time_key(e), e);
+        let rs = &mut self.resv[k];
+        let lo = rs.partition_point(|r| r.1 < s);
+        let hi = rs.partition_point(|r| r.0 <= e);
+        if lo < hi {
+            let merged = (s.min(rs[lo].0), e.max(rs[hi - 1].1));
+            rs.splice(lo..hi, [merged]);
+        } else {
+            rs.insert(lo, (s, e));
+        }
+    }
+
+    /// Node `k`'s first reservation ending after `t`.
+    fn next_after(&self, k: usize, t: f64) -> Option<(f64, f64)> {
+        let rs = &self.resv[k];
+        rs.get(rs.partition_point(|r| r.1 <= t)).copied()
+    }
+
+    /// When and on which nodes a job of `need` nodes and `tl` seconds
+    /// is planned (`_attempt_backfill`): from `start` = now, the nodes
+    /// no reservation holds over `[start, start + tl]`; the will-run test
+    /// on them; if the nodes it picks meet a reservation over the job's
+    /// slot (`slot`: rounded start and end), or it finds no room before
+    /// the map next frees a reserved node, the test is repeated from then
+    /// (`later_start`). Infinity when nothing is found within `horizon`.
+    fn will_run(
+        &self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        // When the running jobs leave `need` nodes free at the earliest
+        // (reservations aside): a test whose running jobs all end before
+        // then finds no room, and is skipped for its `later_start`.
+        let enough = match need.checked_sub(1) {
+            None => now,
+            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
+                Some(t) if t.is_finite() => t,
+                _ => return (f64::INFINITY, Vec::new()),
+            },
+        };
+        let n = self.free_at.len();
+        // Whether a node is usable (free within the plan, no reservation
+        // over `[start, end)`); nodes none of whose reservations end
+        // after `start` stay usable, and leave `live`, which holds the
+        // others with the index and bounds of their first reservation
+        // not ended by `start` (`start` only grows).
+        let mut usable: Vec<bool> = self.free_at.iter().map(|t| t.is_finite()).collect();
+        let mut live: Vec<(usize, usize, f64, f64)> = (0..n)
+            .filter(|&k| usable[k])
+            .filter_map(|k| self.resv[k].first().map(|&(s, e)| (k, 0, s, e)))
+            .collect();
+        let mut blocked: Vec<usize> = Vec::new();
+        let mut avail: Vec<usize> = Vec::with_capacity(n);
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            // One walk over the nodes still reserved after `start`: the
+            // ones reserved over `[start, end)`, and the earliest
+            // reservation after `start` of a node free at `start` (see
+            // [`NodePlan::later_from`]).
+            blocked.clear();
+            let mut first = f64::INFINITY;
+            live.retain_mut(|(k, j, s, e)| {
+                if *e <= start {
+                    let rs = &self.resv[*k];
+                    while *j < rs.len() && rs[*j].1 <= start {
+                        *j += 1;
+                    }
+                    match rs.get(*j) {
+                        Some(&r) => (*s, *e) = r,
+                        None => {
+                            usable[*k] = true;
+                            return false;
+                        }
+                    }
+                }
+                if *s > start {
+                    first = first.min(*s);
+                }
+                usable[*k] = *s >= end;
+                if !usable[*k] {
+                    blocked.push(*k);
+                }
+                true
+            });
+            let later = self.later_from(start, end, first);
+            if later < enough {
+                start = later;
+                continue;
+            }
+            // The test only frees nodes whose running jobs end by
+            // `later`: too few such usable nodes, and it finds no room.
+            let by = later.max(start);
+            let free_by = self.order.partition_point(|&k| {
+                let t = self.free_at[k as usize];
+                t.is_finite() && t <= by
+            });
+            let room = if free_by < need {
+                0
+            } else {
+                free_by - blocked.iter().filter(|&&k| self.free_at[k] <= by).count()
+            };
+            if room >= need
+                && let Some((t, sel)) = {
+                    avail.clear();
+                    avail.extend((0..n).filter(|&k| usable[k]));
+                    self.fit(&avail, &usable, start, need, later)
+                }
+            {
+                let (s, e) = slot(t);
+                let clash = sel
+                    .iter()
+                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
+                if !clash {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// When the test from `start` (a job to `end`) is repeated if it
+    /// fails (`later_start`): the first boundary of the map, walking its
+    /// slots from `start` while they begin by `end`, at which a node
+    /// still usable in every slot before it becomes reserved; else the
+    /// first end of a reservation after `start`. Infinity when neither.
+    ///
+    /// `first` is the earliest first reservation after `start` of a node
+    /// free at `start` (infinity if none): a node usable before boundary
+    /// b and reserved at b has a reservation beginning at b, so the first
+    /// such b is `first`.
+    fn later_from(&self, start: f64, end: f64, first: f64) -> f64 {
+        use core::ops::Bound::{Excluded, Unbounded};
+        if first.is_finite() {
+            // The walk reaches `first` if the boundary before it begins
+            // by `end`.
+            let prev = self
+                .bounds
+                .range((Excluded(time_key(start)), Excluded(time_key(first))))
+                .next_back()
+                .map_or(start, |(_, &t)| t);
+            if prev <= end {
+                return first;
+            }
+        }
+        self.ends
+            .range((Excluded(time_key(start)), Unbounded))
+            .next()
+            .map_or(f64::INFINITY, |(_, &t)| t)
+    }
+
+    /// The will-run test on nodes `avail` from `start`: the lowest
+    /// `need` nodes free then, else the running jobs removed group by
+    /// group (ending within [`WILL_RUN_WINDOW`] of the first's end rounded
+    /// up to it, the window doubling after each failed group; none ending
+    /// after `later`) until `need` nodes are free; the lowest of those,
+    /// from the latest end among them (`_get_last_relevant_job`).
+    fn fit(
+        &self,
+        avail: &[usize],
+        usable: &[bool],
+        start: f64,
+        need: usize,
+        later: f64,
+    ) -> Option<(f64, Vec<u32>)> {
+        if avail.len() < need {
+            return None;
+        }
+        // The usable nodes' distinct ends after `start`, in order, and
+        // how many usable nodes are free by each (`free` by `start`).
+        let mut free = 0usize;
+        let mut ends: Vec<(f64, usize)> = Vec::new();
+        for &k in &self.order {
+            let k = k as usize;
+            if !usable[k] {
+                continue;
+            }
+            let t = self.free_at[k];
+            if t <= start {
+                free += 1;
+            } else {
+                match ends.last_mut() {
+                    Some((e, c)) if *e == t => *c += 1,
+                    _ => {
+                        let c = ends.last().map_or(free, |x| x.1);
+                        ends.push((t, c + 1));
+                    }
+                }
+            }
+        }
+        let free_by = |t: f64| -> Vec<u32> {
+            let c: Vec<usize> = avail
+                .iter()
+                .copied()
+                .filter(|&k| self.free_at[k] <= t)
+                .collect();
+            best_fit(&c, need)
+        };
+        if free >= need {
+            return Some((start, free_by(start)));
+        }
+        let first = ends.first()?.0;
+        let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
+        let mut window = WILL_RUN_WINDOW;
+        let mut k = 0;
+        loop {
+            let mut upto = start;
+            let mut count = free;
+            let mut more = true;
+            while k < ends.len() {
+                if ends[k].0 > later {
+                    more = false;
+                    break;
+                }
+                upto = ends[k].0;
+                count = ends[k].1;
+                k += 1;
+                if k == ends.len() {
+                    more = false;
+                    break;
+                }
+                if ends[k].0 > bound + window {
+                    break;
+                }
+            }
+            if count >= need {
+                let sel = free_by(upto);
+                let t = sel
+                    .iter()
+                    .map(|&x| self.free_at[x as usize])
+                    .fold(start, f64::max);
+                return Some((t, sel));
+            }
+            if !more {
+                return None;
+            }
+            window *= 2.0;
+            while k < ends.len() && ends[k].0 > bound + window {
+                window *= 2.0;
+            }
+        }
     }
 }
 
@@ -1982,5 +2424,170 @@ impl Scheduler for SlurmPolicy {
             t = t.min(self.next_bf);
         }
         Some(begin.map_or(t, |b| b.min(t)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The select plugin's best fit of consecutive nodes: the smallest
+    /// run that suffices, its lowest nodes; while none suffices, the
+    /// largest run whole, then again for the rest.
+    #[test]
+    fn best_fit_takes_the_smallest_run_that_suffices() {
+        let cands = [0, 1, 2, 5, 6, 9];
+        assert_eq!(best_fit(&cands, 1), vec![9]);
+        assert_eq!(best_fit(&cands, 2), vec![5, 6]);
+        assert_eq!(best_fit(&cands, 3), vec![0, 1, 2]);
+        assert_eq!(best_fit(&cands, 4), vec![0, 1, 2, 9]);
+        assert_eq!(best_fit(&cands, 6), vec![0, 1, 2, 5, 6, 9]);
+    }
+
+    /// The will-run test: J needs 2 nodes; node 0 is free now, node 1
+    /// frees at 100, node 2 at 110 and node 3 at 200. The first group
+    /// holds the jobs ending within 30 s of 100 rounded up to 30 (120):
+    /// up to 150, so nodes 0–2 are free; the best fit of the run 0–2 is
+    /// nodes 0 and 1, and J is planned at 100. A reservation of node 1
+    /// over J's whole slot moves it: nodes 0 and 2, at 110.
+    #[test]
+    fn the_will_run_test_plans_at_the_latest_end_of_the_nodes_chosen() {
+        let mut np = NodePlan::new(vec![0.0, 100.0, 110.0, 200.0]);
+        let slot = |t: f64| (t, t + 60.0);
+        assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (100.0, vec![0, 1]));
+        np.reserve(1, 0.0, 1000.0);
+        assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (110.0, vec![0, 2]));
+        // Three nodes: node 1 is reserved, so node 3 (free at 200).
+        assert_eq!(np.will_run(0.0, 3, 60.0, 1e9, slot), (200.0, vec![0, 2, 3]));
+    }
+
+    /// The will-run test as its rule reads, walking every node at each
+    /// retry and sorting the ends: the oracle for [`NodePlan::will_run`].
+    fn will_run_plain(
+        np: &NodePlan,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        let n = np.free_at.len();
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            let first = (0..n)
+                .filter(|&k| np.free_at[k].is_finite())
+                .filter_map(|k| np.next_after(k, start).map(|r| r.0))
+                .filter(|&s| s > start)
+                .fold(f64::INFINITY, f64::min);
+            let later = np.later_from(start, end, first);
+            let avail: Vec<usize> = (0..n)
+                .filter(|&k| {
+                    np.free_at[k].is_finite()
+                        && np.next_after(k, start).is_none_or(|(s, _)| s >= end)
+                })
+                .collect();
+            let free_by = |t: f64| -> Vec<usize> {
+                avail
+                    .iter()
+                    .copied()
+                    .filter(|&k| np.free_at[k] <= t)
+                    .collect()
+            };
+            let mut got = None;
+            if free_by(start).len() >= need {
+                got = Some((start, best_fit(&free_by(start), need)));
+            } else {
+                let mut ends: Vec<f64> = avail
+                    .iter()
+                    .map(|&k| np.free_at[k])
+                    .filter(|&t| t > start && t <= later)
+                    .collect();
+                ends.sort_by(f64::total_cmp);
+                ends.dedup();
+                if let Some(&f) = ends.first() {
+                    let bound = f - f.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
+                    let mut window = WILL_RUN_WINDOW;
+                    let mut k = 0;
+                    while k < ends.len() {
+                        // One group: every end within the window.
+                        while k < ends.len() && (k == 0 || ends[k] <= bound + window) {
+                            k += 1;
+                        }
+                        let c = free_by(ends[k - 1]);
+                        if c.len() >= need {
+                            let sel = best_fit(&c, need);
+                            let t = sel
+                                .iter()
+                                .map(|&x| np.free_at[x as usize])
+                                .fold(start, f64::max);
+                            got = Some((t, sel));
+                            break;
+                        }
+                        window *= 2.0;
+                        while k < ends.len() && ends[k] > bound + window {
+                            window *= 2.0;
+                        }
+                    }
+                }
+            }
+            if let Some((t, sel)) = got {
+                let (s, e) = slot(t);
+                if !sel
+                    .iter()
+                    .any(|&k| np.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e))
+                {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// Random plans (running jobs' ends, reservations, jobs) give the
+    /// same start and nodes from [`NodePlan::will_run`] as from the
+    /// plain walk over every node.
+    #[test]
+    fn the_will_run_test_agrees_with_the_plain_walk() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..300 {
+            let n = 1 + rnd(24) as usize;
+            let free_at: Vec<f64> = (0..n)
+                .map(|_| match rnd(5) {
+                    0 => 0.0,
+                    1 => f64::INFINITY,
+                    _ => (rnd(40) * 15) as f64,
+                })
+                .collect();
+            let mut np = NodePlan::new(free_at);
+            for _ in 0..rnd(3 * n as u64 + 1) {
+                let s = (rnd(60) * 10) as f64;
+                np.reserve(rnd(n as u64) as usize, s, s + (1 + rnd(20)) as f64 * 10.0);
+            }
+            for _ in 0..5 {
+                let need = 1 + rnd(n as u64) as usize;
+                let tl = (1 + rnd(12)) as f64 * 10.0;
+                let slot = |t: f64| {
+                    (
+                        (t / 30.0).floor() * 30.0,
+                        ((t + tl + 29.0) / 30.0).floor() * 30.0,
+                    )
+                };
+                assert_eq!(
+                    np.will_run(0.0, need, tl, 500.0, slot),
+                    will_run_plain(&np, 0.0, need, tl, 500.0, slot)
+                );
+            }
+        }
     }
 }
