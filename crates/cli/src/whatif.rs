@@ -51,6 +51,11 @@ pub(crate) struct Args {
     /// The allocator that places the jobs.
     #[arg(long, default_value = "paging")]
     allocator: String,
+    /// Backfill's plan: nodes (slurmctld's will-run test, node by node) or
+    /// counts (free-node counts over exact ends: faster on large machines,
+    /// further from slurmctld's schedules).
+    #[arg(long, default_value = "nodes", value_parser = ["nodes", "counts"])]
+    plan: String,
     /// Also write the table as CSV to this file.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -186,8 +191,9 @@ fn run_one(
     let table = JobTable::from_sacct(trace, nodes, &shown(&a.trace));
     let name = format!("slurm[conf={}]", conf_path.display());
     let inputs = Inputs::new(conf, tree.clone(), qos.clone(), table);
-    let mut policy =
-        SlurmPolicy::new(inputs, nodes, name, RequestMapping::default()).map_err(input_error)?;
+    let mut policy = SlurmPolicy::new(inputs, nodes, name, RequestMapping::default())
+        .map_err(input_error)?
+        .with_count_plan(a.plan == "counts");
     // A job a limit holds even on an idle machine is an input error,
     // unless its QOS refuses it at submission (DenyOnLimit): then it is
     // counted here and never runs.

@@ -783,3 +783,22 @@ fn time_limits_are_enforced_at_the_periodic_check() {
     let out = run(&mut p, 4, &jobs, &[], |_, _| {}).unwrap();
     assert_eq!(out.end.get(&2), Some(&70.0));
 }
+
+/// `plan=` picks backfill's plan: `nodes` (the default, printed bare) or
+/// `counts` (printed), and nothing else.
+#[test]
+fn the_backfill_plan_is_a_parameter_of_two_values() {
+    let topo: partalloc_topology::Topology = "mesh:16x1".parse().unwrap();
+    let build = |s: &str| {
+        partalloc_schedulers::registry::POLICIES
+            .spec(s)
+            .and_then(|spec| spec.build(&topo))
+    };
+    assert_eq!(build("slurm[plan=nodes]").unwrap().name(), "slurm");
+    assert_eq!(
+        build("slurm[plan=counts]").unwrap().name(),
+        "slurm[plan=counts]"
+    );
+    let e = build("slurm[plan=pages]").unwrap_err().to_string();
+    assert!(e.contains("plan") && e.contains("counts"), "{e}");
+}

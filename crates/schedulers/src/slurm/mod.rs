@@ -110,6 +110,18 @@ pub fn build(spec: &StrategySpec, topology: &Topology) -> Result<SlurmPolicy, Po
             .invalid("completing", "must be a number of seconds, 0 or more")
             .into());
     }
+    let counts = match spec.get("plan").unwrap_or("nodes") {
+        "nodes" => false,
+        "counts" => true,
+        _ => {
+            return Err(spec
+                .invalid(
+                    "plan",
+                    "must be nodes (slurmctld's will-run test) or counts",
+                )
+                .into());
+        }
+    };
     let inputs = load(
         c.as_deref(),
         a.as_deref(),
@@ -145,10 +157,14 @@ pub fn build(spec: &StrategySpec, topology: &Topology) -> Result<SlurmPolicy, Po
     if completing > 0.0 {
         params.push(format!("completing={completing}"));
     }
+    if counts {
+        params.push("plan=counts".to_owned());
+    }
     let name = crate::entry::with_rotate("slurm", mapping, params.join(","));
     let mut p = SlurmPolicy::new(inputs, nodes, name, mapping)
         .map_err(fail)?
-        .with_completing(completing);
+        .with_completing(completing)
+        .with_count_plan(counts);
     p.check_table(ids).map_err(fail)?;
     Ok(p)
 }
@@ -173,6 +189,11 @@ const PARAMS: &[ParamInfo] = &[
         name: "trace",
         default: "(none: every job in the default account, QOS and partition)",
         doc: "the sacct dump being replayed, read for its Account, User, QOS, Partition and Timelimit columns",
+    },
+    ParamInfo {
+        name: "plan",
+        default: "nodes",
+        doc: "backfill's plan: nodes (slurmctld's will-run test, node by node) or counts (free-node counts over exact ends: faster, further from slurmctld)",
     },
     ParamInfo {
         name: "completing",
