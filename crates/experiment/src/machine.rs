@@ -422,7 +422,7 @@ const MESSAGE_CHARS: usize = 120;
 /// A parser's message as an error repeats it: control characters escaped,
 /// every word of it (a key or value the parser quotes) cut to the
 /// [`ECHO_CHARS`](partalloc_topology::ECHO_CHARS) every echoed input is
-/// cut to, and the whole cut with `…` past [`MESSAGE_CHARS`] characters.
+/// cut to, and the whole cut with `…` past 120 characters.
 ///
 /// ```
 /// let key = "k".repeat(1 << 20);
