@@ -585,6 +585,85 @@ mod tests {
         assert!(missing.is_empty(), "README.md does not name {missing:?}");
     }
 
+    /// Whether `line` indexes a word slice by a bit position (`[i / 64]`,
+    /// `[i >> 6]`, `[lo / 64..]`): the mark of a hand-rolled bitset.
+    fn indexes_a_word_by_bit(line: &str) -> bool {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            return false;
+        }
+        let by_bit = |inner: &str| {
+            ["/ 64", "/64", ">> 6", ">>6"].iter().any(|op| {
+                inner.match_indices(op).any(|(at, _)| {
+                    !inner[at + op.len()..].starts_with(|c: char| c.is_ascii_digit())
+                })
+            })
+        };
+        let mut rest = code;
+        while let Some(open) = rest.find('[') {
+            rest = &rest[open + 1..];
+            if let Some(close) = rest.find(']')
+                && by_bit(&rest[..close])
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn the_bitset_rule_sees_word_indexing() {
+        assert!(indexes_a_word_by_bit("    words[i / 64] |= 1 << (i % 64);"));
+        assert!(indexes_a_word_by_bit("if w[lo >> 6] & m != 0 {"));
+        assert!(indexes_a_word_by_bit(
+            "words[lo / 64..(lo + size) / 64].iter()"
+        ));
+        assert!(!indexes_a_word_by_bit("let x = [a / 640, b >> 63];"));
+        assert!(!indexes_a_word_by_bit("// words[i / 64] in a comment"));
+        assert!(!indexes_a_word_by_bit("let w = n / 64; v[w]"));
+    }
+
+    /// One flat bitset: the single bits of a word slice are read and
+    /// written only in `NodeSet`'s and `FreeSet`'s files, as the "one home
+    /// per concept" table of ARCHITECTURE.md says; other code goes through
+    /// them (or `nodeset::{word_bit, set_word_bit}` for words it keeps).
+    #[test]
+    fn no_bitset_outside_nodeset_and_freeset() {
+        let homes = [
+            Path::new("crates/topology/src/nodeset.rs"),
+            Path::new("crates/topology/src/freeset.rs"),
+        ];
+        let mut files = Vec::new();
+        sources(&root().join("crates"), &mut files);
+        let mut found = Vec::new();
+        for f in &files {
+            let rel = f.strip_prefix(root()).unwrap_or(f);
+            if homes.contains(&rel) {
+                continue;
+            }
+            let text = fs::read_to_string(f).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if indexes_a_word_by_bit(line) {
+                    found.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "bits of a word slice handled outside NodeSet/FreeSet (use \
+             NodeSet, FreeSet or nodeset::word_bit/set_word_bit):\n{}",
+            found.join("\n")
+        );
+        let map = fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+        for home in homes {
+            assert!(
+                map.contains(&*home.to_string_lossy()),
+                "ARCHITECTURE.md does not name {}",
+                home.display()
+            );
+        }
+    }
+
     /// One YAML reader: `yaml-rust2` is the workspace's only YAML crate,
     /// and only `partalloc-topology` (its Slurm and Kueue files) reads YAML
     /// in its library; other crates' tests may read their YAML goldens

@@ -18,6 +18,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use partalloc_topology::NodeSet;
+use partalloc_topology::nodeset::word_bit;
 
 /// How a searching strategy checks candidate boxes: with row bit words or
 /// node by node. Both choose the same box.
@@ -150,7 +151,7 @@ impl RowGrid {
     #[inline]
     #[must_use]
     pub(crate) fn is_set(&self, x: usize, y: usize) -> bool {
-        self.words[y * self.per_row + x / 64] >> (x % 64) & 1 == 1
+        word_bit(self.row(y), x)
     }
 
     /// Free nodes of row `y` in columns `lo..hi`, a word at a time.
@@ -240,7 +241,7 @@ mod tests {
                     let mut row = vec![0u64; g.per_row()];
                     let any = set_range(&mut row, lo, hi);
                     for x in 0..width {
-                        prop_assert_eq!(row[x / 64] >> (x % 64) & 1 == 1, (lo..hi).contains(&x));
+                        prop_assert_eq!(word_bit(&row, x), (lo..hi).contains(&x));
                     }
                     prop_assert_eq!(any != 0, lo < hi);
                 }

@@ -156,3 +156,35 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command that takes `--topology` lists every machine family in
+    /// its help, from the one table of families.
+    #[test]
+    fn every_topology_flag_lists_every_family() {
+        let cli = super::Cli::command();
+        let mut seen = 0;
+        for sub in cli.get_subcommands() {
+            let Some(arg) = sub.get_arguments().find(|a| a.get_id() == "topology") else {
+                continue;
+            };
+            seen += 1;
+            let help = arg
+                .get_long_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            for family in partalloc_experiment::forms::FAMILIES {
+                assert!(
+                    help.contains(family.help),
+                    "`{} --topology` help misses {}",
+                    sub.get_name(),
+                    family.kind
+                );
+            }
+        }
+        assert!(seen >= 6, "only {seen} commands take --topology");
+    }
+}

@@ -26,7 +26,7 @@ pub(crate) struct Args {
     format: ListFormat,
     /// Only the strategies and policies that run on this machine (with
     /// their default parameters); the others are listed with the reason.
-    #[arg(long, short)]
+    #[arg(long, short, long_help = partalloc_experiment::forms::topology_help())]
     topology: Option<String>,
 }
 

@@ -84,10 +84,10 @@ impl TestAlloc {
                     return Err(invalid("larger than the machine"));
                 }
                 let size = 1usize << k;
-                let words = self.occ.blocked().words();
+                let blocked = self.occ.blocked();
                 for alpha in 0..(1u32 << (n - k)) {
                     let lo = alpha as usize * size;
-                    if block_free(words, lo, size) {
+                    if blocked.is_empty_in(lo, lo + size) {
                         let s =
                             Subcube::aligned(n, k, alpha).map_err(|e| invalid(&e.to_string()))?;
                         return Ok(Some(Partition::Subcube(s)));
@@ -193,16 +193,5 @@ impl Allocator for TestAlloc {
     fn recognizable(&self, request: &Request) -> Result<Vec<Partition>, AllocError> {
         let fresh = Self::new(self.topology.clone());
         Ok(fresh.find(request)?.into_iter().collect())
-    }
-}
-
-/// Whether the aligned block of `size` (a power of two) nodes at `lo` is
-/// clear in the busy bitmap.
-fn block_free(words: &[u64], lo: usize, size: usize) -> bool {
-    if size >= 64 {
-        words[lo / 64..(lo + size) / 64].iter().all(|&w| w == 0)
-    } else {
-        let mask = ((1u64 << size) - 1) << (lo % 64);
-        words[lo / 64] & mask == 0
     }
 }

@@ -58,7 +58,7 @@ mod grid;
 mod gridbox;
 mod hypercube;
 mod kary_gray;
-mod nodeset;
+pub mod nodeset;
 mod orientation;
 mod partition_step;
 pub mod pod;

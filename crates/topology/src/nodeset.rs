@@ -8,6 +8,35 @@ use core::fmt;
 
 use crate::{NodeId, TopologyError};
 
+/// Whether bit `i` of a word slice is set (bit `i % 64` of word `i / 64`):
+/// the one reading of a single bit of a bare word slice, for the scans
+/// that keep rows or rank sets as words of their own.
+///
+/// ```
+/// use partalloc_topology::nodeset::{set_word_bit, word_bit};
+/// let mut words = [0u64; 2];
+/// set_word_bit(&mut words, 70);
+/// assert!(word_bit(&words, 70) && !word_bit(&words, 6));
+/// assert_eq!(words, [0, 1 << 6]);
+/// ```
+///
+/// # Panics
+/// If `i / 64` is past the slice.
+#[must_use]
+#[inline]
+pub fn word_bit(words: &[u64], i: usize) -> bool {
+    words[i / 64] >> (i % 64) & 1 == 1
+}
+
+/// Sets bit `i` of a word slice (see [`word_bit`]).
+///
+/// # Panics
+/// If `i / 64` is past the slice.
+#[inline]
+pub fn set_word_bit(words: &mut [u64], i: usize) {
+    words[i / 64] |= 1 << (i % 64);
+}
+
 /// A set of node ids `0..len`, stored as one bit per node.
 ///
 /// ```
@@ -132,7 +161,7 @@ impl NodeSet {
     #[inline]
     pub fn contains(&self, id: NodeId) -> bool {
         let i = id as usize;
-        i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
+        i < self.len && word_bit(&self.words, i)
     }
 
     fn check(&self, id: NodeId) -> Result<usize, TopologyError> {

@@ -45,6 +45,7 @@ use core::fmt;
 use core::str::FromStr;
 use std::sync::Arc;
 
+use partalloc_topology::nodeset::set_word_bit;
 use partalloc_topology::{Grid, NodeId, NodeSet, Topology, TopologyKind};
 use thiserror::Error;
 
@@ -516,7 +517,7 @@ impl CurveAllocator {
         let (nodes, ids) = (&self.curve.nodes, &mut self.ids);
         let mut mark = |r: usize| {
             let node = nodes[r] as usize;
-            ids[node / 64] |= 1 << (node % 64);
+            set_word_bit(ids, node);
             lo = lo.min(node / 64);
             hi = hi.max(node / 64 + 1);
         };

@@ -38,6 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use partalloc_topology::nodeset::set_word_bit;
 use partalloc_topology::{GridBox, Topology};
 
 use super::scan::{SEARCH_PARAM, Search, search_methods, search_param, spec_name};
@@ -251,7 +252,7 @@ impl BusyList {
                 for r in &s.busy {
                     let (x, y) = (r.hi(0) as usize + 1, r.hi(1) + 1);
                     if x < width as usize {
-                        cols[x / 64] |= 1 << (x % 64);
+                        set_word_bit(&mut cols, x);
                     }
                     if y < height {
                         ys.push(y);

@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use partalloc_topology::nodeset::word_bit;
 use partalloc_topology::{Coords, GridBox, NodeId, OrientationOrder, Orientations, Topology};
 
 pub use crate::rowgrid::SearchMode;
@@ -428,7 +429,7 @@ pub(crate) fn first_free_base(
         // run[x] = free nodes from x rightwards in this row.
         for x in (0..width).rev() {
             let i = x + r * width;
-            run[x] = if blocked[i / 64] >> (i % 64) & 1 == 1 {
+            run[x] = if word_bit(blocked, i) {
                 0
             } else {
                 run[x + 1] + 1
@@ -470,11 +471,7 @@ pub(crate) fn free_bases(
         let mut run = 0u32;
         for x in (0..width).rev() {
             let i = x + width * y;
-            run = if blocked[i / 64] >> (i % 64) & 1 == 1 {
-                0
-            } else {
-                run + 1
-            };
+            run = if word_bit(blocked, i) { 0 } else { run + 1 };
             runs[i] = run;
         }
     }

@@ -16,6 +16,7 @@
 use core::cell::RefCell;
 
 use partalloc_topology::GridBox;
+use partalloc_topology::nodeset::{set_word_bit, word_bit};
 
 use super::MeshCore;
 use crate::BuildError;
@@ -310,7 +311,7 @@ impl MeshScratch {
             return false;
         }
         let (x, y) = (x as usize, y as usize);
-        self.bases[y * self.nw + x / 64] >> (x % 64) & 1 == 1
+        word_bit(&self.bases[y * self.nw..], x)
     }
 
     /// Whether node ⟨x,y⟩ (on the mesh) is free in `free`.
@@ -583,7 +584,7 @@ pub(crate) fn frame_slide_fast(
     s.row.resize(nw, 0);
     let mut x = xs as usize;
     while x < width as usize {
-        s.row[x / 64] |= 1 << (x % 64);
+        set_word_bit(&mut s.row, x);
         x += a as usize;
     }
     s.bases.clear();
@@ -616,12 +617,13 @@ pub(crate) fn frame_slide_fast(
 #[cfg(test)]
 mod tests {
     use super::longest_run;
+    use partalloc_topology::nodeset::word_bit;
 
     /// The longest run by bits, one at a time.
     fn naive(row: &[u64], width: usize) -> u32 {
         let (mut best, mut cur) = (0, 0);
         for x in 0..width {
-            if row[x / 64] >> (x % 64) & 1 == 1 {
+            if word_bit(row, x) {
                 cur += 1;
                 best = best.max(cur);
             } else {

@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use partalloc_topology::nodeset::{set_word_bit, word_bit};
 use partalloc_topology::{NodeId, Topology};
 
 use crate::entry::{ANY_TOPOLOGY, AllocatorEntry, Entry, ParamInfo, StrategyInfo};
@@ -172,13 +173,13 @@ impl RandomNodes {
             return;
         }
         for j in free - want..free {
-            let t = rng.below(j + 1);
-            let (w, b) = ((t / 64) as usize, t % 64);
-            if self.chosen[w] >> b & 1 == 1 {
-                self.chosen[(j / 64) as usize] |= 1 << (j % 64);
+            let t = rng.below(j + 1) as usize;
+            let pick = if word_bit(&self.chosen, t) {
+                j as usize
             } else {
-                self.chosen[w] |= 1 << b;
-            }
+                t
+            };
+            set_word_bit(&mut self.chosen, pick);
         }
     }
 }
