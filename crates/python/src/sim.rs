@@ -3,16 +3,18 @@
 
 use std::path::Path;
 
-use partalloc_simkit::observe::GrantLog;
 use partalloc_experiment::MachineSource;
 use partalloc_experiment::experiment::{
     Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource, WorkloadSource,
 };
-use partalloc_simkit::{MAX_RECORDED_JOBS, Report, ResultValue, Results, SlowdownBound, TraceError};
-use partalloc_workload::lublin::LublinSpec;
+use partalloc_simkit::observe::GrantLog;
+use partalloc_simkit::{
+    MAX_RECORDED_JOBS, Report, ResultValue, Results, SlowdownBound, TraceError,
+};
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
+use partalloc_workload::lublin::LublinSpec;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -209,9 +211,9 @@ fn refusal(e: ExperimentError, seeds: u64) -> PyErr {
         ExperimentError::Lublin(e) => value_error(format!("model: {e}")),
         ExperimentError::LublinJob(e) => value_error(format!("model: {e}")),
         ExperimentError::Source(
-            e @ partalloc_experiment::SourceError::File(
-                partalloc_topology::files::FileError::Io { .. },
-            ),
+            e @ partalloc_experiment::SourceError::File(partalloc_topology::files::FileError::Io {
+                ..
+            }),
         ) => PyOSError::new_err(e.to_string()),
         e => value_error(e),
     }
@@ -316,13 +318,13 @@ fn simulate<'py>(
     exp.replications = seeds;
     exp.runtime_model = runtime;
     exp.slowdown_bound = slowdown_bound;
-    exp.stop = RunLength {
-        jobs,
-        time,
-        warmup,
-    };
+    exp.stop = RunLength { jobs, time, warmup };
     exp.record_jobs = records;
-    let prepared = exp.check_on(topology.clone()).map_err(|e| refusal(e, seeds))?;
+    // The check builds the strategy and the policy once: an exception a
+    // Python class raised there is raised as itself.
+    let prepared = exp
+        .check_on(topology.clone())
+        .map_err(|e| callbacks.or(refusal(e, seeds)))?;
     let (trace_jobs, description) = match prepared.trace() {
         Some(t) => {
             let (jobs, text) = read_source(t, &prepared, jobs)?;

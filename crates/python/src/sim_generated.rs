@@ -13,7 +13,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-
 /// The workload options `simulate(workload=…)` accepts, as the tool's flags
 /// (those of [`WorkloadOptions`], jobs and warm-up aside, and the load).
 const KEYS: &[&str] = &[

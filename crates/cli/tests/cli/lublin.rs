@@ -186,7 +186,12 @@ fn simulate_with_the_model_runs_the_jobs_generate_writes() {
     let d = dir.path();
     for (machine, allocator, model, mapping) in [
         ("mesh:16x16", "fsl", "lublin:batch", "shapes"),
-        ("mesh:16x8", "paging", "lublin:mixed:batch.serial=0.2", "nodes"),
+        (
+            "mesh:16x8",
+            "paging",
+            "lublin:mixed:batch.serial=0.2",
+            "nodes",
+        ),
         ("hypercube:7", "buddy", "lublin:whole", "shapes"),
     ] {
         ok(&run_in(
@@ -197,8 +202,18 @@ fn simulate_with_the_model_runs_the_jobs_generate_writes() {
             ],
         ));
         let common = [
-            "simulate", "-t", machine, "-a", allocator, "--mapping", mapping, "--format", "json",
-            "--seed", "5", "-q",
+            "simulate",
+            "-t",
+            machine,
+            "-a",
+            allocator,
+            "--mapping",
+            mapping,
+            "--format",
+            "json",
+            "--seed",
+            "5",
+            "-q",
         ];
         let replayed = ok(&run_in(d, &[&common[..], &["--trace", "g.swf"]].concat()));
         let modelled = ok(&run_in(
@@ -220,7 +235,11 @@ fn simulate_with_the_model_runs_the_jobs_generate_writes() {
         // jobs.
         let two = ok(&run_in(
             d,
-            &[&common[..], &["--model", model, "--jobs", "400", "--seeds", "2"]].concat(),
+            &[
+                &common[..],
+                &["--model", model, "--jobs", "400", "--seeds", "2"],
+            ]
+            .concat(),
         ));
         let two: Value = serde_json::from_str(&two).unwrap();
         let one = results(&modelled);
@@ -242,8 +261,17 @@ fn a_sweep_with_the_model_scales_its_jobs_as_a_sweep_of_its_trace() {
     ok(&run_in(
         d,
         &[
-            "generate", "-t", "mesh:16x16", "--model", "lublin:batch", "--jobs", "300", "--seed",
-            "4", "--out", "g.swf",
+            "generate",
+            "-t",
+            "mesh:16x16",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "--seed",
+            "4",
+            "--out",
+            "g.swf",
         ],
     ));
     let head = "topologies = [\"mesh:16x16\"]\nallocators = [\"fsl\", \"paging\"]\nloads = [0.3, 0.7]\nseed = 4\nseeds = 1\n";
@@ -308,7 +336,9 @@ fn a_bad_model_is_one_line_in_each_front_end_and_writes_nothing() {
         let o = run_in(
             d,
             &[
-                &["simulate", "-t", "mesh:8x8", "-a", "fsl", "--model", "lublin"][..],
+                &[
+                    "simulate", "-t", "mesh:8x8", "-a", "fsl", "--model", "lublin",
+                ][..],
                 extra,
             ]
             .concat(),
