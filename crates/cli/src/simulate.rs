@@ -346,18 +346,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         let pool = crate::progress::pool(args.threads)?;
         let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
         let r = pool.install(|| {
-            prepared.run(
-                &|r| {
-                    (grants && r == 0)
-                        .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS))
-                },
-                &|| bar.inc(1),
-            )
+            prepared
+                .run(
+                    &|r| {
+                        (grants && r == 0)
+                            .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS))
+                    },
+                    &|| bar.inc(1),
+                )
+                .map_err(|e| refusal(args, e))
         });
         bar.finish_and_clear();
         let mut first = None;
-        let reports = r
-            .map_err(|e| refusal(args, e))?
+        let reports = r?
             .into_iter()
             .map(|(report, log)| {
                 first = first.take().or(log);

@@ -71,6 +71,10 @@ pub const MAX_GENERATED_JOBS: u64 = 10_000_000;
 /// Where an experiment's jobs come from.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per experiment, built once; the model's text holds every parameter of both classes"
+)]
 pub enum WorkloadSource {
     /// Drawn by the workload laws, endlessly, at an offered load; a run
     /// stops after its measured jobs.
@@ -364,6 +368,10 @@ impl Experiment {
 
 /// The jobs of a checked experiment.
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per checked experiment; the generator's tables are read per job"
+)]
 enum Jobs {
     Generated {
         options: WorkloadOptions,
