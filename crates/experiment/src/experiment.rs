@@ -366,6 +366,20 @@ impl Experiment {
     }
 }
 
+/// The jobs of the Lublin `model` drawn from `rng` as a run takes them:
+/// each node count mapped to a request by `mapping` as a replay of the
+/// model's SWF trace maps it (the job number is the id + 1 of the trace),
+/// so that the model and a replay of `partalloc generate --model`'s output
+/// run the same jobs. Endless; a count the mapping cannot serve is an
+/// error in its place.
+pub fn lublin_jobs<'a, R: partalloc_workload::Rng + ?Sized>(
+    model: &'a LublinModel,
+    mapping: &'a ShapeMapping,
+    rng: &'a mut R,
+) -> impl Iterator<Item = Result<Job, SwfError>> + 'a {
+    model.jobs(rng).map(|j| j.swf_record().to_job(mapping))
+}
+
 /// The jobs of a checked experiment.
 #[derive(Debug)]
 #[expect(
@@ -495,14 +509,9 @@ impl Prepared {
         let mapping = mapping.on(&self.topology);
         let mut rng = self.reps.rng(r);
         let n = usize::try_from(*jobs).unwrap_or(usize::MAX);
-        model
-            .jobs(&mut rng)
+        lublin_jobs(model, &mapping, &mut rng)
             .take(n)
-            .map(|j| {
-                j.swf_record()
-                    .to_job(&mapping)
-                    .map_err(ExperimentError::LublinJob)
-            })
+            .map(|j| j.map_err(ExperimentError::LublinJob))
             .collect()
     }
 
@@ -579,10 +588,9 @@ impl Prepared {
         mut observer: O,
     ) -> Result<(Report, O), ExperimentError> {
         let failed: Cell<Option<SwfError>> = Cell::new(None);
-        let jobs = model
-            .jobs(rng)
+        let jobs = lublin_jobs(model, mapping, rng)
             .take(n)
-            .map_while(|j| match j.swf_record().to_job(mapping) {
+            .map_while(|j| match j {
                 Ok(job) => Some(job),
                 Err(e) => {
                     failed.set(Some(e));

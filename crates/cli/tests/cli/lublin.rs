@@ -387,3 +387,68 @@ fn a_bad_model_is_one_line_in_each_front_end_and_writes_nothing() {
         assert!(!d.join("bad.csv").exists());
     }
 }
+
+#[test]
+fn show_with_the_model_draws_the_machine_a_replay_of_its_trace_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run_in(
+        d,
+        &[
+            "generate",
+            "-t",
+            "mesh:16x16",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "--seed",
+            "2",
+            "--out",
+            "g.swf",
+        ],
+    ));
+    let show = |source: &[&str]| {
+        ok(&run_in(
+            d,
+            &[
+                &[
+                    "show",
+                    "-t",
+                    "mesh:16x16",
+                    "-a",
+                    "fsl",
+                    "--at",
+                    "40000",
+                    "--seed",
+                    "2",
+                ][..],
+                source,
+            ]
+            .concat(),
+        ))
+    };
+    let modelled = show(&["--model", "lublin:batch"]);
+    assert_eq!(modelled, show(&["--trace", "g.swf"]));
+    assert!(modelled.contains("running on"), "{modelled}");
+    let o = run_in(
+        d,
+        &[
+            "show",
+            "-t",
+            "mesh:16x16",
+            "-a",
+            "fsl",
+            "--at",
+            "1",
+            "--model",
+            "lublin:batch:uhi=9",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("error: --model: uhi=9 is above log2"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
