@@ -310,16 +310,13 @@ fn refusal(args: &Args, e: ExperimentError) -> CliError {
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
-    // Parsed once here; their errors come where the run first needs them.
+    // Parsed once here (the allocator's error first) into the experiment
+    // value, which is checked on the machine after the outputs.
     let strategies = Strategies::parse(&args.allocator, &args.scheduler);
-    let machine_files = crate::run::topology_files(&args.topology);
-    let inputs: Vec<&std::path::Path> = args
-        .trace
-        .trace
-        .as_deref()
-        .into_iter()
-        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
-        .collect();
+    let exp = experiment(args, &strategies)?;
+    // Every file the experiment reads: no output may replace one.
+    let inputs = exp.inputs();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--output", args.output.as_deref()),
         ("--jobs-csv", args.jobs_csv.as_deref()),
@@ -329,7 +326,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     .filter_map(|(f, p)| p.map(|p| (f, p)))
     .collect();
     crate::output::check_outputs(&outputs, &inputs)?;
-    let exp = experiment(args, &strategies)?;
     let prepared = exp
         .check_on(topology.clone())
         .map_err(|e| refusal(args, e))?;
