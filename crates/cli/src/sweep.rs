@@ -19,8 +19,7 @@ use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{
-    MeasureSet, Replications, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError,
-    Sweep, SweepError,
+    MeasureSet, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
 };
 use partalloc::topology::Topology;
 use rayon::prelude::*;
@@ -30,7 +29,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Keep, Setup, parse_topology, run_generated};
+use crate::run::{Setup, parse_topology};
 use crate::shard::{self, ClusterArgs, SweepCommand};
 use partalloc::workload::{Job, ShapeMapping, TraceFormat, TraceMapping, WorkloadOptions};
 use partalloc_experiment::experiment::{LublinSource, Prepared, RunLength, WorkloadSource};
@@ -710,22 +709,39 @@ fn run_point(
         }
         return Ok(reports);
     }
-    let w = exp.workload.build(topo, p.load)?;
-    let reps = Replications::new(exp.seed, seeds)
-        .map_err(|e| CliError::input(format!("seeds: {e}")))?
-        .with_runtime_model(valid.runtime_model);
-    let (reports, _) = run_generated(
-        setup,
-        &w,
-        &exp.workload,
-        reps,
-        base,
-        Keep {
-            records,
-            grants: false,
+    // A generated point is an experiment of its own: the file's workload
+    // at the point's load, checked on the machine and run.
+    let mut point = partalloc_experiment::Experiment::new(
+        partalloc_experiment::MachineSource::parse(&p.topology),
+        WorkloadSource::Generated {
+            options: exp.workload.clone(),
+            load: p.load,
         },
-        &|| {},
-    )?;
+        setup.allocator.clone(),
+        setup.scheduler.clone(),
+    );
+    point.seed = exp.seed;
+    point.replications = seeds;
+    point.runtime_model = valid.runtime_model;
+    point.slowdown_bound = valid.slowdown_bound;
+    point.measures = valid.measures;
+    point.stop = RunLength {
+        jobs: Some(exp.workload.jobs),
+        time: None,
+        warmup: exp.workload.warmup,
+    };
+    point.record_jobs = records;
+    let reports = point
+        .check_on(topo.clone())
+        .and_then(|prepared| prepared.run(&|_| (), &|| {}))
+        .map_err(|e| match e {
+            partalloc_experiment::ExperimentError::Sim(e) => e.into(),
+            partalloc_experiment::ExperimentError::Workload(e) => e.into(),
+            e => CliError::input(e.to_string()),
+        })?
+        .into_iter()
+        .map(|(report, ())| report)
+        .collect();
     Ok(reports)
 }
 
