@@ -731,14 +731,15 @@ fn run_point(
         warmup: exp.workload.warmup,
     };
     point.record_jobs = records;
-    let reports = point
-        .check_on(topo.clone())
-        .and_then(|prepared| prepared.run(&|_| (), &|| {}))
-        .map_err(|e| match e {
-            partalloc_experiment::ExperimentError::Sim(e) => e.into(),
-            partalloc_experiment::ExperimentError::Workload(e) => e.into(),
-            e => CliError::input(e.to_string()),
-        })?
+    let refuse = |e| match e {
+        partalloc_experiment::ExperimentError::Sim(e) => CliError::from(e),
+        partalloc_experiment::ExperimentError::Workload(e) => e.into(),
+        e => CliError::input(e.to_string()),
+    };
+    let prepared = point.check_on(topo.clone()).map_err(refuse)?;
+    let reports = prepared
+        .run(&|_| (), &|| {})
+        .map_err(refuse)?
         .into_iter()
         .map(|(report, ())| report)
         .collect();
