@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use partalloc::simkit::Replications;
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::topology::Topology;
-use partalloc::workload::lublin::{LublinError, LublinSpec};
+use partalloc::workload::lublin::LublinSpec;
 use partalloc::workload::swf::{SwfHeader, SwfRecord, SwfWriter};
 
 use crate::error::CliError;
@@ -33,11 +33,7 @@ pub(crate) struct Args {
     topology: String,
     #[command(flatten)]
     workload: WorkloadArgs,
-    /// A workload model instead of the laws above: the Lublin–Feitelson
-    /// model, lublin[:mixed|batch|interactive|whole][:key=value…], e.g.
-    /// lublin:batch:serial=0.3 (see docs/lublin.md).
-    // Boxed: the parsed text holds every parameter of both classes.
-    #[arg(long, value_parser = parse_model, conflicts_with_all = ["load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
+    #[arg(long, help = crate::workload::MODEL_HELP, value_parser = crate::workload::parse_model, conflicts_with_all = ["load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
     model: Option<Box<LublinSpec>>,
     /// Jobs to write.
     #[arg(long, default_value_t = 1000)]
@@ -48,11 +44,6 @@ pub(crate) struct Args {
     /// The trace file to write.
     #[arg(long, short)]
     out: PathBuf,
-}
-
-/// Parses `--model` once, at the edge.
-fn parse_model(text: &str) -> Result<Box<LublinSpec>, LublinError> {
-    text.parse().map(Box::new)
 }
 
 /// Runs `partalloc generate`.

@@ -31,17 +31,13 @@ pub(crate) const MAX_SHOW_JOBS: usize = 1_000_000;
 /// experiment): the library's bound, which Python enforces too.
 pub(crate) const MAX_SEEDS: u64 = partalloc::simkit::MAX_REPLICATIONS;
 
-/// Most jobs whose records are kept for `simulate --jobs-csv`: the
-/// library's bound, which Python enforces too.
-pub(crate) const MAX_RECORDED_JOBS: u64 = partalloc::simkit::MAX_RECORDED_JOBS;
-
 /// Most worker threads (`--threads`): each costs a stack and start-up
 /// time before any work, and results never depend on the count.
 pub(crate) const MAX_THREADS: usize = 1024;
 
-/// Most jobs `generate` writes; the trace is built in memory and renamed
-/// into place.
-pub(crate) const MAX_GENERATED_JOBS: u64 = 10_000_000;
+/// Most jobs `generate` writes and a model draws per run (the library's
+/// bound, which Python enforces too).
+pub(crate) const MAX_GENERATED_JOBS: u64 = partalloc_experiment::experiment::MAX_GENERATED_JOBS;
 
 /// Refuses a machine above `max` nodes for `what` (e.g. "show"), and a
 /// pod above the library's bound.

@@ -47,6 +47,13 @@ impl Strategies {
         }
     }
 
+    /// Both specs, the allocator's error first.
+    pub(crate) fn specs(&self) -> Result<(AllocatorSpec, PolicySpec), SimError> {
+        let allocator = self.allocator.clone()?;
+        let scheduler = self.scheduler.clone()?;
+        Ok((allocator, scheduler))
+    }
+
     /// Both specs, each built once for `topology` to check it (the
     /// allocator first).
     pub(crate) fn checked<'a>(&'a self, topology: &'a Topology) -> Result<Setup<'a>, SimError> {

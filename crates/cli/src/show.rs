@@ -50,6 +50,8 @@ pub(crate) struct Args {
     workload: WorkloadArgs,
     #[command(flatten)]
     trace: TraceArgs,
+    #[arg(long, help = crate::workload::MODEL_HELP, value_parser = crate::workload::parse_model, conflicts_with_all = ["trace", "load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
+    model: Option<Box<partalloc::workload::lublin::LublinSpec>>,
     /// Master seed of the generated workload (replication 0 is shown).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -208,6 +210,21 @@ fn snapshot(args: &Args, topology: &Topology) -> Result<Snapshot, CliError> {
             .take_while(|j| j.arrival <= at)
             .take(MAX_SHOW_JOBS + 1)
             .collect()
+    } else if let Some(model) = &args.model {
+        // The jobs `generate --model` writes for the seed, as a replay of
+        // them maps their counts.
+        let m = model
+            .model(topology.num_nodes() as u64)
+            .map_err(|e| CliError::input(format!("--model: {e}")))?;
+        let mapping = args.trace.mapping(topology);
+        let mut rng = Replications::new(args.seed, 1)
+            .map_err(|e| CliError::input(e.to_string()))?
+            .rng(0);
+        partalloc_experiment::experiment::lublin_jobs(&m, &mapping, &mut rng)
+            .take_while(|j| j.as_ref().map_or(true, |j| j.arrival <= at))
+            .take(MAX_SHOW_JOBS + 1)
+            .collect::<Result<_, _>>()
+            .map_err(|e| CliError::input(format!("--model: {e}")))?
     } else {
         // Jobs and warm-up do not apply: the run goes on until `at`.
         let spec = args.workload.spec(1, 0);

@@ -5,21 +5,22 @@ use std::path::PathBuf;
 
 use partalloc::simkit::atomic::AtomicFile;
 use partalloc::simkit::observe::GrantLog;
-use partalloc::simkit::{
-    JobCsvWriter, MeasureSet, Replications, Report, ReportError, SimConfig, Stop,
-};
-use partalloc::topology::Topology;
+use partalloc::simkit::{JobCsvWriter, Report, ReportError, SimConfig, Simulation};
 use partalloc::workload::Job;
 use serde::Serialize;
 
 use crate::error::CliError;
 use crate::metrics::{Replication, Summary, reported, search_time_us, summarize};
 use crate::output::{Format, csv_text, json_text, num, write_atomic, write_or_emit};
-use crate::run::{Keep, Strategies, run_generated};
+use crate::run::Strategies;
 use crate::trace::{StreamEnd, TraceStream, read_trace};
 use crate::workload::{TraceArgs, WorkloadArgs};
 use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::TraceFormat;
+use partalloc::workload::lublin::LublinSpec;
+use partalloc_experiment::experiment::{
+    Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource, WorkloadSource,
+};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -39,10 +40,13 @@ pub(crate) struct Args {
     workload: WorkloadArgs,
     #[command(flatten)]
     trace: TraceArgs,
+    #[arg(long, help = crate::workload::MODEL_HELP, value_parser = crate::workload::parse_model, conflicts_with_all = ["trace", "load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
+    model: Option<Box<LublinSpec>>,
     #[command(flatten)]
     run: crate::run::RunFlags,
-    /// Jobs measured per seed (generated workload; default 1000), or the
-    /// first jobs of the trace (default: all).
+    /// Jobs measured per seed (generated workload; default 1000), the jobs
+    /// drawn from the model per seed (default 1000), or the first jobs of
+    /// the trace (default: all).
     #[arg(long)]
     jobs: Option<u64>,
     /// Completed jobs discarded before measuring.
@@ -109,31 +113,23 @@ struct Output<'a> {
 /// measures.
 fn run_trace(
     args: &Args,
-    topology: &Topology,
-    strategies: &Strategies,
+    prepared: &Prepared,
     grants: bool,
-    measures: MeasureSet,
 ) -> Result<(Vec<Report>, String, Option<GrantLog>), CliError> {
     let Some(path) = &args.trace.trace else {
         return Ok((Vec::new(), String::new(), None));
     };
+    let topology = prepared.topology();
     let mapping = args.trace.mapping(topology);
     let limit = args
         .jobs
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let config = SimConfig {
-        stop: Stop {
-            jobs: None,
-            time: args.time,
-        },
-        warmup: args.warmup,
         // Records go to the job file as jobs complete, and are kept only
         // for a report page; pod and Slurm measures come from a bounded log
         // of the grants.
         record_jobs: args.report.is_some(),
-        measure_search_time: true,
-        slowdown_bound: args.run.slowdown_bound,
-        measures,
+        ..prepared.config()
     };
     // Per-job records go to the file as jobs complete (renamed into place
     // once the run succeeded), not into memory.
@@ -151,9 +147,10 @@ fn run_trace(
         if jobs.peek().is_none() {
             return Err(empty());
         }
-        let mut sim = strategies.simulation(topology, jobs, config)?;
-        if let Some(m) = crate::run::runtime_model(args.run.runtime_model.as_deref())? {
-            sim = sim.with_runtime_model(m.seeded(args.seed))?;
+        let (allocator, policy) = prepared.specs();
+        let mut sim = Simulation::from_specs(topology.clone(), allocator, policy, jobs, config)?;
+        if let Some(m) = prepared.replications().runtime_model_of(0) {
+            sim = sim.with_runtime_model(m)?;
         }
         let mut log = grants.then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS));
         let Some(csv) = &args.jobs_csv else {
@@ -235,19 +232,91 @@ fn run_trace(
     ))
 }
 
+/// The experiment the flags describe (the machine already read).
+fn experiment(args: &Args, strategies: &Strategies) -> Result<Experiment, CliError> {
+    let (allocator, policy) = strategies.specs()?;
+    let workload = if let Some(path) = &args.trace.trace {
+        WorkloadSource::Trace(TraceSource {
+            path: path.clone(),
+            format: args.trace.trace_format,
+            mapping: args.trace.mapping,
+            lenient: args.trace.lenient,
+        })
+    } else if let Some(model) = &args.model {
+        let mut source = LublinSource::new((**model).clone());
+        source.mapping = args.trace.mapping;
+        WorkloadSource::Lublin(source)
+    } else {
+        WorkloadSource::Generated {
+            options: args.workload.spec(args.jobs.unwrap_or(1000), args.warmup),
+            load: args.workload.load,
+        }
+    };
+    let mut exp = Experiment::new(
+        partalloc_experiment::MachineSource::parse(&args.topology),
+        workload,
+        allocator,
+        policy,
+    );
+    exp.measures = args.run.measure;
+    exp.seed = args.seed;
+    exp.replications = args.seeds;
+    exp.runtime_model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
+    exp.slowdown_bound = args.run.slowdown_bound;
+    exp.stop = RunLength {
+        jobs: args.jobs,
+        time: args.time,
+        warmup: args.warmup,
+    };
+    exp.record_jobs = args.jobs_csv.is_some() || args.report.is_some();
+    Ok(exp)
+}
+
+/// An experiment's refusal in the words of `simulate`'s flags.
+fn refusal(args: &Args, e: ExperimentError) -> CliError {
+    match e {
+        ExperimentError::Replications(partalloc::simkit::ReplicationError::TooMany(n)) => {
+            CliError::input(format!(
+                "--seeds {n} is too large: at most {} is accepted",
+                crate::limits::MAX_SEEDS
+            ))
+        }
+        ExperimentError::Replications(e) => CliError::input(format!("--seeds: {e}")),
+        ExperimentError::RecordedJobs { jobs, max } => CliError::input(format!(
+            "{} {jobs} is too large: at most {max} is accepted",
+            if args.report.is_some() {
+                "--jobs with --report"
+            } else {
+                "--jobs with --jobs-csv"
+            }
+        )),
+        ExperimentError::StopTime(t) => CliError::input(format!(
+            "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
+        )),
+        ExperimentError::Measure(e) => CliError::input(format!("--measure: {e}")),
+        ExperimentError::NoJobs => CliError::input("--jobs must be at least 1"),
+        ExperimentError::TooManyJobs { jobs, max } => CliError::input(format!(
+            "--jobs {jobs} is too large: at most {max} is accepted"
+        )),
+        ExperimentError::Workload(e) => e.into(),
+        ExperimentError::Lublin(e) => CliError::input(format!("--model: {e}")),
+        ExperimentError::LublinJob(e) => CliError::input(format!("--model: {e}")),
+        ExperimentError::Source(e) => e.into(),
+        ExperimentError::Sim(e) => e.into(),
+        e => CliError::input(e.to_string()),
+    }
+}
+
 /// Runs `partalloc simulate`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("simulate", &args.topology)?;
-    // Parsed once here; their errors come where the run first needs them.
+    // Parsed once here (the allocator's error first) into the experiment
+    // value, which is checked on the machine after the outputs.
     let strategies = Strategies::parse(&args.allocator, &args.scheduler);
-    let machine_files = crate::run::topology_files(&args.topology);
-    let inputs: Vec<&std::path::Path> = args
-        .trace
-        .trace
-        .as_deref()
-        .into_iter()
-        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
-        .collect();
+    let exp = experiment(args, &strategies)?;
+    // Every file the experiment reads: no output may replace one.
+    let inputs = exp.inputs();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--output", args.output.as_deref()),
         ("--jobs-csv", args.jobs_csv.as_deref()),
@@ -257,71 +326,42 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     .filter_map(|(f, p)| p.map(|p| (f, p)))
     .collect();
     crate::output::check_outputs(&outputs, &inputs)?;
-    crate::limits::check_count("--seeds", args.seeds, crate::limits::MAX_SEEDS)?;
-    if args.jobs_csv.is_some() || args.report.is_some() {
-        let jobs = args.jobs.unwrap_or(1000);
-        crate::limits::check_count(
-            if args.report.is_some() {
-                "--jobs with --report"
-            } else {
-                "--jobs with --jobs-csv"
-            },
-            jobs,
-            crate::limits::MAX_RECORDED_JOBS,
-        )?;
-    }
-    if let Some(t) = args.time
-        && !(t.is_finite() && t > 0.0)
-    {
-        return Err(CliError::input(format!(
-            "--time {t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
-        )));
-    }
+    let prepared = exp
+        .check_on(topology.clone())
+        .map_err(|e| refusal(args, e))?;
     // Capacity machines log seed 0's grants (its first measured jobs only
     // on long streams) for the largest pod set per level over time.
-    let measures = args
-        .run
-        .measure
-        .resolve(&topology)
-        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
-    let grants = measures.contains(partalloc::simkit::Measure::Capacity);
+    let grants = prepared
+        .config()
+        .measures
+        .contains(partalloc::simkit::Measure::Capacity);
     let (reports, workload, seeds, log) = if args.trace.trace.is_some() {
-        let (r, w, log) = run_trace(args, &topology, &strategies, grants, measures)?;
+        let (r, w, log) = run_trace(args, &prepared, grants)?;
         (r, w, 1, log)
     } else {
-        let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
-        crate::workload::check(&spec)?;
-        let w = spec.build(&topology, args.workload.load)?;
-        let reps = Replications::new(args.seed, args.seeds)
-            .map_err(|e| CliError::input(format!("--seeds: {e}")))?
-            .with_runtime_model(crate::run::runtime_model(
-                args.run.runtime_model.as_deref(),
-            )?);
-        let keep = Keep {
-            records: args.jobs_csv.is_some() || args.report.is_some(),
-            grants,
-        };
         let pool = crate::progress::pool(args.threads)?;
-        let setup = strategies.checked(&topology)?;
         let bar = crate::progress::bar(args.seeds, "seeds", args.quiet);
-        let base = SimConfig {
-            stop: Stop {
-                jobs: None,
-                time: args.time,
-            },
-            slowdown_bound: args.run.slowdown_bound,
-            measures,
-            ..SimConfig::default()
-        };
-        let r = pool.install(|| run_generated(setup, &w, &spec, reps, base, keep, &|| bar.inc(1)));
+        let r = pool.install(|| {
+            prepared
+                .run(
+                    &|r| {
+                        (grants && r == 0)
+                            .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS))
+                    },
+                    &|| bar.inc(1),
+                )
+                .map_err(|e| refusal(args, e))
+        });
         bar.finish_and_clear();
-        let (r, log) = r?;
-        (
-            r,
-            spec.describe(&topology, args.workload.load),
-            args.seeds,
-            log,
-        )
+        let mut first = None;
+        let reports = r?
+            .into_iter()
+            .map(|(report, log)| {
+                first = first.take().or(log);
+                report
+            })
+            .collect();
+        (reports, prepared.describe(), args.seeds, first)
     };
     let capacity_levels = log
         .as_ref()

@@ -19,8 +19,7 @@ use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
 use partalloc::simkit::plot::{Chart, Series, render_svg};
 use partalloc::simkit::{
-    MeasureSet, Replications, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError,
-    Sweep, SweepError,
+    MeasureSet, Report, SimConfig, Simulation, SlowdownBound, SlowdownBoundError, Sweep, SweepError,
 };
 use partalloc::topology::Topology;
 use rayon::prelude::*;
@@ -30,9 +29,10 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::CliError;
 use crate::metrics::{Summary, metric, reported, summarize};
 use crate::output::{emit, write_atomic};
-use crate::run::{Keep, Setup, parse_topology, run_generated};
+use crate::run::{Setup, parse_topology};
 use crate::shard::{self, ClusterArgs, SweepCommand};
 use partalloc::workload::{Job, ShapeMapping, TraceFormat, TraceMapping, WorkloadOptions};
+use partalloc_experiment::experiment::{LublinSource, Prepared, RunLength, WorkloadSource};
 
 /// Options of `partalloc sweep`.
 #[derive(Debug, clap::Args)]
@@ -125,6 +125,12 @@ pub(crate) struct Experiment {
     /// directory when the file gives a relative one.
     #[serde(skip)]
     trace_path: Option<PathBuf>,
+    /// The Lublin–Feitelson model to draw every point's jobs from instead
+    /// of the laws (`lublin[:KIND][:key=value…]`): replication r draws the
+    /// `[workload]` table's `jobs` from stream r, their submits scaled to
+    /// each of `loads` as a trace's are.
+    #[serde(default)]
+    model: Option<String>,
     /// What the trace is: `swf` (default), `sacct` or `openb`.
     #[serde(default)]
     trace_format: Option<String>,
@@ -194,8 +200,19 @@ fn settings(exp: &Experiment) -> Result<String, CliError> {
     let bound = exp
         .slowdown_bound
         .filter(|&b| b != SlowdownBound::default().seconds());
-    // Nor the default measures; a trace is part of it.
+    // Nor the default measures; a trace is part of it, and a model.
     let json = match (&exp.runtime_model, bound, &exp.measures) {
+        _ if exp.model.is_some() => serde_json::to_string(&(
+            exp.seed,
+            exp.seeds(),
+            &exp.runtime_model,
+            bound,
+            &exp.measures,
+            &exp.model,
+            &exp.mapping,
+            exp.workload.jobs,
+            exp.workload.warmup,
+        )),
         _ if exp.trace.is_some() => serde_json::to_string(&(
             exp.seed,
             exp.seeds(),
@@ -305,6 +322,11 @@ pub(crate) fn parse_experiment(text: &str, path: &Path) -> Result<Experiment, Cl
     slowdown_bound(&exp).map_err(|e| ctx(format!("slowdown_bound: {e}")))?;
     measures(&exp).map_err(|e| ctx(format!("measures: {e}")))?;
     trace_settings(&exp).map_err(ctx)?;
+    if let Some(m) = &exp.model {
+        crate::workload::parse_model(m).map_err(|e| ctx(format!("model: {e}")))?;
+        crate::limits::check_count("jobs", exp.workload.jobs, crate::limits::MAX_GENERATED_JOBS)
+            .map_err(|e| ctx(e.to_string()))?;
+    }
     for m in &exp.plot.metrics {
         metric(m).map_err(|e| ctx(format!("plot: {e}")))?;
     }
@@ -330,6 +352,26 @@ fn trace_settings(exp: &Experiment) -> Result<(TraceFormat, bool), String> {
         .map_or(Ok(TraceMapping::Shapes), str::parse)
         .map_err(|e: partalloc::workload::UnknownMapping| e.to_string())?
         == TraceMapping::Nodes;
+    if exp.model.is_some() {
+        if exp.trace.is_some() {
+            return Err("model and trace both give the jobs: keep one of them".to_owned());
+        }
+        if exp.trace_format.is_some() {
+            return Err("trace_format applies to a trace; remove it".to_owned());
+        }
+        let laws = WorkloadOptions {
+            jobs: exp.workload.jobs,
+            warmup: exp.workload.warmup,
+            ..WorkloadOptions::default()
+        };
+        if exp.workload != laws {
+            return Err(
+                "a model gives the jobs: keep only jobs and warmup in the [workload] table"
+                    .to_owned(),
+            );
+        }
+        return Ok((format, nodes));
+    }
     if exp.trace.is_none() {
         if exp.trace_format.is_some() || exp.mapping.is_some() {
             return Err(
@@ -368,18 +410,27 @@ fn trace_on(exp: &Experiment, path: &Path, topology: &Topology) -> Result<TraceO
         ShapeMapping::for_topology(topology)
     };
     let (jobs, _) = partalloc_experiment::trace::read_jobs(path, format, topology, mapping, false)?;
-    let (Some(first), Some(last)) = (jobs.first(), jobs.last()) else {
+    if jobs.is_empty() {
         return Err(CliError::input(format!(
             "{}: the trace has no usable job on {topology}",
             crate::error::shown(path)
         )));
+    }
+    trace_of(jobs, topology)
+        .map_err(|e| CliError::input(format!("{}: {e}", crate::error::shown(path))))
+}
+
+/// Jobs (at least one) with the offered load of their requests as
+/// recorded on `topology`.
+fn trace_of(jobs: Vec<Job>, topology: &Topology) -> Result<TraceOn, String> {
+    let (Some(first), Some(last)) = (jobs.first(), jobs.last()) else {
+        return Err("no job".to_owned());
     };
     let (first, span) = (first.arrival, last.arrival - first.arrival);
     if span <= 0.0 {
-        return Err(CliError::input(format!(
-            "{}: every job is submitted at the same time; the offered load is undefined",
-            crate::error::shown(path)
-        )));
+        return Err(
+            "every job is submitted at the same time; the offered load is undefined".to_owned(),
+        );
     }
     let work: f64 = jobs.iter().map(|j| j.nodes() as f64 * j.service).sum();
     let load = work / (topology.num_nodes() as f64 * span);
@@ -417,6 +468,9 @@ pub(crate) struct Validated {
     /// The trace on each machine (in `topologies` order), if the
     /// experiment runs one.
     traces: Vec<TraceOn>,
+    /// The model checked on each machine (in `topologies` order), if the
+    /// experiment draws from one.
+    models: Vec<Prepared>,
 }
 
 /// Checks every combination before any work: names, machines, loads.
@@ -426,6 +480,7 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
     let measures = measures(exp).map_err(|e| CliError::input(format!("measures: {e}")))?;
     let mut topologies = Vec::new();
     let mut traces = Vec::new();
+    let mut models = Vec::new();
     for t in &exp.topologies {
         let topo = crate::limits::machine("sweep", t)?;
         measures
@@ -455,6 +510,8 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         }
         if let Some(path) = exp.trace_path.as_ref().or(exp.trace.as_ref()) {
             traces.push(trace_on(exp, path, &topo)?);
+        } else if let Some(model) = &exp.model {
+            models.push(model_on(exp, model, (t, &topo), &allocators, &schedulers)?);
         } else {
             for &l in &exp.loads {
                 exp.workload.build(&topo, l).map_err(|e| {
@@ -494,7 +551,50 @@ pub(crate) fn validate(exp: &Experiment) -> Result<Validated, CliError> {
         slowdown_bound,
         measures,
         traces,
+        models,
     })
+}
+
+/// The experiment's model on `topology`, checked there (with the first
+/// strategy and policy, which were built there already).
+fn model_on(
+    exp: &Experiment,
+    model: &str,
+    (named, topology): (&str, &Topology),
+    allocators: &[Result<AllocatorSpec, partalloc::allocators::BuildError>],
+    schedulers: &[Result<PolicySpec, partalloc::schedulers::PolicyBuildError>],
+) -> Result<Prepared, CliError> {
+    let spec =
+        crate::workload::parse_model(model).map_err(|e| CliError::input(format!("model: {e}")))?;
+    let (_, nodes) = trace_settings(exp).map_err(CliError::input)?;
+    let mut source = LublinSource::new(*spec);
+    if nodes {
+        source.mapping = TraceMapping::Nodes;
+    }
+    let first = |e: String| CliError::input(e);
+    let allocator = allocators
+        .first()
+        .and_then(|a| a.as_ref().ok())
+        .ok_or_else(|| first("allocators is empty".to_owned()))?;
+    let policy = schedulers
+        .first()
+        .and_then(|s| s.as_ref().ok())
+        .ok_or_else(|| first("schedulers is empty".to_owned()))?;
+    let mut run = partalloc_experiment::Experiment::new(
+        partalloc_experiment::MachineSource::parse(named),
+        WorkloadSource::Lublin(source),
+        allocator.clone(),
+        policy.clone(),
+    );
+    run.seed = exp.seed;
+    run.replications = exp.seeds();
+    run.stop = RunLength {
+        jobs: Some(exp.workload.jobs),
+        time: None,
+        warmup: exp.workload.warmup,
+    };
+    run.check_on(topology.clone())
+        .map_err(|e| CliError::input(format!("{topology}: {e}")))
 }
 
 fn points(exp: &Experiment, topologies: &[Topology]) -> Result<Vec<Point>, CliError> {
@@ -576,22 +676,73 @@ fn run_point(
         }
         return Ok(vec![sim.run()?]);
     }
-    let w = exp.workload.build(topo, p.load)?;
-    let reps = Replications::new(exp.seed, seeds)
-        .map_err(|e| CliError::input(format!("seeds: {e}")))?
-        .with_runtime_model(valid.runtime_model);
-    let (reports, _) = run_generated(
-        setup,
-        &w,
-        &exp.workload,
-        reps,
-        base,
-        Keep {
-            records,
-            grants: false,
+    if let Some(model) = valid.models.get(at) {
+        // Replication r's jobs, their submits scaled as a trace's are.
+        let reps = model.replications().with_runtime_model(valid.runtime_model);
+        let mut reports = Vec::new();
+        for r in 0..seeds {
+            let jobs = model
+                .lublin_jobs(r)
+                .map_err(|e| CliError::input(e.to_string()))?;
+            let trace = trace_of(jobs, topo).map_err(|e| CliError::input(format!("model: {e}")))?;
+            let scale = p.load / trace.load;
+            let jobs = trace
+                .jobs
+                .iter()
+                .map(|j| j.with_arrival(trace.first + (j.arrival - trace.first) / scale));
+            let config = SimConfig {
+                warmup: exp.workload.warmup,
+                record_jobs: records && r == 0,
+                ..base
+            };
+            let mut sim = Simulation::from_specs(
+                topo.clone(),
+                setup.allocator,
+                setup.scheduler,
+                jobs,
+                config,
+            )?;
+            if let Some(m) = reps.runtime_model_of(r) {
+                sim = sim.with_runtime_model(m)?;
+            }
+            reports.push(sim.run()?);
+        }
+        return Ok(reports);
+    }
+    // A generated point is an experiment of its own: the file's workload
+    // at the point's load, checked on the machine and run.
+    let mut point = partalloc_experiment::Experiment::new(
+        partalloc_experiment::MachineSource::parse(&p.topology),
+        WorkloadSource::Generated {
+            options: exp.workload.clone(),
+            load: p.load,
         },
-        &|| {},
-    )?;
+        setup.allocator.clone(),
+        setup.scheduler.clone(),
+    );
+    point.seed = exp.seed;
+    point.replications = seeds;
+    point.runtime_model = valid.runtime_model;
+    point.slowdown_bound = valid.slowdown_bound;
+    point.measures = valid.measures;
+    point.stop = RunLength {
+        jobs: Some(exp.workload.jobs),
+        time: None,
+        warmup: exp.workload.warmup,
+    };
+    point.record_jobs = records;
+    let refuse = |e| match e {
+        partalloc_experiment::ExperimentError::Sim(e) => CliError::from(e),
+        partalloc_experiment::ExperimentError::Workload(e) => e.into(),
+        e => CliError::input(e.to_string()),
+    };
+    let prepared = point.check_on(topo.clone()).map_err(refuse)?;
+    let reports = prepared
+        .run(&|_| (), &|| {})
+        .map_err(refuse)?
+        .into_iter()
+        .map(|(report, ())| report)
+        .collect();
     Ok(reports)
 }
 

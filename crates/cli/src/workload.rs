@@ -11,6 +11,8 @@ use partalloc::workload::{
     TraceFormat, TraceMapping, WorkloadError, WorkloadOptions,
 };
 
+use partalloc::workload::lublin::{LublinError, LublinSpec};
+
 use crate::error::CliError;
 
 /// Shape laws of a generated workload (`--shapes`).
@@ -180,6 +182,16 @@ impl TraceArgs {
         }
     }
 }
+
+/// A workload model instead of the laws (`--model` of `simulate`, `show`
+/// and `generate`): the Lublin–Feitelson model's text form, parsed once at
+/// the edge (boxed: it holds every parameter of both classes).
+pub(crate) fn parse_model(text: &str) -> Result<Box<LublinSpec>, LublinError> {
+    text.parse().map(Box::new)
+}
+
+/// The help of `--model`.
+pub(crate) const MODEL_HELP: &str = "A workload model instead of the laws above: the Lublin–Feitelson model, lublin[:mixed|batch|interactive|whole][:key=value…], e.g. lublin:batch:serial=0.3 (see docs/lublin.md)";
 
 /// A workload error, with the flag to change for saturated loads.
 pub(crate) fn workload_error(e: SpecError) -> CliError {

@@ -211,8 +211,10 @@ pub const FAMILIES: &[Family] = &[
         files: &["examples/torus3d-4x4x4.yaml"],
         strategy: "torus3d",
         measured: "slurm",
-        // A job of n nodes needs a placement shape of exactly n.
-        workload: None,
+        // A job of n nodes needs a placement shape of exactly n: `auto`
+        // draws uniformly among the placement sizes (up to 16, since
+        // static partitioning has no partition for the whole machine).
+        workload: Some("max_sides = \"16\""),
     },
     Family {
         kind: TopologyKind::Capacity,

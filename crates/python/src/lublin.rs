@@ -13,7 +13,7 @@ use crate::errors::{guard, value_error};
 use crate::swf::{FIELDS, get};
 
 /// The most jobs drawn in one call, as `partalloc generate --jobs`.
-const MAX_JOBS: u64 = 10_000_000;
+const MAX_JOBS: u64 = partalloc_experiment::experiment::MAX_GENERATED_JOBS;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate_lublin, m)?)

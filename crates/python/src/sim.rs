@@ -3,14 +3,18 @@
 
 use std::path::Path;
 
+use partalloc_experiment::MachineSource;
+use partalloc_experiment::experiment::{
+    Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource, WorkloadSource,
+};
 use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::{
-    MAX_RECORDED_JOBS, Replications, Report, ResultValue, Results, SimConfig, Simulation,
-    SlowdownBound, Stop, TraceError,
+    MAX_RECORDED_JOBS, Report, ResultValue, Results, SlowdownBound, TraceError,
 };
 use partalloc_topology::Topology as RustTopology;
 use partalloc_workload::Job;
 use partalloc_workload::ShapeMapping;
+use partalloc_workload::lublin::LublinSpec;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -43,6 +47,59 @@ pub(crate) fn read_trace(
         Err(e @ TraceError::Io { .. }) => Err(PyOSError::new_err(e.to_string())),
         Err(e) => Err(value_error(e)),
     }
+}
+
+/// Reads the trace of an experiment whole, with the command line's
+/// messages: its first `jobs` jobs and the line describing them.
+fn read_source(
+    t: &TraceSource,
+    prepared: &Prepared,
+    jobs: Option<u64>,
+) -> PyResult<(Vec<Job>, String)> {
+    let topology = prepared.topology();
+    let map = t.mapping.on(topology);
+    let format = t.format;
+    let path = &t.path;
+    let (mut all, skipped) = if format != partalloc_workload::TraceFormat::Swf {
+        partalloc_experiment::trace::read_jobs(path, format, topology, map, t.lenient).map_err(
+            |e| match e {
+                e @ partalloc_experiment::SourceError::File(
+                    partalloc_topology::files::FileError::Io { .. },
+                ) => PyOSError::new_err(e.to_string()),
+                e => PyValueError::new_err(e.to_string()),
+            },
+        )?
+    } else {
+        read_trace(path, map, t.lenient)?
+    };
+    if let Some(n) = jobs {
+        all.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    let skipped = if skipped > 0 {
+        format!(", {skipped} malformed lines skipped")
+    } else {
+        String::new()
+    };
+    let text = if format != partalloc_workload::TraceFormat::Swf {
+        format!(
+            "trace {} ({} jobs, {format} {}{skipped})",
+            path.display(),
+            all.len(),
+            if format == partalloc_workload::TraceFormat::Sacct {
+                "dump"
+            } else {
+                "pod list"
+            }
+        )
+    } else {
+        format!(
+            "trace {} ({} jobs, {} mapping{skipped})",
+            path.display(),
+            all.len(),
+            t.mapping
+        )
+    };
+    Ok((all, text))
 }
 
 /// One replication's results, every field by the one list of them
@@ -130,15 +187,41 @@ fn record_columns<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, 
     Ok(d)
 }
 
-/// What `simulate` was asked to run, once parsed.
-enum Source {
-    Trace(Vec<Job>),
-    Generated(Box<crate::sim_generated::Generated>),
+/// An experiment's refusal in the words of `simulate`'s arguments.
+fn refusal(e: ExperimentError, seeds: u64) -> PyErr {
+    match e {
+        ExperimentError::Replications(e) => {
+            PyValueError::new_err(format!("seeds={seeds}: {e}; use fewer seeds"))
+        }
+        ExperimentError::TraceRunsOnce(_) => {
+            PyValueError::new_err("seeds applies to generated workloads; a trace runs once")
+        }
+        ExperimentError::RecordedJobs { jobs, max } => PyValueError::new_err(format!(
+            "jobs={jobs}: at most {max} jobs are recorded; pass records=False, or fewer jobs"
+        )),
+        ExperimentError::StopTime(t) => PyValueError::new_err(format!(
+            "time={t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
+        )),
+        ExperimentError::Measure(e) => PyValueError::new_err(format!("measures: {e}")),
+        ExperimentError::Workload(e) => crate::sim_generated::workload_error(e),
+        ExperimentError::NoJobs => PyValueError::new_err("jobs must be at least 1"),
+        ExperimentError::TooManyJobs { jobs, max } => PyValueError::new_err(format!(
+            "jobs={jobs}: at most {max} jobs are drawn from a model; use fewer"
+        )),
+        ExperimentError::Lublin(e) => value_error(format!("model: {e}")),
+        ExperimentError::LublinJob(e) => value_error(format!("model: {e}")),
+        ExperimentError::Source(
+            e @ partalloc_experiment::SourceError::File(partalloc_topology::files::FileError::Io {
+                ..
+            }),
+        ) => PyOSError::new_err(e.to_string()),
+        e => value_error(e),
+    }
 }
 
 /// Runs one simulation point; returns `(summary, record columns)`.
 #[pyfunction]
-#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0, measures="auto", trace_format="swf"))]
+#[pyo3(signature = (topology, allocator, scheduler, *, trace=None, workload=None, jobs=None, warmup=0, time=None, seeds=1, seed=1, mapping="shapes", lenient=false, records=true, runtime_model=None, slowdown_bound=10.0, measures="auto", trace_format="swf", model=None))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the keyword arguments of the Python API"
@@ -162,95 +245,61 @@ fn simulate<'py>(
     slowdown_bound: f64,
     measures: &str,
     trace_format: &str,
+    model: Option<&str>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let topology = topology_arg(topology)?;
     let measures = measures
         .parse::<partalloc_simkit::MeasureSet>()
-        .map_err(|e| PyValueError::new_err(format!("measures: {e}")))?
-        .resolve(&topology)
         .map_err(|e| PyValueError::new_err(format!("measures: {e}")))?;
     let slowdown_bound = SlowdownBound::new(slowdown_bound)
         .map_err(|e| PyValueError::new_err(format!("slowdown_bound: {e}")))?;
-    let model = runtime_model
+    let runtime = runtime_model
         .map(str::parse::<partalloc_simkit::RuntimeModel>)
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("runtime_model: {e}")))?;
-    if let Some(t) = time
-        && !(t.is_finite() && t > 0.0)
-    {
-        return Err(PyValueError::new_err(format!(
-            "time={t}: the stop time must be a finite number above 0 (a run that stops at 0 measures nothing)"
-        )));
-    }
-    let (source, description, seeds) = match (&trace, workload) {
-        (Some(_), Some(_)) => {
+    let trace_mapping = || {
+        mapping
+            .parse::<partalloc_workload::TraceMapping>()
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    };
+    let source = match (&trace, workload, model) {
+        (Some(_), Some(_), _) => {
             return Err(PyValueError::new_err(
                 "give either trace= (replay a file) or workload= (generate jobs), not both",
             ));
         }
-        (Some(path), None) => {
-            if seeds != 1 {
-                return Err(PyValueError::new_err(
-                    "seeds applies to generated workloads; a trace runs once",
+        (Some(_), None, Some(_)) | (None, Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "give one of trace= (replay a file), workload= (generate jobs) and model= (draw them from a model), not two",
+            ));
+        }
+        (Some(path), None, None) => WorkloadSource::Trace(TraceSource {
+            path: path.clone(),
+            format: trace_format
+                .parse::<partalloc_workload::TraceFormat>()
+                .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?,
+            mapping: trace_mapping()?,
+            lenient,
+        }),
+        (None, None, Some(text)) => {
+            let spec: LublinSpec = text
+                .parse()
+                .map_err(|e| value_error(format!("model: {e}")))?;
+            let mut source = LublinSource::new(spec);
+            source.mapping = trace_mapping()?;
+            WorkloadSource::Lublin(source)
+        }
+        (None, w, None) => {
+            if records && jobs.unwrap_or(0) > MAX_RECORDED_JOBS {
+                return Err(refusal(
+                    ExperimentError::RecordedJobs {
+                        jobs: jobs.unwrap_or(0),
+                        max: MAX_RECORDED_JOBS,
+                    },
+                    seeds,
                 ));
             }
-            let map = mapping_of(mapping, &topology)?;
-            let format = trace_format
-                .parse::<partalloc_workload::TraceFormat>()
-                .map_err(|e| PyValueError::new_err(format!("trace_format: {e}")))?;
-            let (mut all, skipped) = if format != partalloc_workload::TraceFormat::Swf {
-                partalloc_experiment::trace::read_jobs(path, format, &topology, map, lenient)
-                    .map_err(|e| match e {
-                        e @ partalloc_experiment::SourceError::File(
-                            partalloc_topology::files::FileError::Io { .. },
-                        ) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
-                        e => PyValueError::new_err(e.to_string()),
-                    })?
-            } else {
-                read_trace(path, map, lenient)?
-            };
-            if let Some(n) = jobs {
-                all.truncate(usize::try_from(n).unwrap_or(usize::MAX));
-            }
-            let skipped = if skipped > 0 {
-                format!(", {skipped} malformed lines skipped")
-            } else {
-                String::new()
-            };
-            let text = if format != partalloc_workload::TraceFormat::Swf {
-                format!(
-                    "trace {} ({} jobs, {format} {}{skipped})",
-                    path.display(),
-                    all.len(),
-                    if format == partalloc_workload::TraceFormat::Sacct {
-                        "dump"
-                    } else {
-                        "pod list"
-                    }
-                )
-            } else {
-                format!(
-                    "trace {} ({} jobs, {mapping} mapping{skipped})",
-                    path.display(),
-                    all.len()
-                )
-            };
-            (Source::Trace(all), text, 1)
-        }
-        (None, w) => {
-            // The library's caps, checked before anything is drawn or run.
-            Replications::new(seed, seeds).map_err(|e| {
-                PyValueError::new_err(format!("seeds={seeds}: {e}; use fewer seeds"))
-            })?;
-            if records && jobs.unwrap_or(0) > MAX_RECORDED_JOBS {
-                return Err(PyValueError::new_err(format!(
-                    "jobs={}: at most {MAX_RECORDED_JOBS} jobs are recorded; pass records=False, or fewer jobs",
-                    jobs.unwrap_or(0)
-                )));
-            }
-            let g = crate::sim_generated::Generated::parse(w, &topology, jobs, warmup)?;
-            let text = g.describe(&topology);
-            (Source::Generated(Box::new(g)), text, seeds)
+            crate::sim_generated::Generated::parse(w, &topology, jobs, warmup)?.source()
         }
     };
     // Parsed once (a registry name is built once to check it); every
@@ -258,50 +307,65 @@ fn simulate<'py>(
     let callbacks = Callbacks::default();
     let allocator = allocator_spec(allocator, &topology, &callbacks)?;
     let scheduler = policy_spec(scheduler, &topology, &callbacks)?;
+    let mut exp = Experiment::new(
+        MachineSource::parse(&topology.to_string()),
+        source,
+        allocator,
+        scheduler,
+    );
+    exp.measures = measures;
+    exp.seed = seed;
+    exp.replications = seeds;
+    exp.runtime_model = runtime;
+    exp.slowdown_bound = slowdown_bound;
+    exp.stop = RunLength { jobs, time, warmup };
+    exp.record_jobs = records;
+    // The check builds the strategy and the policy once: an exception a
+    // Python class raised there is raised as itself.
+    let prepared = exp
+        .check_on(topology.clone())
+        .map_err(|e| callbacks.or(refusal(e, seeds)))?;
+    let (trace_jobs, description) = match prepared.trace() {
+        Some(t) => {
+            let (jobs, text) = read_source(t, &prepared, jobs)?;
+            (Some(jobs), text)
+        }
+        None => (None, prepared.describe()),
+    };
     // On a capacity machine the first run's grants are logged, as the
     // command line logs them, for the largest pod set per level.
-    let grants = measures.contains(partalloc_simkit::Measure::Capacity);
+    let grants = prepared
+        .config()
+        .measures
+        .contains(partalloc_simkit::Measure::Capacity);
     // The long part runs without the interpreter lock (a Python strategy
     // takes it for each of its calls).
     let runs: PyResult<(Vec<Report>, Option<GrantLog>)> = py.allow_threads(|| {
-        guard(|| match source {
-            Source::Trace(all) => {
-                let config = SimConfig {
-                    stop: Stop { jobs: None, time },
-                    warmup,
-                    record_jobs: records,
-                    measure_search_time: true,
-                    slowdown_bound,
-                    measures,
-                };
-                let mut sim =
-                    Simulation::from_specs(topology.clone(), &allocator, &scheduler, all, config)
-                        .map_err(value_error)?;
-                if let Some(m) = model {
-                    sim = sim
-                        .with_runtime_model(m.seeded(seed))
-                        .map_err(value_error)?;
-                }
+        guard(|| {
+            if let Some(all) = trace_jobs {
                 let mut log = grants.then(first_log);
-                let r = sim.run_observed(&mut log, None).map_err(value_error)?;
-                Ok((vec![r], log))
+                let r = prepared
+                    .run_jobs(all, &mut log)
+                    .map_err(|e| refusal(e, seeds))?;
+                return Ok((vec![r], log));
             }
-            Source::Generated(g) => g.run(
-                &topology,
-                &allocator,
-                &scheduler,
-                time,
-                seeds,
-                seed,
-                records,
-                model,
-                (slowdown_bound, measures),
-                grants,
-            ),
+            let runs = prepared
+                .run(&|r| (grants && r == 0).then(first_log), &|| {})
+                .map_err(|e| refusal(e, seeds))?;
+            let mut first = None;
+            let reports = runs
+                .into_iter()
+                .map(|(report, log)| {
+                    first = first.take().or(log);
+                    report
+                })
+                .collect();
+            Ok((reports, first))
         })
     });
     // An exception a Python strategy raised is raised as itself.
     let (reports, log) = runs.map_err(|e| callbacks.or(e))?;
+    let seeds = prepared.replications().count();
     let Some(first) = reports.first() else {
         return Err(PyValueError::new_err("no replication ran"));
     };

@@ -1,11 +1,8 @@
-//! Generated workloads for `simulate`, described by the command line's
-//! workload options in their texts (`partalloc_workload::spec`), drawn and
-//! run as `partalloc simulate` does.
+//! Generated workloads for `simulate` and the environments, described by
+//! the command line's workload options in their texts
+//! (`partalloc_workload::spec`); `simulate` runs them as an experiment's
+//! source, as `partalloc simulate` does.
 
-use partalloc_allocators::registry::AllocatorSpec;
-use partalloc_schedulers::registry::PolicySpec;
-use partalloc_simkit::observe::GrantLog;
-use partalloc_simkit::{Replications, Report, SimConfig, SlowdownBound, Stop};
 use partalloc_topology::Topology;
 use partalloc_workload::spec::SpecError;
 use partalloc_workload::{
@@ -15,8 +12,6 @@ use partalloc_workload::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-
-use crate::errors::value_error;
 
 /// The workload options `simulate(workload=…)` accepts, as the tool's flags
 /// (those of [`WorkloadOptions`], jobs and warm-up aside, and the load).
@@ -41,7 +36,7 @@ pub(crate) struct Generated {
 }
 
 /// The tool's message for a workload that cannot be built.
-fn workload_error(e: SpecError) -> PyErr {
+pub(crate) fn workload_error(e: SpecError) -> PyErr {
     match e {
         SpecError::Workload(WorkloadError::Saturated { load }) => PyValueError::new_err(format!(
             "offered load {load} is at least 1: no strategy can keep up and the queue grows without bound; use a load below 1, or pass allow_saturation=True for a saturation study"
@@ -151,62 +146,16 @@ impl Generated {
         })
     }
 
+    /// The workload as an experiment's source: the options and the load.
+    pub(crate) fn source(&self) -> partalloc_experiment::WorkloadSource {
+        partalloc_experiment::WorkloadSource::Generated {
+            options: self.options.clone(),
+            load: self.load,
+        }
+    }
+
     /// The generator.
     pub(crate) fn workload(&self) -> &Workload<ShapeDist, DemandDist> {
         &self.workload
-    }
-
-    /// The tool's one-line description of the workload.
-    pub(crate) fn describe(&self, topology: &Topology) -> String {
-        self.options.describe(topology, self.load)
-    }
-
-    /// The replications, in replication order.
-    #[expect(clippy::too_many_arguments, reason = "the run's settings")]
-    pub(crate) fn run(
-        self,
-        topology: &Topology,
-        allocator: &AllocatorSpec,
-        scheduler: &PolicySpec,
-        time: Option<f64>,
-        seeds: u64,
-        seed: u64,
-        records: bool,
-        model: Option<partalloc_simkit::RuntimeModel>,
-        (slowdown_bound, measures): (SlowdownBound, partalloc_simkit::MeasureSet),
-        grants: bool,
-    ) -> PyResult<(Vec<Report>, Option<GrantLog>)> {
-        let reps = Replications::new(seed, seeds)
-            .map_err(|e| PyValueError::new_err(format!("seeds={seeds}: {e}")))?
-            .with_runtime_model(model);
-        let config = SimConfig {
-            stop: Stop {
-                jobs: Some(self.options.jobs),
-                time,
-            },
-            warmup: self.options.warmup,
-            record_jobs: records,
-            measure_search_time: true,
-            slowdown_bound,
-            measures,
-        };
-        let runs = reps
-            .simulate(
-                (topology, allocator, scheduler),
-                &self.workload,
-                config,
-                &|r| (grants && r == 0).then(crate::sim::first_log),
-                &|| {},
-            )
-            .map_err(value_error)?;
-        let mut first = None;
-        let reports = runs
-            .into_iter()
-            .map(|(report, log)| {
-                first = first.take().or(log);
-                report
-            })
-            .collect();
-        Ok((reports, first))
     }
 }

@@ -68,3 +68,67 @@ def test_bad_parameters_raise_value_error(nodes: int, jobs: int, model: str, mes
     with pytest.raises(ValueError, match=message) as e:
         pa.generate_lublin(nodes, jobs, model=model)
     assert "\n" not in str(e.value)
+
+
+def _results(summary: dict) -> dict:
+    """A summary without the wall-clock search time and the description."""
+    s = {k: v for k, v in summary.items() if k not in ("search_time_us_per_job", "workload")}
+    s["replications"] = [
+        {k: v for k, v in r.items() if k != "search_time_us_per_job"} for r in s["replications"]
+    ]
+    return s
+
+
+@pytest.mark.parametrize(
+    "machine, allocator, model, mapping",
+    [
+        ("mesh:16x16", "fsl", "lublin:batch", "shapes"),
+        ("mesh:16x8", "paging", "lublin:mixed:batch.serial=0.2", "nodes"),
+        ("hypercube:7", "buddy", "lublin:whole", "shapes"),
+    ],
+)
+def test_simulate_with_the_model_runs_the_jobs_generate_writes(
+    cli: str, tmp_path: Path, machine: str, allocator: str, model: str, mapping: str
+) -> None:
+    out = tmp_path / "g.swf"
+    subprocess.run(
+        [cli, "generate", "-t", machine, "--model", model, "--jobs", "300",
+         "--seed", "6", "--out", str(out)],
+        check=True,
+    )
+    replayed, rec_t = pa.simulate(machine, allocator, trace=out, seed=6, mapping=mapping)
+    modelled, rec_m = pa.simulate(machine, allocator, model=model, jobs=300, seed=6, mapping=mapping)
+    assert _results(modelled) == _results(replayed)
+    np.testing.assert_array_equal(rec_m["start"].to_numpy(), rec_t["start"].to_numpy())
+    assert modelled["replications"][0]["completed"] == 300
+    assert modelled["workload"].endswith(f"300 jobs, {mapping} mapping")
+    # The command line's own run of the model: the same results.
+    cmd = subprocess.run(
+        [cli, "simulate", "-t", machine, "-a", allocator, "--model", model, "--jobs", "300",
+         "--seed", "6", "--mapping", mapping, "--format", "json", "-q"],
+        check=True, capture_output=True, text=True,
+    )
+    import json
+
+    tool = json.loads(cmd.stdout)
+    assert tool["workload"] == modelled["workload"]
+    assert [m["mean"] for m in tool["metrics"]] == [m["mean"] for m in modelled["metrics"]]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"model": "lublin:batch:serial=2"}, "model: .*serial must be a probability"),
+        ({"model": "lublin:fast"}, 'model: .*unknown kind "fast"'),
+        ({"model": "lublin:batch:uhi=9"}, "model: uhi=9 is above log2 of the machine's 256 nodes"),
+        ({"model": "lublin", "jobs": 10_000_001}, "jobs=10000001: at most 10000000"),
+        ({"model": "lublin", "jobs": 0}, "jobs must be at least 1"),
+        ({"model": "lublin", "workload": {"load": 0.5}}, "not two"),
+    ],
+)
+def test_a_bad_model_in_simulate_is_value_error(kwargs: dict, message: str) -> None:
+    if kwargs.get("jobs", 0) > 10_000_000:
+        kwargs = dict(kwargs, records=False)
+    with pytest.raises(ValueError, match=message) as e:
+        pa.simulate("mesh:16x16", "fsl", **kwargs)
+    assert "\n" not in str(e.value)

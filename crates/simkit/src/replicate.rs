@@ -155,6 +155,16 @@ impl Replications {
         reps.map(|r| f(r, &mut self.rng(r))).collect()
     }
 
+    /// The run-time model of replication `r`, seeded for it: replication r
+    /// draws the model's per-job randomness from the master seed and r
+    /// (replication 0 from the master seed itself, as a single run of a
+    /// trace does). `None` without a model.
+    #[must_use]
+    pub fn runtime_model_of(&self, r: u64) -> Option<RuntimeModel> {
+        self.runtime_model
+            .map(|m| m.seeded(self.master_seed ^ r.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+    }
+
     /// The confidence interval at `level` over per-replication values.
     ///
     /// # Errors
@@ -245,9 +255,8 @@ impl Replications {
                 workload.jobs(rng),
                 config,
             )?;
-            if let Some(m) = self.runtime_model {
-                let seed = self.master_seed ^ r.wrapping_mul(0xD1B5_4A32_D192_ED03);
-                sim = sim.with_runtime_model(m.seeded(seed))?;
+            if let Some(m) = self.runtime_model_of(r) {
+                sim = sim.with_runtime_model(m)?;
             }
             let report = sim.run_observed(&mut observer, None);
             done();

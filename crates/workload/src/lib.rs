@@ -79,8 +79,8 @@ pub use job::{Job, JobShape};
 pub use mapping::{ShapeMapping, TraceMapping, UnknownMapping};
 pub use options::WorkloadOptions;
 pub use shapes::{
-    CubeDims, CubicShapes, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw, NodeCounts,
-    NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,
+    CubeDims, CubicShapes, MAX_PLACEMENT_SIZES, MOHAPATRA_NORMAL_10, MeshSides, NodeCountLaw,
+    NodeCounts, NoncubicShapes, ShapeDist, ShapeDistribution, SideLaw,
 };
 pub use spec::{
     Arrivals, CubeDimLaw, DemandLaw, ShapeKind, ShapeLaw, Sides, SpecError, WorkloadSpec,

@@ -701,6 +701,10 @@ pub enum NodeCountLaw {
     /// `multiples-of-K`: K·u with u uniform in 1..=⌊max / K⌋ (whole racks
     /// of K nodes, say).
     Multiples(u32),
+    /// `placements`: uniform among the distinct node counts of a Slurm
+    /// `topology/torus3d` machine's placement shapes up to max, the only
+    /// counts such a machine places ([`NodeCounts::among`]).
+    Placements,
 }
 
 impl core::fmt::Display for NodeCountLaw {
@@ -709,6 +713,7 @@ impl core::fmt::Display for NodeCountLaw {
             Self::Uniform => f.write_str("uniform"),
             Self::PowersOfTwo => f.write_str("pow2"),
             Self::Multiples(k) => write!(f, "multiples-of-{k}"),
+            Self::Placements => f.write_str("placements"),
         }
     }
 }
@@ -720,7 +725,14 @@ impl core::fmt::Display for NodeCountLaw {
 pub struct NodeCounts {
     law: NodeCountLaw,
     max: u32,
+    /// The counts drawn among (`placements`), ascending; the first `len`.
+    sizes: [u32; MAX_PLACEMENT_SIZES],
+    len: u8,
 }
+
+/// Most distinct counts [`NodeCountLaw::Placements`] draws among (a
+/// torus3d machine lists a handful of placement shapes).
+pub const MAX_PLACEMENT_SIZES: usize = 32;
 
 impl NodeCounts {
     /// Counts drawn by `law` up to `max` nodes.
@@ -739,6 +751,13 @@ impl NodeCounts {
     /// 0, or a multiple larger than the largest count.
     pub fn new(law: NodeCountLaw, max: u32) -> Result<Self, WorkloadError> {
         let bad = |name| WorkloadError::NotPositive { name, value: 0.0 };
+        if law == NodeCountLaw::Placements {
+            return Err(WorkloadError::BadShape {
+                reason:
+                    "counts among placement sizes need the sizes: build them with NodeCounts::among"
+                        .to_owned(),
+            });
+        }
         if max == 0 {
             return Err(bad("the largest node count"));
         }
@@ -749,7 +768,59 @@ impl NodeCounts {
                 "the number of largest-count multiples (multiple ≤ largest count)",
             ));
         }
-        Ok(Self { law, max })
+        Ok(Self {
+            law,
+            max,
+            sizes: [0; MAX_PLACEMENT_SIZES],
+            len: 0,
+        })
+    }
+
+    /// Counts uniform among the distinct values of `sizes` (a torus3d
+    /// machine's placement sizes): law [`NodeCountLaw::Placements`].
+    ///
+    /// ```
+    /// use partalloc_workload::{ChaCha8Rng, Distribution, JobShape, NodeCounts, SeedableRng, ShapeDistribution};
+    /// let d = NodeCounts::among(&[8, 2, 4, 2, 64])?;
+    /// assert_eq!((d.max(), d.sizes()), (64, &[2, 4, 8, 64][..]));
+    /// assert_eq!(d.mean_nodes(), 78.0 / 4.0);
+    /// let mut rng = ChaCha8Rng::seed_from_u64(1);
+    /// let JobShape::Nodes { count } = d.sample(&mut rng) else { unreachable!() };
+    /// assert!([2, 4, 8, 64].contains(&count));
+    /// # Ok::<(), partalloc_workload::WorkloadError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadShape`] without a positive size, or with more
+    /// than [`MAX_PLACEMENT_SIZES`] distinct ones.
+    pub fn among(sizes: &[u32]) -> Result<Self, WorkloadError> {
+        let mut distinct: Vec<u32> = sizes.iter().copied().filter(|&n| n > 0).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let bad = |reason: String| WorkloadError::BadShape { reason };
+        let Some(&max) = distinct.last() else {
+            return Err(bad("no placement size to draw node counts among".to_owned()));
+        };
+        if distinct.len() > MAX_PLACEMENT_SIZES {
+            return Err(bad(format!(
+                "{} distinct placement sizes, more than the {MAX_PLACEMENT_SIZES} node counts are drawn among; give --shapes nodes with --max-sides",
+                distinct.len()
+            )));
+        }
+        let mut table = [0; MAX_PLACEMENT_SIZES];
+        table[..distinct.len()].copy_from_slice(&distinct);
+        Ok(Self {
+            law: NodeCountLaw::Placements,
+            max,
+            sizes: table,
+            len: distinct.len() as u8,
+        })
+    }
+
+    /// The counts drawn among (`placements`; empty for another law).
+    #[must_use]
+    pub fn sizes(&self) -> &[u32] {
+        &self.sizes[..usize::from(self.len)]
     }
 
     /// The law.
@@ -771,6 +842,10 @@ impl Distribution<JobShape> for NodeCounts {
             NodeCountLaw::Uniform => rng.random_range(1..=self.max),
             NodeCountLaw::PowersOfTwo => 1 << rng.random_range(0..=self.max.ilog2()),
             NodeCountLaw::Multiples(k) => k * rng.random_range(1..=self.max / k.max(1)),
+            NodeCountLaw::Placements => {
+                let sizes = self.sizes();
+                sizes[rng.random_range(0..sizes.len().max(1))]
+            }
         };
         JobShape::Nodes { count }
     }
@@ -787,6 +862,10 @@ impl ShapeDistribution for NodeCounts {
             }
             NodeCountLaw::Multiples(k) => {
                 f64::from(k) * (1.0 + f64::from(self.max / k.max(1))) / 2.0
+            }
+            NodeCountLaw::Placements => {
+                let sizes = self.sizes();
+                sizes.iter().map(|&n| f64::from(n)).sum::<f64>() / sizes.len().max(1) as f64
             }
         }
     }

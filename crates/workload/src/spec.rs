@@ -449,6 +449,13 @@ impl ShapeLaw {
             ShapeKind::Auto if topology.as_hypercube().is_some() => Self::Cube(cube_dims.clone()),
             ShapeKind::Auto if topology.as_pod().is_some() => Self::Catalogue { weights: None },
             ShapeKind::Catalogue => Self::Catalogue { weights: None },
+            // A torus3d machine places only its placement shapes' sizes.
+            ShapeKind::Auto if topology.as_slurm().and_then(|m| m.toruses()).is_some() => {
+                Self::Nodes {
+                    law: NodeCountLaw::Placements,
+                    max: max.map(|m| u32::try_from(m.product()).unwrap_or(u32::MAX)),
+                }
+            }
             ShapeKind::Auto if topology.as_grid().is_none() => Self::Nodes {
                 law: NodeCountLaw::Uniform,
                 max: max.map(|m| u32::try_from(m.product()).unwrap_or(u32::MAX)),
@@ -511,6 +518,27 @@ impl ShapeLaw {
                     }),
                 };
                 let machine = u32::try_from(nodes).unwrap_or(u32::MAX);
+                if *law == NodeCountLaw::Placements {
+                    let Some(tori) = slurm.and_then(|m| m.toruses()) else {
+                        return Err(unfit(format!(
+                            "draws a torus3d machine's placement sizes and needs one, not {topology}; {}",
+                            fitting_shapes(topology)
+                        )));
+                    };
+                    let limit = max.unwrap_or(u32::MAX);
+                    let sizes: Vec<u32> = tori
+                        .toruses()
+                        .iter()
+                        .flat_map(|t| t.placements().iter().map(|p| p.size()))
+                        .filter(|&n| n <= limit)
+                        .collect();
+                    if sizes.is_empty() {
+                        return Err(unfit(format!(
+                            "no placement of {topology} has at most {limit} nodes; raise the largest request (--max-sides on the command line)"
+                        )));
+                    }
+                    return Ok(NodeCounts::among(&sizes)?.into());
+                }
                 let max = max.unwrap_or(machine);
                 if max > machine {
                     return Err(unfit(if slurm.is_some() {
@@ -679,11 +707,12 @@ impl FromStr for ShapeLaw {
                 let law = match law {
                     "uniform" => NodeCountLaw::Uniform,
                     "pow2" => NodeCountLaw::PowersOfTwo,
+                    "placements" => NodeCountLaw::Placements,
                     other => match other.strip_prefix("multiples-of-") {
                         Some(k) => NodeCountLaw::Multiples(positive(k)?),
                         None => {
                             return Err(bad(format!(
-                                "unknown count law {:?} (uniform, pow2 or multiples-of-K)",
+                                "unknown count law {:?} (uniform, pow2, multiples-of-K or placements)",
                                 partalloc_topology::echo(other)
                             )));
                         }
@@ -1052,6 +1081,10 @@ impl WorkloadSpec {
             ShapeLaw::Sides { law, .. } => format!("sides {law}"),
             ShapeLaw::Cubic { .. } => ShapeKind::Cubic.to_string(),
             ShapeLaw::Noncubic { .. } => ShapeKind::Noncubic.to_string(),
+            ShapeLaw::Nodes {
+                law: NodeCountLaw::Placements,
+                ..
+            } => "nodes among the placement sizes".to_owned(),
             ShapeLaw::Nodes { .. } => ShapeKind::Nodes.to_string(),
             law @ ShapeLaw::Catalogue { .. } => law.to_string(),
         };
@@ -1337,6 +1370,91 @@ mod tests {
         assert!(
             e.contains("requests of up to 9 nodes are larger than the largest job tree:two.conf can place, 8 nodes"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn auto_on_a_torus3d_machine_draws_its_placement_sizes_uniformly() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/torus3d-4x4x4.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let torus: Topology =
+            partalloc_topology::slurm::SlurmMachine::parse_yaml(&text, "t.yaml", None)
+                .unwrap()
+                .into();
+        let law = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &torus,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            None,
+        );
+        assert_eq!(law.to_string(), "nodes:placements");
+        assert_eq!(law.to_string().parse::<ShapeLaw>().unwrap(), law);
+        // The file's placements: 2x1x1, 2x2x1, 2x2x2, 4x4x1, 4x4x4.
+        let dist = law.shapes(&torus).unwrap();
+        let ShapeDist::Nodes(counts) = dist else {
+            panic!("{dist:?}")
+        };
+        assert_eq!(counts.sizes(), &[2, 4, 8, 16, 64]);
+        assert_eq!(dist.mean_nodes(), 94.0 / 5.0);
+        use rand::SeedableRng as _;
+        use rand_distr::Distribution as _;
+        let mut rng = crate::ChaCha8Rng::seed_from_u64(3);
+        let mut seen = [0u32; 5];
+        for _ in 0..5000 {
+            let crate::JobShape::Nodes { count } = counts.sample(&mut rng) else {
+                panic!()
+            };
+            let i = [2, 4, 8, 16, 64].iter().position(|&n| n == count).unwrap();
+            seen[i] += 1;
+        }
+        // Each of the five about 1000 times (5 standard deviations: 141).
+        assert!(seen.iter().all(|&c| (859..=1141).contains(&c)), "{seen:?}");
+        // A largest request keeps the sizes within it; none left is refused.
+        let small = ShapeLaw::of_kind(
+            ShapeKind::Auto,
+            &torus,
+            SideLaw::Uniform,
+            &CubeDimLaw::Uniform,
+            Some(Coords::new(&[8]).unwrap()),
+        );
+        let ShapeDist::Nodes(c) = small.shapes(&torus).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.sizes(), &[2, 4, 8]);
+        let none = ShapeLaw::Nodes {
+            law: NodeCountLaw::Placements,
+            max: Some(1),
+        };
+        assert!(
+            none.shapes(&torus)
+                .unwrap_err()
+                .to_string()
+                .contains("no placement of")
+        );
+        // Elsewhere the law is refused with the laws that fit.
+        let mesh: Topology = "mesh:4x4".parse().unwrap();
+        let e = "nodes:placements"
+            .parse::<ShapeLaw>()
+            .unwrap()
+            .shapes(&mesh)
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("needs one, not mesh:4x4; use sides"),
+            "{e}"
+        );
+        // Described in words.
+        let spec = WorkloadSpec {
+            arrivals: Arrivals::Load(0.5),
+            shapes: law,
+            demand: DemandLaw::Exponential { mean: 1.0 },
+            dependence: Dependence::Dependent,
+            allow_saturation: false,
+        };
+        assert_eq!(
+            spec.describe(None, 10, 0),
+            "load 0.5, nodes among the placement sizes, residence exp:1 (dependent), 10 jobs"
         );
     }
 

@@ -160,3 +160,295 @@ fn bad_lublin_models_are_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
     assert!(!d.join("x.swf").exists());
 }
+
+/// The results of a JSON report without what differs between a model's
+/// run and a replay of its trace: the wall-clock search time and the
+/// workload's description.
+fn results(json: &str) -> Value {
+    let mut v: Value = serde_json::from_str(json).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["search_time_us_per_job", "workload", "seeds"] {
+        o.remove(k);
+    }
+    for r in o["replications"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("search_time_us_per_job");
+    }
+    for m in o["metrics"].as_array_mut().unwrap() {
+        m.as_object_mut().unwrap().remove("half_width");
+        m.as_object_mut().unwrap().remove("n");
+    }
+    v
+}
+
+#[test]
+fn simulate_with_the_model_runs_the_jobs_generate_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (machine, allocator, model, mapping) in [
+        ("mesh:16x16", "fsl", "lublin:batch", "shapes"),
+        (
+            "mesh:16x8",
+            "paging",
+            "lublin:mixed:batch.serial=0.2",
+            "nodes",
+        ),
+        ("hypercube:7", "buddy", "lublin:whole", "shapes"),
+    ] {
+        ok(&run_in(
+            d,
+            &[
+                "generate", "-t", machine, "--model", model, "--jobs", "400", "--seed", "5",
+                "--out", "g.swf",
+            ],
+        ));
+        let common = [
+            "simulate",
+            "-t",
+            machine,
+            "-a",
+            allocator,
+            "--mapping",
+            mapping,
+            "--format",
+            "json",
+            "--seed",
+            "5",
+            "-q",
+        ];
+        let replayed = ok(&run_in(d, &[&common[..], &["--trace", "g.swf"]].concat()));
+        let modelled = ok(&run_in(
+            d,
+            &[&common[..], &["--model", model, "--jobs", "400"]].concat(),
+        ));
+        assert_eq!(results(&modelled), results(&replayed), "{machine} {model}");
+        let v: Value = serde_json::from_str(&modelled).unwrap();
+        assert_eq!(v["replications"][0]["completed"], 400);
+        assert_eq!(
+            v["workload"],
+            format!(
+                "{} (Lublin & Feitelson 2003) for {} nodes, 400 jobs, {mapping} mapping",
+                model.parse::<LublinSpec>().unwrap(),
+                v["nodes"]
+            )
+        );
+        // More seeds: replication 0 is the same run, the others draw other
+        // jobs.
+        let two = ok(&run_in(
+            d,
+            &[
+                &common[..],
+                &["--model", model, "--jobs", "400", "--seeds", "2"],
+            ]
+            .concat(),
+        ));
+        let two: Value = serde_json::from_str(&two).unwrap();
+        let one = results(&modelled);
+        assert_eq!(
+            two["replications"][0]["mean_response"],
+            one["replications"][0]["mean_response"]
+        );
+        assert_ne!(
+            two["replications"][1]["mean_response"],
+            one["replications"][0]["mean_response"]
+        );
+    }
+}
+
+#[test]
+fn a_sweep_with_the_model_scales_its_jobs_as_a_sweep_of_its_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run_in(
+        d,
+        &[
+            "generate",
+            "-t",
+            "mesh:16x16",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "--seed",
+            "4",
+            "--out",
+            "g.swf",
+        ],
+    ));
+    let head = "topologies = [\"mesh:16x16\"]\nallocators = [\"fsl\", \"paging\"]\nloads = [0.3, 0.7]\nseed = 4\nseeds = 1\n";
+    fs::write(
+        d.join("model.toml"),
+        format!("{head}model = \"lublin:batch\"\n[workload]\njobs = 300\n"),
+    )
+    .unwrap();
+    fs::write(d.join("trace.toml"), format!("{head}trace = \"g.swf\"\n")).unwrap();
+    for f in ["model.toml", "trace.toml"] {
+        ok(&run_in(d, &["sweep", f, "-q", "--no-plots"]));
+    }
+    // The same rows, but for the settings' fingerprint.
+    let rows = |f: &str| -> Vec<Vec<String>> {
+        fs::read_to_string(d.join(f))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut cells: Vec<String> = l.split(',').map(str::to_owned).collect();
+                cells.remove(4);
+                cells
+            })
+            .collect()
+    };
+    let (model, trace) = (rows("model.csv"), rows("trace.csv"));
+    assert_eq!(model.len(), 5);
+    assert_eq!(model, trace);
+    // The loads differ, so the responses do.
+    assert_ne!(model[1][5], model[2][5]);
+}
+
+#[test]
+fn a_bad_model_is_one_line_in_each_front_end_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let simulate = |model: &str| {
+        run_in(
+            d,
+            &[
+                "simulate", "-t", "mesh:8x8", "-a", "fsl", "--model", model, "-o", "out.txt",
+            ],
+        )
+    };
+    // Malformed: clap refuses the value (exit 2).
+    let o = simulate("lublin:batch:serial=2");
+    let e = String::from_utf8(o.stderr.clone()).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("serial must be a probability between 0 and 1 (got 2)"),
+        "{e}"
+    );
+    // Against the machine: one line, exit 1.
+    let o = simulate("lublin:batch:uhi=7");
+    let e = String::from_utf8(o.stderr.clone()).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert_eq!(
+        e,
+        "error: --model: uhi=7 is above log2 of the machine's 64 nodes (6.0000): jobs would be larger than the machine; lower uhi\n"
+    );
+    // Not with a trace or the laws.
+    for extra in [&["--trace", "x.swf"][..], &["--load", "0.5"]] {
+        let o = run_in(
+            d,
+            &[
+                &[
+                    "simulate", "-t", "mesh:8x8", "-a", "fsl", "--model", "lublin",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+    }
+    // Too many jobs for a model.
+    let o = run_in(
+        d,
+        &[
+            "simulate", "-t", "mesh:8x8", "-a", "fsl", "--model", "lublin", "--jobs", "10000001",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: --jobs 10000001 is too large: at most 10000000 is accepted\n"
+    );
+    assert!(!d.join("out.txt").exists());
+    // A sweep file: the text, the machine, the other workload settings.
+    let head = "topologies = [\"mesh:8x8\"]\nallocators = [\"fsl\"]\nloads = [0.5]\n";
+    for (body, want) in [
+        (
+            "model = \"lublin:fast\"\n",
+            "error: bad.toml: model: Lublin model \"lublin:fast\": unknown kind \"fast\"",
+        ),
+        (
+            "model = \"lublin:batch:uhi=7\"\n",
+            "error: mesh:8x8: model: uhi=7 is above log2 of the machine's 64 nodes",
+        ),
+        (
+            "model = \"lublin\"\ntrace = \"x.swf\"\n",
+            "error: bad.toml: model and trace both give the jobs: keep one of them",
+        ),
+        (
+            "model = \"lublin\"\n[workload]\nresidence = \"exp:2\"\n",
+            "error: bad.toml: a model gives the jobs: keep only jobs and warmup in the [workload] table",
+        ),
+    ] {
+        fs::write(d.join("bad.toml"), format!("{head}{body}")).unwrap();
+        let o = run_in(d, &["sweep", "bad.toml", "-q"]);
+        let e = String::from_utf8(o.stderr.clone()).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{body}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with(want), "{body}: {e}");
+        assert!(!d.join("bad.csv").exists());
+    }
+}
+
+#[test]
+fn show_with_the_model_draws_the_machine_a_replay_of_its_trace_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run_in(
+        d,
+        &[
+            "generate",
+            "-t",
+            "mesh:16x16",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "--seed",
+            "2",
+            "--out",
+            "g.swf",
+        ],
+    ));
+    let show = |source: &[&str]| {
+        ok(&run_in(
+            d,
+            &[
+                &[
+                    "show",
+                    "-t",
+                    "mesh:16x16",
+                    "-a",
+                    "fsl",
+                    "--at",
+                    "40000",
+                    "--seed",
+                    "2",
+                ][..],
+                source,
+            ]
+            .concat(),
+        ))
+    };
+    let modelled = show(&["--model", "lublin:batch"]);
+    assert_eq!(modelled, show(&["--trace", "g.swf"]));
+    assert!(modelled.contains("running on"), "{modelled}");
+    let o = run_in(
+        d,
+        &[
+            "show",
+            "-t",
+            "mesh:16x16",
+            "-a",
+            "fsl",
+            "--at",
+            "1",
+            "--model",
+            "lublin:batch:uhi=9",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("error: --model: uhi=9 is above log2"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

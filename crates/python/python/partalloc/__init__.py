@@ -278,6 +278,7 @@ def simulate(
     slowdown_bound: float = 10.0,
     measures: str = "auto",
     trace_format: str = "swf",
+    model: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], Any]:
     """Runs one simulation point, exactly as ``partalloc simulate``.
 
@@ -346,6 +347,12 @@ def simulate(
     --parsable2``: jobs that never ran or do not fit are left out) or
     ``"openb"`` (an OpenB pod list on a GPU-sharing cluster: creation times
     are arrivals, deletion times departures).
+    ``model`` draws the jobs from the Lublin–Feitelson model instead, as
+    ``--model``: its text form (``"lublin:batch"``,
+    ``"lublin:whole:serial=0.3"``; ``docs/lublin.md``), ``jobs`` jobs per
+    replication (default 1000), each run to completion; replication 0 runs
+    exactly the jobs ``generate_lublin`` (and ``partalloc generate
+    --model``) draws for ``seed``, their node counts mapped by ``mapping``.
     ``topology`` takes every machine the command line takes, the file forms
     too (``"blocks:topology.conf"``, ``"kueue:topology.yaml,nodes.yaml"``,
     ``"openb:nodes.csv,pods.csv"``, a pod's ``.toml``).
@@ -368,6 +375,7 @@ def simulate(
         slowdown_bound=slowdown_bound,
         measures=measures,
         trace_format=trace_format,
+        model=model,
     )
     return summary, _table(columns, _RECORD_DTYPE, as_frame)
 

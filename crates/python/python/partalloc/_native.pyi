@@ -113,6 +113,7 @@ def simulate(
     slowdown_bound: float = 10.0,
     measures: str = "auto",
     trace_format: str = "swf",
+    model: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
 def benchmark(
     trace: str,

@@ -552,6 +552,33 @@ fn bad_values() -> Vec<Probe> {
             .max_chars(SHORT)
             .absent("g.swf"),
         );
+        // The same models as `simulate`'s workload source.
+        let probe = p(
+            &format!("simulate --model {model}"),
+            &[
+                "simulate",
+                "-q",
+                "-t",
+                "mesh:16x16",
+                "-a",
+                "first-fit",
+                "--jobs",
+                "10",
+                "--model",
+                model,
+                "-o",
+                "out.txt",
+            ],
+        )
+        .expect(expect)
+        .says(says)
+        .timeout(10)
+        .max_chars(SHORT);
+        v.push(if matches!(expect, Expect::Fails) {
+            probe.absent("out.txt")
+        } else {
+            probe
+        });
     }
     v.push(
         p(
