@@ -45,8 +45,8 @@ use partalloc_allocators::registry::AllocatorSpec;
 use partalloc_schedulers::registry::PolicySpec;
 use partalloc_simkit::observe::Observer;
 use partalloc_simkit::{
-    MAX_RECORDED_JOBS, MeasureSet, ReplicationError, Replications, Report, RuntimeModel, SimConfig,
-    SimError, Simulation, SlowdownBound, Stop,
+    JobRecord, MAX_RECORDED_JOBS, MeasureSet, ReplicationError, Replications, Report, RuntimeModel,
+    SimConfig, SimError, Simulation, SlowdownBound, Stop,
 };
 use partalloc_topology::Topology;
 use partalloc_workload::lublin::{LublinError, LublinModel, LublinSpec};
@@ -169,6 +169,10 @@ pub struct Experiment {
     /// Keep the first replication's job records (their count is then
     /// bounded by [`MAX_RECORDED_JOBS`]).
     pub record_jobs: bool,
+    /// Time the strategy's searches (wall-clock, sampled; on by default):
+    /// off for a front end that reports no search time, whose runs then
+    /// read no clock.
+    pub search_time: bool,
 }
 
 /// Why an experiment cannot run; each message is one line naming the
@@ -251,6 +255,7 @@ impl Experiment {
             slowdown_bound: SlowdownBound::default(),
             stop: RunLength::default(),
             record_jobs: false,
+            search_time: true,
         }
     }
 
@@ -350,7 +355,7 @@ impl Experiment {
             },
             warmup: self.stop.warmup,
             record_jobs: self.record_jobs,
-            measure_search_time: true,
+            measure_search_time: self.search_time,
             slowdown_bound: self.slowdown_bound,
             measures,
         };
@@ -628,6 +633,26 @@ impl Prepared {
         I: IntoIterator<Item = Job>,
         O: Observer,
     {
+        self.run_jobs_recorded(jobs, observer, None)
+    }
+
+    /// Runs `jobs` once as [`run_jobs`](Self::run_jobs) does, handing each
+    /// measured job's record to `records` as the job completes (a front
+    /// end that streams a long trace keeps what it needs of them, not the
+    /// records).
+    ///
+    /// # Errors
+    /// The run's.
+    pub fn run_jobs_recorded<I, O>(
+        &self,
+        jobs: I,
+        observer: &mut O,
+        records: Option<&mut dyn FnMut(JobRecord)>,
+    ) -> Result<Report, ExperimentError>
+    where
+        I: IntoIterator<Item = Job>,
+        O: Observer,
+    {
         let mut sim = Simulation::from_specs(
             self.topology.clone(),
             &self.allocator,
@@ -638,7 +663,7 @@ impl Prepared {
         if let Some(m) = self.reps.runtime_model_of(0) {
             sim = sim.with_runtime_model(m)?;
         }
-        Ok(sim.run_observed(observer, None)?)
+        Ok(sim.run_observed(observer, records)?)
     }
 }
 
@@ -711,6 +736,37 @@ mod tests {
             runs[0].0.results.mean_response,
             replay.results.mean_response
         );
+    }
+
+    #[test]
+    fn jobs_run_with_their_records_handed_out_as_they_complete() {
+        let mut exp = experiment("mesh:8x8", lublin("lublin:batch"));
+        exp.stop.jobs = Some(150);
+        exp.seed = 5;
+        let timed = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+        exp.search_time = false;
+        let untimed = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+        let jobs = timed.lublin_jobs(0).unwrap_or_else(|e| panic!("{e}"));
+        let mut seen = Vec::new();
+        let report = untimed
+            .run_jobs_recorded(jobs.iter().copied(), &mut (), Some(&mut |r| seen.push(r)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Every measured job once, in completion order, and nothing kept.
+        assert_eq!(seen.len() as u64, report.results.completed);
+        assert_eq!(report.results.completed, 150);
+        assert!(seen.windows(2).all(|w| w[0].end <= w[1].end));
+        assert!(report.jobs.is_empty());
+        let mut ids: Vec<u64> = seen.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, jobs.iter().map(|j| j.id).collect::<Vec<_>>());
+        // Not timing the search changes no measured quantity.
+        let plain = timed
+            .run_jobs(jobs.iter().copied(), &mut ())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(plain.search_time.measured);
+        assert!(!report.search_time.measured);
+        assert_eq!(plain.results.mean_response, report.results.mean_response);
+        assert_eq!(plain.results.utilization, report.results.utilization);
     }
 
     #[test]
