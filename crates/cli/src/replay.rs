@@ -28,10 +28,14 @@ use std::path::{Path, PathBuf};
 
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
-use partalloc::simkit::{JobRecord, Report, SimConfig, Simulation, Stop};
+use partalloc::simkit::{JobRecord, Report, SimError};
 use partalloc::topology::Topology;
 use partalloc::workload::ShapeMapping;
-use partalloc::workload::{Job, JobShape, TraceFormat};
+use partalloc::workload::{Job, JobShape, TraceFormat, TraceMapping};
+use partalloc_experiment::MachineSource;
+use partalloc_experiment::experiment::{
+    Experiment, ExperimentError, Prepared, TraceSource, WorkloadSource,
+};
 use partalloc_report::{ReportOptions, RunView};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -230,22 +234,6 @@ fn default_allocators(t: &Topology) -> Result<Vec<String>, CliError> {
 /// Runs `partalloc replay`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("replay", &args.topology)?;
-    let outputs: Vec<(&str, &Path)> = [
-        ("--output", &args.output),
-        ("--report", &args.report),
-        ("--batsim-jobs", &args.batsim_jobs),
-        ("--jobs-csv", &args.jobs_csv),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
-    .collect();
-    if !outputs.is_empty() {
-        let machine_files = crate::run::topology_files(&args.topology);
-        let inputs: Vec<&std::path::Path> = std::iter::once(args.trace.as_path())
-            .chain(machine_files.iter().map(PathBuf::as_path))
-            .collect();
-        crate::output::check_outputs(&outputs, &inputs)?;
-    }
     let allocators = if args.allocators.is_empty() {
         default_allocators(&topology)?
     } else {
@@ -254,8 +242,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             .flat_map(|a| split_specs(a))
             .collect()
     };
-    // Parsed once, and each built once to fail on names before reading
-    // the trace.
+    // Parsed once at the edge, each error naming its flag.
     let reference = args.reference.clone().unwrap_or_else(|| {
         if topology.as_gpushare().is_some() {
             "gpu-best-fit".to_owned()
@@ -271,9 +258,8 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     {
         let spec = ALLOCATORS
             .spec(a)
-            .and_then(|spec| spec.build(&topology).map(|_| spec))
             .map_err(|e| CliError::input(format!("{flag}: {e}")))?;
-        specs.push(spec);
+        specs.push((flag, spec));
     }
     let policies: Vec<String> = if args.scheduler.is_empty() {
         vec!["fcfs".to_owned()]
@@ -284,15 +270,84 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     for p in &policies {
         let spec = POLICIES
             .spec(p)
-            .and_then(|spec| spec.build(&topology).map(|_| spec))
             .map_err(|e| CliError::input(format!("--scheduler: {e}")))?;
         schedulers.push(spec);
     }
-    let measures = args
-        .run
-        .measure
-        .resolve(&topology)
-        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
+    // (label, allocator); the reference is the last spec.
+    let (reference_spec, shaped_specs) = specs
+        .split_last()
+        .ok_or_else(|| CliError::input("no allocator to replay"))?;
+    // Per policy: the strategies on shapes, then the reference on counts
+    // and on shapes.
+    let mut runs: Vec<(&'static str, &(&str, AllocatorSpec), &PolicySpec)> = Vec::new();
+    for p in &schedulers {
+        runs.extend(shaped_specs.iter().map(|a| ("shapes", a, p)));
+        runs.push(("counts", reference_spec, p));
+        runs.push(("shapes", reference_spec, p));
+    }
+    // Each run is an experiment on the trace: its inputs guard the
+    // outputs, and each is checked (measures, strategy and policy built on
+    // the machine) before the trace is read.
+    let model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
+    let experiments: Vec<Experiment> = runs
+        .iter()
+        .map(|&(label, (_, allocator), policy)| {
+            let mut exp = Experiment::new(
+                MachineSource::parse(&args.topology),
+                WorkloadSource::Trace(TraceSource {
+                    path: args.trace.clone(),
+                    format: args.trace_format,
+                    mapping: if label == "shapes" {
+                        TraceMapping::Shapes
+                    } else {
+                        TraceMapping::Nodes
+                    },
+                    lenient: args.lenient,
+                }),
+                allocator.clone(),
+                policy.clone(),
+            );
+            exp.measures = args.run.measure;
+            // The run-time model as given: a replay has no seed of its own.
+            exp.seed = 0;
+            exp.runtime_model = model;
+            exp.slowdown_bound = args.run.slowdown_bound;
+            exp.stop.jobs = args.jobs.map(|n| u64::try_from(n).unwrap_or(u64::MAX));
+            // The report shows no search time: the runs read no clock.
+            exp.search_time = false;
+            exp
+        })
+        .collect();
+    let outputs: Vec<(&str, &Path)> = [
+        ("--output", &args.output),
+        ("--report", &args.report),
+        ("--batsim-jobs", &args.batsim_jobs),
+        ("--jobs-csv", &args.jobs_csv),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
+    if let (false, Some(exp)) = (outputs.is_empty(), experiments.first()) {
+        let inputs = exp.inputs();
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::output::check_outputs(&outputs, &inputs)?;
+    }
+    let prepared = experiments
+        .iter()
+        .zip(&runs)
+        .map(|(exp, &(_, &(flag, _), _))| {
+            exp.check_on(topology.clone()).map_err(|e| match e {
+                ExperimentError::Measure(e) => CliError::input(format!("--measure: {e}")),
+                ExperimentError::Sim(SimError::Allocator(e)) => {
+                    CliError::input(format!("{flag}: {e}"))
+                }
+                ExperimentError::Sim(SimError::Scheduler(e)) => {
+                    CliError::input(format!("--scheduler: {e}"))
+                }
+                e => run_error(e),
+            })
+        })
+        .collect::<Result<Vec<Prepared>, CliError>>()?;
     let shaped = ShapeMapping::for_topology(&topology);
     let counts = match args.cores_per_node {
         Some(c) => ShapeMapping::nodes_of_cores(&topology, c)
@@ -381,18 +436,6 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         scaled_shapes: node_s / (nodes * span) * scale,
     };
 
-    // (label, allocator); the reference is the last spec.
-    let (reference_spec, shaped_specs) = specs
-        .split_last()
-        .ok_or_else(|| CliError::input("no allocator to replay"))?;
-    // Per policy: the strategies on shapes, then the reference on counts
-    // and on shapes.
-    let mut runs: Vec<(&'static str, &AllocatorSpec, &PolicySpec)> = Vec::new();
-    for p in &schedulers {
-        runs.extend(shaped_specs.iter().map(|a| ("shapes", a, p)));
-        runs.push(("counts", reference_spec, p));
-        runs.push(("shapes", reference_spec, p));
-    }
     let pool = crate::progress::pool(args.threads)?;
     let bar = crate::progress::bar(runs.len() as u64, "runs", args.quiet);
     let replay = Replay {
@@ -403,29 +446,13 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
         jobs: job_count,
         first,
         scale,
-        model: crate::run::runtime_model(args.run.runtime_model.as_deref())?,
     };
     let keep = args.report.is_some() || args.batsim_jobs.is_some() || args.jobs_csv.is_some();
     let results: Result<Vec<(Report, f64, Vec<JobRecord>)>, CliError> = pool.install(|| {
         runs.par_iter()
-            .map(|&(label, a, scheduler)| {
-                let config = SimConfig {
-                    stop: Stop::default(),
-                    warmup: 0,
-                    record_jobs: false,
-                    measure_search_time: false,
-                    slowdown_bound: args.run.slowdown_bound,
-                    measures,
-                };
-                let r = replay.run(
-                    &topology,
-                    a,
-                    scheduler,
-                    label == "shapes",
-                    &source,
-                    config,
-                    keep,
-                );
+            .zip(&prepared)
+            .map(|(&(label, ..), prepared)| {
+                let r = replay.run(prepared, label == "shapes", &source, keep);
                 bar.inc(1);
                 r
             })
@@ -615,6 +642,15 @@ impl Survey {
     }
 }
 
+/// A run's error, as the tool words it.
+fn run_error(e: ExperimentError) -> CliError {
+    match e {
+        ExperimentError::Source(e) => e.into(),
+        ExperimentError::Sim(e) => e.into(),
+        e => CliError::input(e.to_string()),
+    }
+}
+
 fn changed(trace: &Path) -> CliError {
     CliError::input(format!(
         "{}: the trace changed while it was replayed; replay a file nothing writes to",
@@ -633,8 +669,6 @@ struct Replay<'a> {
     jobs: usize,
     first: f64,
     scale: f64,
-    /// The run-time model, if any.
-    model: Option<partalloc::simkit::RuntimeModel>,
 }
 
 impl Replay<'_> {
@@ -642,18 +676,11 @@ impl Replay<'_> {
     /// shapes (`shapes`) or their processor counts. Returns the report,
     /// Σ p·(end − start) over the jobs, p the trace's processor count,
     /// summed in completion order, and the jobs' records if `keep`.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one run's machine, strategies, job source and settings"
-    )]
     fn run(
         &self,
-        topology: &Topology,
-        allocator: &AllocatorSpec,
-        scheduler: &PolicySpec,
+        prepared: &Prepared,
         shapes: bool,
         source: &Source,
-        config: SimConfig,
         keep: bool,
     ) -> Result<(Report, f64, Vec<JobRecord>), CliError> {
         let mut stream = match source {
@@ -687,21 +714,20 @@ impl Replay<'_> {
             Some(j)
         });
         let mut busy = 0.0;
-        let mut sim = Simulation::from_specs(topology.clone(), allocator, scheduler, jobs, config)?;
-        if let Some(m) = self.model {
-            sim = sim.with_runtime_model(m)?;
-        }
         let mut kept = Vec::new();
-        let report = sim.run_observed(
-            &mut (),
-            Some(&mut |r| {
-                let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
-                busy += p as f64 * (r.end - r.start);
-                if keep {
-                    kept.push(r);
-                }
-            }),
-        )?;
+        let report = prepared
+            .run_jobs_recorded(
+                jobs,
+                &mut (),
+                Some(&mut |r| {
+                    let p = in_flight.borrow_mut().remove(&r.id).unwrap_or(0);
+                    busy += p as f64 * (r.end - r.start);
+                    if keep {
+                        kept.push(r);
+                    }
+                }),
+            )
+            .map_err(run_error)?;
         if let Some(s) = stream {
             match s.finish()? {
                 StreamEnd::Sorted { jobs, .. } if jobs == self.jobs => {}
