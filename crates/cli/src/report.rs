@@ -5,13 +5,19 @@
 
 use std::path::PathBuf;
 
-use partalloc::simkit::{JobRecord, Replications, SimConfig, Stop};
+use partalloc::simkit::{JobRecord, Report, RuntimeModel};
 use partalloc::topology::Topology;
+use partalloc::workload::lublin::LublinSpec;
+use partalloc_experiment::MachineSource;
+use partalloc_experiment::experiment::{
+    DEFAULT_JOBS, Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource,
+    WorkloadSource,
+};
 use partalloc_report::{MAX_REPORT_JOBS, ReportOptions, RunView};
 use rayon::prelude::*;
 
 use crate::error::CliError;
-use crate::run::{Keep, Strategies, run_generated};
+use crate::run::Strategies;
 use crate::workload::{TraceArgs, WorkloadArgs};
 
 /// Options of `partalloc report`.
@@ -31,17 +37,20 @@ pub(crate) struct Args {
     workload: WorkloadArgs,
     #[command(flatten)]
     trace: TraceArgs,
+    #[arg(long, help = crate::workload::MODEL_HELP, value_parser = crate::workload::parse_model, conflicts_with_all = ["trace", "load", "allow_saturation", "shapes", "sides", "max_sides", "cube_dims", "shape_weights", "residence", "dependence"])]
+    model: Option<Box<LublinSpec>>,
     #[command(flatten)]
     run: crate::run::RunFlags,
-    /// Jobs measured (generated workload; default 1000), or the first jobs
-    /// of the trace (default: all).
+    /// Jobs measured (generated workload; default 1000), the jobs drawn
+    /// from the model (default 1000), or the first jobs of the trace
+    /// (default: all).
     #[arg(long)]
     jobs: Option<u64>,
     /// Completed jobs discarded before measuring.
     #[arg(long, default_value_t = 0)]
     warmup: u64,
-    /// Master seed of the generated workload (replication 0 of it, as
-    /// `simulate`'s first seed).
+    /// Master seed of the generated or modelled workload (replication 0 of
+    /// it, as `simulate`'s first seed).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The page's title (default: the machine and the workload).
@@ -63,23 +72,79 @@ pub(crate) struct Args {
     quiet: bool,
 }
 
+/// The experiment of one (strategy, policy) run, as the flags describe it.
+fn experiment(
+    args: &Args,
+    pair: &Strategies,
+    runtime_model: Option<RuntimeModel>,
+) -> Result<Experiment, CliError> {
+    let (allocator, policy) = pair.specs()?;
+    let workload = if let Some(path) = &args.trace.trace {
+        WorkloadSource::Trace(TraceSource {
+            path: path.clone(),
+            format: args.trace.trace_format,
+            mapping: args.trace.mapping,
+            lenient: args.trace.lenient,
+        })
+    } else if let Some(model) = &args.model {
+        let mut source = LublinSource::new((**model).clone());
+        source.mapping = args.trace.mapping;
+        WorkloadSource::Lublin(source)
+    } else {
+        WorkloadSource::Generated {
+            options: args.workload.spec(args.jobs.unwrap_or(1000), args.warmup),
+            load: args.workload.load,
+        }
+    };
+    let mut exp = Experiment::new(
+        MachineSource::parse(&args.topology),
+        workload,
+        allocator,
+        policy,
+    );
+    exp.measures = args.run.measure;
+    exp.seed = args.seed;
+    exp.runtime_model = runtime_model;
+    exp.slowdown_bound = args.run.slowdown_bound;
+    exp.stop = RunLength {
+        // A trace is read once for every run and cut to its first jobs
+        // here; the page's bound then counts the jobs it holds.
+        jobs: args.jobs.filter(|_| args.trace.trace.is_none()),
+        time: None,
+        warmup: args.warmup,
+    };
+    exp.record_jobs = true;
+    // The page shows no search time.
+    exp.search_time = false;
+    Ok(exp)
+}
+
+/// An experiment's refusal in the words of `report`'s flags (`runs` runs
+/// on one page).
+fn refusal(e: ExperimentError, runs: usize) -> CliError {
+    match e {
+        ExperimentError::Measure(e) => CliError::input(format!("--measure: {e}")),
+        ExperimentError::NoJobs => CliError::input("--jobs must be at least 1"),
+        // More than a page holds, which a page refuses first.
+        ExperimentError::RecordedJobs { jobs, .. } | ExperimentError::TooManyJobs { jobs, .. } => {
+            check_size(jobs, runs, MAX_REPORT_JOBS as u64)
+                .err()
+                .unwrap_or_else(|| {
+                    CliError::input(format!("--jobs {jobs} is too large for a report"))
+                })
+        }
+        ExperimentError::Workload(e) => e.into(),
+        ExperimentError::Lublin(e) => CliError::input(format!("--model: {e}")),
+        ExperimentError::LublinJob(e) => CliError::input(format!("--model: {e}")),
+        ExperimentError::Source(e) => e.into(),
+        ExperimentError::Sim(e) => e.into(),
+        e => CliError::input(e.to_string()),
+    }
+}
+
 /// Runs `partalloc report`.
 pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = crate::limits::machine("report", &args.topology)?;
-    let machine_files = crate::run::topology_files(&args.topology);
-    let inputs: Vec<&std::path::Path> = args
-        .trace
-        .trace
-        .as_deref()
-        .into_iter()
-        .chain(machine_files.iter().map(std::path::PathBuf::as_path))
-        .collect();
-    crate::output::check_outputs(&[("--output", args.output.as_path())], &inputs)?;
-    let measures = args
-        .run
-        .measure
-        .resolve(&topology)
-        .map_err(|e| CliError::input(format!("--measure: {e}")))?;
     let split = |list: &[String], default: &str| -> Vec<String> {
         if list.is_empty() {
             return vec![default.to_owned()];
@@ -90,28 +155,42 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     };
     let allocators = split(&args.allocator, "paging");
     let schedulers = split(&args.scheduler, "fcfs");
-    let pairs: Vec<Strategies> = schedulers
+    let model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
+    // One experiment per (strategy, policy), every policy's strategies in
+    // turn.
+    let experiments = schedulers
         .iter()
         .flat_map(|s| allocators.iter().map(move |a| Strategies::parse(a, s)))
-        .collect();
-    // Each pair built once here: a bad name fails before anything runs.
-    for p in &pairs {
-        p.checked(&topology)?;
+        .map(|pair| experiment(args, &pair, model))
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let runs = experiments.len();
+    // Every file the runs read (the same for each): no output may
+    // replace one.
+    let inputs = experiments
+        .first()
+        .map(Experiment::inputs)
+        .unwrap_or_default();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
+    crate::output::check_outputs(&[("--output", args.output.as_path())], &inputs)?;
+    // A page holds a bounded number of jobs: drawn ones are known now.
+    if args.trace.trace.is_none() {
+        let jobs = args.jobs.unwrap_or(DEFAULT_JOBS);
+        if jobs == 0 {
+            return Err(CliError::input("--jobs must be at least 1"));
+        }
+        check_size(jobs, runs, MAX_REPORT_JOBS as u64)?;
     }
-    let model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
-    let limit = MAX_REPORT_JOBS as u64;
-    let base = SimConfig {
-        stop: Stop::default(),
-        warmup: args.warmup,
-        record_jobs: true,
-        measure_search_time: false,
-        slowdown_bound: args.run.slowdown_bound,
-        measures,
-    };
+    // Each checked once, on the machine read once, before anything runs.
+    let prepared = experiments
+        .iter()
+        .map(|e| e.check_on(topology.clone()).map_err(|e| refusal(e, runs)))
+        .collect::<Result<Vec<Prepared>, CliError>>()?;
     let pool = crate::progress::pool(args.threads)?;
-    let bar = crate::progress::bar(pairs.len() as u64, "runs", args.quiet);
+    let bar = crate::progress::bar(runs as u64, "runs", args.quiet);
+    let label = |r: &Report| format!("{} · {}", r.allocator, r.scheduler);
     let (runs, workload): (Vec<(String, Vec<JobRecord>)>, String) = match &args.trace.trace {
         Some(path) => {
+            // Read once for every run.
             let (mut jobs, skipped) = args.trace.read_all(path, &topology)?;
             if let Some(n) = args.jobs {
                 jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
@@ -122,18 +201,16 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                     crate::error::shown(path)
                 )));
             }
-            check_size(jobs.len() as u64, pairs.len(), limit)?;
+            check_size(jobs.len() as u64, runs, MAX_REPORT_JOBS as u64)?;
             let runs = pool.install(|| {
-                pairs
+                prepared
                     .par_iter()
                     .map(|p| {
-                        let mut sim = p.simulation(&topology, jobs.iter().copied(), base)?;
-                        if let Some(m) = model {
-                            sim = sim.with_runtime_model(m.seeded(args.seed))?;
-                        }
-                        let r = sim.run()?;
+                        let r = p
+                            .run_jobs(jobs.iter().copied(), &mut ())
+                            .map_err(|e| refusal(e, runs))?;
                         bar.inc(1);
-                        Ok((format!("{} · {}", r.allocator, r.scheduler), r.jobs))
+                        Ok((label(&r), r.jobs))
                     })
                     .collect::<Result<Vec<_>, CliError>>()
             })?;
@@ -156,36 +233,19 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             )
         }
         None => {
-            let spec = args.workload.spec(args.jobs.unwrap_or(1000), args.warmup);
-            crate::workload::check(&spec)?;
-            check_size(spec.jobs, pairs.len(), limit)?;
-            let w = spec.build(&topology, args.workload.load)?;
             let runs = pool.install(|| {
-                pairs
+                prepared
                     .par_iter()
                     .map(|p| {
-                        let reps = Replications::new(args.seed, 1)
-                            .map_err(|e| CliError::input(format!("--seed: {e}")))?
-                            .with_runtime_model(model);
-                        let (mut reports, _) = run_generated(
-                            p.checked(&topology)?,
-                            &w,
-                            &spec,
-                            reps,
-                            base,
-                            Keep {
-                                records: true,
-                                grants: false,
-                            },
-                            &|| {},
-                        )?;
+                        let mut reports = p.run(&|_| (), &|| {}).map_err(|e| refusal(e, runs))?;
                         bar.inc(1);
-                        let r = reports.swap_remove(0);
-                        Ok((format!("{} · {}", r.allocator, r.scheduler), r.jobs))
+                        let (r, ()) = reports.swap_remove(0);
+                        Ok((label(&r), r.jobs))
                     })
                     .collect::<Result<Vec<_>, CliError>>()
             })?;
-            (runs, spec.describe(&topology, args.workload.load))
+            let workload = prepared.first().map(Prepared::describe).unwrap_or_default();
+            (runs, workload)
         }
     };
     bar.finish_and_clear();

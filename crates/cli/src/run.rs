@@ -1,18 +1,15 @@
-//! Running what the commands ask for: a machine parsed from its
-//! description, and the replications of a generated workload on it.
+//! What the commands that run simulations share: a machine parsed from
+//! its description, the strategy and the policy parsed at the edge, and
+//! the run flags.
 
 use partalloc::allocators::BuildError;
 use partalloc::allocators::registry::{ALLOCATORS, AllocatorSpec};
 use partalloc::schedulers::PolicyBuildError;
 use partalloc::schedulers::registry::{POLICIES, PolicySpec};
-use partalloc::simkit::observe::GrantLog;
-use partalloc::simkit::{Replications, Report, SimConfig, SimError, Simulation, Stop};
+use partalloc::simkit::SimError;
 use partalloc::topology::Topology;
-use partalloc::workload::{DemandDist, Job, ShapeDist, Workload};
 
 use crate::error::CliError;
-use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
-use partalloc::workload::WorkloadOptions;
 
 /// Reads a machine description such as `mesh:64x64`, or the file it names
 /// (a pod's `.toml`, `blocks:FILE`, `tree:FILE`, `kueue:TOPOLOGY,NODES`),
@@ -53,34 +50,6 @@ impl Strategies {
         let scheduler = self.scheduler.clone()?;
         Ok((allocator, scheduler))
     }
-
-    /// Both specs, each built once for `topology` to check it (the
-    /// allocator first).
-    pub(crate) fn checked<'a>(&'a self, topology: &'a Topology) -> Result<Setup<'a>, SimError> {
-        let allocator = self.allocator.as_ref().map_err(Clone::clone)?;
-        allocator.build(topology)?;
-        let scheduler = self.scheduler.as_ref().map_err(Clone::clone)?;
-        scheduler.build(topology)?;
-        Ok(Setup {
-            topology,
-            allocator,
-            scheduler,
-        })
-    }
-
-    /// A simulation of `topology` with fresh instances of both.
-    pub(crate) fn simulation<I: Iterator<Item = Job>>(
-        &self,
-        topology: &Topology,
-        jobs: impl IntoIterator<IntoIter = I>,
-        config: SimConfig,
-    ) -> Result<Simulation<I>, SimError> {
-        let allocator = self.allocator.as_ref().map_err(Clone::clone)?;
-        let alloc = allocator.build(topology)?;
-        let scheduler = self.scheduler.as_ref().map_err(Clone::clone)?;
-        let sched = scheduler.build(topology)?;
-        Simulation::new(topology.clone(), alloc, sched, jobs, config)
-    }
 }
 
 /// The flags every command that runs a simulation shares.
@@ -116,65 +85,9 @@ pub(crate) fn runtime_model(
     .transpose()
 }
 
-/// A machine with the strategy and the policy to run on it, parsed and
-/// checked.
+/// The strategy and the policy of a run, parsed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Setup<'a> {
-    pub(crate) topology: &'a Topology,
     pub(crate) allocator: &'a AllocatorSpec,
     pub(crate) scheduler: &'a PolicySpec,
-}
-
-/// What the first replication keeps beyond its results.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Keep {
-    /// Its job records.
-    pub(crate) records: bool,
-    /// Its grants, for the pod and Slurm measures (at most
-    /// [`MEASURED_JOBS`](partalloc::simkit::measure::MEASURED_JOBS)).
-    pub(crate) grants: bool,
-}
-
-/// Runs the replications of a generated workload and returns their reports
-/// in replication order, and the first one's grants if kept. `base` gives
-/// the stop time and the slowdown bound; the jobs and warm-up come from
-/// `spec`, the records from `keep`.
-pub(crate) fn run_generated(
-    setup: Setup<'_>,
-    workload: &Workload<ShapeDist, DemandDist>,
-    spec: &WorkloadOptions,
-    reps: Replications,
-    base: SimConfig,
-    keep: Keep,
-    done: &(dyn Fn() + Sync),
-) -> Result<(Vec<Report>, Option<GrantLog>), CliError> {
-    let config = SimConfig {
-        stop: Stop {
-            jobs: Some(spec.jobs),
-            time: base.stop.time,
-        },
-        warmup: spec.warmup,
-        record_jobs: keep.records,
-        measure_search_time: true,
-        ..base
-    };
-    let runs = reps.simulate(
-        (setup.topology, setup.allocator, setup.scheduler),
-        workload,
-        config,
-        &|r| {
-            (keep.grants && r == 0)
-                .then(|| GrantLog::new(MEASURED_JOBS).with_max_items(MEASURED_IDS))
-        },
-        done,
-    )?;
-    let mut first = None;
-    let reports = runs
-        .into_iter()
-        .map(|(report, log)| {
-            first = first.take().or(log);
-            report
-        })
-        .collect();
-    Ok((reports, first))
 }

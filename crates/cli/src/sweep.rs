@@ -648,7 +648,6 @@ fn run_point(
         .ok_or_else(missing)?;
     let topo = &valid.topologies[at];
     let setup = Setup {
-        topology: topo,
         allocator: typed(&exp.allocators, &valid.allocators, &p.allocator).ok_or_else(missing)?,
         scheduler: typed(&exp.schedulers, &valid.schedulers, &p.scheduler).ok_or_else(missing)?,
     };

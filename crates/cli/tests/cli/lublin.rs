@@ -1,6 +1,7 @@
 //! `partalloc generate --model lublin…`: the Lublin–Feitelson model's jobs
 //! written as SWF, exactly the library's stream for the seed, replayed by
-//! `simulate --trace`; bad model texts refused.
+//! `simulate --trace`; `simulate`, `show`, `report` and sweeps with the
+//! model run the jobs of its trace; bad model texts refused.
 #![expect(
     clippy::unwrap_used,
     reason = "the helpers reading the binary's output sit outside #[test] functions"
@@ -451,4 +452,106 @@ fn show_with_the_model_draws_the_machine_a_replay_of_its_trace_draws() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn report_with_the_model_is_the_page_of_a_report_of_its_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run_in(
+        d,
+        &[
+            "generate",
+            "-t",
+            "mesh:16x16",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "--seed",
+            "2",
+            "--out",
+            "g.swf",
+        ],
+    ));
+    let report = |out: &str, source: &[&str]| {
+        let o = run_in(
+            d,
+            &[
+                &[
+                    "report",
+                    "-q",
+                    "-t",
+                    "mesh:16x16",
+                    "-a",
+                    "fsl,paging",
+                    "-s",
+                    "fcfs,easy-backfilling",
+                    "--seed",
+                    "2",
+                    "--title",
+                    "same",
+                    "-o",
+                    out,
+                ][..],
+                source,
+            ]
+            .concat(),
+        );
+        assert_eq!(
+            String::from_utf8(o.stdout).unwrap(),
+            format!("report of 4 runs written to {out}\n")
+        );
+        fs::read(d.join(out)).unwrap()
+    };
+    let modelled = report("m.html", &["--model", "lublin:batch", "--jobs", "300"]);
+    // The same jobs, so the same runs: one page, byte for byte.
+    assert!(modelled == report("t.html", &["--trace", "g.swf"]));
+    // Another seed draws other jobs.
+    let other = run_in(
+        d,
+        &[
+            "report",
+            "-q",
+            "-t",
+            "mesh:16x16",
+            "-a",
+            "fsl",
+            "--seed",
+            "3",
+            "--title",
+            "same",
+            "--model",
+            "lublin:batch",
+            "--jobs",
+            "300",
+            "-o",
+            "o.html",
+        ],
+    );
+    assert!(other.status.success());
+    assert!(fs::read(d.join("o.html")).unwrap() != modelled);
+    // A model the machine cannot take: one line, nothing written.
+    let o = run_in(
+        d,
+        &[
+            "report",
+            "-q",
+            "-t",
+            "mesh:16x16",
+            "-a",
+            "fsl",
+            "--model",
+            "lublin:batch:uhi=9",
+            "-o",
+            "bad.html",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("error: --model: uhi=9 is above log2"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!d.join("bad.html").exists());
 }
