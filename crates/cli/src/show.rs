@@ -611,12 +611,14 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
     let topology = parse_topology(&args.topology)?;
     check_machine("show", &topology, MAX_SHOW_NODES)?;
     if let Some(svg) = &args.svg {
+        // The machine's files and the trace: the picture replaces neither.
         let machine_files = crate::run::topology_files(&args.topology);
         crate::output::check_outputs(
             &[("--svg", svg.as_path())],
             &machine_files
                 .iter()
                 .map(std::path::PathBuf::as_path)
+                .chain(args.trace.trace.as_deref())
                 .collect::<Vec<_>>(),
         )?;
     }
