@@ -1,6 +1,7 @@
 //! Every input form that names files, in one table: each machine form that
 //! reads files and each trace format, with example files from the
-//! repository and a strategy that runs on the result. The adversarial
+//! repository and a strategy that runs on the result; and every workload
+//! source with the flags that name it ([`WORKLOAD_FORMS`]). The adversarial
 //! corpus of the command-line tool generates its probes of these forms
 //! (an output naming an input, an input that never ends, a path with
 //! control characters) from this table, so a form added here is probed
@@ -303,6 +304,146 @@ pub const TRACE_FORMS: &[TraceForm] = &[
     },
 ];
 
+/// A workload source as the commands name it: the flags of `simulate`,
+/// `show` and `report` that choose it and its lines in a sweep file, each
+/// with `{v}` standing for one value (a text, or a file's name), with an
+/// example value and one too large to run. The adversarial corpus probes
+/// every row under every command that takes a workload, so a source added
+/// here is probed without anyone writing a probe.
+///
+/// ```
+/// use partalloc_experiment::forms::{WORKLOAD_FORMS, WorkloadValue};
+/// let lublin = WORKLOAD_FORMS.iter().find(|f| f.name == "lublin").unwrap();
+/// assert_eq!(lublin.flags("lublin:batch"), ["--model", "lublin:batch"]);
+/// assert_eq!(lublin.sweep("lublin:batch"), "model = \"lublin:batch\"\n");
+/// assert!(matches!(lublin.value, WorkloadValue::Text { .. }));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkloadForm {
+    /// A short name, for the probes' names.
+    pub name: &'static str,
+    /// The flags that choose it, `{v}` standing for its value.
+    pub flags: &'static [&'static str],
+    /// Its lines in a sweep file (top-level keys, then any `[workload]`
+    /// table), `{v}` standing for its value.
+    pub sweep: &'static str,
+    /// What `{v}` is.
+    pub value: WorkloadValue,
+}
+
+/// The value a [`WorkloadForm`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadValue {
+    /// A text, run on a machine given by its `--topology` text.
+    Text {
+        /// A value that runs.
+        example: &'static str,
+        /// A value naming a workload too large for the machine, refused
+        /// before anything of its size is built.
+        too_large: &'static str,
+        /// Words of every front end's refusal of `too_large`.
+        refused: &'static str,
+        /// The machine, as `--topology` takes it.
+        machine: &'static str,
+        /// A strategy that runs the example there.
+        strategy: &'static str,
+    },
+    /// A file of a trace format: its row of [`TRACE_FORMS`] gives the
+    /// example trace, the machine and the strategy.
+    Trace(&'static TraceForm),
+}
+
+impl WorkloadForm {
+    /// The flags naming `value`.
+    #[must_use]
+    pub fn flags(&self, value: &str) -> Vec<String> {
+        self.flags.iter().map(|f| f.replace("{v}", value)).collect()
+    }
+
+    /// The sweep file's lines naming `value`, each ending in a line break.
+    #[must_use]
+    pub fn sweep(&self, value: &str) -> String {
+        let mut s = self.sweep.replace("{v}", value);
+        s.push('\n');
+        s
+    }
+
+    /// The machine the example runs on, as `--topology` takes it, `{0}`,
+    /// `{1}` standing for [`machine_files`](Self::machine_files).
+    #[must_use]
+    pub fn machine(&self, files: &[&str]) -> String {
+        match self.value {
+            WorkloadValue::Text { machine, .. } => machine.to_owned(),
+            WorkloadValue::Trace(t) => t.machine(files),
+        }
+    }
+
+    /// The machine's example files in the repository, if it reads any.
+    #[must_use]
+    pub fn machine_files(&self) -> &'static [&'static str] {
+        match self.value {
+            WorkloadValue::Text { .. } => &[],
+            WorkloadValue::Trace(t) => t.machine_files,
+        }
+    }
+
+    /// A strategy that runs the example.
+    #[must_use]
+    pub fn strategy(&self) -> &'static str {
+        match self.value {
+            WorkloadValue::Text { strategy, .. } => strategy,
+            WorkloadValue::Trace(t) => t.strategy,
+        }
+    }
+}
+
+/// Every workload source: the generated laws, each trace format of
+/// [`TRACE_FORMS`] and the Lublin–Feitelson model.
+pub const WORKLOAD_FORMS: &[WorkloadForm] = &[
+    WorkloadForm {
+        name: "generated",
+        flags: &["--load", "0.5", "--max-sides", "{v}"],
+        sweep: "[workload]\nmax_sides = \"{v}\"",
+        value: WorkloadValue::Text {
+            example: "4x4",
+            too_large: "100000x100000",
+            refused: "requests would be larger than the machine",
+            machine: "mesh:8x8",
+            strategy: "first-fit",
+        },
+    },
+    WorkloadForm {
+        name: "swf",
+        flags: &["--trace", "{v}", "--trace-format", "swf"],
+        sweep: "trace = \"{v}\"\ntrace_format = \"swf\"",
+        value: WorkloadValue::Trace(&TRACE_FORMS[0]),
+    },
+    WorkloadForm {
+        name: "sacct",
+        flags: &["--trace", "{v}", "--trace-format", "sacct"],
+        sweep: "trace = \"{v}\"\ntrace_format = \"sacct\"",
+        value: WorkloadValue::Trace(&TRACE_FORMS[1]),
+    },
+    WorkloadForm {
+        name: "openb",
+        flags: &["--trace", "{v}", "--trace-format", "openb"],
+        sweep: "trace = \"{v}\"\ntrace_format = \"openb\"",
+        value: WorkloadValue::Trace(&TRACE_FORMS[2]),
+    },
+    WorkloadForm {
+        name: "lublin",
+        flags: &["--model", "{v}"],
+        sweep: "model = \"{v}\"",
+        value: WorkloadValue::Text {
+            example: "lublin:batch",
+            too_large: "lublin:batch:nodes=1048576",
+            refused: "exceed the machine's 64 nodes",
+            machine: "mesh:8x8",
+            strategy: "first-fit",
+        },
+    },
+];
+
 /// The variant of a machine source that reads files (`None` for a text
 /// form). A new variant does not compile until it is named here, and the
 /// tests then ask for its row in [`MACHINE_FILE_FORMS`].
@@ -407,6 +548,94 @@ mod tests {
             )
             .unwrap_or_else(|e| panic!("{format}: {e}"));
             assert!(!jobs.is_empty(), "{format}");
+        }
+    }
+
+    #[test]
+    fn every_workload_source_has_a_form_whose_example_runs_and_too_large_is_refused() {
+        use crate::experiment::{
+            Experiment, ExperimentError, LublinSource, TraceSource, WorkloadSource,
+        };
+        // Every trace format once, the laws and the model.
+        for format in TraceFormat::ALL {
+            let rows = WORKLOAD_FORMS
+                .iter()
+                .filter(|f| matches!(f.value, WorkloadValue::Trace(t) if t.format == format))
+                .count();
+            assert_eq!(rows, 1, "{format}");
+        }
+        let names: Vec<&str> = WORKLOAD_FORMS.iter().map(|f| f.name).collect();
+        assert!(names.contains(&"generated") && names.contains(&"lublin"));
+        for form in WORKLOAD_FORMS {
+            // Each names its value in its flags and its sweep lines, and a
+            // trace its format.
+            assert!(form.flags.contains(&"{v}"), "{}", form.name);
+            assert!(form.sweep.contains("{v}"), "{}", form.name);
+            if let WorkloadValue::Trace(t) = form.value {
+                assert!(form.flags.contains(&t.format.name()), "{}", form.name);
+                assert!(form.sweep.contains(t.format.name()), "{}", form.name);
+            }
+            let files = at_root(form.machine_files());
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            let machine = MachineSource::parse(&form.machine(&refs));
+            // The example runs as the library reads the flags' value, and
+            // the value too large is refused by the check.
+            let source = |value: &str| match (form.name, form.value) {
+                ("generated", _) => WorkloadSource::Generated {
+                    options: partalloc_workload::WorkloadOptions {
+                        max_sides: Some(value.parse().unwrap_or_else(|e| panic!("{e}"))),
+                        ..Default::default()
+                    },
+                    load: 0.5,
+                },
+                ("lublin", _) => WorkloadSource::Lublin(LublinSource::new(
+                    value.parse().unwrap_or_else(|e| panic!("{e}")),
+                )),
+                (_, WorkloadValue::Trace(t)) => WorkloadSource::Trace(TraceSource {
+                    path: root().join(value),
+                    format: t.format,
+                    mapping: partalloc_workload::TraceMapping::Shapes,
+                    lenient: false,
+                }),
+                (name, _) => panic!("{name}: a source this test does not know"),
+            };
+            let experiment = |value: &str| {
+                let mut e = Experiment::new(
+                    machine.clone(),
+                    source(value),
+                    partalloc_allocators::registry::ALLOCATORS
+                        .spec(form.strategy())
+                        .unwrap_or_else(|e| panic!("{e}")),
+                    partalloc_schedulers::registry::POLICIES
+                        .spec("fcfs")
+                        .unwrap_or_else(|e| panic!("{e}")),
+                );
+                e.stop.jobs = Some(20);
+                e
+            };
+            let (example, too_large) = match form.value {
+                WorkloadValue::Text {
+                    example,
+                    too_large,
+                    refused,
+                    ..
+                } => (example, Some((too_large, refused))),
+                WorkloadValue::Trace(t) => (t.example, None),
+            };
+            let runs = experiment(example)
+                .check("test")
+                .and_then(|p| p.run(&|_| (), &|| {}))
+                .unwrap_or_else(|e| panic!("{}: {e}", form.name));
+            assert!(runs[0].0.results.completed > 0, "{}", form.name);
+            if let Some((v, refused)) = too_large {
+                let e = experiment(v).check("test").map(|_| ()).unwrap_err();
+                assert!(
+                    matches!(e, ExperimentError::Workload(_) | ExperimentError::Lublin(_)),
+                    "{}: {e}",
+                    form.name
+                );
+                assert!(e.to_string().contains(refused), "{}: {e}", form.name);
+            }
         }
     }
 

@@ -1,16 +1,21 @@
 //! Probes generated from the registry of input forms
-//! (`partalloc_experiment::forms`): every machine form that reads files
-//! and every trace format gets the same guards without a probe written
-//! for it — no output of `simulate`, `generate`, `replay` or `report`
-//! replaces one of its files (by name, by another spelling, through a
-//! link, under a name with control characters, which the message must
-//! show escaped), and an input that never ends (`/dev/zero`) is refused
-//! within a small address space.
+//! (`partalloc_experiment::forms`): every machine form that reads files,
+//! every trace format and every workload source gets the same guards
+//! without a probe written for it — no output of `simulate`, `show`,
+//! `generate`, `replay`, `report` or a sweep replaces one of its files (by
+//! name, by another spelling, through a link, under a name with control
+//! characters, which the message must show escaped), an input that never
+//! ends (`/dev/zero`) or a workload too large for the machine is refused
+//! within a small address space, and a hostile value is refused in one
+//! short line, writing nothing.
 
 use std::fs;
 use std::path::Path;
 
-use partalloc_experiment::forms::{FileForm, MACHINE_FILE_FORMS, TRACE_FORMS, TraceForm};
+use partalloc_experiment::forms::{
+    FileForm, MACHINE_FILE_FORMS, TRACE_FORMS, TraceForm, WORKLOAD_FORMS, WorkloadForm,
+    WorkloadValue,
+};
 
 use super::{Expect, Probe, Special};
 
@@ -224,18 +229,6 @@ fn trace_forms() -> Vec<Probe> {
     for form in TRACE_FORMS {
         let bytes = example(form.example);
         let name = local(0, form.example);
-        let simulate = [
-            "simulate",
-            "-q",
-            "-t",
-            "{machine}",
-            "-a",
-            "{strategy}",
-            "--trace",
-            "{trace}",
-            "--trace-format",
-            "{format}",
-        ];
         let replay = [
             "replay",
             "{trace}",
@@ -247,23 +240,11 @@ fn trace_forms() -> Vec<Probe> {
             "--trace-format",
             "{format}",
         ];
-        let report = [
-            "report",
-            "-t",
-            "{machine}",
-            "-a",
-            "{strategy}",
-            "--trace",
-            "{trace}",
-            "--trace-format",
-            "{format}",
-        ];
-        let outputs: [(&str, &[&str], &str); 5] = [
-            ("simulate -o", &simulate, "-o"),
-            ("simulate --jobs-csv", &simulate, "--jobs-csv"),
+        // The commands that take any workload source are probed per
+        // source (`workload_forms`); `replay` reads traces alone.
+        let outputs: [(&str, &[&str], &str); 2] = [
             ("replay -o", &replay, "-o"),
             ("replay --jobs-csv", &replay, "--jobs-csv"),
-            ("report -o", &report, "-o"),
         ];
         for (what, cmd, flag) in outputs {
             let args: Vec<&str> = cmd.iter().copied().chain([flag, "{trace}"]).collect();
@@ -287,15 +268,210 @@ fn trace_forms() -> Vec<Probe> {
             .expect(Expect::Fails)
             .says("that is the input"),
         );
-        for (what, cmd) in [("simulate", &simulate[..]), ("replay", &replay[..])] {
+        v.push(
+            trace_probe(form, "replay of /dev/zero", "zero", &replay)
+                .special(Special::Symlink {
+                    name: "zero".into(),
+                    target: "/dev/zero".into(),
+                })
+                .expect(Expect::Fails)
+                .memory_kb(SMALL_KB),
+        );
+    }
+    v
+}
+
+/// A command that takes any workload source, and the output it writes.
+#[derive(Debug, Clone, Copy)]
+enum Command {
+    Simulate,
+    Show,
+    Report,
+    Sweep,
+}
+
+impl Command {
+    const ALL: [Self; 4] = [Self::Simulate, Self::Show, Self::Report, Self::Sweep];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Simulate => "simulate",
+            Self::Show => "show",
+            Self::Report => "report",
+            Self::Sweep => "sweep file",
+        }
+    }
+
+    /// Its output flags, each with a file name of its own.
+    fn outputs(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Self::Simulate => &[("-o", "out.txt"), ("--jobs-csv", "jobs.csv")],
+            Self::Show => &[("--svg", "out.svg")],
+            Self::Report => &[("-o", "out.html")],
+            Self::Sweep => &[("-o", "out.csv")],
+        }
+    }
+}
+
+/// `text` as the inside of a TOML basic string.
+fn toml_escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '"' => "\\\"".to_owned(),
+            '\\' => "\\\\".to_owned(),
+            c if c.is_control() => format!("\\u{:04x}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// A probe of `command` on the workload `form` naming `value`, its output
+/// (the first of the command's) written to `output`.
+fn workload_probe(
+    form: &WorkloadForm,
+    command: Command,
+    what: &str,
+    value: &str,
+    output: (&str, &str),
+) -> Probe {
+    let names: Vec<String> = form
+        .machine_files()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("m{}", local(i, e)))
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let machine = form.machine(&refs);
+    let strategy = form.strategy();
+    let flags = form.flags(value);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let base: Vec<&str> = match command {
+        Command::Simulate => vec![
+            "simulate", "-q", "-t", &machine, "-a", strategy, "--jobs", "20",
+        ],
+        Command::Show => vec!["show", "-t", &machine, "-a", strategy, "--at", "5"],
+        Command::Report => vec![
+            "report", "-q", "-t", &machine, "-a", strategy, "--jobs", "20",
+        ],
+        Command::Sweep => vec!["sweep", "e.toml", "-q"],
+    };
+    let args: Vec<&str> = match command {
+        Command::Sweep => base.into_iter().chain([output.0, output.1]).collect(),
+        _ => base
+            .into_iter()
+            .chain(flags)
+            .chain([output.0, output.1])
+            .collect(),
+    };
+    let mut p = Probe::new(
+        SURFACE,
+        format!("{} workload, {}: {what}", form.name, command.name()),
+        &args,
+    );
+    if let Command::Sweep = command {
+        let mut file = format!(
+            "topologies = [\"{}\"]\nallocators = [\"{strategy}\"]\nloads = [0.5]\n",
+            toml_escaped(&machine)
+        );
+        file.push_str(&form.sweep(&toml_escaped(value)));
+        // Drawn jobs: a few (a trace gives its own).
+        if let WorkloadValue::Text { .. } = form.value {
+            if !file.contains("[workload]") {
+                file.push_str("[workload]\n");
+            }
+            file.push_str("jobs = 20\n");
+        }
+        p = p.file("e.toml", file);
+    }
+    for (name, path) in names.iter().zip(form.machine_files()) {
+        p = p.file(name, example(path));
+    }
+    p
+}
+
+/// Every workload source under every command that takes one: no output
+/// replaces its file (or the sweep file), a source too large (an endless
+/// trace) is refused within a small address space, and a hostile value
+/// is refused in one short line without a control character, writing
+/// nothing.
+fn workload_forms() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for form in WORKLOAD_FORMS {
+        let trace = match form.value {
+            WorkloadValue::Trace(t) => Some((local(0, t.example), example(t.example))),
+            WorkloadValue::Text { .. } => None,
+        };
+        for command in Command::ALL {
+            let first = command.outputs()[0];
+            // An output naming an input: the trace, or the sweep file.
+            match &trace {
+                Some((name, bytes)) => {
+                    for &(flag, _) in command.outputs() {
+                        v.push(
+                            workload_probe(
+                                form,
+                                command,
+                                &format!("the trace as {flag}"),
+                                name,
+                                (flag, name),
+                            )
+                            .file(name, bytes.clone())
+                            .expect(Expect::Fails)
+                            .says("that is the input"),
+                        );
+                    }
+                }
+                None => {
+                    if let Command::Sweep = command {
+                        let example = match form.value {
+                            WorkloadValue::Text { example, .. } => example,
+                            WorkloadValue::Trace(t) => t.example,
+                        };
+                        v.push(
+                            workload_probe(
+                                form,
+                                command,
+                                "the sweep file as -o",
+                                example,
+                                ("-o", "e.toml"),
+                            )
+                            .expect(Expect::Fails)
+                            .says("that is the input"),
+                        );
+                    }
+                }
+            }
+            // Too large: an endless trace, or a value past the machine.
+            let p = match form.value {
+                WorkloadValue::Trace(_) => {
+                    workload_probe(form, command, "the trace is /dev/zero", "zero", first).special(
+                        Special::Symlink {
+                            name: "zero".into(),
+                            target: "/dev/zero".into(),
+                        },
+                    )
+                }
+                WorkloadValue::Text {
+                    too_large, refused, ..
+                } => workload_probe(form, command, "too large", too_large, first).says(refused),
+            };
             v.push(
-                trace_probe(form, &format!("{what} of /dev/zero"), "zero", cmd)
-                    .special(Special::Symlink {
-                        name: "zero".into(),
-                        target: "/dev/zero".into(),
-                    })
-                    .expect(Expect::Fails)
-                    .memory_kb(SMALL_KB),
+                p.expect(Expect::Fails)
+                    .memory_kb(SMALL_KB)
+                    .max_chars(200)
+                    .absent(first.1),
+            );
+            // A hostile value (a file name for a trace): one short line,
+            // escaped, nothing written.
+            let hostile = match &trace {
+                Some((name, _)) => format!("{HOSTILE}{name}"),
+                None => HOSTILE.to_owned(),
+            };
+            v.push(
+                workload_probe(form, command, "a hostile value", &hostile, first)
+                    .expect(Expect::Any)
+                    .max_chars(200)
+                    .absent(first.1),
             );
         }
     }
@@ -305,5 +481,6 @@ fn trace_forms() -> Vec<Probe> {
 pub(super) fn probes() -> Vec<Probe> {
     let mut v = machine_forms();
     v.extend(trace_forms());
+    v.extend(workload_forms());
     v
 }
