@@ -297,6 +297,9 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
                 WorkloadSource::Trace(TraceSource {
                     path: args.trace.clone(),
                     format: args.trace_format,
+                    // The counts' runs take plain node counts (of
+                    // processors divided by --cores-per-node: the
+                    // streamed source below maps them).
                     mapping: if label == "shapes" {
                         TraceMapping::Shapes
                     } else {
@@ -313,7 +316,7 @@ pub(crate) fn run(args: &Args) -> Result<(), CliError> {
             exp.runtime_model = model;
             exp.slowdown_bound = args.run.slowdown_bound;
             exp.stop.jobs = args.jobs.map(|n| u64::try_from(n).unwrap_or(u64::MAX));
-            // The report shows no search time: the runs read no clock.
+            // A replay prints no search time: the runs read no clock.
             exp.search_time = false;
             exp
         })
