@@ -379,7 +379,7 @@ fn load_openb(
     let typical = match pods {
         Some(p) => {
             let p = Path::new(p);
-            let list = read_text(p, FileKind::Sacct)?;
+            let list = read_text(p, FileKind::PodList)?;
             let pods = parse_pods(&list, &echo_path(p), &cluster, Unplaceable::Keep)
                 .map_err(|e| SourceError::Machine(e.to_string()))?;
             partalloc_gpushare::frag::typical_pods(

@@ -80,7 +80,7 @@ pub fn read_openb(path: &Path, topology: &Topology) -> Result<(Vec<Job>, u64), S
             partalloc_topology::echo(&topology.to_string())
         )));
     };
-    let text = read_text(path, FileKind::Sacct)?;
+    let text = read_text(path, FileKind::PodList)?;
     let cluster = Cluster::from(machine.as_ref());
     let pods = parse_pods_timed(&text, &echo_path(path), &cluster, Unplaceable::Keep)
         .map_err(|e| SourceError::Trace(e.to_string()))?;

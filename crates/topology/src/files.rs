@@ -81,6 +81,8 @@ pub enum FileKind {
     Config,
     /// A `sacct` dump.
     Sacct,
+    /// An OpenB pod list.
+    PodList,
     /// A sweep shard's CSV or record.
     Shard,
 }
@@ -91,7 +93,7 @@ impl FileKind {
     pub fn max(self) -> u64 {
         match self {
             Self::Config => MAX_CONFIG_BYTES,
-            Self::Sacct | Self::Shard => MAX_DATA_BYTES,
+            Self::Sacct | Self::PodList | Self::Shard => MAX_DATA_BYTES,
         }
     }
 
@@ -99,6 +101,7 @@ impl FileKind {
         match self {
             Self::Config => "is this the file you meant?",
             Self::Sacct => "split the dump by time (sacct -S/-E) and replay the parts",
+            Self::PodList => "split the pod list by creation time and replay the parts",
             Self::Shard => "split the sweep into more shards",
         }
     }
@@ -246,5 +249,16 @@ mod tests {
             "{e}"
         );
         Ok(())
+    }
+
+    /// Each kind's refusal advises what fits that kind: only a sacct dump
+    /// is split with sacct's own options.
+    #[test]
+    fn each_kind_advises_for_its_own_files() {
+        for kind in [FileKind::Config, FileKind::PodList, FileKind::Shard] {
+            assert!(!kind.advice().contains("sacct"), "{kind:?}");
+        }
+        assert!(FileKind::Sacct.advice().contains("sacct -S/-E"));
+        assert_eq!(FileKind::PodList.max(), FileKind::Sacct.max());
     }
 }
