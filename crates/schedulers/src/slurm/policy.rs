@@ -1873,7 +1873,8 @@ fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
 /// Backfill's map node by node, on partitions over every node: when each
 /// node is free by the running jobs' ends (the will-run test's view,
 /// `_will_run_test` in `src/plugins/select/cons_tres/job_test.c`), and the
-/// reservations this cycle made on it (`node_space`, `backfill.c`).
+/// reservations this cycle made on it (`node_space`, `backfill.c`: a
+/// time-ordered list of slots, each with the nodes reserved in it).
 #[derive(Debug)]
 struct NodePlan {
     /// Per node: when its running job ends (now if idle; infinity if it
@@ -1882,14 +1883,26 @@ struct NodePlan {
     /// Per node: the times it is reserved, disjoint `[from, to)` in
     /// order (overlapping reservations merged).
     resv: Vec<Vec<(f64, f64)>>,
-    /// Every reservation's start and end: the map's slot boundaries (by
-    /// [`time_key`]).
-    bounds: BTreeMap<i64, f64>,
+    /// The map's slot boundaries (every reservation's start and end), in
+    /// order: slot `j` spans `[times[j], times[j + 1])`, the last to
+    /// infinity (reserving no node), and before `times[0]` no node is
+    /// reserved.
+    times: Vec<f64>,
+    /// Per slot (in `times`' order): its row of `rows`.
+    slot_row: Vec<u32>,
+    /// The nodes reserved in each slot, a bitmap of `words` words per
+    /// row (rows are not moved when a slot is split).
+    rows: Vec<u64>,
+    /// Words per bitmap.
+    words: usize,
     /// Every reservation's end.
     ends: BTreeMap<i64, f64>,
     /// The nodes by `free_at` (then by index): kept in step with
     /// `free_at` by [`NodePlan::reorder`].
     order: Vec<u32>,
+    /// The nodes whose `free_at` is finite (a bitmap), kept by
+    /// [`NodePlan::reorder`].
+    finite: Vec<u64>,
 }
 
 /// A key ordering times as `f64::total_cmp` does.
@@ -1903,15 +1916,105 @@ fn time_key(t: f64) -> i64 {
 /// each group that leaves the job no room.
 const WILL_RUN_WINDOW: f64 = 30.0;
 
+/// Whether bit `k` of a bitmap is set.
+fn bit(m: &[u64], k: usize) -> bool {
+    m[k / 64] >> (k % 64) & 1 == 1
+}
+
+/// The union of the bitmaps of a run of consecutive slots `[lo, hi)`
+/// that only moves forward (the nodes reserved somewhere over a job's
+/// slot as `later_start` advances): the front part keeps its suffix
+/// unions, the back part one running union, so each slot is added and
+/// dropped in a constant number of bitmap operations over the test.
+struct SlidingUnion {
+    words: usize,
+    lo: usize,
+    mid: usize,
+    hi: usize,
+    /// The first slot of `suffix`.
+    base: usize,
+    /// For each slot `p` of `[base, mid)`: the union of slots `p..mid`.
+    suffix: Vec<u64>,
+    /// The union of slots `mid..hi`.
+    back: Vec<u64>,
+}
+
+impl SlidingUnion {
+    fn new(words: usize) -> Self {
+        SlidingUnion {
+            words,
+            lo: 0,
+            mid: 0,
+            hi: 0,
+            base: 0,
+            suffix: Vec::new(),
+            back: vec![0; words],
+        }
+    }
+
+    /// Moves the run to `[lo, hi)` (neither bound moving back), `row`
+    /// giving a slot's bitmap.
+    fn slide<'a>(&mut self, lo: usize, hi: usize, row: impl Fn(usize) -> &'a [u64]) {
+        let w = self.words;
+        while self.hi < hi {
+            for (b, r) in self.back.iter_mut().zip(row(self.hi)) {
+                *b |= r;
+            }
+            self.hi += 1;
+        }
+        if lo >= self.mid && lo < self.hi {
+            // The front is used up: the back becomes the front.
+            self.base = lo;
+            self.mid = self.hi;
+            self.suffix.clear();
+            self.suffix.resize((self.mid - lo) * w, 0);
+            let mut acc = vec![0u64; w];
+            for p in (lo..self.mid).rev() {
+                for (a, r) in acc.iter_mut().zip(row(p)) {
+                    *a |= r;
+                }
+                let at = (p - lo) * w;
+                self.suffix[at..at + w].copy_from_slice(&acc);
+            }
+            self.back.fill(0);
+        } else if lo >= self.hi {
+            self.mid = lo;
+            self.back.fill(0);
+        }
+        self.lo = lo;
+    }
+
+    /// `out` = `keep` without the nodes of the run's union.
+    fn without(&self, keep: &[u64], out: &mut [u64]) {
+        let w = self.words;
+        if self.lo < self.mid {
+            let at = (self.lo - self.base) * w;
+            let front = &self.suffix[at..at + w];
+            for i in 0..w {
+                out[i] = keep[i] & !(front[i] | self.back[i]);
+            }
+        } else {
+            for i in 0..w {
+                out[i] = keep[i] & !self.back[i];
+            }
+        }
+    }
+}
+
 impl NodePlan {
     /// A plan with no reservation, the nodes free at `free_at`.
     fn new(free_at: Vec<f64>) -> Self {
+        let words = free_at.len().div_ceil(64);
         let mut np = NodePlan {
             resv: vec![Vec::new(); free_at.len()],
             order: (0..free_at.len() as u32).collect(),
             free_at,
-            bounds: BTreeMap::new(),
+            times: Vec::new(),
+            slot_row: Vec::new(),
+            rows: Vec::new(),
+            words,
             ends: BTreeMap::new(),
+            finite: vec![0; words],
         };
         np.reorder();
         np
@@ -1922,12 +2025,47 @@ impl NodePlan {
         let f = &self.free_at;
         self.order
             .sort_by(|&a, &b| f[a as usize].total_cmp(&f[b as usize]).then(a.cmp(&b)));
+        self.finite.fill(0);
+        for (k, t) in self.free_at.iter().enumerate() {
+            if t.is_finite() {
+                self.finite[k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+
+    /// The nodes reserved in slot `j`.
+    fn row(&self, j: usize) -> &[u64] {
+        let at = self.slot_row[j] as usize * self.words;
+        &self.rows[at..at + self.words]
+    }
+
+    /// The slot beginning at `t`, splitting the one holding `t` if none
+    /// does.
+    fn boundary(&mut self, t: f64) -> usize {
+        let j = self.times.partition_point(|x| x.total_cmp(&t).is_lt());
+        if self.times.get(j).is_some_and(|x| x.total_cmp(&t).is_eq()) {
+            return j;
+        }
+        let row = (self.rows.len() / self.words) as u32;
+        if j == 0 {
+            self.rows.extend(core::iter::repeat_n(0, self.words));
+        } else {
+            let at = self.slot_row[j - 1] as usize * self.words;
+            self.rows.extend_from_within(at..at + self.words);
+        }
+        self.times.insert(j, t);
+        self.slot_row.insert(j, row);
+        j
     }
 
     /// Reserves node `k` over `[s, e)`.
     fn reserve(&mut self, k: usize, s: f64, e: f64) {
-        self.bounds.insert(time_key(s), s);
-        self.bounds.insert(time_key(e), e);
+        let js = self.boundary(s);
+        let je = self.boundary(e);
+        for j in js..je {
+            let at = self.slot_row[j] as usize * self.words;
+            self.rows[at + k / 64] |= 1 << (k % 64);
+        }
         self.ends.insert(time_key(e), e);
         let rs = &mut self.resv[k];
         let lo = rs.partition_point(|r| r.1 < s);
@@ -1946,13 +2084,23 @@ impl NodePlan {
         rs.get(rs.partition_point(|r| r.1 <= t)).copied()
     }
 
+    /// The first end of a reservation after `t` (infinity if none).
+    fn end_after(&self, t: f64) -> f64 {
+        use core::ops::Bound::{Excluded, Unbounded};
+        self.ends
+            .range((Excluded(time_key(t)), Unbounded))
+            .next()
+            .map_or(f64::INFINITY, |(_, &t)| t)
+    }
+
     /// When and on which nodes a job of `need` nodes and `tl` seconds
     /// is planned (`_attempt_backfill`): from `start` = now, the nodes
     /// no reservation holds over `[start, start + tl]`; the will-run test
     /// on them; if the nodes it picks meet a reservation over the job's
     /// slot (`slot`: rounded start and end), or it finds no room before
     /// the map next frees a reserved node, the test is repeated from then
-    /// (`later_start`). Infinity when nothing is found within `horizon`.
+    /// (`later_start`, [`NodePlan::later_from`]). Infinity when nothing
+    /// is found within `horizon`.
     fn will_run(
         &self,
         now: f64,
@@ -1971,52 +2119,59 @@ impl NodePlan {
                 _ => return (f64::INFINITY, Vec::new()),
             },
         };
-        let n = self.free_at.len();
-        // Whether a node is usable (free within the plan, no reservation
-        // over `[start, end)`); nodes none of whose reservations end
-        // after `start` stay usable, and leave `live`, which holds the
-        // others with the index and bounds of their first reservation
-        // not ended by `start` (`start` only grows).
-        let mut usable: Vec<bool> = self.free_at.iter().map(|t| t.is_finite()).collect();
-        let mut live: Vec<(usize, usize, f64, f64)> = (0..n)
-            .filter(|&k| usable[k])
-            .filter_map(|k| self.resv[k].first().map(|&(s, e)| (k, 0, s, e)))
-            .collect();
-        let mut blocked: Vec<usize> = Vec::new();
-        let mut avail: Vec<usize> = Vec::with_capacity(n);
+        let w = self.words;
+        let m = self.times.len();
+        // The slots over the job's `[start, end)`: from the one holding
+        // `start` (`p0` boundaries by `start`) to the last beginning
+        // before `end` (`pend` boundaries before it).
+        let mut p0 = 0usize;
+        let mut pend = 0usize;
+        let mut reserved = SlidingUnion::new(w);
+        // The usable nodes (free within the plan, no reservation over
+        // `[start, end)`); the nodes free within the plan and not
+        // reserved at `start`; the first `by` of `order` (the nodes
+        // whose running jobs end by `by`).
+        let mut usable = vec![0u64; w];
+        let mut at_start = vec![0u64; w];
+        let mut free_by_set = vec![0u64; w];
+        let mut free_by_len = 0usize;
+        let mut avail: Vec<usize> = Vec::new();
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
-            // One walk over the nodes still reserved after `start`: the
-            // ones reserved over `[start, end)`, and the earliest
-            // reservation after `start` of a node free at `start` (see
-            // [`NodePlan::later_from`]).
-            blocked.clear();
-            let mut first = f64::INFINITY;
-            live.retain_mut(|(k, j, s, e)| {
-                if *e <= start {
-                    let rs = &self.resv[*k];
-                    while *j < rs.len() && rs[*j].1 <= start {
-                        *j += 1;
-                    }
-                    match rs.get(*j) {
-                        Some(&r) => (*s, *e) = r,
-                        None => {
-                            usable[*k] = true;
-                            return false;
-                        }
+            while p0 < m && self.times[p0] <= start {
+                p0 += 1;
+            }
+            while pend < m && self.times[pend] < end {
+                pend += 1;
+            }
+            let lo = p0.saturating_sub(1);
+            reserved.slide(lo, pend.max(lo), |j| self.row(j));
+            reserved.without(&self.finite, &mut usable);
+            match p0.checked_sub(1) {
+                None => at_start.copy_from_slice(&self.finite),
+                Some(j) => {
+                    for ((a, f), r) in at_start.iter_mut().zip(&self.finite).zip(self.row(j)) {
+                        *a = f & !r;
                     }
                 }
-                if *s > start {
-                    first = first.min(*s);
+            }
+            // `later_start`: walking the slots after `start`'s while the
+            // one before begins by `end`, the first at which a node free
+            // at `start` becomes reserved (none does within the job's
+            // slots if all those nodes are usable).
+            let mut j = if usable == at_start { p0.max(pend) } else { p0 };
+            let mut later = f64::NAN;
+            while j < m && (j == p0 || self.times[j - 1] <= end) {
+                if self.row(j).iter().zip(&at_start).any(|(r, a)| r & a != 0) {
+                    later = self.times[j];
+                    break;
                 }
-                usable[*k] = *s >= end;
-                if !usable[*k] {
-                    blocked.push(*k);
-                }
-                true
-            });
-            let later = self.later_from(start, end, first);
+                j += 1;
+            }
+            if later.is_nan() {
+                later = self.end_after(start);
+            }
             if later < enough {
                 start = later;
                 continue;
@@ -2028,15 +2183,30 @@ impl NodePlan {
                 let t = self.free_at[k as usize];
                 t.is_finite() && t <= by
             });
+            while free_by_len < free_by {
+                let k = self.order[free_by_len] as usize;
+                free_by_set[k / 64] |= 1 << (k % 64);
+                free_by_len += 1;
+            }
             let room = if free_by < need {
                 0
             } else {
-                free_by - blocked.iter().filter(|&&k| self.free_at[k] <= by).count()
+                usable
+                    .iter()
+                    .zip(&free_by_set)
+                    .map(|(u, f)| (u & f).count_ones() as usize)
+                    .sum()
             };
             if room >= need
                 && let Some((t, sel)) = {
                     avail.clear();
-                    avail.extend((0..n).filter(|&k| usable[k]));
+                    for (i, &x) in usable.iter().enumerate() {
+                        let mut x = x;
+                        while x != 0 {
+                            avail.push(i * 64 + x.trailing_zeros() as usize);
+                            x &= x - 1;
+                        }
+                    }
                     self.fit(&avail, &usable, start, need, later)
                 }
             {
@@ -2066,24 +2236,19 @@ impl NodePlan {
     /// free at `start` (infinity if none): a node usable before boundary
     /// b and reserved at b has a reservation beginning at b, so the first
     /// such b is `first`.
+    #[cfg(test)]
     fn later_from(&self, start: f64, end: f64, first: f64) -> f64 {
-        use core::ops::Bound::{Excluded, Unbounded};
         if first.is_finite() {
             // The walk reaches `first` if the boundary before it begins
             // by `end`.
-            let prev = self
-                .bounds
-                .range((Excluded(time_key(start)), Excluded(time_key(first))))
-                .next_back()
-                .map_or(start, |(_, &t)| t);
+            let a = self.times.partition_point(|x| x.total_cmp(&start).is_le());
+            let b = self.times.partition_point(|x| x.total_cmp(&first).is_lt());
+            let prev = if b > a { self.times[b - 1] } else { start };
             if prev <= end {
                 return first;
             }
         }
-        self.ends
-            .range((Excluded(time_key(start)), Unbounded))
-            .next()
-            .map_or(f64::INFINITY, |(_, &t)| t)
+        self.end_after(start)
     }
 
     /// The will-run test on nodes `avail` from `start`: the lowest
@@ -2092,10 +2257,11 @@ impl NodePlan {
     /// up to it, the window doubling after each failed group; none ending
     /// after `later`) until `need` nodes are free; the lowest of those,
     /// from the latest end among them (`_get_last_relevant_job`).
+    /// `usable` is `avail` as a bitmap.
     fn fit(
         &self,
         avail: &[usize],
-        usable: &[bool],
+        usable: &[u64],
         start: f64,
         need: usize,
         later: f64,
@@ -2109,7 +2275,7 @@ impl NodePlan {
         let mut ends: Vec<(f64, usize)> = Vec::new();
         for &k in &self.order {
             let k = k as usize;
-            if !usable[k] {
+            if !bit(usable, k) {
                 continue;
             }
             let t = self.free_at[k];
