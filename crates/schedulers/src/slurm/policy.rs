@@ -2135,7 +2135,6 @@ impl NodePlan {
         let mut at_start = vec![0u64; w];
         let mut free_by_set = vec![0u64; w];
         let mut free_by_len = 0usize;
-        let mut avail: Vec<usize> = Vec::new();
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
@@ -2198,17 +2197,7 @@ impl NodePlan {
                     .sum()
             };
             if room >= need
-                && let Some((t, sel)) = {
-                    avail.clear();
-                    for (i, &x) in usable.iter().enumerate() {
-                        let mut x = x;
-                        while x != 0 {
-                            avail.push(i * 64 + x.trailing_zeros() as usize);
-                            x &= x - 1;
-                        }
-                    }
-                    self.fit(&avail, &usable, start, need, later)
-                }
+                && let Some((t, sel)) = self.fit(&usable, start, need, later)
             {
                 let (s, e) = slot(t);
                 let clash = sel
@@ -2251,83 +2240,94 @@ impl NodePlan {
         self.end_after(start)
     }
 
-    /// The will-run test on nodes `avail` from `start`: the lowest
-    /// `need` nodes free then, else the running jobs removed group by
-    /// group (ending within [`WILL_RUN_WINDOW`] of the first's end rounded
-    /// up to it, the window doubling after each failed group; none ending
-    /// after `later`) until `need` nodes are free; the lowest of those,
-    /// from the latest end among them (`_get_last_relevant_job`).
-    /// `usable` is `avail` as a bitmap.
-    fn fit(
-        &self,
-        avail: &[usize],
-        usable: &[u64],
-        start: f64,
-        need: usize,
-        later: f64,
-    ) -> Option<(f64, Vec<u32>)> {
-        if avail.len() < need {
+    /// The will-run test on the nodes `usable` (a bitmap) from `start`:
+    /// the lowest `need` nodes free then, else the running jobs removed
+    /// group by group (ending within [`WILL_RUN_WINDOW`] of the first's
+    /// end rounded up to it, the window doubling after each failed group;
+    /// none ending after `later`) until `need` nodes are free; the lowest
+    /// of those, from the latest end among them (`_get_last_relevant_job`).
+    /// It reads the nodes in order of their ends only as far as it needs.
+    fn fit(&self, usable: &[u64], start: f64, need: usize, later: f64) -> Option<(f64, Vec<u32>)> {
+        let total: usize = usable.iter().map(|x| x.count_ones() as usize).sum();
+        if total < need {
             return None;
         }
-        // The usable nodes' distinct ends after `start`, in order, and
-        // how many usable nodes are free by each (`free` by `start`).
-        let mut free = 0usize;
-        let mut ends: Vec<(f64, usize)> = Vec::new();
-        for &k in &self.order {
-            let k = k as usize;
-            if !bit(usable, k) {
-                continue;
+        // The usable nodes read so far (all those free by the last end
+        // read), and how many.
+        let mut taken = vec![0u64; usable.len()];
+        let mut count = 0usize;
+        let order = &self.order;
+        let mut pos = 0usize;
+        // Reads every usable node free by `t` (the nodes before `pos`
+        // are read).
+        let read_to = |t: f64, pos: &mut usize, taken: &mut [u64], count: &mut usize| {
+            while let Some(&k) = order.get(*pos) {
+                let k = k as usize;
+                if !(self.free_at[k] <= t) {
+                    break;
+                }
+                if bit(usable, k) {
+                    taken[k / 64] |= 1 << (k % 64);
+                    *count += 1;
+                }
+                *pos += 1;
             }
-            let t = self.free_at[k];
-            if t <= start {
-                free += 1;
-            } else {
-                match ends.last_mut() {
-                    Some((e, c)) if *e == t => *c += 1,
-                    _ => {
-                        let c = ends.last().map_or(free, |x| x.1);
-                        ends.push((t, c + 1));
-                    }
+        };
+        // The next usable node's end (from `pos`), if any.
+        let peek = |pos: &mut usize| -> Option<f64> {
+            while let Some(&k) = order.get(*pos) {
+                let k = k as usize;
+                if bit(usable, k) {
+                    return Some(self.free_at[k]).filter(|t| t.is_finite());
+                }
+                *pos += 1;
+            }
+            None
+        };
+        let pick = |taken: &[u64]| -> Vec<u32> {
+            let mut c = Vec::new();
+            for (i, &x) in taken.iter().enumerate() {
+                let mut x = x;
+                while x != 0 {
+                    c.push(i * 64 + x.trailing_zeros() as usize);
+                    x &= x - 1;
                 }
             }
-        }
-        let free_by = |t: f64| -> Vec<u32> {
-            let c: Vec<usize> = avail
-                .iter()
-                .copied()
-                .filter(|&k| self.free_at[k] <= t)
-                .collect();
             best_fit(&c, need)
         };
-        if free >= need {
-            return Some((start, free_by(start)));
+        read_to(start, &mut pos, &mut taken, &mut count);
+        if count >= need {
+            return Some((start, pick(&taken)));
         }
-        let first = ends.first()?.0;
+        let first = peek(&mut pos)?;
         let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
         let mut window = WILL_RUN_WINDOW;
-        let mut k = 0;
         loop {
-            let mut upto = start;
-            let mut count = free;
+            // One group: the ends up to `later` within the window.
             let mut more = true;
-            while k < ends.len() {
-                if ends[k].0 > later {
+            let mut read = false;
+            loop {
+                let Some(e) = peek(&mut pos) else {
+                    more = false;
+                    break;
+                };
+                if e > later {
                     more = false;
                     break;
                 }
-                upto = ends[k].0;
-                count = ends[k].1;
-                k += 1;
-                if k == ends.len() {
-                    more = false;
-                    break;
-                }
-                if ends[k].0 > bound + window {
-                    break;
+                read_to(e, &mut pos, &mut taken, &mut count);
+                read = true;
+                match peek(&mut pos) {
+                    None => {
+                        more = false;
+                        break;
+                    }
+                    Some(n) if n > bound + window => break,
+                    Some(_) => {}
                 }
             }
-            if count >= need {
-                let sel = free_by(upto);
+            if read && count >= need {
+                let sel = pick(&taken);
                 let t = sel
                     .iter()
                     .map(|&x| self.free_at[x as usize])
@@ -2338,7 +2338,7 @@ impl NodePlan {
                 return None;
             }
             window *= 2.0;
-            while k < ends.len() && ends[k].0 > bound + window {
+            while peek(&mut pos).is_some_and(|n| n > bound + window) {
                 window *= 2.0;
             }
         }
