@@ -234,6 +234,9 @@ pub struct SlurmPolicy {
     split: Option<Split>,
     /// Jobs refused at submission, with the limit.
     refused: Vec<(u64, Reason)>,
+    /// The last backfill cycle's node plan, its buffers reused by the
+    /// next.
+    plan_buf: Option<NodePlan>,
 }
 
 /// The machine's nodes as the partitions divide them (when some
@@ -399,6 +402,7 @@ impl SlurmPolicy {
             max_pjf,
             started_by: HashMap::new(),
             plan: Profile::default(),
+            plan_buf: None,
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
@@ -1615,7 +1619,13 @@ impl SlurmPolicy {
                     }
                 }
             }
-            NodePlan::new(free_at)
+            match self.plan_buf.take() {
+                Some(mut np) => {
+                    np.reset(&free_at);
+                    np
+                }
+                None => NodePlan::new(free_at),
+            }
         });
         let mut chosen: Vec<u32> = Vec::new();
         let mut tested = 0usize;
@@ -1666,7 +1676,7 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let mut at = match (&split, &np) {
+            let mut at = match (&split, &mut np) {
                 (Some(sp), _) => earliest_in(sp, part, now, nodes as i64, tl),
                 (None, Some(np)) => {
                     let (t, sel) = np.will_run(
@@ -1731,17 +1741,11 @@ impl SlurmPolicy {
                             // Running now: its nodes are the will-run
                             // test's until its end, and the map's until
                             // the end rounded up (`_bf_reserve_running`).
-                            for n in g
+                            let ns = g
                                 .partition()
                                 .node_list(alloc.topology())
-                                .unwrap_or_default()
-                            {
-                                if let Some(x) = np.free_at.get_mut(n as usize) {
-                                    *x = now + tl;
-                                    np.reserve(n as usize, now, slot_end(now));
-                                }
-                            }
-                            np.reorder();
+                                .unwrap_or_default();
+                            np.run(&ns, now + tl, now, slot_end(now));
                         }
                         // (`self.split` is taken for the pass: ask the
                         // grant directly.)
@@ -1804,9 +1808,7 @@ impl SlurmPolicy {
                 continue;
             }
             if let Some(np) = np.as_mut() {
-                for &k in &chosen {
-                    np.reserve(k as usize, down(at), slot_end(at));
-                }
+                np.reserve(&chosen, down(at), slot_end(at));
                 continue;
             }
             match &mut split {
@@ -1828,6 +1830,9 @@ impl SlurmPolicy {
         }
         self.plan = plan;
         self.split = split;
+        if np.is_some() {
+            self.plan_buf = np;
+        }
         self.remove_done(&done);
         result
     }
@@ -1875,7 +1880,7 @@ fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
 /// `_will_run_test` in `src/plugins/select/cons_tres/job_test.c`), and the
 /// reservations this cycle made on it (`node_space`, `backfill.c`: a
 /// time-ordered list of slots, each with the nodes reserved in it).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct NodePlan {
     /// Per node: when its running job ends (now if idle; infinity if it
     /// never frees within the plan).
@@ -1897,12 +1902,29 @@ struct NodePlan {
     words: usize,
     /// Every reservation's end.
     ends: BTreeMap<i64, f64>,
-    /// The nodes by `free_at` (then by index): kept in step with
-    /// `free_at` by [`NodePlan::reorder`].
+    /// The nodes by `free_at` (then by index).
     order: Vec<u32>,
-    /// The nodes whose `free_at` is finite (a bitmap), kept by
-    /// [`NodePlan::reorder`].
+    /// The nodes whose `free_at` is finite (a bitmap).
     finite: Vec<u64>,
+    /// For each `q`: the first `64 q` nodes of `order` (a bitmap).
+    marks: Vec<u64>,
+    /// Whether a reservation is empty (of a job of no time): the
+    /// will-run test then walks the nodes' lists
+    /// ([`NodePlan::will_run_walk`]).
+    walk: bool,
+    /// Buffers of the will-run test, kept between jobs.
+    scratch: Scratch,
+}
+
+/// The will-run test's buffers (bitmaps of [`NodePlan::words`] words).
+#[derive(Debug, Default, Clone)]
+struct Scratch {
+    usable: Vec<u64>,
+    at_start: Vec<u64>,
+    taken: Vec<u64>,
+    cands: Vec<usize>,
+    suffix: Vec<u64>,
+    back: Vec<u64>,
 }
 
 /// A key ordering times as `f64::total_cmp` does.
@@ -1926,7 +1948,7 @@ fn bit(m: &[u64], k: usize) -> bool {
 /// slot as `later_start` advances): the front part keeps its suffix
 /// unions, the back part one running union, so each slot is added and
 /// dropped in a constant number of bitmap operations over the test.
-struct SlidingUnion {
+struct SlidingUnion<'s> {
     words: usize,
     lo: usize,
     mid: usize,
@@ -1934,21 +1956,24 @@ struct SlidingUnion {
     /// The first slot of `suffix`.
     base: usize,
     /// For each slot `p` of `[base, mid)`: the union of slots `p..mid`.
-    suffix: Vec<u64>,
+    suffix: &'s mut Vec<u64>,
     /// The union of slots `mid..hi`.
-    back: Vec<u64>,
+    back: &'s mut Vec<u64>,
 }
 
-impl SlidingUnion {
-    fn new(words: usize) -> Self {
+impl<'s> SlidingUnion<'s> {
+    /// An empty run, in the buffers `suffix` and `back`.
+    fn new(words: usize, suffix: &'s mut Vec<u64>, back: &'s mut Vec<u64>) -> Self {
+        back.clear();
+        back.resize(words, 0);
         SlidingUnion {
             words,
             lo: 0,
             mid: 0,
             hi: 0,
             base: 0,
-            suffix: Vec::new(),
-            back: vec![0; words],
+            suffix,
+            back,
         }
     }
 
@@ -1968,13 +1993,17 @@ impl SlidingUnion {
             self.mid = self.hi;
             self.suffix.clear();
             self.suffix.resize((self.mid - lo) * w, 0);
-            let mut acc = vec![0u64; w];
             for p in (lo..self.mid).rev() {
-                for (a, r) in acc.iter_mut().zip(row(p)) {
-                    *a |= r;
-                }
                 let at = (p - lo) * w;
-                self.suffix[at..at + w].copy_from_slice(&acc);
+                let r = row(p);
+                if p + 1 < self.mid {
+                    let (cur, next) = self.suffix.split_at_mut(at + w);
+                    for i in 0..w {
+                        cur[at + i] = r[i] | next[i];
+                    }
+                } else {
+                    self.suffix[at..at + w].copy_from_slice(r);
+                }
             }
             self.back.fill(0);
         } else if lo >= self.hi {
@@ -2015,22 +2044,137 @@ impl NodePlan {
             words,
             ends: BTreeMap::new(),
             finite: vec![0; words],
+            marks: Vec::new(),
+            walk: false,
+            scratch: Scratch::default(),
         };
-        np.reorder();
+        np.sorted();
         np
     }
 
-    /// Sorts `order` again after `free_at` changed.
-    fn reorder(&mut self) {
+    /// This plan again with no reservation, the nodes free at `free_at`
+    /// (its buffers kept).
+    fn reset(&mut self, free_at: &[f64]) {
+        let n = free_at.len();
+        self.words = n.div_ceil(64);
+        self.free_at.clear();
+        self.free_at.extend_from_slice(free_at);
+        self.resv.resize_with(n, Vec::new);
+        for r in &mut self.resv {
+            r.clear();
+        }
+        self.times.clear();
+        self.slot_row.clear();
+        self.rows.clear();
+        self.ends.clear();
+        self.finite.clear();
+        self.finite.resize(self.words, 0);
+        self.walk = false;
+        self.sorted();
+    }
+
+    /// `order` sorted again (by `free_at`, then by index).
+    fn sorted(&mut self) {
+        let mut keys: Vec<u128> = self
+            .free_at
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| (u128::from(time_key(t) as u64 ^ (1 << 63)) << 32) | k as u128)
+            .collect();
+        keys.sort_unstable();
+        self.order.clear();
+        self.order.extend(keys.iter().map(|&x| x as u32));
+        self.marked();
+    }
+
+    /// Nodes `nodes` run a job from `now` to `end`, reserved in the map
+    /// over `[now, slot_end)`.
+    fn run(&mut self, nodes: &[u32], end: f64, now: f64, slot_end: f64) {
+        let mut moved = vec![0u64; self.words];
+        let mut ks: Vec<u32> = Vec::with_capacity(nodes.len());
+        let nodes: Vec<u32> = nodes
+            .iter()
+            .copied()
+            .filter(|&n| (n as usize) < self.free_at.len())
+            .collect();
+        self.reserve(&nodes, now, slot_end);
+        for &n in &nodes {
+            let k = n as usize;
+            {
+                self.free_at[k] = end;
+                if !bit(&moved, k) {
+                    moved[k / 64] |= 1 << (k % 64);
+                    ks.push(n);
+                }
+            }
+        }
+        // `order` again: the moved nodes merged into the others.
         let f = &self.free_at;
-        self.order
-            .sort_by(|&a, &b| f[a as usize].total_cmp(&f[b as usize]).then(a.cmp(&b)));
+        let key = |k: u32| (time_key(f[k as usize]), k);
+        ks.sort_unstable_by_key(|&k| key(k));
+        let mut rest = core::mem::take(&mut self.order);
+        rest.retain(|&k| !bit(&moved, k as usize));
+        let mut order = Vec::with_capacity(f.len());
+        let mut b = ks.iter().peekable();
+        for k in rest {
+            while let Some(&&m) = b.peek() {
+                if key(m) < key(k) {
+                    order.push(m);
+                    b.next();
+                } else {
+                    break;
+                }
+            }
+            order.push(k);
+        }
+        order.extend(b);
+        self.order = order;
+        self.marked();
+    }
+
+    /// `finite` and `marks` again after `order` changed.
+    fn marked(&mut self) {
+        let w = self.words;
         self.finite.fill(0);
         for (k, t) in self.free_at.iter().enumerate() {
             if t.is_finite() {
                 self.finite[k / 64] |= 1 << (k % 64);
             }
         }
+        self.marks.clear();
+        self.marks.resize((self.order.len() / 64 + 1) * w, 0);
+        for (i, &k) in self.order.iter().enumerate() {
+            let k = k as usize;
+            // Node `i` of the order is among the first `64 q` for every
+            // q > i / 64.
+            let q = i / 64 + 1;
+            if q * w < self.marks.len() {
+                self.marks[q * w + k / 64] |= 1 << (k % 64);
+            }
+        }
+        for q in 1..self.marks.len() / w {
+            for i in 0..w {
+                self.marks[q * w + i] |= self.marks[(q - 1) * w + i];
+            }
+        }
+    }
+
+    /// How many of the nodes `set` (a bitmap) are among the first `len`
+    /// of `order`.
+    fn among_first(&self, set: &[u64], len: usize) -> usize {
+        let w = self.words;
+        let q = len / 64;
+        let mark = &self.marks[q * w..(q + 1) * w];
+        let whole: usize = set
+            .iter()
+            .zip(mark)
+            .map(|(s, m)| (s & m).count_ones() as usize)
+            .sum();
+        whole
+            + self.order[q * 64..len]
+                .iter()
+                .filter(|&&k| bit(set, k as usize))
+                .count()
     }
 
     /// The nodes reserved in slot `j`.
@@ -2058,15 +2202,33 @@ impl NodePlan {
         j
     }
 
-    /// Reserves node `k` over `[s, e)`.
-    fn reserve(&mut self, k: usize, s: f64, e: f64) {
+    /// Reserves nodes `nodes` over `[s, e)`.
+    fn reserve(&mut self, nodes: &[u32], s: f64, e: f64) {
+        if nodes.is_empty() {
+            return;
+        }
+        if e <= s {
+            // An empty or reversed reservation reserves no slot, but the
+            // nodes' lists hold it: the test walks them.
+            self.walk = true;
+        }
         let js = self.boundary(s);
         let je = self.boundary(e);
         for j in js..je {
             let at = self.slot_row[j] as usize * self.words;
-            self.rows[at + k / 64] |= 1 << (k % 64);
+            for &k in nodes {
+                let k = k as usize;
+                self.rows[at + k / 64] |= 1 << (k % 64);
+            }
         }
         self.ends.insert(time_key(e), e);
+        for &k in nodes {
+            self.reserve_node(k as usize, s, e);
+        }
+    }
+
+    /// Adds `[s, e)` to node `k`'s list.
+    fn reserve_node(&mut self, k: usize, s: f64, e: f64) {
         let rs = &mut self.resv[k];
         let lo = rs.partition_point(|r| r.1 < s);
         let hi = rs.partition_point(|r| r.0 <= e);
@@ -2102,7 +2264,29 @@ impl NodePlan {
     /// (`later_start`, [`NodePlan::later_from`]). Infinity when nothing
     /// is found within `horizon`.
     fn will_run(
+        &mut self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        // A job of no time is blocked by the reservations holding its
+        // start strictly inside, which the slots beginning or ending
+        // there do not tell: it walks the lists too.
+        if self.walk || tl <= 0.0 {
+            return self.will_run_walk(now, need, tl, horizon, slot);
+        }
+        let mut sc = core::mem::take(&mut self.scratch);
+        let got = self.will_run_in(&mut sc, now, need, tl, horizon, slot);
+        self.scratch = sc;
+        got
+    }
+
+    /// [`NodePlan::will_run`] with its buffers.
+    fn will_run_in(
         &self,
+        sc: &mut Scratch,
         now: f64,
         need: usize,
         tl: f64,
@@ -2126,15 +2310,22 @@ impl NodePlan {
         // before `end` (`pend` boundaries before it).
         let mut p0 = 0usize;
         let mut pend = 0usize;
-        let mut reserved = SlidingUnion::new(w);
+        let Scratch {
+            usable,
+            at_start,
+            taken,
+            cands,
+            suffix,
+            back,
+        } = sc;
+        let mut reserved = SlidingUnion::new(w, suffix, back);
         // The usable nodes (free within the plan, no reservation over
-        // `[start, end)`); the nodes free within the plan and not
-        // reserved at `start`; the first `by` of `order` (the nodes
-        // whose running jobs end by `by`).
-        let mut usable = vec![0u64; w];
-        let mut at_start = vec![0u64; w];
-        let mut free_by_set = vec![0u64; w];
-        let mut free_by_len = 0usize;
+        // `[start, end)`), and the nodes free within the plan and not
+        // reserved at `start`.
+        usable.clear();
+        usable.resize(w, 0);
+        at_start.clear();
+        at_start.resize(w, 0);
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
@@ -2146,7 +2337,7 @@ impl NodePlan {
             }
             let lo = p0.saturating_sub(1);
             reserved.slide(lo, pend.max(lo), |j| self.row(j));
-            reserved.without(&self.finite, &mut usable);
+            reserved.without(&self.finite, usable);
             match p0.checked_sub(1) {
                 None => at_start.copy_from_slice(&self.finite),
                 Some(j) => {
@@ -2159,10 +2350,19 @@ impl NodePlan {
             // one before begins by `end`, the first at which a node free
             // at `start` becomes reserved (none does within the job's
             // slots if all those nodes are usable).
-            let mut j = if usable == at_start { p0.max(pend) } else { p0 };
+            let mut j = if *usable == *at_start {
+                p0.max(pend)
+            } else {
+                p0
+            };
             let mut later = f64::NAN;
             while j < m && (j == p0 || self.times[j - 1] <= end) {
-                if self.row(j).iter().zip(&at_start).any(|(r, a)| r & a != 0) {
+                if self
+                    .row(j)
+                    .iter()
+                    .zip(at_start.iter())
+                    .any(|(r, a)| r & a != 0)
+                {
                     later = self.times[j];
                     break;
                 }
@@ -2182,22 +2382,119 @@ impl NodePlan {
                 let t = self.free_at[k as usize];
                 t.is_finite() && t <= by
             });
-            while free_by_len < free_by {
-                let k = self.order[free_by_len] as usize;
-                free_by_set[k / 64] |= 1 << (k % 64);
-                free_by_len += 1;
-            }
             let room = if free_by < need {
                 0
             } else {
-                usable
-                    .iter()
-                    .zip(&free_by_set)
-                    .map(|(u, f)| (u & f).count_ones() as usize)
-                    .sum()
+                self.among_first(usable, free_by)
             };
             if room >= need
-                && let Some((t, sel)) = self.fit(&usable, start, need, later)
+                && let Some((t, sel)) = self.fit(usable, taken, cands, start, need, later)
+            {
+                let (s, e) = slot(t);
+                let clash = sel
+                    .iter()
+                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
+                if !clash {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// [`NodePlan::will_run`] walking every node's list of reservations
+    /// at each retry, for jobs of no time and plans holding an empty
+    /// reservation (which no slot of the map shows).
+    fn will_run_walk(
+        &self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        let enough = match need.checked_sub(1) {
+            None => now,
+            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
+                Some(t) if t.is_finite() => t,
+                _ => return (f64::INFINITY, Vec::new()),
+            },
+        };
+        let n = self.free_at.len();
+        // Whether a node is usable (free within the plan, no reservation
+        // over `[start, end)`); nodes none of whose reservations end
+        // after `start` stay usable, and leave `live`, which holds the
+        // others with the index and bounds of their first reservation
+        // not ended by `start` (`start` only grows).
+        let mut usable: Vec<bool> = self.free_at.iter().map(|t| t.is_finite()).collect();
+        let mut live: Vec<(usize, usize, f64, f64)> = (0..n)
+            .filter(|&k| usable[k])
+            .filter_map(|k| self.resv[k].first().map(|&(s, e)| (k, 0, s, e)))
+            .collect();
+        let mut blocked: Vec<usize> = Vec::new();
+        let mut set = vec![0u64; self.words];
+        let (mut taken, mut cands) = (Vec::new(), Vec::new());
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            // One walk over the nodes still reserved after `start`: the
+            // ones reserved over `[start, end)`, and the earliest
+            // reservation after `start` of a node free at `start` (see
+            // [`NodePlan::later_from`]).
+            blocked.clear();
+            let mut first = f64::INFINITY;
+            live.retain_mut(|(k, j, s, e)| {
+                if *e <= start {
+                    let rs = &self.resv[*k];
+                    while *j < rs.len() && rs[*j].1 <= start {
+                        *j += 1;
+                    }
+                    match rs.get(*j) {
+                        Some(&r) => (*s, *e) = r,
+                        None => {
+                            usable[*k] = true;
+                            return false;
+                        }
+                    }
+                }
+                if *s > start {
+                    first = first.min(*s);
+                }
+                usable[*k] = *s >= end;
+                if !usable[*k] {
+                    blocked.push(*k);
+                }
+                true
+            });
+            let later = self.later_from(start, end, first);
+            if later < enough {
+                start = later;
+                continue;
+            }
+            // The test only frees nodes whose running jobs end by
+            // `later`: too few such usable nodes, and it finds no room.
+            let by = later.max(start);
+            let free_by = self.order.partition_point(|&k| {
+                let t = self.free_at[k as usize];
+                t.is_finite() && t <= by
+            });
+            let room = if free_by < need {
+                0
+            } else {
+                free_by - blocked.iter().filter(|&&k| self.free_at[k] <= by).count()
+            };
+            if room >= need
+                && let Some((t, sel)) = {
+                    set.fill(0);
+                    for k in (0..n).filter(|&k| usable[k]) {
+                        set[k / 64] |= 1 << (k % 64);
+                    }
+                    self.fit(&set, &mut taken, &mut cands, start, need, later)
+                }
             {
                 let (s, e) = slot(t);
                 let clash = sel
@@ -2225,7 +2522,6 @@ impl NodePlan {
     /// free at `start` (infinity if none): a node usable before boundary
     /// b and reserved at b has a reservation beginning at b, so the first
     /// such b is `first`.
-    #[cfg(test)]
     fn later_from(&self, start: f64, end: f64, first: f64) -> f64 {
         if first.is_finite() {
             // The walk reaches `first` if the boundary before it begins
@@ -2247,14 +2543,24 @@ impl NodePlan {
     /// none ending after `later`) until `need` nodes are free; the lowest
     /// of those, from the latest end among them (`_get_last_relevant_job`).
     /// It reads the nodes in order of their ends only as far as it needs.
-    fn fit(&self, usable: &[u64], start: f64, need: usize, later: f64) -> Option<(f64, Vec<u32>)> {
+    /// `taken` and `cands` are buffers.
+    fn fit(
+        &self,
+        usable: &[u64],
+        taken: &mut Vec<u64>,
+        cands: &mut Vec<usize>,
+        start: f64,
+        need: usize,
+        later: f64,
+    ) -> Option<(f64, Vec<u32>)> {
         let total: usize = usable.iter().map(|x| x.count_ones() as usize).sum();
         if total < need {
             return None;
         }
         // The usable nodes read so far (all those free by the last end
         // read), and how many.
-        let mut taken = vec![0u64; usable.len()];
+        taken.clear();
+        taken.resize(usable.len(), 0);
         let mut count = 0usize;
         let order = &self.order;
         let mut pos = 0usize;
@@ -2284,8 +2590,8 @@ impl NodePlan {
             }
             None
         };
-        let pick = |taken: &[u64]| -> Vec<u32> {
-            let mut c = Vec::new();
+        let pick = |taken: &[u64], c: &mut Vec<usize>| -> Vec<u32> {
+            c.clear();
             for (i, &x) in taken.iter().enumerate() {
                 let mut x = x;
                 while x != 0 {
@@ -2293,11 +2599,11 @@ impl NodePlan {
                     x &= x - 1;
                 }
             }
-            best_fit(&c, need)
+            best_fit(c, need)
         };
-        read_to(start, &mut pos, &mut taken, &mut count);
+        read_to(start, &mut pos, taken, &mut count);
         if count >= need {
-            return Some((start, pick(&taken)));
+            return Some((start, pick(taken, cands)));
         }
         let first = peek(&mut pos)?;
         let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
@@ -2315,7 +2621,7 @@ impl NodePlan {
                     more = false;
                     break;
                 }
-                read_to(e, &mut pos, &mut taken, &mut count);
+                read_to(e, &mut pos, taken, &mut count);
                 read = true;
                 match peek(&mut pos) {
                     None => {
@@ -2327,7 +2633,7 @@ impl NodePlan {
                 }
             }
             if read && count >= need {
-                let sel = pick(&taken);
+                let sel = pick(taken, cands);
                 let t = sel
                     .iter()
                     .map(|&x| self.free_at[x as usize])
@@ -2635,7 +2941,7 @@ mod tests {
         let mut np = NodePlan::new(vec![0.0, 100.0, 110.0, 200.0]);
         let slot = |t: f64| (t, t + 60.0);
         assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (100.0, vec![0, 1]));
-        np.reserve(1, 0.0, 1000.0);
+        np.reserve(&[1], 0.0, 1000.0);
         assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (110.0, vec![0, 2]));
         // Three nodes: node 1 is reserved, so node 3 (free at 200).
         assert_eq!(np.will_run(0.0, 3, 60.0, 1e9, slot), (200.0, vec![0, 2, 3]));
@@ -2752,7 +3058,7 @@ mod tests {
             let mut np = NodePlan::new(free_at);
             for _ in 0..rnd(3 * n as u64 + 1) {
                 let s = (rnd(60) * 10) as f64;
-                np.reserve(rnd(n as u64) as usize, s, s + (1 + rnd(20)) as f64 * 10.0);
+                np.reserve(&[rnd(n as u64) as u32], s, s + (1 + rnd(20)) as f64 * 10.0);
             }
             for _ in 0..5 {
                 let need = 1 + rnd(n as u64) as usize;
@@ -2766,6 +3072,82 @@ mod tests {
                 assert_eq!(
                     np.will_run(0.0, need, tl, 500.0, slot),
                     will_run_plain(&np, 0.0, need, tl, 500.0, slot)
+                );
+            }
+        }
+    }
+
+    /// Larger random plans, built as a backfill cycle builds them (a plan
+    /// reused with other nodes, reservations of several nodes at once,
+    /// jobs started on nodes, which moves them in the order), some jobs
+    /// of no time and some empty reservations: the will-run test gives
+    /// the same start and nodes as the plain walk, and the order and the
+    /// map's slots stay those of a plan built afresh.
+    #[test]
+    fn the_will_run_test_agrees_with_the_plain_walk_on_cycles() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut np = NodePlan::new(vec![0.0]);
+        for round in 0..200 {
+            let n = 1 + rnd(if round % 4 == 0 { 200 } else { 70 }) as usize;
+            let free_at: Vec<f64> = (0..n)
+                .map(|_| match rnd(5) {
+                    0 => 0.0,
+                    1 => f64::INFINITY,
+                    _ => (rnd(40) * 15) as f64,
+                })
+                .collect();
+            np.reset(&free_at);
+            let empty = round % 5 == 0;
+            for _ in 0..rnd(n as u64 / 2 + 4) {
+                let k = 1 + rnd(8) as usize;
+                let nodes: Vec<u32> = (0..k).map(|_| rnd(n as u64) as u32).collect();
+                let s = (rnd(60) * 10) as f64;
+                let e = if empty && rnd(6) == 0 {
+                    s - (rnd(2) * 10) as f64
+                } else {
+                    s + (1 + rnd(20)) as f64 * 10.0
+                };
+                if rnd(4) == 0 {
+                    np.run(&nodes, (rnd(60) * 10) as f64, s, e);
+                } else {
+                    np.reserve(&nodes, s, e);
+                }
+            }
+            let mut fresh: Vec<u32> = (0..n as u32).collect();
+            fresh.sort_by(|&a, &b| {
+                np.free_at[a as usize]
+                    .total_cmp(&np.free_at[b as usize])
+                    .then(a.cmp(&b))
+            });
+            assert_eq!(np.order, fresh);
+            for j in 0..np.times.len() {
+                for k in 0..n {
+                    // Reserved in slot j: some reservation covers it.
+                    let t = np.times[j];
+                    let held = np.next_after(k, t).is_some_and(|(s, _)| s <= t);
+                    assert_eq!(bit(np.row(j), k), held, "slot {j} node {k}");
+                }
+            }
+            for _ in 0..5 {
+                let need = 1 + rnd(n as u64) as usize;
+                let tl = rnd(12) as f64 * 10.0;
+                let slot = |t: f64| {
+                    (
+                        (t / 30.0).floor() * 30.0,
+                        ((t + tl + 29.0) / 30.0).floor() * 30.0,
+                    )
+                };
+                let now = (rnd(3) * 15) as f64;
+                assert_eq!(
+                    np.will_run(now, need, tl, 500.0, slot),
+                    will_run_plain(&np, now, need, tl, 500.0, slot),
+                    "round {round}"
                 );
             }
         }
