@@ -1922,6 +1922,7 @@ struct NodePlan {
 struct Scratch {
     usable: Vec<u64>,
     at_start: Vec<u64>,
+    prefix: Vec<u64>,
     taken: Vec<u64>,
     cands: Vec<usize>,
     suffix: Vec<u64>,
@@ -2318,6 +2319,7 @@ impl NodePlan {
         let Scratch {
             usable,
             at_start,
+            prefix,
             taken,
             cands,
             suffix,
@@ -2331,6 +2333,13 @@ impl NodePlan {
         usable.resize(w, 0);
         at_start.clear();
         at_start.resize(w, 0);
+        // How many of the order are free by the test's `by`, and those
+        // nodes as a bitmap.
+        let n = self.order.len();
+        let mut free_by = 0usize;
+        let mut prefix_len = 0usize;
+        prefix.clear();
+        prefix.resize(w, 0);
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
@@ -2383,14 +2392,40 @@ impl NodePlan {
             // The test only frees nodes whose running jobs end by
             // `later`: too few such usable nodes, and it finds no room.
             let by = later.max(start);
-            let free_by = self.order.partition_point(|&k| {
+            // `by` only grows: search on from the last count, by steps
+            // doubling, then halving.
+            let ok = |k: u32| {
                 let t = self.free_at[k as usize];
                 t.is_finite() && t <= by
-            });
+            };
+            let mut hi = free_by;
+            let mut step = 1;
+            while hi < n && ok(self.order[hi]) {
+                free_by = hi + 1;
+                hi += step;
+                step *= 2;
+            }
+            free_by += self.order[free_by..hi.min(n)].partition_point(|&k| ok(k));
+            // The first `free_by` of the order as a bitmap, from the
+            // last one or the marks.
+            let q = free_by / 64;
+            if q > prefix_len / 64 {
+                prefix.copy_from_slice(&self.marks[q * w..(q + 1) * w]);
+                prefix_len = q * 64;
+            }
+            for &k in &self.order[prefix_len..free_by] {
+                let k = k as usize;
+                prefix[k / 64] |= 1 << (k % 64);
+            }
+            prefix_len = free_by;
             let room = if free_by < need {
                 0
             } else {
-                self.among_first(usable, free_by)
+                usable
+                    .iter()
+                    .zip(prefix.iter())
+                    .map(|(u, f)| (u & f).count_ones() as usize)
+                    .sum()
             };
             if room >= need
                 && let Some((t, sel)) = self.fit(usable, taken, cands, start, need, later)
