@@ -2607,7 +2607,7 @@ impl NodePlan {
         let read_to = |t: f64, pos: &mut usize, count: &mut usize| {
             while let Some(&k) = order.get(*pos) {
                 let k = k as usize;
-                if !(free_at[k] <= t) {
+                if free_at[k] > t {
                     break;
                 }
                 if bit(usable, k) {
