@@ -234,6 +234,9 @@ pub struct SlurmPolicy {
     split: Option<Split>,
     /// Jobs refused at submission, with the limit.
     refused: Vec<(u64, Reason)>,
+    /// The last backfill cycle's node plan, its buffers reused by the
+    /// next.
+    plan_buf: Option<NodePlan>,
 }
 
 /// The machine's nodes as the partitions divide them (when some
@@ -399,6 +402,7 @@ impl SlurmPolicy {
             max_pjf,
             started_by: HashMap::new(),
             plan: Profile::default(),
+            plan_buf: None,
             part_qos,
             epoch: 0.0,
             bf_phase: 0.0,
@@ -1615,7 +1619,13 @@ impl SlurmPolicy {
                     }
                 }
             }
-            NodePlan::new(free_at)
+            match self.plan_buf.take() {
+                Some(mut np) => {
+                    np.reset(&free_at);
+                    np
+                }
+                None => NodePlan::new(free_at),
+            }
         });
         let mut chosen: Vec<u32> = Vec::new();
         let mut tested = 0usize;
@@ -1666,7 +1676,7 @@ impl SlurmPolicy {
             *per_user.entry(user).or_default() += 1;
             let tl = self.pending[i].r.time_limit.map_or(YEAR, |t| t as f64);
             let slot_end = |start: f64| down(start + tl + res - 1.0);
-            let mut at = match (&split, &np) {
+            let mut at = match (&split, &mut np) {
                 (Some(sp), _) => earliest_in(sp, part, now, nodes as i64, tl),
                 (None, Some(np)) => {
                     let (t, sel) = np.will_run(
@@ -1731,17 +1741,11 @@ impl SlurmPolicy {
                             // Running now: its nodes are the will-run
                             // test's until its end, and the map's until
                             // the end rounded up (`_bf_reserve_running`).
-                            for n in g
+                            let ns = g
                                 .partition()
                                 .node_list(alloc.topology())
-                                .unwrap_or_default()
-                            {
-                                if let Some(x) = np.free_at.get_mut(n as usize) {
-                                    *x = now + tl;
-                                    np.reserve(n as usize, now, slot_end(now));
-                                }
-                            }
-                            np.reorder();
+                                .unwrap_or_default();
+                            np.run(&ns, now + tl, now, slot_end(now));
                         }
                         // (`self.split` is taken for the pass: ask the
                         // grant directly.)
@@ -1804,9 +1808,7 @@ impl SlurmPolicy {
                 continue;
             }
             if let Some(np) = np.as_mut() {
-                for &k in &chosen {
-                    np.reserve(k as usize, down(at), slot_end(at));
-                }
+                np.reserve(&chosen, down(at), slot_end(at));
                 continue;
             }
             match &mut split {
@@ -1828,6 +1830,9 @@ impl SlurmPolicy {
         }
         self.plan = plan;
         self.split = split;
+        if np.is_some() {
+            self.plan_buf = np;
+        }
         self.remove_done(&done);
         result
     }
@@ -1849,18 +1854,19 @@ fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
     let mut out = Vec::with_capacity(need);
     let mut left = need;
     while left > 0 && !runs.is_empty() {
-        let fit = runs
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.1 >= left)
-            .min_by_key(|(j, r)| (r.1, *j))
-            .map(|(j, _)| j);
-        let j = fit.unwrap_or_else(|| {
-            runs.iter()
-                .enumerate()
-                .max_by_key(|(j, r)| (r.1, core::cmp::Reverse(*j)))
-                .map_or(0, |(j, _)| j)
-        });
+        // One scan: the smallest run that suffices and the largest, each
+        // the first of equals.
+        let mut fit: Option<usize> = None;
+        let mut big = 0;
+        for (j, r) in runs.iter().enumerate() {
+            if r.1 >= left && fit.is_none_or(|f| r.1 < runs[f].1) {
+                fit = Some(j);
+            }
+            if r.1 > runs[big].1 {
+                big = j;
+            }
+        }
+        let j = fit.unwrap_or(big);
         let (f, l) = runs.swap_remove(j);
         let take = l.min(left);
         out.extend((f..f + take).map(|k| k as u32));
@@ -1873,8 +1879,9 @@ fn best_fit(cands: &[usize], need: usize) -> Vec<u32> {
 /// Backfill's map node by node, on partitions over every node: when each
 /// node is free by the running jobs' ends (the will-run test's view,
 /// `_will_run_test` in `src/plugins/select/cons_tres/job_test.c`), and the
-/// reservations this cycle made on it (`node_space`, `backfill.c`).
-#[derive(Debug)]
+/// reservations this cycle made on it (`node_space`, `backfill.c`: a
+/// time-ordered list of slots, each with the nodes reserved in it).
+#[derive(Debug, Clone)]
 struct NodePlan {
     /// Per node: when its running job ends (now if idle; infinity if it
     /// never frees within the plan).
@@ -1882,14 +1889,44 @@ struct NodePlan {
     /// Per node: the times it is reserved, disjoint `[from, to)` in
     /// order (overlapping reservations merged).
     resv: Vec<Vec<(f64, f64)>>,
-    /// Every reservation's start and end: the map's slot boundaries (by
-    /// [`time_key`]).
-    bounds: BTreeMap<i64, f64>,
+    /// The map's slot boundaries (every reservation's start and end), in
+    /// order: slot `j` spans `[times[j], times[j + 1])`, the last to
+    /// infinity (reserving no node), and before `times[0]` no node is
+    /// reserved.
+    times: Vec<f64>,
+    /// Per slot (in `times`' order): its row of `rows`.
+    slot_row: Vec<u32>,
+    /// The nodes reserved in each slot, a bitmap of `words` words per
+    /// row (rows are not moved when a slot is split).
+    rows: Vec<u64>,
+    /// Words per bitmap.
+    words: usize,
     /// Every reservation's end.
     ends: BTreeMap<i64, f64>,
-    /// The nodes by `free_at` (then by index): kept in step with
-    /// `free_at` by [`NodePlan::reorder`].
+    /// The nodes by `free_at` (then by index).
     order: Vec<u32>,
+    /// The nodes whose `free_at` is finite (a bitmap).
+    finite: Vec<u64>,
+    /// For each `q`: the first `64 q` nodes of `order` (a bitmap).
+    marks: Vec<u64>,
+    /// Whether a reservation is empty (of a job of no time): the
+    /// will-run test then walks the nodes' lists
+    /// ([`NodePlan::will_run_walk`]).
+    walk: bool,
+    /// Buffers of the will-run test, kept between jobs.
+    scratch: Scratch,
+}
+
+/// The will-run test's buffers (bitmaps of [`NodePlan::words`] words).
+#[derive(Debug, Default, Clone)]
+struct Scratch {
+    usable: Vec<u64>,
+    at_start: Vec<u64>,
+    prefix: Vec<u64>,
+    taken: Vec<u64>,
+    cands: Vec<usize>,
+    suffix: Vec<u64>,
+    back: Vec<u64>,
 }
 
 /// A key ordering times as `f64::total_cmp` does.
@@ -1903,32 +1940,301 @@ fn time_key(t: f64) -> i64 {
 /// each group that leaves the job no room.
 const WILL_RUN_WINDOW: f64 = 30.0;
 
+/// Whether bit `k` of a bitmap is set.
+fn bit(m: &[u64], k: usize) -> bool {
+    m[k / 64] >> (k % 64) & 1 == 1
+}
+
+/// The union of the bitmaps of a run of consecutive slots `[lo, hi)`
+/// that only moves forward (the nodes reserved somewhere over a job's
+/// slot as `later_start` advances): the front part keeps its suffix
+/// unions, the back part one running union, so each slot is added and
+/// dropped in a constant number of bitmap operations over the test.
+struct SlidingUnion<'s> {
+    words: usize,
+    lo: usize,
+    mid: usize,
+    hi: usize,
+    /// The first slot of `suffix`.
+    base: usize,
+    /// For each slot `p` of `[base, mid)`: the union of slots `p..mid`.
+    suffix: &'s mut Vec<u64>,
+    /// The union of slots `mid..hi`.
+    back: &'s mut Vec<u64>,
+}
+
+impl<'s> SlidingUnion<'s> {
+    /// An empty run, in the buffers `suffix` and `back`.
+    fn new(words: usize, suffix: &'s mut Vec<u64>, back: &'s mut Vec<u64>) -> Self {
+        back.clear();
+        back.resize(words, 0);
+        SlidingUnion {
+            words,
+            lo: 0,
+            mid: 0,
+            hi: 0,
+            base: 0,
+            suffix,
+            back,
+        }
+    }
+
+    /// Moves the run to `[lo, hi)` (neither bound moving back), `row`
+    /// giving a slot's bitmap.
+    fn slide<'a>(&mut self, lo: usize, hi: usize, row: impl Fn(usize) -> &'a [u64]) {
+        let w = self.words;
+        while self.hi < hi {
+            for (b, r) in self.back.iter_mut().zip(row(self.hi)) {
+                *b |= r;
+            }
+            self.hi += 1;
+        }
+        if lo >= self.mid && lo < self.hi {
+            // The front is used up: the back becomes the front.
+            self.base = lo;
+            self.mid = self.hi;
+            self.suffix.clear();
+            self.suffix.resize((self.mid - lo) * w, 0);
+            for p in (lo..self.mid).rev() {
+                let at = (p - lo) * w;
+                let r = row(p);
+                if p + 1 < self.mid {
+                    let (cur, next) = self.suffix.split_at_mut(at + w);
+                    for i in 0..w {
+                        cur[at + i] = r[i] | next[i];
+                    }
+                } else {
+                    self.suffix[at..at + w].copy_from_slice(r);
+                }
+            }
+            self.back.fill(0);
+        } else if lo >= self.hi {
+            self.mid = lo;
+            self.back.fill(0);
+        }
+        self.lo = lo;
+    }
+
+    /// `out` = `keep` without the nodes of the run's union.
+    fn without(&self, keep: &[u64], out: &mut [u64]) {
+        let w = self.words;
+        if self.lo < self.mid {
+            let at = (self.lo - self.base) * w;
+            let front = &self.suffix[at..at + w];
+            for i in 0..w {
+                out[i] = keep[i] & !(front[i] | self.back[i]);
+            }
+        } else {
+            for i in 0..w {
+                out[i] = keep[i] & !self.back[i];
+            }
+        }
+    }
+}
+
 impl NodePlan {
     /// A plan with no reservation, the nodes free at `free_at`.
     fn new(free_at: Vec<f64>) -> Self {
+        let words = free_at.len().div_ceil(64);
         let mut np = NodePlan {
             resv: vec![Vec::new(); free_at.len()],
             order: (0..free_at.len() as u32).collect(),
             free_at,
-            bounds: BTreeMap::new(),
+            times: Vec::new(),
+            slot_row: Vec::new(),
+            rows: Vec::new(),
+            words,
             ends: BTreeMap::new(),
+            finite: vec![0; words],
+            marks: Vec::new(),
+            walk: false,
+            scratch: Scratch::default(),
         };
-        np.reorder();
+        np.sorted();
         np
     }
 
-    /// Sorts `order` again after `free_at` changed.
-    fn reorder(&mut self) {
-        let f = &self.free_at;
-        self.order
-            .sort_by(|&a, &b| f[a as usize].total_cmp(&f[b as usize]).then(a.cmp(&b)));
+    /// This plan again with no reservation, the nodes free at `free_at`
+    /// (its buffers kept).
+    fn reset(&mut self, free_at: &[f64]) {
+        let n = free_at.len();
+        self.words = n.div_ceil(64);
+        self.free_at.clear();
+        self.free_at.extend_from_slice(free_at);
+        self.resv.resize_with(n, Vec::new);
+        for r in &mut self.resv {
+            r.clear();
+        }
+        self.times.clear();
+        self.slot_row.clear();
+        self.rows.clear();
+        self.ends.clear();
+        self.finite.clear();
+        self.finite.resize(self.words, 0);
+        self.walk = false;
+        self.sorted();
     }
 
-    /// Reserves node `k` over `[s, e)`.
-    fn reserve(&mut self, k: usize, s: f64, e: f64) {
-        self.bounds.insert(time_key(s), s);
-        self.bounds.insert(time_key(e), e);
+    /// `order` sorted again (by `free_at`, then by index).
+    fn sorted(&mut self) {
+        let f = &self.free_at;
+        let key =
+            |k: u32| (u128::from(time_key(f[k as usize]) as u64 ^ (1 << 63)) << 32) | u128::from(k);
+        // From the last cycle's order when there is one: mostly in order
+        // still, which the (adaptive) sort runs through.
+        let mut keys: Vec<u128> = if self.order.len() == f.len() {
+            self.order.iter().map(|&k| key(k)).collect()
+        } else {
+            (0..f.len() as u32).map(key).collect()
+        };
+        keys.sort();
+        self.order.clear();
+        self.order.extend(keys.iter().map(|&x| x as u32));
+        self.marked();
+    }
+
+    /// Nodes `nodes` run a job from `now` to `end`, reserved in the map
+    /// over `[now, slot_end)`.
+    fn run(&mut self, nodes: &[u32], end: f64, now: f64, slot_end: f64) {
+        let mut moved = vec![0u64; self.words];
+        let mut ks: Vec<u32> = Vec::with_capacity(nodes.len());
+        let nodes: Vec<u32> = nodes
+            .iter()
+            .copied()
+            .filter(|&n| (n as usize) < self.free_at.len())
+            .collect();
+        self.reserve(&nodes, now, slot_end);
+        for &n in &nodes {
+            let k = n as usize;
+            {
+                self.free_at[k] = end;
+                if !bit(&moved, k) {
+                    moved[k / 64] |= 1 << (k % 64);
+                    ks.push(n);
+                }
+            }
+        }
+        // `order` again: the moved nodes merged into the others.
+        let f = &self.free_at;
+        let key = |k: u32| (time_key(f[k as usize]), k);
+        ks.sort_unstable_by_key(|&k| key(k));
+        let mut rest = core::mem::take(&mut self.order);
+        rest.retain(|&k| !bit(&moved, k as usize));
+        let mut order = Vec::with_capacity(f.len());
+        let mut b = ks.iter().peekable();
+        for k in rest {
+            while let Some(&&m) = b.peek() {
+                if key(m) < key(k) {
+                    order.push(m);
+                    b.next();
+                } else {
+                    break;
+                }
+            }
+            order.push(k);
+        }
+        order.extend(b);
+        self.order = order;
+        self.marked();
+    }
+
+    /// `finite` and `marks` again after `order` changed.
+    fn marked(&mut self) {
+        let w = self.words;
+        self.finite.fill(0);
+        for (k, t) in self.free_at.iter().enumerate() {
+            if t.is_finite() {
+                self.finite[k / 64] |= 1 << (k % 64);
+            }
+        }
+        self.marks.clear();
+        self.marks.resize((self.order.len() / 64 + 1) * w, 0);
+        for (i, &k) in self.order.iter().enumerate() {
+            let k = k as usize;
+            // Node `i` of the order is among the first `64 q` for every
+            // q > i / 64.
+            let q = i / 64 + 1;
+            if q * w < self.marks.len() {
+                self.marks[q * w + k / 64] |= 1 << (k % 64);
+            }
+        }
+        for q in 1..self.marks.len() / w {
+            for i in 0..w {
+                self.marks[q * w + i] |= self.marks[(q - 1) * w + i];
+            }
+        }
+    }
+
+    /// How many of the nodes `set` (a bitmap) are among the first `len`
+    /// of `order`.
+    fn among_first(&self, set: &[u64], len: usize) -> usize {
+        let w = self.words;
+        let q = len / 64;
+        let mark = &self.marks[q * w..(q + 1) * w];
+        let whole: usize = set
+            .iter()
+            .zip(mark)
+            .map(|(s, m)| (s & m).count_ones() as usize)
+            .sum();
+        whole
+            + self.order[q * 64..len]
+                .iter()
+                .filter(|&&k| bit(set, k as usize))
+                .count()
+    }
+
+    /// The nodes reserved in slot `j`.
+    fn row(&self, j: usize) -> &[u64] {
+        let at = self.slot_row[j] as usize * self.words;
+        &self.rows[at..at + self.words]
+    }
+
+    /// The slot beginning at `t`, splitting the one holding `t` if none
+    /// does.
+    fn boundary(&mut self, t: f64) -> usize {
+        let j = self.times.partition_point(|x| x.total_cmp(&t).is_lt());
+        if self.times.get(j).is_some_and(|x| x.total_cmp(&t).is_eq()) {
+            return j;
+        }
+        let row = (self.rows.len() / self.words) as u32;
+        if j == 0 {
+            self.rows.extend(core::iter::repeat_n(0, self.words));
+        } else {
+            let at = self.slot_row[j - 1] as usize * self.words;
+            self.rows.extend_from_within(at..at + self.words);
+        }
+        self.times.insert(j, t);
+        self.slot_row.insert(j, row);
+        j
+    }
+
+    /// Reserves nodes `nodes` over `[s, e)`.
+    fn reserve(&mut self, nodes: &[u32], s: f64, e: f64) {
+        if nodes.is_empty() {
+            return;
+        }
+        if e <= s {
+            // An empty or reversed reservation reserves no slot, but the
+            // nodes' lists hold it: the test walks them.
+            self.walk = true;
+        }
+        let js = self.boundary(s);
+        let je = self.boundary(e);
+        for j in js..je {
+            let at = self.slot_row[j] as usize * self.words;
+            for &k in nodes {
+                let k = k as usize;
+                self.rows[at + k / 64] |= 1 << (k % 64);
+            }
+        }
         self.ends.insert(time_key(e), e);
+        for &k in nodes {
+            self.reserve_node(k as usize, s, e);
+        }
+    }
+
+    /// Adds `[s, e)` to node `k`'s list.
+    fn reserve_node(&mut self, k: usize, s: f64, e: f64) {
         let rs = &mut self.resv[k];
         let lo = rs.partition_point(|r| r.1 < s);
         let hi = rs.partition_point(|r| r.0 <= e);
@@ -1946,15 +2252,47 @@ impl NodePlan {
         rs.get(rs.partition_point(|r| r.1 <= t)).copied()
     }
 
+    /// The first end of a reservation after `t` (infinity if none).
+    fn end_after(&self, t: f64) -> f64 {
+        use core::ops::Bound::{Excluded, Unbounded};
+        self.ends
+            .range((Excluded(time_key(t)), Unbounded))
+            .next()
+            .map_or(f64::INFINITY, |(_, &t)| t)
+    }
+
     /// When and on which nodes a job of `need` nodes and `tl` seconds
     /// is planned (`_attempt_backfill`): from `start` = now, the nodes
     /// no reservation holds over `[start, start + tl]`; the will-run test
     /// on them; if the nodes it picks meet a reservation over the job's
     /// slot (`slot`: rounded start and end), or it finds no room before
     /// the map next frees a reserved node, the test is repeated from then
-    /// (`later_start`). Infinity when nothing is found within `horizon`.
+    /// (`later_start`, [`NodePlan::later_from`]). Infinity when nothing
+    /// is found within `horizon`.
     fn will_run(
+        &mut self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
+        // A job of no time is blocked by the reservations holding its
+        // start strictly inside, which the slots beginning or ending
+        // there do not tell: it walks the lists too.
+        if self.walk || tl <= 0.0 {
+            return self.will_run_walk(now, need, tl, horizon, slot);
+        }
+        let mut sc = core::mem::take(&mut self.scratch);
+        let got = self.will_run_in(&mut sc, now, need, tl, horizon, slot);
+        self.scratch = sc;
+        got
+    }
+
+    /// [`NodePlan::will_run`] with its buffers.
+    fn will_run_in(
         &self,
+        sc: &mut Scratch,
         now: f64,
         need: usize,
         tl: f64,
@@ -1964,6 +2302,161 @@ impl NodePlan {
         // When the running jobs leave `need` nodes free at the earliest
         // (reservations aside): a test whose running jobs all end before
         // then finds no room, and is skipped for its `later_start`.
+        let enough = match need.checked_sub(1) {
+            None => now,
+            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
+                Some(t) if t.is_finite() => t,
+                _ => return (f64::INFINITY, Vec::new()),
+            },
+        };
+        let w = self.words;
+        let m = self.times.len();
+        // The slots over the job's `[start, end)`: from the one holding
+        // `start` (`p0` boundaries by `start`) to the last beginning
+        // before `end` (`pend` boundaries before it).
+        let mut p0 = 0usize;
+        let mut pend = 0usize;
+        let Scratch {
+            usable,
+            at_start,
+            prefix,
+            taken,
+            cands,
+            suffix,
+            back,
+        } = sc;
+        let mut reserved = SlidingUnion::new(w, suffix, back);
+        // The usable nodes (free within the plan, no reservation over
+        // `[start, end)`), and the nodes free within the plan and not
+        // reserved at `start`.
+        usable.clear();
+        usable.resize(w, 0);
+        at_start.clear();
+        at_start.resize(w, 0);
+        // How many of the order are free by the test's `by`, and those
+        // nodes as a bitmap.
+        let n = self.order.len();
+        let mut free_by = 0usize;
+        let mut prefix_len = 0usize;
+        prefix.clear();
+        prefix.resize(w, 0);
+        let mut start = now;
+        while start <= horizon {
+            let end = start + tl;
+            while p0 < m && self.times[p0] <= start {
+                p0 += 1;
+            }
+            while pend < m && self.times[pend] < end {
+                pend += 1;
+            }
+            let lo = p0.saturating_sub(1);
+            reserved.slide(lo, pend.max(lo), |j| self.row(j));
+            reserved.without(&self.finite, usable);
+            match p0.checked_sub(1) {
+                None => at_start.copy_from_slice(&self.finite),
+                Some(j) => {
+                    for ((a, f), r) in at_start.iter_mut().zip(&self.finite).zip(self.row(j)) {
+                        *a = f & !r;
+                    }
+                }
+            }
+            // `later_start`: walking the slots after `start`'s while the
+            // one before begins by `end`, the first at which a node free
+            // at `start` becomes reserved (none does within the job's
+            // slots if all those nodes are usable).
+            let mut j = if *usable == *at_start {
+                p0.max(pend)
+            } else {
+                p0
+            };
+            let mut later = f64::NAN;
+            while j < m && (j == p0 || self.times[j - 1] <= end) {
+                if self
+                    .row(j)
+                    .iter()
+                    .zip(at_start.iter())
+                    .any(|(r, a)| r & a != 0)
+                {
+                    later = self.times[j];
+                    break;
+                }
+                j += 1;
+            }
+            if later.is_nan() {
+                later = self.end_after(start);
+            }
+            if later < enough {
+                start = later;
+                continue;
+            }
+            // The test only frees nodes whose running jobs end by
+            // `later`: too few such usable nodes, and it finds no room.
+            let by = later.max(start);
+            // `by` only grows: search on from the last count, by steps
+            // doubling, then halving.
+            let ok = |k: u32| {
+                let t = self.free_at[k as usize];
+                t.is_finite() && t <= by
+            };
+            let mut hi = free_by;
+            let mut step = 1;
+            while hi < n && ok(self.order[hi]) {
+                free_by = hi + 1;
+                hi += step;
+                step *= 2;
+            }
+            free_by += self.order[free_by..hi.min(n)].partition_point(|&k| ok(k));
+            // The first `free_by` of the order as a bitmap, from the
+            // last one or the marks.
+            let q = free_by / 64;
+            if q > prefix_len / 64 {
+                prefix.copy_from_slice(&self.marks[q * w..(q + 1) * w]);
+                prefix_len = q * 64;
+            }
+            for &k in &self.order[prefix_len..free_by] {
+                let k = k as usize;
+                prefix[k / 64] |= 1 << (k % 64);
+            }
+            prefix_len = free_by;
+            let room = if free_by < need {
+                0
+            } else {
+                usable
+                    .iter()
+                    .zip(prefix.iter())
+                    .map(|(u, f)| (u & f).count_ones() as usize)
+                    .sum()
+            };
+            if room >= need
+                && let Some((t, sel)) = self.fit(usable, taken, cands, start, need, later)
+            {
+                let (s, e) = slot(t);
+                let clash = sel
+                    .iter()
+                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
+                if !clash {
+                    return (t, sel);
+                }
+            }
+            if !later.is_finite() {
+                break;
+            }
+            start = later;
+        }
+        (f64::INFINITY, Vec::new())
+    }
+
+    /// [`NodePlan::will_run`] walking every node's list of reservations
+    /// at each retry, for jobs of no time and plans holding an empty
+    /// reservation (which no slot of the map shows).
+    fn will_run_walk(
+        &self,
+        now: f64,
+        need: usize,
+        tl: f64,
+        horizon: f64,
+        slot: impl Fn(f64) -> (f64, f64),
+    ) -> (f64, Vec<u32>) {
         let enough = match need.checked_sub(1) {
             None => now,
             Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
@@ -1983,7 +2476,8 @@ impl NodePlan {
             .filter_map(|k| self.resv[k].first().map(|&(s, e)| (k, 0, s, e)))
             .collect();
         let mut blocked: Vec<usize> = Vec::new();
-        let mut avail: Vec<usize> = Vec::with_capacity(n);
+        let mut set = vec![0u64; self.words];
+        let (mut taken, mut cands) = (Vec::new(), Vec::new());
         let mut start = now;
         while start <= horizon {
             let end = start + tl;
@@ -2035,9 +2529,11 @@ impl NodePlan {
             };
             if room >= need
                 && let Some((t, sel)) = {
-                    avail.clear();
-                    avail.extend((0..n).filter(|&k| usable[k]));
-                    self.fit(&avail, &usable, start, need, later)
+                    set.fill(0);
+                    for k in (0..n).filter(|&k| usable[k]) {
+                        set[k / 64] |= 1 << (k % 64);
+                    }
+                    self.fit(&set, &mut taken, &mut cands, start, need, later)
                 }
             {
                 let (s, e) = slot(t);
@@ -2067,101 +2563,123 @@ impl NodePlan {
     /// b and reserved at b has a reservation beginning at b, so the first
     /// such b is `first`.
     fn later_from(&self, start: f64, end: f64, first: f64) -> f64 {
-        use core::ops::Bound::{Excluded, Unbounded};
         if first.is_finite() {
             // The walk reaches `first` if the boundary before it begins
             // by `end`.
-            let prev = self
-                .bounds
-                .range((Excluded(time_key(start)), Excluded(time_key(first))))
-                .next_back()
-                .map_or(start, |(_, &t)| t);
+            let a = self.times.partition_point(|x| x.total_cmp(&start).is_le());
+            let b = self.times.partition_point(|x| x.total_cmp(&first).is_lt());
+            let prev = if b > a { self.times[b - 1] } else { start };
             if prev <= end {
                 return first;
             }
         }
-        self.ends
-            .range((Excluded(time_key(start)), Unbounded))
-            .next()
-            .map_or(f64::INFINITY, |(_, &t)| t)
+        self.end_after(start)
     }
 
-    /// The will-run test on nodes `avail` from `start`: the lowest
-    /// `need` nodes free then, else the running jobs removed group by
-    /// group (ending within [`WILL_RUN_WINDOW`] of the first's end rounded
-    /// up to it, the window doubling after each failed group; none ending
-    /// after `later`) until `need` nodes are free; the lowest of those,
-    /// from the latest end among them (`_get_last_relevant_job`).
+    /// The will-run test on the nodes `usable` (a bitmap) from `start`:
+    /// the lowest `need` nodes free then, else the running jobs removed
+    /// group by group (ending within [`WILL_RUN_WINDOW`] of the first's
+    /// end rounded up to it, the window doubling after each failed group;
+    /// none ending after `later`) until `need` nodes are free; the lowest
+    /// of those, from the latest end among them (`_get_last_relevant_job`).
+    /// It reads the nodes in order of their ends only as far as it needs.
+    /// `taken` and `cands` are buffers.
     fn fit(
         &self,
-        avail: &[usize],
-        usable: &[bool],
+        usable: &[u64],
+        taken: &mut Vec<u64>,
+        cands: &mut Vec<usize>,
         start: f64,
         need: usize,
         later: f64,
     ) -> Option<(f64, Vec<u32>)> {
-        if avail.len() < need {
+        let total: usize = usable.iter().map(|x| x.count_ones() as usize).sum();
+        if total < need {
             return None;
         }
-        // The usable nodes' distinct ends after `start`, in order, and
-        // how many usable nodes are free by each (`free` by `start`).
-        let mut free = 0usize;
-        let mut ends: Vec<(f64, usize)> = Vec::new();
-        for &k in &self.order {
-            let k = k as usize;
-            if !usable[k] {
-                continue;
+        let order = &self.order;
+        let free_at = &self.free_at;
+        // The usable nodes free by `start` (the first `pos` of the
+        // order), then those free by each end read: `count` of them.
+        let mut pos = order.partition_point(|&k| free_at[k as usize] <= start);
+        let mut count = self.among_first(usable, pos);
+        // Reads every usable node free by `t`.
+        let read_to = |t: f64, pos: &mut usize, count: &mut usize| {
+            while let Some(&k) = order.get(*pos) {
+                let k = k as usize;
+                if free_at[k] > t {
+                    break;
+                }
+                if bit(usable, k) {
+                    *count += 1;
+                }
+                *pos += 1;
             }
-            let t = self.free_at[k];
-            if t <= start {
-                free += 1;
-            } else {
-                match ends.last_mut() {
-                    Some((e, c)) if *e == t => *c += 1,
-                    _ => {
-                        let c = ends.last().map_or(free, |x| x.1);
-                        ends.push((t, c + 1));
-                    }
+        };
+        // The next usable node's end (from `pos`), if any.
+        let peek = |pos: &mut usize| -> Option<f64> {
+            while let Some(&k) = order.get(*pos) {
+                let k = k as usize;
+                if bit(usable, k) {
+                    return Some(free_at[k]).filter(|t| t.is_finite());
+                }
+                *pos += 1;
+            }
+            None
+        };
+        // The usable nodes among the first `pos` of the order, in index
+        // order, best fit.
+        let pick = |pos: usize, taken: &mut Vec<u64>, c: &mut Vec<usize>| -> Vec<u32> {
+            let w = self.words;
+            let q = pos / 64;
+            taken.clear();
+            taken.extend_from_slice(&self.marks[q * w..(q + 1) * w]);
+            for &k in &order[q * 64..pos] {
+                let k = k as usize;
+                taken[k / 64] |= 1 << (k % 64);
+            }
+            c.clear();
+            for (i, (&x, &u)) in taken.iter().zip(usable).enumerate() {
+                let mut x = x & u;
+                while x != 0 {
+                    c.push(i * 64 + x.trailing_zeros() as usize);
+                    x &= x - 1;
                 }
             }
-        }
-        let free_by = |t: f64| -> Vec<u32> {
-            let c: Vec<usize> = avail
-                .iter()
-                .copied()
-                .filter(|&k| self.free_at[k] <= t)
-                .collect();
-            best_fit(&c, need)
+            best_fit(c, need)
         };
-        if free >= need {
-            return Some((start, free_by(start)));
+        if count >= need {
+            return Some((start, pick(pos, taken, cands)));
         }
-        let first = ends.first()?.0;
+        let first = peek(&mut pos)?;
         let bound = first - first.rem_euclid(WILL_RUN_WINDOW) + WILL_RUN_WINDOW;
         let mut window = WILL_RUN_WINDOW;
-        let mut k = 0;
         loop {
-            let mut upto = start;
-            let mut count = free;
+            // One group: the ends up to `later` within the window.
             let mut more = true;
-            while k < ends.len() {
-                if ends[k].0 > later {
+            let mut read = false;
+            loop {
+                let Some(e) = peek(&mut pos) else {
+                    more = false;
+                    break;
+                };
+                if e > later {
                     more = false;
                     break;
                 }
-                upto = ends[k].0;
-                count = ends[k].1;
-                k += 1;
-                if k == ends.len() {
-                    more = false;
-                    break;
-                }
-                if ends[k].0 > bound + window {
-                    break;
+                read_to(e, &mut pos, &mut count);
+                read = true;
+                match peek(&mut pos) {
+                    None => {
+                        more = false;
+                        break;
+                    }
+                    Some(n) if n > bound + window => break,
+                    Some(_) => {}
                 }
             }
-            if count >= need {
-                let sel = free_by(upto);
+            if read && count >= need {
+                let sel = pick(pos, taken, cands);
                 let t = sel
                     .iter()
                     .map(|&x| self.free_at[x as usize])
@@ -2172,7 +2690,7 @@ impl NodePlan {
                 return None;
             }
             window *= 2.0;
-            while k < ends.len() && ends[k].0 > bound + window {
+            while peek(&mut pos).is_some_and(|n| n > bound + window) {
                 window *= 2.0;
             }
         }
@@ -2458,6 +2976,61 @@ mod tests {
         assert_eq!(best_fit(&cands, 6), vec![0, 1, 2, 5, 6, 9]);
     }
 
+    /// The best fit as its rule reads (the smallest run that suffices by
+    /// length then place, else the largest by length then place, runs
+    /// swapped out as taken): the oracle for [`best_fit`].
+    fn best_fit_plain(cands: &[usize], need: usize) -> Vec<u32> {
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &k in cands {
+            match runs.last_mut() {
+                Some((f, l)) if *f + *l == k => *l += 1,
+                _ => runs.push((k, 1)),
+            }
+        }
+        let mut out = Vec::new();
+        let mut left = need;
+        while left > 0 && !runs.is_empty() {
+            let fit = runs
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.1 >= left)
+                .min_by_key(|(j, r)| (r.1, *j))
+                .map(|(j, _)| j);
+            let j = fit.unwrap_or_else(|| {
+                runs.iter()
+                    .enumerate()
+                    .max_by_key(|(j, r)| (r.1, core::cmp::Reverse(*j)))
+                    .map_or(0, |(j, _)| j)
+            });
+            let (f, l) = runs.swap_remove(j);
+            let take = l.min(left);
+            out.extend((f..f + take).map(|k| k as u32));
+            left -= take;
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Random candidate sets (runs of every length, ties of length)
+    /// give the same nodes from [`best_fit`] as from its rule read plainly.
+    #[test]
+    fn best_fit_agrees_with_its_rule() {
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..2000 {
+            let n = 1 + rnd(150) as usize;
+            let dense = 1 + rnd(9);
+            let cands: Vec<usize> = (0..n).filter(|_| rnd(10) < dense).collect();
+            let need = 1 + rnd(cands.len() as u64 + 2) as usize;
+            assert_eq!(best_fit(&cands, need), best_fit_plain(&cands, need));
+        }
+    }
+
     /// The will-run test: J needs 2 nodes; node 0 is free now, node 1
     /// frees at 100, node 2 at 110 and node 3 at 200. The first group
     /// holds the jobs ending within 30 s of 100 rounded up to 30 (120):
@@ -2469,7 +3042,7 @@ mod tests {
         let mut np = NodePlan::new(vec![0.0, 100.0, 110.0, 200.0]);
         let slot = |t: f64| (t, t + 60.0);
         assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (100.0, vec![0, 1]));
-        np.reserve(1, 0.0, 1000.0);
+        np.reserve(&[1], 0.0, 1000.0);
         assert_eq!(np.will_run(0.0, 2, 60.0, 1e9, slot), (110.0, vec![0, 2]));
         // Three nodes: node 1 is reserved, so node 3 (free at 200).
         assert_eq!(np.will_run(0.0, 3, 60.0, 1e9, slot), (200.0, vec![0, 2, 3]));
@@ -2586,7 +3159,7 @@ mod tests {
             let mut np = NodePlan::new(free_at);
             for _ in 0..rnd(3 * n as u64 + 1) {
                 let s = (rnd(60) * 10) as f64;
-                np.reserve(rnd(n as u64) as usize, s, s + (1 + rnd(20)) as f64 * 10.0);
+                np.reserve(&[rnd(n as u64) as u32], s, s + (1 + rnd(20)) as f64 * 10.0);
             }
             for _ in 0..5 {
                 let need = 1 + rnd(n as u64) as usize;
@@ -2600,6 +3173,82 @@ mod tests {
                 assert_eq!(
                     np.will_run(0.0, need, tl, 500.0, slot),
                     will_run_plain(&np, 0.0, need, tl, 500.0, slot)
+                );
+            }
+        }
+    }
+
+    /// Larger random plans, built as a backfill cycle builds them (a plan
+    /// reused with other nodes, reservations of several nodes at once,
+    /// jobs started on nodes, which moves them in the order), some jobs
+    /// of no time and some empty reservations: the will-run test gives
+    /// the same start and nodes as the plain walk, and the order and the
+    /// map's slots stay those of a plan built afresh.
+    #[test]
+    fn the_will_run_test_agrees_with_the_plain_walk_on_cycles() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut np = NodePlan::new(vec![0.0]);
+        for round in 0..200 {
+            let n = 1 + rnd(if round % 4 == 0 { 200 } else { 70 }) as usize;
+            let free_at: Vec<f64> = (0..n)
+                .map(|_| match rnd(5) {
+                    0 => 0.0,
+                    1 => f64::INFINITY,
+                    _ => (rnd(40) * 15) as f64,
+                })
+                .collect();
+            np.reset(&free_at);
+            let empty = round % 5 == 0;
+            for _ in 0..rnd(n as u64 / 2 + 4) {
+                let k = 1 + rnd(8) as usize;
+                let nodes: Vec<u32> = (0..k).map(|_| rnd(n as u64) as u32).collect();
+                let s = (rnd(60) * 10) as f64;
+                let e = if empty && rnd(6) == 0 {
+                    s - (rnd(2) * 10) as f64
+                } else {
+                    s + (1 + rnd(20)) as f64 * 10.0
+                };
+                if rnd(4) == 0 {
+                    np.run(&nodes, (rnd(60) * 10) as f64, s, e);
+                } else {
+                    np.reserve(&nodes, s, e);
+                }
+            }
+            let mut fresh: Vec<u32> = (0..n as u32).collect();
+            fresh.sort_by(|&a, &b| {
+                np.free_at[a as usize]
+                    .total_cmp(&np.free_at[b as usize])
+                    .then(a.cmp(&b))
+            });
+            assert_eq!(np.order, fresh);
+            for j in 0..np.times.len() {
+                for k in 0..n {
+                    // Reserved in slot j: some reservation covers it.
+                    let t = np.times[j];
+                    let held = np.next_after(k, t).is_some_and(|(s, _)| s <= t);
+                    assert_eq!(bit(np.row(j), k), held, "slot {j} node {k}");
+                }
+            }
+            for _ in 0..5 {
+                let need = 1 + rnd(n as u64) as usize;
+                let tl = rnd(12) as f64 * 10.0;
+                let slot = |t: f64| {
+                    (
+                        (t / 30.0).floor() * 30.0,
+                        ((t + tl + 29.0) / 30.0).floor() * 30.0,
+                    )
+                };
+                let now = (rnd(3) * 15) as f64;
+                assert_eq!(
+                    np.will_run(now, need, tl, 500.0, slot),
+                    will_run_plain(&np, now, need, tl, 500.0, slot),
+                    "round {round}"
                 );
             }
         }
