@@ -1,7 +1,7 @@
 //! Per-node state (busy, faulty) shared by the bitmap-based strategies,
 //! built on [`NodeSet`].
 
-use partalloc_topology::{NodeId, NodeSet};
+use partalloc_topology::{GridBox, NodeId, NodeSet};
 
 use crate::FaultError;
 
@@ -194,6 +194,25 @@ impl Occupancy {
         }
     }
 
+    /// Marks busy (`busy`) or frees the nodes of `g`, a box of a mesh of
+    /// `sides` whose ids run x fastest, then y, then z: one id range per
+    /// x-row. Flat meshes have z = 0 only.
+    #[inline]
+    pub(crate) fn set_box(&mut self, sides: [u32; 3], g: &GridBox, busy: bool) {
+        let [sx, sy, _] = sides.map(|s| s as usize);
+        let w = g.extent(0) as usize;
+        for z in g.lo(2)..=g.hi(2) {
+            for y in g.lo(1)..=g.hi(1) {
+                let lo = g.lo(0) as usize + sx * (y as usize + sy * z as usize);
+                if busy {
+                    self.occupy_range(lo, lo + w);
+                } else {
+                    self.vacate_range(lo, lo + w);
+                }
+            }
+        }
+    }
+
     /// Marks a free node faulty; returns whether it was healthy before
     /// (marking a faulty node again changes nothing).
     ///
@@ -229,6 +248,66 @@ impl Occupancy {
         Ok(true)
     }
 }
+
+/// Implements the `Allocator` methods that only read an [`Occupancy`] and a
+/// [`GrantLedger`](crate::GrantLedger): `free_nodes`, `live_grants`,
+/// `is_available`, `busy_nodes` and `faulty_nodes`. Give the field paths
+/// below `self`, e.g. `occupancy_methods!(core.occ, core.ledger)`. With a
+/// trailing `faults` it also implements `mark_faulty` and `repair` as the
+/// occupancy's own, for the strategies that keep no other state per node;
+/// `topology: path` adds `topology` (both may be given, `faults` last).
+macro_rules! occupancy_methods {
+    ($($occ:ident).+, $($ledger:ident).+, faults) => {
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+);
+
+        fn mark_faulty(
+            &mut self,
+            node: partalloc_topology::NodeId,
+        ) -> Result<(), $crate::FaultError> {
+            self.$($occ).+.mark_faulty(node).map(drop)
+        }
+
+        fn repair(&mut self, node: partalloc_topology::NodeId) -> Result<(), $crate::FaultError> {
+            self.$($occ).+.repair(node).map(drop)
+        }
+    };
+    ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+, faults) => {
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+, faults);
+
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.$($topo).+
+        }
+    };
+    ($($occ:ident).+, $($ledger:ident).+, topology: $($topo:ident).+) => {
+        fn topology(&self) -> &partalloc_topology::Topology {
+            &self.$($topo).+
+        }
+
+        $crate::occupancy::occupancy_methods!($($occ).+, $($ledger).+);
+    };
+    ($($occ:ident).+, $($ledger:ident).+) => {
+        fn free_nodes(&self) -> usize {
+            self.$($occ).+.free_count()
+        }
+
+        fn live_grants(&self) -> usize {
+            self.$($ledger).+.len()
+        }
+
+        fn is_available(&self, node: partalloc_topology::NodeId) -> bool {
+            self.$($occ).+.is_available(node)
+        }
+
+        fn busy_nodes(&self) -> partalloc_topology::NodeSet {
+            self.$($occ).+.busy()
+        }
+
+        fn faulty_nodes(&self) -> partalloc_topology::NodeSet {
+            self.$($occ).+.faulty().clone()
+        }
+    };
+}
+pub(crate) use occupancy_methods;
 
 #[cfg(test)]
 mod tests {

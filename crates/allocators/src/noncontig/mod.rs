@@ -48,7 +48,7 @@ mod mbs;
 mod octet_mbs;
 mod random;
 
-pub use buddy::{BlockBoxes, MAX_BUDDY_NODES};
+pub use buddy::MAX_BUDDY_NODES;
 pub use gabl::Gabl;
 pub use granular_mbs::GranularMbs;
 pub use mbs::Mbs;
