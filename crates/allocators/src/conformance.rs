@@ -626,7 +626,7 @@ mod tests {
     /// everything is released.
     #[derive(Debug)]
     struct Sticky {
-        inner: Paging,
+        inner: crate::strategy::Managed<Paging>,
         released: bool,
         /// What `can_allocate` answers, if anything (always the same).
         probe: Option<bool>,

@@ -155,6 +155,17 @@ pub trait GrantRecord: Clone + Send + fmt::Debug {
 
     /// The partition granted.
     fn partition(&self) -> Partition;
+
+    /// The partition of the grant this record was just chosen for, asked
+    /// once before [`Managed`] keeps the record: by default
+    /// [`partition`](GrantRecord::partition). A record that built its
+    /// partition while it was chosen hands it over here and keeps only
+    /// what it needs (it still marks the same nodes and still answers
+    /// `partition` alike).
+    #[inline]
+    fn take_partition(&mut self) -> Partition {
+        self.partition()
+    }
 }
 
 impl GrantRecord for Partition {
@@ -302,6 +313,13 @@ pub trait Strategy: Clone + Send + fmt::Debug {
     /// Told that a grant of `partition` was released.
     fn released(&mut self, view: &View<'_, Self::Record>, partition: &Self::Record) {
         let _ = (view, partition);
+    }
+
+    /// Given the record of a released grant, after
+    /// [`released`](Strategy::released), to keep its memory for a later
+    /// record; dropped by default.
+    fn recycle(&mut self, record: Self::Record) {
+        drop(record);
     }
 
     /// Whether nodes may be marked faulty and repaired under this
@@ -455,10 +473,10 @@ impl<S: Strategy> Managed<S> {
     /// Records a grant of `record` (its nodes available) and tells the
     /// strategy.
     #[inline]
-    pub(crate) fn commit(&mut self, record: S::Record, requested: u64) -> Grant {
+    pub(crate) fn commit(&mut self, mut record: S::Record, requested: u64) -> Grant {
         record.mark(&mut self.occupancy, &self.topology, true);
         self.generation = self.generation.wrapping_add(1);
-        let partition = record.partition();
+        let partition = record.take_partition();
         let view = view!(self);
         self.strategy.committed(&view, &record);
         let id = self.ledger.issue(record);
@@ -503,6 +521,7 @@ impl<S: Strategy> Allocator for Managed<S> {
         self.generation = self.generation.wrapping_add(1);
         let view = view!(self);
         self.strategy.released(&view, &record);
+        self.strategy.recycle(record);
         Ok(())
     }
 
@@ -810,6 +829,11 @@ mod tests {
         for nodes in [vec![0, 1, 63, 64, 65, 199], vec![7], vec![128, 130, 191]] {
             for other in [0, 64, 130, 150] {
                 agree(&mesh, &nodes, other);
+                agree(
+                    &mesh,
+                    &crate::paging::PageWords::of_increasing(&nodes),
+                    other,
+                );
             }
         }
     }

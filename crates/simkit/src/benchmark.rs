@@ -70,6 +70,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use partalloc_allocators::paging::Paging;
+use partalloc_allocators::strategy::Managed;
 use partalloc_allocators::{BuildError, StrategySpec};
 use partalloc_schedulers::order::{ORDERS, Order};
 use partalloc_schedulers::registry::{POLICIES, PolicySpec};
@@ -455,7 +456,7 @@ pub fn run_sequence(
     let mut waits = vec![f64::NAN; jobs.len()];
     let mut order = Vec::with_capacity(jobs.len());
     let mut started: Vec<Started> = Vec::new();
-    let mut engine: Engine<_, Paging, ()> =
+    let mut engine: Engine<_, Managed<Paging>, ()> =
         Engine::one_event_per_step(alloc, jobs.iter().copied()).map_err(engine_err)?;
     // The first step is the first job's arrival; the policy schedules
     // after every step, until the last job has started.
@@ -507,10 +508,10 @@ struct Replay<'a> {
     sched: &'a mut dyn Scheduler,
 }
 
-impl EventSink<Paging, ()> for Replay<'_> {
+impl EventSink<Managed<Paging>, ()> for Replay<'_> {
     fn departed(
         &mut self,
-        _alloc: &mut Paging,
+        _alloc: &mut Managed<Paging>,
         _slot: u32,
         run: &Running<()>,
         now: f64,
