@@ -55,6 +55,7 @@ use partalloc_workload::spec::SpecError;
 use partalloc_workload::swf::SwfError;
 use partalloc_workload::{
     DemandDist, Job, ShapeDist, ShapeMapping, TraceFormat, TraceMapping, Workload, WorkloadOptions,
+    WorkloadSpec,
 };
 use thiserror::Error;
 
@@ -93,6 +94,51 @@ pub enum WorkloadSource {
     /// r's stream, each run to completion, as `partalloc generate --model`
     /// writes them and a replay of that trace runs them.
     Lublin(LublinSource),
+    /// Drawn by laws given whole as a [`WorkloadSpec`] (a shape or service
+    /// law [`WorkloadOptions`] does not name), each job run to completion:
+    /// see [`DrawnSource`].
+    Drawn(DrawnSource),
+}
+
+/// Jobs drawn by a [`WorkloadSpec`] as a finite run: replication r takes
+/// from stream r of the master seed the first [`RunLength::jobs`] jobs
+/// (all of them when only a stop time is given, else [`DEFAULT_JOBS`]),
+/// and of them those arriving before [`RunLength::time`], at which the run
+/// stops; every job taken runs to completion otherwise. The figures of
+/// `cargo xtask reproduce` run their points so.
+#[derive(Debug, Clone)]
+pub struct DrawnSource {
+    /// The laws, built on the machine when the experiment is checked.
+    pub spec: WorkloadSpec,
+    /// Applied to every drawn job before it is submitted (the draw, and so
+    /// the jobs after it, unchanged): e.g. a request rounded to the box a
+    /// strategy would reserve for it.
+    pub reshape: Option<fn(Job, &Topology) -> Job>,
+}
+
+/// Equal laws and the same reshaping function, compared by address
+/// ([`std::ptr::fn_addr_eq`]: one function may have several addresses, and
+/// identical functions may share one).
+impl PartialEq for DrawnSource {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+            && match (self.reshape, other.reshape) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl DrawnSource {
+    /// The jobs of `spec`, as drawn.
+    #[must_use]
+    pub fn new(spec: WorkloadSpec) -> Self {
+        Self {
+            spec,
+            reshape: None,
+        }
+    }
 }
 
 /// A recorded trace and how to read it.
@@ -345,6 +391,27 @@ impl Experiment {
                     jobs,
                 }
             }
+            WorkloadSource::Drawn(d) => {
+                if jobs == 0 {
+                    return Err(ExperimentError::NoJobs);
+                }
+                let limit = match (self.stop.jobs, self.stop.time) {
+                    (None, Some(_)) => None,
+                    _ if jobs > MAX_GENERATED_JOBS => {
+                        return Err(ExperimentError::TooManyJobs {
+                            jobs,
+                            max: MAX_GENERATED_JOBS,
+                        });
+                    }
+                    _ => Some(jobs),
+                };
+                Jobs::Drawn {
+                    workload: d.spec.build(&topology)?,
+                    spec: d.spec.clone(),
+                    reshape: d.reshape,
+                    limit,
+                }
+            }
             WorkloadSource::Trace(t) => Jobs::Trace(t.clone()),
         };
         self.allocator.build(&topology).map_err(SimError::from)?;
@@ -405,6 +472,13 @@ enum Jobs {
         jobs: u64,
     },
     Trace(TraceSource),
+    Drawn {
+        spec: WorkloadSpec,
+        workload: Workload<ShapeDist, DemandDist>,
+        reshape: Option<fn(Job, &Topology) -> Job>,
+        /// The jobs taken (`None`: those arriving before the stop time).
+        limit: Option<u64>,
+    },
 }
 
 /// A checked experiment: its machine read, its workload built, its
@@ -491,6 +565,15 @@ impl Prepared {
                 }
             ),
             Jobs::Trace(t) => format!("trace {}", partalloc_topology::echo_path(&t.path)),
+            Jobs::Drawn { spec, limit, .. } => {
+                let line = spec.describe(None, limit.unwrap_or(0), self.config.warmup);
+                match (limit, self.config.stop.time) {
+                    (None, Some(t)) => {
+                        line.replacen(", 0 jobs", &format!(", the jobs arriving before {t}"), 1)
+                    }
+                    _ => line,
+                }
+            }
         }
     }
 
@@ -579,7 +662,54 @@ impl Prepared {
                 done();
                 Ok(vec![(report, observer)])
             }
+            Jobs::Drawn {
+                workload,
+                reshape,
+                limit,
+                ..
+            } => {
+                let n = limit.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+                let before = self.config.stop.time.unwrap_or(f64::INFINITY);
+                let topology = &self.topology;
+                let runs = self.reps.run(|r, rng| {
+                    let jobs = workload
+                        .jobs(rng)
+                        .map(|j| reshape.map_or(j, |f| f(j, topology)))
+                        .take(n)
+                        .take_while(|j| j.arrival < before);
+                    let run = self.run_stream(jobs, r, observe(r));
+                    done();
+                    run
+                });
+                runs.into_iter().collect()
+            }
         }
+    }
+
+    /// Replication `r` of `jobs`, a finite stream each of whose jobs runs
+    /// to completion (or to the stop time).
+    fn run_stream<I: IntoIterator<Item = Job>, O: Observer>(
+        &self,
+        jobs: I,
+        r: u64,
+        mut observer: O,
+    ) -> Result<(Report, O), ExperimentError> {
+        let config = SimConfig {
+            record_jobs: self.config.record_jobs && r == 0,
+            ..self.config
+        };
+        let mut sim = Simulation::from_specs(
+            self.topology.clone(),
+            &self.allocator,
+            &self.policy,
+            jobs,
+            config,
+        )?;
+        if let Some(m) = self.reps.runtime_model_of(r) {
+            sim = sim.with_runtime_model(m)?;
+        }
+        let report = sim.run_observed(&mut observer, None)?;
+        Ok((report, observer))
     }
 
     /// One replication of the Lublin model: its jobs streamed into the

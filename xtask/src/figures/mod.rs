@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::{Replications, Sweep};
+use partalloc_simkit::Sweep;
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -91,6 +91,9 @@ pub(crate) enum FigError {
     /// A simulation failed.
     #[error(transparent)]
     Sim(#[from] partalloc_simkit::SimError),
+    /// A point's experiment cannot run.
+    #[error(transparent)]
+    Experiment(#[from] partalloc_experiment::experiment::ExperimentError),
     /// Statistics refused a value.
     #[error(transparent)]
     Stats(#[from] partalloc_simkit::StatsError),
@@ -497,15 +500,7 @@ fn summarize(
         pb.inc(setup.replications);
         return Ok(*s);
     }
-    let reps = Replications::new(key.seed, setup.replications)?;
-    let reports = reps
-        .run(|r, _rng| {
-            let rep = setup.replicate(key.seed, r);
-            pb.inc(1);
-            rep
-        })
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
+    let reports = setup.run(key.seed, &|| pb.inc(1))?;
     let s = Summary::of(&reports)?;
     if let Ok(mut m) = ctx.memo.lock() {
         m.insert(memo_key, s);
