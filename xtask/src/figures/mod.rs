@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::Sweep;
+use partalloc_simkit::plot::{Chart, Series, write_svg};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -91,9 +91,9 @@ pub(crate) enum FigError {
     /// A simulation failed.
     #[error(transparent)]
     Sim(#[from] partalloc_simkit::SimError),
-    /// A point's experiment cannot run.
+    /// A point's experiment cannot run (boxed: the error is large).
     #[error(transparent)]
-    Experiment(#[from] partalloc_experiment::experiment::ExperimentError),
+    Experiment(Box<partalloc_experiment::ExperimentError>),
     /// Statistics refused a value.
     #[error(transparent)]
     Stats(#[from] partalloc_simkit::StatsError),
@@ -470,6 +470,12 @@ fn run_panel(ctx: &Ctx, panel: &Panel) -> Result<(), FigError> {
     let text = table.render(panel, col, &claims);
     print!("{text}");
     write_text(out, &format!("{}.txt", panel.id), &text)
+}
+
+impl From<partalloc_experiment::ExperimentError> for FigError {
+    fn from(e: partalloc_experiment::ExperimentError) -> Self {
+        Self::Experiment(Box::new(e))
+    }
 }
 
 /// Finds the finished tables of other panels in the output directory.

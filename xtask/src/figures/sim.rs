@@ -2,10 +2,10 @@
 //! summary written to the figure's CSV.
 
 use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
-use partalloc_schedulers::registry::{POLICIES, PolicySpec};
-use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric, Summary as MetricSummary};
 use partalloc_experiment::MachineSource;
 use partalloc_experiment::experiment::{DrawnSource, Experiment, WorkloadSource};
+use partalloc_schedulers::registry::{POLICIES, PolicySpec};
+use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric, Summary as MetricSummary};
 use partalloc_simkit::{Report, SimError};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
