@@ -817,6 +817,103 @@ mod tests {
         ))
     }
 
+    fn drawn(load: f64) -> DrawnSource {
+        DrawnSource::new(WorkloadSpec {
+            arrivals: partalloc_workload::Arrivals::Load(load),
+            shapes: "sides:uniform".parse().unwrap_or_else(|e| panic!("{e}")),
+            demand: "exp:1".parse().unwrap_or_else(|e| panic!("{e}")),
+            dependence: partalloc_workload::Dependence::Dependent,
+            allow_saturation: false,
+        })
+    }
+
+    /// Every job a single node.
+    fn one_node(job: Job, _: &Topology) -> Job {
+        let sides = partalloc_topology::Coords::new(&[1, 1]).unwrap_or_else(|e| panic!("{e}"));
+        job.with_shape(partalloc_workload::JobShape::Box { sides })
+    }
+
+    #[test]
+    fn drawn_jobs_run_as_their_stream_cut_and_reshaped() {
+        let mut exp = experiment("mesh:8x8", WorkloadSource::Drawn(drawn(0.9)));
+        exp.stop.jobs = Some(60);
+        exp.seed = 5;
+        exp.replications = 2;
+        exp.search_time = false;
+        let prepared = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+        let runs = prepared
+            .run(&|_| (), &|| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Each replication is the first 60 jobs of its stream, every one
+        // run to completion: the same jobs handed to `run_jobs`.
+        let spec = drawn(0.9).spec;
+        let workload = spec
+            .build(prepared.topology())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (r, (report, ())) in runs.iter().enumerate() {
+            let mut rng = prepared.replications().rng(r as u64);
+            let jobs: Vec<Job> = workload.jobs(&mut rng).take(60).collect();
+            let alone = prepared
+                .run_jobs(jobs, &mut ())
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(report.results, alone.results, "replication {r}");
+            assert_eq!(report.results.completed, 60);
+        }
+        // Reshaped, the same arrivals ask for one node each.
+        let mut source = drawn(0.9);
+        source.reshape = Some(one_node);
+        exp.workload = WorkloadSource::Drawn(source);
+        exp.record_jobs = true;
+        let prepared = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+        let runs = prepared
+            .run(&|_| (), &|| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        let records = &runs[0].0.jobs;
+        assert_eq!(records.len(), 60);
+        assert!(records.iter().all(|j| j.requested == 1 && j.wait == 0.0));
+        // A stop time alone takes the jobs arriving before it.
+        exp.stop = RunLength {
+            jobs: None,
+            time: Some(30.0),
+            warmup: 0,
+        };
+        exp.workload = WorkloadSource::Drawn(drawn(0.5));
+        let prepared = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            prepared
+                .describe()
+                .ends_with(", the jobs arriving before 30"),
+            "{}",
+            prepared.describe()
+        );
+        let mut rng = prepared.replications().rng(0);
+        let arrived = workload
+            .jobs(&mut rng)
+            .take_while(|j| j.arrival < 30.0)
+            .count() as u64;
+        let runs = prepared
+            .run(&|_| (), &|| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(runs[0].0.jobs.len() as u64, runs[0].0.results.completed);
+        assert!(
+            runs[0]
+                .0
+                .jobs
+                .iter()
+                .all(|j| j.arrival < 30.0 && j.end <= 30.0)
+        );
+        assert!(runs[0].0.results.completed <= arrived);
+        // No job, or more than are drawn, is refused.
+        exp.stop.jobs = Some(0);
+        assert!(matches!(exp.check("test"), Err(ExperimentError::NoJobs)));
+        exp.stop.jobs = Some(MAX_GENERATED_JOBS + 1);
+        exp.record_jobs = false;
+        assert!(matches!(
+            exp.check("test"),
+            Err(ExperimentError::TooManyJobs { .. })
+        ));
+    }
+
     #[test]
     fn lublin_jobs_are_those_of_the_models_trace_replayed() {
         let mut exp = experiment("mesh:16x8", lublin("lublin:mixed"));
