@@ -273,6 +273,14 @@ pub enum ExperimentError {
     /// A model's job the mapping cannot turn into a request on the machine.
     #[error("model: {0}")]
     LublinJob(SwfError),
+    /// A replication the experiment does not have.
+    #[error("replication {r}: the experiment has {count} (0 to {last})", last = count - 1)]
+    NoSuchReplication {
+        /// The replication asked for.
+        r: u64,
+        /// The experiment's replications.
+        count: u64,
+    },
     /// The strategy or the policy cannot run on the machine, or a run
     /// failed.
     #[error(transparent)]
@@ -644,16 +652,7 @@ impl Prepared {
                 runs.into_iter().collect()
             }
             Jobs::Trace(t) => {
-                let (mut jobs, _) = crate::trace::read_jobs(
-                    &t.path,
-                    t.format,
-                    &self.topology,
-                    t.mapping.on(&self.topology),
-                    t.lenient,
-                )?;
-                if let Some(n) = self.stop_jobs {
-                    jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
-                }
+                let jobs = self.trace_jobs(t)?;
                 let mut observer = observe(0);
                 let report = self.run_jobs(jobs, &mut observer)?;
                 done();
@@ -665,16 +664,9 @@ impl Prepared {
                 limit,
                 ..
             } => {
-                let n = limit.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-                let before = self.config.stop.time.unwrap_or(f64::INFINITY);
-                let topology = &self.topology;
                 let runs = self.reps.run(|r, rng| {
-                    let jobs = workload
-                        .jobs(rng)
-                        .map(|j| reshape.map_or(j, |f| f(j, topology)))
-                        .take(n)
-                        .take_while(|j| j.arrival < before);
-                    let run = self.run_stream(jobs, r, observe(r));
+                    let jobs = self.drawn_jobs(workload, *reshape, *limit, rng);
+                    let run = self.run_stream(jobs, r, observe(r), self.config);
                     done();
                     run
                 });
@@ -683,17 +675,18 @@ impl Prepared {
         }
     }
 
-    /// Replication `r` of `jobs`, a finite stream each of whose jobs runs
-    /// to completion (or to the stop time).
+    /// Replication `r` of `jobs` under `config` (records only for the
+    /// first replication).
     fn run_stream<I: IntoIterator<Item = Job>, O: Observer>(
         &self,
         jobs: I,
         r: u64,
         mut observer: O,
+        config: SimConfig,
     ) -> Result<(Report, O), ExperimentError> {
         let config = SimConfig {
-            record_jobs: self.config.record_jobs && r == 0,
-            ..self.config
+            record_jobs: config.record_jobs && r == 0,
+            ..config
         };
         let mut sim = Simulation::from_specs(
             self.topology.clone(),
@@ -707,6 +700,96 @@ impl Prepared {
         }
         let report = sim.run_observed(&mut observer, None)?;
         Ok((report, observer))
+    }
+
+    /// Runs replication `r` alone, watched by `observer`, as
+    /// [`run`](Self::run) runs it (the same jobs, records only for the
+    /// first): for a front end that schedules the replications itself.
+    ///
+    /// # Errors
+    /// [`ExperimentError::NoSuchReplication`] for `r` beyond the
+    /// replications; the run's.
+    pub fn run_replication<O: Observer>(
+        &self,
+        r: u64,
+        mut observer: O,
+    ) -> Result<(Report, O), ExperimentError> {
+        let count = self.reps.count();
+        if r >= count {
+            return Err(ExperimentError::NoSuchReplication { r, count });
+        }
+        let mut rng = self.reps.rng(r);
+        match &self.jobs {
+            Jobs::Generated {
+                options, workload, ..
+            } => {
+                let config = SimConfig {
+                    stop: Stop {
+                        jobs: Some(options.jobs),
+                        time: self.config.stop.time,
+                    },
+                    ..self.config
+                };
+                self.run_stream(workload.jobs(&mut rng), r, observer, config)
+            }
+            Jobs::Lublin {
+                model,
+                mapping,
+                jobs,
+                ..
+            } => {
+                let mapping = mapping.on(&self.topology);
+                let n = usize::try_from(*jobs).unwrap_or(usize::MAX);
+                self.run_lublin(model, &mapping, n, r, &mut rng, observer)
+            }
+            Jobs::Trace(t) => {
+                let report = self.run_jobs(self.trace_jobs(t)?, &mut observer)?;
+                Ok((report, observer))
+            }
+            Jobs::Drawn {
+                workload,
+                reshape,
+                limit,
+                ..
+            } => self.run_stream(
+                self.drawn_jobs(workload, *reshape, *limit, &mut rng),
+                r,
+                observer,
+                self.config,
+            ),
+        }
+    }
+
+    /// The trace's jobs (its first `jobs` if the run length says).
+    fn trace_jobs(&self, t: &TraceSource) -> Result<Vec<Job>, ExperimentError> {
+        let (mut jobs, _) = crate::trace::read_jobs(
+            &t.path,
+            t.format,
+            &self.topology,
+            t.mapping.on(&self.topology),
+            t.lenient,
+        )?;
+        if let Some(n) = self.stop_jobs {
+            jobs.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        Ok(jobs)
+    }
+
+    /// The jobs a drawn source's replication takes from `rng`.
+    fn drawn_jobs<'a>(
+        &'a self,
+        workload: &'a Workload<ShapeDist, DemandDist>,
+        reshape: Option<fn(Job, &Topology) -> Job>,
+        limit: Option<u64>,
+        rng: &'a mut partalloc_simkit::SimRng,
+    ) -> impl Iterator<Item = Job> + 'a {
+        let n = limit.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let before = self.config.stop.time.unwrap_or(f64::INFINITY);
+        workload
+            .jobs(rng)
+            .map(move |j| reshape.map_or(j, |f| f(j, &self.topology)))
+            .take(n)
+            .take_while(move |j| j.arrival < before)
     }
 
     /// One replication of the Lublin model: its jobs streamed into the
@@ -912,6 +995,49 @@ mod tests {
             exp.check("test"),
             Err(ExperimentError::TooManyJobs { .. })
         ));
+    }
+
+    #[test]
+    fn a_replication_alone_is_that_of_the_whole_run() {
+        let generated = WorkloadSource::Generated {
+            options: WorkloadOptions::default(),
+            load: 0.7,
+        };
+        for workload in [
+            generated,
+            lublin("lublin:batch"),
+            WorkloadSource::Drawn(drawn(0.7)),
+        ] {
+            let mut exp = experiment("mesh:8x8", workload);
+            exp.stop.jobs = Some(80);
+            exp.replications = 3;
+            exp.search_time = false;
+            let prepared = exp.check("test").unwrap_or_else(|e| panic!("{e}"));
+            let runs = prepared
+                .run(&|_| (), &|| {})
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (r, (whole, ())) in runs.iter().enumerate() {
+                let (alone, ()) = prepared
+                    .run_replication(r as u64, ())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    alone.results,
+                    whole.results,
+                    "{} r={r}",
+                    prepared.describe()
+                );
+            }
+            // The replications differ from one another.
+            assert_ne!(runs[0].0.results, runs[1].0.results);
+            assert_eq!(
+                prepared
+                    .run_replication(3, ())
+                    .map(|_| ())
+                    .unwrap_err()
+                    .to_string(),
+                "replication 3: the experiment has 3 (0 to 2)"
+            );
+        }
     }
 
     #[test]
