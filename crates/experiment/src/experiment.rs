@@ -97,7 +97,8 @@ pub enum WorkloadSource {
     Lublin(LublinSource),
     /// Drawn by laws given whole as a [`WorkloadSpec`] (a shape or service
     /// law [`WorkloadOptions`] does not name), each job run to completion:
-    /// see [`DrawnSource`].
+    /// see [`DrawnSource`]. Built in code, by the figures; no flag or
+    /// sweep-file line names it.
     Drawn(DrawnSource),
 }
 
