@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use partalloc_simkit::Sweep;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
-use partalloc_simkit::{Replications, Sweep};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -91,6 +91,9 @@ pub(crate) enum FigError {
     /// A simulation failed.
     #[error(transparent)]
     Sim(#[from] partalloc_simkit::SimError),
+    /// A point's experiment cannot run (boxed: the error is large).
+    #[error(transparent)]
+    Experiment(Box<partalloc_experiment::ExperimentError>),
     /// Statistics refused a value.
     #[error(transparent)]
     Stats(#[from] partalloc_simkit::StatsError),
@@ -469,6 +472,12 @@ fn run_panel(ctx: &Ctx, panel: &Panel) -> Result<(), FigError> {
     write_text(out, &format!("{}.txt", panel.id), &text)
 }
 
+impl From<partalloc_experiment::ExperimentError> for FigError {
+    fn from(e: partalloc_experiment::ExperimentError) -> Self {
+        Self::Experiment(Box::new(e))
+    }
+}
+
 /// Finds the finished tables of other panels in the output directory.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Lookup<'a> {
@@ -497,15 +506,7 @@ fn summarize(
         pb.inc(setup.replications);
         return Ok(*s);
     }
-    let reps = Replications::new(key.seed, setup.replications)?;
-    let reports = reps
-        .run(|r, _rng| {
-            let rep = setup.replicate(key.seed, r);
-            pb.inc(1);
-            rep
-        })
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
+    let reports = setup.run(key.seed, &|| pb.inc(1))?;
     let s = Summary::of(&reports)?;
     if let Ok(mut m) = ctx.memo.lock() {
         m.insert(memo_key, s);

@@ -15,13 +15,13 @@
 use std::fmt::Write as _;
 
 use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_experiment::MachineSource;
+use partalloc_experiment::experiment::{DrawnSource, Experiment, WorkloadSource};
 use partalloc_schedulers::registry::POLICIES;
 use partalloc_simkit::observe::GrantLog;
 use partalloc_simkit::plot::{Chart, Series, write_svg};
 use partalloc_simkit::pod::pod_log_measures;
-use partalloc_simkit::{
-    ConfidenceInterval, DEFAULT_LEVEL, Report, SimConfig, SimError, Simulation, replication_rng,
-};
+use partalloc_simkit::{ConfidenceInterval, DEFAULT_LEVEL, Report, SimError};
 use partalloc_topology::Topology;
 use partalloc_workload::{Arrivals, DemandLaw, Dependence, ShapeLaw, WorkloadSpec};
 use rayon::prelude::*;
@@ -102,8 +102,9 @@ fn shape_law(topology: &Topology) -> Result<ShapeLaw, FigError> {
 
 /// Replication `rep` of `jobs` jobs of `shapes` at offered `load`
 /// (exponential service, mean 1; the stream depends on `stream_seed` and
-/// `rep` only), run under FCFS to completion with every job recorded and
-/// every grant logged (for the measures of the machine over time).
+/// `rep` only), run under FCFS to completion with every grant logged (for
+/// the measures of the machine over time) and, in replication 0, every job
+/// recorded.
 pub(crate) fn run_recorded(
     topology: &Topology,
     strategy: &AllocatorSpec,
@@ -126,7 +127,9 @@ pub(crate) fn run_recorded(
 }
 
 /// As [`run_recorded`], with `observer` watching the run instead of a
-/// grant log.
+/// grant log: replication `rep` of the point's experiment (the jobs of
+/// `shapes`, each run to completion; only replication 0 keeps its job
+/// records).
 pub(crate) fn run_watched<O: partalloc_simkit::observe::Observer>(
     topology: &Topology,
     strategy: &AllocatorSpec,
@@ -136,30 +139,26 @@ pub(crate) fn run_watched<O: partalloc_simkit::observe::Observer>(
     jobs: u64,
     observer: &mut O,
 ) -> Result<Report, FigError> {
-    let w = WorkloadSpec {
+    let source = DrawnSource::new(WorkloadSpec {
         arrivals: Arrivals::Load(load),
         shapes,
         demand: DemandLaw::Exponential { mean: 1.0 },
         dependence: Dependence::Dependent,
         allow_saturation: false,
-    }
-    .build(topology)?;
-    let mut rng = replication_rng(stream_seed, rep);
-    let n = usize::try_from(jobs).unwrap_or(usize::MAX);
-    let config = SimConfig {
-        record_jobs: true,
-        measure_search_time: false,
-        ..SimConfig::default()
-    };
-    let fcfs = POLICIES.spec("fcfs").map_err(SimError::from)?;
-    Ok(Simulation::from_specs(
-        topology.clone(),
-        strategy,
-        &fcfs,
-        w.jobs(&mut rng).take(n),
-        config,
-    )?
-    .run_observed(observer, None)?)
+    });
+    let mut exp = Experiment::new(
+        MachineSource::Text(topology.to_string()),
+        WorkloadSource::Drawn(source),
+        strategy.clone(),
+        POLICIES.spec("fcfs").map_err(SimError::from)?,
+    );
+    exp.seed = stream_seed;
+    exp.replications = rep + 1;
+    exp.stop.jobs = Some(jobs);
+    exp.record_jobs = true;
+    exp.search_time = false;
+    let prepared = exp.check_on(topology.clone())?;
+    Ok(prepared.run_replication(rep, observer)?.0)
 }
 
 fn simulate(

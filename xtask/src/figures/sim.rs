@@ -2,13 +2,14 @@
 //! summary written to the figure's CSV.
 
 use partalloc_allocators::registry::{ALLOCATORS, AllocatorSpec};
+use partalloc_experiment::MachineSource;
+use partalloc_experiment::experiment::{DrawnSource, Experiment, WorkloadSource};
 use partalloc_schedulers::registry::{POLICIES, PolicySpec};
 use partalloc_simkit::metrics::{self, METRICS, Metric as SimMetric, Summary as MetricSummary};
-use partalloc_simkit::{Report, SimConfig, SimError, Simulation, Stop, replication_rng};
+use partalloc_simkit::{Report, SimError};
 use partalloc_topology::{Coords, Topology};
 use partalloc_workload::{
-    Arrivals, CubeDimLaw, DemandDist, DemandLaw, Dependence, Job, JobShape, ShapeDist, ShapeLaw,
-    Workload, WorkloadSpec,
+    Arrivals, CubeDimLaw, DemandLaw, Dependence, Job, JobShape, ShapeLaw, WorkloadSpec,
 };
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
@@ -115,62 +116,46 @@ impl Setup {
         }
     }
 
-    fn workload(&self) -> Result<Workload<ShapeDist, DemandDist>, FigError> {
-        let spec = WorkloadSpec {
+    /// The experiment of this point under master `seed`: the laws drawn
+    /// as a finite run ([`WorkloadSource::Drawn`]), replication r from
+    /// stream r of the seed, so every strategy and load sees the same job
+    /// sizes and service draws (common random numbers).
+    pub(crate) fn experiment(&self, seed: u64) -> Experiment {
+        let mut source = DrawnSource::new(WorkloadSpec {
             arrivals: Arrivals::Load(self.load),
             shapes: self.shapes.clone(),
             demand: self.demand,
             dependence: Dependence::Dependent,
             allow_saturation: true,
-        };
-        Ok(spec.build(&self.machine)?)
+        });
+        if self.round_up_pow2 {
+            source.reshape = Some(rounded_up_pow2);
+        }
+        let mut exp = Experiment::new(
+            MachineSource::Text(self.machine.to_string()),
+            WorkloadSource::Drawn(source),
+            self.allocator.clone(),
+            self.scheduler.clone(),
+        );
+        exp.seed = seed;
+        exp.replications = self.replications;
+        exp.search_time = self.search_time;
+        match self.stop {
+            StopRule::Jobs(n) => exp.stop.jobs = Some(n),
+            StopRule::Horizon(t) => exp.stop.time = Some(t),
+        }
+        exp
     }
 
-    /// Runs replication `rep` under `seed`: the jobs come from stream
-    /// `rep` of the master seed, so every strategy and load sees the same
-    /// job sizes and service draws (common random numbers).
-    pub(crate) fn replicate(&self, seed: u64, rep: u64) -> Result<Report, FigError> {
-        let (allocator, scheduler) = (&self.allocator, &self.scheduler);
-        let w = self.workload()?;
-        let round = self.round_up_pow2;
-        let caps = match self.machine {
-            Topology::Grid(g) => Some(*g.sides()),
-            _ => None,
-        };
-        let shape = move |mut j: Job| {
-            if round && let Some(caps) = &caps {
-                round_up_pow2(&mut j, caps);
-            }
-            j
-        };
-        let mut rng = replication_rng(seed, rep);
-        let mut cfg = SimConfig {
-            stop: Stop::default(),
-            warmup: 0,
-            record_jobs: false,
-            measure_search_time: self.search_time,
-            ..SimConfig::default()
-        };
-        let report = match self.stop {
-            StopRule::Jobs(n) => {
-                let jobs = w
-                    .jobs(&mut rng)
-                    .map(shape)
-                    .take(usize::try_from(n).unwrap_or(usize::MAX));
-                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
-                    .run()?
-            }
-            StopRule::Horizon(t) => {
-                cfg.stop.time = Some(t);
-                let jobs = w
-                    .jobs(&mut rng)
-                    .map(shape)
-                    .take_while(move |j| j.arrival < t);
-                Simulation::from_specs(self.machine.clone(), allocator, scheduler, jobs, cfg)?
-                    .run()?
-            }
-        };
-        Ok(report)
+    /// Runs the point's replications under master `seed`, checked on the
+    /// machine, in replication order; `done` is called as each finishes.
+    pub(crate) fn run(&self, seed: u64, done: &(dyn Fn() + Sync)) -> Result<Vec<Report>, FigError> {
+        let prepared = self.experiment(seed).check_on(self.machine.clone())?;
+        Ok(prepared
+            .run(&|_| (), done)?
+            .into_iter()
+            .map(|(report, ())| report)
+            .collect())
     }
 }
 
@@ -184,6 +169,16 @@ pub(crate) fn strategy(name: &str) -> Result<AllocatorSpec, FigError> {
 /// figure is set up.
 pub(crate) fn policy(name: &str) -> Result<PolicySpec, FigError> {
     Ok(POLICIES.spec(name).map_err(SimError::from)?)
+}
+
+/// The job with every side of its box rounded up to the next power of
+/// two within the machine's sides ([`round_up_pow2`]); on a machine that
+/// is not a grid, the job as drawn.
+fn rounded_up_pow2(mut job: Job, machine: &Topology) -> Job {
+    if let Topology::Grid(g) = machine {
+        round_up_pow2(&mut job, g.sides());
+    }
+    job
 }
 
 /// Rounds every side of a box job up to the next power of two, capped at
@@ -494,18 +489,62 @@ mod tests {
             replications: 1,
             search_time: false,
         };
-        let a: Vec<Job> = setup(false)
-            .workload()
-            .unwrap()
-            .jobs(&mut replication_rng(1, 0))
-            .take(50)
-            .collect();
-        let b: Vec<Job> = setup(true)
-            .workload()
-            .unwrap()
-            .jobs(&mut replication_rng(1, 0))
-            .take(50)
-            .collect();
-        assert_eq!(a, b);
+        let records = |round| {
+            let mut exp = setup(round).experiment(1);
+            exp.record_jobs = true;
+            let prepared = exp.check_on(setup(round).machine).unwrap();
+            let mut runs = prepared.run(&|_| (), &|| {}).unwrap();
+            assert_eq!(runs.len(), 1);
+            let mut jobs = runs.remove(0).0.jobs;
+            jobs.sort_by_key(|j| j.id);
+            jobs
+        };
+        let (a, b) = (records(false), records(true));
+        // Every one of the 50 jobs ran to completion, each arriving when
+        // its unrounded draw did; rounding only grows the requests.
+        assert_eq!((a.len(), b.len()), (50, 50));
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((x.id, x.arrival.to_bits()), (y.id, y.arrival.to_bits()));
+            assert!(y.requested >= x.requested, "{x:?} {y:?}");
+        }
+        assert!(a.iter().zip(&b).any(|(x, y)| y.requested > x.requested));
+    }
+
+    #[test]
+    fn a_horizon_takes_the_jobs_arriving_before_it() {
+        let mut setup = Setup {
+            machine: "mesh:8x8".parse().unwrap(),
+            allocator: strategy("fsl").unwrap(),
+            scheduler: policy("fcfs").unwrap(),
+            shapes: ShapeLaw::Noncubic { max: None },
+            round_up_pow2: false,
+            demand: DemandLaw::Exponential { mean: 1.0 },
+            load: 0.3,
+            stop: StopRule::Horizon(40.0),
+            replications: 2,
+            search_time: false,
+        };
+        let horizon = setup.run(3, &|| {}).unwrap();
+        assert_eq!(horizon.len(), 2);
+        // The same stream cut by count: the jobs arriving before 40.
+        let arrived = |r: u64| {
+            let spec = match setup.experiment(3).workload {
+                WorkloadSource::Drawn(d) => d.spec,
+                w => panic!("{w:?}"),
+            };
+            let w = spec.build(&setup.machine).unwrap();
+            let mut rng = partalloc_simkit::replication_rng(3, r);
+            w.jobs(&mut rng).take_while(|j| j.arrival < 40.0).count() as u64
+        };
+        let (n0, n1) = (arrived(0), arrived(1));
+        assert!(n0 > 5, "{n0}");
+        setup.stop = StopRule::Jobs(n0);
+        let counted = setup.run(3, &|| {}).unwrap();
+        // A count runs every job taken to completion; a horizon completes
+        // at most the jobs arriving before it.
+        assert_eq!(counted[0].results.completed, n0);
+        assert!(horizon[0].results.completed > 0);
+        assert!(horizon[0].results.completed <= n0);
+        assert!(horizon[1].results.completed <= n1);
     }
 }
