@@ -8,10 +8,8 @@ use std::path::PathBuf;
 use partalloc::simkit::{JobRecord, Report, RuntimeModel};
 use partalloc::topology::Topology;
 use partalloc::workload::lublin::LublinSpec;
-use partalloc_experiment::MachineSource;
 use partalloc_experiment::experiment::{
-    DEFAULT_JOBS, Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource,
-    WorkloadSource,
+    DEFAULT_JOBS, Experiment, ExperimentError, Prepared, RunLength,
 };
 use partalloc_report::{MAX_REPORT_JOBS, ReportOptions, RunView};
 use rayon::prelude::*;
@@ -78,34 +76,16 @@ fn experiment(
     pair: &Strategies,
     runtime_model: Option<RuntimeModel>,
 ) -> Result<Experiment, CliError> {
-    let (allocator, policy) = pair.specs()?;
-    let workload = if let Some(path) = &args.trace.trace {
-        WorkloadSource::Trace(TraceSource {
-            path: path.clone(),
-            format: args.trace.trace_format,
-            mapping: args.trace.mapping,
-            lenient: args.trace.lenient,
-        })
-    } else if let Some(model) = &args.model {
-        let mut source = LublinSource::new((**model).clone());
-        source.mapping = args.trace.mapping;
-        WorkloadSource::Lublin(source)
-    } else {
-        WorkloadSource::Generated {
-            options: args.workload.spec(args.jobs.unwrap_or(1000), args.warmup),
-            load: args.workload.load,
-        }
-    };
-    let mut exp = Experiment::new(
-        MachineSource::parse(&args.topology),
-        workload,
-        allocator,
-        policy,
+    let workload = args.trace.source(
+        args.model.as_deref(),
+        &args.workload,
+        args.jobs,
+        args.warmup,
     );
-    exp.measures = args.run.measure;
-    exp.seed = args.seed;
+    let mut exp = args
+        .run
+        .experiment(&args.topology, workload, pair.specs()?, args.seed);
     exp.runtime_model = runtime_model;
-    exp.slowdown_bound = args.run.slowdown_bound;
     exp.stop = RunLength {
         // A trace is read once for every run and cut to its first jobs
         // here; the page's bound then counts the jobs it holds.

@@ -73,6 +73,30 @@ pub(crate) struct RunFlags {
     pub(crate) measure: partalloc::simkit::MeasureSet,
 }
 
+impl RunFlags {
+    /// The experiment of `topology` running `workload` under `specs` with
+    /// these flags' measures and slowdown bound, drawn from `seed` (the
+    /// run-time model, the replications and the stop are the command's).
+    pub(crate) fn experiment(
+        &self,
+        topology: &str,
+        workload: partalloc_experiment::WorkloadSource,
+        (allocator, policy): (AllocatorSpec, PolicySpec),
+        seed: u64,
+    ) -> partalloc_experiment::Experiment {
+        let mut exp = partalloc_experiment::Experiment::new(
+            partalloc_experiment::MachineSource::parse(topology),
+            workload,
+            allocator,
+            policy,
+        );
+        exp.measures = self.measure;
+        exp.slowdown_bound = self.slowdown_bound;
+        exp.seed = seed;
+        exp
+    }
+}
+
 /// Reads a `--runtime-model` value (`sst:A[B,C]`, `linear:K`), naming the
 /// option in the error.
 pub(crate) fn runtime_model(

@@ -18,9 +18,7 @@ use crate::workload::{TraceArgs, WorkloadArgs};
 use partalloc::simkit::measure::{MEASURED_IDS, MEASURED_JOBS};
 use partalloc::workload::TraceFormat;
 use partalloc::workload::lublin::LublinSpec;
-use partalloc_experiment::experiment::{
-    Experiment, ExperimentError, LublinSource, Prepared, RunLength, TraceSource, WorkloadSource,
-};
+use partalloc_experiment::experiment::{Experiment, ExperimentError, Prepared, RunLength};
 
 /// Options of `partalloc simulate`.
 #[derive(Debug, clap::Args)]
@@ -234,35 +232,17 @@ fn run_trace(
 
 /// The experiment the flags describe (the machine already read).
 fn experiment(args: &Args, strategies: &Strategies) -> Result<Experiment, CliError> {
-    let (allocator, policy) = strategies.specs()?;
-    let workload = if let Some(path) = &args.trace.trace {
-        WorkloadSource::Trace(TraceSource {
-            path: path.clone(),
-            format: args.trace.trace_format,
-            mapping: args.trace.mapping,
-            lenient: args.trace.lenient,
-        })
-    } else if let Some(model) = &args.model {
-        let mut source = LublinSource::new((**model).clone());
-        source.mapping = args.trace.mapping;
-        WorkloadSource::Lublin(source)
-    } else {
-        WorkloadSource::Generated {
-            options: args.workload.spec(args.jobs.unwrap_or(1000), args.warmup),
-            load: args.workload.load,
-        }
-    };
-    let mut exp = Experiment::new(
-        partalloc_experiment::MachineSource::parse(&args.topology),
-        workload,
-        allocator,
-        policy,
+    let workload = args.trace.source(
+        args.model.as_deref(),
+        &args.workload,
+        args.jobs,
+        args.warmup,
     );
-    exp.measures = args.run.measure;
-    exp.seed = args.seed;
+    let mut exp = args
+        .run
+        .experiment(&args.topology, workload, strategies.specs()?, args.seed);
     exp.replications = args.seeds;
     exp.runtime_model = crate::run::runtime_model(args.run.runtime_model.as_deref())?;
-    exp.slowdown_bound = args.run.slowdown_bound;
     exp.stop = RunLength {
         jobs: args.jobs,
         time: args.time,

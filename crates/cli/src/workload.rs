@@ -162,6 +162,36 @@ pub(crate) struct TraceArgs {
 }
 
 impl TraceArgs {
+    /// The workload source the flags name: this trace, else the Lublin
+    /// model (`--model`), else the laws of `workload` (`jobs` measured,
+    /// 1,000 by default, after `warmup`).
+    pub(crate) fn source(
+        &self,
+        model: Option<&LublinSpec>,
+        workload: &WorkloadArgs,
+        jobs: Option<u64>,
+        warmup: u64,
+    ) -> partalloc_experiment::WorkloadSource {
+        use partalloc_experiment::experiment::{LublinSource, TraceSource, WorkloadSource};
+        if let Some(path) = &self.trace {
+            WorkloadSource::Trace(TraceSource {
+                path: path.clone(),
+                format: self.trace_format,
+                mapping: self.mapping,
+                lenient: self.lenient,
+            })
+        } else if let Some(model) = model {
+            let mut source = LublinSource::new(model.clone());
+            source.mapping = self.mapping;
+            WorkloadSource::Lublin(source)
+        } else {
+            WorkloadSource::Generated {
+                options: workload.spec(jobs.unwrap_or(1000), warmup),
+                load: workload.load,
+            }
+        }
+    }
+
     pub(crate) fn mapping(&self, topology: &Topology) -> ShapeMapping {
         self.mapping.on(topology)
     }
