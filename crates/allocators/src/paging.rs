@@ -84,28 +84,8 @@ impl Paging {
                 lowest_bits(free, count, need)
             };
             if taken != 0 {
-                // Machines have at most 2^32 nodes, so ids fit `NodeId`.
-                let base = (word * 64) as NodeId;
-                let count = taken.count_ones() as usize;
                 // `taken` has at most `need` bits, so they fit.
-                if let Some(dst) = ids.get_mut(filled..filled + count) {
-                    let low = taken.trailing_zeros();
-                    if (taken >> low) & (taken >> low).wrapping_add(1) == 0 {
-                        // One run of free nodes: consecutive ids.
-                        let start = base + low;
-                        for (i, slot) in dst.iter_mut().enumerate() {
-                            // At most 64 ids: `i` fits.
-                            *slot = start + i as NodeId;
-                        }
-                    } else {
-                        let mut bits = taken;
-                        for slot in dst {
-                            *slot = base + bits.trailing_zeros();
-                            bits &= bits.wrapping_sub(1);
-                        }
-                    }
-                }
-                filled += count;
+                filled += fill_ids(ids.get_mut(filled..).unwrap_or_default(), word, taken);
                 words.push((word, taken));
             }
             word += 1;

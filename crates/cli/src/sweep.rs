@@ -401,6 +401,18 @@ struct TraceOn {
     load: f64,
 }
 
+impl TraceOn {
+    /// The jobs with their submits scaled so that the requests offer
+    /// `load` (gaps from the first submit divided by `load` over the
+    /// recorded load).
+    fn at_load(&self, load: f64) -> impl Iterator<Item = Job> + '_ {
+        let scale = load / self.load;
+        self.jobs
+            .iter()
+            .map(move |j| j.with_arrival(self.first + (j.arrival - self.first) / scale))
+    }
+}
+
 /// Reads the experiment's trace for `topology`.
 fn trace_on(exp: &Experiment, path: &Path, topology: &Topology) -> Result<TraceOn, CliError> {
     let (format, nodes) = trace_settings(exp).map_err(CliError::input)?;
@@ -659,11 +671,7 @@ fn run_point(
     };
     if let Some(trace) = valid.traces.get(at) {
         // The submits scaled so that the requests offer the point's load.
-        let scale = p.load / trace.load;
-        let jobs = trace
-            .jobs
-            .iter()
-            .map(|j| j.with_arrival(trace.first + (j.arrival - trace.first) / scale));
+        let jobs = trace.at_load(p.load);
         let config = SimConfig {
             measure_search_time: false,
             ..base
@@ -684,11 +692,7 @@ fn run_point(
                 .lublin_jobs(r)
                 .map_err(|e| CliError::input(e.to_string()))?;
             let trace = trace_of(jobs, topo).map_err(|e| CliError::input(format!("model: {e}")))?;
-            let scale = p.load / trace.load;
-            let jobs = trace
-                .jobs
-                .iter()
-                .map(|j| j.with_arrival(trace.first + (j.arrival - trace.first) / scale));
+            let jobs = trace.at_load(p.load);
             let config = SimConfig {
                 warmup: exp.workload.warmup,
                 record_jobs: records && r == 0,

@@ -628,13 +628,7 @@ impl Prepared {
             Jobs::Generated {
                 options, workload, ..
             } => {
-                let config = SimConfig {
-                    stop: Stop {
-                        jobs: Some(options.jobs),
-                        time: self.config.stop.time,
-                    },
-                    ..self.config
-                };
+                let config = self.generated_config(options.jobs);
                 Ok(self.reps.simulate(specs, workload, config, observe, done)?)
             }
             Jobs::Lublin {
@@ -673,6 +667,18 @@ impl Prepared {
                 });
                 runs.into_iter().collect()
             }
+        }
+    }
+
+    /// The run's configuration for a generated stream: it stops at the
+    /// `jobs`-th measured completion (or the stop time).
+    fn generated_config(&self, jobs: u64) -> SimConfig {
+        SimConfig {
+            stop: Stop {
+                jobs: Some(jobs),
+                time: self.config.stop.time,
+            },
+            ..self.config
         }
     }
 
@@ -724,13 +730,7 @@ impl Prepared {
             Jobs::Generated {
                 options, workload, ..
             } => {
-                let config = SimConfig {
-                    stop: Stop {
-                        jobs: Some(options.jobs),
-                        time: self.config.stop.time,
-                    },
-                    ..self.config
-                };
+                let config = self.generated_config(options.jobs);
                 self.run_stream(workload.jobs(&mut rng), r, observer, config)
             }
             Jobs::Lublin {
