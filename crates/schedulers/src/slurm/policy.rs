@@ -61,6 +61,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use partalloc_allocators::{AllocError, Allocator};
+use partalloc_topology::nodeset::{set_word_bit, word_bit};
 use partalloc_workload::Job;
 
 use super::assoc::{AssocTree, QosTable};
@@ -1940,11 +1941,6 @@ fn time_key(t: f64) -> i64 {
 /// each group that leaves the job no room.
 const WILL_RUN_WINDOW: f64 = 30.0;
 
-/// Whether bit `k` of a bitmap is set.
-fn bit(m: &[u64], k: usize) -> bool {
-    m[k / 64] >> (k % 64) & 1 == 1
-}
-
 /// The union of the bitmaps of a run of consecutive slots `[lo, hi)`
 /// that only moves forward (the nodes reserved somewhere over a job's
 /// slot as `later_start` advances): the front part keeps its suffix
@@ -2108,8 +2104,8 @@ impl NodePlan {
             let k = n as usize;
             {
                 self.free_at[k] = end;
-                if !bit(&moved, k) {
-                    moved[k / 64] |= 1 << (k % 64);
+                if !word_bit(&moved, k) {
+                    set_word_bit(&mut moved, k);
                     ks.push(n);
                 }
             }
@@ -2119,7 +2115,7 @@ impl NodePlan {
         let key = |k: u32| (time_key(f[k as usize]), k);
         ks.sort_unstable_by_key(|&k| key(k));
         let mut rest = core::mem::take(&mut self.order);
-        rest.retain(|&k| !bit(&moved, k as usize));
+        rest.retain(|&k| !word_bit(&moved, k as usize));
         let mut order = Vec::with_capacity(f.len());
         let mut b = ks.iter().peekable();
         for k in rest {
@@ -2144,7 +2140,7 @@ impl NodePlan {
         self.finite.fill(0);
         for (k, t) in self.free_at.iter().enumerate() {
             if t.is_finite() {
-                self.finite[k / 64] |= 1 << (k % 64);
+                set_word_bit(&mut self.finite, k);
             }
         }
         self.marks.clear();
@@ -2155,7 +2151,7 @@ impl NodePlan {
             // q > i / 64.
             let q = i / 64 + 1;
             if q * w < self.marks.len() {
-                self.marks[q * w + k / 64] |= 1 << (k % 64);
+                set_word_bit(&mut self.marks[q * w..], k);
             }
         }
         for q in 1..self.marks.len() / w {
@@ -2179,7 +2175,7 @@ impl NodePlan {
         whole
             + self.order[q * 64..len]
                 .iter()
-                .filter(|&&k| bit(set, k as usize))
+                .filter(|&&k| word_bit(set, k as usize))
                 .count()
     }
 
@@ -2224,7 +2220,7 @@ impl NodePlan {
             let at = self.slot_row[j] as usize * self.words;
             for &k in nodes {
                 let k = k as usize;
-                self.rows[at + k / 64] |= 1 << (k % 64);
+                set_word_bit(&mut self.rows[at..], k);
             }
         }
         self.ends.insert(time_key(e), e);
@@ -2415,7 +2411,7 @@ impl NodePlan {
             }
             for &k in &self.order[prefix_len..free_by] {
                 let k = k as usize;
-                prefix[k / 64] |= 1 << (k % 64);
+                set_word_bit(prefix, k);
             }
             prefix_len = free_by;
             let room = if free_by < need {
@@ -2531,7 +2527,7 @@ impl NodePlan {
                 && let Some((t, sel)) = {
                     set.fill(0);
                     for k in (0..n).filter(|&k| usable[k]) {
-                        set[k / 64] |= 1 << (k % 64);
+                        set_word_bit(&mut set, k);
                     }
                     self.fit(&set, &mut taken, &mut cands, start, need, later)
                 }
@@ -2610,7 +2606,7 @@ impl NodePlan {
                 if free_at[k] > t {
                     break;
                 }
-                if bit(usable, k) {
+                if word_bit(usable, k) {
                     *count += 1;
                 }
                 *pos += 1;
@@ -2620,7 +2616,7 @@ impl NodePlan {
         let peek = |pos: &mut usize| -> Option<f64> {
             while let Some(&k) = order.get(*pos) {
                 let k = k as usize;
-                if bit(usable, k) {
+                if word_bit(usable, k) {
                     return Some(free_at[k]).filter(|t| t.is_finite());
                 }
                 *pos += 1;
@@ -2636,7 +2632,7 @@ impl NodePlan {
             taken.extend_from_slice(&self.marks[q * w..(q + 1) * w]);
             for &k in &order[q * 64..pos] {
                 let k = k as usize;
-                taken[k / 64] |= 1 << (k % 64);
+                set_word_bit(taken, k);
             }
             c.clear();
             for (i, (&x, &u)) in taken.iter().zip(usable).enumerate() {
@@ -3232,7 +3228,7 @@ mod tests {
                     // Reserved in slot j: some reservation covers it.
                     let t = np.times[j];
                     let held = np.next_after(k, t).is_some_and(|(s, _)| s <= t);
-                    assert_eq!(bit(np.row(j), k), held, "slot {j} node {k}");
+                    assert_eq!(word_bit(np.row(j), k), held, "slot {j} node {k}");
                 }
             }
             for _ in 0..5 {
