@@ -691,6 +691,21 @@ impl Prepared {
         mut observer: O,
         config: SimConfig,
     ) -> Result<(Report, O), ExperimentError> {
+        let report = self
+            .simulation(jobs, r, config)?
+            .run_observed(&mut observer, None)?;
+        Ok((report, observer))
+    }
+
+    /// Replication `r`'s simulation of `jobs` under `config`: records
+    /// only for the first replication, and the replication's run-time
+    /// model.
+    fn simulation<I: IntoIterator<Item = Job>>(
+        &self,
+        jobs: I,
+        r: u64,
+        config: SimConfig,
+    ) -> Result<Simulation<I::IntoIter>, ExperimentError> {
         let config = SimConfig {
             record_jobs: config.record_jobs && r == 0,
             ..config
@@ -705,8 +720,7 @@ impl Prepared {
         if let Some(m) = self.reps.runtime_model_of(r) {
             sim = sim.with_runtime_model(m)?;
         }
-        let report = sim.run_observed(&mut observer, None)?;
-        Ok((report, observer))
+        Ok(sim)
     }
 
     /// Runs replication `r` alone, watched by `observer`, as
@@ -814,21 +828,9 @@ impl Prepared {
                     None
                 }
             });
-        let config = SimConfig {
-            record_jobs: self.config.record_jobs && r == 0,
-            ..self.config
-        };
-        let mut sim = Simulation::from_specs(
-            self.topology.clone(),
-            &self.allocator,
-            &self.policy,
-            jobs,
-            config,
-        )?;
-        if let Some(m) = self.reps.runtime_model_of(r) {
-            sim = sim.with_runtime_model(m)?;
-        }
-        let report = sim.run_observed(&mut observer, None);
+        let report = self
+            .simulation(jobs, r, self.config)?
+            .run_observed(&mut observer, None);
         if let Some(e) = failed.take() {
             return Err(ExperimentError::LublinJob(e));
         }

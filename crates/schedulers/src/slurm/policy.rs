@@ -2425,14 +2425,9 @@ impl NodePlan {
             };
             if room >= need
                 && let Some((t, sel)) = self.fit(usable, taken, cands, start, need, later)
+                && !self.clashes(&sel, slot(t))
             {
-                let (s, e) = slot(t);
-                let clash = sel
-                    .iter()
-                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
-                if !clash {
-                    return (t, sel);
-                }
+                return (t, sel);
             }
             if !later.is_finite() {
                 break;
@@ -2440,6 +2435,14 @@ impl NodePlan {
             start = later;
         }
         (f64::INFINITY, Vec::new())
+    }
+
+    /// Whether a reservation on one of the nodes `sel` begins within the
+    /// job's slot `(s, e)` (its rounded start and end): the test is then
+    /// repeated from `later_start`.
+    fn clashes(&self, sel: &[u32], (s, e): (f64, f64)) -> bool {
+        sel.iter()
+            .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e))
     }
 
     /// [`NodePlan::will_run`] walking every node's list of reservations
@@ -2531,14 +2534,9 @@ impl NodePlan {
                     }
                     self.fit(&set, &mut taken, &mut cands, start, need, later)
                 }
+                && !self.clashes(&sel, slot(t))
             {
-                let (s, e) = slot(t);
-                let clash = sel
-                    .iter()
-                    .any(|&k| self.next_after(k as usize, s).is_some_and(|(rs, _)| rs < e));
-                if !clash {
-                    return (t, sel);
-                }
+                return (t, sel);
             }
             if !later.is_finite() {
                 break;
