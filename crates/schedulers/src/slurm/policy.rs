@@ -2285,6 +2285,21 @@ impl NodePlan {
         got
     }
 
+    /// When the running jobs leave `need` nodes free at the earliest
+    /// (reservations aside; `now` for no node): a test whose running jobs
+    /// all end before then finds no room, and is skipped for its
+    /// `later_start`. `None` if they never do within the plan.
+    fn enough(&self, now: f64, need: usize) -> Option<f64> {
+        match need.checked_sub(1) {
+            None => Some(now),
+            Some(j) => self
+                .order
+                .get(j)
+                .map(|&k| self.free_at[k as usize])
+                .filter(|t| t.is_finite()),
+        }
+    }
+
     /// [`NodePlan::will_run`] with its buffers.
     fn will_run_in(
         &self,
@@ -2295,15 +2310,8 @@ impl NodePlan {
         horizon: f64,
         slot: impl Fn(f64) -> (f64, f64),
     ) -> (f64, Vec<u32>) {
-        // When the running jobs leave `need` nodes free at the earliest
-        // (reservations aside): a test whose running jobs all end before
-        // then finds no room, and is skipped for its `later_start`.
-        let enough = match need.checked_sub(1) {
-            None => now,
-            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
-                Some(t) if t.is_finite() => t,
-                _ => return (f64::INFINITY, Vec::new()),
-            },
+        let Some(enough) = self.enough(now, need) else {
+            return (f64::INFINITY, Vec::new());
         };
         let w = self.words;
         let m = self.times.len();
@@ -2456,12 +2464,8 @@ impl NodePlan {
         horizon: f64,
         slot: impl Fn(f64) -> (f64, f64),
     ) -> (f64, Vec<u32>) {
-        let enough = match need.checked_sub(1) {
-            None => now,
-            Some(j) => match self.order.get(j).map(|&k| self.free_at[k as usize]) {
-                Some(t) if t.is_finite() => t,
-                _ => return (f64::INFINITY, Vec::new()),
-            },
+        let Some(enough) = self.enough(now, need) else {
+            return (f64::INFINITY, Vec::new());
         };
         let n = self.free_at.len();
         // Whether a node is usable (free within the plan, no reservation
